@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+
+const Schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PLATFORM_DATA_DIR: z.string().min(1).default('./data'),
+  /** Base URL callers use to reach this deployment; token issuers are derived from it. */
+  PUBLIC_URL: optionalUrl,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Largest JSON or form body accepted, in bytes (413 above). */
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /** Failed password attempts before a user is locked out, and for how long. */
+  LOCKOUT_THRESHOLD: z.coerce.number().int().positive().default(5),
+  LOCKOUT_SECONDS: z.coerce.number().int().positive().default(900),
+  /** Seconds of clock skew tolerated when other services verify tokens. */
+  TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  /** Remote mode: where the gateway finds the token subgraph (else in process). */
+  SUBGRAPH_TOKEN_URL: optionalUrl,
+});
+
+export type Config = Readonly<z.infer<typeof Schema> & { PUBLIC_URL: string }>;
+
+export class ConfigError extends Error {}
+
+/** Parsed once at start so a bad environment stops start-up with a message naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = Schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  const host = c.HOST === '0.0.0.0' || c.HOST === '::' ? 'localhost' : c.HOST;
+  const publicUrl = c.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${c.PORT}`;
+  return Object.freeze({ ...c, PUBLIC_URL: publicUrl });
+}

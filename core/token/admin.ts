@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock';
+import { BadRequest, Conflict } from '../errors';
+import { RealmNotFound } from './errors';
+import { generateRealmKey } from './keys';
+import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
+import { parseScopes } from './scopes';
+import { hashSecret, randomSecret } from './secrets';
+import { LOGIN_CLIENT_ID } from './token-service';
+
+/**
+ * Administration of realms, clients and users (the `platform` command). Rules:
+ * - every realm gets its own RS256 signing key and the public login client `platform-login`;
+ * - client secrets are generated here, returned once, and kept only as scrypt hashes;
+ * - passwords need at least 8 characters; usernames and client ids are unique per realm;
+ * - access tokens never outlive the refresh token (session) they belong to.
+ */
+export const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+
+export interface RealmInput { name?: string; id?: string; accessTokenLifespan?: number; refreshTokenLifespan?: number }
+export interface ClientInput { realm?: string; clientId: string; tenantId?: string; roles?: string[]; scopes?: string[]; secret?: string }
+export interface UserInput { realm?: string; username: string; password: string; tenantId?: string; roles?: string[]; email?: string }
+
+export type RealmView = Omit<RealmRecord, 'createdAt'> & { createdAt: string; default: boolean };
+export type ClientView = Omit<ClientRecord, 'secretHash' | 'createdAt' | 'id'> & { public: boolean; createdAt: string };
+export type UserView = Omit<UserRecord, 'passwordHash' | 'failedLogins' | 'lockedUntil' | 'createdAt'> & { locked: boolean; createdAt: string };
+
+export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
+  const { store, clock } = deps;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  function realmOf(id: string | undefined): RealmRecord {
+    const realmId = id || store.realms.getDefaultId();
+    const realm = realmId ? store.realms.get(realmId) : undefined;
+    if (!realm) throw new RealmNotFound();
+    return realm;
+  }
+
+  function checkName(kind: string, value: string) {
+    if (!NAME.test(value)) throw new BadRequest(`${kind} must be 1-128 characters: letters, digits and . _ : @ -`);
+  }
+
+  const realmView = (r: RealmRecord): RealmView => ({ ...r, createdAt: iso(r.createdAt), default: store.realms.getDefaultId() === r.id });
+  const clientView = ({ secretHash, id: _id, ...c }: ClientRecord): ClientView => ({ ...c, public: secretHash === null, createdAt: iso(c.createdAt) });
+  const userView = ({ passwordHash: _p, failedLogins: _f, lockedUntil, ...u }: UserRecord): UserView => ({
+    ...u,
+    locked: lockedUntil !== null && lockedUntil > clock.now(),
+    createdAt: iso(u.createdAt),
+  });
+
+  return {
+    async createRealm(input: RealmInput = {}): Promise<RealmView> {
+      const id = input.id ?? randomUUID();
+      const name = input.name ?? id;
+      checkName('realm name', name);
+      const access = input.accessTokenLifespan ?? 300;
+      const refresh = input.refreshTokenLifespan ?? 1800;
+      if (!(access > 0 && refresh >= access)) throw new BadRequest('lifespans must be positive, and the refresh lifespan at least the access one');
+      if (store.realms.get(id) || store.realms.list().some((r) => r.name.toLowerCase() === name.toLowerCase())) {
+        throw new Conflict(`realm '${name}' already exists`);
+      }
+      const now = clock.now();
+      const key = await generateRealmKey(id, now);
+      const realm: RealmRecord = { id, name, enabled: true, accessTokenLifespan: access, refreshTokenLifespan: refresh, createdAt: now };
+      store.realms.insert(realm);
+      store.keys.insert(key);
+      store.clients.insert({
+        id: randomUUID(), realmId: id, clientId: LOGIN_CLIENT_ID, secretHash: null, enabled: true,
+        roles: [], scopes: DEFAULT_SCOPES, tenantId: id, createdAt: now,
+      });
+      if (!store.realms.getDefaultId()) store.realms.setDefaultId(id);
+      return realmView(realm);
+    },
+
+    listRealms: (): RealmView[] => store.realms.list().map(realmView),
+
+    setRealmEnabled(id: string, enabled: boolean): RealmView {
+      const realm = realmOf(id);
+      store.realms.setEnabled(realm.id, enabled);
+      return realmView({ ...realm, enabled });
+    },
+
+    setDefaultRealm(id: string): RealmView {
+      const realm = realmOf(id);
+      store.realms.setDefaultId(realm.id);
+      return realmView(realm);
+    },
+
+    async createClient(input: ClientInput): Promise<ClientView & { client_secret: string; realm: string }> {
+      const realm = realmOf(input.realm);
+      checkName('client id', input.clientId);
+      if (store.clients.get(realm.id, input.clientId)) throw new Conflict(`client '${input.clientId}' already exists in this realm`);
+      const secret = input.secret ?? randomSecret();
+      if (secret.length < 16) throw new BadRequest('a client secret needs at least 16 characters');
+      const client: ClientRecord = {
+        id: randomUUID(),
+        realmId: realm.id,
+        clientId: input.clientId,
+        secretHash: await hashSecret(secret),
+        enabled: true,
+        roles: input.roles ?? [],
+        scopes: input.scopes?.length ? parseScopes(input.scopes.join(' ')) : DEFAULT_SCOPES,
+        tenantId: input.tenantId || realm.id,
+        createdAt: clock.now(),
+      };
+      store.clients.insert(client);
+      return { ...clientView(client), client_secret: secret, realm: realm.id };
+    },
+
+    listClients: (realm?: string): ClientView[] => store.clients.list(realmOf(realm).id).map(clientView),
+
+    setClientEnabled(realm: string | undefined, clientId: string, enabled: boolean): ClientView {
+      const r = realmOf(realm);
+      if (!store.clients.setEnabled(r.id, clientId, enabled)) throw new BadRequest(`no client '${clientId}' in realm ${r.id}`);
+      return clientView(store.clients.get(r.id, clientId)!);
+    },
+
+    async createUser(input: UserInput): Promise<UserView & { realm: string }> {
+      const realm = realmOf(input.realm);
+      checkName('username', input.username);
+      if (input.password.length < 8) throw new BadRequest('a password needs at least 8 characters');
+      if (store.users.get(realm.id, input.username)) throw new Conflict(`user '${input.username}' already exists in this realm`);
+      const user: UserRecord = {
+        id: randomUUID(),
+        realmId: realm.id,
+        username: input.username,
+        passwordHash: await hashSecret(input.password),
+        enabled: true,
+        roles: input.roles ?? [],
+        tenantId: input.tenantId || realm.id,
+        email: input.email ?? null,
+        emailVerified: false,
+        failedLogins: 0,
+        lockedUntil: null,
+        createdAt: clock.now(),
+      };
+      store.users.insert(user);
+      return { ...userView(user), realm: realm.id };
+    },
+
+    listUsers: (realm?: string): UserView[] => store.users.list(realmOf(realm).id).map(userView),
+
+    setUserEnabled(realm: string | undefined, username: string, enabled: boolean): UserView {
+      const r = realmOf(realm);
+      if (!store.users.setEnabled(r.id, username, enabled)) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
+      return userView(store.users.get(r.id, username)!);
+    },
+
+    /** Drops sessions whose refresh token expired; run periodically by the server. */
+    pruneSessions: (): number => store.sessions.prune(clock.now()),
+  };
+}
+
+export type TokenAdmin = ReturnType<typeof createTokenAdmin>;

@@ -1,0 +1,40 @@
+import type { VerifiedToken } from '../auth/verifier';
+import type { RealmRecord, TokenStore } from './ports';
+import type { ActiveIntrospection } from './service';
+
+/**
+ * The introspection answer for a token whose signature and claims already verified, or undefined
+ * when it must read inactive: its session was revoked or expired, or its client, user or realm
+ * was disabled since it was issued.
+ */
+export function introspectionOf(store: TokenStore, realm: RealmRecord, c: VerifiedToken['claims']): ActiveIntrospection | undefined {
+  const session = store.sessions.get(String(c.sid));
+  if (!session || session.revokedAt !== null || session.realmId !== realm.id) return undefined;
+  const client = store.clients.get(realm.id, session.clientId);
+  if (!client?.enabled) return undefined;
+  if (session.userId && !store.users.getById(session.userId)?.enabled) return undefined;
+
+  const s = (v: unknown) => (typeof v === 'string' ? v : '');
+  const roles = (c.realm_access as { roles?: string[] } | undefined)?.roles ?? [];
+  return {
+    exp: Number(c.exp),
+    iat: Number(c.iat),
+    jti: s(c.jti),
+    iss: s(c.iss),
+    sub: s(c.sub),
+    typ: s(c.typ),
+    azp: s(c.azp),
+    session_state: s(c.session_state),
+    preferred_username: s(c.preferred_username),
+    // spec: email_verified and active are rendered as strings holding a boolean word.
+    email_verified: c.email_verified === true ? 'true' : 'false',
+    realm_access: { roles },
+    scope: s(c.scope),
+    sid: s(c.sid),
+    ...(c.clientId ? { clientId: s(c.clientId), clientHost: s(c.clientHost), clientAddress: s(c.clientAddress) } : {}),
+    client_id: s(c.azp),
+    username: s(c.preferred_username),
+    tenant_id: s(c.tenant_id),
+    active: 'true',
+  };
+}

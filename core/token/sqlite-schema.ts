@@ -1,0 +1,62 @@
+/** Token store migrations; append only, one entry per schema version. */
+export const tokenMigrations: string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE realms (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    enabled INTEGER NOT NULL,
+    access_ttl INTEGER NOT NULL,
+    refresh_ttl INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE clients (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL REFERENCES realms(id),
+    client_id TEXT NOT NULL,
+    secret_hash TEXT,
+    enabled INTEGER NOT NULL,
+    roles TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    tenant_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (realm_id, client_id)
+  );
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL REFERENCES realms(id),
+    username TEXT NOT NULL COLLATE NOCASE,
+    password_hash TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    roles TEXT NOT NULL,
+    tenant_id TEXT NOT NULL,
+    email TEXT,
+    email_verified INTEGER NOT NULL,
+    failed_logins INTEGER NOT NULL DEFAULT 0,
+    locked_until INTEGER,
+    created_at INTEGER NOT NULL,
+    UNIQUE (realm_id, username)
+  );
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    user_id TEXT,
+    scope TEXT NOT NULL,
+    refresh_jti TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+  CREATE TABLE signing_keys (
+    realm_id TEXT NOT NULL REFERENCES realms(id),
+    kid TEXT NOT NULL,
+    alg TEXT NOT NULL,
+    private_pem TEXT NOT NULL,
+    public_jwk TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (realm_id, kid)
+  );
+  `,
+];

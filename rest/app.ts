@@ -1,0 +1,53 @@
+import express, { type Express, type Router } from 'express';
+import pino, { type Logger } from 'pino';
+import { NotFound } from '../core/errors';
+import type { TokenService } from '../core/token/service';
+import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
+import { httpErrors } from './http-errors';
+import { requestId } from './request-id';
+import { serviceRouter, type RestService } from './routes';
+import { tokenRest } from './token';
+
+/** The services this process serves in full; absent ones are simply not mounted. */
+export interface Services {
+  token?: TokenService;
+}
+
+export interface RestAppOptions {
+  log?: Logger;
+  bodyLimitBytes?: number;
+  publicUrl: string;
+  /** Mounted before the final 404, e.g. the federated graph at /graphql. */
+  extra?: { path: string; router: Router }[];
+}
+
+export function restServices(services: Services, publicUrl: string): RestService[] {
+  const out: RestService[] = [];
+  if (services.token) out.push(tokenRest(services.token, publicUrl));
+  return out;
+}
+
+/**
+ * One express app for every REST face: request ids, the services under their disjoint prefixes
+ * (each with its own body parsers, 405s, 404s and error format), the platform health check,
+ * offline docs assets, then whatever `extra` brings (the graph).
+ */
+export function createRestApp(services: Services, opts: RestAppOptions): Express {
+  const log = opts.log ?? pino({ level: 'silent' });
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));
+  app.get(`${DOCS_ASSETS_PATH}/docs-init.js`, (_req, res) => void res.type('js').send(docsInitScript));
+  app.use(DOCS_ASSETS_PATH, docsAssets());
+  for (const svc of restServices(services, opts.publicUrl)) {
+    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576 }));
+  }
+  for (const { path, router } of opts.extra ?? []) app.use(path, router);
+  app.use(() => {
+    throw new NotFound('Not Found');
+  });
+  app.use(httpErrors(log));
+  return app;
+}

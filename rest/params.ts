@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/**
+ * Field types for values that arrive as text (query strings, form bodies) and may arrive typed
+ * (JSON bodies). A scalar sent twice takes the last value, as FastAPI does; arrays are the
+ * repeated key (`tags=a&tags=b`); objects (kvp, taxonomy) are JSON text.
+ */
+const last = (v: unknown) => (Array.isArray(v) ? v.at(-1) : v);
+
+const numeric = (int: boolean) => (v: unknown) => {
+  const x = last(v);
+  if (typeof x !== 'string') return x;
+  const t = x.trim();
+  return (int ? /^[-+]?\d+$/ : /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/).test(t) ? Number(t) : x;
+};
+
+const TRUE = new Set(['true', '1', 'yes', 'on', 't', 'y']);
+const FALSE = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+const boolish = (v: unknown) => {
+  const x = last(v);
+  if (typeof x !== 'string') return x;
+  const t = x.trim().toLowerCase();
+  return TRUE.has(t) ? true : FALSE.has(t) ? false : x;
+};
+
+const jsonText = (v: unknown) => {
+  const x = last(v);
+  if (typeof x !== 'string') return x;
+  try {
+    return JSON.parse(x) as unknown;
+  } catch {
+    return x;
+  }
+};
+
+export const param = {
+  string: () => z.preprocess(last, z.string()),
+  uuid: () => z.preprocess(last, z.uuid()),
+  int: () => z.preprocess(numeric(true), z.int()),
+  number: () => z.preprocess(numeric(false), z.number()),
+  bool: () => z.preprocess(boolish, z.boolean()),
+  /** Repeated key, or one comma-free value, or a JSON array in a JSON body. */
+  array: () => z.preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(z.string())),
+  object: () => z.preprocess(jsonText, z.record(z.string(), z.unknown())),
+};

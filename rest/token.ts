@@ -1,0 +1,118 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { discoveryDocument } from '../core/token/discovery';
+import type { TokenService } from '../core/token/service';
+import type { ErrorBody } from './http-errors';
+import { define, type RestService } from './routes';
+import * as S from './token-schemas';
+
+export const TOKEN_PREFIX = '/auth/api/v1';
+
+/** DECISIONS: `{"detail"}` plus the OAuth `error`/`error_description` fields (RFC 6749 §5.2). */
+export const tokenErrorBody: ErrorBody = (err) => {
+  if ('issues' in err) return { detail: err.issues };
+  return err.code ? { detail: err.message, error: err.code, error_description: err.message } : { detail: err.message };
+};
+
+/** RFC 6749 §5.1: token responses must not be cached. */
+const noStore = (res: Response) => res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+
+const clientAddress = (req: Request) => (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+
+/** RFC 6749 §2.3.1: client credentials may come as HTTP Basic instead of parameters. */
+function basicCredentials(req: Request): Record<string, unknown> {
+  const [scheme, value] = (req.get('authorization') ?? '').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !value) return {};
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return {};
+  const unescape = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  return { client_id: unescape(decoded.slice(0, colon)), client_secret: unescape(decoded.slice(colon + 1)) };
+}
+
+const failures = {
+  400: { description: 'Bad Request (unsupported grant, disallowed scope, bad refresh token, malformed body)', schema: S.TokenError },
+  401: { description: 'Authentication failed', schema: S.TokenError },
+  404: { description: 'Realm not found', schema: S.TokenError },
+  413: { description: 'Request body too large', schema: S.TokenError },
+};
+
+const realmPath = z.object({ realm: z.string() });
+
+export function tokenRest(token: TokenService, publicUrl: string): RestService {
+  return {
+    title: 'Token service',
+    version: '1.2.3',
+    prefix: TOKEN_PREFIX,
+    errorBody: tokenErrorBody,
+    schemas: { Msg: S.Msg, TokenRequest: S.TokenRequest, UserLoginRequest: S.UserLoginRequest },
+    routes: [
+      define({
+        method: 'get', path: '/healthz', summary: 'Health', tags: ['health'],
+        responses: { 200: { description: 'Service is up', schema: S.Msg } },
+        handle: () => token.health(),
+      }),
+      define({
+        method: 'post', path: '/oauth/connect/token', summary: 'Token for a client (client credentials; refresh)', tags: ['token'],
+        input: { merged: S.TokenRequest, mergedDefaults: basicCredentials },
+        responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
+        handle: async (input, req, res) => {
+          const body = await token.issueForClient(input, { clientAddress: clientAddress(req) });
+          noStore(res);
+          return body;
+        },
+      }),
+      define({
+        method: 'post', path: '/oauth/connect/user/login', summary: 'Token for a user (password; refresh)', tags: ['token'],
+        input: {
+          merged: S.UserLoginRequest,
+          requiredWhen: (raw) => ([raw.grant_type].flat().at(-1) === 'refresh_token' ? ['refresh_token'] : ['username', 'password']),
+        },
+        responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
+        handle: async (input, req, res) => {
+          const body = await token.loginUser(input, { clientAddress: clientAddress(req) });
+          noStore(res);
+          return body;
+        },
+      }),
+      define({
+        method: 'post', path: '/oauth/connect/introspect', summary: 'Introspect an access token', tags: ['token'],
+        description: 'Always 200 for a well-formed request; anything but an active token reads {"active":"false"}.',
+        input: { merged: S.IntrospectRequest },
+        responses: { 200: { description: 'Introspection result', schema: S.IntrospectionResponse }, 404: failures[404] },
+        handle: async (input, _req, res) => {
+          const body = await token.introspect(input);
+          noStore(res);
+          return body;
+        },
+      }),
+      define({
+        method: 'post', path: '/oauth/connect/revoke', summary: 'Revoke a token (RFC 7009): ends its session', tags: ['token'],
+        input: { merged: S.RevokeRequest },
+        responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
+        handle: async (input) => {
+          await token.revoke(input);
+          return { msg: 'ok' };
+        },
+      }),
+      define({
+        method: 'get', path: '/realms/:realm/protocol/openid-connect/certs', summary: 'JWKS of a realm', tags: ['discovery'],
+        input: { path: realmPath },
+        responses: { 200: { description: 'The realm public keys' }, 404: failures[404] },
+        handle: (input: { realm: string }) => token.jwks(input.realm),
+      }),
+      define({
+        method: 'get', path: '/realms/:realm/.well-known/openid-configuration', summary: 'OpenID discovery of a realm', tags: ['discovery'],
+        input: { path: realmPath },
+        responses: { 200: { description: 'Discovery document' }, 404: failures[404] },
+        handle: async (input: { realm: string }) => discoveryDocument(await token.realm(input.realm), publicUrl),
+      }),
+    ],
+  };
+}
