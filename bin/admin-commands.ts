@@ -1,0 +1,41 @@
+import type { TokenAdmin } from '../core/token/admin';
+import { UsageError, type Flags } from './args';
+
+const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const int = (v: string | undefined, name: string) => {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number of seconds`);
+  return Number(v);
+};
+const need = (v: string | undefined, name: string) => {
+  if (!v) throw new UsageError(`--${name} is required`);
+  return v;
+};
+
+/** `platform realm|client|user <verb>`: each prints one JSON value. */
+export async function adminCommand(admin: TokenAdmin, words: string[], f: Flags, readSecret: () => Promise<string>): Promise<unknown> {
+  const [noun, verb, target] = words;
+  const key = `${noun} ${verb ?? ''}`;
+  switch (key) {
+    case 'realm create':
+      return admin.createRealm({ name: f.name, accessTokenLifespan: int(f['access-ttl'], 'access-ttl'), refreshTokenLifespan: int(f['refresh-ttl'], 'refresh-ttl') });
+    case 'realm list': return admin.listRealms();
+    case 'realm disable': return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), false);
+    case 'realm enable': return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), true);
+    case 'realm default': return admin.setDefaultRealm(need(f.realm ?? target, 'realm'));
+    case 'client create':
+      return admin.createClient({ realm: f.realm, clientId: need(f['client-id'], 'client-id'), tenantId: f.tenant, roles: list(f.roles), scopes: list(f.scopes) });
+    case 'client list': return admin.listClients(f.realm);
+    case 'client disable': return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), false);
+    case 'client enable': return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), true);
+    case 'user create':
+      return admin.createUser({
+        realm: f.realm, username: need(f.username, 'username'), password: f.password ?? (await readSecret()),
+        tenantId: f.tenant, roles: list(f.roles), email: f.email,
+      });
+    case 'user list': return admin.listUsers(f.realm);
+    case 'user disable': return admin.setUserEnabled(f.realm, need(f.username, 'username'), false);
+    case 'user enable': return admin.setUserEnabled(f.realm, need(f.username, 'username'), true);
+    default: throw new UsageError(`unknown command '${key.trim()}'`);
+  }
+}

@@ -1,0 +1,53 @@
+import { Router } from 'express';
+import { dirname, join } from 'node:path';
+
+/**
+ * An offline GraphiQL (Apollo Sandbox loads from the internet). React and GraphiQL come from
+ * their npm packages and are served by this process.
+ */
+const ASSETS = '/_assets/graphiql';
+
+const pkgDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
+
+const page = (endpoint: string) => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>GraphiQL - platform graph</title>
+  <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
+  <link rel="stylesheet" href="${ASSETS}/graphiql.min.css">
+</head>
+<body>
+  <div id="graphiql">Loading...</div>
+  <script src="${ASSETS}/react.production.min.js"></script>
+  <script src="${ASSETS}/react-dom.production.min.js"></script>
+  <script src="${ASSETS}/graphiql.min.js"></script>
+  <script src="${ASSETS}/init.js" data-endpoint="${endpoint}"></script>
+</body>
+</html>`;
+
+const init = `(function () {
+  var endpoint = document.currentScript.getAttribute('data-endpoint');
+  var fetcher = GraphiQL.createFetcher({ url: new URL(endpoint, location.href).toString() });
+  ReactDOM.createRoot(document.getElementById('graphiql'))
+    .render(React.createElement(GraphiQL, { fetcher: fetcher, defaultEditorToolsVisibility: true }));
+})();`;
+
+export function graphiqlRouter(endpoint: string): Router {
+  const files: Record<string, string> = {
+    'react.production.min.js': join(pkgDir('react'), 'umd', 'react.production.min.js'),
+    'react-dom.production.min.js': join(pkgDir('react-dom'), 'umd', 'react-dom.production.min.js'),
+    'graphiql.min.js': join(pkgDir('graphiql'), 'graphiql.min.js'),
+    'graphiql.min.css': join(pkgDir('graphiql'), 'graphiql.min.css'),
+  };
+  const router = Router();
+  router.get('/graphiql', (_req, res) => void res.type('html').send(page(endpoint)));
+  router.get(`${ASSETS}/init.js`, (_req, res) => void res.type('js').send(init));
+  router.get(`${ASSETS}/:file`, (req, res, next) => {
+    const file = files[req.params.file];
+    if (!file) return next();
+    res.sendFile(file, { maxAge: '1h' });
+  });
+  return router;
+}
+

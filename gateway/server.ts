@@ -1,0 +1,71 @@
+import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource } from '@apollo/gateway';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { Router } from 'express';
+import type { Logger } from 'pino';
+import { contextFrom, FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
+import { formatGraphQLError } from '../subgraphs/graphql-errors';
+import type { Subgraph } from '../subgraphs';
+
+/** Where the gateway finds one subgraph: its schema in this process, or a URL. */
+export type SubgraphTarget = { schema: Subgraph['schema'] } | { url: string };
+
+export interface GatewayOptions {
+  supergraphSdl: string;
+  targets: Record<string, SubgraphTarget>;
+  log: Logger;
+  bodyLimitBytes?: number;
+}
+
+export interface Gateway {
+  /** Serves POST/GET /graphql (Apollo Sandbox for browsers) and GET /graphiql (offline). */
+  router: Router;
+  stop(): Promise<void>;
+}
+
+/** Passes the caller's credentials on to a remote subgraph. */
+class ForwardingDataSource extends RemoteGraphQLDataSource<GraphContext> {
+  override willSendRequest({ request, context }: Parameters<NonNullable<RemoteGraphQLDataSource<GraphContext>['willSendRequest']>>[0]) {
+    for (const name of FORWARDED_HEADERS) {
+      const value = context.headers?.[name];
+      if (value) request.http?.headers.set(name, value);
+    }
+  }
+}
+
+export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
+  const gateway = new ApolloGateway({
+    supergraphSdl: opts.supergraphSdl,
+    logger: gatewayLogger(opts.log),
+    buildService: ({ name, url }) => {
+      const target = opts.targets[name];
+      if (target && 'schema' in target) return new LocalGraphQLDataSource(target.schema);
+      return new ForwardingDataSource({ url: target?.url ?? url });
+    },
+  });
+  const server = new ApolloServer<GraphContext>({
+    gateway,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphQLError,
+    plugins: [ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })],
+  });
+  await server.start();
+  const router = Router();
+  router.use(
+    '/graphql',
+    express.json({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
+    expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
+  );
+  return { router, stop: () => server.stop() };
+}
+
+function gatewayLogger(log: Logger) {
+  return {
+    debug: (m: unknown) => log.debug(String(m)),
+    info: (m: unknown) => log.debug(String(m)),
+    warn: (m: unknown) => log.warn(String(m)),
+    error: (m: unknown) => log.error(String(m)),
+  };
+}

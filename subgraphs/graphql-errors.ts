@@ -1,0 +1,83 @@
+import { GraphQLError, GraphQLScalarType, type GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { Logger } from 'pino';
+import { PlatformError, ValidationFailed, type ErrorKind } from '../core/errors';
+
+/** The only place that picks a GraphQL error code. Record<> makes a new kind a compile error. */
+export const CODE: Record<ErrorKind, string> = {
+  bad_request: 'BAD_USER_INPUT',
+  unauthenticated: 'UNAUTHENTICATED',
+  forbidden: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  method_not_allowed: 'BAD_REQUEST',
+  conflict: 'CONFLICT',
+  payload_too_large: 'BAD_USER_INPUT',
+  unsupported_media_type: 'BAD_USER_INPUT',
+  validation: 'BAD_USER_INPUT',
+  rate_limited: 'RATE_LIMITED',
+  upstream: 'UPSTREAM_ERROR',
+  upstream_timeout: 'UPSTREAM_ERROR',
+  internal: 'INTERNAL_SERVER_ERROR',
+};
+
+const INTERNAL = 'Internal server error';
+
+/**
+ * A thrown value as the GraphQLError a client may see. Errors carry their code from the resolver
+ * on, so the answer is the same whether the gateway reaches the subgraph in process or over HTTP.
+ */
+export function toGraphQLError(err: unknown, log: Logger): GraphQLError {
+  if (err instanceof GraphQLError) return err;
+  if (err instanceof PlatformError && err.expose) {
+    return new GraphQLError(err.message, {
+      extensions: {
+        code: CODE[err.kind],
+        ...(err.code ? { reason: err.code } : {}),
+        ...(err instanceof ValidationFailed ? { issues: err.issues } : {}),
+      },
+    });
+  }
+  log.error({ err }, 'unhandled resolver error');
+  return new GraphQLError(INTERNAL, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}
+
+type Fn = (...args: any[]) => unknown;
+type ResolverMap = Record<string, Record<string, unknown>>;
+
+/** Wraps every resolver function so whatever it throws leaves as a coded GraphQLError. */
+export function withErrorCodes<R extends ResolverMap>(resolvers: R, log: Logger): R {
+  const out: ResolverMap = {};
+  for (const [type, fields] of Object.entries(resolvers)) {
+    if (fields instanceof GraphQLScalarType) {
+      out[type] = fields as unknown as Record<string, unknown>;
+      continue;
+    }
+    out[type] = {};
+    for (const [name, value] of Object.entries(fields)) {
+      out[type]![name] = typeof value === 'function'
+        ? async (...args: unknown[]) => {
+          try {
+            return await (value as Fn)(...args);
+          } catch (err) {
+            throw toGraphQLError(err, log);
+          }
+        }
+        : value;
+    }
+  }
+  return out as R;
+}
+
+/** formatError for servers: never a stack trace, and internal messages masked. */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  const code = formatted.extensions?.code;
+  if (original instanceof PlatformError && original.expose) {
+    return { ...formatted, extensions: { ...formatted.extensions, code: CODE[original.kind] } };
+  }
+  if (!code || code === 'INTERNAL_SERVER_ERROR') {
+    return { message: INTERNAL, locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  }
+  const { stacktrace: _s, exception: _e, ...extensions } = formatted.extensions ?? {};
+  return { ...formatted, extensions };
+}
