@@ -12,6 +12,23 @@ const need = (v: string | undefined, name: string) => {
   return v;
 };
 
+const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * DECISIONS: the command prints snake_case JSON (`client_id`, `tenant_id`, `realm`), as the REST
+ * contract does; the core's views are camelCase.
+ */
+export function present(value: unknown, noun: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => present(v, noun));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const key = k === 'realmId' || (noun === 'realm' && k === 'id') ? 'realm' : snake(k);
+    out[key] = v;
+  }
+  return out;
+}
+
 /** `platform realm|client|user <verb>`: each prints one JSON value. */
 export async function adminCommand(admin: TokenAdmin, words: string[], f: Flags, readSecret: () => Promise<string>): Promise<unknown> {
   const [noun, verb, target] = words;

@@ -4,7 +4,7 @@ export type Flags = Record<string, string | undefined>;
 export class UsageError extends Error {}
 
 /** Flags that take no value. */
-const SWITCHES = new Set(['check', 'help']);
+const SWITCHES = new Set(['check', 'help', 'shell']);
 
 export function parseArgs(argv: string[]): { flags: Flags; args: string[] } {
   const flags: Flags = {};

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config } from '../core/config';
 import { PlatformError } from '../core/errors';
-import { composeSupergraph, readSupergraph, supergraphPath } from '../gateway/supergraph';
-import { adminCommand } from './admin-commands';
+import { adminCommand, present } from './admin-commands';
 import { parseArgs, UsageError } from './args';
 import { bootstrapPath } from './bootstrap';
-import { openToken, startPlatform, type Role } from './start';
+import type { Role } from './start';
+
+// Loaded on use, so admin commands start fast without the GraphQL stack.
+const lazyStart = () => require('./start') as typeof import('./start');
+const lazySupergraph = () => require('../gateway/supergraph') as typeof import('../gateway/supergraph');
 
 const HELP = `platform: the token, search, model gateway and chat services and their federated graph
 
@@ -18,12 +21,15 @@ const HELP = `platform: the token, search, model gateway and chat services and t
   platform client list [--realm R] | disable --client-id ID | enable --client-id ID
   platform user create --username U [--password P] [--realm R] [--tenant T] [--roles r1,r2] [--email E]
   platform user list [--realm R] | disable --username U | enable --username U
+  platform credentials [--shell]               the first start's credentials (--shell: export lines)
   platform compose [--check]                   write (or check) schema/supergraph.graphql
 
 Every command takes --data-dir D (default PLATFORM_DATA_DIR or ./data) and prints JSON.
 Without --password, 'user create' reads the password from standard input.`;
 
-const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+const print = (v: unknown): void => {
+  process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+};
 
 async function readStdinLine(): Promise<string> {
   if (process.stdin.isTTY) throw new UsageError('--password is required (or pipe it on standard input)');
@@ -40,7 +46,7 @@ function configFrom(flags: Record<string, string | undefined>): Config {
 }
 
 async function serve(config: Config, role: Role) {
-  const running = await startPlatform(config, role);
+  const running = await lazyStart().startPlatform(config, role);
   const out = process.stdout;
   out.write(`platform (${role}) listening on ${running.url}\n`);
   if (role !== 'gateway') out.write(`  REST docs:  ${running.url}/auth/api/v1/docs\n`);
@@ -74,15 +80,26 @@ export async function main(argv: string[]): Promise<void> {
     case 'realm':
     case 'client':
     case 'user': {
-      const token = openToken(configFrom(flags));
+      const token = lazyStart().openToken(configFrom(flags));
       try {
-        print(await adminCommand(token.admin, [command, ...args], flags, readStdinLine));
+        print(present(await adminCommand(token.admin, [command, ...args], flags, readStdinLine), command));
       } finally {
         token.close();
       }
       return;
     }
+    case 'credentials': {
+      const file = bootstrapPath(configFrom(flags).PLATFORM_DATA_DIR);
+      if (!existsSync(file)) throw new UsageError(`${file} does not exist yet: run 'platform start' once`);
+      const creds = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+      if (!flags.shell) return print(creds);
+      // One `export NAME='value'` per field, for eval in a shell.
+      const quote = (v: string) => `'${String(v).replace(/'/g, `'\\''`)}'`;
+      process.stdout.write(Object.entries(creds).map(([k, v]) => `export ${k.toUpperCase()}=${quote(v)}\n`).join(''));
+      return;
+    }
     case 'compose': {
+      const { composeSupergraph, readSupergraph, supergraphPath } = lazySupergraph();
       const sdl = composeSupergraph();
       if (flags.check) {
         if (readSupergraph() !== sdl) throw new UsageError(`${supergraphPath()} is stale: run 'npm run compose'`);

@@ -51,7 +51,7 @@ export async function startPlatform(config: Config, role: Role = 'all', log: Log
   const extra = [];
   if (role === 'token') {
     const [subgraph] = buildSubgraphs(services, log);
-    const served = await subgraphRouter(subgraph!, config.BODY_LIMIT_BYTES);
+    const served = await subgraphRouter(subgraph!, log, config.BODY_LIMIT_BYTES);
     closers.push(served.stop);
     extra.push({ path: '/', router: served.router });
   } else {

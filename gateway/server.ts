@@ -35,6 +35,9 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<GraphContext> {
 }
 
 export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
+  // @apollo/gateway otherwise sends usage metrics to Apollo and, to label them, probes cloud
+  // metadata addresses (169.254.169.254): a self-hosted platform must not phone home.
+  process.env.APOLLO_TELEMETRY_DISABLED = 'true';
   const gateway = new ApolloGateway({
     supergraphSdl: opts.supergraphSdl,
     logger: gatewayLogger(opts.log),
@@ -49,6 +52,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
+    logger: gatewayLogger(opts.log),
     plugins: [ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })],
   });
   await server.start();

@@ -2,6 +2,7 @@ import express, { type Express, type Router } from 'express';
 import pino, { type Logger } from 'pino';
 import { NotFound } from '../core/errors';
 import type { TokenService } from '../core/token/service';
+import { accessLog } from './access-log';
 import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
 import { httpErrors } from './http-errors';
 import { requestId } from './request-id';
@@ -38,6 +39,7 @@ export function createRestApp(services: Services, opts: RestAppOptions): Express
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestId());
+  app.use(accessLog(log));
   app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));
   app.get(`${DOCS_ASSETS_PATH}/docs-init.js`, (_req, res) => void res.type('js').send(docsInitScript));
   app.use(DOCS_ASSETS_PATH, docsAssets());

@@ -14,6 +14,19 @@ const numeric = (int: boolean) => (v: unknown) => {
   return (int ? /^[-+]?\d+$/ : /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/).test(t) ? Number(t) : x;
 };
 
+/**
+ * zod reports any non-number given to z.int() as `expected: number`, which would read as pydantic's
+ * float_parsing/float_type; an int field must say int_parsing/int_type, so they are raised here.
+ */
+const integer = (v: unknown, ctx: z.core.$RefinementCtx) => {
+  const x = numeric(true)(v);
+  if (x === undefined || typeof x === 'number') return x;
+  ctx.addIssue(typeof x === 'string'
+    ? { code: 'custom', input: x, params: { type: 'int_parsing' }, message: 'Input should be a valid integer, unable to parse string as an integer' }
+    : { code: 'custom', input: x, params: { type: 'int_type' }, message: 'Input should be a valid integer' });
+  return z.NEVER;
+};
+
 const TRUE = new Set(['true', '1', 'yes', 'on', 't', 'y']);
 const FALSE = new Set(['false', '0', 'no', 'off', 'f', 'n']);
 const boolish = (v: unknown) => {
@@ -36,7 +49,7 @@ const jsonText = (v: unknown) => {
 export const param = {
   string: () => z.preprocess(last, z.string()),
   uuid: () => z.preprocess(last, z.uuid()),
-  int: () => z.preprocess(numeric(true), z.int()),
+  int: () => z.preprocess(integer, z.int()),
   number: () => z.preprocess(numeric(false), z.number()),
   bool: () => z.preprocess(boolish, z.boolean()),
   /** Repeated key, or one comma-free value, or a JSON array in a JSON body. */

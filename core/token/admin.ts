@@ -16,7 +16,7 @@ import { LOGIN_CLIENT_ID } from './token-service';
  * - access tokens never outlive the refresh token (session) they belong to.
  */
 export const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+const NAME = /^[A-Za-z0-9][\w.:@-]{0,127}$/;
 
 export interface RealmInput { name?: string; id?: string; accessTokenLifespan?: number; refreshTokenLifespan?: number }
 export interface ClientInput { realm?: string; clientId: string; tenantId?: string; roles?: string[]; scopes?: string[]; secret?: string }

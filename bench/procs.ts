@@ -1,0 +1,86 @@
+/** Child processes for `npm run bench`: free ports, start, wait for health, stop (also on exit). */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  /** The last few KB of the child's stdout and stderr, for error messages. */
+  output(): string;
+  /** Resolves with how the child ended ("code 0", "signal SIGTERM", ...). */
+  exited: Promise<string>;
+}
+
+const children = new Set<Child>();
+
+export const alive = (c: Child) => c.proc.exitCode === null && c.proc.signalCode === null;
+
+/** A port the OS reports free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => (port ? resolve(port) : reject(new Error('no port from the OS'))));
+    });
+  });
+}
+
+/** Starts `node <args>` with its output captured (and always drained, so it never blocks). */
+export function startChild(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string }): Child {
+  const proc = spawn(process.execPath, args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-4000);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  const exited = new Promise<string>((resolve) => {
+    proc.once('error', (err) => resolve(`spawn error: ${err.message}`));
+    proc.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
+  });
+  const child: Child = { name, proc, output: () => tail, exited };
+  children.add(child);
+  return child;
+}
+
+/** Polls `url` until it answers 200; fails if the child dies first or `timeoutMs` passes. */
+export async function waitHealthy(url: string, child: Child, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (!alive(child)) {
+      throw new Error(`${child.name} exited (${await child.exited}) before ${url} answered:\n${child.output()}`);
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status === 200) return;
+      last = `status ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await sleep(100);
+  }
+  throw new Error(`${child.name}: ${url} not healthy after ${timeoutMs} ms (last: ${last}):\n${child.output()}`);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the child is gone. */
+export async function stopChild(child: Child, graceMs = 5000): Promise<void> {
+  if (alive(child)) {
+    child.proc.kill('SIGTERM');
+    const timer = setTimeout(() => alive(child) && child.proc.kill('SIGKILL'), graceMs);
+    await child.exited;
+    clearTimeout(timer);
+  }
+  children.delete(child);
+}
+
+export const stopAll = () => Promise.all([...children].map((c) => stopChild(c)));
+
+/** Last resort from a synchronous `exit` handler. */
+export function killAllSync(): void {
+  for (const c of children) if (alive(c)) c.proc.kill('SIGKILL');
+}

@@ -1,0 +1,40 @@
+/** The results table of `npm run bench` (Markdown, so it can be pasted as is). */
+import type { Measured } from './load';
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
+const num = (v: number) => (Number.isFinite(v) ? Math.round(v).toString() : 'n/a');
+const ratio = (v: number, base: number) => {
+  const r = v / base;
+  if (!Number.isFinite(r)) return 'n/a';
+  return `${r < 10 ? r.toFixed(2) : r.toFixed(1)}x`;
+};
+
+export function table(rows: Measured[], baseline: Measured | undefined): string {
+  const head = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'conn errors', 'bad bodies', 'req/s vs baseline', 'p50 vs baseline', 'p99 vs baseline'];
+  const body = rows.map((r) => [
+    r.name,
+    num(r.rps),
+    ms(r.p50),
+    ms(r.p99),
+    String(r.non2xx),
+    String(r.errors),
+    String(r.badBodies),
+    baseline ? ratio(r.rps, baseline.rps) : 'n/a',
+    baseline ? ratio(r.p50, baseline.p50) : 'n/a',
+    baseline ? ratio(r.p99, baseline.p99) : 'n/a',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(head), rule, ...body.map(line)].join('\n');
+}
+
+/** Why a run does not count as clean, or undefined when it does. */
+export function problems(r: Measured): string | undefined {
+  const bad: string[] = [];
+  if (r.non2xx) bad.push(`${r.non2xx} non-2xx responses (status codes ${r.codes})`);
+  if (r.errors) bad.push(`${r.errors} connection errors/timeouts`);
+  if (r.badBodies) bad.push(`${r.badBodies} responses without the expected body`);
+  if (r.requests === 0) bad.push('no completed requests');
+  return bad.length ? `${r.name}: ${bad.join('; ')}` : undefined;
+}

@@ -1,0 +1,55 @@
+import { openToken } from '../../bin/start';
+import { startInTemp, type Started } from '../e2e/server';
+
+/** `platform serve token` and `platform serve gateway` as two servers, the gateway reaching the subgraph over HTTP. */
+describe('the gateway reaching the token subgraph over HTTP', () => {
+  let token: Started;
+  let gateway: Started;
+  let creds: { realm: string; client_id: string; client_secret: string };
+
+  beforeAll(async () => {
+    token = await startInTemp('token');
+    gateway = await startInTemp('gateway', { SUBGRAPH_TOKEN_URL: `${token.url}/graphql` });
+    // As `platform realm create` / `client create` would, against the running server's data dir.
+    const admin = openToken(token.config);
+    const r = (await admin.admin.createRealm({ name: 'remote' })).id;
+    const c = await admin.admin.createClient({ realm: r, clientId: 'far', roles: ['search:read'] });
+    admin.close();
+    creds = { realm: r, client_id: 'far', client_secret: c.client_secret };
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await token?.stop();
+  });
+
+  const gql = (base: string, query: string, variables: Record<string, unknown>) =>
+    fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) })
+      .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+  it('issues and introspects a token through the gateway', async () => {
+    const issued = await gql(gateway.url, 'mutation($i: ClientTokenInput!) { issueClientToken(input: $i) { accessToken tokenType } }', {
+      i: { realm: creds.realm, clientId: creds.client_id, clientSecret: creds.client_secret },
+    });
+    expect(issued.body.errors).toBeUndefined();
+    expect(issued.body.data.issueClientToken.tokenType).toBe('Bearer');
+    const seen = await gql(gateway.url, 'query($t: String!, $r: ID!) { introspectToken(token: $t, realm: $r) { active clientId realm { id name } } }', {
+      t: issued.body.data.issueClientToken.accessToken,
+      r: creds.realm,
+    });
+    expect(seen.body.data.introspectToken).toEqual({ active: true, clientId: 'far', realm: { id: creds.realm, name: 'remote' } });
+  });
+
+  it('keeps the subgraph error codes across the HTTP hop', async () => {
+    const bad = await gql(gateway.url, 'mutation($i: ClientTokenInput!) { issueClientToken(input: $i) { accessToken } }', {
+      i: { realm: creds.realm, clientId: creds.client_id, clientSecret: 'wrong' },
+    });
+    expect(bad.body.errors[0]).toMatchObject({ message: 'Authentication failed', extensions: { code: 'UNAUTHENTICATED', serviceName: 'token' } });
+  });
+
+  it('serves the token REST paths on the token server and not on the gateway', async () => {
+    const health = await fetch(`${token.url}/auth/api/v1/healthz`);
+    expect(await health.json()).toEqual({ msg: 'ok' });
+    const none = await fetch(`${gateway.url}/auth/api/v1/healthz`);
+    expect(none.status).toBe(404);
+  });
+});
