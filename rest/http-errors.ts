@@ -39,8 +39,19 @@ export function fromBodyParser(err: unknown): PlatformError | undefined {
     case 'request.size.invalid':
     case 'stream.encoding.set':
     case 'parameters.too.many': return new BadRequest('Unreadable request body', { code: 'invalid_request' });
-    default: return undefined;
+    default: return clientFault(err);
   }
+}
+
+/**
+ * Other 4xx errors express raises before a handler runs are the caller's fault, never a 500:
+ * a path parameter with a broken %-escape (URIError from the router), a corrupt gzip/deflate body.
+ */
+function clientFault(err: unknown): PlatformError | undefined {
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (err instanceof URIError) return new BadRequest('Malformed URL', { code: 'invalid_request' });
+  return new BadRequest('Unreadable request body', { code: 'invalid_request' });
 }
 
 export function toPlatformError(err: unknown): PlatformError {

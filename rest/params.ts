@@ -48,7 +48,10 @@ const jsonText = (v: unknown) => {
 
 export const param = {
   string: () => z.preprocess(last, z.string()),
-  uuid: () => z.preprocess(last, z.uuid()),
+  /** Any 8-4-4-4-12 hex identifier (realm ids need not be RFC 4122 variants). */
+  uuid: () => z.preprocess(last, z.guid()),
+  /** A string that must not be empty (a mandatory identifier). */
+  id: () => z.preprocess(last, z.string().min(1)),
   int: () => z.preprocess(integer, z.int()),
   number: () => z.preprocess(numeric(false), z.number()),
   bool: () => z.preprocess(boolish, z.boolean()),

@@ -28,7 +28,7 @@ export const UserLoginRequest = z.object({
 
 export const IntrospectRequest = z.object({
   token: param.string().optional().describe('The access token to introspect'),
-  realm: param.string().describe('Identifier of the realm that issued the token'),
+  realm: param.id().describe('Identifier of the realm that issued the token'),
 });
 
 export const RevokeRequest = z.object({
@@ -77,4 +77,14 @@ export const TokenError = z.object({
   detail: z.string(),
   error: z.string().optional(),
   error_description: z.string().optional(),
+});
+
+export const RealmResponse = z.object({
+  realm: z.uuid(),
+  name: z.string(),
+  enabled: z.boolean(),
+  issuer: z.string(),
+  jwks_uri: z.string(),
+  access_token_lifespan: z.int(),
+  refresh_token_lifespan: z.int(),
 });

@@ -102,6 +102,18 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
         },
       }),
       define({
+        method: 'get', path: '/realms/:realm', summary: 'Public facts of a realm (`default`: the default realm)', tags: ['discovery'],
+        input: { path: realmPath },
+        responses: { 200: { description: 'The realm', schema: S.RealmResponse }, 404: failures[404] },
+        handle: async (input: { realm: string }) => {
+          const r = await token.realm(input.realm === 'default' ? undefined : input.realm);
+          return {
+            realm: r.id, name: r.name, enabled: r.enabled, issuer: r.issuer, jwks_uri: r.jwksUri,
+            access_token_lifespan: r.accessTokenLifespan, refresh_token_lifespan: r.refreshTokenLifespan,
+          };
+        },
+      }),
+      define({
         method: 'get', path: '/realms/:realm/protocol/openid-connect/certs', summary: 'JWKS of a realm', tags: ['discovery'],
         input: { path: realmPath },
         responses: { 200: { description: 'The realm public keys' }, 404: failures[404] },

@@ -283,6 +283,12 @@ describe('POST /oauth/connect/introspect: malformed requests', () => {
     expect(res.body).toEqual({ detail: [{ loc: ['query', 'realm'], msg: 'Field required', type: 'missing' }] });
   });
 
+  it('answers 422 when realm is present but empty (it is mandatory, not defaulted)', async () => {
+    const res = await request(f.app).post(INTROSPECT).type('form').send({ realm: '', token: 'x' });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ detail: [{ loc: ['body', 'realm'], msg: 'String should have at least 1 character', type: 'string_too_short' }] });
+  });
+
   it('answers 422 for a JSON token that is not a string', async () => {
     const res = await request(f.app).post(INTROSPECT).send({ realm: f.realm, token: 42 });
     expect(res.status).toBe(422);
