@@ -15,7 +15,11 @@ export const tokenErrorBody: ErrorBody = (err) => {
 };
 
 /** RFC 6749 §5.1: token responses must not be cached. */
-const noStore = (res: Response) => res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+const uncached = (answer: (input: any, req: Request) => Promise<unknown>) => async (input: unknown, req: Request, res: Response) => {
+  const body = await answer(input, req);
+  res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  return body;
+};
 
 const clientAddress = (req: Request) => (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
 
@@ -62,11 +66,7 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
         method: 'post', path: '/oauth/connect/token', summary: 'Token for a client (client credentials; refresh)', tags: ['token'],
         input: { merged: S.TokenRequest, mergedDefaults: basicCredentials },
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
-        handle: async (input, req, res) => {
-          const body = await token.issueForClient(input, { clientAddress: clientAddress(req) });
-          noStore(res);
-          return body;
-        },
+        handle: uncached((input, req) => token.issueForClient(input, { clientAddress: clientAddress(req) })),
       }),
       define({
         method: 'post', path: '/oauth/connect/user/login', summary: 'Token for a user (password; refresh)', tags: ['token'],
@@ -75,22 +75,14 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
           requiredWhen: (raw) => ([raw.grant_type].flat().at(-1) === 'refresh_token' ? ['refresh_token'] : ['username', 'password']),
         },
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
-        handle: async (input, req, res) => {
-          const body = await token.loginUser(input, { clientAddress: clientAddress(req) });
-          noStore(res);
-          return body;
-        },
+        handle: uncached((input, req) => token.loginUser(input, { clientAddress: clientAddress(req) })),
       }),
       define({
         method: 'post', path: '/oauth/connect/introspect', summary: 'Introspect an access token', tags: ['token'],
         description: 'Always 200 for a well-formed request; anything but an active token reads {"active":"false"}.',
         input: { merged: S.IntrospectRequest },
         responses: { 200: { description: 'Introspection result', schema: S.IntrospectionResponse }, 404: failures[404] },
-        handle: async (input, _req, res) => {
-          const body = await token.introspect(input);
-          noStore(res);
-          return body;
-        },
+        handle: uncached((input) => token.introspect(input)),
       }),
       define({
         method: 'post', path: '/oauth/connect/revoke', summary: 'Revoke a token (RFC 7009): ends its session', tags: ['token'],
