@@ -1,12 +1,13 @@
 /** Child processes for `npm run bench`: free ports, start, wait for health, stop (also on exit). */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Child {
   name: string;
   proc: ChildProcess;
-  /** The last few KB of the child's stdout and stderr, for error messages. */
+  /** The end of the child's stdout and stderr, for error messages. */
   output(): string;
   /** Resolves with how the child ended ("code 0", "signal SIGTERM", ...). */
   exited: Promise<string>;
@@ -29,20 +30,23 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node <args>` with its output captured (and always drained, so it never blocks). */
-export function startChild(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string }): Child {
-  const proc = spawn(process.execPath, args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-4000);
+/** Starts `node <args>` with stdout and stderr going to `logFile` (a file, so nothing here has to drain it). */
+export function startChild(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; logFile: string }): Child {
+  const fd = openSync(opts.logFile, 'a');
+  const proc = spawn(process.execPath, args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const output = () => {
+    try {
+      return readFileSync(opts.logFile, 'utf8').slice(-2000);
+    } catch {
+      return '';
+    }
   };
-  proc.stdout?.on('data', keep);
-  proc.stderr?.on('data', keep);
   const exited = new Promise<string>((resolve) => {
     proc.once('error', (err) => resolve(`spawn error: ${err.message}`));
     proc.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
   });
-  const child: Child = { name, proc, output: () => tail, exited };
+  const child: Child = { name, proc, output, exited };
   children.add(child);
   return child;
 }

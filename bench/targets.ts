@@ -14,7 +14,9 @@ export function targets(baselineUrl: string, platformUrl: string, boot: Bootstra
   const credentials = new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret });
   const tokenUrl = `${platformUrl}/auth/api/v1/oauth/connect/token?${credentials}`;
   const issue = async (): Promise<string> => {
-    const res = await fetch(tokenUrl, { method: 'POST', signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(tokenUrl, { method: 'POST', signal: AbortSignal.timeout(10_000) }).catch((err: Error & { cause?: Error }) => {
+      throw new Error(`could not get a token to introspect: ${err.cause?.message ?? err.message}`);
+    });
     const text = await res.text();
     const json: unknown = res.status === 200 ? JSON.parse(text) : undefined;
     if (!isObject(json) || typeof json.access_token !== 'string') {

@@ -5,9 +5,10 @@
  * Env: BENCH_SECONDS (10) per measured run, BENCH_CONNECTIONS (50), BENCH_WARMUP_SECONDS (2,
  * discarded). Exits non-zero when anything fails, including any non-2xx response during a run.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { load, stopLoad, verify, type Measured } from './load';
 import { alive, freePort, killAllSync, startChild, stopAll, waitHealthy } from './procs';
 import { problems, table } from './report';
@@ -25,10 +26,11 @@ function intEnv(name: string, fallback: number, min: number): number {
   return v;
 }
 
-let dataDir: string | undefined;
-const removeDataDir = () => {
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  dataDir = undefined;
+/** Holds the platform's data dir and both children's logs; removed at the end. */
+let tempDir: string | undefined;
+const removeTempDir = () => {
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  tempDir = undefined;
 };
 
 async function main(): Promise<number> {
@@ -38,7 +40,9 @@ async function main(): Promise<number> {
   const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' ');
   if (!existsSync(join(ROOT, PLATFORM_JS))) throw new Error(`${PLATFORM_JS} is missing: run 'npm run build' first`);
 
-  dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  tempDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  const dataDir = join(tempDir, 'data');
+  mkdirSync(dataDir);
   const platformPort = await freePort();
   let baselinePort = await freePort();
   while (baselinePort === platformPort) baselinePort = await freePort();
@@ -49,8 +53,13 @@ async function main(): Promise<number> {
   const platform = startChild('platform', [PLATFORM_JS, 'start'], {
     cwd: ROOT,
     env: { ...env, PORT: String(platformPort), PLATFORM_DATA_DIR: dataDir },
+    logFile: join(tempDir, 'platform.log'),
   });
-  const baseline = startChild('baseline', [BASELINE_JS], { cwd: ROOT, env: { ...env, PORT: String(baselinePort) } });
+  const baseline = startChild('baseline', [BASELINE_JS], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(baselinePort) },
+    logFile: join(tempDir, 'baseline.log'),
+  });
   await Promise.all([waitHealthy(`${platformUrl}/healthz`, platform), waitHealthy(`${baselineUrl}/`, baseline)]);
   const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
 
@@ -59,7 +68,7 @@ async function main(): Promise<number> {
   out.write(`node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model ?? 'unknown'}), ${process.platform}/${process.arch}, load average before start ${loadBefore}\n`);
   const warm = warmup > 0 ? `after a ${warmup} s warm-up (discarded)` : 'no warm-up';
   out.write(`autocannon: ${connections} connections, pipelining 1, ${seconds} s per run, ${warm}; `);
-  out.write(`platform and baseline in their own processes, load from this one\n`);
+  out.write(`platform and baseline in their own processes (output to files; LOG_LEVEL ${process.env.LOG_LEVEL || 'info (default)'}), load from this one\n`);
   out.write(`latencies: exact nearest-rank percentiles of 2xx response times; req/s: mean of 1-s samples\n\n`);
 
   const rows: Measured[] = [];
@@ -83,6 +92,7 @@ async function main(): Promise<number> {
   } catch (err) {
     failures.push(`stopped early: ${(err as Error)?.message ?? String(err)}`);
   }
+  if (failures.length) await sleep(500); // a child killed mid-run may not have been reaped yet
   for (const child of [platform, baseline]) {
     if (!alive(child)) failures.push(`${child.name} exited (${await child.exited}) during the bench; its last output:\n${child.output()}`);
   }
@@ -102,14 +112,14 @@ async function finish(code: number): Promise<never> {
     finishing = true;
     stopLoad();
     await stopAll();
-    removeDataDir();
+    removeTempDir();
   }
   process.exit(code);
 }
 
 process.on('exit', () => {
   killAllSync();
-  removeDataDir();
+  removeTempDir();
 });
 process.once('SIGINT', () => {
   process.stderr.write('\nbench: interrupted, cleaning up\n');
