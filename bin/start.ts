@@ -67,7 +67,7 @@ export async function startPlatform(config: Config, role: Role = 'all', log: Log
     extra.push({ path: '/', router: gateway.router }, { path: '/', router: graphiqlRouter('/graphql') });
   }
 
-  const app = createRestApp(role === 'gateway' ? {} : services, { log, publicUrl: config.PUBLIC_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES, extra });
+  const app = createRestApp(role === 'gateway' ? {} : services, { log, publicUrl: config.PUBLIC_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES, corsOrigins: config.CORS_ORIGINS, extra });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

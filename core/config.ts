@@ -17,6 +17,8 @@ const Schema = z.object({
   LOCKOUT_SECONDS: z.coerce.number().int().positive().default(900),
   /** Seconds of clock skew tolerated when other services verify tokens. */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  /** Browser origins allowed to call the platform (comma-separated, or `*`); none by default. */
+  CORS_ORIGINS: z.string().default('').transform((v) => v.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean)),
   /** Remote mode: where the gateway finds the token subgraph (else in process). */
   SUBGRAPH_TOKEN_URL: optionalUrl,
 });

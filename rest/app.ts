@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import { NotFound } from '../core/errors';
 import type { TokenService } from '../core/token/service';
 import { accessLog } from './access-log';
+import { cors } from './cors';
 import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
 import { httpErrors } from './http-errors';
 import { requestId } from './request-id';
@@ -18,6 +19,8 @@ export interface RestAppOptions {
   log?: Logger;
   bodyLimitBytes?: number;
   publicUrl: string;
+  /** Origins allowed by CORS (`*` for any). */
+  corsOrigins?: readonly string[];
   /** Mounted before the final 404, e.g. the federated graph at /graphql. */
   extra?: { path: string; router: Router }[];
 }
@@ -40,6 +43,7 @@ export function createRestApp(services: Services, opts: RestAppOptions): Express
   app.set('query parser', 'simple');
   app.use(requestId());
   app.use(accessLog(log));
+  app.use(cors(opts.corsOrigins ?? []));
   app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));
   app.get(`${DOCS_ASSETS_PATH}/docs-init.js`, (_req, res) => void res.type('js').send(docsInitScript));
   app.use(DOCS_ASSETS_PATH, docsAssets());
