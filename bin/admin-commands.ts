@@ -40,11 +40,13 @@ export async function adminCommand(admin: TokenAdmin, words: string[], f: Flags,
     case 'realm disable': return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), false);
     case 'realm enable': return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), true);
     case 'realm default': return admin.setDefaultRealm(need(f.realm ?? target, 'realm'));
+    case 'realm rotate-key': return admin.rotateRealmKey(f.realm ?? target);
     case 'client create':
       return admin.createClient({ realm: f.realm, clientId: need(f['client-id'], 'client-id'), tenantId: f.tenant, roles: list(f.roles), scopes: list(f.scopes) });
     case 'client list': return admin.listClients(f.realm);
     case 'client disable': return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), false);
     case 'client enable': return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), true);
+    case 'client rotate-secret': return admin.rotateClientSecret(f.realm, need(f['client-id'], 'client-id'));
     case 'user create':
       return admin.createUser({
         realm: f.realm, username: need(f.username, 'username'), password: f.password ?? (await readSecret()),

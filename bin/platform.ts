@@ -16,9 +16,9 @@ const HELP = `platform: the token, search, model gateway and chat services and t
   platform start                               everything on PORT (default 8080)
   platform serve <token|gateway> [--port N]    one part alone (gateway: SUBGRAPH_TOKEN_URL)
   platform realm create [--name N] [--access-ttl S] [--refresh-ttl S]
-  platform realm list | disable <id> | enable <id> | default <id>
+  platform realm list | disable <id> | enable <id> | default <id> | rotate-key [<id>]
   platform client create --client-id ID [--realm R] [--tenant T] [--roles r1,r2] [--scopes s1,s2]
-  platform client list [--realm R] | disable --client-id ID | enable --client-id ID
+  platform client list [--realm R] | disable --client-id ID | enable --client-id ID | rotate-secret --client-id ID
   platform user create --username U [--password P] [--realm R] [--tenant T] [--roles r1,r2] [--email E]
   platform user list [--realm R] | disable --username U | enable --username U
   platform credentials [--shell]               the first start's credentials (--shell: export lines)

@@ -108,6 +108,27 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
       return { ...clientView(client), client_secret: secret, realm: realm.id };
     },
 
+    /** A new secret for a confidential client, shown once; the old one stops working at once. */
+    async rotateClientSecret(realm: string | undefined, clientId: string): Promise<ClientView & { client_secret: string; realm: string }> {
+      const r = realmOf(realm);
+      const secret = randomSecret();
+      if (!store.clients.setSecretHash(r.id, clientId, await hashSecret(secret))) {
+        throw new BadRequest(`no confidential client '${clientId}' in realm ${r.id}`);
+      }
+      return { ...clientView(store.clients.get(r.id, clientId)!), client_secret: secret, realm: r.id };
+    },
+
+    /**
+     * A new signing key for the realm. New tokens carry its kid; the old keys stay in the JWKS so
+     * tokens already issued keep verifying until they expire.
+     */
+    async rotateRealmKey(id: string | undefined): Promise<{ realm: string; kid: string; keys: number }> {
+      const r = realmOf(id);
+      const key = await generateRealmKey(r.id, Math.max(clock.now(), (store.keys.active(r.id)?.createdAt ?? 0) + 1));
+      store.keys.insert(key);
+      return { realm: r.id, kid: key.kid, keys: store.keys.list(r.id).length };
+    },
+
     listClients: (realm?: string): ClientView[] => store.clients.list(realmOf(realm).id).map(clientView),
 
     setClientEnabled(realm: string | undefined, clientId: string, enabled: boolean): ClientView {

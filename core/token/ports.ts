@@ -73,6 +73,7 @@ export interface TokenStore {
     list(realmId: string): ClientRecord[];
     insert(client: ClientRecord): void;
     setEnabled(realmId: string, clientId: string, enabled: boolean): boolean;
+    setSecretHash(realmId: string, clientId: string, secretHash: string): boolean;
   };
   users: {
     get(realmId: string, username: string): UserRecord | undefined;

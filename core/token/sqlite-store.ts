@@ -99,6 +99,7 @@ export function sqliteTokenStore(file: string): TokenStore & { db: Db; close(): 
 
   const setRealmEnabled = run('UPDATE realms SET enabled = ? WHERE id = ?');
   const setClientEnabled = run('UPDATE clients SET enabled = ? WHERE realm_id = ? AND client_id = ?');
+  const setClientSecret = run('UPDATE clients SET secret_hash = ? WHERE realm_id = ? AND client_id = ? AND secret_hash IS NOT NULL');
   const setUserEnabled = run('UPDATE users SET enabled = ?, failed_logins = 0, locked_until = NULL WHERE realm_id = ? AND username = ?');
   const setLoginFailures = run('UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?');
   const clearLoginFailures = run(
@@ -127,6 +128,7 @@ export function sqliteTokenStore(file: string): TokenStore & { db: Db; close(): 
       insert: (c) =>
         void insertClient(c.id, c.realmId, c.clientId, c.secretHash, bool(c.enabled), toJson(c.roles), toJson(c.scopes), c.tenantId, c.createdAt),
       setEnabled: (realmId, clientId, enabled) => setClientEnabled(bool(enabled), realmId, clientId) > 0,
+      setSecretHash: (realmId, clientId, hash) => setClientSecret(hash, realmId, clientId) > 0,
     },
     users: {
       get: one('SELECT * FROM users WHERE realm_id = ? AND username = ?', user),

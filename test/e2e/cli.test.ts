@@ -91,6 +91,15 @@ describe('the platform command administering a data directory', () => {
     expect(badPort.stderr).toContain('PORT');
   });
 
+  it('rotates a realm key and a client secret, printing the new secret once', async () => {
+    const key = await cli(['realm', 'rotate-key', realm]);
+    expect(key.status).toBe(0);
+    expect(json(key.stdout)).toMatchObject({ realm, keys: 2 });
+    const rotated = await cli(['client', 'rotate-secret', '--client-id', 'billing', '--realm', realm]);
+    expect(rotated.status).toBe(0);
+    expect(json(rotated.stdout).client_secret).not.toBe(secret);
+  });
+
   it('checks that the committed supergraph is fresh', async () => {
     const check = await cli(['compose', '--check']);
     expect(check.status).toBe(0);
