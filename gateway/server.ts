@@ -2,7 +2,7 @@ import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource } from '
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { Router } from 'express';
+import express, { Router, type ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { contextFrom, FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
 import { formatGraphQLError } from '../subgraphs/graphql-errors';
@@ -62,8 +62,22 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     express.json({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
+  router.use('/graphql', graphqlBodyErrors);
   return { router, stop: () => server.stop() };
 }
+
+/** An unreadable body (malformed JSON, too large) answered the GraphQL way, `{"errors":[...]}`. */
+const graphqlBodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return next(err);
+  const tooLarge = status === 413;
+  res.status(status).json({
+    errors: [{
+      message: tooLarge ? 'Request body too large' : 'Malformed request body: send JSON with a "query" string',
+      extensions: { code: tooLarge ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST' },
+    }],
+  });
+};
 
 function gatewayLogger(log: Logger) {
   return {

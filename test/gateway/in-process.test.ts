@@ -93,6 +93,12 @@ describe('the federated graph with the token subgraph in process', () => {
     expect(invalid.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
+  it('answers an unreadable body the GraphQL way', async () => {
+    const res = await request(app).post('/graphql').set('content-type', 'application/json').send('{"query": ');
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].extensions.code).toBe('BAD_REQUEST');
+  });
+
   it('serves Apollo Sandbox to browsers at /graphql', async () => {
     const page = await request(app).get('/graphql').set('accept', 'text/html');
     expect(page.status).toBe(200);
