@@ -58,6 +58,7 @@ async function serve(config: Config, role: Role) {
       out.write(`${JSON.stringify(running.bootstrap.bootstrap, null, 2)}\n\n`);
     } else out.write(`  credentials: ${file}\n`);
   }
+  out.write('Ready. Ctrl-C stops.\n');
   const stop = async () => {
     await running.close();
     process.exit(0);

@@ -1,9 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { bootstrapPath } from '../../bin/bootstrap';
-import { startPlatform } from '../../bin/start';
-import { ROOT, run, startInTemp, type Started } from './server';
+import { freePort, ROOT, run } from './server';
 
 /** The bash between the README's tour markers, fences removed. */
 function tourScript(): string {
@@ -14,25 +14,60 @@ function tourScript(): string {
   return readme.slice(start, end).split('\n').filter((l) => !l.startsWith('```') && !l.startsWith('<!--')).join('\n');
 }
 
-describe("the README's tour, on a server started like npm start", () => {
-  let platform: Started;
-  beforeAll(async () => {
-    platform = await startInTemp('all');
+/** `npm start` runs `node dist/bin/platform.js start` (built by npm test before jest). */
+function npmStart(env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string; url: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], { cwd: ROOT, env: { ...process.env, ...env } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
+    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
+    child.stdout.on('data', () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m && out.includes('Ready.')) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({ child, output: () => out, url: m[1]! });
+      }
+    });
   });
-  afterAll(() => platform.stop());
+}
 
-  it('creates the bootstrap credentials on first start, readable only by the owner', () => {
-    expect(platform.bootstrap?.created).toBe(true);
-    const file = bootstrapPath(platform.dataDir);
+const stop = (child: ChildProcessWithoutNullStreams) =>
+  new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+
+describe("the README's tour, on a server started the way npm start starts it", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-tour-'));
+  let env: Record<string, string>;
+  let server: Awaited<ReturnType<typeof npmStart>>;
+
+  beforeAll(async () => {
+    env = { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    server = await npmStart(env);
+  });
+  afterAll(async () => {
+    if (server.child.exitCode === null) await stop(server.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the credentials it created once, and keeps them in an owner-only bootstrap.json', () => {
+    const file = bootstrapPath(dataDir);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const creds = JSON.parse(readFileSync(file, 'utf8'));
     expect(Object.keys(creds).sort()).toEqual(['client_id', 'client_secret', 'password', 'realm', 'tenant_id', 'username']);
+    expect(server.output()).toContain('First start');
+    expect(server.output()).toContain(creds.client_secret);
+    expect(server.output()).toContain(`${server.url}/graphql`);
   });
 
   it('runs every command of the tour successfully', async () => {
     // Any HTTP error fails the script: curl is wrapped with --fail-with-body and the shell with -e.
     const prelude = 'set -euo pipefail\ncurl() { command curl --fail-with-body -sS "$@"; echo; }\n';
-    const ran = await run('bash', ['-c', prelude + tourScript()], { env: { BASE: platform.url, PLATFORM_DATA_DIR: platform.dataDir } });
+    const ran = await run('bash', ['-c', prelude + tourScript()], { env: { BASE: server.url, PLATFORM_DATA_DIR: dataDir } });
     expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
     expect(ran.status).toBe(0);
     const out = ran.stdout;
@@ -46,15 +81,13 @@ describe("the README's tour, on a server started like npm start", () => {
     expect(out).toMatch(/"realm":\{"id":"[0-9a-f-]{36}","name":"default"/);
   });
 
-  it('reuses the data directory on a second start without new credentials', async () => {
-    await platform.close();
-    const again = await startPlatform(platform.config, 'all', pino({ level: 'silent' }));
-    try {
-      expect(again.bootstrap?.created).toBe(false);
-      expect(again.bootstrap?.bootstrap).toEqual(platform.bootstrap?.bootstrap);
-    } finally {
-      await again.close();
-    }
-    platform = { ...platform, close: async () => undefined };
+  it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {
+    expect(await stop(server.child)).toBe(0);
+    const creds = JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'));
+    server = await npmStart(env);
+    expect(server.output()).not.toContain('First start');
+    expect(server.output()).not.toContain(creds.client_secret);
+    expect(server.output()).toContain(`credentials: ${bootstrapPath(dataDir)}`);
+    expect(JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'))).toEqual(creds);
   });
 });
