@@ -29,6 +29,7 @@ export function openToken(config: Config): TokenCore {
     file: tokenDbPath(config),
     publicUrl: config.PUBLIC_URL,
     lockout: { threshold: config.LOCKOUT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
+    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
   });
 }
 
@@ -67,7 +68,7 @@ export async function startPlatform(config: Config, role: Role = 'all', log: Log
     extra.push({ path: '/', router: gateway.router }, { path: '/', router: graphiqlRouter('/graphql') });
   }
 
-  const app = createRestApp(role === 'gateway' ? {} : services, { log, publicUrl: config.PUBLIC_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES, corsOrigins: config.CORS_ORIGINS, extra });
+  const app = createRestApp(role === 'gateway' ? {} : services, { log, publicUrl: config.PUBLIC_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES, corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

@@ -28,7 +28,7 @@ export function errorFromResponse(status: number, body: Body): PlatformError {
     case 409: return new Conflict(message, { code });
     case 413: return new PayloadTooLarge(message, { code });
     case 422: return new ValidationFailed(Array.isArray(detail) ? (detail as ValidationIssue[]) : [{ loc: [], msg: message, type: 'value_error' }]);
-    case 429: return new RateLimited(message, { code });
+    case 429: return new RateLimited(message, 1, { code });
     case 504: return new UpstreamTimeout(message, { code });
     default: return new UpstreamFailed(`upstream answered ${status}: ${message}`, { code });
   }

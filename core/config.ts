@@ -15,8 +15,17 @@ const Schema = z.object({
   /** Failed password attempts before a user is locked out, and for how long. */
   LOCKOUT_THRESHOLD: z.coerce.number().int().positive().default(5),
   LOCKOUT_SECONDS: z.coerce.number().int().positive().default(900),
+  /** Failed client or user authentications allowed per caller address per minute (429 past it). */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** Seconds of clock skew tolerated when other services verify tokens. */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  /**
+   * Which peers may state the caller's address in X-Forwarded-For (express's `trust proxy`):
+   * `loopback` (default: a reverse proxy on this host), a comma-separated list of addresses or
+   * subnets, or `false` to trust nobody.
+   */
+  TRUST_PROXY: z.string().default('loopback').transform((v): false | string[] =>
+    ['false', '0', 'none'].includes(v.trim().toLowerCase()) ? false : v.split(',').map((s) => s.trim()).filter(Boolean)),
   /** Browser origins allowed to call the platform (comma-separated, or `*`); none by default. */
   CORS_ORIGINS: z.string().default('').transform((v) => v.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean)),
   /** Remote mode: where the gateway finds the token subgraph (else in process). */

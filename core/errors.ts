@@ -49,7 +49,12 @@ export class NotFound extends PlatformError { readonly kind = 'not_found'; }
 export class Conflict extends PlatformError { readonly kind = 'conflict'; }
 export class PayloadTooLarge extends PlatformError { readonly kind = 'payload_too_large'; }
 export class UnsupportedMediaType extends PlatformError { readonly kind = 'unsupported_media_type'; }
-export class RateLimited extends PlatformError { readonly kind = 'rate_limited'; }
+export class RateLimited extends PlatformError {
+  readonly kind = 'rate_limited';
+  constructor(message: string, readonly retryAfterSeconds: number, options?: ErrorOptions & { code?: string }) {
+    super(message, options);
+  }
+}
 export class UpstreamFailed extends PlatformError { readonly kind = 'upstream'; }
 export class UpstreamTimeout extends PlatformError { readonly kind = 'upstream_timeout'; }
 export class InternalError extends PlatformError { readonly kind = 'internal'; }

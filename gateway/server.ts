@@ -31,6 +31,8 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<GraphContext> {
       const value = context.headers?.[name];
       if (value) request.http?.headers.set(name, value);
     }
+    // The subgraph believes this only from peers its TRUST_PROXY names (loopback by default).
+    if (context.clientAddress) request.http?.headers.set('x-forwarded-for', context.clientAddress);
   }
 }
 

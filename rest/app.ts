@@ -19,6 +19,8 @@ export interface RestAppOptions {
   log?: Logger;
   bodyLimitBytes?: number;
   publicUrl: string;
+  /** Peers whose X-Forwarded-For is believed (express `trust proxy`); none when absent. */
+  trustProxy?: false | string[];
   /** Origins allowed by CORS (`*` for any). */
   corsOrigins?: readonly string[];
   /** Mounted before the final 404, e.g. the federated graph at /graphql. */
@@ -41,6 +43,7 @@ export function createRestApp(services: Services, opts: RestAppOptions): Express
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.set('trust proxy', opts.trustProxy ?? false);
   app.use(requestId());
   app.use(accessLog(log));
   app.use(cors(opts.corsOrigins ?? []));

@@ -69,6 +69,7 @@ export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequ
     }
     if (res.headersSent) return void res.end();
     if ('allow' in e && Array.isArray(e.allow)) res.setHeader('Allow', e.allow.join(', '));
+    if ('retryAfterSeconds' in e && typeof e.retryAfterSeconds === 'number') res.setHeader('Retry-After', String(e.retryAfterSeconds));
     const shown = e.expose ? e : new InternalError('Internal server error');
     res.status(status).json(body(shown, status));
   };

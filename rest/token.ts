@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { discoveryDocument } from '../core/token/discovery';
 import type { TokenService } from '../core/token/service';
+import { clientAddressOf } from './client-address';
 import type { ErrorBody } from './http-errors';
 import { define, type RestService } from './routes';
 import * as S from './token-schemas';
@@ -21,7 +22,7 @@ const uncached = (answer: (input: any, req: Request) => Promise<unknown>) => asy
   return body;
 };
 
-const clientAddress = (req: Request) => (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+const clientAddress = (req: Request) => clientAddressOf(req) ?? 'unknown';
 
 /** RFC 6749 §2.3.1: client credentials may come as HTTP Basic instead of parameters. */
 function basicCredentials(req: Request): Record<string, unknown> {

@@ -13,5 +13,5 @@ export const FORWARDED_HEADERS = ['authorization', 'api-key', 'x-request-id'] as
 /** The context of one GraphQL request, taken from its HTTP request. */
 export const contextFrom = (req: Request): GraphContext => ({
   headers: Object.fromEntries(FORWARDED_HEADERS.map((h) => [h, req.get(h)])),
-  clientAddress: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '') || undefined,
+  clientAddress: (req.ip ?? req.socket.remoteAddress)?.replace(/^::ffff:/, '') || undefined,
 });

@@ -3,6 +3,7 @@ import { createTokenAdmin, type TokenAdmin } from './admin';
 import { createKeyRing, type KeyRing } from './keys';
 import type { TokenStore } from './ports';
 import { createSecretVerifier } from './secrets';
+import { createFailureThrottle } from './throttle';
 import type { TokenService } from './service';
 import { sqliteTokenStore } from './sqlite-store';
 import { createTokenService } from './token-service';
@@ -21,6 +22,8 @@ export interface TokenCoreOptions {
   publicUrl: string;
   clock?: Clock;
   lockout?: { threshold: number; seconds: number };
+  /** Failed authentications allowed per caller address per minute; unlimited when absent. */
+  authFailuresPerMinute?: number;
 }
 
 /** Wires the token service over its embedded store; the one place that picks its adapters. */
@@ -35,6 +38,9 @@ export function openTokenCore(opts: TokenCoreOptions): TokenCore {
     secrets: createSecretVerifier({ now: () => clock.now() }),
     publicUrl: opts.publicUrl,
     lockout: opts.lockout ?? { threshold: 5, seconds: 900 },
+    throttle: opts.authFailuresPerMinute
+      ? createFailureThrottle({ limit: opts.authFailuresPerMinute, windowMs: 60_000, now: () => clock.now() })
+      : undefined,
   });
   return { service, admin: createTokenAdmin({ store, clock }), store, keys, close: () => store.close() };
 }

@@ -9,6 +9,7 @@ import type { KeyRing } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import { grantScopes, parseScopes } from './scopes';
 import type { SecretVerifier } from './secrets';
+import { noThrottle, type FailureThrottle } from './throttle';
 import type { ClientTokenRequest, RealmInfo, RequestMeta, TokenResponse, TokenService, UserLoginRequest } from './service';
 
 /** The public client every realm has, used by the login endpoint when no client_id is given. */
@@ -21,10 +22,24 @@ export interface TokenServiceDeps {
   clock: Clock;
   publicUrl: string;
   lockout: { threshold: number; seconds: number };
+  throttle?: FailureThrottle;
 }
 
 export function createTokenService(deps: TokenServiceDeps): TokenService {
   const { store, clock, secrets } = deps;
+  const throttle = deps.throttle ?? noThrottle;
+
+  /** Runs an authenticating step under the per-address failure throttle. */
+  async function throttled<T>(meta: RequestMeta, step: () => Promise<T>): Promise<T> {
+    const key = meta.clientAddress ?? 'unknown';
+    throttle.check(key);
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof AuthenticationFailed) throttle.fail(key);
+      throw err;
+    }
+  }
   const issuerBase = issuerBaseFor(deps.publicUrl);
   const issuer = createIssuer({ keys: deps.keys, clock, issuerOf: (id) => issuerBase + id });
   // The issuing service itself tolerates no clock skew.
@@ -137,7 +152,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       const realm = resolveRealm(req.realm);
       const grant = req.grant_type || 'client_credentials';
       if (grant !== 'client_credentials' && grant !== 'refresh_token') throw new UnsupportedGrantType(grant);
-      const client = await authenticateClient(realm, req.client_id, req.client_secret);
+      const client = await throttled(meta, () => authenticateClient(realm, req.client_id, req.client_secret));
       if (grant === 'refresh_token') return refresh(realm, req.refresh_token, req.scopes, meta, client);
       const scope = grantScopes(client.scopes, req.scopes);
       const session = openSession(realm, client, undefined, scope);
@@ -148,11 +163,13 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       const realm = resolveRealm(req.realm);
       const grant = req.grant_type || 'password';
       if (grant === 'refresh_token') {
-        return refresh(realm, req.refresh_token, req.scopes, meta, undefined, { clientId: req.client_id, secret: req.client_secret });
+        return throttled(meta, () => refresh(realm, req.refresh_token, req.scopes, meta, undefined, { clientId: req.client_id, secret: req.client_secret }));
       }
       if (grant !== 'password') throw new UnsupportedGrantType(grant);
-      const client = await loginClient(realm, req.client_id, req.client_secret);
-      const user = await authenticateUser(realm, req.username ?? '', req.password ?? '');
+      const { client, user } = await throttled(meta, async () => ({
+        client: await loginClient(realm, req.client_id, req.client_secret),
+        user: await authenticateUser(realm, req.username ?? '', req.password ?? ''),
+      }));
       const scope = grantScopes(client.scopes, req.scopes);
       const session = openSession(realm, client, user, scope);
       return issuer.issue({ realm, client, user, session, scope: scope.join(' ') }, meta);
