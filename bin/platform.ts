@@ -81,7 +81,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'realm':
     case 'client':
     case 'user': {
-      const token = lazyStart().openToken(configFrom(flags));
+      const token = lazyStart().openToken(configFrom(flags), { durable: true });
       try {
         print(present(await adminCommand(token.admin, [command, ...args], flags, readStdinLine), command));
       } finally {

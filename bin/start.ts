@@ -24,8 +24,9 @@ export interface RunningPlatform {
 
 export const tokenDbPath = (config: Config) => join(config.PLATFORM_DATA_DIR, 'token.db');
 
-export function openToken(config: Config): TokenCore {
+export function openToken(config: Config, opts: { durable?: boolean } = {}): TokenCore {
   return openTokenCore({
+    ...opts,
     file: tokenDbPath(config),
     publicUrl: config.PUBLIC_URL,
     lockout: { threshold: config.LOCKOUT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },

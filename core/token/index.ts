@@ -22,6 +22,8 @@ export interface TokenCoreOptions {
   publicUrl: string;
   clock?: Clock;
   lockout?: { threshold: number; seconds: number };
+  /** Every commit waits for the disk (administration); see core/sqlite.ts. */
+  durable?: boolean;
   /** Failed authentications allowed per caller address per minute; unlimited when absent. */
   authFailuresPerMinute?: number;
 }
@@ -29,7 +31,7 @@ export interface TokenCoreOptions {
 /** Wires the token service over its embedded store; the one place that picks its adapters. */
 export function openTokenCore(opts: TokenCoreOptions): TokenCore {
   const clock = opts.clock ?? systemClock;
-  const store = sqliteTokenStore(opts.file);
+  const store = sqliteTokenStore(opts.file, { durable: opts.durable });
   const keys = createKeyRing(store);
   const service = createTokenService({
     store,

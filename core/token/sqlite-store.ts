@@ -64,8 +64,8 @@ const key = (r: Row): KeyRecord => ({
 const bool = (b: boolean) => (b ? 1 : 0);
 
 /** The embedded token store: one SQLite file (or `:memory:`). */
-export function sqliteTokenStore(file: string): TokenStore & { db: Db; close(): void } {
-  const db = openDatabase(file, tokenMigrations);
+export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {}): TokenStore & { db: Db; close(): void } {
+  const db = openDatabase(file, tokenMigrations, opts);
   const one = <T>(sql: string, map: (r: Row) => T) => {
     const st = db.prepare(sql);
     return (...args: unknown[]): T | undefined => {

@@ -29,6 +29,16 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   const { store, clock, secrets } = deps;
   const throttle = deps.throttle ?? noThrottle;
 
+  const issuerBase = issuerBaseFor(deps.publicUrl);
+  const issuer = createIssuer({ keys: deps.keys, clock, issuerOf: (id) => issuerBase + id });
+  // The issuing service itself tolerates no clock skew.
+  const verifier = createTokenVerifier({
+    issuerBase,
+    clock,
+    clockToleranceSec: 0,
+    keys: { key: (realmId, kid) => deps.keys.verificationKey(realmId, kid) },
+  });
+
   /** Runs an authenticating step under the per-address failure throttle. */
   async function throttled<T>(meta: RequestMeta, step: () => Promise<T>): Promise<T> {
     const key = meta.clientAddress ?? 'unknown';
@@ -40,15 +50,6 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       throw err;
     }
   }
-  const issuerBase = issuerBaseFor(deps.publicUrl);
-  const issuer = createIssuer({ keys: deps.keys, clock, issuerOf: (id) => issuerBase + id });
-  // The issuing service itself tolerates no clock skew.
-  const verifier = createTokenVerifier({
-    issuerBase,
-    clock,
-    clockToleranceSec: 0,
-    keys: { key: (realmId, kid) => deps.keys.verificationKey(realmId, kid) },
-  });
 
   function resolveRealm(id: string | undefined): RealmRecord {
     const realmId = id || store.realms.getDefaultId();
