@@ -177,6 +177,8 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     },
 
     async introspect(req) {
+      // spec: the introspection realm is mandatory, so it never falls back to the default realm.
+      if (!req.realm) throw new InvalidRequest('realm is required for introspection');
       const realm = resolveRealm(req.realm);
       if (!req.token) return { active: 'false' };
       try {

@@ -88,6 +88,9 @@ describe('the federated graph with the token subgraph in process', () => {
     });
     expect(scope.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'invalid_scope' });
 
+    const noRealm = await gql('{ introspectToken(token: "x", realm: "") { active } }');
+    expect(noRealm.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'invalid_request' });
+
     const invalid = await gql('{ nope }');
     expect(invalid.status).toBe(400);
     expect(invalid.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
