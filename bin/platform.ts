@@ -1,31 +1,33 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from '../core/config';
 import { PlatformError } from '../core/errors';
-import { adminCommand, present } from './admin-commands';
+import { SERVICES } from '../services/registry';
+import type { ServiceModule } from '../services/module';
 import { parseArgs, UsageError } from './args';
 import { bootstrapPath } from './bootstrap';
-import type { Role } from './start';
+import { configParts, sharedDeps, closeAll } from './deps';
+import { serve } from './serve';
 
 // Loaded on use, so admin commands start fast without the GraphQL stack.
-const lazyStart = () => require('./start') as typeof import('./start');
 const lazySupergraph = () => require('../gateway/supergraph') as typeof import('../gateway/supergraph');
 
-const HELP = `platform: the token, search, model gateway and chat services and their federated graph
-
-  platform start                               everything on PORT (default 8080)
-  platform serve <token|gateway> [--port N]    one part alone (gateway: SUBGRAPH_TOKEN_URL)
-  platform realm create [--name N] [--access-ttl S] [--refresh-ttl S]
-  platform realm list | disable <id> | enable <id> | default <id> | rotate-key [<id>]
-  platform client create --client-id ID [--realm R] [--tenant T] [--roles r1,r2] [--scopes s1,s2]
-  platform client list [--realm R] | disable --client-id ID | enable --client-id ID | rotate-secret --client-id ID
-  platform user create --username U [--password P] [--realm R] [--tenant T] [--roles r1,r2] [--email E]
-  platform user list [--realm R] | disable --username U | enable --username U
-  platform credentials [--shell]               the first start's credentials (--shell: export lines)
-  platform compose [--check]                   write (or check) schema/supergraph.graphql
-
-Every command takes --data-dir D (default PLATFORM_DATA_DIR or ./data) and prints JSON.
-Without --password, 'user create' reads the password from standard input.`;
+export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
+  const names = [...modules.map((m) => m.name), 'gateway'].join('|');
+  return [
+    'platform: the token, search, model gateway and chat services and their federated graph',
+    '',
+    '  platform start                               everything on PORT (default 8080), WORKERS processes',
+    `  platform serve <${names}> [--port N]    one part alone (gateway: SUBGRAPH_<NAME>_URL)`,
+    ...modules.flatMap((m) => (m.commands ?? []).flatMap((c) => c.usage.map((u) => `  ${u}`))),
+    '  platform credentials [--shell]               the first start\'s credentials (--shell: export lines)',
+    '  platform compose [--check]                   write (or check) schema/supergraph.graphql',
+    '',
+    'Every command takes --data-dir D (default PLATFORM_DATA_DIR or ./data) and prints JSON.',
+    'Commands that take a password or secret read it from standard input when it is not given.',
+  ].join('\n');
+}
 
 const print = (v: unknown): void => {
   process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
@@ -38,56 +40,38 @@ async function readStdinLine(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
 }
 
-function configFrom(flags: Record<string, string | undefined>): Config {
+export function configFrom(flags: Record<string, string | undefined>, modules: readonly ServiceModule[] = SERVICES): Config {
   const env = { ...process.env };
   if (flags['data-dir']) env.PLATFORM_DATA_DIR = flags['data-dir'];
   if (flags.port) env.PORT = flags.port;
-  return loadConfig(env);
+  return loadConfig(env, configParts(modules));
 }
 
-async function serve(config: Config, role: Role) {
-  const running = await lazyStart().startPlatform(config, role);
-  const out = process.stdout;
-  out.write(`platform (${role}) listening on ${running.url}\n`);
-  if (role !== 'gateway') out.write(`  REST docs:  ${running.url}/auth/api/v1/docs\n`);
-  if (role !== 'token') out.write(`  GraphQL:    ${running.url}/graphql (Apollo Sandbox; offline GraphiQL at ${running.url}/graphiql)\n`);
-  if (running.bootstrap) {
-    const file = bootstrapPath(config.PLATFORM_DATA_DIR);
-    if (running.bootstrap.created) {
-      out.write(`\nFirst start: created the default realm, a demo client and a demo user. Shown once; also in ${file} (mode 0600):\n`);
-      out.write(`${JSON.stringify(running.bootstrap.bootstrap, null, 2)}\n\n`);
-    } else out.write(`  credentials: ${file}\n`);
+/** `platform <service command> ...`: opens the service that owns the command (durable writes), runs it, closes. */
+async function serviceCommand(module: ServiceModule, command: string, words: string[], flags: Record<string, string | undefined>) {
+  const platform = sharedDeps(configFrom(flags), SERVICES, pino({ level: 'silent' }));
+  const opened = await platform.open([module], { admin: true });
+  try {
+    const cmd = module.commands!.find((c) => c.name === command)!;
+    print(await cmd.run(opened[0]!.instance, words, flags, { readSecret: readStdinLine }));
+  } finally {
+    await closeAll(opened);
   }
-  out.write('Ready. Ctrl-C stops.\n');
-  const stop = async () => {
-    await running.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   const { flags, args } = parseArgs(rest);
+  const owner = SERVICES.find((m) => m.commands?.some((c) => c.name === command));
+  if (owner && command) return serviceCommand(owner, command, args, flags);
   switch (command) {
     case 'start':
       return serve(configFrom(flags), 'all');
     case 'serve': {
       const role = args[0];
-      if (role !== 'token' && role !== 'gateway') throw new UsageError(`serve takes token or gateway (the other services come later), not '${role ?? ''}'`);
+      const known = [...SERVICES.map((m) => m.name), 'gateway'];
+      if (!role || !known.includes(role)) throw new UsageError(`serve takes one of ${known.join(', ')}, not '${role ?? ''}'`);
       return serve(configFrom(flags), role);
-    }
-    case 'realm':
-    case 'client':
-    case 'user': {
-      const token = lazyStart().openToken(configFrom(flags), { durable: true });
-      try {
-        print(present(await adminCommand(token.admin, [command, ...args], flags, readStdinLine), command));
-      } finally {
-        token.close();
-      }
-      return;
     }
     case 'credentials': {
       const file = bootstrapPath(configFrom(flags).PLATFORM_DATA_DIR);
@@ -101,21 +85,19 @@ export async function main(argv: string[]): Promise<void> {
     }
     case 'compose': {
       const { composeSupergraph, readSupergraph, supergraphPath } = lazySupergraph();
-      const sdl = composeSupergraph();
+      const sdl = composeSupergraph(SERVICES.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
       if (flags.check) {
         if (readSupergraph() !== sdl) throw new UsageError(`${supergraphPath()} is stale: run 'npm run compose'`);
-        print({ supergraph: supergraphPath(), fresh: true });
-        return;
+        return print({ supergraph: supergraphPath(), fresh: true });
       }
       writeFileSync(supergraphPath(), sdl);
-      print({ supergraph: supergraphPath(), written: true });
-      return;
+      return print({ supergraph: supergraphPath(), written: true });
     }
     case undefined:
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(`${HELP}\n`);
+      process.stdout.write(`${helpText()}\n`);
       return;
     default:
       throw new UsageError(`unknown command '${command}'`);
@@ -125,7 +107,7 @@ export async function main(argv: string[]): Promise<void> {
 if (require.main === module) {
   main(process.argv.slice(2)).catch((err: unknown) => {
     if (err instanceof UsageError || err instanceof ConfigError) {
-      process.stderr.write(`platform: ${err.message}\n\n${err instanceof UsageError ? HELP : ''}\n`);
+      process.stderr.write(`platform: ${err.message}\n\n${err instanceof UsageError ? helpText() : ''}\n`);
       process.exit(2);
     }
     if (err instanceof PlatformError && err.expose) {
@@ -140,4 +122,3 @@ if (require.main === module) {
     process.exit(1);
   });
 }
-

@@ -1,96 +1,131 @@
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { ConfigError, type Config } from '../core/config';
-import { openTokenCore, type TokenCore } from '../core/token';
+import type { Clock } from '../core/clock';
+import { ConfigError, subgraphUrlVar, type Config } from '../core/config';
 import { createGateway, type SubgraphTarget } from '../gateway/server';
 import { graphiqlRouter } from '../gateway/graphiql';
-import { readSupergraph, SUBGRAPHS } from '../gateway/supergraph';
+import { composeSupergraph } from '../gateway/supergraph';
 import { createRestApp } from '../rest/app';
-import { buildSubgraphs } from '../subgraphs';
+import { buildSubgraph } from '../subgraphs';
 import { subgraphRouter } from '../subgraphs/server';
-import { ensureBootstrap, type Bootstrap } from './bootstrap';
+import { SERVICES } from '../services/registry';
+import type { ServiceModule } from '../services/module';
+import { runBootstrap, type BootstrapResult } from './bootstrap';
+import { secureDataDir } from './data-dir';
+import { closeAll, sharedDeps, type Opened } from './deps';
 
-/** What one process runs: everything, one service (REST + its subgraph), or the gateway alone. */
-export type Role = 'all' | 'token' | 'gateway';
+export interface StartOptions {
+  /** `all` (default), one service's name (its REST paths and subgraph), or `gateway` (the graph alone). */
+  role?: string;
+  modules?: readonly ServiceModule[];
+  log?: Logger;
+  clock?: Clock;
+  /** Run the first-start bootstrap (default: when serving everything). Workers leave it to their primary. */
+  bootstrap?: boolean;
+  /** Run the services' background jobs (default true; one worker of several runs them). */
+  jobs?: boolean;
+}
 
 export interface RunningPlatform {
   url: string;
   port: number;
   server: Server;
-  bootstrap?: { bootstrap: Bootstrap; created: boolean };
+  bootstrap?: BootstrapResult;
+  /** Permission fixes made to the data directory at start. */
+  tightened: string[];
   close(): Promise<void>;
 }
 
-export const tokenDbPath = (config: Config) => join(config.PLATFORM_DATA_DIR, 'token.db');
-
-export function openToken(config: Config, opts: { durable?: boolean } = {}): TokenCore {
-  return openTokenCore({
-    ...opts,
-    file: tokenDbPath(config),
-    publicUrl: config.PUBLIC_URL,
-    lockout: { threshold: config.LOCKOUT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
-    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
-  });
+/** The services a role serves in full. */
+export function servedBy(role: string, modules: readonly ServiceModule[]): readonly ServiceModule[] {
+  if (role === 'all') return modules;
+  if (role === 'gateway') return [];
+  const one = modules.find((m) => m.name === role);
+  if (!one) throw new ConfigError(`unknown service '${role}': one of ${[...modules.map((m) => m.name), 'gateway'].join(', ')}`);
+  return [one];
 }
 
-const PRUNE_EVERY_MS = 10 * 60_000;
-
 /** Starts `role` on HOST:PORT as configured; the code path of `npm start` and `platform serve`. */
-export async function startPlatform(config: Config, role: Role = 'all', log: Logger = pino({ level: config.LOG_LEVEL })): Promise<RunningPlatform> {
-  const closers: (() => unknown)[] = [];
-  const token = role === 'gateway' ? undefined : openToken(config);
-  if (token) closers.push(() => token.close());
+export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<RunningPlatform> {
+  const role = opts.role ?? 'all';
+  const modules = opts.modules ?? SERVICES;
+  const log = opts.log ?? pino({ level: config.LOG_LEVEL });
+  const served = servedBy(role, modules);
+  const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
+  const platform = sharedDeps(config, modules, log, opts.clock);
+  const opened = await platform.open(served);
+  const closers: (() => unknown)[] = [() => closeAll(opened)];
+  try {
+    const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened) : undefined;
+    if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
 
-  const bootstrap = token && role === 'all' ? await ensureBootstrap(config.PLATFORM_DATA_DIR, token) : undefined;
-  if (token) {
-    const timer = setInterval(() => token.admin.pruneSessions(), PRUNE_EVERY_MS);
-    timer.unref();
-    closers.push(() => clearInterval(timer));
-  }
-
-  const services = { token: token?.service };
-  const extra = [];
-  if (role === 'token') {
-    const [subgraph] = buildSubgraphs(services, log);
-    const served = await subgraphRouter(subgraph!, log, config.BODY_LIMIT_BYTES);
-    closers.push(served.stop);
-    extra.push({ path: '/', router: served.router });
-  } else {
-    const local = Object.fromEntries(buildSubgraphs(services, log).map((s) => [s.name, { schema: s.schema }]));
-    const targets: Record<string, SubgraphTarget> = { ...local };
-    for (const name of SUBGRAPHS) {
-      const url = name === 'token' ? config.SUBGRAPH_TOKEN_URL : undefined;
-      if (url) targets[name] = { url };
-      else if (!targets[name]) throw new ConfigError(`SUBGRAPH_${name.toUpperCase()}_URL is required to run the gateway without the ${name} service`);
+    const subgraphs = opened.filter((o) => o.module.subgraph).map(({ module, instance }) =>
+      buildSubgraph(module.name, module.subgraph!.sdl(), module.subgraph!.resolvers(instance, platform.deps), log));
+    const graph = [];
+    const limits = {
+      maxTokens: config.GRAPHQL_MAX_TOKENS, maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES,
+      maxCost: config.GRAPHQL_MAX_COST, maxMutations: config.GRAPHQL_MAX_MUTATIONS,
+    };
+    if (served.length === 1 && role !== 'all') {
+      if (subgraphs[0]) {
+        const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, { limits, verifier: platform.deps.verifier });
+        closers.push(one.stop);
+        graph.push({ path: '/', router: one.router });
+      }
+    } else {
+      const targets: Record<string, SubgraphTarget> = Object.fromEntries(subgraphs.map((s) => [s.name, { schema: s.schema }]));
+      for (const m of modules.filter((x) => x.subgraph)) {
+        const url = config.subgraphUrls[m.name];
+        if (url) targets[m.name] = { url };
+        else if (!targets[m.name]) throw new ConfigError(`${subgraphUrlVar(m.name)} is required to run the gateway without the ${m.name} service`);
+      }
+      const supergraphSdl = composeSupergraph(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
+      // Subgraphs in this process get the caller from the gateway's context; remote ones verify it themselves.
+      const verifier = subgraphs.length ? platform.deps.verifier : undefined;
+      const gateway = await createGateway({ supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits, verifier });
+      closers.push(gateway.stop);
+      graph.push({ path: '/', router: gateway.router }, { path: '/', router: graphiqlRouter('/graphql') });
     }
-    const gateway = await createGateway({ supergraphSdl: readSupergraph(), targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES });
-    closers.push(gateway.stop);
-    extra.push({ path: '/', router: gateway.router }, { path: '/', router: graphiqlRouter('/graphql') });
+
+    const rest = opened.flatMap(({ module, instance }) => (module.rest ? [module.rest(instance, platform.deps)] : []));
+    const app = createRestApp(rest, {
+      log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra: graph,
+    });
+    const server = createServer(app);
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.PORT, config.HOST, () => resolve());
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+    return {
+      url: `http://${host}:${port}`, port, server, bootstrap, tightened,
+      async close() {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        for (const close of closers.reverse()) await close();
+      },
+    };
+  } catch (err) {
+    for (const close of closers.reverse()) await close();
+    throw err;
   }
+}
 
-  const app = createRestApp(role === 'gateway' ? {} : services, { log, publicUrl: config.PUBLIC_URL, bodyLimitBytes: config.BODY_LIMIT_BYTES, corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra });
-  const server = createServer(app);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    server,
-    bootstrap,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      for (const close of closers.reverse()) await close();
-    },
-  };
+function scheduleJobs(opened: readonly Opened[], log: Logger): () => void {
+  const timers = opened.flatMap(({ module, instance }) => (module.jobs ?? []).map((job) => {
+    const timer = setInterval(() => {
+      Promise.resolve()
+        .then(() => job.run(instance))
+        .catch((err: unknown) => log.error({ err, job: job.name, service: module.name }, 'background job failed'));
+    }, job.everyMs);
+    timer.unref();
+    return timer;
+  }));
+  return () => timers.forEach(clearInterval);
 }

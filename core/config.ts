@@ -1,52 +1,76 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
-const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
-const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+export const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+export const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+const count = (fallback: number, max = 1_000_000) => z.coerce.number().int().positive().max(max).default(fallback);
 
-const Schema = z.object({
+/** The platform's own settings; each service adds its own (services/<name>/index.ts `config`). */
+const Platform = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   PLATFORM_DATA_DIR: z.string().min(1).default('./data'),
   /** Base URL callers use to reach this deployment; token issuers are derived from it. */
   PUBLIC_URL: optionalUrl,
+  /** Base URL of the deployment that issues access tokens, when it is not this one (remote mode). */
+  AUTH_ISSUER_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest JSON or form body accepted, in bytes (413 above). */
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
-  /** Failed password attempts before a user is locked out, and for how long. */
-  LOCKOUT_THRESHOLD: z.coerce.number().int().positive().default(5),
-  LOCKOUT_SECONDS: z.coerce.number().int().positive().default(900),
-  /** Failed client or user authentications allowed per caller address per minute (429 past it). */
-  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
-  /** Seconds of clock skew tolerated when other services verify tokens. */
+  BODY_LIMIT_BYTES: count(1_048_576, 1 << 30),
+  /** Seconds of clock skew tolerated when verifying tokens (`exp`, `iat`). */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   /**
    * Which peers may state the caller's address in X-Forwarded-For (express's `trust proxy`):
-   * `loopback` (default: a reverse proxy on this host), a comma-separated list of addresses or
-   * subnets, or `false` to trust nobody.
+   * nobody by default (`false`); `loopback` for a reverse proxy on this host, or a comma-separated
+   * list of addresses or subnets.
    */
-  TRUST_PROXY: z.string().default('loopback').transform((v): false | string[] =>
-    ['false', '0', 'none'].includes(v.trim().toLowerCase()) ? false : v.split(',').map((s) => s.trim()).filter(Boolean)),
+  TRUST_PROXY: z.string().default('false').transform((v): false | string[] =>
+    ['false', '0', 'none', ''].includes(v.trim().toLowerCase()) ? false : v.split(',').map((s) => s.trim()).filter(Boolean)),
   /** Browser origins allowed to call the platform (comma-separated, or `*`); none by default. */
   CORS_ORIGINS: z.string().default('').transform((v) => v.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean)),
-  /** Remote mode: where the gateway finds the token subgraph (else in process). */
-  SUBGRAPH_TOKEN_URL: optionalUrl,
+  /** Processes `platform start` and `platform serve` run (they share the port); the number of cores by default. */
+  WORKERS: z.coerce.number().int().min(1).max(64).default(() => Math.min(64, availableParallelism())),
+  /** Bounds on every GraphQL operation, checked before it runs. */
+  GRAPHQL_MAX_TOKENS: count(5000),
+  GRAPHQL_MAX_DEPTH: count(12, 100),
+  GRAPHQL_MAX_ALIASES: count(30),
+  GRAPHQL_MAX_COST: count(2000),
+  GRAPHQL_MAX_MUTATIONS: count(5, 100),
 });
 
-export type Config = Readonly<z.infer<typeof Schema> & { PUBLIC_URL: string }>;
+export type Config = Readonly<z.output<typeof Platform> & {
+  PUBLIC_URL: string;
+  AUTH_ISSUER_URL: string;
+  /** `SUBGRAPH_<NAME>_URL` of each registered subgraph that is reached over HTTP. */
+  subgraphUrls: Readonly<Record<string, string>>;
+}>;
 
 export class ConfigError extends Error {}
 
+/** What the registered services add: their own settings, and the subgraphs the gateway may reach remotely. */
+export interface ConfigParts {
+  schemas?: readonly z.ZodObject[];
+  subgraphs?: readonly string[];
+}
+
+export const subgraphUrlVar = (name: string) => `SUBGRAPH_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_URL`;
+
 /** Parsed once at start so a bad environment stops start-up with a message naming the variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env, parts: ConfigParts = {}): Config {
   // An empty variable (`PORT=`) means unset, not zero.
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = Schema.safeParse(given);
+  const urls = Object.fromEntries((parts.subgraphs ?? []).map((n) => [subgraphUrlVar(n), optionalUrl]));
+  const schema = (parts.schemas ?? []).reduce<z.ZodObject>((all, s) => all.extend(s.shape), Platform.extend(urls));
+  const parsed = schema.safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  const c = parsed.data;
+  const c = parsed.data as z.output<typeof Platform> & Record<string, unknown>;
   const host = c.HOST === '0.0.0.0' || c.HOST === '::' ? 'localhost' : c.HOST;
   const publicUrl = c.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${c.PORT}`;
-  return Object.freeze({ ...c, PUBLIC_URL: publicUrl });
+  const subgraphUrls = Object.fromEntries((parts.subgraphs ?? [])
+    .map((n) => [n, c[subgraphUrlVar(n)]])
+    .filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return Object.freeze({ ...c, PUBLIC_URL: publicUrl, AUTH_ISSUER_URL: c.AUTH_ISSUER_URL ?? publicUrl, subgraphUrls });
 }

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { dirname, join } from 'node:path';
+import { MethodNotAllowed, NotFound } from '../core/errors';
 
 /**
  * An offline GraphiQL (Apollo Sandbox loads from the internet). React and GraphiQL come from
@@ -34,20 +35,24 @@ const init = `(function () {
 })();`;
 
 export function graphiqlRouter(endpoint: string): Router {
-  const files: Record<string, string> = {
-    'react.production.min.js': join(pkgDir('react'), 'umd', 'react.production.min.js'),
-    'react-dom.production.min.js': join(pkgDir('react-dom'), 'umd', 'react-dom.production.min.js'),
-    'graphiql.min.js': join(pkgDir('graphiql'), 'graphiql.min.js'),
-    'graphiql.min.css': join(pkgDir('graphiql'), 'graphiql.min.css'),
-  };
+  // A Map, not an object: `constructor` or `__proto__` must not name a "file" (that answered 500).
+  const files = new Map([
+    ['react.production.min.js', join(pkgDir('react'), 'umd', 'react.production.min.js')],
+    ['react-dom.production.min.js', join(pkgDir('react-dom'), 'umd', 'react-dom.production.min.js')],
+    ['graphiql.min.js', join(pkgDir('graphiql'), 'graphiql.min.js')],
+    ['graphiql.min.css', join(pkgDir('graphiql'), 'graphiql.min.css')],
+  ]);
   const router = Router();
-  router.get('/graphiql', (_req, res) => void res.type('html').send(page(endpoint)));
+  router.route('/graphiql')
+    .get((_req, res) => void res.type('html').send(page(endpoint)))
+    .all(() => {
+      throw new MethodNotAllowed(['GET', 'HEAD']);
+    });
   router.get(`${ASSETS}/init.js`, (_req, res) => void res.type('js').send(init));
-  router.get(`${ASSETS}/:file`, (req, res, next) => {
-    const file = files[req.params.file];
-    if (!file) return next();
+  router.get(`${ASSETS}/:file`, (req, res) => {
+    const file = files.get(req.params.file);
+    if (!file) throw new NotFound('No such GraphiQL asset');
     res.sendFile(file, { maxAge: '1h' });
   });
   return router;
 }
-

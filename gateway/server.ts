@@ -1,12 +1,14 @@
 import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { Router, type ErrorRequestHandler } from 'express';
+import express, { Router } from 'express';
 import type { Logger } from 'pino';
+import type { TokenVerifier } from '../core/auth/verifier';
 import { contextFrom, FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
-import { formatGraphQLError } from '../subgraphs/graphql-errors';
+import { formatGraphQLError, graphqlHttpErrors } from '../subgraphs/graphql-errors';
+import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../subgraphs/limits';
 import type { Subgraph } from '../subgraphs';
+import { sandboxLandingPage } from './landing-page';
 
 /** Where the gateway finds one subgraph: its schema in this process, or a URL. */
 export type SubgraphTarget = { schema: Subgraph['schema'] } | { url: string };
@@ -16,10 +18,16 @@ export interface GatewayOptions {
   targets: Record<string, SubgraphTarget>;
   log: Logger;
   bodyLimitBytes?: number;
+  /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
+  limits?: Partial<GraphqlLimits>;
+  /** Verifies a bearer token once per request for subgraphs in this process (the context's caller). */
+  verifier?: TokenVerifier;
+  /** Where the offline GraphiQL is served, for the landing page's fallback link (`/graphiql`). */
+  graphiqlPath?: string;
 }
 
 export interface Gateway {
-  /** Serves POST/GET /graphql (Apollo Sandbox for browsers) and GET /graphiql (offline). */
+  /** Serves POST/GET /graphql (Apollo Sandbox for browsers, pointing to GraphiQL when offline). */
   router: Router;
   stop(): Promise<void>;
 }
@@ -40,6 +48,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   // @apollo/gateway otherwise sends usage metrics to Apollo and, to label them, probes cloud
   // metadata addresses (169.254.169.254): a self-hosted platform must not phone home.
   process.env.APOLLO_TELEMETRY_DISABLED = 'true';
+  const limits = graphqlLimits(opts.limits);
   const gateway = new ApolloGateway({
     supergraphSdl: opts.supergraphSdl,
     logger: gatewayLogger(opts.log),
@@ -49,37 +58,29 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       return new ForwardingDataSource({ url: target?.url ?? url });
     },
   });
+  // Subscriptions pass the guard only once the composed API schema has a Subscription type.
+  let servesSubscriptions = false;
+  gateway.onSchemaLoadOrUpdate(({ apiSchema }) => void (servesSubscriptions = Boolean(apiSchema.getSubscriptionType())));
   const server = new ApolloServer<GraphContext>({
     gateway,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     logger: gatewayLogger(opts.log),
-    plugins: [ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })],
+    validationRules: introspectionRules,
+    plugins: [sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
   });
   await server.start();
   const router = Router();
   router.use(
     '/graphql',
     express.json({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
-    expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
+    documentGuard(limits, () => servesSubscriptions),
+    expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
   );
-  router.use('/graphql', graphqlBodyErrors);
+  router.use('/graphql', graphqlHttpErrors);
   return { router, stop: () => server.stop() };
 }
-
-/** An unreadable body (malformed JSON, too large) answered the GraphQL way, `{"errors":[...]}`. */
-const graphqlBodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
-  const status = (err as { status?: unknown })?.status;
-  if (typeof status !== 'number' || status < 400 || status > 499) return next(err);
-  const tooLarge = status === 413;
-  res.status(status).json({
-    errors: [{
-      message: tooLarge ? 'Request body too large' : 'Malformed request body: send JSON with a "query" string',
-      extensions: { code: tooLarge ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST' },
-    }],
-  });
-};
 
 function gatewayLogger(log: Logger) {
   return {

@@ -2,10 +2,13 @@ import { composeServices } from '@apollo/composition';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'graphql';
-import { schemaDir, subgraphSdl, type SubgraphName } from '../subgraphs';
+import { schemaDir } from '../subgraphs/sdl';
 
-/** Every subgraph of the platform, in the order they are composed. */
-export const SUBGRAPHS: SubgraphName[] = ['token'];
+/** A subgraph to compose: its name and SDL. */
+export interface SubgraphSource {
+  name: string;
+  sdl: string;
+}
 
 /**
  * The URL written into the supergraph for each subgraph. The gateway decides at start whether it
@@ -13,11 +16,9 @@ export const SUBGRAPHS: SubgraphName[] = ['token'];
  */
 export const placeholderUrl = (name: string) => `http://${name}.in-process.invalid/graphql`;
 
-/** Composes `schema/<name>.graphql` files into a supergraph SDL; throws listing every composition error. */
-export function composeSupergraph(): string {
-  const result = composeServices(
-    SUBGRAPHS.map((name) => ({ name, url: placeholderUrl(name), typeDefs: parse(subgraphSdl(name)) })),
-  );
+/** Composes subgraphs (in the order given) into a supergraph SDL; throws listing every composition error. */
+export function composeSupergraph(subgraphs: readonly SubgraphSource[]): string {
+  const result = composeServices(subgraphs.map(({ name, sdl }) => ({ name, url: placeholderUrl(name), typeDefs: parse(sdl) })));
   if (result.errors) throw new Error(`supergraph does not compose:\n${result.errors.map((e) => `  ${e.message}`).join('\n')}`);
   return `${result.supergraphSdl.trimEnd()}\n`;
 }

@@ -1,24 +1,19 @@
 import express, { type Express, type Router } from 'express';
 import pino, { type Logger } from 'pino';
-import { NotFound } from '../core/errors';
-import type { TokenService } from '../core/token/service';
+import type { TokenVerifier } from '../core/auth/verifier';
+import { MethodNotAllowed, NotFound } from '../core/errors';
 import { accessLog } from './access-log';
 import { cors } from './cors';
 import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
 import { httpErrors } from './http-errors';
 import { requestId } from './request-id';
 import { serviceRouter, type RestService } from './routes';
-import { tokenRest } from './token';
-
-/** The services this process serves in full; absent ones are simply not mounted. */
-export interface Services {
-  token?: TokenService;
-}
 
 export interface RestAppOptions {
   log?: Logger;
   bodyLimitBytes?: number;
-  publicUrl: string;
+  /** Verifies bearer tokens for the routes that declare `auth`. */
+  verifier?: TokenVerifier;
   /** Peers whose X-Forwarded-For is believed (express `trust proxy`); none when absent. */
   trustProxy?: false | string[];
   /** Origins allowed by CORS (`*` for any). */
@@ -27,18 +22,12 @@ export interface RestAppOptions {
   extra?: { path: string; router: Router }[];
 }
 
-export function restServices(services: Services, publicUrl: string): RestService[] {
-  const out: RestService[] = [];
-  if (services.token) out.push(tokenRest(services.token, publicUrl));
-  return out;
-}
-
 /**
  * One express app for every REST face: request ids, the services under their disjoint prefixes
- * (each with its own body parsers, 405s, 404s and error format), the platform health check,
- * offline docs assets, then whatever `extra` brings (the graph).
+ * (each with its own body parsers, 405s, 404s and error format), the platform health check and
+ * index, offline docs assets, then whatever `extra` brings (the graph).
  */
-export function createRestApp(services: Services, opts: RestAppOptions): Express {
+export function createRestApp(services: readonly RestService[], opts: RestAppOptions = {}): Express {
   const log = opts.log ?? pino({ level: 'silent' });
   const app = express();
   app.disable('x-powered-by');
@@ -48,10 +37,15 @@ export function createRestApp(services: Services, opts: RestAppOptions): Express
   app.use(accessLog(log));
   app.use(cors(opts.corsOrigins ?? []));
   app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));
+  app.all('/healthz', () => {
+    throw new MethodNotAllowed(['GET', 'HEAD']);
+  });
+  const index = services.map((s) => ({ title: s.title, prefix: s.prefix, openapi: `${s.prefix}/openapi.json`, docs: `${s.prefix}/docs` }));
+  app.get('/', (_req, res) => void res.json({ services: index, graphql: opts.extra?.length ? '/graphql' : undefined }));
   app.get(`${DOCS_ASSETS_PATH}/docs-init.js`, (_req, res) => void res.type('js').send(docsInitScript));
   app.use(DOCS_ASSETS_PATH, docsAssets());
-  for (const svc of restServices(services, opts.publicUrl)) {
-    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576 }));
+  for (const svc of services) {
+    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576, verifier: opts.verifier }));
   }
   for (const { path, router } of opts.extra ?? []) app.use(path, router);
   app.use(() => {

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
+import { isBearerError, type BearerError } from '../core/auth/caller';
 import {
   BadRequest, InternalError, PayloadTooLarge, PlatformError, UnsupportedMediaType, type ErrorKind,
 } from '../core/errors';
@@ -54,6 +55,14 @@ function clientFault(err: unknown): PlatformError | undefined {
   return new BadRequest('Unreadable request body', { code: 'invalid_request' });
 }
 
+/** RFC 6750 §3: the challenge of a bearer-protected resource. */
+export function bearerChallenge(e: BearerError): string {
+  const realm = 'Bearer realm="platform"';
+  if (e.bearerError === null) return realm;
+  const extra = 'required' in e ? `, scope="${e.required.join(' ')}"` : '';
+  return `${realm}, error="${e.bearerError}", error_description="${e.message.replace(/["\\]/g, '')}"${extra}`;
+}
+
 export function toPlatformError(err: unknown): PlatformError {
   if (err instanceof PlatformError) return err;
   return fromBodyParser(err) ?? new InternalError('Internal server error', { cause: err });
@@ -69,6 +78,7 @@ export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequ
     }
     if (res.headersSent) return void res.end();
     if ('allow' in e && Array.isArray(e.allow)) res.setHeader('Allow', e.allow.join(', '));
+    if (isBearerError(e)) res.setHeader('WWW-Authenticate', bearerChallenge(e));
     if ('retryAfterSeconds' in e && typeof e.retryAfterSeconds === 'number') res.setHeader('Retry-After', String(e.retryAfterSeconds));
     const shown = e.expose ? e : new InternalError('Internal server error');
     res.status(status).json(body(shown, status));

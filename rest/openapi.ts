@@ -14,6 +14,14 @@ export const HTTPValidationErrorSchema = z.object({ detail: z.array(ValidationEr
 
 type Json = Record<string, unknown>;
 
+/** How protected routes authenticate: the token service's access tokens (RFC 6750, RFC 9068). */
+const BEARER_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description: 'An access token from the token service (`POST /auth/api/v1/oauth/connect/token`), as `Authorization: Bearer <token>`.',
+};
+
 function jsonSchema(schema: z.ZodType, named: Map<z.ZodType, string>): Json {
   const name = named.get(schema);
   if (name) return { $ref: `#/components/schemas/${name}` };
@@ -74,6 +82,10 @@ export function buildOpenApi(svc: RestService): Json {
         ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, named) } } } : {}),
       };
     }
+    if (route.auth) {
+      responses[401] ??= { description: 'Missing or invalid bearer token (WWW-Authenticate says which)' };
+      responses[403] ??= { description: `The token lacks a role: ${(route.auth.roles ?? []).join(', ') || 'none needed'}` };
+    }
     if (route.input && !responses[422]) {
       responses[422] = { description: 'Validation Error', content: { 'application/json': { schema: jsonSchema(HTTPValidationErrorSchema, named) } } };
     }
@@ -86,6 +98,7 @@ export function buildOpenApi(svc: RestService): Json {
         ...(route.tags ? { tags: route.tags } : {}),
         operationId: `${route.method}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
         parameters: parameters(route, named),
+        ...(route.auth ? { security: [{ bearerAuth: [] }] } : {}),
         ...(body ? { requestBody: body } : {}),
         responses,
       },
@@ -97,5 +110,7 @@ export function buildOpenApi(svc: RestService): Json {
     const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Json;
     schemas[name] = rest;
   }
-  return { openapi: '3.1.0', info: { title: svc.title, version: svc.version }, paths, components: { schemas } };
+  const secured = svc.routes.some((r) => r.auth);
+  const securitySchemes = secured ? { bearerAuth: BEARER_SCHEME } : undefined;
+  return { openapi: '3.1.0', info: { title: svc.title, version: svc.version }, paths, components: { schemas, ...(securitySchemes ? { securitySchemes } : {}) } };
 }

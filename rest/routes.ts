@@ -1,11 +1,15 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { authorize } from '../core/auth/caller';
+import type { TokenVerifier } from '../core/auth/verifier';
+import type { CallContext } from '../core/context';
 import { MethodNotAllowed, NotFound } from '../core/errors';
+import { clientAddressOf } from './client-address';
 import { docsPage } from './docs';
-import { httpErrors, type ErrorBody } from './http-errors';
+import { httpErrors, requestIdOf, type ErrorBody } from './http-errors';
 import { buildOpenApi } from './openapi';
-import { parseRequest, type InputSpec } from './validation';
+import { parseRequest, type InputOf, type InputSpec } from './validation';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -15,19 +19,31 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-/** One REST operation: its contract (for validation and OpenAPI) and its thin handler. */
-export interface Route {
+/** What a handler gets besides its input: the call's context and, for streams, the raw exchange. */
+export interface RouteContext {
+  call: CallContext;
+  req: Request;
+  res: Response;
+}
+
+/** One REST operation: its contract (for validation, auth and OpenAPI) and its thin handler. */
+export interface Route<I extends InputSpec = InputSpec> {
   method: Method;
   /** Express path relative to the service prefix, e.g. `/oauth/connect/token`. */
   path: string;
   summary: string;
   description?: string;
   tags?: string[];
-  input?: InputSpec;
+  input?: I;
+  /** Needs `Authorization: Bearer` with a token for this service and these roles (401/403 otherwise). */
+  auth?: { roles?: readonly string[] };
   responses: Record<number, ResponseSpec>;
   /** Returns the JSON body of a 200, or undefined when it wrote the response itself. */
-  handle(input: any, req: Request, res: Response): Promise<unknown>;
+  handle: (input: InputOf<I>, ctx: RouteContext) => Promise<unknown>;
 }
+
+/** Checks a route against its own schemas: the handler's input type is inferred from `input`. */
+export const define = <const I extends InputSpec = Record<never, never>>(route: Route<I>): Route => route as unknown as Route;
 
 /** A service's REST face: everything needed to mount it and to describe it. */
 export interface RestService {
@@ -36,6 +52,8 @@ export interface RestService {
   prefix: string;
   routes: Route[];
   errorBody: ErrorBody;
+  /** RFC 9068 audience its protected routes require of a token. */
+  audience?: string;
   /** Named schemas to list under components (the spec's `Msg`, `TokenRequest`, ...). */
   schemas?: Record<string, z.ZodType>;
 }
@@ -43,26 +61,40 @@ export interface RestService {
 export interface MountOptions {
   log: Logger;
   bodyLimitBytes: number;
+  /** Verifies bearer tokens for routes that declare `auth`. */
+  verifier?: TokenVerifier;
 }
 
-export const define = (route: Route): Route => route;
+function contextOf(req: Request, res: Response): CallContext {
+  const controller = new AbortController();
+  // Only a caller that leaves before the answer is complete aborts (an abort builds an error object).
+  res.once('close', () => !res.writableFinished && controller.abort());
+  return { clientAddress: clientAddressOf(req), requestId: requestIdOf(req), signal: controller.signal };
+}
 
 /**
- * Builds a service's router: body parsers (so their errors take the service's format), the routes,
- * 405 with `Allow` for a known path asked with another method, `openapi.json`, `docs`, and 404 for
- * any other path under the prefix.
+ * Builds a service's router: per route, body parsers (only where it takes input, so its errors take
+ * the service's format and a route without input ignores any body), the caller check, validation
+ * and the handler; 405 with `Allow` for a known path asked with another method; `openapi.json`,
+ * `docs`; 404 for any other path under the prefix.
  */
 export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const router = Router();
-  router.use(express.json({ limit: opts.bodyLimitBytes, strict: false }));
-  router.use(express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }));
-
+  const parsers: RequestHandler[] = [
+    express.json({ limit: opts.bodyLimitBytes, strict: false }),
+    express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }),
+  ];
   const methods = new Map<string, Method[]>();
   for (const route of svc.routes) {
     methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
-    router[route.method](route.path, async (req, res) => {
+    router[route.method](route.path, ...(route.input ? parsers : []), async (req, res) => {
+      const call = contextOf(req, res);
+      if (route.auth) {
+        if (!opts.verifier) throw new Error(`${svc.prefix}${route.path} needs a token verifier`);
+        call.caller = authorize(await opts.verifier.authenticate(req.get('authorization')), { audience: svc.audience, roles: route.auth.roles });
+      }
       const input = route.input ? parseRequest(route.input, req) : {};
-      const body = await route.handle(input, req, res);
+      const body = await route.handle(input as InputOf<InputSpec>, { call, req, res });
       if (!res.headersSent) res.json(body);
     });
   }

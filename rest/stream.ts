@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { PlatformError } from '../core/errors';
 
 /**
  * A response that streams JSON objects: server-sent events (`data: {...}` per event, `data: [DONE]`
@@ -8,13 +9,34 @@ import type { Request, Response } from 'express';
 export interface ObjectStream {
   readonly format: 'sse' | 'ndjson';
   readonly signal: AbortSignal;
-  send(value: unknown): void;
+  /**
+   * Writes one object. The promise resolves at once while the socket keeps up, else when it has
+   * drained (or the caller has gone); await it so a fast producer cannot pile up memory. Never rejects.
+   */
+  send(value: unknown): Promise<void>;
   end(): void;
+}
+
+export interface StreamOptions {
+  heartbeatMs?: number;
 }
 
 export const wantsNdjson = (req: Request) => (req.get('accept') ?? '').includes('application/x-ndjson');
 
-export function openObjectStream(req: Request, res: Response, opts: { heartbeatMs?: number } = {}): ObjectStream {
+/** Resolves when a write that returned false has drained, or when the connection closes first. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+export function openObjectStream(req: Request, res: Response, opts: StreamOptions = {}): ObjectStream {
   const format = wantsNdjson(req) ? 'ndjson' : 'sse';
   const controller = new AbortController();
   res.status(200).set({
@@ -24,30 +46,85 @@ export function openObjectStream(req: Request, res: Response, opts: { heartbeatM
     Connection: 'keep-alive',
   });
   res.flushHeaders();
-  // SSE comments keep idle proxies from closing the connection while a model thinks.
-  const heartbeat = format === 'sse' ? setInterval(() => res.write(': ping\n\n'), opts.heartbeatMs ?? 15_000) : undefined;
+  // SSE comments keep idle proxies from closing the connection while a model thinks; a socket
+  // still draining is not idle, so it gets none.
+  const ping = () => void (res.writableNeedDrain || res.write(': ping\n\n'));
+  const heartbeat = format === 'sse' ? setInterval(ping, opts.heartbeatMs ?? 15_000) : undefined;
   heartbeat?.unref();
   let ended = false;
-  const finish = () => {
-    if (heartbeat) clearInterval(heartbeat);
-  };
+  const gone = () => ended || res.writableEnded || res.destroyed;
   res.once('close', () => {
-    finish();
+    if (heartbeat) clearInterval(heartbeat);
     if (!ended) controller.abort();
   });
   return {
     format,
     signal: controller.signal,
     send(value) {
-      if (ended || res.writableEnded) return;
+      if (gone()) return Promise.resolve();
+      // JSON.stringify escapes newlines, so one object is always one `data:` line.
       const json = JSON.stringify(value);
-      res.write(format === 'sse' ? `data: ${json}\n\n` : `${json}\n`);
+      return res.write(format === 'sse' ? `data: ${json}\n\n` : `${json}\n`) ? Promise.resolve() : drained(res);
     },
     end() {
       if (ended) return;
       ended = true;
-      finish();
-      if (!res.writableEnded) res.end(format === 'sse' ? 'data: [DONE]\n\n' : undefined);
+      if (heartbeat) clearInterval(heartbeat);
+      if (!res.writableEnded && !res.destroyed) res.end(format === 'sse' ? 'data: [DONE]\n\n' : undefined);
     },
   };
+}
+
+export interface PipeOptions extends StreamOptions {
+  /** The last object written when the producer fails midway (chat: `{"finish_reason":"error", ...}`). */
+  errorEvent?: (err: unknown) => unknown;
+  /** Told of a failure midway (the caller only sees errorEvent's object), e.g. to log it. */
+  onError?: (err: unknown) => void;
+}
+
+/** `{"error":{"message"}}`: an exposed PlatformError's message, else a generic one (never a stack). */
+export const defaultErrorEvent = (err: unknown) => ({
+  error: { message: err instanceof PlatformError && err.expose ? err.message : 'Internal server error' },
+});
+
+export type Producer = AsyncIterable<unknown> | ((signal: AbortSignal) => AsyncIterable<unknown>);
+
+/**
+ * Streams what a producer yields, one object per event, waiting for the socket between objects.
+ * When the caller goes away the producer's signal aborts and its iterator is returned (its
+ * `finally` runs). Nothing is sent before the first object, so a failure before it throws and the
+ * router's error handler answers with a status (spec: upstream failures are 502/504 `{"detail"}`);
+ * a failure midway writes `errorEvent(err)` and ends the stream normally (SSE: `data: [DONE]`).
+ */
+export async function streamObjects(req: Request, res: Response, produce: Producer, opts: PipeOptions = {}): Promise<void> {
+  const leaving = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) leaving.abort();
+  });
+  const items = (typeof produce === 'function' ? produce(leaving.signal) : produce)[Symbol.asyncIterator]();
+  const stop = async () => {
+    await items.return?.();
+  };
+  let next: IteratorResult<unknown>;
+  try {
+    next = await items.next();
+  } catch (err) {
+    if (leaving.signal.aborted) return;
+    throw err;
+  }
+  if (leaving.signal.aborted) return stop();
+  const stream = openObjectStream(req, res, opts);
+  try {
+    for (; !next.done; next = await items.next()) {
+      await stream.send(next.value);
+      if (leaving.signal.aborted) return await stop();
+    }
+  } catch (err) {
+    await stop().catch(() => undefined);
+    if (leaving.signal.aborted) return;
+    opts.onError?.(err);
+    await stream.send((opts.errorEvent ?? defaultErrorEvent)(err));
+  } finally {
+    stream.end();
+  }
 }

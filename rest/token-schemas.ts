@@ -1,41 +1,10 @@
 import { z } from 'zod';
-import { param } from './params';
 
-/** Wire schemas of the token service (spec: "Token service" under Resources and Endpoints). */
-const realm = param.uuid().optional().describe('Identifier of the OAuth realm (UUID); the default realm when absent');
-const grantType = param.string().optional();
-const scopes = param.string().optional().describe('Space- or comma-separated scopes');
-
-export const TokenRequest = z.object({
-  realm,
-  client_id: param.string().describe('Client identifier within the realm'),
-  client_secret: param.string().describe('Secret of the client'),
-  grant_type: grantType.describe('client_credentials (default) or refresh_token'),
-  scopes,
-  refresh_token: param.string().optional().describe('With grant_type=refresh_token'),
-});
-
-export const UserLoginRequest = z.object({
-  realm,
-  username: param.string().optional().describe('User name (required for grant_type=password)'),
-  password: param.string().optional().describe('Password of the user (required for grant_type=password)'),
-  grant_type: grantType.describe('password (default) or refresh_token'),
-  scopes,
-  refresh_token: param.string().optional().describe('With grant_type=refresh_token'),
-  client_id: param.string().optional().describe('A client of the realm; the public client platform-login when absent'),
-  client_secret: param.string().optional().describe('Secret of a confidential client_id'),
-});
-
-export const IntrospectRequest = z.object({
-  token: param.string().optional().describe('The access token to introspect'),
-  realm: param.id().describe('Identifier of the realm that issued the token'),
-});
-
-export const RevokeRequest = z.object({
-  token: param.string().optional().describe('An access or refresh token; its session ends'),
-  realm: param.string().optional(),
-});
-
+/**
+ * Wire schemas of the token service's answers (spec: "Token service" under Resources). Its
+ * inputs are the core's (core/token/inputs.ts), shared with the GraphQL face.
+ */
+export { IntrospectRequest, RealmRef, RevokeRequest, TokenRequest, UserinfoRequest, UserLoginRequest } from '../core/token/inputs';
 export const Msg = z.object({ msg: z.string() });
 
 export const TokenResponse = z.object({
@@ -87,4 +56,13 @@ export const RealmResponse = z.object({
   jwks_uri: z.string(),
   access_token_lifespan: z.int(),
   refresh_token_lifespan: z.int(),
+});
+
+export const UserInfoResponse = z.object({
+  sub: z.string(),
+  preferred_username: z.string(),
+  email: z.string().optional(),
+  email_verified: z.boolean(),
+  tenant_id: z.string(),
+  realm_access: z.object({ roles: z.array(z.string()) }),
 });

@@ -1,8 +1,6 @@
 import type { Request, Response } from 'express';
-import { z } from 'zod';
 import { discoveryDocument } from '../core/token/discovery';
 import type { TokenService } from '../core/token/service';
-import { clientAddressOf } from './client-address';
 import type { ErrorBody } from './http-errors';
 import { define, type RestService } from './routes';
 import * as S from './token-schemas';
@@ -16,13 +14,10 @@ export const tokenErrorBody: ErrorBody = (err) => {
 };
 
 /** RFC 6749 §5.1: token responses must not be cached. */
-const uncached = (answer: (input: any, req: Request) => Promise<unknown>) => async (input: unknown, req: Request, res: Response) => {
-  const body = await answer(input, req);
+const noStore = <T>(res: Response, body: T): T => {
   res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   return body;
 };
-
-const clientAddress = (req: Request) => clientAddressOf(req) ?? 'unknown';
 
 /** RFC 6749 §2.3.1: client credentials may come as HTTP Basic instead of parameters. */
 function basicCredentials(req: Request): Record<string, unknown> {
@@ -48,58 +43,60 @@ const failures = {
   413: { description: 'Request body too large', schema: S.TokenError },
 };
 
-const realmPath = z.object({ realm: z.string() });
-
 export function tokenRest(token: TokenService, publicUrl: string): RestService {
+  const userinfo = (method: 'get' | 'post') => define({
+    method, path: '/realms/:realm/protocol/openid-connect/userinfo', summary: 'OpenID Connect userinfo (Bearer access token)', tags: ['discovery'],
+    input: { path: S.RealmRef, header: S.UserinfoRequest.pick({ authorization: true }) },
+    responses: { 200: { description: 'Claims about the token subject', schema: S.UserInfoResponse }, 401: failures[401], 404: failures[404] },
+    handle: (input, { call }) => token.userinfo(input, call),
+  });
   return {
     title: 'Token service',
     version: '1.2.3',
     prefix: TOKEN_PREFIX,
     errorBody: tokenErrorBody,
+    audience: 'account',
     schemas: { Msg: S.Msg, TokenRequest: S.TokenRequest, UserLoginRequest: S.UserLoginRequest },
     routes: [
       define({
         method: 'get', path: '/healthz', summary: 'Health', tags: ['health'],
         responses: { 200: { description: 'Service is up', schema: S.Msg } },
-        handle: () => token.health(),
+        handle: (_input, { call }) => token.health({}, call),
       }),
       define({
-        method: 'post', path: '/oauth/connect/token', summary: 'Token for a client (client credentials; refresh)', tags: ['token'],
+        method: 'post', path: '/oauth/connect/token', summary: 'Token for a client (client credentials; password; refresh)', tags: ['token'],
         input: { merged: S.TokenRequest, mergedDefaults: basicCredentials },
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
-        handle: uncached((input, req) => token.issueForClient(input, { clientAddress: clientAddress(req) })),
+        handle: async (input, { call, res }) => noStore(res, await token.issueForClient(input, call)),
       }),
       define({
         method: 'post', path: '/oauth/connect/user/login', summary: 'Token for a user (password; refresh)', tags: ['token'],
-        input: {
-          merged: S.UserLoginRequest,
-          requiredWhen: (raw) => ([raw.grant_type].flat().at(-1) === 'refresh_token' ? ['refresh_token'] : ['username', 'password']),
-        },
+        input: { merged: S.UserLoginRequest },
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
-        handle: uncached((input, req) => token.loginUser(input, { clientAddress: clientAddress(req) })),
+        handle: async (input, { call, res }) => noStore(res, await token.loginUser(input, call)),
       }),
       define({
         method: 'post', path: '/oauth/connect/introspect', summary: 'Introspect an access token', tags: ['token'],
         description: 'Always 200 for a well-formed request; anything but an active token reads {"active":"false"}.',
         input: { merged: S.IntrospectRequest },
         responses: { 200: { description: 'Introspection result', schema: S.IntrospectionResponse }, 404: failures[404] },
-        handle: uncached((input) => token.introspect(input)),
+        handle: async (input, { call, res }) => noStore(res, await token.introspect(input, call)),
       }),
       define({
         method: 'post', path: '/oauth/connect/revoke', summary: 'Revoke a token (RFC 7009): ends its session', tags: ['token'],
         input: { merged: S.RevokeRequest },
         responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
-        handle: async (input) => {
-          await token.revoke(input);
+        handle: async (input, { call }) => {
+          await token.revoke(input, call);
           return { msg: 'ok' };
         },
       }),
       define({
         method: 'get', path: '/realms/:realm', summary: 'Public facts of a realm (`default`: the default realm)', tags: ['discovery'],
-        input: { path: realmPath },
+        input: { path: S.RealmRef },
         responses: { 200: { description: 'The realm', schema: S.RealmResponse }, 404: failures[404] },
-        handle: async (input: { realm: string }) => {
-          const r = await token.realm(input.realm === 'default' ? undefined : input.realm);
+        handle: async (input, { call }) => {
+          const r = await token.realm(input, call);
           return {
             realm: r.id, name: r.name, enabled: r.enabled, issuer: r.issuer, jwks_uri: r.jwksUri,
             access_token_lifespan: r.accessTokenLifespan, refresh_token_lifespan: r.refreshTokenLifespan,
@@ -108,16 +105,18 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
       }),
       define({
         method: 'get', path: '/realms/:realm/protocol/openid-connect/certs', summary: 'JWKS of a realm', tags: ['discovery'],
-        input: { path: realmPath },
+        input: { path: S.RealmRef },
         responses: { 200: { description: 'The realm public keys' }, 404: failures[404] },
-        handle: (input: { realm: string }) => token.jwks(input.realm),
+        handle: (input, { call }) => token.jwks(input, call),
       }),
       define({
         method: 'get', path: '/realms/:realm/.well-known/openid-configuration', summary: 'OpenID discovery of a realm', tags: ['discovery'],
-        input: { path: realmPath },
+        input: { path: S.RealmRef },
         responses: { 200: { description: 'Discovery document' }, 404: failures[404] },
-        handle: async (input: { realm: string }) => discoveryDocument(await token.realm(input.realm), publicUrl),
+        handle: async (input, { call }) => discoveryDocument(await token.realm(input, call), publicUrl),
       }),
+      userinfo('get'),
+      userinfo('post'),
     ],
   };
 }

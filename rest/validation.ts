@@ -1,6 +1,7 @@
 import type { Request } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ValidationFailed, type ValidationIssue } from '../core/errors';
+import { check, isPlainObject } from '../core/validation';
 
 /**
  * Request validation with the spec's 422 shape (FastAPI / pydantic v2 wording):
@@ -16,80 +17,22 @@ export interface InputSpec {
   header?: z.ZodObject;
   /**
    * Parameters accepted from the query string, a form body or a JSON body alike (token service).
-   * Query wins over body. An issue's loc names where the value came from (query when absent).
+   * Query wins over body. An issue's loc names where the value came from; a missing value is
+   * located in the body when the request has one, else in the query.
    */
   merged?: z.ZodObject;
   /** Lowest-priority values for `merged` taken from elsewhere in the request (e.g. HTTP Basic). */
   mergedDefaults?: (req: Request) => Record<string, unknown>;
-  /** Keys of `merged` that are required given the raw values (e.g. by grant type). */
-  requiredWhen?: (raw: Record<string, unknown>) => string[];
 }
 
-type Issue = z.core.$ZodIssue & { input?: unknown };
+type Part<I, K extends string> = I extends { [P in K]: infer S extends z.ZodType } ? z.output<S> : unknown;
 
-const quote = (v: unknown) => `'${String(v)}'`;
-const orList = (vals: readonly unknown[]) =>
-  vals.length > 1 ? `${vals.slice(0, -1).map(quote).join(', ')} or ${quote(vals.at(-1))}` : quote(vals[0]);
-
-/** Turns one zod issue into pydantic's type and message. */
-export function pydanticIssue(issue: Issue, loc: (string | number)[]): ValidationIssue {
-  const at = (type: string, msg: string): ValidationIssue => ({ loc, msg, type });
-  switch (issue.code) {
-    case 'invalid_type': {
-      if (issue.input === undefined) return at('missing', 'Field required');
-      const parsing = typeof issue.input === 'string';
-      switch (issue.expected) {
-        case 'string': return at('string_type', 'Input should be a valid string');
-        case 'int': return parsing ? at('int_parsing', 'Input should be a valid integer, unable to parse string as an integer') : at('int_type', 'Input should be a valid integer');
-        case 'number': return parsing ? at('float_parsing', 'Input should be a valid number, unable to parse string as a number') : at('float_type', 'Input should be a valid number');
-        case 'boolean': return parsing ? at('bool_parsing', 'Input should be a valid boolean, unable to interpret input') : at('bool_type', 'Input should be a valid boolean');
-        case 'array': return at('list_type', 'Input should be a valid list');
-        case 'object':
-        case 'record':
-          return loc.length === 1 ? at('model_attributes_type', 'Input should be a valid dictionary or object to extract fields from') : at('dict_type', 'Input should be a valid dictionary');
-        default: return at(`${issue.expected}_type`, `Input should be a valid ${issue.expected}`);
-      }
-    }
-    case 'invalid_format':
-      if (issue.format === 'uuid' || issue.format === 'guid') return at('uuid_parsing', 'Input should be a valid UUID');
-      if (issue.format === 'regex') return at('string_pattern_mismatch', `String should match pattern '${(issue as { pattern?: string }).pattern ?? ''}'`);
-      return at(`${issue.format}_parsing`, `Input should be a valid ${issue.format}`);
-    case 'too_small':
-      if (issue.origin === 'string') return at('string_too_short', `String should have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`);
-      if (issue.origin === 'array') return at('too_short', `List should have at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'}`);
-      return issue.inclusive
-        ? at('greater_than_equal', `Input should be greater than or equal to ${issue.minimum}`)
-        : at('greater_than', `Input should be greater than ${issue.minimum}`);
-    case 'too_big':
-      if (issue.origin === 'string') return at('string_too_long', `String should have at most ${issue.maximum} characters`);
-      if (issue.origin === 'array') return at('too_long', `List should have at most ${issue.maximum} items`);
-      return issue.inclusive
-        ? at('less_than_equal', `Input should be less than or equal to ${issue.maximum}`)
-        : at('less_than', `Input should be less than ${issue.maximum}`);
-    case 'invalid_value':
-      return at(issue.values.length === 1 ? 'literal_error' : 'enum', `Input should be ${orList(issue.values)}`);
-    case 'unrecognized_keys':
-      return at('extra_forbidden', 'Extra inputs are not permitted');
-    case 'custom':
-      return at(String((issue.params as { type?: string } | undefined)?.type ?? 'value_error'), issue.message);
-    default:
-      return at('value_error', issue.message);
-  }
-}
-
-function check(schema: z.ZodType, data: unknown, where: (path: PropertyKey[]) => (string | number)[], issues: ValidationIssue[]): unknown {
-  const result = schema.safeParse(data, { reportInput: true });
-  if (result.success) return result.data;
-  for (const issue of result.error.issues) {
-    issues.push(pydanticIssue(issue as Issue, where(issue.path)));
-  }
-  return undefined;
-}
-
-const keyPath = (path: PropertyKey[]) => path.map((p) => (typeof p === 'number' ? p : String(p)));
+/** The validated input a handler gets, inferred from its route's schemas. */
+export type InputOf<I extends InputSpec> = Part<I, 'path'> & Part<I, 'query'> & Part<I, 'header'> & Part<I, 'merged'>
+  & (I extends { body: infer B extends z.ZodType } ? { body: z.output<B> } : unknown);
 
 /** Validates the parts of a request `spec` names; throws ValidationFailed listing every problem. */
-export function parseRequest<T = Record<string, unknown>>(spec: InputSpec, req: Request): T {
+export function parseRequest<I extends InputSpec>(spec: I, req: Request): InputOf<I> {
   const issues: ValidationIssue[] = [];
   const out: Record<string, unknown> = {};
   const query = (req.query ?? {}) as Record<string, unknown>;
@@ -101,22 +44,20 @@ export function parseRequest<T = Record<string, unknown>>(spec: InputSpec, req: 
   ];
   for (const [loc, schema, data] of sources) {
     if (!schema) continue;
-    const value = check(schema, data, (p) => [loc, ...keyPath(p)], issues);
+    const value = check(schema, data, (p) => [loc, ...p], issues);
     if (loc === 'body') out.body = value;
     else Object.assign(out, value);
   }
   if (spec.merged) {
     const body = isPlainObject(req.body) ? req.body : {};
+    const hasBody = Object.keys(body).length > 0;
     const merged: Record<string, unknown> = { ...spec.mergedDefaults?.(req), ...body, ...query };
-    const origin = (key: PropertyKey): Location => (key in query || !(String(key) in body) ? 'query' : 'body');
-    Object.assign(out, check(spec.merged, merged, (p) => [origin(p[0] ?? ''), ...keyPath(p)], issues));
-    for (const key of spec.requiredWhen?.(merged) ?? []) {
-      if (merged[key] === undefined) issues.push({ loc: ['query', key], msg: 'Field required', type: 'missing' });
-    }
+    const origin = (key: string | number): Location => {
+      if (String(key) in query) return 'query';
+      return String(key) in body || hasBody ? 'body' : 'query';
+    };
+    Object.assign(out, check(spec.merged, merged, (p) => [origin(p[0] ?? ''), ...p], issues));
   }
   if (issues.length) throw new ValidationFailed(issues);
-  return out as T;
+  return out as InputOf<I>;
 }
-
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);

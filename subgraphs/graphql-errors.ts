@@ -1,7 +1,9 @@
+import type { ErrorRequestHandler } from 'express';
 import { GraphQLError, GraphQLScalarType, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import { PlatformError, ValidationFailed, type ErrorKind } from '../core/errors';
+import { STATUS } from '../rest/http-errors';
 
 /** The only place that picks a GraphQL error code. Record<> makes a new kind a compile error. */
 export const CODE: Record<ErrorKind, string> = {
@@ -68,6 +70,17 @@ export function withErrorCodes<R extends ResolverMap>(resolvers: R, log: Logger)
   return out as R;
 }
 
+/**
+ * Errors Apollo raises itself for a bad request carry an HTTP 4xx but sometimes no code (an
+ * unsupported persisted-query version, a hash that does not match the query): the caller's fault,
+ * so their message stands.
+ */
+function isApolloRequestError(error: unknown): error is GraphQLError {
+  if (!(error instanceof GraphQLError) || error.extensions.code !== undefined) return false;
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
 /** formatError for servers: never a stack trace, and internal messages masked. */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
@@ -75,9 +88,28 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   if (original instanceof PlatformError && original.expose) {
     return { ...formatted, extensions: { ...formatted.extensions, code: CODE[original.kind] } };
   }
+  if (isApolloRequestError(error)) return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
   if (!code || code === 'INTERNAL_SERVER_ERROR') {
     return { message: INTERNAL, locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
   const { stacktrace: _s, exception: _e, ...extensions } = formatted.extensions ?? {};
   return { ...formatted, extensions };
 }
+
+const errorsBody = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
+
+/**
+ * Refusals at a GraphQL endpoint before Apollo runs, answered the GraphQL way
+ * (`{"errors":[{"message","extensions":{"code"}}]}`): the document guard's BadRequests, whose code
+ * is the GraphQL code, and an unreadable body (malformed JSON, too large). Keep all four parameters.
+ */
+export const graphqlHttpErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  if (err instanceof PlatformError && err.expose) {
+    return void res.status(STATUS[err.kind]).json(errorsBody(err.message, err.code ?? CODE[err.kind]));
+  }
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return next(err);
+  res.status(status).json(status === 413
+    ? errorsBody('Request body too large', 'PAYLOAD_TOO_LARGE')
+    : errorsBody('Malformed request body: send JSON with a "query" string', 'BAD_REQUEST'));
+};

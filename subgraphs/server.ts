@@ -3,21 +3,39 @@ import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/dis
 import type { Logger } from 'pino';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router } from 'express';
+import type { TokenVerifier } from '../core/auth/verifier';
 import { contextFrom, type GraphContext } from './context';
-import { formatGraphQLError } from './graphql-errors';
+import { formatGraphQLError, graphqlHttpErrors } from './graphql-errors';
+import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from './limits';
 import type { Subgraph } from './index';
+
+export interface SubgraphRouterOptions {
+  /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
+  limits?: Partial<GraphqlLimits>;
+  /** Verifies the forwarded bearer token once per request (the context's caller). */
+  verifier?: TokenVerifier;
+}
 
 /**
  * One subgraph served on its own at /graphql, for a gateway that reaches it over HTTP
- * (`platform serve <service>`). The gateway forwards credentials as headers.
+ * (`platform serve <service>`). The gateway forwards credentials as headers. The subgraph bounds
+ * operations itself: it may be reached without the gateway in front.
  */
-export async function subgraphRouter(subgraph: Subgraph, log: Logger, bodyLimitBytes = 1_048_576): Promise<{ router: Router; stop(): Promise<void> }> {
+export async function subgraphRouter(
+  subgraph: Subgraph,
+  log: Logger,
+  bodyLimitBytes = 1_048_576,
+  opts: SubgraphRouterOptions = {},
+): Promise<{ router: Router; stop(): Promise<void> }> {
+  const limits = graphqlLimits(opts.limits);
+  const servesSubscriptions = Boolean(subgraph.schema.getSubscriptionType());
   const server = new ApolloServer<GraphContext>({
     schema: subgraph.schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     logger: log,
+    validationRules: introspectionRules,
     // Inline traces are for Apollo Studio, which a self-hosted platform does not report to.
     plugins: [ApolloServerPluginInlineTraceDisabled()],
   });
@@ -26,7 +44,9 @@ export async function subgraphRouter(subgraph: Subgraph, log: Logger, bodyLimitB
   router.use(
     '/graphql',
     express.json({ limit: bodyLimitBytes }),
-    expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
+    documentGuard(limits, () => servesSubscriptions),
+    expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
   );
+  router.use('/graphql', graphqlHttpErrors);
   return { router, stop: () => server.stop() };
 }

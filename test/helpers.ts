@@ -1,9 +1,21 @@
 import pino from 'pino';
+import { createTokenVerifier, issuerBaseFor } from '../core/auth/verifier';
+import type { Clock } from '../core/clock';
 import { openTokenCore, type TokenCore } from '../core/token';
 import { createRestApp } from '../rest/app';
-import type { Clock } from '../core/clock';
+import { tokenRest } from '../rest/token';
+import { createTokenModule } from '../services/token';
+import { buildSubgraph } from '../subgraphs';
+import { readSchemaFile } from '../subgraphs/sdl';
+import { tokenResolvers } from '../subgraphs/token';
+import { fastHasher, pooledKeys } from './crypto-fixtures';
+
+export { fastHasher, pooledKeys } from './crypto-fixtures';
 
 export const PUBLIC_URL = 'http://platform.test';
+
+/** The registry's services with cheap crypto, for tests that start the platform in process. */
+export const testModules = () => [createTokenModule({ hasher: fastHasher, generateKey: pooledKeys })];
 
 /** A clock tests can move. */
 export function testClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms: number): void } {
@@ -21,21 +33,42 @@ export interface TokenFixture {
   app: ReturnType<typeof createRestApp>;
 }
 
+export interface FixtureOptions {
+  lockout?: { threshold: number; seconds: number };
+  bodyLimitBytes?: number;
+  authFailuresPerMinute?: number;
+  trustProxy?: false | string[];
+}
+
+/** An in-memory token core with cheap crypto (the same code, smaller parameters). */
+export const testTokenCore = (clock: Clock, opts: FixtureOptions = {}) =>
+  openTokenCore({
+    file: ':memory:', publicUrl: PUBLIC_URL, clock, lockout: opts.lockout, authFailuresPerMinute: opts.authFailuresPerMinute,
+    audience: ['account', 'search'], hasher: fastHasher, generateKey: pooledKeys,
+  });
+
 /**
  * An in-memory token service with a realm, a confidential client (roles search:read, search:write),
  * a user, and a second realm, behind the real REST app.
  */
-export async function tokenFixture(opts: { lockout?: { threshold: number; seconds: number }; bodyLimitBytes?: number } = {}): Promise<TokenFixture> {
+export async function tokenFixture(opts: FixtureOptions = {}): Promise<TokenFixture> {
   const clock = testClock();
-  const core = openTokenCore({ file: ':memory:', publicUrl: PUBLIC_URL, clock, lockout: opts.lockout });
+  const core = testTokenCore(clock, opts);
   const realm = (await core.admin.createRealm({ name: 'main' })).id;
   const otherRealm = (await core.admin.createRealm({ name: 'other' })).id;
   const c = await core.admin.createClient({ realm, clientId: 'svc-a', roles: ['search:read', 'search:write'], scopes: ['openid', 'profile', 'email', 'search'] });
   await core.admin.createUser({ realm, username: 'alice', password: 'correct horse battery', roles: ['search:read'], tenantId: 'tenant-a' });
-  const app = createRestApp({ token: core.service }, { publicUrl: PUBLIC_URL, log: pino({ level: 'silent' }), bodyLimitBytes: opts.bodyLimitBytes });
+  const verifier = createTokenVerifier({ issuerBase: issuerBaseFor(PUBLIC_URL), keys: core.keySource, clock });
+  const app = createRestApp([tokenRest(core.service, PUBLIC_URL)], {
+    log: pino({ level: 'silent' }), bodyLimitBytes: opts.bodyLimitBytes, verifier, trustProxy: opts.trustProxy,
+  });
   return {
     core, clock, realm, otherRealm, app,
     client: { client_id: 'svc-a', client_secret: c.client_secret },
     user: { username: 'alice', password: 'correct horse battery' },
   };
 }
+
+/** The token subgraph over a core, as the platform builds it. */
+export const tokenSubgraph = (core: TokenCore, log = pino({ level: 'silent' })) =>
+  buildSubgraph('token', readSchemaFile('token.graphql'), tokenResolvers(core.service), log);

@@ -1,33 +1,21 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type KeyLike } from 'jose';
-import { systemClock, type Clock } from '../clock';
-import { Forbidden, Unauthenticated } from '../errors';
+import { epochSeconds, systemClock, type Clock } from '../clock';
+import { bearerToken, InvalidToken, MissingCredentials, type Caller } from './caller';
 
 /**
  * Offline verification of the token service's access tokens, for every service that accepts them.
  * Rules: RS256 only (so `alg: none` and HS256-with-the-public-key are refused before any key is
- * used), a `kid` the issuing realm publishes, an issuer under this platform's realms (optionally
- * one of `realms`), unexpired within the clock tolerance, and `typ` Bearer (refresh tokens are not
- * access tokens).
+ * used), header `typ` at+jwt (RFC 9068 §4), a well-formed `kid` the issuing realm publishes, an
+ * issuer under this platform's realms (optionally one of `realms`), `exp` and `iat` within the
+ * clock tolerance (a token from the future is refused), payload `typ` Bearer (Keycloak's claim;
+ * refresh tokens are not access tokens), and, when asked, an audience naming the service.
  */
 export const TOKEN_ALG = 'RS256';
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
 
 /** Port: where public keys come from (the key store in process, the JWKS URL when remote). */
 export interface KeySource {
   key(realmId: string, kid: string): Promise<KeyLike | Uint8Array | undefined>;
-}
-
-/** The authenticated caller, as the other services use it. */
-export interface Caller {
-  realm: string;
-  subject: string;
-  tenantId: string;
-  roles: string[];
-  scopes: string[];
-  clientId: string;
-  username: string;
-  sessionId: string;
-  tokenId: string;
-  expiresAt: number;
 }
 
 export interface VerifierOptions {
@@ -46,14 +34,16 @@ export interface VerifiedToken {
 }
 
 export interface TokenVerifier {
-  /** Verifies signature and claims; throws Unauthenticated with a short reason. */
-  verifyToken(token: string, expect?: { realm?: string; typ?: 'Bearer' | 'Refresh' }): Promise<VerifiedToken>;
-  verify(token: string): Promise<Caller>;
+  /** Verifies signature and claims; throws InvalidToken with a short reason. */
+  verifyToken(token: string, expect?: { realm?: string; audience?: string }): Promise<VerifiedToken>;
+  /** The caller of a verified access token. */
+  verify(token: string, expect?: { audience?: string }): Promise<Caller>;
+  /** The caller behind an `Authorization` header value: MissingCredentials or InvalidToken otherwise. */
+  authenticate(header: string | undefined): Promise<Caller>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const invalid = (why: string) => new Unauthenticated(`Invalid token: ${why}`, { code: 'invalid_token' });
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export const issuerBaseFor = (publicUrl: string): string => `${publicUrl.replace(/\/+$/, '')}/auth/api/v1/realms/`;
 
@@ -61,25 +51,26 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
   const clock = opts.clock ?? systemClock;
   const tolerance = opts.clockToleranceSec ?? 30;
 
-  async function verifyToken(token: string, expect: { realm?: string; typ?: 'Bearer' | 'Refresh' } = {}): Promise<VerifiedToken> {
+  async function verifyToken(token: string, expect: { realm?: string; audience?: string } = {}): Promise<VerifiedToken> {
     let header;
     try {
       header = decodeProtectedHeader(token);
     } catch {
-      throw invalid('malformed');
+      throw new InvalidToken('malformed');
     }
-    if (header.alg !== TOKEN_ALG) throw invalid('algorithm not accepted');
-    if (typeof header.kid !== 'string' || !header.kid) throw invalid('no key id');
+    if (header.alg !== TOKEN_ALG) throw new InvalidToken('algorithm not accepted');
+    if (typeof header.kid !== 'string' || !KID.test(header.kid)) throw new InvalidToken('no key id');
+    if (header.typ?.toLowerCase().replace(/^application\//, '') !== ACCESS_TOKEN_TYPE) throw new InvalidToken('not an access token');
 
     const iss = unverifiedIssuer(token);
-    if (!iss?.startsWith(opts.issuerBase)) throw invalid('unknown issuer');
+    if (!iss?.startsWith(opts.issuerBase)) throw new InvalidToken('unknown issuer');
     const realm = iss.slice(opts.issuerBase.length);
-    if (!UUID.test(realm)) throw invalid('unknown issuer');
-    if (expect.realm !== undefined && realm !== expect.realm) throw invalid('issued by another realm');
-    if (opts.realms && !opts.realms.includes(realm)) throw invalid('realm not accepted');
+    if (!UUID.test(realm)) throw new InvalidToken('unknown issuer');
+    if (expect.realm !== undefined && realm !== expect.realm) throw new InvalidToken('issued by another realm');
+    if (opts.realms && !opts.realms.includes(realm)) throw new InvalidToken('realm not accepted');
 
     const key = await opts.keys.key(realm, header.kid);
-    if (!key) throw invalid('unknown key id');
+    if (!key) throw new InvalidToken('unknown key id');
     try {
       const { payload } = await jwtVerify(token, key, {
         algorithms: [TOKEN_ALG],
@@ -87,21 +78,32 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
         clockTolerance: tolerance,
         currentDate: new Date(clock.now()),
         requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+        ...(expect.audience ? { audience: expect.audience } : {}),
       });
-      if (payload.typ !== (expect.typ ?? 'Bearer')) throw invalid('wrong token type');
+      if (payload.typ !== 'Bearer') throw new InvalidToken('wrong token type');
+      if (Number(payload.iat) > epochSeconds(clock) + tolerance) throw new InvalidToken('issued in the future');
       return { realm, claims: payload as VerifiedToken['claims'] };
     } catch (err) {
-      if (err instanceof Unauthenticated) throw err;
-      if (err instanceof joseErrors.JWTExpired) throw invalid('expired');
-      throw invalid('signature or claims rejected');
+      if (err instanceof InvalidToken) throw err;
+      if (err instanceof joseErrors.JWTExpired) throw new InvalidToken('expired');
+      if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw new InvalidToken('not issued for this service');
+      throw new InvalidToken('signature or claims rejected');
     }
   }
 
+  const verify = async (token: string, expect: { audience?: string } = {}) => {
+    const { realm, claims } = await verifyToken(token, expect);
+    return callerFrom(realm, claims, token);
+  };
+
   return {
     verifyToken,
-    async verify(token) {
-      const { realm, claims } = await verifyToken(token);
-      return callerFrom(realm, claims);
+    verify,
+    async authenticate(header) {
+      if (!header?.trim()) throw new MissingCredentials();
+      const token = bearerToken(header);
+      if (!token) throw new InvalidToken('expected "Bearer <access token>"');
+      return verify(token);
     },
   };
 }
@@ -116,25 +118,22 @@ function unverifiedIssuer(token: string): string | undefined {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
 
-export function callerFrom(realm: string, c: VerifiedToken['claims']): Caller {
+export function callerFrom(realm: string, c: VerifiedToken['claims'], bearer: string): Caller {
   const access = c.realm_access as { roles?: unknown } | undefined;
-  const roles = Array.isArray(access?.roles) ? access.roles.filter((r): r is string => typeof r === 'string') : [];
   return {
     realm,
     subject: str(c.sub),
     tenantId: str(c.tenant_id) || realm,
-    roles,
+    roles: strings(access?.roles),
     scopes: str(c.scope).split(' ').filter(Boolean),
     clientId: str(c.azp),
     username: str(c.preferred_username),
     sessionId: str(c.sid),
     tokenId: str(c.jti),
     expiresAt: Number(c.exp),
+    audience: strings(c.aud),
+    bearer,
   };
-}
-
-/** Throws Forbidden unless the caller holds `role`. */
-export function requireRole(caller: Caller, role: string): void {
-  if (!caller.roles.includes(role)) throw new Forbidden(`Missing role '${role}'`);
 }

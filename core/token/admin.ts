@@ -1,19 +1,21 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock';
 import { BadRequest, Conflict } from '../errors';
 import { RealmNotFound } from './errors';
-import { generateRealmKey } from './keys';
+import { LOGIN_CLIENT_ID } from './authenticate';
+import type { KeyGenerator } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import { parseScopes } from './scopes';
-import { hashSecret, randomSecret } from './secrets';
-import { LOGIN_CLIENT_ID } from './token-service';
+import { randomSecret, type SecretHasher } from './secrets';
 
 /**
  * Administration of realms, clients and users (the `platform` command). Rules:
  * - every realm gets its own RS256 signing key and the public login client `platform-login`;
  * - client secrets are generated here, returned once, and kept only as scrypt hashes;
  * - passwords need at least 8 characters; usernames and client ids are unique per realm;
- * - access tokens never outlive the refresh token (session) they belong to.
+ * - access tokens never outlive the refresh token (session) they belong to;
+ * - disabling a realm, client or user, or setting a user's password, ends its sessions, so
+ *   enabling it again does not revive old tokens.
  */
 export const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
 const NAME = /^[A-Za-z0-9][\w.:@-]{0,127}$/;
@@ -22,12 +24,20 @@ export interface RealmInput { name?: string; id?: string; accessTokenLifespan?: 
 export interface ClientInput { realm?: string; clientId: string; tenantId?: string; roles?: string[]; scopes?: string[]; secret?: string }
 export interface UserInput { realm?: string; username: string; password: string; tenantId?: string; roles?: string[]; email?: string }
 
-export type RealmView = Omit<RealmRecord, 'createdAt'> & { createdAt: string; default: boolean };
+export type RealmView = Omit<RealmRecord, 'createdAt' | 'refreshSecret'> & { createdAt: string; default: boolean };
 export type ClientView = Omit<ClientRecord, 'secretHash' | 'createdAt' | 'id'> & { public: boolean; createdAt: string };
 export type UserView = Omit<UserRecord, 'passwordHash' | 'failedLogins' | 'lockedUntil' | 'createdAt'> & { locked: boolean; createdAt: string };
 
-export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
-  const { store, clock } = deps;
+export interface TokenAdminDeps {
+  store: TokenStore;
+  clock: Clock;
+  hasher: SecretHasher;
+  generateKey: KeyGenerator;
+}
+
+export function createTokenAdmin(deps: TokenAdminDeps) {
+  const { store, clock, hasher } = deps;
+  const endSessions = (of: { realmId: string; userId?: string; clientId?: string }) => store.sessions.revokeAll(of, clock.now());
   const iso = (ms: number) => new Date(ms).toISOString();
 
   function realmOf(id: string | undefined): RealmRecord {
@@ -37,11 +47,15 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
     return realm;
   }
 
+  function checkPassword(password: string) {
+    if (password.length < 8) throw new BadRequest('a password needs at least 8 characters');
+  }
+
   function checkName(kind: string, value: string) {
     if (!NAME.test(value)) throw new BadRequest(`${kind} must be 1-128 characters: letters, digits and . _ : @ -`);
   }
 
-  const realmView = (r: RealmRecord): RealmView => ({ ...r, createdAt: iso(r.createdAt), default: store.realms.getDefaultId() === r.id });
+  const realmView = ({ refreshSecret: _secret, ...r }: RealmRecord): RealmView => ({ ...r, createdAt: iso(r.createdAt), default: store.realms.getDefaultId() === r.id });
   const clientView = ({ secretHash, id: _id, ...c }: ClientRecord): ClientView => ({ ...c, public: secretHash === null, createdAt: iso(c.createdAt) });
   const userView = ({ passwordHash: _p, failedLogins: _f, lockedUntil, ...u }: UserRecord): UserView => ({
     ...u,
@@ -61,8 +75,11 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
         throw new Conflict(`realm '${name}' already exists`);
       }
       const now = clock.now();
-      const key = await generateRealmKey(id, now);
-      const realm: RealmRecord = { id, name, enabled: true, accessTokenLifespan: access, refreshTokenLifespan: refresh, createdAt: now };
+      const key = await deps.generateKey(id, now);
+      const realm: RealmRecord = {
+        id, name, enabled: true, accessTokenLifespan: access, refreshTokenLifespan: refresh,
+        refreshSecret: randomBytes(64).toString('hex'), createdAt: now,
+      };
       store.realms.insert(realm);
       store.keys.insert(key);
       store.clients.insert({
@@ -78,6 +95,7 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
     setRealmEnabled(id: string, enabled: boolean): RealmView {
       const realm = realmOf(id);
       store.realms.setEnabled(realm.id, enabled);
+      if (!enabled) endSessions({ realmId: realm.id });
       return realmView({ ...realm, enabled });
     },
 
@@ -97,7 +115,7 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
         id: randomUUID(),
         realmId: realm.id,
         clientId: input.clientId,
-        secretHash: await hashSecret(secret),
+        secretHash: await hasher.hash(secret),
         enabled: true,
         roles: input.roles ?? [],
         scopes: input.scopes?.length ? parseScopes(input.scopes.join(' ')) : DEFAULT_SCOPES,
@@ -112,7 +130,7 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
     async rotateClientSecret(realm: string | undefined, clientId: string): Promise<ClientView & { client_secret: string; realm: string }> {
       const r = realmOf(realm);
       const secret = randomSecret();
-      if (!store.clients.setSecretHash(r.id, clientId, await hashSecret(secret))) {
+      if (!store.clients.setSecretHash(r.id, clientId, await hasher.hash(secret))) {
         throw new BadRequest(`no confidential client '${clientId}' in realm ${r.id}`);
       }
       return { ...clientView(store.clients.get(r.id, clientId)!), client_secret: secret, realm: r.id };
@@ -124,7 +142,7 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
      */
     async rotateRealmKey(id: string | undefined): Promise<{ realm: string; kid: string; keys: number }> {
       const r = realmOf(id);
-      const key = await generateRealmKey(r.id, Math.max(clock.now(), (store.keys.active(r.id)?.createdAt ?? 0) + 1));
+      const key = await deps.generateKey(r.id, Math.max(clock.now(), (store.keys.active(r.id)?.createdAt ?? 0) + 1));
       store.keys.insert(key);
       return { realm: r.id, kid: key.kid, keys: store.keys.list(r.id).length };
     },
@@ -134,19 +152,20 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
     setClientEnabled(realm: string | undefined, clientId: string, enabled: boolean): ClientView {
       const r = realmOf(realm);
       if (!store.clients.setEnabled(r.id, clientId, enabled)) throw new BadRequest(`no client '${clientId}' in realm ${r.id}`);
+      if (!enabled) endSessions({ realmId: r.id, clientId });
       return clientView(store.clients.get(r.id, clientId)!);
     },
 
     async createUser(input: UserInput): Promise<UserView & { realm: string }> {
       const realm = realmOf(input.realm);
       checkName('username', input.username);
-      if (input.password.length < 8) throw new BadRequest('a password needs at least 8 characters');
+      checkPassword(input.password);
       if (store.users.get(realm.id, input.username)) throw new Conflict(`user '${input.username}' already exists in this realm`);
       const user: UserRecord = {
         id: randomUUID(),
         realmId: realm.id,
         username: input.username,
-        passwordHash: await hashSecret(input.password),
+        passwordHash: await hasher.hash(input.password),
         enabled: true,
         roles: input.roles ?? [],
         tenantId: input.tenantId || realm.id,
@@ -165,11 +184,30 @@ export function createTokenAdmin(deps: { store: TokenStore; clock: Clock }) {
     setUserEnabled(realm: string | undefined, username: string, enabled: boolean): UserView {
       const r = realmOf(realm);
       if (!store.users.setEnabled(r.id, username, enabled)) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
-      return userView(store.users.get(r.id, username)!);
+      const user = store.users.get(r.id, username)!;
+      if (!enabled) endSessions({ realmId: r.id, userId: user.id });
+      return userView(user);
     },
 
-    /** Drops sessions whose refresh token expired; run periodically by the server. */
-    pruneSessions: (): number => store.sessions.prune(clock.now()),
+    /** A new password (hashed here); clears a lock and ends the user's sessions. */
+    async setPassword(realm: string | undefined, username: string, password: string): Promise<UserView & { sessions_ended: number }> {
+      const r = realmOf(realm);
+      checkPassword(password);
+      if (!store.users.setPasswordHash(r.id, username, await hasher.hash(password))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
+      const user = store.users.get(r.id, username)!;
+      return { ...userView(user), sessions_ended: endSessions({ realmId: r.id, userId: user.id }) };
+    },
+
+    /** Ends every session of the user: their access and refresh tokens stop working at once. */
+    logout(realm: string | undefined, username: string): { realm: string; username: string; sessions_ended: number } {
+      const r = realmOf(realm);
+      const user = store.users.get(r.id, username);
+      if (!user) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
+      return { realm: r.id, username: user.username, sessions_ended: endSessions({ realmId: r.id, userId: user.id }) };
+    },
+
+    /** Drops expired sessions and failure-throttle windows; run periodically by the server. */
+    prune: (): number => store.sessions.prune(clock.now()) + store.failures.prune(clock.now()),
   };
 }
 

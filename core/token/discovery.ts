@@ -9,10 +9,13 @@ export function discoveryDocument(realm: RealmInfo, publicUrl: string) {
     introspection_endpoint: endpoint('introspect'),
     revocation_endpoint: endpoint('revoke'),
     jwks_uri: realm.jwksUri,
+    userinfo_endpoint: `${realm.issuer}/protocol/openid-connect/userinfo`,
     grant_types_supported: ['client_credentials', 'password', 'refresh_token'],
+    scopes_supported: ['openid', 'profile', 'email'],
     response_types_supported: ['token'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
+    userinfo_signing_alg_values_supported: ['none'],
     token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
     introspection_endpoint_auth_methods_supported: ['none'],
     claims_supported: [

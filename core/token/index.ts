@@ -1,8 +1,10 @@
 import { systemClock, type Clock } from '../clock';
+import type { KeySource } from '../auth/verifier';
 import { createTokenAdmin, type TokenAdmin } from './admin';
-import { createKeyRing, type KeyRing } from './keys';
+import { createAuthenticator } from './authenticate';
+import { createKeyRing, generateRealmKey, type KeyGenerator, type KeyRing } from './keys';
 import type { TokenStore } from './ports';
-import { createSecretVerifier } from './secrets';
+import { createSecretVerifier, scryptHasher, type SecretHasher } from './secrets';
 import { createFailureThrottle } from './throttle';
 import type { TokenService } from './service';
 import { sqliteTokenStore } from './sqlite-store';
@@ -13,6 +15,8 @@ export interface TokenCore {
   admin: TokenAdmin;
   store: TokenStore;
   keys: KeyRing;
+  /** The realms' public keys, for verifiers in this process. */
+  keySource: KeySource;
   close(): void;
 }
 
@@ -26,6 +30,11 @@ export interface TokenCoreOptions {
   durable?: boolean;
   /** Failed authentications allowed per caller address per minute; unlimited when absent. */
   authFailuresPerMinute?: number;
+  /** RFC 9068 `aud` of access tokens; `account` when absent. */
+  audience?: readonly string[];
+  /** Ports with real crypto by default; tests pass cheaper ones. */
+  hasher?: SecretHasher;
+  generateKey?: KeyGenerator;
 }
 
 /** Wires the token service over its embedded store; the one place that picks its adapters. */
@@ -33,16 +42,23 @@ export function openTokenCore(opts: TokenCoreOptions): TokenCore {
   const clock = opts.clock ?? systemClock;
   const store = sqliteTokenStore(opts.file, { durable: opts.durable });
   const keys = createKeyRing(store);
-  const service = createTokenService({
+  const hasher = opts.hasher ?? scryptHasher();
+  const now = () => clock.now();
+  const auth = createAuthenticator({
     store,
-    keys,
     clock,
-    secrets: createSecretVerifier({ now: () => clock.now() }),
-    publicUrl: opts.publicUrl,
+    hasher,
+    secrets: createSecretVerifier({ hasher, now }),
     lockout: opts.lockout ?? { threshold: 5, seconds: 900 },
     throttle: opts.authFailuresPerMinute
-      ? createFailureThrottle({ limit: opts.authFailuresPerMinute, windowMs: 60_000, now: () => clock.now() })
+      ? createFailureThrottle({ counter: store.failures, limit: opts.authFailuresPerMinute, windowMs: 60_000, now })
       : undefined,
   });
-  return { service, admin: createTokenAdmin({ store, clock }), store, keys, close: () => store.close() };
+  const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'] });
+  const admin = createTokenAdmin({ store, clock, hasher, generateKey: opts.generateKey ?? generateRealmKey });
+  return {
+    service, admin, store, keys,
+    keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },
+    close: () => store.close(),
+  };
 }

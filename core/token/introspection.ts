@@ -1,6 +1,6 @@
 import type { VerifiedToken } from '../auth/verifier';
 import type { RealmRecord, TokenStore } from './ports';
-import type { ActiveIntrospection } from './service';
+import type { ActiveIntrospection, UserInfo } from './service';
 
 /**
  * The introspection answer for a token whose signature and claims already verified, or undefined
@@ -36,5 +36,19 @@ export function introspectionOf(store: TokenStore, realm: RealmRecord, c: Verifi
     username: s(c.preferred_username),
     tenant_id: s(c.tenant_id),
     active: 'true',
+  };
+}
+
+/** OIDC Core §5.3 claims of an active access token (its subject: a user or a service account). */
+export function userinfoOf(c: VerifiedToken['claims']): UserInfo {
+  const s = (v: unknown) => (typeof v === 'string' ? v : '');
+  const roles = (c.realm_access as { roles?: string[] } | undefined)?.roles ?? [];
+  return {
+    sub: s(c.sub),
+    preferred_username: s(c.preferred_username),
+    ...(typeof c.email === 'string' ? { email: c.email } : {}),
+    email_verified: c.email_verified === true,
+    tenant_id: s(c.tenant_id),
+    realm_access: { roles },
   };
 }

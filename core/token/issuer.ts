@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { jwtVerify, type JWTPayload } from 'jose';
 import { epochSeconds, type Clock } from '../clock';
+import { ACCESS_TOKEN_TYPE } from '../auth/verifier';
+import type { CallContext } from '../context';
+import { InvalidGrant } from './errors';
+import { signHs512, signRs256 } from './jwt';
 import type { KeyRing } from './keys';
-import { SIGNING_ALG } from './keys';
 import type { ClientRecord, RealmRecord, SessionRecord, UserRecord } from './ports';
-import type { RequestMeta, TokenResponse } from './service';
+import type { TokenResponse } from './service';
 
 export interface Grant {
   realm: RealmRecord;
@@ -14,39 +17,49 @@ export interface Grant {
   scope: string;
 }
 
-/** Signs the access and refresh tokens of a grant; claims follow Keycloak's (DECISIONS). */
-export function createIssuer(deps: { keys: KeyRing; clock: Clock; issuerOf(realmId: string): string }) {
-  async function sign(realmId: string, claims: Record<string, unknown>): Promise<string> {
-    const { kid, key } = await deps.keys.signingKey(realmId);
-    return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, typ: 'JWT', kid }).sign(key);
-  }
+export interface IssuerDeps {
+  keys: KeyRing;
+  clock: Clock;
+  issuerOf(realmId: string): string;
+  /** RFC 9068 `aud`: the platform's services that accept the access tokens. */
+  audience: readonly string[];
+}
 
+const refreshKey = (realm: RealmRecord) => Buffer.from(realm.refreshSecret, 'hex');
+
+/**
+ * Signs a grant's tokens; claims follow Keycloak's (DECISIONS). Access tokens are RS256 JWTs any
+ * service verifies offline (header typ at+jwt, RFC 9068); refresh tokens are HS512 under the
+ * realm's secret, as Keycloak signs them: only this service reads them.
+ */
+export function createIssuer(deps: IssuerDeps) {
   return {
-    async issue(g: Grant, meta: RequestMeta = {}): Promise<TokenResponse> {
+    async issue(g: Grant, ctx: CallContext = {}): Promise<TokenResponse> {
       const iat = epochSeconds(deps.clock);
       const iss = deps.issuerOf(g.realm.id);
       const exp = iat + g.realm.accessTokenLifespan;
       const refreshExp = Math.floor(g.session.expiresAt / 1000);
-      const serviceAccount = !g.user;
-      const address = meta.clientAddress ?? 'unknown';
+      const address = ctx.clientAddress ?? 'unknown';
       const common = { iss, azp: g.client.clientId, session_state: g.session.id, sid: g.session.id, scope: g.scope };
+      const { kid, key } = deps.keys.signingKey(g.realm.id);
 
-      const access = await sign(g.realm.id, {
+      const access = await signRs256({ typ: ACCESS_TOKEN_TYPE, kid }, {
         exp,
         iat,
         jti: randomUUID(),
-        aud: 'account',
+        aud: deps.audience,
         sub: g.user?.id ?? g.client.id,
         typ: 'Bearer',
         ...common,
+        client_id: g.client.clientId,
         realm_access: { roles: g.user?.roles ?? g.client.roles },
         preferred_username: g.user?.username ?? `service-account-${g.client.clientId}`,
         email_verified: g.user?.emailVerified ?? false,
         ...(g.user?.email ? { email: g.user.email } : {}),
         tenant_id: g.user?.tenantId ?? g.client.tenantId,
-        ...(serviceAccount ? { clientId: g.client.clientId, clientHost: address, clientAddress: address } : {}),
-      });
-      const refresh = await sign(g.realm.id, {
+        ...(g.user ? {} : { clientId: g.client.clientId, clientHost: address, clientAddress: address }),
+      }, key);
+      const refresh = signHs512({ typ: 'JWT' }, {
         exp: refreshExp,
         iat,
         jti: g.session.refreshJti,
@@ -54,7 +67,7 @@ export function createIssuer(deps: { keys: KeyRing; clock: Clock; issuerOf(realm
         sub: g.user?.id ?? g.client.id,
         typ: 'Refresh',
         ...common,
-      });
+      }, refreshKey(g.realm));
       return {
         access_token: access,
         expires_in: exp - iat,
@@ -65,6 +78,23 @@ export function createIssuer(deps: { keys: KeyRing; clock: Clock; issuerOf(realm
         session_state: g.session.id,
         scope: g.scope,
       };
+    },
+
+    /** The claims of a refresh token of `realm`, or InvalidGrant (never a hint of why). */
+    async verifyRefresh(realm: RealmRecord, token: string): Promise<JWTPayload> {
+      try {
+        const { payload } = await jwtVerify(token, refreshKey(realm), {
+          algorithms: ['HS512'],
+          issuer: deps.issuerOf(realm.id),
+          currentDate: new Date(deps.clock.now()),
+          requiredClaims: ['exp', 'iat', 'jti', 'sid'],
+        });
+        if (payload.typ !== 'Refresh') throw new InvalidGrant();
+        return payload;
+      } catch {
+        // Whatever is wrong with it (signature, expiry, shape), the caller learns only that it is invalid.
+        throw new InvalidGrant();
+      }
     },
   };
 }

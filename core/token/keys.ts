@@ -1,10 +1,14 @@
-import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type JSONWebKeySet, type KeyLike } from 'jose';
+import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, type JSONWebKeySet } from 'jose';
 import type { KeyRecord, TokenStore } from './ports';
 
 export const SIGNING_ALG = 'RS256' as const;
 
-/** Makes a new RS256 key pair for a realm; `kid` is the RFC 7638 thumbprint of the public key. */
-export async function generateRealmKey(realmId: string, now: number): Promise<KeyRecord> {
+/** Port: makes a realm's signing key. Tests pass one that hands out keys made once. */
+export type KeyGenerator = (realmId: string, now: number) => Promise<KeyRecord>;
+
+/** A new RS256 key pair (2048 bits); `kid` is the RFC 7638 thumbprint of the public key. */
+export const generateRealmKey: KeyGenerator = async (realmId, now) => {
   const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { modulusLength: 2048, extractable: true });
   const jwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(jwk);
@@ -16,29 +20,30 @@ export async function generateRealmKey(realmId: string, now: number): Promise<Ke
     publicJwk: { ...jwk, kid, alg: SIGNING_ALG, use: 'sig' },
     createdAt: now,
   };
-}
+};
 
 export interface KeyRing {
-  signingKey(realmId: string): Promise<{ kid: string; key: KeyLike }>;
+  /** The realm's newest key; read from the store each time so a rotation by the CLI is seen at once. */
+  signingKey(realmId: string): { kid: string; key: KeyObject };
   /** The public key of `kid` in `realmId`, or undefined when the realm has no such key. */
-  verificationKey(realmId: string, kid: string): Promise<KeyLike | undefined>;
+  verificationKey(realmId: string, kid: string): Promise<KeyObject | undefined>;
   jwks(realmId: string): JSONWebKeySet;
 }
 
-/** Keys never change once written, so imported key objects are cached by realm and kid. */
+/** Keys never change once written, so parsed key objects are cached by realm and kid. */
 export function createKeyRing(store: TokenStore): KeyRing {
-  const privateKeys = new Map<string, Promise<KeyLike>>();
-  const publicKeys = new Map<string, Promise<KeyLike>>();
+  const privateKeys = new Map<string, KeyObject>();
+  const publicKeys = new Map<string, KeyObject>();
   const id = (realmId: string, kid: string) => `${realmId}/${kid}`;
 
   return {
-    async signingKey(realmId) {
-      const record = store.keys.active(realmId);
-      if (!record) throw new Error(`realm ${realmId} has no signing key`);
-      const k = id(realmId, record.kid);
+    signingKey(realmId) {
+      const kid = store.keys.activeKid(realmId);
+      if (!kid) throw new Error(`realm ${realmId} has no signing key`);
+      const k = id(realmId, kid);
       let key = privateKeys.get(k);
-      if (!key) privateKeys.set(k, (key = importPKCS8(record.privateKeyPem, record.alg)));
-      return { kid: record.kid, key: await key };
+      if (!key) privateKeys.set(k, (key = createPrivateKey(store.keys.get(realmId, kid)!.privateKeyPem)));
+      return { kid, key };
     },
     async verificationKey(realmId, kid) {
       const k = id(realmId, kid);
@@ -46,7 +51,7 @@ export function createKeyRing(store: TokenStore): KeyRing {
       if (!key) {
         const record = store.keys.get(realmId, kid);
         if (!record) return undefined;
-        publicKeys.set(k, (key = importJWK(record.publicJwk, record.alg) as Promise<KeyLike>));
+        publicKeys.set(k, (key = createPublicKey({ key: record.publicJwk as JsonWebKey, format: 'jwk' })));
       }
       return key;
     },

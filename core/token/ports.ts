@@ -6,6 +6,8 @@ export interface RealmRecord {
   enabled: boolean;
   accessTokenLifespan: number;
   refreshTokenLifespan: number;
+  /** Hex HMAC key of the realm's refresh tokens (HS512); never leaves the token service. */
+  refreshSecret: string;
   createdAt: number;
 }
 
@@ -58,6 +60,13 @@ export interface KeyRecord {
   createdAt: number;
 }
 
+/** What a wrong password does: counted atomically; at `threshold` the count restarts and the user is locked. */
+export interface LoginFailurePolicy {
+  threshold: number;
+  lockedUntil: number;
+  now: number;
+}
+
 /** Everything the token service keeps. Times are epoch milliseconds. */
 export interface TokenStore {
   realms: {
@@ -74,6 +83,8 @@ export interface TokenStore {
     insert(client: ClientRecord): void;
     setEnabled(realmId: string, clientId: string, enabled: boolean): boolean;
     setSecretHash(realmId: string, clientId: string, secretHash: string): boolean;
+    /** Compare-and-set (a rehash never overwrites a secret rotated meanwhile). */
+    replaceSecretHash(id: string, expected: string, next: string): boolean;
   };
   users: {
     get(realmId: string, username: string): UserRecord | undefined;
@@ -81,22 +92,40 @@ export interface TokenStore {
     list(realmId: string): UserRecord[];
     insert(user: UserRecord): void;
     setEnabled(realmId: string, username: string, enabled: boolean): boolean;
-    recordLoginFailure(id: string, failedLogins: number, lockedUntil: number | null): void;
+    /** Sets a new password hash and clears any lock. */
+    setPasswordHash(realmId: string, username: string, passwordHash: string): boolean;
+    /** Compare-and-set (a rehash never overwrites a password changed meanwhile). */
+    replacePasswordHash(id: string, expected: string, next: string): boolean;
+    /** One atomic step: concurrent failures all count. A locked user's failures do not extend the lock. */
+    recordLoginFailure(id: string, policy: LoginFailurePolicy): void;
     recordLoginSuccess(id: string): void;
   };
   sessions: {
     get(id: string): SessionRecord | undefined;
     insert(session: SessionRecord): void;
+    /** Inserts with group commit: resolves once the session is on disk (one transaction per event-loop turn). */
+    write(session: SessionRecord): Promise<void>;
     /** Compare-and-set of the current refresh token id; false when it was not `expectedJti`. */
     rotate(id: string, expectedJti: string, nextJti: string, expiresAt: number): boolean;
     revoke(id: string, at: number): void;
+    /** Ends every open session of a realm, or of one of its users or clients; returns how many. */
+    revokeAll(of: { realmId: string; userId?: string; clientId?: string }, at: number): number;
     /** Deletes sessions that expired before `before`; returns how many. */
     prune(before: number): number;
   };
   keys: {
     active(realmId: string): KeyRecord | undefined;
+    /** The kid of the realm's newest key (cheap: for every token). */
+    activeKid(realmId: string): string | undefined;
     get(realmId: string, kid: string): KeyRecord | undefined;
     list(realmId: string): KeyRecord[];
     insert(key: KeyRecord): void;
+  };
+  /** Failed authentications per caller address in fixed windows, shared by every worker process. */
+  failures: {
+    /** The failures counted for `key` in its current window (0 when the window is over). */
+    count(key: string, now: number): { count: number; resetAt: number };
+    add(key: string, windowMs: number, now: number): void;
+    prune(now: number): number;
   };
 }

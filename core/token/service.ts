@@ -1,4 +1,10 @@
 import type { JSONWebKeySet } from 'jose';
+import type { CallContext } from '../context';
+import type {
+  ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
+} from './inputs';
+
+export type { ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest };
 
 /** spec: "Token response (both flows)". Wire names are the spec's, hyphen included. */
 export interface TokenResponse {
@@ -10,43 +16,6 @@ export interface TokenResponse {
   'not-before-policy': number;
   session_state: string;
   scope: string;
-}
-
-/** Inputs of `POST /oauth/connect/token` (client credentials, or refresh with client auth). */
-export interface ClientTokenRequest {
-  realm?: string;
-  client_id: string;
-  client_secret: string;
-  grant_type?: string;
-  scopes?: string;
-  refresh_token?: string;
-}
-
-/** Inputs of `POST /oauth/connect/user/login` (password, or refresh). */
-export interface UserLoginRequest {
-  realm?: string;
-  username?: string;
-  password?: string;
-  grant_type?: string;
-  scopes?: string;
-  refresh_token?: string;
-  client_id?: string;
-  client_secret?: string;
-}
-
-export interface IntrospectRequest {
-  realm: string;
-  token?: string;
-}
-
-export interface RevokeRequest {
-  realm?: string;
-  token?: string;
-}
-
-/** Who is asking, as far as the transport can tell; it feeds the clientHost/clientAddress claims. */
-export interface RequestMeta {
-  clientAddress?: string;
 }
 
 /** spec: booleans in introspection are rendered as strings ("true"/"false"). */
@@ -77,6 +46,16 @@ export interface ActiveIntrospection {
 
 export type Introspection = ActiveIntrospection | { active: 'false' };
 
+/** OIDC Core §5.3: claims about the user (or service account) behind an access token. */
+export interface UserInfo {
+  sub: string;
+  preferred_username: string;
+  email?: string;
+  email_verified: boolean;
+  tenant_id: string;
+  realm_access: { roles: string[] };
+}
+
 /** What the token service tells the public about a realm. */
 export interface RealmInfo {
   id: string;
@@ -88,14 +67,24 @@ export interface RealmInfo {
   refreshTokenLifespan: number;
 }
 
-/** The token service as every face (REST, GraphQL, remote client) sees it. */
+/**
+ * The token service as every face (REST, GraphQL, remote client) sees it. Each method takes one
+ * input object in the spec's wire names, validated by the schema of the same name in inputs.ts,
+ * and the call's context (docs/service-conventions.md).
+ */
 export interface TokenService {
-  issueForClient(req: ClientTokenRequest, meta?: RequestMeta): Promise<TokenResponse>;
-  loginUser(req: UserLoginRequest, meta?: RequestMeta): Promise<TokenResponse>;
-  introspect(req: IntrospectRequest): Promise<Introspection>;
+  /** The token endpoint: client_credentials (default), password, or refresh_token, client authenticated. */
+  issueForClient(req: ClientTokenRequest, ctx?: CallContext): Promise<TokenResponse>;
+  /** The login endpoint: password (default) or refresh_token; a client is optional. */
+  loginUser(req: UserLoginRequest, ctx?: CallContext): Promise<TokenResponse>;
+  /** RFC 6749 §6 with rotation; a confidential client must authenticate. */
+  refresh(req: RefreshRequest, ctx?: CallContext): Promise<TokenResponse>;
+  introspect(req: IntrospectRequest, ctx?: CallContext): Promise<Introspection>;
   /** RFC 7009: ends the session a token belongs to. Unknown or invalid tokens are ignored. */
-  revoke(req: RevokeRequest): Promise<void>;
-  realm(id?: string): Promise<RealmInfo>;
-  jwks(realm: string): Promise<JSONWebKeySet>;
-  health(): Promise<{ msg: string }>;
+  revoke(req: RevokeRequest, ctx?: CallContext): Promise<void>;
+  /** OIDC userinfo for an active access token of the realm; InvalidToken otherwise. */
+  userinfo(req: UserinfoRequest, ctx?: CallContext): Promise<UserInfo>;
+  realm(req: Partial<RealmRef>, ctx?: CallContext): Promise<RealmInfo>;
+  jwks(req: RealmRef, ctx?: CallContext): Promise<JSONWebKeySet>;
+  health(req?: object, ctx?: CallContext): Promise<{ msg: string }>;
 }

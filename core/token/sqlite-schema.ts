@@ -59,4 +59,12 @@ export const tokenMigrations: string[] = [
     PRIMARY KEY (realm_id, kid)
   );
   `,
+  // 2: per-realm HMAC secret for refresh tokens (HS512, as Keycloak signs them); the failed
+  // authentication throttle, shared by every worker process; sessions of a user, to end them.
+  `
+  ALTER TABLE realms ADD COLUMN refresh_secret TEXT NOT NULL DEFAULT '';
+  UPDATE realms SET refresh_secret = lower(hex(randomblob(64))) WHERE refresh_secret = '';
+  CREATE TABLE auth_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at INTEGER NOT NULL);
+  CREATE INDEX sessions_by_user ON sessions (user_id) WHERE user_id IS NOT NULL;
+  `,
 ];

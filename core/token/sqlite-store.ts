@@ -1,90 +1,18 @@
-import { fromJson, openDatabase, toJson, type Db } from '../sqlite';
-import type { ClientRecord, KeyRecord, RealmRecord, SessionRecord, TokenStore, UserRecord } from './ports';
+import { groupCommit, openDatabase, statements, toJson, type Db } from '../sqlite';
+import type { SessionRecord, TokenStore } from './ports';
+import * as row from './sqlite-rows';
 import { tokenMigrations } from './sqlite-schema';
-
-type Row = Record<string, unknown>;
-
-const realm = (r: Row): RealmRecord => ({
-  id: r.id as string,
-  name: r.name as string,
-  enabled: r.enabled === 1,
-  accessTokenLifespan: r.access_ttl as number,
-  refreshTokenLifespan: r.refresh_ttl as number,
-  createdAt: r.created_at as number,
-});
-
-const client = (r: Row): ClientRecord => ({
-  id: r.id as string,
-  realmId: r.realm_id as string,
-  clientId: r.client_id as string,
-  secretHash: (r.secret_hash as string | null) ?? null,
-  enabled: r.enabled === 1,
-  roles: fromJson(r.roles as string),
-  scopes: fromJson(r.scopes as string),
-  tenantId: r.tenant_id as string,
-  createdAt: r.created_at as number,
-});
-
-const user = (r: Row): UserRecord => ({
-  id: r.id as string,
-  realmId: r.realm_id as string,
-  username: r.username as string,
-  passwordHash: r.password_hash as string,
-  enabled: r.enabled === 1,
-  roles: fromJson(r.roles as string),
-  tenantId: r.tenant_id as string,
-  email: (r.email as string | null) ?? null,
-  emailVerified: r.email_verified === 1,
-  failedLogins: r.failed_logins as number,
-  lockedUntil: (r.locked_until as number | null) ?? null,
-  createdAt: r.created_at as number,
-});
-
-const session = (r: Row): SessionRecord => ({
-  id: r.id as string,
-  realmId: r.realm_id as string,
-  clientId: r.client_id as string,
-  userId: (r.user_id as string | null) ?? null,
-  scope: r.scope as string,
-  refreshJti: r.refresh_jti as string,
-  createdAt: r.created_at as number,
-  expiresAt: r.expires_at as number,
-  revokedAt: (r.revoked_at as number | null) ?? null,
-});
-
-const key = (r: Row): KeyRecord => ({
-  kid: r.kid as string,
-  realmId: r.realm_id as string,
-  alg: r.alg as 'RS256',
-  privateKeyPem: r.private_pem as string,
-  publicJwk: fromJson(r.public_jwk as string),
-  createdAt: r.created_at as number,
-});
 
 const bool = (b: boolean) => (b ? 1 : 0);
 
-/** The embedded token store: one SQLite file (or `:memory:`). */
+/** The embedded token store: one SQLite file (or `:memory:`), shared by worker processes in WAL mode. */
 export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {}): TokenStore & { db: Db; close(): void } {
   const db = openDatabase(file, tokenMigrations, opts);
-  const one = <T>(sql: string, map: (r: Row) => T) => {
-    const st = db.prepare(sql);
-    return (...args: unknown[]): T | undefined => {
-      const r = st.get(...args) as Row | undefined;
-      return r ? map(r) : undefined;
-    };
-  };
-  const many = <T>(sql: string, map: (r: Row) => T) => {
-    const st = db.prepare(sql);
-    return (...args: unknown[]): T[] => (st.all(...args) as Row[]).map(map);
-  };
-  const run = (sql: string) => {
-    const st = db.prepare(sql);
-    return (...args: unknown[]) => st.run(...args).changes;
-  };
+  const { one, many, run } = statements(db);
 
   const getMeta = one('SELECT value FROM meta WHERE key = ?', (r) => r.value as string);
   const setMeta = run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
-  const insertRealm = run('INSERT INTO realms (id, name, enabled, access_ttl, refresh_ttl, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const insertRealm = run('INSERT INTO realms (id, name, enabled, access_ttl, refresh_ttl, refresh_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const insertClient = run(
     'INSERT INTO clients (id, realm_id, client_id, secret_hash, enabled, roles, scopes, tenant_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -95,64 +23,87 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
   const insertSession = run(
     'INSERT INTO sessions (id, realm_id, client_id, user_id, scope, refresh_jti, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
+  const sessionRow = (s: SessionRecord) => insertSession(s.id, s.realmId, s.clientId, s.userId, s.scope, s.refreshJti, s.createdAt, s.expiresAt, s.revokedAt);
   const insertKey = run('INSERT INTO signing_keys (realm_id, kid, alg, private_pem, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)');
-
-  const setRealmEnabled = run('UPDATE realms SET enabled = ? WHERE id = ?');
-  const setClientEnabled = run('UPDATE clients SET enabled = ? WHERE realm_id = ? AND client_id = ?');
-  const setClientSecret = run('UPDATE clients SET secret_hash = ? WHERE realm_id = ? AND client_id = ? AND secret_hash IS NOT NULL');
-  const setUserEnabled = run('UPDATE users SET enabled = ?, failed_logins = 0, locked_until = NULL WHERE realm_id = ? AND username = ?');
-  const setLoginFailures = run('UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?');
-  const clearLoginFailures = run(
-    'UPDATE users SET failed_logins = 0, locked_until = NULL WHERE id = ? AND (failed_logins != 0 OR locked_until IS NOT NULL)',
+  // One statement, so concurrent failures (other requests, other worker processes) all count.
+  const loginFailure = run(
+    `UPDATE users SET
+       failed_logins = CASE WHEN failed_logins + 1 >= ? THEN 0 ELSE failed_logins + 1 END,
+       locked_until = CASE WHEN failed_logins + 1 >= ? THEN ? ELSE NULL END
+     WHERE id = ? AND (locked_until IS NULL OR locked_until <= ?)`,
   );
-  const rotateSession = run(
-    'UPDATE sessions SET refresh_jti = ?, expires_at = ? WHERE id = ? AND refresh_jti = ? AND revoked_at IS NULL',
+  const failureCount = one('SELECT count, reset_at FROM auth_failures WHERE key = ?', (r) => ({ count: r.count as number, resetAt: r.reset_at as number }));
+  const addFailure = run(
+    `INSERT INTO auth_failures (key, count, reset_at) VALUES (?, 1, ?)
+     ON CONFLICT (key) DO UPDATE SET
+       count = CASE WHEN reset_at <= ? THEN 1 ELSE count + 1 END,
+       reset_at = CASE WHEN reset_at <= ? THEN excluded.reset_at ELSE reset_at END`,
   );
-  const revokeSession = run('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-  const pruneSessions = run('DELETE FROM sessions WHERE expires_at < ?');
 
   return {
     db,
     close: () => db.close(),
     realms: {
-      get: one('SELECT * FROM realms WHERE id = ?', realm),
-      list: many('SELECT * FROM realms ORDER BY created_at, name', realm),
-      insert: (r) => void insertRealm(r.id, r.name, bool(r.enabled), r.accessTokenLifespan, r.refreshTokenLifespan, r.createdAt),
-      setEnabled: (id, enabled) => setRealmEnabled(bool(enabled), id) > 0,
+      get: one('SELECT * FROM realms WHERE id = ?', row.realm),
+      list: many('SELECT * FROM realms ORDER BY created_at, name', row.realm),
+      insert: (r) => void insertRealm(r.id, r.name, bool(r.enabled), r.accessTokenLifespan, r.refreshTokenLifespan, r.refreshSecret, r.createdAt),
+      setEnabled: (id, enabled) => run('UPDATE realms SET enabled = ? WHERE id = ?')(bool(enabled), id) > 0,
       getDefaultId: () => getMeta('default_realm'),
       setDefaultId: (id) => void setMeta('default_realm', id),
     },
     clients: {
-      get: one('SELECT * FROM clients WHERE realm_id = ? AND client_id = ?', client),
-      list: many('SELECT * FROM clients WHERE realm_id = ? ORDER BY created_at, client_id', client),
+      get: one('SELECT * FROM clients WHERE realm_id = ? AND client_id = ?', row.client),
+      list: many('SELECT * FROM clients WHERE realm_id = ? ORDER BY created_at, client_id', row.client),
       insert: (c) =>
         void insertClient(c.id, c.realmId, c.clientId, c.secretHash, bool(c.enabled), toJson(c.roles), toJson(c.scopes), c.tenantId, c.createdAt),
-      setEnabled: (realmId, clientId, enabled) => setClientEnabled(bool(enabled), realmId, clientId) > 0,
-      setSecretHash: (realmId, clientId, hash) => setClientSecret(hash, realmId, clientId) > 0,
+      setEnabled: (realmId, clientId, enabled) => run('UPDATE clients SET enabled = ? WHERE realm_id = ? AND client_id = ?')(bool(enabled), realmId, clientId) > 0,
+      setSecretHash: (realmId, clientId, hash) =>
+        run('UPDATE clients SET secret_hash = ? WHERE realm_id = ? AND client_id = ? AND secret_hash IS NOT NULL')(hash, realmId, clientId) > 0,
+      replaceSecretHash: (id, expected, next) => run('UPDATE clients SET secret_hash = ? WHERE id = ? AND secret_hash = ?')(next, id, expected) > 0,
     },
     users: {
-      get: one('SELECT * FROM users WHERE realm_id = ? AND username = ?', user),
-      getById: one('SELECT * FROM users WHERE id = ?', user),
-      list: many('SELECT * FROM users WHERE realm_id = ? ORDER BY created_at, username', user),
+      get: one('SELECT * FROM users WHERE realm_id = ? AND username = ?', row.user),
+      getById: one('SELECT * FROM users WHERE id = ?', row.user),
+      list: many('SELECT * FROM users WHERE realm_id = ? ORDER BY created_at, username', row.user),
       insert: (u) =>
         void insertUser(u.id, u.realmId, u.username, u.passwordHash, bool(u.enabled), toJson(u.roles), u.tenantId, u.email,
           bool(u.emailVerified), u.failedLogins, u.lockedUntil, u.createdAt),
-      setEnabled: (realmId, username, enabled) => setUserEnabled(bool(enabled), realmId, username) > 0,
-      recordLoginFailure: (id, failed, lockedUntil) => void setLoginFailures(failed, lockedUntil, id),
-      recordLoginSuccess: (id) => void clearLoginFailures(id),
+      setEnabled: (realmId, username, enabled) => run('UPDATE users SET enabled = ? WHERE realm_id = ? AND username = ?')(bool(enabled), realmId, username) > 0,
+      setPasswordHash: (realmId, username, hash) =>
+        run('UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = NULL WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0,
+      replacePasswordHash: (id, expected, next) => run('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?')(next, id, expected) > 0,
+      recordLoginFailure: (id, p) => void loginFailure(p.threshold, p.threshold, p.lockedUntil, id, p.now),
+      recordLoginSuccess: (id) =>
+        void run('UPDATE users SET failed_logins = 0, locked_until = NULL WHERE id = ? AND (failed_logins != 0 OR locked_until IS NOT NULL)')(id),
     },
     sessions: {
-      get: one('SELECT * FROM sessions WHERE id = ?', session),
-      insert: (s) => void insertSession(s.id, s.realmId, s.clientId, s.userId, s.scope, s.refreshJti, s.createdAt, s.expiresAt, s.revokedAt),
-      rotate: (id, expected, next, expiresAt) => rotateSession(next, expiresAt, id, expected) === 1,
-      revoke: (id, at) => void revokeSession(at, id),
-      prune: (before) => pruneSessions(before),
+      get: one('SELECT * FROM sessions WHERE id = ?', row.session),
+      insert: (s) => void sessionRow(s),
+      write: groupCommit(db, sessionRow),
+      rotate: (id, expected, next, expiresAt) =>
+        run('UPDATE sessions SET refresh_jti = ?, expires_at = ? WHERE id = ? AND refresh_jti = ? AND revoked_at IS NULL')(next, expiresAt, id, expected) === 1,
+      revoke: (id, at) => void run('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')(at, id),
+      revokeAll: (of, at) => {
+        if (of.userId) return run('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND realm_id = ? AND revoked_at IS NULL')(at, of.userId, of.realmId);
+        if (of.clientId) return run('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND client_id = ? AND revoked_at IS NULL')(at, of.realmId, of.clientId);
+        return run('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND revoked_at IS NULL')(at, of.realmId);
+      },
+      prune: (before) => run('DELETE FROM sessions WHERE expires_at < ?')(before),
     },
     keys: {
-      active: one('SELECT * FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC LIMIT 1', key),
-      get: one('SELECT * FROM signing_keys WHERE realm_id = ? AND kid = ?', key),
-      list: many('SELECT * FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC', key),
+      active: one('SELECT * FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC LIMIT 1', row.key),
+      activeKid: one('SELECT kid FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC LIMIT 1', (r) => r.kid as string),
+      get: one('SELECT * FROM signing_keys WHERE realm_id = ? AND kid = ?', row.key),
+      list: many('SELECT * FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC', row.key),
       insert: (k) => void insertKey(k.realmId, k.kid, k.alg, k.privateKeyPem, toJson(k.publicJwk), k.createdAt),
+    },
+    failures: {
+      count: (key, now) => {
+        const w = failureCount(key);
+        return w && w.resetAt > now ? w : { count: 0, resetAt: now };
+      },
+      add: (key, windowMs, now) => void addFailure(key, now + windowMs, now, now),
+      prune: (now) => run('DELETE FROM auth_failures WHERE reset_at <= ?')(now),
     },
   };
 }

@@ -1,36 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock';
+import { bearerToken, InvalidToken, MissingCredentials } from '../auth/caller';
+import { createTokenVerifier, issuerBaseFor } from '../auth/verifier';
 import { Unauthenticated } from '../errors';
-import { createTokenVerifier, issuerBaseFor, type VerifiedToken } from '../auth/verifier';
-import { AuthenticationFailed, InvalidGrant, InvalidRequest, RealmNotFound, UnsupportedGrantType } from './errors';
-import { introspectionOf } from './introspection';
+import type { CallContext } from '../context';
+import type { Authenticator } from './authenticate';
+import { InvalidGrant, InvalidRequest, RealmNotFound, UnsupportedGrantType } from './errors';
+import { introspectionOf, userinfoOf } from './introspection';
 import { createIssuer } from './issuer';
 import type { KeyRing } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import { grantScopes, parseScopes } from './scopes';
-import type { SecretVerifier } from './secrets';
-import { noThrottle, type FailureThrottle } from './throttle';
-import type { ClientTokenRequest, RealmInfo, RequestMeta, TokenResponse, TokenService, UserLoginRequest } from './service';
+import type { RealmInfo, TokenResponse, TokenService } from './service';
 
-/** The public client every realm has, used by the login endpoint when no client_id is given. */
-export const LOGIN_CLIENT_ID = 'platform-login';
+export { LOGIN_CLIENT_ID } from './authenticate';
 
 export interface TokenServiceDeps {
   store: TokenStore;
   keys: KeyRing;
-  secrets: SecretVerifier;
+  auth: Authenticator;
   clock: Clock;
   publicUrl: string;
-  lockout: { threshold: number; seconds: number };
-  throttle?: FailureThrottle;
+  /** RFC 9068 `aud` of every access token: the platform's services. */
+  audience: readonly string[];
 }
 
-export function createTokenService(deps: TokenServiceDeps): TokenService {
-  const { store, clock, secrets } = deps;
-  const throttle = deps.throttle ?? noThrottle;
+/** Path segment and parameter value meaning the default realm. */
+export const DEFAULT_REALM_ALIAS = 'default';
 
+export function createTokenService(deps: TokenServiceDeps): TokenService {
+  const { store, clock, auth } = deps;
   const issuerBase = issuerBaseFor(deps.publicUrl);
-  const issuer = createIssuer({ keys: deps.keys, clock, issuerOf: (id) => issuerBase + id });
+  const issuer = createIssuer({ keys: deps.keys, clock, issuerOf: (id) => issuerBase + id, audience: deps.audience });
   // The issuing service itself tolerates no clock skew.
   const verifier = createTokenVerifier({
     issuerBase,
@@ -39,176 +40,130 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     keys: { key: (realmId, kid) => deps.keys.verificationKey(realmId, kid) },
   });
 
-  /** Runs an authenticating step under the per-address failure throttle. */
-  async function throttled<T>(meta: RequestMeta, step: () => Promise<T>): Promise<T> {
-    const key = meta.clientAddress ?? 'unknown';
-    throttle.check(key);
-    try {
-      return await step();
-    } catch (err) {
-      if (err instanceof AuthenticationFailed) throttle.fail(key);
-      throw err;
-    }
-  }
-
   function resolveRealm(id: string | undefined): RealmRecord {
-    const realmId = id || store.realms.getDefaultId();
+    const realmId = !id || id === DEFAULT_REALM_ALIAS ? store.realms.getDefaultId() : id;
     const realm = realmId ? store.realms.get(realmId) : undefined;
     if (!realm?.enabled) throw new RealmNotFound();
     return realm;
   }
 
-  async function authenticateClient(realm: RealmRecord, clientId: string, secret: string | undefined): Promise<ClientRecord> {
-    const client = store.clients.get(realm.id, clientId);
-    const ok = await secrets.verify(secret ?? '', client?.secretHash);
-    if (!client || !ok || !client.enabled) throw new AuthenticationFailed('invalid_client');
-    return client;
-  }
-
-  /** A named client for the login endpoint: public ones need no secret, confidential ones do. */
-  async function loginClient(realm: RealmRecord, clientId: string | undefined, secret: string | undefined): Promise<ClientRecord> {
-    const client = store.clients.get(realm.id, clientId || LOGIN_CLIENT_ID);
-    if (client && client.secretHash === null && client.enabled) return client;
-    return authenticateClient(realm, clientId || LOGIN_CLIENT_ID, secret);
-  }
-
-  async function authenticateUser(realm: RealmRecord, username: string, password: string): Promise<UserRecord> {
-    const user = store.users.get(realm.id, username);
-    const now = clock.now();
-    const locked = user?.lockedUntil != null && user.lockedUntil > now;
-    const ok = await secrets.verify(password, locked ? undefined : user?.passwordHash);
-    if (user && !locked) {
-      if (ok) store.users.recordLoginSuccess(user.id);
-      else {
-        const failed = user.failedLogins + 1;
-        const lock = failed >= deps.lockout.threshold;
-        store.users.recordLoginFailure(user.id, lock ? 0 : failed, lock ? now + deps.lockout.seconds * 1000 : null);
-      }
-    }
-    if (!user || !ok || locked || !user.enabled) throw new AuthenticationFailed('invalid_grant');
-    return user;
-  }
-
-  function openSession(realm: RealmRecord, client: ClientRecord, user: UserRecord | undefined, scope: string[]) {
+  /** A new session, written while its tokens are signed; answered only once both are done. */
+  async function grant(realm: RealmRecord, client: ClientRecord, user: UserRecord | undefined, scopes: string | undefined, ctx: CallContext) {
+    const scope = grantScopes(client.scopes, scopes);
     const now = clock.now();
     const session = {
-      id: randomUUID(),
-      realmId: realm.id,
-      clientId: client.clientId,
-      userId: user?.id ?? null,
-      scope: scope.join(' '),
-      refreshJti: randomUUID(),
-      createdAt: now,
-      expiresAt: now + realm.refreshTokenLifespan * 1000,
-      revokedAt: null,
+      id: randomUUID(), realmId: realm.id, clientId: client.clientId, userId: user?.id ?? null, scope: scope.join(' '),
+      refreshJti: randomUUID(), createdAt: now, expiresAt: now + realm.refreshTokenLifespan * 1000, revokedAt: null,
     };
-    store.sessions.insert(session);
-    return session;
+    const [tokens] = await Promise.all([issuer.issue({ realm, client, user, session, scope: scope.join(' ') }, ctx), store.sessions.write(session)]);
+    return tokens;
   }
 
-  async function verifyRefresh(realm: RealmRecord, token: string | undefined): Promise<VerifiedToken> {
-    if (!token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
-    try {
-      return await verifier.verifyToken(token, { realm: realm.id, typ: 'Refresh' });
-    } catch (err) {
-      if (err instanceof Unauthenticated) throw new InvalidGrant();
-      throw err;
-    }
-  }
-
-  /** RFC 6749 §6 with rotation: each refresh token works once; reuse ends the whole session. */
-  async function refresh(realm: RealmRecord, token: string | undefined, scopes: string | undefined, meta: RequestMeta,
-    authenticated?: ClientRecord, credentials?: { clientId?: string; secret?: string }): Promise<TokenResponse> {
-    const { claims } = await verifyRefresh(realm, token);
+  /** Rotation: each refresh token works once; presenting a used one ends the whole session. */
+  async function refreshSession(realm: RealmRecord, token: string, scopes: string | undefined, ctx: CallContext,
+    client: (sessionClientId: string) => Promise<ClientRecord>): Promise<TokenResponse> {
+    const claims = await issuer.verifyRefresh(realm, token);
     const session = store.sessions.get(String(claims.sid));
     if (!session || session.revokedAt !== null || session.realmId !== realm.id) throw new InvalidGrant();
     if (session.refreshJti !== claims.jti) {
       store.sessions.revoke(session.id, clock.now());
       throw new InvalidGrant('Refresh token was already used; the session has been ended');
     }
-    const client = authenticated ?? (await loginClient(realm, credentials?.clientId || session.clientId, credentials?.secret));
-    if (client.clientId !== session.clientId) throw new InvalidGrant('Refresh token was issued to another client');
+    const c = await client(session.clientId);
+    if (c.clientId !== session.clientId) throw new InvalidGrant('Refresh token was issued to another client');
     const user = session.userId ? store.users.getById(session.userId) : undefined;
-    if (!client.enabled || (session.userId && !user?.enabled)) throw new InvalidGrant();
+    if (!c.enabled || (session.userId && !user?.enabled)) throw new InvalidGrant();
 
     const scope = grantScopes(parseScopes(session.scope), scopes);
-    const now = clock.now();
-    const next = { ...session, refreshJti: randomUUID(), expiresAt: now + realm.refreshTokenLifespan * 1000 };
+    const next = { ...session, refreshJti: randomUUID(), expiresAt: clock.now() + realm.refreshTokenLifespan * 1000 };
     if (!store.sessions.rotate(session.id, session.refreshJti, next.refreshJti, next.expiresAt)) throw new InvalidGrant();
-    return issuer.issue({ realm, client, user, session: next, scope: scope.join(' ') }, meta);
+    return issuer.issue({ realm, client: c, user, session: next, scope: scope.join(' ') }, ctx);
   }
 
+  const refresh: TokenService['refresh'] = async (req, ctx = {}) => {
+    const realm = resolveRealm(req.realm);
+    return auth.throttled(ctx, () => refreshSession(realm, req.refresh_token, req.scopes, ctx,
+      (sessionClient) => auth.loginClient(realm, req.client_id || sessionClient, req.client_secret)));
+  };
+
   const realmInfo = (r: RealmRecord): RealmInfo => ({
-    id: r.id,
-    name: r.name,
-    enabled: r.enabled,
-    issuer: issuerBase + r.id,
-    jwksUri: `${issuerBase}${r.id}/protocol/openid-connect/certs`,
-    accessTokenLifespan: r.accessTokenLifespan,
-    refreshTokenLifespan: r.refreshTokenLifespan,
+    id: r.id, name: r.name, enabled: r.enabled, issuer: issuerBase + r.id, jwksUri: `${issuerBase}${r.id}/protocol/openid-connect/certs`,
+    accessTokenLifespan: r.accessTokenLifespan, refreshTokenLifespan: r.refreshTokenLifespan,
   });
 
+  /** The verified claims of an active access token of `realm`, or undefined. */
+  async function activeClaims(realm: RealmRecord, token: string) {
+    try {
+      const { claims } = await verifier.verifyToken(token, { realm: realm.id });
+      return introspectionOf(store, realm, claims) ? claims : undefined;
+    } catch (err) {
+      if (err instanceof Unauthenticated) return undefined;
+      throw err;
+    }
+  }
+
   return {
-    async issueForClient(req: ClientTokenRequest, meta: RequestMeta = {}) {
+    async issueForClient(req, ctx = {}) {
       const realm = resolveRealm(req.realm);
-      const grant = req.grant_type || 'client_credentials';
-      if (grant !== 'client_credentials' && grant !== 'refresh_token') throw new UnsupportedGrantType(grant);
-      const client = await throttled(meta, () => authenticateClient(realm, req.client_id, req.client_secret));
-      if (grant === 'refresh_token') return refresh(realm, req.refresh_token, req.scopes, meta, client);
-      const scope = grantScopes(client.scopes, req.scopes);
-      const session = openSession(realm, client, undefined, scope);
-      return issuer.issue({ realm, client, session, scope: scope.join(' ') }, meta);
+      const grantType = req.grant_type || 'client_credentials';
+      if (!['client_credentials', 'password', 'refresh_token'].includes(grantType)) throw new UnsupportedGrantType(grantType);
+      const client = await auth.throttled(ctx, () => auth.client(realm, req.client_id, req.client_secret));
+      if (grantType === 'refresh_token') {
+        if (!req.refresh_token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
+        return refreshSession(realm, req.refresh_token, req.scopes, ctx, async () => client);
+      }
+      if (grantType === 'password') {
+        const user = await auth.throttled(ctx, () => auth.user(realm, req.username ?? '', req.password ?? ''));
+        return grant(realm, client, user, req.scopes, ctx);
+      }
+      return grant(realm, client, undefined, req.scopes, ctx);
     },
 
-    async loginUser(req: UserLoginRequest, meta: RequestMeta = {}) {
-      const realm = resolveRealm(req.realm);
-      const grant = req.grant_type || 'password';
-      if (grant === 'refresh_token') {
-        return throttled(meta, () => refresh(realm, req.refresh_token, req.scopes, meta, undefined, { clientId: req.client_id, secret: req.client_secret }));
+    async loginUser(req, ctx = {}) {
+      const grantType = req.grant_type || 'password';
+      if (grantType === 'refresh_token') {
+        if (!req.refresh_token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
+        return refresh({ ...req, refresh_token: req.refresh_token }, ctx);
       }
-      if (grant !== 'password') throw new UnsupportedGrantType(grant);
-      const { client, user } = await throttled(meta, async () => ({
-        client: await loginClient(realm, req.client_id, req.client_secret),
-        user: await authenticateUser(realm, req.username ?? '', req.password ?? ''),
+      if (grantType !== 'password') throw new UnsupportedGrantType(grantType);
+      const realm = resolveRealm(req.realm);
+      const { client, user } = await auth.throttled(ctx, async () => ({
+        client: await auth.loginClient(realm, req.client_id, req.client_secret),
+        user: await auth.user(realm, req.username ?? '', req.password ?? ''),
       }));
-      const scope = grantScopes(client.scopes, req.scopes);
-      const session = openSession(realm, client, user, scope);
-      return issuer.issue({ realm, client, user, session, scope: scope.join(' ') }, meta);
+      return grant(realm, client, user, req.scopes, ctx);
     },
+
+    refresh,
 
     async introspect(req) {
       // spec: the introspection realm is mandatory, so it never falls back to the default realm.
       if (!req.realm) throw new InvalidRequest('realm is required for introspection');
       const realm = resolveRealm(req.realm);
       if (!req.token) return { active: 'false' };
-      try {
-        const { claims } = await verifier.verifyToken(req.token, { realm: realm.id, typ: 'Bearer' });
-        return introspectionOf(store, realm, claims) ?? { active: 'false' };
-      } catch (err) {
-        if (err instanceof Unauthenticated) return { active: 'false' };
-        throw err;
-      }
+      const claims = await activeClaims(realm, req.token);
+      return (claims && introspectionOf(store, realm, claims)) || { active: 'false' };
     },
 
     async revoke(req) {
       const realm = resolveRealm(req.realm);
       if (!req.token) return;
-      for (const typ of ['Refresh', 'Bearer'] as const) {
-        const verified = await verifier.verifyToken(req.token, { realm: realm.id, typ }).catch(() => undefined);
-        if (verified) return store.sessions.revoke(String(verified.claims.sid), clock.now());
-      }
+      const refreshClaims = await issuer.verifyRefresh(realm, req.token).catch(() => undefined);
+      const sid = refreshClaims?.sid ?? (await verifier.verifyToken(req.token, { realm: realm.id }).catch(() => undefined))?.claims.sid;
+      if (sid) store.sessions.revoke(String(sid), clock.now());
     },
 
-    async realm(id) {
-      return realmInfo(resolveRealm(id));
+    async userinfo(req) {
+      const realm = resolveRealm(req.realm);
+      if (!req.authorization?.trim()) throw new MissingCredentials();
+      const token = bearerToken(req.authorization);
+      const claims = token ? await activeClaims(realm, token) : undefined;
+      if (!claims) throw new InvalidToken('not an active access token of this realm');
+      return userinfoOf(claims);
     },
 
-    async jwks(realmId) {
-      return deps.keys.jwks(resolveRealm(realmId).id);
-    },
-
-    async health() {
-      return { msg: 'ok' };
-    },
+    realm: async (req) => realmInfo(resolveRealm(req.realm)),
+    jwks: async (req) => deps.keys.jwks(resolveRealm(req.realm).id),
+    health: async () => ({ msg: 'ok' }),
   };
 }

@@ -66,12 +66,32 @@ describe.each(['in process', 'REST client'] as const)('the token service contrac
       .toMatchObject({ kind: 'bad_request', code: 'unsupported_grant_type' });
   });
 
-  it('describes realms and publishes their keys', async () => {
-    const realm = await token.realm(fx.realm);
+  it('describes realms (by id, absent, or `default`) and publishes their keys', async () => {
+    const realm = await token.realm({ realm: fx.realm });
     expect(realm).toMatchObject({ id: fx.realm, name: 'main', enabled: true, accessTokenLifespan: 300, refreshTokenLifespan: 1800 });
-    expect((await token.realm()).id).toBe(fx.realm);
-    const jwks = await token.jwks(fx.realm);
+    expect((await token.realm({})).id).toBe(fx.realm);
+    expect((await token.realm({ realm: 'default' })).id).toBe(fx.realm);
+    const jwks = await token.jwks({ realm: fx.realm });
     expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    expect((await token.jwks({ realm: 'default' })).keys).toEqual(jwks.keys);
     expect(await token.health()).toEqual({ msg: 'ok' });
+  });
+
+  it('refreshes with the refresh method, and grants a password token at the token endpoint', async () => {
+    const t = await token.issueForClient({ realm: fx.realm, ...fx.client, grant_type: 'password', ...fx.user });
+    expect(await token.introspect({ realm: fx.realm, token: t.access_token })).toMatchObject({ active: 'true', username: 'alice', client_id: 'svc-a' });
+    const r = await token.refresh({ realm: fx.realm, refresh_token: t.refresh_token, ...fx.client });
+    expect(r.session_state).toBe(t.session_state);
+    expect(await failure(token.refresh({ realm: fx.realm, refresh_token: 'garbage', ...fx.client })))
+      .toMatchObject({ kind: 'bad_request', code: 'invalid_grant' });
+  });
+
+  it('answers userinfo for an active access token, and invalid_token otherwise', async () => {
+    const t = await token.loginUser({ realm: fx.realm, ...fx.user });
+    expect(await token.userinfo({ realm: fx.realm, authorization: `Bearer ${t.access_token}` }))
+      .toMatchObject({ preferred_username: 'alice', tenant_id: 'tenant-a', email_verified: false, realm_access: { roles: ['search:read'] } });
+    await token.revoke({ realm: fx.realm, token: t.access_token });
+    expect(await failure(token.userinfo({ realm: fx.realm, authorization: `Bearer ${t.access_token}` })))
+      .toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
   });
 });

@@ -1,4 +1,7 @@
+import { z } from 'zod';
+import { configParts } from '../../bin/deps';
 import { ConfigError, loadConfig } from '../../core/config';
+import { SERVICES } from '../../services/registry';
 
 describe('loadConfig', () => {
   it('defaults to port 8080 on 127.0.0.1 and derives the public URL from them', () => {
@@ -40,16 +43,33 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PUBLIC_URL: 'ftp://platform.example.com' })).toThrow(/PUBLIC_URL/);
   });
 
-  it('names every bad variable at once', () => {
+  it('names every bad variable at once, the services\' own included', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'x', LOCKOUT_THRESHOLD: '0' });
+      loadConfig({ PORT: 'x', LOCKOUT_THRESHOLD: '0' }, configParts(SERVICES));
     } catch (err) {
       error = err;
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(/PORT/);
     expect((error as Error).message).toMatch(/LOCKOUT_THRESHOLD/);
+  });
+
+  it("adds each service's settings and a SUBGRAPH_<NAME>_URL for each registered subgraph", () => {
+    const parts = { schemas: [z.object({ NOTES_LIMIT: z.coerce.number().int().default(3) })], subgraphs: ['token', 'notes'] };
+    const c = loadConfig({ SUBGRAPH_NOTES_URL: 'http://notes.internal:9000/graphql/', NOTES_LIMIT: '7' }, parts);
+    expect(c.subgraphUrls).toEqual({ notes: 'http://notes.internal:9000/graphql' });
+    expect((c as unknown as Record<string, unknown>).NOTES_LIMIT).toBe(7);
+    expect(() => loadConfig({ SUBGRAPH_TOKEN_URL: 'not a url' }, parts)).toThrow(/SUBGRAPH_TOKEN_URL/);
+    expect(() => loadConfig({ NOTES_LIMIT: 'many' }, parts)).toThrow(/NOTES_LIMIT/);
+  });
+
+  it('uses as many workers as cores unless WORKERS says, and takes the token issuer from PUBLIC_URL unless AUTH_ISSUER_URL says', () => {
+    expect(loadConfig({}).WORKERS).toBeGreaterThanOrEqual(1);
+    expect(loadConfig({ WORKERS: '3' }).WORKERS).toBe(3);
+    expect(() => loadConfig({ WORKERS: '0' })).toThrow(/WORKERS/);
+    expect(loadConfig({}).AUTH_ISSUER_URL).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ AUTH_ISSUER_URL: 'https://auth.example/' }).AUTH_ISSUER_URL).toBe('https://auth.example');
   });
 
   it('returns a frozen object', () => {

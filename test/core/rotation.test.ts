@@ -20,7 +20,7 @@ describe('rotating a realm signing key and a client secret', () => {
 
     const after = await fx.core.service.issueForClient({ realm: fx.realm, ...fx.client });
     expect(decodeProtectedHeader(after.access_token).kid).toBe(rotated.kid);
-    expect((await fx.core.service.jwks(fx.realm)).keys.map((k) => k.kid).sort()).toEqual([oldKid, rotated.kid].sort());
+    expect((await fx.core.service.jwks({ realm: fx.realm })).keys.map((k) => k.kid).sort()).toEqual([oldKid, rotated.kid].sort());
 
     for (const token of [before.access_token, after.access_token]) {
       expect(await fx.core.service.introspect({ realm: fx.realm, token })).toMatchObject({ active: 'true' });

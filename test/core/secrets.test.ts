@@ -1,7 +1,10 @@
 import crypto from 'node:crypto';
-import { createSecretVerifier, hashSecret } from '../../core/token/secrets';
+import { createSecretVerifier as create, OWASP_SCRYPT, scryptHasher } from '../../core/token/secrets';
+import { fastHasher } from '../crypto-fixtures';
 
-// scrypt is slow by design: hash each secret once for the whole file.
+// The verifier's behaviour does not depend on the cost: test it with cheap parameters.
+const hashSecret = (secret: string) => fastHasher.hash(secret);
+const createSecretVerifier = (opts: { ttlMs?: number; now?: () => number } = {}) => create({ hasher: fastHasher, ...opts });
 let stored: string;
 let otherStored: string;
 
@@ -25,7 +28,40 @@ describe('hashSecret', () => {
   });
 });
 
+describe('scryptHasher', () => {
+  it("uses OWASP's minimum by default (N=2^17, r=8, p=1)", async () => {
+    expect(OWASP_SCRYPT).toEqual({ N: 131072, r: 8, p: 1 });
+    const hasher = scryptHasher();
+    const hash = await hasher.hash('correct secret');
+    expect(hash.startsWith('scrypt$131072$8$1$')).toBe(true);
+    await expect(hasher.matches('correct secret', hash)).resolves.toBe(true);
+    expect(hasher.outdated(hash)).toBe(false);
+  });
+
+  it('calls a hash made with weaker parameters outdated (to be redone at the next login)', () => {
+    expect(scryptHasher().outdated(stored)).toBe(true);
+    expect(fastHasher.outdated(stored)).toBe(false);
+    expect(fastHasher.outdated('not a hash')).toBe(true);
+  });
+
+  it('verifies a hash made with other parameters than its own', async () => {
+    await expect(scryptHasher({ N: 2 ** 11, r: 8, p: 1 }).matches('correct secret', stored)).resolves.toBe(true);
+  });
+});
+
 describe('createSecretVerifier', () => {
+  it('runs scrypt once for concurrent checks of the same secret (single flight)', async () => {
+    const verifier = createSecretVerifier();
+    const spy = jest.spyOn(crypto, 'scrypt');
+    const results = await Promise.all(Array.from({ length: 50 }, () => verifier.verify('correct secret', stored)));
+    expect(results.every(Boolean)).toBe(true);
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockClear();
+    const wrong = await Promise.all(Array.from({ length: 10 }, () => verifier.verify('wrong secret', stored)));
+    expect(wrong.some(Boolean)).toBe(false);
+    expect(spy).toHaveBeenCalledTimes(1);
+  });
+
   it('accepts the secret the hash was made from', async () => {
     await expect(createSecretVerifier().verify('correct secret', stored)).resolves.toBe(true);
   });

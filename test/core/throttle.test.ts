@@ -1,13 +1,18 @@
-import { openTokenCore } from '../../core/token';
+import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { AuthenticationFailed } from '../../core/token/errors';
+import { sqliteTokenStore } from '../../core/token/sqlite-store';
 import { createFailureThrottle } from '../../core/token/throttle';
 import { RateLimited } from '../../core/errors';
-import { PUBLIC_URL, testClock } from '../helpers';
+import { testClock, testTokenCore } from '../helpers';
+
+const memoryCounter = () => sqliteTokenStore(':memory:').failures;
 
 describe('the failed-authentication throttle', () => {
   it('refuses a key past its limit until the window ends, telling when to retry', () => {
     const clock = testClock();
-    const t = createFailureThrottle({ limit: 2, windowMs: 60_000, now: clock.now });
+    const t = createFailureThrottle({ counter: memoryCounter(), limit: 2, windowMs: 60_000, now: clock.now });
     t.fail('a');
     t.check('a');
     t.fail('a');
@@ -26,21 +31,29 @@ describe('the failed-authentication throttle', () => {
     expect(() => t.check('a')).not.toThrow();
   });
 
-  it('stays bounded in memory, dropping the oldest window', () => {
+  it('is shared by every process using the same store (worker processes), and expired windows are pruned', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'throttle-'));
+    const [one, two] = [sqliteTokenStore(join(dir, 'token.db')), sqliteTokenStore(join(dir, 'token.db'))];
     const clock = testClock();
-    const t = createFailureThrottle({ limit: 1, windowMs: 60_000, now: clock.now, maxKeys: 2 });
-    t.fail('a');
-    t.fail('b');
-    t.fail('c');
-    expect(() => t.check('a')).not.toThrow();
-    expect(() => t.check('c')).toThrow(RateLimited);
+    const a = createFailureThrottle({ counter: one.failures, limit: 2, windowMs: 60_000, now: clock.now });
+    const b = createFailureThrottle({ counter: two.failures, limit: 2, windowMs: 60_000, now: clock.now });
+    a.fail('10.0.0.1');
+    b.fail('10.0.0.1');
+    expect(() => a.check('10.0.0.1')).toThrow(RateLimited);
+    expect(() => b.check('10.0.0.1')).toThrow(RateLimited);
+    clock.advance(60_000);
+    expect(one.failures.prune(clock.now())).toBe(1);
+    expect(() => b.check('10.0.0.1')).not.toThrow();
+    one.close();
+    two.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
 describe('the token service under the throttle', () => {
   const setup = async () => {
     const clock = testClock();
-    const core = openTokenCore({ file: ':memory:', publicUrl: PUBLIC_URL, clock, authFailuresPerMinute: 3 });
+    const core = testTokenCore(clock, { authFailuresPerMinute: 3 });
     const realm = (await core.admin.createRealm({ name: 'main' })).id;
     const { client_secret } = await core.admin.createClient({ realm, clientId: 'svc' });
     await core.admin.createUser({ realm, username: 'ann', password: 'correct horse' });

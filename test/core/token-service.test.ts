@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { BadRequest, Conflict } from '../../core/errors';
-import { openTokenCore, type TokenCore } from '../../core/token';
+import type { TokenCore } from '../../core/token';
 import { AuthenticationFailed, InvalidGrant, InvalidRequest, InvalidScope, RealmNotFound, UnsupportedGrantType } from '../../core/token/errors';
 import type { TokenResponse } from '../../core/token/service';
-import { PUBLIC_URL, testClock } from '../helpers';
+import { PUBLIC_URL, testClock, testTokenCore } from '../helpers';
 
 const PASSWORD = 'correct horse battery';
 const issuerOf = (realm: string) => `${PUBLIC_URL}/auth/api/v1/realms/${realm}`;
@@ -19,7 +19,7 @@ interface World {
 /** A fresh in-memory token core: realm `main`, client `svc-a` (search roles), user `alice` of tenant-a. */
 async function world(lockout = { threshold: 3, seconds: 600 }): Promise<World> {
   const clock = testClock();
-  const core = openTokenCore({ file: ':memory:', publicUrl: PUBLIC_URL, clock, lockout });
+  const core = testTokenCore(clock, { lockout });
   const realm = (await core.admin.createRealm({ name: 'main' })).id;
   const [client] = await Promise.all([
     core.admin.createClient({ realm, clientId: 'svc-a', roles: ['search:read', 'search:write'], scopes: ['openid', 'profile', 'email', 'search'] }),
@@ -57,8 +57,8 @@ describe('client credentials', () => {
 
   it('signs the access token with the realm key published in its JWKS', async () => {
     const header = decodeProtectedHeader(clientToken.access_token);
-    const jwks = await w.core.service.jwks(w.realm);
-    expect(header.alg).toBe('RS256');
+    const jwks = await w.core.service.jwks({ realm: w.realm });
+    expect(header).toMatchObject({ alg: 'RS256', typ: 'at+jwt' });
     expect(jwks.keys.map((k) => k.kid)).toContain(header.kid);
   });
 
@@ -98,7 +98,8 @@ describe('client credentials', () => {
     expect(decodeJwt(t.access_token)).toMatchObject({ clientHost: '10.0.0.7', clientAddress: '10.0.0.7' });
   });
 
-  it('issues a refresh token of type Refresh for the same session', () => {
+  it('issues a refresh token of type Refresh for the same session, signed HS512 as Keycloak signs them', () => {
+    expect(decodeProtectedHeader(clientToken.refresh_token).alg).toBe('HS512');
     const refresh = decodeJwt(clientToken.refresh_token);
     expect(refresh).toMatchObject({ typ: 'Refresh', iss: issuerOf(w.realm), azp: 'svc-a', sid: clientToken.session_state });
     expect(refresh.exp! - refresh.iat!).toBe(1800);
@@ -131,7 +132,13 @@ describe('client credentials', () => {
 
   it('refuses an unsupported grant type', async () => {
     await expect(asClient({ grant_type: 'authorization_code' })).rejects.toBeInstanceOf(UnsupportedGrantType);
-    await expect(asClient({ grant_type: 'password' })).rejects.toMatchObject({ code: 'unsupported_grant_type' });
+    await expect(asClient({ grant_type: 'implicit' })).rejects.toMatchObject({ code: 'unsupported_grant_type' });
+  });
+
+  it('grants a password token at the token endpoint too, to the authenticated client (as Keycloak does)', async () => {
+    const t = await asClient({ grant_type: 'password', username: 'alice', password: PASSWORD });
+    expect(decodeJwt(t.access_token)).toMatchObject({ azp: 'svc-a', preferred_username: 'alice', tenant_id: 'tenant-a' });
+    await expect(asClient({ grant_type: 'password', username: 'alice', password: 'wrong' })).rejects.toMatchObject({ code: 'invalid_grant' });
   });
 
   it('answers realm not found for an unknown realm', async () => {
@@ -341,13 +348,42 @@ describe('introspection and revocation', () => {
     await expect(introspect(clientToken.access_token)).resolves.toMatchObject({ active: 'true' });
   });
 
-  it("answers inactive for a client's tokens once the client is disabled, and active again when re-enabled", async () => {
+  it("ends a client's sessions when it is disabled: enabling it again does not revive its tokens", async () => {
     const { client_secret } = await w.core.admin.createClient({ realm: w.realm, clientId: 'svc-toggle' });
     const t = await w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-toggle', client_secret });
     w.core.admin.setClientEnabled(w.realm, 'svc-toggle', false);
     await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
     w.core.admin.setClientEnabled(w.realm, 'svc-toggle', true);
-    await expect(introspect(t.access_token)).resolves.toMatchObject({ active: 'true' });
+    await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
+    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-toggle', client_secret, grant_type: 'refresh_token', refresh_token: t.refresh_token }))
+      .rejects.toBeInstanceOf(InvalidGrant);
+    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-toggle', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
+  });
+
+  it("ends a user's sessions when the user is disabled: enabling again revives neither access nor refresh tokens", async () => {
+    await w.core.admin.createUser({ realm: w.realm, username: 'dora', password: PASSWORD });
+    const t = await w.core.service.loginUser({ realm: w.realm, username: 'dora', password: PASSWORD });
+    w.core.admin.setUserEnabled(w.realm, 'dora', false);
+    w.core.admin.setUserEnabled(w.realm, 'dora', true);
+    await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
+    await expect(w.core.service.refresh({ realm: w.realm, refresh_token: t.refresh_token })).rejects.toBeInstanceOf(InvalidGrant);
+    await expect(w.core.service.loginUser({ realm: w.realm, username: 'dora', password: PASSWORD })).resolves.toMatchObject({ token_type: 'Bearer' });
+  });
+
+  it('logout ends every session of a user; set-password ends them too, and only the new password works', async () => {
+    await w.core.admin.createUser({ realm: w.realm, username: 'eve', password: PASSWORD });
+    const a = await w.core.service.loginUser({ realm: w.realm, username: 'eve', password: PASSWORD });
+    const b = await w.core.service.loginUser({ realm: w.realm, username: 'eve', password: PASSWORD });
+    expect(w.core.admin.logout(w.realm, 'eve')).toEqual({ realm: w.realm, username: 'eve', sessions_ended: 2 });
+    for (const t of [a, b]) await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
+
+    const c = await w.core.service.loginUser({ realm: w.realm, username: 'eve', password: PASSWORD });
+    await expect(w.core.admin.setPassword(w.realm, 'eve', 'a brand new password')).resolves.toMatchObject({ username: 'eve', sessions_ended: 1 });
+    await expect(introspect(c.access_token)).resolves.toEqual({ active: 'false' });
+    await expect(w.core.service.loginUser({ realm: w.realm, username: 'eve', password: PASSWORD })).rejects.toBeInstanceOf(AuthenticationFailed);
+    await expect(w.core.service.loginUser({ realm: w.realm, username: 'eve', password: 'a brand new password' })).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(w.core.admin.setPassword(w.realm, 'eve', 'short')).rejects.toBeInstanceOf(BadRequest);
+    expect(() => w.core.admin.logout(w.realm, 'nobody')).toThrow(BadRequest);
   });
 
   it("answers inactive for a user's tokens once the user is disabled, and refuses their refresh", async () => {
@@ -371,15 +407,17 @@ describe('disabled realms', () => {
     await expect(s.issueForClient({ realm, client_id: 'svc', client_secret })).rejects.toBeInstanceOf(RealmNotFound);
     await expect(s.loginUser({ realm, username: 'alice', password: PASSWORD })).rejects.toBeInstanceOf(RealmNotFound);
     await expect(s.introspect({ realm, token: t.access_token })).rejects.toBeInstanceOf(RealmNotFound);
-    await expect(s.realm(realm)).rejects.toBeInstanceOf(RealmNotFound);
-    await expect(s.jwks(realm)).rejects.toBeInstanceOf(RealmNotFound);
+    await expect(s.realm({ realm })).rejects.toBeInstanceOf(RealmNotFound);
+    await expect(s.jwks({ realm })).rejects.toBeInstanceOf(RealmNotFound);
 
+    // Disabling ended the realm's sessions: enabling it again does not revive old tokens.
     w.core.admin.setRealmEnabled(realm, true);
-    await expect(s.introspect({ realm, token: t.access_token })).resolves.toMatchObject({ active: 'true' });
+    await expect(s.introspect({ realm, token: t.access_token })).resolves.toEqual({ active: 'false' });
+    await expect(s.issueForClient({ realm, client_id: 'svc', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
   });
 
   it('describes an enabled realm with its issuer and JWKS address', async () => {
-    await expect(w.core.service.realm(w.realm)).resolves.toEqual({
+    await expect(w.core.service.realm({ realm: w.realm })).resolves.toEqual({
       id: w.realm, name: 'main', enabled: true, issuer: issuerOf(w.realm),
       jwksUri: `${issuerOf(w.realm)}/protocol/openid-connect/certs`, accessTokenLifespan: 300, refreshTokenLifespan: 1800,
     });
@@ -407,6 +445,12 @@ describe('time-dependent behaviour', () => {
     await expect(login(PASSWORD)).resolves.toMatchObject({ token_type: 'Bearer' });
   });
 
+  it('counts wrong passwords sent in parallel atomically: 20 at once lock the user', async () => {
+    await Promise.all(Array.from({ length: 20 }, () => login('wrong password').catch(() => undefined)));
+    expect(aliceLocked()).toBe(true);
+    await expect(login(PASSWORD)).rejects.toBeInstanceOf(AuthenticationFailed);
+  });
+
   it('forgets failed attempts after a successful login', async () => {
     for (let i = 0; i < 2; i++) await expect(login('wrong password')).rejects.toBeInstanceOf(AuthenticationFailed);
     await login(PASSWORD);
@@ -428,23 +472,23 @@ describe('time-dependent behaviour', () => {
     t.clock.advance(1_000_000);
     await t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret, grant_type: 'refresh_token', refresh_token: tok.refresh_token });
     t.clock.advance(1_000_000); // past the first refresh token's lifetime, within the rotated one's
-    expect(t.core.admin.pruneSessions()).toBe(0);
+    expect(t.core.admin.prune()).toBe(0);
     expect(t.core.store.sessions.get(tok.session_state)).toBeDefined();
   });
 
   it('prunes sessions once the clock passes the refresh lifetime; their tokens stop working', async () => {
     const tok = await t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret });
-    expect(t.core.admin.pruneSessions()).toBe(0);
+    expect(t.core.admin.prune()).toBe(0);
     t.clock.advance(1_800_000);
-    expect(t.core.admin.pruneSessions()).toBe(0);
+    expect(t.core.admin.prune()).toBe(0);
     t.clock.advance(1_000);
-    expect(t.core.admin.pruneSessions()).toBe(1);
+    expect(t.core.admin.prune()).toBe(1);
     expect(t.core.store.sessions.get(tok.session_state)).toBeUndefined();
     await expect(t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret, grant_type: 'refresh_token', refresh_token: tok.refresh_token }))
       .rejects.toBeInstanceOf(InvalidGrant);
     // A session opened now is kept.
     await t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret });
-    expect(t.core.admin.pruneSessions()).toBe(0);
+    expect(t.core.admin.prune()).toBe(0);
   });
 });
 

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ValidationFailed, type ValidationIssue } from '../../core/errors';
-import { param } from '../../rest/params';
+import { param } from '../../core/params';
+import { TokenRequest, UserLoginRequest } from '../../core/token/inputs';
 import { parseRequest, type InputSpec } from '../../rest/validation';
 
 /** A stand-in for the parts of an express Request that parseRequest reads. */
@@ -113,7 +114,7 @@ describe('pydantic-shaped issues', () => {
 
 describe('query and form parameters', () => {
   it('takes the last value of a repeated scalar key', () => {
-    const out = parseRequest<{ name: string; n: number; on: boolean }>(
+    const out = parseRequest(
       { query: z.object({ name: param.string(), n: param.int(), on: param.bool() }) },
       fakeRequest({ query: { name: ['first', 'last'], n: ['1', '2'], on: ['false', 'true'] } }),
     );
@@ -188,8 +189,11 @@ describe('merged query, form and JSON parameters', () => {
     expect(issuesOf({ merged: Merged }, fakeRequest({ query: { client_id: 'a', top_k: 'many' } }))[0]?.loc).toEqual(['query', 'top_k']);
   });
 
-  it('locates a missing value in the query', () => {
+  it('locates a missing value in the body when the request has one, else in the query', () => {
     expect(issuesOf({ merged: Merged }, fakeRequest({ body: { top_k: 1 } }))).toEqual([
+      { loc: ['body', 'client_id'], msg: 'Field required', type: 'missing' },
+    ]);
+    expect(issuesOf({ merged: Merged }, fakeRequest({ query: { top_k: '1' } }))).toEqual([
       { loc: ['query', 'client_id'], msg: 'Field required', type: 'missing' },
     ]);
   });
@@ -206,15 +210,22 @@ describe('merged query, form and JSON parameters', () => {
     expect(parseRequest(spec, fakeRequest({ body: { client_id: 'b' } }))).toMatchObject({ client_id: 'b' });
   });
 
-  it('requires the fields requiredWhen asks for, given the raw values', () => {
-    const spec: InputSpec = {
-      merged: z.object({ grant_type: param.string().optional(), refresh_token: param.string().optional(), username: param.string().optional() }),
-      requiredWhen: (raw) => (raw.grant_type === 'refresh_token' ? ['refresh_token'] : ['username']),
-    };
-    expect(issuesOf(spec, fakeRequest({ query: { grant_type: 'refresh_token' } }))).toEqual([
+  it('requires the fields a grant type needs (core schemas), located where the request put its parameters', () => {
+    expect(issuesOf({ merged: UserLoginRequest }, fakeRequest({ query: { grant_type: 'refresh_token' } }))).toEqual([
       { loc: ['query', 'refresh_token'], msg: 'Field required', type: 'missing' },
     ]);
-    expect(issuesOf(spec, fakeRequest({}))).toEqual([{ loc: ['query', 'username'], msg: 'Field required', type: 'missing' }]);
-    expect(parseRequest(spec, fakeRequest({ body: { username: 'alice' } }))).toMatchObject({ username: 'alice' });
+    expect(issuesOf({ merged: UserLoginRequest }, fakeRequest({}))).toEqual([
+      { loc: ['query', 'username'], msg: 'Field required', type: 'missing' },
+      { loc: ['query', 'password'], msg: 'Field required', type: 'missing' },
+    ]);
+    // A JSON body missing a field is told so at ["body", ...], not ["query", ...].
+    expect(issuesOf({ merged: UserLoginRequest }, fakeRequest({ body: { username: 'alice' } }))).toEqual([
+      { loc: ['body', 'password'], msg: 'Field required', type: 'missing' },
+    ]);
+    expect(issuesOf({ merged: TokenRequest }, fakeRequest({ body: { client_id: 'a', client_secret: 'b', grant_type: 'password' } }))).toEqual([
+      { loc: ['body', 'username'], msg: 'Field required', type: 'missing' },
+      { loc: ['body', 'password'], msg: 'Field required', type: 'missing' },
+    ]);
+    expect(parseRequest({ merged: UserLoginRequest }, fakeRequest({ body: { username: 'alice', password: 'x' } }))).toMatchObject({ username: 'alice' });
   });
 });

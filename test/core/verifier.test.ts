@@ -3,11 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { remoteJwksKeySource } from '../../core/auth/key-sources';
-import { createTokenVerifier, issuerBaseFor, requireRole, type Caller, type KeySource, type VerifierOptions } from '../../core/auth/verifier';
+import { authorize, InsufficientRole, InvalidToken, MissingCredentials, type Caller } from '../../core/auth/caller';
+import { createTokenVerifier, issuerBaseFor, type KeySource, type VerifierOptions } from '../../core/auth/verifier';
 import { Forbidden, Unauthenticated } from '../../core/errors';
-import { openTokenCore, type TokenCore } from '../../core/token';
+import type { TokenCore } from '../../core/token';
 import type { TokenResponse } from '../../core/token/service';
-import { PUBLIC_URL, testClock } from '../helpers';
+import { PUBLIC_URL, testClock, testTokenCore } from '../helpers';
 
 const ISSUER_BASE = issuerBaseFor(PUBLIC_URL);
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -24,7 +25,7 @@ let issuedAt: number;
 beforeAll(async () => {
   const clock = testClock();
   issuedAt = clock.now();
-  core = openTokenCore({ file: ':memory:', publicUrl: PUBLIC_URL, clock });
+  core = testTokenCore(clock);
   realm = (await core.admin.createRealm({ name: 'main' })).id;
   otherRealm = (await core.admin.createRealm({ name: 'other' })).id;
   const [client, alice] = await Promise.all([
@@ -45,9 +46,9 @@ const verifierAt = (offsetSec = 0, opts: Partial<VerifierOptions> = {}) =>
   createTokenVerifier({ issuerBase: ISSUER_BASE, keys: localKeys(), clockToleranceSec: 30, clock: testClock(issuedAt + offsetSec * 1000), ...opts });
 
 /** Signs `claims` with a realm's real key (or overrides), to build tokens the issuer would never make. */
-async function forge(claims: Record<string, unknown>, opts: { realm?: string; kid?: string } = {}): Promise<string> {
-  const { kid, key } = await core.keys.signingKey(opts.realm ?? realm);
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: opts.kid ?? kid }).sign(key);
+async function forge(claims: Record<string, unknown>, opts: { realm?: string; kid?: string; typ?: string } = {}): Promise<string> {
+  const { kid, key } = core.keys.signingKey(opts.realm ?? realm);
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: opts.typ ?? 'at+jwt', kid: opts.kid ?? kid }).sign(key);
 }
 
 const refusal = async (p: Promise<unknown>, reason: RegExp) => {
@@ -69,6 +70,8 @@ describe('createTokenVerifier with in-process keys', () => {
       sessionId: userToken.session_state,
       tokenId: String(claims.jti),
       expiresAt: Number(claims.exp),
+      audience: ['account', 'search'],
+      bearer: userToken.access_token,
     });
   });
 
@@ -109,7 +112,7 @@ describe('createTokenVerifier with in-process keys', () => {
   });
 
   it('refuses a token signed with HS256 using the public key bytes as the secret', async () => {
-    const jwk = (await core.service.jwks(realm)).keys[0]!;
+    const jwk = (await core.service.jwks({ realm })).keys[0]!;
     const publicPem = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
     const forged = await new SignJWT(decodeJwt(clientToken.access_token))
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: jwk.kid })
@@ -131,7 +134,7 @@ describe('createTokenVerifier with in-process keys', () => {
     const claims = decodeJwt(clientToken.access_token);
     await refusal(verifierAt().verify(await forge(claims, { kid: 'unknown-kid' })), /unknown key id/);
     const attacker = await generateKeyPair('RS256');
-    const ownKey = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'attacker' }).sign(attacker.privateKey);
+    const ownKey = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'attacker' }).sign(attacker.privateKey);
     await refusal(verifierAt().verify(ownKey), /unknown key id/);
   });
 
@@ -154,15 +157,39 @@ describe('createTokenVerifier with in-process keys', () => {
     await expect(verifierAt(0, { realms: [otherRealm, realm] }).verify(clientToken.access_token)).resolves.toMatchObject({ realm });
   });
 
-  it('refuses a refresh token where an access token is expected', async () => {
-    await refusal(verifierAt().verify(clientToken.refresh_token), /wrong token type/);
-    await refusal(verifierAt().verify(userToken.refresh_token), /wrong token type/);
+  it('refuses a refresh token where an access token is expected (HS512, the token service\'s own)', async () => {
+    await refusal(verifierAt().verify(clientToken.refresh_token), /algorithm/);
+    await refusal(verifierAt().verify(userToken.refresh_token), /algorithm/);
   });
 
-  it('verifies a refresh token only when asked for one, for its own realm', async () => {
+  it('refuses an RS256 token whose header typ is not at+jwt (RFC 9068), or whose payload typ is not Bearer', async () => {
+    const claims = decodeJwt(clientToken.access_token);
+    await refusal(verifierAt().verify(await forge(claims, { typ: 'JWT' })), /not an access token/);
+    await refusal(verifierAt().verify(await forge({ ...claims, typ: 'Refresh' })), /wrong token type/);
+    await expect(verifierAt().verify(await forge(claims, { typ: 'application/at+jwt' }))).resolves.toMatchObject({ clientId: 'svc-a' });
+  });
+
+  it('checks the audience when asked: a token names the services it is for', async () => {
+    expect(decodeJwt(clientToken.access_token).aud).toEqual(['account', 'search']);
+    await expect(verifierAt().verify(clientToken.access_token, { audience: 'search' })).resolves.toMatchObject({ audience: ['account', 'search'] });
+    await refusal(verifierAt().verify(clientToken.access_token, { audience: 'models' }), /not issued for this service/);
+  });
+
+  it('refuses a token issued in the future beyond the clock tolerance', async () => {
+    const claims = decodeJwt(clientToken.access_token);
+    const at = (skewSec: number) => forge({ ...claims, iat: Number(claims.iat) + skewSec, exp: Number(claims.exp) + skewSec });
+    await expect(verifierAt().verify(await at(25))).resolves.toBeDefined();
+    await refusal(verifierAt().verify(await at(40)), /future/);
+  });
+
+  it('authenticates an Authorization header: missing is MissingCredentials, anything but one Bearer token is invalid', async () => {
     const v = verifierAt();
-    await expect(v.verifyToken(clientToken.refresh_token, { typ: 'Refresh', realm })).resolves.toMatchObject({ realm, claims: { typ: 'Refresh' } });
-    await refusal(v.verifyToken(clientToken.refresh_token, { typ: 'Refresh', realm: otherRealm }), /another realm/);
+    await expect(v.authenticate(`Bearer ${clientToken.access_token}`)).resolves.toMatchObject({ clientId: 'svc-a', bearer: clientToken.access_token });
+    await expect(v.authenticate(`bearer   ${clientToken.access_token} `)).resolves.toMatchObject({ clientId: 'svc-a' });
+    await expect(v.authenticate(undefined)).rejects.toBeInstanceOf(MissingCredentials);
+    await expect(v.authenticate('  ')).rejects.toBeInstanceOf(MissingCredentials);
+    await expect(v.authenticate('Basic abc')).rejects.toBeInstanceOf(InvalidToken);
+    await expect(v.authenticate(`Bearer ${clientToken.access_token} extra`)).rejects.toBeInstanceOf(InvalidToken);
   });
 
   it('refuses a token missing a required claim', async () => {
@@ -176,12 +203,14 @@ describe('createTokenVerifier with in-process keys', () => {
   });
 });
 
-describe('requireRole', () => {
-  it('passes a caller holding the role and throws Forbidden otherwise', async () => {
+describe('authorize', () => {
+  it('passes a caller holding the roles and the audience, and names what is missing otherwise', async () => {
     const caller = await verifierAt().verify(userToken.access_token);
-    expect(() => requireRole(caller, 'search:read')).not.toThrow();
-    expect(() => requireRole(caller, 'search:write')).toThrow(Forbidden);
-    expect(() => requireRole(caller, 'search:write')).toThrow("Missing role 'search:write'");
+    expect(authorize(caller, { audience: 'search', roles: ['search:read'] })).toBe(caller);
+    expect(() => authorize(caller, { roles: ['search:write'] })).toThrow(Forbidden);
+    expect(() => authorize(caller, { roles: ['search:write'] })).toThrow(InsufficientRole);
+    expect(() => authorize(caller, { roles: ['search:write'] })).toThrow("Missing role 'search:write'");
+    expect(() => authorize(caller, { audience: 'models' })).toThrow(InvalidToken);
   });
 });
 
@@ -230,6 +259,24 @@ describe('createTokenVerifier with remoteJwksKeySource', () => {
     const unknownRealm = randomUUID();
     const forged = await forge({ ...decodeJwt(clientToken.access_token), iss: ISSUER_BASE + unknownRealm });
     await refusal(remoteVerifier().verify(forged), /unknown key id/);
+  });
+
+  it('remembers a realm that does not exist: forged issuers do not make it fetch again', async () => {
+    const keys = remoteJwksKeySource(baseUrl);
+    const v = verifierAt(0, { keys });
+    const forged = await forge({ ...decodeJwt(clientToken.access_token), iss: ISSUER_BASE + randomUUID() });
+    requests.length = 0;
+    for (let i = 0; i < 5; i++) await refusal(v.verify(forged), /unknown key id/);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('looks up realms never seen before at a bounded rate', async () => {
+    const v = verifierAt(0, { keys: remoteJwksKeySource(baseUrl, { newRealmsPerMinute: 3 }) });
+    requests.length = 0;
+    for (let i = 0; i < 10; i++) {
+      await refusal(v.verify(await forge({ ...decodeJwt(clientToken.access_token), iss: ISSUER_BASE + randomUUID() })), /unknown key id/);
+    }
+    expect(requests).toHaveLength(3);
   });
 
   it('refuses every token when the token service cannot be reached', async () => {

@@ -49,7 +49,7 @@ describe('the platform command administering a data directory', () => {
 
   it('changes what a running server answers: a disabled user\'s tokens turn inactive at once', async () => {
     const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-    server = await startPlatform(config, 'all', pino({ level: 'silent' }));
+    server = await startPlatform(config, { log: pino({ level: 'silent' }) });
     const post = (path: string, form: Record<string, string>) =>
       fetch(`${server.url}/auth/api/v1/oauth/connect/${path}`, { method: 'POST', body: new URLSearchParams(form) });
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapPath } from '../../bin/bootstrap';
@@ -54,13 +54,17 @@ describe("the README's tour, on a server started the way npm start starts it", (
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('prints the credentials it created once, and keeps them in an owner-only bootstrap.json', () => {
+  it('keeps the credentials it created in an owner-only bootstrap.json and, its output not a terminal (a log), never prints them', () => {
     const file = bootstrapPath(dataDir);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     const creds = JSON.parse(readFileSync(file, 'utf8'));
     expect(Object.keys(creds).sort()).toEqual(['client_id', 'client_secret', 'password', 'realm', 'tenant_id', 'username']);
     expect(server.output()).toContain('First start');
-    expect(server.output()).toContain(creds.client_secret);
+    expect(server.output()).toContain(file);
+    expect(server.output()).toContain('platform credentials');
+    expect(server.output()).not.toContain(creds.client_secret);
+    expect(server.output()).not.toContain(creds.password);
     expect(server.output()).toContain(`${server.url}/graphql`);
   });
 
@@ -89,5 +93,43 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(server.output()).not.toContain(creds.client_secret);
     expect(server.output()).toContain(`credentials: ${bootstrapPath(dataDir)}`);
     expect(JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'))).toEqual(creds);
+  });
+});
+
+describe('the first start at a terminal', () => {
+  it('shows the credentials once to a person at a terminal (a pseudo-terminal made by script(1))', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-tty-'));
+    const port = String(await freePort());
+    const cmd = `${process.execPath} ${join(ROOT, 'dist', 'bin', 'platform.js')} start`;
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: { ...process.env, PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' } });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('Ready.')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const creds = JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'));
+    expect(out).toContain(creds.client_secret);
+    expect(out).toContain(creds.password);
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe('a data directory readable by others', () => {
+  it('is tightened to 0700 at start, and the start says so', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-loose-'));
+    chmodSync(dataDir, 0o755);
+    const server = await npmStart({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' });
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(server.output()).toContain(`data directory permissions tightened: ${dataDir}: 0755 -> 0700`);
+    await stop(server.child);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 });

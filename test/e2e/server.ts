@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../core/config';
-import { startPlatform, type Role, type RunningPlatform } from '../../bin/start';
+import { startPlatform, type RunningPlatform } from '../../bin/start';
+import { configParts } from '../../bin/deps';
+import type { ServiceModule } from '../../services/module';
+import { testModules } from '../helpers';
 
 /** A port the OS says is free now (the platform derives its issuer from PORT, so 0 won't do). */
 export const freePort = (): Promise<number> =>
@@ -24,11 +27,14 @@ export interface Started extends RunningPlatform {
   stop(): Promise<void>;
 }
 
-/** Starts the platform the way `npm start` does, in a temporary data directory. */
-export async function startInTemp(role: Role = 'all', env: Record<string, string> = {}): Promise<Started> {
+/**
+ * Starts the platform the way `npm start` does (one process), in a temporary data directory, with
+ * the registry's services built with cheap crypto unless `modules` says otherwise.
+ */
+export async function startInTemp(role = 'all', env: Record<string, string> = {}, modules: readonly ServiceModule[] = testModules()): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
-  const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const running = await startPlatform(config, role, pino({ level: 'silent' }));
+  const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }, configParts(modules));
+  const running = await startPlatform(config, { role, modules, log: pino({ level: 'silent' }) });
   return {
     ...running,
     config,

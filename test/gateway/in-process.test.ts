@@ -3,8 +3,8 @@ import pino from 'pino';
 import { createGateway, type Gateway } from '../../gateway/server';
 import { readSupergraph } from '../../gateway/supergraph';
 import { createRestApp } from '../../rest/app';
-import { buildSubgraphs } from '../../subgraphs';
-import { tokenFixture, PUBLIC_URL, type TokenFixture } from '../helpers';
+import { tokenRest } from '../../rest/token';
+import { tokenFixture, tokenSubgraph, PUBLIC_URL, type TokenFixture } from '../helpers';
 
 const log = pino({ level: 'silent' });
 
@@ -15,9 +15,8 @@ describe('the federated graph with the token subgraph in process', () => {
 
   beforeAll(async () => {
     fx = await tokenFixture();
-    const [token] = buildSubgraphs({ token: fx.core.service }, log);
-    gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: token!.schema } }, log });
-    app = createRestApp({ token: fx.core.service }, { publicUrl: PUBLIC_URL, log, extra: [{ path: '/', router: gateway.router }] });
+    gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: tokenSubgraph(fx.core).schema } }, log });
+    app = createRestApp([tokenRest(fx.core.service, PUBLIC_URL)], { log, extra: [{ path: '/', router: gateway.router }] });
   });
   afterAll(async () => {
     await gateway.stop();
@@ -89,7 +88,8 @@ describe('the federated graph with the token subgraph in process', () => {
     expect(scope.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'invalid_scope' });
 
     const noRealm = await gql('{ introspectToken(token: "x", realm: "") { active } }');
-    expect(noRealm.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'invalid_request' });
+    // The same schema and reason as REST's 422: an empty realm is too short.
+    expect(noRealm.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['realm'], type: 'string_too_short' }] });
 
     const invalid = await gql('{ nope }');
     expect(invalid.status).toBe(400);

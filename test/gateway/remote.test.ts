@@ -1,5 +1,7 @@
-import { openToken } from '../../bin/start';
+import { join } from 'node:path';
+import { openTokenCore } from '../../core/token';
 import { startInTemp, type Started } from '../e2e/server';
+import { fastHasher, pooledKeys } from '../helpers';
 
 /** `platform serve token` and `platform serve gateway` as two servers, the gateway reaching the subgraph over HTTP. */
 describe('the gateway reaching the token subgraph over HTTP', () => {
@@ -11,7 +13,7 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
     token = await startInTemp('token');
     gateway = await startInTemp('gateway', { SUBGRAPH_TOKEN_URL: `${token.url}/graphql` });
     // As `platform realm create` / `client create` would, against the running server's data dir.
-    const admin = openToken(token.config);
+    const admin = openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const r = (await admin.admin.createRealm({ name: 'remote' })).id;
     const c = await admin.admin.createClient({ realm: r, clientId: 'far', roles: ['search:read'] });
     admin.close();

@@ -2,6 +2,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { loadConfig } from '../../core/config';
 import { createRestApp } from '../../rest/app';
+import { tokenRest } from '../../rest/token';
 import { PUBLIC_URL, tokenFixture, type TokenFixture } from '../helpers';
 
 describe('CORS for browser apps on other origins', () => {
@@ -11,7 +12,7 @@ describe('CORS for browser apps on other origins', () => {
 
   beforeAll(async () => {
     fx = await tokenFixture();
-    app = createRestApp({ token: fx.core.service }, { publicUrl: PUBLIC_URL, log: pino({ level: 'silent' }), corsOrigins: ['https://app.example'] });
+    app = createRestApp([tokenRest(fx.core.service, PUBLIC_URL)], { log: pino({ level: 'silent' }), corsOrigins: ['https://app.example'] });
   });
   afterAll(() => fx.core.close());
 

@@ -4,7 +4,7 @@ import {
   type JSONWebKeySet, type KeyLike,
 } from 'jose';
 import request from 'supertest';
-import { hashSecret } from '../../core/token/secrets';
+import { fastHasher } from '../helpers';
 import { PUBLIC_URL, tokenFixture, type TokenFixture } from '../helpers';
 
 const TOKEN = '/auth/api/v1/oauth/connect/token';
@@ -112,7 +112,7 @@ describe('POST /oauth/connect/introspect: active tokens', () => {
   it('renders a verified email as the string "true"', async () => {
     // The admin API has no way to verify an email yet, so the user is put in the store directly.
     f.core.store.users.insert({
-      id: randomUUID(), realmId: f.realm, username: 'vera', passwordHash: await hashSecret('vera password 1'),
+      id: randomUUID(), realmId: f.realm, username: 'vera', passwordHash: await fastHasher.hash('vera password 1'),
       enabled: true, roles: [], tenantId: f.realm, email: 'vera@example.test', emailVerified: true,
       failedLogins: 0, lockedUntil: null, createdAt: f.clock.now(),
     });

@@ -111,6 +111,28 @@ describe('GET /auth/api/v1/healthz', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ msg: 'ok' });
   });
+
+  it.each([
+    ['malformed JSON', 'application/json', '{bad'],
+    ['a corrupt gzip body', 'application/json', 'not gzip'],
+    ['an oversized form', 'application/x-www-form-urlencoded', 'a='.padEnd(3_000_000, 'x')],
+  ])('answers 200 whatever the body: %s', async (_name, type, body) => {
+    for (const path of [`${PREFIX}/healthz`, '/healthz']) {
+      let req = request(f.app).get(path).set('content-type', type);
+      if (_name.includes('gzip')) req = req.set('content-encoding', 'gzip');
+      const res = await req.send(body);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ msg: 'ok' });
+    }
+  });
+});
+
+describe('GET /healthz (the platform\'s)', () => {
+  it.each(['put', 'post', 'delete', 'patch'] as const)('answers %s with 405 and Allow', async (method) => {
+    const res = await request(f.app)[method]('/healthz');
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD');
+  });
 });
 
 describe('GET /auth/api/v1/openapi.json', () => {

@@ -1,52 +1,56 @@
-import pino from 'pino';
 import request from 'supertest';
 import { loadConfig } from '../../core/config';
-import { openTokenCore } from '../../core/token';
-import { createRestApp } from '../../rest/app';
-import { PUBLIC_URL } from '../helpers';
+import { configParts } from '../../bin/deps';
+import { SERVICES } from '../../services/registry';
+import { tokenFixture } from '../helpers';
 
 const TOKEN = '/auth/api/v1/oauth/connect/token';
 const INTROSPECT = '/auth/api/v1/oauth/connect/introspect';
 
 describe('429 after repeated failed authentications, and the caller address behind proxies', () => {
-  const setup = async (trustProxy: false | string[]) => {
-    const core = openTokenCore({ file: ':memory:', publicUrl: PUBLIC_URL, authFailuresPerMinute: 2 });
-    const realm = (await core.admin.createRealm({ name: 'main' })).id;
-    const { client_secret } = await core.admin.createClient({ realm, clientId: 'svc' });
-    const app = createRestApp({ token: core.service }, { publicUrl: PUBLIC_URL, log: pino({ level: 'silent' }), trustProxy });
-    return { core, realm, client_secret, app };
-  };
+  const setup = (trustProxy: false | string[]) => tokenFixture({ authFailuresPerMinute: 2, trustProxy });
 
   it('answers 429 slow_down with Retry-After once an address used up its failures', async () => {
-    const { core, realm, client_secret, app } = await setup(false);
+    const { core, realm, client, app } = await setup(false);
     for (let i = 0; i < 2; i++) {
-      expect((await request(app).post(TOKEN).query({ realm, client_id: 'svc', client_secret: 'wrong' })).status).toBe(401);
+      expect((await request(app).post(TOKEN).query({ realm, client_id: 'svc-a', client_secret: 'wrong' })).status).toBe(401);
     }
-    const res = await request(app).post(TOKEN).query({ realm, client_id: 'svc', client_secret });
+    const res = await request(app).post(TOKEN).query({ realm, ...client });
     expect(res.status).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.body).toMatchObject({ error: 'slow_down', detail: 'Too many failed authentications; try again later' });
     core.close();
   });
 
+  it('cannot be escaped with a made-up X-Forwarded-For when no proxy is trusted (the default)', async () => {
+    const { core, realm, client, app } = await setup(false);
+    for (let i = 0; i < 2; i++) {
+      await request(app).post(TOKEN).set('x-forwarded-for', `198.51.100.${i}`).query({ realm, client_id: 'svc-a', client_secret: 'wrong' });
+    }
+    const spoofed = await request(app).post(TOKEN).set('x-forwarded-for', '198.51.100.99').query({ realm, ...client });
+    expect(spoofed.status).toBe(429);
+    core.close();
+  });
+
   it('believes X-Forwarded-For only from trusted proxies', async () => {
     const trusting = await setup(['loopback']);
-    const ok = await request(trusting.app).post(TOKEN).set('x-forwarded-for', '203.0.113.7').query({ realm: trusting.realm, client_id: 'svc', client_secret: trusting.client_secret });
+    const ok = await request(trusting.app).post(TOKEN).set('x-forwarded-for', '203.0.113.7').query({ realm: trusting.realm, ...trusting.client });
     const seen = await request(trusting.app).post(INTROSPECT).type('form').send({ realm: trusting.realm, token: ok.body.access_token });
     expect(seen.body).toMatchObject({ clientAddress: '203.0.113.7', clientHost: '203.0.113.7' });
     trusting.core.close();
 
     const strict = await setup(false);
-    const spoofed = await request(strict.app).post(TOKEN).set('x-forwarded-for', '203.0.113.7').query({ realm: strict.realm, client_id: 'svc', client_secret: strict.client_secret });
+    const spoofed = await request(strict.app).post(TOKEN).set('x-forwarded-for', '203.0.113.7').query({ realm: strict.realm, ...strict.client });
     const seen2 = await request(strict.app).post(INTROSPECT).type('form').send({ realm: strict.realm, token: spoofed.body.access_token });
     expect(seen2.body.clientAddress).toBe('127.0.0.1');
     strict.core.close();
   });
 
-  it('reads TRUST_PROXY and AUTH_FAILURES_PER_MINUTE from the environment', () => {
-    expect(loadConfig({})).toMatchObject({ TRUST_PROXY: ['loopback'], AUTH_FAILURES_PER_MINUTE: 30 });
-    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
-    expect(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: '0' })).toThrow(/AUTH_FAILURES_PER_MINUTE/);
+  it('reads TRUST_PROXY (no proxy trusted by default) and AUTH_FAILURES_PER_MINUTE from the environment', () => {
+    const load = (env: Record<string, string>) => loadConfig(env, configParts(SERVICES));
+    expect(load({})).toMatchObject({ TRUST_PROXY: false, AUTH_FAILURES_PER_MINUTE: 30 });
+    expect(load({ TRUST_PROXY: 'loopback' }).TRUST_PROXY).toEqual(['loopback']);
+    expect(load({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
+    expect(() => load({ AUTH_FAILURES_PER_MINUTE: '0' })).toThrow(/AUTH_FAILURES_PER_MINUTE/);
   });
 });

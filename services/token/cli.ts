@@ -1,5 +1,7 @@
-import type { TokenAdmin } from '../core/token/admin';
-import { UsageError, type Flags } from './args';
+import { UsageError, type Flags } from '../../bin/args';
+import type { TokenCore } from '../../core/token';
+import type { TokenAdmin } from '../../core/token/admin';
+import type { CliCommand } from '../module';
 
 const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 const int = (v: string | undefined, name: string) => {
@@ -55,6 +57,32 @@ export async function adminCommand(admin: TokenAdmin, words: string[], f: Flags,
     case 'user list': return admin.listUsers(f.realm);
     case 'user disable': return admin.setUserEnabled(f.realm, need(f.username, 'username'), false);
     case 'user enable': return admin.setUserEnabled(f.realm, need(f.username, 'username'), true);
+    case 'user set-password': return admin.setPassword(f.realm, need(f.username, 'username'), f.password ?? (await readSecret()));
+    case 'user logout': return admin.logout(f.realm, need(f.username, 'username'));
     default: throw new UsageError(`unknown command '${key.trim()}'`);
   }
 }
+
+const command = (name: 'realm' | 'client' | 'user', usage: string[]): CliCommand<TokenCore> => ({
+  name,
+  usage,
+  run: async (core, words, flags, io) => present(await adminCommand(core.admin, [name, ...words], flags, io.readSecret), name),
+});
+
+/** The token service's part of the `platform` command. */
+export const tokenCommands: CliCommand<TokenCore>[] = [
+  command('realm', [
+    'platform realm create [--name N] [--access-ttl S] [--refresh-ttl S]',
+    'platform realm list | disable <id> | enable <id> | default <id> | rotate-key [<id>]',
+  ]),
+  command('client', [
+    'platform client create --client-id ID [--realm R] [--tenant T] [--roles r1,r2] [--scopes s1,s2]',
+    'platform client list [--realm R] | disable --client-id ID | enable --client-id ID | rotate-secret --client-id ID',
+  ]),
+  command('user', [
+    'platform user create --username U [--password P] [--realm R] [--tenant T] [--roles r1,r2] [--email E]',
+    'platform user list [--realm R] | disable --username U | enable --username U',
+    'platform user set-password --username U [--password P] [--realm R]   (ends the user\'s sessions)',
+    'platform user logout --username U [--realm R]                        ends every session of the user',
+  ]),
+];

@@ -1,0 +1,51 @@
+import cluster, { type Worker } from 'node:cluster';
+
+/**
+ * `WORKERS` processes sharing one port (node:cluster; the primary hands out connections). The
+ * primary does the one-time work first (bootstrap), then forks; it restarts a worker that dies
+ * after start-up, and on SIGTERM/SIGINT stops them all. A worker that dies before it is ready
+ * stops the whole start, so a bad configuration does not loop.
+ */
+export interface WorkerMessage {
+  ready?: { url: string };
+}
+
+export const workerId = (): number => Number(process.env.PLATFORM_WORKER_ID ?? '0');
+
+export function runPrimary(count: number, onReady: (url: string) => void, onFatal: (why: string) => void): void {
+  let ready = 0;
+  let stopping = false;
+  const fork = (id: number): Worker => {
+    const worker = cluster.fork({ PLATFORM_WORKER_ID: String(id) });
+    let isReady = false;
+    worker.on('message', (msg: WorkerMessage) => {
+      if (!msg?.ready || isReady) return;
+      isReady = true;
+      if (++ready === count) onReady(msg.ready.url);
+    });
+    worker.on('exit', (code, signal) => {
+      if (stopping) return;
+      if (!isReady && ready < count) return onFatal(`worker ${id} exited during start-up (${signal ?? `code ${code}`})`);
+      process.stderr.write(`platform: worker ${id} exited (${signal ?? `code ${code}`}); starting a new one\n`);
+      setTimeout(() => !stopping && fork(id), 1000).unref();
+    });
+    return worker;
+  };
+  for (let id = 1; id <= count; id++) fork(id);
+
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
+    let left = workers.length;
+    if (left === 0) process.exit(0);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    for (const w of workers) {
+      w.once('exit', () => --left === 0 && process.exit(0));
+      w.process.kill('SIGTERM');
+    }
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

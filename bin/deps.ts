@@ -1,0 +1,58 @@
+import type { Logger } from 'pino';
+import { remoteJwksKeySource } from '../core/auth/key-sources';
+import { createTokenVerifier, issuerBaseFor, type KeySource } from '../core/auth/verifier';
+import { systemClock, type Clock } from '../core/clock';
+import type { Config, ConfigParts } from '../core/config';
+import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/module';
+
+/** What the registered services add to the configuration. */
+export const configParts = (modules: readonly ServiceModule[]): ConfigParts => ({
+  schemas: modules.flatMap((m) => (m.config ? [m.config] : [])),
+  subgraphs: modules.filter((m) => m.subgraph).map((m) => m.name),
+});
+
+export interface Opened {
+  module: ServiceModule;
+  instance: ServiceInstance;
+}
+
+/**
+ * The dependencies every service is built from. Keys come from a service of this process that
+ * holds them (the first opened that offers a key source) or else from the issuer's JWKS
+ * (AUTH_ISSUER_URL), decided on first use, so services can be opened in any order.
+ */
+export function sharedDeps(config: Config, modules: readonly ServiceModule[], log: Logger, clock: Clock = systemClock) {
+  let source: KeySource | undefined;
+  const keys: KeySource = { key: (realm, kid) => (source ??= remoteJwksKeySource(config.AUTH_ISSUER_URL)).key(realm, kid) };
+  const deps: SharedDeps = {
+    // loadConfig validated every registered service's settings into the same object.
+    config: config as Config & Record<string, unknown>,
+    clock,
+    log,
+    keys,
+    verifier: createTokenVerifier({ issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS }),
+    audiences: [...new Set(modules.map(audienceOf))],
+  };
+  return {
+    deps,
+    /** Opens `modules` in order; on a failure closes those already open. */
+    async open(served: readonly ServiceModule[], opts: { admin?: boolean } = {}): Promise<Opened[]> {
+      const opened: Opened[] = [];
+      try {
+        for (const module of served) {
+          const instance = await module.open(deps, opts);
+          opened.push({ module, instance });
+          source ??= instance.keySource;
+        }
+        return opened;
+      } catch (err) {
+        await closeAll(opened);
+        throw err;
+      }
+    },
+  };
+}
+
+export async function closeAll(opened: readonly Opened[]): Promise<void> {
+  for (const { instance } of [...opened].reverse()) await instance.close();
+}

@@ -1,0 +1,69 @@
+import cluster from 'node:cluster';
+import pino from 'pino';
+import type { Config } from '../core/config';
+import { SERVICES } from '../services/registry';
+import { runBootstrap, type BootstrapResult } from './bootstrap';
+import { runPrimary, workerId, type WorkerMessage } from './cluster';
+import { secureDataDir } from './data-dir';
+import { closeAll, sharedDeps } from './deps';
+
+// Loaded on use, so admin commands start fast without the GraphQL stack.
+const lazyStart = () => require('./start') as typeof import('./start');
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+/** Start-up notes: where to go, and the first start's credentials (secrets only ever to a terminal). */
+function banner(config: Config, role: string, url: string, boot: BootstrapResult | undefined, tightened: string[]) {
+  const workers = config.WORKERS > 1 ? ` (${config.WORKERS} worker processes)` : '';
+  out(`platform (${role}) listening on ${url}${workers}`);
+  for (const m of lazyStart().servedBy(role, SERVICES)) out(`  ${m.title}: ${url}${m.prefix}/docs`);
+  if (role === 'all' || role === 'gateway') out(`  GraphQL:    ${url}/graphql (Apollo Sandbox; offline GraphiQL at ${url}/graphiql)`);
+  for (const t of tightened) out(`  data directory permissions tightened: ${t}`);
+  if (boot?.created) {
+    out(`\nFirst start: created the default realm, a demo client and a demo user; their credentials are in ${boot.file} (mode 0600).`);
+    // Standard output is the log in a container: secrets go only to a person at a terminal.
+    if (process.stdout.isTTY) out(`Shown once here:\n${JSON.stringify(boot.values, null, 2)}`);
+    else out(`Print them with: platform credentials --data-dir ${config.PLATFORM_DATA_DIR}`);
+    out();
+  } else if (boot) out(`  credentials: ${boot.file}`);
+  out('Ready. Ctrl-C stops.');
+}
+
+/** The primary's one-time work before forking: data directory, first-start bootstrap. */
+async function prepare(config: Config, role: string) {
+  const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
+  if (role !== 'all') return { tightened, boot: undefined };
+  const platform = sharedDeps(config, SERVICES, pino({ level: 'silent' }));
+  const opened = await platform.open(SERVICES);
+  try {
+    return { tightened, boot: await runBootstrap(config.PLATFORM_DATA_DIR, opened) };
+  } finally {
+    await closeAll(opened);
+  }
+}
+
+/** `platform start` / `platform serve <role>`: one process, or WORKERS processes on one port. */
+export async function serve(config: Config, role: string): Promise<void> {
+  const { startPlatform } = lazyStart();
+  if (cluster.isWorker) {
+    const running = await startPlatform(config, { role, bootstrap: false, jobs: workerId() === 1 });
+    process.send?.({ ready: { url: running.url } } satisfies WorkerMessage);
+    const stop = () => void running.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
+  if (config.WORKERS > 1) {
+    const { tightened, boot } = await prepare(config, role);
+    runPrimary(config.WORKERS, (url) => banner(config, role, url, boot, tightened), (why) => {
+      process.stderr.write(`platform: ${why}\n`);
+      process.exit(1);
+    });
+    return;
+  }
+  const running = await startPlatform(config, { role });
+  banner(config, role, running.url, running.bootstrap, running.tightened);
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { param } from '../params';
+
+/**
+ * The token service's inputs, in the spec's wire names. Every face validates with these schemas
+ * (REST from query, form or JSON; GraphQL from its arguments), so a bad input is refused for the
+ * same reason everywhere. The rules of each grant type live here, not in a transport.
+ */
+const realm = param.uuid().optional().describe('Identifier of the OAuth realm (UUID); the default realm when absent');
+const scopes = param.string().optional().describe('Space- or comma-separated scopes');
+const refreshToken = param.string().optional().describe('With grant_type=refresh_token');
+
+type Grants = Record<string, readonly string[]>;
+
+/** Adds "Field required" for the fields `grant_type` (or its default) needs, reported with any other issue. */
+const requireFor = (grants: Grants, fallback: string) =>
+  z.superRefine<Record<string, unknown>>((v, ctx) => {
+    if (typeof v !== 'object' || v === null) return;
+    const grant = typeof v.grant_type === 'string' && v.grant_type ? v.grant_type : fallback;
+    for (const field of grants[grant] ?? []) {
+      if (v[field] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], input: undefined, message: 'Field required', params: { type: 'missing' } });
+      }
+    }
+  }, { when: () => true });
+
+export const TokenRequest = z.object({
+  realm,
+  client_id: param.string().describe('Client identifier within the realm'),
+  client_secret: param.string().describe('Secret of the client'),
+  grant_type: param.string().optional().describe('client_credentials (default), password or refresh_token'),
+  scopes,
+  refresh_token: refreshToken,
+  username: param.string().optional().describe('With grant_type=password'),
+  password: param.string().optional().describe('With grant_type=password'),
+}).check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'client_credentials'));
+
+export const UserLoginRequest = z.object({
+  realm,
+  username: param.string().optional().describe('User name (required for grant_type=password)'),
+  password: param.string().optional().describe('Password of the user (required for grant_type=password)'),
+  grant_type: param.string().optional().describe('password (default) or refresh_token'),
+  scopes,
+  refresh_token: refreshToken,
+  client_id: param.string().optional().describe('A client of the realm; the public client platform-login when absent'),
+  client_secret: param.string().optional().describe('Secret of a confidential client_id'),
+}).check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'password'));
+
+export const RefreshRequest = z.object({
+  realm,
+  refresh_token: param.string().describe('The refresh token; it is rotated (each works once)'),
+  client_id: param.string().optional().describe('The client the token was issued to (needed with its secret when confidential)'),
+  client_secret: param.string().optional(),
+  scopes: scopes.describe('A subset of the session scopes'),
+});
+
+export const IntrospectRequest = z.object({
+  token: param.string().optional().describe('The access token to introspect'),
+  realm: param.id().describe('Identifier of the realm that issued the token'),
+});
+
+export const RevokeRequest = z.object({
+  token: param.string().optional().describe('An access or refresh token; its session ends'),
+  realm: param.string().optional(),
+});
+
+/** A realm named in a path: its id, or `default` for the default realm. */
+export const RealmRef = z.object({ realm: param.id().describe('Realm id, or `default`') });
+
+export const UserinfoRequest = RealmRef.extend({
+  authorization: param.string().optional().describe('Bearer access token of the user'),
+});
+
+export type ClientTokenRequest = z.output<typeof TokenRequest>;
+export type UserLoginRequest = z.output<typeof UserLoginRequest>;
+export type RefreshRequest = z.output<typeof RefreshRequest>;
+export type IntrospectRequest = z.output<typeof IntrospectRequest>;
+export type RevokeRequest = z.output<typeof RevokeRequest>;
+export type RealmRef = z.output<typeof RealmRef>;
+export type UserinfoRequest = z.output<typeof UserinfoRequest>;

@@ -1,0 +1,7 @@
+import type { ServiceModule } from './module';
+import { createTokenModule } from './token';
+
+/** Every service of the platform, in start and composition order: adding one is one line here. */
+export const SERVICES: readonly ServiceModule[] = [
+  createTokenModule(),
+];

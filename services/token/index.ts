@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { tokenClient } from '../../clients/token';
+import { openTokenCore, type TokenCore } from '../../core/token';
+import type { KeyGenerator } from '../../core/token/keys';
+import type { SecretHasher } from '../../core/token/secrets';
+import { tokenRest, TOKEN_PREFIX } from '../../rest/token';
+import { readSchemaFile } from '../../subgraphs/sdl';
+import { tokenResolvers } from '../../subgraphs/token';
+import { defineService } from '../module';
+import { tokenBootstrap } from './bootstrap';
+import { tokenCommands } from './cli';
+
+const count = (fallback: number) => z.coerce.number().int().positive().max(1_000_000).default(fallback);
+
+/** The token service's environment variables. */
+const Settings = z.object({
+  /** Wrong passwords in a row before a user is locked, and for how long. */
+  LOCKOUT_THRESHOLD: count(5),
+  LOCKOUT_SECONDS: count(900),
+  /** Failed client or user authentications allowed per caller address per minute (429 past it). */
+  AUTH_FAILURES_PER_MINUTE: count(30),
+});
+
+export interface TokenModuleOptions {
+  /** Cheaper crypto for tests; real scrypt and RSA key generation by default. */
+  hasher?: SecretHasher;
+  generateKey?: KeyGenerator;
+}
+
+/** OAuth tokens, introspection, JWKS and discovery, under `/auth/api/v1`; the `token` subgraph. */
+export const createTokenModule = (opts: TokenModuleOptions = {}) => defineService<TokenCore, typeof Settings>({
+  name: 'token',
+  title: 'Token service',
+  prefix: TOKEN_PREFIX,
+  // Keycloak's audience for its own account endpoints (userinfo).
+  audience: 'account',
+  config: Settings,
+  open: ({ config, clock, audiences }, { admin }) => openTokenCore({
+    file: join(config.PLATFORM_DATA_DIR, 'token.db'),
+    publicUrl: config.PUBLIC_URL,
+    clock,
+    durable: admin,
+    lockout: { threshold: config.LOCKOUT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
+    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    audience: audiences,
+    hasher: opts.hasher,
+    generateKey: opts.generateKey,
+  }),
+  rest: (core, { config }) => tokenRest(core.service, config.PUBLIC_URL),
+  subgraph: { sdl: () => readSchemaFile('token.graphql'), resolvers: (core) => tokenResolvers(core.service) },
+  commands: tokenCommands,
+  jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],
+  bootstrap: tokenBootstrap,
+  client: (opts) => tokenClient(opts),
+});
