@@ -38,3 +38,23 @@ export function problems(r: Measured): string | undefined {
   if (r.requests === 0) bad.push('no completed requests');
   return bad.length ? `${r.name}: ${bad.join('; ')}` : undefined;
 }
+
+/**
+ * The platform's targets against this run's figures. Printed only: the exit code does not depend
+ * on them, so a run that misses them still reports its figures honestly.
+ */
+export function targetsBlock(warm: Measured | undefined, cold: Measured | undefined, peer: Measured | undefined): string {
+  const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT MET');
+  const lines = ['targets (reported only; they do not change the exit code):'];
+  const rps = warm && peer ? warm.rps / peer.rps : Number.NaN;
+  lines.push(
+    `  client credentials req/s, platform / peer: ${warm ? num(warm.rps) : 'n/a'} / ${peer ? num(peer.rps) : 'n/a'} = ` +
+      `${ratio(rps, 1)} (target >= 1.5x): ${verdict(Number.isFinite(rps) ? rps >= 1.5 : undefined)}`,
+  );
+  const p99 = warm && cold ? cold.p99 / warm.p99 : Number.NaN;
+  lines.push(
+    `  client credentials p99, platform cold / warm: ${cold ? ms(cold.p99) : 'n/a'} / ${warm ? ms(warm.p99) : 'n/a'} ms = ` +
+      `${ratio(p99, 1)} (target <= 3x): ${verdict(Number.isFinite(p99) ? p99 <= 3 : undefined)}`,
+  );
+  return lines.join('\n');
+}

@@ -1,32 +1,31 @@
 /**
- * `npm run bench`: throughput and latency of the token service next to a bare express baseline,
- * both measured in this run on this machine. Needs `npm run build` first.
+ * `npm run bench`: the token service next to a bare express baseline and a peer project
+ * (node-oidc-provider issuing the same kind of token), all measured in this run on this machine,
+ * each server in its own process and alone on the machine while it is measured. Order: baseline;
+ * platform COLD (loaded the moment /healthz answers, no warm-up); platform warm token issue and
+ * introspection; peer. Needs `npm run build` first.
  *
- * Env: BENCH_SECONDS (10) per measured run, BENCH_CONNECTIONS (50), BENCH_WARMUP_SECONDS (2,
- * discarded). Exits non-zero when anything fails, including any non-2xx response during a run.
+ * Env: BENCH_SECONDS (10) per measured run, BENCH_COLD_SECONDS (8), BENCH_CONNECTIONS (50),
+ * BENCH_WARMUP_SECONDS (2, discarded); WORKERS and LOG_LEVEL pass through to the platform.
+ * Exits non-zero when anything fails, including any non-2xx response during a run; the targets
+ * are reported but do not change the exit code.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { load, stopLoad, verify, type Measured } from './load';
-import { alive, freePort, killAllSync, startChild, stopAll, waitHealthy } from './procs';
-import { problems, table } from './report';
-import { targets, type Bootstrap } from './targets';
+import { load, stopLoad, verify, type Measured, type Target } from './load';
+import { checkPeerToken, peerTarget, startPeer } from './peer';
+import { alive, freePort, killAllSync, startChild, stopAll, stopChild, waitHealthy, type Child } from './procs';
+import { problems, table, targetsBlock } from './report';
+import { header, loadAverage, settings } from './settings';
+import { baselineTarget, describeJwt, introspectTarget, issue, tokenTarget, type Bootstrap } from './targets';
 
 const ROOT = resolve(__dirname, '..', '..');
 const PLATFORM_JS = join('dist', 'bin', 'platform.js');
 const BASELINE_JS = join(__dirname, 'baseline.js');
 
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const v = Number(raw);
-  if (!Number.isInteger(v) || v < min) throw new Error(`${name} must be an integer >= ${min}, not '${raw}'`);
-  return v;
-}
-
-/** Holds the platform's data dir and both children's logs; removed at the end. */
+/** Holds the platform's data dir and the children's logs; removed at the end. */
 let tempDir: string | undefined;
 const removeTempDir = () => {
   if (tempDir) rmSync(tempDir, { recursive: true, force: true });
@@ -34,70 +33,89 @@ const removeTempDir = () => {
 };
 
 async function main(): Promise<number> {
-  const seconds = intEnv('BENCH_SECONDS', 10, 1);
-  const connections = intEnv('BENCH_CONNECTIONS', 50, 1);
-  const warmup = intEnv('BENCH_WARMUP_SECONDS', 2, 0);
-  const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = loadAverage();
+  const s = settings();
+  const { seconds, coldSeconds, connections, warmup } = s;
   if (!existsSync(join(ROOT, PLATFORM_JS))) throw new Error(`${PLATFORM_JS} is missing: run 'npm run build' first`);
 
-  tempDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
-  const dataDir = join(tempDir, 'data');
+  const dir = (tempDir = mkdtempSync(join(tmpdir(), 'platform-bench-')));
+  const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
-  const platformPort = await freePort();
-  let baselinePort = await freePort();
-  while (baselinePort === platformPort) baselinePort = await freePort();
-  const platformUrl = `http://127.0.0.1:${platformPort}`;
+  const ports = new Set<number>();
+  while (ports.size < 3) ports.add(await freePort());
+  const [baselinePort, platformPort, peerPort] = [...ports] as [number, number, number];
   const baselineUrl = `http://127.0.0.1:${baselinePort}`;
-
+  const platformUrl = `http://127.0.0.1:${platformPort}`;
   const env = { ...process.env, HOST: '127.0.0.1', PUBLIC_URL: '', SUBGRAPH_TOKEN_URL: '' };
-  const platform = startChild('platform', [PLATFORM_JS, 'start'], {
-    cwd: ROOT,
-    env: { ...env, PORT: String(platformPort), PLATFORM_DATA_DIR: dataDir },
-    logFile: join(tempDir, 'platform.log'),
-  });
-  const baseline = startChild('baseline', [BASELINE_JS], {
-    cwd: ROOT,
-    env: { ...env, PORT: String(baselinePort) },
-    logFile: join(tempDir, 'baseline.log'),
-  });
-  await Promise.all([waitHealthy(`${platformUrl}/healthz`, platform), waitHealthy(`${baselineUrl}/`, baseline)]);
-  const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
 
   const out = process.stdout;
-  const cpu = cpus();
-  out.write(`node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model ?? 'unknown'}), ${process.platform}/${process.arch}, load average before start ${loadBefore}\n`);
-  const warm = warmup > 0 ? `after a ${warmup} s warm-up (discarded)` : 'no warm-up';
-  out.write(`autocannon: ${connections} connections, pipelining 1, ${seconds} s per run, ${warm}; `);
-  out.write(`platform and baseline in their own processes (output to files; LOG_LEVEL ${process.env.LOG_LEVEL || 'info (default)'}), load from this one\n`);
-  out.write(`latencies: exact nearest-rank percentiles of 2xx response times; req/s: mean of 1-s samples\n\n`);
+  out.write(`${header(s, loadBefore)}\n\n`);
 
   const rows: Measured[] = [];
   const failures: string[] = [];
-  try {
-    for (const make of targets(baselineUrl, platformUrl, boot)) {
-      const target = await make();
-      await verify(target);
-      if (warmup > 0) {
-        const bad = problems(await load(target, warmup, connections));
-        if (bad) failures.push(`warm-up ${bad}`);
-      }
-      await verify(target);
-      out.write(`running ${target.name} (${seconds} s)...\n`);
-      const m = await load(target, seconds, connections);
-      rows.push(m);
-      const bad = problems(m);
-      if (bad) failures.push(bad);
-      out.write(`  ${m.requests} responses, status codes ${m.codes || 'none'}, ${m.errors} connection errors\n`);
+  const record = (m: Measured) => {
+    rows.push(m);
+    const bad = problems(m);
+    if (bad) failures.push(bad);
+    out.write(`  ${m.requests} responses, status codes ${m.codes || 'none'}, ${m.errors} connection errors\n`);
+    return m;
+  };
+  /** Checked request, warm-up, checked request, measured run. */
+  const measure = async (target: Target) => {
+    await verify(target);
+    if (warmup > 0) {
+      const bad = problems(await load(target, warmup, connections));
+      if (bad) failures.push(`warm-up ${bad}`);
     }
+    await verify(target);
+    out.write(`running ${target.name} (${seconds} s)...\n`);
+    return record(await load(target, seconds, connections));
+  };
+  /** A child that died under load is a failure; one still running is stopped before the next. */
+  const done = async (child: Child) => {
+    if (!alive(child)) await sleep(500); // a child killed mid-run may not have been reaped yet
+    if (!alive(child)) failures.push(`${child.name} exited (${await child.exited}) during the bench; its last output:\n${child.output()}`);
+    else await stopChild(child);
+  };
+  const key: { cold?: Measured; warm?: Measured; peer?: Measured } = {}; // what the targets compare
+  const started: Child[] = [];
+  try {
+    const baseline = startChild('baseline', [BASELINE_JS], { cwd: ROOT, env: { ...env, PORT: String(baselinePort) }, logFile: join(dir, 'baseline.log') });
+    started.push(baseline);
+    await waitHealthy(`${baselineUrl}/`, baseline);
+    await measure(baselineTarget(baselineUrl));
+    await done(started.pop()!);
+
+    // Cold: the first seconds a freshly started platform serves, as a restart or scale-out sees them.
+    const spawnedAt = Date.now();
+    const platform = startChild('platform', [PLATFORM_JS, 'start'], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(platformPort), PLATFORM_DATA_DIR: dataDir },
+      logFile: join(dir, 'platform.log'),
+    });
+    started.push(platform);
+    await waitHealthy(`${platformUrl}/healthz`, platform);
+    const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
+    const coldTarget = { ...tokenTarget(platformUrl, boot), name: `platform COLD: token client credentials (first ${coldSeconds} s)` };
+    out.write(`running ${coldTarget.name}, /healthz answered ${Date.now() - spawnedAt} ms after spawn...\n`);
+    key.cold = record(await load(coldTarget, coldSeconds, connections));
+
+    out.write(`platform access_token: ${describeJwt(await issue(platformUrl, boot)).text}\n`);
+    key.warm = await measure(tokenTarget(platformUrl, boot));
+    await measure(await introspectTarget(platformUrl, boot));
+    await done(started.pop()!);
+
+    const peer = await startPeer(ROOT, peerPort, env, join(dir, 'peer.log'));
+    started.push(peer.child);
+    out.write(`peer ${peer.name}: access_token via openid-client (discovery + client_credentials grant): ${await checkPeerToken(peer)}\n`);
+    key.peer = await measure(peerTarget(peer));
+    await done(started.pop()!);
   } catch (err) {
     failures.push(`stopped early: ${(err as Error)?.message ?? String(err)}`);
-  }
-  if (failures.length) await sleep(500); // a child killed mid-run may not have been reaped yet
-  for (const child of [platform, baseline]) {
-    if (!alive(child)) failures.push(`${child.name} exited (${await child.exited}) during the bench; its last output:\n${child.output()}`);
+    for (const child of started) await done(child);
   }
 
-  out.write(`\n${table(rows, rows[0])}\n\n`);
+  out.write(`\n${table(rows, rows[0])}\n\n${targetsBlock(key.warm, key.cold, key.peer)}\n\n`);
   if (failures.length) {
     out.write(`FAILED (the figures above include these errors):\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);
     return 1;
