@@ -67,4 +67,23 @@ export const tokenMigrations: string[] = [
   CREATE TABLE auth_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at INTEGER NOT NULL);
   CREATE INDEX sessions_by_user ON sessions (user_id) WHERE user_id IS NOT NULL;
   `,
+  // 3: every token writes a session, so a session is one B-tree write: the table is keyed by its
+  // id (WITHOUT ROWID) and has no expiry index (pruning every ten minutes may scan).
+  `
+  CREATE TABLE sessions_v3 (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    user_id TEXT,
+    scope TEXT NOT NULL,
+    refresh_jti TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  ) WITHOUT ROWID;
+  INSERT INTO sessions_v3 SELECT id, realm_id, client_id, user_id, scope, refresh_jti, created_at, expires_at, revoked_at FROM sessions;
+  DROP TABLE sessions;
+  ALTER TABLE sessions_v3 RENAME TO sessions;
+  CREATE INDEX sessions_by_user ON sessions (user_id) WHERE user_id IS NOT NULL;
+  `,
 ];

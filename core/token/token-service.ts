@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock';
+import { uuidv7 } from '../ids';
 import { bearerToken, InvalidToken, MissingCredentials } from '../auth/caller';
 import { createTokenVerifier, issuerBaseFor } from '../auth/verifier';
 import { Unauthenticated } from '../errors';
@@ -52,7 +53,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     const scope = grantScopes(client.scopes, scopes);
     const now = clock.now();
     const session = {
-      id: randomUUID(), realmId: realm.id, clientId: client.clientId, userId: user?.id ?? null, scope: scope.join(' '),
+      id: uuidv7(now), realmId: realm.id, clientId: client.clientId, userId: user?.id ?? null, scope: scope.join(' '),
       refreshJti: randomUUID(), createdAt: now, expiresAt: now + realm.refreshTokenLifespan * 1000, revokedAt: null,
     };
     const [tokens] = await Promise.all([issuer.issue({ realm, client, user, session, scope: scope.join(' ') }, ctx), store.sessions.write(session)]);
