@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../core/config';
 import { startPlatform, type RunningPlatform } from '../../bin/start';
+import { configParts } from '../../bin/deps';
+import { SERVICES } from '../../services/registry';
 import { freePort, platformCli } from './server';
 
 const json = (s: string) => JSON.parse(s);
@@ -48,7 +50,7 @@ describe('the platform command administering a data directory', () => {
   });
 
   it('changes what a running server answers: a disabled user\'s tokens turn inactive at once', async () => {
-    const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, configParts(SERVICES));
     server = await startPlatform(config, { log: pino({ level: 'silent' }) });
     const post = (path: string, form: Record<string, string>) =>
       fetch(`${server.url}/auth/api/v1/oauth/connect/${path}`, { method: 'POST', body: new URLSearchParams(form) });
@@ -64,6 +66,23 @@ describe('the platform command administering a data directory', () => {
 
     expect((await cli(['user', 'disable', '--username', 'ann', '--realm', realm])).status).toBe(0);
     expect(await (await post('introspect', { realm, token: access_token })).json()).toEqual({ active: 'false' });
+    // Enabling her again does not revive the tokens she had: disabling ended her sessions.
+    expect((await cli(['user', 'enable', '--username', 'ann', '--realm', realm])).status).toBe(0);
+    expect(await (await post('introspect', { realm, token: access_token })).json()).toEqual({ active: 'false' });
+
+    // logout ends every session; set-password (from standard input) too, and only the new password works.
+    const again = (await (await post('user/login', { realm, username: 'ann', password: 'a long enough password' })).json()) as { access_token: string };
+    const out = await cli(['user', 'logout', '--username', 'ann', '--realm', realm]);
+    expect(json(out.stdout)).toEqual({ realm, username: 'ann', sessions_ended: 1 });
+    expect(await (await post('introspect', { realm, token: again.access_token })).json()).toEqual({ active: 'false' });
+    const third = (await (await post('user/login', { realm, username: 'ann', password: 'a long enough password' })).json()) as { access_token: string };
+    const changed = await cli(['user', 'set-password', '--username', 'ann', '--realm', realm], 'an entirely new password\n');
+    expect(changed.status).toBe(0);
+    expect(json(changed.stdout)).toMatchObject({ username: 'ann', sessions_ended: 1 });
+    expect(changed.stdout).not.toContain('entirely new');
+    expect(await (await post('introspect', { realm, token: third.access_token })).json()).toEqual({ active: 'false' });
+    expect((await post('user/login', { realm, username: 'ann', password: 'a long enough password' })).status).toBe(401);
+    expect((await post('user/login', { realm, username: 'ann', password: 'an entirely new password' })).status).toBe(200);
 
     expect((await cli(['client', 'disable', '--client-id', 'billing', '--realm', realm])).status).toBe(0);
     expect((await post('token', { realm, client_id: 'billing', client_secret: secret })).status).toBe(401);

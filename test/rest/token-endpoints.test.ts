@@ -482,6 +482,29 @@ describe('lockout after repeated wrong passwords', () => {
     expect(res.body).toEqual({ detail: 'Authentication failed', error: 'invalid_grant', error_description: 'Authentication failed' });
   });
 
+  it('lets one of 50 parallel refreshes with the same token through at most, and never two', async () => {
+    const f = await tokenFixture();
+    const t = (await login(f, f.user.password)).body as { refresh_token: string; access_token: string };
+    const answers = await Promise.all(Array.from({ length: 50 }, () =>
+      request(f.app).post(LOGIN).query({ grant_type: 'refresh_token', refresh_token: t.refresh_token })));
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok.length).toBeLessThanOrEqual(1);
+    expect(answers.filter((r) => r.status !== 200).every((r) => r.status === 400 && r.body.error === 'invalid_grant')).toBe(true);
+    // The replays ended the session (reuse detection): whatever was issued reads inactive.
+    for (const r of ok) {
+      const seen = await request(f.app).post('/auth/api/v1/oauth/connect/introspect').type('form').send({ realm: f.realm, token: r.body.access_token });
+      expect(seen.body).toEqual({ active: 'false' });
+    }
+  });
+
+  it('counts 20 wrong passwords sent in parallel, so they lock the user (not 2 of them)', async () => {
+    const f = await tokenFixture();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => login(f, `wrong-${i}`)));
+    expect(answers.every((r) => r.status === 401)).toBe(true);
+    expect(f.core.admin.listUsers(f.realm).find((u) => u.username === 'alice')?.locked).toBe(true);
+    expect((await login(f, f.user.password)).status).toBe(401);
+  });
+
   it('lets the right password in again once the lockout has passed', async () => {
     const f = await tokenFixture({ lockout: { threshold: 3, seconds: 60 } });
     const wrong = await login(f, 'wrong-0');

@@ -99,3 +99,41 @@ describe('the shared files', () => {
     expect(SERVICES.map((m) => m.name)).toEqual(['token']);
   });
 });
+
+describe('a service running apart from the token service', () => {
+  const modules = [...testModules(), notesModule];
+  let token: Started;
+  let notes: Started;
+  let bearer: string;
+
+  beforeAll(async () => {
+    token = await startInTemp('token', {}, modules);
+    // No token service in this process: keys come from the JWKS of AUTH_ISSUER_URL.
+    notes = await startInTemp('notes', { AUTH_ISSUER_URL: token.url }, modules);
+    const admin = openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const realm = (await admin.admin.createRealm({ name: 'far' })).id;
+    const c = await admin.admin.createClient({ realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'far-tenant' });
+    admin.close();
+    const res = await fetch(`${token.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ realm, client_id: 'reader', client_secret: c.client_secret }) });
+    bearer = ((await res.json()) as { access_token: string }).access_token;
+  });
+  afterAll(async () => {
+    await notes?.stop();
+    await token?.stop();
+  });
+
+  it('verifies callers with the issuer\'s published keys, on REST and on its own subgraph', async () => {
+    const add = await fetch(`${notes.url}/notes/api/v1/notes`, {
+      method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'remote' }),
+    });
+    expect(add.status).toBe(200);
+    const gql = await fetch(`${notes.url}/graphql`, {
+      method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ notes }' }),
+    });
+    expect(await gql.json()).toEqual({ data: { notes: ['remote'] } });
+    const forged = `${bearer.slice(0, -4)}AAAA`;
+    expect((await fetch(`${notes.url}/notes/api/v1/notes`, { headers: { authorization: `Bearer ${forged}` } })).status).toBe(401);
+    // The token service itself serves no notes paths.
+    expect((await fetch(`${token.url}/notes/api/v1/notes`, { headers: { authorization: `Bearer ${bearer}` } })).status).toBe(404);
+  });
+});
