@@ -28,6 +28,8 @@ export interface Measured {
   badBodies: number;
   /** e.g. "200:5000 429:12" */
   codes: string;
+  /** CPU milliseconds the server (all its processes and threads) spent per response, when measurable. */
+  cpuMs?: number;
 }
 
 /** Sends the request once and throws unless it answers 200 with a body that passes `check`. */

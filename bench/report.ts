@@ -10,12 +10,13 @@ const ratio = (v: number, base: number) => {
 };
 
 export function table(rows: Measured[], baseline: Measured | undefined): string {
-  const head = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'conn errors', 'bad bodies', 'req/s vs baseline', 'p50 vs baseline', 'p99 vs baseline'];
+  const head = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'non-2xx', 'conn errors', 'bad bodies', 'req/s vs baseline', 'p50 vs baseline', 'p99 vs baseline'];
   const body = rows.map((r) => [
     r.name,
     num(r.rps),
     ms(r.p50),
     ms(r.p99),
+    r.cpuMs === undefined ? 'n/a' : r.cpuMs.toFixed(3),
     String(r.non2xx),
     String(r.errors),
     String(r.badBodies),
@@ -43,7 +44,7 @@ export function problems(r: Measured): string | undefined {
  * The platform's targets against this run's figures. Printed only: the exit code does not depend
  * on them, so a run that misses them still reports its figures honestly.
  */
-export function targetsBlock(warm: Measured | undefined, cold: Measured | undefined, peer: Measured | undefined): string {
+export function targetsBlock(warm: Measured | undefined, cold: Measured | undefined, peer: Measured | undefined, signatureMs?: number): string {
   const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT MET');
   const lines = ['targets (reported only; they do not change the exit code):'];
   const rps = warm && peer ? warm.rps / peer.rps : Number.NaN;
@@ -56,5 +57,14 @@ export function targetsBlock(warm: Measured | undefined, cold: Measured | undefi
     `  client credentials p99, platform cold / warm: ${cold ? ms(cold.p99) : 'n/a'} / ${warm ? ms(warm.p99) : 'n/a'} ms = ` +
       `${ratio(p99, 1)} (target <= 3x): ${verdict(Number.isFinite(p99) ? p99 <= 3 : undefined)}`,
   );
+  if (signatureMs !== undefined && warm?.cpuMs !== undefined && peer?.cpuMs !== undefined) {
+    // Throughput at full CPU is cores / (CPU per request): the ratio of CPU per request is the ratio a
+    // saturated run converges to, and no RS256 issuer can spend less than one signature per token.
+    lines.push(
+      `  CPU per token: platform ${warm.cpuMs.toFixed(3)} ms, peer ${peer.cpuMs.toFixed(3)} ms (ratio ${ratio(peer.cpuMs / warm.cpuMs, 1)}); ` +
+        `one RS256 signature costs ${signatureMs.toFixed(3)} ms of CPU here, so no RS256 issuer can exceed ` +
+        `${ratio(peer.cpuMs / signatureMs, 1)} the peer on this machine`,
+    );
+  }
   return lines.join('\n');
 }

@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { rs256SignatureMs, treeCpuSeconds } from './cpu';
 import { load, stopLoad, verify, type Measured, type Target } from './load';
 import { checkPeerToken, peerTarget, startPeer } from './peer';
 import { alive, freePort, killAllSync, startChild, stopAll, stopChild, waitHealthy, type Child } from './procs';
@@ -60,8 +61,16 @@ async function main(): Promise<number> {
     out.write(`  ${m.requests} responses, status codes ${m.codes || 'none'}, ${m.errors} connection errors\n`);
     return m;
   };
+  /** A load run with the CPU its server used per response. */
+  const run = async (target: Target, secs: number, server: Child) => {
+    const before = treeCpuSeconds(server.proc.pid);
+    const m = await load(target, secs, connections);
+    const after = treeCpuSeconds(server.proc.pid);
+    if (before !== undefined && after !== undefined && m.requests > 0) m.cpuMs = ((after - before) * 1000) / m.requests;
+    return m;
+  };
   /** Checked request, warm-up, checked request, measured run. */
-  const measure = async (target: Target) => {
+  const measure = async (target: Target, server: Child) => {
     await verify(target);
     if (warmup > 0) {
       const bad = problems(await load(target, warmup, connections));
@@ -69,7 +78,7 @@ async function main(): Promise<number> {
     }
     await verify(target);
     out.write(`running ${target.name} (${seconds} s)...\n`);
-    return record(await load(target, seconds, connections));
+    return record(await run(target, seconds, server));
   };
   /** A child that died under load is a failure; one still running is stopped before the next. */
   const done = async (child: Child) => {
@@ -83,7 +92,7 @@ async function main(): Promise<number> {
     const baseline = startChild('baseline', [BASELINE_JS], { cwd: ROOT, env: { ...env, PORT: String(baselinePort) }, logFile: join(dir, 'baseline.log') });
     started.push(baseline);
     await waitHealthy(`${baselineUrl}/`, baseline);
-    await measure(baselineTarget(baselineUrl));
+    await measure(baselineTarget(baselineUrl), baseline);
     await done(started.pop()!);
 
     // Cold: the first seconds a freshly started platform serves, as a restart or scale-out sees them.
@@ -98,24 +107,24 @@ async function main(): Promise<number> {
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
     const coldTarget = { ...tokenTarget(platformUrl, boot), name: `platform COLD: token client credentials (first ${coldSeconds} s)` };
     out.write(`running ${coldTarget.name}, /healthz answered ${Date.now() - spawnedAt} ms after spawn...\n`);
-    key.cold = record(await load(coldTarget, coldSeconds, connections));
+    key.cold = record(await run(coldTarget, coldSeconds, platform));
 
     out.write(`platform access_token: ${describeJwt(await issue(platformUrl, boot)).text}\n`);
-    key.warm = await measure(tokenTarget(platformUrl, boot));
-    await measure(await introspectTarget(platformUrl, boot));
+    key.warm = await measure(tokenTarget(platformUrl, boot), platform);
+    await measure(await introspectTarget(platformUrl, boot), platform);
     await done(started.pop()!);
 
     const peer = await startPeer(ROOT, peerPort, env, join(dir, 'peer.log'));
     started.push(peer.child);
     out.write(`peer ${peer.name}: access_token via openid-client (discovery + client_credentials grant): ${await checkPeerToken(peer)}\n`);
-    key.peer = await measure(peerTarget(peer));
+    key.peer = await measure(peerTarget(peer), peer.child);
     await done(started.pop()!);
   } catch (err) {
     failures.push(`stopped early: ${(err as Error)?.message ?? String(err)}`);
     for (const child of started) await done(child);
   }
 
-  out.write(`\n${table(rows, rows[0])}\n\n${targetsBlock(key.warm, key.cold, key.peer)}\n\n`);
+  out.write(`\n${table(rows, rows[0])}\n\n${targetsBlock(key.warm, key.cold, key.peer, rs256SignatureMs())}\n\n`);
   if (failures.length) {
     out.write(`FAILED (the figures above include these errors):\n${failures.map((f) => `  - ${f}`).join('\n')}\n`);
     return 1;

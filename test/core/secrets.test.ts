@@ -1,6 +1,10 @@
 import crypto from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openTokenCore } from '../../core/token';
 import { createSecretVerifier as create, OWASP_SCRYPT, scryptHasher } from '../../core/token/secrets';
-import { fastHasher } from '../crypto-fixtures';
+import { fastHasher, pooledKeys } from '../crypto-fixtures';
 
 // The verifier's behaviour does not depend on the cost: test it with cheap parameters.
 const hashSecret = (secret: string) => fastHasher.hash(secret);
@@ -127,11 +131,6 @@ describe('createSecretVerifier', () => {
 
 describe('rehash on login', () => {
   it('redoes a hash made with weaker parameters after the next successful login, and the old password still works', async () => {
-    const { openTokenCore } = await import('../../core/token');
-    const { pooledKeys } = await import('../crypto-fixtures');
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'rehash-'));
     const file = join(dir, 'token.db');
     const weak = openTokenCore({ file, publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
