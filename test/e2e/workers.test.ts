@@ -1,0 +1,71 @@
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, ROOT } from './server';
+
+const workersOf = (pid: number) => {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+
+/** `platform start` with WORKERS=2: two processes on one port, sharing what must be shared. */
+describe('platform start with two worker processes', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-workers-'));
+  let child: ChildProcessWithoutNullStreams;
+  let url: string;
+  let out = '';
+
+  beforeAll(async () => {
+    const port = String(await freePort());
+    child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], {
+      cwd: ROOT, env: { ...process.env, PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '2', AUTH_FAILURES_PER_MINUTE: '3', LOG_LEVEL: 'warn' },
+    });
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    for (let i = 0; i < 200 && !out.includes('Ready.'); i++) await sleep(100);
+    url = `http://127.0.0.1:${port}`;
+  });
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  // A new connection each time, so the primary hands them to both workers.
+  const token = (form: Record<string, string>) =>
+    fetch(`${url}/auth/api/v1/oauth/connect/token`, { method: 'POST', headers: { connection: 'close' }, body: new URLSearchParams(form) });
+
+  it('says it runs two workers, and both serve', async () => {
+    expect(out).toContain('(2 worker processes)');
+    expect(workersOf(child.pid!)).toHaveLength(2);
+    const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => token({ client_id: boot.client_id!, client_secret: boot.client_secret! })));
+    expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+  });
+
+  it('shares the failed-authentication throttle between workers', async () => {
+    const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
+    for (let i = 0; i < 3; i++) expect((await token({ client_id: boot.client_id!, client_secret: 'wrong' })).status).toBe(401);
+    for (let i = 0; i < 4; i++) expect((await token({ client_id: boot.client_id!, client_secret: 'wrong' })).status).toBe(429);
+  });
+
+  it('replaces a worker that dies, and stops every process on SIGTERM', async () => {
+    const [victim] = workersOf(child.pid!);
+    process.kill(victim!, 'SIGKILL');
+    for (let i = 0; i < 50 && !(workersOf(child.pid!).length === 2 && !workersOf(child.pid!).includes(victim!)); i++) await sleep(100);
+    const now = workersOf(child.pid!);
+    expect(now).toHaveLength(2);
+    expect(now).not.toContain(victim);
+    expect(out).toContain('exited (SIGKILL); starting a new one');
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    for (const pid of now) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
