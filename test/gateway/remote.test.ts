@@ -24,9 +24,20 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
     await token?.stop();
   });
 
-  const gql = (base: string, query: string, variables: Record<string, unknown>) =>
-    fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) })
+  const gql = (base: string, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) })
       .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+  it('forwards the bearer token: the remote subgraph verifies it and knows the caller', async () => {
+    const issued = await gql(gateway.url, 'mutation($i: ClientTokenInput!) { issueClientToken(input: $i) { accessToken } }', {
+      i: { realm: creds.realm, clientId: creds.client_id, clientSecret: creds.client_secret },
+    });
+    const bearer = issued.body.data.issueClientToken.accessToken as string;
+    const me = await gql(gateway.url, '{ viewer { username roles realm { name } } }', {}, { authorization: `Bearer ${bearer}` });
+    expect(me.body).toEqual({ data: { viewer: { username: 'service-account-far', roles: ['search:read'], realm: { name: 'remote' } } } });
+    const nobody = await gql(gateway.url, '{ viewer { username } }', {});
+    expect(nobody.body.errors[0].extensions).toMatchObject({ code: 'UNAUTHENTICATED', serviceName: 'token' });
+  });
 
   it('issues and introspects a token through the gateway', async () => {
     const issued = await gql(gateway.url, 'mutation($i: ClientTokenInput!) { issueClientToken(input: $i) { accessToken tokenType } }', {
