@@ -15,7 +15,6 @@ interface RealmWire {
   refresh_token_lifespan: number;
 }
 
-const hop = callOptions;
 
 /**
  * The token service over its documented REST paths, for subgraphs and services in front of a
@@ -24,7 +23,7 @@ const hop = callOptions;
  */
 export function tokenClient(opts: HttpClientOptions): TokenService {
   const { request } = httpClient(opts);
-  const form = (fields: object, ctx?: CallContext) => ({ form: { ...fields } as Params, ...hop(ctx) });
+  const form = (fields: object, ctx?: CallContext) => ({ form: { ...fields } as Params, ...callOptions(ctx) });
   const p = '/auth/api/v1';
   const realmPath = (realm: string | undefined) => `${p}/realms/${encodeURIComponent(realm || 'default')}`;
   return {
@@ -36,16 +35,16 @@ export function tokenClient(opts: HttpClientOptions): TokenService {
     introspect: (req, ctx) => request<Introspection>('POST', `${p}/oauth/connect/introspect`, form(req, ctx)),
     revoke: async (req, ctx) => void (await request('POST', `${p}/oauth/connect/revoke`, form(req, ctx))),
     userinfo: ({ realm, authorization }, ctx) => request<UserInfo>('GET', `${realmPath(realm)}/protocol/openid-connect/userinfo`, {
-      ...hop(ctx), headers: authorization ? { authorization } : undefined,
+      ...callOptions(ctx), headers: authorization ? { authorization } : undefined,
     }),
     realm: async (req, ctx) => {
-      const r = await request<RealmWire>('GET', realmPath(req?.realm), hop(ctx));
+      const r = await request<RealmWire>('GET', realmPath(req?.realm), callOptions(ctx));
       return {
         id: r.realm, name: r.name, enabled: r.enabled, issuer: r.issuer, jwksUri: r.jwks_uri,
         accessTokenLifespan: r.access_token_lifespan, refreshTokenLifespan: r.refresh_token_lifespan,
       } satisfies RealmInfo;
     },
-    jwks: (req, ctx) => request<JSONWebKeySet>('GET', `${realmPath(req.realm)}/protocol/openid-connect/certs`, hop(ctx)),
-    health: (_req, ctx) => request<{ msg: string }>('GET', `${p}/healthz`, hop(ctx)),
+    jwks: (req, ctx) => request<JSONWebKeySet>('GET', `${realmPath(req.realm)}/protocol/openid-connect/certs`, callOptions(ctx)),
+    health: (_req, ctx) => request<{ msg: string }>('GET', `${p}/healthz`, callOptions(ctx)),
   };
 }

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
-export const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
-export const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
 const count = (fallback: number, max = 1_000_000) => z.coerce.number().int().positive().max(max).default(fallback);
 
 /** The platform's own settings; each service adds its own (services/<name>/index.ts `config`). */

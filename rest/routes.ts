@@ -65,11 +65,23 @@ export interface MountOptions {
   verifier?: TokenVerifier;
 }
 
+/** The call's context; its abort signal is made only when a handler asks for it (streams do). */
 function contextOf(req: Request, res: Response): CallContext {
-  const controller = new AbortController();
-  // Only a caller that leaves before the answer is complete aborts (an abort builds an error object).
-  res.once('close', () => !res.writableFinished && controller.abort());
-  return { clientAddress: clientAddressOf(req), requestId: requestIdOf(req), signal: controller.signal };
+  let signal: AbortSignal | undefined;
+  return {
+    clientAddress: clientAddressOf(req),
+    requestId: requestIdOf(req),
+    get signal() {
+      if (!signal) {
+        const controller = new AbortController();
+        // Only a caller that leaves before the answer is complete aborts.
+        if (res.closed && !res.writableFinished) controller.abort();
+        else res.once('close', () => !res.writableFinished && controller.abort());
+        signal = controller.signal;
+      }
+      return signal;
+    },
+  };
 }
 
 /**

@@ -102,7 +102,6 @@ export interface TokenStore {
   };
   sessions: {
     get(id: string): SessionRecord | undefined;
-    insert(session: SessionRecord): void;
     /** Inserts with group commit: resolves once the session is on disk (one transaction per event-loop turn). */
     write(session: SessionRecord): Promise<void>;
     /** Compare-and-set of the current refresh token id; false when it was not `expectedJti`. */

@@ -78,7 +78,6 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
     },
     sessions: {
       get: one('SELECT * FROM sessions WHERE id = ?', row.session),
-      insert: (s) => void sessionRow(s),
       write: groupCommit(db, sessionRow),
       rotate: (id, expected, next, expiresAt) =>
         run('UPDATE sessions SET refresh_jti = ?, expires_at = ? WHERE id = ? AND refresh_jti = ? AND revoked_at IS NULL')(next, expiresAt, id, expected) === 1,

@@ -92,11 +92,12 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     accessTokenLifespan: r.accessTokenLifespan, refreshTokenLifespan: r.refreshTokenLifespan,
   });
 
-  /** The verified claims of an active access token of `realm`, or undefined. */
-  async function activeClaims(realm: RealmRecord, token: string) {
+  /** The claims and introspection of an access token of `realm` that is active, or undefined. */
+  async function active(realm: RealmRecord, token: string) {
     try {
       const { claims } = await verifier.verifyToken(token, { realm: realm.id });
-      return introspectionOf(store, realm, claims) ? claims : undefined;
+      const introspection = introspectionOf(store, realm, claims);
+      return introspection && { claims, introspection };
     } catch (err) {
       if (err instanceof Unauthenticated) return undefined;
       throw err;
@@ -142,8 +143,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       if (!req.realm) throw new InvalidRequest('realm is required for introspection');
       const realm = resolveRealm(req.realm);
       if (!req.token) return { active: 'false' };
-      const claims = await activeClaims(realm, req.token);
-      return (claims && introspectionOf(store, realm, claims)) || { active: 'false' };
+      return (await active(realm, req.token))?.introspection ?? { active: 'false' };
     },
 
     async revoke(req) {
@@ -158,9 +158,9 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       const realm = resolveRealm(req.realm);
       if (!req.authorization?.trim()) throw new MissingCredentials();
       const token = bearerToken(req.authorization);
-      const claims = token ? await activeClaims(realm, token) : undefined;
-      if (!claims) throw new InvalidToken('not an active access token of this realm');
-      return userinfoOf(claims);
+      const found = token ? await active(realm, token) : undefined;
+      if (!found) throw new InvalidToken('not an active access token of this realm');
+      return userinfoOf(found.claims);
     },
 
     realm: async (req) => realmInfo(resolveRealm(req.realm)),
