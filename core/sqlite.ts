@@ -108,3 +108,19 @@ export function groupCommit<T>(db: Db, writeOne: (item: T) => void): (item: T) =
     pending.push({ item, resolve, reject });
   });
 }
+
+/**
+ * Prepared statements for SQL whose text varies with the request (one placeholder per filter
+ * value): the `max` most recently used are kept, so a stream of odd shapes cannot grow memory.
+ */
+export function preparedLru(db: Db, max = 256) {
+  const cache = new Map<string, Database.Statement>();
+  return (sql: string): Database.Statement => {
+    let st = cache.get(sql);
+    if (st) cache.delete(sql);
+    else st = db.prepare(sql);
+    cache.set(sql, st);
+    if (cache.size > max) cache.delete(cache.keys().next().value!);
+    return st;
+  };
+}

@@ -1,3 +1,5 @@
+import { STOPWORDS, wordsOf } from './words';
+
 /**
  * Port: text to vectors, for semantic search. A model reached through the model gateway will
  * implement it; the built-in one below needs no weights and no network.
@@ -13,11 +15,6 @@ export interface Embedder {
   readonly fusionWeight: number;
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
-
-// Function words carry no meaning of their own and would dominate a vector without IDF weights.
-const STOPWORDS = new Set(('a an and are as at be been but by can could did do does for from had has have how i if in into is it its '
-  + 'may might no not of on or our so such than that the their then there these they this those to was we were what when where which '
-  + 'while who whom why will with would you also').split(' '));
 
 /** FNV-1a, 32 bits: a stable bucket and sign for a feature. */
 function fnv1a(s: string): number {
@@ -39,7 +36,7 @@ export function hashingEmbedder(dimensions = 1024): Embedder {
   const embedOne = (text: string): Float32Array => {
     const v = new Float32Array(dimensions);
     const counts = new Map<string, number>();
-    for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) if (!STOPWORDS.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const w of wordsOf(text)) if (!STOPWORDS.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
     for (const [word, count] of counts) {
       const h = fnv1a(word);
       v[h % dimensions]! += (h & 0x80000000 ? -1 : 1) * (1 + Math.log(count));

@@ -1,0 +1,55 @@
+import { systemClock, type Clock } from '../clock';
+import type { Db } from '../sqlite';
+import { hashingEmbedder, type Embedder } from './embedder';
+import type { Reranker } from './fusion';
+import { ranking } from './ranking';
+import { coverageReranker } from './rerank';
+import { createSearchService } from './search-service';
+import type { SearchService } from './service';
+import { vectorSearch } from './semantic';
+import { sqliteSearch } from './sqlite-search';
+import { openSearchDb, sqliteObjectStore, type ObjectStore } from './sqlite-store';
+import { createSearchAdmin, type SearchAdmin } from './admin';
+
+export interface SearchCore {
+  service: SearchService;
+  admin: SearchAdmin;
+  embedder: Embedder;
+  store: ObjectStore;
+  db: Db;
+  close(): void;
+}
+
+export interface SearchCoreOptions {
+  /** SQLite file, or `:memory:`. */
+  file: string;
+  clock?: Clock;
+  durable?: boolean;
+  embedder?: Embedder;
+  reranker?: Reranker;
+  rerankWeight?: number;
+  maxObjectsPerTenant?: number;
+  /** Most passages a vector search or a chunk search considers. */
+  maxCandidates?: number;
+  /** Vector indexes stay exact below this many passages per tenant, then switch to HNSW. */
+  exactBelow?: number;
+}
+
+/** Wires the search service over its embedded store; the one place that picks its adapters. */
+export function openSearchCore(opts: SearchCoreOptions): SearchCore {
+  const clock = opts.clock ?? systemClock;
+  const db = openSearchDb(opts.file, { durable: opts.durable });
+  const embedder = opts.embedder ?? hashingEmbedder();
+  const store = sqliteObjectStore(db);
+  const index = sqliteSearch(db);
+  const vectors = vectorSearch(db, embedder, { exactBelow: opts.exactBelow });
+  const maxCandidates = opts.maxCandidates ?? 1000;
+  const rank = ranking({
+    index, vectors, embedder, reranker: opts.reranker ?? coverageReranker(), rerankWeight: opts.rerankWeight ?? 0.2, maxCandidates,
+  });
+  const { service, add } = createSearchService({
+    store, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates,
+  });
+  const admin = createSearchAdmin({ db, add, embedder });
+  return { service, admin, embedder, store, db, close: () => db.close() };
+}

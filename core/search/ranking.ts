@@ -1,0 +1,96 @@
+import type { Embedder } from './embedder';
+import type { Where } from './filters';
+import { ftsQuery } from './fts-query';
+import { reciprocalRankFusion, type Reranker } from './fusion';
+import type { VectorSearch } from './semantic';
+import type { Match, SearchIndex } from './sqlite-search';
+import type { SearchRequest } from './types';
+
+/**
+ * Ranking for each search mode: the ordered match set with scores in [0, 1] (DECISIONS).
+ * - full text: BM25 of the best passage, divided by the best object's (the top hit scores 1);
+ * - semantic: cosine similarity of the best passage as (1 + cos) / 2, as Elasticsearch scores
+ *   cosine, so 0.5 (the default `min_relevant_score`) means "not dissimilar";
+ * - basic: BM25 over title, file name and tags (and passages with `is_anywhere`), relative to the
+ *   best; a listing without words scores 1 throughout;
+ * - hybrid: reciprocal rank fusion of both lists, optionally re-ranked, relative to the best.
+ */
+export interface Scored {
+  seq: number;
+  score: number;
+  chunkId: number | null;
+}
+
+export interface RankingDeps {
+  index: SearchIndex;
+  vectors: VectorSearch;
+  embedder: Embedder;
+  reranker: Reranker;
+  /** Weight of the re-ranker's score against the fused rank (0..1). */
+  rerankWeight: number;
+  /** Most passages a vector search considers (its result count is counted among them). */
+  maxCandidates: number;
+}
+
+const relative = (ms: Match[]): Scored[] => {
+  const best = ms[0]?.raw ?? 0;
+  return ms.map((m) => ({ seq: m.seq, chunkId: m.chunkId, score: best > 0 ? Math.min(1, m.raw / best) : 1 }));
+};
+
+export function ranking(d: RankingDeps) {
+  const fulltext = (where: Where, query: string): Scored[] => {
+    const match = ftsQuery(query, 'any');
+    return match ? relative(d.index.chunks(where, match)) : [];
+  };
+
+  const semantic = async (tenant: string, where: Where, query: string, want: number): Promise<Scored[]> => {
+    const [vector] = await d.embedder.embed([query]);
+    const k = Math.min(d.maxCandidates, Math.max(100, want * 3));
+    const best = new Map<number, Scored>();
+    for (const h of d.vectors.search(tenant, vector!, k, d.index.allowed(where))) {
+      // Orthogonal or opposite: nothing in common, not a match however few results there are.
+      if (h.similarity <= 0) continue;
+      if (!best.has(h.seq)) best.set(h.seq, { seq: h.seq, chunkId: h.chunkId, score: Math.max(0, Math.min(1, (1 + h.similarity) / 2)) });
+    }
+    return [...best.values()];
+  };
+
+  const basic = (where: Where, req: SearchRequest): Scored[] => {
+    if (!req.query.trim()) return d.index.listing(where).map((m) => ({ seq: m.seq, chunkId: null, score: 1 }));
+    const match = ftsQuery(req.query, req.exact ? 'phrase' : 'all');
+    if (!match) return [];
+    const fields = relative(d.index.fields(where, match));
+    if (!req.anywhere) return fields;
+    const merged = new Map(fields.map((s) => [s.seq, s]));
+    for (const s of relative(d.index.chunks(where, match))) {
+      const f = merged.get(s.seq);
+      if (!f || s.score > f.score) merged.set(s.seq, { ...s, score: Math.max(s.score, f?.score ?? 0) });
+      else f.chunkId ??= s.chunkId;
+    }
+    return [...merged.values()].sort((a, b) => b.score - a.score || b.seq - a.seq);
+  };
+
+  const hybrid = async (tenant: string, where: Where, req: SearchRequest, want: number, texts: (s: Scored[]) => Promise<{ title: string; text: string }[]>) => {
+    const [ft, sem] = [fulltext(where, req.query), await semantic(tenant, where, req.query, want)];
+    const fused = reciprocalRankFusion([
+      { items: ft.slice(0, d.maxCandidates).map((s) => ({ key: s.seq, chunkId: s.chunkId })), weight: 1 },
+      { items: sem.map((s) => ({ key: s.seq, chunkId: s.chunkId })), weight: d.embedder.fusionWeight },
+    ]);
+    const best = fused[0]?.fused ?? 1;
+    let scored: Scored[] = fused.map((f) => ({ seq: f.key, chunkId: f.chunkId, score: f.fused / best }));
+    if (req.rerank && scored.length) {
+      const w = d.rerankWeight;
+      const top = scored.slice(0, 50);
+      const relevance = await d.reranker.rerank(req.query, await texts(top));
+      const reranked = top.map((s, i) => ({ ...s, score: (1 - w) * s.score + w * relevance[i]! }));
+      scored = [...reranked, ...scored.slice(50).map((s) => ({ ...s, score: (1 - w) * s.score }))].sort((a, b) => b.score - a.score);
+      const top1 = scored[0]!.score || 1;
+      scored = scored.map((s) => ({ ...s, score: s.score / top1 }));
+    }
+    return scored;
+  };
+
+  return { fulltext, semantic, basic, hybrid };
+}
+
+export type Ranking = ReturnType<typeof ranking>;

@@ -1,0 +1,195 @@
+import { authorize, MissingCredentials, type Caller } from '../auth/caller';
+import type { Clock } from '../clock';
+import type { CallContext } from '../context';
+import { uuidv7 } from '../ids';
+import type { Embedder } from './embedder';
+import { ObjectNotFound } from './errors';
+import { extractText } from './extract';
+import { whereClause, type Scope } from './filters';
+import { ftsQuery } from './fts-query';
+import { reciprocalRankFusion } from './fusion';
+import { highlightFragment, matcher, snippet } from './highlight';
+import { contentHash, isPrivateIn, newFields, passagesOf, patchedFields, systemMetadata } from './objects';
+import type { Ranking, Scored } from './ranking';
+import type { SearchService } from './service';
+import type { VectorSearch } from './semantic';
+import type { ObjectRow } from './sqlite-rows';
+import type { SearchIndex } from './sqlite-search';
+import type { ObjectStore } from './sqlite-store';
+import type { NewObject, Passage, SearchHit, StoredObject } from './types';
+import { queryWords } from './words';
+
+export const READ_ROLE = 'search:read';
+export const WRITE_ROLE = 'search:write';
+
+export interface SearchServiceDeps {
+  store: ObjectStore;
+  index: SearchIndex;
+  vectors: VectorSearch;
+  ranking: Ranking;
+  embedder: Embedder;
+  clock: Clock;
+  maxObjectsPerTenant: number;
+  maxCandidates: number;
+}
+
+/** The caller's tenant and subject, when it holds `role` (the faces check too; the core never trusts them). */
+function scopeFor(call: CallContext, role: string): Scope & { caller: Caller } {
+  if (!call.caller) throw new MissingCredentials();
+  const caller = authorize(call.caller, { roles: [role] });
+  return { tenant: caller.tenantId, subject: caller.subject, caller };
+}
+
+const strip = ({ seq: _seq, ...o }: ObjectRow): StoredObject => o;
+
+export function createSearchService(d: SearchServiceDeps) {
+  /** Adds (or, for `platform ingest`, replaces or keeps) an object as `scope`. */
+  const add = async (scope: Scope, input: NewObject): Promise<{ object: StoredObject; outcome: 'created' | 'replaced' | 'unchanged' }> => {
+    const hash = input.contentHash ?? contentHash(input.content);
+    const previous = input.sourceKey ? d.store.bySource(scope.tenant, input.sourceKey) : undefined;
+    if (previous && previous.contentHash === hash) return { object: strip(d.store.get(scope.tenant, previous.id)!), outcome: 'unchanged' };
+    const fields = newFields(input, input.content);
+    const now = d.clock.now();
+    const isPrivate = isPrivateIn(input.systemMetadata) ?? false;
+    fields.systemMetadata = systemMetadata(fields.systemMetadata, { createdBy: scope.subject, updatedBy: scope.subject, isPrivate, createdAt: now, updatedAt: now });
+    const { chunks, vectors } = await passagesOf(input.content, fields.title, d.embedder);
+    const prepared = {
+      id: uuidv7(now), tenant: scope.tenant, fields, isPrivate, size: input.size ?? Buffer.byteLength(input.content), content: input.content,
+      chunks, vectors, embedderId: d.embedder.id, createdBy: scope.subject, now, sourceKey: input.sourceKey, contentHash: hash,
+    };
+    if (previous) {
+      const old = d.store.get(scope.tenant, previous.id)!;
+      d.store.replace(previous.seq, JSON.stringify(deletedSystem(old, scope.subject, now)), prepared, d.maxObjectsPerTenant);
+    } else {
+      d.store.insert(prepared, d.maxObjectsPerTenant);
+    }
+    return { object: strip(d.store.get(scope.tenant, prepared.id)!), outcome: previous ? 'replaced' : 'created' };
+  };
+
+  const deletedSystem = (o: StoredObject, by: string, now: number) => systemMetadata(o.systemMetadata, {
+    createdBy: o.createdBy, updatedBy: by, isPrivate: o.isPrivate, createdAt: o.createdAt.getTime(), updatedAt: now, deletedAt: now,
+  });
+
+  /** The object if the scope may see it (its tenant; not someone else's private object). */
+  const visible = (scope: Scope, id: string): ObjectRow => {
+    const o = d.store.get(scope.tenant, id);
+    if (!o || (o.isPrivate && o.createdBy !== scope.subject)) throw new ObjectNotFound();
+    return o;
+  };
+
+  const hitsFor = (page: Scored[], query: string, highlight: boolean): SearchHit[] => {
+    const objects = d.index.objects(page.map((s) => s.seq));
+    const chunks = d.index.chunkTexts(page.flatMap((s) => (s.chunkId === null ? [] : [s.chunkId])));
+    const firsts = d.index.firstChunks(page.filter((s) => s.chunkId === null).map((s) => s.seq));
+    const test = matcher(queryWords(query));
+    return page.flatMap((s) => {
+      const object = objects.get(s.seq);
+      if (!object) return [];
+      const text = (s.chunkId !== null ? chunks.get(s.chunkId)?.text : firsts.get(s.seq)?.text) ?? '';
+      const hit: SearchHit = { object: strip(object), score: round(s.score), snippet: snippet(text, test) };
+      if (highlight) {
+        hit.highlights = [
+          { field: 'title' as const, fragment: highlightFragment(object.title, test) },
+          { field: 'text' as const, fragment: highlightFragment(text, test) },
+        ].filter((h): h is { field: 'title' | 'text'; fragment: string } => h.fragment !== undefined);
+      }
+      return [hit];
+    });
+  };
+
+  const service: SearchService = {
+    health: async () => ({ status: 'ok', service: 'search' }),
+
+    async search(req, call) {
+      const scope = scopeFor(call, READ_ROLE);
+      const where = whereClause(scope, req.filters);
+      const want = req.offset + req.limit;
+      const texts = async (top: Scored[]) => hitsFor(top, req.query, false).map((h) => ({ title: h.object.title, text: h.snippet }));
+      let ranked: Scored[];
+      switch (req.mode) {
+        case 'fulltext': ranked = d.ranking.fulltext(where, req.query); break;
+        case 'semantic': ranked = await d.ranking.semantic(scope.tenant, where, req.query, want); break;
+        case 'basic': ranked = d.ranking.basic(where, req); break;
+        case 'hybrid': ranked = await d.ranking.hybrid(scope.tenant, where, req, want, texts); break;
+      }
+      if (req.minScore) ranked = ranked.filter((s) => s.score >= req.minScore! - 1e-9);
+      const seqs = ranked.map((s) => s.seq);
+      let page = ranked.slice(req.offset, want);
+      if (req.sort) {
+        const bySeq = new Map(ranked.map((s) => [s.seq, s]));
+        page = d.index.sorted(seqs, req.sort.by, req.sort.order).slice(req.offset, want).map((seq) => bySeq.get(seq)!);
+      }
+      return { total: ranked.length, hits: hitsFor(page, req.query, req.highlight ?? false), aggregations: d.index.aggregations(seqs) };
+    },
+
+    async passages(req, call) {
+      const scope = scopeFor(call, READ_ROLE);
+      const where = whereClause(scope, { objectIds: req.objectIds, customMetadata: req.customMetadata });
+      const match = ftsQuery(req.query, 'any');
+      if (!match) return { total: 0, passages: [] };
+      const ft = d.index.passages(where, match, d.maxCandidates, 0).rows;
+      const [vector] = await d.embedder.embed([req.query]);
+      const sem = d.vectors.search(scope.tenant, vector!, Math.min(d.maxCandidates, Math.max(100, (req.offset + req.limit) * 3)), d.index.allowed(where));
+      const fused = reciprocalRankFusion([
+        { items: ft.map((p) => ({ key: p.chunkId, chunkId: p.chunkId })), weight: 1 },
+        { items: sem.filter((h) => h.similarity > 0).map((h) => ({ key: h.chunkId, chunkId: h.chunkId })), weight: d.embedder.fusionWeight },
+      ]);
+      const best = fused[0]?.fused ?? 1;
+      const page = fused.slice(req.offset, req.offset + req.limit);
+      const texts = d.index.chunkTexts(page.map((f) => f.key));
+      const objects = d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
+      const passages = page.flatMap((f): Passage[] => {
+        const t = texts.get(f.key);
+        const o = t && objects.get(t.seq);
+        if (!t || !o) return [];
+        return [{ objectId: o.id, chunkId: f.key, chunkIndex: t.idx, text: t.text, score: round(f.fused / best), title: o.title, fileName: o.fileName }];
+      });
+      return { total: fused.length, passages };
+    },
+
+    async createObject(input, call) {
+      return (await add(scopeFor(call, WRITE_ROLE), { ...input, sourceKey: undefined })).object;
+    },
+
+    async uploadObject({ file, metadata }, call) {
+      const scope = scopeFor(call, WRITE_ROLE);
+      const { kind, text } = await extractText(file);
+      const fields = { ...metadata, fileName: metadata.fileName ?? file.name, fileExtension: metadata.fileExtension ?? kind };
+      return (await add(scope, { ...fields, content: text, size: file.bytes.byteLength })).object;
+    },
+
+    async getObject({ id }, call) {
+      return strip(visible(scopeFor(call, READ_ROLE), id));
+    },
+
+    async getObjects({ ids }, call) {
+      const scope = scopeFor(call, READ_ROLE);
+      const found = d.index.objects([...d.index.allowed(whereClause(scope, { objectIds: [...ids] }))]);
+      const byId = new Map([...found.values()].map((o) => [o.id, strip(o)]));
+      return ids.map((id) => byId.get(id) ?? null);
+    },
+
+    async updateObject({ id, patch }, call) {
+      const scope = scopeFor(call, WRITE_ROLE);
+      const current = visible(scope, id);
+      const fields = patchedFields(current, patch);
+      const now = d.clock.now();
+      const isPrivate = patch.isPrivate ?? isPrivateIn(patch.systemMetadata) ?? current.isPrivate;
+      fields.systemMetadata = systemMetadata(fields.systemMetadata, {
+        createdBy: current.createdBy, updatedBy: scope.subject, isPrivate, createdAt: current.createdAt.getTime(), updatedAt: now,
+      });
+      d.store.update(current.seq, fields, isPrivate, scope.subject, now, fields.title !== current.title);
+      return strip(d.store.get(scope.tenant, id)!);
+    },
+
+    async deleteObject({ id }, call) {
+      const scope = scopeFor(call, WRITE_ROLE);
+      const current = visible(scope, id);
+      const now = d.clock.now();
+      if (!d.store.remove(current.seq, JSON.stringify(deletedSystem(current, scope.subject, now)), scope.subject, now)) throw new ObjectNotFound();
+    },
+  };
+  return { service, add };
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;

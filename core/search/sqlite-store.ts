@@ -1,0 +1,114 @@
+import { openDatabase, statements, type Db } from '../sqlite';
+import type { Chunk } from './chunker';
+import { FIELD_COLUMNS, fieldValues, OBJECT_COLUMNS, toObject, vectorBlob, type ObjectRow } from './sqlite-rows';
+import { SEARCH_MIGRATIONS } from './sqlite-schema';
+import { objectTerms } from './terms';
+import { ObjectQuotaReached } from './errors';
+import type { ObjectFields } from './types';
+
+/** An object ready to be written: fields, text, passages and their vectors. */
+export interface PreparedObject {
+  id: string;
+  tenant: string;
+  fields: ObjectFields;
+  isPrivate: boolean;
+  size: number;
+  content: string;
+  chunks: Chunk[];
+  vectors: Float32Array[];
+  embedderId: string;
+  createdBy: string;
+  now: number;
+  sourceKey?: string;
+  contentHash?: string;
+}
+
+const ftsTags = (f: ObjectFields) => f.tags.join(' ');
+
+/** The repository's writes and its lookups by id; searches live in their own modules over the same db. */
+export function sqliteObjectStore(db: Db) {
+  const s = statements(db);
+  const insertObject = s.run(`INSERT INTO objects (id, tenant, ${FIELD_COLUMNS.join(', ')}, size, created_by, updated_by, source_key, content_hash,
+    chunk_count, created_at, updated_at) VALUES (?, ?, ${FIELD_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const seqOf = s.one('SELECT seq FROM objects WHERE id = ?', (r) => r.seq as number);
+  const insertText = s.run('INSERT INTO object_text (seq, content) VALUES (?, ?)');
+  const insertChunk = s.run('INSERT INTO chunks (object_seq, idx, start_offset, end_offset, text) VALUES (?, ?, ?, ?, ?)');
+  const lastId = s.one('SELECT last_insert_rowid() AS id', (r) => r.id as number);
+  const insertChunkFts = s.run('INSERT INTO chunk_fts (rowid, title, text) VALUES (?, ?, ?)');
+  const deleteChunkFts = s.run('DELETE FROM chunk_fts WHERE rowid = ?');
+  const insertObjectFts = s.run('INSERT INTO object_fts (rowid, title, file_name, tags) VALUES (?, ?, ?, ?)');
+  const deleteObjectFts = s.run('DELETE FROM object_fts WHERE rowid = ?');
+  const insertTerm = s.run('INSERT OR IGNORE INTO terms (field, value, object_seq) VALUES (?, ?, ?)');
+  const deleteTerms = s.run('DELETE FROM terms WHERE object_seq = ?');
+  const insertVector = s.run('INSERT INTO vectors (chunk_id, embedder, vector) VALUES (?, ?, ?)');
+  const chunksOf = s.many('SELECT id, text FROM chunks WHERE object_seq = ? ORDER BY idx', (r) => ({ id: r.id as number, text: r.text as string }));
+  const updateFields = s.run(`UPDATE objects SET ${FIELD_COLUMNS.map((c) => `${c} = ?`).join(', ')}, updated_by = ?, updated_at = ? WHERE seq = ?`);
+  const markDeleted = s.run('UPDATE objects SET deleted_at = ?, updated_at = ?, updated_by = ?, system_metadata = ? WHERE seq = ? AND deleted_at IS NULL');
+  const getLive = s.one(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.tenant = ? AND o.id = ? AND o.deleted_at IS NULL`, toObject);
+  const countLive = s.one('SELECT count(*) AS n FROM objects WHERE tenant = ? AND deleted_at IS NULL', (r) => r.n as number);
+  const bySource = s.one('SELECT id, seq, content_hash FROM objects WHERE tenant = ? AND source_key = ? AND deleted_at IS NULL',
+    (r) => ({ id: r.id as string, seq: r.seq as number, contentHash: r.content_hash as string | null }));
+  const textOf = s.one('SELECT content FROM object_text WHERE seq = ?', (r) => r.content as string);
+
+  const indexFields = (seq: number, f: ObjectFields) => {
+    insertObjectFts(seq, f.title, f.fileName ?? '', ftsTags(f));
+    for (const [field, value] of objectTerms({ ...f })) insertTerm(field, value, seq);
+  };
+
+  const insert = db.transaction((p: PreparedObject, maxPerTenant: number): number => {
+    const live = countLive(p.tenant) ?? 0;
+    if (live >= maxPerTenant) throw new ObjectQuotaReached(maxPerTenant);
+    insertObject(p.id, p.tenant, ...fieldValues(p.fields, p.isPrivate), p.size, p.createdBy, p.createdBy, p.sourceKey ?? null,
+      p.contentHash ?? null, p.chunks.length, p.now, p.now);
+    const seq = seqOf(p.id)!;
+    insertText(seq, p.content);
+    p.chunks.forEach((c, i) => {
+      insertChunk(seq, c.index, c.start, c.end, c.text);
+      const chunkId = lastId()!;
+      insertChunkFts(chunkId, p.fields.title, c.text);
+      insertVector(chunkId, p.embedderId, vectorBlob(p.vectors[i]!));
+    });
+    indexFields(seq, p.fields);
+    return seq;
+  });
+
+  const update = db.transaction((seq: number, f: ObjectFields, isPrivate: boolean, by: string, now: number, titleChanged: boolean) => {
+    updateFields(...fieldValues(f, isPrivate), by, now, seq);
+    deleteObjectFts(seq);
+    deleteTerms(seq);
+    indexFields(seq, f);
+    if (titleChanged) {
+      for (const c of chunksOf(seq)) {
+        deleteChunkFts(c.id);
+        insertChunkFts(c.id, f.title, c.text);
+      }
+    }
+  });
+
+  /** Soft delete; the rows stay (audit, undo) but every search excludes them. */
+  const remove = (seq: number, systemMetadata: string, by: string, now: number) => markDeleted(now, now, by, systemMetadata, seq) > 0;
+
+  /** Replaces an ingested file that changed: the old version is deleted in the same transaction. */
+  const replace = db.transaction((oldSeq: number, oldSystemMetadata: string, p: PreparedObject, maxPerTenant: number) => {
+    remove(oldSeq, oldSystemMetadata, p.createdBy, p.now);
+    return insert(p, maxPerTenant);
+  });
+
+  return {
+    /** Writes the object, its text, passages, vectors and index rows in one transaction (IMMEDIATE: the quota holds across processes). */
+    insert: (p: PreparedObject, maxPerTenant = Infinity) => insert.immediate(p, maxPerTenant),
+    replace: (oldSeq: number, oldSystemMetadata: string, p: PreparedObject, maxPerTenant = Infinity) =>
+      replace.immediate(oldSeq, oldSystemMetadata, p, maxPerTenant),
+    update: (seq: number, f: ObjectFields, isPrivate: boolean, by: string, now: number, titleChanged: boolean) =>
+      update(seq, f, isPrivate, by, now, titleChanged),
+    remove,
+    get: (tenant: string, id: string): ObjectRow | undefined => getLive(tenant, id),
+    countLive: (tenant: string) => countLive(tenant) ?? 0,
+    bySource: (tenant: string, key: string) => bySource(tenant, key),
+    text: (seq: number) => textOf(seq),
+  };
+}
+
+export type ObjectStore = ReturnType<typeof sqliteObjectStore>;
+
+export const openSearchDb = (file: string, opts: { durable?: boolean } = {}): Db => openDatabase(file, SEARCH_MIGRATIONS, opts);
