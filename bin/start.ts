@@ -9,7 +9,7 @@ import { createRestApp } from '../rest/app';
 import { buildSubgraph } from '../subgraphs';
 import { subgraphRouter } from '../subgraphs/server';
 import { SERVICES } from '../services/registry';
-import type { ServiceModule } from '../services/module';
+import type { ServiceInstance, ServiceModule } from '../services/module';
 import { runBootstrap, type BootstrapResult } from './bootstrap';
 import { secureDataDir } from './data-dir';
 import { closeAll, sharedDeps, type Opened } from './deps';
@@ -31,6 +31,8 @@ export interface RunningPlatform {
   port: number;
   server: Server;
   bootstrap?: BootstrapResult;
+  /** The opened services by name (administration in tests and tools). */
+  instances: Readonly<Record<string, ServiceInstance>>;
   /** Permission fixes made to the data directory at start. */
   tightened: string[];
   close(): Promise<void>;
@@ -103,6 +105,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     return {
       url: `http://${host}:${port}`, port, server, bootstrap, tightened,
+      instances: Object.fromEntries(opened.map((o) => [o.module.name, o.instance])),
       async close() {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

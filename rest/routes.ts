@@ -9,6 +9,7 @@ import { clientAddressOf } from './client-address';
 import { docsPage } from './docs';
 import { httpErrors, requestIdOf, type ErrorBody } from './http-errors';
 import { buildOpenApi } from './openapi';
+import { multipart, uploadOf, type UploadLimits } from './multipart';
 import { parseRequest, type InputOf, type InputSpec } from './validation';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -35,6 +36,11 @@ export interface Route<I extends InputSpec = InputSpec> {
   description?: string;
   tags?: string[];
   input?: I;
+  /**
+   * Also takes `multipart/form-data` (one file): the handler then finds it with `uploadOf(res)` and
+   * `input` is not validated (the handler validates the metadata part itself).
+   */
+  upload?: UploadLimits;
   /** Needs `Authorization: Bearer` with a token for this service and these roles (401/403 otherwise). */
   auth?: { roles?: readonly string[] };
   responses: Record<number, ResponseSpec>;
@@ -99,13 +105,17 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const methods = new Map<string, Method[]>();
   for (const route of svc.routes) {
     methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
-    router[route.method](route.path, ...(route.input ? parsers : []), async (req, res) => {
+    const uploads = route.upload ? [multipart(route.upload)] : [];
+    // The caller is checked before any body is read: a stranger cannot make the service buffer an upload.
+    const authenticate: RequestHandler[] = route.auth ? [async (req, res, next) => {
+      if (!opts.verifier) throw new Error(`${svc.prefix}${route.path} needs a token verifier`);
+      res.locals.caller = authorize(await opts.verifier.authenticate(req.get('authorization')), { audience: svc.audience, roles: route.auth!.roles });
+      next();
+    }] : [];
+    router[route.method](route.path, ...authenticate, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
       const call = contextOf(req, res);
-      if (route.auth) {
-        if (!opts.verifier) throw new Error(`${svc.prefix}${route.path} needs a token verifier`);
-        call.caller = authorize(await opts.verifier.authenticate(req.get('authorization')), { audience: svc.audience, roles: route.auth.roles });
-      }
-      const input = route.input ? parseRequest(route.input, req) : {};
+      call.caller = res.locals.caller as CallContext['caller'];
+      const input = route.input && !uploadOf(res) ? parseRequest(route.input, req) : {};
       const body = await route.handle(input as InputOf<InputSpec>, { call, req, res });
       if (!res.headersSent) res.json(body);
     });

@@ -1,7 +1,9 @@
 import type { ServiceModule } from './module';
+import { createSearchModule } from './search';
 import { createTokenModule } from './token';
 
 /** Every service of the platform, in start and composition order: adding one is one line here. */
 export const SERVICES: readonly ServiceModule[] = [
   createTokenModule(),
+  createSearchModule(),
 ];

@@ -4,7 +4,7 @@ import { ftsQuery } from './fts-query';
 import { reciprocalRankFusion, type Reranker } from './fusion';
 import type { VectorSearch } from './semantic';
 import type { Match, SearchIndex } from './sqlite-search';
-import type { SearchRequest } from './types';
+import type { PassageRequest, SearchRequest } from './types';
 
 /**
  * Ranking for each search mode: the ordered match set with scores in [0, 1] (DECISIONS).
@@ -77,20 +77,52 @@ export function ranking(d: RankingDeps) {
       { items: sem.map((s) => ({ key: s.seq, chunkId: s.chunkId })), weight: d.embedder.fusionWeight },
     ]);
     const best = fused[0]?.fused ?? 1;
-    let scored: Scored[] = fused.map((f) => ({ seq: f.key, chunkId: f.chunkId, score: f.fused / best }));
-    if (req.rerank && scored.length) {
-      const w = d.rerankWeight;
-      const top = scored.slice(0, 50);
-      const relevance = await d.reranker.rerank(req.query, await texts(top));
-      const reranked = top.map((s, i) => ({ ...s, score: (1 - w) * s.score + w * relevance[i]! }));
-      scored = [...reranked, ...scored.slice(50).map((s) => ({ ...s, score: (1 - w) * s.score }))].sort((a, b) => b.score - a.score);
-      const top1 = scored[0]!.score || 1;
-      scored = scored.map((s) => ({ ...s, score: s.score / top1 }));
-    }
-    return scored;
+    const scored: Scored[] = fused.map((f) => ({ seq: f.key, chunkId: f.chunkId, score: f.fused / best }));
+    return req.rerank ? rerank(req.query, scored, texts) : scored;
   };
 
-  return { fulltext, semantic, basic, hybrid };
+  /** Re-scores the first 50 with the re-ranker, blended with their rank score by `rerankWeight`. */
+  const rerank = async <T extends { score: number }>(query: string, scored: T[], texts: (top: T[]) => Promise<{ title: string; text: string }[]>): Promise<T[]> => {
+    if (!scored.length) return scored;
+    const w = d.rerankWeight;
+    const top = scored.slice(0, 50);
+    const relevance = await d.reranker.rerank(query, await texts(top));
+    const all = [...top.map((s, i) => ({ ...s, score: (1 - w) * s.score + w * relevance[i]! })), ...scored.slice(50).map((s) => ({ ...s, score: (1 - w) * s.score }))]
+      .sort((a, b) => b.score - a.score);
+    const best = all[0]!.score || 1;
+    return all.map((s) => ({ ...s, score: s.score / best }));
+  };
+
+  /** Passages themselves (chunk search, v1 search and search_lite): fused like objects, or vectors only. */
+  const passages = async (tenant: string, where: Where, req: PassageRequest): Promise<{ chunkId: number; score: number }[]> => {
+    const [vector] = await d.embedder.embed([req.query]);
+    const k = Math.min(d.maxCandidates, Math.max(100, (req.offset + req.limit) * 3));
+    const sem = d.vectors.search(tenant, vector!, k, d.index.allowed(where)).filter((h) => h.similarity > 0);
+    let scored: { chunkId: number; score: number }[];
+    if (req.mode === 'semantic') {
+      scored = sem.map((h) => ({ chunkId: h.chunkId, score: (1 + h.similarity) / 2 }));
+    } else {
+      const match = ftsQuery(req.query, 'any');
+      const ft = match ? d.index.passages(where, match, d.maxCandidates, 0).rows : [];
+      const fused = reciprocalRankFusion([
+        { items: ft.map((p) => ({ key: p.chunkId, chunkId: p.chunkId })), weight: 1 },
+        { items: sem.map((h) => ({ key: h.chunkId, chunkId: h.chunkId })), weight: d.embedder.fusionWeight },
+      ]);
+      const best = fused[0]?.fused ?? 1;
+      scored = fused.map((f) => ({ chunkId: f.key, score: f.fused / best }));
+    }
+    if (!req.rerank) return scored;
+    return rerank(req.query, scored, async (top) => {
+      const texts = d.index.chunkTexts(top.map((s) => s.chunkId));
+      const objects = d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
+      return top.map((s) => {
+        const t = texts.get(s.chunkId);
+        return { title: (t && objects.get(t.seq)?.title) ?? '', text: t?.text ?? '' };
+      });
+    });
+  };
+
+  return { fulltext, semantic, basic, hybrid, passages };
 }
 
 export type Ranking = ReturnType<typeof ranking>;

@@ -6,8 +6,6 @@ import type { Embedder } from './embedder';
 import { ObjectNotFound } from './errors';
 import { extractText } from './extract';
 import { whereClause, type Scope } from './filters';
-import { ftsQuery } from './fts-query';
-import { reciprocalRankFusion } from './fusion';
 import { highlightFragment, matcher, snippet } from './highlight';
 import { contentHash, isPrivateIn, newFields, passagesOf, patchedFields, systemMetadata } from './objects';
 import type { Ranking, Scored } from './ranking';
@@ -124,27 +122,17 @@ export function createSearchService(d: SearchServiceDeps) {
 
     async passages(req, call) {
       const scope = scopeFor(call, READ_ROLE);
-      const where = whereClause(scope, { objectIds: req.objectIds, customMetadata: req.customMetadata });
-      const match = ftsQuery(req.query, 'any');
-      if (!match) return { total: 0, passages: [] };
-      const ft = d.index.passages(where, match, d.maxCandidates, 0).rows;
-      const [vector] = await d.embedder.embed([req.query]);
-      const sem = d.vectors.search(scope.tenant, vector!, Math.min(d.maxCandidates, Math.max(100, (req.offset + req.limit) * 3)), d.index.allowed(where));
-      const fused = reciprocalRankFusion([
-        { items: ft.map((p) => ({ key: p.chunkId, chunkId: p.chunkId })), weight: 1 },
-        { items: sem.filter((h) => h.similarity > 0).map((h) => ({ key: h.chunkId, chunkId: h.chunkId })), weight: d.embedder.fusionWeight },
-      ]);
-      const best = fused[0]?.fused ?? 1;
-      const page = fused.slice(req.offset, req.offset + req.limit);
-      const texts = d.index.chunkTexts(page.map((f) => f.key));
+      const ranked = await d.ranking.passages(scope.tenant, whereClause(scope, req.filters), req);
+      const page = ranked.slice(req.offset, req.offset + req.limit);
+      const texts = d.index.chunkTexts(page.map((r) => r.chunkId));
       const objects = d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
-      const passages = page.flatMap((f): Passage[] => {
-        const t = texts.get(f.key);
+      const passages = page.flatMap((r): Passage[] => {
+        const t = texts.get(r.chunkId);
         const o = t && objects.get(t.seq);
         if (!t || !o) return [];
-        return [{ objectId: o.id, chunkId: f.key, chunkIndex: t.idx, text: t.text, score: round(f.fused / best), title: o.title, fileName: o.fileName }];
+        return [{ objectId: o.id, chunkId: r.chunkId, chunkIndex: t.idx, text: t.text, score: round(r.score), title: o.title, fileName: o.fileName }];
       });
-      return { total: fused.length, passages };
+      return { total: ranked.length, passages };
     },
 
     async createObject(input, call) {

@@ -123,10 +123,13 @@ export interface SearchPage {
 
 export interface PassageRequest {
   query: string;
-  objectIds?: string[];
-  customMetadata?: JsonObject;
+  filters: Filters;
   offset: number;
   limit: number;
+  /** hybrid (default): full text and vectors fused; semantic: vectors only (k-nearest neighbours). */
+  mode?: 'hybrid' | 'semantic';
+  /** Re-score the best candidates with the re-ranker. */
+  rerank?: boolean;
 }
 
 export interface Passage {

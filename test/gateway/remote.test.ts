@@ -6,12 +6,14 @@ import { fastHasher, pooledKeys } from '../helpers';
 /** `platform serve token` and `platform serve gateway` as two servers, the gateway reaching the subgraph over HTTP. */
 describe('the gateway reaching the token subgraph over HTTP', () => {
   let token: Started;
+  let search: Started;
   let gateway: Started;
   let creds: { realm: string; client_id: string; client_secret: string };
 
   beforeAll(async () => {
     token = await startInTemp('token');
-    gateway = await startInTemp('gateway', { SUBGRAPH_TOKEN_URL: `${token.url}/graphql` });
+    search = await startInTemp('search', { AUTH_ISSUER_URL: token.url });
+    gateway = await startInTemp('gateway', { SUBGRAPH_TOKEN_URL: `${token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${search.url}/graphql` });
     // As `platform realm create` / `client create` would, against the running server's data dir.
     const admin = openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const r = (await admin.admin.createRealm({ name: 'remote' })).id;
@@ -21,6 +23,7 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
   });
   afterAll(async () => {
     await gateway?.stop();
+    await search?.stop();
     await token?.stop();
   });
 

@@ -57,7 +57,7 @@ describe('search core', () => {
   });
 
   it('passages over object ids', async () => {
-    const page = await core.service.passages({ query: 'climate', offset: 0, limit: 5 }, A);
+    const page = await core.service.passages({ query: 'climate', filters: {}, offset: 0, limit: 5 }, A);
     expect(page.passages.map((p) => p.title)).toEqual(['Climate', 'Mars']);
   });
 

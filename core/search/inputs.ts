@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { param } from '../params';
+import type { Json } from './types';
+
+/**
+ * The search service's input schemas in the spec's wire names, shared by the REST face (422) and
+ * the subgraph (BAD_USER_INPUT). Absent and null filters mean no filter (DECISIONS); bounds protect
+ * the service: page sizes, query length, list lengths, metadata depth.
+ */
+export const MAX_PAGE_SIZE = 100;
+export const MAX_QUERY_CHARS = 1000;
+export const MAX_LIST = 100;
+export const MAX_METADATA_DEPTH = 8;
+
+const depth = (v: unknown): number => (typeof v === 'object' && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0);
+
+/** A JSON object (JSON text in a query string) nested at most MAX_METADATA_DEPTH deep. */
+export const jsonObject = () => param.object().check(z.refine((v) => depth(v) <= MAX_METADATA_DEPTH, {
+  message: `Value should be nested at most ${MAX_METADATA_DEPTH} levels deep`, params: { type: 'value_error' },
+})) as unknown as z.ZodType<Record<string, Json>>;
+
+/** Taxonomy: an object, or a list of objects (one v1 table lists it so). */
+export const taxonomy = () => z.union([jsonObject(), z.array(jsonObject()).max(MAX_LIST)]) as z.ZodType<Json>;
+
+export const list = () => param.array().check(z.maxLength(MAX_LIST)).pipe(z.array(z.string().max(512)));
+export const queryString = (min = 1) => param.string().check(z.minLength(min), z.maxLength(MAX_QUERY_CHARS));
+export const pageNo = () => param.int().check(z.gte(1)).default(1);
+export const pageSize = (fallback: number, min = 1) => param.int().check(z.gte(min), z.lte(MAX_PAGE_SIZE)).default(fallback);
+export const score = (fallback: number) => param.number().check(z.gte(0), z.lte(1)).default(fallback);
+
+/** `sorting_by` and `order` (v2): `None` means by relevance. */
+export const sortingBy = () => z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), z.enum(['None', 'title', 'updated_at'])).default('None');
+export const order = () => z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), z.enum(['None', 'asc', 'desc'])).default('asc');
+
+/** A date or date-time (ISO 8601), or null for an open end. */
+const instant = z.union([z.null(), z.iso.datetime({ offset: true, local: true }), z.iso.date()]);
+/** `[from, to]` (v1 basic search): a JSON array in a JSON body, the repeated key or JSON text in a query. */
+export const dateRange = () => z.preprocess((v) => {
+  if (typeof v === 'string' && v.trim().startsWith('[')) {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  }
+  return v;
+}, z.tuple([instant, instant]));
+
+const nullsAbsent = (v: unknown) =>
+  (typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null)) : v ?? {});
+
+/** The thirteen v2 body filters, plus the tags, kvp and taxonomy the payload example shows. */
+const v2Filters = {
+  object_ids: list().optional(),
+  folders: list().optional(),
+  object_type: list().optional(),
+  file_extension: list().optional(),
+  title: z.string().max(512).optional(),
+  size: param.int().check(z.gte(0)).optional(),
+  file_name: list().optional(),
+  repos: list().optional(),
+  ext_user_id_ref: z.string().max(512).optional(),
+  system_metadata: jsonObject().optional(),
+  custom_metadata: jsonObject().optional(),
+  media_metadata: jsonObject().optional(),
+  source_system_metadata: jsonObject().optional(),
+  tags: list().optional(),
+  kvp: jsonObject().optional(),
+  taxonomy: taxonomy().optional(),
+};
+export const V2Filters = z.preprocess(nullsAbsent, z.object(v2Filters));
+
+export const V2BasicBody = z.preprocess(nullsAbsent, z.object({
+  ...v2Filters,
+  with_exact_search: param.bool().optional(),
+  with_highlight: param.bool().optional(),
+  is_anywhere: param.bool().optional(),
+}));
+
+export const ChunkBody = z.preprocess(nullsAbsent, z.object({ object_ids: list().optional(), custom_metadata: jsonObject().optional() }));
+
+/** Fields of an object a caller sets (create and patch), in wire names. */
+const objectFields = {
+  title: z.string().max(1000).optional(),
+  file_name: z.string().max(1000).optional(),
+  object_type: z.string().min(1).max(100).optional(),
+  file_extension: z.string().max(20).optional(),
+  tags: list().optional(),
+  folders: list().optional(),
+  repos: list().optional(),
+  kvp: jsonObject().optional(),
+  taxonomy: taxonomy().optional(),
+  ext_user_id_ref: z.string().max(512).optional(),
+  system_metadata: jsonObject().optional(),
+  custom_metadata: jsonObject().optional(),
+  media_metadata: jsonObject().optional(),
+  source_system_metadata: jsonObject().optional(),
+};
+
+export const ObjectMetadata = z.preprocess(nullsAbsent, z.object(objectFields));
+export const NewObjectBody = z.preprocess(nullsAbsent, z.object({
+  ...objectFields,
+  content: z.string().check(z.refine((s) => s.trim().length > 0, { message: 'Value should contain some text', params: { type: 'value_error' } })),
+}));
+export const ObjectPatchBody = z.preprocess(nullsAbsent, z.object({ ...objectFields, is_private: param.bool().optional() }));
+export const ObjectRef = z.object({ object_id: param.id().check(z.maxLength(100)) });

@@ -1,0 +1,68 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { SingleBar } from 'cli-progress';
+import { UsageError } from '../../bin/args';
+import { bootstrapPath } from '../../bin/bootstrap';
+import type { Progress } from '../../core/search/admin';
+import type { CliCommand } from '../module';
+import type { SearchInstance } from '.';
+
+const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+
+/** The tenant of `--tenant`, else the one the first start created (bootstrap.json). */
+function tenantOf(core: SearchInstance, flag: string | undefined): string {
+  if (flag) return flag;
+  const file = bootstrapPath(core.dataDir);
+  const tenant = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { tenant_id?: string }).tenant_id : undefined;
+  if (!tenant) throw new UsageError('--tenant is required (no bootstrap.json in the data directory: start the platform once, or name the tenant)');
+  return tenant;
+}
+
+/** A progress bar on standard error when it is a terminal; nothing otherwise (the JSON result goes to standard output). */
+function progressBar(label: string): { update: Progress; stop(): void } {
+  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new SingleBar({ stream: process.stderr, format: `${label} [{bar}] {value}/{total} {item}`, hideCursor: true, clearOnComplete: true });
+  let started = false;
+  return {
+    update: (done, total, item) => {
+      if (!started) bar.start(total, done, { item: '' });
+      started = true;
+      bar.update(done, { item: item.length > 40 ? `…${item.slice(-39)}` : item });
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+export const searchCommands: CliCommand<SearchInstance>[] = [
+  {
+    name: 'ingest',
+    usage: [
+      'platform ingest <file|dir> [--tenant T] [--repo R] [--folder F] [--tags a,b]',
+      '                                                 index txt, md, html, pdf and docx files (re-runs skip unchanged files)',
+    ],
+    run: async (core, words, f) => {
+      const path = words[0];
+      if (!path) throw new UsageError('ingest needs a file or a folder');
+      if (!existsSync(path)) throw new UsageError(`no such file or folder: ${path}`);
+      const bar = progressBar('ingest');
+      try {
+        return await core.admin.ingest(path, {
+          tenant: tenantOf(core, f.tenant), repos: list(f.repo), folders: list(f.folder), tags: list(f.tags), onProgress: bar.update,
+        });
+      } finally {
+        bar.stop();
+      }
+    },
+  },
+  {
+    name: 'reindex',
+    usage: ['platform reindex                                 re-embed every passage with the configured embedder'],
+    run: async (core) => {
+      const bar = progressBar('reindex');
+      try {
+        return await core.admin.reindex(bar.update);
+      } finally {
+        bar.stop();
+      }
+    },
+  },
+];

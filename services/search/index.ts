@@ -1,0 +1,49 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { openSearchCore, type SearchCore } from '../../core/search';
+import { SEARCH_PREFIX, searchRest } from '../../rest/search';
+import { readSchemaFile } from '../../subgraphs/sdl';
+import { searchResolvers } from '../../subgraphs/search';
+import { defineService } from '../module';
+import { searchCommands } from './cli';
+
+const count = (fallback: number, max = 1_000_000_000) => z.coerce.number().int().positive().max(max).default(fallback);
+
+/** The search service's environment variables. */
+const Settings = z.object({
+  /** Largest file `POST /v2/objects` accepts (413 above). */
+  SEARCH_MAX_UPLOAD_BYTES: count(25 * 1024 * 1024, 1 << 30),
+  /** Live objects one tenant may hold (409 past it). */
+  SEARCH_MAX_OBJECTS_PER_TENANT: count(100_000),
+  /** Passages per tenant below which vector search is exact; HNSW past it. */
+  SEARCH_EXACT_BELOW: count(20_000),
+  /** Weight of the re-ranker against the fused rank when `re_ranked` is true (0..1). */
+  SEARCH_RERANK_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
+});
+
+export interface SearchInstance extends SearchCore {
+  dataDir: string;
+}
+
+/** Objects, ingestion and hybrid search under `/cl/search/api` (v1 and v2); the `search` subgraph. */
+export const createSearchModule = () => defineService<SearchInstance, typeof Settings>({
+  name: 'search',
+  title: 'Search service',
+  prefix: SEARCH_PREFIX,
+  audience: 'search',
+  config: Settings,
+  open: ({ config, clock }, { admin }) => ({
+    ...openSearchCore({
+      file: join(config.PLATFORM_DATA_DIR, 'search.db'),
+      clock,
+      durable: admin,
+      maxObjectsPerTenant: config.SEARCH_MAX_OBJECTS_PER_TENANT,
+      exactBelow: config.SEARCH_EXACT_BELOW,
+      rerankWeight: config.SEARCH_RERANK_WEIGHT,
+    }),
+    dataDir: config.PLATFORM_DATA_DIR,
+  }),
+  rest: (core, { config }) => searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
+  subgraph: { sdl: () => readSchemaFile('search.graphql'), resolvers: (core) => searchResolvers(core.service) },
+  commands: searchCommands,
+});
