@@ -83,6 +83,12 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toContain('"token_endpoint"');
     expect(out).toContain('"tokenType":"Bearer"');
     expect(out).toMatch(/"realm":\{"id":"[0-9a-f-]{36}","name":"default"/);
+    expect(out).toContain('"message":"Object created"');
+    expect(out).toMatch(/"created": ?[1-9]/);
+    expect(out).toMatch(/"message":"Documents found","result_count":[1-9]/);
+    expect(out).toContain('"data":"[1] Glaciers');
+    expect(out).toContain('<em>Glaciers</em>');
+    expect(out).toMatch(/"search":\{"totalCount":[1-9]/);
   });
 
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {
