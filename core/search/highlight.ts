@@ -56,7 +56,10 @@ export function highlightFragment(text: string, test: WordTest, max = 240): stri
 /** Share of the query's words found in `text` (the re-ranker's coverage signal). */
 export function coverage(text: string, queryWords: readonly string[]): number {
   if (!queryWords.length) return 0;
-  const present = new Set(wordsOf(text));
-  const found = queryWords.filter((q) => present.has(q) || [...present].some(matcher([q])));
+  const present = [...new Set(wordsOf(text))];
+  const found = queryWords.filter((q) => {
+    const test = matcher([q]);
+    return present.some(test);
+  });
   return found.length / queryWords.length;
 }

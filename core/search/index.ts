@@ -6,6 +6,7 @@ import { ranking } from './ranking';
 import { coverageReranker } from './rerank';
 import { createSearchService } from './search-service';
 import type { SearchService } from './service';
+import { lexicalSearch } from './lexical';
 import { vectorSearch } from './semantic';
 import { sqliteSearch } from './sqlite-search';
 import { openSearchDb, sqliteObjectStore, type ObjectStore } from './sqlite-store';
@@ -41,11 +42,12 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const db = openSearchDb(opts.file, { durable: opts.durable });
   const embedder = opts.embedder ?? hashingEmbedder();
   const store = sqliteObjectStore(db);
-  const index = sqliteSearch(db);
-  const vectors = vectorSearch(db, embedder, { exactBelow: opts.exactBelow });
+  const index = sqliteSearch(db, store.version);
+  const lexical = lexicalSearch(db, store.version);
+  const vectors = vectorSearch(db, embedder, { exactBelow: opts.exactBelow, version: store.version });
   const maxCandidates = opts.maxCandidates ?? 1000;
   const rank = ranking({
-    index, vectors, embedder, reranker: opts.reranker ?? coverageReranker(), rerankWeight: opts.rerankWeight ?? 0.2, maxCandidates,
+    index, lexical, vectors, embedder, reranker: opts.reranker ?? coverageReranker(), rerankWeight: opts.rerankWeight ?? 0.05, maxCandidates,
   });
   const { service, add } = createSearchService({
     store, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates,

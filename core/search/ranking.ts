@@ -2,6 +2,7 @@ import type { Embedder } from './embedder';
 import type { Where } from './filters';
 import { ftsQuery } from './fts-query';
 import { reciprocalRankFusion, type Reranker } from './fusion';
+import type { LexicalSearch } from './lexical';
 import type { VectorSearch } from './semantic';
 import type { Match, SearchIndex } from './sqlite-search';
 import type { PassageRequest, SearchRequest } from './types';
@@ -23,6 +24,7 @@ export interface Scored {
 
 export interface RankingDeps {
   index: SearchIndex;
+  lexical: LexicalSearch;
   vectors: VectorSearch;
   embedder: Embedder;
   reranker: Reranker;
@@ -38,9 +40,17 @@ const relative = (ms: Match[]): Scored[] => {
 };
 
 export function ranking(d: RankingDeps) {
-  const fulltext = (where: Where, query: string): Scored[] => {
-    const match = ftsQuery(query, 'any');
-    return match ? relative(d.index.chunks(where, match)) : [];
+  /** BM25 passages of the objects the filters let through, best first. */
+  const lexicalPassages = (tenant: string, where: Where, query: string) => {
+    const allowed = d.index.allowed(where);
+    return d.lexical.passages(tenant, query, (seq) => allowed.has(seq)).sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
+  };
+
+  /** Objects ranked by their best passage (BM25 over passage text and title). */
+  const fulltext = (tenant: string, where: Where, query: string): Scored[] => {
+    const best = new Map<number, Match>();
+    for (const p of lexicalPassages(tenant, where, query)) if (!best.has(p.seq)) best.set(p.seq, { seq: p.seq, raw: p.score, chunkId: p.chunkId });
+    return relative([...best.values()]);
   };
 
   const semantic = async (tenant: string, where: Where, query: string, want: number): Promise<Scored[]> => {
@@ -71,7 +81,7 @@ export function ranking(d: RankingDeps) {
   };
 
   const hybrid = async (tenant: string, where: Where, req: SearchRequest, want: number, texts: (s: Scored[]) => Promise<{ title: string; text: string }[]>) => {
-    const [ft, sem] = [fulltext(where, req.query), await semantic(tenant, where, req.query, want)];
+    const [ft, sem] = [fulltext(tenant, where, req.query), await semantic(tenant, where, req.query, want)];
     const fused = reciprocalRankFusion([
       { items: ft.slice(0, d.maxCandidates).map((s) => ({ key: s.seq, chunkId: s.chunkId })), weight: 1 },
       { items: sem.map((s) => ({ key: s.seq, chunkId: s.chunkId })), weight: d.embedder.fusionWeight },
@@ -102,8 +112,7 @@ export function ranking(d: RankingDeps) {
     if (req.mode === 'semantic') {
       scored = sem.map((h) => ({ chunkId: h.chunkId, score: (1 + h.similarity) / 2 }));
     } else {
-      const match = ftsQuery(req.query, 'any');
-      const ft = match ? d.index.passages(where, match, d.maxCandidates, 0).rows : [];
+      const ft = lexicalPassages(tenant, where, req.query).slice(0, d.maxCandidates);
       const fused = reciprocalRankFusion([
         { items: ft.map((p) => ({ key: p.chunkId, chunkId: p.chunkId })), weight: 1 },
         { items: sem.map((h) => ({ key: h.chunkId, chunkId: h.chunkId })), weight: d.embedder.fusionWeight },

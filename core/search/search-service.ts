@@ -105,7 +105,7 @@ export function createSearchService(d: SearchServiceDeps) {
       const texts = async (top: Scored[]) => hitsFor(top, req.query, false).map((h) => ({ title: h.object.title, text: h.snippet }));
       let ranked: Scored[];
       switch (req.mode) {
-        case 'fulltext': ranked = d.ranking.fulltext(where, req.query); break;
+        case 'fulltext': ranked = d.ranking.fulltext(scope.tenant, where, req.query); break;
         case 'semantic': ranked = await d.ranking.semantic(scope.tenant, where, req.query, want); break;
         case 'basic': ranked = d.ranking.basic(where, req); break;
         case 'hybrid': ranked = await d.ranking.hybrid(scope.tenant, where, req, want, texts); break;

@@ -22,9 +22,11 @@ interface TenantIndex {
   objectOf: Map<number, number>;
   /** Highest chunk id added. */
   seen: number;
+  /** search.db's version when it last caught up. */
+  version: string;
 }
 
-export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: number } = {}) {
+export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: number; version?: () => string } = {}) {
   const s = statements(db);
   const generationOf = s.one("SELECT value FROM meta WHERE key = 'vectors_generation'", (r) => r.value as number);
   const newer = s.many(`SELECT v.chunk_id AS id, c.object_seq AS seq, v.vector AS vector FROM vectors v
@@ -35,13 +37,17 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
   let generation = generationOf();
 
   const catchUp = (tenant: string): TenantIndex => {
+    const version = opts.version?.() ?? '';
+    let t = tenants.get(tenant);
+    if (t && version && t.version === version) return t;
     const now = generationOf();
     if (now !== generation) {
       tenants.clear();
       generation = now;
+      t = undefined;
     }
-    let t = tenants.get(tenant);
-    if (!t) tenants.set(tenant, (t = { index: createVectorIndex({ dimensions: embedder.dimensions, exactBelow: opts.exactBelow }), objectOf: new Map(), seen: 0 }));
+    if (!t) tenants.set(tenant, (t = { index: createVectorIndex({ dimensions: embedder.dimensions, exactBelow: opts.exactBelow }), objectOf: new Map(), seen: 0, version: '' }));
+    t.version = version;
     for (let batch = newer(t.seen, tenant, embedder.id); batch.length; batch = newer(t.seen, tenant, embedder.id)) {
       for (const row of batch) {
         t.index.add(row.id, row.vector);

@@ -12,6 +12,8 @@
  *   index lookups inside the search query; aggregations group it.
  * - `vectors`: one embedding per chunk, tagged with the embedder that made it.
  * - `meta`: counters other processes watch (the vectors' generation, bumped by `platform reindex`).
+ * - `changes` (2): objects changed or deleted after they were added, in order, so every process's
+ *   in-memory indexes (lexical, vectors) catch up with writes made by the others.
  */
 const TOKENIZE = `tokenize = 'porter unicode61 remove_diacritics 2'`;
 
@@ -74,5 +76,9 @@ export const SEARCH_MIGRATIONS = [
   );
   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
   INSERT INTO meta (key, value) VALUES ('vectors_generation', 1);
+  `,
+  `
+  CREATE TABLE changes (id INTEGER PRIMARY KEY AUTOINCREMENT, tenant TEXT NOT NULL, object_seq INTEGER NOT NULL);
+  CREATE INDEX changes_tenant ON changes (tenant, id);
   `,
 ];

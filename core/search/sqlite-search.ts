@@ -31,9 +31,23 @@ const toMatch = (r: unknown) => {
   return { seq: m.seq, raw: m.raw, chunkId: m.chunk_id ?? null };
 };
 
-export function sqliteSearch(db: Db) {
+/**
+ * `version` changes whenever search.db may have changed; the two caches below (filter results and
+ * aggregation facets) are dropped then, so they never answer from stale data.
+ */
+export function sqliteSearch(db: Db, version: () => string = () => '') {
   const prepare = preparedLru(db);
   const byJson = (ids: readonly number[]) => JSON.stringify(ids);
+  let cachedAt = '';
+  const allowedCache = new Map<string, Set<number>>();
+  const facets = new Map<number, [keyof Aggregations, string][]>();
+  const fresh = () => {
+    const now = version();
+    if (now === cachedAt) return;
+    allowedCache.clear();
+    facets.clear();
+    cachedAt = now;
+  };
 
   return {
     /** Objects whose passages (text and title) match, each with its best passage (BM25: title 2, text 1). */
@@ -65,9 +79,19 @@ export function sqliteSearch(db: Db) {
         ${from} ORDER BY raw DESC LIMIT ? OFFSET ?`).all(match, ...where.params, limit, offset) as PassageMatch[];
       return { total, rows };
     },
-    /** The live objects among `seqs` the filters let through (vector candidates). */
+    /** Every object the filter clause lets through (the candidates of in-memory indexes), cached until the data changes. */
     allowed(where: Where): Set<number> {
-      return new Set((prepare(`SELECT o.seq AS seq FROM objects o WHERE ${where.sql}`).all(...where.params) as { seq: number }[]).map((r) => r.seq));
+      fresh();
+      const key = `${where.sql}\u0000${JSON.stringify(where.params)}`;
+      let set = allowedCache.get(key);
+      if (set) {
+        allowedCache.delete(key);
+      } else {
+        set = new Set((prepare(`SELECT o.seq AS seq FROM objects o WHERE ${where.sql}`).all(...where.params) as { seq: number }[]).map((r) => r.seq));
+        if (allowedCache.size >= 64) allowedCache.delete(allowedCache.keys().next().value!);
+      }
+      allowedCache.set(key, set);
+      return set;
     },
     /** `seqs` ordered by a field instead of relevance (ties: newest first). */
     sorted(seqs: readonly number[], by: SortField, order: 'asc' | 'desc'): number[] {
@@ -91,12 +115,27 @@ export function sqliteSearch(db: Db) {
     },
     /** Term buckets (Elasticsearch style) over the whole match set, most frequent first. */
     aggregations(seqs: readonly number[]): Aggregations {
+      fresh();
+      const missing = seqs.filter((seq) => !facets.has(seq));
+      if (missing.length) {
+        for (const seq of missing) facets.set(seq, []);
+        const rows = prepare(`SELECT object_seq AS seq, field, value FROM terms
+            WHERE object_seq IN (SELECT value FROM json_each(?)) AND field IN (${AGG_FIELDS.map(() => '?').join(', ')})`)
+          .all(byJson(missing), ...AGG_FIELDS) as { seq: number; field: keyof Aggregations; value: string }[];
+        for (const r of rows) facets.get(r.seq)!.push([r.field, r.value]);
+      }
+      const counts = new Map<string, { field: keyof Aggregations; key: string; n: number }>();
+      for (const seq of seqs) {
+        for (const [field, key] of facets.get(seq)!) {
+          const id = `${field}\u0000${key}`;
+          const c = counts.get(id);
+          if (c) c.n++;
+          else counts.set(id, { field, key, n: 1 });
+        }
+      }
       const out = Object.fromEntries(AGG_FIELDS.map((f) => [f, [] as Bucket[]])) as Aggregations;
-      if (!seqs.length) return out;
-      const rows = prepare(`SELECT field, value, count(*) AS n FROM terms
-          WHERE object_seq IN (SELECT value FROM json_each(?)) AND field IN (${AGG_FIELDS.map(() => '?').join(', ')})
-          GROUP BY field, value ORDER BY n DESC, value`).all(byJson(seqs), ...AGG_FIELDS) as { field: keyof Aggregations; value: string; n: number }[];
-      for (const r of rows) if (out[r.field].length < BUCKETS_PER_FIELD) out[r.field].push({ key: r.value, doc_count: r.n });
+      const sorted = [...counts.values()].sort((a, b) => b.n - a.n || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (const c of sorted) if (out[c.field].length < BUCKETS_PER_FIELD) out[c.field].push({ key: c.key, doc_count: c.n });
       return out;
     },
   };

@@ -49,6 +49,15 @@ export function sqliteObjectStore(db: Db) {
   const bySource = s.one('SELECT id, seq, content_hash FROM objects WHERE tenant = ? AND source_key = ? AND deleted_at IS NULL',
     (r) => ({ id: r.id as string, seq: r.seq as number, contentHash: r.content_hash as string | null }));
   const textOf = s.one('SELECT content FROM object_text WHERE seq = ?', (r) => r.content as string);
+  const recordChange = s.run('INSERT INTO changes (tenant, object_seq) SELECT tenant, seq FROM objects WHERE seq = ?');
+  const chunkIdsOf = s.many('SELECT id FROM chunks WHERE object_seq = ?', (r) => r.id as number);
+  /** Bumped after every write of this connection (other connections' writes move `data_version`). */
+  let writes = 0;
+
+  const wrote = <T>(result: T): T => {
+    writes++;
+    return result;
+  };
 
   const indexFields = (seq: number, f: ObjectFields) => {
     insertObjectFts(seq, f.title, f.fileName ?? '', ftsTags(f));
@@ -83,10 +92,17 @@ export function sqliteObjectStore(db: Db) {
         insertChunkFts(c.id, f.title, c.text);
       }
     }
+    recordChange(seq);
   });
 
-  /** Soft delete; the rows stay (audit, undo) but every search excludes them. */
-  const remove = (seq: number, systemMetadata: string, by: string, now: number) => markDeleted(now, now, by, systemMetadata, seq) > 0;
+  /** Soft delete: the rows stay (audit), the full-text rows go, and every search excludes the object. */
+  const remove = db.transaction((seq: number, systemMetadata: string, by: string, now: number): boolean => {
+    if (!markDeleted(now, now, by, systemMetadata, seq)) return false;
+    deleteObjectFts(seq);
+    for (const id of chunkIdsOf(seq)) deleteChunkFts(id);
+    recordChange(seq);
+    return true;
+  });
 
   /** Replaces an ingested file that changed: the old version is deleted in the same transaction. */
   const replace = db.transaction((oldSeq: number, oldSystemMetadata: string, p: PreparedObject, maxPerTenant: number) => {
@@ -96,12 +112,17 @@ export function sqliteObjectStore(db: Db) {
 
   return {
     /** Writes the object, its text, passages, vectors and index rows in one transaction (IMMEDIATE: the quota holds across processes). */
-    insert: (p: PreparedObject, maxPerTenant = Infinity) => insert.immediate(p, maxPerTenant),
+    insert: (p: PreparedObject, maxPerTenant = Infinity) => wrote(insert.immediate(p, maxPerTenant)),
     replace: (oldSeq: number, oldSystemMetadata: string, p: PreparedObject, maxPerTenant = Infinity) =>
-      replace.immediate(oldSeq, oldSystemMetadata, p, maxPerTenant),
+      wrote(replace.immediate(oldSeq, oldSystemMetadata, p, maxPerTenant)),
     update: (seq: number, f: ObjectFields, isPrivate: boolean, by: string, now: number, titleChanged: boolean) =>
-      update(seq, f, isPrivate, by, now, titleChanged),
-    remove,
+      wrote(update(seq, f, isPrivate, by, now, titleChanged)),
+    remove: (seq: number, systemMetadata: string, by: string, now: number) => wrote(remove(seq, systemMetadata, by, now)),
+    /**
+     * Changes whenever search.db may have changed: a write of this connection, or a commit of another
+     * (SQLite's data_version). Caches keyed by it never serve stale results.
+     */
+    version: () => `${db.pragma('data_version', { simple: true }) as number}.${writes}`,
     get: (tenant: string, id: string): ObjectRow | undefined => getLive(tenant, id),
     countLive: (tenant: string) => countLive(tenant) ?? 0,
     bySource: (tenant: string, key: string) => bySource(tenant, key),

@@ -18,7 +18,7 @@ const Settings = z.object({
   /** Passages per tenant below which vector search is exact; HNSW past it. */
   SEARCH_EXACT_BELOW: count(20_000),
   /** Weight of the re-ranker against the fused rank when `re_ranked` is true (0..1). */
-  SEARCH_RERANK_WEIGHT: z.coerce.number().min(0).max(1).default(0.2),
+  SEARCH_RERANK_WEIGHT: z.coerce.number().min(0).max(1).default(0.05),
 });
 
 export interface SearchInstance extends SearchCore {

@@ -1,4 +1,10 @@
+import pino from 'pino';
+import { configParts } from '../../bin/deps';
+import { startPlatform } from '../../bin/start';
+import { loadConfig } from '../../core/config';
+import { testModules } from '../helpers';
 import { searchFixture, type SearchFixture } from './search-fixture';
+import { freePort } from './server';
 
 /** The search subgraph through the gateway's /graphql (in process), and served alone for entity fetches. */
 describe('search through GraphQL', () => {
@@ -84,12 +90,6 @@ describe('search through GraphQL', () => {
 
   /** `platform serve search` against the same data dir, trusting the fixture's token service. */
   async function startSearchAlone() {
-    const { startPlatform } = await import('../../bin/start');
-    const { loadConfig } = await import('../../core/config');
-    const { configParts } = await import('../../bin/deps');
-    const { testModules } = await import('../helpers');
-    const { freePort } = await import('./server');
-    const pino = (await import('pino')).default;
     const modules = testModules();
     const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, LOG_LEVEL: 'silent' }, configParts(modules));
     const running = await startPlatform(config, { role: 'search', modules, log: pino({ level: 'silent' }) });
