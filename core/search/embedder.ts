@@ -13,6 +13,8 @@ export interface Embedder {
    * fusion). A weak embedder must not drag hybrid search below full text.
    */
   readonly fusionWeight: number;
+  /** Its vectors are mostly zeros: the index keeps them in an inverted index (exact at any size). */
+  readonly sparse?: boolean;
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
@@ -51,6 +53,7 @@ export function hashingEmbedder(dimensions = 1024): Embedder {
     id: `hashing-words-${dimensions}`,
     dimensions,
     fusionWeight: 0.03,
+    sparse: true,
     embed: async (texts) => texts.map(embedOne),
   };
 }

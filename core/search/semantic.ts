@@ -46,7 +46,7 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
       generation = now;
       t = undefined;
     }
-    if (!t) tenants.set(tenant, (t = { index: createVectorIndex({ dimensions: embedder.dimensions, exactBelow: opts.exactBelow }), objectOf: new Map(), seen: 0, version: '' }));
+    if (!t) tenants.set(tenant, (t = { index: createVectorIndex({ dimensions: embedder.dimensions, exactBelow: opts.exactBelow, sparse: embedder.sparse }), objectOf: new Map(), seen: 0, version: '' }));
     t.version = version;
     for (let batch = newer(t.seen, tenant, embedder.id); batch.length; batch = newer(t.seen, tenant, embedder.id)) {
       for (const row of batch) {

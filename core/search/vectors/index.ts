@@ -27,6 +27,7 @@
  */
 import { ExactStore } from './exact';
 import { HnswIndex } from './hnsw';
+import { SparseIndex } from './sparse';
 
 export { exactTopK } from './exact';
 
@@ -61,6 +62,8 @@ export interface VectorIndexOptions {
   efConstruction?: number;
   /** HNSW beam width at query time (raised to k when k is larger). */
   efSearch?: number;
+  /** The vectors are mostly zeros (the built-in embedder's): an exact inverted index serves every size. */
+  sparse?: boolean;
 }
 
 export const VECTOR_DEFAULTS = { exactBelow: 50_000, m: 32, efConstruction: 200, efSearch: 800 } as const;
@@ -70,6 +73,7 @@ const MAX_ID = 2 ** 32 - 1;
 export function createVectorIndex(opts: VectorIndexOptions): VectorIndex {
   const { dimensions } = opts;
   if (!Number.isInteger(dimensions) || dimensions <= 0) throw new Error(`vector index: dimensions must be a positive integer, got ${dimensions}`);
+  if (opts.sparse) return new SparseIndex(dimensions);
   const exactBelow = opts.exactBelow ?? VECTOR_DEFAULTS.exactBelow;
   const hnswOptions = {
     dimensions,

@@ -183,3 +183,31 @@ describe('the index past exactBelow (HNSW)', () => {
     }
   });
 });
+
+describe('the sparse index (built-in embedder)', () => {
+  it('finds exactly the exact top 10, with filters and removals, at any size', async () => {
+    const { hashingEmbedder } = await import('../../../core/search/embedder');
+    const { SparseIndex } = await import('../../../core/search/vectors/sparse');
+    const embedder = hashingEmbedder(1024);
+    const words = Array.from({ length: 800 }, (_, i) => `w${(i * 7919) % 1000}x${i % 13}`);
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const text = (n: number) => Array.from({ length: n }, () => words[Math.floor(rnd() ** 2 * words.length)]).join(' ');
+    const vectors = await embedder.embed(Array.from({ length: 3000 }, () => text(40 + Math.floor(rnd() * 60))));
+    const index = new SparseIndex(1024);
+    vectors.forEach((v, id) => index.add(id, v));
+    for (let id = 0; id < 3000; id += 10) index.remove(id);
+    const alive = vectors.map((vector, id) => ({ id, vector })).filter((c) => c.id % 10 !== 0);
+    for (const q of await embedder.embed(Array.from({ length: 50 }, () => text(5)))) {
+      // Ties (identical texts) may come in either order: compare the similarities, rounded.
+      const sims = (hits: { similarity: number }[]) => hits.map((h) => h.similarity.toFixed(5));
+      const shares = (c: { vector: Float32Array }) => c.vector.some((x, d) => x !== 0 && q[d] !== 0);
+      expect(sims(index.search(q, 10))).toEqual(sims(exactTopK(q, alive.filter(shares), 10)));
+      const even = index.search(q, 10, (id) => id % 2 === 0);
+      expect(even.every((h) => h.id % 2 === 0 && h.id % 10 !== 0)).toBe(true);
+      expect(sims(even)).toEqual(sims(exactTopK(q, alive.filter((c) => c.id % 2 === 0 && shares(c)), 10)));
+    }
+    expect(index.size).toBe(2700);
+    expect(createVectorIndex({ dimensions: 1024, sparse: true })).toBeInstanceOf(SparseIndex);
+  });
+});

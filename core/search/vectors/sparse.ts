@@ -1,0 +1,77 @@
+import type { VectorHit, VectorIndex } from '.';
+
+/**
+ * Exact nearest neighbours for sparse vectors (the built-in embedder's: ~70 nonzero of 1,024
+ * dimensions), through an inverted index: dimension → (vector, value) postings. A query touches only
+ * the postings of its own nonzero dimensions, so search costs what those postings hold, not the
+ * collection's size, and the result is exact (recall 1) at any size, where HNSW over such
+ * near-random vectors is both slow and imprecise (core/search/vectors/index.ts).
+ */
+export class SparseIndex implements VectorIndex {
+  readonly approximate = false;
+  private readonly postings: { docs: number[]; values: number[] }[];
+  private readonly ids: number[] = [];
+  private readonly alive: boolean[] = [];
+  private readonly docOf = new Map<number, number>();
+  private scratch = new Float64Array(1024);
+
+  constructor(private readonly dimensions: number) {
+    this.postings = Array.from({ length: dimensions }, () => ({ docs: [], values: [] }));
+  }
+
+  get size(): number {
+    return this.docOf.size;
+  }
+
+  add(id: number, vector: Float32Array): void {
+    this.check(vector);
+    this.remove(id);
+    const doc = this.ids.length;
+    this.ids.push(id);
+    this.alive.push(true);
+    this.docOf.set(id, doc);
+    for (let d = 0; d < vector.length; d++) {
+      const v = vector[d]!;
+      if (v === 0) continue;
+      this.postings[d]!.docs.push(doc);
+      this.postings[d]!.values.push(v);
+    }
+  }
+
+  remove(id: number): void {
+    const doc = this.docOf.get(id);
+    if (doc === undefined) return;
+    this.alive[doc] = false;
+    this.docOf.delete(id);
+  }
+
+  search(query: Float32Array, k: number, accept?: (id: number) => boolean): VectorHit[] {
+    this.check(query);
+    if (k <= 0) return [];
+    if (this.scratch.length < this.ids.length) this.scratch = new Float64Array(Math.max(this.ids.length, this.scratch.length * 2));
+    const acc = this.scratch;
+    const touched: number[] = [];
+    for (let d = 0; d < query.length; d++) {
+      const q = query[d]!;
+      if (q === 0) continue;
+      const { docs, values } = this.postings[d]!;
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]!;
+        if (acc[doc] === 0) touched.push(doc);
+        acc[doc]! += q * values[i]!;
+      }
+    }
+    const hits: VectorHit[] = [];
+    for (const doc of touched) {
+      const similarity = acc[doc]!;
+      acc[doc] = 0;
+      const id = this.ids[doc]!;
+      if (this.alive[doc] && (!accept || accept(id))) hits.push({ id, similarity });
+    }
+    return hits.sort((a, b) => b.similarity - a.similarity || a.id - b.id).slice(0, k);
+  }
+
+  private check(v: Float32Array): void {
+    if (v.length !== this.dimensions) throw new Error(`vector index: vector has ${v.length} dimensions, expected ${this.dimensions}`);
+  }
+}
