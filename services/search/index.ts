@@ -15,8 +15,8 @@ const Settings = z.object({
   SEARCH_MAX_UPLOAD_BYTES: count(25 * 1024 * 1024, 1 << 30),
   /** Live objects one tenant may hold (409 past it). */
   SEARCH_MAX_OBJECTS_PER_TENANT: count(100_000),
-  /** Passages per tenant below which vector search is exact; HNSW past it. */
-  SEARCH_EXACT_BELOW: count(20_000),
+  /** Passages per tenant below which dense vectors are searched exactly; HNSW past it (sparse ones are always exact). */
+  SEARCH_EXACT_BELOW: count(50_000),
   /** Weight of the re-ranker against the fused rank when `re_ranked` is true (0..1). */
   SEARCH_RERANK_WEIGHT: z.coerce.number().min(0).max(1).default(0.05),
 });
