@@ -1,7 +1,7 @@
 import type { Embedder } from './embedder';
 import type { Where } from './filters';
 import { ftsQuery } from './fts-query';
-import { reciprocalRankFusion, type Reranker } from './fusion';
+import { reciprocalRankFusion, RRF_K, type Reranker } from './fusion';
 import type { LexicalSearch } from './lexical';
 import type { VectorSearch } from './semantic';
 import type { Match, SearchIndex } from './sqlite-search';
@@ -94,11 +94,13 @@ export function ranking(d: RankingDeps) {
   /** Re-scores the first 50 with the re-ranker, blended with their rank score by `rerankWeight`. */
   const rerank = async <T extends { score: number }>(query: string, scored: T[], texts: (top: T[]) => Promise<{ title: string; text: string }[]>): Promise<T[]> => {
     if (!scored.length) return scored;
-    const w = d.rerankWeight;
+    // The re-ranker's order joins the fusion as one more ranked list of weight `rerankWeight`
+    // (scores here are relative to the best fused one, i.e. a list's first place is worth 1).
     const top = scored.slice(0, 50);
     const relevance = await d.reranker.rerank(query, await texts(top));
-    const all = [...top.map((s, i) => ({ ...s, score: (1 - w) * s.score + w * relevance[i]! })), ...scored.slice(50).map((s) => ({ ...s, score: (1 - w) * s.score }))]
-      .sort((a, b) => b.score - a.score);
+    const order = top.map((_, i) => i).sort((a, b) => relevance[b]! - relevance[a]! || a - b);
+    const bonus = new Map(order.map((i, rank) => [i, (d.rerankWeight * (RRF_K + 1)) / (RRF_K + rank + 1)]));
+    const all = [...top.map((s, i) => ({ ...s, score: s.score + bonus.get(i)! })), ...scored.slice(50)].sort((a, b) => b.score - a.score);
     const best = all[0]!.score || 1;
     return all.map((s) => ({ ...s, score: s.score / best }));
   };
