@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { docxWith } from '../core/search/fixtures';
 import { searchFixture, type SearchFixture } from './search-fixture';
 
@@ -130,6 +131,27 @@ describe('search service over HTTP: objects', () => {
     const r = await f.call('PUT', `${V2}/objects/some-id`, { body: {} });
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('GET, PATCH, DELETE, HEAD');
+  });
+
+  it('a client that leaves in the middle of an upload leaves nothing behind, and the server goes on', async () => {
+    const before = await count();
+    const url = new URL(f.url);
+    const boundary = 'xyzzy';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(`POST ${V2}/objects HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${f.a}\r\n`
+          + `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${head}${'half a file '.repeat(100)}`);
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 100);
+      });
+      socket.on('error', reject);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await count()).toBe(before);
+    expect((await f.call('POST', `${V2}/objects`, { body: { content: 'still here' } })).status).toBe(201);
   });
 
   it('50 identical creates in parallel: 50 objects, all searchable, none lost', async () => {
