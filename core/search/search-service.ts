@@ -6,7 +6,7 @@ import type { Embedder } from './embedder';
 import { ObjectNotFound } from './errors';
 import { extractText } from './extract';
 import { whereClause, type Scope } from './filters';
-import { highlightFragment, matcher, snippet } from './highlight';
+import { hitsFor, round, strip } from './hits';
 import { contentHash, isPrivateIn, newFields, passagesOf, patchedFields, systemMetadata } from './objects';
 import type { Ranking, Scored } from './ranking';
 import type { SearchService } from './service';
@@ -14,8 +14,7 @@ import type { VectorSearch } from './semantic';
 import type { ObjectRow } from './sqlite-rows';
 import type { SearchIndex } from './sqlite-search';
 import type { ObjectStore } from './sqlite-store';
-import type { NewObject, Passage, SearchHit, StoredObject } from './types';
-import { queryWords } from './words';
+import type { NewObject, Passage, StoredObject } from './types';
 
 export const READ_ROLE = 'search:read';
 export const WRITE_ROLE = 'search:write';
@@ -38,7 +37,6 @@ function scopeFor(call: CallContext, role: string): Scope & { caller: Caller } {
   return { tenant: caller.tenantId, subject: caller.subject, caller };
 }
 
-const strip = ({ seq: _seq, ...o }: ObjectRow): StoredObject => o;
 
 export function createSearchService(d: SearchServiceDeps) {
   /** Adds (or, for `platform ingest`, replaces or keeps) an object as `scope`. */
@@ -75,26 +73,6 @@ export function createSearchService(d: SearchServiceDeps) {
     return o;
   };
 
-  const hitsFor = (page: Scored[], query: string, highlight: boolean): SearchHit[] => {
-    const objects = d.index.objects(page.map((s) => s.seq));
-    const chunks = d.index.chunkTexts(page.flatMap((s) => (s.chunkId === null ? [] : [s.chunkId])));
-    const firsts = d.index.firstChunks(page.filter((s) => s.chunkId === null).map((s) => s.seq));
-    const test = matcher(queryWords(query));
-    return page.flatMap((s) => {
-      const object = objects.get(s.seq);
-      if (!object) return [];
-      const text = (s.chunkId !== null ? chunks.get(s.chunkId)?.text : firsts.get(s.seq)?.text) ?? '';
-      const hit: SearchHit = { object: strip(object), score: round(s.score), snippet: snippet(text, test) };
-      if (highlight) {
-        hit.highlights = [
-          { field: 'title' as const, fragment: highlightFragment(object.title, test) },
-          { field: 'text' as const, fragment: highlightFragment(text, test) },
-        ].filter((h): h is { field: 'title' | 'text'; fragment: string } => h.fragment !== undefined);
-      }
-      return [hit];
-    });
-  };
-
   const service: SearchService = {
     health: async () => ({ status: 'ok', service: 'search' }),
 
@@ -102,7 +80,7 @@ export function createSearchService(d: SearchServiceDeps) {
       const scope = scopeFor(call, READ_ROLE);
       const where = whereClause(scope, req.filters);
       const want = req.offset + req.limit;
-      const texts = async (top: Scored[]) => hitsFor(top, req.query, false).map((h) => ({ title: h.object.title, text: h.snippet }));
+      const texts = async (top: Scored[]) => hitsFor(d.index, top, req.query, false).map((h) => ({ title: h.object.title, text: h.snippet }));
       let ranked: Scored[];
       switch (req.mode) {
         case 'fulltext': ranked = d.ranking.fulltext(scope.tenant, where, req.query); break;
@@ -117,7 +95,7 @@ export function createSearchService(d: SearchServiceDeps) {
         const bySeq = new Map(ranked.map((s) => [s.seq, s]));
         page = d.index.sorted(seqs, req.sort.by, req.sort.order).slice(req.offset, want).map((seq) => bySeq.get(seq)!);
       }
-      return { total: ranked.length, hits: hitsFor(page, req.query, req.highlight ?? false), aggregations: d.index.aggregations(seqs) };
+      return { total: ranked.length, hits: hitsFor(d.index, page, req.query, req.highlight ?? false), aggregations: d.index.aggregations(seqs) };
     },
 
     async passages(req, call) {
@@ -180,4 +158,3 @@ export function createSearchService(d: SearchServiceDeps) {
   return { service, add };
 }
 
-const round = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -1,4 +1,6 @@
+import { hashingEmbedder } from '../../../core/search/embedder';
 import { createVectorIndex, exactTopK, type VectorIndex } from '../../../core/search/vectors';
+import { SparseIndex } from '../../../core/search/vectors/sparse';
 import { measureRecall } from '../../../core/search/vectors/recall';
 
 /** mulberry32: seeded, so every run sees the same vectors. */
@@ -186,8 +188,6 @@ describe('the index past exactBelow (HNSW)', () => {
 
 describe('the sparse index (built-in embedder)', () => {
   it('finds exactly the exact top 10, with filters and removals, at any size', async () => {
-    const { hashingEmbedder } = await import('../../../core/search/embedder');
-    const { SparseIndex } = await import('../../../core/search/vectors/sparse');
     const embedder = hashingEmbedder(1024);
     const words = Array.from({ length: 800 }, (_, i) => `w${(i * 7919) % 1000}x${i % 13}`);
     let seed = 7;
