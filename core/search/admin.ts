@@ -108,7 +108,7 @@ export function createSearchAdmin(d: { db: Db; add: Add; embedder: Embedder }) {
       let done = 0;
       for (let page = chunkPage(0, 256); page.length; page = chunkPage(page.at(-1)!.id, 256)) {
         const vectors = await d.embedder.embed(page.map((c) => `${c.title}\n${c.text}`));
-        d.db.transaction(() => page.forEach((c, i) => setVector(c.id, d.embedder.id, vectorBlob(vectors[i]!))))();
+        d.db.transaction(() => page.forEach((c, i) => setVector(c.id, d.embedder.id, vectorBlob(vectors[i]!, d.embedder.sparse))))();
         done += page.length;
         onProgress?.(done, total, '');
       }

@@ -51,7 +51,7 @@ export function createSearchService(d: SearchServiceDeps) {
     const { chunks, vectors } = await passagesOf(input.content, fields.title, d.embedder);
     const prepared = {
       id: uuidv7(now), tenant: scope.tenant, fields, isPrivate, size: input.size ?? Buffer.byteLength(input.content), content: input.content,
-      chunks, vectors, embedderId: d.embedder.id, createdBy: scope.subject, now, sourceKey: input.sourceKey, contentHash: hash,
+      chunks, vectors, embedderId: d.embedder.id, sparseVectors: d.embedder.sparse, createdBy: scope.subject, now, sourceKey: input.sourceKey, contentHash: hash,
     };
     if (previous) {
       const old = d.store.get(scope.tenant, previous.id)!;

@@ -32,7 +32,7 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
   const newer = s.many(`SELECT v.chunk_id AS id, c.object_seq AS seq, v.vector AS vector FROM vectors v
       JOIN chunks c ON c.id = v.chunk_id JOIN objects o ON o.seq = c.object_seq
       WHERE v.chunk_id > ? AND o.tenant = ? AND v.embedder = ? ORDER BY v.chunk_id LIMIT 5000`,
-    (r) => ({ id: r.id as number, seq: r.seq as number, vector: blobVector(r.vector as Buffer) }));
+    (r) => ({ id: r.id as number, seq: r.seq as number, vector: blobVector(r.vector as Buffer, embedder.dimensions, embedder.sparse) }));
   const tenants = new Map<string, TenantIndex>();
   let generation = generationOf();
 

@@ -17,6 +17,8 @@ export interface PreparedObject {
   chunks: Chunk[];
   vectors: Float32Array[];
   embedderId: string;
+  /** Store the vectors as their nonzero entries (the embedder's vectors are sparse). */
+  sparseVectors?: boolean;
   createdBy: string;
   now: number;
   sourceKey?: string;
@@ -75,7 +77,7 @@ export function sqliteObjectStore(db: Db) {
       insertChunk(seq, c.index, c.start, c.end, c.text);
       const chunkId = lastId()!;
       insertChunkFts(chunkId, p.fields.title, c.text);
-      insertVector(chunkId, p.embedderId, vectorBlob(p.vectors[i]!));
+      insertVector(chunkId, p.embedderId, vectorBlob(p.vectors[i]!, p.sparseVectors));
     });
     indexFields(seq, p.fields);
     return seq;

@@ -61,17 +61,48 @@ export class SparseIndex implements VectorIndex {
         acc[doc]! += q * values[i]!;
       }
     }
-    const hits: VectorHit[] = [];
+    // Keep the best k as we go (a min-heap on similarity); `accept` is asked only of a passage
+    // that would enter it, so a query touching most of the collection allocates nothing per passage.
+    const heap: VectorHit[] = [];
     for (const doc of touched) {
       const similarity = acc[doc]!;
       acc[doc] = 0;
+      if (!this.alive[doc] || (heap.length === k && similarity <= heap[0]!.similarity)) continue;
       const id = this.ids[doc]!;
-      if (this.alive[doc] && (!accept || accept(id))) hits.push({ id, similarity });
+      if (accept && !accept(id)) continue;
+      if (heap.length < k) push(heap, { id, similarity });
+      else replaceTop(heap, { id, similarity });
     }
-    return hits.sort((a, b) => b.similarity - a.similarity || a.id - b.id).slice(0, k);
+    return heap.sort((a, b) => b.similarity - a.similarity || a.id - b.id);
   }
 
   private check(v: Float32Array): void {
     if (v.length !== this.dimensions) throw new Error(`vector index: vector has ${v.length} dimensions, expected ${this.dimensions}`);
+  }
+}
+
+const less = (a: VectorHit, b: VectorHit) => a.similarity < b.similarity || (a.similarity === b.similarity && a.id > b.id);
+
+function push(heap: VectorHit[], hit: VectorHit): void {
+  heap.push(hit);
+  for (let i = heap.length - 1; i > 0;) {
+    const parent = (i - 1) >> 1;
+    if (!less(heap[i]!, heap[parent]!)) break;
+    [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+    i = parent;
+  }
+}
+
+function replaceTop(heap: VectorHit[], hit: VectorHit): void {
+  heap[0] = hit;
+  for (let i = 0; ;) {
+    const l = 2 * i + 1;
+    const r = l + 1;
+    let m = i;
+    if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
+    if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
+    if (m === i) return;
+    [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+    i = m;
   }
 }
