@@ -18,6 +18,8 @@ export interface SearchCore {
   embedder: Embedder;
   store: ObjectStore;
   db: Db;
+  /** Builds every tenant's in-memory indexes in slices, yielding between them, so first searches find them ready. */
+  warmUp(): Promise<void>;
   close(): void;
 }
 
@@ -53,5 +55,18 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
     store, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates,
   });
   const admin = createSearchAdmin({ db, add, embedder });
-  return { service, admin, embedder, store, db, close: () => db.close() };
+  let closed = false;
+  const tenants = () => (db.prepare('SELECT DISTINCT tenant FROM objects WHERE deleted_at IS NULL').all() as { tenant: string }[]).map((r) => r.tenant);
+  const warmUp = async () => {
+    for (const tenant of tenants()) {
+      while (!closed && (lexical.warm(tenant) || vectors.warm(tenant))) await new Promise((r) => setImmediate(r));
+    }
+  };
+  return {
+    service, admin, embedder, store, db, warmUp,
+    close: () => {
+      closed = true;
+      db.close();
+    },
+  };
 }

@@ -36,25 +36,35 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
   const tenants = new Map<string, TenantIndex>();
   let generation = generationOf();
 
-  const catchUp = (tenant: string): TenantIndex => {
-    const version = opts.version?.() ?? '';
-    let t = tenants.get(tenant);
-    if (t && version && t.version === version) return t;
+  const tenantIndex = (tenant: string): TenantIndex => {
     const now = generationOf();
     if (now !== generation) {
       tenants.clear();
       generation = now;
-      t = undefined;
     }
+    let t = tenants.get(tenant);
     if (!t) tenants.set(tenant, (t = { index: createVectorIndex({ dimensions: embedder.dimensions, exactBelow: opts.exactBelow, sparse: embedder.sparse }), objectOf: new Map(), seen: 0, version: '' }));
-    t.version = version;
-    for (let batch = newer(t.seen, tenant, embedder.id); batch.length; batch = newer(t.seen, tenant, embedder.id)) {
-      for (const row of batch) {
-        t.index.add(row.id, row.vector);
-        t.objectOf.set(row.id, row.seq);
-        t.seen = row.id;
-      }
+    return t;
+  };
+
+  /** Adds one batch of vectors not yet indexed; false when there were none. */
+  const step = (t: TenantIndex, tenant: string): boolean => {
+    const batch = newer(t.seen, tenant, embedder.id);
+    for (const row of batch) {
+      t.index.add(row.id, row.vector);
+      t.objectOf.set(row.id, row.seq);
+      t.seen = row.id;
     }
+    return batch.length > 0;
+  };
+
+  const catchUp = (tenant: string): TenantIndex => {
+    const version = opts.version?.() ?? '';
+    const current = tenants.get(tenant);
+    if (current && version && current.version === version) return current;
+    const t = tenantIndex(tenant);
+    while (step(t, tenant));
+    t.version = version;
     return t;
   };
 
@@ -69,8 +79,8 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
       const accept = (id: number) => allowed.has(t.objectOf.get(id) ?? -1);
       return t.index.search(query, k, accept).map((h) => ({ chunkId: h.id, seq: t.objectOf.get(h.id)!, similarity: h.similarity }));
     },
-    /** Loads a tenant's vectors now (after a write, so the next search does not pay for it). */
-    warm: (tenant: string) => void catchUp(tenant),
+    /** Indexes one batch of a tenant's vectors not yet indexed; false once there are none (warming up in slices). */
+    warm: (tenant: string) => step(tenantIndex(tenant), tenant),
     /** Passages indexed for a tenant (tests, health). */
     size: (tenant: string) => catchUp(tenant).index.size,
   };

@@ -32,17 +32,19 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
   prefix: SEARCH_PREFIX,
   audience: 'search',
   config: Settings,
-  open: ({ config, clock }, { admin }) => ({
-    ...openSearchCore({
+  open: ({ config, clock, log }, { admin }) => {
+    const core = openSearchCore({
       file: join(config.PLATFORM_DATA_DIR, 'search.db'),
       clock,
       durable: admin,
       maxObjectsPerTenant: config.SEARCH_MAX_OBJECTS_PER_TENANT,
       exactBelow: config.SEARCH_EXACT_BELOW,
       rerankWeight: config.SEARCH_RERANK_WEIGHT,
-    }),
-    dataDir: config.PLATFORM_DATA_DIR,
-  }),
+    });
+    // A server builds its in-memory indexes in the background at start, not on its first searches.
+    if (!admin) core.warmUp().catch((err: unknown) => log.error({ err }, 'search: warming the indexes failed'));
+    return { ...core, dataDir: config.PLATFORM_DATA_DIR };
+  },
   rest: (core, { config }) => searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
   subgraph: { sdl: () => readSchemaFile('search.graphql'), resolvers: (core) => searchResolvers(core.service) },
   commands: searchCommands,

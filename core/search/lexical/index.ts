@@ -37,14 +37,20 @@ export function lexicalSearch(db: Db, version: () => string) {
   const addChunk = (t: Tenant, c: { id: number; text: string; title: string }, seq: number) =>
     t.index.add(c.id, seq, tokens(c.title), tokens(c.text));
 
-  const catchUp = (tenant: string): Tenant => {
-    const now = version();
+  const tenantIndex = (tenant: string): Tenant => {
     let t = tenants.get(tenant);
-    if (t?.version === now) return t;
     if (!t || t.index.deadShare > REBUILD_AT_DEAD_SHARE) {
       t = { index: new Bm25Index(), seenChunk: 0, seenChange: lastChange(tenant) ?? 0, version: '' };
       tenants.set(tenant, t);
     }
+    return t;
+  };
+
+  const catchUp = (tenant: string): Tenant => {
+    const now = version();
+    const current = tenants.get(tenant);
+    if (current?.version === now) return current;
+    const t = tenantIndex(tenant);
     // Changed objects first, re-added with the passages already seen; newer passages come next.
     for (const ch of changes(tenant, t.seenChange)) {
       t.index.removeObject(ch.seq);
@@ -68,6 +74,16 @@ export function lexicalSearch(db: Db, version: () => string) {
       return terms.length ? catchUp(tenant).index.search(terms, accept) : [];
     },
     size: (tenant: string) => catchUp(tenant).index.size,
+    /** Indexes one batch of a tenant's passages not yet indexed; false once there are none (warming up in slices). */
+    warm(tenant: string): boolean {
+      const t = tenantIndex(tenant);
+      const batch = newChunks(tenant, t.seenChunk);
+      for (const c of batch) {
+        addChunk(t, c, c.seq);
+        t.seenChunk = c.id;
+      }
+      return batch.length > 0;
+    },
   };
 }
 

@@ -62,6 +62,14 @@ describe('the in-memory BM25 index', () => {
     await cli.service.deleteObject({ id: other.id }, as('t'));
     expect(await search('puffins')).toEqual([]);
     expect(await search('penguins')).toEqual(['Penguins']);
+    // A process that starts later warms its indexes up in slices, then answers the same.
+    for (let i = 0; i < 30; i++) await cli.service.createObject({ content: `Gannets number ${i} plunge into the sea.`, title: `Gannet ${i}` }, as('u'));
+    const late = openSearchCore({ file, clock: testClock() });
+    await late.warmUp();
+    const gannets = await late.service.search({ mode: 'hybrid', query: 'gannets plunge', filters: {}, offset: 0, limit: 50 }, as('u'));
+    expect(gannets.total).toBe(30);
+    expect((await late.service.search({ mode: 'fulltext', query: 'penguins', filters: {}, offset: 0, limit: 5 }, as('t'))).total).toBe(1);
+    late.close();
     server.close();
     cli.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
