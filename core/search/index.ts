@@ -20,6 +20,11 @@ export interface SearchCore {
   db: Db;
   /** Builds every tenant's in-memory indexes in slices, yielding between them, so first searches find them ready. */
   warmUp(): Promise<void>;
+  /**
+   * Keeps warming up in the background whenever search.db changed (writes of other processes too),
+   * checking every `everyMs`; returns the function that stops it.
+   */
+  follow(everyMs: number): () => void;
   close(): void;
 }
 
@@ -62,8 +67,24 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
       while (!closed && (lexical.warm(tenant) || vectors.warm(tenant))) await new Promise((r) => setImmediate(r));
     }
   };
+  const follow = (everyMs: number) => {
+    let seen = '';
+    let running = false;
+    const timer = setInterval(() => {
+      const now = store.version();
+      if (running || closed || now === seen) return;
+      running = true;
+      warmUp().then(() => {
+        seen = now;
+      }, () => undefined).finally(() => {
+        running = false;
+      });
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  };
   return {
-    service, admin, embedder, store, db, warmUp,
+    service, admin, embedder, store, db, warmUp, follow,
     close: () => {
       closed = true;
       db.close();

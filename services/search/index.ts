@@ -41,9 +41,21 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
       exactBelow: config.SEARCH_EXACT_BELOW,
       rerankWeight: config.SEARCH_RERANK_WEIGHT,
     });
-    // A server builds its in-memory indexes in the background at start, not on its first searches.
-    if (!admin) core.warmUp().catch((err: unknown) => log.error({ err }, 'search: warming the indexes failed'));
-    return { ...core, dataDir: config.PLATFORM_DATA_DIR };
+    // A server builds its in-memory indexes in the background at start and after writes (its own,
+    // other workers', `platform ingest`), not on its first searches.
+    let stopFollowing = () => undefined as void;
+    if (!admin) {
+      core.warmUp().catch((err: unknown) => log.error({ err }, 'search: warming the indexes failed'));
+      stopFollowing = core.follow(1000);
+    }
+    return {
+      ...core,
+      dataDir: config.PLATFORM_DATA_DIR,
+      close: () => {
+        stopFollowing();
+        core.close();
+      },
+    };
   },
   rest: (core, { config }) => searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
   subgraph: { sdl: () => readSchemaFile('search.graphql'), resolvers: (core) => searchResolvers(core.service) },

@@ -13,9 +13,25 @@ const K1 = 1.2;
 const B = 0.75;
 const TITLE_WEIGHT = 2;
 
+/** Growable typed arrays: 6 bytes a posting, not 16 as two arrays of numbers would take. */
 interface Postings {
-  docs: number[];
-  tfs: number[];
+  docs: Int32Array;
+  tfs: Uint16Array;
+  n: number;
+}
+
+function append(p: Postings, doc: number, tf: number): void {
+  if (p.n === p.docs.length) {
+    const docs = new Int32Array(p.n * 2);
+    docs.set(p.docs);
+    const tfs = new Uint16Array(p.n * 2);
+    tfs.set(p.tfs);
+    p.docs = docs;
+    p.tfs = tfs;
+  }
+  p.docs[p.n] = doc;
+  p.tfs[p.n] = Math.min(tf, 65535);
+  p.n++;
 }
 
 export interface PassageScore {
@@ -59,9 +75,8 @@ export class Bm25Index {
     for (const t of textTokens) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const [term, f] of tf) {
       let p = this.terms.get(term);
-      if (!p) this.terms.set(term, (p = { docs: [], tfs: [] }));
-      p.docs.push(doc);
-      p.tfs.push(f);
+      if (!p) this.terms.set(term, (p = { docs: new Int32Array(2), tfs: new Uint16Array(2), n: 0 }));
+      append(p, doc, f);
     }
     const list = this.bySeq.get(seq);
     if (list) list.push(doc);
@@ -90,11 +105,12 @@ export class Bm25Index {
     for (const term of new Set(queryTerms)) {
       const p = this.terms.get(term);
       if (!p) continue;
-      const df = p.docs.length;
+      const df = p.n;
+      const { docs, tfs } = p;
       const idf = Math.max(1e-6, Math.log((this.live + this.dead - df + 0.5) / (df + 0.5)));
       for (let i = 0; i < df; i++) {
-        const doc = p.docs[i]!;
-        const tf = p.tfs[i]!;
+        const doc = docs[i]!;
+        const tf = tfs[i]!;
         if (acc[doc] === 0) touched.push(doc);
         acc[doc]! += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[doc]!) / avg));
       }

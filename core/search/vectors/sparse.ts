@@ -9,14 +9,15 @@ import type { VectorHit, VectorIndex } from '.';
  */
 export class SparseIndex implements VectorIndex {
   readonly approximate = false;
-  private readonly postings: { docs: number[]; values: number[] }[];
+  /** Per dimension, growable typed arrays: 8 bytes a posting. */
+  private readonly postings: { docs: Int32Array; values: Float32Array; n: number }[];
   private readonly ids: number[] = [];
   private readonly alive: boolean[] = [];
   private readonly docOf = new Map<number, number>();
   private scratch = new Float64Array(1024);
 
   constructor(private readonly dimensions: number) {
-    this.postings = Array.from({ length: dimensions }, () => ({ docs: [], values: [] }));
+    this.postings = Array.from({ length: dimensions }, () => ({ docs: new Int32Array(16), values: new Float32Array(16), n: 0 }));
   }
 
   get size(): number {
@@ -33,8 +34,18 @@ export class SparseIndex implements VectorIndex {
     for (let d = 0; d < vector.length; d++) {
       const v = vector[d]!;
       if (v === 0) continue;
-      this.postings[d]!.docs.push(doc);
-      this.postings[d]!.values.push(v);
+      const p = this.postings[d]!;
+      if (p.n === p.docs.length) {
+        const docs = new Int32Array(p.n * 2);
+        docs.set(p.docs);
+        const values = new Float32Array(p.n * 2);
+        values.set(p.values);
+        p.docs = docs;
+        p.values = values;
+      }
+      p.docs[p.n] = doc;
+      p.values[p.n] = v;
+      p.n++;
     }
   }
 
@@ -54,8 +65,8 @@ export class SparseIndex implements VectorIndex {
     for (let d = 0; d < query.length; d++) {
       const q = query[d]!;
       if (q === 0) continue;
-      const { docs, values } = this.postings[d]!;
-      for (let i = 0; i < docs.length; i++) {
+      const { docs, values, n } = this.postings[d]!;
+      for (let i = 0; i < n; i++) {
         const doc = docs[i]!;
         if (acc[doc] === 0) touched.push(doc);
         acc[doc]! += q * values[i]!;
