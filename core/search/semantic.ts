@@ -31,7 +31,7 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
   const generationOf = s.one("SELECT value FROM meta WHERE key = 'vectors_generation'", (r) => r.value as number);
   const newer = s.many(`SELECT v.chunk_id AS id, c.object_seq AS seq, v.vector AS vector FROM vectors v
       JOIN chunks c ON c.id = v.chunk_id JOIN objects o ON o.seq = c.object_seq
-      WHERE v.chunk_id > ? AND o.tenant = ? AND v.embedder = ? ORDER BY v.chunk_id LIMIT 5000`,
+      WHERE v.chunk_id > ? AND o.tenant = ? AND v.embedder = ? ORDER BY v.chunk_id LIMIT ?`,
     (r) => ({ id: r.id as number, seq: r.seq as number, vector: blobVector(r.vector as Buffer, embedder.dimensions, embedder.sparse) }));
   const tenants = new Map<string, TenantIndex>();
   let generation = generationOf();
@@ -48,8 +48,8 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
   };
 
   /** Adds one batch of vectors not yet indexed; false when there were none. */
-  const step = (t: TenantIndex, tenant: string): boolean => {
-    const batch = newer(t.seen, tenant, embedder.id);
+  const step = (t: TenantIndex, tenant: string, size = 5000): boolean => {
+    const batch = newer(t.seen, tenant, embedder.id, size);
     for (const row of batch) {
       t.index.add(row.id, row.vector);
       t.objectOf.set(row.id, row.seq);
@@ -80,7 +80,7 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
       return t.index.search(query, k, accept).map((h) => ({ chunkId: h.id, seq: t.objectOf.get(h.id)!, similarity: h.similarity }));
     },
     /** Indexes one batch of a tenant's vectors not yet indexed; false once there are none (warming up in slices). */
-    warm: (tenant: string) => step(tenantIndex(tenant), tenant),
+    warm: (tenant: string) => step(tenantIndex(tenant), tenant, 1000),
     /** Passages indexed for a tenant (tests, health). */
     size: (tenant: string) => catchUp(tenant).index.size,
   };

@@ -24,7 +24,7 @@ export const queryTerms = (query: string): string[] => tokens(queryWords(query).
 export function lexicalSearch(db: Db, version: () => string) {
   const s = statements(db);
   const newChunks = s.many(`SELECT c.id AS id, c.object_seq AS seq, c.text AS text, o.title AS title FROM chunks c
-      JOIN objects o ON o.seq = c.object_seq WHERE o.tenant = ? AND c.id > ? AND o.deleted_at IS NULL ORDER BY c.id LIMIT 2000`,
+      JOIN objects o ON o.seq = c.object_seq WHERE o.tenant = ? AND c.id > ? AND o.deleted_at IS NULL ORDER BY c.id LIMIT ?`,
   (r) => ({ id: r.id as number, seq: r.seq as number, text: r.text as string, title: r.title as string }));
   const changes = s.many('SELECT id, object_seq AS seq FROM changes WHERE tenant = ? AND id > ? ORDER BY id',
     (r) => ({ id: r.id as number, seq: r.seq as number }));
@@ -57,7 +57,7 @@ export function lexicalSearch(db: Db, version: () => string) {
       for (const c of liveChunks(ch.seq, t.seenChunk)) addChunk(t, c, ch.seq);
       t.seenChange = ch.id;
     }
-    for (let batch = newChunks(tenant, t.seenChunk); batch.length; batch = newChunks(tenant, t.seenChunk)) {
+    for (let batch = newChunks(tenant, t.seenChunk, 2000); batch.length; batch = newChunks(tenant, t.seenChunk, 2000)) {
       for (const c of batch) {
         addChunk(t, c, c.seq);
         t.seenChunk = c.id;
@@ -77,7 +77,8 @@ export function lexicalSearch(db: Db, version: () => string) {
     /** Indexes one batch of a tenant's passages not yet indexed; false once there are none (warming up in slices). */
     warm(tenant: string): boolean {
       const t = tenantIndex(tenant);
-      const batch = newChunks(tenant, t.seenChunk);
+      // Small slices: a search waiting behind one waits a few milliseconds.
+      const batch = newChunks(tenant, t.seenChunk, 200);
       for (const c of batch) {
         addChunk(t, c, c.seq);
         t.seenChunk = c.id;
