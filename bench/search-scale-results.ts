@@ -17,6 +17,8 @@ export interface ScaleResults {
   rssAfterQueries?: { pid: number; mib: number }[];
   /** Slowest of the first few queries of each mode after ingest, one per worker or more. */
   firstMs: Partial<Record<Mode, number>>;
+  /** Seconds after ingest until the server's processes went idle (their indexes caught up in the background). */
+  settleSeconds?: number;
   modes: Partial<Record<Mode, { p50: number; p99: number; precision10: number }>>;
   load?: Measured;
   ann?: AnnResult;
@@ -46,7 +48,8 @@ export function scaleReport(r: ScaleResults): string {
     ['search.db* on disk', r.diskMiB === undefined ? 'n/a' : `${fixed(r.diskMiB, 1)} MiB`],
     [`server RSS after ingest (primary + ${r.workers} workers)`, rss(r.rssAfterIngest)],
     ['server RSS after all queries', rss(r.rssAfterQueries)],
-    ['first queries after ingest (workers load their indexes), slowest', Object.entries(r.firstMs).map(([m, ms]) => `${m} ${whole(ms)} ms`).join(', ') || 'n/a'],
+    ['server busy after ingest (workers index what the others wrote), until idle', r.settleSeconds === undefined ? 'n/a' : `${r.settleSeconds.toFixed(1)} s`],
+    ['first queries after that, slowest', Object.entries(r.firstMs).map(([m, ms]) => `${m} ${whole(ms)} ms`).join(', ') || 'n/a'],
   ], 2);
 
   const modes = (['fulltext', 'semantic', 'hybrid'] as Mode[]).map((m) => {

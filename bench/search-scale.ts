@@ -16,6 +16,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chunkText } from '../core/search/chunker';
+import { treeCpuSeconds } from './cpu';
 import { freePort } from './procs';
 import { search, searchPath, tokens, type Mode } from './search-client';
 import { syntheticCorpus } from './search-corpus';
@@ -55,6 +56,7 @@ async function main(): Promise<number> {
     r.ingest = await ingest('ingest', all, concurrency, (d) => post({ title: d.title, content: d.content, ext_user_id_ref: d.id, tags: [`topic-${d.topic}`] }));
     r.diskMiB = diskMiB(platform.dataDir);
     r.rssAfterIngest = treeRssMiB(child.proc.pid);
+    r.settleSeconds = await untilIdle(child.proc.pid);
 
     const texts = queries.map((q) => q.text);
     const topicOf = (ref: string) => Number(ref.slice('syn-'.length)) % corpus.topics;
@@ -92,3 +94,19 @@ async function main(): Promise<number> {
 }
 
 runBench('bench:search-scale', main);
+
+/**
+ * Waits until the server's processes use under a tenth of a core over a second (at most 120 s):
+ * after an ingest, each worker indexes in the background what the others wrote. Returns the wait.
+ */
+async function untilIdle(pid: number | undefined): Promise<number> {
+  const start = Date.now();
+  let before = treeCpuSeconds(pid) ?? 0;
+  while (Date.now() - start < 120_000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = treeCpuSeconds(pid) ?? 0;
+    if (now - before < 0.1) break;
+    before = now;
+  }
+  return (Date.now() - start) / 1000;
+}
