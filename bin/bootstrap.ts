@@ -30,3 +30,9 @@ export async function runBootstrap(dataDir: string, opened: readonly Opened[]): 
   }
   return { file, values, created };
 }
+
+/** The tenant the first start created (`bootstrap.json`'s `tenant_id`), for commands whose `--tenant` is optional. */
+export function bootstrapTenant(dataDir: string): string | undefined {
+  const file = bootstrapPath(dataDir);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { tenant_id?: string }).tenant_id : undefined;
+}

@@ -1,4 +1,5 @@
 import type { ServiceModule } from './module';
+import { createModelsModule } from './models';
 import { createSearchModule } from './search';
 import { createTokenModule } from './token';
 
@@ -6,4 +7,5 @@ import { createTokenModule } from './token';
 export const SERVICES: readonly ServiceModule[] = [
   createTokenModule(),
   createSearchModule(),
+  createModelsModule(),
 ];

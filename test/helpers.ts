@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock';
 import { openTokenCore, type TokenCore } from '../core/token';
 import { createRestApp } from '../rest/app';
 import { tokenRest } from '../rest/token';
+import { createModelsModule } from '../services/models';
 import { createSearchModule } from '../services/search';
 import { createTokenModule } from '../services/token';
 import { buildSubgraph } from '../subgraphs';
@@ -16,7 +17,7 @@ export { fastHasher, pooledKeys } from './crypto-fixtures';
 export const PUBLIC_URL = 'http://platform.test';
 
 /** The registry's services with cheap crypto, for tests that start the platform in process. */
-export const testModules = () => [createTokenModule({ hasher: fastHasher, generateKey: pooledKeys }), createSearchModule()];
+export const testModules = () => [createTokenModule({ hasher: fastHasher, generateKey: pooledKeys }), createSearchModule(), createModelsModule()];
 
 /** A clock tests can move. */
 export function testClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms: number): void } {

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { UsageError } from '../../bin/args';
-import { bootstrapPath } from '../../bin/bootstrap';
+import { bootstrapTenant } from '../../bin/bootstrap';
 import type { Progress } from '../../core/search/admin';
 import type { CliCommand } from '../module';
 import type { SearchInstance } from '.';
@@ -11,8 +11,7 @@ const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).f
 /** The tenant of `--tenant`, else the one the first start created (bootstrap.json). */
 function tenantOf(core: SearchInstance, flag: string | undefined): string {
   if (flag) return flag;
-  const file = bootstrapPath(core.dataDir);
-  const tenant = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { tenant_id?: string }).tenant_id : undefined;
+  const tenant = bootstrapTenant(core.dataDir);
   if (!tenant) throw new UsageError('--tenant is required (no bootstrap.json in the data directory: start the platform once, or name the tenant)');
   return tenant;
 }

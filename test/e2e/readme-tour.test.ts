@@ -59,12 +59,13 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     const creds = JSON.parse(readFileSync(file, 'utf8'));
-    expect(Object.keys(creds).sort()).toEqual(['client_id', 'client_secret', 'password', 'realm', 'tenant_id', 'username']);
+    expect(Object.keys(creds).sort()).toEqual(['api_key', 'client_id', 'client_secret', 'password', 'realm', 'tenant_id', 'username']);
     expect(server.output()).toContain('First start');
     expect(server.output()).toContain(file);
     expect(server.output()).toContain('platform credentials');
     expect(server.output()).not.toContain(creds.client_secret);
     expect(server.output()).not.toContain(creds.password);
+    expect(server.output()).not.toContain(creds.api_key);
     expect(server.output()).toContain(`${server.url}/graphql`);
   });
 
@@ -89,6 +90,7 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toContain('"data":"[1] Glaciers');
     expect(out).toContain('<em>Glaciers</em>');
     expect(out).toMatch(/"search":\{"totalCount":[1-9]/);
+    expect(out).toContain('"object":"list","data":[{"id":"local-chat"');
   });
 
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * The model catalog (DECISIONS): every model the gateway offers, which provider group's routes
+ * name it, where its upstream is, and what it costs and accepts. A JSON file (`MODELS_CATALOG_FILE`)
+ * replaces the built-in default, which offers the offline `local` provider's two models.
+ */
+export const INPUT_KINDS = ['text', 'image', 'Docs', 'Video'] as const;
+
+const Upstream = z.object({
+  /** `local` (built in, offline), `azure-openai`, `gemini`, `bedrock`, `openai-compatible`. */
+  provider: z.enum(['local', 'azure-openai', 'gemini', 'bedrock', 'openai-compatible']),
+  baseUrl: z.url().optional(),
+  /** The vendor's deployment or model name, when it differs from the catalog id. */
+  model: z.string().min(1).optional(),
+  /** Name of the environment variable holding the upstream credential (never the credential itself). */
+  credentialEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+});
+
+export const CatalogModel = z.object({
+  id: z.string().min(1).max(200).regex(/^[\w.:@/-]+$/),
+  /** Which route family serves it: `A` chat completions, `B` content generation, `C` messages; `embedding` for embedding models. */
+  group: z.enum(['A', 'B', 'C', 'embedding']),
+  kind: z.enum(['chat', 'embedding', 'image', 'transcription']).default('chat'),
+  upstream: Upstream,
+  contextLength: z.int().positive(),
+  maxOutputTokens: z.int().positive().optional(),
+  /** Prices in US dollars per million tokens. */
+  price: z.object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).default({ inputPerMillion: 0, outputPerMillion: 0 }),
+  /** `Active`, or a label saying why it is not (`Deactivated`, `Retired 2025-06`, ...). */
+  status: z.string().min(1).default('Active'),
+  inputKinds: z.array(z.enum(INPUT_KINDS)).min(1).default(['text']),
+});
+export type CatalogModel = z.output<typeof CatalogModel>;
+
+export const Catalog = z.object({ models: z.array(CatalogModel).min(1) }).check(z.refine(
+  (c) => new Set(c.models.map((m) => m.id)).size === c.models.length, { message: 'model ids must be unique' },
+));
+
+/** The built-in catalog: the offline `local` provider's extractive chat model and embedding model. */
+export const DEFAULT_CATALOG: z.input<typeof Catalog> = {
+  models: [
+    {
+      id: 'local-chat', group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 8192, maxOutputTokens: 1024,
+      price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active', inputKinds: ['text'],
+    },
+    {
+      id: 'local-embed', group: 'embedding', kind: 'embedding', upstream: { provider: 'local' }, contextLength: 8192,
+      price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active', inputKinds: ['text'],
+    },
+  ],
+};
+
+export class CatalogError extends Error {}
+
+/** The catalog of `file`, or the built-in one; a bad file stops start-up with a message naming the problem. */
+export function loadCatalog(file?: string): CatalogModel[] {
+  let raw: unknown = DEFAULT_CATALOG;
+  if (file) {
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new CatalogError(`MODELS_CATALOG_FILE ${file}: ${(err as Error).message}`);
+    }
+  }
+  const parsed = Catalog.safeParse(raw);
+  if (!parsed.success) {
+    throw new CatalogError(`model catalog${file ? ` ${file}` : ''}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data.models;
+}
+
+export const isActive = (m: CatalogModel) => m.status.toLowerCase() === 'active';

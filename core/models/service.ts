@@ -1,0 +1,20 @@
+import type { CallContext } from '../context';
+import type { CatalogModel } from './catalog';
+import type { KeyOptions } from './key-options';
+import type { ApiKey } from './keys';
+
+/** The caller of a gateway route: its key (tenant, allowed models, limits) and the options it sent with it. */
+export interface KeyCaller {
+  key: ApiKey;
+  options: KeyOptions;
+}
+
+/** The model gateway's interface (grows with its routes; see docs/service-conventions.md). */
+export interface ModelsService {
+  /** The `api-key` header's key and options: 401 when missing, unknown or revoked; 400 for a bad option. */
+  authenticate(header: string | undefined): KeyCaller;
+  /** The catalog models the key may use. */
+  listModels(input: { caller: KeyCaller }, call?: CallContext): Promise<CatalogModel[]>;
+  /** A model the key may call: 404 unknown or deactivated, 403 not allowed for the key. */
+  model(input: { caller: KeyCaller; id: string }): CatalogModel;
+}

@@ -1,0 +1,21 @@
+/**
+ * models.db: the gateway's API keys. A key is shown once, at creation; only its SHA-256 is kept
+ * (keys are 256 random bits, so a fast hash is as safe as a slow one and costs nothing per call).
+ */
+export const MODELS_MIGRATIONS = [
+  `
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    name TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    models TEXT,
+    requests_per_minute INTEGER,
+    token_budget INTEGER,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_tenant ON api_keys (tenant);
+  `,
+];

@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { openModelsCore, type ModelsCore } from '../../core/models';
+import { MODELS_PREFIX, modelsRest } from '../../rest/models';
+import { defineService } from '../module';
+import { modelsCommands } from './cli';
+
+/** The model gateway's environment variables. */
+const Settings = z.object({
+  /** A JSON catalog of models (docs/decisions.md); the built-in one offers `local-chat` and `local-embed`. */
+  MODELS_CATALOG_FILE: z.string().min(1).optional(),
+});
+
+export interface ModelsInstance extends ModelsCore {
+  dataDir: string;
+}
+
+/** One door to many language models under `/proxy/api/v1`: catalog, keys (and, as it grows, every provider route). */
+export const createModelsModule = () => defineService<ModelsInstance, typeof Settings>({
+  name: 'models',
+  title: 'Model gateway',
+  prefix: MODELS_PREFIX,
+  audience: 'models',
+  config: Settings,
+  open: ({ config, clock }, { admin }) => ({
+    ...openModelsCore({ file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE }),
+    dataDir: config.PLATFORM_DATA_DIR,
+  }),
+  rest: (core) => modelsRest(core.service),
+  commands: modelsCommands,
+  /** DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it works. */
+  bootstrap: async (core, current): Promise<Record<string, string>> => {
+    if (current.api_key && core.keys.verify(current.api_key)) return { api_key: current.api_key };
+    if (!current.tenant_id) return {};
+    return { api_key: core.keys.create({ name: 'demo', tenant: current.tenant_id }).apiKey };
+  },
+});

@@ -1,0 +1,55 @@
+import { loadCatalog } from '../../../core/models/catalog';
+import { parseApiKeyHeader, pythonLiteralToJson } from '../../../core/models/key-options';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+describe('the api-key header', () => {
+  it('is the key alone, with every option at its default', () => {
+    expect(parseApiKeyHeader('lmk-abc')).toEqual({ key: 'lmk-abc', options: { is_cache: 1, use_guard: 1, is_system: true } });
+  });
+
+  it('takes options as a JSON object or a Python dict literal after a slash', () => {
+    const json = parseApiKeyHeader('lmk-abc/{"is_cache": 0, "use_guard": 2, "app_name": "bot", "Bot_Id": "b1", "Query_Id": 7, "userid": "u"}');
+    expect(json.options).toMatchObject({ is_cache: 0, use_guard: 2, app_name: 'bot', Bot_Id: 'b1', Query_Id: 7, userid: 'u', is_system: true });
+    const dict = parseApiKeyHeader("lmk-abc/{'is_cache': 0, 'is_system': False, 'toxicity': 'it\\'s low', 'sentiment': None}");
+    expect(dict.options).toMatchObject({ is_cache: 0, is_system: false, toxicity: "it's low" });
+    expect(parseApiKeyHeader('lmk-abc/{"use_guard": "2", "unknown": [1]}').options.use_guard).toBe(2);
+  });
+
+  it.each([
+    ['lmk-abc/{"use_guard": 3}', "Invalid api-key option 'use_guard': must be 0, 1 or 2"],
+    ['lmk-abc/{"is_cache": true}', "Invalid api-key option 'is_cache': must be 0 or 1"],
+    ['lmk-abc/{"is_system": "yes"}', "Invalid api-key option 'is_system': must be true or false"],
+    ['lmk-abc/{"word_count_sent": -1}', "Invalid api-key option 'word_count_sent': must be a whole number"],
+    ['lmk-abc/[1, 2]', 'The api-key options are not a JSON object or dict'],
+    ['lmk-abc/{oops', 'The api-key options are not a JSON object or dict'],
+    ["lmk-abc/{'a': 'open", 'The api-key options are not a JSON object or dict: a string is not closed'],
+  ])('refuses %s with a 400 naming the problem', (header, message) => {
+    expect(() => parseApiKeyHeader(header)).toThrow(message);
+  });
+
+  it('converts only outside strings', () => {
+    expect(JSON.parse(pythonLiteralToJson("{'x': 'True None', 'y': True}"))).toEqual({ x: 'True None', y: true });
+  });
+});
+
+describe('the model catalog', () => {
+  it('defaults to the local provider\'s chat and embedding models', () => {
+    expect(loadCatalog().map((m) => [m.id, m.group, m.upstream.provider, m.status])).toEqual([
+      ['local-chat', 'A', 'local', 'Active'], ['local-embed', 'embedding', 'local', 'Active'],
+    ]);
+  });
+
+  it('reads a JSON file and names what is wrong with a bad one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+    const file = join(dir, 'catalog.json');
+    writeFileSync(file, JSON.stringify({ models: [{ id: 'gpt-x', group: 'A', upstream: { provider: 'azure-openai', baseUrl: 'https://x.test', credentialEnv: 'AZURE_KEY' }, contextLength: 128000, status: 'Deactivated', inputKinds: ['text', 'image'] }] }));
+    expect(loadCatalog(file)[0]).toMatchObject({ id: 'gpt-x', status: 'Deactivated', kind: 'chat', inputKinds: ['text', 'image'] });
+    writeFileSync(file, JSON.stringify({ models: [{ id: 'm', group: 'Z', upstream: { provider: 'local' }, contextLength: 0 }] }));
+    expect(() => loadCatalog(file)).toThrow(/models\.0\.group.*models\.0\.contextLength/);
+    writeFileSync(file, '{');
+    expect(() => loadCatalog(file)).toThrow(`MODELS_CATALOG_FILE ${file}`);
+    rmSync(dir, { recursive: true });
+  });
+});
