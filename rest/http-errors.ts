@@ -81,7 +81,8 @@ export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequ
     if (isBearerError(e)) res.setHeader('WWW-Authenticate', bearerChallenge(e));
     if ('retryAfterSeconds' in e && typeof e.retryAfterSeconds === 'number') res.setHeader('Retry-After', String(e.retryAfterSeconds));
     const shown = e.expose ? e : new InternalError('Internal server error');
-    res.status(status).json(body(shown, status));
+    const format = (res.locals.errorBody as ErrorBody | undefined) ?? body;
+    res.status(status).json(format(shown, status));
   };
 
 export const requestIdOf = (req: Request): string | undefined => (req as Request & { id?: string }).id;

@@ -1,6 +1,7 @@
 import type { ModelsService } from '../core/models/service';
 import type { CatalogModel } from '../core/models/catalog';
 import type { ErrorBody } from './http-errors';
+import { azureRoutes } from './models-azure';
 import { define, type RestService } from './routes';
 
 export const MODELS_PREFIX = '/proxy/api/v1';
@@ -44,6 +45,7 @@ export function modelsRest(models: ModelsService): RestService {
           return { object: 'list', data: (await models.listModels({ caller }, call)).map(modelView) };
         },
       }),
+      ...azureRoutes(models),
     ],
   };
 }

@@ -41,6 +41,8 @@ export interface Route<I extends InputSpec = InputSpec> {
    * `input` is not validated (the handler validates the metadata part itself).
    */
   upload?: UploadLimits;
+  /** This route's error body, when it differs from its service's (a vendor's wire format). */
+  errorBody?: ErrorBody;
   /** Needs `Authorization: Bearer` with a token for this service and these roles (401/403 otherwise). */
   auth?: { roles?: readonly string[] };
   responses: Record<number, ResponseSpec>;
@@ -112,7 +114,11 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
       res.locals.caller = authorize(await opts.verifier.authenticate(req.get('authorization')), { audience: svc.audience, roles: route.auth!.roles });
       next();
     }] : [];
-    router[route.method](route.path, ...authenticate, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
+    const errorFormat: RequestHandler[] = route.errorBody ? [(_req, res, next) => {
+      res.locals.errorBody = route.errorBody;
+      next();
+    }] : [];
+    router[route.method](route.path, ...errorFormat, ...authenticate, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
       const call = contextOf(req, res);
       call.caller = res.locals.caller as CallContext['caller'];
       const input = route.input && !uploadOf(res) ? parseRequest(route.input, req) : {};

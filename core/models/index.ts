@@ -1,4 +1,7 @@
 import { systemClock, type Clock } from '../clock';
+import { BadRequest, UpstreamFailed } from '../errors';
+import type { ChatProvider } from './chat';
+import { countTokens, localChat } from './local-chat';
 import { isActive, loadCatalog, type CatalogModel } from './catalog';
 import { DeactivatedModel, InvalidKey, MissingKey, ModelNotAllowed, UnknownModel } from './errors';
 import { parseApiKeyHeader } from './key-options';
@@ -27,6 +30,8 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const db = openModelsDb(opts.file, { durable: opts.durable });
   const keys = keyStore(db, opts.clock ?? systemClock);
   const byId = new Map(catalog.map((m) => [m.id, m]));
+  // Vendor providers arrive with their routes; the offline one is always here.
+  const providers: Partial<Record<CatalogModel['upstream']['provider'], ChatProvider>> = { local: localChat() };
   const allowed = (k: { models: string[] | null }, id: string) => !k.models || k.models.includes(id);
 
   const service: ModelsService = {
@@ -38,6 +43,16 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       return { key: found, options: parseApiKeyHeader(header).options };
     },
     listModels: async ({ caller }) => catalog.filter((m) => allowed(caller.key, m.id)),
+    async chat({ model, messages, maxTokens, temperature }, call) {
+      if (model.kind !== 'chat') throw new BadRequest(`The model ${model.id} is not a chat model`, { code: 'unsupported_model' });
+      const provider = providers[model.upstream.provider];
+      if (!provider) throw new UpstreamFailed(`No provider ${model.upstream.provider} is configured for ${model.id}`, { code: 'provider_unavailable' });
+      const promptTokens = messages.reduce((n, m) => n + countTokens(m.text), 0);
+      if (promptTokens > model.contextLength) {
+        throw new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${promptTokens}.`, { code: 'context_length_exceeded' });
+      }
+      return provider.chat({ model: model.upstream.model ?? model.id, messages, maxTokens: maxTokens ?? model.maxOutputTokens, temperature }, call?.signal);
+    },
     model({ caller, id }) {
       const m = byId.get(id);
       if (!m) throw new UnknownModel(id);

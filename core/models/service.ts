@@ -1,5 +1,6 @@
 import type { CallContext } from '../context';
 import type { CatalogModel } from './catalog';
+import type { ChatMessage, ChatStream } from './chat';
 import type { KeyOptions } from './key-options';
 import type { ApiKey } from './keys';
 
@@ -17,4 +18,9 @@ export interface ModelsService {
   listModels(input: { caller: KeyCaller }, call?: CallContext): Promise<CatalogModel[]>;
   /** A model the key may call: 404 unknown or deactivated, 403 not allowed for the key. */
   model(input: { caller: KeyCaller; id: string }): CatalogModel;
+  /**
+   * A chat answer from the model's provider, streamed: 400 when the prompt is over the model's
+   * context length. The caller's signal aborts the upstream call.
+   */
+  chat(input: { caller: KeyCaller; model: CatalogModel; messages: ChatMessage[]; maxTokens?: number; temperature?: number }, call?: CallContext): Promise<ChatStream>;
 }

@@ -91,6 +91,8 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toContain('<em>Glaciers</em>');
     expect(out).toMatch(/"search":\{"totalCount":[1-9]/);
     expect(out).toContain('"object":"list","data":[{"id":"local-chat"');
+    expect(out).toContain('"content":"Glaciers retreat as the climate warms."},"finish_reason":"stop"');
+    expect(out).toContain('"object":"chat.completion.chunk"');
   });
 
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { ChatMessage } from '../core/models/chat';
+import { ChatCompletionRequest, hasImages, textOf } from '../core/models/openai-wire';
+import type { ModelsService } from '../core/models/service';
+import { BadRequest, ValidationFailed } from '../core/errors';
+import { parseInput } from '../core/validation';
+import type { ErrorBody } from './http-errors';
+import { define, type Route } from './routes';
+import { streamObjects } from './stream';
+
+/**
+ * Group A: Azure OpenAI's chat completions, in its wire format (requests, responses, SSE chunks,
+ * errors), so the `openai` SDK's AzureOpenAI client works with only its endpoint and key changed.
+ */
+const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'invalid_request_error', 429: 'rate_limit_error' };
+
+export const azureErrorBody: ErrorBody = (err, status) => ({
+  error: { message: err.message, type: ERROR_TYPES[status] ?? 'api_error', param: (err as { param?: string }).param ?? null, code: err.code ?? String(status) },
+});
+
+class InvalidParam extends BadRequest {
+  constructor(message: string, readonly param: string | null, code = 'invalid_request_error') {
+    super(message, { code });
+  }
+}
+
+/** A 400 as the vendor words it, naming the first bad field, instead of FastAPI's 422. */
+function parseBody(body: unknown): ChatCompletionRequest {
+  try {
+    return parseInput(ChatCompletionRequest, body ?? {});
+  } catch (err) {
+    if (!(err instanceof ValidationFailed)) throw err;
+    const first = err.issues[0]!;
+    throw new InvalidParam(`${first.msg}: '${first.loc.join('.')}'`, first.loc.join('.'));
+  }
+}
+
+const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
+
+export function azureRoutes(models: ModelsService): Route[] {
+  return [define({
+    method: 'post', path: '/azure/openai/deployments/:model/chat/completions', tags: ['group A'],
+    summary: 'Chat completions (Azure OpenAI wire format; `stream: true` for server-sent events)',
+    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
+    responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
+    handle: async (input, { req, res, call }) => {
+      const caller = models.authenticate(req.get('api-key'));
+      if (!input['api-version']) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
+      const model = models.model({ caller, id: String(req.params.model) });
+      const body = parseBody(input.body);
+      if ((body.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
+      if (hasImages(body) && !model.inputKinds.includes('image')) throw new InvalidParam(`The model ${model.id} does not accept image input.`, 'messages', 'unsupported_input');
+      const messages: ChatMessage[] = body.messages.map((m) => ({ role: m.role === 'developer' ? 'system' : m.role, text: textOf(m.content) }));
+      const stream = await models.chat({ caller, model, messages, maxTokens: body.max_completion_tokens ?? body.max_tokens, temperature: body.temperature }, call);
+      const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
+      const created = Math.floor(Date.now() / 1000);
+      const usageOf = (u: { promptTokens: number; completionTokens: number }) =>
+        ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens });
+      if (!body.stream) {
+        let text = '';
+        for await (const piece of stream.pieces) text += piece;
+        const { finishReason, usage } = await stream.done;
+        return {
+          id, object: 'chat.completion', created, model: model.id,
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason, logprobs: null }],
+          usage: usageOf(usage),
+        };
+      }
+      const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+        ({ id, object: 'chat.completion.chunk', created, model: model.id, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+      await streamObjects(req, res, async function* events() {
+        yield chunk({ role: 'assistant', content: '' }, null);
+        for await (const piece of stream.pieces) yield chunk({ content: piece }, null);
+        const { finishReason, usage } = await stream.done;
+        yield chunk({}, finishReason);
+        if (body.stream_options?.include_usage) yield { id, object: 'chat.completion.chunk', created, model: model.id, choices: [], usage: usageOf(usage) };
+      });
+      return undefined;
+    },
+  })];
+}

@@ -1,0 +1,91 @@
+import { AzureOpenAI } from 'openai';
+import { startInTemp, platformCli, type Started } from './server';
+
+const SOURCES = 'Sources:\n[1] Glaciers retreat as the climate warms. Sea levels rise as ice melts.\n[2] Sourdough bread needs a starter.';
+
+/** Group A (Azure OpenAI chat completions) with the local model, through the official openai SDK and raw HTTP. */
+describe('model gateway: group A chat completions', () => {
+  let p: Started;
+  let key: string;
+  let client: AzureOpenAI;
+  beforeAll(async () => {
+    p = await startInTemp('all');
+    key = p.bootstrap!.values.api_key!;
+    client = new AzureOpenAI({ endpoint: `${p.url}/proxy/api/v1/azure`, apiKey: key, apiVersion: '2024-10-21-preview', deployment: 'local-chat', maxRetries: 0 });
+  }, 60_000);
+  afterAll(() => p.stop());
+
+  const raw = async (body: unknown, opts: { key?: string; path?: string; version?: string | null } = {}) => {
+    const version = opts.version === undefined ? '?api-version=2024-10-21-preview' : opts.version === null ? '' : `?api-version=${opts.version}`;
+    const res = await fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/${opts.path ?? 'local-chat'}/chat/completions${version}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'api-key': opts.key ?? key }, body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('answers from the context in the prompt, with usage, through the AzureOpenAI client', async () => {
+    const r = await client.chat.completions.create({
+      model: 'local-chat', messages: [{ role: 'system', content: SOURCES }, { role: 'user', content: 'Why do sea levels rise?' }],
+    });
+    expect(r.object).toBe('chat.completion');
+    expect(r.choices[0]!.message).toMatchObject({ role: 'assistant' });
+    expect(r.choices[0]!.message.content).toContain('Sea levels rise as ice melts.');
+    expect(r.choices[0]!.message.content).not.toContain('Sourdough');
+    expect(r.choices[0]!.finish_reason).toBe('stop');
+    expect(r.usage!.prompt_tokens).toBeGreaterThan(10);
+    expect(r.usage!.total_tokens).toBe(r.usage!.prompt_tokens + r.usage!.completion_tokens);
+  });
+
+  it('streams the same answer as chunks, ending with a finish reason and usage', async () => {
+    const messages = [{ role: 'system' as const, content: SOURCES }, { role: 'user' as const, content: 'Why do sea levels rise?' }];
+    const whole = await client.chat.completions.create({ model: 'local-chat', messages });
+    const stream = await client.chat.completions.create({ model: 'local-chat', messages, stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    const finishes: (string | null)[] = [];
+    let usage;
+    let chunks = 0;
+    for await (const c of stream) {
+      chunks++;
+      if (c.usage) usage = c.usage;
+      for (const choice of c.choices) {
+        text += choice.delta.content ?? '';
+        finishes.push(choice.finish_reason);
+      }
+    }
+    expect(chunks).toBeGreaterThan(3);
+    expect(text).toBe(whole.choices[0]!.message.content);
+    expect(finishes.at(-1)).toBe('stop');
+    expect(usage).toEqual(whole.usage);
+  });
+
+  it('stops at max_tokens with finish_reason length; says when the context has no answer', async () => {
+    const cut = await raw({ messages: [{ role: 'system', content: SOURCES }, { role: 'user', content: 'glaciers sea levels ice' }], max_tokens: 3 });
+    expect(cut.body.choices[0].finish_reason).toBe('length');
+    expect(cut.body.usage.completion_tokens).toBeLessThanOrEqual(3);
+    const none = await raw({ messages: [{ role: 'user', content: 'What is the capital of Peru?' }] });
+    expect(none.body.choices[0].message.content).toBe('I could not find an answer to that in the provided context.');
+  });
+
+  it('answers errors in the Azure OpenAI format: keys, models, api-version, bodies, images, n, context length', async () => {
+    const hi = [{ role: 'user', content: 'hi' }];
+    expect(await raw({ messages: hi }, { key: 'lmk-nope' })).toMatchObject({ status: 401, body: { error: { code: 'invalid_api_key', type: 'authentication_error' } } });
+    expect(await raw({ messages: hi }, { path: 'gpt-nothing' })).toMatchObject({ status: 404, body: { error: { code: 'model_not_found' } } });
+    expect(await raw({ messages: hi }, { version: null })).toMatchObject({ status: 400, body: { error: { code: 'MissingApiVersionParameter', param: 'api-version' } } });
+    expect(await raw({ messages: [] })).toMatchObject({ status: 400, body: { error: { type: 'invalid_request_error', param: 'messages' } } });
+    expect(await raw({ messages: [{ role: 'robot', content: 'x' }] })).toMatchObject({ status: 400, body: { error: { param: 'messages.0.role' } } });
+    expect(await raw('{"messages": [')).toMatchObject({ status: 400, body: { error: { message: 'Malformed JSON body' } } });
+    expect(await raw({ messages: hi, n: 2 })).toMatchObject({ status: 400, body: { error: { param: 'n' } } });
+    const image = [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }];
+    expect(await raw({ messages: image })).toMatchObject({ status: 400, body: { error: { code: 'unsupported_input' } } });
+    const long = [{ role: 'user', content: 'word '.repeat(9000) }];
+    expect(await raw({ messages: long })).toMatchObject({ status: 400, body: { error: { code: 'context_length_exceeded' } } });
+    const embedOnly = await raw({ messages: hi }, { path: 'local-embed' });
+    expect(embedOnly.status).toBe(400);
+  });
+
+  it('refuses a model the key may not use (403)', async () => {
+    const made = await platformCli(p.dataDir, ['key', 'create', '--name', 'embed-only', '--models', 'local-embed']);
+    const embedKey = JSON.parse(made.stdout).api_key as string;
+    expect(await raw({ messages: [{ role: 'user', content: 'hi' }] }, { key: embedKey })).toMatchObject({ status: 403, body: { error: { code: 'model_not_allowed', type: 'permission_error' } } });
+  });
+});
