@@ -26,9 +26,9 @@ class InvalidParam extends BadRequest {
 }
 
 /** A 400 as the vendor words it, naming the first bad field, instead of FastAPI's 422. */
-function parseBody(body: unknown): ChatCompletionRequest {
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   try {
-    return parseInput(ChatCompletionRequest, body ?? {});
+    return parseInput(schema, body ?? {});
   } catch (err) {
     if (!(err instanceof ValidationFailed)) throw err;
     const first = err.issues[0]!;
@@ -38,8 +38,37 @@ function parseBody(body: unknown): ChatCompletionRequest {
 
 const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
 
+const EmbeddingsRequest = z.object({
+  input: z.union([z.string(), z.array(z.string()).min(1).max(2048)]),
+  model: z.string().optional(),
+  encoding_format: z.enum(['float', 'base64']).optional(),
+  dimensions: z.int().positive().optional(),
+});
+
+const base64Of = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+
 export function azureRoutes(models: ModelsService): Route[] {
-  return [define({
+  const embeddings = define({
+    method: 'post', path: '/azure/openai/deployments/:model/embeddings', tags: ['group A'],
+    summary: 'Embeddings (Azure OpenAI wire format; float or base64)',
+    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
+    responses: { 200: { description: 'A list of embeddings' } },
+    handle: async (input, { req, call }) => {
+      const caller = models.authenticate(req.get('api-key'));
+      if (!input['api-version']) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
+      const model = models.model({ caller, id: String(req.params.model) });
+      const body = parseBody(EmbeddingsRequest, input.body);
+      const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+      const { vectors, promptTokens } = await models.embed({ caller, model, inputs }, call);
+      if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) throw new InvalidParam(`This model makes ${vectors[0]?.length}-dimensional vectors.`, 'dimensions');
+      return {
+        object: 'list', model: model.id,
+        data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? base64Of(v) : Array.from(v) })),
+        usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+      };
+    },
+  });
+  return [embeddings, define({
     method: 'post', path: '/azure/openai/deployments/:model/chat/completions', tags: ['group A'],
     summary: 'Chat completions (Azure OpenAI wire format; `stream: true` for server-sent events)',
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
@@ -48,7 +77,7 @@ export function azureRoutes(models: ModelsService): Route[] {
       const caller = models.authenticate(req.get('api-key'));
       if (!input['api-version']) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
       const model = models.model({ caller, id: String(req.params.model) });
-      const body = parseBody(input.body);
+      const body = parseBody(ChatCompletionRequest, input.body);
       if ((body.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
       if (hasImages(body) && !model.inputKinds.includes('image')) throw new InvalidParam(`The model ${model.id} does not accept image input.`, 'messages', 'unsupported_input');
       const messages: ChatMessage[] = body.messages.map((m) => ({ role: m.role === 'developer' ? 'system' : m.role, text: textOf(m.content) }));

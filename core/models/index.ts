@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock';
 import { BadRequest, UpstreamFailed } from '../errors';
+import { hashingEmbedder, type Embedder } from '../search/embedder';
 import type { ChatProvider } from './chat';
 import { countTokens, localChat } from './local-chat';
 import { isActive, loadCatalog, type CatalogModel } from './catalog';
@@ -32,6 +33,8 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const byId = new Map(catalog.map((m) => [m.id, m]));
   // Vendor providers arrive with their routes; the offline one is always here.
   const providers: Partial<Record<CatalogModel['upstream']['provider'], ChatProvider>> = { local: localChat() };
+  // The offline embedding model is the search service's default embedder, so vectors agree.
+  const embedders: Partial<Record<CatalogModel['upstream']['provider'], Embedder>> = { local: hashingEmbedder() };
   const allowed = (k: { models: string[] | null }, id: string) => !k.models || k.models.includes(id);
 
   const service: ModelsService = {
@@ -52,6 +55,15 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
         throw new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${promptTokens}.`, { code: 'context_length_exceeded' });
       }
       return provider.chat({ model: model.upstream.model ?? model.id, messages, maxTokens: maxTokens ?? model.maxOutputTokens, temperature }, call?.signal);
+    },
+    async embed({ model, inputs }) {
+      if (model.kind !== 'embedding') throw new BadRequest(`The model ${model.id} is not an embedding model`, { code: 'unsupported_model' });
+      const embedder = embedders[model.upstream.provider];
+      if (!embedder) throw new UpstreamFailed(`No provider ${model.upstream.provider} is configured for ${model.id}`, { code: 'provider_unavailable' });
+      const counts = inputs.map(countTokens);
+      const over = counts.findIndex((n) => n > model.contextLength);
+      if (over >= 0) throw new BadRequest(`Input ${over} has ${counts[over]} tokens; the model's maximum is ${model.contextLength}.`, { code: 'context_length_exceeded' });
+      return { vectors: await embedder.embed(inputs), promptTokens: counts.reduce((a, b) => a + b, 0) };
     },
     model({ caller, id }) {
       const m = byId.get(id);

@@ -23,4 +23,6 @@ export interface ModelsService {
    * context length. The caller's signal aborts the upstream call.
    */
   chat(input: { caller: KeyCaller; model: CatalogModel; messages: ChatMessage[]; maxTokens?: number; temperature?: number }, call?: CallContext): Promise<ChatStream>;
+  /** Vectors for texts from an embedding model: 400 for a model of another kind or an input over its context length. */
+  embed(input: { caller: KeyCaller; model: CatalogModel; inputs: string[] }, call?: CallContext): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
 }

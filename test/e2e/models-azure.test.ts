@@ -1,4 +1,5 @@
 import { AzureOpenAI } from 'openai';
+import { hashingEmbedder } from '../../core/search/embedder';
 import { startInTemp, platformCli, type Started } from './server';
 
 const SOURCES = 'Sources:\n[1] Glaciers retreat as the climate warms. Sea levels rise as ice melts.\n[2] Sourdough bread needs a starter.';
@@ -81,6 +82,25 @@ describe('model gateway: group A chat completions', () => {
     expect(await raw({ messages: long })).toMatchObject({ status: 400, body: { error: { code: 'context_length_exceeded' } } });
     const embedOnly = await raw({ messages: hi }, { path: 'local-embed' });
     expect(embedOnly.status).toBe(400);
+  });
+
+  it('embeddings: the search service\'s default embedder, as floats or base64 (the SDK\'s default)', async () => {
+    const r = await client.embeddings.create({ model: 'local-embed', input: ['glaciers retreat', 'sourdough bread'] }, { path: '/deployments/local-embed/embeddings' });
+    expect(r.data).toHaveLength(2);
+    expect(r.data[0]!.embedding).toHaveLength(1024);
+    const norm = Math.sqrt(r.data[0]!.embedding.reduce((a, x) => a + x * x, 0));
+    expect(norm).toBeCloseTo(1, 5);
+    expect(r.usage.prompt_tokens).toBeGreaterThan(0);
+    const [same] = await hashingEmbedder().embed(['glaciers retreat']);
+    expect(r.data[0]!.embedding).toEqual(Array.from(same!));
+    const res = await fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/local-embed/embeddings?api-version=2024-10-21-preview`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ input: 'x', dimensions: 3 }),
+    });
+    expect(res.status).toBe(400);
+    const chatModel = await fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/local-chat/embeddings?api-version=2024-10-21-preview`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ input: 'x' }),
+    });
+    expect(((await chatModel.json()) as any).error.code).toBe('unsupported_model');
   });
 
   it('refuses a model the key may not use (403)', async () => {
