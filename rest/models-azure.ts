@@ -82,6 +82,7 @@ export function azureRoutes(models: ModelsService): Route[] {
       if (hasImages(body) && !model.inputKinds.includes('image')) throw new InvalidParam(`The model ${model.id} does not accept image input.`, 'messages', 'unsupported_input');
       const messages: ChatMessage[] = body.messages.map((m) => ({ role: m.role === 'developer' ? 'system' : m.role, text: textOf(m.content) }));
       const stream = await models.chat({ caller, model, messages, maxTokens: body.max_completion_tokens ?? body.max_tokens, temperature: body.temperature }, call);
+      res.set('x-cache', stream.cache);
       const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
       const created = Math.floor(Date.now() / 1000);
       const usageOf = (u: { promptTokens: number; completionTokens: number }) =>

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../clock';
 import { BadRequest, UpstreamFailed } from '../errors';
 import { hashingEmbedder, type Embedder } from '../search/embedder';
+import { cacheKey, chatCache } from './cache';
 import type { ChatProvider } from './chat';
 import { countTokens, localChat } from './local-chat';
 import { isActive, loadCatalog, type CatalogModel } from './catalog';
@@ -23,6 +24,8 @@ export interface ModelsCoreOptions {
   durable?: boolean;
   /** A catalog JSON file; the built-in catalog when absent. */
   catalogFile?: string;
+  /** How long a cached answer is served (`is_cache` 1). */
+  cacheTtlSeconds?: number;
 }
 
 /** Wires the model gateway over its embedded store and its catalog. */
@@ -31,6 +34,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const db = openModelsDb(opts.file, { durable: opts.durable });
   const keys = keyStore(db, opts.clock ?? systemClock);
   const byId = new Map(catalog.map((m) => [m.id, m]));
+  const cache = chatCache({ clock: opts.clock ?? systemClock, ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000, maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 });
   // Vendor providers arrive with their routes; the offline one is always here.
   const providers: Partial<Record<CatalogModel['upstream']['provider'], ChatProvider>> = { local: localChat() };
   // The offline embedding model is the search service's default embedder, so vectors agree.
@@ -46,7 +50,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       return { key: found, options: parseApiKeyHeader(header).options };
     },
     listModels: async ({ caller }) => catalog.filter((m) => allowed(caller.key, m.id)),
-    async chat({ model, messages, maxTokens, temperature }, call) {
+    async chat({ caller, model, messages, maxTokens, temperature }, call) {
       if (model.kind !== 'chat') throw new BadRequest(`The model ${model.id} is not a chat model`, { code: 'unsupported_model' });
       const provider = providers[model.upstream.provider];
       if (!provider) throw new UpstreamFailed(`No provider ${model.upstream.provider} is configured for ${model.id}`, { code: 'provider_unavailable' });
@@ -54,7 +58,11 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       if (promptTokens > model.contextLength) {
         throw new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${promptTokens}.`, { code: 'context_length_exceeded' });
       }
-      return provider.chat({ model: model.upstream.model ?? model.id, messages, maxTokens: maxTokens ?? model.maxOutputTokens, temperature }, call?.signal);
+      const request = { model: model.upstream.model ?? model.id, messages, maxTokens: maxTokens ?? model.maxOutputTokens, temperature };
+      const upstream = async () => provider.chat(request, call?.signal);
+      if (caller.options.is_cache === 0) return { ...(await upstream()), cache: 'BYPASS' as const };
+      const { stream, outcome } = await cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request }), upstream);
+      return { ...stream, cache: outcome };
     },
     async embed({ model, inputs }) {
       if (model.kind !== 'embedding') throw new BadRequest(`The model ${model.id} is not an embedding model`, { code: 'unsupported_model' });

@@ -1,5 +1,6 @@
 import type { CallContext } from '../context';
 import type { CatalogModel } from './catalog';
+import type { CacheOutcome } from './cache';
 import type { ChatMessage, ChatStream } from './chat';
 import type { KeyOptions } from './key-options';
 import type { ApiKey } from './keys';
@@ -22,7 +23,7 @@ export interface ModelsService {
    * A chat answer from the model's provider, streamed: 400 when the prompt is over the model's
    * context length. The caller's signal aborts the upstream call.
    */
-  chat(input: { caller: KeyCaller; model: CatalogModel; messages: ChatMessage[]; maxTokens?: number; temperature?: number }, call?: CallContext): Promise<ChatStream>;
+  chat(input: { caller: KeyCaller; model: CatalogModel; messages: ChatMessage[]; maxTokens?: number; temperature?: number }, call?: CallContext): Promise<ChatStream & { cache: CacheOutcome }>;
   /** Vectors for texts from an embedding model: 400 for a model of another kind or an input over its context length. */
   embed(input: { caller: KeyCaller; model: CatalogModel; inputs: string[] }, call?: CallContext): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
 }

@@ -9,6 +9,8 @@ import { modelsCommands } from './cli';
 const Settings = z.object({
   /** A JSON catalog of models (docs/decisions.md); the built-in one offers `local-chat` and `local-embed`. */
   MODELS_CATALOG_FILE: z.string().min(1).optional(),
+  /** Seconds a cached answer is served to identical requests of the same tenant (`is_cache` 1). */
+  MODELS_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86400).default(3600),
 });
 
 export interface ModelsInstance extends ModelsCore {
@@ -23,7 +25,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   audience: 'models',
   config: Settings,
   open: ({ config, clock }, { admin }) => ({
-    ...openModelsCore({ file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE }),
+    ...openModelsCore({ file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE, cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS }),
     dataDir: config.PLATFORM_DATA_DIR,
   }),
   rest: (core) => modelsRest(core.service),

@@ -103,6 +103,27 @@ describe('model gateway: group A chat completions', () => {
     expect(((await chatModel.json()) as any).error.code).toBe('unsupported_model');
   });
 
+  it('caches per tenant: MISS, then HIT (streams replayed), BYPASS with is_cache 0', async () => {
+    const body = { messages: [{ role: 'system', content: SOURCES }, { role: 'user', content: 'How does sourdough start? cache test' }] };
+    const post = async (apiKey: string, extra: Record<string, unknown> = {}) => fetch(
+      `${p.url}/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21-preview`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': apiKey }, body: JSON.stringify({ ...body, ...extra }) },
+    );
+    const first = await post(key);
+    expect(first.headers.get('x-cache')).toBe('MISS');
+    const answer = ((await first.json()) as any).choices[0].message.content as string;
+    const second = await post(key);
+    expect(second.headers.get('x-cache')).toBe('HIT');
+    expect(((await second.json()) as any).choices[0].message.content).toBe(answer);
+    const streamed = await post(key, { stream: true });
+    expect(streamed.headers.get('x-cache')).toBe('HIT');
+    const events = (await streamed.text()).split('\n\n').filter((e) => e.startsWith('data: {'));
+    expect(events.map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '').join('')).toBe(answer);
+    expect((await post(`${key}/{"is_cache": 0}`)).headers.get('x-cache')).toBe('BYPASS');
+    const other = JSON.parse((await platformCli(p.dataDir, ['key', 'create', '--name', 'other', '--tenant', 'another-tenant'])).stdout).api_key as string;
+    expect((await post(other)).headers.get('x-cache')).toBe('MISS');
+  });
+
   it('refuses a model the key may not use (403)', async () => {
     const made = await platformCli(p.dataDir, ['key', 'create', '--name', 'embed-only', '--models', 'local-embed']);
     const embedKey = JSON.parse(made.stdout).api_key as string;
