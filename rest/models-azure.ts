@@ -8,6 +8,7 @@ import { parseInput } from '../core/validation';
 import type { ErrorBody } from './http-errors';
 import { define, type Route } from './routes';
 import { streamObjects } from './stream';
+import { wordCount } from '../core/models/usage';
 
 /**
  * Group A: Azure OpenAI's chat completions, in its wire format (requests, responses, SSE chunks,
@@ -59,7 +60,12 @@ export function azureRoutes(models: ModelsService): Route[] {
       const model = models.model({ caller, id: String(req.params.model) });
       const body = parseBody(EmbeddingsRequest, input.body);
       const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+      const startedAt = Date.now();
       const { vectors, promptTokens } = await models.embed({ caller, model, inputs }, call);
+      models.recordUsage({
+        caller, model, route: 'azure.embeddings', status: 200, startedAt, tokensIn: promptTokens, tokensOut: 0,
+        wordsSent: inputs.reduce((n, t) => n + wordCount(t), 0), wordsReceived: 0, cache: 'BYPASS',
+      });
       if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) throw new InvalidParam(`This model makes ${vectors[0]?.length}-dimensional vectors.`, 'dimensions');
       return {
         object: 'list', model: model.id,
@@ -81,7 +87,13 @@ export function azureRoutes(models: ModelsService): Route[] {
       if ((body.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
       if (hasImages(body) && !model.inputKinds.includes('image')) throw new InvalidParam(`The model ${model.id} does not accept image input.`, 'messages', 'unsupported_input');
       const messages: ChatMessage[] = body.messages.map((m) => ({ role: m.role === 'developer' ? 'system' : m.role, text: textOf(m.content) }));
+      const startedAt = Date.now();
       const stream = await models.chat({ caller, model, messages, maxTokens: body.max_completion_tokens ?? body.max_tokens, temperature: body.temperature }, call);
+      const wordsSent = messages.reduce((n, m) => n + wordCount(m.text), 0);
+      const record = (status: number, text: string, usage: { promptTokens: number; completionTokens: number }) => models.recordUsage({
+        caller, model, route: 'azure.chat.completions', status, startedAt, tokensIn: usage.promptTokens, tokensOut: usage.completionTokens,
+        wordsSent, wordsReceived: wordCount(text), cache: stream.cache,
+      });
       res.set('x-cache', stream.cache);
       const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
       const created = Math.floor(Date.now() / 1000);
@@ -91,6 +103,7 @@ export function azureRoutes(models: ModelsService): Route[] {
         let text = '';
         for await (const piece of stream.pieces) text += piece;
         const { finishReason, usage } = await stream.done;
+        record(200, text, usage);
         return {
           id, object: 'chat.completion', created, model: model.id,
           choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason, logprobs: null }],
@@ -101,8 +114,13 @@ export function azureRoutes(models: ModelsService): Route[] {
         ({ id, object: 'chat.completion.chunk', created, model: model.id, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
       await streamObjects(req, res, async function* events() {
         yield chunk({ role: 'assistant', content: '' }, null);
-        for await (const piece of stream.pieces) yield chunk({ content: piece }, null);
+        let text = '';
+        for await (const piece of stream.pieces) {
+          text += piece;
+          yield chunk({ content: piece }, null);
+        }
         const { finishReason, usage } = await stream.done;
+        record(200, text, usage);
         yield chunk({}, finishReason);
         if (body.stream_options?.include_usage) yield { id, object: 'chat.completion.chunk', created, model: model.id, choices: [], usage: usageOf(usage) };
       });

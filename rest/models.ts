@@ -1,6 +1,7 @@
 import type { ModelsService } from '../core/models/service';
 import type { CatalogModel } from '../core/models/catalog';
 import type { ErrorBody } from './http-errors';
+import { z } from 'zod';
 import { azureRoutes } from './models-azure';
 import { define, type RestService } from './routes';
 
@@ -14,6 +15,9 @@ export const modelsErrorBody: ErrorBody = (err, status) => {
   if ('issues' in err) return { detail: err.issues };
   return { error: { code: err.code ?? String(status), message: err.message } };
 };
+
+const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+const UsageQuery = z.object({ from: instant.optional(), to: instant.optional() });
 
 const modelView = (m: CatalogModel) => ({
   id: m.id,
@@ -43,6 +47,19 @@ export function modelsRest(models: ModelsService): RestService {
         handle: async (_input, { req, call }) => {
           const caller = models.authenticate(req.get('api-key'));
           return { object: 'list', data: (await models.listModels({ caller }, call)).map(modelView) };
+        },
+      }),
+      define({
+        method: 'get', path: '/usage', summary: "Usage of the key's tenant: calls, tokens, words, cache hits, errors and cost, in all and per model", tags: ['usage'],
+        description: 'Needs the `api-key` header. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
+        input: { query: UsageQuery },
+        responses: { 200: { description: 'Usage totals' }, 401: { description: 'No key, unknown or revoked key' } },
+        handle: async (input, { req, call }) => {
+          const caller = models.authenticate(req.get('api-key'));
+          const to = input.to ? new Date(input.to) : new Date(Date.now() + 1);
+          const from = input.from ? new Date(input.from) : new Date(to.getTime() - 30 * 86_400_000);
+          const u = await models.usage({ caller, from, to }, call);
+          return { object: 'usage', tenant_id: caller.key.tenant, from: from.toISOString(), to: to.toISOString(), totals: u.totals, by_model: u.byModel };
         },
       }),
       ...azureRoutes(models),

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../clock';
 import { BadRequest, UpstreamFailed } from '../errors';
 import { hashingEmbedder, type Embedder } from '../search/embedder';
 import { cacheKey, chatCache } from './cache';
+import { costOf, usageStore } from './usage';
 import type { ChatProvider } from './chat';
 import { countTokens, localChat } from './local-chat';
 import { isActive, loadCatalog, type CatalogModel } from './catalog';
@@ -32,7 +33,9 @@ export interface ModelsCoreOptions {
 export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const catalog = loadCatalog(opts.catalogFile);
   const db = openModelsDb(opts.file, { durable: opts.durable });
-  const keys = keyStore(db, opts.clock ?? systemClock);
+  const clock = opts.clock ?? systemClock;
+  const keys = keyStore(db, clock);
+  const usage = usageStore(db);
   const byId = new Map(catalog.map((m) => [m.id, m]));
   const cache = chatCache({ clock: opts.clock ?? systemClock, ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000, maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 });
   // Vendor providers arrive with their routes; the offline one is always here.
@@ -73,6 +76,16 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       if (over >= 0) throw new BadRequest(`Input ${over} has ${counts[over]} tokens; the model's maximum is ${model.contextLength}.`, { code: 'context_length_exceeded' });
       return { vectors: await embedder.embed(inputs), promptTokens: counts.reduce((a, b) => a + b, 0) };
     },
+    recordUsage(u) {
+      const now = clock.now();
+      const { is_cache: _c, use_guard: guard, app_name: _a, ...profile } = u.caller.options;
+      void usage.record({
+        at: now, keyId: u.caller.key.id, tenant: u.caller.key.tenant, model: u.model.id, route: u.route, status: u.status,
+        latencyMs: now - u.startedAt, upstreamMs: null, tokensIn: u.tokensIn, tokensOut: u.tokensOut, wordsSent: u.wordsSent,
+        wordsReceived: u.wordsReceived, cache: u.cache, guard: String(guard), options: profile,
+      }, costOf(u.model, u.tokensIn, u.tokensOut)).catch(() => undefined);
+    },
+    usage: async ({ caller, from, to }) => usage.totals(caller.key.tenant, from.getTime(), to.getTime()),
     model({ caller, id }) {
       const m = byId.get(id);
       if (!m) throw new UnknownModel(id);

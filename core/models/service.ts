@@ -1,6 +1,7 @@
 import type { CallContext } from '../context';
 import type { CatalogModel } from './catalog';
 import type { CacheOutcome } from './cache';
+import type { UsageTotals } from './usage';
 import type { ChatMessage, ChatStream } from './chat';
 import type { KeyOptions } from './key-options';
 import type { ApiKey } from './keys';
@@ -24,6 +25,11 @@ export interface ModelsService {
    * context length. The caller's signal aborts the upstream call.
    */
   chat(input: { caller: KeyCaller; model: CatalogModel; messages: ChatMessage[]; maxTokens?: number; temperature?: number }, call?: CallContext): Promise<ChatStream & { cache: CacheOutcome }>;
+  /** Records one call (usage and cost), after it ended. */
+  recordUsage(input: { caller: KeyCaller; model: CatalogModel; route: string; status: number; startedAt: number; tokensIn: number; tokensOut: number;
+    wordsSent: number; wordsReceived: number; cache: string }): void;
+  /** The key's tenant's usage between two instants, in all and per model. */
+  usage(input: { caller: KeyCaller; from: Date; to: Date }, call?: CallContext): Promise<{ totals: UsageTotals; byModel: (UsageTotals & { model: string })[] }>;
   /** Vectors for texts from an embedding model: 400 for a model of another kind or an input over its context length. */
   embed(input: { caller: KeyCaller; model: CatalogModel; inputs: string[] }, call?: CallContext): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
 }

@@ -18,4 +18,26 @@ export const MODELS_MIGRATIONS = [
   );
   CREATE INDEX api_keys_tenant ON api_keys (tenant);
   `,
+  `
+  CREATE TABLE usage (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    key_id TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    model TEXT NOT NULL,
+    route TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    latency_ms REAL NOT NULL,
+    upstream_ms REAL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    words_sent INTEGER NOT NULL,
+    words_received INTEGER NOT NULL,
+    cache TEXT NOT NULL,
+    guard TEXT NOT NULL,
+    options TEXT NOT NULL,
+    cost REAL NOT NULL
+  );
+  CREATE INDEX usage_tenant ON usage (tenant, at);
+  `,
 ];

@@ -130,3 +130,39 @@ describe('model gateway: group A chat completions', () => {
     expect(await raw({ messages: [{ role: 'user', content: 'hi' }] }, { key: embedKey })).toMatchObject({ status: 403, body: { error: { code: 'model_not_allowed', type: 'permission_error' } } });
   });
 });
+
+describe('model gateway: usage', () => {
+  let p: Started;
+  beforeAll(async () => {
+    p = await startInTemp('all');
+  }, 60_000);
+  afterAll(() => p.stop());
+
+  const call = (apiKey: string, path: string, body: unknown) => fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/${path}?api-version=2024-10-21-preview`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'api-key': apiKey }, body: JSON.stringify(body),
+  });
+  const usage = async (apiKey: string, query = '') => {
+    const res = await fetch(`${p.url}/proxy/api/v1/usage${query}`, { headers: { 'api-key': apiKey } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it("records every call for the key's tenant: tokens, words, cache hits, per model; other tenants see none of it", async () => {
+    const key = p.bootstrap!.values.api_key!;
+    const chat = { messages: [{ role: 'system', content: 'Otters sleep holding hands.' }, { role: 'user', content: 'How do otters sleep?' }] };
+    await (await call(`${key}/{"Bot_Id": "b-1", "userid": 42}`, 'local-chat/chat/completions', chat)).json();
+    await (await call(key, 'local-chat/chat/completions', chat)).json();
+    await (await call(key, 'local-embed/embeddings', { input: 'otters' })).json();
+    const mine = await usage(key);
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ object: 'usage', tenant_id: p.bootstrap!.values.tenant_id });
+    expect(mine.body.totals).toMatchObject({ requests: 3, cache_hits: 1, errors: 0, cost: 0 });
+    expect(mine.body.totals.tokens_in).toBeGreaterThan(10);
+    expect(mine.body.totals.words_received).toBeGreaterThan(3);
+    expect(mine.body.by_model.map((m: { model: string; requests: number }) => [m.model, m.requests])).toEqual([['local-chat', 2], ['local-embed', 1]]);
+    const other = JSON.parse((await platformCli(p.dataDir, ['key', 'create', '--name', 'o', '--tenant', 'elsewhere'])).stdout).api_key as string;
+    expect((await usage(other)).body.totals.requests).toBe(0);
+    expect((await usage(key, '?from=2000-01-01&to=2000-01-02')).body.totals.requests).toBe(0);
+    expect((await usage(key, '?from=yesterday')).status).toBe(422);
+    expect((await usage('lmk-wrong')).status).toBe(401);
+  });
+});

@@ -93,6 +93,7 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toContain('"object":"list","data":[{"id":"local-chat"');
     expect(out).toContain('"content":"Glaciers retreat as the climate warms."},"finish_reason":"stop"');
     expect(out).toContain('"object":"chat.completion.chunk"');
+    expect(out).toMatch(/"object":"usage".*"totals":\{"requests":[1-9]/);
   });
 
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {
