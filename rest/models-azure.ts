@@ -64,7 +64,7 @@ export function azureRoutes(models: ModelsService): Route[] {
       const { vectors, promptTokens } = await models.embed({ caller, model, inputs }, call);
       models.recordUsage({
         caller, model, route: 'azure.embeddings', status: 200, startedAt, tokensIn: promptTokens, tokensOut: 0,
-        wordsSent: inputs.reduce((n, t) => n + wordCount(t), 0), wordsReceived: 0, cache: 'BYPASS',
+        wordsSent: inputs.reduce((n, t) => n + wordCount(t), 0), wordsReceived: 0, cache: 'BYPASS', guard: 'off',
       });
       if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) throw new InvalidParam(`This model makes ${vectors[0]?.length}-dimensional vectors.`, 'dimensions');
       return {
@@ -92,9 +92,10 @@ export function azureRoutes(models: ModelsService): Route[] {
       const wordsSent = messages.reduce((n, m) => n + wordCount(m.text), 0);
       const record = (status: number, text: string, usage: { promptTokens: number; completionTokens: number }) => models.recordUsage({
         caller, model, route: 'azure.chat.completions', status, startedAt, tokensIn: usage.promptTokens, tokensOut: usage.completionTokens,
-        wordsSent, wordsReceived: wordCount(text), cache: stream.cache,
+        wordsSent, wordsReceived: wordCount(text), cache: stream.cache, guard: stream.guard,
       });
       res.set('x-cache', stream.cache);
+      if (stream.guard.startsWith('redacted')) res.set('x-guard', stream.guard);
       const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
       const created = Math.floor(Date.now() / 1000);
       const usageOf = (u: { promptTokens: number; completionTokens: number }) =>

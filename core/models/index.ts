@@ -3,6 +3,7 @@ import { BadRequest, UpstreamFailed } from '../errors';
 import { hashingEmbedder, type Embedder } from '../search/embedder';
 import { cacheKey, chatCache } from './cache';
 import { costOf, usageStore } from './usage';
+import { guardInput, guardOutput, redact } from './guard';
 import type { ChatProvider } from './chat';
 import { countTokens, localChat } from './local-chat';
 import { isActive, loadCatalog, type CatalogModel } from './catalog';
@@ -61,11 +62,24 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       if (promptTokens > model.contextLength) {
         throw new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${promptTokens}.`, { code: 'context_length_exceeded' });
       }
-      const request = { model: model.upstream.model ?? model.id, messages, maxTokens: maxTokens ?? model.maxOutputTokens, temperature };
+      const level = caller.options.use_guard;
+      const redacted = new Set<string>();
+      const sent = level === 0 ? messages : messages.map((m) => {
+        const g = m.role === 'user' ? guardInput(m.text) : redact(m.text);
+        g.redacted.forEach((d) => redacted.add(d));
+        return { ...m, text: g.text };
+      });
+      const guard = level === 0 ? 'off' : redacted.size ? `redacted:${[...redacted].join(',')}` : 'passed';
+      const request = { model: model.upstream.model ?? model.id, messages: sent, maxTokens: maxTokens ?? model.maxOutputTokens, temperature };
       const upstream = async () => provider.chat(request, call?.signal);
-      if (caller.options.is_cache === 0) return { ...(await upstream()), cache: 'BYPASS' as const };
-      const { stream, outcome } = await cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request }), upstream);
-      return { ...stream, cache: outcome };
+      const { stream, outcome } = caller.options.is_cache === 0
+        ? { stream: await upstream(), outcome: 'BYPASS' as const }
+        : await cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request }), upstream);
+      if (level < 2) return { ...stream, cache: outcome, guard };
+      let blocked = false;
+      const pieces = guardOutput(stream.pieces, () => (blocked = true));
+      const done = stream.done.then((d) => (blocked ? { ...d, finishReason: 'content_filter' as const } : d));
+      return { pieces, done, cache: outcome, guard };
     },
     async embed({ model, inputs }) {
       if (model.kind !== 'embedding') throw new BadRequest(`The model ${model.id} is not an embedding model`, { code: 'unsupported_model' });
@@ -78,11 +92,11 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     },
     recordUsage(u) {
       const now = clock.now();
-      const { is_cache: _c, use_guard: guard, app_name: _a, ...profile } = u.caller.options;
+      const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = u.caller.options;
       void usage.record({
         at: now, keyId: u.caller.key.id, tenant: u.caller.key.tenant, model: u.model.id, route: u.route, status: u.status,
         latencyMs: now - u.startedAt, upstreamMs: null, tokensIn: u.tokensIn, tokensOut: u.tokensOut, wordsSent: u.wordsSent,
-        wordsReceived: u.wordsReceived, cache: u.cache, guard: String(guard), options: profile,
+        wordsReceived: u.wordsReceived, cache: u.cache, guard: u.guard, options: profile,
       }, costOf(u.model, u.tokensIn, u.tokensOut)).catch(() => undefined);
     },
     usage: async ({ caller, from, to }) => usage.totals(caller.key.tenant, from.getTime(), to.getTime()),

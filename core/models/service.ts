@@ -24,10 +24,10 @@ export interface ModelsService {
    * A chat answer from the model's provider, streamed: 400 when the prompt is over the model's
    * context length. The caller's signal aborts the upstream call.
    */
-  chat(input: { caller: KeyCaller; model: CatalogModel; messages: ChatMessage[]; maxTokens?: number; temperature?: number }, call?: CallContext): Promise<ChatStream & { cache: CacheOutcome }>;
+  chat(input: { caller: KeyCaller; model: CatalogModel; messages: ChatMessage[]; maxTokens?: number; temperature?: number }, call?: CallContext): Promise<ChatStream & { cache: CacheOutcome; guard: string }>;
   /** Records one call (usage and cost), after it ended. */
   recordUsage(input: { caller: KeyCaller; model: CatalogModel; route: string; status: number; startedAt: number; tokensIn: number; tokensOut: number;
-    wordsSent: number; wordsReceived: number; cache: string }): void;
+    wordsSent: number; wordsReceived: number; cache: string; guard: string }): void;
   /** The key's tenant's usage between two instants, in all and per model. */
   usage(input: { caller: KeyCaller; from: Date; to: Date }, call?: CallContext): Promise<{ totals: UsageTotals; byModel: (UsageTotals & { model: string })[] }>;
   /** Vectors for texts from an embedding model: 400 for a model of another kind or an input over its context length. */
