@@ -5,7 +5,8 @@ import { ChatCompletionRequest, hasImages, textOf } from '../core/models/openai-
 import type { ModelsService } from '../core/models/service';
 import { BadRequest, ValidationFailed } from '../core/errors';
 import { parseInput } from '../core/validation';
-import type { ErrorBody } from './http-errors';
+import { GuardrailViolation } from '../core/models/guard';
+import { STATUS, toPlatformError, type ErrorBody } from './http-errors';
 import { define, type Route } from './routes';
 import { streamObjects } from './stream';
 import { wordCount } from '../core/models/usage';
@@ -88,8 +89,19 @@ export function azureRoutes(models: ModelsService): Route[] {
       if (hasImages(body) && !model.inputKinds.includes('image')) throw new InvalidParam(`The model ${model.id} does not accept image input.`, 'messages', 'unsupported_input');
       const messages: ChatMessage[] = body.messages.map((m) => ({ role: m.role === 'developer' ? 'system' : m.role, text: textOf(m.content) }));
       const startedAt = Date.now();
-      const stream = await models.chat({ caller, model, messages, maxTokens: body.max_completion_tokens ?? body.max_tokens, temperature: body.temperature }, call);
       const wordsSent = messages.reduce((n, m) => n + wordCount(m.text), 0);
+      let stream: Awaited<ReturnType<ModelsService['chat']>>;
+      try {
+        stream = await models.chat({ caller, model, messages, maxTokens: body.max_completion_tokens ?? body.max_tokens, temperature: body.temperature }, call);
+      } catch (err) {
+        // A refused call is a call too: its status and, for a guardrail block, the detectors.
+        const e = toPlatformError(err);
+        models.recordUsage({
+          caller, model, route: 'azure.chat.completions', status: STATUS[e.kind], startedAt, tokensIn: 0, tokensOut: 0, wordsSent, wordsReceived: 0,
+          cache: 'BYPASS', guard: e instanceof GuardrailViolation ? `blocked:${e.detectors.join(',')}` : 'n/a',
+        });
+        throw err;
+      }
       const record = (status: number, text: string, usage: { promptTokens: number; completionTokens: number }) => models.recordUsage({
         caller, model, route: 'azure.chat.completions', status, startedAt, tokensIn: usage.promptTokens, tokensOut: usage.completionTokens,
         wordsSent, wordsReceived: wordCount(text), cache: stream.cache, guard: stream.guard,
