@@ -60,19 +60,26 @@ let current: autocannon.Instance | undefined;
 export const stopLoad = (): void => current?.stop();
 
 export function load(t: Target, seconds: number, connections: number): Promise<Measured> {
+  return measure(t.name, {
+    url: t.url,
+    method: t.method,
+    body: t.body,
+    headers: t.headers,
+    connections,
+    pipelining: 1,
+    duration: seconds,
+    verifyBody: (body) => String(body).includes(t.marker),
+  });
+}
+
+/**
+ * One autocannon run with `opts` (a single one at a time: stopLoad stops it), recording the exact
+ * response time of every 2xx for percentiles; what every load run of the benchmarks reports.
+ */
+export function measure(name: string, opts: autocannon.Options): Promise<Measured> {
   let latencies = new Float64Array(1 << 16);
   let n = 0;
   return new Promise((resolve, reject) => {
-    const opts: autocannon.Options = {
-      url: t.url,
-      method: t.method,
-      body: t.body,
-      headers: t.headers,
-      connections,
-      pipelining: 1,
-      duration: seconds,
-      verifyBody: (body) => String(body).includes(t.marker),
-    };
     current = autocannon(opts, (err: unknown, r: autocannon.Result) => {
       current = undefined;
       if (err) return reject(err instanceof Error ? err : new Error(String(err)));
@@ -81,7 +88,7 @@ export function load(t: Target, seconds: number, connections: number): Promise<M
         .map(([code, s]) => `${code}:${s.count ?? 0}`)
         .join(' ');
       resolve({
-        name: t.name,
+        name,
         rps: r.requests.average,
         requests: r.requests.total,
         p50: percentile(sorted, 0.5),

@@ -4,7 +4,7 @@
  * 50 connections cycle through the queries rather than repeating one. Same figures as load.ts.
  */
 import autocannon from 'autocannon';
-import type { Measured } from './load';
+import { measure, type Measured } from './load';
 
 export interface PathsTarget {
   name: string;
@@ -18,16 +18,7 @@ export interface PathsTarget {
   marker: string;
 }
 
-let current: autocannon.Instance | undefined;
-
-export const stopSearchLoad = (): void => current?.stop();
-
-const percentile = (sorted: Float64Array, p: number) =>
-  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]! : Number.NaN;
-
 export function loadPaths(t: PathsTarget, seconds: number, connections: number): Promise<Measured> {
-  let latencies = new Float64Array(1 << 16);
-  let n = 0;
   let next = 0;
   const request: autocannon.Request = {
     method: t.method,
@@ -36,44 +27,14 @@ export function loadPaths(t: PathsTarget, seconds: number, connections: number):
     headers: t.headers?.(),
     setupRequest: (req) => ({ ...req, path: t.paths[next++ % t.paths.length]!, headers: t.headers?.() ?? req.headers }),
   };
-  return new Promise((resolve, reject) => {
-    current = autocannon(
-      {
-        url: t.baseUrl,
-        connections,
-        pipelining: 1,
-        duration: seconds,
-        // A slow server (MiniSearch answers in seconds under 50 connections) is measured, not cut off at autocannon's 10 s.
-        timeout: 60,
-        requests: [request],
-        verifyBody: (body) => String(body).includes(t.marker),
-      },
-      (err: unknown, r: autocannon.Result) => {
-        current = undefined;
-        if (err) return reject(err instanceof Error ? err : new Error(String(err)));
-        const sorted = latencies.subarray(0, n).sort();
-        const codes = Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => `${code}:${s.count ?? 0}`).join(' ');
-        resolve({
-          name: t.name,
-          rps: r.requests.average,
-          requests: r.requests.total,
-          p50: percentile(sorted, 0.5),
-          p99: percentile(sorted, 0.99),
-          non2xx: r.non2xx,
-          errors: r.errors,
-          badBodies: r.mismatches,
-          codes,
-        });
-      },
-    );
-    current.on('response', (_client, status, _bytes, ms) => {
-      if (status < 200 || status > 299) return;
-      if (n === latencies.length) {
-        const grown = new Float64Array(latencies.length * 2);
-        grown.set(latencies);
-        latencies = grown;
-      }
-      latencies[n++] = ms;
-    });
+  return measure(t.name, {
+    url: t.baseUrl,
+    connections,
+    pipelining: 1,
+    duration: seconds,
+    // A slow server (MiniSearch answers in seconds under 50 connections) is measured, not cut off at autocannon's 10 s.
+    timeout: 60,
+    requests: [request],
+    verifyBody: (body) => String(body).includes(t.marker),
   });
 }

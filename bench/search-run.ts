@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { alive, freePort, killAllSync, startChild, stopAll, stopChild, waitHealthy, type Child } from './procs';
 import type { Bootstrap } from './search-client';
-import { stopSearchLoad } from './search-load';
+import { stopLoad } from './load';
 
 export const ROOT = resolve(__dirname, '..', '..');
 const PLATFORM_JS = join('dist', 'bin', 'platform.js');
@@ -115,7 +115,7 @@ let finishing: Promise<never> | undefined;
 /** Cleans up once and exits with the first code asked for; later calls (main ending after Ctrl-C) wait for it. */
 function finish(code: number): Promise<never> {
   finishing ??= (async () => {
-    stopSearchLoad();
+    stopLoad();
     await stopAll();
     removeTempDir();
     process.exit(code);

@@ -28,3 +28,6 @@ export function parseArgs(argv: string[]): { flags: Flags; args: string[] } {
   }
   return { flags, args };
 }
+
+/** A comma-separated flag (`--tags a,b`) as a list; undefined when absent. */
+export const listFlag = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);

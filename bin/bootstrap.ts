@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { UsageError } from './args';
 import type { Opened } from './deps';
 
 export const bootstrapPath = (dataDir: string) => join(dataDir, 'bootstrap.json');
@@ -31,8 +32,11 @@ export async function runBootstrap(dataDir: string, opened: readonly Opened[]): 
   return { file, values, created };
 }
 
-/** The tenant the first start created (`bootstrap.json`'s `tenant_id`), for commands whose `--tenant` is optional. */
-export function bootstrapTenant(dataDir: string): string | undefined {
+/** `--tenant`, else the tenant the first start created (`bootstrap.json`'s `tenant_id`), for commands whose `--tenant` is optional. */
+export function tenantFlag(dataDir: string, flag: string | undefined): string {
+  if (flag) return flag;
   const file = bootstrapPath(dataDir);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { tenant_id?: string }).tenant_id : undefined;
+  const tenant = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { tenant_id?: string }).tenant_id : undefined;
+  if (!tenant) throw new UsageError('--tenant is required (no bootstrap.json in the data directory: start the platform once, or name the tenant)');
+  return tenant;
 }

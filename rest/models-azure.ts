@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Request } from 'express';
 import { z } from 'zod';
 import type { ChatMessage } from '../core/models/chat';
 import { ChatCompletionRequest, hasImages, textOf } from '../core/models/openai-wire';
@@ -40,6 +41,13 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
 
 const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
 
+/** Every group A call: the key (401), the `api-version` Azure requires, the deployment's model (404/403). */
+function deployment(models: ModelsService, req: Request, apiVersion: string | undefined) {
+  const caller = models.authenticate(req.get('api-key'));
+  if (!apiVersion) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
+  return { caller, model: models.model({ caller, id: String(req.params.model) }) };
+}
+
 const EmbeddingsRequest = z.object({
   input: z.union([z.string(), z.array(z.string()).min(1).max(2048)]),
   model: z.string().optional(),
@@ -56,9 +64,7 @@ export function azureRoutes(models: ModelsService): Route[] {
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
     responses: { 200: { description: 'A list of embeddings' } },
     handle: async (input, { req, call }) => {
-      const caller = models.authenticate(req.get('api-key'));
-      if (!input['api-version']) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
-      const model = models.model({ caller, id: String(req.params.model) });
+      const { caller, model } = deployment(models, req, input['api-version']);
       const body = parseBody(EmbeddingsRequest, input.body);
       const inputs = typeof body.input === 'string' ? [body.input] : body.input;
       const startedAt = Date.now();
@@ -81,9 +87,7 @@ export function azureRoutes(models: ModelsService): Route[] {
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
     responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
     handle: async (input, { req, res, call }) => {
-      const caller = models.authenticate(req.get('api-key'));
-      if (!input['api-version']) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
-      const model = models.model({ caller, id: String(req.params.model) });
+      const { caller, model } = deployment(models, req, input['api-version']);
       const body = parseBody(ChatCompletionRequest, input.body);
       if ((body.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
       if (hasImages(body) && !model.inputKinds.includes('image')) throw new InvalidParam(`The model ${model.id} does not accept image input.`, 'messages', 'unsupported_input');

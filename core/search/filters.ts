@@ -16,8 +16,6 @@ export interface Scope {
 export interface Where {
   sql: string;
   params: unknown[];
-  /** The request narrows the set beyond tenant, liveness and privacy. */
-  narrowed: boolean;
 }
 
 const LIST_FIELDS = [
@@ -78,5 +76,5 @@ export function whereClause(scope: Scope, f: Filters): Where {
   range('o.updated_at', f.modifiedBetween);
   // Deleted objects never appear in results, so a range over deletion times matches none.
   if (f.deletedBetween && (f.deletedBetween[0] || f.deletedBetween[1])) conds.push('0');
-  return { sql: conds.join(' AND '), params, narrowed: conds.length > 3 };
+  return { sql: conds.join(' AND '), params };
 }

@@ -4,13 +4,12 @@ import { queryWords, wordsOf } from './words';
  * A user's query as an FTS5 MATCH expression. Every word is quoted, so nothing a caller types is
  * read as FTS5 syntax (column filters, NEAR, parentheses, `*`): a query is always only words.
  *
- * - `any`: the content words OR-ed, ranked by BM25 (full-text, hybrid, chunk search);
  * - `all`: every word, each also as a prefix (`"clim"*` finds climate), AND-ed (basic search);
  * - `phrase`: all words, in order, next to each other (basic search `with_exact_search`).
  *
  * Undefined when the query has no words at all: it matches nothing.
  */
-export type MatchMode = 'any' | 'all' | 'phrase';
+export type MatchMode = 'all' | 'phrase';
 
 const quote = (w: string) => `"${w.replace(/"/g, '""')}"`;
 
@@ -21,5 +20,5 @@ export function ftsQuery(query: string, mode: MatchMode): string | undefined {
   }
   const words = queryWords(query);
   if (!words.length) return undefined;
-  return mode === 'any' ? words.map(quote).join(' OR ') : words.map((w) => `${quote(w)}*`).join(' AND ');
+  return words.map((w) => `${quote(w)}*`).join(' AND ');
 }

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../clock';
-import type { Db } from '../sqlite';
+import { statements, type Db } from '../sqlite';
 import { hashingEmbedder, type Embedder } from './embedder';
 import type { Reranker } from './fusion';
 import { ranking } from './ranking';
@@ -61,7 +61,7 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   });
   const admin = createSearchAdmin({ db, add, embedder });
   let closed = false;
-  const tenants = () => (db.prepare('SELECT DISTINCT tenant FROM objects WHERE deleted_at IS NULL').all() as { tenant: string }[]).map((r) => r.tenant);
+  const tenants = statements(db).many('SELECT DISTINCT tenant FROM objects WHERE deleted_at IS NULL', (r) => r.tenant as string);
   const warmUp = async () => {
     for (const tenant of tenants()) {
       while (!closed && (lexical.warm(tenant) || vectors.warm(tenant))) await new Promise((r) => setImmediate(r));

@@ -81,8 +81,6 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
     },
     /** Indexes one batch of a tenant's vectors not yet indexed; false once there are none (warming up in slices). */
     warm: (tenant: string) => step(tenantIndex(tenant), tenant, 1000),
-    /** Passages indexed for a tenant (tests, health). */
-    size: (tenant: string) => catchUp(tenant).index.size,
   };
 }
 

@@ -15,14 +15,6 @@ export interface Match {
   chunkId: number | null;
 }
 
-export interface PassageMatch {
-  chunkId: number;
-  seq: number;
-  idx: number;
-  text: string;
-  raw: number;
-}
-
 const AGG_FIELDS = ['object_type', 'file_extension', 'tags', 'repos', 'folders'] as const;
 const BUCKETS_PER_FIELD = 20;
 
@@ -69,15 +61,6 @@ export function sqliteSearch(db: Db, version: () => string = () => '') {
     listing(where: Where): Match[] {
       return prepare(`SELECT o.seq AS seq, 1.0 AS raw, NULL AS chunk_id FROM objects o WHERE ${where.sql} ORDER BY o.updated_at DESC, o.seq DESC`)
         .all(...where.params).map(toMatch);
-    },
-    /** Matching passages themselves, best first (chunk search). */
-    passages(where: Where, match: string, limit: number, offset: number): { total: number; rows: PassageMatch[] } {
-      const from = `FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid JOIN objects o ON o.seq = c.object_seq
-        WHERE chunk_fts MATCH ? AND ${where.sql}`;
-      const total = (prepare(`SELECT count(*) AS n ${from}`).get(match, ...where.params) as { n: number }).n;
-      const rows = prepare(`SELECT c.id AS chunkId, c.object_seq AS seq, c.idx AS idx, c.text AS text, -bm25(chunk_fts, 2.0, 1.0) AS raw
-        ${from} ORDER BY raw DESC LIMIT ? OFFSET ?`).all(match, ...where.params, limit, offset) as PassageMatch[];
-      return { total, rows };
     },
     /** Every object the filter clause lets through (the candidates of in-memory indexes), cached until the data changes. */
     allowed(where: Where): Set<number> {

@@ -50,7 +50,6 @@ export function sqliteObjectStore(db: Db) {
   const countLive = s.one('SELECT count(*) AS n FROM objects WHERE tenant = ? AND deleted_at IS NULL', (r) => r.n as number);
   const bySource = s.one('SELECT id, seq, content_hash FROM objects WHERE tenant = ? AND source_key = ? AND deleted_at IS NULL',
     (r) => ({ id: r.id as string, seq: r.seq as number, contentHash: r.content_hash as string | null }));
-  const textOf = s.one('SELECT content FROM object_text WHERE seq = ?', (r) => r.content as string);
   const recordChange = s.run('INSERT INTO changes (tenant, object_seq) SELECT tenant, seq FROM objects WHERE seq = ?');
   const chunkIdsOf = s.many('SELECT id FROM chunks WHERE object_seq = ?', (r) => r.id as number);
   /** Bumped after every write of this connection (other connections' writes move `data_version`). */
@@ -126,9 +125,7 @@ export function sqliteObjectStore(db: Db) {
      */
     version: () => `${db.pragma('data_version', { simple: true }) as number}.${writes}`,
     get: (tenant: string, id: string): ObjectRow | undefined => getLive(tenant, id),
-    countLive: (tenant: string) => countLive(tenant) ?? 0,
     bySource: (tenant: string, key: string) => bySource(tenant, key),
-    text: (seq: number) => textOf(seq),
   };
 }
 

@@ -38,18 +38,12 @@ export function flatten(value: Json | undefined, path: string, out: Term[] = [])
 /** Every pair of an object, without duplicates, at most MAX_TERMS_PER_OBJECT. */
 export function objectTerms(o: Pick<ObjectFields, 'tags' | 'folders' | 'repos' | 'objectType' | 'fileExtension' | 'fileName' | 'kvp' | 'taxonomy' | 'systemMetadata' | 'customMetadata' | 'mediaMetadata' | 'sourceSystemMetadata'>): Term[] {
   const out: Term[] = [];
-  flatten(o.tags, 'tags', out);
-  flatten(o.folders, 'folders', out);
-  flatten(o.repos, 'repos', out);
-  flatten(o.objectType, 'object_type', out);
-  flatten(o.fileExtension, 'file_extension', out);
-  flatten(o.fileName, 'file_name', out);
-  flatten(o.kvp, 'kvp', out);
-  flatten(o.taxonomy, 'taxonomy', out);
-  flatten(o.systemMetadata, 'system_metadata', out);
-  flatten(o.customMetadata, 'custom_metadata', out);
-  flatten(o.mediaMetadata, 'media_metadata', out);
-  flatten(o.sourceSystemMetadata, 'source_system_metadata', out);
+  const fields: [Json | undefined, string][] = [
+    [o.tags, 'tags'], [o.folders, 'folders'], [o.repos, 'repos'], [o.objectType, 'object_type'], [o.fileExtension, 'file_extension'],
+    [o.fileName, 'file_name'], [o.kvp, 'kvp'], [o.taxonomy, 'taxonomy'], [o.systemMetadata, 'system_metadata'],
+    [o.customMetadata, 'custom_metadata'], [o.mediaMetadata, 'media_metadata'], [o.sourceSystemMetadata, 'source_system_metadata'],
+  ];
+  for (const [value, field] of fields) flatten(value, field, out);
   const seen = new Set<string>();
   return out.filter(([f, v]) => {
     const key = `${f}\u0000${v}`;

@@ -1,10 +1,9 @@
-import { UsageError } from '../../bin/args';
-import { bootstrapTenant } from '../../bin/bootstrap';
+import { listFlag, UsageError } from '../../bin/args';
+import { tenantFlag } from '../../bin/bootstrap';
 import type { ApiKey } from '../../core/models/keys';
 import type { CliCommand } from '../module';
 import type { ModelsInstance } from '.';
 
-const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 const positive = (v: string | undefined, name: string) => {
   if (v === undefined) return undefined;
   if (!/^[1-9]\d{0,12}$/.test(v)) throw new UsageError(`--${name} takes a positive whole number`);
@@ -28,9 +27,8 @@ export const modelsCommands: CliCommand<ModelsInstance>[] = [{
     switch (verb) {
       case 'create': {
         if (!f.name) throw new UsageError('--name is required');
-        const tenant = f.tenant ?? bootstrapTenant(core.dataDir);
-        if (!tenant) throw new UsageError('--tenant is required (no bootstrap.json in the data directory: start the platform once, or name the tenant)');
-        const models = list(f.models);
+        const tenant = tenantFlag(core.dataDir, f.tenant);
+        const models = listFlag(f.models);
         const unknown = models?.filter((m) => !core.catalog.some((c) => c.id === m));
         if (unknown?.length) throw new UsageError(`not in the catalog: ${unknown.join(', ')}`);
         const k = core.keys.create({ name: f.name, tenant, models, requestsPerMinute: positive(f.rpm, 'rpm'), tokenBudget: positive(f['token-budget'], 'token-budget') });

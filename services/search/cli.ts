@@ -1,20 +1,11 @@
 import { existsSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
-import { UsageError } from '../../bin/args';
-import { bootstrapTenant } from '../../bin/bootstrap';
+import { listFlag, UsageError } from '../../bin/args';
+import { tenantFlag } from '../../bin/bootstrap';
 import type { Progress } from '../../core/search/admin';
 import type { CliCommand } from '../module';
 import type { SearchInstance } from '.';
 
-const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
-
-/** The tenant of `--tenant`, else the one the first start created (bootstrap.json). */
-function tenantOf(core: SearchInstance, flag: string | undefined): string {
-  if (flag) return flag;
-  const tenant = bootstrapTenant(core.dataDir);
-  if (!tenant) throw new UsageError('--tenant is required (no bootstrap.json in the data directory: start the platform once, or name the tenant)');
-  return tenant;
-}
 
 /** A progress bar on standard error when it is a terminal; nothing otherwise (the JSON result goes to standard output). */
 function progressBar(label: string): { update: Progress; stop(): void } {
@@ -45,7 +36,7 @@ export const searchCommands: CliCommand<SearchInstance>[] = [
       const bar = progressBar('ingest');
       try {
         return await core.admin.ingest(path, {
-          tenant: tenantOf(core, f.tenant), repos: list(f.repo), folders: list(f.folder), tags: list(f.tags), onProgress: bar.update,
+          tenant: tenantFlag(core.dataDir, f.tenant), repos: listFlag(f.repo), folders: listFlag(f.folder), tags: listFlag(f.tags), onProgress: bar.update,
         });
       } finally {
         bar.stop();

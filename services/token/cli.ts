@@ -1,9 +1,8 @@
-import { UsageError, type Flags } from '../../bin/args';
+import { listFlag, UsageError, type Flags } from '../../bin/args';
 import type { TokenCore } from '../../core/token';
 import type { TokenAdmin } from '../../core/token/admin';
 import type { CliCommand } from '../module';
 
-const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 const int = (v: string | undefined, name: string) => {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number of seconds`);
@@ -44,7 +43,7 @@ export async function adminCommand(admin: TokenAdmin, words: string[], f: Flags,
     case 'realm default': return admin.setDefaultRealm(need(f.realm ?? target, 'realm'));
     case 'realm rotate-key': return admin.rotateRealmKey(f.realm ?? target);
     case 'client create':
-      return admin.createClient({ realm: f.realm, clientId: need(f['client-id'], 'client-id'), tenantId: f.tenant, roles: list(f.roles), scopes: list(f.scopes) });
+      return admin.createClient({ realm: f.realm, clientId: need(f['client-id'], 'client-id'), tenantId: f.tenant, roles: listFlag(f.roles), scopes: listFlag(f.scopes) });
     case 'client list': return admin.listClients(f.realm);
     case 'client disable': return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), false);
     case 'client enable': return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), true);
@@ -52,7 +51,7 @@ export async function adminCommand(admin: TokenAdmin, words: string[], f: Flags,
     case 'user create':
       return admin.createUser({
         realm: f.realm, username: need(f.username, 'username'), password: f.password ?? (await readSecret()),
-        tenantId: f.tenant, roles: list(f.roles), email: f.email,
+        tenantId: f.tenant, roles: listFlag(f.roles), email: f.email,
       });
     case 'user list': return admin.listUsers(f.realm);
     case 'user disable': return admin.setUserEnabled(f.realm, need(f.username, 'username'), false);

@@ -1,3 +1,5 @@
+import { doubled } from '../grow';
+
 /**
  * An in-memory BM25 index over one tenant's passages: term → postings (passage, weighted term
  * frequency), scored term at a time into a reused accumulator. It ranks exactly as SQLite FTS5's
@@ -22,12 +24,8 @@ interface Postings {
 
 function append(p: Postings, doc: number, tf: number): void {
   if (p.n === p.docs.length) {
-    const docs = new Int32Array(p.n * 2);
-    docs.set(p.docs);
-    const tfs = new Uint16Array(p.n * 2);
-    tfs.set(p.tfs);
-    p.docs = docs;
-    p.tfs = tfs;
+    p.docs = doubled(p.docs);
+    p.tfs = doubled(p.tfs);
   }
   p.docs[p.n] = doc;
   p.tfs[p.n] = Math.min(tf, 65535);

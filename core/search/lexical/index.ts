@@ -73,7 +73,6 @@ export function lexicalSearch(db: Db, version: () => string) {
       const terms = queryTerms(query);
       return terms.length ? catchUp(tenant).index.search(terms, accept) : [];
     },
-    size: (tenant: string) => catchUp(tenant).index.size,
     /** Indexes one batch of a tenant's passages not yet indexed; false once there are none (warming up in slices). */
     warm(tenant: string): boolean {
       const t = tenantIndex(tenant);

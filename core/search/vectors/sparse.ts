@@ -1,3 +1,4 @@
+import { doubled } from '../grow';
 import type { VectorHit, VectorIndex } from '.';
 
 /**
@@ -36,12 +37,8 @@ export class SparseIndex implements VectorIndex {
       if (v === 0) continue;
       const p = this.postings[d]!;
       if (p.n === p.docs.length) {
-        const docs = new Int32Array(p.n * 2);
-        docs.set(p.docs);
-        const values = new Float32Array(p.n * 2);
-        values.set(p.values);
-        p.docs = docs;
-        p.values = values;
+        p.docs = doubled(p.docs);
+        p.values = doubled(p.values);
       }
       p.docs[p.n] = doc;
       p.values[p.n] = v;
