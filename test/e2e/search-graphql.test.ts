@@ -76,6 +76,16 @@ describe('search through GraphQL', () => {
     expect(anon.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 
+  it('a hostile document (40 aliased searches, 6,000 tokens) is refused before any search runs', async () => {
+    const aliases = Array.from({ length: 40 }, (_, i) => `s${i}: search(query: "water", pageSize: 100) { totalCount }`).join(' ');
+    const many = await gql(`{ ${aliases} }`);
+    expect(many.status).toBe(400);
+    expect(many.body.errors[0].extensions.code).toBe('TOO_MANY_ALIASES');
+    const huge = await gql(`{ search(query: "water") { hits { document { ${'id title '.repeat(3000)}} } } }`);
+    expect(huge.status).toBe(400);
+    expect(huge.body.errors[0].extensions.code).toBe('QUERY_TOO_LARGE');
+  });
+
   it('Document entities: other subgraphs fetch them by id, several in one batched call, null where not visible', async () => {
     const query = 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Document { id title } } }';
     const representations = [ids[0], ids[3], ids[2], 'no-such-id'].map((id) => ({ __typename: 'Document', id }));
