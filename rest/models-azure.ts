@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { ChatMessage } from '../core/models/chat';
-import { ChatCompletionRequest, hasImages, textOf } from '../core/models/openai-wire';
+import { ChatCompletionRequest, toChatMessage } from '../core/models/openai-wire';
 import type { ModelsService } from '../core/models/service';
 import { BadRequest, ValidationFailed } from '../core/errors';
 import { parseInput } from '../core/validation';
-import { GuardrailViolation } from '../core/models/guard';
-import { STATUS, toPlatformError, type ErrorBody } from './http-errors';
+import type { ErrorBody } from './http-errors';
+import { collect, gatewayHeaders, refusing } from './models-common';
 import { define, type Route } from './routes';
 import { streamObjects } from './stream';
-import { wordCount } from '../core/models/usage';
 
 /**
  * Group A: Azure OpenAI's chat completions, in its wire format (requests, responses, SSE chunks,
@@ -22,14 +20,14 @@ export const azureErrorBody: ErrorBody = (err, status) => ({
   error: { message: err.message, type: ERROR_TYPES[status] ?? 'api_error', param: (err as { param?: string }).param ?? null, code: err.code ?? String(status) },
 });
 
-class InvalidParam extends BadRequest {
+export class InvalidParam extends BadRequest {
   constructor(message: string, readonly param: string | null, code = 'invalid_request_error') {
     super(message, { code });
   }
 }
 
 /** A 400 as the vendor words it, naming the first bad field, instead of FastAPI's 422. */
-function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   try {
     return parseInput(schema, body ?? {});
   } catch (err) {
@@ -39,10 +37,10 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   }
 }
 
-const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
+export const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
 
 /** Every group A call: the key (401), the `api-version` Azure requires, the deployment's model (404/403). */
-function deployment(models: ModelsService, req: Request, apiVersion: string | undefined) {
+export function deployment(models: ModelsService, req: Request, apiVersion: string | undefined) {
   const caller = models.authenticate(req.get('api-key'));
   if (!apiVersion) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
   return { caller, model: models.model({ caller, id: String(req.params.model) }) };
@@ -65,14 +63,10 @@ export function azureRoutes(models: ModelsService): Route[] {
     responses: { 200: { description: 'A list of embeddings' } },
     handle: async (input, { req, call }) => {
       const { caller, model } = deployment(models, req, input['api-version']);
-      const body = parseBody(EmbeddingsRequest, input.body);
+      const route = 'azure.embeddings';
+      const body = await refusing(models, { caller, model, route }, () => parseBody(EmbeddingsRequest, input.body));
       const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-      const startedAt = Date.now();
-      const { vectors, promptTokens } = await models.embed({ caller, model, inputs }, call);
-      models.recordUsage({
-        caller, model, route: 'azure.embeddings', status: 200, startedAt, tokensIn: promptTokens, tokensOut: 0,
-        wordsSent: inputs.reduce((n, t) => n + wordCount(t), 0), wordsReceived: 0, cache: 'BYPASS', guard: 'off',
-      });
+      const { vectors, promptTokens } = await models.embed({ caller, model, route, inputs, dimensions: body.dimensions }, call);
       if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) throw new InvalidParam(`This model makes ${vectors[0]?.length}-dimensional vectors.`, 'dimensions');
       return {
         object: 'list', model: model.id,
@@ -88,39 +82,23 @@ export function azureRoutes(models: ModelsService): Route[] {
     responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
     handle: async (input, { req, res, call }) => {
       const { caller, model } = deployment(models, req, input['api-version']);
-      const body = parseBody(ChatCompletionRequest, input.body);
-      if ((body.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
-      if (hasImages(body) && !model.inputKinds.includes('image')) throw new InvalidParam(`The model ${model.id} does not accept image input.`, 'messages', 'unsupported_input');
-      const messages: ChatMessage[] = body.messages.map((m) => ({ role: m.role === 'developer' ? 'system' : m.role, text: textOf(m.content) }));
-      const startedAt = Date.now();
-      const wordsSent = messages.reduce((n, m) => n + wordCount(m.text), 0);
-      let stream: Awaited<ReturnType<ModelsService['chat']>>;
-      try {
-        stream = await models.chat({ caller, model, messages, maxTokens: body.max_completion_tokens ?? body.max_tokens, temperature: body.temperature }, call);
-      } catch (err) {
-        // A refused call is a call too: its status and, for a guardrail block, the detectors.
-        const e = toPlatformError(err);
-        models.recordUsage({
-          caller, model, route: 'azure.chat.completions', status: STATUS[e.kind], startedAt, tokensIn: 0, tokensOut: 0, wordsSent, wordsReceived: 0,
-          cache: 'BYPASS', guard: e instanceof GuardrailViolation ? `blocked:${e.detectors.join(',')}` : 'n/a',
-        });
-        throw err;
-      }
-      const record = (status: number, text: string, usage: { promptTokens: number; completionTokens: number }) => models.recordUsage({
-        caller, model, route: 'azure.chat.completions', status, startedAt, tokensIn: usage.promptTokens, tokensOut: usage.completionTokens,
-        wordsSent, wordsReceived: wordCount(text), cache: stream.cache, guard: stream.guard,
+      const route = 'azure.chat.completions';
+      const body = await refusing(models, { caller, model, route }, () => {
+        const b = parseBody(ChatCompletionRequest, input.body);
+        if ((b.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
+        return { ...b, messages: b.messages.map(toChatMessage) };
       });
-      res.set('x-cache', stream.cache);
-      if (stream.guard.startsWith('redacted')) res.set('x-guard', stream.guard);
+      const stream = await models.chat({
+        caller, model, route, messages: body.messages, maxTokens: body.max_completion_tokens ?? body.max_tokens,
+        temperature: body.temperature, topP: body.top_p, stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
+      }, call);
+      gatewayHeaders(res, stream);
       const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
       const created = Math.floor(Date.now() / 1000);
       const usageOf = (u: { promptTokens: number; completionTokens: number }) =>
         ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens });
       if (!body.stream) {
-        let text = '';
-        for await (const piece of stream.pieces) text += piece;
-        const { finishReason, usage } = await stream.done;
-        record(200, text, usage);
+        const { text, finishReason, usage } = await collect(stream);
         return {
           id, object: 'chat.completion', created, model: model.id,
           choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason, logprobs: null }],
@@ -131,13 +109,8 @@ export function azureRoutes(models: ModelsService): Route[] {
         ({ id, object: 'chat.completion.chunk', created, model: model.id, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
       await streamObjects(req, res, async function* events() {
         yield chunk({ role: 'assistant', content: '' }, null);
-        let text = '';
-        for await (const piece of stream.pieces) {
-          text += piece;
-          yield chunk({ content: piece }, null);
-        }
+        for await (const piece of stream.pieces) yield chunk({ content: piece }, null);
         const { finishReason, usage } = await stream.done;
-        record(200, text, usage);
         yield chunk({}, finishReason);
         if (body.stream_options?.include_usage) yield { id, object: 'chat.completion.chunk', created, model: model.id, choices: [], usage: usageOf(usage) };
       });

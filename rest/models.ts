@@ -3,6 +3,9 @@ import type { CatalogModel } from '../core/models/catalog';
 import type { ErrorBody } from './http-errors';
 import { z } from 'zod';
 import { azureRoutes } from './models-azure';
+import { azureMediaRoutes } from './models-azure-media';
+import { bedrockRoutes } from './models-bedrock';
+import { geminiRoutes } from './models-gemini';
 import { define, type RestService } from './routes';
 
 export const MODELS_PREFIX = '/proxy/api/v1';
@@ -63,6 +66,9 @@ export function modelsRest(models: ModelsService): RestService {
         },
       }),
       ...azureRoutes(models),
+      ...azureMediaRoutes(models),
+      ...geminiRoutes(models),
+      ...bedrockRoutes(models),
     ],
   };
 }

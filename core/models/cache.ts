@@ -35,7 +35,14 @@ export function cacheKey(tenant: string, request: unknown): string {
   return createHash('sha256').update(JSON.stringify([tenant, canonical(request)])).digest('hex');
 }
 
-export function chatCache(opts: CacheOptions) {
+/** Where answers are kept: in process (below) or shared by every worker (Redis). */
+export interface ChatCache {
+  /** The cached answer, or the upstream's (recorded on its way to the caller, kept when it ends normally). */
+  through(key: string, upstream: () => Promise<ChatStream>): Promise<{ stream: ChatStream; outcome: CacheOutcome }>;
+  close?(): Promise<void>;
+}
+
+export function chatCache(opts: CacheOptions): ChatCache & { readonly size: number } {
   const entries = new Map<string, Entry>();
   let bytes = 0;
   const drop = (key: string) => {
@@ -52,7 +59,6 @@ export function chatCache(opts: CacheOptions) {
   });
 
   return {
-    /** The cached answer, or the upstream's (recorded on its way to the caller, kept when it ends normally). */
     through(key: string, upstream: () => Promise<ChatStream>): Promise<{ stream: ChatStream; outcome: CacheOutcome }> {
       const hit = entries.get(key);
       if (hit && hit.expires > opts.clock.now()) {
@@ -89,4 +95,3 @@ export function chatCache(opts: CacheOptions) {
   };
 }
 
-export type ChatCache = ReturnType<typeof chatCache>;

@@ -1,7 +1,7 @@
 import { encode } from 'gpt-tokenizer';
 import { tokens } from '../search/lexical/tokenize';
 import { queryWords } from '../search/words';
-import type { ChatMessage, ChatProvider, ChatRequest, FinishReason } from './chat';
+import type { ChatMessage, ChatRequest, ChatStream, FinishReason, ModelProvider } from './chat';
 
 /**
  * The built-in offline chat model (`local-chat`): extractive. It answers the last user message with
@@ -36,8 +36,8 @@ export const countTokens = (text: string): number => encode(text).length;
 
 const promptTokens = (messages: readonly ChatMessage[]) => messages.reduce((n, m) => n + countTokens(m.text) + 4, 3);
 
-export const localChat = (): ChatProvider => ({
-  chat(req: ChatRequest, signal?: AbortSignal) {
+export const localChat = (): Required<Pick<ModelProvider, 'chat'>> => ({
+  async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatStream> {
     let settle!: (v: { finishReason: FinishReason; usage: { promptTokens: number; completionTokens: number } }) => void;
     const done = new Promise<Parameters<typeof settle>[0]>((resolve) => (settle = resolve));
     async function* pieces() {

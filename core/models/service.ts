@@ -2,7 +2,7 @@ import type { CallContext } from '../context';
 import type { CatalogModel } from './catalog';
 import type { CacheOutcome } from './cache';
 import type { UsageTotals } from './usage';
-import type { ChatMessage, ChatStream } from './chat';
+import type { ChatMessage, ChatStream, Transcript } from './chat';
 import type { KeyOptions } from './key-options';
 import type { ApiKey } from './keys';
 
@@ -12,7 +12,29 @@ export interface KeyCaller {
   options: KeyOptions;
 }
 
-/** The model gateway's interface (grows with its routes; see docs/service-conventions.md). */
+/** Every metered call names its caller, its model and the route it came by (`azure.chat.completions`, `gemini.generateContent`, ...). */
+export interface Metered {
+  caller: KeyCaller;
+  model: CatalogModel;
+  route: string;
+}
+
+export interface ChatInput extends Metered {
+  messages: ChatMessage[];
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+}
+
+/** A chat answer on its way: pieces, then how it ended; whether it came from the cache; what the guard did. */
+export type ChatCall = ChatStream & { cache: CacheOutcome; guard: string };
+
+/**
+ * The model gateway's interface (see docs/service-conventions.md). Each metered call checks the
+ * key's limits (429), the model's kind and input kinds (400), and records itself in usage, refused
+ * or not, once it has ended.
+ */
 export interface ModelsService {
   /** The `api-key` header's key and options: 401 when missing, unknown or revoked; 400 for a bad option. */
   authenticate(header: string | undefined): KeyCaller;
@@ -22,14 +44,20 @@ export interface ModelsService {
   model(input: { caller: KeyCaller; id: string }): CatalogModel;
   /**
    * A chat answer from the model's provider, streamed: 400 when the prompt is over the model's
-   * context length. The caller's signal aborts the upstream call.
+   * context length or holds a part the model cannot take; 502/504 when the upstream fails before
+   * answering. The caller's signal aborts the upstream call.
    */
-  chat(input: { caller: KeyCaller; model: CatalogModel; messages: ChatMessage[]; maxTokens?: number; temperature?: number }, call?: CallContext): Promise<ChatStream & { cache: CacheOutcome; guard: string }>;
-  /** Records one call (usage and cost), after it ended. */
-  recordUsage(input: { caller: KeyCaller; model: CatalogModel; route: string; status: number; startedAt: number; tokensIn: number; tokensOut: number;
-    wordsSent: number; wordsReceived: number; cache: string; guard: string }): void;
+  chat(input: ChatInput, call?: CallContext): Promise<ChatCall>;
+  /** Vectors for texts from an embedding model: 400 for a model of another kind or an input over its context length. */
+  embed(input: Metered & { inputs: string[]; dimensions?: number }, call?: CallContext): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
+  /** One picture from an image model (`n` = 1 is the route's to check). */
+  generateImage(input: Metered & { prompt: string; size?: string; quality?: string; style?: string }, call?: CallContext):
+    Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
+  /** The text of an audio file from a transcription model. */
+  transcribe(input: Metered & { audio: Buffer; filename: string; mimeType: string; temperature?: number; language?: string; prompt?: string }, call?: CallContext):
+    Promise<Transcript>;
+  /** Records a call the route refused before it reached the model (a malformed body, `n` != 1). */
+  refused(input: Metered & { error: unknown; startedAt: number }): void;
   /** The key's tenant's usage between two instants, in all and per model. */
   usage(input: { caller: KeyCaller; from: Date; to: Date }, call?: CallContext): Promise<{ totals: UsageTotals; byModel: (UsageTotals & { model: string })[] }>;
-  /** Vectors for texts from an embedding model: 400 for a model of another kind or an input over its context length. */
-  embed(input: { caller: KeyCaller; model: CatalogModel; inputs: string[] }, call?: CallContext): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
 }

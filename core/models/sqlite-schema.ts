@@ -40,4 +40,7 @@ export const MODELS_MIGRATIONS = [
   );
   CREATE INDEX usage_tenant ON usage (tenant, at);
   `,
+  `
+  CREATE INDEX usage_key ON usage (key_id, at);
+  `,
 ];

@@ -52,7 +52,10 @@ export function usageStore(db: Db) {
   const all = s.one(`SELECT ${totals} FROM usage WHERE tenant = ? AND at >= ? AND at < ?`, (r) => r as unknown as UsageTotals);
   const byModel = s.many(`SELECT model, ${totals} FROM usage WHERE tenant = ? AND at >= ? AND at < ? GROUP BY model ORDER BY model`,
     (r) => r as unknown as UsageTotals & { model: string });
+  const keyTokens = s.one('SELECT coalesce(sum(tokens_in + tokens_out), 0) AS n FROM usage WHERE key_id = ? AND at >= ?', (r) => r.n as number);
   return {
+    /** Tokens in and out of a key's calls since an instant (its budget). */
+    tokensUsed: (keyId: string, since: number) => keyTokens(keyId, since) ?? 0,
     record: (r: UsageRecord, cost: number) => write({ ...r, cost }),
     totals: (tenant: string, from: number, to: number) => ({ totals: all(tenant, from, to)!, byModel: byModel(tenant, from, to) }),
   };

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { openModelsCore, type ModelsCore } from '../../core/models';
+import { STATUS, toPlatformError } from '../../rest/http-errors';
 import { MODELS_PREFIX, modelsRest } from '../../rest/models';
 import { defineService } from '../module';
 import { modelsCommands } from './cli';
@@ -11,6 +12,12 @@ const Settings = z.object({
   MODELS_CATALOG_FILE: z.string().min(1).optional(),
   /** Seconds a cached answer is served to identical requests of the same tenant (`is_cache` 1). */
   MODELS_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86400).default(3600),
+  /** Milliseconds to connect to an upstream model server. */
+  MODELS_UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /** Milliseconds to wait for an upstream's answer to start, and then between two pieces of it. */
+  MODELS_UPSTREAM_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** Retries after an upstream's 429, 5xx or failed connection, before any of its answer was read. */
+  MODELS_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
 });
 
 export interface ModelsInstance extends ModelsCore {
@@ -25,7 +32,13 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   audience: 'models',
   config: Settings,
   open: ({ config, clock }, { admin }) => ({
-    ...openModelsCore({ file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE, cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS }),
+    ...openModelsCore({
+      file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
+      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, statusOf: (err) => STATUS[toPlatformError(err).kind],
+      upstream: {
+        connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
+      },
+    }),
     dataDir: config.PLATFORM_DATA_DIR,
   }),
   rest: (core) => modelsRest(core.service),

@@ -1,0 +1,187 @@
+import type { Clock } from '../clock';
+import { BadRequest, UpstreamFailed } from '../errors';
+import { cacheKey, type ChatCache } from './cache';
+import { isActive, type CatalogModel } from './catalog';
+import type { ChatMessage, ModelProvider } from './chat';
+import { DeactivatedModel, InvalidKey, MissingKey, ModelNotAllowed, UnknownModel } from './errors';
+import { guardInput, guardOutput, GuardrailViolation, redact } from './guard';
+import { parseApiKeyHeader } from './key-options';
+import type { KeyStore } from './keys';
+import type { KeyLimits } from './limits';
+import { countTokens } from './local-chat';
+import type { Meter } from './metering';
+import type { Metered, ModelsService } from './service';
+import { wordCount, type UsageStore } from './usage';
+
+export interface GatewayDeps {
+  catalog: readonly CatalogModel[];
+  keys: KeyStore;
+  usage: UsageStore;
+  cache: ChatCache;
+  limits: KeyLimits;
+  meter: Meter;
+  clock: Clock;
+  /** The provider that serves a catalog model. */
+  providerOf(model: CatalogModel): ModelProvider;
+  /** The HTTP status an error stands for (usage records it). */
+  statusOf(err: unknown): number;
+}
+
+const KIND_NAMES = { chat: 'a chat', embedding: 'an embedding', image: 'an image', transcription: 'a transcription' } as const;
+
+function expectKind(model: CatalogModel, kind: CatalogModel['kind']) {
+  if (model.kind !== kind) throw new BadRequest(`The model ${model.id} is not ${KIND_NAMES[kind]} model`, { code: 'unsupported_model' });
+}
+
+/** DECISIONS: an image, a document or a video to a model whose catalog entry lacks that input kind is a 400. */
+function expectInputKinds(model: CatalogModel, messages: readonly ChatMessage[]) {
+  for (const m of messages) {
+    for (const a of m.attachments ?? []) {
+      if (!model.inputKinds.includes(a.kind)) {
+        const what = a.kind === 'Docs' ? 'document' : a.kind.toLowerCase();
+        throw new BadRequest(`The model ${model.id} does not accept ${what} input (it takes ${model.inputKinds.join(', ')}).`, { code: 'unsupported_input' });
+      }
+    }
+  }
+}
+
+const guardLabel = (redacted: Set<string>) => (redacted.size ? `redacted:${[...redacted].join(',')}` : 'passed');
+
+/** The gateway's calls: keys, limits, checks, guardrails, cache, the provider, and a usage record for each. */
+export function gatewayService(d: GatewayDeps): ModelsService {
+  const byId = new Map(d.catalog.map((m) => [m.id, m]));
+  const allowed = (k: { models: string[] | null }, id: string) => !k.models || k.models.includes(id);
+  const provider = <K extends keyof ModelProvider>(model: CatalogModel, method: K): NonNullable<ModelProvider[K]> => {
+    const p = d.providerOf(model)[method];
+    if (!p) throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`, { code: 'provider_unavailable' });
+    return p as NonNullable<ModelProvider[K]>;
+  };
+  /** Runs a call, recording it as refused (with its status) when it throws. */
+  async function metered<T>(m: Metered, startedAt: number, extra: { wordsSent?: number }, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      const guard = err instanceof GuardrailViolation ? `blocked:${err.detectors.join(',')}` : 'n/a';
+      d.meter.record(m, { status: d.statusOf(err), startedAt, wordsSent: extra.wordsSent, guard });
+      throw err;
+    }
+  }
+
+  return {
+    authenticate(header) {
+      if (!header?.trim()) throw new MissingKey();
+      // The key first: a stranger learns nothing about options from a 400.
+      const found = d.keys.verify(header.split('/', 1)[0]!.trim());
+      if (!found) throw new InvalidKey();
+      return { key: found, options: parseApiKeyHeader(header).options };
+    },
+    listModels: async ({ caller }) => d.catalog.filter((m) => allowed(caller.key, m.id)),
+    model({ caller, id }) {
+      const m = byId.get(id);
+      if (!m) throw new UnknownModel(id);
+      if (!isActive(m)) throw new DeactivatedModel(id, m.status);
+      if (!allowed(caller.key, id)) throw new ModelNotAllowed(id);
+      return m;
+    },
+    chat(input, call) {
+      const { caller, model, messages } = input;
+      const startedAt = d.clock.now();
+      const wordsSent = messages.reduce((n, m) => n + wordCount(m.text), 0);
+      return metered(input, startedAt, { wordsSent }, async () => {
+        d.limits.admit(caller.key);
+        expectKind(model, 'chat');
+        expectInputKinds(model, messages);
+        const chat = provider(model, 'chat');
+        const promptTokens = messages.reduce((n, m) => n + countTokens(m.text), 0);
+        if (promptTokens > model.contextLength) {
+          throw new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${promptTokens}.`, { code: 'context_length_exceeded' });
+        }
+        const level = caller.options.use_guard;
+        const redacted = new Set<string>();
+        const sent = level === 0 ? messages : messages.map((m) => {
+          const g = m.role === 'user' ? guardInput(m.text) : redact(m.text);
+          g.redacted.forEach((x) => redacted.add(x));
+          return { ...m, text: g.text };
+        });
+        const guard = level === 0 ? 'off' : guardLabel(redacted);
+        const request = { model: model.upstream.model ?? model.id, messages: sent, maxTokens: input.maxTokens ?? model.maxOutputTokens,
+          temperature: input.temperature, topP: input.topP, stop: input.stop };
+        const calledAt = d.clock.now();
+        const upstream = () => chat(request, call?.signal);
+        const { stream, outcome } = caller.options.is_cache === 0
+          ? { stream: await upstream(), outcome: 'BYPASS' as const }
+          : await d.cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request }), upstream);
+        let answer = stream;
+        if (level === 2) {
+          let blocked = false;
+          const pieces = guardOutput(stream.pieces, () => (blocked = true));
+          answer = { pieces, done: stream.done.then((r) => (blocked ? { ...r, finishReason: 'content_filter' as const } : r)) };
+        }
+        const out = d.meter.stream(input, answer, { status: 200, startedAt, calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard });
+        return { ...out, cache: outcome, guard };
+      });
+    },
+    embed(input, call) {
+      const { model, inputs } = input;
+      const startedAt = d.clock.now();
+      const wordsSent = inputs.reduce((n, t) => n + wordCount(t), 0);
+      return metered(input, startedAt, { wordsSent }, async () => {
+        d.limits.admit(input.caller.key);
+        expectKind(model, 'embedding');
+        const embed = provider(model, 'embed');
+        const counts = inputs.map(countTokens);
+        const over = counts.findIndex((n) => n > model.contextLength);
+        if (over >= 0) throw new BadRequest(`Input ${over} has ${counts[over]} tokens; the model's maximum is ${model.contextLength}.`, { code: 'context_length_exceeded' });
+        const calledAt = d.clock.now();
+        const r = await embed({ model: model.upstream.model ?? model.id, inputs, dimensions: input.dimensions }, call?.signal);
+        const promptTokens = r.promptTokens ?? counts.reduce((a, b) => a + b, 0);
+        d.meter.record(input, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn: promptTokens, wordsSent, guard: 'off' });
+        return { vectors: r.vectors, promptTokens };
+      });
+    },
+    generateImage(input, call) {
+      const { caller, model } = input;
+      const startedAt = d.clock.now();
+      const wordsSent = wordCount(input.prompt);
+      return metered(input, startedAt, { wordsSent }, async () => {
+        d.limits.admit(caller.key);
+        expectKind(model, 'image');
+        const generate = provider(model, 'generateImage');
+        const g = caller.options.use_guard === 0 ? undefined : guardInput(input.prompt);
+        const calledAt = d.clock.now();
+        const r = await generate({ model: model.upstream.model ?? model.id, prompt: g?.text ?? input.prompt, size: input.size, quality: input.quality, style: input.style }, call?.signal);
+        d.meter.record(input, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn: countTokens(input.prompt), wordsSent,
+          guard: g ? guardLabel(new Set(g.redacted)) : 'off' });
+        return r;
+      });
+    },
+    transcribe(input, call) {
+      const { caller, model } = input;
+      const startedAt = d.clock.now();
+      return metered(input, startedAt, {}, async () => {
+        d.limits.admit(caller.key);
+        expectKind(model, 'transcription');
+        const transcribe = provider(model, 'transcribe');
+        const calledAt = d.clock.now();
+        const { model: _m, caller: _c, route: _r, ...audio } = input;
+        let t = await transcribe({ ...audio, model: model.upstream.model ?? model.id }, call?.signal);
+        const redacted = new Set<string>();
+        if (caller.options.use_guard === 2) {
+          const clean = (s: string) => {
+            const g = redact(s);
+            g.redacted.forEach((x) => redacted.add(x));
+            return g.text;
+          };
+          t = { ...t, text: clean(t.text), segments: t.segments?.map((s) => ({ ...s, text: clean(s.text) })) };
+        }
+        d.meter.record(input, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensOut: countTokens(t.text),
+          wordsReceived: wordCount(t.text), guard: caller.options.use_guard === 2 ? guardLabel(redacted) : 'off' });
+        return t;
+      });
+    },
+    refused({ error, startedAt, ...m }) {
+      d.meter.record(m, { status: d.statusOf(error), startedAt, guard: 'n/a' });
+    },
+    usage: async ({ caller, from, to }) => d.usage.totals(caller.key.tenant, from.getTime(), to.getTime()),
+  };
+}

@@ -1,0 +1,72 @@
+import type { Clock } from '../clock';
+import type { ChatStream, FinishReason } from './chat';
+import type { Metered } from './service';
+import { costOf, wordCount, type UsageStore } from './usage';
+import type { KeyLimits } from './limits';
+import { countTokens } from './local-chat';
+
+/** One call's record, as the gateway knows it when the call ends. */
+export interface CallOutcome {
+  status: number;
+  startedAt: number;
+  upstreamMs?: number | null;
+  tokensIn?: number;
+  tokensOut?: number;
+  wordsSent?: number;
+  wordsReceived?: number;
+  cache?: string;
+  guard?: string;
+}
+
+/** Writes usage rows (with cost and the tenant-profile options) and counts tokens against the key's budget. */
+export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits }) {
+  const record = (m: Metered, o: CallOutcome) => {
+    const now = deps.clock.now();
+    const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = m.caller.options;
+    const tokensIn = o.tokensIn ?? 0;
+    const tokensOut = o.tokensOut ?? 0;
+    deps.limits.spend(m.caller.key.id, tokensIn + tokensOut);
+    void deps.usage.record({
+      at: now, keyId: m.caller.key.id, tenant: m.caller.key.tenant, model: m.model.id, route: m.route, status: o.status,
+      latencyMs: now - o.startedAt, upstreamMs: o.upstreamMs ?? null, tokensIn, tokensOut, wordsSent: o.wordsSent ?? 0,
+      wordsReceived: o.wordsReceived ?? 0, cache: o.cache ?? 'BYPASS', guard: o.guard ?? 'n/a', options: profile,
+    }, costOf(m.model, tokensIn, tokensOut)).catch(() => undefined);
+  };
+
+  /**
+   * The stream, recorded when it ends: 200 with the upstream's token counts when it finished, 502
+   * when the upstream failed midway, 499 when the caller left before the end.
+   */
+  const stream = (m: Metered, s: ChatStream, o: CallOutcome & { calledAt: number }): ChatStream => {
+    let text = '';
+    let firstAt: number | null = null;
+    let failed = false;
+    let ended = false;
+    const pieces = (async function* metered() {
+      try {
+        for await (const p of s.pieces) {
+          firstAt ??= deps.clock.now();
+          text += p;
+          yield p;
+        }
+        ended = true;
+      } catch (err) {
+        failed = true;
+        throw err;
+      } finally {
+        const upstreamMs = o.cache === 'HIT' ? null : (firstAt ?? deps.clock.now()) - o.calledAt;
+        const settle = (finishReason: FinishReason | null, usage?: { promptTokens: number; completionTokens: number }) => record(m, {
+          ...o, upstreamMs, status: failed || finishReason === 'error' ? 502 : ended ? 200 : 499,
+          tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut: usage?.completionTokens ?? countTokens(text), wordsReceived: wordCount(text),
+        });
+        if (ended || failed) void s.done.then((d) => settle(d.finishReason, d.usage), () => settle('error'));
+        else settle(null);
+      }
+    })();
+    return { pieces, done: s.done };
+  };
+
+  return { record, stream };
+}
+
+export type Meter = ReturnType<typeof meter>;

@@ -1,0 +1,4 @@
+import type { ProviderFactory } from '.';
+
+/** PLACEHOLDER: replaced by the adapter. */
+export const openAiCompatibleProvider: ProviderFactory = () => ({});
