@@ -23,6 +23,7 @@ export interface Opened {
  */
 export function sharedDeps(config: Config, modules: readonly ServiceModule[], log: Logger, clock: Clock = systemClock) {
   let source: KeySource | undefined;
+  const instances = new Map<string, ServiceInstance>();
   const keys: KeySource = { key: (realm, kid) => (source ??= remoteJwksKeySource(config.AUTH_ISSUER_URL)).key(realm, kid) };
   const deps: SharedDeps = {
     // loadConfig validated every registered service's settings into the same object.
@@ -32,25 +33,44 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
     keys,
     verifier: createTokenVerifier({ issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS }),
     audiences: [...new Set(modules.map(audienceOf))],
+    peer: <I extends ServiceInstance>(name: string) => instances.get(name) as I | undefined,
   };
   return {
     deps,
-    /** Opens `modules` in order; on a failure closes those already open. */
+    /** Opens `modules` in order, each after those it uses; on a failure closes those already open. */
     async open(served: readonly ServiceModule[], opts: { admin?: boolean } = {}): Promise<Opened[]> {
       const opened: Opened[] = [];
       try {
-        for (const module of served) {
+        for (const module of usesFirst(served)) {
           const instance = await module.open(deps, opts);
+          instances.set(module.name, instance);
           opened.push({ module, instance });
           source ??= instance.keySource;
         }
-        return opened;
+        // Routes, subgraphs and listings keep the registry's order.
+        return [...opened].sort((x, y) => served.indexOf(x.module) - served.indexOf(y.module));
       } catch (err) {
         await closeAll(opened);
         throw err;
       }
     },
   };
+}
+
+/** `served` in registry order, except that a service comes after the served services it uses. */
+export function usesFirst(served: readonly ServiceModule[]): ServiceModule[] {
+  const out: ServiceModule[] = [];
+  const visit = (m: ServiceModule, path: string[]) => {
+    if (out.includes(m)) return;
+    if (path.includes(m.name)) throw new Error(`services use each other in a cycle: ${[...path, m.name].join(' -> ')}`);
+    for (const name of m.uses ?? []) {
+      const used = served.find((s) => s.name === name);
+      if (used) visit(used, [...path, m.name]);
+    }
+    out.push(m);
+  };
+  served.forEach((m) => visit(m, []));
+  return out;
 }
 
 export async function closeAll(opened: readonly Opened[]): Promise<void> {

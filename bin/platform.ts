@@ -47,13 +47,16 @@ export function configFrom(flags: Record<string, string | undefined>, modules: r
   return loadConfig(env, configParts(modules));
 }
 
-/** `platform <service command> ...`: opens the service that owns the command (durable writes), runs it, closes. */
+/**
+ * `platform <service command> ...`: opens the service that owns the command (durable writes) and
+ * those it uses, runs it, closes.
+ */
 async function serviceCommand(module: ServiceModule, command: string, words: string[], flags: Record<string, string | undefined>) {
   const platform = sharedDeps(configFrom(flags), SERVICES, pino({ level: 'silent' }));
-  const opened = await platform.open([module], { admin: true });
+  const opened = await platform.open(SERVICES.filter((m) => m === module || module.uses?.includes(m.name)), { admin: true });
   try {
     const cmd = module.commands!.find((c) => c.name === command)!;
-    print(await cmd.run(opened[0]!.instance, words, flags, { readSecret: readStdinLine }));
+    print(await cmd.run(opened.find((o) => o.module === module)!.instance, words, flags, { readSecret: readStdinLine }));
   } finally {
     await closeAll(opened);
   }

@@ -13,6 +13,7 @@ import type { ServiceInstance, ServiceModule } from '../services/module';
 import { runBootstrap, type BootstrapResult } from './bootstrap';
 import { secureDataDir } from './data-dir';
 import { closeAll, sharedDeps, type Opened } from './deps';
+import { acceptH2c } from '../rest/h2c';
 
 export interface StartOptions {
   /** `all` (default), one service's name (its REST paths and subgraph), or `gateway` (the graph alone). */
@@ -96,6 +97,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     });
     const server = createServer(app);
     server.keepAliveTimeout = 65_000;
+    if (rest.some((r) => r.http2Cleartext)) acceptH2c(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.PORT, config.HOST, () => resolve());

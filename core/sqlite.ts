@@ -90,10 +90,11 @@ export const fromJson = <T>(s: string): T => JSON.parse(s) as T;
  * transaction touches, so under load this turns many small commits (and their checkpoints) into
  * few.
  */
-export function groupCommit<T>(db: Db, writeOne: (item: T) => void): (item: T) => Promise<void> {
+export function groupCommit<T>(db: Db, writeOne: (item: T) => void): ((item: T) => Promise<void>) & { flush(): void } {
   let pending: { item: T; resolve(): void; reject(err: unknown): void }[] = [];
   const writeAll = db.transaction((items: T[]) => items.forEach(writeOne));
   const flush = () => {
+    if (!pending.length) return;
     const batch = pending;
     pending = [];
     try {
@@ -103,10 +104,12 @@ export function groupCommit<T>(db: Db, writeOne: (item: T) => void): (item: T) =
       batch.forEach((p) => p.reject(err));
     }
   };
-  return (item) => new Promise<void>((resolve, reject) => {
+  const write = (item: T) => new Promise<void>((resolve, reject) => {
     if (pending.length === 0) setImmediate(flush);
     pending.push({ item, resolve, reject });
   });
+  // Before the database closes: what is queued is written now, not lost.
+  return Object.assign(write, { flush });
 }
 
 /**

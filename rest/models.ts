@@ -30,6 +30,7 @@ const modelView = (m: CatalogModel) => ({
   kind: m.kind,
   status: m.status,
   context_length: m.contextLength,
+  dimensions: m.dimensions ?? null,
   max_output_tokens: m.maxOutputTokens ?? null,
   input_kinds: m.inputKinds,
   price: { input_per_million_tokens: m.price.inputPerMillion, output_per_million_tokens: m.price.outputPerMillion },
@@ -42,6 +43,10 @@ export function modelsRest(models: ModelsService): RestService {
     prefix: MODELS_PREFIX,
     errorBody: modelsErrorBody,
     audience: 'models',
+    // The AWS SDK calls the Bedrock paths over h2c.
+    http2Cleartext: true,
+    // The AWS SDKs send InvokeModel bodies as application/octet-stream unless told otherwise.
+    jsonTypes: ['application/json', 'application/octet-stream'],
     routes: [
       define({
         method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],

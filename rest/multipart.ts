@@ -14,6 +14,8 @@ export interface Upload {
 
 export interface UploadLimits {
   maxBytes: number;
+  /** The setting that sets maxBytes, named in the 413 (none for a fixed limit). */
+  setting?: string;
   maxFieldBytes?: number;
 }
 
@@ -44,7 +46,9 @@ export function multipart(limits: UploadLimits) {
     bb.on('file', (field, stream, info) => {
       const parts: Buffer[] = [];
       stream.on('data', (d: Buffer) => parts.push(d));
-      stream.on('limit', () => fail(new PayloadTooLarge(`File too large: at most ${limits.maxBytes} bytes (SEARCH_MAX_UPLOAD_BYTES)`)));
+      stream.on('limit', () => fail(new PayloadTooLarge(`File too large: at most ${limits.maxBytes} bytes${limits.setting ? ` (${limits.setting})` : ''}`)));
+      // A body cut off inside the file: busboy reports it on the file's stream.
+      stream.on('error', () => fail(new BadRequest('Malformed multipart body')));
       stream.on('close', () => {
         if (!failure && !upload.file) upload.file = { field, name: info.filename ?? 'upload', bytes: Buffer.concat(parts), contentType: info.mimeType };
       });

@@ -25,6 +25,8 @@ export interface RouteContext {
   call: CallContext;
   req: Request;
   res: Response;
+  /** What the route's `before` returned. */
+  checked?: unknown;
 }
 
 /** One REST operation: its contract (for validation, auth and OpenAPI) and its thin handler. */
@@ -45,6 +47,11 @@ export interface Route<I extends InputSpec = InputSpec> {
   errorBody?: ErrorBody;
   /** Needs `Authorization: Bearer` with a token for this service and these roles (401/403 otherwise). */
   auth?: { roles?: readonly string[] };
+  /**
+   * Checks the caller another way (an API key) before any body is read; what it returns is the
+   * handler's `ctx.checked`. A throw answers in the route's error format.
+   */
+  before?: (req: Request) => unknown;
   responses: Record<number, ResponseSpec>;
   /** Returns the JSON body of a 200, or undefined when it wrote the response itself. */
   handle: (input: InputOf<I>, ctx: RouteContext) => Promise<unknown>;
@@ -64,6 +71,10 @@ export interface RestService {
   audience?: string;
   /** Named schemas to list under components (the spec's `Msg`, `TokenRequest`, ...). */
   schemas?: Record<string, z.ZodType>;
+  /** Its clients speak HTTP/2 without TLS (h2c, the AWS SDK's default): the server takes it too. */
+  http2Cleartext?: boolean;
+  /** Content types read as JSON bodies (default `application/json`). */
+  jsonTypes?: string[];
 }
 
 export interface MountOptions {
@@ -101,7 +112,7 @@ function contextOf(req: Request, res: Response): CallContext {
 export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const router = Router();
   const parsers: RequestHandler[] = [
-    express.json({ limit: opts.bodyLimitBytes, strict: false }),
+    express.json({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes ?? 'application/json' }),
     express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }),
   ];
   const methods = new Map<string, Method[]>();
@@ -114,6 +125,13 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
       res.locals.caller = authorize(await opts.verifier.authenticate(req.get('authorization')), { audience: svc.audience, roles: route.auth!.roles });
       next();
     }] : [];
+    if (route.before) {
+      const before = route.before;
+      authenticate.push((req, res, next) => {
+        res.locals.checked = before(req);
+        next();
+      });
+    }
     const errorFormat: RequestHandler[] = route.errorBody ? [(_req, res, next) => {
       res.locals.errorBody = route.errorBody;
       next();
@@ -122,7 +140,7 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
       const call = contextOf(req, res);
       call.caller = res.locals.caller as CallContext['caller'];
       const input = route.input && !uploadOf(res) ? parseRequest(route.input, req) : {};
-      const body = await route.handle(input as InputOf<InputSpec>, { call, req, res });
+      const body = await route.handle(input as InputOf<InputSpec>, { call, req, res, checked: res.locals.checked });
       if (!res.headersSent) res.json(body);
     });
   }

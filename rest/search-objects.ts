@@ -25,7 +25,7 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
     define({
       method: 'post', path: '/v2/objects', summary: 'Add an object (JSON text, or a multipart file upload with metadata)', tags: ['objects'],
       description: 'multipart/form-data: a `file` part (txt, md, html, pdf or docx) and an optional `metadata` part with the JSON fields below except `content`.',
-      auth: WRITE, upload: { maxBytes: maxUploadBytes }, input: { body: NewObjectBody },
+      auth: WRITE, upload: { maxBytes: maxUploadBytes, setting: 'SEARCH_MAX_UPLOAD_BYTES' }, input: { body: NewObjectBody },
       responses: { 201: { description: 'Object created' }, ...failures, 409: { description: 'Object limit of the tenant reached' }, 413: { description: 'Upload too large' } },
       handle: async (input, { call, res }) => {
         const upload = uploadOf(res);

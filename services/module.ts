@@ -17,6 +17,11 @@ export interface SharedDeps<C = Record<string, unknown>> {
   verifier: TokenVerifier;
   /** RFC 9068 audiences of every registered service. */
   audiences: readonly string[];
+  /**
+   * Another service opened in this process, when the one asking declared it in `uses` (it is then
+   * opened first); undefined when that service runs elsewhere (reach it with its REST client).
+   */
+  peer<I extends ServiceInstance>(name: string): I | undefined;
 }
 
 export interface ServiceInstance {
@@ -66,6 +71,8 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
   audience?: string;
   /** Its environment variables, merged into the platform's configuration and checked at start. */
   config?: S;
+  /** Services it calls in process when they run here (see SharedDeps.peer); they are opened before it. */
+  uses?: readonly string[];
   /** Builds the core; `admin` for the CLI (durable writes, no caches worth warming). */
   open(deps: SharedDeps<z.output<S>>, opts: { admin?: boolean }): Promise<I> | I;
   rest?(instance: I, deps: SharedDeps<z.output<S>>): RestService;

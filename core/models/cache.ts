@@ -6,7 +6,7 @@ import type { ChatStream, ChatUsage, FinishReason } from './chat';
  * The response cache (DECISIONS `is_cache`): identical chat requests of one tenant (same model,
  * messages and sampling settings) within the TTL are answered from memory, streams replayed piece
  * by piece. Tenants never share entries. In memory, least recently used out first, bounded in
- * entries and in bytes. (A Redis adapter behind the same port is still to come.)
+ * entries and in bytes. (cache-redis.ts keeps them in Redis instead, behind the same interface.)
  */
 export type CacheOutcome = 'HIT' | 'MISS' | 'BYPASS';
 

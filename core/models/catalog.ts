@@ -16,6 +16,10 @@ const Upstream = z.object({
   model: z.string().min(1).optional(),
   /** Name of the environment variable holding the upstream credential (never the credential itself). */
   credentialEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+  /** Bedrock's AWS region (`us-east-1` when absent). */
+  region: z.string().regex(/^[a-z0-9-]+$/).optional(),
+  /** Azure OpenAI's `api-version` (a GA version with every operation when absent). */
+  apiVersion: z.string().min(1).max(40).optional(),
 });
 
 export const CatalogModel = z.object({
@@ -25,6 +29,8 @@ export const CatalogModel = z.object({
   kind: z.enum(['chat', 'embedding', 'image', 'transcription']).default('chat'),
   upstream: Upstream,
   contextLength: z.int().positive(),
+  /** An embedding model's vector size (search needs it to build its index). */
+  dimensions: z.int().positive().max(65_536).optional(),
   maxOutputTokens: z.int().positive().optional(),
   /** Prices in US dollars per million tokens. */
   price: z.object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).default({ inputPerMillion: 0, outputPerMillion: 0 }),
@@ -38,7 +44,7 @@ export const Catalog = z.object({ models: z.array(CatalogModel).min(1) }).check(
   (c) => new Set(c.models.map((m) => m.id)).size === c.models.length, { message: 'model ids must be unique' },
 ));
 
-/** The built-in catalog: the offline `local` provider's extractive chat model and embedding model. */
+/** The built-in catalog: the offline `local` provider's extractive chat model, embedding model and abstract image model. */
 export const DEFAULT_CATALOG: z.input<typeof Catalog> = {
   models: [
     {
@@ -46,7 +52,11 @@ export const DEFAULT_CATALOG: z.input<typeof Catalog> = {
       price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active', inputKinds: ['text'],
     },
     {
-      id: 'local-embed', group: 'embedding', kind: 'embedding', upstream: { provider: 'local' }, contextLength: 8192,
+      id: 'local-embed', group: 'embedding', kind: 'embedding', upstream: { provider: 'local' }, contextLength: 8192, dimensions: 1024,
+      price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active', inputKinds: ['text'],
+    },
+    {
+      id: 'local-image', group: 'A', kind: 'image', upstream: { provider: 'local' }, contextLength: 4000,
       price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active', inputKinds: ['text'],
     },
   ],

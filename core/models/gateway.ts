@@ -56,13 +56,13 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     if (!p) throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`, { code: 'provider_unavailable' });
     return p as NonNullable<ModelProvider[K]>;
   };
-  /** Runs a call, recording it as refused (with its status) when it throws. */
-  async function metered<T>(m: Metered, startedAt: number, extra: { wordsSent?: number }, run: () => Promise<T>): Promise<T> {
+  /** Runs a call, recording it as refused (with its status; 499 when its caller left) when it throws. */
+  async function metered<T>(m: Metered, startedAt: number, extra: { wordsSent?: number; signal?: AbortSignal }, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
       const guard = err instanceof GuardrailViolation ? `blocked:${err.detectors.join(',')}` : 'n/a';
-      d.meter.record(m, { status: d.statusOf(err), startedAt, wordsSent: extra.wordsSent, guard });
+      d.meter.record(m, { status: extra.signal?.aborted ? 499 : d.statusOf(err), startedAt, wordsSent: extra.wordsSent, guard });
       throw err;
     }
   }
@@ -87,7 +87,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const { caller, model, messages } = input;
       const startedAt = d.clock.now();
       const wordsSent = messages.reduce((n, m) => n + wordCount(m.text), 0);
-      return metered(input, startedAt, { wordsSent }, async () => {
+      return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
         d.limits.admit(caller.key);
         expectKind(model, 'chat');
         expectInputKinds(model, messages);
@@ -125,7 +125,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const { model, inputs } = input;
       const startedAt = d.clock.now();
       const wordsSent = inputs.reduce((n, t) => n + wordCount(t), 0);
-      return metered(input, startedAt, { wordsSent }, async () => {
+      return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
         d.limits.admit(input.caller.key);
         expectKind(model, 'embedding');
         const embed = provider(model, 'embed');
@@ -143,7 +143,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const { caller, model } = input;
       const startedAt = d.clock.now();
       const wordsSent = wordCount(input.prompt);
-      return metered(input, startedAt, { wordsSent }, async () => {
+      return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
         d.limits.admit(caller.key);
         expectKind(model, 'image');
         const generate = provider(model, 'generateImage');
@@ -158,7 +158,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     transcribe(input, call) {
       const { caller, model } = input;
       const startedAt = d.clock.now();
-      return metered(input, startedAt, {}, async () => {
+      return metered(input, startedAt, { signal: call?.signal }, async () => {
         d.limits.admit(caller.key);
         expectKind(model, 'transcription');
         const transcribe = provider(model, 'transcribe');

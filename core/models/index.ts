@@ -6,7 +6,8 @@ import { keyStore, openModelsDb, type KeyStore } from './keys';
 import { keyLimits } from './limits';
 import { meter } from './metering';
 import { providerRegistry } from './providers';
-import type { ModelsService } from './service';
+import { KeyOptions } from './key-options';
+import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
 import { usageStore } from './usage';
 
@@ -14,6 +15,11 @@ export interface ModelsCore {
   service: ModelsService;
   keys: KeyStore;
   catalog: readonly CatalogModel[];
+  /**
+   * The caller another service of this process calls as when it has no LM key of its own (search
+   * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
+   */
+  serviceCaller(name: string): KeyCaller;
   close(): Promise<void>;
 }
 
@@ -49,8 +55,13 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits }), clock, providerOf, statusOf: opts.statusOf });
   return {
     service, keys, catalog,
+    serviceCaller: (name) => ({
+      key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
+      options: KeyOptions.parse({}),
+    }),
     close: async () => {
       await http.close();
+      usage.flush();
       db.close();
     },
   };

@@ -57,6 +57,8 @@ export function usageStore(db: Db) {
     /** Tokens in and out of a key's calls since an instant (its budget). */
     tokensUsed: (keyId: string, since: number) => keyTokens(keyId, since) ?? 0,
     record: (r: UsageRecord, cost: number) => write({ ...r, cost }),
+    /** Writes the records still queued (before the database closes). */
+    flush: () => write.flush(),
     totals: (tenant: string, from: number, to: number) => ({ totals: all(tenant, from, to)!, byModel: byModel(tenant, from, to) }),
   };
 }

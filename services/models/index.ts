@@ -1,8 +1,11 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { openModelsCore, type ModelsCore } from '../../core/models';
+import { openRedisChatCache } from '../../core/models/cache-redis';
 import { STATUS, toPlatformError } from '../../rest/http-errors';
 import { MODELS_PREFIX, modelsRest } from '../../rest/models';
+import { modelsResolvers } from '../../subgraphs/models';
+import { readSchemaFile } from '../../subgraphs/sdl';
 import { defineService } from '../module';
 import { modelsCommands } from './cli';
 
@@ -18,30 +21,51 @@ const Settings = z.object({
   MODELS_UPSTREAM_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Retries after an upstream's 429, 5xx or failed connection, before any of its answer was read. */
   MODELS_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /** A Redis server for the response cache, shared by every worker and process (in memory per process when absent). */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
 });
 
 export interface ModelsInstance extends ModelsCore {
   dataDir: string;
 }
 
-/** One door to many language models under `/proxy/api/v1`: catalog, keys (and, as it grows, every provider route). */
+/** One door to many language models under `/proxy/api/v1`: catalog, keys, the provider routes of groups A, B and C, usage; the `models` subgraph. */
 export const createModelsModule = () => defineService<ModelsInstance, typeof Settings>({
   name: 'models',
   title: 'Model gateway',
   prefix: MODELS_PREFIX,
   audience: 'models',
   config: Settings,
-  open: ({ config, clock }, { admin }) => ({
-    ...openModelsCore({
+  open: async ({ config, clock, log }, { admin }) => {
+    // The CLI serves no answers: no cache to connect to.
+    const redis = config.REDIS_URL && !admin ? openRedisChatCache(config.REDIS_URL, {
+      ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
+      onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
+    }) : undefined;
+    try {
+      await redis?.ping();
+    } catch (err) {
+      await redis?.close();
+      throw err;
+    }
+    const core = openModelsCore({
       file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
-      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, statusOf: (err) => STATUS[toPlatformError(err).kind],
+      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cache: redis, statusOf: (err) => STATUS[toPlatformError(err).kind],
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
       },
-    }),
-    dataDir: config.PLATFORM_DATA_DIR,
-  }),
+    });
+    return {
+      ...core,
+      dataDir: config.PLATFORM_DATA_DIR,
+      close: async () => {
+        await core.close();
+        await redis?.close();
+      },
+    };
+  },
   rest: (core) => modelsRest(core.service),
+  subgraph: { sdl: () => readSchemaFile('models.graphql'), resolvers: (core) => modelsResolvers(core.service) },
   commands: modelsCommands,
   /** DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it works. */
   bootstrap: async (core, current): Promise<Record<string, string>> => {

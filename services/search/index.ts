@@ -6,6 +6,8 @@ import { readSchemaFile } from '../../subgraphs/sdl';
 import { searchResolvers } from '../../subgraphs/search';
 import { defineService } from '../module';
 import { searchCommands } from './cli';
+import { embedderFor } from './embedder';
+import type { ModelsInstance } from '../models';
 
 const count = (fallback: number, max = 1_000_000_000) => z.coerce.number().int().positive().max(max).default(fallback);
 
@@ -19,6 +21,19 @@ const Settings = z.object({
   SEARCH_EXACT_BELOW: count(50_000),
   /** Weight of the re-ranker against the fused rank when `re_ranked` is true (0..1). */
   SEARCH_RERANK_WEIGHT: z.coerce.number().min(0).max(1).default(0.05),
+  /**
+   * An embedding model of the gateway's catalog to embed passages and queries with (`platform
+   * reindex` applies a change); the built-in hashing embedder when absent.
+   */
+  SEARCH_EMBEDDING_MODEL: z.string().min(1).optional(),
+  /** Its vectors' size: the catalog's `dimensions` when the gateway runs in this process. */
+  SEARCH_EMBEDDING_DIMENSIONS: z.coerce.number().int().positive().max(65_536).optional(),
+  /** An LM key for a gateway that runs elsewhere (`MODELS_URL`); in process, search calls as its own service caller. */
+  SEARCH_EMBEDDING_API_KEY: z.string().min(1).optional(),
+  /** The gateway's base URL when it runs elsewhere; default PUBLIC_URL. */
+  MODELS_URL: z.url().optional(),
+  /** How much the model's ranking weighs in hybrid fusion: 1 for a real model (0.03 for the local hashing one). */
+  SEARCH_EMBEDDING_FUSION_WEIGHT: z.coerce.number().min(0).max(1).optional(),
 });
 
 export interface SearchInstance extends SearchCore {
@@ -32,8 +47,11 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
   prefix: SEARCH_PREFIX,
   audience: 'search',
   config: Settings,
-  open: ({ config, clock, log }, { admin }) => {
+  uses: ['models'],
+  open: (deps, { admin }) => {
+    const { config, clock, log } = deps;
     const core = openSearchCore({
+      embedder: embedderFor(config, deps.peer<ModelsInstance>('models')),
       file: join(config.PLATFORM_DATA_DIR, 'search.db'),
       clock,
       durable: admin,

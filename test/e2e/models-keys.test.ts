@@ -23,7 +23,7 @@ describe('model gateway: keys and catalog', () => {
     const r = await models(key);
     expect(r.status).toBe(200);
     expect(r.body.object).toBe('list');
-    expect(r.body.data.map((m: { id: string }) => m.id)).toEqual(['local-chat', 'local-embed']);
+    expect(r.body.data.map((m: { id: string }) => m.id)).toEqual(['local-chat', 'local-embed', 'local-image']);
     expect(r.body.data[0]).toMatchObject({ object: 'model', owned_by: 'local', status: 'Active', context_length: 8192, input_kinds: ['text'] });
   });
 

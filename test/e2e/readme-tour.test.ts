@@ -94,6 +94,15 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toContain('"content":"Glaciers retreat as the climate warms."},"finish_reason":"stop"');
     expect(out).toContain('"object":"chat.completion.chunk"');
     expect(out).toMatch(/"object":"usage".*"totals":\{"requests":[1-9]/);
+    expect(out).toMatch(/"finishReason":"STOP"/);
+    expect(out).toContain('"stopReason":"end_turn"');
+    expect(out).toMatch(/"type":"message".*"stop_reason":"end_turn"/);
+    expect(out).toContain('"object":"embedding"');
+    expect(out).toContain('"b64_json":"iVBORw0KGgo');
+    expect(out).toMatch(/x-cache: HIT/i);
+    expect(out).toMatch(/x-guard: redacted:email/i);
+    expect(out).toContain('"code":"guardrail_violation"');
+    expect(out).toMatch(/"chat":\{"content":"Seas rise as ice melts.","finishReason":"STOP","cached":false,"model":\{"id":"local-chat"/);
   });
 
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {

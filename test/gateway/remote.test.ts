@@ -7,13 +7,17 @@ import { fastHasher, pooledKeys } from '../helpers';
 describe('the gateway reaching the token subgraph over HTTP', () => {
   let token: Started;
   let search: Started;
+  let models: Started;
   let gateway: Started;
   let creds: { realm: string; client_id: string; client_secret: string };
 
   beforeAll(async () => {
     token = await startInTemp('token');
     search = await startInTemp('search', { AUTH_ISSUER_URL: token.url });
-    gateway = await startInTemp('gateway', { SUBGRAPH_TOKEN_URL: `${token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${search.url}/graphql` });
+    models = await startInTemp('models', { AUTH_ISSUER_URL: token.url });
+    gateway = await startInTemp('gateway', {
+      SUBGRAPH_TOKEN_URL: `${token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${search.url}/graphql`, SUBGRAPH_MODELS_URL: `${models.url}/graphql`,
+    });
     // As `platform realm create` / `client create` would, against the running server's data dir.
     const admin = openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const r = (await admin.admin.createRealm({ name: 'remote' })).id;
@@ -24,6 +28,7 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
   afterAll(async () => {
     await gateway?.stop();
     await search?.stop();
+    await models?.stop();
     await token?.stop();
   });
 

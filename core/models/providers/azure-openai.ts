@@ -1,4 +1,28 @@
+import { UpstreamFailed } from '../../errors';
 import type { ProviderFactory } from '.';
+import { credentialOf, trimBase } from './credential-shared';
+import { openAiWire } from './openai-shared';
 
-/** PLACEHOLDER: replaced by the adapter. */
-export const azureOpenAiProvider: ProviderFactory = () => ({});
+/** The GA api-version that has chat (with stream usage), embeddings, image generation and transcription. */
+export const AZURE_API_VERSION = '2024-10-21';
+
+/**
+ * Azure OpenAI: `{baseUrl}/openai/deployments/{deployment}/{operation}?api-version=...` with the
+ * resource key in `api-key`. The deployment is the catalog's upstream model (or the model's id).
+ */
+export const azureOpenAiProvider: ProviderFactory = (model, { env, http }) => {
+  const vendor = 'Azure OpenAI';
+  const version = encodeURIComponent(model.upstream.apiVersion ?? AZURE_API_VERSION);
+  return openAiWire({
+    vendor,
+    url: (operation, deployment) => {
+      if (!model.upstream.baseUrl) {
+        throw new UpstreamFailed(`The gateway has no Azure OpenAI endpoint for ${model.id}; its upstream configuration needs fixing`, { code: 'upstream_misconfigured' });
+      }
+      return `${trimBase(model.upstream.baseUrl)}/openai/deployments/${encodeURIComponent(deployment)}/${operation}?api-version=${version}`;
+    },
+    auth: () => ({ 'api-key': credentialOf(model, env, vendor, true)! }),
+    modelInBody: false,
+    maxTokensField: 'max_completion_tokens',
+  }, http);
+};

@@ -1,4 +1,43 @@
+import { z } from 'zod';
 import type { ProviderFactory } from '.';
+import { chatStreamOf } from '../upstream/chat-stream';
+import { badResponse, parseAnswer } from '../upstream/errors';
+import { sseEvents } from '../upstream/sse';
+import { credentialOf, trimBase } from './credential-shared';
+import { generateContentBody, geminiEvents } from './gemini-shared';
 
-/** PLACEHOLDER: replaced by the adapter. */
-export const geminiProvider: ProviderFactory = () => ({});
+export const GEMINI_URL = 'https://generativelanguage.googleapis.com';
+
+const BatchEmbeddings = z.object({ embeddings: z.array(z.object({ values: z.array(z.number()) })) });
+
+/**
+ * The Gemini API: `{baseUrl}/v1beta/models/{model}:streamGenerateContent?alt=sse` (chat is always
+ * streamed upstream, so the read timeout measures silence, not the answer's length) and
+ * `:batchEmbedContents`, with the key in `x-goog-api-key`.
+ */
+export const geminiProvider: ProviderFactory = (model, { env, http }) => {
+  const vendor = 'Gemini';
+  const base = trimBase(model.upstream.baseUrl ?? GEMINI_URL);
+  const url = (name: string, method: string) => `${base}/v1beta/models/${encodeURIComponent(name)}:${method}`;
+  const headers = (accept: string) => ({ 'content-type': 'application/json', accept, 'x-goog-api-key': credentialOf(model, env, vendor, true)! });
+
+  return {
+    async chat(req, signal) {
+      const res = await http.request({
+        vendor, url: `${url(req.model, 'streamGenerateContent')}?alt=sse`, signal, headers: headers('text/event-stream'),
+        body: JSON.stringify(generateContentBody(req)),
+      });
+      return chatStreamOf(geminiEvents(sseEvents(res.body), vendor), { vendor, messages: req.messages, signal });
+    },
+
+    async embed(req, signal) {
+      const requests = req.inputs.map((text) => ({
+        model: `models/${req.model}`, content: { parts: [{ text }] }, ...(req.dimensions ? { outputDimensionality: req.dimensions } : {}),
+      }));
+      const res = await http.request({ vendor, url: url(req.model, 'batchEmbedContents'), signal, headers: headers('application/json'), body: JSON.stringify({ requests }) });
+      const body = parseAnswer(BatchEmbeddings, await res.json(), vendor, 'embeddings');
+      if (body.embeddings.length !== req.inputs.length) throw badResponse(vendor, `${body.embeddings.length} embeddings for ${req.inputs.length} inputs`);
+      return { vectors: body.embeddings.map((e) => Float32Array.from(e.values)) };
+    },
+  };
+};

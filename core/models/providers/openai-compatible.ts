@@ -1,4 +1,25 @@
 import type { ProviderFactory } from '.';
+import { credentialOf, trimBase } from './credential-shared';
+import { openAiWire } from './openai-shared';
 
-/** PLACEHOLDER: replaced by the adapter. */
-export const openAiCompatibleProvider: ProviderFactory = () => ({});
+/** Ollama's own address: the usual OpenAI-compatible server of a machine with no vendor account. */
+export const DEFAULT_OPENAI_COMPATIBLE_URL = 'http://127.0.0.1:11434/v1';
+
+/**
+ * An OpenAI-compatible server (Ollama, vLLM, llama.cpp): `{baseUrl}/{operation}`, the base URL
+ * including its `/v1`; `Authorization: Bearer` only when the catalog names a credential.
+ */
+export const openAiCompatibleProvider: ProviderFactory = (model, { env, http }) => {
+  const vendor = 'OpenAI-compatible server';
+  const base = trimBase(model.upstream.baseUrl ?? DEFAULT_OPENAI_COMPATIBLE_URL);
+  return openAiWire({
+    vendor,
+    url: (operation) => `${base}/${operation}`,
+    auth: (): Record<string, string> => {
+      const key = credentialOf(model, env, vendor, false);
+      return key ? { authorization: `Bearer ${key}` } : {};
+    },
+    modelInBody: true,
+    maxTokensField: 'max_tokens',
+  }, http);
+};

@@ -35,9 +35,9 @@ describe('the api-key header', () => {
 });
 
 describe('the model catalog', () => {
-  it('defaults to the local provider\'s chat and embedding models', () => {
+  it('defaults to the local provider\'s chat, embedding and image models', () => {
     expect(loadCatalog().map((m) => [m.id, m.group, m.upstream.provider, m.status])).toEqual([
-      ['local-chat', 'A', 'local', 'Active'], ['local-embed', 'embedding', 'local', 'Active'],
+      ['local-chat', 'A', 'local', 'Active'], ['local-embed', 'embedding', 'local', 'Active'], ['local-image', 'A', 'local', 'Active'],
     ]);
   });
 

@@ -1,0 +1,98 @@
+import type { ContentBlock, ConverseStreamCommandInput, Message } from '@aws-sdk/client-bedrock-runtime';
+import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../errors';
+import type { Attachment, ChatMessage, ChatRequest, FinishReason } from '../chat';
+import { blot, statusError, transportError } from '../upstream/errors';
+
+/**
+ * The Bedrock Converse shapes the AWS SDK sends (it signs and frames them itself): system messages
+ * become `system` blocks, attachments image / document / video blocks with their bytes, and the
+ * SDK's errors become the gateway's (upstream/errors.ts has the rules).
+ */
+const IMAGE = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' } as const;
+const DOCUMENT = {
+  'application/pdf': 'pdf', 'text/csv': 'csv', 'text/html': 'html', 'text/plain': 'txt', 'text/markdown': 'md',
+  'application/msword': 'doc', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+} as const;
+const VIDEO = {
+  'video/mp4': 'mp4', 'video/quicktime': 'mov', 'video/x-matroska': 'mkv', 'video/webm': 'webm', 'video/x-flv': 'flv',
+  'video/mpeg': 'mpeg', 'video/mpg': 'mpg', 'video/x-ms-wmv': 'wmv', 'video/3gpp': 'three_gp',
+} as const;
+
+const formatOf = <T extends Record<string, string>>(table: T, a: Attachment): T[keyof T] => {
+  const f = table[a.mimeType.toLowerCase() as keyof T];
+  if (!f) throw new BadRequest(`Bedrock does not take ${a.mimeType} input`, { code: 'unsupported_input' });
+  return f;
+};
+
+// Bedrock allows letters, digits, single spaces, hyphens, parentheses and square brackets in a document's name, unique per request.
+const documentName = (name: string | undefined, used: Set<string>) => {
+  const clean = (name ?? '').replace(/\.[A-Za-z0-9]+$/, '').replace(/[^A-Za-z0-9\s\-()[\]]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || 'document';
+  let unique = clean;
+  for (let i = 2; used.has(unique); i++) unique = `${clean} (${i})`;
+  used.add(unique);
+  return unique;
+};
+
+function blockOf(a: Attachment, used: Set<string>): ContentBlock {
+  const bytes = Buffer.from(a.data, 'base64');
+  if (a.kind === 'image') return { image: { format: formatOf(IMAGE, a), source: { bytes } } };
+  if (a.kind === 'Docs') return { document: { format: formatOf(DOCUMENT, a), name: documentName(a.name, used), source: { bytes } } };
+  return { video: { format: formatOf(VIDEO, a), source: { bytes } } };
+}
+
+/** The ConverseStream input. Converse wants user and assistant turns to alternate: consecutive turns of one role are merged. */
+export function converseInput(req: ChatRequest): ConverseStreamCommandInput {
+  const used = new Set<string>();
+  const messages: Message[] = [];
+  for (const m of req.messages.filter((x: ChatMessage) => x.role !== 'system')) {
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    const content: ContentBlock[] = [...(m.text ? [{ text: m.text }] : []), ...(m.attachments ?? []).map((a) => blockOf(a, used))];
+    if (!content.length) continue;
+    const last = messages.at(-1);
+    if (last?.role === role) last.content!.push(...content);
+    else messages.push({ role, content });
+  }
+  const system = req.messages.filter((m) => m.role === 'system' && m.text).map((m) => ({ text: m.text }));
+  const inferenceConfig = {
+    ...(req.maxTokens !== undefined ? { maxTokens: req.maxTokens } : {}),
+    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    ...(req.topP !== undefined ? { topP: req.topP } : {}),
+    ...(req.stop?.length ? { stopSequences: req.stop } : {}),
+  };
+  return { modelId: req.model, messages, ...(system.length ? { system } : {}), ...(Object.keys(inferenceConfig).length ? { inferenceConfig } : {}) };
+}
+
+const FINISH: Record<string, FinishReason> = {
+  end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', model_context_window_exceeded: 'length',
+  guardrail_intervened: 'content_filter', content_filtered: 'content_filter',
+};
+export const bedrockFinish = (r: string | undefined): FinishReason => FINISH[r ?? ''] ?? 'stop';
+
+const MISCONFIGURED = new Set([
+  'AccessDeniedException', 'ResourceNotFoundException', 'UnrecognizedClientException', 'InvalidSignatureException',
+  'ExpiredTokenException', 'IncompleteSignatureException', 'CredentialsProviderError',
+]);
+const FAILED = new Set([
+  'ServiceUnavailableException', 'InternalServerException', 'ModelErrorException', 'ModelNotReadyException', 'ModelStreamErrorException',
+]);
+
+/** An AWS SDK error (or a stream's exception event) as the gateway's; an abort rethrows the caller's reason. */
+export function bedrockError(err: unknown, vendor: string, signal?: AbortSignal, secrets: readonly string[] = []): unknown {
+  if (signal?.aborted) return signal.reason ?? err;
+  if (err instanceof PlatformError) return err;
+  const e = (err ?? {}) as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const name = (e.name ?? '').replace(/^[a-z]/, (c) => c.toUpperCase());
+  const status = e.$metadata?.httpStatusCode;
+  if (name === 'ThrottlingException' || name === 'ServiceQuotaExceededException') {
+    return new RateLimited(`${vendor} is rate limiting the gateway (${name}); retry in 1 s`, 1, { code: 'upstream_rate_limited', cause: err });
+  }
+  if (name === 'ValidationException') return new BadRequest(blot(e.message || `${vendor} rejected the request`, secrets), { code: 'upstream_rejected' });
+  if (MISCONFIGURED.has(name)) {
+    return new UpstreamFailed(`${vendor} refused the gateway's configuration (${name}${status ? `, HTTP ${status}` : ''}); it needs fixing`, { code: 'upstream_misconfigured' });
+  }
+  if (name === 'ModelTimeoutException' || name === 'TimeoutError') return new UpstreamTimeout(`${vendor} did not answer in time`, { code: 'upstream_timeout', cause: err });
+  if (FAILED.has(name)) return new UpstreamFailed(`${vendor} failed (${name}${status ? `, HTTP ${status}` : ''})`, { code: 'upstream_error', cause: err });
+  if (status) return statusError(vendor, status, JSON.stringify({ message: e.message }), {}, secrets);
+  return transportError(vendor, err);
+}

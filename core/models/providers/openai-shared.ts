@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import type { ModelProvider } from '../chat';
+import { chatStreamOf } from '../upstream/chat-stream';
+import { badResponse, parseAnswer } from '../upstream/errors';
+import type { UpstreamHttp } from '../upstream/http';
+import { multipartBody } from '../upstream/multipart';
+import { sseEvents } from '../upstream/sse';
+import { chatBody, openAiEvents } from './openai-chat-shared';
+
+/**
+ * The OpenAI wire (chat completions streamed, embeddings, image generation, transcription), shared
+ * by Azure OpenAI and the OpenAI-compatible servers. They differ only in where each operation
+ * lives, how the credential is sent, and whether the body names the model.
+ */
+export type OpenAiOperation = 'chat/completions' | 'embeddings' | 'images/generations' | 'audio/transcriptions';
+
+export interface OpenAiTarget {
+  vendor: string;
+  url(operation: OpenAiOperation, model: string): string;
+  /** The auth headers (read at each call; throws 502 when the credential is missing). */
+  auth(): Record<string, string>;
+  /** Azure takes the deployment from the URL; the others need `model` in the body. */
+  modelInBody: boolean;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+}
+
+const Embeddings = z.object({
+  data: z.array(z.object({ embedding: z.array(z.number()), index: z.number().optional() })).min(1),
+  usage: z.object({ prompt_tokens: z.number() }).nullish(),
+});
+const Images = z.object({
+  data: z.array(z.object({ b64_json: z.string().min(1), revised_prompt: z.string().nullish() })).min(1),
+  output_format: z.enum(['png', 'jpeg', 'webp']).nullish(),
+});
+const Transcription = z.object({
+  text: z.string(),
+  language: z.string().nullish(),
+  duration: z.number().nullish(),
+  segments: z.array(z.object({ id: z.number(), start: z.number(), end: z.number(), text: z.string() })).nullish(),
+});
+
+export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelProvider> {
+  const { vendor } = t;
+  const post = (operation: OpenAiOperation, model: string, body: Record<string, unknown>, signal?: AbortSignal) => http.request({
+    vendor, url: t.url(operation, model), signal,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...t.auth() },
+    body: JSON.stringify(t.modelInBody ? { model, ...body } : body),
+  });
+  const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+  return {
+    async chat(req, signal) {
+      const res = await http.request({
+        vendor, url: t.url('chat/completions', req.model), signal,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...t.auth() },
+        body: JSON.stringify(chatBody(req, vendor, { maxTokensField: t.maxTokensField, model: t.modelInBody ? req.model : undefined })),
+      });
+      return chatStreamOf(openAiEvents(sseEvents(res.body), vendor), { vendor, messages: req.messages, signal });
+    },
+
+    async embed(req, signal) {
+      const res = await post('embeddings', req.model, defined({ input: req.inputs, encoding_format: 'float', dimensions: req.dimensions }), signal);
+      const body = parseAnswer(Embeddings, await res.json(), vendor, 'embeddings');
+      if (body.data.length !== req.inputs.length) throw badResponse(vendor, `${body.data.length} embeddings for ${req.inputs.length} inputs`);
+      const sorted = body.data.every((d) => d.index !== undefined) ? [...body.data].sort((a, b) => a.index! - b.index!) : body.data;
+      return { vectors: sorted.map((d) => Float32Array.from(d.embedding)), promptTokens: body.usage?.prompt_tokens };
+    },
+
+    async generateImage(req, signal) {
+      const res = await post('images/generations', req.model,
+        defined({ prompt: req.prompt, n: 1, size: req.size, quality: req.quality, style: req.style, response_format: 'b64_json' }), signal);
+      const body = parseAnswer(Images, await res.json(), vendor, 'image generation');
+      const image = body.data[0]!;
+      return { b64: image.b64_json, mimeType: `image/${body.output_format ?? 'png'}`, ...(image.revised_prompt ? { revisedPrompt: image.revised_prompt } : {}) };
+    },
+
+    async transcribe(req, signal) {
+      const form = multipartBody({
+        file: { filename: req.filename, contentType: req.mimeType, data: req.audio },
+        ...(t.modelInBody ? { model: req.model } : {}),
+        // verbose_json is the format that brings the segments (and the language and duration) back.
+        response_format: 'verbose_json',
+        temperature: req.temperature?.toString(),
+        language: req.language,
+        prompt: req.prompt,
+      });
+      const res = await http.request({
+        vendor, url: t.url('audio/transcriptions', req.model), signal,
+        headers: { 'content-type': form.contentType, accept: 'application/json', ...t.auth() }, body: form.body,
+      });
+      const body = parseAnswer(Transcription, await res.json(), vendor, 'transcription');
+      return {
+        text: body.text,
+        ...(body.language ? { language: body.language } : {}),
+        ...(body.duration != null ? { duration: body.duration } : {}),
+        ...(body.segments ? { segments: body.segments.map(({ id, start, end, text }) => ({ id, start, end, text })) } : {}),
+      };
+    },
+  };
+}
