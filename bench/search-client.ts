@@ -61,6 +61,8 @@ export interface Bootstrap {
   realm: string;
   client_id: string;
   client_secret: string;
+  /** The LM key the first start made for the model gateway. */
+  api_key?: string;
 }
 
 /** Access tokens live 300 s: a token older than 240 s is replaced before it is handed out. */

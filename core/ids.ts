@@ -11,3 +11,6 @@ export function uuidv7(now: number = Date.now()): string {
   // randomUUID is xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx: keep its random bits and RFC 4122 variant.
   return `${ts.slice(0, 8)}-${ts.slice(8, 12)}-7${random.slice(15)}`;
 }
+
+/** 122 random bits as 32 hex characters, for response ids (randomUUID draws from a pooled buffer: no system call each). */
+export const opaqueId = (): string => randomUUID().replace(/-/g, '');

@@ -31,6 +31,8 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   const log = opts.log ?? pino({ level: 'silent' });
   const app = express();
   app.disable('x-powered-by');
+  // API answers are not revalidated with If-None-Match; hashing every body for an ETag costs CPU for nothing.
+  app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', opts.trustProxy ?? false);
   app.use(requestId());

@@ -1,3 +1,4 @@
+import { drained } from './stream';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { Response } from 'express';
@@ -34,16 +35,7 @@ export function openEventStream(res: Response, headers: Record<string, string> =
   const write = (h: MessageHeaders, payload: unknown): Promise<void> => {
     if (gone()) return Promise.resolve();
     const frame = codec.encode({ headers: { ...h, ':content-type': str('application/json') }, body: fromUtf8(JSON.stringify(payload)) });
-    if (res.write(frame)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
+    return res.write(frame) ? Promise.resolve() : drained(res);
   };
   return {
     event: (type, payload) => write({ ':message-type': str('event'), ':event-type': str(type) }, payload),

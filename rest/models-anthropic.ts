@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { drained } from './stream';
+import { opaqueId } from '../core/ids';
 import type { Response } from 'express';
 import { z } from 'zod';
 import {
@@ -18,18 +19,8 @@ export const anthropicErrorBody: ErrorBody = (err, status) => ({
   type: 'error', error: { type: anthropicErrorType(status), message: err.message, ...(err.code ? { code: err.code } : {}) },
 });
 
-export const anthropicMessageId = () => `msg_${randomBytes(12).toString('base64url')}`;
+export const anthropicMessageId = () => `msg_${opaqueId()}`;
 
-/** Resolves when a write that returned false has drained, or when the connection closes first. */
-const drained = (res: Response) => new Promise<void>((resolve) => {
-  const done = () => {
-    res.off('drain', done);
-    res.off('close', done);
-    resolve();
-  };
-  res.on('drain', done);
-  res.on('close', done);
-});
 
 /**
  * Writes Anthropic's events as SSE (`event: <type>` then `data: <json>`), a `ping` after the block
@@ -67,6 +58,7 @@ export function anthropicRoutes(models: ModelsService): Route[] {
       const body = await refusing(models, m, () => wireBody(AnthropicRequest, input.body));
       const stream = await models.chat({
         ...m, messages: anthropicToChat(body), maxTokens: body.max_tokens, temperature: body.temperature, topP: body.top_p, stop: body.stop_sequences,
+        stream: body.stream === true,
       }, call);
       gatewayHeaders(res, stream);
       const meta = { id: anthropicMessageId(), model: m.model.id };

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { opaqueId } from '../core/ids';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ChatCompletionRequest, toChatMessage } from '../core/models/openai-wire';
@@ -90,10 +90,10 @@ export function azureRoutes(models: ModelsService): Route[] {
       });
       const stream = await models.chat({
         caller, model, route, messages: body.messages, maxTokens: body.max_completion_tokens ?? body.max_tokens,
-        temperature: body.temperature, topP: body.top_p, stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
+        temperature: body.temperature, topP: body.top_p, stream: body.stream === true, stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
       }, call);
       gatewayHeaders(res, stream);
-      const id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
+      const id = `chatcmpl-${opaqueId()}`;
       const created = Math.floor(Date.now() / 1000);
       const usageOf = (u: { promptTokens: number; completionTokens: number }) =>
         ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens });

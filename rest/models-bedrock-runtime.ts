@@ -30,7 +30,7 @@ export function converseRoute(models: ModelsService, path: string, route: string
       const m = groupC(models, req, modelIdOf(req), route);
       const body = await refusing(models, m, async () => wireBody(ConverseRequest, await jsonBody(req, res, input.body)));
       const started = Date.now();
-      const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig) }, call);
+      const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: false }, call);
       gatewayHeaders(res, stream);
       return converseResponse(await collect(stream), Date.now() - started);
     }),
@@ -50,7 +50,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
         const m = groupC(models, req, modelId(req), 'bedrock.converse-stream');
         const body = await refusing(models, m, async () => wireBody(ConverseRequest, await jsonBody(req, res, input.body)));
         const started = Date.now();
-        const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig) }, call);
+        const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: true }, call);
         gatewayHeaders(res, stream);
         await pipeEventStream(res, converseStreamEvents(stream, () => Date.now() - started), streamException);
         return undefined;
@@ -64,7 +64,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
         const m = groupC(models, req, modelId(req), 'bedrock.invoke');
         const started = Date.now();
         const native = await refusing(models, m, async () => nativeCall(await jsonBody(req, res, input.body), m.model.id, started));
-        const stream = await models.chat({ ...m, ...native.chat }, call);
+        const stream = await models.chat({ ...m, ...native.chat, stream: false }, call);
         gatewayHeaders(res, stream);
         const answer = await collect(stream);
         // Bedrock's content type has no charset (express's res.json would add one).
@@ -84,7 +84,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
         const m = groupC(models, req, modelId(req), 'bedrock.invoke-with-response-stream');
         const started = Date.now();
         const native = await refusing(models, m, async () => nativeCall(await jsonBody(req, res, input.body), m.model.id, started));
-        const stream = await models.chat({ ...m, ...native.chat }, call);
+        const stream = await models.chat({ ...m, ...native.chat, stream: true }, call);
         gatewayHeaders(res, stream);
         let firstByte = 0;
         const metrics = invocationMetrics(started, () => firstByte);

@@ -1,3 +1,4 @@
+import { drained } from './stream';
 import type { Response } from 'express';
 import { InvalidArgument } from '../core/models/gemini-wire';
 import { InternalError, type PlatformError } from '../core/errors';
@@ -40,16 +41,6 @@ function streamedError(err: unknown) {
   return geminiErrorBody(e.expose ? e : new InternalError('Internal server error'), STATUS[e.kind]);
 }
 
-/** Resolves when a write that returned false has drained, or when the connection closes first. */
-const drained = (res: Response) => new Promise<void>((resolve) => {
-  const done = () => {
-    res.off('drain', done);
-    res.off('close', done);
-    resolve();
-  };
-  res.on('drain', done);
-  res.on('close', done);
-});
 
 /**
  * Streams GenerateContentResponse objects as `data: {...}` events (`sse`) or as the elements of one

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { opaqueId } from '../core/ids';
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { CallContext } from '../core/context';
@@ -56,9 +56,9 @@ const servedHere = (m: CatalogModel) => m.kind === 'chat' || m.kind === 'embeddi
 export function geminiRoutes(models: ModelsService): Route[] {
   async function generate(m: Metered, body: unknown, stream: 'sse' | 'json' | undefined, { res, call }: RouteContext) {
     const input = await refusing(models, m, () => geminiToChat(geminiBody(GenerateContentRequest, body)));
-    const answer = await models.chat({ ...m, ...input }, call);
+    const answer = await models.chat({ ...m, ...input, stream: stream !== undefined }, call);
     gatewayHeaders(res, answer);
-    const meta = { responseId: randomBytes(12).toString('base64url'), modelVersion: m.model.id };
+    const meta = { responseId: opaqueId(), modelVersion: m.model.id };
     if (!stream) return geminiResponse(meta, await collect(answer));
     await geminiStream(res, stream, geminiChunks(meta, answer));
     return undefined;

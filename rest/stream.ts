@@ -24,7 +24,7 @@ export interface StreamOptions {
 export const wantsNdjson = (req: Request) => (req.get('accept') ?? '').includes('application/x-ndjson');
 
 /** Resolves when a write that returned false has drained, or when the connection closes first. */
-function drained(res: Response): Promise<void> {
+export function drained(res: Response): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

@@ -74,7 +74,7 @@ export const modelsResolvers = (models: ModelsService) => ({
       }, {}, ['input']));
       const call = await models.chat({
         caller, model, route, messages: args.messages.map((m) => ({ role: ROLE[m.role], text: m.content })),
-        maxTokens: args.maxTokens, temperature: args.temperature, topP: args.topP, stop: args.stop,
+        maxTokens: args.maxTokens, temperature: args.temperature, topP: args.topP, stop: args.stop, stream: false,
       }, callOf(ctx));
       const { text, finishReason, usage } = await collect(call);
       return {

@@ -32,6 +32,11 @@ export interface ChatRequest {
   temperature?: number;
   topP?: number;
   stop?: string[];
+  /**
+   * Whether the caller reads the answer as it comes. False: a provider may ask its upstream for the
+   * whole answer at once (one read instead of one per piece); absent: the provider streams.
+   */
+  stream?: boolean;
 }
 
 export type FinishReason = 'stop' | 'length' | 'content_filter' | 'error';

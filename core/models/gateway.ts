@@ -92,9 +92,13 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         expectKind(model, 'chat');
         expectInputKinds(model, messages);
         const chat = provider(model, 'chat');
-        const promptTokens = messages.reduce((n, m) => n + countTokens(m.text), 0);
-        if (promptTokens > model.contextLength) {
-          throw new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${promptTokens}.`, { code: 'context_length_exceeded' });
+        // A token covers at least one byte of UTF-8, so a prompt of fewer bytes than the context
+        // length fits without being tokenized; the count is made only when needed.
+        let counted: number | undefined;
+        const promptTokens = () => (counted ??= messages.reduce((n, m) => n + countTokens(m.text), 0));
+        const bytes = messages.reduce((n, m) => n + Buffer.byteLength(m.text), 0);
+        if (bytes > model.contextLength && promptTokens() > model.contextLength) {
+          throw new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${promptTokens()}.`, { code: 'context_length_exceeded' });
         }
         const level = caller.options.use_guard;
         const redacted = new Set<string>();
@@ -105,12 +109,12 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         });
         const guard = level === 0 ? 'off' : guardLabel(redacted);
         const request = { model: model.upstream.model ?? model.id, messages: sent, maxTokens: input.maxTokens ?? model.maxOutputTokens,
-          temperature: input.temperature, topP: input.topP, stop: input.stop };
+          temperature: input.temperature, topP: input.topP, stop: input.stop, stream: input.stream };
         const calledAt = d.clock.now();
         const upstream = () => chat(request, call?.signal);
         const { stream, outcome } = caller.options.is_cache === 0
           ? { stream: await upstream(), outcome: 'BYPASS' as const }
-          : await d.cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request }), upstream);
+          : await d.cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request, stream: undefined }), upstream);
         let answer = stream;
         if (level === 2) {
           let blocked = false;

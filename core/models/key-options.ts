@@ -62,11 +62,25 @@ export function pythonLiteralToJson(text: string): string {
   return out;
 }
 
+/** Options texts seen lately: callers send the same few strings on every call, so each is parsed once. */
+const seen = new Map<string, KeyOptions>();
+const SEEN_MAX = 1000;
+
 /** Splits the header value into the key and its validated options. */
 export function parseApiKeyHeader(value: string): { key: string; options: KeyOptions } {
   const slash = value.indexOf('/');
   const key = (slash < 0 ? value : value.slice(0, slash)).trim();
   const text = slash < 0 ? '' : value.slice(slash + 1).trim();
+  let options = seen.get(text);
+  if (!options) {
+    options = Object.freeze(parseOptions(text));
+    if (seen.size >= SEEN_MAX) seen.delete(seen.keys().next().value!);
+    seen.set(text, options);
+  }
+  return { key, options };
+}
+
+function parseOptions(text: string): KeyOptions {
   let raw: unknown = {};
   if (text) {
     try {
@@ -88,7 +102,7 @@ export function parseApiKeyHeader(value: string): { key: string; options: KeyOpt
     const name = String(issue.path[0] ?? 'options');
     throw new BadKeyOption(`Invalid api-key option '${name}': ${optionHint(name)}`);
   }
-  return { key, options: parsed.data };
+  return parsed.data;
 }
 
 const optionHint = (name: string) => ({

@@ -10,7 +10,8 @@ export interface CallOutcome {
   status: number;
   startedAt: number;
   upstreamMs?: number | null;
-  tokensIn?: number;
+  /** Counted only when the upstream does not say (tokenizing costs). */
+  tokensIn?: number | (() => number);
   tokensOut?: number;
   wordsSent?: number;
   wordsReceived?: number;
@@ -23,7 +24,7 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
   const record = (m: Metered, o: CallOutcome) => {
     const now = deps.clock.now();
     const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = m.caller.options;
-    const tokensIn = o.tokensIn ?? 0;
+    const tokensIn = (typeof o.tokensIn === 'function' ? o.tokensIn() : o.tokensIn) ?? 0;
     const tokensOut = o.tokensOut ?? 0;
     deps.limits.spend(m.caller.key.id, tokensIn + tokensOut);
     void deps.usage.record({

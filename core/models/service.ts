@@ -25,6 +25,8 @@ export interface ChatInput extends Metered {
   temperature?: number;
   topP?: number;
   stop?: string[];
+  /** The caller reads the answer as a stream (see ChatRequest.stream). */
+  stream?: boolean;
 }
 
 /** A chat answer on its way: pieces, then how it ended; whether it came from the cache; what the guard did. */

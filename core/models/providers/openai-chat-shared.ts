@@ -29,7 +29,10 @@ export function openAiMessages(messages: readonly ChatMessage[], vendor: string)
   }));
 }
 
-/** The streamed request; `maxTokensField` is `max_completion_tokens` for Azure (its reasoning models refuse `max_tokens`). */
+/**
+ * The request, streamed unless the caller reads the answer whole (`stream: false`); `maxTokensField`
+ * is `max_completion_tokens` for Azure (its reasoning models refuse `max_tokens`).
+ */
 export function chatBody(req: ChatRequest, vendor: string, opts: { maxTokensField: 'max_tokens' | 'max_completion_tokens'; model?: string }) {
   return {
     ...(opts.model ? { model: opts.model } : {}),
@@ -38,8 +41,28 @@ export function chatBody(req: ChatRequest, vendor: string, opts: { maxTokensFiel
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
     ...(req.topP !== undefined ? { top_p: req.topP } : {}),
     ...(req.stop?.length ? { stop: req.stop } : {}),
-    stream: true,
-    stream_options: { include_usage: true },
+    ...(req.stream === false ? {} : { stream: true, stream_options: { include_usage: true } }),
+  };
+}
+
+const Completion = z.object({
+  choices: z.array(z.object({
+    message: z.object({ content: z.string().nullish() }).nullish(),
+    finish_reason: z.string().nullish(),
+  })).min(1),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
+});
+
+/** A whole (non-streamed) chat completion as the one event it is. */
+export async function* openAiCompletion(json: unknown, vendor: string): AsyncGenerator<StreamEvent> {
+  const r = Completion.safeParse(json);
+  if (!r.success) throw badResponse(vendor, 'a chat completion without choices');
+  const choice = r.data.choices[0]!;
+  const usage = r.data.usage;
+  yield {
+    text: choice.message?.content ?? undefined,
+    finishReason: finishOf(choice.finish_reason ?? 'stop'),
+    usage: usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } : undefined,
   };
 }
 
@@ -81,8 +104,10 @@ export async function* openAiEvents(events: AsyncIterable<SseEvent>, vendor: str
     } catch {
       throw badResponse(vendor, 'a stream chunk that is not JSON');
     }
-    const failed = StreamError.safeParse(json);
-    if (failed.success) throw new UpstreamFailed(`${vendor} failed midway${failed.data ? `: ${failed.data}` : ''}`, { code: 'upstream_error' });
+    // Only a chunk that looks like a failure is checked as one (a failed parse per chunk costs).
+    const suspect = typeof json === 'object' && json !== null && ('error' in json || (json as { object?: unknown }).object === 'error');
+    const failed = suspect ? StreamError.safeParse(json) : undefined;
+    if (failed?.success) throw new UpstreamFailed(`${vendor} failed midway${failed.data ? `: ${failed.data}` : ''}`, { code: 'upstream_error' });
     const chunk = Chunk.safeParse(json);
     if (!chunk.success) throw badResponse(vendor, 'a stream chunk without choices');
     const choice = chunk.data.choices[0];

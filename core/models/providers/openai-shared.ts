@@ -5,7 +5,7 @@ import { badResponse, parseAnswer } from '../upstream/errors';
 import type { UpstreamHttp } from '../upstream/http';
 import { multipartBody } from '../upstream/multipart';
 import { sseEvents } from '../upstream/sse';
-import { chatBody, openAiEvents } from './openai-chat-shared';
+import { chatBody, openAiCompletion, openAiEvents } from './openai-chat-shared';
 
 /**
  * The OpenAI wire (chat completions streamed, embeddings, image generation, transcription), shared
@@ -50,12 +50,14 @@ export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelP
 
   return {
     async chat(req, signal) {
+      const whole = req.stream === false;
       const res = await http.request({
         vendor, url: t.url('chat/completions', req.model), signal,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...t.auth() },
+        headers: { 'content-type': 'application/json', accept: whole ? 'application/json' : 'text/event-stream', ...t.auth() },
         body: JSON.stringify(chatBody(req, vendor, { maxTokensField: t.maxTokensField, model: t.modelInBody ? req.model : undefined })),
       });
-      return chatStreamOf(openAiEvents(sseEvents(res.body), vendor), { vendor, messages: req.messages, signal });
+      const events = whole ? openAiCompletion(await res.json(), vendor) : openAiEvents(sseEvents(res.body), vendor);
+      return chatStreamOf(events, { vendor, messages: req.messages, signal });
     },
 
     async embed(req, signal) {

@@ -47,6 +47,16 @@ describe('Azure OpenAI adapter', () => {
     });
   });
 
+  it('asks for the whole answer at once when the caller reads it whole (stream false), with its usage and finish reason', async () => {
+    fake.script({ finishReason: 'length', usage: { prompt_tokens: 7, completion_tokens: 3 } });
+    const r = await drain(await azure.chat!({ model: 'gpt-4o-dep', messages: hi, stream: false }));
+    expect(r).toMatchObject({ pieces: ['Sea levels rise because glaciers and ice sheets melt as the climate warms.'], finishReason: 'length', usage: { promptTokens: 7, completionTokens: 3 } });
+    expect(fake.requests[0]!.json.stream).toBeUndefined();
+    expect(fake.requests[0]!.headers.accept).toBe('application/json');
+    fake.script({ raw: '{"choices": []}' });
+    await expect(drain(await azure.chat!({ model: 'd', messages: hi, stream: false }))).rejects.toMatchObject({ code: 'upstream_bad_response' });
+  });
+
   it('maps finish reasons: length and content_filter as they are, anything else to stop', async () => {
     fake.script({ finishReason: 'length' }, { finishReason: 'content_filter', answer: [] }, { finishReason: 'tool_calls' });
     expect((await drain(await azure.chat!({ model: 'd', messages: hi }))).finishReason).toBe('length');
