@@ -17,6 +17,9 @@ export interface Call {
 
 export interface Latency {
   name: string;
+  /** Every call's times, ms (whole answer, first byte), to merge rounds. */
+  whole: number[];
+  first: number[];
   n: number;
   /** Whole answer, ms. */
   p50: number;
@@ -52,7 +55,14 @@ export async function oneClient(call: Call, n: number, warm: number): Promise<La
   } finally {
     await client.close();
   }
-  whole.sort((a, b) => a - b);
-  first.sort((a, b) => a - b);
-  return { name: call.name, n, p50: pct(whole, 0.5), p99: pct(whole, 0.99), ttfb50: pct(first, 0.5), ttfb99: pct(first, 0.99) };
+  return summary(call.name, whole, first);
 }
+
+function summary(name: string, whole: number[], first: number[]): Latency {
+  const w = [...whole].sort((a, b) => a - b);
+  const f = [...first].sort((a, b) => a - b);
+  return { name, whole, first, n: w.length, p50: pct(w, 0.5), p99: pct(w, 0.99), ttfb50: pct(f, 0.5), ttfb99: pct(f, 0.99) };
+}
+
+/** The rounds of one way as one measurement. */
+export const merged = (rounds: Latency[]): Latency => summary(rounds[0]!.name, rounds.flatMap((r) => r.whole), rounds.flatMap((r) => r.first));
