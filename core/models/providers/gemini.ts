@@ -4,15 +4,15 @@ import { chatStreamOf } from '../upstream/chat-stream';
 import { badResponse, parseAnswer } from '../upstream/errors';
 import { sseEvents } from '../upstream/sse';
 import { credentialOf, trimBase } from './credential-shared';
-import { generateContentBody, geminiEvents } from './gemini-shared';
+import { generateContentBody, geminiEvent, geminiEvents } from './gemini-shared';
 
 export const GEMINI_URL = 'https://generativelanguage.googleapis.com';
 
 const BatchEmbeddings = z.object({ embeddings: z.array(z.object({ values: z.array(z.number()) })) });
 
 /**
- * The Gemini API: `{baseUrl}/v1beta/models/{model}:streamGenerateContent?alt=sse` (chat is always
- * streamed upstream, so the read timeout measures silence, not the answer's length) and
+ * The Gemini API: `{baseUrl}/v1beta/models/{model}:streamGenerateContent?alt=sse` for a caller
+ * that reads the answer as it comes, `:generateContent` for one that reads it whole, and
  * `:batchEmbedContents`, with the key in `x-goog-api-key`.
  */
 export const geminiProvider: ProviderFactory = (model, { env, http }) => {
@@ -23,11 +23,15 @@ export const geminiProvider: ProviderFactory = (model, { env, http }) => {
 
   return {
     async chat(req, signal) {
+      const whole = req.stream === false;
       const res = await http.request({
-        vendor, url: `${url(req.model, 'streamGenerateContent')}?alt=sse`, signal, headers: headers('text/event-stream'),
-        body: JSON.stringify(generateContentBody(req)),
+        vendor, url: whole ? url(req.model, 'generateContent') : `${url(req.model, 'streamGenerateContent')}?alt=sse`, signal,
+        headers: headers(whole ? 'application/json' : 'text/event-stream'), body: JSON.stringify(generateContentBody(req)),
       });
-      return chatStreamOf(geminiEvents(sseEvents(res.body), vendor), { vendor, messages: req.messages, signal });
+      const events = whole ? (async function* one() {
+        yield geminiEvent(await res.json(), vendor);
+      })() : geminiEvents(sseEvents(res.body), vendor);
+      return chatStreamOf(events, { vendor, messages: req.messages, signal });
     },
 
     async embed(req, signal) {

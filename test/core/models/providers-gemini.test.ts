@@ -49,6 +49,13 @@ describe('Gemini adapter', () => {
     });
   });
 
+  it('asks generateContent for the whole answer when the caller reads it whole (stream false)', async () => {
+    fake.script({ finishReason: 'MAX_TOKENS' });
+    const r = await drain(await gemini.chat!({ model: 'gemini-2.0-flash', messages: hi, stream: false }));
+    expect(r).toMatchObject({ pieces: ['Ice melts and the oceans expand as they warm.'], finishReason: 'length', usage: { promptTokens: 9, completionTokens: 6 } });
+    expect(fake.requests[0]!.path).toBe('/v1beta/models/gemini-2.0-flash:generateContent');
+  });
+
   it('maps finish reasons, and a blocked prompt to content_filter with no text', async () => {
     fake.script({ finishReason: 'MAX_TOKENS' }, { finishReason: 'SAFETY' }, { finishReason: 'RECITATION' }, { finishReason: 'OTHER' }, { blockReason: 'PROHIBITED_CONTENT' });
     const reasons = [];
