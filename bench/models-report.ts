@@ -1,23 +1,18 @@
 /** The tables and target lines of `npm run bench:models` (Markdown, to paste into the README). */
 import type { Measured } from './load';
 import type { Latency } from './models-latency';
+import { markdownTable } from './search-report';
 
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
 const signed = (v: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(2)}` : 'n/a');
 const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : 'n/a');
 
-function markdown(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
-  return [line(head), rule, ...rows.map(line)].join('\n');
-}
 
 /** One client: whole answers (non-streamed) and first bytes (streamed), each against the direct call. */
 export function latencyTable(whole: Latency[], streamed: Latency[]): string {
   const d = whole.find((l) => l.name === 'direct')!;
   const ds = streamed.find((l) => l.name === 'direct')!;
-  return markdown(
+  return markdownTable(
     ['way', 'p50 ms', 'p99 ms', 'added p50', 'added p99', 'stream first byte p50', 'p99', 'added p50', 'added p99'],
     whole.map((w) => {
       const s = streamed.find((l) => l.name === w.name);
@@ -29,7 +24,7 @@ export function latencyTable(whole: Latency[], streamed: Latency[]): string {
 
 /** Load runs: requests/s and latency, against the direct call and against Portkey at the same concurrency. */
 export function loadTable(rows: (Measured & { way: string; connections: number; stream: boolean })[]): string {
-  return markdown(
+  return markdownTable(
     ['way', 'stream', 'connections', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'req/s vs direct', 'req/s vs Portkey'],
     rows.map((r) => {
       const same = (way: string) => rows.find((x) => x.way === way && x.connections === r.connections && x.stream === r.stream);
@@ -39,4 +34,3 @@ export function loadTable(rows: (Measured & { way: string; connections: number; 
   );
 }
 
-export const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');

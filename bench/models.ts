@@ -18,9 +18,10 @@ import { DEFAULT_CATALOG } from '../core/models/catalog';
 import { load, verify, type Measured } from './load';
 import { merged, oneClient, type Latency } from './models-latency';
 import { installPortkey, PORTKEY_VERSION, startPortkey } from './models-peer';
-import { latencyTable, loadTable, verdict } from './models-report';
+import { latencyTable, loadTable } from './models-report';
 import { BENCH_MODEL, callOf, targetOf, ways, type Way } from './models-targets';
 import { startChild } from './procs';
+import { verdict } from './search-report';
 import { freePorts, machineLine, makeTempDir, platformWorkers, ROOT, runBench, startPlatform, stopMeasured } from './search-run';
 
 const intEnv = (name: string, fallback: number) => Number(process.env[name] || fallback);

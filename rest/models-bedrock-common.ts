@@ -44,12 +44,6 @@ export function wireBody<S extends z.ZodType>(schema: S, body: unknown): z.outpu
   }
 }
 
-/**
- * The JSON body, whatever its content type: the AWS SDKs send InvokeModel bodies as
- * `application/octet-stream` unless told otherwise, which the gateway's router reads as JSON too.
- */
-export const jsonBody = (_req: Request, _res: Response, parsed: unknown): unknown => parsed;
-
 /** The exception name the AWS SDKs map an error to (their `x-amzn-ErrorType`). */
 export function bedrockErrorType(status: number): string {
   switch (status) {

@@ -4,7 +4,7 @@ import type { ChatUsage } from '../core/models/chat';
 import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat } from '../core/models/converse-wire';
 import type { ModelsService } from '../core/models/service';
 import { pipeEventStream } from './eventstream';
-import { amzn, bedrockErrorBody, groupC, jsonBody, streamException, wireBody } from './models-bedrock-common';
+import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './models-bedrock-common';
 import { nativeCall } from './models-bedrock-invoke';
 import { collect, gatewayHeaders, refusing } from './models-common';
 import { define, type Route } from './routes';
@@ -28,7 +28,7 @@ export function converseRoute(models: ModelsService, path: string, route: string
     responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
     handle: (input, { req, res, call }) => amzn(req, res, async () => {
       const m = groupC(models, req, modelIdOf(req), route);
-      const body = await refusing(models, m, async () => wireBody(ConverseRequest, await jsonBody(req, res, input.body)));
+      const body = await refusing(models, m, async () => wireBody(ConverseRequest, input.body));
       const started = Date.now();
       const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: false }, call);
       gatewayHeaders(res, stream);
@@ -48,7 +48,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
         const m = groupC(models, req, modelId(req), 'bedrock.converse-stream');
-        const body = await refusing(models, m, async () => wireBody(ConverseRequest, await jsonBody(req, res, input.body)));
+        const body = await refusing(models, m, async () => wireBody(ConverseRequest, input.body));
         const started = Date.now();
         const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: true }, call);
         gatewayHeaders(res, stream);
@@ -63,7 +63,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
         const m = groupC(models, req, modelId(req), 'bedrock.invoke');
         const started = Date.now();
-        const native = await refusing(models, m, async () => nativeCall(await jsonBody(req, res, input.body), m.model.id, started));
+        const native = await refusing(models, m, async () => nativeCall(input.body, m.model.id, started));
         const stream = await models.chat({ ...m, ...native.chat, stream: false }, call);
         gatewayHeaders(res, stream);
         const answer = await collect(stream);
@@ -83,7 +83,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
         const m = groupC(models, req, modelId(req), 'bedrock.invoke-with-response-stream');
         const started = Date.now();
-        const native = await refusing(models, m, async () => nativeCall(await jsonBody(req, res, input.body), m.model.id, started));
+        const native = await refusing(models, m, async () => nativeCall(input.body, m.model.id, started));
         const stream = await models.chat({ ...m, ...native.chat, stream: true }, call);
         gatewayHeaders(res, stream);
         let firstByte = 0;

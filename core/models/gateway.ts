@@ -108,8 +108,8 @@ export function gatewayService(d: GatewayDeps): ModelsService {
           return { ...m, text: g.text };
         });
         const guard = level === 0 ? 'off' : guardLabel(redacted);
-        const request = { model: model.upstream.model ?? model.id, messages: sent, maxTokens: input.maxTokens ?? model.maxOutputTokens,
-          temperature: input.temperature, topP: input.topP, stop: input.stop, stream: input.stream };
+        const { caller: _c, model: _m, route: _r, ...asked } = input;
+        const request = { ...asked, model: model.upstream.model ?? model.id, messages: sent, maxTokens: input.maxTokens ?? model.maxOutputTokens };
         const calledAt = d.clock.now();
         const upstream = () => chat(request, call?.signal);
         const { stream, outcome } = caller.options.is_cache === 0

@@ -34,7 +34,8 @@ export function extractiveAnswer(messages: readonly ChatMessage[]): string {
 
 export const countTokens = (text: string): number => encode(text).length;
 
-const promptTokens = (messages: readonly ChatMessage[]) => messages.reduce((n, m) => n + countTokens(m.text) + 4, 3);
+/** A chat prompt's tokens as cl100k counts them: each message's text plus the chat format's overhead. */
+export const promptTokens = (messages: readonly ChatMessage[]) => messages.reduce((n, m) => n + countTokens(m.text) + 4, 3);
 
 export const localChat = (): Required<Pick<ModelProvider, 'chat'>> => ({
   async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatStream> {

@@ -2,7 +2,7 @@ import type { CallContext } from '../context';
 import type { CatalogModel } from './catalog';
 import type { CacheOutcome } from './cache';
 import type { UsageTotals } from './usage';
-import type { ChatMessage, ChatStream, Transcript } from './chat';
+import type { ChatRequest, ChatStream, Transcript } from './chat';
 import type { KeyOptions } from './key-options';
 import type { ApiKey } from './keys';
 
@@ -19,15 +19,8 @@ export interface Metered {
   route: string;
 }
 
-export interface ChatInput extends Metered {
-  messages: ChatMessage[];
-  maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stop?: string[];
-  /** The caller reads the answer as a stream (see ChatRequest.stream). */
-  stream?: boolean;
-}
+/** A chat call: the provider-neutral request (its model is the catalog's, named in Metered). */
+export type ChatInput = Metered & Omit<ChatRequest, 'model'>;
 
 /** A chat answer on its way: pieces, then how it ended; whether it came from the cache; what the guard did. */
 export type ChatCall = ChatStream & { cache: CacheOutcome; guard: string };

@@ -1,6 +1,6 @@
 import { PlatformError, UpstreamFailed } from '../../errors';
 import type { ChatMessage, ChatStream, ChatUsage, FinishReason } from '../chat';
-import { countTokens } from '../local-chat';
+import { countTokens, promptTokens } from '../local-chat';
 import { badResponse } from './errors';
 
 /** What an adapter reads out of one piece of its vendor's stream. */
@@ -19,8 +19,6 @@ export interface ChatStreamOptions {
   /** Runs once when the stream ends for any reason (an adapter closes what the SDK keeps open). */
   onEnd?: () => void;
 }
-
-const estimatePrompt = (messages: readonly ChatMessage[]) => messages.reduce((n, m) => n + countTokens(m.text) + 4, 3);
 
 /**
  * A ChatStream over an adapter's parsed upstream events. `pieces` yields the text as it comes and
@@ -54,7 +52,7 @@ export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStrea
       opts.onEnd?.();
       settle({
         finishReason: outcome,
-        usage: { promptTokens: usage.promptTokens ?? estimatePrompt(opts.messages), completionTokens: usage.completionTokens ?? countTokens(text) },
+        usage: { promptTokens: usage.promptTokens ?? promptTokens(opts.messages), completionTokens: usage.completionTokens ?? countTokens(text) },
       });
     }
   }
