@@ -1,4 +1,5 @@
 import type { ServiceModule } from './module';
+import { createChatModule } from './chat';
 import { createModelsModule } from './models';
 import { createSearchModule } from './search';
 import { createTokenModule } from './token';
@@ -8,4 +9,5 @@ export const SERVICES: readonly ServiceModule[] = [
   createTokenModule(),
   createSearchModule(),
   createModelsModule(),
+  createChatModule(),
 ];

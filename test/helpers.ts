@@ -1,3 +1,4 @@
+import { createChatModule } from '../services/chat';
 import pino from 'pino';
 import { createTokenVerifier, issuerBaseFor } from '../core/auth/verifier';
 import type { Clock } from '../core/clock';
@@ -17,7 +18,7 @@ export { fastHasher, pooledKeys } from './crypto-fixtures';
 export const PUBLIC_URL = 'http://platform.test';
 
 /** The registry's services with cheap crypto, for tests that start the platform in process. */
-export const testModules = () => [createTokenModule({ hasher: fastHasher, generateKey: pooledKeys }), createSearchModule(), createModelsModule()];
+export const testModules = () => [createTokenModule({ hasher: fastHasher, generateKey: pooledKeys }), createSearchModule(), createModelsModule(), createChatModule()];
 
 /** A clock tests can move. */
 export function testClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms: number): void } {

@@ -103,6 +103,14 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toMatch(/x-guard: redacted:email/i);
     expect(out).toContain('"code":"guardrail_violation"');
     expect(out).toMatch(/"chat":\{"content":"Seas rise as ice melts.","finishReason":"STOP","cached":false,"model":\{"id":"local-chat"/);
+    expect(out).toMatch(/data: \{"generated_search_text":"Why do glaciers retreat\?","response":"Glaciers retreat/);
+    expect(out).toMatch(/"finish_reason":"stop"\}\n\ndata: \[DONE\]/);
+    expect(out).toContain('"finish_reason":"length"');
+    expect(out).toMatch(/"generated_search_text":"Why do glaciers retreat and seas rise\?","finish_reason":"stop"/);
+    expect(out).toMatch(/"generated_search_text":"Why do they retreat\? [^"]*glaciers/);
+    expect(out).toContain('The ferry to the glacier leaves at seven. [1]');
+    expect(out).toMatch(/"extracted_text_result":"\[1\] Trip notes\\nThe ferry/);
+    expect(out).toContain('"success":true');
   });
 
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {

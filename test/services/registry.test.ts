@@ -60,7 +60,7 @@ describe('a service added to the registry alone is found by every part of the pl
     expect(Object.keys(doc.paths)).toContain('/notes/api/v1/notes');
     expect((await fetch(`${server.url}/notes/api/v1/docs`)).status).toBe(200);
     const index = (await (await fetch(`${server.url}/`)).json()) as { services: { prefix: string }[] };
-    expect(index.services.map((s) => s.prefix)).toEqual(['/auth/api/v1', '/cl/search/api', '/proxy/api/v1', '/notes/api/v1']);
+    expect(index.services.map((s) => s.prefix)).toEqual(['/auth/api/v1', '/cl/search/api', '/proxy/api/v1', '/api', '/notes/api/v1']);
   });
 
   it('is a subgraph of the federated graph, with its own settings and the same caller rules as REST', async () => {
@@ -74,7 +74,7 @@ describe('a service added to the registry alone is found by every part of the pl
   it('adds its part to bootstrap.json, its commands to the CLI help, and SUBGRAPH_NOTES_URL to the configuration', () => {
     expect(server.bootstrap!.values).toMatchObject({ notes_greeting_seen: 'yes', client_id: expect.any(String) });
     expect(helpText(modules)).toContain('platform note count');
-    expect(helpText(modules)).toContain('serve <token|search|models|notes|gateway>');
+    expect(helpText(modules)).toContain('serve <token|search|models|chat|notes|gateway>');
     expect(loadConfig({ SUBGRAPH_NOTES_URL: 'http://notes:9000/graphql' }, configParts(modules)).subgraphUrls).toEqual({ notes: 'http://notes:9000/graphql' });
     expect(() => loadConfig({ NOTES_GREETING: '' , SUBGRAPH_NOTES_URL: 'nope' }, configParts(modules))).toThrow(/SUBGRAPH_NOTES_URL/);
   });
@@ -96,7 +96,7 @@ describe('the shared files', () => {
   });
 
   it('register every service in one list', () => {
-    expect(SERVICES.map((m) => m.name)).toEqual(['token', 'search', 'models']);
+    expect(SERVICES.map((m) => m.name)).toEqual(['token', 'search', 'models', 'chat']);
   });
 });
 

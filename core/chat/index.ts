@@ -1,0 +1,24 @@
+import type { Logger } from 'pino';
+import type { TokenVerifier } from '../auth/verifier';
+import { createChatService } from './chat-service';
+import type { AnswerModels, Retrieval } from './ports';
+import type { RetrievalLimits } from './retrieval';
+import type { ChatService } from './service';
+
+export interface ChatCoreOptions {
+  verifier: TokenVerifier;
+  retrieval: Retrieval;
+  models: AnswerModels;
+  limits: RetrievalLimits & { rewriteMs: number };
+  defaultModel?: string;
+  log?: Logger;
+}
+
+export interface ChatCore {
+  service: ChatService;
+}
+
+/** The chat proxy's core: no storage of its own; it orchestrates the search service and the model gateway. */
+export const openChatCore = (o: ChatCoreOptions): ChatCore => ({
+  service: createChatService({ ...o, defaultModel: o.defaultModel ?? 'local-chat' }),
+});

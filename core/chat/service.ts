@@ -1,0 +1,67 @@
+import type { CallContext } from '../context';
+import type { FinishReason } from '../models/chat';
+import type { GenerateAnswerBody, GetSourcesBody } from './inputs';
+
+/** One piece of an answer, as the spec's stream carries it; the last has `finish_reason` set. */
+export interface AnswerChunk {
+  generated_search_text: string;
+  response: string;
+  finish_reason: FinishReason | null;
+}
+
+/** The whole answer of `generate_answer`. */
+export interface Answer {
+  response: string;
+  generated_search_text: string;
+  finish_reason: FinishReason;
+}
+
+/** A passage the prompt cited as `[citation]`: from the tenant's documents, or from a file the user uploaded. */
+export interface AnswerSource {
+  citation: number;
+  objectId: string;
+  title: string;
+  fileName: string | null;
+  /** `search` (semantic search) or `InputFile` (the user's upload). */
+  category: 'search' | 'InputFile';
+  score: number;
+  text: string;
+}
+
+/** A streamed answer once the prompt is built: what grounds it, which model speaks, and its chunks. */
+export interface AnswerStream {
+  generatedSearchText: string;
+  model: string;
+  sources: AnswerSource[];
+  /** Ends with a chunk whose `finish_reason` is set (`error` when the model failed midway); leaving early aborts the model call. */
+  chunks: AsyncIterable<AnswerChunk>;
+}
+
+/** `get_sources`: the spec's `sources` dict and the success flag. */
+export interface SourcesResult {
+  sources: {
+    gen_search_text: string;
+    model_info: Record<string, unknown>;
+    examples: { user_query: string; response: string }[];
+    query: string;
+    all_input_texts: Record<string, string>;
+    llm_data: Record<string, unknown>;
+    history_prompt: { user_query: string; response?: string }[];
+    num_new_uploads: number;
+    /** Extension: the passages behind `all_input_texts`, with their citation numbers. */
+    citations: { citation: number; object_id: string; title: string; file_name: string | null; source_category: string; score: number }[];
+  };
+  success: true;
+}
+
+/**
+ * The chat proxy's interface (docs/service-conventions.md): the spec's bodies in, its results out.
+ * Credentials travel in the body (`request.user_cred`): the token is verified and its tenant must be
+ * the request's (401/403); `api_key` is the model gateway's key for the model call. Everything that
+ * can be refused is refused before the first chunk: a stream that starts is a 200.
+ */
+export interface ChatService {
+  generateAnswer(body: GenerateAnswerBody, call?: CallContext): Promise<Answer>;
+  streamAnswer(body: GenerateAnswerBody, call?: CallContext): Promise<AnswerStream>;
+  getSources(body: GetSourcesBody, call?: CallContext): Promise<SourcesResult>;
+}

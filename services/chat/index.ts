@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { restAnswerModels } from '../../clients/chat-models';
+import { restRetrieval } from '../../clients/chat-retrieval';
+import { openChatCore, type ChatCore } from '../../core/chat';
+import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
+import { CHAT_PREFIX, chatRest } from '../../rest/chat';
+import { defineService } from '../module';
+import type { ModelsInstance } from '../models';
+import type { SearchInstance } from '../search';
+
+const ms = (fallback: number) => z.coerce.number().int().min(10).max(600_000).default(fallback);
+
+/** The chat proxy's environment variables. */
+const Settings = z.object({
+  /** DECISIONS: the model when `model_info` names none. */
+  CHAT_DEFAULT_MODEL: z.string().min(1).default('local-chat'),
+  /** Milliseconds the semantic search may take (504 past it). */
+  CHAT_SEARCH_TIMEOUT_MS: ms(5000),
+  /** Milliseconds reading the uploaded files may take (504 past it). */
+  CHAT_EXTRACT_TIMEOUT_MS: ms(10_000),
+  /** Milliseconds the model may take to rewrite a follow-up as a standalone question (504 past it). */
+  CHAT_REWRITE_TIMEOUT_MS: ms(30_000),
+  /** Passages of the tenant's documents given to the model. */
+  CHAT_SOURCES: z.coerce.number().int().min(0).max(50).default(5),
+  /** Passages of the uploaded files given to the model. */
+  CHAT_FILE_PASSAGES: z.coerce.number().int().min(1).max(100).default(8),
+  /** The search service's base URL when it runs elsewhere; default PUBLIC_URL. */
+  SEARCH_URL: z.url().optional(),
+  /** The model gateway's base URL when it runs elsewhere; default PUBLIC_URL. */
+  MODELS_URL: z.url().optional(),
+});
+
+export interface ChatInstance extends ChatCore {
+  close(): void;
+}
+
+/** Grounded answers under `/api`: search and model gateway in process when they run here, over REST when not; the `chat` subgraph. */
+export const createChatModule = () => defineService<ChatInstance, typeof Settings>({
+  name: 'chat',
+  title: 'Chat proxy',
+  prefix: CHAT_PREFIX,
+  audience: 'chat',
+  config: Settings,
+  uses: ['search', 'models'],
+  open: (deps) => {
+    const { config } = deps;
+    const search = deps.peer<SearchInstance>('search');
+    const models = deps.peer<ModelsInstance>('models');
+    const core = openChatCore({
+      verifier: deps.verifier,
+      log: deps.log,
+      defaultModel: config.CHAT_DEFAULT_MODEL,
+      retrieval: search ? inProcessRetrieval(search.service) : restRetrieval({ baseUrl: config.SEARCH_URL ?? config.PUBLIC_URL }),
+      models: models ? inProcessModels(models.service) : restAnswerModels({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL }),
+      limits: {
+        searchMs: config.CHAT_SEARCH_TIMEOUT_MS, extractMs: config.CHAT_EXTRACT_TIMEOUT_MS, rewriteMs: config.CHAT_REWRITE_TIMEOUT_MS,
+        sources: config.CHAT_SOURCES, filePassages: config.CHAT_FILE_PASSAGES,
+      },
+    });
+    return { ...core, close: () => undefined };
+  },
+  rest: (core) => chatRest(core.service),
+});
