@@ -95,28 +95,20 @@ export function buildPrompt(p: PromptParts, all: readonly AnswerSource[], budget
 
 const used = (ms: ChatMessage[]) => ms.reduce((n, m) => n + tokensOf(m), PER_PROMPT);
 
-/** The longest start of `text` within `room` tokens (less the heading's), cut at a word. */
-function cutToFit(text: string, room: number): string {
+/** The longest start (or end) of `text`, cut at a word, whose tokens plus `extra` fit in `room`. */
+function longest(text: string, room: number, from: 'start' | 'end', extra = 0): string {
   const words = text.split(/(?<=\s)/);
+  const take = (n: number) => (from === 'start' ? words.slice(0, n) : words.slice(words.length - n)).join('');
   let lo = 0;
   let hi = words.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (countTokens(words.slice(0, mid).join('')) + 24 <= room) lo = mid;
+    if (countTokens(take(mid)) + extra <= room) lo = mid;
     else hi = mid - 1;
   }
-  return words.slice(0, lo).join('').trim();
+  return take(lo);
 }
 
-/** The longest end of `text` within `room` tokens. */
-function tail(text: string, room: number): string {
-  const words = text.split(/(?<=\s)/);
-  let lo = 0;
-  let hi = words.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (countTokens(words.slice(words.length - mid).join('')) <= room) lo = mid;
-    else hi = mid - 1;
-  }
-  return words.slice(words.length - lo).join('');
-}
+/** A source's text cut to `room` tokens, leaving room for its `[n] title` heading. */
+const cutToFit = (text: string, room: number) => longest(text, room, 'start', 24).trim();
+const tail = (text: string, room: number) => longest(text, room, 'end');
