@@ -1,0 +1,84 @@
+import type { Caller } from '../../../core/auth/caller';
+import type { TokenVerifier } from '../../../core/auth/verifier';
+import { createChatService } from '../../../core/chat/chat-service';
+import { GenerateAnswerBody } from '../../../core/chat/inputs';
+import type { AnswerModels, Retrieval } from '../../../core/chat/ports';
+import { REWRITE_INSTRUCTION } from '../../../core/chat/search-text';
+import { NotFound, Unauthenticated } from '../../../core/errors';
+import type { ChatMessage, ChatStream } from '../../../core/models/chat';
+
+const caller = { tenantId: 'acme', subject: 'ann', roles: ['search:read'], audience: ['chat'], bearer: 'tok' } as Caller;
+const verifier = { verify: async (token: string) => { if (token !== 'tok') throw new Unauthenticated('bad'); return caller; } } as unknown as TokenVerifier;
+const limits = { searchMs: 1000, extractMs: 1000, rewriteMs: 1000, sources: 5, filePassages: 8 };
+
+/** A model that answers `answers` in turn and records what it was sent; a retrieval that records its queries. */
+function fakes(answers: string[]) {
+  const sent: { messages: ChatMessage[]; route: string }[] = [];
+  const searched: string[] = [];
+  const models: AnswerModels = {
+    open: async (key, id) => { if (key !== 'lmk') throw new Unauthenticated('key'); if (id !== 'm') throw new NotFound('model'); return { id, contextLength: 4096 }; },
+    chat: async (_m, req): Promise<ChatStream> => {
+      sent.push({ messages: req.messages, route: req.route });
+      const text = answers.shift() ?? '';
+      return { pieces: (async function* () { yield text; })(), done: Promise.resolve({ finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 1 } }) };
+    },
+  };
+  const retrieval: Retrieval = {
+    passages: async (req) => {
+      searched.push(req.query);
+      return [{ objectId: 'o1', chunkId: 1, chunkIndex: 0, text: 'Ice melts.', score: 1, title: 'Ice', fileName: null }];
+    },
+  };
+  return { service: createChatService({ verifier, retrieval, models, limits, defaultModel: 'm' }), sent, searched };
+}
+
+const body = (extra: Record<string, unknown> = {}, request: Record<string, unknown> = {}) => GenerateAnswerBody.parse({
+  request: { user_cred: { token: 'tok', client: { tenant_id: 'acme' } }, ...request }, api_key: 'lmk', ...extra,
+});
+
+describe('the chat service', () => {
+  it('has the model rewrite a follow-up with the history, searches with the rewrite, then answers the question', async () => {
+    const f = fakes(['Standalone question: "Why does ice melt?"', 'Because it is warm [1].']);
+    const a = await f.service.generateAnswer(body({ query: 'Why?', history_prompt: [{ user_query: 'Tell me about ice', response: 'Ice is cold.' }] }));
+    expect(a).toEqual({ response: 'Because it is warm [1].', generated_search_text: 'Why does ice melt?', finish_reason: 'stop' });
+    expect(f.sent.map((s) => s.route)).toEqual(['chat.rewrite', 'chat.generate_answer']);
+    expect(f.sent[0].messages.map((m) => [m.role, m.text])).toEqual([['system', REWRITE_INSTRUCTION], ['user', 'Tell me about ice'], ['assistant', 'Ice is cold.'], ['user', 'Why?']]);
+    expect(f.searched).toEqual(['Why does ice melt?']);
+    expect(f.sent[1].messages.at(-1)).toEqual({ role: 'user', text: 'Why?' });
+  });
+
+  it('gives the model the answer so far and the word continue for $continue_answer', async () => {
+    const f = fakes(['and then it flows.']);
+    const a = await f.service.generateAnswer(body({ query: '$continue_answer', history_prompt: ['Why does ice melt?'] }, { prev_context: 'Ice melts when warm' }));
+    expect(a.generated_search_text).toBe('Why does ice melt?');
+    expect(f.sent[0].messages.slice(-3)).toEqual([{ role: 'user', text: 'Why does ice melt?' }, { role: 'assistant', text: 'Ice melts when warm' }, { role: 'user', text: 'continue' }]);
+  });
+
+  it('refuses a bad key or an unknown model before any search', async () => {
+    const f = fakes([]);
+    await expect(f.service.generateAnswer(body({ query: 'q', api_key: 'nope' }))).rejects.toBeInstanceOf(Unauthenticated);
+    await expect(f.service.generateAnswer(body({ query: 'q', model_info: { modelId: 'other' } }))).rejects.toBeInstanceOf(NotFound);
+    expect(f.searched).toEqual([]);
+  });
+
+  it('streams the pieces, then a chunk with the finish reason, with the sources and model alongside', async () => {
+    const f = fakes(['Warmth [1].']);
+    const s = await f.service.streamAnswer(body({ query: 'Why does ice melt?' }));
+    expect(s.model).toBe('m');
+    expect(s.sources.map((x) => [x.citation, x.objectId, x.category])).toEqual([[1, 'o1', 'search']]);
+    const chunks = [];
+    for await (const c of s.chunks) chunks.push(c);
+    expect(chunks).toEqual([
+      { generated_search_text: 'Why does ice melt?', response: 'Warmth [1].', finish_reason: null },
+      { generated_search_text: 'Why does ice melt?', response: '', finish_reason: 'stop' },
+    ]);
+  });
+
+  it('get_sources without a key searches with the query itself, even with history', async () => {
+    const f = fakes([]);
+    const r = await f.service.getSources({ request: body({}, { query: 'Why?' }).request, chat_hist: [{ user_query: 'Tell me about ice' }] });
+    expect(r.sources.gen_search_text).toBe('Why?');
+    expect(r.sources.history_prompt).toEqual([{ user_query: 'Tell me about ice' }]);
+    expect(f.sent).toEqual([]);
+  });
+});
