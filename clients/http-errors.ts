@@ -26,7 +26,10 @@ export function errorFromResponse(status: number, body: unknown, retryAfterSecon
   }
   if (status === 429) return new RateLimited(message, retryAfterSeconds, { code });
   const Known = BY_STATUS[status];
-  return Known ? new Known(message, { code }) : new UpstreamFailed(`upstream answered ${status}: ${message}`, { code });
+  if (Known) return new Known(message, { code });
+  // A service's own 502 names what failed behind it: it is already the platform's UpstreamFailed, word for word.
+  if (status === 502 && text(detail) !== undefined) return new UpstreamFailed(message, { code });
+  return new UpstreamFailed(`upstream answered ${status}: ${message}`, { code });
 }
 
 /** Retry-After (RFC 9110 §10.2.3) in milliseconds: delay-seconds or an HTTP-date. */

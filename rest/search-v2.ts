@@ -49,13 +49,14 @@ export function searchV2Routes(search: SearchService): Route[] {
       }, call)),
     }),
     define({
-      method: 'post', path: '/v2/chunk/search', summary: 'Passages best matching a query, within objects or metadata', tags: ['v2'],
+      method: 'post', path: '/v2/chunk/search', summary: 'Passages best matching a query, within objects, metadata or file names', tags: ['v2'],
+      description: 'Hybrid passages (full text and vectors), re-ranked. The body narrows them: `object_ids`, `custom_metadata`, and '
+        + '`file_names` (objects whose `file_name` is one of them; the chat proxy reads uploaded files with it).',
       auth: READ, input: { query: Chunks, body: ChunkBody },
       responses: { 200: { description: 'Passages found', schema: Envelope }, ...failures },
       handle: async (q, { call }) => {
-        const page = await search.passages({
-          query: q.query_string, filters: { objectIds: q.body.object_ids, customMetadata: q.body.custom_metadata }, ...paging(q), rerank: true,
-        }, call);
+        const filters = { objectIds: q.body.object_ids, customMetadata: q.body.custom_metadata, fileNames: q.body.file_names };
+        const page = await search.passages({ query: q.query_string, filters, ...paging(q), rerank: true }, call);
         const empty = envelope({ total: page.total, hits: [], aggregations: { object_type: [], file_extension: [], tags: [], repos: [], folders: [] } });
         return { ...empty, result: page.passages.map(passageView), error: null };
       },

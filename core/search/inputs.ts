@@ -22,7 +22,7 @@ export const jsonObject = () => param.object().check(z.refine((v) => depth(v) <=
 /** Taxonomy: an object, or a list of objects (one v1 table lists it so). */
 export const taxonomy = () => z.union([jsonObject(), z.array(jsonObject()).max(MAX_LIST)]) as z.ZodType<Json>;
 
-export const list = () => param.array().check(z.maxLength(MAX_LIST)).pipe(z.array(z.string().max(512)));
+export const list = (maxChars = 512) => param.array().check(z.maxLength(MAX_LIST)).pipe(z.array(z.string().max(maxChars)));
 export const queryString = (min = 1) => param.string().check(z.minLength(min), z.maxLength(MAX_QUERY_CHARS));
 export const pageNo = () => param.int().check(z.gte(1)).default(1);
 export const pageSize = (fallback: number, min = 1) => param.int().check(z.gte(min), z.lte(MAX_PAGE_SIZE)).default(fallback);
@@ -77,7 +77,10 @@ export const V2BasicBody = z.preprocess(nullsAbsent, z.object({
   is_anywhere: param.bool().optional(),
 }));
 
-export const ChunkBody = z.preprocess(nullsAbsent, z.object({ object_ids: list().optional(), custom_metadata: jsonObject().optional() }));
+/** Chunk search: `object_ids` and `custom_metadata` (spec), and `file_names` (the chat proxy's uploaded files, over REST). */
+export const ChunkBody = z.preprocess(nullsAbsent, z.object({
+  object_ids: list().optional(), custom_metadata: jsonObject().optional(), file_names: list(1000).optional(),
+}));
 
 /** Fields of an object a caller sets (create and patch), in wire names. */
 const objectFields = {

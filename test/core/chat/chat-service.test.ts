@@ -1,7 +1,7 @@
 import type { Caller } from '../../../core/auth/caller';
 import type { TokenVerifier } from '../../../core/auth/verifier';
 import { createChatService } from '../../../core/chat/chat-service';
-import { GenerateAnswerBody } from '../../../core/chat/inputs';
+import { GenerateAnswerBody, GetSourcesBody } from '../../../core/chat/inputs';
 import type { AnswerModels, Retrieval } from '../../../core/chat/ports';
 import { REWRITE_INSTRUCTION } from '../../../core/chat/search-text';
 import { NotFound, Unauthenticated } from '../../../core/errors';
@@ -76,7 +76,7 @@ describe('the chat service', () => {
 
   it('get_sources without a key searches with the query itself, even with history', async () => {
     const f = fakes([]);
-    const r = await f.service.getSources({ request: body({}, { query: 'Why?' }).request, chat_hist: [{ user_query: 'Tell me about ice' }] });
+    const r = await f.service.getSources(GetSourcesBody.parse({ request: body({}, { query: 'Why?' }).request, chat_hist: [{ user_query: 'Tell me about ice' }] }));
     expect(r.sources.gen_search_text).toBe('Why?');
     expect(r.sources.history_prompt).toEqual([{ user_query: 'Tell me about ice' }]);
     expect(f.sent).toEqual([]);
