@@ -8,8 +8,10 @@ import { wordsOf } from './words';
  */
 export type WordTest = (word: string) => boolean;
 
+const stemOf = (w: string) => (w.length <= 4 ? w : w.slice(0, Math.max(4, w.length - 2)));
+
 export function matcher(queryWords: readonly string[]): WordTest {
-  const stems = queryWords.map((w) => (w.length <= 4 ? w : w.slice(0, Math.max(4, w.length - 2))));
+  const stems = queryWords.map(stemOf);
   const exact = new Set(queryWords);
   return (word) => {
     const w = word.toLowerCase();
@@ -53,13 +55,20 @@ export function highlightFragment(text: string, test: WordTest, max = 240): stri
   return out + escapeHtml(piece.slice(last));
 }
 
-/** Share of the query's words found in `text` (the re-ranker's coverage signal). */
+/** Share of the query's words found in `text` (the re-ranker's coverage signal), matched as `matcher` matches. */
 export function coverage(text: string, queryWords: readonly string[]): number {
   if (!queryWords.length) return 0;
-  const present = [...new Set(wordsOf(text))];
-  const found = queryWords.filter((q) => {
-    const test = matcher([q]);
-    return present.some(test);
-  });
-  return found.length / queryWords.length;
+  // One pass over the text's distinct words: the words themselves, and their starts of the
+  // lengths the query's stems have, so each query word is two set lookups (the re-ranker runs
+  // this for every candidate of every query).
+  const present = new Set(wordsOf(text));
+  const stems = queryWords.map(stemOf);
+  const lengths = [...new Set(stems.filter((s) => s.length >= 4).map((s) => s.length))];
+  const starts = new Set<string>();
+  for (const w of present) for (const n of lengths) if (w.length >= n) starts.add(w.slice(0, n));
+  let found = 0;
+  for (let i = 0; i < queryWords.length; i++) {
+    if (present.has(queryWords[i]) || (stems[i].length >= 4 && starts.has(stems[i]))) found++;
+  }
+  return found / queryWords.length;
 }
