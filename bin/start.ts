@@ -7,7 +7,7 @@ import { graphiqlRouter } from '../gateway/graphiql';
 import { composeSupergraph } from '../gateway/supergraph';
 import { createRestApp } from '../rest/app';
 import { buildSubgraph } from '../subgraphs';
-import { subgraphRouter } from '../subgraphs/server';
+import { subgraphRouter, type SubgraphRouter } from '../subgraphs/server';
 import { SERVICES } from '../services/registry';
 import type { ServiceInstance, ServiceModule } from '../services/module';
 import { runBootstrap, type BootstrapResult } from './bootstrap';
@@ -65,6 +65,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const subgraphs = opened.filter((o) => o.module.subgraph).map(({ module, instance }) =>
       buildSubgraph(module.name, module.subgraph!.sdl(), module.subgraph!.resolvers(instance, platform.deps), log));
     const graph = [];
+    // A subgraph served alone with subscriptions also takes graphql-ws clients on the same server.
+    let webSocket: SubgraphRouter['webSocket'];
     const limits = {
       maxTokens: config.GRAPHQL_MAX_TOKENS, maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES,
       maxCost: config.GRAPHQL_MAX_COST, maxMutations: config.GRAPHQL_MAX_MUTATIONS,
@@ -73,6 +75,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       if (subgraphs[0]) {
         const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, { limits, verifier: platform.deps.verifier });
         closers.push(one.stop);
+        webSocket = one.webSocket;
         graph.push({ path: '/', router: one.router });
       }
     } else {
@@ -98,6 +101,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const server = createServer(app);
     server.keepAliveTimeout = 65_000;
     if (rest.some((r) => r.http2Cleartext)) acceptH2c(server);
+    const sockets = webSocket?.(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.PORT, config.HOST, () => resolve());
@@ -109,6 +113,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       url: `http://${host}:${port}`, port, server, bootstrap, tightened,
       instances: Object.fromEntries(opened.map((o) => [o.module.name, o.instance])),
       async close() {
+        // Open WebSockets would hold server.close() until their clients left.
+        await sockets?.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

@@ -58,9 +58,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       return new ForwardingDataSource({ url: target?.url ?? url });
     },
   });
-  // Subscriptions pass the guard only once the composed API schema has a Subscription type.
-  let servesSubscriptions = false;
-  gateway.onSchemaLoadOrUpdate(({ apiSchema }) => void (servesSubscriptions = Boolean(apiSchema.getSubscriptionType())));
+  // @apollo/gateway executes no subscriptions: the guard refuses them with a clear error even though
+  // the composed graph has a Subscription type (the chat subgraph serves it over graphql-ws).
+  const servesSubscriptions = false;
   const server = new ApolloServer<GraphContext>({
     gateway,
     introspection: true,

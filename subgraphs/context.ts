@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import type { Caller, Requirement } from '../core/auth/caller';
 import { authorize, MissingCredentials } from '../core/auth/caller';
@@ -28,15 +30,42 @@ export const FORWARDED_HEADERS = ['authorization', 'api-key', 'x-request-id'] as
  */
 export async function contextFrom(req: Request, verifier?: TokenVerifier): Promise<GraphContext> {
   const headers = Object.fromEntries(FORWARDED_HEADERS.map((h) => [h, req.get(h)]));
-  const ctx: GraphContext = { headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id };
-  if (verifier && headers.authorization) {
+  return withCaller({ headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id }, verifier);
+}
+
+/** The bearer token of `ctx.headers` verified once: the caller, or why it was refused. */
+async function withCaller(ctx: GraphContext, verifier?: TokenVerifier): Promise<GraphContext> {
+  if (verifier && ctx.headers.authorization) {
     try {
-      ctx.caller = await verifier.authenticate(headers.authorization);
+      ctx.caller = await verifier.authenticate(ctx.headers.authorization);
     } catch (err) {
       ctx.authError = err as PlatformError;
     }
   }
   return ctx;
+}
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The context of one operation over a WebSocket (graphql-ws). Browsers cannot set headers on a
+ * WebSocket, so the credentials come in connection_init's payload: `Authorization`/`authorization`
+ * and `api-key`/`apiKey` (`x-request-id` too), else the upgrade request's own headers. The bearer
+ * token is verified for each operation, as for each HTTP request, so one that expires while the
+ * socket stays open stops working. The address is the socket's peer: no proxy is trusted here.
+ */
+export async function contextFromConnection(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage,
+  verifier?: TokenVerifier): Promise<GraphContext> {
+  const param = (...names: string[]) => names.map((n) => params?.[n]).find((v): v is string => typeof v === 'string');
+  const header = (name: string) => (typeof upgrade.headers[name] === 'string' ? upgrade.headers[name] : undefined);
+  const headers: GraphContext['headers'] = {
+    authorization: param('authorization', 'Authorization') ?? header('authorization'),
+    'api-key': param('api-key', 'apiKey') ?? header('api-key'),
+    'x-request-id': param('x-request-id') ?? header('x-request-id'),
+  };
+  const given = headers['x-request-id'];
+  const requestId = given && SAFE_ID.test(given) ? given : randomUUID();
+  return withCaller({ headers, clientAddress: upgrade.socket.remoteAddress?.replace(/^::ffff:/, '') || undefined, requestId }, verifier);
 }
 
 /** The caller a resolver needs, or the same UNAUTHENTICATED/FORBIDDEN a REST route would give. */

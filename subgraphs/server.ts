@@ -1,5 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router } from 'express';
@@ -8,25 +9,39 @@ import { contextFrom, type GraphContext } from './context';
 import { formatGraphQLError, graphqlHttpErrors } from './graphql-errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from './limits';
 import type { Subgraph } from './index';
+import { serveWebSocket, type WebSocketEndpoint } from './ws';
 
 export interface SubgraphRouterOptions {
   /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
   limits?: Partial<GraphqlLimits>;
   /** Verifies the forwarded bearer token once per request (the context's caller). */
   verifier?: TokenVerifier;
+  /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
+  connectionInitTimeoutMs?: number;
+}
+
+export interface SubgraphRouter {
+  router: Router;
+  /**
+   * For a schema with a Subscription type: serves its operations over graphql-ws at /graphql of
+   * `server` (the one the router is mounted on). Close the endpoint before the server.
+   */
+  webSocket?: (server: Server) => WebSocketEndpoint;
+  stop(): Promise<void>;
 }
 
 /**
  * One subgraph served on its own at /graphql, for a gateway that reaches it over HTTP
  * (`platform serve <service>`). The gateway forwards credentials as headers. The subgraph bounds
- * operations itself: it may be reached without the gateway in front.
+ * operations itself: it may be reached without the gateway in front. A subgraph with subscriptions
+ * also takes WebSocket clients there (graphql-ws), once `webSocket` is given the HTTP server.
  */
 export async function subgraphRouter(
   subgraph: Subgraph,
   log: Logger,
   bodyLimitBytes = 1_048_576,
   opts: SubgraphRouterOptions = {},
-): Promise<{ router: Router; stop(): Promise<void> }> {
+): Promise<SubgraphRouter> {
   const limits = graphqlLimits(opts.limits);
   const servesSubscriptions = Boolean(subgraph.schema.getSubscriptionType());
   const server = new ApolloServer<GraphContext>({
@@ -48,5 +63,10 @@ export async function subgraphRouter(
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
   );
   router.use('/graphql', graphqlHttpErrors);
-  return { router, stop: () => server.stop() };
+  const webSocket = servesSubscriptions
+    ? (http: Server) => serveWebSocket(http, subgraph, log, {
+      limits, verifier: opts.verifier, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+    })
+    : undefined;
+  return { router, webSocket, stop: () => server.stop() };
 }

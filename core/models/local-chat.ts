@@ -22,8 +22,8 @@ export const NO_ANSWER = 'I could not find an answer to that in the provided con
 const MAX_SENTENCES = 3;
 const CITED = /^\[(\d{1,4})\][^\n]*(?:\n|$)/;
 
-/** Prose, not code or markup: mostly letters and spaces, and not a wall of text. */
-const isProse = (s: string) => s.length <= 400 && (s.match(/[\p{L}\s,.;:!?'()-]/gu)?.length ?? 0) >= 0.85 * s.length;
+/** Prose, not code or markup: no braces, dollars, backslashes and the like, mostly letters, not a wall of text. */
+const isProse = (s: string) => s.length <= 400 && !/[{}$\\=<>|`]/.test(s) && (s.match(/[\p{L}\s,.;:!?'"()-]/gu)?.length ?? 0) >= 0.85 * s.length;
 
 const sentences = (text: string) => text.split(/(?<=[.!?])\s+|\n{2,}/).map((s) => s.trim()).filter((s) => s.length > 2 && isProse(s));
 

@@ -4,6 +4,8 @@ import { restRetrieval } from '../../clients/chat-retrieval';
 import { openChatCore, type ChatCore } from '../../core/chat';
 import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
 import { CHAT_PREFIX, chatRest } from '../../rest/chat';
+import { chatResolvers } from '../../subgraphs/chat';
+import { readSchemaFile } from '../../subgraphs/sdl';
 import { defineService } from '../module';
 import type { ModelsInstance } from '../models';
 import type { SearchInstance } from '../search';
@@ -60,4 +62,5 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
     return { ...core, close: () => undefined };
   },
   rest: (core) => chatRest(core.service),
+  subgraph: { sdl: () => readSchemaFile('chat.graphql'), resolvers: (core) => chatResolvers(core.service) },
 });

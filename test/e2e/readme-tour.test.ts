@@ -111,6 +111,8 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toContain('The ferry to the glacier leaves at seven. [1]');
     expect(out).toMatch(/"extracted_text_result":"\[1\] Trip notes\\nThe ferry/);
     expect(out).toContain('"success":true');
+    expect(out).toMatch(/"generateAnswer":\{"response":"The ferry to the glacier leaves at seven. \[1\]","finishReason":"STOP","sources":\[\{"citation":1,"category":"INPUT_FILE","document":\{"title":"Trip notes"\}/);
+    expect(out).toMatch(/"model":\{"id":"local-chat","contextLength":8192\}/);
   });
 
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {

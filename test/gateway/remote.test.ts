@@ -8,6 +8,7 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
   let token: Started;
   let search: Started;
   let models: Started;
+  let chat: Started;
   let gateway: Started;
   let creds: { realm: string; client_id: string; client_secret: string };
 
@@ -15,8 +16,10 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
     token = await startInTemp('token');
     search = await startInTemp('search', { AUTH_ISSUER_URL: token.url });
     models = await startInTemp('models', { AUTH_ISSUER_URL: token.url });
+    chat = await startInTemp('chat', { AUTH_ISSUER_URL: token.url, SEARCH_URL: search.url, MODELS_URL: models.url });
     gateway = await startInTemp('gateway', {
       SUBGRAPH_TOKEN_URL: `${token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${search.url}/graphql`, SUBGRAPH_MODELS_URL: `${models.url}/graphql`,
+      SUBGRAPH_CHAT_URL: `${chat.url}/graphql`,
     });
     // As `platform realm create` / `client create` would, against the running server's data dir.
     const admin = openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
@@ -27,6 +30,7 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
   });
   afterAll(async () => {
     await gateway?.stop();
+    await chat?.stop();
     await search?.stop();
     await models?.stop();
     await token?.stop();
