@@ -62,12 +62,12 @@ export function createChatService(d: ChatDeps): ChatService {
     // Key and model first: a bad key or an unknown model is refused before any search work.
     const model = await d.models.open(apiKey, modelOf(info), call);
     const history = historyOf(body.history_prompt);
-    const prevContext = continuing ? body.request.prev_context : undefined;
-    const searchText = await searchTextOf({ question, continuing, history, given: body.gen_search_text, prevContext }, model, apiKey, call);
+    const prevContext = continuing ? body.request.prev_context ?? undefined : undefined;
+    const searchText = await searchTextOf({ question, continuing, history, given: body.gen_search_text ?? undefined, prevContext }, model, apiKey, call);
     const found = await retrieve(d.retrieval, d.limits, { searchText, files: uploadedFiles(body.request) }, { ...call, caller });
     const room = Math.min(info?.max_tokens ?? model.maxOutputTokens ?? 1024, Math.floor(model.contextLength / 2));
     const { messages, sources } = buildPrompt({
-      instructions: body.prompt, examples: kvpOf(body.request).examples ?? [], history, prevContext, question, files: found.files, search: found.search,
+      instructions: body.prompt ?? undefined, examples: kvpOf(body.request).examples ?? [], history, prevContext, question, files: found.files, search: found.search,
     }, numberSources(found.files, found.search), model.contextLength - room);
     const answer = await d.models.chat(model, {
       apiKey, messages, temperature: info?.temperature ?? undefined, maxTokens: info?.max_tokens ?? undefined, stream, route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
@@ -109,7 +109,7 @@ export function createChatService(d: ChatDeps): ChatService {
       const apiKey = body.api_key ?? undefined;
       // Without a key the follow-up cannot be rewritten by a model: the query is the search text.
       const model = apiKey !== undefined ? await d.models.open(apiKey, modelOf(body.model_info), call) : undefined;
-      const searchText = await searchTextOf({ question, continuing, history, prevContext: body.request.prev_context }, model, apiKey, call);
+      const searchText = await searchTextOf({ question, continuing, history, prevContext: body.request.prev_context ?? undefined }, model, apiKey, call);
       const files = uploadedFiles(body.request);
       const found = await retrieve(d.retrieval, d.limits, { searchText, files }, { ...call, caller });
       return sourcesResult({ body, question, searchText, history, files, sources: numberSources(found.files, found.search), model: modelOf(body.model_info) });

@@ -21,8 +21,8 @@ export const processQuery = (query: string): string => (query.trim() === CONTINU
 type Request = GenerateAnswerBody['request'];
 
 /** DECISIONS: the query at the top level wins over `request.query` and `request.user_chat.query`; one of them is required. */
-export function queryOf(top: string | undefined, request: Request): string {
-  const query = [top, request.query, request.user_chat?.query].find((q) => q !== undefined && q.trim() !== '');
+export function queryOf(top: string | null | undefined, request: Request): string {
+  const query = [top, request.query, request.user_chat?.query].find((q): q is string => typeof q === 'string' && q.trim() !== '');
   if (query === undefined) {
     throw new ValidationFailed([{ loc: ['body', 'query'], msg: 'Field required: query, request.query or request.user_chat.query', type: 'missing' }]);
   }

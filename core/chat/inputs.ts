@@ -12,7 +12,7 @@ export const MAX_TURNS = 200;
 export const MAX_FILES = 50;
 
 const text = (max: number) => z.string().max(max);
-const optionalText = (max: number) => z.string().max(max).nullish().transform((v) => v ?? undefined);
+const optionalText = (max: number) => z.string().max(max).nullish();
 const dict = () => z.record(z.string(), z.unknown());
 
 const ClientInfo = z.object({ tenant_id: z.string().min(1).max(200) });
