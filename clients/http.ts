@@ -41,6 +41,8 @@ export interface RequestOptions extends CallOptions {
   query?: Record<string, QueryValue>;
   json?: unknown;
   form?: Record<string, string | undefined>;
+  /** A multipart/form-data body (a file upload); fetch writes its boundary. */
+  multipart?: FormData;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -65,7 +67,8 @@ function withQuery(path: string, query: Record<string, QueryValue> = {}): string
   return s ? `${path}${path.includes('?') ? '&' : '?'}${s}` : path;
 }
 
-function encodeBody(o: RequestOptions): { body?: string; type?: string } {
+function encodeBody(o: RequestOptions): { body?: string | FormData; type?: string } {
+  if (o.multipart) return { body: o.multipart };
   if (o.json !== undefined) return { body: JSON.stringify(o.json), type: 'application/json' };
   if (!o.form) return {};
   const fields = Object.entries(o.form).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== null);

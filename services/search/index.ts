@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { searchClient } from '../../clients/search';
 import { openSearchCore, type SearchCore } from '../../core/search';
 import { SEARCH_PREFIX, searchRest } from '../../rest/search';
 import { readSchemaFile } from '../../subgraphs/sdl';
@@ -78,4 +79,5 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
   rest: (core, { config }) => searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
   subgraph: { sdl: () => readSchemaFile('search.graphql'), resolvers: (core) => searchResolvers(core.service) },
   commands: searchCommands,
+  client: (opts) => searchClient(opts),
 });
