@@ -73,7 +73,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     };
     if (served.length === 1 && role !== 'all') {
       if (subgraphs[0]) {
-        const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, { limits, verifier: platform.deps.verifier });
+        const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, {
+          limits, verifier: platform.deps.verifier, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
+        });
         closers.push(one.stop);
         webSocket = one.webSocket;
         graph.push({ path: '/', router: one.router });
@@ -88,9 +90,15 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       const supergraphSdl = composeSupergraph(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
       // Subgraphs in this process get the caller from the gateway's context; remote ones verify it themselves.
       const verifier = subgraphs.length ? platform.deps.verifier : undefined;
-      const gateway = await createGateway({ supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits, verifier });
+      const gateway = await createGateway({
+        supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits, verifier,
+        introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
+        queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
+      });
       closers.push(gateway.stop);
-      graph.push({ path: '/', router: gateway.router }, { path: '/', router: graphiqlRouter('/graphql') });
+      graph.push({ path: '/', router: gateway.router });
+      // The offline GraphiQL is a landing page too: off with it in production.
+      if (config.GRAPHQL_LANDING_PAGE) graph.push({ path: '/', router: graphiqlRouter('/graphql') });
     }
 
     const rest = opened.flatMap(({ module, instance }) => (module.rest ? [module.rest(instance, platform.deps)] : []));

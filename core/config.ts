@@ -4,6 +4,10 @@ import { z } from 'zod';
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
 const count = (fallback: number, max = 1_000_000) => z.coerce.number().int().positive().max(max).default(fallback);
+/** A yes/no setting: `true`/`false` (or `1`/`0`, `yes`/`no`, `on`/`off`), anything else refused. */
+const flag = (fallback: boolean) => z.string().trim().toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'expected true or false' }))
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v)).default(fallback);
 
 /** The platform's own settings; each service adds its own (services/<name>/index.ts `config`). */
 const Platform = z.object({
@@ -36,6 +40,14 @@ const Platform = z.object({
   GRAPHQL_MAX_ALIASES: count(30),
   GRAPHQL_MAX_COST: count(2000),
   GRAPHQL_MAX_MUTATIONS: count(5, 100),
+  /** Whether the graph answers introspection (`__schema`, `__type`); turn off in production to hide it. */
+  GRAPHQL_INTROSPECTION: flag(true),
+  /** Whether a browser's GET /graphql gets Apollo Sandbox (and /graphiql is served). */
+  GRAPHQL_LANDING_PAGE: flag(true),
+  /** Memory for the gateway's query plans (least recently used evicted past it), in MiB. */
+  GRAPHQL_QUERY_PLAN_CACHE_MB: count(30, 4096),
+  /** Memory for automatic persisted queries' documents (least recently used evicted past it), in MiB. */
+  GRAPHQL_APQ_CACHE_MB: count(10, 4096),
 });
 
 export type Config = Readonly<z.output<typeof Platform> & {

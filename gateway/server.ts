@@ -1,11 +1,14 @@
 import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+// Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/auth/verifier';
 import { contextFrom, FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
-import { formatGraphQLError, graphqlHttpErrors } from '../subgraphs/graphql-errors';
+import { formatGraphQLError, graphqlHttpErrors, subgraphFetchFailed } from '../subgraphs/graphql-errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../subgraphs/limits';
 import type { Subgraph } from '../subgraphs';
 import { sandboxLandingPage } from './landing-page';
@@ -24,6 +27,14 @@ export interface GatewayOptions {
   verifier?: TokenVerifier;
   /** Where the offline GraphiQL is served, for the landing page's fallback link (`/graphiql`). */
   graphiqlPath?: string;
+  /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`). */
+  introspection?: boolean;
+  /** Serves Apollo Sandbox to a browser's GET /graphql; default true (`GRAPHQL_LANDING_PAGE`). */
+  landingPage?: boolean;
+  /** Memory for cached query plans, in MiB, least recently used evicted (`GRAPHQL_QUERY_PLAN_CACHE_MB`, 30). */
+  queryPlanCacheMiB?: number;
+  /** Memory for automatic persisted queries, in bytes, least recently used evicted (`GRAPHQL_APQ_CACHE_MB`, 10 MiB). */
+  persistedQueryCacheBytes?: number;
 }
 
 export interface Gateway {
@@ -52,10 +63,16 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const gateway = new ApolloGateway({
     supergraphSdl: opts.supergraphSdl,
     logger: gatewayLogger(opts.log),
+    // Plans are cached by operation; the cache is an LRU bounded by their approximate size.
+    experimental_approximateQueryPlanStoreMiB: opts.queryPlanCacheMiB ?? 30,
     buildService: ({ name, url }) => {
       const target = opts.targets[name];
       if (target && 'schema' in target) return new LocalGraphQLDataSource(target.schema);
-      return new ForwardingDataSource({ url: target?.url ?? url });
+      // A subgraph that cannot be reached (or answers no GraphQL) becomes an UPSTREAM_ERROR naming it.
+      return new ForwardingDataSource({
+        url: target?.url ?? url,
+        didEncounterError: (error) => { throw subgraphFetchFailed(name, error, opts.log); },
+      });
     },
   });
   // @apollo/gateway executes no subscriptions: the guard refuses them with a clear error even though
@@ -63,12 +80,15 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const servesSubscriptions = false;
   const server = new ApolloServer<GraphContext>({
     gateway,
-    introspection: true,
+    introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     logger: gatewayLogger(opts.log),
     validationRules: introspectionRules,
-    plugins: [sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
+    // Automatic persisted queries (on by Apollo's default) in their own bounded LRU of query texts.
+    persistedQueries: { cache: new InMemoryLRUCache<string>({ maxSize: opts.persistedQueryCacheBytes ?? 10 * 2 ** 20 }) },
+    plugins: [opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
+      : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
   });
   await server.start();
   const router = Router();

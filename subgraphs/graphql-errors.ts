@@ -96,6 +96,30 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   return { ...formatted, extensions };
 }
 
+/**
+ * What the gateway reports when fetching from a remote subgraph failed at the HTTP level: the
+ * subgraph is down, answered an HTTP error, or answered something that is not GraphQL. Apollo's own
+ * error carries no code (or the subgraph's raw response, URL and body, for 401/403), so it is
+ * replaced by one naming the subgraph: its own first coded GraphQL error when its answer had one
+ * (a 4xx from its document guard), UNAUTHENTICATED/FORBIDDEN for a bare 401/403, UPSTREAM_ERROR otherwise.
+ * The other subgraphs' data is still answered (partial data).
+ */
+export function subgraphFetchFailed(serviceName: string, error: unknown, log: Logger): GraphQLError {
+  const response = error instanceof GraphQLError ? error.extensions.response as { status?: unknown; body?: unknown } | undefined : undefined;
+  const status = typeof response?.status === 'number' ? response.status : undefined;
+  const first = (response?.body as { errors?: { message?: unknown; extensions?: { code?: unknown } }[] } | undefined)?.errors?.[0];
+  if (first && typeof first.message === 'string' && typeof first.extensions?.code === 'string') {
+    return new GraphQLError(first.message, { extensions: { code: first.extensions.code, serviceName } });
+  }
+  if (status === 401 || status === 403) {
+    return new GraphQLError(status === 401 ? 'Authentication required' : 'Forbidden',
+      { extensions: { code: status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', serviceName } });
+  }
+  log.warn({ err: error, serviceName }, 'subgraph fetch failed');
+  const message = status !== undefined ? `The ${serviceName} subgraph answered HTTP ${status}` : `The ${serviceName} subgraph is unavailable`;
+  return new GraphQLError(message, { extensions: { code: 'UPSTREAM_ERROR', serviceName } });
+}
+
 const errorsBody = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import DataLoader from 'dataloader';
 import { DateTimeResolver, SafeIntResolver } from 'graphql-scalars';
 import type { CatalogModel } from '../core/models/catalog';
 import type { FinishReason } from '../core/models/chat';
@@ -15,7 +16,7 @@ import { ChatArgs, EmbedArgs, modelView, totalsView } from './models-views';
  * not secret, but a key sees only the models it may use, on every path: `models`, `model(id)` and
  * the references other subgraphs resolve (null for a model outside the key's list).
  */
-type Ctx = GraphContext & { modelsCaller?: KeyCaller };
+type Ctx = GraphContext & { modelsCaller?: KeyCaller; modelRefs?: DataLoader<string, ReturnType<typeof modelView> | null> };
 
 /** The key is checked once per request, however many fields need it. */
 const callerOf = (models: ModelsService, ctx: Ctx) => (ctx.modelsCaller ??= models.authenticate(ctx.headers['api-key']));
@@ -29,6 +30,18 @@ const findModel = async (models: ModelsService, ctx: Ctx, id: string) => {
   const m = (await visible(models, ctx)).get(id);
   return m ? modelView(m) : null;
 };
+
+/**
+ * One loader per request: every Model reference of one operation (an `_entities` fetch of many
+ * answers' models) is resolved from one read of the key's catalog, not one read per reference.
+ */
+const modelRefs = (models: ModelsService, ctx: Ctx) => (ctx.modelRefs ??= new DataLoader(async (ids: readonly string[]) => {
+  const known = await visible(models, ctx);
+  return ids.map((id) => {
+    const m = known.get(id);
+    return m ? modelView(m) : null;
+  });
+}));
 
 interface ChatInputArgs {
   model: string;
@@ -93,6 +106,6 @@ export const modelsResolvers = (models: ModelsService) => ({
     },
   },
   Model: {
-    __resolveReference: (ref: { id: string }, ctx: Ctx) => findModel(models, ctx, ref.id),
+    __resolveReference: (ref: { id: string }, ctx: Ctx) => modelRefs(models, ctx).load(ref.id),
   },
 });

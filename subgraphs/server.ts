@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -18,6 +18,10 @@ export interface SubgraphRouterOptions {
   verifier?: TokenVerifier;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
   connectionInitTimeoutMs?: number;
+  /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`). */
+  introspection?: boolean;
+  /** Serves Apollo's landing page to a browser's GET /graphql; default true (`GRAPHQL_LANDING_PAGE`). */
+  landingPage?: boolean;
 }
 
 export interface SubgraphRouter {
@@ -46,13 +50,13 @@ export async function subgraphRouter(
   const servesSubscriptions = Boolean(subgraph.schema.getSubscriptionType());
   const server = new ApolloServer<GraphContext>({
     schema: subgraph.schema,
-    introspection: true,
+    introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     logger: log,
     validationRules: introspectionRules,
     // Inline traces are for Apollo Studio, which a self-hosted platform does not report to.
-    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ...(opts.landingPage === false ? [ApolloServerPluginLandingPageDisabled()] : [])],
   });
   await server.start();
   const router = Router();
