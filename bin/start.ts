@@ -94,6 +94,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits, verifier,
         introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
+        subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS,
       });
       closers.push(gateway.stop);
       graph.push({ path: '/', router: gateway.router });

@@ -48,6 +48,8 @@ const Platform = z.object({
   GRAPHQL_QUERY_PLAN_CACHE_MB: count(30, 4096),
   /** Memory for automatic persisted queries' documents (least recently used evicted past it), in MiB. */
   GRAPHQL_APQ_CACHE_MB: count(10, 4096),
+  /** Milliseconds the gateway waits for a remote subgraph's answer before the error names it (UPSTREAM_ERROR). */
+  GRAPHQL_SUBGRAPH_TIMEOUT_MS: count(120_000, 3_600_000),
 });
 
 export type Config = Readonly<z.output<typeof Platform> & {

@@ -35,6 +35,8 @@ export interface GatewayOptions {
   queryPlanCacheMiB?: number;
   /** Memory for automatic persisted queries, in bytes, least recently used evicted (`GRAPHQL_APQ_CACHE_MB`, 10 MiB). */
   persistedQueryCacheBytes?: number;
+  /** How long a remote subgraph may take to answer (default 120 s); past it the request is aborted. */
+  subgraphTimeoutMs?: number;
 }
 
 export interface Gateway {
@@ -69,8 +71,11 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       const target = opts.targets[name];
       if (target && 'schema' in target) return new LocalGraphQLDataSource(target.schema);
       // A subgraph that cannot be reached (or answers no GraphQL) becomes an UPSTREAM_ERROR naming it.
+      const timeoutMs = opts.subgraphTimeoutMs ?? 120_000;
       return new ForwardingDataSource({
         url: target?.url ?? url,
+        // @apollo/gateway sets no deadline of its own: a subgraph that accepts and never answers would hold the request.
+        fetcher: ((input: string, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as never,
         didEncounterError: (error) => { throw subgraphFetchFailed(name, error, opts.log); },
       });
     },

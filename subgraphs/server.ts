@@ -70,6 +70,7 @@ export async function subgraphRouter(
   const webSocket = servesSubscriptions
     ? (http: Server) => serveWebSocket(http, subgraph, log, {
       limits, verifier: opts.verifier, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+      introspection: opts.introspection,
     })
     : undefined;
   return { router, webSocket, stop: () => server.stop() };

@@ -2,7 +2,7 @@ import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Request, Response } from 'express';
-import { GraphQLError, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -25,6 +25,8 @@ export interface WebSocketOptions {
   connectionInitTimeoutMs?: number;
   /** Operations running at once on one socket (default 20). */
   maxOperationsPerSocket?: number;
+  /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`), as over HTTP. */
+  introspection?: boolean;
 }
 
 export interface WebSocketEndpoint {
@@ -102,7 +104,7 @@ export function serveWebSocket(server: Server, subgraph: Subgraph, log: Logger, 
   const path = opts.path ?? '/graphql';
   const maxOperations = opts.maxOperationsPerSocket ?? 20;
   const bounded = guard(opts.limits);
-  const rules = [...specifiedRules, ...introspectionRules];
+  const rules = [...specifiedRules, ...introspectionRules, ...(opts.introspection === false ? [NoSchemaIntrospectionCustomRule] : [])];
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 1_048_576 });
   const endpoint = useServer({
     schema: subgraph.schema,

@@ -266,3 +266,19 @@ describe('served alone: answerStream over graphql-ws', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 });
+
+describe('served alone with GRAPHQL_INTROSPECTION=false', () => {
+  it('refuses introspection over the socket as over HTTP, and still answers __typename', async () => {
+    const closed = await startInTemp('chat', { AUTH_ISSUER_URL: f.url, SEARCH_URL: f.url, MODELS_URL: f.url, GRAPHQL_INTROSPECTION: 'false' });
+    const client = createClient({ url: `${closed.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: f.a }, retryAttempts: 0, lazy: true });
+    try {
+      const schema = await run(client, '{ __schema { queryType { name } } }', {});
+      expect(schema.error[0]).toMatchObject({ message: expect.stringMatching(/introspection has been disabled/), extensions: { code: "GRAPHQL_VALIDATION_FAILED" } });
+      const typename = await run(client, '{ __typename }', {});
+      expect(typename.results[0]?.data).toEqual({ __typename: 'Query' });
+    } finally {
+      await client.dispose();
+      await closed.stop();
+    }
+  });
+});

@@ -152,8 +152,11 @@ describe('a gateway whose subgraph is down', () => {
   let realm: string;
   // A proxy in front of a broken search deployment: 502 with an HTML page.
   const proxy: Server = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1> upstream 10.0.0.7'));
+  // A chat deployment that accepts requests and never answers.
+  const stalled: Server = createServer(() => undefined);
   beforeAll(async () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
     token = await startInTemp('token');
     // As `platform realm create` would, against the running server's data dir.
     const admin = openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
@@ -162,13 +165,23 @@ describe('a gateway whose subgraph is down', () => {
     const dead = `http://127.0.0.1:${await freePort()}/graphql`;
     gateway = await startInTemp('gateway', {
       SUBGRAPH_TOKEN_URL: `${token.url}/graphql`, SUBGRAPH_SEARCH_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`,
-      SUBGRAPH_MODELS_URL: dead, SUBGRAPH_CHAT_URL: dead,
+      SUBGRAPH_MODELS_URL: dead, SUBGRAPH_CHAT_URL: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/graphql`,
+      GRAPHQL_SUBGRAPH_TIMEOUT_MS: '300',
     });
   });
   afterAll(async () => {
     await gateway?.stop();
     await token?.stop();
     await new Promise((resolve) => proxy.close(resolve));
+    stalled.closeAllConnections();
+    await new Promise((resolve) => stalled.close(resolve));
+  });
+
+  it('gives up on a subgraph that never answers after GRAPHQL_SUBGRAPH_TIMEOUT_MS, naming it', async () => {
+    const res = await post(gateway.url, { query: 'query($r: ID) { realm(id: $r) { name } sources(input: { query: "x" }) { query } }', variables: { r: realm } });
+    expect(res.body.data).toBeNull();
+    expect(codes(res)).toEqual(['UPSTREAM_ERROR']);
+    expect(res.body.errors[0].extensions.serviceName).toBe('chat');
   });
 
   it('answers the other subgraphs’ data at once, with an UPSTREAM_ERROR naming the one down', async () => {
