@@ -65,7 +65,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const subgraphs = opened.filter((o) => o.module.subgraph).map(({ module, instance }) =>
       buildSubgraph(module.name, module.subgraph!.sdl(), module.subgraph!.resolvers(instance, platform.deps), log));
     const graph = [];
-    // A subgraph served alone with subscriptions also takes graphql-ws clients on the same server.
+    // The gateway, or a subgraph served alone with subscriptions, also takes graphql-ws clients on the same server.
     let webSocket: SubgraphRouter['webSocket'];
     const limits = {
       maxTokens: config.GRAPHQL_MAX_TOKENS, maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES,
@@ -75,6 +75,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       if (subgraphs[0]) {
         const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, {
           limits, verifier: platform.deps.verifier, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
+          connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
         });
         closers.push(one.stop);
         webSocket = one.webSocket;
@@ -94,9 +95,10 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits, verifier,
         introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
-        subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS,
+        subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
       });
       closers.push(gateway.stop);
+      webSocket = gateway.webSocket;
       graph.push({ path: '/', router: gateway.router });
       // The offline GraphiQL is a landing page too: off with it in production.
       if (config.GRAPHQL_LANDING_PAGE) graph.push({ path: '/', router: graphiqlRouter('/graphql') });

@@ -50,6 +50,10 @@ const Platform = z.object({
   GRAPHQL_APQ_CACHE_MB: count(10, 4096),
   /** Milliseconds the gateway waits for a remote subgraph's answer before the error names it (UPSTREAM_ERROR). */
   GRAPHQL_SUBGRAPH_TIMEOUT_MS: count(120_000, 3_600_000),
+  /** Milliseconds between keep-alives of an open subscription: WebSocket pings, multipart heartbeats (SSE's are 12 s). */
+  GRAPHQL_KEEPALIVE_MS: count(10_000, 600_000),
+  /** Milliseconds a WebSocket may take to send connection_init before it is closed (4408). */
+  GRAPHQL_WS_INIT_TIMEOUT_MS: count(3000, 600_000),
 });
 
 export type Config = Readonly<z.output<typeof Platform> & {

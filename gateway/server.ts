@@ -1,4 +1,5 @@
-import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource } from '@apollo/gateway';
+import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 // Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
@@ -11,7 +12,11 @@ import { contextFrom, FORWARDED_HEADERS, type GraphContext } from '../subgraphs/
 import { formatGraphQLError, graphqlHttpErrors, subgraphFetchFailed } from '../subgraphs/graphql-errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../subgraphs/limits';
 import type { Subgraph } from '../subgraphs';
+import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../subgraphs/ws';
 import { sandboxLandingPage } from './landing-page';
+import { streamingTransports } from './streaming';
+import { subgraphStream } from './subgraph-stream';
+import { federatedSubscriptions } from './subscriptions';
 
 /** Where the gateway finds one subgraph: its schema in this process, or a URL. */
 export type SubgraphTarget = { schema: Subgraph['schema'] } | { url: string };
@@ -37,11 +42,17 @@ export interface GatewayOptions {
   persistedQueryCacheBytes?: number;
   /** How long a remote subgraph may take to answer (default 120 s); past it the request is aborted. */
   subgraphTimeoutMs?: number;
+  /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
+  connectionInitTimeoutMs?: number;
+  /** Between keep-alives of an open subscription: WebSocket pings, multipart heartbeats (default 10000 ms). */
+  keepAliveMs?: number;
 }
 
 export interface Gateway {
   /** Serves POST/GET /graphql (Apollo Sandbox for browsers, pointing to GraphiQL when offline). */
   router: Router;
+  /** Serves the graph's operations, subscriptions included, over graphql-ws at /graphql of `server`; close it before the server. */
+  webSocket?: (server: Server) => WebSocketEndpoint;
   stop(): Promise<void>;
 }
 
@@ -62,27 +73,31 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   // metadata addresses (169.254.169.254): a self-hosted platform must not phone home.
   process.env.APOLLO_TELEMETRY_DISABLED = 'true';
   const limits = graphqlLimits(opts.limits);
+  // One data source per subgraph, shared by the gateway's queries and the subscriptions' entity fetches.
+  const timeoutMs = opts.subgraphTimeoutMs ?? 120_000;
+  const sourceOf = (name: string, target: SubgraphTarget): GraphQLDataSource => ('schema' in target
+    ? new LocalGraphQLDataSource(target.schema)
+    : new ForwardingDataSource({
+      url: target.url,
+      // @apollo/gateway sets no deadline of its own: a subgraph that accepts and never answers would hold the request.
+      fetcher: ((input: string, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as never,
+      // A subgraph that cannot be reached (or answers no GraphQL) becomes an UPSTREAM_ERROR naming it.
+      didEncounterError: (error) => { throw subgraphFetchFailed(name, error, opts.log); },
+    }));
+  const dataSources = Object.fromEntries(Object.entries(opts.targets).map(([name, target]) => [name, sourceOf(name, target)]));
   const gateway = new ApolloGateway({
     supergraphSdl: opts.supergraphSdl,
     logger: gatewayLogger(opts.log),
     // Plans are cached by operation; the cache is an LRU bounded by their approximate size.
     experimental_approximateQueryPlanStoreMiB: opts.queryPlanCacheMiB ?? 30,
-    buildService: ({ name, url }) => {
-      const target = opts.targets[name];
-      if (target && 'schema' in target) return new LocalGraphQLDataSource(target.schema);
-      // A subgraph that cannot be reached (or answers no GraphQL) becomes an UPSTREAM_ERROR naming it.
-      const timeoutMs = opts.subgraphTimeoutMs ?? 120_000;
-      return new ForwardingDataSource({
-        url: target?.url ?? url,
-        // @apollo/gateway sets no deadline of its own: a subgraph that accepts and never answers would hold the request.
-        fetcher: ((input: string, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as never,
-        didEncounterError: (error) => { throw subgraphFetchFailed(name, error, opts.log); },
-      });
-    },
+    buildService: ({ name, url }) => dataSources[name] ?? sourceOf(name, { url: url! }),
   });
-  // @apollo/gateway executes no subscriptions: the guard refuses them with a clear error even though
-  // the composed graph has a Subscription type (the chat subgraph serves it over graphql-ws).
-  const servesSubscriptions = false;
+  // @apollo/gateway executes no subscriptions: the gateway runs them itself (gateway/subscriptions.ts).
+  const federated = federatedSubscriptions({
+    supergraphSdl: opts.supergraphSdl, dataSources, log: opts.log,
+    stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs }),
+  });
+  const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
   const server = new ApolloServer<GraphContext>({
     gateway,
     introspection: opts.introspection ?? true,
@@ -96,15 +111,35 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
   });
   await server.start();
+  /** The graph for transports outside Apollo Server: queries and mutations through it, subscriptions federated here. */
+  const graph: Required<SocketGraph> = {
+    schema: federated.schema,
+    execute: async ({ document, operationName, variableValues, contextValue }) => {
+      const response = await server.executeOperation({ query: document, operationName: operationName ?? undefined, variables: variableValues ?? undefined }, { contextValue });
+      return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'Incremental delivery is not served here', extensions: { code: 'BAD_REQUEST' } }] };
+    },
+    subscribe: ({ document, operationName, variableValues, contextValue }) =>
+      federated.subscribe({ document, operationName, variables: variableValues, context: contextValue }),
+  };
   const router = Router();
   router.use(
     '/graphql',
     express.json({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
     documentGuard(limits, () => servesSubscriptions),
+    ...(servesSubscriptions ? [streamingTransports({
+      graph, limits, log: opts.log, verifier: opts.verifier, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs,
+    })] : []),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
   );
   router.use('/graphql', graphqlHttpErrors);
-  return { router, stop: () => server.stop() };
+  const webSocket = servesSubscriptions
+    ? (http: Server) => serveWebSocket(http, graph, opts.log, {
+      limits, verifier: opts.verifier, path: '/graphql', maxPayloadBytes: opts.bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+      keepAliveMs: opts.keepAliveMs,
+      introspection: opts.introspection,
+    })
+    : undefined;
+  return { router, webSocket, stop: () => server.stop() };
 }
 
 function gatewayLogger(log: Logger) {

@@ -25,6 +25,25 @@ export const CODE: Record<ErrorKind, string> = {
 const INTERNAL = 'Internal server error';
 
 /**
+ * An error of a result executed outside Apollo Server (graphql-ws, GraphQL over SSE, a subgraph
+ * subscribed to in process) as its client sees it, coded as over HTTP: a platform error by its kind (with
+ * `reason` and `issues`), anything unexpected masked; an error outside any field and without a code
+ * (bad variables, an unknown operation) is the request's fault.
+ */
+export function formatExecutionError(e: GraphQLError | GraphQLFormattedError, log: Logger): GraphQLFormattedError {
+  // Already formatted: the answer of Apollo Server or of a remote subgraph.
+  if (!(e instanceof GraphQLError)) return e;
+  const original = e.originalError;
+  // A thrown error, not a subgraph's answer (which the gateway keeps as the original of its error).
+  if (original instanceof Error && !(original instanceof GraphQLError)) {
+    const coded = toGraphQLError(original, log);
+    return formatGraphQLError({ ...e.toJSON(), message: coded.message, extensions: coded.extensions }, coded);
+  }
+  if (!e.path && e.extensions.code === undefined) return { ...e.toJSON(), extensions: { code: 'BAD_USER_INPUT' } };
+  return formatGraphQLError(e.toJSON(), e);
+}
+
+/**
  * A thrown value as the GraphQLError a client may see. Errors carry their code from the resolver
  * on, so the answer is the same whether the gateway reaches the subgraph in process or over HTTP.
  */

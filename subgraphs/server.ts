@@ -18,6 +18,8 @@ export interface SubgraphRouterOptions {
   verifier?: TokenVerifier;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
   connectionInitTimeoutMs?: number;
+  /** Between WebSocket pings (default 10000 ms). */
+  keepAliveMs?: number;
   /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`). */
   introspection?: boolean;
   /** Serves Apollo's landing page to a browser's GET /graphql; default true (`GRAPHQL_LANDING_PAGE`). */
@@ -70,6 +72,7 @@ export async function subgraphRouter(
   const webSocket = servesSubscriptions
     ? (http: Server) => serveWebSocket(http, subgraph, log, {
       limits, verifier: opts.verifier, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+      keepAliveMs: opts.keepAliveMs,
       introspection: opts.introspection,
     })
     : undefined;

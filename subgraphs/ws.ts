@@ -1,17 +1,15 @@
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Request, Response } from 'express';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
+import type { DocumentNode, ExecutionArgs, GraphQLError, GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { TokenVerifier } from '../core/auth/verifier';
-import { PlatformError } from '../core/errors';
-import { contextFromConnection } from './context';
-import { CODE, formatGraphQLError, toGraphQLError } from './graphql-errors';
-import { documentGuard, introspectionRules, type GraphqlLimits } from './limits';
-import type { Subgraph } from './index';
+import { contextFromConnection, type GraphContext } from './context';
+import { formatExecutionError } from './graphql-errors';
+import type { GraphqlLimits } from './limits';
+import { operationPreparer, refusal } from './prepare';
 
 export interface WebSocketOptions {
   limits: GraphqlLimits;
@@ -23,44 +21,26 @@ export interface WebSocketOptions {
   maxPayloadBytes?: number;
   /** A socket that sends no connection_init within this is closed with 4408 (default 3000 ms, graphql-ws's). */
   connectionInitTimeoutMs?: number;
+  /** Between WebSocket pings that keep an idle socket open and find dead ones (default 10000 ms). */
+  keepAliveMs?: number;
   /** Operations running at once on one socket (default 20). */
   maxOperationsPerSocket?: number;
   /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`), as over HTTP. */
   introspection?: boolean;
 }
 
+/** What a socket's operations run on: a subgraph's schema, or the gateway's graph with its own execution. */
+export interface SocketGraph {
+  schema: GraphQLSchema;
+  /** Queries and mutations (graphql-js `execute` on the schema when absent). */
+  execute?: (args: ExecutionArgs & { contextValue: GraphContext }) => Promise<unknown>;
+  /** Subscriptions (graphql-js `subscribe` on the schema when absent). */
+  subscribe?: (args: ExecutionArgs & { contextValue: GraphContext }) => Promise<unknown>;
+}
+
 export interface WebSocketEndpoint {
   /** Closes every socket (their operations end, model calls abort) and stops taking upgrades. */
   close(): Promise<void>;
-}
-
-const withCode = (e: GraphQLError, code: string) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code } });
-const refusal = (message: string, code: string) => new GraphQLError(message, { extensions: { code } });
-
-/**
- * An error as the socket's client sees it, coded as over HTTP: a platform error by its kind (with
- * `reason` and `issues`), anything unexpected masked; an error outside any field and without a code
- * (bad variables, an unknown operation) is the request's fault.
- */
-function format(e: GraphQLError, log: Logger): GraphQLFormattedError {
-  const original = e.originalError;
-  if (original && !(original instanceof GraphQLError)) {
-    const coded = toGraphQLError(original, log);
-    return formatGraphQLError({ ...e.toJSON(), message: coded.message, extensions: coded.extensions }, coded);
-  }
-  if (!e.path && e.extensions.code === undefined) return { ...e.toJSON(), extensions: { code: 'BAD_USER_INPUT' } };
-  return formatGraphQLError(e.toJSON(), e);
-}
-
-/** The document guard of the HTTP endpoint (size, depth, aliases, cost, mutations), on a socket's operation. */
-function guard(limits: GraphqlLimits) {
-  const check = documentGuard(limits, () => true);
-  return (payload: unknown): GraphQLError | undefined => {
-    let refused: unknown;
-    check({ method: 'POST', body: payload } as Request, {} as Response, (err?: unknown) => void (refused = err));
-    if (refused instanceof PlatformError) return refusal(refused.message, refused.code ?? CODE[refused.kind]);
-    return refused ? refusal('Internal server error', 'INTERNAL_SERVER_ERROR') : undefined;
-  };
 }
 
 const pathOf = (url: string | undefined) => {
@@ -100,38 +80,31 @@ function answerAsHttp(server: Server, req: IncomingMessage, socket: Duplex) {
  * client completes an operation or the socket closes, its iterator's `return()` runs, which stops
  * the work behind it.
  */
-export function serveWebSocket(server: Server, subgraph: Subgraph, log: Logger, opts: WebSocketOptions): WebSocketEndpoint {
+export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, opts: WebSocketOptions): WebSocketEndpoint {
   const path = opts.path ?? '/graphql';
   const maxOperations = opts.maxOperationsPerSocket ?? 20;
-  const bounded = guard(opts.limits);
-  const rules = [...specifiedRules, ...introspectionRules, ...(opts.introspection === false ? [NoSchemaIntrospectionCustomRule] : [])];
+  const prepare = operationPreparer(graph.schema, opts.limits, opts.introspection !== false);
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 1_048_576 });
   const endpoint = useServer({
-    schema: subgraph.schema,
+    schema: graph.schema,
+    ...(graph.execute ? { execute: graph.execute as never } : {}),
+    ...(graph.subscribe ? { subscribe: graph.subscribe as never } : {}),
     isProd: true,
     connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
     onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
         return [refusal(`At most ${maxOperations} operations run at once on one socket`, 'TOO_MANY_OPERATIONS')];
       }
-      const refused = bounded(payload);
-      if (refused) return [refused];
-      let document;
-      try {
-        document = parse(payload.query, { maxTokens: opts.limits.maxTokens });
-      } catch (err) {
-        return [withCode(err as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
-      }
-      const invalid = validate(subgraph.schema, document, rules);
-      if (invalid.length) return invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED'));
+      const document = prepare(payload);
+      if (Array.isArray(document)) return document;
       return {
-        schema: subgraph.schema, document, operationName: payload.operationName, variableValues: payload.variables,
+        schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables,
         contextValue: await contextFromConnection(ctx.connectionParams, ctx.extra.request, opts.verifier),
       };
     },
-    onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => format(e, log)) } : undefined),
-    onError: (_ctx, _id, _payload, errors) => errors.map((e) => format(e, log)),
-  }, wss);
+    onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),
+    onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),
+  }, wss, opts.keepAliveMs ?? 10_000);
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (pathOf(req.url) === path && req.headers.upgrade?.toLowerCase() === 'websocket') {

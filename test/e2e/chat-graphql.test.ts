@@ -2,13 +2,14 @@ import { request as httpRequest } from 'node:http';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';
+import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { DEFAULT_CATALOG } from '../../core/models/catalog';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-upstream';
 import { chatFixture, type ChatFixture } from './chat-fixture';
 import { joined, post, sseChunks } from './chat-wire';
 import { startInTemp, type Started } from './server';
+import { run, socketClient, type Result } from './subscription-wire';
 
 /**
  * The chat subgraph: through the platform's gateway (sources' titles from the search subgraph,
@@ -104,28 +105,13 @@ describe('through the gateway', () => {
   });
 });
 
-/** Every result of one operation over a socket, and the error message that ended it, if any. */
-function run(client: Client, query: string, input: Record<string, unknown>, onResult?: (r: FormattedExecutionResult<any, unknown>, stop: () => void) => void) {
-  return new Promise<{ results: FormattedExecutionResult<any, unknown>[]; error?: any }>((resolve) => {
-    const results: FormattedExecutionResult<any, unknown>[] = [];
-    const stop = client.subscribe({ query, variables: { input } }, {
-      next: (r) => {
-        results.push(r);
-        onResult?.(r, () => {
-          stop();
-          resolve({ results });
-        });
-      },
-      error: (error) => resolve({ results, error }),
-      complete: () => resolve({ results }),
-    });
-  });
-}
-
+/** One operation over a socket, its variables `{ input }`. */
+const ask = (client: Client, query: string, input: Record<string, unknown>, onResult?: (r: Result, stop: () => void) => void) =>
+  run(client, query, { input }, onResult);
 const wsUrl = () => `${alone.url.replace(/^http/, 'ws')}/graphql`;
 const clients: Client[] = [];
-const connect = (connectionParams: Record<string, string>, lazyCloseTimeout = 0) => {
-  const client = createClient({ url: wsUrl(), webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: true, lazyCloseTimeout });
+const connect = (connectionParams: Record<string, string>, keepOpen = false) => {
+  const client = socketClient(alone.url, connectionParams, keepOpen);
   clients.push(client);
   return client;
 };
@@ -139,7 +125,7 @@ describe('served alone: answerStream over graphql-ws', () => {
   it('streams the chunks of the REST stream of the same server, in order: sources and model first, the finish reason last', async () => {
     const rest = sseChunks((await post(`${alone.url}/api/stream_generate_answer`, f.body(ASPIRIN))).text);
     expect(rest.done).toBe(true);
-    const { results, error } = await run(connect(user()), STREAM, { query: ASPIRIN });
+    const { results, error } = await ask(connect(user()), STREAM, { query: ASPIRIN });
     expect(error).toBeUndefined();
     expect(results.every((r) => r.errors === undefined)).toBe(true);
     const chunks = results.map((r) => r.data.answerStream);
@@ -156,9 +142,9 @@ describe('served alone: answerStream over graphql-ws', () => {
 
   it('takes Authorization and apiKey too, or the upgrade request\'s headers; queries and mutations work over the socket', async () => {
     const client = connect({ Authorization: f.a, apiKey: f.apiKey });
-    const answer = await run(client, 'mutation($input: AskInput!) { generateAnswer(input: $input) { response finishReason } }', { query: ASPIRIN });
+    const answer = await ask(client, 'mutation($input: AskInput!) { generateAnswer(input: $input) { response finishReason } }', { query: ASPIRIN });
     expect(answer.results[0]!.data.generateAnswer).toMatchObject({ response: expect.stringContaining('stomach upset'), finishReason: 'STOP' });
-    const sources = await run(client, 'query($input: AskInput!) { sources(input: $input) { citations { title } } }', { query: ASPIRIN });
+    const sources = await ask(client, 'query($input: AskInput!) { sources(input: $input) { citations { title } } }', { query: ASPIRIN });
     expect(sources.results[0]!.data.sources.citations[0].title).toBe('Aspirin');
     // A Node client can set headers on the upgrade request itself.
     class WithHeaders extends WebSocket {
@@ -168,7 +154,7 @@ describe('served alone: answerStream over graphql-ws', () => {
     }
     const viaHeaders = createClient({ url: wsUrl(), webSocketImpl: WithHeaders, retryAttempts: 0, lazy: true });
     clients.push(viaHeaders);
-    const streamed = await run(viaHeaders, STREAM, { query: ASPIRIN });
+    const streamed = await ask(viaHeaders, STREAM, { query: ASPIRIN });
     expect(streamed.results.at(-1)!.data.answerStream.finishReason).toBe('STOP');
   });
 
@@ -185,7 +171,7 @@ describe('served alone: answerStream over graphql-ws', () => {
 
     // Complete: the socket stays open (no lazy close), so only the operation's end can stop the call.
     stalling();
-    const { results } = await run(connect(user(), 60_000), STREAM, input, (_r, stop) => stop());
+    const { results } = await ask(connect(user(), true), STREAM, input, (_r, stop) => stop());
     expect(results[0]!.data.answerStream).toMatchObject({ response: 'One two three ', finishReason: null, model: { id: 'oc-chat' } });
     const completed = upstream.requests.at(-1)!;
     await completed.cut;
@@ -193,8 +179,8 @@ describe('served alone: answerStream over graphql-ws', () => {
 
     // The socket goes away mid-stream, without completing.
     stalling();
-    const client = connect(user(), 60_000);
-    await run(client, STREAM, input, () => client.terminate());
+    const client = connect(user(), true);
+    await ask(client, STREAM, input, () => client.terminate());
     const dropped = upstream.requests.at(-1)!;
     expect(dropped).not.toBe(completed);
     await dropped.cut;
@@ -202,27 +188,27 @@ describe('served alone: answerStream over graphql-ws', () => {
   });
 
   it('answers a subscriber without a bearer token, or with a bad one, with UNAUTHENTICATED; another tenant with FORBIDDEN', async () => {
-    const none = await run(connect({ 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
+    const none = await ask(connect({ 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
     expect(none.results).toHaveLength(1);
     expect(none.results[0]!.data).toBeUndefined();
     expect(none.results[0]!.errors).toEqual([expect.objectContaining({ message: 'Not authenticated', path: ['answerStream'], extensions: { code: 'UNAUTHENTICATED' } })]);
-    const bad = await run(connect({ authorization: 'Bearer not.a.token', 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
+    const bad = await ask(connect({ authorization: 'Bearer not.a.token', 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
     expect(bad.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'invalid_token' });
-    const other = await run(connect(user()), STREAM, { query: ASPIRIN, tenantId: 'tenant-b' });
+    const other = await ask(connect(user()), STREAM, { query: ASPIRIN, tenantId: 'tenant-b' });
     expect(other.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'tenant_mismatch' });
-    const empty = await run(connect(user()), STREAM, { query: '' });
+    const empty = await ask(connect(user()), STREAM, { query: '' });
     expect(empty.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [expect.objectContaining({ loc: ['input', 'query'] })] });
   });
 
   it('bounds socket operations as HTTP ones, and refuses invalid ones with an error message', async () => {
     const client = connect(user());
     const aliases = `subscription($input: AskInput!) { answerStream(input: $input) { ${Array.from({ length: 31 }, (_, i) => `a${i}: response`).join(' ')} } }`;
-    const many = await run(client, aliases, { query: ASPIRIN });
+    const many = await ask(client, aliases, { query: ASPIRIN });
     expect(many.results).toEqual([]);
     expect(many.error).toEqual([expect.objectContaining({ message: 'The operation uses 31 aliases; the limit is 30', extensions: { code: 'TOO_MANY_ALIASES' } })]);
-    const invalid = await run(client, 'subscription { answerStream { nope } }', {});
+    const invalid = await ask(client, 'subscription { answerStream { nope } }', {});
     expect(invalid.error[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
-    const variables = await run(client, STREAM, { query: 42 });
+    const variables = await ask(client, STREAM, { query: 42 });
     expect(variables.results[0]!.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT' });
   });
 
@@ -272,9 +258,9 @@ describe('served alone with GRAPHQL_INTROSPECTION=false', () => {
     const closed = await startInTemp('chat', { AUTH_ISSUER_URL: f.url, SEARCH_URL: f.url, MODELS_URL: f.url, GRAPHQL_INTROSPECTION: 'false' });
     const client = createClient({ url: `${closed.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: f.a }, retryAttempts: 0, lazy: true });
     try {
-      const schema = await run(client, '{ __schema { queryType { name } } }', {});
+      const schema = await ask(client, '{ __schema { queryType { name } } }', {});
       expect(schema.error[0]).toMatchObject({ message: expect.stringMatching(/introspection has been disabled/), extensions: { code: "GRAPHQL_VALIDATION_FAILED" } });
-      const typename = await run(client, '{ __typename }', {});
+      const typename = await ask(client, '{ __typename }', {});
       expect(typename.results[0]?.data).toEqual({ __typename: 'Query' });
     } finally {
       await client.dispose();

@@ -82,8 +82,8 @@ describe('the gateway refuses abusive or broken requests with 4xx, never stallin
     expect(registered.body).toEqual({ data: { realm: { id: fx.realm } } });
   });
 
-  it('refuses a subscription, which this graph does not serve', async () => {
-    refused(await gql({ query: 'subscription { realm { id } }' }), 'SUBSCRIPTIONS_NOT_SUPPORTED', /Subscriptions are not served at this endpoint/);
+  it('refuses a subscription sent as plain JSON, naming the transports that stream it', async () => {
+    refused(await gql({ query: 'subscription { realm { id } }' }), 'SUBSCRIPTIONS_NOT_SUPPORTED', /graphql-ws.*text\/event-stream.*multipart\/mixed/);
   });
 
   it('answers 404 for GraphiQL assets it does not have, whatever their name', async () => {

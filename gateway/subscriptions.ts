@@ -1,0 +1,137 @@
+import { buildOperationContext, executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway';
+import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
+import { QueryPlanner, type FetchNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
+import { GraphQLError, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { GraphContext } from '../subgraphs/context';
+import type { SubgraphStream } from './subgraph-stream';
+
+/** One subscription operation as a client sent it, with the caller's context. */
+export interface SubscriptionRequest {
+  document: DocumentNode;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+  context: GraphContext;
+}
+
+/** The events of a subscription, or the result that refused it. */
+export type SubscriptionOutcome = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
+
+export interface FederatedSubscriptions {
+  /** The graph's API schema (what clients validate against), as graphql-js. */
+  schema: GraphQLSchema;
+  subscribe(request: SubscriptionRequest): Promise<SubscriptionOutcome>;
+}
+
+export interface FederatedSubscriptionOptions {
+  supergraphSdl: string;
+  /** The gateway's data sources by subgraph name: the fields other subgraphs own come from them. */
+  dataSources: Record<string, GraphQLDataSource>;
+  /** Opens the subscription on the subgraph that owns the root field. */
+  stream: SubgraphStream;
+  log: Logger;
+  /** Plans kept, least recently used dropped (default 500). */
+  maxPlans?: number;
+}
+
+/** An error of a subgraph's answer, marked with the subgraph's name as the gateway marks fetch errors. */
+const fromSubgraph = (serviceName: string) => (e: { message?: string; path?: readonly (string | number)[]; extensions?: Record<string, unknown> }) =>
+  new GraphQLError(e.message || `Error while subscribing at the ${serviceName} subgraph`, {
+    path: e.path, extensions: { code: 'UPSTREAM_ERROR', ...e.extensions, serviceName },
+  });
+
+/**
+ * Federated subscriptions, which @apollo/gateway plans but does not execute. The query planner
+ * splits a subscription into its primary fetch (the root field, on the subgraph that owns it) and
+ * the rest (fields of the events' entities that other subgraphs own). The primary fetch is
+ * subscribed to on its subgraph (SubgraphStream: in process or over graphql-ws); each event it sends
+ * is then run through @apollo/gateway's own executor as the answer of that primary fetch, so the
+ * rest is fetched (one batched `_entities` call per subgraph and event) and the result shaped exactly
+ * as for a query. `return()` on the events ends the subgraph's subscription at once, even while an
+ * event is awaited.
+ */
+export function federatedSubscriptions(opts: FederatedSubscriptionOptions): FederatedSubscriptions {
+  const supergraph = Supergraph.build(opts.supergraphSdl);
+  const apiSchema = supergraph.apiSchema();
+  const schema = apiSchema.toGraphQLJSSchema();
+  const supergraphSchema = supergraph.schema.toGraphQLJSSchema();
+  const planner = new QueryPlanner(supergraph);
+  const plans = new Map<string, { primary: FetchNode; plan: QueryPlan }>();
+  const maxPlans = opts.maxPlans ?? 500;
+
+  const planOf = (document: DocumentNode, operationName: string | undefined) => {
+    const key = `${operationName ?? ''}\n${print(document)}`;
+    const known = plans.get(key);
+    if (known) {
+      plans.delete(key);
+      plans.set(key, known);
+      return known;
+    }
+    const operation = operationFromDocument(apiSchema, document, { operationName });
+    const node = planner.buildQueryPlan(operation).node;
+    if (node?.kind !== 'Subscription') throw new GraphQLError('Not a subscription operation', { extensions: { code: 'BAD_USER_INPUT' } });
+    const first: PlanNode = { ...node.primary };
+    const planned = { primary: node.primary, plan: { kind: 'QueryPlan' as const, node: node.rest ? { kind: 'Sequence' as const, nodes: [first, node.rest] } : first } };
+    plans.set(key, planned);
+    if (plans.size > maxPlans) plans.delete(plans.keys().next().value!);
+    return planned;
+  };
+
+  return {
+    schema,
+    async subscribe({ document, operationName, variables, context }) {
+      const name = operationName ?? undefined;
+      const operationContext = buildOperationContext({ schema, operationDocument: document, operationName: name });
+      const { primary, plan } = planOf(document, name);
+      const vars = variables ?? {};
+      const used = Object.fromEntries((primary.variableUsages ?? []).filter((v) => vars[v] !== undefined).map((v) => [v, vars[v]]));
+      const opened = await opts.stream.open(primary.serviceName, { query: primary.operation, operationName: primary.operationName, variables: used, context });
+      const marked = fromSubgraph(primary.serviceName);
+      if (!('next' in opened)) return { ...opened, errors: opened.errors?.map(marked) };
+
+      const requestContext = {
+        request: { query: print(document), operationName: name, variables: vars },
+        context, logger: opts.log, document, operationName: name ?? null, metrics: {}, cache: undefined, schema, overallCachePolicy: undefined,
+      } as unknown as Parameters<typeof executeQueryPlan>[2];
+      /** The gateway's data sources, with the primary fetch answered by the subgraph's event. */
+      const answering = (event: ExecutionResult): ServiceMap => {
+        let served = false;
+        const real = opts.dataSources[primary.serviceName];
+        const own: GraphQLDataSource = {
+          process: async (request) => {
+            if (!served) {
+              served = true;
+              return event as never;
+            }
+            return real!.process(request);
+          },
+        };
+        return { ...opts.dataSources, [primary.serviceName]: own };
+      };
+
+      let ended = false;
+      const events: AsyncIterableIterator<ExecutionResult> = {
+        async next() {
+          if (ended) return { done: true, value: undefined };
+          const r = await opened.next();
+          if (r.done || ended) return { done: true, value: undefined };
+          const event = r.value;
+          if (!event.data) return { done: false, value: { errors: (event.errors ?? [{ message: 'No data' }]).map(marked) } };
+          // @apollo/gateway fills the result in place: each event gets its own copy of the plan's inputs.
+          const result = await executeQueryPlan(plan, answering(event), requestContext, operationContext, supergraphSchema, apiSchema);
+          return { done: false, value: result as ExecutionResult };
+        },
+        async return() {
+          ended = true;
+          // Not awaited: a subgraph stalled before its next event must not hold the client's completion.
+          opened.return?.().catch(() => undefined);
+          return { done: true, value: undefined };
+        },
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+      };
+      return events;
+    },
+  };
+}
