@@ -1,5 +1,6 @@
 import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
+import { joined, type Chunk } from './chat-wire';
 
 /** Reading the gateway's subscription transports in tests: graphql-ws, GraphQL over SSE, multipart. */
 export type Result = FormattedExecutionResult<any, unknown>;
@@ -30,7 +31,8 @@ export const wsUrl = (base: string) => `${base.replace(/^http/, 'ws')}/graphql`;
  * subscription and close when the last ends.
  */
 export function socketClient(base: string, connectionParams: Record<string, string | undefined>, keepOpen = false): Client {
-  return createClient({ url: wsUrl(base), webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: !keepOpen });
+  // A held socket's end (the test terminating it) is expected, not worth a console error.
+  return createClient({ url: wsUrl(base), webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: !keepOpen, onNonLazyError: () => undefined });
 }
 
 /** A POST of one operation with the headers given (undefined ones left out). */
@@ -64,4 +66,26 @@ export function multipartParts(text: string, boundary = 'graphql'): { parts: any
     return JSON.parse(p.slice(at + 4));
   });
   return { parts, closed };
+}
+
+/** A streamed answer with fields of all three subgraphs behind it: chat's chunks, search's titles, models' model. */
+export const ANSWER_STREAM = `subscription($input: AskInput!) { answerStream(input: $input) {
+  response generatedSearchText finishReason sources { citation title document { id title } } model { id contextLength } } }`;
+
+/**
+ * An answerStream's results are the REST stream's chunks (`rest`), the first carrying its sources
+ * titled from search and its model from models (the query STREAM of the gateway's tests).
+ */
+export function expectStreamedAnswer(results: Result[], rest: Chunk[]) {
+  expect(results.every((r) => r.errors === undefined)).toBe(true);
+  const chunks = results.map((r) => r.data.answerStream);
+  expect(chunks.map((c) => c.response)).toEqual(rest.map((c) => c.response));
+  expect(chunks.map((c) => c.response).join('')).toBe(joined(rest));
+  expect(chunks.at(-1).finishReason).toBe('STOP');
+  expect(chunks.slice(0, -1).every((c) => c.finishReason === null)).toBe(true);
+  expect(chunks[0].model).toEqual({ id: 'local-chat', contextLength: 8192 });
+  expect(chunks[0].sources.length).toBeGreaterThan(0);
+  expect(chunks[0].sources[0]).toMatchObject({ citation: 1, title: 'Aspirin', document: { id: expect.any(String), title: 'Aspirin' } });
+  for (const s of chunks[0].sources) expect(s.document.title).toBe(s.title);
+  expect(chunks.slice(1).every((c) => c.sources === null && c.model === null)).toBe(true);
 }

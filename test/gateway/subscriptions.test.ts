@@ -7,7 +7,7 @@ import { DEFAULT_CATALOG } from '../../core/models/catalog';
 import { chatFixture, type ChatFixture } from '../e2e/chat-fixture';
 import { joined, post, sseChunks, type Chunk } from '../e2e/chat-wire';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-upstream';
-import { multipartParts, postOperation, run, socketClient, sseResults, wsUrl, type Result } from '../e2e/subscription-wire';
+import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, wsUrl, type Result } from '../e2e/subscription-wire';
 
 /**
  * Subscriptions at the gateway's /graphql, subgraphs in process: answerStream is the chat subgraph's,
@@ -19,8 +19,7 @@ let upstream: FakeOpenAi;
 let rest: Chunk[];
 
 const ASPIRIN = 'What are the side effects of aspirin?';
-const STREAM = `subscription($input: AskInput!) { answerStream(input: $input) {
-  response generatedSearchText finishReason sources { citation title document { id title } } model { id contextLength } } }`;
+const STREAM = ANSWER_STREAM;
 
 beforeAll(async () => {
   upstream = await startFakeOpenAi({ answer: 'The upstream says aspirin upsets the stomach.' });
@@ -52,20 +51,7 @@ afterEach(async () => {
 });
 const user = () => ({ authorization: f.a, 'api-key': f.apiKey });
 
-/** The chunks are the REST stream's; the first carries sources titled from search and the model from models. */
-function expectTheAnswer(results: Result[]) {
-  expect(results.every((r) => r.errors === undefined)).toBe(true);
-  const chunks = results.map((r) => r.data.answerStream);
-  expect(chunks.map((c) => c.response)).toEqual(rest.map((c) => c.response));
-  expect(chunks.map((c) => c.response).join('')).toBe(joined(rest));
-  expect(chunks.at(-1).finishReason).toBe('STOP');
-  expect(chunks.slice(0, -1).every((c) => c.finishReason === null)).toBe(true);
-  expect(chunks[0].model).toEqual({ id: 'local-chat', contextLength: 8192 });
-  expect(chunks[0].sources.length).toBeGreaterThan(0);
-  expect(chunks[0].sources[0]).toMatchObject({ citation: 1, title: 'Aspirin', document: { id: expect.any(String), title: 'Aspirin' } });
-  for (const s of chunks[0].sources) expect(s.document.title).toBe(s.title);
-  expect(chunks.slice(1).every((c) => c.sources === null && c.model === null)).toBe(true);
-}
+const expectTheAnswer = (results: Result[]) => expectStreamedAnswer(results, rest);
 
 describe('over graphql-ws', () => {
   it('streams an answer with its sources titled by the search subgraph and its model from the models subgraph', async () => {

@@ -1,0 +1,142 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from 'graphql-ws';
+import { DEFAULT_CATALOG } from '../../core/models/catalog';
+import { chatFixture, type ChatFixture } from '../e2e/chat-fixture';
+import { post, sseChunks, type Chunk } from '../e2e/chat-wire';
+import { freePort, startInTemp, type Started } from '../e2e/server';
+import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, type Result } from '../e2e/subscription-wire';
+import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-upstream';
+
+/**
+ * Subscriptions through a gateway served alone in front of subgraphs served alone (`platform serve
+ * <name>`), each its own server: the gateway reaches chat over graphql-ws with the caller's
+ * credentials, and completes each event from the search and models subgraphs over HTTP. The
+ * services share the data of a platform (the fixture) that issued the tokens, the LM key and the
+ * documents, so the answers can be compared with its REST stream.
+ */
+let f: ChatFixture;
+let upstream: FakeOpenAi;
+let rest: Chunk[];
+const alone: Record<string, Started> = {};
+let gateway: Started;
+let catalogFile: string;
+
+const ASPIRIN = 'What are the side effects of aspirin?';
+const TALKATIVE = 'One two three four five six seven eight nine ten eleven twelve.';
+
+const subgraphUrls = (chatUrl: string) => ({
+  SUBGRAPH_TOKEN_URL: `${alone.token!.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search!.url}/graphql`,
+  SUBGRAPH_MODELS_URL: `${alone.models!.url}/graphql`, SUBGRAPH_CHAT_URL: chatUrl,
+});
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAi({ answer: 'The upstream says aspirin upsets the stomach.' });
+  process.env.E2E_GW_REMOTE_OC_KEY = 'gateway-remote-oc-token-0123456789';
+  catalogFile = join(tmpdir(), `catalog-gw-remote-${process.pid}-${Date.now()}.json`);
+  writeFileSync(catalogFile, JSON.stringify({
+    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
+      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GW_REMOTE_OC_KEY' } }],
+  }));
+  f = await chatFixture({ MODELS_CATALOG_FILE: catalogFile });
+  rest = sseChunks((await post(`${f.url}/api/stream_generate_answer`, f.body(ASPIRIN))).text).chunks;
+  const shared = { PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, LOG_LEVEL: 'silent' };
+  for (const name of ['token', 'search', 'models'] as const) {
+    alone[name] = await startInTemp(name, { ...shared, MODELS_CATALOG_FILE: catalogFile });
+  }
+  alone.chat = await startInTemp('chat', { ...shared, SEARCH_URL: alone.search!.url, MODELS_URL: alone.models!.url });
+  gateway = await startInTemp('gateway', { ...subgraphUrls(`${alone.chat.url}/graphql`), GRAPHQL_KEEPALIVE_MS: '200' });
+}, 90_000);
+afterAll(async () => {
+  await gateway?.stop();
+  for (const s of Object.values(alone).reverse()) await s.stop();
+  await f?.stop();
+  await upstream?.close();
+  rmSync(catalogFile, { force: true });
+  delete process.env.E2E_GW_REMOTE_OC_KEY;
+});
+
+const clients: Client[] = [];
+const connect = (base: string, params: Record<string, string | undefined>, keepOpen = false) => {
+  const c = socketClient(base, params, keepOpen);
+  clients.push(c);
+  return c;
+};
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+});
+const user = () => ({ authorization: f.a, 'api-key': f.apiKey });
+
+it('streams the answer over graphql-ws, titled by the search subgraph and described by the models subgraph, each over the network', async () => {
+  const { results, error } = await run(connect(gateway.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } });
+  expect(error).toBeUndefined();
+  expectStreamedAnswer(results, rest);
+});
+
+it('serves ten subscribers at once, each its whole answer', async () => {
+  const all = await Promise.all(Array.from({ length: 10 }, () => run(connect(gateway.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } })));
+  for (const { results, error } of all) {
+    expect(error).toBeUndefined();
+    expectStreamedAnswer(results, rest);
+  }
+});
+
+it('streams over GraphQL over SSE and the multipart protocol as well', async () => {
+  const body = { query: ANSWER_STREAM, variables: { input: { query: ASPIRIN } } };
+  const sse = sseResults(await (await postOperation(gateway.url, body, { accept: 'text/event-stream', ...user() })).text());
+  expect(sse.complete).toBe(true);
+  expectStreamedAnswer(sse.results, rest);
+  const parts = multipartParts(await (await postOperation(gateway.url, body, { accept: 'multipart/mixed;subscriptionSpec=1.0', ...user() })).text());
+  expect(parts.closed).toBe(true);
+  expectStreamedAnswer(parts.parts.filter((p) => 'payload' in p).map((p) => p.payload as Result), rest);
+});
+
+it("carries the caller's credentials to the chat subgraph: none is UNAUTHENTICATED, another tenant FORBIDDEN, both naming chat", async () => {
+  const none = await run(connect(gateway.url, { 'api-key': f.apiKey }), ANSWER_STREAM, { input: { query: ASPIRIN } });
+  expect(none.results).toEqual([{ errors: [expect.objectContaining({ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })] }]);
+  const other = await run(connect(gateway.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN, tenantId: 'tenant-b' } });
+  expect(other.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN', serviceName: 'chat' });
+  const unknown = await run(connect(gateway.url, user()), 'subscription { answerStream(input: {query: "x"}) { nope } }', {});
+  expect(unknown.error).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+});
+
+it('ends the model call behind a remote chat subgraph when the subscriber completes or goes away', async () => {
+  const input = { query: ASPIRIN, modelId: 'oc-chat' };
+  upstream.script({ answer: TALKATIVE, stallAfter: 3 });
+  const { results } = await run(connect(gateway.url, user(), true), ANSWER_STREAM, { input }, (_r, stop) => stop());
+  expect(results[0]!.data.answerStream).toMatchObject({ response: 'One two three ', model: { id: 'oc-chat', contextLength: 4096 } });
+  await upstream.requests.at(-1)!.cut;
+
+  upstream.script({ answer: TALKATIVE, stallAfter: 3 });
+  const client = connect(gateway.url, user(), true);
+  await run(client, ANSWER_STREAM, { input }, () => client.terminate());
+  await upstream.requests.at(-1)!.cut;
+});
+
+it('ends a subscription with an UPSTREAM_ERROR naming chat when the chat subgraph is down, or goes down midway', async () => {
+  const nowhere = await startInTemp('gateway', subgraphUrls(`http://127.0.0.1:${await freePort()}/graphql`));
+  const mortal = await startInTemp('chat', { PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, SEARCH_URL: alone.search!.url, MODELS_URL: alone.models!.url });
+  const doomed = await startInTemp('gateway', subgraphUrls(`${mortal.url}/graphql`));
+  try {
+    const down = await run(connect(nowhere.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } });
+    expect(down.error).toBeUndefined();
+    expect(down.results).toEqual([{ errors: [{ message: 'The chat subgraph is unavailable', extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } }] }]);
+
+    upstream.script({ answer: TALKATIVE, stallAfter: 3 });
+    let first!: () => void;
+    const started = new Promise<void>((resolve) => (first = resolve));
+    const streaming = run(connect(doomed.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN, modelId: 'oc-chat' } }, () => first());
+    await started;
+    await mortal.stop();
+    const { results, error } = await streaming;
+    expect(error).toBeUndefined();
+    expect(results[0]!.data.answerStream.response).toBe('One two three ');
+    expect(results.at(-1)!.errors).toEqual([expect.objectContaining({ extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } })]);
+    expect(results.at(-1)!.errors![0]!.message).toMatch(/^The chat subgraph closed the subscription \(1001/);
+  } finally {
+    await nowhere.stop();
+    await doomed.stop();
+    await mortal.stop().catch(() => undefined);
+  }
+});
