@@ -6,7 +6,8 @@ import { PlatformError } from '../core/errors';
 import { SERVICES } from '../services/registry';
 import type { ServiceModule } from '../services/module';
 import { parseArgs, UsageError } from './args';
-import { bootstrapPath } from './bootstrap';
+import { bootstrapPath, runBootstrap } from './bootstrap';
+import { secureDataDir } from './data-dir';
 import { configParts, sharedDeps, closeAll } from './deps';
 import { serve } from './serve';
 
@@ -21,6 +22,7 @@ export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
     '  platform start                               everything on PORT (default 8080), WORKERS processes',
     `  platform serve <${names}> [--port N]    one part alone (gateway: SUBGRAPH_<NAME>_URL)`,
     ...modules.flatMap((m) => (m.commands ?? []).flatMap((c) => c.usage.map((u) => `  ${u}`))),
+    '  platform init                                create the first start\'s realm, demo client, user and LM key without serving',
     '  platform credentials [--shell]               the first start\'s credentials (--shell: export lines)',
     '  platform compose [--check]                   write (or check) schema/supergraph.graphql',
     '',
@@ -75,6 +77,18 @@ export async function main(argv: string[]): Promise<void> {
       const known = [...SERVICES.map((m) => m.name), 'gateway'];
       if (!role || !known.includes(role)) throw new UsageError(`serve takes one of ${known.join(', ')}, not '${role ?? ''}'`);
       return serve(configFrom(flags), role);
+    }
+    case 'init': {
+      // For parts served apart (`platform serve <name>`), which create nothing: what the first `platform start` creates.
+      const config = configFrom(flags);
+      secureDataDir(config.PLATFORM_DATA_DIR);
+      const opened = await sharedDeps(config, SERVICES, pino({ level: 'silent' })).open(SERVICES, { admin: true });
+      try {
+        const { file, created } = await runBootstrap(config.PLATFORM_DATA_DIR, opened);
+        return print({ credentials: file, created });
+      } finally {
+        await closeAll(opened);
+      }
     }
     case 'credentials': {
       const file = bootstrapPath(configFrom(flags).PLATFORM_DATA_DIR);

@@ -1,44 +1,14 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapPath } from '../../bin/bootstrap';
+import { expectGraphqlTour, readmeScript, startPlatformProcess, stopProcess, STRICT_PRELUDE } from './processes';
 import { freePort, ROOT, run } from './server';
 
-/** The bash between the README's tour markers, fences removed. */
-function tourScript(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('<!-- tour:start -->');
-  const end = readme.indexOf('<!-- tour:end -->');
-  if (start < 0 || end < start) throw new Error('README has no tour markers');
-  return readme.slice(start, end).split('\n').filter((l) => !l.startsWith('```') && !l.startsWith('<!--')).join('\n');
-}
-
-/** `npm start` runs `node dist/bin/platform.js start` (built by npm test before jest). */
-function npmStart(env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string; url: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], { cwd: ROOT, env: { ...process.env, ...env } });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
-    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
-    child.stdout.on('data', () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m && out.includes('Ready.')) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        resolve({ child, output: () => out, url: m[1]! });
-      }
-    });
-  });
-}
-
-const stop = (child: ChildProcessWithoutNullStreams) =>
-  new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
+const npmStart = (env: Record<string, string>) => startPlatformProcess(['start'], env);
+const stop = stopProcess;
+const tourScript = () => readmeScript('tour');
 
 describe("the README's tour, on a server started the way npm start starts it", () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-tour-'));
@@ -70,9 +40,7 @@ describe("the README's tour, on a server started the way npm start starts it", (
   });
 
   it('runs every command of the tour successfully', async () => {
-    // Any HTTP error fails the script: curl is wrapped with --fail-with-body and the shell with -e.
-    const prelude = 'set -euo pipefail\ncurl() { command curl --fail-with-body -sS "$@"; echo; }\n';
-    const ran = await run('bash', ['-c', prelude + tourScript()], { env: { BASE: server.url, PLATFORM_DATA_DIR: dataDir } });
+    const ran = await run('bash', ['-c', STRICT_PRELUDE + tourScript()], { env: { BASE: server.url, PLATFORM_DATA_DIR: dataDir } });
     expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
     expect(ran.status).toBe(0);
     const out = ran.stdout;
@@ -113,6 +81,13 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toContain('"success":true');
     expect(out).toMatch(/"generateAnswer":\{"response":"The ferry to the glacier leaves at seven. \[1\]","finishReason":"STOP","sources":\[\{"citation":1,"category":"INPUT_FILE","document":\{"title":"Trip notes"\}/);
     expect(out).toMatch(/"model":\{"id":"local-chat","contextLength":8192\}/);
+  });
+
+  it('runs the GraphQL tour: a mutation, a query across three subgraphs, a subscription over graphql-ws, SSE and multipart', async () => {
+    const ran = await run('bash', ['-c', STRICT_PRELUDE + readmeScript('graphql-tour')], { env: { GRAPHQL_URL: `${server.url}/graphql`, PLATFORM_DATA_DIR: dataDir } });
+    expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
+    expect(ran.status).toBe(0);
+    expectGraphqlTour(ran.stdout);
   });
 
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './server';
+
+export interface PlatformProcess {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  url: string;
+}
+
+/** `node dist/bin/platform.js <args>` (built by npm test before jest) once it says it is ready: `start`, `serve <name>`. */
+export function startPlatformProcess(args: string[], env: Record<string, string>): Promise<PlatformProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
+    child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
+    child.stdout.on('data', () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m && out.includes('Ready.')) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({ child, output: () => out, url: m[1]! });
+      }
+    });
+  });
+}
+
+/** SIGTERM, resolving with the exit code. */
+export const stopProcess = (child: ChildProcessWithoutNullStreams) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+
+/** The bash between the README's `<!-- name:start -->` and `<!-- name:end -->` markers, fences removed. */
+export function readmeScript(name: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`<!-- ${name}:start -->`);
+  const end = readme.indexOf(`<!-- ${name}:end -->`);
+  if (start < 0 || end < start) throw new Error(`README has no ${name} markers`);
+  return readme.slice(start, end).split('\n').filter((l) => !l.startsWith('```') && !l.startsWith('<!--')).join('\n');
+}
+
+/** Any HTTP error fails a README script: curl is wrapped with --fail-with-body and the shell with -e. */
+export const STRICT_PRELUDE = 'set -euo pipefail\ncurl() { command curl --fail-with-body -sS "$@"; echo; }\n';
+
+/** What the README's GraphQL tour prints when every step worked. */
+export function expectGraphqlTour(out: string) {
+  expect(out).toMatch(/"addDocument":\{"title":"Glaciers","chunkCount":[1-9]/);
+  expect(out).toMatch(/"viewer":\{"username":"[^"]+","realm":\{"name":"default"\}\}/);
+  expect(out).toMatch(/"search":\{"totalCount":[1-9]\d*,"hits":\[\{"document":\{"title":"Glaciers"\}/);
+  expect(out).toMatch(/"models":\[\{"id":"local-chat","kind":"CHAT","contextLength":8192\}/);
+  // bin/ask.ts: the answer, cited, then where it came from (the data may hold other documents too)
+  expect(out).toMatch(/Glaciers retreat as the climate warms[^\n]*\[\d\]/);
+  expect(out).toMatch(/\nmodel: local-chat \(context 8192 tokens\)\n(\[\d\] [^\n]+ \(document [0-9a-f-]{36}\)\n)+finish: STOP\n/);
+  expect(out).toMatch(/\n\[\d\] Glaciers \(document [0-9a-f-]{36}\)\n/);
+  // GraphQL over SSE, then multipart: the first event carries the sources, titled
+  expect(out).toMatch(/event: next\ndata: \{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null,"sources":\[[^\]]*\{"citation":\d,"document":\{"title":"Glaciers"\}\}/);
+  expect(out).toContain('event: complete');
+  expect(out).toMatch(/--graphql\r\ncontent-type: application\/json; charset=utf-8\r\n\r\n\{"payload":\{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null,"sources":\[[^\]]*"Glaciers"/);
+  expect(out).toContain('"finishReason":"STOP"');
+  expect(out).toContain('\r\n--graphql--\r\n');
+}
