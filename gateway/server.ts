@@ -1,4 +1,4 @@
-import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -14,6 +14,7 @@ import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } 
 import type { Subgraph } from '../subgraphs';
 import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../subgraphs/ws';
 import { sandboxLandingPage } from './landing-page';
+import { InProcessDataSource } from './local-source';
 import { streamingTransports } from './streaming';
 import { subgraphStream } from './subgraph-stream';
 import { federatedSubscriptions } from './subscriptions';
@@ -76,7 +77,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   // One data source per subgraph, shared by the gateway's queries and the subscriptions' entity fetches.
   const timeoutMs = opts.subgraphTimeoutMs ?? 120_000;
   const sourceOf = (name: string, target: SubgraphTarget): GraphQLDataSource => ('schema' in target
-    ? new LocalGraphQLDataSource(target.schema)
+    ? new InProcessDataSource(target.schema)
     : new ForwardingDataSource({
       url: target.url,
       // @apollo/gateway sets no deadline of its own: a subgraph that accepts and never answers would hold the request.

@@ -143,10 +143,22 @@ function requested(req: Request): { query?: unknown; operationName?: unknown } {
  * string (a persisted-query hash, the landing page), which is Apollo's to judge.
  */
 export function documentGuard(limits: GraphqlLimits, servesSubscriptions: () => boolean): RequestHandler {
+  // Documents that passed, so a client's usual operations are parsed and measured once (a bounded
+  // set of small texts; refusals are not remembered, so hostile variety cannot fill it).
+  const passed = new Set<string>();
   return (req, _res, next) => {
     try {
       const { query, operationName } = requested(req);
-      if (typeof query === 'string') check(query, operationName, limits, servesSubscriptions());
+      if (typeof query === 'string') {
+        const key = `${servesSubscriptions() ? 's' : 'n'}${typeof operationName === 'string' ? operationName : ''}\0${query}`;
+        if (!passed.has(key)) {
+          check(query, operationName, limits, servesSubscriptions());
+          if (query.length <= 8192) {
+            if (passed.size >= 1000) passed.delete(passed.values().next().value!);
+            passed.add(key);
+          }
+        }
+      }
     } catch (err) {
       return next(err instanceof GraphQLError ? undefined : err);
     }

@@ -16,6 +16,9 @@ const pair = (t: TokenResponse) => ({
   scope: t.scope,
 });
 
+/** `realm(id)`: the default realm without an id. Built once: a zod schema compiles on first use. */
+const OPTIONAL_REALM = In.RealmRef.partial();
+
 const introspection = (i: Introspection, realm: string) => {
   if (i.active !== 'true') return { active: false, roles: [] };
   return {
@@ -42,7 +45,7 @@ export const tokenResolvers = (token: TokenService) => ({
   DateTime: DateTimeResolver,
   Query: {
     realm: (_: unknown, args: { id?: string | null }, ctx: Ctx) =>
-      token.realm(parseArgs(In.RealmRef.partial(), { realm: args.id }, { realm: 'id' }), callOf(ctx)),
+      token.realm(parseArgs(OPTIONAL_REALM, { realm: args.id }, { realm: 'id' }), callOf(ctx)),
     introspectToken: async (_: unknown, args: { token: string; realm: string }, ctx: Ctx) =>
       introspection(await token.introspect(parseArgs(In.IntrospectRequest, args), callOf(ctx)), args.realm),
     viewer: (_: unknown, _args: unknown, ctx: Ctx) => {
