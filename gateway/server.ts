@@ -1,4 +1,4 @@
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -8,13 +8,14 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/auth/verifier';
-import { contextFrom, FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
-import { formatGraphQLError, graphqlHttpErrors, subgraphFetchFailed } from '../subgraphs/graphql-errors';
+import { contextFrom, type GraphContext } from '../subgraphs/context';
+import { formatGraphQLError, graphqlHttpErrors } from '../subgraphs/graphql-errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../subgraphs/limits';
 import type { Subgraph } from '../subgraphs';
 import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../subgraphs/ws';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
+import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { streamingTransports } from './streaming';
 import { subgraphStream } from './subgraph-stream';
 import { federatedSubscriptions } from './subscriptions';
@@ -57,18 +58,6 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** Passes the caller's credentials on to a remote subgraph. */
-class ForwardingDataSource extends RemoteGraphQLDataSource<GraphContext> {
-  override willSendRequest({ request, context }: Parameters<NonNullable<RemoteGraphQLDataSource<GraphContext>['willSendRequest']>>[0]) {
-    for (const name of FORWARDED_HEADERS) {
-      const value = context.headers?.[name];
-      if (value) request.http?.headers.set(name, value);
-    }
-    // The subgraph believes this only from peers its TRUST_PROXY names (loopback by default).
-    if (context.clientAddress) request.http?.headers.set('x-forwarded-for', context.clientAddress);
-  }
-}
-
 export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   // @apollo/gateway otherwise sends usage metrics to Apollo and, to label them, probes cloud
   // metadata addresses (169.254.169.254): a self-hosted platform must not phone home.
@@ -76,15 +65,10 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const limits = graphqlLimits(opts.limits);
   // One data source per subgraph, shared by the gateway's queries and the subscriptions' entity fetches.
   const timeoutMs = opts.subgraphTimeoutMs ?? 120_000;
+  const agent = subgraphAgent(timeoutMs);
   const sourceOf = (name: string, target: SubgraphTarget): GraphQLDataSource => ('schema' in target
     ? new InProcessDataSource(target.schema)
-    : new ForwardingDataSource({
-      url: target.url,
-      // @apollo/gateway sets no deadline of its own: a subgraph that accepts and never answers would hold the request.
-      fetcher: ((input: string, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as never,
-      // A subgraph that cannot be reached (or answers no GraphQL) becomes an UPSTREAM_ERROR naming it.
-      didEncounterError: (error) => { throw subgraphFetchFailed(name, error, opts.log); },
-    }));
+    : new RemoteDataSource({ name, url: target.url, log: opts.log, dispatcher: agent }));
   const dataSources = Object.fromEntries(Object.entries(opts.targets).map(([name, target]) => [name, sourceOf(name, target)]));
   const gateway = new ApolloGateway({
     supergraphSdl: opts.supergraphSdl,
@@ -140,7 +124,13 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       introspection: opts.introspection,
     })
     : undefined;
-  return { router, webSocket, stop: () => server.stop() };
+  return {
+    router, webSocket,
+    async stop() {
+      await server.stop();
+      await agent.close();
+    },
+  };
 }
 
 function gatewayLogger(log: Logger) {

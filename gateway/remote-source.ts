@@ -1,0 +1,73 @@
+import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { GraphQLError } from 'graphql';
+import type { Logger } from 'pino';
+import { Agent, type Dispatcher } from 'undici';
+import { FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
+import { subgraphFetchFailed } from '../subgraphs/graphql-errors';
+
+export interface RemoteSourceOptions {
+  name: string;
+  url: string;
+  log: Logger;
+  /** Shared by every remote subgraph of a gateway (subgraphAgent): keep-alive connections, per origin, and the timeouts. */
+  dispatcher: Dispatcher;
+}
+
+/**
+ * Connections to remote subgraphs, kept alive and reused (one agent per gateway); a subgraph gets
+ * `timeoutMs` to start answering, and again between pieces of its answer.
+ */
+export const subgraphAgent = (timeoutMs: number) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A subgraph served elsewhere, reached with undici's request API. It does what @apollo/gateway's
+ * RemoteGraphQLDataSource does for us (POST the operation, forward the caller's credentials,
+ * subgraph errors as they came) at a fraction of the CPU: that source goes through WHATWG fetch
+ * with two Headers copies and a Request object per fetch, which made it the remote gateway's
+ * largest cost. A subgraph that cannot be reached, stalls past the timeout or answers something
+ * other than GraphQL is an UPSTREAM_ERROR naming it; an HTTP error whose body holds coded GraphQL
+ * errors keeps the subgraph's first error.
+ */
+export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
+  private readonly origin: string;
+  private readonly path: string;
+
+  constructor(private readonly opts: RemoteSourceOptions) {
+    const u = new URL(opts.url);
+    this.origin = u.origin;
+    this.path = `${u.pathname}${u.search}`;
+  }
+
+  async process({ request, context }: GraphQLDataSourceProcessOptions<GraphContext>) {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    for (const name of FORWARDED_HEADERS) {
+      const value = context.headers?.[name];
+      if (value) headers[name] = value;
+    }
+    // The subgraph believes this only from peers its TRUST_PROXY names (loopback by default).
+    if (context.clientAddress) headers['x-forwarded-for'] = context.clientAddress;
+    const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
+    let status: number | undefined;
+    let parsed: unknown;
+    try {
+      const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body });
+      status = res.statusCode;
+      const text = await res.body.text();
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    } catch (err) {
+      throw subgraphFetchFailed(this.opts.name, err, this.opts.log);
+    }
+    if (status < 200 || status > 299 || !isObject(parsed)) {
+      // As RemoteGraphQLDataSource reports it: the status and body in extensions.response.
+      const failure = new GraphQLError(`${status}`, { extensions: { response: { status: status < 200 || status > 299 ? status : undefined, body: parsed } } });
+      throw subgraphFetchFailed(this.opts.name, failure, this.opts.log);
+    }
+    return parsed as { data?: Record<string, unknown> | null; errors?: GraphQLError[]; extensions?: Record<string, unknown> };
+  }
+}
