@@ -1,5 +1,6 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import { execute, parse, validate, type DocumentNode, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { execute, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { dedupeKey, inflight } from './dedupe';
 
 type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] };
 
@@ -7,7 +8,8 @@ type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] }
  * A subgraph in this process, as @apollo/gateway's LocalGraphQLDataSource serves one, less the
  * cost that made it the gateway's bottleneck: that source parses and validates every fetch of the
  * query plan, though a plan sends the same few operation texts again and again. Here each text is
- * parsed and validated once (a bounded map; a plan cache miss only costs a parse), then executed.
+ * parsed and validated once (a bounded map; a plan cache miss only costs a parse), then executed;
+ * identical queries in flight share one execution.
  */
 export class InProcessDataSource implements GraphQLDataSource<Record<string, unknown>> {
   private readonly prepared = new Map<string, Prepared>();
@@ -30,11 +32,24 @@ export class InProcessDataSource implements GraphQLDataSource<Record<string, unk
     return hit;
   }
 
-  async process({ request, context }: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {
+  /** Identical queries in flight share one execution (dedupe.ts). */
+  private readonly shared = inflight<ExecutionResult>();
+
+  async process(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {
+    const { request, context } = options;
     const prepared = this.prepare(request.query ?? '');
     if ('errors' in prepared) return { errors: prepared.errors };
-    return execute({
+    const run = async () => execute({
       schema: this.schema, document: prepared.document, variableValues: request.variables, operationName: request.operationName, contextValue: context,
     });
+    let mine = false;
+    const result = await this.shared(dedupeKey(options), () => {
+      mine = true;
+      return run();
+    });
+    if (mine) return result;
+    // A result with errors is not shared: they may wrap internal errors only their own caller's
+    // formatting masks, and a copy would lose what they are. Such a caller runs its own.
+    return result.errors ? run() : structuredClone(result);
   }
 }

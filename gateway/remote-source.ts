@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
 import { subgraphFetchFailed } from '../subgraphs/graphql-errors';
+import { dedupeKey, inflight } from './dedupe';
 
 export interface RemoteSourceOptions {
   name: string;
@@ -28,7 +29,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * with two Headers copies and a Request object per fetch, which made it the remote gateway's
  * largest cost. A subgraph that cannot be reached, stalls past the timeout or answers something
  * other than GraphQL is an UPSTREAM_ERROR naming it; an HTTP error whose body holds coded GraphQL
- * errors keeps the subgraph's first error.
+ * errors keeps the subgraph's first error. Identical queries in flight share one fetch (dedupe.ts).
  */
 export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
   private readonly origin: string;
@@ -40,7 +41,11 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     this.path = `${u.pathname}${u.search}`;
   }
 
-  async process({ request, context }: GraphQLDataSourceProcessOptions<GraphContext>) {
+  /** Identical fetches in flight share one HTTP exchange; each caller parses the text itself. */
+  private readonly shared = inflight<{ status: number; text: string }>();
+
+  async process(options: GraphQLDataSourceProcessOptions<GraphContext>) {
+    const { request, context } = options;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     for (const name of FORWARDED_HEADERS) {
       const value = context.headers?.[name];
@@ -49,19 +54,20 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     // The subgraph believes this only from peers its TRUST_PROXY names (loopback by default).
     if (context.clientAddress) headers['x-forwarded-for'] = context.clientAddress;
     const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
-    let status: number | undefined;
+    let status: number;
     let parsed: unknown;
     try {
-      const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body });
-      status = res.statusCode;
-      const text = await res.body.text();
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
+      ({ status, text: parsed } = await this.shared(dedupeKey(options), async () => {
+        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body });
+        return { status: res.statusCode, text: await res.body.text() };
+      }));
     } catch (err) {
       throw subgraphFetchFailed(this.opts.name, err, this.opts.log);
+    }
+    try {
+      parsed = JSON.parse(parsed as string);
+    } catch {
+      parsed = undefined;
     }
     if (status < 200 || status > 299 || !isObject(parsed)) {
       // As RemoteGraphQLDataSource reports it: the status and body in extensions.response.

@@ -47,3 +47,62 @@ describe('InProcessDataSource', () => {
     expect([...held.keys()]).toEqual(['{ hello(name: "b") }', '{ hello(name: "c") }']);
   });
 });
+
+describe('identical queries in flight share one execution', () => {
+  const schema = buildSchema('type Query { me: String! } type Mutation { bump: Int! }');
+  let runs = 0;
+  let release!: () => void;
+  let gate: Promise<void>;
+  Object.assign(schema.getQueryType()!.getFields().me!, {
+    resolve: async (_: unknown, __: unknown, ctx: { headers: Record<string, string> }) => {
+      runs++;
+      await gate;
+      if (ctx.headers.authorization === 'Bearer broken') throw new Error('internal detail');
+      return ctx.headers.authorization;
+    },
+  });
+  Object.assign(schema.getMutationType()!.getFields().bump!, { resolve: () => ++runs });
+  const call = (s: InProcessDataSource, query: string, authorization: string, operation = 'query') => s.process({
+    kind: 'incoming operation', request: { query, variables: {} }, context: { headers: { authorization }, clientAddress: '10.0.0.1' },
+    incomingRequestContext: { operation: { operation } },
+  } as never);
+  beforeEach(() => {
+    runs = 0;
+    gate = new Promise<void>((r) => (release = r));
+  });
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it('runs a query asked by the same caller three times at once only once; each gets its own copy', async () => {
+    const s = new InProcessDataSource(schema);
+    const all = Promise.all([call(s, '{ me }', 'Bearer a'), call(s, '{ me }', 'Bearer a'), call(s, '{ me }', 'Bearer a')]);
+    await settle();
+    release();
+    const [x, y, z] = await all;
+    expect(runs).toBe(1);
+    expect([x, y, z]).toEqual([{ data: { me: 'Bearer a' } }, { data: { me: 'Bearer a' } }, { data: { me: 'Bearer a' } }]);
+    expect(y).not.toBe(x);
+  });
+
+  it('never shares between callers with different credentials', async () => {
+    const s = new InProcessDataSource(schema);
+    const all = Promise.all([call(s, '{ me }', 'Bearer a'), call(s, '{ me }', 'Bearer b')]);
+    await settle();
+    release();
+    expect(await all).toEqual([{ data: { me: 'Bearer a' } }, { data: { me: 'Bearer b' } }]);
+    expect(runs).toBe(2);
+  });
+
+  it('never shares a mutation, nor a result with errors (the other caller runs its own)', async () => {
+    const s = new InProcessDataSource(schema);
+    const bumps = await Promise.all([call(s, 'mutation { bump }', 'Bearer a', 'mutation'), call(s, 'mutation { bump }', 'Bearer a', 'mutation')]);
+    expect(bumps.map((b) => b.data?.bump).sort()).toEqual([1, 2]);
+    runs = 0;
+    const all = Promise.all([call(s, '{ me }', 'Bearer broken'), call(s, '{ me }', 'Bearer broken')]);
+    await settle();
+    release();
+    const [x, y] = await all;
+    expect(runs).toBe(2);
+    expect(x.errors?.[0]?.message).toBe('internal detail');
+    expect((y.errors?.[0] as { originalError?: unknown }).originalError).toBeInstanceOf(Error);
+  });
+});
