@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chatClient } from '../../clients/chat';
 import { restAnswerModels } from '../../clients/chat-models';
 import { restRetrieval } from '../../clients/chat-retrieval';
 import { openChatCore, type ChatCore } from '../../core/chat';
@@ -63,4 +64,5 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
   },
   rest: (core) => chatRest(core.service),
   subgraph: { sdl: () => readSchemaFile('chat.graphql'), resolvers: (core) => chatResolvers(core.service) },
+  client: (opts) => chatClient(opts),
 });
