@@ -54,7 +54,7 @@ export function anthropicRoutes(models: ModelsService): Route[] {
     input: { body: z.unknown() }, errorBody: anthropicErrorBody,
     responses: { 200: { description: 'A message object, or message_start ... message_stop events' } },
     handle: async (input, { req, res, call }) => {
-      const m = groupC(models, req, req.query.modelId, 'bedrock.messages.anthropic');
+      const m = await groupC(models, req, req.query.modelId, 'bedrock.messages.anthropic');
       const body = await refusing(models, m, () => wireBody(AnthropicRequest, input.body));
       const stream = await models.chat({
         ...m, messages: anthropicToChat(body), maxTokens: body.max_tokens, temperature: body.temperature, topP: body.top_p, stop: body.stop_sequences,

@@ -92,7 +92,7 @@ export function azureMediaRoutes(models: ModelsService): Route[] {
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
     responses: { 200: { description: '`{created, data: [{url | b64_json, revised_prompt}]}`' } },
     handle: async (input, { req, call }) => {
-      const { caller, model } = deployment(models, req, input['api-version']);
+      const { caller, model } = await deployment(models, req, input['api-version']);
       const route = 'azure.images.generations';
       const body = await refusing(models, { caller, model, route }, () => {
         const b = parseBody(ImageRequest, input.body);
@@ -116,7 +116,7 @@ export function azureMediaRoutes(models: ModelsService): Route[] {
     before: (req) => deployment(models, req, apiVersionOf(req)),
     responses: { 200: { description: '`{text}`, verbose JSON with segments, or text, SRT or WebVTT' }, 413: { description: 'Audio file over 25 MB' } },
     handle: async (_input, { res, call, checked }) => {
-      const { caller, model } = checked as ReturnType<typeof deployment>;
+      const { caller, model } = checked as Awaited<ReturnType<typeof deployment>>;
       const route = 'azure.audio.transcriptions';
       const { fields, audio } = await refusing(models, { caller, model, route }, () => {
         const upload = uploadOf(res);

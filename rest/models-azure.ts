@@ -40,10 +40,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
 export const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
 
 /** Every group A call: the key (401), the `api-version` Azure requires, the deployment's model (404/403). */
-export function deployment(models: ModelsService, req: Request, apiVersion: string | undefined) {
+export async function deployment(models: ModelsService, req: Request, apiVersion: string | undefined) {
   const caller = models.authenticate(req.get('api-key'));
   if (!apiVersion) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
-  return { caller, model: models.model({ caller, id: String(req.params.model) }) };
+  return { caller, model: await models.model({ caller, id: String(req.params.model) }) };
 }
 
 const EmbeddingsRequest = z.object({
@@ -62,7 +62,7 @@ export function azureRoutes(models: ModelsService): Route[] {
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
     responses: { 200: { description: 'A list of embeddings' } },
     handle: async (input, { req, call }) => {
-      const { caller, model } = deployment(models, req, input['api-version']);
+      const { caller, model } = await deployment(models, req, input['api-version']);
       const route = 'azure.embeddings';
       const body = await refusing(models, { caller, model, route }, () => parseBody(EmbeddingsRequest, input.body));
       const inputs = typeof body.input === 'string' ? [body.input] : body.input;
@@ -81,7 +81,7 @@ export function azureRoutes(models: ModelsService): Route[] {
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
     responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
     handle: async (input, { req, res, call }) => {
-      const { caller, model } = deployment(models, req, input['api-version']);
+      const { caller, model } = await deployment(models, req, input['api-version']);
       const route = 'azure.chat.completions';
       const body = await refusing(models, { caller, model, route }, () => {
         const b = parseBody(ChatCompletionRequest, input.body);

@@ -28,10 +28,10 @@ export function lmKeyOf(req: Request): string | undefined {
 }
 
 /** The caller and the model of a group C call: 401, then 404/403. */
-export function groupC(models: ModelsService, req: Request, modelId: unknown, route: string) {
+export async function groupC(models: ModelsService, req: Request, modelId: unknown, route: string) {
   const caller = models.authenticate(lmKeyOf(req));
   if (typeof modelId !== 'string' || !modelId) throw new BadRequest('The modelId query parameter (?modelId=) is required', { code: 'missing_model_id' });
-  return { caller, model: models.model({ caller, id: modelId }), route };
+  return { caller, model: await models.model({ caller, id: modelId }), route };
 }
 
 /** The body against the vendor's schema: a 400 naming every bad field (`max_tokens: Field required`). */

@@ -27,7 +27,7 @@ export function converseRoute(models: ModelsService, path: string, route: string
     method: 'post', path, tags: ['group C'], summary, input: { body: z.unknown() }, errorBody: bedrockErrorBody,
     responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
     handle: (input, { req, res, call }) => amzn(req, res, async () => {
-      const m = groupC(models, req, modelIdOf(req), route);
+      const m = await groupC(models, req, modelIdOf(req), route);
       const body = await refusing(models, m, async () => wireBody(ConverseRequest, input.body));
       const started = Date.now();
       const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: false }, call);
@@ -47,7 +47,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       input: { body: z.unknown() }, errorBody: bedrockErrorBody,
       responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
-        const m = groupC(models, req, modelId(req), 'bedrock.converse-stream');
+        const m = await groupC(models, req, modelId(req), 'bedrock.converse-stream');
         const body = await refusing(models, m, async () => wireBody(ConverseRequest, input.body));
         const started = Date.now();
         const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: true }, call);
@@ -61,7 +61,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       input: { body: z.unknown() }, errorBody: bedrockErrorBody,
       responses: { 200: { description: "The model family's native answer" } },
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
-        const m = groupC(models, req, modelId(req), 'bedrock.invoke');
+        const m = await groupC(models, req, modelId(req), 'bedrock.invoke');
         const started = Date.now();
         const native = await refusing(models, m, async () => nativeCall(input.body, m.model.id, started));
         const stream = await models.chat({ ...m, ...native.chat, stream: false }, call);
@@ -81,7 +81,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       input: { body: z.unknown() }, errorBody: bedrockErrorBody,
       responses: { 200: { description: '`chunk` events whose bytes are the native stream events', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
-        const m = groupC(models, req, modelId(req), 'bedrock.invoke-with-response-stream');
+        const m = await groupC(models, req, modelId(req), 'bedrock.invoke-with-response-stream');
         const started = Date.now();
         const native = await refusing(models, m, async () => nativeCall(input.body, m.model.id, started));
         const stream = await models.chat({ ...m, ...native.chat, stream: true }, call);

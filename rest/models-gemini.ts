@@ -88,7 +88,7 @@ export function geminiRoutes(models: ModelsService): Route[] {
   async function dispatch(body: unknown, ctx: RouteContext) {
     const { id, method } = callOf(String(ctx.req.params.call));
     const caller = models.authenticate(geminiKeyOf(ctx.req));
-    const m = { caller, model: models.model({ caller, id }), route: `gemini.${method}` };
+    const m = { caller, model: await models.model({ caller, id }), route: `gemini.${method}` };
     switch (method) {
       case 'generateContent': return generate(m, body, undefined, ctx);
       case 'streamGenerateContent': return generate(m, body, ctx.req.query.alt === 'sse' ? 'sse' : 'json', ctx);
@@ -128,7 +128,7 @@ export function geminiRoutes(models: ModelsService): Route[] {
       responses: { 200: { description: 'A Model' } },
       handle: async (_input, { req }) => {
         const caller = models.authenticate(geminiKeyOf(req));
-        const model = models.model({ caller, id: String(req.params.call) });
+        const model = await models.model({ caller, id: String(req.params.call) });
         if (!servedHere(model)) throw new NotFound(`The model ${model.id} is not served by the Gemini routes`, { code: 'model_not_found' });
         return geminiModel(model);
       },

@@ -127,8 +127,8 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
     }] : [];
     if (route.before) {
       const before = route.before;
-      authenticate.push((req, res, next) => {
-        res.locals.checked = before(req);
+      authenticate.push(async (req, res, next) => {
+        res.locals.checked = await before(req);
         next();
       });
     }

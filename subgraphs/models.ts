@@ -80,7 +80,7 @@ export const modelsResolvers = (models: ModelsService) => ({
   Mutation: {
     chat: async (_: unknown, { input }: { input: ChatInputArgs }, ctx: Ctx) => {
       const caller = callerOf(models, ctx);
-      const model = models.model({ caller, id: input.model });
+      const model = await models.model({ caller, id: input.model });
       const route = 'graphql.chat';
       const args = await refusing(models, { caller, model, route }, () => parseArgs(ChatArgs, {
         messages: input.messages, maxTokens: input.maxTokens, temperature: input.temperature, topP: input.topP, stop: input.stop,
@@ -98,7 +98,7 @@ export const modelsResolvers = (models: ModelsService) => ({
     },
     embed: async (_: unknown, input: { model: string; inputs: string[] }, ctx: Ctx) => {
       const caller = callerOf(models, ctx);
-      const model = models.model({ caller, id: input.model });
+      const model = await models.model({ caller, id: input.model });
       const route = 'graphql.embed';
       const { inputs } = await refusing(models, { caller, model, route }, () => parseArgs(EmbedArgs, { inputs: input.inputs }));
       const { vectors, promptTokens } = await models.embed({ caller, model, route, inputs }, callOf(ctx));

@@ -15,19 +15,19 @@ export const inProcessRetrieval = (search: SearchService): Retrieval => ({
 
 /** The model gateway of this process, with the caller's LM key: its keys, limits, cache, guardrails and usage apply. */
 export const inProcessModels = (models: ModelsService): AnswerModels => {
-  const resolve = (apiKey: string | undefined, id: string) => {
+  const resolve = async (apiKey: string | undefined, id: string) => {
     const caller = models.authenticate(apiKey);
-    const model = models.model({ caller, id });
+    const model = await models.model({ caller, id });
     if (model.kind !== 'chat') throw new BadRequest(`${id} is a ${model.kind} model, not a chat model`, { code: 'model_not_chat' });
     return { caller, model };
   };
   return {
     async open(apiKey, id) {
-      const { model } = resolve(apiKey, id);
+      const { model } = await resolve(apiKey, id);
       return { id: model.id, contextLength: model.contextLength, maxOutputTokens: model.maxOutputTokens };
     },
     async chat(handle, req, call) {
-      const { caller, model } = resolve(req.apiKey, handle.id);
+      const { caller, model } = await resolve(req.apiKey, handle.id);
       return models.chat({ caller, model, route: req.route, messages: req.messages, temperature: req.temperature, maxTokens: req.maxTokens, stream: req.stream }, call);
     },
   };

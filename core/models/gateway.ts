@@ -76,7 +76,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       return { key: found, options: parseApiKeyHeader(header).options };
     },
     listModels: async ({ caller }) => d.catalog.filter((m) => allowed(caller.key, m.id)),
-    model({ caller, id }) {
+    async model({ caller, id }) {
       const m = byId.get(id);
       if (!m) throw new UnknownModel(id);
       if (!isActive(m)) throw new DeactivatedModel(id, m.status);
