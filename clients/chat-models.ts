@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { AnswerModels, ModelHandle } from '../core/chat/ports';
-import { BadRequest, NotFound, PlatformError, UpstreamFailed } from '../core/errors';
-import type { ChatStream, ChatUsage, FinishReason } from '../core/models/chat';
-import { finishOf, openAiMessages } from '../core/models/providers/openai-chat-shared';
+import { BadRequest, NotFound } from '../core/errors';
+import { openAiMessages } from '../core/models/providers/openai-chat-shared';
 import { httpClient, type RequestOptions } from './http';
+import { API_VERSION, GATEWAY, PREFIX, streamOf, wholeOf, type CompletionWire } from './models-wire';
 
 /** A model of the gateway's catalog listing (GET /proxy/api/v1/models), the fields the proxy reads. */
 interface ModelWire {
@@ -14,68 +14,9 @@ interface ModelWire {
   max_output_tokens?: number | null;
 }
 
-/** The group A answer: a `chat.completion`, or one `chat.completion.chunk` of its stream (or a midway `error`). */
-interface CompletionWire {
-  choices?: { message?: { content?: string | null }; delta?: { content?: string | null }; finish_reason?: string | null }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
-  error?: { message?: string; code?: string };
-}
-
-const PREFIX = '/proxy/api/v1';
-const API_VERSION = '2024-10-21';
-const GATEWAY = 'the model gateway';
 /** Each answer needs the key's models; a short memory of them saves a round trip per answer. */
 const LIST_TTL_MS = 30_000;
 const LIST_KEYS = 1000;
-
-const usageOf = (u: CompletionWire['usage']): ChatUsage => ({ promptTokens: u?.prompt_tokens ?? 0, completionTokens: u?.completion_tokens ?? 0 });
-
-function failedMidway(e: NonNullable<CompletionWire['error']>): UpstreamFailed {
-  return new UpstreamFailed(`${GATEWAY} failed midway${e.message ? `: ${e.message}` : ''}`, { code: e.code ?? 'upstream_error' });
-}
-
-/**
- * The answer's chunks as a ChatStream, from its first chunk on (already read: the gateway accepted
- * the call). `pieces` throws the platform error when the stream breaks midway (the caller's own
- * abort reason when it left); `done` always resolves, with finishReason `error` then, or when the
- * reader stopped first. Leaving the loop early cancels the HTTP body.
- */
-function streamOf(first: IteratorResult<CompletionWire>, rest: AsyncGenerator<CompletionWire>, signal?: AbortSignal): ChatStream {
-  let settle!: (v: { finishReason: FinishReason; usage: ChatUsage }) => void;
-  const done = new Promise<{ finishReason: FinishReason; usage: ChatUsage }>((resolve) => (settle = resolve));
-  async function* pieces(): AsyncGenerator<string> {
-    let finish: FinishReason = 'stop';
-    let outcome: FinishReason = 'error';
-    let usage = usageOf(undefined);
-    try {
-      for (let r = first; !r.done; r = await rest.next()) {
-        const c = r.value;
-        if (c.error) throw failedMidway(c.error);
-        if (c.usage) usage = usageOf(c.usage);
-        const choice = c.choices?.[0];
-        if (choice?.finish_reason) finish = finishOf(choice.finish_reason);
-        if (choice?.delta?.content) yield choice.delta.content;
-      }
-      outcome = finish;
-    } catch (err) {
-      if (signal?.aborted) throw signal.reason ?? err;
-      throw err instanceof PlatformError ? err : new UpstreamFailed(`${GATEWAY}: the answer broke off`, { code: 'upstream_error', cause: err });
-    } finally {
-      await rest.return(undefined).catch(() => undefined);
-      settle({ finishReason: outcome, usage });
-    }
-  }
-  return { pieces: pieces(), done };
-}
-
-/** A whole `chat.completion` as a ChatStream of one piece. */
-function wholeOf(answer: CompletionWire): ChatStream {
-  const choice = answer.choices?.[0];
-  if (!choice) throw new UpstreamFailed(`${GATEWAY} sent a chat completion without choices`, { code: 'upstream_bad_response' });
-  const text = choice.message?.content ?? '';
-  const finishReason = finishOf(choice.finish_reason ?? 'stop');
-  return { pieces: (async function* whole() { if (text) yield text; })(), done: Promise.resolve({ finishReason, usage: usageOf(answer.usage) }) };
-}
 
 /**
  * The model gateway at `baseUrl` over its REST paths (the catalog, group A chat completions), with

@@ -43,6 +43,8 @@ export interface RequestOptions extends CallOptions {
   form?: Record<string, string | undefined>;
   /** A multipart/form-data body (a file upload); fetch writes its boundary. */
   multipart?: FormData;
+  /** Called with the headers of the answer that is returned (not of a retried one). */
+  onHeaders?: (headers: Headers) => void;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -116,7 +118,10 @@ export function httpClient(opts: HttpClientOptions): HttpClient {
         a.settle();
         throw a.failure(err, ' is unreachable');
       }
-      if (res.ok) return { res, a };
+      if (res.ok) {
+        o.onHeaders?.(res.headers);
+        return { res, a };
+      }
       const wait = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get('retry-after')) : undefined;
       const answer = await res.json().catch(() => undefined);
       a.settle();

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { modelsClient } from '../../clients/models';
 import { z } from 'zod';
 import { openModelsCore, type ModelsCore } from '../../core/models';
 import { openRedisChatCache } from '../../core/models/cache-redis';
@@ -66,6 +67,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   },
   rest: (core) => modelsRest(core.service),
   subgraph: { sdl: () => readSchemaFile('models.graphql'), resolvers: (core) => modelsResolvers(core.service) },
+  client: (opts) => modelsClient(opts),
   commands: modelsCommands,
   /** DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it works. */
   bootstrap: async (core, current): Promise<Record<string, string>> => {
