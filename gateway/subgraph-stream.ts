@@ -41,6 +41,8 @@ function socketFailure(serviceName: string, err: unknown): ExecutionResult {
   // The subgraph refused the operation (graphql-ws `error` message): its own coded errors.
   if (Array.isArray(err)) return { errors: err };
   const close = err as { code?: unknown; reason?: unknown };
+  // graphql-ws's own close when connection_ack did not come within connectionAckWaitTimeout.
+  if (close?.code === 4504) return failed(`The ${serviceName} subgraph did not accept the subscription in time`);
   if (typeof close?.code === 'number') {
     return failed(`The ${serviceName} subgraph closed the subscription (${close.code}${close.reason ? ` ${String(close.reason)}` : ''})`);
   }

@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'graphql-ws';
+import { WebSocketServer } from 'ws';
 import { DEFAULT_CATALOG } from '../../core/models/catalog';
 import { chatFixture, type ChatFixture } from '../e2e/chat-fixture';
 import { post, sseChunks, type Chunk } from '../e2e/chat-wire';
@@ -138,5 +139,21 @@ it('ends a subscription with an UPSTREAM_ERROR naming chat when the chat subgrap
     await nowhere.stop();
     await doomed.stop();
     await mortal.stop().catch(() => undefined);
+  }
+});
+
+it('gives up on a chat subgraph that takes the socket but never acknowledges it, after GRAPHQL_SUBGRAPH_TIMEOUT_MS', async () => {
+  const mute = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: () => 'graphql-transport-ws' });
+  await new Promise((resolve) => mute.once('listening', resolve));
+  const port = (mute.address() as { port: number }).port;
+  const slow = await startInTemp('gateway', { ...subgraphUrls(`http://127.0.0.1:${port}/graphql`), GRAPHQL_SUBGRAPH_TIMEOUT_MS: '300' });
+  try {
+    const { results, error } = await run(connect(slow.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } });
+    expect(error).toBeUndefined();
+    expect(results).toEqual([{ errors: [{ message: 'The chat subgraph did not accept the subscription in time', extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } }] }]);
+  } finally {
+    await slow.stop();
+    for (const c of mute.clients) c.terminate();
+    await new Promise((resolve) => mute.close(resolve));
   }
 });
