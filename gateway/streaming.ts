@@ -25,14 +25,14 @@ const BOUNDARY = 'graphql';
 const PART = `\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n`;
 const END = `\r\n--${BOUNDARY}--\r\n`;
 
-/** A request body's operation is a subscription: cheap for everything else (no parse without the word). */
-function isSubscription(body: unknown): boolean {
+/** What a request body's operation is (no parse without the word `subscription`, so cheap for everything else). */
+function operationKind(body: unknown): 'subscription' | 'other' | 'unparsable' {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
-  if (typeof query !== 'string' || !/\bsubscription\b/.test(query)) return false;
+  if (typeof query !== 'string' || !/\bsubscription\b/.test(query)) return 'other';
   try {
-    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'subscription';
+    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'subscription' ? 'subscription' : 'other';
   } catch {
-    return false;
+    return 'unparsable';
   }
 }
 
@@ -130,7 +130,14 @@ export function streamingTransports(opts: StreamingOptions): RequestHandler {
     if (req.method === 'POST' && accept === 'text/event-stream') return void sse(req, res).catch(fail);
     if (req.method !== 'POST' && req.method !== 'GET') return next();
     const body = req.method === 'POST' ? req.body : req.query;
-    if (!isSubscription(body)) return next();
+    const kind = operationKind(body);
+    // A broken subscription sent for multipart gets its syntax error here: Apollo would answer 406,
+    // as it cannot answer JSON to a client that accepts only multipart.
+    if (kind === 'unparsable' && req.method === 'POST' && wantsMultipart(accept)) {
+      const refused = prepare(body as OperationPayload);
+      if (Array.isArray(refused)) return void res.status(400).json(refusal(refused));
+    }
+    if (kind !== 'subscription') return next();
     if (req.method === 'GET' || !wantsMultipart(accept)) {
       return next(new BadRequest('A subscription is streamed: subscribe over graphql-ws (a WebSocket to this URL), or POST it with '
         + '`Accept: text/event-stream` (GraphQL over SSE) or `Accept: multipart/mixed;subscriptionSpec=1.0`', { code: 'SUBSCRIPTIONS_NOT_SUPPORTED' }));

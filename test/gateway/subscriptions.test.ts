@@ -142,6 +142,23 @@ describe('over HTTP', () => {
     expect((await res.json() as any).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
+  it('SSE and multipart bound a hostile document as every other transport does, and the gateway goes on', async () => {
+    const aliases = `subscription { answerStream(input: {query: "x"}) { ${Array.from({ length: 31 }, (_, i) => `a${i}: response`).join(' ')} } }`;
+    const fine = 'subscription { answerStream(input: {query: "aspirin"}) { sources { document { id } } } }';
+    const nested = `subscription { ${'{'.repeat(2000)} }`;
+    for (const accept of ['text/event-stream', 'multipart/mixed;subscriptionSpec=1.0']) {
+      const many = await postOperation(f.url, { query: aliases }, headers(accept));
+      expect(many.status).toBe(400);
+      expect((await many.json() as any).errors[0].extensions.code).toBe('TOO_MANY_ALIASES');
+      const broken = await postOperation(f.url, { query: nested }, headers(accept));
+      expect(broken.status).toBe(400);
+      expect((await broken.json() as any).errors[0].extensions.code).toMatch(/^(GRAPHQL_PARSE_FAILED|QUERY_TOO_DEEP|QUERY_TOO_LARGE)$/);
+      const served = await postOperation(f.url, { query: fine }, headers(accept));
+      expect(served.status).toBe(200);
+      expect(await served.text()).toContain('"document":{"id":"');
+    }
+  });
+
   it('multipart (Apollo Client\'s protocol): one part per event as {payload}, heartbeats, the closing boundary', async () => {
     const res = await postOperation(f.url, { query: STREAM, variables: { input: { query: ASPIRIN } } }, headers('multipart/mixed;subscriptionSpec="1.0", application/json'));
     expect(res.status).toBe(200);
