@@ -83,6 +83,7 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       throw new UnknownModel(id);
     },
     async chat(input, call) {
+      // The gateway names the route itself (`azure.chat.completions`) when it meters the call.
       const { caller, model, route: _route, ...request } = input;
       let cache: CacheOutcome = 'MISS';
       let guard = 'n/a';
