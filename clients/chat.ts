@@ -64,13 +64,8 @@ export function chatClient(opts: HttpClientOptions): ChatService {
       const stream = http.stream<AnswerChunk>('POST', `${P}/stream_generate_answer`, { json: body, ...callOf(ctx) });
       const sources = http.request<SourcesResult>('POST', `${P}/get_sources`, { json: sourcesBody(body), ...callOf(ctx) });
       sources.catch(() => undefined); // awaited below, or dropped when the stream is refused first
-      let first: IteratorResult<AnswerChunk>;
-      try {
-        // The first chunk comes once everything that can refuse the call has accepted it.
-        first = await stream.next();
-      } catch (err) {
-        throw err;
-      }
+      // The first chunk comes once everything that can refuse the call has accepted it.
+      const first = await stream.next();
       let grounds: SourcesResult;
       try {
         grounds = await sources;
