@@ -56,9 +56,13 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
     let status: number;
     let parsed: unknown;
+    const key = dedupeKey(options);
+    // A fetch of the caller's alone (a mutation, an event's entities) ends when the caller leaves,
+    // so the subgraph sees its request closed and stops (the chat subgraph: the model call).
+    const signal = key === undefined ? context.signal : undefined;
     try {
-      ({ status, text: parsed } = await this.shared(dedupeKey(options), async () => {
-        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body });
+      ({ status, text: parsed } = await this.shared(key, async () => {
+        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body, signal });
         return { status: res.statusCode, text: await res.body.text() };
       }));
     } catch (err) {
