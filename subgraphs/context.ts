@@ -80,10 +80,12 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export async function contextFromConnection(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage,
   verifier?: TokenVerifier): Promise<GraphContext> {
-  const param = (...names: string[]) => names.map((n) => params?.[n]).find((v): v is string => typeof v === 'string');
+  // Names as HTTP headers are, case-insensitively: GraphiQL sends its header pane as typed (`Api-Key`).
+  const named = new Map(Object.entries(params ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const param = (...names: string[]) => names.map((n) => named.get(n.toLowerCase())).find((v): v is string => typeof v === 'string');
   const header = (name: string) => (typeof upgrade.headers[name] === 'string' ? upgrade.headers[name] : undefined);
   const headers: GraphContext['headers'] = {
-    authorization: param('authorization', 'Authorization') ?? header('authorization'),
+    authorization: param('authorization') ?? header('authorization'),
     'api-key': param('api-key', 'apiKey') ?? header('api-key'),
     'x-request-id': param('x-request-id') ?? header('x-request-id'),
   };
