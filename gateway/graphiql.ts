@@ -27,9 +27,17 @@ const page = (endpoint: string) => `<!doctype html>
 </body>
 </html>`;
 
+/**
+ * Queries and mutations go over HTTP, subscriptions over graphql-ws at the same URL (GraphiQL's
+ * bundle carries graphql-ws's client). For a subscription GraphiQL opens a socket whose
+ * connection_init payload is the header pane's headers, so `Authorization` and `api-key` typed
+ * there reach it as they reach a query.
+ */
 const init = `(function () {
-  var endpoint = document.currentScript.getAttribute('data-endpoint');
-  var fetcher = GraphiQL.createFetcher({ url: new URL(endpoint, location.href).toString() });
+  var url = new URL(document.currentScript.getAttribute('data-endpoint'), location.href);
+  var socket = new URL(url);
+  socket.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  var fetcher = GraphiQL.createFetcher({ url: url.toString(), subscriptionUrl: socket.toString() });
   ReactDOM.createRoot(document.getElementById('graphiql'))
     .render(React.createElement(GraphiQL, { fetcher: fetcher, defaultEditorToolsVisibility: true }));
 })();`;

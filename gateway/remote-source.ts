@@ -1,5 +1,5 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
@@ -21,6 +21,30 @@ export interface RemoteSourceOptions {
 export const subgraphAgent = (timeoutMs: number) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const parseOrUndefined = (query: string | undefined) => {
+  try {
+    return query ? parse(query) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A fetch that failed as a whole, as the answer of a subgraph whose fields all failed: for a fetch
+ * of root fields, the error once per field it asked for, with that field's path (so a client sees
+ * which null it explains); for a fetch of entities, the error once, thrown (the gateway adds no path).
+ */
+function fieldErrors(options: GraphQLDataSourceProcessOptions<GraphContext>, error: GraphQLError) {
+  const atRoot = 'pathInIncomingRequest' in options && options.pathInIncomingRequest?.length === 0;
+  // The plan's document when @apollo/gateway kept it, else the text (parsed only on this failure path).
+  const root = atRoot ? options.document ?? parseOrUndefined(options.request.query) : undefined;
+  const operation = root?.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const selections = operation?.kind === Kind.OPERATION_DEFINITION ? operation.selectionSet.selections : [];
+  if (!selections.length || selections.some((f) => f.kind !== Kind.FIELD)) throw error;
+  const keys = selections.map((f) => (f.kind === Kind.FIELD ? (f.alias ?? f.name).value : ''));
+  return { errors: keys.map((key) => new GraphQLError(error.message, { path: [key], extensions: error.extensions })) };
+}
 
 /**
  * A subgraph served elsewhere, reached with undici's request API. It does what @apollo/gateway's
@@ -56,13 +80,17 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
     let status: number;
     let parsed: unknown;
+    const key = dedupeKey(options);
+    // A fetch of the caller's alone (a mutation, an event's entities) ends when the caller leaves,
+    // so the subgraph sees its request closed and stops (the chat subgraph: the model call).
+    const signal = key === undefined ? context.signal : undefined;
     try {
-      ({ status, text: parsed } = await this.shared(dedupeKey(options), async () => {
-        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body });
+      ({ status, text: parsed } = await this.shared(key, async () => {
+        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body, signal });
         return { status: res.statusCode, text: await res.body.text() };
       }));
     } catch (err) {
-      throw subgraphFetchFailed(this.opts.name, err, this.opts.log);
+      return fieldErrors(options, subgraphFetchFailed(this.opts.name, err, this.opts.log));
     }
     try {
       parsed = JSON.parse(parsed as string);
@@ -72,7 +100,7 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     if (status < 200 || status > 299 || !isObject(parsed)) {
       // As RemoteGraphQLDataSource reports it: the status and body in extensions.response.
       const failure = new GraphQLError(`${status}`, { extensions: { response: { status: status < 200 || status > 299 ? status : undefined, body: parsed } } });
-      throw subgraphFetchFailed(this.opts.name, failure, this.opts.log);
+      return fieldErrors(options, subgraphFetchFailed(this.opts.name, failure, this.opts.log));
     }
     return parsed as { data?: Record<string, unknown> | null; errors?: GraphQLError[]; extensions?: Record<string, unknown> };
   }

@@ -127,6 +127,12 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
           opened.return?.().catch(() => undefined);
           return { done: true, value: undefined };
         },
+        // A transport ending the events with an error ends them as return() does. graphql-sse ends
+        // only async generators (next, return and throw) when its client leaves: without throw, an
+        // SSE subscriber's model call ran on to the end after the client had gone.
+        async throw() {
+          return events.return!();
+        },
         [Symbol.asyncIterator]() {
           return this;
         },

@@ -71,7 +71,8 @@ export const chatResolvers = (chat: ChatService) => {
       /** Streamed and collected, so the answer comes with the sources and model it was written from. */
       generateAnswer: async (_: unknown, { input }: Args, ctx: GraphContext) => {
         const body = answerBody(input, caller(ctx), apiKey(ctx));
-        const stream = await locating(() => chat.streamAnswer(body, callOf(ctx)));
+        // The HTTP client leaving (ctx.signal) stops the model call, as a subscriber leaving does.
+        const stream = await locating(() => chat.streamAnswer(body, { ...callOf(ctx), signal: ctx.signal }));
         let response = '';
         let finish: FinishReason = 'stop';
         for await (const c of stream.chunks) {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { Caller, Requirement } from '../core/auth/caller';
 import { authorize, MissingCredentials } from '../core/auth/caller';
 import type { TokenVerifier } from '../core/auth/verifier';
 import type { CallContext } from '../core/context';
-import type { PlatformError } from '../core/errors';
+import { BadRequest, type PlatformError } from '../core/errors';
 import { clientAddressOf } from '../rest/client-address';
 
 /** What every subgraph resolver gets from the transport (gateway in process, or its own server). */
@@ -18,6 +18,8 @@ export interface GraphContext {
   caller?: Caller;
   /** Why the bearer token given was refused, raised by resolvers that need a caller. */
   authError?: PlatformError;
+  /** Aborts when the HTTP client leaves before its answer is complete (made when first read). */
+  readonly signal?: AbortSignal;
 }
 
 /** Headers the gateway passes on to subgraphs, in process or over HTTP. */
@@ -30,7 +32,29 @@ export const FORWARDED_HEADERS = ['authorization', 'api-key', 'x-request-id'] as
  */
 export async function contextFrom(req: Request, verifier?: TokenVerifier): Promise<GraphContext> {
   const headers = Object.fromEntries(FORWARDED_HEADERS.map((h) => [h, req.get(h)]));
-  return withCaller({ headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id }, verifier);
+  const res = req.res;
+  let signal: AbortSignal | undefined;
+  return withCaller({
+    headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id,
+    get signal() {
+      return (signal ??= res && leaving(res));
+    },
+  }, verifier);
+}
+
+/** Why a call was aborted: its HTTP client went away. Nobody is left to read it; it is no server fault. */
+class CallerLeft extends BadRequest {
+  constructor() {
+    super('The caller left before the answer was complete', { code: 'caller_left' });
+  }
+}
+
+/** A signal that aborts when the response closes before it was complete (the client left). */
+function leaving(res: Response): AbortSignal {
+  const controller = new AbortController();
+  if (res.closed && !res.writableFinished) controller.abort(new CallerLeft());
+  else res.once('close', () => !res.writableFinished && controller.abort(new CallerLeft()));
+  return controller.signal;
 }
 
 /** The bearer token of `ctx.headers` verified once: the caller, or why it was refused. */
@@ -56,10 +80,12 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export async function contextFromConnection(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage,
   verifier?: TokenVerifier): Promise<GraphContext> {
-  const param = (...names: string[]) => names.map((n) => params?.[n]).find((v): v is string => typeof v === 'string');
+  // Names as HTTP headers are, case-insensitively: GraphiQL sends its header pane as typed (`Api-Key`).
+  const named = new Map(Object.entries(params ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const param = (...names: string[]) => names.map((n) => named.get(n.toLowerCase())).find((v): v is string => typeof v === 'string');
   const header = (name: string) => (typeof upgrade.headers[name] === 'string' ? upgrade.headers[name] : undefined);
   const headers: GraphContext['headers'] = {
-    authorization: param('authorization', 'Authorization') ?? header('authorization'),
+    authorization: param('authorization') ?? header('authorization'),
     'api-key': param('api-key', 'apiKey') ?? header('api-key'),
     'x-request-id': param('x-request-id') ?? header('x-request-id'),
   };

@@ -9,6 +9,7 @@ import { post, sseChunks, type Chunk } from '../e2e/chat-wire';
 import { freePort, startInTemp, type Started } from '../e2e/server';
 import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, type Result } from '../e2e/subscription-wire';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-upstream';
+import { leaveEveryWay } from './leaving';
 
 /**
  * Subscriptions through a gateway served alone in front of subgraphs served alone (`platform serve
@@ -114,6 +115,9 @@ it('ends the model call behind a remote chat subgraph when the subscriber comple
   await run(client, ANSWER_STREAM, { input }, () => client.terminate());
   await upstream.requests.at(-1)!.cut;
 });
+
+// Over SSE, and a generateAnswer mutation whose remote fetch the gateway aborts, so the chat subgraph sees its request closed.
+leaveEveryWay(() => ({ base: gateway.url, upstream, headers: user() }));
 
 it('ends a subscription with an UPSTREAM_ERROR naming chat when the chat subgraph is down, or goes down midway', async () => {
   const nowhere = await startInTemp('gateway', subgraphUrls(`http://127.0.0.1:${await freePort()}/graphql`));

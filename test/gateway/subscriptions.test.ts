@@ -60,6 +60,12 @@ describe('over graphql-ws', () => {
     expectTheAnswer(results);
   });
 
+  it('reads the credentials of connection_init by any case of their names, as HTTP headers are', async () => {
+    const { results, error } = await run(connect({ AUTHORIZATION: f.a, 'Api-Key': f.apiKey }), STREAM, { input: { query: ASPIRIN } });
+    expect(error).toBeUndefined();
+    expectTheAnswer(results);
+  });
+
   it('runs queries and mutations over the same socket, across subgraphs', async () => {
     const client = connect(user());
     const q = await run(client, 'query($input: AskInput!) { sources(input: $input) { model { id contextLength } citations { title document { title } } } }',
