@@ -80,13 +80,13 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
       define({
         method: 'post', path: '/oauth/connect/introspect', summary: 'Introspect an access token', tags: ['token'],
         description: 'Always 200 for a well-formed request; anything but an active token reads {"active":"false"}.',
-        input: { merged: S.IntrospectRequest },
+        input: { merged: S.IntrospectRequest }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Introspection result', schema: S.IntrospectionResponse }, 404: failures[404] },
         handle: async (input, { call, res }) => noStore(res, await token.introspect(input, call)),
       }),
       define({
         method: 'post', path: '/oauth/connect/revoke', summary: 'Revoke a token (RFC 7009): ends its session', tags: ['token'],
-        input: { merged: S.RevokeRequest },
+        input: { merged: S.RevokeRequest }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
         handle: async (input, { call }) => {
           await token.revoke(input, call);

@@ -80,6 +80,7 @@ describe('what each document says', () => {
       .toMatchObject({ enum: ['client_credentials', 'password', 'refresh_token'], default: 'client_credentials' });
     expect(param(op('/auth/api/v1', 'post', '/oauth/connect/user/login'), 'grant_type').schema).toMatchObject({ enum: ['password', 'refresh_token'], default: 'password' });
     expect(op('/auth/api/v1', 'post', '/oauth/connect/token').security).toEqual([]);
+    expect(param(op('/auth/api/v1', 'post', '/oauth/connect/introspect'), 'realm')).toMatchObject({ in: 'query', required: true, example: 'default' });
     expect(op('/auth/api/v1', 'get', '/realms/{realm}/protocol/openid-connect/userinfo').security).toEqual([{ bearerAuth: [] }]);
     expect(docs['/auth/api/v1']!.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
