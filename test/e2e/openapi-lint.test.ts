@@ -36,7 +36,8 @@ describe('redocly lint', () => {
         return file;
       });
       const cli = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
-      const ran = await run(process.execPath, [cli, 'lint', ...files, '--format=json', '--config', join(ROOT, 'redocly.yaml')]);
+      const env = { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+      const ran = await run(process.execPath, [cli, 'lint', ...files, '--format=json', '--config', join(ROOT, 'redocly.yaml')], { env });
       // One JSON report per file, written one after the other.
       const reports = JSON.parse(`[${ran.stdout.trim().replace(/\}\s*\{\s*"totals"/g, '},{"totals"')}]`) as Json[];
       expect(reports).toHaveLength(PREFIXES.length);
