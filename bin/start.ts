@@ -107,7 +107,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const rest = opened.flatMap(({ module, instance }) => (module.rest ? [module.rest(instance, platform.deps)] : []));
     const app = createRestApp(rest, {
       log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra: graph,
+      corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra: graph, publicUrl: config.PUBLIC_URL,
     });
     const server = createServer(app);
     server.keepAliveTimeout = 65_000;

@@ -18,6 +18,8 @@ export interface RestAppOptions {
   trustProxy?: false | string[];
   /** Origins allowed by CORS (`*` for any). */
   corsOrigins?: readonly string[];
+  /** PUBLIC_URL, listed as a server in each OpenAPI document. */
+  publicUrl?: string;
   /** Mounted before the final 404, e.g. the federated graph at /graphql. */
   extra?: { path: string; router: Router }[];
 }
@@ -47,7 +49,7 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   app.get(`${DOCS_ASSETS_PATH}/docs-init.js`, (_req, res) => void res.type('js').send(docsInitScript));
   app.use(DOCS_ASSETS_PATH, docsAssets());
   for (const svc of services) {
-    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576, verifier: opts.verifier }));
+    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576, verifier: opts.verifier, publicUrl: opts.publicUrl }));
   }
   for (const { path, router } of opts.extra ?? []) app.use(path, router);
   app.use(() => {

@@ -1,5 +1,6 @@
 import type { ChatService } from '../core/chat/service';
 import { GenerateAnswerBody, GetSourcesBody } from '../core/chat/inputs';
+import { chatDocs, chatSchemas, chatServiceDocs } from './chat-docs';
 import { define, type RestService } from './routes';
 import { streamObjects } from './stream';
 
@@ -26,10 +27,12 @@ export function chatRest(chat: ChatService): RestService {
     version: '1.0.0',
     prefix: CHAT_PREFIX,
     errorBody: (err) => ({ detail: 'issues' in err ? err.issues : err.message }),
+    docs: chatServiceDocs,
+    schemas: chatSchemas,
     routes: [
       define({
         method: 'post', path: '/generate_answer', summary: 'A grounded answer from a language model, whole', tags: ['chat'],
-        input: { body: GenerateAnswerBody },
+        input: { body: GenerateAnswerBody }, docs: chatDocs.answer,
         responses: { 200: { description: '`response`, `generated_search_text`, `finish_reason`' }, ...refusals },
         handle: ({ body }, { call }) => chat.generateAnswer(body, call),
       }),
@@ -38,7 +41,7 @@ export function chatRest(chat: ChatService): RestService {
         description: 'Server-sent events: `data: {"generated_search_text","response","finish_reason":null}` per piece, the last with '
           + '`finish_reason` set (`stop`, `length`, `content_filter`, `error`), then `data: [DONE]`. '
           + '`Accept: application/x-ndjson` gives one object per line instead.',
-        input: { body: GenerateAnswerBody },
+        input: { body: GenerateAnswerBody }, docs: chatDocs.stream,
         responses: { 200: { description: 'The answer, chunk by chunk', contentType: 'text/event-stream' }, ...refusals },
         handle: async ({ body }, { call, req, res }) => {
           const answer = await chat.streamAnswer(body, call);
@@ -49,7 +52,7 @@ export function chatRest(chat: ChatService): RestService {
       define({
         method: 'post', path: '/get_sources', summary: 'The sources an answer would be grounded in', tags: ['chat'],
         description: '`{"sources": {...}, "success": true}`. `api_key` and `model_info` (optional) let the model rewrite a follow-up from `chat_hist`.',
-        input: { body: GetSourcesBody },
+        input: { body: GetSourcesBody }, docs: chatDocs.sources,
         responses: { 200: { description: 'The sources' }, ...refusals },
         handle: ({ body }, { call }) => chat.getSources(body, call),
       }),

@@ -9,6 +9,7 @@ import type { ModelsService } from '../core/models/service';
 import { STATUS, toPlatformError, type ErrorBody } from './http-errors';
 import { groupC, wireBody } from './models-bedrock-common';
 import { collect, gatewayHeaders, refusing } from './models-common';
+import { anthropicDocs } from './models-docs-bedrock';
 import { define, type Route } from './routes';
 
 /**
@@ -51,7 +52,7 @@ export function anthropicRoutes(models: ModelsService): Route[] {
     method: 'post', path: '/bedrock/v1/messages/anthropic', tags: ['group C'],
     summary: 'Messages, family 1 (Anthropic Messages wire format; `stream: true` for server-sent events)',
     description: 'Takes `?modelId=`; the body needs `anthropic_version` and `max_tokens`. The key comes in `api-key`, `x-api-key` or `Authorization: Bearer`.',
-    input: { body: z.unknown() }, errorBody: anthropicErrorBody,
+    input: { body: z.unknown() }, errorBody: anthropicErrorBody, docs: anthropicDocs,
     responses: { 200: { description: 'A message object, or message_start ... message_stop events' } },
     handle: async (input, { req, res, call }) => {
       const m = await groupC(models, req, req.query.modelId, 'bedrock.messages.anthropic');

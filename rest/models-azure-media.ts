@@ -5,6 +5,7 @@ import type { ModelsService } from '../core/models/service';
 import type { ErrorBody } from './http-errors';
 import { ApiVersion, azureErrorBody, deployment, InvalidParam, parseBody } from './models-azure';
 import { refusing } from './models-common';
+import { azureImagesDocs, azureTranscriptionsDocs } from './models-docs-azure';
 import { uploadOf } from './multipart';
 import { define, type Route } from './routes';
 
@@ -89,7 +90,7 @@ export function azureMediaRoutes(models: ModelsService): Route[] {
   const images = define({
     method: 'post', path: '/azure/openai/deployments/:model/images/generations', tags: ['group A'],
     summary: 'Image generation (Azure OpenAI wire format; n = 1; a base64 PNG or a data URL)',
-    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
+    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureImagesDocs(ImageRequest),
     responses: { 200: { description: '`{created, data: [{url | b64_json, revised_prompt}]}`' } },
     handle: async (input, { req, call }) => {
       const { caller, model } = await deployment(models, req, input['api-version']);
@@ -111,7 +112,7 @@ export function azureMediaRoutes(models: ModelsService): Route[] {
     method: 'post', path: '/azure/openai/deployments/:model/audio/transcriptions', tags: ['group A'],
     summary: 'Audio transcription (Azure OpenAI wire format; multipart/form-data with a `file` part up to 25 MB)',
     description: 'Fields: `file`, `model`, `temperature`, `response_format` (json, text, srt, verbose_json, vtt), `language`, `prompt`.',
-    input: { query: ApiVersion }, upload: { maxBytes: MAX_AUDIO_BYTES }, errorBody: transcriptionErrorBody,
+    input: { query: ApiVersion }, upload: { maxBytes: MAX_AUDIO_BYTES }, errorBody: transcriptionErrorBody, docs: azureTranscriptionsDocs(TranscriptionFields),
     // The key and the model before the upload is read: a stranger cannot make the gateway buffer 25 MB.
     before: (req) => deployment(models, req, apiVersionOf(req)),
     responses: { 200: { description: '`{text}`, verbose JSON with segments, or text, SRT or WebVTT' }, 413: { description: 'Audio file over 25 MB' } },

@@ -7,6 +7,7 @@ import { BadRequest, ValidationFailed } from '../core/errors';
 import { parseInput } from '../core/validation';
 import type { ErrorBody } from './http-errors';
 import { collect, gatewayHeaders, refusing } from './models-common';
+import { azureChatDocs, azureEmbeddingsDocs } from './models-docs-azure';
 import { define, type Route } from './routes';
 import { streamObjects } from './stream';
 
@@ -59,7 +60,7 @@ export function azureRoutes(models: ModelsService): Route[] {
   const embeddings = define({
     method: 'post', path: '/azure/openai/deployments/:model/embeddings', tags: ['group A'],
     summary: 'Embeddings (Azure OpenAI wire format; float or base64)',
-    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
+    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureEmbeddingsDocs(EmbeddingsRequest),
     responses: { 200: { description: 'A list of embeddings' } },
     handle: async (input, { req, call }) => {
       const { caller, model } = await deployment(models, req, input['api-version']);
@@ -78,7 +79,7 @@ export function azureRoutes(models: ModelsService): Route[] {
   return [embeddings, define({
     method: 'post', path: '/azure/openai/deployments/:model/chat/completions', tags: ['group A'],
     summary: 'Chat completions (Azure OpenAI wire format; `stream: true` for server-sent events)',
-    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody,
+    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureChatDocs,
     responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
     handle: async (input, { req, res, call }) => {
       const { caller, model } = await deployment(models, req, input['api-version']);

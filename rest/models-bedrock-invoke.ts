@@ -29,7 +29,7 @@ export interface NativeCall {
   chunks(stream: ChatStream, metrics: InvocationMetrics): AsyncIterable<Record<string, unknown>>;
 }
 
-const LlamaRequest = z.object({
+export const LlamaRequest = z.object({
   prompt: z.string().min(1),
   max_gen_len: z.int().positive().optional(),
   temperature: z.number().min(0).max(1).optional(),

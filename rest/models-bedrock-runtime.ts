@@ -5,8 +5,9 @@ import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat
 import type { ModelsService } from '../core/models/service';
 import { pipeEventStream } from './eventstream';
 import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './models-bedrock-common';
-import { nativeCall } from './models-bedrock-invoke';
+import { LlamaRequest, nativeCall } from './models-bedrock-invoke';
 import { collect, gatewayHeaders, refusing } from './models-common';
+import { converseDocs, converseStreamDocs, invokeDocs } from './models-docs-bedrock';
 import { define, type Route } from './routes';
 
 /**
@@ -24,7 +25,7 @@ const invocationMetrics = (started: number, firstByte: () => number) => (u: Chat
 /** Converse (`/converse` and the group C messages routes of families 2 and 3). */
 export function converseRoute(models: ModelsService, path: string, route: string, modelIdOf: (req: Request) => unknown, summary: string): Route {
   return define({
-    method: 'post', path, tags: ['group C'], summary, input: { body: z.unknown() }, errorBody: bedrockErrorBody,
+    method: 'post', path, tags: ['group C'], summary, input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: converseDocs(path),
     responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
     handle: (input, { req, res, call }) => amzn(req, res, async () => {
       const m = await groupC(models, req, modelIdOf(req), route);
@@ -44,7 +45,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     converseRoute(models, path('converse'), 'bedrock.converse', modelId, 'Bedrock runtime Converse'),
     define({
       method: 'post', path: path('converse-stream'), tags: ['group C'], summary: 'Bedrock runtime ConverseStream (AWS event stream)',
-      input: { body: z.unknown() }, errorBody: bedrockErrorBody,
+      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: converseStreamDocs,
       responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
         const m = await groupC(models, req, modelId(req), 'bedrock.converse-stream');
@@ -58,7 +59,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     }),
     define({
       method: 'post', path: path('invoke'), tags: ['group C'], summary: 'Bedrock runtime InvokeModel (Anthropic, Nova or Llama native bodies)',
-      input: { body: z.unknown() }, errorBody: bedrockErrorBody,
+      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
       responses: { 200: { description: "The model family's native answer" } },
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
         const m = await groupC(models, req, modelId(req), 'bedrock.invoke');
@@ -78,7 +79,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     }),
     define({
       method: 'post', path: path('invoke-with-response-stream'), tags: ['group C'], summary: 'Bedrock runtime InvokeModelWithResponseStream (AWS event stream of chunks)',
-      input: { body: z.unknown() }, errorBody: bedrockErrorBody,
+      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).stream,
       responses: { 200: { description: '`chunk` events whose bytes are the native stream events', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, call }) => amzn(req, res, async () => {
         const m = await groupC(models, req, modelId(req), 'bedrock.invoke-with-response-stream');

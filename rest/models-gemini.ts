@@ -10,6 +10,7 @@ import {
 } from '../core/models/gemini-wire';
 import type { Metered, ModelsService } from '../core/models/service';
 import { collect, gatewayHeaders, refusing } from './models-common';
+import { geminiCallDocs, geminiListDocs, geminiModelDocs } from './models-docs-gemini';
 import { geminiErrorBody, geminiStream } from './models-gemini-stream';
 import { define, type Route, type RouteContext } from './routes';
 
@@ -104,9 +105,10 @@ export function geminiRoutes(models: ModelsService): Route[] {
     }
   }
 
+  const tags = (v: string) => [v ? 'group B (the SDKs\' versioned paths)' : 'group B'];
   return VERSIONS.flatMap((v) => [
     define({
-      method: 'post', path: `/gemini${v}/models/:call`, tags: ['group B'], input: { body: z.unknown() }, errorBody: geminiErrorBody,
+      method: 'post', path: `/gemini${v}/models/:call`, tags: ['group B'], input: { body: z.unknown() }, errorBody: geminiErrorBody, docs: geminiCallDocs(`/gemini${v}`, tags(v)),
       summary: `Gemini ${v ? `${v.slice(1)} ` : ''}{model}:generateContent | :streamGenerateContent | :embedContent | :batchEmbedContents`,
       description: 'The path segment is `<model>:<method>`. `?alt=sse` streams server-sent events, else one JSON array. '
         + 'The key comes in `api-key`, `x-goog-api-key` or `?key=`.',
@@ -114,7 +116,7 @@ export function geminiRoutes(models: ModelsService): Route[] {
       handle: (input, ctx) => dispatch(input.body, ctx),
     }),
     define({
-      method: 'get', path: `/gemini${v}/models`, tags: ['group B'], errorBody: geminiErrorBody,
+      method: 'get', path: `/gemini${v}/models`, tags: ['group B'], errorBody: geminiErrorBody, docs: geminiListDocs(tags(v)),
       summary: `Gemini ${v ? `${v.slice(1)} ` : ''}models: the chat and embedding models this key may use`,
       responses: { 200: { description: '`{"models": [...]}`' } },
       handle: async (_input, { req, call }) => {
@@ -123,7 +125,7 @@ export function geminiRoutes(models: ModelsService): Route[] {
       },
     }),
     define({
-      method: 'get', path: `/gemini${v}/models/:call`, tags: ['group B'], errorBody: geminiErrorBody,
+      method: 'get', path: `/gemini${v}/models/:call`, tags: ['group B'], errorBody: geminiErrorBody, docs: geminiModelDocs(`/gemini${v}`, tags(v)),
       summary: `Gemini ${v ? `${v.slice(1)} ` : ''}model: one model's limits and methods`,
       responses: { 200: { description: 'A Model' } },
       handle: async (_input, { req }) => {

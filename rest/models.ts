@@ -7,6 +7,10 @@ import { azureMediaRoutes } from './models-azure-media';
 import { bedrockRoutes } from './models-bedrock';
 import { geminiRoutes } from './models-gemini';
 import { define, type RestService } from './routes';
+import { modelsDocs, modelsSchemas, modelsServiceDocs } from './models-docs';
+import { azureSchemas } from './models-docs-azure';
+import { bedrockSchemas } from './models-docs-bedrock';
+import { geminiSchemas } from './models-docs-gemini';
 
 export const MODELS_PREFIX = '/proxy/api/v1';
 
@@ -47,10 +51,12 @@ export function modelsRest(models: ModelsService): RestService {
     http2Cleartext: true,
     // The AWS SDKs send InvokeModel bodies as application/octet-stream unless told otherwise.
     jsonTypes: ['application/json', 'application/octet-stream'],
+    docs: modelsServiceDocs,
+    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas },
     routes: [
       define({
         method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],
-        description: 'Needs the `api-key` header (`<key>` or `<key>/<options>`).',
+        description: 'Needs the `api-key` header (`<key>` or `<key>/<options>`).', docs: modelsDocs.models,
         responses: { 200: { description: 'The models' }, 401: { description: 'No key, unknown or revoked key' }, 400: { description: 'A bad option in the key' } },
         handle: async (_input, { req, call }) => {
           const caller = models.authenticate(req.get('api-key'));
@@ -60,7 +66,7 @@ export function modelsRest(models: ModelsService): RestService {
       define({
         method: 'get', path: '/usage', summary: "Usage of the key's tenant: calls, tokens, words, cache hits, errors and cost, in all and per model", tags: ['usage'],
         description: 'Needs the `api-key` header. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
-        input: { query: UsageQuery },
+        input: { query: UsageQuery }, docs: modelsDocs.usage,
         responses: { 200: { description: 'Usage totals' }, 401: { description: 'No key, unknown or revoked key' } },
         handle: async (input, { req, call }) => {
           const caller = models.authenticate(req.get('api-key'));

@@ -1,18 +1,52 @@
-import { z } from 'zod';
-import type { RestService, Route } from './routes';
+import type { z } from 'zod';
+import { parameters, requestBody, responses } from './openapi-operation';
+import { HTTPValidationErrorSchema, SchemaWriter, ValidationErrorSchema, type Json } from './openapi-schemas';
+import type { ResponseSpec, RestService } from './routes';
 
 /**
  * OpenAPI 3.1 from the same zod schemas that validate requests, so the document cannot drift from
- * behaviour. Named schemas become components and are referenced by `$ref`.
+ * behaviour; `docs` on a route adds what its schemas cannot say (examples, enums, security, the
+ * body a vendor route checks itself, a path Express takes as one segment). Named schemas become
+ * components and are referenced by `$ref`. Checked by `redocly lint` (redocly.yaml) in the tests.
  */
-export const ValidationErrorSchema = z.object({
-  loc: z.array(z.union([z.string(), z.int()])),
-  msg: z.string(),
-  type: z.string(),
-});
-export const HTTPValidationErrorSchema = z.object({ detail: z.array(ValidationErrorSchema) });
+export type { Json } from './openapi-schemas';
+export { HTTPValidationErrorSchema, ValidationErrorSchema } from './openapi-schemas';
 
-type Json = Record<string, unknown>;
+export type SecurityRequirement = Record<string, string[]>;
+
+/** A request body as documented: media types with their schemas, and what Try it out starts from. */
+export interface BodyDocs {
+  /** Default: the route's input body. */
+  content?: Record<string, z.ZodType | Json>;
+  /** The first media type's example (Swagger UI's starting value). */
+  example?: unknown;
+  description?: string;
+  required?: boolean;
+}
+
+/** What one documented operation says beyond the route's schemas. */
+export interface OperationDocs {
+  /** The documented path relative to the prefix, when not the route's (`/gemini/models/{model}:generateContent`). */
+  path?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  /** Per parameter name: merged into the generated parameter (`schema`, `example`, `required`), or a new one (then with `in`). */
+  params?: Record<string, Json>;
+  body?: BodyDocs;
+  /** Per status: replaces the route's response of that status. */
+  responses?: Record<number, ResponseSpec>;
+  /** Who may call it; `[]` for anyone. Default: bearer for routes with `auth`, else the service's. */
+  security?: SecurityRequirement[];
+}
+
+/** What a service's document says about it as a whole. */
+export interface ServiceDocs {
+  description?: string;
+  securitySchemes?: Record<string, Json>;
+  /** The security of routes without `auth` or their own (default: none needed). */
+  security?: SecurityRequirement[];
+}
 
 /** How protected routes authenticate: the token service's access tokens (RFC 6750, RFC 9068). */
 const BEARER_SCHEME = {
@@ -22,95 +56,63 @@ const BEARER_SCHEME = {
   description: 'An access token from the token service (`POST /auth/api/v1/oauth/connect/token`), as `Authorization: Bearer <token>`.',
 };
 
-function jsonSchema(schema: z.ZodType, named: Map<z.ZodType, string>): Json {
-  const name = named.get(schema);
-  if (name) return { $ref: `#/components/schemas/${name}` };
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Json;
-  return rest;
-}
-
-const isOptional = (s: z.ZodType) => s.safeParse(undefined).success;
-
-function parameters(route: Route, named: Map<z.ZodType, string>): Json[] {
-  const out: Json[] = [];
-  const add = (where: 'query' | 'path' | 'header', obj: z.ZodObject | undefined) => {
-    for (const [key, field] of Object.entries(obj?.shape ?? {})) {
-      const s = field as z.ZodType;
-      out.push({
-        name: key,
-        in: where,
-        required: where === 'path' || !isOptional(s),
-        schema: jsonSchema(s, named),
-        ...(s.description ? { description: s.description } : {}),
-      });
+/** The components `value` refers to, directly or through other components. */
+function referenced(value: unknown, schemas: Json, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => referenced(v, schemas, found));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const name = k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/') ? v.slice(21) : undefined;
+      if (name && !found.has(name)) referenced(schemas[name], schemas, found.add(name));
+      else referenced(v, schemas, found);
     }
-  };
-  add('path', route.input?.path);
-  add('query', route.input?.query ?? route.input?.merged);
-  add('header', route.input?.header);
-  return out;
-}
-
-function requestBody(route: Route, named: Map<z.ZodType, string>): Json | undefined {
-  const { body, merged } = route.input ?? {};
-  if (body) return { required: !isOptional(body), content: { 'application/json': { schema: jsonSchema(body, named) } } };
-  if (merged) {
-    const schema = jsonSchema(merged, named);
-    return {
-      required: false,
-      description: 'The same parameters may be sent as a form or JSON body instead of the query string; the query string wins.',
-      content: { 'application/x-www-form-urlencoded': { schema }, 'application/json': { schema } },
-    };
   }
-  return undefined;
+  return found;
 }
 
-export function buildOpenApi(svc: RestService): Json {
-  const named = new Map<z.ZodType, string>([
-    [ValidationErrorSchema, 'ValidationError'],
-    [HTTPValidationErrorSchema, 'HTTPValidationError'],
-  ]);
-  for (const [name, schema] of Object.entries(svc.schemas ?? {})) named.set(schema, name);
+const servers = (publicUrl?: string) => [
+  { url: '/', description: 'This server: the address this page was loaded from' },
+  ...(publicUrl ? [{ url: publicUrl.replace(/\/+$/, ''), description: 'PUBLIC_URL: the address the platform is configured to be reached at' }] : []),
+];
 
+export function buildOpenApi(svc: RestService, opts: { publicUrl?: string } = {}): Json {
+  const w = new SchemaWriter({ ValidationError: ValidationErrorSchema, HTTPValidationError: HTTPValidationErrorSchema, ...svc.schemas });
+  const optionalBodies = new Set<string>();
   const paths: Record<string, Json> = {};
+  let bearer = false;
   for (const route of svc.routes) {
-    const path = svc.prefix + route.path.replace(/:(\w+)/g, '{$1}');
-    const responses: Json = {};
-    for (const [status, r] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: r.description,
-        ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, named) } } } : {}),
+    const operations: readonly OperationDocs[] = Array.isArray(route.docs) ? route.docs : [route.docs ?? {}];
+    for (const docs of operations) {
+      const relative = docs.path ?? route.path.replace(/:(\w+)/g, '{$1}');
+      const security = route.auth ? [{ bearerAuth: [] }] : docs.security ?? svc.docs?.security ?? [];
+      bearer ||= security.some((s) => 'bearerAuth' in s);
+      const body = requestBody(route, docs, w, optionalBodies);
+      const description = docs.description ?? route.description;
+      const tags = docs.tags ?? route.tags;
+      paths[svc.prefix + relative] = {
+        ...paths[svc.prefix + relative],
+        [route.method]: {
+          summary: docs.summary ?? route.summary,
+          ...(description ? { description } : {}),
+          ...(tags ? { tags } : {}),
+          operationId: `${route.method}_${relative.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
+          parameters: parameters(route, relative, docs, w),
+          security,
+          ...(body ? { requestBody: body } : {}),
+          responses: responses(route, docs, w),
+        },
       };
     }
-    if (route.auth) {
-      responses[401] ??= { description: 'Missing or invalid bearer token (WWW-Authenticate says which)' };
-      responses[403] ??= { description: `The token lacks a role: ${(route.auth.roles ?? []).join(', ') || 'none needed'}` };
-    }
-    if (route.input && !responses[422]) {
-      responses[422] = { description: 'Validation Error', content: { 'application/json': { schema: jsonSchema(HTTPValidationErrorSchema, named) } } };
-    }
-    const body = requestBody(route, named);
-    paths[path] = {
-      ...paths[path],
-      [route.method]: {
-        summary: route.summary,
-        ...(route.description ? { description: route.description } : {}),
-        ...(route.tags ? { tags: route.tags } : {}),
-        operationId: `${route.method}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
-        parameters: parameters(route, named),
-        ...(route.auth ? { security: [{ bearerAuth: [] }] } : {}),
-        ...(body ? { requestBody: body } : {}),
-        responses,
-      },
-    };
   }
-
-  const schemas: Json = {};
-  for (const [schema, name] of named) {
-    const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Json;
-    schemas[name] = rest;
-  }
-  const secured = svc.routes.some((r) => r.auth);
-  const securitySchemes = secured ? { bearerAuth: BEARER_SCHEME } : undefined;
-  return { openapi: '3.1.0', info: { title: svc.title, version: svc.version }, paths, components: { schemas, ...(securitySchemes ? { securitySchemes } : {}) } };
+  const securitySchemes = { ...(bearer ? { bearerAuth: BEARER_SCHEME } : {}), ...svc.docs?.securitySchemes };
+  // A named schema no operation uses (a validation error where nothing is validated) is left out.
+  const named = w.components(optionalBodies);
+  const used = referenced(paths, named);
+  const schemas = Object.fromEntries(Object.entries(named).filter(([name]) => used.has(name)));
+  return {
+    openapi: '3.1.0',
+    info: { title: svc.title, version: svc.version, ...(svc.docs?.description ? { description: svc.docs.description } : {}) },
+    servers: servers(opts.publicUrl),
+    paths,
+    components: { schemas, ...(Object.keys(securitySchemes).length ? { securitySchemes } : {}) },
+  };
 }

@@ -8,7 +8,7 @@ import { MethodNotAllowed, NotFound } from '../core/errors';
 import { clientAddressOf } from './client-address';
 import { docsPage } from './docs';
 import { httpErrors, requestIdOf, type ErrorBody } from './http-errors';
-import { buildOpenApi } from './openapi';
+import { buildOpenApi, type Json, type OperationDocs, type ServiceDocs } from './openapi';
 import { multipart, uploadOf, type UploadLimits } from './multipart';
 import { parseRequest, type InputOf, type InputSpec } from './validation';
 
@@ -18,6 +18,8 @@ export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
   contentType?: string;
+  /** Several media types, each with its schema (a JSON answer or an event stream); replaces schema/contentType. */
+  content?: Record<string, z.ZodType | Json | undefined>;
 }
 
 /** What a handler gets besides its input: the call's context and, for streams, the raw exchange. */
@@ -53,6 +55,8 @@ export interface Route<I extends InputSpec = InputSpec> {
    */
   before?: (req: Request) => unknown;
   responses: Record<number, ResponseSpec>;
+  /** What OpenAPI says beyond `input` and `responses` (examples, security, a documented path); several for one path that serves several operations. */
+  docs?: OperationDocs | readonly OperationDocs[];
   /** Returns the JSON body of a 200, or undefined when it wrote the response itself. */
   handle: (input: InputOf<I>, ctx: RouteContext) => Promise<unknown>;
 }
@@ -75,6 +79,8 @@ export interface RestService {
   http2Cleartext?: boolean;
   /** Content types read as JSON bodies (default `application/json`). */
   jsonTypes?: string[];
+  /** OpenAPI: how callers authenticate, the description of the document. */
+  docs?: ServiceDocs;
 }
 
 export interface MountOptions {
@@ -82,6 +88,8 @@ export interface MountOptions {
   bodyLimitBytes: number;
   /** Verifies bearer tokens for routes that declare `auth`. */
   verifier?: TokenVerifier;
+  /** PUBLIC_URL: offered as a server in OpenAPI, after the page's own origin. */
+  publicUrl?: string;
 }
 
 /** The call's context; its abort signal is made only when a handler asks for it (streams do). */
@@ -144,7 +152,7 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
       if (!res.headersSent) res.json(body);
     });
   }
-  const openapi = buildOpenApi(svc);
+  const openapi = buildOpenApi(svc, { publicUrl: opts.publicUrl });
   router.get('/openapi.json', (_req, res) => void res.json(openapi));
   router.get('/docs', (_req, res) => void res.type('html').send(docsPage(svc.title, `${svc.prefix}/openapi.json`)));
   methods.set('/openapi.json', ['get']);

@@ -5,6 +5,7 @@ import { BadRequest } from '../core/errors';
 import { uploadOf } from './multipart';
 import { define, type Route } from './routes';
 import { failures, notFound, READ, WRITE } from './search-common';
+import { objectDocs } from './search-docs';
 import { objectFrom, objectView } from './search-wire';
 
 /**
@@ -25,7 +26,7 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
     define({
       method: 'post', path: '/v2/objects', summary: 'Add an object (JSON text, or a multipart file upload with metadata)', tags: ['objects'],
       description: 'multipart/form-data: a `file` part (txt, md, html, pdf or docx) and an optional `metadata` part with the JSON fields below except `content`.',
-      auth: WRITE, upload: { maxBytes: maxUploadBytes, setting: 'SEARCH_MAX_UPLOAD_BYTES' }, input: { body: NewObjectBody },
+      auth: WRITE, upload: { maxBytes: maxUploadBytes, setting: 'SEARCH_MAX_UPLOAD_BYTES' }, input: { body: NewObjectBody }, docs: objectDocs.create,
       responses: { 201: { description: 'Object created' }, ...failures, 409: { description: 'Object limit of the tenant reached' }, 413: { description: 'Upload too large' } },
       handle: async (input, { call, res }) => {
         const upload = uploadOf(res);
@@ -43,7 +44,7 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
       },
     }),
     define({
-      method: 'get', path: '/v2/objects/:object_id', summary: 'An object and its metadata', tags: ['objects'], auth: READ, input: { path: ObjectRef },
+      method: 'get', path: '/v2/objects/:object_id', summary: 'An object and its metadata', tags: ['objects'], auth: READ, input: { path: ObjectRef }, docs: objectDocs.one,
       responses: { 200: { description: 'Object found' }, ...failures, ...notFound },
       handle: async (input, { call }) => ({ status: 'success', message: 'Object found', result: objectView(await search.getObject({ id: input.object_id }, call)) }),
     }),

@@ -6,6 +6,7 @@ import { param } from '../core/params';
 import { define, type Route } from './routes';
 import { envelope, filtersFrom, passageView } from './search-wire';
 import { READ, failures, Envelope } from './search-common';
+import { v2Docs } from './search-docs';
 
 /** v2: query parameters for the query, paging and sorting; the filters in a JSON body. */
 const sort = (q: { sorting_by: string; order: string }): SearchRequest['sort'] =>
@@ -22,7 +23,7 @@ const paging = (q: { page_no: number; page_size: number }) => ({ offset: (q.page
 
 export function searchV2Routes(search: SearchService): Route[] {
   const scored = (mode: 'semantic' | 'fulltext', summary: string) => define({
-    method: 'post', path: `/v2/${mode}`, summary, tags: ['v2'], auth: READ, input: { query: Scored, body: V2Filters },
+    method: 'post', path: `/v2/${mode}`, summary, tags: ['v2'], auth: READ, input: { query: Scored, body: V2Filters }, docs: v2Docs('glaciers climate'),
     responses: { 200: { description: 'Documents found', schema: Envelope }, ...failures },
     handle: async (q, { call }) => envelope(await search.search({
       mode, query: q.query_string, filters: filtersFrom(q.body), ...paging(q), minScore: q.min_relevant_score, sort: sort(q),
@@ -33,7 +34,7 @@ export function searchV2Routes(search: SearchService): Route[] {
     scored('fulltext', 'Full-text search (BM25)'),
     define({
       method: 'post', path: '/v2/basic_search', summary: 'Basic search over titles, file names and tags (and content with is_anywhere)', tags: ['v2'],
-      auth: READ, input: { query: Basic, body: V2BasicBody },
+      auth: READ, input: { query: Basic, body: V2BasicBody }, docs: v2Docs('glac', { with_highlight: true }),
       responses: { 200: { description: 'Documents found', schema: Envelope }, ...failures },
       handle: async (q, { call }) => envelope(await search.search({
         mode: 'basic', query: q.query_string, filters: filtersFrom(q.body), ...paging(q), sort: sort(q),
@@ -42,7 +43,7 @@ export function searchV2Routes(search: SearchService): Route[] {
     }),
     define({
       method: 'post', path: '/v2/search', summary: 'Hybrid search: full text and vectors fused (RRF), re-ranked', tags: ['v2'],
-      auth: READ, input: { query: Hybrid, body: V2Filters },
+      auth: READ, input: { query: Hybrid, body: V2Filters }, docs: v2Docs('why do glaciers retreat'),
       responses: { 200: { description: 'Documents found', schema: Envelope }, ...failures },
       handle: async (q, { call }) => envelope(await search.search({
         mode: 'hybrid', query: q.query_string, filters: filtersFrom(q.body), ...paging(q), rerank: q.re_ranked,
@@ -52,7 +53,7 @@ export function searchV2Routes(search: SearchService): Route[] {
       method: 'post', path: '/v2/chunk/search', summary: 'Passages best matching a query, within objects, metadata or file names', tags: ['v2'],
       description: 'Hybrid passages (full text and vectors), re-ranked. The body narrows them: `object_ids`, `custom_metadata`, and '
         + '`file_names` (objects whose `file_name` is one of them; the chat proxy reads uploaded files with it).',
-      auth: READ, input: { query: Chunks, body: ChunkBody },
+      auth: READ, input: { query: Chunks, body: ChunkBody }, docs: v2Docs('sea levels'),
       responses: { 200: { description: 'Passages found', schema: Envelope }, ...failures },
       handle: async (q, { call }) => {
         const filters = { objectIds: q.body.object_ids, customMetadata: q.body.custom_metadata, fileNames: q.body.file_names };

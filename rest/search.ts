@@ -1,6 +1,7 @@
 import type { SearchService } from '../core/search/service';
 import { define, type RestService } from './routes';
 import { searchErrorBody } from './search-common';
+import { searchServiceDocs } from './search-docs';
 import { searchObjectRoutes } from './search-objects';
 import { searchV1Routes } from './search-v1';
 import { searchV2Routes } from './search-v2';
@@ -25,6 +26,7 @@ export function searchRest(search: SearchService, opts: { maxUploadBytes: number
     errorBody: searchErrorBody,
     audience: 'search',
     schemas: { Msg },
+    docs: searchServiceDocs,
     routes: [health('v1'), health('v2'), ...searchV1Routes(search), ...searchV2Routes(search), ...searchObjectRoutes(search, opts.maxUploadBytes)],
   };
 }

@@ -3,6 +3,7 @@ import { discoveryDocument } from '../core/token/discovery';
 import type { TokenService } from '../core/token/service';
 import type { ErrorBody } from './http-errors';
 import { define, type RestService } from './routes';
+import { tokenDocs, tokenServiceDocs } from './token-docs';
 import * as S from './token-schemas';
 
 export const TOKEN_PREFIX = '/auth/api/v1';
@@ -46,7 +47,7 @@ const failures = {
 export function tokenRest(token: TokenService, publicUrl: string): RestService {
   const userinfo = (method: 'get' | 'post') => define({
     method, path: '/realms/:realm/protocol/openid-connect/userinfo', summary: 'OpenID Connect userinfo (Bearer access token)', tags: ['discovery'],
-    input: { path: S.RealmRef, header: S.UserinfoRequest.pick({ authorization: true }) },
+    input: { path: S.RealmRef, header: S.UserinfoRequest.pick({ authorization: true }) }, docs: tokenDocs.userinfo,
     responses: { 200: { description: 'Claims about the token subject', schema: S.UserInfoResponse }, 401: failures[401], 404: failures[404] },
     handle: (input, { call }) => token.userinfo(input, call),
   });
@@ -57,6 +58,7 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
     errorBody: tokenErrorBody,
     audience: 'account',
     schemas: { Msg: S.Msg, TokenRequest: S.TokenRequest, UserLoginRequest: S.UserLoginRequest },
+    docs: tokenServiceDocs,
     routes: [
       define({
         method: 'get', path: '/healthz', summary: 'Health', tags: ['health'],
@@ -65,26 +67,26 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
       }),
       define({
         method: 'post', path: '/oauth/connect/token', summary: 'Token for a client (client credentials; password; refresh)', tags: ['token'],
-        input: { merged: S.TokenRequest, mergedDefaults: basicCredentials },
+        input: { merged: S.TokenRequest, mergedDefaults: basicCredentials }, docs: tokenDocs.token,
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
         handle: async (input, { call, res }) => noStore(res, await token.issueForClient(input, call)),
       }),
       define({
         method: 'post', path: '/oauth/connect/user/login', summary: 'Token for a user (password; refresh)', tags: ['token'],
-        input: { merged: S.UserLoginRequest },
+        input: { merged: S.UserLoginRequest }, docs: tokenDocs.login,
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
         handle: async (input, { call, res }) => noStore(res, await token.loginUser(input, call)),
       }),
       define({
         method: 'post', path: '/oauth/connect/introspect', summary: 'Introspect an access token', tags: ['token'],
         description: 'Always 200 for a well-formed request; anything but an active token reads {"active":"false"}.',
-        input: { merged: S.IntrospectRequest },
+        input: { merged: S.IntrospectRequest }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Introspection result', schema: S.IntrospectionResponse }, 404: failures[404] },
         handle: async (input, { call, res }) => noStore(res, await token.introspect(input, call)),
       }),
       define({
         method: 'post', path: '/oauth/connect/revoke', summary: 'Revoke a token (RFC 7009): ends its session', tags: ['token'],
-        input: { merged: S.RevokeRequest },
+        input: { merged: S.RevokeRequest }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
         handle: async (input, { call }) => {
           await token.revoke(input, call);
@@ -93,7 +95,7 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
       }),
       define({
         method: 'get', path: '/realms/:realm', summary: 'Public facts of a realm (`default`: the default realm)', tags: ['discovery'],
-        input: { path: S.RealmRef },
+        input: { path: S.RealmRef }, docs: tokenDocs.realm,
         responses: { 200: { description: 'The realm', schema: S.RealmResponse }, 404: failures[404] },
         handle: async (input, { call }) => {
           const r = await token.realm(input, call);
@@ -105,13 +107,13 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
       }),
       define({
         method: 'get', path: '/realms/:realm/protocol/openid-connect/certs', summary: 'JWKS of a realm', tags: ['discovery'],
-        input: { path: S.RealmRef },
+        input: { path: S.RealmRef }, docs: tokenDocs.realm,
         responses: { 200: { description: 'The realm public keys' }, 404: failures[404] },
         handle: (input, { call }) => token.jwks(input, call),
       }),
       define({
         method: 'get', path: '/realms/:realm/.well-known/openid-configuration', summary: 'OpenID discovery of a realm', tags: ['discovery'],
-        input: { path: S.RealmRef },
+        input: { path: S.RealmRef }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Discovery document' }, 404: failures[404] },
         handle: async (input, { call }) => discoveryDocument(await token.realm(input, call), publicUrl),
       }),

@@ -120,7 +120,9 @@ describe('model gateway: group B generateContent', () => {
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
     const doc = (await (await fetch(`${p.url}/proxy/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/proxy/api/v1/gemini/models/{call}', '/proxy/api/v1/gemini/v1beta/models/{call}']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
+      '/proxy/api/v1/gemini/models/{model}', '/proxy/api/v1/gemini/models/{model}:generateContent', '/proxy/api/v1/gemini/v1beta/models/{model}:streamGenerateContent',
+    ]));
   });
 
   it('takes the key from api-key, x-goog-api-key or ?key=, options included; 401 without one', async () => {
