@@ -17,15 +17,16 @@
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { throughput } from './chat-load';
 import { rounds, warmWorkers } from './chat-latency';
 import { figures, latencyTable, loadTable, targetLines } from './chat-report';
 import { startChatPlatform, startUpstream } from './chat-setup';
 import { asker, capture } from './chat-ways';
+import { scifactDir } from './datasets';
 import { loadSciFact } from './search-eval';
 import { progress } from './search-report';
-import { freePorts, logWarnings, machineLine, makeTempDir, platformWorkers, ROOT, runBench, stopMeasured } from './search-run';
+import { freePorts, logWarnings, machineLine, makeTempDir, platformWorkers, runBench, stopMeasured } from './search-run';
 
 const intEnv = (name: string, fallback: number) => Number(process.env[name] || fallback);
 
@@ -38,8 +39,7 @@ async function main(): Promise<number> {
   const pieces = intEnv('BENCH_CHAT_CHUNKS', 10);
   const gap = intEnv('BENCH_CHAT_GAP_MS', 2);
   const workers = platformWorkers();
-  const datasetDir = resolve(process.env.SCIFACT_DIR || join(ROOT, '..', 'shared', 'datasets', 'scifact'));
-  const sci = loadSciFact(datasetDir);
+  const sci = loadSciFact(scifactDir());
   const docs = sci.docs.slice(0, intEnv('BENCH_CHAT_DOCS', sci.docs.length));
   const claims = sci.queries.map((q) => q.text);
   const out = process.stdout;

@@ -5,8 +5,8 @@
  * ranks); recall@100 as the share of relevant documents in the first 100. A query without a
  * result scores 0 on both; only queries in qrels/test.tsv are evaluated.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readDatasetText } from './datasets';
 
 export interface Doc {
   id: string;
@@ -28,13 +28,13 @@ export interface SciFact {
 }
 
 const jsonLines = <T>(file: string): T[] =>
-  readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
+  readDatasetText(file).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
 
 export function loadSciFact(dir: string): SciFact {
   const docs = jsonLines<{ _id: string; title: string; text: string }>(join(dir, 'corpus.jsonl'))
     .map((d) => ({ id: String(d._id), title: d.title, text: d.text }));
   const qrels = new Map<string, Set<string>>();
-  const [head, ...rows] = readFileSync(join(dir, 'qrels', 'test.tsv'), 'utf8').split('\n').filter((l) => l.trim());
+  const [head, ...rows] = readDatasetText(join(dir, 'qrels', 'test.tsv')).split('\n').filter((l) => l.trim());
   if (!head?.startsWith('query-id')) throw new Error(`qrels/test.tsv: expected a 'query-id' header, got '${head}'`);
   for (const row of rows) {
     const [q, d, score] = row.split('\t');

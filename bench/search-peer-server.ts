@@ -5,11 +5,11 @@
  * many as the platform runs, so both sides may use every core. GET /healthz answers 200 only once
  * every worker has built its index.
  *
- * Env: PORT, PEER_CORPUS (corpus.jsonl), PEER_WORKERS (1).
+ * Env: PORT, PEER_CORPUS (corpus.jsonl, or read from corpus.jsonl.gz), PEER_WORKERS (1).
  */
 import cluster from 'node:cluster';
-import { readFileSync } from 'node:fs';
 import express from 'express';
+import { readDatasetText } from './datasets';
 import { peerIndex } from './search-peer';
 
 const port = Number(process.env.PORT);
@@ -18,7 +18,7 @@ const workers = Math.max(1, Number(process.env.PEER_WORKERS ?? 1));
 
 function serve(): void {
   const index = peerIndex();
-  const docs = readFileSync(corpus, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {
+  const docs = readDatasetText(corpus).split('\n').filter((l) => l.trim()).map((l) => {
     const d = JSON.parse(l) as { _id: string; title: string; text: string };
     return { id: d._id, title: d.title, text: d.text };
   });

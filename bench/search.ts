@@ -7,11 +7,12 @@
  * Needs `npm run build` first.
  *
  * Env: BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_WARMUP_SECONDS (2), BENCH_INGEST_CONCURRENCY
- * (8), SCIFACT_DIR (../shared/datasets/scifact from the repo root); WORKERS, LOG_LEVEL (warn) pass
+ * (8), SCIFACT_DIR (another copy in the BEIR layout; bench/datasets/scifact by default); WORKERS, LOG_LEVEL (warn) pass
  * through to the platform. Exits non-zero on any error or non-2xx answer, not on missed targets.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { send, searchPath, tokens, type Mode } from './search-client';
+import { scifactDir } from './datasets';
 import { loadSciFact, percentile, quality } from './search-eval';
 import { ingest, ingestObject, measureLoad, oneClient, rankAll } from './search-measure';
 import { measurePeerInProcess, minisearchVersion, peerPath, startPeerServer } from './search-peer';
@@ -25,7 +26,7 @@ const SUCCESS = '"status":"success"';
 async function main(): Promise<number> {
   const s = settings();
   const concurrency = Number(process.env.BENCH_INGEST_CONCURRENCY || 8);
-  const datasetDir = resolve(process.env.SCIFACT_DIR || join(ROOT, '..', 'shared', 'datasets', 'scifact'));
+  const datasetDir = scifactDir();
   const { docs, queries } = loadSciFact(datasetDir);
   const workers = platformWorkers();
   const out = process.stdout;

@@ -6,9 +6,11 @@ import { PlatformError } from '../core/errors';
 import { SERVICES } from '../services/registry';
 import type { ServiceModule } from '../services/module';
 import { parseArgs, UsageError } from './args';
+import { backupDataDir } from './backup';
 import { bootstrapPath, runBootstrap } from './bootstrap';
 import { secureDataDir } from './data-dir';
 import { configParts, sharedDeps, closeAll } from './deps';
+import { progressBar } from './progress';
 import { serve } from './serve';
 
 // Loaded on use, so admin commands start fast without the GraphQL stack.
@@ -24,6 +26,7 @@ export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
     ...modules.flatMap((m) => (m.commands ?? []).flatMap((c) => c.usage.map((u) => `  ${u}`))),
     '  platform init                                create the first start\'s realm, demo client, user and LM key without serving',
     '  platform credentials [--shell]               the first start\'s credentials (--shell: export lines)',
+    '  platform backup <dir>                        copy every store and bootstrap.json into <dir>, also while the server runs',
     '  platform compose [--check]                   write (or check) schema/supergraph.graphql',
     '',
     'Every command takes --data-dir D (default PLATFORM_DATA_DIR or ./data) and prints JSON.',
@@ -99,6 +102,15 @@ export async function main(argv: string[]): Promise<void> {
       const quote = (v: string) => `'${String(v).replace(/'/g, `'\\''`)}'`;
       process.stdout.write(Object.entries(creds).map(([k, v]) => `export ${k.toUpperCase()}=${quote(v)}\n`).join(''));
       return;
+    }
+    case 'backup': {
+      if (!args[0]) throw new UsageError('backup needs a directory to write to');
+      const bar = progressBar('backup');
+      try {
+        return print(await backupDataDir(configFrom(flags).PLATFORM_DATA_DIR, args[0], { onProgress: bar.update }));
+      } finally {
+        bar.stop();
+      }
     }
     case 'compose': {
       const { composeSupergraph, readSupergraph, supergraphPath } = lazySupergraph();

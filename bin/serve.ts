@@ -23,7 +23,8 @@ function banner(config: Config, role: string, url: string, boot: BootstrapResult
     out(`\nFirst start: created the default realm, a demo client and a demo user; their credentials are in ${boot.file} (mode 0600).`);
     // Standard output is the log in a container: secrets go only to a person at a terminal.
     if (process.stdout.isTTY) out(`Shown once here:\n${JSON.stringify(boot.values, null, 2)}`);
-    else out(`Print them with: platform credentials --data-dir ${config.PLATFORM_DATA_DIR}`);
+    // `platform` is on PATH only after `npm link`; npm finds it from the project folder.
+    else out(`Print them (from the project folder) with: npm run -s platform -- credentials --data-dir ${config.PLATFORM_DATA_DIR}`);
     out();
   } else if (boot) out(`  credentials: ${boot.file}`);
   out('Ready. Ctrl-C stops.');

@@ -1,26 +1,9 @@
 import { existsSync } from 'node:fs';
-import { SingleBar } from 'cli-progress';
 import { listFlag, UsageError } from '../../bin/args';
 import { tenantFlag } from '../../bin/bootstrap';
-import type { Progress } from '../../core/search/admin';
+import { progressBar } from '../../bin/progress';
 import type { CliCommand } from '../module';
 import type { SearchInstance } from '.';
-
-
-/** A progress bar on standard error when it is a terminal; nothing otherwise (the JSON result goes to standard output). */
-function progressBar(label: string): { update: Progress; stop(): void } {
-  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
-  const bar = new SingleBar({ stream: process.stderr, format: `${label} [{bar}] {value}/{total} {item}`, hideCursor: true, clearOnComplete: true });
-  let started = false;
-  return {
-    update: (done, total, item) => {
-      if (!started) bar.start(total, done, { item: '' });
-      started = true;
-      bar.update(done, { item: item.length > 40 ? `…${item.slice(-39)}` : item });
-    },
-    stop: () => started && bar.stop(),
-  };
-}
 
 export const searchCommands: CliCommand<SearchInstance>[] = [
   {

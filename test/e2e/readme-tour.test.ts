@@ -32,7 +32,7 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(Object.keys(creds).sort()).toEqual(['api_key', 'client_id', 'client_secret', 'password', 'realm', 'tenant_id', 'username']);
     expect(server.output()).toContain('First start');
     expect(server.output()).toContain(file);
-    expect(server.output()).toContain('platform credentials');
+    expect(server.output()).toContain(`npm run -s platform -- credentials --data-dir ${dataDir}`);
     expect(server.output()).not.toContain(creds.client_secret);
     expect(server.output()).not.toContain(creds.password);
     expect(server.output()).not.toContain(creds.api_key);

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { readDatasetText, scifactDir } from '../../../bench/datasets';
 import { porterStem } from '../../../core/search/lexical/porter';
 import { tokens } from '../../../core/search/lexical/tokenize';
 
@@ -110,21 +110,15 @@ describe('porterStem and tokens agree with FTS5 porter unicode61 remove_diacriti
     expect(disagreements(texts)).toEqual([]);
   });
 
-  // The SciFact corpus (as bench/search.ts finds it: SCIFACT_DIR, ../shared/datasets/scifact next to
-  // the repo, or the workspace's copy); where none is reachable, the repository's own prose and code.
-  const candidates = [process.env.SCIFACT_DIR, join(__dirname, '..', '..', '..', '..', 'shared', 'datasets', 'scifact'), '/work/shared/datasets/scifact'];
-  const scifact = candidates.filter((d): d is string => !!d).map((d) => join(resolve(d), 'corpus.jsonl')).find((f) => existsSync(f));
-  const root = join(__dirname, '..', '..', '..');
-  const repoTexts = () => ['README.md', ...readdirSync(join(root, 'docs')).map((f) => join('docs', f)), ...readdirSync(join(root, 'core', 'search')).filter((f) => f.endsWith('.ts')).map((f) => join('core', 'search', f))]
-    .map((f) => readFileSync(join(root, f), 'utf8'));
-  const passages = () => (scifact ? readFileSync(scifact, 'utf8').split('\n').filter(Boolean)
+  // The SciFact corpus, as bench/search.ts reads it (the repository's gzip copy, or SCIFACT_DIR).
+  const passages = () => readDatasetText(join(scifactDir(), 'corpus.jsonl')).split('\n').filter(Boolean)
     .map((line) => JSON.parse(line) as { title: string; text: string })
-    .map((d) => `${d.title}\n${d.text}`) : repoTexts());
+    .map((d) => `${d.title}\n${d.text}`);
 
-  it(`agrees on every distinct word and every passage of ${scifact ? 'SciFact' : "the repository's own texts"}`, () => {
+  it('agrees on every distinct word and every passage of SciFact', () => {
     const texts = passages();
     const words = [...new Set(texts.flatMap((t) => t.split(/\s+/)))].filter(Boolean);
-    expect(words.length).toBeGreaterThan(scifact ? 90_000 : 2_000);
+    expect(words.length).toBeGreaterThan(90_000);
     expect(disagreements(words)).toEqual([]);
     expect(disagreements(texts)).toEqual([]);
   });
