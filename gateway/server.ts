@@ -5,9 +5,10 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 // Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/auth/verifier';
+import { jsonBody } from '../rest/json-body';
 import { contextFrom, type GraphContext } from '../subgraphs/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../subgraphs/graphql-errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../subgraphs/limits';
@@ -87,7 +88,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     gateway,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
-    formatError: formatGraphQLError,
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, opts.log),
     logger: gatewayLogger(opts.log),
     validationRules: introspectionRules,
     // Automatic persisted queries (on by Apollo's default) in their own bounded LRU of query texts.
@@ -109,7 +110,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const router = Router();
   router.use(
     '/graphql',
-    express.json({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
+    jsonBody({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
     documentGuard(limits, () => servesSubscriptions),
     ...(servesSubscriptions ? [streamingTransports({
       graph, limits, log: opts.log, verifier: opts.verifier, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs,

@@ -3,8 +3,9 @@ import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDis
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { TokenVerifier } from '../core/auth/verifier';
+import { jsonBody } from '../rest/json-body';
 import { contextFrom, type GraphContext } from './context';
 import { formatGraphQLError, graphqlHttpErrors } from './graphql-errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from './limits';
@@ -54,7 +55,7 @@ export async function subgraphRouter(
     schema: subgraph.schema,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
-    formatError: formatGraphQLError,
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     logger: log,
     validationRules: introspectionRules,
     // Inline traces are for Apollo Studio, which a self-hosted platform does not report to.
@@ -64,7 +65,7 @@ export async function subgraphRouter(
   const router = Router();
   router.use(
     '/graphql',
-    express.json({ limit: bodyLimitBytes }),
+    jsonBody({ limit: bodyLimitBytes }),
     documentGuard(limits, () => servesSubscriptions),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
   );
