@@ -13,6 +13,8 @@ import { contextFrom, type GraphContext } from '../subgraphs/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../subgraphs/graphql-errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../subgraphs/limits';
 import type { Subgraph } from '../subgraphs';
+import { introspectionCache, introspectionPlugin } from '../subgraphs/introspection';
+import { cachedIntrospection } from '../subgraphs/introspection-http';
 import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../subgraphs/ws';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
@@ -84,6 +86,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs }),
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
+  const schemaAnswers = introspectionCache();
   const server = new ApolloServer<GraphContext>({
     gateway,
     introspection: opts.introspection ?? true,
@@ -93,7 +96,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     validationRules: introspectionRules,
     // Automatic persisted queries (on by Apollo's default) in their own bounded LRU of query texts.
     persistedQueries: { cache: new InMemoryLRUCache<string>({ maxSize: opts.persistedQueryCacheBytes ?? 10 * 2 ** 20 }) },
-    plugins: [opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
+    // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
+    plugins: [introspectionPlugin(schemaAnswers), opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
       : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
   });
   await server.start();
@@ -112,6 +116,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     '/graphql',
     jsonBody({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
     documentGuard(limits, () => servesSubscriptions),
+    cachedIntrospection(schemaAnswers),
     ...(servesSubscriptions ? [streamingTransports({
       graph, limits, log: opts.log, verifier: opts.verifier, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs,
     })] : []),
