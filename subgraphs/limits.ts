@@ -4,7 +4,7 @@ import {
   type DocumentNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationRule,
 } from 'graphql';
 import { BadRequest } from '../core/errors';
-import { boundVariables, boundVariablesText } from './variables';
+import { boundRequestJson } from './variables';
 
 /**
  * Document guard: every operation is bounded before Apollo parses, validates or plans it. Parts of
@@ -131,7 +131,7 @@ function check(query: string, operationName: unknown, limits: GraphqlLimits, ser
 }
 
 /** The query, operationName and variables of a request, read as Apollo reads them (POST JSON body, GET query string). */
-function requested(req: Request): { query?: unknown; operationName?: unknown; variables?: unknown } {
+function requested(req: Request): { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } {
   if (req.method === 'POST') {
     if (Array.isArray(req.body)) throw refuse('BATCHING_NOT_SUPPORTED', 'Batched requests (a JSON array) are not supported: send one operation per request');
     return typeof req.body === 'object' && req.body !== null ? req.body : {};
@@ -140,7 +140,7 @@ function requested(req: Request): { query?: unknown; operationName?: unknown; va
   const params = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   // A repeated parameter is left to Apollo, which refuses it.
   const once = (name: string) => (params.getAll(name).length === 1 ? params.get(name)! : undefined);
-  return { query: once('query'), operationName: once('operationName'), variables: once('variables') };
+  return { query: once('query'), operationName: once('operationName'), variables: once('variables'), extensions: once('extensions') };
 }
 
 /**
@@ -154,10 +154,8 @@ export function documentGuard(limits: GraphqlLimits, servesSubscriptions: () => 
   const passed = new Set<string>();
   return (req, _res, next) => {
     try {
-      const { query, operationName, variables } = requested(req);
-      // JSON text in a GET's query string; parsed everywhere else.
-      if (typeof variables === 'string') boundVariablesText(variables, limits.maxVariableValues);
-      else boundVariables(variables, limits.maxVariableValues);
+      const { query, operationName, variables, extensions } = requested(req);
+      boundRequestJson(variables, extensions, limits.maxVariableValues);
       if (typeof query === 'string') {
         const key = `${servesSubscriptions() ? 's' : 'n'}${typeof operationName === 'string' ? operationName : ''}\0${query}`;
         if (!passed.has(key)) {

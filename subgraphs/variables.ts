@@ -46,3 +46,13 @@ export function boundVariablesText(text: string, maxValues: number): void {
   }
   boundVariables(parsed, maxValues);
 }
+
+/**
+ * The bounds for one request as the document guard reads it: variables parsed (a POST body, a
+ * graphql-ws message) or as JSON text (a GET); a GET's `extensions` text is bounded in depth too.
+ */
+export function boundRequestJson(variables: unknown, extensions: unknown, maxValues: number): void {
+  if (typeof variables === 'string') boundVariablesText(variables, maxValues);
+  else boundVariables(variables, maxValues);
+  if (typeof extensions === 'string' && jsonTextTooDeep(extensions)) throw new JsonTooDeep(MAX_JSON_DEPTH, 'The extensions parameter');
+}

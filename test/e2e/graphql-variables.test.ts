@@ -84,6 +84,11 @@ describe.each([['the gateway', 'gateway', PASSAGES], ['search served alone', 'se
     expect({ status: r.status, ...refusalOf(r.body) }).toEqual({ status: 400, ...tooDeep });
   });
 
+  it('refuses a GET whose extensions parameter nests 4,500 levels, naming the limit', async () => {
+    const res = await fetch(`${base()}/graphql?query=${encodeURIComponent('{ __typename }')}&extensions={"x":${deepText(4500)}}`, { headers: { 'apollo-require-preflight': '1' } });
+    expect({ status: res.status, ...refusalOf(await res.json()) }).toEqual({ status: 400, ...tooDeep });
+  });
+
   it('refuses variables holding more values than GRAPHQL_MAX_VARIABLE_VALUES over POST and GET', async () => {
     const many = { input: { query: 'x', files: Array.from({ length: MAX_VALUES + 1 }, (_, i) => `f${i}.txt`) } };
     const posted = await postText(base(), JSON.stringify({ query, variables: many }));
