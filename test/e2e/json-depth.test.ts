@@ -8,6 +8,13 @@ import { startInTemp, type Started } from './server';
 const arrays = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 const objects = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 const LIMIT = /\b128\b/;
+const parsed = (text: string): any => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 interface Group {
   name: string;
@@ -71,7 +78,7 @@ describe('JSON nested too deep, on every route group', () => {
     const body = g.body(deep).replace('CLIENT', client.id).replace('SECRET', client.secret);
     const res = await fetch(`${p.url}${g.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers[g.headers ?? 'none'] }, body });
     const text = await res.text();
-    return { status: res.status, text, json: (() => { try { return JSON.parse(text); } catch { return undefined; } })() };
+    return { status: res.status, text, json: parsed(text) };
   };
 
   describe.each(GROUPS.map((g) => [g.name, g] as const))('%s', (_name, group) => {
