@@ -41,8 +41,9 @@ export interface IntrospectionCache {
 
 interface Entry { schema: GraphQLSchema; result: ExecutionResult; body: Buffer }
 
+// No name and an empty name are different requests (the second names no operation of the document).
 const keyOf = (source: string, operationName: string | null | undefined) =>
-  `${createHash('sha256').update(source).digest('base64')}\0${operationName ?? ''}`;
+  `${createHash('sha256').update(source).digest('base64')}${operationName == null ? '' : `\0${operationName}`}`;
 
 /**
  * Introspection of an unchanged schema is the same answer every time, and executing a full one

@@ -107,7 +107,8 @@ function parseBounded(query: string, maxTokens: number): DocumentNode {
 
 function selectOperation(doc: DocumentNode, operationName: unknown): OperationDefinitionNode {
   const operations = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const name = typeof operationName === 'string' && operationName !== '' ? operationName : undefined;
+  // An empty name names no operation, as graphql-js and Apollo read it (the gateway answered it 500).
+  const name = typeof operationName === 'string' ? operationName : undefined;
   const chosen = name === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === name);
   if (chosen) return chosen;
   // graphql-js's own words, as a 400 (the gateway's query planner answered 500 INVALID_GRAPHQL).
@@ -157,7 +158,7 @@ export function documentGuard(limits: GraphqlLimits, servesSubscriptions: () => 
       const { query, operationName, variables, extensions } = requested(req);
       boundRequestJson(variables, extensions, limits.maxVariableValues);
       if (typeof query === 'string') {
-        const key = `${servesSubscriptions() ? 's' : 'n'}${typeof operationName === 'string' ? operationName : ''}\0${query}`;
+        const key = `${servesSubscriptions() ? 's' : 'n'}${JSON.stringify(typeof operationName === 'string' ? operationName : null)}\0${query}`;
         if (!passed.has(key)) {
           check(query, operationName, limits, servesSubscriptions());
           if (query.length <= 8192) {

@@ -77,6 +77,17 @@ describe.each([['the gateway', 'gateway', 'all'], ['search served alone', 'searc
     }
   });
 
+  it('an empty operationName names no operation: 400 every time, never the cached answer nor a 500 (the gateway said 500)', async () => {
+    const query = getIntrospectionQuery();
+    expect((await post(server.url, { query })).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const r = await post(server.url, { query, operationName: '' });
+      expect({ status: r.status, error: JSON.parse(r.text).errors[0] }).toEqual({
+        status: 400, error: { message: 'Unknown operation named "".', extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } },
+      });
+    }
+  });
+
   it('isOneOf beside other fields is an answer or a 400 validation error, never a 500', async () => {
     const alone = await post(server.url, { query: '{ __type(name: "DocumentFilter") { name isOneOf } __typename }' });
     expect(alone).toEqual({ status: 200, text: `${JSON.stringify({ data: { __type: { name: 'DocumentFilter', isOneOf: false }, __typename: 'Query' } })}\n` });

@@ -36,6 +36,8 @@ describe('introspectionCache', () => {
     expect(await answer(cache)).toBe(first);
     expect(cache.body(FULL, undefined)?.toString()).toBe(`${JSON.stringify({ data: expected.data })}\n`);
     expect(cache.body(FULL, 'IntrospectionQuery')).toBeUndefined();
+    expect(cache.body(FULL, '')).toBeUndefined();
+    expect(cache.body(FULL, null)).toBeDefined();
   });
 
   it('leaves other operations to the server', async () => {
