@@ -69,7 +69,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     let webSocket: SubgraphRouter['webSocket'];
     const limits = {
       maxTokens: config.GRAPHQL_MAX_TOKENS, maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES,
-      maxCost: config.GRAPHQL_MAX_COST, maxMutations: config.GRAPHQL_MAX_MUTATIONS,
+      maxCost: config.GRAPHQL_MAX_COST, maxMutations: config.GRAPHQL_MAX_MUTATIONS, maxVariableValues: config.GRAPHQL_MAX_VARIABLE_VALUES,
     };
     if (served.length === 1 && role !== 'all') {
       if (subgraphs[0]) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_JSON_DEPTH, parseJsonBounded } from './json-depth';
 
 /**
  * Field types for values that arrive as text (query strings, form bodies) and may arrive typed
@@ -40,9 +41,11 @@ const jsonText = (v: unknown) => {
   const x = last(v);
   if (typeof x !== 'string') return x;
   try {
-    return JSON.parse(x) as unknown;
-  } catch {
-    return x;
+    // JsonTooDeep (a 400 naming the limit) is not caught: text too deep is refused, not read as a string.
+    return parseJsonBounded(x, MAX_JSON_DEPTH, 'A JSON query parameter');
+  } catch (err) {
+    if (err instanceof SyntaxError) return x;
+    throw err;
   }
 };
 

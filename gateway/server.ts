@@ -5,13 +5,16 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 // Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/auth/verifier';
+import { jsonBody } from '../rest/json-body';
 import { contextFrom, type GraphContext } from '../subgraphs/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../subgraphs/graphql-errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../subgraphs/limits';
 import type { Subgraph } from '../subgraphs';
+import { introspectionCache, introspectionPlugin } from '../subgraphs/introspection';
+import { cachedIntrospection } from '../subgraphs/introspection-http';
 import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../subgraphs/ws';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
@@ -83,16 +86,18 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs }),
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
+  const schemaAnswers = introspectionCache();
   const server = new ApolloServer<GraphContext>({
     gateway,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
-    formatError: formatGraphQLError,
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, opts.log),
     logger: gatewayLogger(opts.log),
     validationRules: introspectionRules,
     // Automatic persisted queries (on by Apollo's default) in their own bounded LRU of query texts.
     persistedQueries: { cache: new InMemoryLRUCache<string>({ maxSize: opts.persistedQueryCacheBytes ?? 10 * 2 ** 20 }) },
-    plugins: [opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
+    // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
+    plugins: [introspectionPlugin(schemaAnswers), opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
       : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
   });
   await server.start();
@@ -109,8 +114,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const router = Router();
   router.use(
     '/graphql',
-    express.json({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
+    jsonBody({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
     documentGuard(limits, () => servesSubscriptions),
+    cachedIntrospection(schemaAnswers),
     ...(servesSubscriptions ? [streamingTransports({
       graph, limits, log: opts.log, verifier: opts.verifier, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs,
     })] : []),

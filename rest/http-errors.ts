@@ -4,6 +4,7 @@ import { isBearerError, type BearerError } from '../core/auth/caller';
 import {
   BadRequest, InternalError, PayloadTooLarge, PlatformError, UnsupportedMediaType, type ErrorKind,
 } from '../core/errors';
+import { bodyTooDeep } from './json-body';
 
 /** The only place that picks a status. Record<> makes a new kind a compile error. */
 export const STATUS: Record<ErrorKind, number> = {
@@ -34,6 +35,7 @@ export function fromBodyParser(err: unknown): PlatformError | undefined {
   switch (type) {
     case 'entity.parse.failed': return new BadRequest('Malformed JSON body', { code: 'invalid_request' });
     case 'entity.too.large': return new PayloadTooLarge('Request body too large', { code: 'invalid_request' });
+    case 'entity.too.deep': return bodyTooDeep(err);
     case 'encoding.unsupported':
     case 'charset.unsupported': return new UnsupportedMediaType('Unsupported body encoding', { code: 'invalid_request' });
     case 'request.aborted':

@@ -8,6 +8,7 @@ import { MethodNotAllowed, NotFound } from '../core/errors';
 import { clientAddressOf } from './client-address';
 import { docsPage } from './docs';
 import { httpErrors, requestIdOf, type ErrorBody } from './http-errors';
+import { jsonBody } from './json-body';
 import { buildOpenApi, type Json, type OperationDocs, type ServiceDocs } from './openapi';
 import { multipart, uploadOf, type UploadLimits } from './multipart';
 import { parseRequest, type InputOf, type InputSpec } from './validation';
@@ -120,7 +121,7 @@ function contextOf(req: Request, res: Response): CallContext {
 export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const router = Router();
   const parsers: RequestHandler[] = [
-    express.json({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes ?? 'application/json' }),
+    jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }),
     express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }),
   ];
   const methods = new Map<string, Method[]>();

@@ -2,6 +2,7 @@ import { ObjectMetadata, ObjectPatchBody, ObjectRef, NewObjectBody } from '../co
 import type { SearchService } from '../core/search/service';
 import { parseInput } from '../core/validation';
 import { BadRequest } from '../core/errors';
+import { MAX_JSON_DEPTH, parseJsonBounded } from '../core/json-depth';
 import { uploadOf } from './multipart';
 import { define, type Route } from './routes';
 import { failures, notFound, READ, WRITE } from './search-common';
@@ -15,9 +16,10 @@ import { objectFrom, objectView } from './search-wire';
 const metadataOf = (text: string | undefined) => {
   if (text === undefined || text.trim() === '') return {};
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new BadRequest('The metadata part is not valid JSON');
+    return parseJsonBounded(text, MAX_JSON_DEPTH, 'The metadata part');
+  } catch (err) {
+    if (err instanceof SyntaxError) throw new BadRequest('The metadata part is not valid JSON');
+    throw err;
   }
 };
 

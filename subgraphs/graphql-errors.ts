@@ -4,6 +4,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import { PlatformError, ValidationFailed, type ErrorKind } from '../core/errors';
 import { STATUS } from '../rest/http-errors';
+import { bodyTooDeep } from '../rest/json-body';
 
 /** The only place that picks a GraphQL error code. Record<> makes a new kind a compile error. */
 export const CODE: Record<ErrorKind, string> = {
@@ -37,10 +38,10 @@ export function formatExecutionError(e: GraphQLError | GraphQLFormattedError, lo
   // A thrown error, not a subgraph's answer (which the gateway keeps as the original of its error).
   if (original instanceof Error && !(original instanceof GraphQLError)) {
     const coded = toGraphQLError(original, log);
-    return formatGraphQLError({ ...e.toJSON(), message: coded.message, extensions: coded.extensions }, coded);
+    return formatGraphQLError({ ...e.toJSON(), message: coded.message, extensions: coded.extensions }, coded, log);
   }
   if (!e.path && e.extensions.code === undefined) return { ...e.toJSON(), extensions: { code: 'BAD_USER_INPUT' } };
-  return formatGraphQLError(e.toJSON(), e);
+  return formatGraphQLError(e.toJSON(), e, log);
 }
 
 /**
@@ -100,8 +101,12 @@ function isApolloRequestError(error: unknown): error is GraphQLError {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
-/** formatError for servers: never a stack trace, and internal messages masked. */
-export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+/**
+ * formatError for servers: never a stack trace, and internal messages masked. What is masked here
+ * is logged here (with `log`), unless it was masked, and so logged, before (a resolver's error
+ * through toGraphQLError, a subgraph's answer).
+ */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, log?: Logger): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   const code = formatted.extensions?.code;
   if (original instanceof PlatformError && original.expose) {
@@ -109,6 +114,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   }
   if (isApolloRequestError(error)) return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
   if (!code || code === 'INTERNAL_SERVER_ERROR') {
+    if (formatted.message !== INTERNAL) log?.error({ err: original, path: formatted.path }, 'internal error in a GraphQL operation');
     return { message: INTERNAL, locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   }
   const { stacktrace: _s, exception: _e, ...extensions } = formatted.extensions ?? {};
@@ -142,13 +148,24 @@ export function subgraphFetchFailed(serviceName: string, error: unknown, log: Lo
 const errorsBody = (message: string, code: string) => ({ errors: [{ message, extensions: { code } }] });
 
 /**
+ * The extensions of a platform error refusing a request: the document guard's refusals carry their
+ * own GraphQL code (QUERY_TOO_DEEP, ...: upper case); other errors are coded by their kind, with
+ * their own code (`json_too_deep`, `variables_too_large`) as the reason.
+ */
+export function refusalExtensions(e: PlatformError): { code: string; reason?: string } {
+  if (e.code && /^[A-Z][A-Z_]*$/.test(e.code)) return { code: e.code };
+  return { code: CODE[e.kind], ...(e.code ? { reason: e.code } : {}) };
+}
+
+/**
  * Refusals at a GraphQL endpoint before Apollo runs, answered the GraphQL way
- * (`{"errors":[{"message","extensions":{"code"}}]}`): the document guard's BadRequests, whose code
- * is the GraphQL code, and an unreadable body (malformed JSON, too large). Keep all four parameters.
+ * (`{"errors":[{"message","extensions":{"code"}}]}`): the document guard's BadRequests (refusalExtensions),
+ * a body nesting too deep, and an unreadable body (malformed JSON, too large). Keep all four parameters.
  */
 export const graphqlHttpErrors: ErrorRequestHandler = (err, _req, res, next) => {
-  if (err instanceof PlatformError && err.expose) {
-    return void res.status(STATUS[err.kind]).json(errorsBody(err.message, err.code ?? CODE[err.kind]));
+  const refused = err instanceof PlatformError ? err : bodyTooDeep(err);
+  if (refused?.expose) {
+    return void res.status(STATUS[refused.kind]).json({ errors: [{ message: refused.message, extensions: refusalExtensions(refused) }] });
   }
   const status = (err as { status?: unknown })?.status;
   if (typeof status !== 'number' || status < 400 || status > 499) return next(err);

@@ -4,6 +4,7 @@ import {
   type DocumentNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationRule,
 } from 'graphql';
 import { BadRequest } from '../core/errors';
+import { boundRequestJson } from './variables';
 
 /**
  * Document guard: every operation is bounded before Apollo parses, validates or plans it. Parts of
@@ -15,7 +16,8 @@ import { BadRequest } from '../core/errors';
  * - depth and cost leave out introspection (`__schema`, `__type`, `__typename` and below), whose
  *   schema queries nest deep; MaxIntrospectionDepthRule bounds those during validation instead;
  * - aliases count everywhere; fragments count each time they are spread (memoised, never expanded);
- * - a subscription is refused unless the schema has a Subscription type; a JSON array (batch) too.
+ * - a subscription is refused unless the schema has a Subscription type; a JSON array (batch) too;
+ * - variables are bounded in depth and size (subgraphs/variables.ts), on every request.
  * A refusal is a BadRequest whose code becomes the GraphQL `extensions.code` (graphqlHttpErrors).
  */
 export interface GraphqlLimits {
@@ -29,9 +31,13 @@ export interface GraphqlLimits {
   maxCost: number;
   /** Root fields of a mutation operation (each one a write), fragments included. */
   maxMutations: number;
+  /** Values in the operation's variables, all levels counted (subgraphs/variables.ts; their depth is MAX_JSON_DEPTH). */
+  maxVariableValues: number;
 }
 
-export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = Object.freeze({ maxTokens: 5000, maxDepth: 12, maxAliases: 30, maxCost: 2000, maxMutations: 5 });
+export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = Object.freeze({
+  maxTokens: 5000, maxDepth: 12, maxAliases: 30, maxCost: 2000, maxMutations: 5, maxVariableValues: 10_000,
+});
 
 /** The defaults with `overrides` on top; an undefined override keeps its default. */
 export function graphqlLimits(overrides: Partial<GraphqlLimits> = {}): GraphqlLimits {
@@ -101,7 +107,8 @@ function parseBounded(query: string, maxTokens: number): DocumentNode {
 
 function selectOperation(doc: DocumentNode, operationName: unknown): OperationDefinitionNode {
   const operations = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const name = typeof operationName === 'string' && operationName !== '' ? operationName : undefined;
+  // An empty name names no operation, as graphql-js and Apollo read it (the gateway answered it 500).
+  const name = typeof operationName === 'string' ? operationName : undefined;
   const chosen = name === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === name);
   if (chosen) return chosen;
   // graphql-js's own words, as a 400 (the gateway's query planner answered 500 INVALID_GRAPHQL).
@@ -124,8 +131,8 @@ function check(query: string, operationName: unknown, limits: GraphqlLimits, ser
   }
 }
 
-/** The query and operationName of a request, read as Apollo reads them (POST JSON body, GET query string). */
-function requested(req: Request): { query?: unknown; operationName?: unknown } {
+/** The query, operationName and variables of a request, read as Apollo reads them (POST JSON body, GET query string). */
+function requested(req: Request): { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } {
   if (req.method === 'POST') {
     if (Array.isArray(req.body)) throw refuse('BATCHING_NOT_SUPPORTED', 'Batched requests (a JSON array) are not supported: send one operation per request');
     return typeof req.body === 'object' && req.body !== null ? req.body : {};
@@ -134,7 +141,7 @@ function requested(req: Request): { query?: unknown; operationName?: unknown } {
   const params = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
   // A repeated parameter is left to Apollo, which refuses it.
   const once = (name: string) => (params.getAll(name).length === 1 ? params.get(name)! : undefined);
-  return { query: once('query'), operationName: once('operationName') };
+  return { query: once('query'), operationName: once('operationName'), variables: once('variables'), extensions: once('extensions') };
 }
 
 /**
@@ -148,9 +155,10 @@ export function documentGuard(limits: GraphqlLimits, servesSubscriptions: () => 
   const passed = new Set<string>();
   return (req, _res, next) => {
     try {
-      const { query, operationName } = requested(req);
+      const { query, operationName, variables, extensions } = requested(req);
+      boundRequestJson(variables, extensions, limits.maxVariableValues);
       if (typeof query === 'string') {
-        const key = `${servesSubscriptions() ? 's' : 'n'}${typeof operationName === 'string' ? operationName : ''}\0${query}`;
+        const key = `${servesSubscriptions() ? 's' : 'n'}${JSON.stringify(typeof operationName === 'string' ? operationName : null)}\0${query}`;
         if (!passed.has(key)) {
           check(query, operationName, limits, servesSubscriptions());
           if (query.length <= 8192) {

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { PlatformError } from '../core/errors';
-import { CODE } from './graphql-errors';
+import { refusalExtensions } from './graphql-errors';
 import { documentGuard, introspectionRules, type GraphqlLimits } from './limits';
 
 /** An operation as a streaming transport receives it (graphql-ws `subscribe`, a GraphQL over SSE body). */
@@ -20,7 +20,7 @@ function guard(limits: GraphqlLimits) {
   return (payload: unknown): GraphQLError | undefined => {
     let refused: unknown;
     check({ method: 'POST', body: payload } as Request, {} as Response, (err?: unknown) => void (refused = err));
-    if (refused instanceof PlatformError) return refusal(refused.message, refused.code ?? CODE[refused.kind]);
+    if (refused instanceof PlatformError) return new GraphQLError(refused.message, { extensions: refusalExtensions(refused) });
     return refused ? refusal('Internal server error', 'INTERNAL_SERVER_ERROR') : undefined;
   };
 }

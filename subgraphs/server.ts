@@ -3,10 +3,13 @@ import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDis
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { TokenVerifier } from '../core/auth/verifier';
+import { jsonBody } from '../rest/json-body';
 import { contextFrom, type GraphContext } from './context';
 import { formatGraphQLError, graphqlHttpErrors } from './graphql-errors';
+import { introspectionCache, introspectionPlugin } from './introspection';
+import { cachedIntrospection } from './introspection-http';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from './limits';
 import type { Subgraph } from './index';
 import { serveWebSocket, type WebSocketEndpoint } from './ws';
@@ -50,22 +53,27 @@ export async function subgraphRouter(
 ): Promise<SubgraphRouter> {
   const limits = graphqlLimits(opts.limits);
   const servesSubscriptions = Boolean(subgraph.schema.getSubscriptionType());
+  const schemaAnswers = introspectionCache();
   const server = new ApolloServer<GraphContext>({
     schema: subgraph.schema,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
-    formatError: formatGraphQLError,
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     logger: log,
     validationRules: introspectionRules,
     // Inline traces are for Apollo Studio, which a self-hosted platform does not report to.
-    plugins: [ApolloServerPluginInlineTraceDisabled(), ...(opts.landingPage === false ? [ApolloServerPluginLandingPageDisabled()] : [])],
+    plugins: [
+      ApolloServerPluginInlineTraceDisabled(), introspectionPlugin(schemaAnswers),
+      ...(opts.landingPage === false ? [ApolloServerPluginLandingPageDisabled()] : []),
+    ],
   });
   await server.start();
   const router = Router();
   router.use(
     '/graphql',
-    express.json({ limit: bodyLimitBytes }),
+    jsonBody({ limit: bodyLimitBytes }),
     documentGuard(limits, () => servesSubscriptions),
+    cachedIntrospection(schemaAnswers),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
   );
   router.use('/graphql', graphqlHttpErrors);
@@ -73,7 +81,7 @@ export async function subgraphRouter(
     ? (http: Server) => serveWebSocket(http, subgraph, log, {
       limits, verifier: opts.verifier, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
       keepAliveMs: opts.keepAliveMs,
-      introspection: opts.introspection,
+      introspection: opts.introspection, introspectionCache: schemaAnswers,
     })
     : undefined;
   return { router, webSocket, stop: () => server.stop() };

@@ -1,13 +1,14 @@
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { DocumentNode, ExecutionArgs, GraphQLError, GraphQLSchema } from 'graphql';
+import { execute, type DocumentNode, type ExecutionArgs, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { TokenVerifier } from '../core/auth/verifier';
 import { contextFromConnection, type GraphContext } from './context';
 import { formatExecutionError } from './graphql-errors';
+import type { IntrospectionCache } from './introspection';
 import type { GraphqlLimits } from './limits';
 import { operationPreparer, refusal } from './prepare';
 
@@ -27,6 +28,8 @@ export interface WebSocketOptions {
   maxOperationsPerSocket?: number;
   /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`), as over HTTP. */
   introspection?: boolean;
+  /** Answers pure introspection from this cache (a graph without its own `execute`: a subgraph served alone). */
+  introspectionCache?: IntrospectionCache;
 }
 
 /** What a socket's operations run on: a subgraph's schema, or the gateway's graph with its own execution. */
@@ -50,6 +53,15 @@ const pathOf = (url: string | undefined) => {
     return undefined;
   }
 };
+
+/** The text each prepared document was parsed from, for the introspection cache's key. */
+const sources = new WeakMap<DocumentNode, string>();
+
+/** graphql-js execution with pure introspection answered from `cache`. */
+const cachedExecute = (cache: IntrospectionCache | undefined) => cache && (async (args: ExecutionArgs) => {
+  const source = sources.get(args.document);
+  return (source !== undefined && await cache.answer(args.schema, args.document, args.operationName, source)) || execute(args);
+});
 
 /**
  * An upgrade that is not ours (another path, `Upgrade: h2c` from curl --http2) is answered as the
@@ -85,9 +97,10 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
   const maxOperations = opts.maxOperationsPerSocket ?? 20;
   const prepare = operationPreparer(graph.schema, opts.limits, opts.introspection !== false);
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 1_048_576 });
+  const execute = graph.execute ?? cachedExecute(opts.introspectionCache);
   const endpoint = useServer({
     schema: graph.schema,
-    ...(graph.execute ? { execute: graph.execute as never } : {}),
+    ...(execute ? { execute: execute as never } : {}),
     ...(graph.subscribe ? { subscribe: graph.subscribe as never } : {}),
     isProd: true,
     connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
@@ -97,6 +110,7 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       }
       const document = prepare(payload);
       if (Array.isArray(document)) return document;
+      sources.set(document as DocumentNode, payload.query);
       return {
         schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables,
         contextValue: await contextFromConnection(ctx.connectionParams, ctx.extra.request, opts.verifier),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BadRequest } from '../errors';
+import { JsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from '../json-depth';
 
 /**
  * The `api-key` header (DECISIONS): `<key>` or `<key>/<options>`, the options a JSON object or a
@@ -93,6 +94,8 @@ function parseOptions(text: string): KeyOptions {
       }
     }
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadKeyOption('The api-key options are not a JSON object or dict');
+    // Parsing is safe at any depth; what walks the options afterwards is not.
+    if (valueTooDeep(raw)) throw new JsonTooDeep(MAX_JSON_DEPTH, 'The api-key option string');
   }
   // None / null means not given.
   const given = Object.fromEntries(Object.entries(raw as Record<string, unknown>).filter(([, v]) => v !== null));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { param } from '../params';
+import { parseJsonBounded } from '../json-depth';
 import type { Json } from './types';
 
 /**
@@ -38,9 +39,10 @@ const instant = z.union([z.null(), z.iso.datetime({ offset: true, local: true })
 export const dateRange = () => z.preprocess((v) => {
   if (typeof v === 'string' && v.trim().startsWith('[')) {
     try {
-      return JSON.parse(v) as unknown;
-    } catch {
-      return v;
+      return parseJsonBounded(v);
+    } catch (err) {
+      if (err instanceof SyntaxError) return v;
+      throw err;
     }
   }
   return v;
