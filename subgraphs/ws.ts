@@ -11,6 +11,7 @@ import { formatExecutionError } from './graphql-errors';
 import type { IntrospectionCache } from './introspection';
 import type { GraphqlLimits } from './limits';
 import { operationPreparer, refusal } from './prepare';
+import { keepSocketsAlive } from './ws-keepalive';
 
 export interface WebSocketOptions {
   limits: GraphqlLimits;
@@ -118,7 +119,8 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
     },
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),
     onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),
-  }, wss, opts.keepAliveMs ?? 10_000);
+  }, wss, 0); // graphql-ws's own keep-alive mistakes a busy event loop for dead peers
+  const stopPings = keepSocketsAlive(wss, opts.keepAliveMs ?? 10_000);
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (pathOf(req.url) === path && req.headers.upgrade?.toLowerCase() === 'websocket') {
@@ -132,6 +134,7 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
   return {
     async close() {
       server.off('upgrade', onUpgrade);
+      stopPings();
       for (const client of wss.clients) client.close(1001, 'Going away');
       // A client that does not answer the closing handshake is not waited for.
       const stragglers = setTimeout(() => wss.clients.forEach((c) => c.terminate()), 1000);

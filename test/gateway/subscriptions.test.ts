@@ -29,7 +29,7 @@ beforeAll(async () => {
     models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
       upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GW_SUB_OC_KEY' } }],
   }));
-  f = await chatFixture({ MODELS_CATALOG_FILE: file, GRAPHQL_KEEPALIVE_MS: '200', GRAPHQL_WS_INIT_TIMEOUT_MS: '500' }).finally(() => rmSync(file, { force: true }));
+  f = await chatFixture({ MODELS_CATALOG_FILE: file, GRAPHQL_KEEPALIVE_MS: '200', GRAPHQL_WS_INIT_TIMEOUT_MS: '3000' }).finally(() => rmSync(file, { force: true }));
   const r = sseChunks((await post(`${f.url}/api/stream_generate_answer`, f.body(ASPIRIN))).text);
   expect(r.done).toBe(true);
   rest = r.chunks;
