@@ -569,10 +569,10 @@ describe('administration rules', () => {
     for (const u of users) expect(u).not.toHaveProperty('passwordHash');
   });
 
-  it('stores secrets and passwords only as scrypt hashes', () => {
+  it('stores generated secrets only as keyed hashes and passwords only as scrypt hashes', () => {
     const client = w.core.store.clients.get(w.realm, 'svc-a')!;
     const user = w.core.store.users.get(w.realm, 'alice')!;
-    expect(client.secretHash?.startsWith('scrypt$')).toBe(true);
+    expect(client.secretHash?.startsWith('hmac-sha256$')).toBe(true);
     expect(user.passwordHash.startsWith('scrypt$')).toBe(true);
     expect(client.secretHash).not.toContain(w.secret);
     expect(w.core.store.clients.get(w.realm, 'platform-login')?.secretHash).toBeNull();
