@@ -3,24 +3,26 @@ import type { FairPool } from './fair-pool';
 import type { FailureThrottle, Reservation } from './throttle';
 
 /**
- * How one authenticating step checks a credential. Each check takes a place in the caller
- * address's failure count (one atomic reservation) right before it runs, so a check in flight
- * counts against the limit; the place is given back when the credential matches and kept (that is
- * the failure) when it does not. `now` is for cheap checks, run at once; `queued` for slow hashes,
- * run at the address's fair turn of the hashing pool, the place reserved only when the turn comes.
+ * How one authenticating step checks a credential. Each check first takes a place in the caller
+ * address's failure count (one atomic reservation), so a check in flight, waiting for the hashing
+ * pool included, counts against the limit; the place is given back when the credential matches
+ * and kept (that is the failure) when it does not.
  */
 export interface Attempt {
+  /** A cheap check (a keyed hash), run at once. */
   now(check: () => boolean): boolean;
+  /** A slow check (scrypt), run at the caller address's fair turn of the hashing pool. */
   queued(check: () => Promise<boolean>): Promise<boolean>;
+  /** Waits for an identical check already running (same secret, same account). */
+  join(pending: Promise<boolean>): Promise<boolean>;
 }
 
 /** Runs every check at once, unthrottled (tools and tests that need no limiting). */
-export const freeAttempt: Attempt = { now: (check) => check(), queued: (check) => check() };
+export const freeAttempt: Attempt = { now: (check) => check(), queued: (check) => check(), join: (pending) => pending };
 
 /**
  * Rules: a caller over its limit gets 429 before anything is looked at; a step refused for its
- * credentials without a failed check of its own (a disabled account, a check that joined another
- * caller's identical hash) is counted as a failure afterwards, once.
+ * credentials after checks that all matched (a disabled account) is counted as a failure then.
  */
 export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool }) {
   const { throttle, pool } = deps;
@@ -33,9 +35,12 @@ export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool
         else failed = true;
         return ok;
       };
-      const release = (place: Reservation, err: unknown): never => {
-        place.release();
-        throw err;
+      const held = (run: () => Promise<boolean>) => {
+        const place = throttle.reserve(address);
+        return run().then((ok) => settle(place, ok), (err: unknown) => {
+          place.release();
+          throw err;
+        });
       };
       const attempt: Attempt = {
         now(check) {
@@ -43,13 +48,12 @@ export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool
           try {
             return settle(place, check());
           } catch (err) {
-            return release(place, err);
+            place.release();
+            throw err;
           }
         },
-        queued: (check) => pool.run(address, () => {
-          const place = throttle.reserve(address);
-          return check().then((ok) => settle(place, ok), (err: unknown) => release(place, err));
-        }),
+        queued: (check) => held(() => pool.run(address, check)),
+        join: (pending) => held(() => pending),
       };
       try {
         return await step(attempt);

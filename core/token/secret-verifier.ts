@@ -49,10 +49,8 @@ export function createSecretVerifier(opts: { hasher: SecretHasher; keyed: KeyedH
   function slow(attempt: Attempt, secret: string, stored: string): Promise<boolean> {
     const key = cacheKey(secret, stored);
     if (isRemembered(key)) return Promise.resolve(true);
-    // Joining a hash in flight costs nothing, so it takes no place in the failure count (a step
-    // refused after it is counted once it ends, see attempt.ts).
     const joined = inFlight.get(key);
-    if (joined) return joined;
+    if (joined) return attempt.join(joined);
     return attempt.queued(() => {
       if (isRemembered(key)) return Promise.resolve(true);
       let pending = inFlight.get(key);

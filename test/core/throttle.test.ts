@@ -143,15 +143,29 @@ describe('the token service under the throttle', () => {
     core.close();
   });
 
-  it('lets parallel logins that succeed through, however many: a success gives its place back', async () => {
+  it('gives the place of a login that succeeds back: parallel logins up to the limit, again and again, and any number of keyed client checks', async () => {
     const { core, realm, client_secret } = await setup();
     const from = { clientAddress: '10.0.0.6' };
-    const logins = await Promise.all([
-      ...Array.from({ length: 10 }, () => core.service.loginUser({ realm, username: 'ann', password: 'correct horse' }, from)),
-      ...Array.from({ length: 10 }, () => core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from)),
-    ]);
-    expect(logins.every((t) => t.token_type === 'Bearer')).toBe(true);
+    for (let round = 0; round < 3; round++) {
+      const logins = await Promise.all(Array.from({ length: 3 }, () => core.service.loginUser({ realm, username: 'ann', password: 'correct horse' }, from)));
+      expect(logins.every((t) => t.token_type === 'Bearer')).toBe(true);
+    }
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from)));
+    expect(tokens.every((t) => t.token_type === 'Bearer')).toBe(true);
     expect(core.store.failures.count('10.0.0.6', Date.UTC(2026, 0, 1)).count).toBe(0);
+    core.close();
+  });
+
+  it('counts a check waiting for the hashing pool, or for an identical check, against the limit', async () => {
+    const { core, realm } = await setup();
+    const scrypt = jest.spyOn(crypto, 'scrypt');
+    const settled = await Promise.allSettled(Array.from({ length: 10 }, () =>
+      core.service.loginUser({ realm, username: 'ann', password: 'the same guess' }, { clientAddress: '10.0.0.7' })));
+    const reasons = settled.map((s) => (s.status === 'rejected' ? s.reason : s.value));
+    expect(reasons.filter((r) => r instanceof AuthenticationFailed)).toHaveLength(3);
+    expect(reasons.filter((r) => r instanceof RateLimited)).toHaveLength(7);
+    expect(scrypt).toHaveBeenCalledTimes(1);
+    scrypt.mockRestore();
     core.close();
   });
 
