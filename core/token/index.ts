@@ -36,8 +36,8 @@ export interface TokenCoreOptions {
   /** RFC 9068 `aud` of access tokens; `account` when absent. */
   audience?: readonly string[];
   /**
-   * Slow hashes (passwords) in flight at once in this process, and of one caller address; 2 and 1
-   * by default, leaving libuv's other threads to token signatures.
+   * Slow hashes (passwords) in flight at once in this process, and of one caller address; 1 and 1
+   * by default (`npm start` runs a worker per core; see docs/decisions.md).
    */
   hashing?: Partial<FairPoolOptions>;
   /** Ports with real crypto by default; tests pass cheaper ones. */
@@ -58,7 +58,7 @@ export function openTokenCore(opts: TokenCoreOptions): TokenCore {
     clock,
     hasher,
     keyed,
-    pool: createFairPool({ concurrency: 2, perKey: 1, ...opts.hashing }),
+    pool: createFairPool({ concurrency: 1, perKey: 1, ...opts.hashing }),
     secrets: createSecretVerifier({ hasher, keyed, now }),
     lockout: opts.lockout ?? { threshold: 5, seconds: 900 },
     throttle: opts.authFailuresPerMinute
