@@ -3,6 +3,7 @@ import type { Clock } from '../clock';
 import { BadRequest, Conflict } from '../errors';
 import { RealmNotFound } from './errors';
 import { LOGIN_CLIENT_ID } from './authenticate';
+import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
 import type { KeyGenerator } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import { parseScopes } from './scopes';
@@ -11,7 +12,8 @@ import { randomSecret, type SecretHasher } from './secrets';
 /**
  * Administration of realms, clients and users (the `platform` command). Rules:
  * - every realm gets its own RS256 signing key and the public login client `platform-login`;
- * - client secrets are generated here, returned once, and kept only as scrypt hashes;
+ * - client secrets are generated here, returned once, and kept only as keyed hashes (scrypt for
+ *   one a caller chose);
  * - passwords need at least 8 characters; usernames and client ids are unique per realm;
  * - access tokens never outlive the refresh token (session) they belong to;
  * - disabling a realm, client or user, or setting a user's password, ends its sessions, so
@@ -32,11 +34,13 @@ export interface TokenAdminDeps {
   store: TokenStore;
   clock: Clock;
   hasher: SecretHasher;
+  keyed: KeyedHasher;
   generateKey: KeyGenerator;
 }
 
 export function createTokenAdmin(deps: TokenAdminDeps) {
-  const { store, clock, hasher } = deps;
+  const { store, clock, hasher, keyed } = deps;
+  const hashClientSecret = async (secret: string) => (isGeneratedSecret(secret) ? keyed.hash(secret) : hasher.hash(secret));
   const endSessions = (of: { realmId: string; userId?: string; clientId?: string }) => store.sessions.revokeAll(of, clock.now());
   const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -115,7 +119,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
         id: randomUUID(),
         realmId: realm.id,
         clientId: input.clientId,
-        secretHash: await hasher.hash(secret),
+        secretHash: await hashClientSecret(secret),
         enabled: true,
         roles: input.roles ?? [],
         scopes: input.scopes?.length ? parseScopes(input.scopes.join(' ')) : DEFAULT_SCOPES,
@@ -130,7 +134,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     async rotateClientSecret(realm: string | undefined, clientId: string): Promise<ClientView & { client_secret: string; realm: string }> {
       const r = realmOf(realm);
       const secret = randomSecret();
-      if (!store.clients.setSecretHash(r.id, clientId, await hasher.hash(secret))) {
+      if (!store.clients.setSecretHash(r.id, clientId, keyed.hash(secret))) {
         throw new BadRequest(`no confidential client '${clientId}' in realm ${r.id}`);
       }
       return { ...clientView(store.clients.get(r.id, clientId)!), client_secret: secret, realm: r.id };

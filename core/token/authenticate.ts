@@ -1,8 +1,12 @@
 import type { Clock } from '../clock';
 import type { CallContext } from '../context';
+import { createAttempts, type Attempt } from './attempt';
 import { AuthenticationFailed } from './errors';
+import type { FairPool } from './fair-pool';
+import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
-import type { SecretHasher, SecretVerifier } from './secrets';
+import type { SecretHasher } from './secrets';
+import type { SecretVerifier } from './secret-verifier';
 import { noThrottle, type FailureThrottle } from './throttle';
 
 /** The public client every realm has, used by the login endpoint when no client_id is given. */
@@ -12,6 +16,9 @@ export interface AuthenticatorDeps {
   store: TokenStore;
   secrets: SecretVerifier;
   hasher: SecretHasher;
+  keyed: KeyedHasher;
+  /** Where slow hashes wait their turn, fairly between caller addresses. */
+  pool: FairPool;
   clock: Clock;
   lockout: { threshold: number; seconds: number };
   throttle?: FailureThrottle;
@@ -20,56 +27,59 @@ export interface AuthenticatorDeps {
 /**
  * Client and user authentication. Rules: one answer (401 Authentication failed) for every bad
  * credential; a locked user fails whatever the password and does not extend the lock; failures are
- * counted atomically in the store; a hash made with weaker parameters is redone after a success
- * (once, even under concurrent logins); every step runs under the per-address failure throttle.
+ * counted atomically in the store; every step runs under the per-address failure throttle, its
+ * place in the count reserved before any hash (attempt.ts); an scrypt hash made with weaker
+ * parameters is redone after a success, and a generated client secret still kept as scrypt gets
+ * its keyed hash (once, even under concurrent logins; a compare-and-set never overwrites a newer
+ * secret).
  */
 export function createAuthenticator(deps: AuthenticatorDeps) {
-  const { store, secrets, clock } = deps;
-  const throttle = deps.throttle ?? noThrottle;
+  const { store, secrets, clock, keyed } = deps;
+  const attempts = createAttempts({ throttle: deps.throttle ?? noThrottle, pool: deps.pool });
   const rehashing = new Set<string>();
 
-  /** Replaces an outdated hash in the background; a compare-and-set never overwrites a newer secret. */
   function rehashIfOutdated(id: string, secret: string, stored: string, save: (next: string) => boolean) {
     if (!deps.hasher.outdated(stored) || rehashing.has(id)) return;
     rehashing.add(id);
     void deps.hasher.hash(secret).then(save).catch(() => false).finally(() => rehashing.delete(id));
   }
 
-  async function client(realm: RealmRecord, clientId: string, secret: string | undefined): Promise<ClientRecord> {
+  function upgradeClientHash(found: ClientRecord, secret: string) {
+    const stored = found.secretHash!;
+    if (keyed.recognizes(stored)) return;
+    const save = (next: string) => store.clients.replaceSecretHash(found.id, stored, next);
+    if (isGeneratedSecret(secret)) save(keyed.hash(secret));
+    else rehashIfOutdated(found.id, secret, stored, save);
+  }
+
+  async function client(attempt: Attempt, realm: RealmRecord, clientId: string, secret: string | undefined): Promise<ClientRecord> {
     const found = store.clients.get(realm.id, clientId);
-    const ok = await secrets.verify(secret ?? '', found?.secretHash);
+    const ok = await secrets.verify(attempt, secret ?? '', found?.secretHash, 'keyed');
     if (!found || !ok || !found.enabled) throw new AuthenticationFailed('invalid_client');
-    rehashIfOutdated(found.id, secret ?? '', found.secretHash!, (next) => store.clients.replaceSecretHash(found.id, found.secretHash!, next));
+    upgradeClientHash(found, secret ?? '');
     return found;
   }
 
   return {
     /** Runs an authenticating step under the per-address failure throttle. */
-    async throttled<T>(ctx: CallContext, step: () => Promise<T>): Promise<T> {
-      const key = ctx.clientAddress ?? 'unknown';
-      throttle.check(key);
-      try {
-        return await step();
-      } catch (err) {
-        if (err instanceof AuthenticationFailed) throttle.fail(key);
-        throw err;
-      }
+    throttled<T>(ctx: CallContext, step: (attempt: Attempt) => Promise<T>): Promise<T> {
+      return attempts.throttled(ctx.clientAddress ?? 'unknown', step);
     },
 
     client,
 
     /** A named client for the login endpoint: public ones need no secret, confidential ones do. */
-    async loginClient(realm: RealmRecord, clientId: string | undefined, secret: string | undefined): Promise<ClientRecord> {
+    async loginClient(attempt: Attempt, realm: RealmRecord, clientId: string | undefined, secret: string | undefined): Promise<ClientRecord> {
       const found = store.clients.get(realm.id, clientId || LOGIN_CLIENT_ID);
       if (found && found.secretHash === null && found.enabled) return found;
-      return client(realm, clientId || LOGIN_CLIENT_ID, secret);
+      return client(attempt, realm, clientId || LOGIN_CLIENT_ID, secret);
     },
 
-    async user(realm: RealmRecord, username: string, password: string): Promise<UserRecord> {
+    async user(attempt: Attempt, realm: RealmRecord, username: string, password: string): Promise<UserRecord> {
       const found = store.users.get(realm.id, username);
       const now = clock.now();
       const locked = found?.lockedUntil != null && found.lockedUntil > now;
-      const ok = await secrets.verify(password, locked ? undefined : found?.passwordHash);
+      const ok = await secrets.verify(attempt, password, locked ? undefined : found?.passwordHash, 'slow');
       if (found && !locked) {
         if (ok) {
           store.users.recordLoginSuccess(found.id);

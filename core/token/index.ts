@@ -4,7 +4,10 @@ import { createTokenAdmin, type TokenAdmin } from './admin';
 import { createAuthenticator } from './authenticate';
 import { createKeyRing, generateRealmKey, type KeyGenerator, type KeyRing } from './keys';
 import type { TokenStore } from './ports';
-import { createSecretVerifier, scryptHasher, type SecretHasher } from './secrets';
+import { createFairPool, type FairPoolOptions } from './fair-pool';
+import { keyedHasher } from './keyed-hash';
+import { scryptHasher, type SecretHasher } from './secrets';
+import { createSecretVerifier } from './secret-verifier';
 import { createFailureThrottle } from './throttle';
 import type { TokenService } from './service';
 import { sqliteTokenStore } from './sqlite-store';
@@ -32,6 +35,11 @@ export interface TokenCoreOptions {
   authFailuresPerMinute?: number;
   /** RFC 9068 `aud` of access tokens; `account` when absent. */
   audience?: readonly string[];
+  /**
+   * Slow hashes (passwords) in flight at once in this process, and of one caller address; 1 and 1
+   * by default (`npm start` runs a worker per core; see docs/decisions.md).
+   */
+  hashing?: Partial<FairPoolOptions>;
   /** Ports with real crypto by default; tests pass cheaper ones. */
   hasher?: SecretHasher;
   generateKey?: KeyGenerator;
@@ -43,19 +51,22 @@ export function openTokenCore(opts: TokenCoreOptions): TokenCore {
   const store = sqliteTokenStore(opts.file, { durable: opts.durable });
   const keys = createKeyRing(store);
   const hasher = opts.hasher ?? scryptHasher();
+  const keyed = keyedHasher(store.secretHashKey());
   const now = () => clock.now();
   const auth = createAuthenticator({
     store,
     clock,
     hasher,
-    secrets: createSecretVerifier({ hasher, now }),
+    keyed,
+    pool: createFairPool({ concurrency: 1, perKey: 1, ...opts.hashing }),
+    secrets: createSecretVerifier({ hasher, keyed, now }),
     lockout: opts.lockout ?? { threshold: 5, seconds: 900 },
     throttle: opts.authFailuresPerMinute
       ? createFailureThrottle({ counter: store.failures, limit: opts.authFailuresPerMinute, windowMs: 60_000, now })
       : undefined,
   });
   const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'] });
-  const admin = createTokenAdmin({ store, clock, hasher, generateKey: opts.generateKey ?? generateRealmKey });
+  const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey });
   return {
     service, admin, store, keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },

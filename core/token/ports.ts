@@ -120,11 +120,25 @@ export interface TokenStore {
     list(realmId: string): KeyRecord[];
     insert(key: KeyRecord): void;
   };
-  /** Failed authentications per caller address in fixed windows, shared by every worker process. */
+  /**
+   * Failed authentications per caller address in fixed windows, shared by every worker process.
+   * An attempt in flight holds a reserved place in the count, released if it succeeds.
+   */
   failures: {
-    /** The failures counted for `key` in its current window (0 when the window is over). */
-    count(key: string, now: number): { count: number; resetAt: number };
+    /** The failures and reservations counted for `key` in its current window (0 when it is over). */
+    count(key: string, now: number): FailureWindow;
     add(key: string, windowMs: number, now: number): void;
+    /** One atomic step: counts one more for `key` unless that reaches past `limit`; `reserved` says which. */
+    reserve(key: string, limit: number, windowMs: number, now: number): FailureWindow & { reserved: boolean };
+    /** Gives a reservation back, if its window (`resetAt`) is still the current one. */
+    release(key: string, resetAt: number): void;
     prune(now: number): number;
   };
+  /** The server-side key of the keyed hash of generated client secrets (made once, kept in the store). */
+  secretHashKey(): Buffer;
+}
+
+export interface FailureWindow {
+  count: number;
+  resetAt: number;
 }

@@ -86,4 +86,9 @@ export const tokenMigrations: string[] = [
   ALTER TABLE sessions_v3 RENAME TO sessions;
   CREATE INDEX sessions_by_user ON sessions (user_id) WHERE user_id IS NOT NULL;
   `,
+  // 4: the server-side key of the keyed hash (HMAC-SHA-256) of generated client secrets; kept
+  // with the hashes, so a backup of token.db restores working secrets.
+  `
+  INSERT INTO meta (key, value) VALUES ('secret_hash_key', lower(hex(randomblob(32)))) ON CONFLICT (key) DO NOTHING;
+  `,
 ];

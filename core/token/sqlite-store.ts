@@ -39,10 +39,23 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
        count = CASE WHEN reset_at <= ? THEN 1 ELSE count + 1 END,
        reset_at = CASE WHEN reset_at <= ? THEN excluded.reset_at ELSE reset_at END`,
   );
+  // Check and count in one statement, so parallel attempts (other worker processes too) never
+  // reserve more places than the limit.
+  const reserveFailure = one(
+    `INSERT INTO auth_failures (key, count, reset_at) VALUES (@key, 1, @resetAt)
+     ON CONFLICT (key) DO UPDATE SET
+       count = CASE WHEN reset_at <= @now THEN 1 ELSE count + 1 END,
+       reset_at = CASE WHEN reset_at <= @now THEN excluded.reset_at ELSE reset_at END
+     WHERE reset_at <= @now OR count < @limit
+     RETURNING count, reset_at`,
+    (r) => ({ count: r.count as number, resetAt: r.reset_at as number }),
+  );
+  const releaseFailure = run('UPDATE auth_failures SET count = count - 1 WHERE key = ? AND reset_at = ? AND count > 0');
 
   return {
     db,
     close: () => db.close(),
+    secretHashKey: () => Buffer.from(getMeta('secret_hash_key')!, 'hex'),
     realms: {
       get: one('SELECT * FROM realms WHERE id = ?', row.realm),
       list: many('SELECT * FROM realms ORDER BY created_at, name', row.realm),
@@ -102,6 +115,12 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
         return w && w.resetAt > now ? w : { count: 0, resetAt: now };
       },
       add: (key, windowMs, now) => void addFailure(key, now + windowMs, now, now),
+      reserve(key, limit, windowMs, now) {
+        const taken = reserveFailure({ key, resetAt: now + windowMs, now, limit });
+        if (taken) return { ...taken, reserved: true };
+        return { ...(failureCount(key) ?? { count: limit, resetAt: now + windowMs }), reserved: false };
+      },
+      release: (key, resetAt) => void releaseFailure(key, resetAt),
       prune: (now) => run('DELETE FROM auth_failures WHERE reset_at <= ?')(now),
     },
   };

@@ -1,34 +1,57 @@
 import { RateLimited } from '../errors';
-import type { TokenStore } from './ports';
+import type { FailureWindow, TokenStore } from './ports';
 
 /**
- * Failed authentications per caller address in a fixed window. Past the limit the caller gets 429
- * before any scrypt work is done, so wrong secrets cannot be used to burn the server's CPU, and
- * password guessing across many accounts from one address is slowed down (lockout covers one
- * account from many addresses). The counts live in the store, so every worker process sees them.
+ * Failed authentications per caller address in a fixed window. Rules:
+ * - past the limit the caller gets 429 before any hashing, so wrong secrets cannot be used to burn
+ *   the server's CPU, and password guessing across many accounts from one address is slowed down
+ *   (lockout covers one account from many addresses);
+ * - an attempt takes its place in the count (a reservation, one atomic statement) before its
+ *   secret is hashed, and gives it back only if it succeeds: parallel attempts never get more
+ *   hashes than the limit, however many arrive at once;
+ * - the counts live in the store, so every worker process sees them.
  */
 export interface FailureThrottle {
   /** Throws RateLimited when `key` used up its failures in the current window. */
   check(key: string): void;
+  /** Reserves a place for an attempt in flight, or throws RateLimited when none is left. */
+  reserve(key: string): Reservation;
+  /** Counts a failure that held no reservation (its check hashed nothing of its own). */
   fail(key: string): void;
 }
 
+export interface Reservation {
+  /** The attempt succeeded (or failed for another reason than its credentials): not a failure. */
+  release(): void;
+}
+
 export function createFailureThrottle(opts: { counter: TokenStore['failures']; limit: number; windowMs: number; now: () => number }): FailureThrottle {
-  const { counter } = opts;
+  const { counter, limit, windowMs } = opts;
+  const refuse = (w: FailureWindow, now: number) =>
+    new RateLimited('Too many failed authentications; try again later', Math.max(1, Math.ceil((w.resetAt - now) / 1000)), { code: 'slow_down' });
   return {
     check(key) {
       const now = opts.now();
       const w = counter.count(key, now);
-      if (w.count >= opts.limit) {
-        const retryAfter = Math.max(1, Math.ceil((w.resetAt - now) / 1000));
-        throw new RateLimited('Too many failed authentications; try again later', retryAfter, { code: 'slow_down' });
-      }
+      if (w.count >= limit) throw refuse(w, now);
+    },
+    reserve(key) {
+      const now = opts.now();
+      const w = counter.reserve(key, limit, windowMs, now);
+      if (!w.reserved) throw refuse(w, now);
+      let open = true;
+      return {
+        release() {
+          if (open) counter.release(key, w.resetAt);
+          open = false;
+        },
+      };
     },
     fail(key) {
-      counter.add(key, opts.windowMs, opts.now());
+      counter.add(key, windowMs, opts.now());
     },
   };
 }
 
 /** Never throttles (embedded uses that do their own limiting). */
-export const noThrottle: FailureThrottle = { check: () => undefined, fail: () => undefined };
+export const noThrottle: FailureThrottle = { check: () => undefined, reserve: () => ({ release: () => undefined }), fail: () => undefined };

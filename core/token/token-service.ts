@@ -83,8 +83,8 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
 
   const refresh: TokenService['refresh'] = async (req, ctx = {}) => {
     const realm = resolveRealm(req.realm);
-    return auth.throttled(ctx, () => refreshSession(realm, req.refresh_token, req.scopes, ctx,
-      (sessionClient) => auth.loginClient(realm, req.client_id || sessionClient, req.client_secret)));
+    return auth.throttled(ctx, (attempt) => refreshSession(realm, req.refresh_token, req.scopes, ctx,
+      (sessionClient) => auth.loginClient(attempt, realm, req.client_id || sessionClient, req.client_secret)));
   };
 
   const realmInfo = (r: RealmRecord): RealmInfo => ({
@@ -109,13 +109,13 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       const realm = resolveRealm(req.realm);
       const grantType = req.grant_type || 'client_credentials';
       if (!['client_credentials', 'password', 'refresh_token'].includes(grantType)) throw new UnsupportedGrantType(grantType);
-      const client = await auth.throttled(ctx, () => auth.client(realm, req.client_id, req.client_secret));
+      const client = await auth.throttled(ctx, (attempt) => auth.client(attempt, realm, req.client_id, req.client_secret));
       if (grantType === 'refresh_token') {
         if (!req.refresh_token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
         return refreshSession(realm, req.refresh_token, req.scopes, ctx, async () => client);
       }
       if (grantType === 'password') {
-        const user = await auth.throttled(ctx, () => auth.user(realm, req.username ?? '', req.password ?? ''));
+        const user = await auth.throttled(ctx, (attempt) => auth.user(attempt, realm, req.username ?? '', req.password ?? ''));
         return grant(realm, client, user, req.scopes, ctx);
       }
       return grant(realm, client, undefined, req.scopes, ctx);
@@ -129,9 +129,9 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       }
       if (grantType !== 'password') throw new UnsupportedGrantType(grantType);
       const realm = resolveRealm(req.realm);
-      const { client, user } = await auth.throttled(ctx, async () => ({
-        client: await auth.loginClient(realm, req.client_id, req.client_secret),
-        user: await auth.user(realm, req.username ?? '', req.password ?? ''),
+      const { client, user } = await auth.throttled(ctx, async (attempt) => ({
+        client: await auth.loginClient(attempt, realm, req.client_id, req.client_secret),
+        user: await auth.user(attempt, realm, req.username ?? '', req.password ?? ''),
       }));
       return grant(realm, client, user, req.scopes, ctx);
     },

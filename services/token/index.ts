@@ -20,6 +20,8 @@ const Settings = z.object({
   LOCKOUT_SECONDS: count(900),
   /** Failed client or user authentications allowed per caller address per minute (429 past it). */
   AUTH_FAILURES_PER_MINUTE: count(30),
+  /** Slow hashes (password checks) one process runs at once; one caller address gets one of them. */
+  AUTH_HASH_CONCURRENCY: count(1),
 });
 
 export interface TokenModuleOptions {
@@ -43,6 +45,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
     durable: admin,
     lockout: { threshold: config.LOCKOUT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    hashing: { concurrency: config.AUTH_HASH_CONCURRENCY },
     audience: audiences,
     hasher: opts.hasher,
     generateKey: opts.generateKey,

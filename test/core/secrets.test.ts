@@ -1,14 +1,22 @@
-import crypto from 'node:crypto';
+import crypto, { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTokenCore } from '../../core/token';
-import { createSecretVerifier as create, OWASP_SCRYPT, scryptHasher } from '../../core/token/secrets';
+import { freeAttempt } from '../../core/token/attempt';
+import { keyedHasher } from '../../core/token/keyed-hash';
+import { OWASP_SCRYPT, scryptHasher } from '../../core/token/secrets';
+import { createSecretVerifier as create } from '../../core/token/secret-verifier';
 import { fastHasher, pooledKeys } from '../crypto-fixtures';
 
 // The verifier's behaviour does not depend on the cost: test it with cheap parameters.
 const hashSecret = (secret: string) => fastHasher.hash(secret);
-const createSecretVerifier = (opts: { ttlMs?: number; now?: () => number } = {}) => create({ hasher: fastHasher, ...opts });
+const keyed = keyedHasher(randomBytes(32));
+const createSecretVerifier = (opts: { ttlMs?: number; now?: () => number } = {}) => {
+  const v = create({ hasher: fastHasher, keyed, ...opts });
+  // Unthrottled, not queued: these tests are about what is hashed and remembered.
+  return { verify: (secret: string, stored: string | undefined | null, unknown: 'keyed' | 'slow' = 'slow') => v.verify(freeAttempt, secret, stored, unknown) };
+};
 let stored: string;
 let otherStored: string;
 
@@ -129,6 +137,32 @@ describe('createSecretVerifier', () => {
   });
 });
 
+describe('keyed secrets in the verifier', () => {
+  it('checks a keyed hash at once, in constant time, without any scrypt work', async () => {
+    const verifier = createSecretVerifier();
+    const stored = keyed.hash('a generated secret');
+    const spy = jest.spyOn(crypto, 'scrypt');
+    await expect(verifier.verify('a generated secret', stored)).resolves.toBe(true);
+    await expect(verifier.verify('a generated secreT', stored)).resolves.toBe(false);
+    await expect(verifier.verify('', stored)).resolves.toBe(false);
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('spends keyed work, not scrypt, on an unknown client (its kind of account)', async () => {
+    const verifier = createSecretVerifier();
+    const spy = jest.spyOn(crypto, 'scrypt');
+    const hmac = jest.spyOn(crypto, 'createHmac');
+    await expect(verifier.verify('a plausible secret', undefined, 'keyed')).resolves.toBe(false);
+    expect(spy).not.toHaveBeenCalled();
+    expect(hmac).toHaveBeenCalled();
+  });
+
+  it('refuses a keyed hash made under another key', async () => {
+    const other = keyedHasher(randomBytes(32)).hash('a generated secret');
+    await expect(createSecretVerifier().verify('a generated secret', other)).resolves.toBe(false);
+  });
+});
+
 describe('rehash on login', () => {
   it('redoes a hash made with weaker parameters after the next successful login, and the old password still works', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rehash-'));
@@ -136,7 +170,8 @@ describe('rehash on login', () => {
     const weak = openTokenCore({ file, publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
     const realm = (await weak.admin.createRealm({ name: 'r' })).id;
     await weak.admin.createUser({ realm, username: 'old', password: 'an old password' });
-    const { client_secret } = await weak.admin.createClient({ realm, clientId: 'old-client' });
+    // A secret a person chose is kept with the slow hash, like a password.
+    const { client_secret } = await weak.admin.createClient({ realm, clientId: 'old-client', secret: 'a secret a person chose' });
     weak.close();
 
     const stronger = scryptHasher({ N: 2 ** 11, r: 8, p: 1 });

@@ -46,9 +46,11 @@ describe('429 after repeated failed authentications, and the caller address behi
     strict.core.close();
   });
 
-  it('reads TRUST_PROXY (no proxy trusted by default) and AUTH_FAILURES_PER_MINUTE from the environment', () => {
+  it('reads TRUST_PROXY (no proxy trusted by default), AUTH_FAILURES_PER_MINUTE and AUTH_HASH_CONCURRENCY from the environment', () => {
     const load = (env: Record<string, string>) => loadConfig(env, configParts(SERVICES));
-    expect(load({})).toMatchObject({ TRUST_PROXY: false, AUTH_FAILURES_PER_MINUTE: 30 });
+    expect(load({})).toMatchObject({ TRUST_PROXY: false, AUTH_FAILURES_PER_MINUTE: 30, AUTH_HASH_CONCURRENCY: 1 });
+    expect(load({ AUTH_HASH_CONCURRENCY: '4' })).toMatchObject({ AUTH_HASH_CONCURRENCY: 4 });
+    expect(() => load({ AUTH_HASH_CONCURRENCY: '0' })).toThrow(/AUTH_HASH_CONCURRENCY/);
     expect(load({ TRUST_PROXY: 'loopback' }).TRUST_PROXY).toEqual(['loopback']);
     expect(load({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
     expect(() => load({ AUTH_FAILURES_PER_MINUTE: '0' })).toThrow(/AUTH_FAILURES_PER_MINUTE/);
