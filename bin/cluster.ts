@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { poolBroker } from './shared-pools';
 
 /**
  * `WORKERS` processes sharing one port (node:cluster; the primary hands out connections). The
@@ -29,8 +30,10 @@ export function runPrimary(count: number, onReady: (url: string) => void, onFata
   cluster.setupPrimary({ execArgv: workerExecArgv() });
   let ready = 0;
   let stopping = false;
+  const pools = poolBroker();
   const fork = (id: number): Worker => {
     const worker = cluster.fork({ PLATFORM_WORKER_ID: String(id) });
+    pools.serve(worker);
     let isReady = false;
     worker.on('message', (msg: WorkerMessage) => {
       if (!msg?.ready || isReady) return;

@@ -1,9 +1,12 @@
+import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { remoteJwksKeySource } from '../core/auth/key-sources';
 import { createTokenVerifier, issuerBaseFor, type KeySource } from '../core/auth/verifier';
 import { systemClock, type Clock } from '../core/clock';
 import type { Config, ConfigParts } from '../core/config';
+import { createFairPool, type FairPool, type FairPoolOptions } from '../core/fair-pool';
 import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/module';
+import { workerPools, type Channel } from './shared-pools';
 
 /** What the registered services add to the configuration. */
 export const configParts = (modules: readonly ServiceModule[]): ConfigParts => ({
@@ -34,6 +37,7 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
     verifier: createTokenVerifier({ issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS }),
     audiences: [...new Set(modules.map(audienceOf))],
     peer: <I extends ServiceInstance>(name: string) => instances.get(name) as I | undefined,
+    fairPool: machinePools(),
   };
   return {
     deps,
@@ -55,6 +59,13 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
       }
     },
   };
+}
+
+/** In a cluster worker, pools whose turns the primary hands out; else this process's own. */
+function machinePools(): (name: string, opts: FairPoolOptions) => FairPool {
+  if (cluster.isWorker && process.send) return workerPools(process as unknown as Channel);
+  const pools = new Map<string, FairPool>();
+  return (name, opts) => pools.get(name) ?? pools.set(name, createFairPool(opts)).get(name)!;
 }
 
 /** `served` in registry order, except that a service comes after the served services it uses. */

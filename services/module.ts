@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { KeySource, TokenVerifier } from '../core/auth/verifier';
 import type { Clock } from '../core/clock';
 import type { Config } from '../core/config';
+import type { FairPool, FairPoolOptions } from '../core/fair-pool';
 import type { RestService } from '../rest/routes';
 
 /** What every service is built from: the platform's configuration and shared dependencies. */
@@ -22,6 +23,11 @@ export interface SharedDeps<C = Record<string, unknown>> {
    * opened first); undefined when that service runs elsewhere (reach it with its REST client).
    */
   peer<I extends ServiceInstance>(name: string): I | undefined;
+  /**
+   * A fair pool for slow work (password hashes), one per name for the whole machine: with several
+   * workers the primary process hands out the turns, so its bounds hold across them.
+   */
+  fairPool(name: string, opts: FairPoolOptions): FairPool;
 }
 
 export interface ServiceInstance {

@@ -4,7 +4,7 @@ import { createTokenAdmin, type TokenAdmin } from './admin';
 import { createAuthenticator } from './authenticate';
 import { createKeyRing, generateRealmKey, type KeyGenerator, type KeyRing } from './keys';
 import type { TokenStore } from './ports';
-import { createFairPool, type FairPoolOptions } from './fair-pool';
+import { createFairPool, type FairPool, type FairPoolOptions } from '../fair-pool';
 import { keyedHasher } from './keyed-hash';
 import { scryptHasher, type SecretHasher } from './secrets';
 import { createSecretVerifier } from './secret-verifier';
@@ -36,10 +36,12 @@ export interface TokenCoreOptions {
   /** RFC 9068 `aud` of access tokens; `account` when absent. */
   audience?: readonly string[];
   /**
-   * Slow hashes (passwords) in flight at once in this process, and of one caller address; 1 and 1
-   * by default (`npm start` runs a worker per core; see docs/decisions.md).
+   * Slow hashes (passwords) in flight at once, and of one caller address; 1 and 1 by default
+   * (see docs/decisions.md).
    */
   hashing?: Partial<FairPoolOptions>;
+  /** The pool slow hashes wait in (one shared by a machine's workers); a pool of `hashing` when absent. */
+  pool?: FairPool;
   /** Ports with real crypto by default; tests pass cheaper ones. */
   hasher?: SecretHasher;
   generateKey?: KeyGenerator;
@@ -58,7 +60,7 @@ export function openTokenCore(opts: TokenCoreOptions): TokenCore {
     clock,
     hasher,
     keyed,
-    pool: createFairPool({ concurrency: 1, perKey: 1, ...opts.hashing }),
+    pool: opts.pool ?? createFairPool({ concurrency: 1, perKey: 1, ...opts.hashing }),
     secrets: createSecretVerifier({ hasher, keyed, now }),
     lockout: opts.lockout ?? { threshold: 5, seconds: 900 },
     throttle: opts.authFailuresPerMinute

@@ -38,14 +38,14 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
   // Keycloak's audience for its own account endpoints (userinfo).
   audience: 'account',
   config: Settings,
-  open: ({ config, clock, audiences }, { admin }) => openTokenCore({
+  open: ({ config, clock, audiences, fairPool }, { admin }) => openTokenCore({
     file: join(config.PLATFORM_DATA_DIR, 'token.db'),
     publicUrl: config.PUBLIC_URL,
     clock,
     durable: admin,
     lockout: { threshold: config.LOCKOUT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
-    hashing: { concurrency: config.AUTH_HASH_CONCURRENCY },
+    pool: fairPool('token.hashing', { concurrency: config.AUTH_HASH_CONCURRENCY, perKey: 1 }),
     audience: audiences,
     hasher: opts.hasher,
     generateKey: opts.generateKey,

@@ -1,5 +1,5 @@
 import { RateLimited } from '../../core/errors';
-import { createFairPool } from '../../core/token/fair-pool';
+import { createFairPool } from '../../core/fair-pool';
 
 /** Tasks the test finishes by hand, recording the order in which the pool started them. */
 function tasks() {

@@ -1,4 +1,4 @@
-import { RateLimited } from '../errors';
+import { RateLimited } from './errors';
 
 /**
  * A fair pool for slow work (password hashes), keyed by caller address. Rules:
@@ -8,7 +8,7 @@ import { RateLimited } from '../errors';
  *   first, in order of arrival): round-robin, so an address with a long queue delays another by
  *   at most one task of each other waiting address (one hash's time when a single address floods);
  * - at most `maxWaitingPerKey` tasks of one key wait; past that the key gets 429 at once.
- * The pool lives in one process: with several workers, each bounds its own share.
+ * One process's pool; bin/shared-pools.ts makes one pool of every worker of a machine.
  */
 export interface FairPool {
   run<T>(key: string, task: () => Promise<T>): Promise<T>;
