@@ -88,7 +88,7 @@ export const modelsResolvers = (models: ModelsService) => ({
       const call = await models.chat({
         caller, model, route, messages: args.messages.map((m) => ({ role: ROLE[m.role], text: m.content })),
         maxTokens: args.maxTokens, temperature: args.temperature, topP: args.topP, stop: args.stop, stream: false,
-      }, callOf(ctx));
+      }, { ...callOf(ctx), signal: ctx.signal }); // a mutation is the caller's alone: leaving stops the model call
       const { text, finishReason, usage } = await collect(call);
       return {
         id: `chat-${randomBytes(12).toString('base64url')}`, model: modelView(model), content: text, finishReason: FINISH[finishReason],
@@ -101,7 +101,7 @@ export const modelsResolvers = (models: ModelsService) => ({
       const model = await models.model({ caller, id: input.model });
       const route = 'graphql.embed';
       const { inputs } = await refusing(models, { caller, model, route }, () => parseArgs(EmbedArgs, { inputs: input.inputs }));
-      const { vectors, promptTokens } = await models.embed({ caller, model, route, inputs }, callOf(ctx));
+      const { vectors, promptTokens } = await models.embed({ caller, model, route, inputs }, { ...callOf(ctx), signal: ctx.signal });
       return { model: modelView(model), vectors: vectors.map((v) => Array.from(v)), dimensions: vectors[0]?.length ?? 0, promptTokens };
     },
   },

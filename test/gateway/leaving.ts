@@ -24,6 +24,7 @@ export interface LeavingSetup {
 const ASPIRIN = 'What are the side effects of aspirin?';
 const VARIABLES = { input: { query: ASPIRIN, modelId: 'oc-chat' } };
 const GENERATE = 'mutation($input: AskInput!) { generateAnswer(input: $input) { response model { id } } }';
+const MODEL_CHAT = 'mutation { chat(input: { model: "oc-chat", messages: [{ role: USER, content: "Count to twelve." }] }) { content } }';
 
 /** Resolves with the upstream's next chat request once it has arrived. */
 async function nextUpstreamRequest(upstream: FakeOpenAi, seen: number): Promise<RecordedRequest> {
@@ -106,6 +107,18 @@ export function leaveEveryWay(setup: () => LeavingSetup) {
       const seen = stalling();
       const leave = new AbortController();
       const answer = postOperation(base, { query: GENERATE, variables: VARIABLES }, { accept: 'application/json', ...headers }, leave.signal);
+      const asked = await nextUpstreamRequest(upstream, seen);
+      leave.abort();
+      await expect(answer).rejects.toThrow();
+      await asked.cut;
+    });
+
+    it('the models subgraph\'s chat mutation over plain HTTP: the fetch aborted while the model writes', async () => {
+      const { base, upstream, headers } = setup();
+      const seen = upstream.requests.length;
+      upstream.script({ stall: true }); // a whole answer that never comes
+      const leave = new AbortController();
+      const answer = postOperation(base, { query: MODEL_CHAT }, { accept: 'application/json', ...headers }, leave.signal);
       const asked = await nextUpstreamRequest(upstream, seen);
       leave.abort();
       await expect(answer).rejects.toThrow();
