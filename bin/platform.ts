@@ -147,7 +147,8 @@ if (require.main === module) {
       process.stderr.write(`platform: port already in use (${(err as Error).message}); set PORT\n`);
       process.exit(1);
     }
-    process.stderr.write(`platform: ${(err as Error)?.stack ?? String(err)}\n`);
+    // Anything else is the command's fault, not the caller's: its JSON error all the same, no stack trace.
+    process.stderr.write(`${JSON.stringify({ error: (err as Error)?.message ?? String(err), kind: 'internal' })}\n`);
     process.exit(1);
   });
 }

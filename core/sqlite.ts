@@ -25,9 +25,11 @@ export function openDatabase(file: string, migrations: string[], opts: { durable
 }
 
 function prepare(db: Db, migrations: string[], durable = false): Db {
+  // First: every later step may wait for another process opening the same file at the same moment.
+  // Administrative commands (durable) wait longer for the server's or each other's writes than fail.
+  db.pragma(`busy_timeout = ${durable ? 60_000 : 5000}`);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
-  db.pragma('busy_timeout = 5000');
   // Fewer, larger checkpoints: a page written by many commits is copied back once (each checkpoint
   // also waits for the disk). The WAL is cut back to 64 MiB after each.
   db.pragma('wal_autocheckpoint = 8000');
@@ -37,15 +39,22 @@ function prepare(db: Db, migrations: string[], durable = false): Db {
   return db;
 }
 
-/** Applies, in one transaction each, the migrations past the file's `user_version`. */
+const userVersion = (db: Db) => db.pragma('user_version', { simple: true }) as number;
+
+/**
+ * Applies the migrations past the file's `user_version`, in one IMMEDIATE transaction that reads
+ * the version again once it holds the write lock: processes opening a new file at the same moment
+ * (parallel `platform ingest` runs) apply each migration once, the others wait and find it done.
+ */
 function migrate(db: Db, migrations: string[]): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  migrations.slice(current).forEach((sql, i) => {
-    db.transaction(() => {
+  if (userVersion(db) >= migrations.length) return;
+  db.transaction(() => {
+    const current = userVersion(db);
+    migrations.slice(current).forEach((sql, i) => {
       db.exec(sql);
       db.pragma(`user_version = ${current + i + 1}`);
-    })();
-  });
+    });
+  }).immediate();
 }
 
 export type Row = Record<string, unknown>;

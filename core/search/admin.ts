@@ -5,7 +5,8 @@ import { statements, type Db } from '../sqlite';
 import type { Embedder } from './embedder';
 import { extractText, kindOf, UnreadableFile } from './extract';
 import type { Scope } from './filters';
-import type { NewObject, StoredObject } from './types';
+import type { SourceOutcome } from './sqlite-store';
+import type { NewObject } from './types';
 import { vectorBlob } from './sqlite-rows';
 
 /**
@@ -36,7 +37,7 @@ export interface IngestReport {
   objects: { file: string; object_id: string }[];
 }
 
-type Add = (scope: Scope, input: NewObject) => Promise<{ object: StoredObject; outcome: 'created' | 'replaced' | 'unchanged' }>;
+type Add = (scope: Scope, input: NewObject) => Promise<SourceOutcome>;
 
 export const CLI_SUBJECT = 'platform-cli';
 
@@ -87,13 +88,13 @@ export function createSearchAdmin(d: { db: Db; add: Add; embedder: Embedder }) {
         try {
           const { kind, text } = await extractText({ name, bytes });
           const folder = relative(dirname(root), dirname(file));
-          const { object, outcome } = await d.add(scope, {
+          const { id, outcome } = await d.add(scope, {
             content: text, fileName: name, fileExtension: kind, size: bytes.byteLength, sourceKey: file, contentHash: hash,
             tags: opts.tags, repos: opts.repos, folders: opts.folders ?? (folder && !folder.startsWith('..') ? [folder] : []),
             sourceSystemMetadata: { source_url: `file://${file}`, connector_info: 'platform ingest' },
           });
           report[outcome]++;
-          report.objects.push({ file, object_id: object.id });
+          report.objects.push({ file, object_id: id });
         } catch (err) {
           if (!(err instanceof UnreadableFile)) throw err;
           report.skipped.push({ file, reason: err.message });

@@ -1,3 +1,4 @@
+import { splitCustom } from './custom-metadata';
 import { filterTerms, METADATA_FIELDS } from './terms';
 import type { DateRange, Filters } from './types';
 
@@ -47,8 +48,14 @@ export function whereClause(scope: Scope, f: Filters): Where {
     if (values?.length) term(field, values);
   }
   for (const [field, key] of Object.entries(METADATA_KEYS)) {
+    if (key === 'customMetadata') continue;
     for (const [path, values] of filterTerms(f[key] as never, field)) term(path, values);
   }
+  // custom_metadata's tags, kvp and taxonomy are the object's own: each is one more condition on them.
+  const custom = splitCustom(f.customMetadata);
+  if (custom.own.tags?.length) term('tags', custom.own.tags);
+  for (const [path, values] of [...filterTerms(custom.own.kvp, 'kvp'), ...filterTerms(custom.own.taxonomy, 'taxonomy'),
+    ...filterTerms(custom.rest, 'custom_metadata')]) term(path, values);
   if (f.title) {
     conds.push(`o.title LIKE ? ESCAPE '\\'`);
     params.push(`%${likeEscape(f.title)}%`);

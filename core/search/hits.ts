@@ -1,3 +1,4 @@
+import { showCustom } from './custom-metadata';
 import { highlightFragment, matcher, snippet } from './highlight';
 import type { Scored } from './ranking';
 import type { ObjectRow } from './sqlite-rows';
@@ -6,7 +7,7 @@ import type { SearchHit, StoredObject } from './types';
 import { queryWords } from './words';
 
 /** Result items for a page of ranked objects: the object, its score, a snippet of its best passage, highlights when asked. */
-export const strip = ({ seq: _seq, ...o }: ObjectRow): StoredObject => o;
+export const strip = ({ seq: _seq, ...o }: ObjectRow): StoredObject => showCustom(o);
 export const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function hitsFor(index: SearchIndex, page: Scored[], query: string, highlight: boolean): SearchHit[] {

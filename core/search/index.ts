@@ -11,6 +11,7 @@ import { vectorSearch } from './semantic';
 import { sqliteSearch } from './sqlite-search';
 import { openSearchDb, sqliteObjectStore, type ObjectStore } from './sqlite-store';
 import { createSearchAdmin, type SearchAdmin } from './admin';
+import { foldLegacyCustomMetadata } from './sqlite-fold-custom';
 
 export interface SearchCore {
   service: SearchService;
@@ -49,6 +50,7 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const db = openSearchDb(opts.file, { durable: opts.durable });
   const embedder = opts.embedder ?? hashingEmbedder();
   const store = sqliteObjectStore(db);
+  foldLegacyCustomMetadata(db);
   const index = sqliteSearch(db, store.version);
   const lexical = lexicalSearch(db, store.version);
   const vectors = vectorSearch(db, embedder, { exactBelow: opts.exactBelow, version: store.version });

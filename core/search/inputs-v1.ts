@@ -1,13 +1,16 @@
 import { z } from 'zod';
+import { parseJsonBounded } from '../json-depth';
 import { param } from '../params';
+import { isPlainObject } from '../validation';
 import { dateRange, jsonObject, list, MAX_PAGE_SIZE, MAX_QUERY_CHARS, queryString, taxonomy } from './inputs';
 import type { JsonObject } from './types';
 
 /**
  * v1 inputs: URL query parameters for POST and GET alike (the spec's examples); basic search also
- * takes its example's JSON body `{"query_dictionary": {...}, "source": "..."}`. `query_string`,
- * `start` and `size` are required as the spec lists them; the filters may be left out (DECISIONS).
- * `min_relevant_score` is a percentage (0-100).
+ * takes its example's JSON body `{"query_dictionary": {...}, "source": "..."}`. The scalars the
+ * spec lists as mandatory are required (`query_string`, `start`, `size`, `min_relevant_score` of
+ * semantic and fulltext, `re_ranked` of search and search_lite; `top_k` has its default); the
+ * filters may be left out (DECISIONS). `min_relevant_score` is an integer percentage (0-100).
  */
 /** kvp as an object, or (the fulltext table lists it as a list) a list of objects taken together. */
 const kvp = () => z.union([jsonObject(), z.array(jsonObject()).max(100)])
@@ -23,13 +26,29 @@ export const V1Search = z.object({
   query_string: queryString(),
   start: start(),
   size: size(),
-  min_relevant_score: param.number().check(z.gte(0), z.lte(100)).default(0),
+  min_relevant_score: param.int().check(z.gte(0), z.lte(100)),
   ...filters,
 });
 
+/**
+ * Basic search's `query_string` is listed as an object: in a URL it is JSON text, which selects
+ * what the same object selects in a body. Text that is not a JSON object is the words themselves.
+ */
+const objectText = (v: unknown) => {
+  const x = Array.isArray(v) ? v.at(-1) : v;
+  if (typeof x !== 'string' || !/^\s*\{[^]*\}\s*$/.test(x)) return x;
+  try {
+    const parsed = parseJsonBounded(x); // too deep: a 400 naming the limit
+    return isPlainObject(parsed) ? parsed : x;
+  } catch (err) {
+    if (err instanceof SyntaxError) return x;
+    throw err;
+  }
+};
+
 export const V1Basic = z.object({
   /** A string, or (listed as an object) an object whose text values are the words. */
-  query_string: z.union([z.string().max(MAX_QUERY_CHARS), jsonObject()]).optional()
+  query_string: z.preprocess(objectText, z.union([z.string().max(MAX_QUERY_CHARS), jsonObject()])).optional()
     .transform((q) => (typeof q === 'object' ? Object.values(q).filter((v) => typeof v === 'string').join(' ') : q ?? '')),
   start: start(),
   size: size(),
@@ -46,7 +65,7 @@ export const V1Basic = z.object({
 export const V1Passages = z.object({
   query_string: queryString(),
   top_k: topK(),
-  re_ranked: param.bool().default(true),
+  re_ranked: param.bool(),
   object_ids: list().optional(),
   ...filters,
 });
@@ -54,5 +73,5 @@ export const V1Passages = z.object({
 export const V1Lite = z.object({
   query_string: queryString(),
   top_k: topK(),
-  re_ranked: param.bool().default(false),
+  re_ranked: param.bool(),
 });

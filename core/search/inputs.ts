@@ -48,25 +48,42 @@ export const dateRange = () => z.preprocess((v) => {
   return v;
 }, z.tuple([instant, instant]));
 
+/** A JSON body's list: an array of strings, nothing else (the repeated key is the query string's way). */
+export const strictList = (maxChars = 512) => z.array(z.string().max(maxChars)).max(MAX_LIST);
+
+const withoutNullOwn = (v: unknown) => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const o = v as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(o).filter(([k, x]) => x !== null || !['tags', 'kvp', 'taxonomy'].includes(k)));
+};
+
+/**
+ * custom_metadata: any JSON object, whose `tags`, `kvp` and `taxonomy` are the object's own fields
+ * (core/search/custom-metadata.ts) and so are typed as those are (null: absent).
+ */
+export const customMetadata = (tags: z.ZodType = list()) => z.preprocess(withoutNullOwn, (jsonObject() as z.ZodType).pipe(z.looseObject({
+  tags: tags.optional(), kvp: jsonObject().optional(), taxonomy: taxonomy().optional(),
+}))) as unknown as z.ZodType<Record<string, Json>>;
+
 const nullsAbsent = (v: unknown) =>
   (typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null)) : v ?? {});
 
-/** The thirteen v2 body filters, plus the tags, kvp and taxonomy the payload example shows. */
+/** The thirteen v2 body filters, plus the tags, kvp and taxonomy the payload example shows. Lists are JSON arrays of strings. */
 const v2Filters = {
-  object_ids: list().optional(),
-  folders: list().optional(),
-  object_type: list().optional(),
-  file_extension: list().optional(),
+  object_ids: strictList().optional(),
+  folders: strictList().optional(),
+  object_type: strictList().optional(),
+  file_extension: strictList().optional(),
   title: z.string().max(512).optional(),
   size: param.int().check(z.gte(0)).optional(),
-  file_name: list().optional(),
-  repos: list().optional(),
+  file_name: strictList().optional(),
+  repos: strictList().optional(),
   ext_user_id_ref: z.string().max(512).optional(),
   system_metadata: jsonObject().optional(),
-  custom_metadata: jsonObject().optional(),
+  custom_metadata: customMetadata(strictList()).optional(),
   media_metadata: jsonObject().optional(),
   source_system_metadata: jsonObject().optional(),
-  tags: list().optional(),
+  tags: strictList().optional(),
   kvp: jsonObject().optional(),
   taxonomy: taxonomy().optional(),
 };
@@ -81,7 +98,7 @@ export const V2BasicBody = z.preprocess(nullsAbsent, z.object({
 
 /** Chunk search: `object_ids` and `custom_metadata` (spec), and `file_names` (the chat proxy's uploaded files, over REST). */
 export const ChunkBody = z.preprocess(nullsAbsent, z.object({
-  object_ids: list().optional(), custom_metadata: jsonObject().optional(), file_names: list(1000).optional(),
+  object_ids: strictList().optional(), custom_metadata: customMetadata(strictList()).optional(), file_names: list(1000).optional(),
 }));
 
 /** Fields of an object a caller sets (create and patch), in wire names. */
@@ -97,7 +114,7 @@ const objectFields = {
   taxonomy: taxonomy().optional(),
   ext_user_id_ref: z.string().max(512).optional(),
   system_metadata: jsonObject().optional(),
-  custom_metadata: jsonObject().optional(),
+  custom_metadata: customMetadata().optional(),
   media_metadata: jsonObject().optional(),
   source_system_metadata: jsonObject().optional(),
 };

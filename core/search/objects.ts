@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import { chunkText } from './chunker';
+import { foldCustom } from './custom-metadata';
 import type { Embedder } from './embedder';
 import type { ObjectPatch } from './service';
 import type { PreparedObject } from './sqlite-store';
@@ -44,8 +45,9 @@ export function defaultTitle(content: string, fileName?: string | null): string 
   return words.slice(0, TITLE_WORDS).join(' ') + (words.length > TITLE_WORDS ? '…' : '');
 }
 
-/** The stored fields of a new object. */
-export function newFields(input: Omit<NewObject, 'content'>, content: string): ObjectFields {
+/** The stored fields of a new object (custom_metadata's tags, kvp and taxonomy become its own). */
+export function newFields(given: Omit<NewObject, 'content'>, content: string): ObjectFields {
+  const input = foldCustom(given);
   return {
     title: input.title?.trim() || defaultTitle(content, input.fileName),
     fileName: input.fileName ?? null,
@@ -64,9 +66,9 @@ export function newFields(input: Omit<NewObject, 'content'>, content: string): O
   };
 }
 
-/** An object's fields after a patch: each field given replaces the stored one. */
+/** An object's fields after a patch: each field given (custom_metadata's tags, kvp, taxonomy too) replaces the stored one. */
 export function patchedFields(current: ObjectFields, patch: ObjectPatch): ObjectFields {
-  const given = Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && k !== 'isPrivate')) as Partial<ObjectFields>;
+  const given = Object.fromEntries(Object.entries(foldCustom(patch)).filter(([k, v]) => v !== undefined && k !== 'isPrivate')) as Partial<ObjectFields>;
   const next = { ...current, ...given };
   if (given.systemMetadata) next.systemMetadata = { ...callersSystem(current.systemMetadata), ...callersSystem(given.systemMetadata) };
   if (given.fileExtension) next.fileExtension = given.fileExtension.replace(/^\./, '').toLowerCase();

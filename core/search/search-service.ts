@@ -13,7 +13,7 @@ import type { SearchService } from './service';
 import type { VectorSearch } from './semantic';
 import type { ObjectRow } from './sqlite-rows';
 import type { SearchIndex } from './sqlite-search';
-import type { ObjectStore } from './sqlite-store';
+import type { ObjectStore, SourceOutcome } from './sqlite-store';
 import type { NewObject, Passage, StoredObject } from './types';
 
 export const READ_ROLE = 'search:read';
@@ -40,10 +40,10 @@ function scopeFor(call: CallContext, role: string): Scope & { caller: Caller } {
 
 export function createSearchService(d: SearchServiceDeps) {
   /** Adds (or, for `platform ingest`, replaces or keeps) an object as `scope`. */
-  const add = async (scope: Scope, input: NewObject): Promise<{ object: StoredObject; outcome: 'created' | 'replaced' | 'unchanged' }> => {
+  const add = async (scope: Scope, input: NewObject): Promise<SourceOutcome> => {
     const hash = input.contentHash ?? contentHash(input.content);
     const previous = input.sourceKey ? d.store.bySource(scope.tenant, input.sourceKey) : undefined;
-    if (previous && previous.contentHash === hash) return { object: strip(d.store.get(scope.tenant, previous.id)!), outcome: 'unchanged' };
+    if (previous && previous.contentHash === hash) return { id: previous.id, outcome: 'unchanged' };
     const fields = newFields(input, input.content);
     const now = d.clock.now();
     const isPrivate = isPrivateIn(input.systemMetadata) ?? false;
@@ -53,13 +53,20 @@ export function createSearchService(d: SearchServiceDeps) {
       id: uuidv7(now), tenant: scope.tenant, fields, isPrivate, size: input.size ?? Buffer.byteLength(input.content), content: input.content,
       chunks, vectors, embedderId: d.embedder.id, sparseVectors: d.embedder.sparse, createdBy: scope.subject, now, sourceKey: input.sourceKey, contentHash: hash,
     };
-    if (previous) {
-      const old = d.store.get(scope.tenant, previous.id)!;
-      d.store.replace(previous.seq, JSON.stringify(deletedSystem(old, scope.subject, now)), prepared, d.maxObjectsPerTenant);
-    } else {
+    if (!input.sourceKey) {
       d.store.insert(prepared, d.maxObjectsPerTenant);
+      return { id: prepared.id, outcome: 'created' };
     }
-    return { object: strip(d.store.get(scope.tenant, prepared.id)!), outcome: previous ? 'replaced' : 'created' };
+    // Decided again inside the write transaction: a parallel run may have added or replaced it since.
+    return d.store.putSource({ ...prepared, sourceKey: input.sourceKey },
+      (old) => JSON.stringify(deletedSystem(old, scope.subject, now)), d.maxObjectsPerTenant);
+  };
+
+  /** The object just written (gone only if another process deleted it since: then not found, as it would be a moment later). */
+  const written = (scope: Scope, id: string): StoredObject => {
+    const o = d.store.get(scope.tenant, id);
+    if (!o) throw new ObjectNotFound();
+    return strip(o);
   };
 
   const deletedSystem = (o: StoredObject, by: string, now: number) => systemMetadata(o.systemMetadata, {
@@ -114,14 +121,15 @@ export function createSearchService(d: SearchServiceDeps) {
     },
 
     async createObject(input, call) {
-      return (await add(scopeFor(call, WRITE_ROLE), { ...input, sourceKey: undefined })).object;
+      const scope = scopeFor(call, WRITE_ROLE);
+      return written(scope, (await add(scope, { ...input, sourceKey: undefined })).id);
     },
 
     async uploadObject({ file, metadata }, call) {
       const scope = scopeFor(call, WRITE_ROLE);
       const { kind, text } = await extractText(file);
       const fields = { ...metadata, fileName: metadata.fileName ?? file.name, fileExtension: metadata.fileExtension ?? kind };
-      return (await add(scope, { ...fields, content: text, size: file.bytes.byteLength })).object;
+      return written(scope, (await add(scope, { ...fields, content: text, size: file.bytes.byteLength })).id);
     },
 
     async getObject({ id }, call) {

@@ -25,7 +25,12 @@ export interface PreparedObject {
   contentHash?: string;
 }
 
-const ftsTags = (f: ObjectFields) => f.tags.join(' ');
+export interface SourceOutcome {
+  id: string;
+  outcome: 'created' | 'replaced' | 'unchanged';
+}
+
+export const ftsTags = (f: ObjectFields) => f.tags.join(' ');
 
 /** The repository's writes and its lookups by id; searches live in their own modules over the same db. */
 export function sqliteObjectStore(db: Db) {
@@ -105,17 +110,24 @@ export function sqliteObjectStore(db: Db) {
     return true;
   });
 
-  /** Replaces an ingested file that changed: the old version is deleted in the same transaction. */
-  const replace = db.transaction((oldSeq: number, oldSystemMetadata: string, p: PreparedObject, maxPerTenant: number) => {
-    remove(oldSeq, oldSystemMetadata, p.createdBy, p.now);
-    return insert(p, maxPerTenant);
+  /**
+   * `platform ingest`: keeps, replaces or adds the object of `p.sourceKey`, decided inside the write
+   * transaction (IMMEDIATE), so parallel runs over the same file agree: one adds it, the others find
+   * it. A changed file's old version is deleted in the same transaction.
+   */
+  const putSource = db.transaction((p: PreparedObject, maxPerTenant: number, deletedSystem: (old: ObjectRow) => string): SourceOutcome => {
+    const previous = bySource(p.tenant, p.sourceKey);
+    if (previous && previous.contentHash === p.contentHash) return { id: previous.id, outcome: 'unchanged' };
+    if (previous) remove(previous.seq, deletedSystem(getLive(p.tenant, previous.id)!), p.createdBy, p.now);
+    insert(p, maxPerTenant);
+    return { id: p.id, outcome: previous ? 'replaced' : 'created' };
   });
 
   return {
     /** Writes the object, its text, passages, vectors and index rows in one transaction (IMMEDIATE: the quota holds across processes). */
     insert: (p: PreparedObject, maxPerTenant = Infinity) => wrote(insert.immediate(p, maxPerTenant)),
-    replace: (oldSeq: number, oldSystemMetadata: string, p: PreparedObject, maxPerTenant = Infinity) =>
-      wrote(replace.immediate(oldSeq, oldSystemMetadata, p, maxPerTenant)),
+    putSource: (p: PreparedObject & { sourceKey: string }, deletedSystem: (old: ObjectRow) => string, maxPerTenant = Infinity) =>
+      wrote(putSource.immediate(p, maxPerTenant, deletedSystem)),
     update: (seq: number, f: ObjectFields, isPrivate: boolean, by: string, now: number, titleChanged: boolean) =>
       wrote(update(seq, f, isPrivate, by, now, titleChanged)),
     remove: (seq: number, systemMetadata: string, by: string, now: number) => wrote(remove(seq, systemMetadata, by, now)),

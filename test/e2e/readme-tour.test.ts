@@ -56,6 +56,8 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(out).toMatch(/"created": ?[1-9]/);
     expect(out).toMatch(/"message":"Documents found","result_count":[1-9]/);
     expect(out).toContain('"data":"[1] Glaciers');
+    // chunk search within custom_metadata's tags: the tags the README's upload and `platform ingest` gave
+    expect(out).toMatch(/"result_count":[1-9]\d*,"result":\[\{"object_id":"[0-9a-f-]{36}","chunk_id":\d+/);
     expect(out).toContain('<em>Glaciers</em>');
     expect(out).toMatch(/"search":\{"totalCount":[1-9]/);
     expect(out).toContain('"object":"list","data":[{"id":"local-chat"');

@@ -137,16 +137,16 @@ describe('search service over HTTP: every search endpoint', () => {
       const r = await f.call('POST', `${V1}/fulltext${q({ query_string: 'climate', start: 1, size: 10, min_relevant_score: 0, tags: ['space', 'food'] })}`);
       expect(r.status).toBe(200);
       expect(r.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.mars]);
-      const kvp = await f.call('POST', `${V1}/semantic${q({ query_string: 'climate', start: 1, size: 10, kvp: '{"region":"alps"}' })}`);
+      const kvp = await f.call('POST', `${V1}/semantic${q({ query_string: 'climate', start: 1, size: 10, min_relevant_score: 0, kvp: '{"region":"alps"}' })}`);
       expect(kvp.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.glacier]);
       const strict = await f.call('POST', `${V1}/fulltext${q({ query_string: 'glaciers sea coast', start: 1, size: 10, min_relevant_score: 100 })}`);
       expect(strict.body.result_count).toBe(1);
     });
 
-    it('requires query_string, start and size', async () => {
+    it('requires query_string, start, size and min_relevant_score', async () => {
       const r = await f.call('POST', `${V1}/semantic${q({ query_string: 'x' })}`);
       expect(r.status).toBe(422);
-      expect(r.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['query', 'start'], ['query', 'size']]);
+      expect(r.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['query', 'start'], ['query', 'size'], ['query', 'min_relevant_score']]);
     });
 
     it('basic_search: query parameters or the query_dictionary body, date ranges', async () => {
@@ -163,11 +163,11 @@ describe('search service over HTTP: every search endpoint', () => {
     });
 
     it('search and search_lite: data is one string of the top_k passages, headed by rank, title and object id', async () => {
-      const r = await f.call('POST', `${V1}/search${q({ query_string: 'sourdough bread', top_k: 2 })}`);
+      const r = await f.call('POST', `${V1}/search${q({ query_string: 'sourdough bread', top_k: 2, re_ranked: true })}`);
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ status: 'success', message: 'Documents found' });
       expect(r.body.data).toMatch(new RegExp(`^\\[1\\] Sourdough \\(object_id: ${ids.bread}, score: 1\\.000\\)\\nSourdough bread needs`));
-      const lite = await f.call('GET', `${V1}/search_lite${q({ query_string: 'dust storms' })}`);
+      const lite = await f.call('GET', `${V1}/search_lite${q({ query_string: 'dust storms', re_ranked: false })}`);
       expect(lite.status).toBe(200);
       expect(lite.body.data.startsWith(`[1] Mars weather (object_id: ${ids.mars}`)).toBe(true);
       expect((lite.body.data.match(/^\[\d+\]/gm) ?? []).length).toBeLessThanOrEqual(5);
@@ -190,7 +190,7 @@ describe('search service over HTTP: every search endpoint', () => {
         expect(r.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.tenantB]);
         expect(JSON.stringify(r.body.aggregation)).not.toMatch(/ice|space|reports/);
       }
-      const v1 = await f.call('POST', `${V1}/search${q({ query_string: 'glaciers climate' })}`, { auth: f.b });
+      const v1 = await f.call('POST', `${V1}/search${q({ query_string: 'glaciers climate', re_ranked: true })}`, { auth: f.b });
       expect(v1.body.data).not.toContain(ids.glacier);
       for (const id of [ids.glacier, ids.secret]) expect((await f.call('GET', `${V2}/objects/${id}`, { auth: f.b })).status).toBe(404);
     });
