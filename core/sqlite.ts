@@ -25,9 +25,10 @@ export function openDatabase(file: string, migrations: string[], opts: { durable
 }
 
 function prepare(db: Db, migrations: string[], durable = false): Db {
+  // First, so that processes opening a new file at once (workers) wait for each other.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
-  db.pragma('busy_timeout = 5000');
   // Fewer, larger checkpoints: a page written by many commits is copied back once (each checkpoint
   // also waits for the disk). The WAL is cut back to 64 MiB after each.
   db.pragma('wal_autocheckpoint = 8000');
@@ -37,15 +38,19 @@ function prepare(db: Db, migrations: string[], durable = false): Db {
   return db;
 }
 
-/** Applies, in one transaction each, the migrations past the file's `user_version`. */
+/**
+ * Applies the migrations past the file's `user_version`, in one write transaction taken before the
+ * version is read: processes opening the file at once (workers) apply each migration once.
+ */
 function migrate(db: Db, migrations: string[]): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  migrations.slice(current).forEach((sql, i) => {
-    db.transaction(() => {
+  if ((db.pragma('user_version', { simple: true }) as number) >= migrations.length) return;
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    migrations.slice(current).forEach((sql, i) => {
       db.exec(sql);
       db.pragma(`user_version = ${current + i + 1}`);
-    })();
-  });
+    });
+  }).immediate();
 }
 
 export type Row = Record<string, unknown>;
