@@ -15,6 +15,7 @@ import type { Subgraph } from '../subgraphs';
 import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../subgraphs/ws';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
+import { sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { streamingTransports } from './streaming';
 import { subgraphStream } from './subgraph-stream';
@@ -40,8 +41,10 @@ export interface GatewayOptions {
   landingPage?: boolean;
   /** Memory for cached query plans, in MiB, least recently used evicted (`GRAPHQL_QUERY_PLAN_CACHE_MB`, 30). */
   queryPlanCacheMiB?: number;
-  /** Memory for automatic persisted queries, in bytes, least recently used evicted (`GRAPHQL_APQ_CACHE_MB`, 10 MiB). */
+  /** Room for automatic persisted queries, in bytes (`GRAPHQL_APQ_CACHE_MB`, 10 MiB). */
   persistedQueryCacheBytes?: number;
+  /** A SQLite file keeping them for every worker (gateway.db; the oldest out first); in this process's memory when absent (least recently used out first). */
+  persistedQueryFile?: string;
   /** How long a remote subgraph may take to answer (default 120 s); past it the request is aborted. */
   subgraphTimeoutMs?: number;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
@@ -83,6 +86,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs }),
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
+  const apqBytes = opts.persistedQueryCacheBytes ?? 10 * 2 ** 20;
+  const persisted = opts.persistedQueryFile ? sqlitePersistedQueries(opts.persistedQueryFile, { maxBytes: apqBytes, log: opts.log }) : undefined;
   const server = new ApolloServer<GraphContext>({
     gateway,
     introspection: opts.introspection ?? true,
@@ -90,8 +95,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     formatError: formatGraphQLError,
     logger: gatewayLogger(opts.log),
     validationRules: introspectionRules,
-    // Automatic persisted queries (on by Apollo's default) in their own bounded LRU of query texts.
-    persistedQueries: { cache: new InMemoryLRUCache<string>({ maxSize: opts.persistedQueryCacheBytes ?? 10 * 2 ** 20 }) },
+    // Automatic persisted queries (on by Apollo's default) in their own bounded store of query texts.
+    persistedQueries: { cache: persisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes }) },
     plugins: [opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
       : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
   });
@@ -129,6 +134,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     async stop() {
       await server.stop();
       await agent.close();
+      persisted?.close();
     },
   };
 }
