@@ -2,7 +2,7 @@
  * What the model gateway keeps outside a process, so that every process serving it (the workers of
  * `platform start`; replicas later) behaves as one service. Adapters: SQLite (models.db, the
  * embedded default: cache-sqlite.ts, limits-sqlite.ts) and Redis for the answers (cache-redis.ts).
- * Each adapter passes the same contract tests (test/core/models/ports-contract.ts).
+ * Each adapter passes the same contract tests (test/core/models/store-contracts.ts).
  */
 
 /** Cached answers: text under a key, for a while. The store bounds its own size. */
