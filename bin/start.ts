@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../core/clock';
 import { ConfigError, subgraphUrlVar, type Config } from '../core/config';
@@ -95,6 +96,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits, verifier,
         introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
+        persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'),
         subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
       });
       closers.push(gateway.stop);

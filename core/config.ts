@@ -47,7 +47,7 @@ const Platform = z.object({
   GRAPHQL_LANDING_PAGE: flag(true),
   /** Memory for the gateway's query plans (least recently used evicted past it), in MiB. */
   GRAPHQL_QUERY_PLAN_CACHE_MB: count(30, 4096),
-  /** Memory for automatic persisted queries' documents (least recently used evicted past it), in MiB. */
+  /** Room for automatic persisted queries' documents in gateway.db, shared by the workers (oldest evicted past it), in MiB. */
   GRAPHQL_APQ_CACHE_MB: count(10, 4096),
   /** Milliseconds the gateway waits for a remote subgraph's answer before the error names it (UPSTREAM_ERROR). */
   GRAPHQL_SUBGRAPH_TIMEOUT_MS: count(120_000, 3_600_000),

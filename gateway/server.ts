@@ -18,6 +18,7 @@ import { cachedIntrospection } from '../subgraphs/introspection-http';
 import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../subgraphs/ws';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
+import { sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { streamingTransports } from './streaming';
 import { subgraphStream } from './subgraph-stream';
@@ -43,8 +44,10 @@ export interface GatewayOptions {
   landingPage?: boolean;
   /** Memory for cached query plans, in MiB, least recently used evicted (`GRAPHQL_QUERY_PLAN_CACHE_MB`, 30). */
   queryPlanCacheMiB?: number;
-  /** Memory for automatic persisted queries, in bytes, least recently used evicted (`GRAPHQL_APQ_CACHE_MB`, 10 MiB). */
+  /** Room for automatic persisted queries, in bytes (`GRAPHQL_APQ_CACHE_MB`, 10 MiB). */
   persistedQueryCacheBytes?: number;
+  /** A SQLite file keeping them for every worker (gateway.db; the oldest out first); in this process's memory when absent (least recently used out first). */
+  persistedQueryFile?: string;
   /** How long a remote subgraph may take to answer (default 120 s); past it the request is aborted. */
   subgraphTimeoutMs?: number;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
@@ -87,6 +90,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
   const schemaAnswers = introspectionCache();
+  const apqBytes = opts.persistedQueryCacheBytes ?? 10 * 2 ** 20;
+  const persisted = opts.persistedQueryFile ? sqlitePersistedQueries(opts.persistedQueryFile, { maxBytes: apqBytes, log: opts.log }) : undefined;
   const server = new ApolloServer<GraphContext>({
     gateway,
     introspection: opts.introspection ?? true,
@@ -94,8 +99,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     formatError: (formatted, error) => formatGraphQLError(formatted, error, opts.log),
     logger: gatewayLogger(opts.log),
     validationRules: introspectionRules,
-    // Automatic persisted queries (on by Apollo's default) in their own bounded LRU of query texts.
-    persistedQueries: { cache: new InMemoryLRUCache<string>({ maxSize: opts.persistedQueryCacheBytes ?? 10 * 2 ** 20 }) },
+    // Automatic persisted queries (on by Apollo's default) in their own bounded store of query texts.
+    persistedQueries: { cache: persisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes }) },
     // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
     plugins: [introspectionPlugin(schemaAnswers), opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
       : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
@@ -135,6 +140,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     async stop() {
       await server.stop();
       await agent.close();
+      persisted?.close();
     },
   };
 }

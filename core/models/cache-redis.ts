@@ -1,16 +1,14 @@
 import { Redis } from 'ioredis';
-import { z } from 'zod';
-import type { CacheOutcome, ChatCache } from './cache';
-import type { ChatStream, ChatUsage, FinishReason } from './chat';
+import { answerCache, type CacheOp, type ChatCache } from './cache';
+import type { AnswerStore } from './ports';
 
 /**
- * The response cache shared by every worker: the same rules as the in-memory `chatCache` (only an
- * answer read to its end that finished with stop or length is kept, tenants never share since the
- * tenant is part of the key), with Redis holding the entries and expiring them (`SET ... PX`).
- * Redis is an optimisation, never a dependency of a call: a failed or slow GET is a miss, a failed
+ * The answer store in Redis (`REDIS_URL`), for processes on several machines: entries under a
+ * prefix, expired by Redis itself (`SET ... PX`), bounded by Redis's own `maxmemory` policy. The
+ * cache's rules (cache.ts) are the same as over models.db; a failed or slow GET is a miss, a failed
  * SET is dropped, and both are only reported through `onError`.
  */
-export type RedisCacheOp = 'get' | 'set' | 'connection';
+export type RedisCacheOp = CacheOp;
 
 export interface RedisCacheOptions {
   ttlMs: number;
@@ -32,21 +30,15 @@ export interface OpenRedisOptions extends RedisCacheOptions {
 /** A cache whose client it opened itself: `ping` lets start-up fail fast when Redis is unreachable. */
 export type OpenedRedisChatCache = ChatCache & { ping(): Promise<void>; close(): Promise<void> };
 
-const Stored = z.object({
-  pieces: z.array(z.string()),
-  finishReason: z.enum(['stop', 'length']),
-  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }),
-});
-type Stored = z.infer<typeof Stored>;
-
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
 
-const replay = (e: Stored): ChatStream => ({
-  pieces: (async function* pieces() {
-    yield* e.pieces;
-  })(),
-  done: Promise.resolve({ finishReason: e.finishReason, usage: e.usage }),
-});
+/** The store over a client the caller owns. */
+export function redisAnswerStore(client: Redis, prefix = 'platform:models:cache:'): AnswerStore {
+  return {
+    get: async (key) => (await client.get(prefix + key)) ?? undefined,
+    set: async (key, value, ttlMs) => void (await client.set(prefix + key, value, 'PX', ttlMs)),
+  };
+}
 
 /**
  * A cache over a client the caller owns (its `close` leaves the client open). The client should
@@ -54,66 +46,7 @@ const replay = (e: Stored): ChatStream => ({
  * stalled Redis stalls every call.
  */
 export function redisChatCache(opts: RedisCacheOptions & { client: Redis }): ChatCache {
-  const { client, ttlMs, maxEntryBytes } = opts;
-  const prefix = opts.prefix ?? 'platform:models:cache:';
-  const report = (op: RedisCacheOp, e: unknown) => opts.onError?.(op, asError(e));
-
-  const lookup = async (key: string): Promise<Stored | null | 'failed'> => {
-    let raw: string | null;
-    try {
-      raw = await client.get(key);
-    } catch (e) {
-      report('get', e);
-      return 'failed';
-    }
-    if (raw === null) return null;
-    try {
-      return Stored.parse(JSON.parse(raw));
-    } catch {
-      // Not ours (another version wrote it, or it was tampered with): answer from upstream and overwrite.
-      report('get', new Error(`unreadable cache entry under ${key}`));
-      return null;
-    }
-  };
-
-  const store = (key: string, entry: Stored) => {
-    const json = JSON.stringify(entry);
-    if (Buffer.byteLength(json) > maxEntryBytes) return;
-    client.set(key, json, 'PX', ttlMs).catch((e: unknown) => report('set', e));
-  };
-
-  return {
-    async through(k: string, upstream: () => Promise<ChatStream>): Promise<{ stream: ChatStream; outcome: CacheOutcome }> {
-      const key = prefix + k;
-      const hit = await lookup(key);
-      if (hit && hit !== 'failed') return { stream: replay(hit), outcome: 'HIT' };
-      const s = await upstream();
-      // A GET that just failed means Redis is down or stalled: this call leaves it alone.
-      if (hit === 'failed') return { stream: s, outcome: 'MISS' };
-      const recorded: string[] = [];
-      let bytes = 0;
-      const keep = (d: { finishReason: FinishReason; usage: ChatUsage }) => {
-        if (bytes > maxEntryBytes) return;
-        if (d.finishReason !== 'stop' && d.finishReason !== 'length') return;
-        store(key, { pieces: recorded, finishReason: d.finishReason, usage: d.usage });
-      };
-      // Only an answer the caller read to its end (not one cut off by a disconnect) is kept; the SET
-      // is not awaited so the caller's stream ends as soon as the upstream's does.
-      const pieces = (async function* record() {
-        for await (const p of s.pieces) {
-          if (bytes <= maxEntryBytes) {
-            bytes += Buffer.byteLength(p);
-            // Past the bound it can no longer be kept: stop holding a long answer in memory.
-            if (bytes > maxEntryBytes) recorded.length = 0;
-            else recorded.push(p);
-          }
-          yield p;
-        }
-        keep(await s.done);
-      })();
-      return { stream: { pieces, done: s.done }, outcome: 'MISS' };
-    },
-  };
+  return answerCache(redisAnswerStore(opts.client, opts.prefix), opts);
 }
 
 /** The URL without credentials, fit for messages and logs. */

@@ -1,29 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../clock';
+import { z } from 'zod';
 import type { ChatStream, ChatUsage, FinishReason } from './chat';
+import type { AnswerStore } from './ports';
 
 /**
  * The response cache (DECISIONS `is_cache`): identical chat requests of one tenant (same model,
- * messages and sampling settings) within the TTL are answered from memory, streams replayed piece
- * by piece. Tenants never share entries. In memory, least recently used out first, bounded in
- * entries and in bytes. (cache-redis.ts keeps them in Redis instead, behind the same interface.)
+ * messages and sampling settings) within the TTL are answered from the store, streams replayed
+ * piece by piece. Tenants never share entries (the tenant is part of the key). Only an answer read
+ * to its end that finished with stop or length is kept. The store (models.db, or Redis) is shared
+ * by every process, and is an optimisation, never a dependency of a call: a failed read is a miss
+ * and the answer is then not written back; a failed write is dropped; both go to `onError`.
  */
 export type CacheOutcome = 'HIT' | 'MISS' | 'BYPASS';
 
-interface Entry {
-  pieces: string[];
-  finishReason: FinishReason;
-  usage: ChatUsage;
-  expires: number;
-  bytes: number;
-}
-
-export interface CacheOptions {
-  ttlMs: number;
-  maxEntries: number;
-  maxBytes: number;
-  clock: Clock;
-}
+/** What went wrong with the store (`connection`: reported by the Redis adapter). */
+export type CacheOp = 'get' | 'set' | 'connection';
 
 /** A stable key: the tenant and the request's fields, with object keys sorted. */
 export function cacheKey(tenant: string, request: unknown): string {
@@ -35,63 +26,93 @@ export function cacheKey(tenant: string, request: unknown): string {
   return createHash('sha256').update(JSON.stringify([tenant, canonical(request)])).digest('hex');
 }
 
-/** Where answers are kept: in process (below) or shared by every worker (Redis). */
+/** Where answers are kept, as the gateway sees it. */
 export interface ChatCache {
   /** The cached answer, or the upstream's (recorded on its way to the caller, kept when it ends normally). */
   through(key: string, upstream: () => Promise<ChatStream>): Promise<{ stream: ChatStream; outcome: CacheOutcome }>;
   close?(): Promise<void>;
 }
 
-export function chatCache(opts: CacheOptions): ChatCache & { readonly size: number } {
-  const entries = new Map<string, Entry>();
-  let bytes = 0;
-  const drop = (key: string) => {
-    const e = entries.get(key);
-    if (!e) return;
-    bytes -= e.bytes;
-    entries.delete(key);
+export interface AnswerCacheOptions {
+  ttlMs: number;
+  /** Answers whose stored JSON would be larger are not kept. */
+  maxEntryBytes: number;
+  onError?: (op: CacheOp, err: Error) => void;
+}
+
+const Stored = z.object({
+  pieces: z.array(z.string()),
+  finishReason: z.enum(['stop', 'length']),
+  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }),
+});
+type Stored = z.infer<typeof Stored>;
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
+const replay = (e: Stored): ChatStream => ({
+  pieces: (async function* pieces() {
+    yield* e.pieces;
+  })(),
+  done: Promise.resolve({ finishReason: e.finishReason, usage: e.usage }),
+});
+
+export function answerCache(store: AnswerStore, opts: AnswerCacheOptions): ChatCache {
+  const report = (op: CacheOp, e: unknown) => opts.onError?.(op, asError(e));
+
+  const lookup = async (key: string): Promise<Stored | undefined | 'failed'> => {
+    let raw: string | undefined;
+    try {
+      raw = await store.get(key);
+    } catch (e) {
+      report('get', e);
+      return 'failed';
+    }
+    if (raw === undefined) return undefined;
+    try {
+      return Stored.parse(JSON.parse(raw));
+    } catch {
+      // Not ours (another version wrote it, or it was tampered with): answer from upstream and overwrite.
+      report('get', new Error(`unreadable cache entry under ${key}`));
+      return undefined;
+    }
   };
-  const replay = (e: Entry): ChatStream => ({
-    pieces: (async function* pieces() {
-      yield* e.pieces;
-    })(),
-    done: Promise.resolve({ finishReason: e.finishReason, usage: e.usage }),
-  });
 
   return {
-    through(key: string, upstream: () => Promise<ChatStream>): Promise<{ stream: ChatStream; outcome: CacheOutcome }> {
-      const hit = entries.get(key);
-      if (hit && hit.expires > opts.clock.now()) {
-        entries.delete(key);
-        entries.set(key, hit);
-        return Promise.resolve({ stream: replay(hit), outcome: 'HIT' });
-      }
-      if (hit) drop(key);
-      return upstream().then((s) => {
-        const recorded: string[] = [];
-        const keep = (d: { finishReason: FinishReason; usage: ChatUsage }) => {
-          if (d.finishReason !== 'stop' && d.finishReason !== 'length') return;
-          const size = recorded.reduce((n, p) => n + p.length * 2, 64);
-          if (size > opts.maxBytes / 10) return;
-          drop(key);
-          entries.set(key, { pieces: recorded, ...d, expires: opts.clock.now() + opts.ttlMs, bytes: size });
-          bytes += size;
-          while (entries.size > opts.maxEntries || bytes > opts.maxBytes) drop(entries.keys().next().value!);
-        };
-        // Only an answer the caller read to its end (not one cut off by a disconnect) is kept.
-        const pieces = (async function* record() {
-          for await (const p of s.pieces) {
-            recorded.push(p);
-            yield p;
+    async through(key, upstream) {
+      const hit = await lookup(key);
+      if (hit && hit !== 'failed') return { stream: replay(hit), outcome: 'HIT' };
+      const s = await upstream();
+      // A read that just failed means the store is down or stalled: this call leaves it alone.
+      if (hit === 'failed') return { stream: s, outcome: 'MISS' };
+      const recorded: string[] = [];
+      let bytes = 0;
+      const keep = (d: { finishReason: FinishReason; usage: ChatUsage }) => {
+        if (bytes > opts.maxEntryBytes) return;
+        if (d.finishReason !== 'stop' && d.finishReason !== 'length') return;
+        const json = JSON.stringify({ pieces: recorded, finishReason: d.finishReason, usage: d.usage } satisfies Stored);
+        if (Buffer.byteLength(json) > opts.maxEntryBytes) return;
+        // Not awaited: the caller's stream ends as soon as the upstream's does (a SQLite store has
+        // written it by the time this returns; a Redis one sends it on its way).
+        try {
+          store.set(key, json, opts.ttlMs).catch((e: unknown) => report('set', e));
+        } catch (e) {
+          report('set', e);
+        }
+      };
+      // Only an answer the caller read to its end (not one cut off by a disconnect) is kept.
+      const pieces = (async function* record() {
+        for await (const p of s.pieces) {
+          if (bytes <= opts.maxEntryBytes) {
+            bytes += Buffer.byteLength(p);
+            // Past the bound it can no longer be kept: stop holding a long answer in memory.
+            if (bytes > opts.maxEntryBytes) recorded.length = 0;
+            else recorded.push(p);
           }
-          keep(await s.done);
-        })();
-        return { stream: { pieces, done: s.done }, outcome: 'MISS' as const };
-      });
-    },
-    get size() {
-      return entries.size;
+          yield p;
+        }
+        keep(await s.done);
+      })();
+      return { stream: { pieces, done: s.done }, outcome: 'MISS' };
     },
   };
 }
-

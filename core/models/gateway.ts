@@ -88,7 +88,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const startedAt = d.clock.now();
       const wordsSent = messages.reduce((n, m) => n + wordCount(m.text), 0);
       return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
-        d.limits.admit(caller.key);
+        await d.limits.admit(caller.key);
         expectKind(model, 'chat');
         expectInputKinds(model, messages);
         const chat = provider(model, 'chat');
@@ -130,7 +130,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const startedAt = d.clock.now();
       const wordsSent = inputs.reduce((n, t) => n + wordCount(t), 0);
       return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
-        d.limits.admit(input.caller.key);
+        await d.limits.admit(input.caller.key);
         expectKind(model, 'embedding');
         const embed = provider(model, 'embed');
         const counts = inputs.map(countTokens);
@@ -148,7 +148,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const startedAt = d.clock.now();
       const wordsSent = wordCount(input.prompt);
       return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
-        d.limits.admit(caller.key);
+        await d.limits.admit(caller.key);
         expectKind(model, 'image');
         const generate = provider(model, 'generateImage');
         const g = caller.options.use_guard === 0 ? undefined : guardInput(input.prompt);
@@ -163,7 +163,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const { caller, model } = input;
       const startedAt = d.clock.now();
       return metered(input, startedAt, { signal: call?.signal }, async () => {
-        d.limits.admit(caller.key);
+        await d.limits.admit(caller.key);
         expectKind(model, 'transcription');
         const transcribe = provider(model, 'transcribe');
         const calledAt = d.clock.now();

@@ -1,9 +1,11 @@
 import { systemClock, type Clock } from '../clock';
-import { chatCache, type ChatCache } from './cache';
+import { answerCache, type CacheOp, type ChatCache } from './cache';
+import { sqliteAnswerStore } from './cache-sqlite';
 import { loadCatalog, type CatalogModel } from './catalog';
 import { gatewayService } from './gateway';
 import { keyStore, openModelsDb, type KeyStore } from './keys';
 import { keyLimits } from './limits';
+import { sqliteLimitCounters } from './limits-sqlite';
 import { meter } from './metering';
 import { providerRegistry } from './providers';
 import { KeyOptions } from './key-options';
@@ -20,6 +22,8 @@ export interface ModelsCore {
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
    */
   serviceCaller(name: string): KeyCaller;
+  /** Deletes expired cached answers and request counts older than their window (a background job). */
+  prune(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -32,8 +36,13 @@ export interface ModelsCoreOptions {
   catalogFile?: string;
   /** How long a cached answer is served (`is_cache` 1). */
   cacheTtlSeconds?: number;
-  /** A shared cache (Redis) instead of the in-process one. */
+  /** A cache elsewhere (Redis) instead of the one in the SQLite file. */
   cache?: ChatCache;
+  /** Bounds of the cache in the SQLite file (default 10,000 answers, 64 MiB). */
+  cacheMaxEntries?: number;
+  cacheMaxBytes?: number;
+  /** Told when the cache or the limit counts fail (the call goes on without the cache). */
+  onStoreError?: (what: CacheOp | 'limits', err: Error) => void;
   /** Where the catalog's credential variables are read. */
   env?: Readonly<Record<string, string | undefined>>;
   upstream?: Partial<UpstreamSettings>;
@@ -48,8 +57,13 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const clock = opts.clock ?? systemClock;
   const keys = keyStore(db, clock);
   const usage = usageStore(db);
-  const limits = keyLimits({ clock, tokensUsed: usage.tokensUsed });
-  const cache = opts.cache ?? chatCache({ clock, ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000, maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 });
+  const limits = keyLimits({ clock, counters: sqliteLimitCounters(db), onError: (err) => opts.onStoreError?.('limits', err as Error) });
+  const cacheBytes = opts.cacheMaxBytes ?? 64 * 2 ** 20;
+  const answers = sqliteAnswerStore(db, { clock, maxEntries: opts.cacheMaxEntries ?? 10_000, maxBytes: cacheBytes });
+  const cache = opts.cache ?? answerCache(answers, {
+    ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000, maxEntryBytes: Math.min(2 ** 20, Math.floor(cacheBytes / 10)),
+    onError: (op, err) => opts.onStoreError?.(op, err),
+  });
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const providerOf = providerRegistry({ env: opts.env ?? process.env, http });
   const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits }), clock, providerOf, statusOf: opts.statusOf });
@@ -59,6 +73,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
       options: KeyOptions.parse({}),
     }),
+    prune: async () => (opts.cache ? 0 : answers.sweep()) + (await limits.prune()),
     close: async () => {
       await http.close();
       usage.flush();

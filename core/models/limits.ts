@@ -1,21 +1,26 @@
 import type { Clock } from '../clock';
 import { RateLimited } from '../errors';
 import type { ApiKey } from './keys';
+import type { LimitCounters } from './ports';
 
 /**
- * A key's limits (`platform key create --rpm N --token-budget N`):
- * - requests per minute: a token bucket per key (burst = the limit, refilled evenly over the minute);
- * - token budget: tokens in and out per calendar month (UTC), from the usage records.
- * Both answer 429 with `Retry-After`. The bucket is per process, so with W workers a key gets up to
- * W times its rate; the budget is read from models.db (shared) and refreshed every few seconds, so
- * workers overshoot it by at most the calls of that window.
+ * A key's limits (`platform key create --rpm N --token-budget N`), counted where every process
+ * serving the gateway sees the same numbers (models.db in the embedded default):
+ * - requests per minute: at most N requests admitted in any 60 s (a sliding window); a refused
+ *   request is not counted;
+ * - token budget: tokens in and out per calendar month (UTC), counted when each call ends; a call
+ *   is admitted while the month's count is under the budget, so calls already running when it is
+ *   reached may take it past by their own tokens.
+ * Both answer 429 with `Retry-After`.
  */
 export interface LimitsDeps {
   clock: Clock;
-  /** Tokens the key has used since `since` (epoch ms), from the usage records. */
-  tokensUsed(keyId: string, since: number): number;
-  refreshMs?: number;
+  counters: LimitCounters;
+  /** Told when a call's tokens could not be counted. */
+  onError?: (err: unknown) => void;
 }
+
+export const RATE_WINDOW_MS = 60_000;
 
 export const monthStart = (now: number) => {
   const d = new Date(now);
@@ -27,46 +32,30 @@ const nextMonth = (now: number) => {
 };
 
 export function keyLimits(deps: LimitsDeps) {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  const spent = new Map<string, { tokens: number; month: number; readAt: number }>();
-  const refreshMs = deps.refreshMs ?? 5000;
-
-  const used = (keyId: string, now: number) => {
-    const month = monthStart(now);
-    let s = spent.get(keyId);
-    if (!s || s.month !== month || now - s.readAt > refreshMs) {
-      s = { tokens: deps.tokensUsed(keyId, month), month, readAt: now };
-      spent.set(keyId, s);
-    }
-    return s;
-  };
-
+  const { clock, counters } = deps;
   return {
-    /** Takes one request from the key's bucket and checks its budget; throws RateLimited (429). */
-    admit(key: ApiKey): void {
-      const now = deps.clock.now();
-      if (key.tokenBudget !== null && used(key.id, now).tokens >= key.tokenBudget) {
+    /** Checks the key's budget, then takes one request from its minute; throws RateLimited (429). */
+    async admit(key: ApiKey): Promise<void> {
+      const now = clock.now();
+      if (key.tokenBudget !== null && (await counters.tokensSpent(key.id, monthStart(now))) >= key.tokenBudget) {
         throw new RateLimited(`This key has used its budget of ${key.tokenBudget} tokens for the month.`,
           Math.ceil((nextMonth(now) - now) / 1000), { code: 'insufficient_quota' });
       }
       const rpm = key.requestsPerMinute;
       if (rpm === null) return;
-      const perMs = rpm / 60_000;
-      const b = buckets.get(key.id) ?? { tokens: rpm, at: now };
-      b.tokens = Math.min(rpm, b.tokens + (now - b.at) * perMs);
-      b.at = now;
-      if (b.tokens < 1) {
-        buckets.set(key.id, b);
-        throw new RateLimited(`This key is limited to ${rpm} requests per minute.`, Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000)), { code: 'rate_limit_exceeded' });
+      const taken = await counters.takeRequest(key.id, rpm, RATE_WINDOW_MS, now);
+      if (!taken.admitted) {
+        throw new RateLimited(`This key is limited to ${rpm} requests per minute.`, Math.max(1, Math.ceil((taken.retryAt - now) / 1000)),
+          { code: 'rate_limit_exceeded' });
       }
-      b.tokens -= 1;
-      buckets.set(key.id, b);
     },
-    /** Counts a finished call's tokens against its key's budget at once (the records land a moment later). */
-    spend(keyId: string, tokens: number): void {
-      const s = spent.get(keyId);
-      if (s) s.tokens += tokens;
+    /** Counts a finished call's tokens against its key's budget (keys without one count nothing here; usage has every call). */
+    spend(key: ApiKey, tokens: number): void {
+      if (key.tokenBudget === null || tokens <= 0) return;
+      counters.spendTokens(key.id, monthStart(clock.now()), tokens).catch((err: unknown) => deps.onError?.(err));
     },
+    /** Forgets requests older than the window (a background job). */
+    prune: () => counters.pruneRequests(clock.now() - RATE_WINDOW_MS),
   };
 }
 

@@ -26,7 +26,7 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
     const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = m.caller.options;
     const tokensIn = (typeof o.tokensIn === 'function' ? o.tokensIn() : o.tokensIn) ?? 0;
     const tokensOut = o.tokensOut ?? 0;
-    deps.limits.spend(m.caller.key.id, tokensIn + tokensOut);
+    deps.limits.spend(m.caller.key, tokensIn + tokensOut);
     void deps.usage.record({
       at: now, keyId: m.caller.key.id, tenant: m.caller.key.tenant, model: m.model.id, route: m.route, status: o.status,
       latencyMs: now - o.startedAt, upstreamMs: o.upstreamMs ?? null, tokensIn, tokensOut, wordsSent: o.wordsSent ?? 0,

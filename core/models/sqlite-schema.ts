@@ -1,5 +1,8 @@
+import { cacheTableSql } from '../sqlite-cache';
+
 /**
- * models.db: the gateway's API keys. A key is shown once, at creation; only its SHA-256 is kept
+ * models.db: the gateway's API keys, usage, and what every worker must see alike: cached answers
+ * and the keys' limit counts. A key is shown once, at creation; only its SHA-256 is kept
  * (keys are 256 random bits, so a fast hash is as safe as a slow one and costs nothing per call).
  */
 export const MODELS_MIGRATIONS = [
@@ -42,5 +45,25 @@ export const MODELS_MIGRATIONS = [
   `,
   `
   CREATE INDEX usage_key ON usage (key_id, at);
+  `,
+  // The answer cache, shared by every worker (cache-sqlite.ts).
+  cacheTableSql('answer_cache'),
+  // Limit counts (limits-sqlite.ts): requests in the last minute per key (each request, and their
+  // number kept by triggers), tokens per key and month (started from the usage rows already there).
+  `
+  CREATE TABLE rate_requests (key_id TEXT NOT NULL, at INTEGER NOT NULL);
+  CREATE INDEX rate_requests_key ON rate_requests (key_id, at);
+  CREATE INDEX rate_requests_at ON rate_requests (at);
+  CREATE TABLE rate_counts (key_id TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TRIGGER rate_requests_added AFTER INSERT ON rate_requests BEGIN
+    INSERT INTO rate_counts (key_id, n) VALUES (new.key_id, 1) ON CONFLICT (key_id) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER rate_requests_removed AFTER DELETE ON rate_requests BEGIN
+    UPDATE rate_counts SET n = n - 1 WHERE key_id = old.key_id;
+  END;
+  CREATE TABLE token_spend (key_id TEXT NOT NULL, period INTEGER NOT NULL, tokens INTEGER NOT NULL, PRIMARY KEY (key_id, period)) WITHOUT ROWID;
+  INSERT INTO token_spend (key_id, period, tokens)
+    SELECT key_id, CAST(strftime('%s', at / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000, sum(tokens_in + tokens_out)
+    FROM usage GROUP BY 1, 2 HAVING sum(tokens_in + tokens_out) > 0;
   `,
 ];

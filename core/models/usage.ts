@@ -63,13 +63,7 @@ export function usageStore(db: Db) {
   const all = s.one(`SELECT ${totals} FROM usage WHERE tenant = ? AND at >= ? AND at < ?`, (r) => r as unknown as UsageTotals);
   const byModel = s.many(`SELECT model, ${totals} FROM usage WHERE tenant = ? AND at >= ? AND at < ? GROUP BY model ORDER BY model`,
     (r) => r as unknown as UsageTotals & { model: string });
-  const keyTokens = s.one('SELECT coalesce(sum(tokens_in + tokens_out), 0) AS n FROM usage WHERE key_id = ? AND at >= ?', (r) => r.n as number);
   return {
-    /** Tokens in and out of a key's calls since an instant (its budget). */
-    tokensUsed: (keyId: string, since: number) => {
-      write.flush();
-      return keyTokens(keyId, since) ?? 0;
-    },
     record: (r: UsageRecord, cost: number) => write({ ...r, cost }),
     /** Writes the records still queued (before the database closes). */
     flush: () => write.flush(),

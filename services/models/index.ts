@@ -22,7 +22,9 @@ const Settings = z.object({
   MODELS_UPSTREAM_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Retries after an upstream's 429, 5xx or failed connection, before any of its answer was read. */
   MODELS_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  /** A Redis server for the response cache, shared by every worker and process (in memory per process when absent). */
+  /** MiB of cached answers kept in models.db, shared by every worker (the expired, then the oldest, go first). */
+  MODELS_CACHE_MAX_MB: z.coerce.number().int().min(1).max(64 * 1024).default(64),
+  /** A Redis server for the response cache, shared by every process on any machine (in models.db when absent). */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
 });
 
@@ -51,7 +53,8 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
     }
     const core = openModelsCore({
       file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
-      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cache: redis, statusOf: (err) => STATUS[toPlatformError(err).kind],
+      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache: redis,
+      onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => STATUS[toPlatformError(err).kind],
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
       },
@@ -69,6 +72,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   subgraph: { sdl: () => readSchemaFile('models.graphql'), resolvers: (core) => modelsResolvers(core.service) },
   client: (opts) => modelsClient(opts),
   commands: modelsCommands,
+  jobs: [{ name: 'prune expired cached answers and request counts', everyMs: 60_000, run: (core) => core.prune() }],
   /** DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it works. */
   bootstrap: async (core, current): Promise<Record<string, string>> => {
     if (current.api_key && core.keys.verify(current.api_key)) return { api_key: current.api_key };

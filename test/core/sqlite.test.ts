@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { openDatabase } from '../../core/sqlite';
 
 describe('the embedded SQLite files', () => {
@@ -35,4 +37,20 @@ describe('the embedded SQLite files', () => {
     normal.close();
     durable.close();
   });
+
+  it('applies each migration once when several processes open a new file at the same instant (workers)', async () => {
+    const file = join(dir, 'race.db');
+    const script = `
+      const { openDatabase } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'core', 'sqlite.js'))});
+      const start = Number(process.argv[2]);
+      while (Date.now() < start);
+      openDatabase(process.argv[1], ${JSON.stringify(migrations)}).close();
+    `;
+    const start = String(Date.now() + 1500);
+    // Before migrations took the write lock first, such a start often had one fail: "table a already exists".
+    await Promise.all([1, 2, 3, 4].map(() => promisify(execFile)(process.execPath, ['-e', script, file, start])));
+    const db = openDatabase(file, migrations);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    db.close();
+  }, 30_000);
 });

@@ -10,13 +10,17 @@ export interface PlatformProcess {
 }
 
 /** `node dist/bin/platform.js <args>` (built by npm test before jest) once it says it is ready: `start`, `serve <name>`. */
-export function startPlatformProcess(args: string[], env: Record<string, string>): Promise<PlatformProcess> {
+export function startPlatformProcess(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<PlatformProcess> {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
+    const timer = setTimeout(() => {
+      // Stopped, or it would outlive the test and keep jest waiting.
+      child.kill('SIGTERM');
+      reject(new Error(`no start within ${timeoutMs / 1000} s:\n${out}`));
+    }, timeoutMs);
     child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
     child.stdout.on('data', () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);

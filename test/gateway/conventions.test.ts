@@ -79,7 +79,7 @@ describe('the gateway with its default settings', () => {
     expect((await get(p.url, { extensions: apq(sha256(other)) })).body.data.realm.id).toEqual(expect.any(String));
   });
 
-  it('keeps persisted queries in a bounded cache: the least recently used go first (GRAPHQL_APQ_CACHE_MB)', async () => {
+  it('keeps persisted queries in a bounded store (gateway.db): the oldest registered go first (GRAPHQL_APQ_CACHE_MB)', async () => {
     // Comments are not tokens, so each document is ~100 KB yet within GRAPHQL_MAX_TOKENS; 11 pass 1 MiB.
     const queries = Array.from({ length: 11 }, (_, i) => `# ${String(i).repeat(100_000)}\n{ realm { name } }`);
     for (const query of queries) expect((await post(p.url, { query, extensions: apq(sha256(query)) })).body.errors).toBeUndefined();

@@ -1,45 +1,53 @@
-import { cacheKey, chatCache } from '../../../core/models/cache';
+import { answerCache, cacheKey, type CacheOp } from '../../../core/models/cache';
+import { sqliteAnswerStore } from '../../../core/models/cache-sqlite';
 import type { ChatStream } from '../../../core/models/chat';
+import { openModelsDb } from '../../../core/models/keys';
+import type { AnswerStore } from '../../../core/models/ports';
 import { testClock } from '../../helpers';
 
-const answer = (pieces: string[], finishReason: 'stop' | 'error' = 'stop'): ChatStream => ({
+const answer = (pieces: string[], finishReason: 'stop' | 'length' | 'error' = 'stop'): ChatStream => ({
   pieces: (async function* gen() {
     yield* pieces;
   })(),
   done: Promise.resolve({ finishReason, usage: { promptTokens: 1, completionTokens: pieces.length } }),
 });
 const read = async (s: ChatStream) => {
-  let t = '';
-  for await (const p of s.pieces) t += p;
-  return t;
+  const pieces: string[] = [];
+  for await (const p of s.pieces) pieces.push(p);
+  return { pieces, ...(await s.done) };
 };
+const counting = (make: () => ChatStream) => {
+  const up = async () => (up.calls++, make());
+  up.calls = 0;
+  return up;
+};
+const inModelsDb = (clock = testClock()) => sqliteAnswerStore(openModelsDb(':memory:'), { clock, maxEntries: 100, maxBytes: 1 << 20 });
 
 describe('the chat cache', () => {
-  it('serves an answer read to its end until the TTL passes; never a failed or abandoned one', async () => {
+  it('replays an answer read to its end, piece by piece, until the TTL passes; never a failed or abandoned one', async () => {
     const clock = testClock();
-    const cache = chatCache({ clock, ttlMs: 1000, maxEntries: 10, maxBytes: 1 << 20 });
-    let calls = 0;
-    const upstream = (s: ChatStream) => async () => (calls++, s);
-    const first = await cache.through('k', upstream(answer(['a', 'b'])));
+    const cache = answerCache(inModelsDb(clock), { ttlMs: 1000, maxEntryBytes: 1 << 20 });
+    const up = counting(() => answer(['a', 'b'], 'length'));
+    const first = await cache.through('k', up);
     expect(first.outcome).toBe('MISS');
-    expect(await read(first.stream)).toBe('ab');
-    await new Promise((r) => setImmediate(r));
-    const hit = await cache.through('k', upstream(answer(['x'])));
-    expect([hit.outcome, await read(hit.stream), calls]).toEqual(['HIT', 'ab', 1]);
-    clock.advance(1001);
-    expect((await cache.through('k', upstream(answer(['c'])))).outcome).toBe('MISS');
+    const whole = await read(first.stream);
+    const hit = await cache.through('k', up);
+    expect(hit.outcome).toBe('HIT');
+    expect(await read(hit.stream)).toEqual(whole);
+    expect(whole).toEqual({ pieces: ['a', 'b'], finishReason: 'length', usage: { promptTokens: 1, completionTokens: 2 } });
+    expect(up.calls).toBe(1);
+    clock.advance(1000);
+    expect((await cache.through('k', up)).outcome).toBe('MISS');
 
-    const failed = await cache.through('f', upstream(answer(['x'], 'error')));
+    const failed = await cache.through('f', async () => answer(['x'], 'error'));
     await read(failed.stream);
-    await new Promise((r) => setImmediate(r));
-    expect((await cache.through('f', upstream(answer(['y'])))).outcome).toBe('MISS');
+    expect((await cache.through('f', async () => answer(['y']))).outcome).toBe('MISS');
 
-    const abandoned = await cache.through('g', upstream(answer(['p', 'q'])));
+    const abandoned = await cache.through('g', async () => answer(['p', 'q']));
     const it = abandoned.stream.pieces[Symbol.asyncIterator]();
     await it.next();
     await it.return?.();
-    await new Promise((r) => setImmediate(r));
-    expect((await cache.through('g', upstream(answer(['z'])))).outcome).toBe('MISS');
+    expect((await cache.through('g', async () => answer(['z']))).outcome).toBe('MISS');
   });
 
   it('keys by tenant and by canonical request (key order does not matter)', () => {
@@ -47,13 +55,49 @@ describe('the chat cache', () => {
     expect(cacheKey('t', { a: 1 })).not.toBe(cacheKey('u', { a: 1 }));
   });
 
-  it('drops the least recently used entries past its bounds', async () => {
-    const cache = chatCache({ clock: testClock(), ttlMs: 60_000, maxEntries: 2, maxBytes: 1 << 20 });
-    for (const k of ['a', 'b', 'c']) {
-      await read((await cache.through(k, async () => answer([k]))).stream);
-      await new Promise((r) => setImmediate(r));
-    }
-    expect(cache.size).toBe(2);
-    expect((await cache.through('a', async () => answer(['a']))).outcome).toBe('MISS');
+  it('does not keep an answer over maxEntryBytes', async () => {
+    const cache = answerCache(inModelsDb(), { ttlMs: 60_000, maxEntryBytes: 200 });
+    await read((await cache.through('big', async () => answer(['x'.repeat(120), 'y'.repeat(120)]))).stream);
+    await read((await cache.through('small', async () => answer(['short']))).stream);
+    expect((await cache.through('big', async () => answer(['x']))).outcome).toBe('MISS');
+    expect((await cache.through('small', async () => answer(['x']))).outcome).toBe('HIT');
+  });
+
+  it('answers from upstream when its store fails, says so, and does not write after a failed read', async () => {
+    const seen: [CacheOp, string][] = [];
+    let sets = 0;
+    const broken: AnswerStore = {
+      get: async () => {
+        throw new Error('disk I/O error');
+      },
+      set: async () => void sets++,
+    };
+    const cache = answerCache(broken, { ttlMs: 60_000, maxEntryBytes: 1 << 20, onError: (op, e) => seen.push([op, e.message]) });
+    const r = await cache.through('k', async () => answer(['still']));
+    expect(r.outcome).toBe('MISS');
+    expect((await read(r.stream)).pieces).toEqual(['still']);
+    expect([seen, sets]).toEqual([[['get', 'disk I/O error']], 0]);
+
+    const unwritable: AnswerStore = {
+      get: async () => undefined,
+      set: () => {
+        throw new Error('database is locked');
+      },
+    };
+    const other = answerCache(unwritable, { ttlMs: 60_000, maxEntryBytes: 1 << 20, onError: (op, e) => seen.push([op, e.message]) });
+    expect((await read((await other.through('k', async () => answer(['fine']))).stream)).pieces).toEqual(['fine']);
+    expect(seen.at(-1)).toEqual(['set', 'database is locked']);
+  });
+
+  it('treats an unreadable entry as a miss and overwrites it', async () => {
+    const seen: CacheOp[] = [];
+    const store = inModelsDb();
+    await store.set('k', '{"not":"an answer"}', 60_000);
+    const cache = answerCache(store, { ttlMs: 60_000, maxEntryBytes: 1 << 20, onError: (op) => seen.push(op) });
+    const up = counting(() => answer(['fresh']));
+    await read((await cache.through('k', up)).stream);
+    expect(seen).toEqual(['get']);
+    expect((await cache.through('k', up)).outcome).toBe('HIT');
+    expect(up.calls).toBe(1);
   });
 });
