@@ -152,8 +152,12 @@ describe('under attack', () => {
   it('refuses history beyond its bounds with 422, and takes deeply nested tool settings in its stride', async () => {
     const r = await answer(f.body(ASK, { history_prompt: Array.from({ length: 5000 }, () => 'q') }));
     expect(r.status).toBe(422);
-    // Tool settings the proxy does not use are accepted however deep they go, and cost nothing.
-    const deep = await answer(f.body(ASK, { all_tools: JSON.parse('{"a":'.repeat(3000) + '1' + '}'.repeat(3000)) }));
-    expect(deep.status).toBe(200);
+    // Tool settings the proxy does not use are accepted as deep as any JSON body may go (128 levels);
+    // deeper is refused before anything walks it, as on every route.
+    const nested = (n: number) => JSON.parse('{"a":'.repeat(n) + '1' + '}'.repeat(n));
+    expect((await answer(f.body(ASK, { all_tools: nested(100) }))).status).toBe(200);
+    const deep = await answer(f.body(ASK, { all_tools: nested(3000) }));
+    expect(deep.status).toBe(400);
+    expect(JSON.stringify(deep.body)).toContain('deeper than 128 levels');
   });
 });
