@@ -39,7 +39,32 @@ const init = `(function () {
   socket.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   var fetcher = GraphiQL.createFetcher({ url: url.toString(), subscriptionUrl: socket.toString() });
   ReactDOM.createRoot(document.getElementById('graphiql'))
-    .render(React.createElement(GraphiQL, { fetcher: fetcher, defaultEditorToolsVisibility: true }));
+    .render(React.createElement(GraphiQL, { fetcher: withOperationKinds(fetcher), defaultEditorToolsVisibility: true }));
+
+  // GraphiQL sends an operation over the socket only when its editor has parsed the document, which
+  // it does 100 ms after the last keystroke; run sooner (a paste then Ctrl-Enter) and a subscription
+  // went over HTTP and was refused. When no parsed document comes, the operations' kinds and names
+  // are read from the text (strings and comments left out), which is all the fetcher looks at.
+  function withOperationKinds(inner) {
+    return function (params, opts) {
+      if (opts && opts.documentAST) return inner(params, opts);
+      return inner(params, Object.assign({}, opts, { documentAST: outline(params.query || '') }));
+    };
+  }
+  function outline(text) {
+    var bare = text.replace(/"""[\\s\\S]*?"""|"(?:[^"\\\\\\n]|\\\\.)*"|#[^\\n]*/g, ' ');
+    var definitions = [];
+    var depth = 0;
+    var re = /[{}]|\\b(query|mutation|subscription)\\b\\s*([_A-Za-z][_0-9A-Za-z]*)?/g;
+    var m;
+    while ((m = re.exec(bare))) {
+      if (m[0] === '{') depth++;
+      else if (m[0] === '}') depth--;
+      else if (depth === 0) definitions.push({ kind: 'OperationDefinition', operation: m[1],
+        name: m[2] ? { kind: 'Name', value: m[2] } : undefined, selectionSet: { kind: 'SelectionSet', selections: [] } });
+    }
+    return { kind: 'Document', definitions: definitions };
+  }
 })();`;
 
 export function graphiqlRouter(endpoint: string): Router {
