@@ -7,6 +7,7 @@ import { keyLimits } from './limits';
 import { meter } from './metering';
 import { providerRegistry } from './providers';
 import { KeyOptions } from './key-options';
+import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
 import { usageStore } from './usage';
@@ -15,6 +16,8 @@ export interface ModelsCore {
   service: ModelsService;
   keys: KeyStore;
   catalog: readonly CatalogModel[];
+  /** Where long texts are counted and guarded (shared with the chat proxy of the same process). */
+  offload: Offload;
   /**
    * The caller another service of this process calls as when it has no LM key of its own (search
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
@@ -37,6 +40,8 @@ export interface ModelsCoreOptions {
   /** Where the catalog's credential variables are read. */
   env?: Readonly<Record<string, string | undefined>>;
   upstream?: Partial<UpstreamSettings>;
+  /** Worker threads for long texts (offload.ts); everything in the event loop when absent. Closed with the core. */
+  offload?: Offload;
   /** The HTTP status an error stands for (the usage records keep it). */
   statusOf(err: unknown): number;
 }
@@ -51,15 +56,17 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const limits = keyLimits({ clock, tokensUsed: usage.tokensUsed });
   const cache = opts.cache ?? chatCache({ clock, ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000, maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 });
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
-  const providerOf = providerRegistry({ env: opts.env ?? process.env, http });
-  const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits }), clock, providerOf, statusOf: opts.statusOf });
+  const offload = opts.offload ?? inlineOffload();
+  const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
+  const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload }), offload, clock, providerOf, statusOf: opts.statusOf });
   return {
-    service, keys, catalog,
+    service, keys, catalog, offload,
     serviceCaller: (name) => ({
       key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
       options: KeyOptions.parse({}),
     }),
     close: async () => {
+      await offload.close();
       await http.close();
       usage.flush();
       db.close();

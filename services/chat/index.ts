@@ -4,6 +4,8 @@ import { restAnswerModels } from '../../clients/chat-models';
 import { restRetrieval } from '../../clients/chat-retrieval';
 import { openChatCore, type ChatCore } from '../../core/chat';
 import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
+import { offloadPromptTokens } from '../../core/chat/prompt';
+import { defaultOffload } from '../../core/models/offload';
 import { CHAT_PREFIX, chatRest } from '../../rest/chat';
 import { chatResolvers } from '../../subgraphs/chat';
 import { readSchemaFile } from '../../subgraphs/sdl';
@@ -49,10 +51,13 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
     const { config } = deps;
     const search = deps.peer<SearchInstance>('search');
     const models = deps.peer<ModelsInstance>('models');
+    // Long prompts are counted in the gateway's worker threads, or in a thread of the proxy's own when the gateway runs elsewhere.
+    const offload = models ? undefined : defaultOffload(1);
     const core = openChatCore({
       verifier: deps.verifier,
       log: deps.log,
       defaultModel: config.CHAT_DEFAULT_MODEL,
+      tokens: offloadPromptTokens(models?.offload ?? offload!),
       retrieval: search ? inProcessRetrieval(search.service) : restRetrieval({ baseUrl: config.SEARCH_URL ?? config.PUBLIC_URL }),
       models: models ? inProcessModels(models.service) : restAnswerModels({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL }),
       limits: {
@@ -60,7 +65,7 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
         sources: config.CHAT_SOURCES, filePassages: config.CHAT_FILE_PASSAGES,
       },
     });
-    return { ...core, close: () => undefined };
+    return { ...core, close: () => void offload?.close() };
   },
   rest: (core) => chatRest(core.service),
   subgraph: { sdl: () => readSchemaFile('chat.graphql'), resolvers: (core) => chatResolvers(core.service) },

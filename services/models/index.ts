@@ -3,6 +3,7 @@ import { modelsClient } from '../../clients/models';
 import { z } from 'zod';
 import { openModelsCore, type ModelsCore } from '../../core/models';
 import { openRedisChatCache } from '../../core/models/cache-redis';
+import { defaultOffload } from '../../core/models/offload';
 import { STATUS, toPlatformError } from '../../rest/http-errors';
 import { MODELS_PREFIX, modelsRest } from '../../rest/models';
 import { modelsResolvers } from '../../subgraphs/models';
@@ -22,6 +23,11 @@ const Settings = z.object({
   MODELS_UPSTREAM_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Retries after an upstream's 429, 5xx or failed connection, before any of its answer was read. */
   MODELS_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /**
+   * Worker threads per process that count and guard long prompts (more than 16,384 characters), so
+   * that they never hold up other requests; 0 does it in the event loop.
+   */
+  MODELS_TEXT_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   /** A Redis server for the response cache, shared by every worker and process (in memory per process when absent). */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
 });
@@ -51,7 +57,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
     }
     const core = openModelsCore({
       file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
-      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cache: redis, statusOf: (err) => STATUS[toPlatformError(err).kind],
+      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cache: redis, offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS), statusOf: (err) => STATUS[toPlatformError(err).kind],
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
       },
