@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../clock';
 import { chatCache, type ChatCache } from './cache';
-import { loadCatalog, type CatalogModel } from './catalog';
+import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';
 import { gatewayService } from './gateway';
 import { keyStore, openModelsDb, type KeyStore } from './keys';
 import { keyLimits } from './limits';
@@ -16,6 +16,8 @@ export interface ModelsCore {
   service: ModelsService;
   keys: KeyStore;
   catalog: readonly CatalogModel[];
+  /** Where each catalog model comes from: built in, the catalog file, or the file in place of a built-in. */
+  catalogSources: ReadonlyMap<string, CatalogSource>;
   /** Where long texts are counted and guarded (shared with the chat proxy of the same process). */
   offload: Offload;
   /**
@@ -48,7 +50,7 @@ export interface ModelsCoreOptions {
 
 /** Wires the model gateway over its embedded store, its catalog and its providers. */
 export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
-  const catalog = loadCatalog(opts.catalogFile);
+  const { models: catalog, sources: catalogSources } = loadCatalogFile(opts.catalogFile);
   const db = openModelsDb(opts.file, { durable: opts.durable });
   const clock = opts.clock ?? systemClock;
   const keys = keyStore(db, clock);
@@ -60,7 +62,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
   const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload }), offload, clock, providerOf, statusOf: opts.statusOf });
   return {
-    service, keys, catalog, offload,
+    service, keys, catalog, catalogSources, offload,
     serviceCaller: (name) => ({
       key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
       options: KeyOptions.parse({}),

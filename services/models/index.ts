@@ -3,6 +3,7 @@ import { modelsClient } from '../../clients/models';
 import { z } from 'zod';
 import { openModelsCore, type ModelsCore } from '../../core/models';
 import { openRedisChatCache } from '../../core/models/cache-redis';
+import { catalogReport } from '../../core/models/catalog-report';
 import { defaultOffload } from '../../core/models/offload';
 import { STATUS, toPlatformError } from '../../rest/http-errors';
 import { MODELS_PREFIX, modelsRest } from '../../rest/models';
@@ -13,7 +14,7 @@ import { modelsCommands } from './cli';
 
 /** The model gateway's environment variables. */
 const Settings = z.object({
-  /** A JSON catalog of models (docs/decisions.md); the built-in one offers `local-chat` and `local-embed`. */
+  /** A JSON catalog of models added to the built-in `local-chat`, `local-embed` and `local-image` (docs/decisions.md, docs/catalog.example.json). */
   MODELS_CATALOG_FILE: z.string().min(1).optional(),
   /** Seconds a cached answer is served to identical requests of the same tenant (`is_cache` 1). */
   MODELS_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86400).default(3600),
@@ -62,6 +63,11 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
       },
     });
+    if (!admin) {
+      const report = catalogReport({ models: [...core.catalog], sources: core.catalogSources }, process.env);
+      log.info({ catalog: config.MODELS_CATALOG_FILE ?? 'built-in', models: report.models }, `models: the catalog offers ${report.models.map((m) => m.id).join(', ')}`);
+      for (const w of report.warnings) log.warn(`models: ${w}`);
+    }
     return {
       ...core,
       dataDir: config.PLATFORM_DATA_DIR,

@@ -18,9 +18,11 @@ export function startPlatformProcess(args: string[], env: Record<string, string>
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
     child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
-    child.stdout.on('data', () => {
+    // Once: a later line (LOG_LEVEL=info logs each request) must not remove stopProcess's exit listener.
+    child.stdout.on('data', function ready() {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m && out.includes('Ready.')) {
+        child.stdout.off('data', ready);
         clearTimeout(timer);
         child.removeAllListeners('exit');
         resolve({ child, output: () => out, url: m[1]! });
