@@ -105,11 +105,11 @@ export function workerOffload(o: PoolOptions): Offload {
 
 /**
  * The pool the services use: `threads` worker threads running the compiled offload-worker.js
- * beside this file, jobs of more than 16,384 characters sent to them, at most 64 waiting. With no
+ * beside this file, jobs of more than 8,192 characters sent to them, at most 64 waiting. With no
  * threads, or run from the TypeScript sources (tests; there is no compiled worker), inline.
  */
 export function defaultOffload(threads: number): Offload {
   const script = join(__dirname, 'offload-worker.js');
   if (threads < 1 || !existsSync(script)) return inlineOffload();
-  return workerOffload({ script, threads, inlineChars: 16_384, maxWaiting: 64 });
+  return workerOffload({ script, threads, inlineChars: 8192, maxWaiting: 64 });
 }

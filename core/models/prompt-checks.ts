@@ -12,7 +12,7 @@ import { countAll, minTokens } from './tokens';
  */
 
 /** Prompts of at most this many bytes within the context are counted only if the upstream does not count them. */
-const COUNT_LATER_BYTES = 16_384;
+const COUNT_LATER_BYTES = 8192;
 
 const utf8Bytes = (texts: readonly string[]) => texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
 const chars = (texts: readonly string[]) => texts.reduce((n, t) => n + t.length, 0);

@@ -25,7 +25,7 @@ const Settings = z.object({
   /** Retries after an upstream's 429, 5xx or failed connection, before any of its answer was read. */
   MODELS_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /**
-   * Worker threads per process that count and guard long prompts (more than 16,384 characters), so
+   * Worker threads per process that count and guard long prompts (more than 8,192 characters), so
    * that they never hold up other requests; 0 does it in the event loop.
    */
   MODELS_TEXT_THREADS: z.coerce.number().int().min(0).max(16).default(1),
