@@ -97,11 +97,13 @@ export const promptTokens = (messages: readonly ChatMessage[]) => chatPromptToke
 /** The model; with `offload`, the answer to a long prompt is worked out in a worker thread. */
 export const localChat = (offload?: Offload): Required<Pick<ModelProvider, 'chat'>> => ({
   async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatStream> {
+    // Worked out before the answer starts, as an upstream accepts a call: a refusal (the pool's
+    // 429) is still the call's status, not a failure midway.
+    const texts = req.messages.map((m) => ({ role: m.role, text: m.text }));
+    const answer = offload ? await offload.run('answer', [texts], texts.reduce((n, m) => n + m.text.length, 0), signal) : extractiveAnswer(texts);
     let settle!: (v: { finishReason: FinishReason; usage: { promptTokens: number; completionTokens: number } }) => void;
     const done = new Promise<Parameters<typeof settle>[0]>((resolve) => (settle = resolve));
     async function* pieces() {
-      const texts = req.messages.map((m) => ({ role: m.role, text: m.text }));
-      const answer = offload ? await offload.run('answer', [texts], texts.reduce((n, m) => n + m.text.length, 0), signal) : extractiveAnswer(texts);
       const words = answer.split(/(?<=\s)/);
       const sent = runningCount();
       let completionTokens = 0;
