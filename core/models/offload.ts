@@ -24,7 +24,7 @@ export const inlineOffload = (): Offload => ({
 export interface PoolOptions {
   /** The compiled offload-worker.js. */
   script: string;
-  /** Worker threads, started when first needed (each loads the tokenizer's vocabulary, some 40 MB). */
+  /** Worker threads, started when first needed (each loads the tokenizer's vocabulary: about half a second, some 65 MB). */
   threads: number;
   /** Jobs over at most this many characters run in the calling thread. */
   inlineChars: number;
