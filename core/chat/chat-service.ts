@@ -7,7 +7,7 @@ import { CONTINUE, CONTINUE_ANSWER, historyOf, kvpOf, processQuery, queryOf, upl
 import { userCaller } from './credentials';
 import type { GenerateAnswerBody, GetSourcesBody } from './inputs';
 import type { AnswerModels, ModelHandle, Retrieval } from './ports';
-import { buildPrompt, numberSources } from './prompt';
+import { buildPrompt, numberSources, type PromptTokens } from './prompt';
 import { limited, retrieve, type RetrievalLimits } from './retrieval';
 import { cleanRewrite, planSearchText } from './search-text';
 import type { AnswerChunk, AnswerSource, ChatService } from './service';
@@ -20,6 +20,8 @@ export interface ChatDeps {
   limits: RetrievalLimits & { rewriteMs: number };
   /** DECISIONS: the model when `model_info` names none. */
   defaultModel: string;
+  /** How prompts are counted (prompt.ts); in the event loop when absent. */
+  tokens?: PromptTokens;
   log?: Logger;
 }
 
@@ -66,9 +68,9 @@ export function createChatService(d: ChatDeps): ChatService {
     const searchText = await searchTextOf({ question, continuing, history, given: body.gen_search_text ?? undefined, prevContext }, model, apiKey, call);
     const found = await retrieve(d.retrieval, d.limits, { searchText, files: uploadedFiles(body.request) }, { ...call, caller });
     const room = Math.min(info?.max_tokens ?? model.maxOutputTokens ?? 1024, Math.floor(model.contextLength / 2));
-    const { messages, sources } = buildPrompt({
+    const { messages, sources } = await buildPrompt({
       instructions: body.prompt ?? undefined, examples: kvpOf(body.request).examples ?? [], history, prevContext, question, files: found.files, search: found.search,
-    }, numberSources(found.files, found.search), model.contextLength - room);
+    }, numberSources(found.files, found.search), model.contextLength - room, d.tokens, call.signal);
     const answer = await d.models.chat(model, {
       apiKey, messages, temperature: info?.temperature ?? undefined, maxTokens: info?.max_tokens ?? undefined, stream, route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
     }, call);

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { TokenVerifier } from '../auth/verifier';
 import { createChatService } from './chat-service';
 import type { AnswerModels, Retrieval } from './ports';
+import type { PromptTokens } from './prompt';
 import type { RetrievalLimits } from './retrieval';
 import type { ChatService } from './service';
 
@@ -11,6 +12,8 @@ export interface ChatCoreOptions {
   models: AnswerModels;
   limits: RetrievalLimits & { rewriteMs: number };
   defaultModel?: string;
+  /** How prompts are counted: the model gateway's worker threads when it runs in this process. */
+  tokens?: PromptTokens;
   log?: Logger;
 }
 

@@ -1,6 +1,7 @@
 import { BadRequest } from '../errors';
 import type { ChatMessage } from '../models/chat';
-import { countTokens } from '../models/local-chat';
+import type { Offload } from '../models/offload';
+import { countAll, fitIndex } from '../models/tokens';
 import type { Passage } from '../search/types';
 import { CONTINUE, type HistoryTurn } from './conversation';
 import type { AnswerSource } from './service';
@@ -41,7 +42,27 @@ const sourceBlock = (s: AnswerSource) => `[${s.citation}] ${s.title || s.fileNam
 /** Chat-format overhead per message and per prompt, as the gateway counts it. */
 const PER_MESSAGE = 4;
 const PER_PROMPT = 3;
-const tokensOf = (m: ChatMessage) => countTokens(m.text) + PER_MESSAGE;
+
+/**
+ * How the prompt's tokens are counted (core/models/tokens.ts): in a worker thread for long texts
+ * when the gateway of this process offers one (offload.ts), else here.
+ */
+export interface PromptTokens {
+  /** The tokens of `texts` together; once over `limit`, some number over it (counting stops there). */
+  count(texts: readonly string[], limit: number, signal?: AbortSignal): Promise<number>;
+  /** Where to cut `text` so that its start (or end) is the longest within `room` tokens. */
+  fit(text: string, room: number, from: 'start' | 'end', signal?: AbortSignal): Promise<number>;
+}
+
+export const inlinePromptTokens: PromptTokens = {
+  count: async (texts, limit) => countAll(texts, limit),
+  fit: async (text, room, from) => fitIndex(text, room, from),
+};
+
+export const offloadPromptTokens = (o: Offload): PromptTokens => ({
+  count: (texts, limit, signal) => o.run('count', [texts, limit], texts.reduce((n, t) => n + t.length, 0), signal),
+  fit: (text, room, from, signal) => o.run('fit', [text, room, from], text.length, signal),
+});
 
 function messagesOf(p: PromptParts, sources: readonly AnswerSource[], history: readonly HistoryTurn[], examples: PromptParts['examples'], prev?: string): ChatMessage[] {
   const turns = (list: readonly { user_query: string; response?: string }[]) => list.flatMap((t): ChatMessage[] => [
@@ -60,55 +81,48 @@ function messagesOf(p: PromptParts, sources: readonly AnswerSource[], history: r
 
 /**
  * The prompt, within `budget` tokens (the model's context length less the answer's room), counted
- * with gpt-tokenizer: what does not fit goes in this order — the oldest history turns, the
+ * as the gateway counts them: what does not fit goes in this order — the oldest history turns, the
  * lowest-ranked sources (the last one kept may be cut), the examples, the start of the answer so
- * far. Instructions and the question always stay; when they alone are over, it is a 400.
+ * far. Instructions and the question always stay; when they alone are over, it is a 400. Each text
+ * is counted once, and no further than the budget, so a long one costs no more than the budget's
+ * worth of text (and is counted off the event loop, by `tokens`).
  */
-export function buildPrompt(p: PromptParts, all: readonly AnswerSource[], budget: number): { messages: ChatMessage[]; sources: AnswerSource[] } {
+export async function buildPrompt(p: PromptParts, all: readonly AnswerSource[], budget: number, tokens: PromptTokens = inlinePromptTokens, signal?: AbortSignal):
+  Promise<{ messages: ChatMessage[]; sources: AnswerSource[] }> {
   let history = p.question === CONTINUE && p.prevContext !== undefined && p.history.at(-1)?.response === p.prevContext
     ? [...p.history.slice(0, -1), { user_query: p.history.at(-1)!.user_query }] : [...p.history];
   let sources = [...all];
   let examples = [...p.examples];
   let prev = p.prevContext;
-  const build = () => messagesOf(p, sources, history, examples, prev);
+  const counted = new Map<string, Promise<number>>();
+  const tokensOf = (text: string) => {
+    let n = counted.get(text);
+    if (!n) counted.set(text, (n = tokens.count([text], budget, signal)));
+    return n;
+  };
+  /** The prompt's tokens, or some number over the budget. */
+  const used = async (ms: ChatMessage[]) => (await Promise.all(ms.map((m) => tokensOf(m.text)))).reduce((n, t) => n + t + PER_MESSAGE, PER_PROMPT);
   // A token is at least one byte, so a prompt with no more bytes than the budget fits uncounted.
-  const fits = (ms: ChatMessage[]) => ms.reduce((n, m) => n + Buffer.byteLength(m.text) + PER_MESSAGE, PER_PROMPT) <= budget
-    || ms.reduce((n, m) => n + tokensOf(m), PER_PROMPT) <= budget;
+  const fits = async (ms: ChatMessage[]) => ms.reduce((n, m) => n + Buffer.byteLength(m.text) + PER_MESSAGE, PER_PROMPT) <= budget || await used(ms) <= budget;
+  const build = () => messagesOf(p, sources, history, examples, prev);
   let messages = build();
-  while (!fits(messages) && history.length) { history = history.slice(1); messages = build(); }
-  while (!fits(messages) && sources.length > 1) { sources = sources.slice(0, -1); messages = build(); }
-  if (!fits(messages) && sources.length === 1) {
-    sources = [{ ...sources[0], text: cutToFit(sources[0].text, budget - used(messagesOf(p, [], history, examples, prev))) }];
-    if (!sources[0].text) sources = [];
+  while (!await fits(messages) && history.length) { history = history.slice(1); messages = build(); }
+  while (!await fits(messages) && sources.length > 1) { sources = sources.slice(0, -1); messages = build(); }
+  if (!await fits(messages) && sources.length === 1) {
+    // Room for the source's `[n] title` heading besides its text.
+    const room = budget - await used(messagesOf(p, [], history, examples, prev)) - 24;
+    const text = room > 0 ? sources[0].text.slice(0, await tokens.fit(sources[0].text, room, 'start', signal)).trim() : '';
+    sources = text ? [{ ...sources[0], text }] : [];
     messages = build();
   }
-  while (!fits(messages) && examples.length) { examples = examples.slice(0, -1); messages = build(); }
-  if (!fits(messages) && prev !== undefined) {
-    prev = tail(prev, budget - used(messagesOf(p, sources, history, examples, '')));
+  while (!await fits(messages) && examples.length) { examples = examples.slice(0, -1); messages = build(); }
+  if (!await fits(messages) && prev !== undefined) {
+    const room = budget - await used(messagesOf(p, sources, history, examples, ''));
+    prev = room > 0 ? prev.slice(await tokens.fit(prev, room, 'end', signal)) : '';
     messages = build();
   }
-  if (!fits(messages)) {
-    throw new BadRequest(`The question and instructions alone are ${used(messages)} tokens; the model reads ${budget} besides its answer.`, { code: 'context_length_exceeded' });
+  if (!await fits(messages)) {
+    throw new BadRequest(`The question and instructions alone are over the ${budget} tokens the model reads besides its answer.`, { code: 'context_length_exceeded' });
   }
   return { messages, sources };
 }
-
-const used = (ms: ChatMessage[]) => ms.reduce((n, m) => n + tokensOf(m), PER_PROMPT);
-
-/** The longest start (or end) of `text`, cut at a word, whose tokens plus `extra` fit in `room`. */
-function longest(text: string, room: number, from: 'start' | 'end', extra = 0): string {
-  const words = text.split(/(?<=\s)/);
-  const take = (n: number) => (from === 'start' ? words.slice(0, n) : words.slice(words.length - n)).join('');
-  let lo = 0;
-  let hi = words.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (countTokens(take(mid)) + extra <= room) lo = mid;
-    else hi = mid - 1;
-  }
-  return take(lo);
-}
-
-/** A source's text cut to `room` tokens, leaving room for its `[n] title` heading. */
-const cutToFit = (text: string, room: number) => longest(text, room, 'start', 24).trim();
-const tail = (text: string, room: number) => longest(text, room, 'end');

@@ -3,8 +3,9 @@ import { z } from 'zod';
 
 /**
  * The model catalog (DECISIONS): every model the gateway offers, which provider group's routes
- * name it, where its upstream is, and what it costs and accepts. A JSON file (`MODELS_CATALOG_FILE`)
- * replaces the built-in default, which offers the offline `local` provider's two models.
+ * name it, where its upstream is, and what it costs and accepts. The built-in models (the offline
+ * `local` provider's) are always there unless a catalog file (`MODELS_CATALOG_FILE`) says
+ * otherwise; the file's models are added to them, and one with a built-in's id takes its place.
  */
 export const INPUT_KINDS = ['text', 'image', 'Docs', 'Video'] as const;
 
@@ -62,23 +63,54 @@ export const DEFAULT_CATALOG: z.input<typeof Catalog> = {
   ],
 };
 
+export const BUILTIN_IDS = DEFAULT_CATALOG.models.map((m) => m.id);
+
+/**
+ * A catalog file: its models, added to the built-in ones (a model with a built-in's id replaces
+ * that one), and `builtins`, which built-in models stay: all (`true`, the default), none
+ * (`false`), or the ids listed.
+ */
+export const CatalogFile = z.object({
+  builtins: z.union([z.boolean(), z.array(z.enum(BUILTIN_IDS as [string, ...string[]]))], {
+    error: `true, false, or a list of built-in model ids (${BUILTIN_IDS.join(', ')})`,
+  }).default(true),
+  models: z.array(CatalogModel).default([]),
+}).check(z.refine((c) => new Set(c.models.map((m) => m.id)).size === c.models.length, { message: 'model ids must be unique' }));
+
 export class CatalogError extends Error {}
 
-/** The catalog of `file`, or the built-in one; a bad file stops start-up with a message naming the problem. */
-export function loadCatalog(file?: string): CatalogModel[] {
-  let raw: unknown = DEFAULT_CATALOG;
-  if (file) {
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new CatalogError(`MODELS_CATALOG_FILE ${file}: ${(err as Error).message}`);
-    }
-  }
-  const parsed = Catalog.safeParse(raw);
-  if (!parsed.success) {
-    throw new CatalogError(`model catalog${file ? ` ${file}` : ''}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
-  return parsed.data.models;
+/** Where a catalog model comes from, for the start-up log. */
+export type CatalogSource = 'built-in' | 'file' | 'file, in place of the built-in';
+
+export interface LoadedCatalog {
+  models: CatalogModel[];
+  sources: ReadonlyMap<string, CatalogSource>;
 }
+
+const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+
+/** The built-in catalog and what `file` adds, replaces or leaves out; a bad file stops start-up with a message naming the problem. */
+export function loadCatalogFile(file?: string): LoadedCatalog {
+  const builtin = Catalog.parse(DEFAULT_CATALOG).models;
+  if (!file) return { models: builtin, sources: new Map(builtin.map((m) => [m.id, 'built-in'])) };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CatalogError(`MODELS_CATALOG_FILE ${file}: ${(err as Error).message}`);
+  }
+  const parsed = CatalogFile.safeParse(raw);
+  if (!parsed.success) throw new CatalogError(`model catalog ${file}: ${issues(parsed.error)}`);
+  const { builtins, models } = parsed.data;
+  const fromFile = new Map(models.map((m) => [m.id, m]));
+  const kept = builtin.filter((m) => builtins === true || (Array.isArray(builtins) && builtins.includes(m.id)) || fromFile.has(m.id));
+  const all = [...kept.map((m) => fromFile.get(m.id) ?? m), ...models.filter((m) => !BUILTIN_IDS.includes(m.id))];
+  if (!all.length) throw new CatalogError(`model catalog ${file}: no model (no built-in kept, and none of its own)`);
+  const sources = new Map<string, CatalogSource>(all.map((m) => [m.id, !fromFile.has(m.id) ? 'built-in' : BUILTIN_IDS.includes(m.id) ? 'file, in place of the built-in' : 'file']));
+  return { models: all, sources };
+}
+
+/** The catalog's models (loadCatalogFile). */
+export const loadCatalog = (file?: string): CatalogModel[] => loadCatalogFile(file).models;
 
 export const isActive = (m: CatalogModel) => m.status.toLowerCase() === 'active';

@@ -37,6 +37,8 @@ export interface ChatRequest {
    * whole answer at once (one read instead of one per piece); absent: the provider streams.
    */
   stream?: boolean;
+  /** The prompt's tokens as the gateway counted them (texts only), when it did: a provider need not count them again. */
+  promptTokens?: number;
 }
 
 export type FinishReason = 'stop' | 'length' | 'content_filter' | 'error';

@@ -4,12 +4,13 @@ import { cacheKey, type ChatCache } from './cache';
 import { isActive, type CatalogModel } from './catalog';
 import type { ChatMessage, ModelProvider } from './chat';
 import { DeactivatedModel, InvalidKey, MissingKey, ModelNotAllowed, UnknownModel } from './errors';
-import { guardInput, guardOutput, GuardrailViolation, redact } from './guard';
+import { guardOutput, GuardrailViolation } from './guard';
 import { parseApiKeyHeader } from './key-options';
 import type { KeyStore } from './keys';
 import type { KeyLimits } from './limits';
-import { countTokens } from './local-chat';
 import type { Meter } from './metering';
+import type { Offload } from './offload';
+import { guardPrompt, inputTokensWithin, promptTokensWithin } from './prompt-checks';
 import type { Metered, ModelsService } from './service';
 import { wordCount, type UsageStore } from './usage';
 
@@ -20,6 +21,8 @@ export interface GatewayDeps {
   cache: ChatCache;
   limits: KeyLimits;
   meter: Meter;
+  /** Where token counts and the guard run on long texts (a worker thread). */
+  offload: Offload;
   clock: Clock;
   /** The provider that serves a catalog model. */
   providerOf(model: CatalogModel): ModelProvider;
@@ -92,29 +95,20 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         expectKind(model, 'chat');
         expectInputKinds(model, messages);
         const chat = provider(model, 'chat');
-        // A token covers at least one byte of UTF-8, so a prompt of fewer bytes than the context
-        // length fits without being tokenized; the count is made only when needed.
-        let counted: number | undefined;
-        const promptTokens = () => (counted ??= messages.reduce((n, m) => n + countTokens(m.text), 0));
-        const bytes = messages.reduce((n, m) => n + Buffer.byteLength(m.text), 0);
-        if (bytes > model.contextLength && promptTokens() > model.contextLength) {
-          throw new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${promptTokens()}.`, { code: 'context_length_exceeded' });
-        }
+        const promptTokens = await promptTokensWithin(d.offload, model, messages.map((m) => m.text), call?.signal);
         const level = caller.options.use_guard;
-        const redacted = new Set<string>();
-        const sent = level === 0 ? messages : messages.map((m) => {
-          const g = m.role === 'user' ? guardInput(m.text) : redact(m.text);
-          g.redacted.forEach((x) => redacted.add(x));
-          return { ...m, text: g.text };
-        });
-        const guard = level === 0 ? 'off' : guardLabel(redacted);
+        const guarded = level === 0 ? undefined : await guardPrompt(d.offload, messages, call?.signal);
+        const guard = guarded ? guardLabel(new Set(guarded.redacted)) : 'off';
         const { caller: _c, model: _m, route: _r, ...asked } = input;
-        const request = { ...asked, model: model.upstream.model ?? model.id, messages: sent, maxTokens: input.maxTokens ?? model.maxOutputTokens };
+        const request = {
+          ...asked, model: model.upstream.model ?? model.id, messages: guarded?.messages ?? messages, maxTokens: input.maxTokens ?? model.maxOutputTokens,
+          ...(typeof promptTokens === 'number' ? { promptTokens } : {}),
+        };
         const calledAt = d.clock.now();
         const upstream = () => chat(request, call?.signal);
         const { stream, outcome } = caller.options.is_cache === 0
           ? { stream: await upstream(), outcome: 'BYPASS' as const }
-          : await d.cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request, stream: undefined }), upstream);
+          : await d.cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request, stream: undefined, promptTokens: undefined }), upstream);
         let answer = stream;
         if (level === 2) {
           let blocked = false;
@@ -133,9 +127,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         await d.limits.admit(input.caller.key);
         expectKind(model, 'embedding');
         const embed = provider(model, 'embed');
-        const counts = inputs.map(countTokens);
-        const over = counts.findIndex((n) => n > model.contextLength);
-        if (over >= 0) throw new BadRequest(`Input ${over} has ${counts[over]} tokens; the model's maximum is ${model.contextLength}.`, { code: 'context_length_exceeded' });
+        const counts = await inputTokensWithin(d.offload, model, inputs, call?.signal);
         const calledAt = d.clock.now();
         const r = await embed({ model: model.upstream.model ?? model.id, inputs, dimensions: input.dimensions }, call?.signal);
         const promptTokens = r.promptTokens ?? counts.reduce((a, b) => a + b, 0);
@@ -151,10 +143,11 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         await d.limits.admit(caller.key);
         expectKind(model, 'image');
         const generate = provider(model, 'generateImage');
-        const g = caller.options.use_guard === 0 ? undefined : guardInput(input.prompt);
+        const tokensIn = await promptTokensWithin(d.offload, model, [input.prompt], call?.signal);
+        const g = caller.options.use_guard === 0 ? undefined : await guardPrompt(d.offload, [{ role: 'user', text: input.prompt }], call?.signal);
         const calledAt = d.clock.now();
-        const r = await generate({ model: model.upstream.model ?? model.id, prompt: g?.text ?? input.prompt, size: input.size, quality: input.quality, style: input.style }, call?.signal);
-        d.meter.record(input, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn: countTokens(input.prompt), wordsSent,
+        const r = await generate({ model: model.upstream.model ?? model.id, prompt: g?.messages[0]!.text ?? input.prompt, size: input.size, quality: input.quality, style: input.style }, call?.signal);
+        d.meter.record(input, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn, wordsSent,
           guard: g ? guardLabel(new Set(g.redacted)) : 'off' });
         return r;
       });
@@ -169,17 +162,17 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         const calledAt = d.clock.now();
         const { model: _m, caller: _c, route: _r, ...audio } = input;
         let t = await transcribe({ ...audio, model: model.upstream.model ?? model.id }, call?.signal);
-        const redacted = new Set<string>();
+        const upstreamMs = d.clock.now() - calledAt;
+        let guard = 'off';
         if (caller.options.use_guard === 2) {
-          const clean = (s: string) => {
-            const g = redact(s);
-            g.redacted.forEach((x) => redacted.add(x));
-            return g.text;
-          };
-          t = { ...t, text: clean(t.text), segments: t.segments?.map((s) => ({ ...s, text: clean(s.text) })) };
+          // The transcript is the upstream's answer: redacted, never blocked.
+          const texts = [t.text, ...(t.segments ?? []).map((s) => s.text)].map((text) => ({ role: 'assistant' as const, text }));
+          const g = await guardPrompt(d.offload, texts, call?.signal);
+          t = { ...t, text: g.messages[0]!.text, segments: t.segments?.map((s, i) => ({ ...s, text: g.messages[i + 1]!.text })) };
+          guard = guardLabel(new Set(g.redacted));
         }
-        d.meter.record(input, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensOut: countTokens(t.text),
-          wordsReceived: wordCount(t.text), guard: caller.options.use_guard === 2 ? guardLabel(redacted) : 'off' });
+        const tokensOut = await d.offload.run('count', [[t.text], Infinity], t.text.length, call?.signal);
+        d.meter.record(input, { status: 200, startedAt, upstreamMs, tokensOut, wordsReceived: wordCount(t.text), guard });
         return t;
       });
     },

@@ -42,7 +42,9 @@ interface Redactor {
 const REDACTORS: Redactor[] = [
   { detector: 'secret', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, label: '[PRIVATE_KEY]' },
   { detector: 'secret', pattern: /\b(sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}|xox[abp]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|lmk-[\w-]{43})\b/g, label: '[SECRET]' },
-  { detector: 'email', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g, label: '[EMAIL]' },
+  // Starts only where a run of address characters starts: from a word boundary (`\b`), a long run
+  // of letters and dots without an `@` was scanned to its end again from each of its dots.
+  { detector: 'email', pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g, label: '[EMAIL]' },
   { detector: 'iban', pattern: /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b/g, label: '[IBAN]', valid: ibanValid },
   { detector: 'card', pattern: /\b(?:\d[ -]?){12,18}\d\b/g, label: '[CARD]', valid: (m) => luhn(m.replace(/\D/g, '')) },
   { detector: 'national_id', pattern: /\b(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}\b/g, label: '[NATIONAL_ID]' },
@@ -90,10 +92,37 @@ export function guardInput(text: string): GuardResult {
   return redact(text);
 }
 
+/** What the input guard makes of a prompt's texts: user texts checked and redacted, the others redacted. */
+export interface GuardedTexts {
+  texts: string[];
+  redacted: Detector[];
+  /** Prompt injection or toxicity found in a user text: the call is refused (GuardrailViolation). */
+  blocked: Detector[];
+}
+
+/** The input guard over a prompt, as data (it runs in a worker thread for long prompts). */
+export function guardTexts(messages: readonly { role: string; text: string }[]): GuardedTexts {
+  const redacted = new Set<Detector>();
+  const blocked = new Set<Detector>();
+  const texts = messages.map((m) => {
+    try {
+      const g = m.role === 'user' ? guardInput(m.text) : redact(m.text);
+      g.redacted.forEach((x) => redacted.add(x));
+      return g.text;
+    } catch (err) {
+      if (!(err instanceof GuardrailViolation)) throw err;
+      err.detectors.forEach((x) => blocked.add(x));
+      return '';
+    }
+  });
+  return { texts, redacted: [...redacted], blocked: [...blocked] };
+}
+
 /**
  * The answer's pieces with PII and secrets redacted as they flow (`use_guard` 2): text is held back
  * until a space at least `hold` characters from its end, so a match split across two pieces is
- * still whole when it is checked (one spread over more than `hold` characters of spaces is not).
+ * still whole when it is checked (one spread over more than `hold` characters of spaces is not;
+ * nor, past `4 × hold` characters without a space, one that spans the cut made there).
  * Toxic output ends the answer (`finish_reason` `content_filter`), reported through `onBlock`.
  */
 export async function* guardOutput(pieces: AsyncIterable<string>, onBlock: () => void, hold = 100): AsyncGenerator<string> {
@@ -104,7 +133,9 @@ export async function* guardOutput(pieces: AsyncIterable<string>, onBlock: () =>
       onBlock();
       return;
     }
-    const cut = pending.lastIndexOf(' ', pending.length - hold);
+    let cut = pending.lastIndexOf(' ', pending.length - hold);
+    // An answer without spaces is not held back without end (each piece would rescan all of it).
+    if (cut <= 0 && pending.length > 4 * hold) cut = pending.length - hold - 1;
     if (cut > 0) {
       yield redact(pending.slice(0, cut + 1)).text;
       pending = pending.slice(cut + 1);

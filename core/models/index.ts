@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../clock';
 import { answerCache, type CacheOp, type ChatCache } from './cache';
 import { sqliteAnswerStore } from './cache-sqlite';
-import { loadCatalog, type CatalogModel } from './catalog';
+import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';
 import { gatewayService } from './gateway';
 import { keyStore, openModelsDb, type KeyStore } from './keys';
 import { keyLimits } from './limits';
@@ -9,6 +9,7 @@ import { sqliteLimitCounters } from './limits-sqlite';
 import { meter } from './metering';
 import { providerRegistry } from './providers';
 import { KeyOptions } from './key-options';
+import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
 import { usageStore } from './usage';
@@ -17,6 +18,10 @@ export interface ModelsCore {
   service: ModelsService;
   keys: KeyStore;
   catalog: readonly CatalogModel[];
+  /** Where each catalog model comes from: built in, the catalog file, or the file in place of a built-in. */
+  catalogSources: ReadonlyMap<string, CatalogSource>;
+  /** Where long texts are counted and guarded (shared with the chat proxy of the same process). */
+  offload: Offload;
   /**
    * The caller another service of this process calls as when it has no LM key of its own (search
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
@@ -46,13 +51,15 @@ export interface ModelsCoreOptions {
   /** Where the catalog's credential variables are read. */
   env?: Readonly<Record<string, string | undefined>>;
   upstream?: Partial<UpstreamSettings>;
+  /** Worker threads for long texts (offload.ts); everything in the event loop when absent. Closed with the core. */
+  offload?: Offload;
   /** The HTTP status an error stands for (the usage records keep it). */
   statusOf(err: unknown): number;
 }
 
 /** Wires the model gateway over its embedded store, its catalog and its providers. */
 export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
-  const catalog = loadCatalog(opts.catalogFile);
+  const { models: catalog, sources: catalogSources } = loadCatalogFile(opts.catalogFile);
   const db = openModelsDb(opts.file, { durable: opts.durable });
   const clock = opts.clock ?? systemClock;
   const keys = keyStore(db, clock);
@@ -65,16 +72,18 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     onError: (op, err) => opts.onStoreError?.(op, err),
   });
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
-  const providerOf = providerRegistry({ env: opts.env ?? process.env, http });
-  const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits }), clock, providerOf, statusOf: opts.statusOf });
+  const offload = opts.offload ?? inlineOffload();
+  const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
+  const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload }), offload, clock, providerOf, statusOf: opts.statusOf });
   return {
-    service, keys, catalog,
+    service, keys, catalog, catalogSources, offload,
     serviceCaller: (name) => ({
       key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
       options: KeyOptions.parse({}),
     }),
     prune: async () => (opts.cache ? 0 : answers.sweep()) + (await limits.prune()),
     close: async () => {
+      await offload.close();
       await http.close();
       usage.flush();
       db.close();

@@ -1,14 +1,15 @@
-import { encode } from 'gpt-tokenizer';
 import { tokens } from '../search/lexical/tokenize';
 import { queryWords, wordsOf } from '../search/words';
 import type { ChatMessage, ChatRequest, ChatStream, FinishReason, ModelProvider } from './chat';
+import type { Offload } from './offload';
+import { chatPromptTokens, runningCount } from './tokens';
 
 /**
  * The built-in offline chat model (`local-chat`): extractive. It answers the last user message with
  * the sentences of the rest of the prompt (system prompt, sources, history) that share the most
  * words with it, in their original order, and says so when none do. Honest, instant, and grounded
- * by construction: it can only repeat what the prompt holds. Tokens are counted with gpt-tokenizer
- * (cl100k). The answer streams a few words at a time.
+ * by construction: it can only repeat what the prompt holds. Tokens are counted as tokens.ts does
+ * (o200k). The answer streams a few words at a time.
  *
  * It skips what is not prose (code, markup, walls of text). Three conventions make it a fair stand-in for a real model behind the chat proxy:
  * - numbered sources: when paragraphs of the prompt start with `[n]` (a heading line), it answers
@@ -90,32 +91,36 @@ export function extractiveAnswer(messages: readonly ChatMessage[]): string {
   return bestSentences(lastUser.text, pool(messages.filter((m) => m !== lastUser)));
 }
 
-export const countTokens = (text: string): number => encode(text).length;
+/** A chat prompt's tokens: each message's text plus the chat format's overhead. */
+export const promptTokens = (messages: readonly ChatMessage[]) => chatPromptTokens(messages);
 
-/** A chat prompt's tokens as cl100k counts them: each message's text plus the chat format's overhead. */
-export const promptTokens = (messages: readonly ChatMessage[]) => messages.reduce((n, m) => n + countTokens(m.text) + 4, 3);
-
-export const localChat = (): Required<Pick<ModelProvider, 'chat'>> => ({
+/** The model; with `offload`, the answer to a long prompt is worked out in a worker thread. */
+export const localChat = (offload?: Offload): Required<Pick<ModelProvider, 'chat'>> => ({
   async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatStream> {
+    // Worked out before the answer starts, as an upstream accepts a call: a refusal (the pool's
+    // 429) is still the call's status, not a failure midway.
+    const texts = req.messages.map((m) => ({ role: m.role, text: m.text }));
+    const answer = offload ? await offload.run('answer', [texts], texts.reduce((n, m) => n + m.text.length, 0), signal) : extractiveAnswer(texts);
     let settle!: (v: { finishReason: FinishReason; usage: { promptTokens: number; completionTokens: number } }) => void;
     const done = new Promise<Parameters<typeof settle>[0]>((resolve) => (settle = resolve));
     async function* pieces() {
-      const words = extractiveAnswer(req.messages).split(/(?<=\s)/);
-      let sent = '';
+      const words = answer.split(/(?<=\s)/);
+      const sent = runningCount();
+      let completionTokens = 0;
       let finishReason: FinishReason = 'stop';
       try {
         for (let i = 0; i < words.length; i += 3) {
           if (signal?.aborted) return;
           const piece = words.slice(i, i + 3).join('');
-          if (req.maxTokens !== undefined && countTokens(sent + piece) > req.maxTokens) {
+          if (req.maxTokens !== undefined && sent.with(piece) > req.maxTokens) {
             finishReason = 'length';
             break;
           }
-          sent += piece;
+          completionTokens = sent.add(piece);
           yield piece;
         }
       } finally {
-        settle({ finishReason, usage: { promptTokens: promptTokens(req.messages), completionTokens: countTokens(sent) } });
+        settle({ finishReason, usage: { promptTokens: chatPromptTokens(req.messages, req.promptTokens), completionTokens } });
       }
     }
     return { pieces: pieces(), done };

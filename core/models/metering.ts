@@ -3,7 +3,7 @@ import type { ChatStream, FinishReason } from './chat';
 import type { Metered } from './service';
 import { costOf, wordCount, type UsageStore } from './usage';
 import type { KeyLimits } from './limits';
-import { countTokens } from './local-chat';
+import type { Offload } from './offload';
 
 /** One call's record, as the gateway knows it when the call ends. */
 export interface CallOutcome {
@@ -20,7 +20,7 @@ export interface CallOutcome {
 }
 
 /** Writes usage rows (with cost and the tenant-profile options) and counts tokens against the key's budget. */
-export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits }) {
+export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits; offload: Offload }) {
   const record = (m: Metered, o: CallOutcome) => {
     const now = deps.clock.now();
     const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = m.caller.options;
@@ -56,10 +56,13 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
         throw err;
       } finally {
         const upstreamMs = o.cache === 'HIT' ? null : (firstAt ?? deps.clock.now()) - o.calledAt;
-        const settle = (finishReason: FinishReason | null, usage?: { promptTokens: number; completionTokens: number }) => record(m, {
-          ...o, upstreamMs, status: failed || finishReason === 'error' ? 502 : ended ? 200 : 499,
-          tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut: usage?.completionTokens ?? countTokens(text), wordsReceived: wordCount(text),
-        });
+        const settle = (finishReason: FinishReason | null, usage?: { promptTokens: number; completionTokens: number }) => {
+          const status = failed || finishReason === 'error' ? 502 : ended ? 200 : 499;
+          const write = (tokensOut: number) => record(m, { ...o, upstreamMs, status, tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut, wordsReceived: wordCount(text) });
+          // What the upstream did not count is counted here, off the event loop when long.
+          if (usage) write(usage.completionTokens);
+          else void deps.offload.run('count', [[text], Infinity], text.length).then(write, () => write(0));
+        };
         if (ended || failed) void s.done.then((d) => settle(d.finishReason, d.usage), () => settle('error'));
         else settle(null);
       }

@@ -4,6 +4,9 @@ import { restAnswerModels } from '../../clients/chat-models';
 import { restRetrieval } from '../../clients/chat-retrieval';
 import { openChatCore, type ChatCore } from '../../core/chat';
 import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
+import { offloadPromptTokens } from '../../core/chat/prompt';
+import { isActive } from '../../core/models/catalog';
+import { defaultOffload } from '../../core/models/offload';
 import { CHAT_PREFIX, chatRest } from '../../rest/chat';
 import { chatResolvers } from '../../subgraphs/chat';
 import { readSchemaFile } from '../../subgraphs/sdl';
@@ -45,14 +48,21 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
   audience: 'chat',
   config: Settings,
   uses: ['search', 'models'],
-  open: (deps) => {
+  open: (deps, { admin }) => {
     const { config } = deps;
     const search = deps.peer<SearchInstance>('search');
     const models = deps.peer<ModelsInstance>('models');
+    const fallback = models?.catalog.find((m) => m.id === config.CHAT_DEFAULT_MODEL);
+    if (models && !admin && (!fallback || fallback.kind !== 'chat' || !isActive(fallback))) {
+      deps.log.warn(`chat: CHAT_DEFAULT_MODEL ${config.CHAT_DEFAULT_MODEL} is not an active chat model of the catalog; answers whose model_info names no model are refused (404)`);
+    }
+    // Long prompts are counted in the gateway's worker threads, or in a thread of the proxy's own when the gateway runs elsewhere.
+    const offload = models ? undefined : defaultOffload(1);
     const core = openChatCore({
       verifier: deps.verifier,
       log: deps.log,
       defaultModel: config.CHAT_DEFAULT_MODEL,
+      tokens: offloadPromptTokens(models?.offload ?? offload!),
       retrieval: search ? inProcessRetrieval(search.service) : restRetrieval({ baseUrl: config.SEARCH_URL ?? config.PUBLIC_URL }),
       models: models ? inProcessModels(models.service) : restAnswerModels({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL }),
       limits: {
@@ -60,7 +70,7 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
         sources: config.CHAT_SOURCES, filePassages: config.CHAT_FILE_PASSAGES,
       },
     });
-    return { ...core, close: () => undefined };
+    return { ...core, close: () => void offload?.close() };
   },
   rest: (core) => chatRest(core.service),
   subgraph: { sdl: () => readSchemaFile('chat.graphql'), resolvers: (core) => chatResolvers(core.service) },

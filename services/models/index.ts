@@ -3,6 +3,8 @@ import { modelsClient } from '../../clients/models';
 import { z } from 'zod';
 import { openModelsCore, type ModelsCore } from '../../core/models';
 import { openRedisChatCache } from '../../core/models/cache-redis';
+import { catalogReport } from '../../core/models/catalog-report';
+import { defaultOffload } from '../../core/models/offload';
 import { STATUS, toPlatformError } from '../../rest/http-errors';
 import { MODELS_PREFIX, modelsRest } from '../../rest/models';
 import { modelsResolvers } from '../../subgraphs/models';
@@ -12,7 +14,7 @@ import { modelsCommands } from './cli';
 
 /** The model gateway's environment variables. */
 const Settings = z.object({
-  /** A JSON catalog of models (docs/decisions.md); the built-in one offers `local-chat` and `local-embed`. */
+  /** A JSON catalog of models added to the built-in `local-chat`, `local-embed` and `local-image` (docs/decisions.md, docs/catalog.example.json). */
   MODELS_CATALOG_FILE: z.string().min(1).optional(),
   /** Seconds a cached answer is served to identical requests of the same tenant (`is_cache` 1). */
   MODELS_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86400).default(3600),
@@ -24,6 +26,11 @@ const Settings = z.object({
   MODELS_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** MiB of cached answers kept in models.db, shared by every worker (the expired, then the oldest, go first). */
   MODELS_CACHE_MAX_MB: z.coerce.number().int().min(1).max(64 * 1024).default(64),
+  /**
+   * Worker threads per process that count and guard long prompts (more than 8,192 characters), so
+   * that they never hold up other requests; 0 does it in the event loop.
+   */
+  MODELS_TEXT_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   /** A Redis server for the response cache, shared by every process on any machine (in models.db when absent). */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
 });
@@ -54,11 +61,17 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
     const core = openModelsCore({
       file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
       cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache: redis,
+      offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
       onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => STATUS[toPlatformError(err).kind],
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
       },
     });
+    if (!admin) {
+      const report = catalogReport({ models: [...core.catalog], sources: core.catalogSources }, process.env);
+      log.info({ catalog: config.MODELS_CATALOG_FILE ?? 'built-in', models: report.models }, `models: the catalog offers ${report.models.map((m) => m.id).join(', ')}`);
+      for (const w of report.warnings) log.warn(`models: ${w}`);
+    }
     return {
       ...core,
       dataDir: config.PLATFORM_DATA_DIR,

@@ -10,7 +10,7 @@ export interface PlatformProcess {
 }
 
 /** `node dist/bin/platform.js <args>` (built by npm test before jest) once it says it is ready: `start`, `serve <name>`. */
-export function startPlatformProcess(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<PlatformProcess> {
+export function startPlatformProcess(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<PlatformProcess> {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -22,9 +22,11 @@ export function startPlatformProcess(args: string[], env: Record<string, string>
       reject(new Error(`no start within ${timeoutMs / 1000} s:\n${out}`));
     }, timeoutMs);
     child.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
-    child.stdout.on('data', () => {
+    // Once: a later line (LOG_LEVEL=info logs each request) must not remove stopProcess's exit listener.
+    child.stdout.on('data', function ready() {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m && out.includes('Ready.')) {
+        child.stdout.off('data', ready);
         clearTimeout(timer);
         child.removeAllListeners('exit');
         resolve({ child, output: () => out, url: m[1]! });

@@ -103,7 +103,7 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
         throw bedrockError(err, vendor, signal, secrets);
       }
       if (!out.stream) throw badResponse(vendor, 'a ConverseStream answer without its stream');
-      return chatStreamOf(events(out.stream, cut, secrets, signal), { vendor, messages: req.messages, signal, onEnd: () => cut.abort() });
+      return chatStreamOf(events(out.stream, cut, secrets, signal), { vendor, messages: req.messages, promptTokens: req.promptTokens, signal, onEnd: () => cut.abort() });
     },
 
     async embed(req, signal) {

@@ -31,7 +31,7 @@ export const geminiProvider: ProviderFactory = (model, { env, http }) => {
       const events = whole ? (async function* one() {
         yield geminiEvent(await res.json(), vendor);
       })() : geminiEvents(sseEvents(res.body), vendor);
-      return chatStreamOf(events, { vendor, messages: req.messages, signal });
+      return chatStreamOf(events, { vendor, messages: req.messages, promptTokens: req.promptTokens, signal });
     },
 
     async embed(req, signal) {

@@ -1,5 +1,6 @@
 import type { CatalogModel } from '../catalog';
 import type { ModelProvider } from '../chat';
+import type { Offload } from '../offload';
 import type { UpstreamHttp } from '../upstream/http';
 import { azureOpenAiProvider } from './azure-openai';
 import { bedrockProvider } from './bedrock';
@@ -11,13 +12,15 @@ import { openAiCompatibleProvider } from './openai-compatible';
 export interface ProviderDeps {
   env: Readonly<Record<string, string | undefined>>;
   http: UpstreamHttp;
+  /** Worker threads for the built-in model's work on long prompts. */
+  offload?: Offload;
 }
 
 /** An adapter: a catalog model's upstream in, the calls it can serve out. */
 export type ProviderFactory = (model: CatalogModel, deps: ProviderDeps) => ModelProvider;
 
 const FACTORIES: Record<CatalogModel['upstream']['provider'], ProviderFactory> = {
-  local: () => localProvider(),
+  local: (_model, deps) => localProvider(deps.offload),
   'azure-openai': azureOpenAiProvider,
   'openai-compatible': openAiCompatibleProvider,
   gemini: geminiProvider,

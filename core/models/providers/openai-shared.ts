@@ -57,7 +57,7 @@ export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelP
         body: JSON.stringify(chatBody(req, vendor, { maxTokensField: t.maxTokensField, model: t.modelInBody ? req.model : undefined })),
       });
       const events = whole ? openAiCompletion(await res.json(), vendor) : openAiEvents(sseEvents(res.body), vendor);
-      return chatStreamOf(events, { vendor, messages: req.messages, signal });
+      return chatStreamOf(events, { vendor, messages: req.messages, promptTokens: req.promptTokens, signal });
     },
 
     async embed(req, signal) {

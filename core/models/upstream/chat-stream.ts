@@ -1,6 +1,6 @@
 import { PlatformError, UpstreamFailed } from '../../errors';
 import type { ChatMessage, ChatStream, ChatUsage, FinishReason } from '../chat';
-import { countTokens, promptTokens } from '../local-chat';
+import { chatPromptTokens, countTokens } from '../tokens';
 import { badResponse } from './errors';
 
 /** What an adapter reads out of one piece of its vendor's stream. */
@@ -14,6 +14,8 @@ export interface ChatStreamOptions {
   vendor: string;
   /** The prompt, to estimate its tokens when the upstream does not count them. */
   messages: readonly ChatMessage[];
+  /** Its texts' tokens, when the gateway counted them (ChatRequest.promptTokens). */
+  promptTokens?: number;
   /** The caller's signal: when it aborted, its reason is rethrown as is. */
   signal?: AbortSignal;
   /** Runs once when the stream ends for any reason (an adapter closes what the SDK keeps open). */
@@ -52,7 +54,7 @@ export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStrea
       opts.onEnd?.();
       settle({
         finishReason: outcome,
-        usage: { promptTokens: usage.promptTokens ?? promptTokens(opts.messages), completionTokens: usage.completionTokens ?? countTokens(text) },
+        usage: { promptTokens: usage.promptTokens ?? chatPromptTokens(opts.messages, opts.promptTokens), completionTokens: usage.completionTokens ?? countTokens(text) },
       });
     }
   }

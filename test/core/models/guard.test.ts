@@ -45,4 +45,27 @@ describe('guardrails', () => {
     expect(blocked).toBe(true);
     expect(said).not.toContain('die');
   });
+
+  it('finds an address beside long runs of letters, dots and dashes without an @ (its pattern starts only where such a run starts, so the scan is linear)', () => {
+    const text = `${'a.'.repeat(20_000)} ${'1-'.repeat(20_000)} ${'b%'.repeat(20_000)} mail ann@example.com`;
+    expect(redact(text)).toEqual({ text: text.replace('ann@example.com', '[EMAIL]'), redacted: ['email'] });
+    expect(redact(`${'x'.repeat(70)}@example.com`).text).toBe('[EMAIL]');
+  });
+
+  it('passes on a long streamed answer without spaces as it comes, not only at its end', async () => {
+    const order: string[] = [];
+    const source = (async function* gen() {
+      for (let i = 0; i < 10; i++) {
+        order.push(`in ${i}`);
+        yield 'z'.repeat(100);
+      }
+    })();
+    let out = '';
+    for await (const p of guardOutput(source, () => undefined)) {
+      order.push('out');
+      out += p;
+    }
+    expect(out).toBe('z'.repeat(1000));
+    expect(order.indexOf('out')).toBeLessThan(order.indexOf('in 9'));
+  });
 });

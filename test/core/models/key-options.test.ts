@@ -1,8 +1,4 @@
-import { loadCatalog } from '../../../core/models/catalog';
 import { parseApiKeyHeader, pythonLiteralToJson } from '../../../core/models/key-options';
-import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 describe('the api-key header', () => {
   it('is the key alone, with every option at its default', () => {
@@ -31,25 +27,5 @@ describe('the api-key header', () => {
 
   it('converts only outside strings', () => {
     expect(JSON.parse(pythonLiteralToJson("{'x': 'True None', 'y': True}"))).toEqual({ x: 'True None', y: true });
-  });
-});
-
-describe('the model catalog', () => {
-  it('defaults to the local provider\'s chat, embedding and image models', () => {
-    expect(loadCatalog().map((m) => [m.id, m.group, m.upstream.provider, m.status])).toEqual([
-      ['local-chat', 'A', 'local', 'Active'], ['local-embed', 'embedding', 'local', 'Active'], ['local-image', 'A', 'local', 'Active'],
-    ]);
-  });
-
-  it('reads a JSON file and names what is wrong with a bad one', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
-    const file = join(dir, 'catalog.json');
-    writeFileSync(file, JSON.stringify({ models: [{ id: 'gpt-x', group: 'A', upstream: { provider: 'azure-openai', baseUrl: 'https://x.test', credentialEnv: 'AZURE_KEY' }, contextLength: 128000, status: 'Deactivated', inputKinds: ['text', 'image'] }] }));
-    expect(loadCatalog(file)[0]).toMatchObject({ id: 'gpt-x', status: 'Deactivated', kind: 'chat', inputKinds: ['text', 'image'] });
-    writeFileSync(file, JSON.stringify({ models: [{ id: 'm', group: 'Z', upstream: { provider: 'local' }, contextLength: 0 }] }));
-    expect(() => loadCatalog(file)).toThrow(/models\.0\.group.*models\.0\.contextLength/);
-    writeFileSync(file, '{');
-    expect(() => loadCatalog(file)).toThrow(`MODELS_CATALOG_FILE ${file}`);
-    rmSync(dir, { recursive: true });
   });
 });
