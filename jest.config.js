@@ -5,5 +5,5 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   testTimeout: 30000,
-  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+  reporters: ['default', '<rootDir>/test/shared/summary-reporter.js'],
 };

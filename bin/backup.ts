@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { BadRequest, Conflict, NotFound } from '../core/errors';
+import { BadRequest, Conflict, NotFound } from '../core/shared/errors';
 
 /**
  * `platform backup <dir>`: a copy of everything in the data directory, taken while the server runs.

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../core/config';
+import { ConfigError } from '../core/shared/config';
 
 const SECRET_FILES = /(\.db(-wal|-shm)?|^bootstrap\.json)$/;
 

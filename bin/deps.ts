@@ -1,11 +1,11 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
-import { remoteJwksKeySource } from '../core/auth/key-sources';
-import { createTokenVerifier, issuerBaseFor, type KeySource } from '../core/auth/verifier';
-import { systemClock, type Clock } from '../core/clock';
-import type { Config, ConfigParts } from '../core/config';
-import { createFairPool, type FairPool, type FairPoolOptions } from '../core/fair-pool';
-import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/module';
+import { remoteJwksKeySource } from '../core/shared/auth/key-sources';
+import { createTokenVerifier, issuerBaseFor, type KeySource } from '../core/shared/auth/verifier';
+import { systemClock, type Clock } from '../core/shared/clock';
+import type { Config, ConfigParts } from '../core/shared/config';
+import { createFairPool, type FairPool, type FairPoolOptions } from '../core/shared/fair-pool';
+import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/shared/module';
 import { workerPools, type Channel } from './shared-pools';
 
 /** What the registered services add to the configuration. */

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import pino from 'pino';
-import { ConfigError, loadConfig, type Config } from '../core/config';
-import { PlatformError } from '../core/errors';
+import { ConfigError, loadConfig, type Config } from '../core/shared/config';
+import { PlatformError } from '../core/shared/errors';
 import { SERVICES } from '../services/registry';
-import type { ServiceModule } from '../services/module';
+import type { ServiceModule } from '../services/shared/module';
 import { parseArgs, UsageError } from './args';
 import { backupDataDir } from './backup';
 import { bootstrapPath, runBootstrap } from './bootstrap';
 import { secureDataDir } from './data-dir';
 import { configParts, sharedDeps, closeAll } from './deps';
-import { progressBar } from './progress';
+import { progressBar } from '../services/shared/progress';
 import { serve } from './serve';
 
 // Loaded on use, so admin commands start fast without the GraphQL stack.

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import pino from 'pino';
-import type { Config } from '../core/config';
+import type { Config } from '../core/shared/config';
 import { SERVICES } from '../services/registry';
 import { runBootstrap, type BootstrapResult } from './bootstrap';
 import { runPrimary, workerId, type WorkerMessage } from './cluster';

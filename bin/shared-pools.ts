@@ -1,5 +1,5 @@
-import { createFairPool, type FairPool, type FairPoolOptions } from '../core/fair-pool';
-import { RateLimited } from '../core/errors';
+import { createFairPool, type FairPool, type FairPoolOptions } from '../core/shared/fair-pool';
+import { RateLimited } from '../core/shared/errors';
 
 /**
  * Fair pools shared by every worker of one machine. `WORKERS` processes each hashing "one at a

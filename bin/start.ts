@@ -1,20 +1,20 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import type { Clock } from '../core/clock';
-import { ConfigError, subgraphUrlVar, type Config } from '../core/config';
+import type { Clock } from '../core/shared/clock';
+import { ConfigError, subgraphUrlVar, type Config } from '../core/shared/config';
 import { createGateway, type SubgraphTarget } from '../gateway/server';
 import { graphiqlRouter } from '../gateway/graphiql';
 import { composeSupergraph } from '../gateway/supergraph';
-import { createRestApp } from '../rest/app';
-import { buildSubgraph } from '../subgraphs';
-import { subgraphRouter, type SubgraphRouter } from '../subgraphs/server';
+import { createRestApp } from '../rest/shared/app';
+import { buildSubgraph } from '../edge/graphql/subgraph';
+import { subgraphRouter, type SubgraphRouter } from '../subgraphs/shared/server';
 import { SERVICES } from '../services/registry';
-import type { ServiceInstance, ServiceModule } from '../services/module';
+import type { ServiceInstance, ServiceModule } from '../services/shared/module';
 import { runBootstrap, type BootstrapResult } from './bootstrap';
 import { secureDataDir } from './data-dir';
 import { closeAll, sharedDeps, type Opened } from './deps';
-import { acceptH2c } from '../rest/h2c';
+import { acceptH2c } from '../rest/shared/h2c';
 
 export interface StartOptions {
   /** `all` (default), one service's name (its REST paths and subgraph), or `gateway` (the graph alone). */

@@ -1,5 +1,5 @@
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import type { GraphContext } from '../subgraphs/context';
+import type { GraphContext } from '../edge/graphql/context';
 
 /**
  * Identical subgraph fetches in flight at once share one: what Apollo's router calls query

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { dirname, join } from 'node:path';
-import { MethodNotAllowed, NotFound } from '../core/errors';
+import { MethodNotAllowed, NotFound } from '../core/shared/errors';
 
 /**
  * An offline GraphiQL (Apollo Sandbox loads from the internet). React and GraphiQL come from

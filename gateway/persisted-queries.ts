@@ -1,7 +1,7 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { Logger } from 'pino';
-import { openDatabase } from '../core/sqlite';
-import { cacheTableSql, sqliteCache } from '../core/sqlite-cache';
+import { openDatabase } from '../core/shared/sqlite';
+import { cacheTableSql, sqliteCache } from '../core/shared/sqlite-cache';
 
 /** gateway.db: what the gateway's workers share. */
 export const GATEWAY_MIGRATIONS = [cacheTableSql('persisted_queries')];

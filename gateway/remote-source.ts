@@ -2,8 +2,8 @@ import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo
 import { GraphQLError, Kind, parse } from 'graphql';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
-import { FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
-import { subgraphFetchFailed } from '../subgraphs/graphql-errors';
+import { FORWARDED_HEADERS, type GraphContext } from '../edge/graphql/context';
+import { subgraphFetchFailed } from '../edge/graphql/errors';
 import { dedupeKey, inflight } from './dedupe';
 
 export interface RemoteSourceOptions {

@@ -3,13 +3,13 @@ import type { Request, RequestHandler, Response } from 'express';
 import { getOperationAST, parse, type DocumentNode, type ExecutionResult, type GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/express';
 import type { Logger } from 'pino';
-import type { TokenVerifier } from '../core/auth/verifier';
-import { BadRequest } from '../core/errors';
-import { contextFrom } from '../subgraphs/context';
-import { formatExecutionError } from '../subgraphs/graphql-errors';
-import type { GraphqlLimits } from '../subgraphs/limits';
-import { operationPreparer, type OperationPayload } from '../subgraphs/prepare';
-import type { SocketGraph } from '../subgraphs/ws';
+import type { TokenVerifier } from '../core/shared/auth/verifier';
+import { BadRequest } from '../core/shared/errors';
+import { contextFrom } from '../edge/graphql/context';
+import { formatExecutionError } from '../edge/graphql/errors';
+import type { GraphqlLimits } from '../edge/graphql/limits';
+import { operationPreparer, type OperationPayload } from '../edge/graphql/prepare';
+import type { SocketGraph } from '../edge/graphql/ws';
 
 export interface StreamingOptions {
   graph: Required<SocketGraph>;

@@ -2,8 +2,8 @@ import { parse, subscribe, type DocumentNode, type ExecutionResult, type GraphQL
 import { createClient } from 'graphql-ws';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
-import { FORWARDED_HEADERS, type GraphContext } from '../subgraphs/context';
-import { formatExecutionError } from '../subgraphs/graphql-errors';
+import { FORWARDED_HEADERS, type GraphContext } from '../edge/graphql/context';
+import { formatExecutionError } from '../edge/graphql/errors';
 
 /** The subscription the gateway sends to the subgraph that owns its root field. */
 export interface SubgraphOperation {

@@ -3,7 +3,7 @@ import { operationFromDocument, Supergraph } from '@apollo/federation-internals'
 import { QueryPlanner, type FetchNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
 import { GraphQLError, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { GraphContext } from '../subgraphs/context';
+import type { GraphContext } from '../edge/graphql/context';
 import type { SubgraphStream } from './subgraph-stream';
 
 /** One subscription operation as a client sent it, with the caller's context. */

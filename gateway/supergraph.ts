@@ -2,7 +2,7 @@ import { composeServices } from '@apollo/composition';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'graphql';
-import { schemaDir } from '../subgraphs/sdl';
+import { schemaDir } from '../edge/graphql/sdl';
 
 /** A subgraph to compose: its name and SDL. */
 export interface SubgraphSource {

@@ -1,4 +1,4 @@
-import type { ServiceModule } from './module';
+import type { ServiceModule } from './shared/module';
 import { createChatModule } from './chat';
 import { createModelsModule } from './models';
 import { createSearchModule } from './search';

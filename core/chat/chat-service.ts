@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Caller } from '../auth/caller';
-import type { TokenVerifier } from '../auth/verifier';
-import type { CallContext } from '../context';
+import type { Caller } from '../shared/auth/caller';
+import type { TokenVerifier } from '../shared/auth/verifier';
+import type { CallContext } from '../shared/context';
 import type { ChatStream } from '../models/chat';
 import { CONTINUE, CONTINUE_ANSWER, historyOf, kvpOf, processQuery, queryOf, uploadedFiles } from './conversation';
 import { userCaller } from './credentials';

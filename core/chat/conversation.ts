@@ -1,4 +1,4 @@
-import { ValidationFailed } from '../errors';
+import { ValidationFailed } from '../shared/errors';
 import type { GenerateAnswerBody, Turn } from './inputs';
 
 /** The spec's continuation constant and what it becomes. */

@@ -1,7 +1,7 @@
-import type { Caller } from '../auth/caller';
-import { authorize } from '../auth/caller';
-import type { TokenVerifier } from '../auth/verifier';
-import { Forbidden, Unauthenticated } from '../errors';
+import type { Caller } from '../shared/auth/caller';
+import { authorize } from '../shared/auth/caller';
+import type { TokenVerifier } from '../shared/auth/verifier';
+import { Forbidden, Unauthenticated } from '../shared/errors';
 import type { z } from 'zod';
 import type { UserCred } from './inputs';
 

@@ -1,4 +1,4 @@
-import { BadRequest } from '../errors';
+import { BadRequest } from '../shared/errors';
 import type { ModelsService } from '../models/service';
 import type { SearchService } from '../search/service';
 import type { AnswerModels, Retrieval } from './ports';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { TokenVerifier } from '../auth/verifier';
+import type { TokenVerifier } from '../shared/auth/verifier';
 import { createChatService } from './chat-service';
 import type { AnswerModels, Retrieval } from './ports';
 import type { PromptTokens } from './prompt';

@@ -1,5 +1,5 @@
-import type { Caller } from '../auth/caller';
-import type { CallContext } from '../context';
+import type { Caller } from '../shared/auth/caller';
+import type { CallContext } from '../shared/context';
 import type { ChatMessage, ChatStream } from '../models/chat';
 import type { Passage } from '../search/types';
 

@@ -1,4 +1,4 @@
-import { BadRequest } from '../errors';
+import { BadRequest } from '../shared/errors';
 import type { ChatMessage } from '../models/chat';
 import type { Offload } from '../models/offload';
 import { countAll, fitIndex } from '../models/tokens';

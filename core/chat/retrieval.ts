@@ -1,6 +1,6 @@
-import type { Caller } from '../auth/caller';
-import type { CallContext } from '../context';
-import { UpstreamTimeout } from '../errors';
+import type { Caller } from '../shared/auth/caller';
+import type { CallContext } from '../shared/context';
+import { UpstreamTimeout } from '../shared/errors';
 import type { Passage } from '../search/types';
 import type { Retrieval } from './ports';
 

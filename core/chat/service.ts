@@ -1,4 +1,4 @@
-import type { CallContext } from '../context';
+import type { CallContext } from '../shared/context';
 import type { FinishReason } from '../models/chat';
 import type { GenerateAnswerBody, GetSourcesBody } from './inputs';
 

@@ -1,12 +1,12 @@
-import type { Clock } from '../clock';
-import { sqliteCache, type SqliteCache } from '../sqlite-cache';
-import type { Db } from '../sqlite';
+import type { Clock } from '../shared/clock';
+import { sqliteCache, type SqliteCache } from '../shared/sqlite-cache';
+import type { Db } from '../shared/sqlite';
 import type { AnswerStore } from './ports';
 
 /**
  * Cached answers in models.db (table `answer_cache`), the embedded default: every worker of the
  * machine reads what another wrote. Bounded in entries and bytes; the expired go first, then the
- * oldest written (see core/sqlite-cache.ts).
+ * oldest written (see core/shared/sqlite-cache.ts).
  */
 export interface SqliteAnswerStoreOptions {
   clock: Clock;

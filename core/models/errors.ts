@@ -1,4 +1,4 @@
-import { Forbidden, NotFound, Unauthenticated } from '../errors';
+import { Forbidden, NotFound, Unauthenticated } from '../shared/errors';
 
 export class MissingKey extends Unauthenticated {
   constructor() {

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock';
-import { BadRequest, UpstreamFailed } from '../errors';
+import type { Clock } from '../shared/clock';
+import { BadRequest, UpstreamFailed } from '../shared/errors';
 import { cacheKey, type ChatCache } from './cache';
 import { isActive, type CatalogModel } from './catalog';
 import type { ChatMessage, ModelProvider } from './chat';

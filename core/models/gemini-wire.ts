@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { BadRequest, ValidationFailed } from '../errors';
-import { parseInput } from '../validation';
+import { BadRequest, ValidationFailed } from '../shared/errors';
+import { parseInput } from '../shared/validation';
 import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason } from './chat';
 
 /**

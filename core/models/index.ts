@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../shared/clock';
 import { answerCache, type CacheOp, type ChatCache } from './cache';
 import { sqliteAnswerStore } from './cache-sqlite';
 import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';

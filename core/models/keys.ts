@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../clock';
-import { NotFound } from '../errors';
-import { uuidv7 } from '../ids';
-import { openDatabase, statements, type Db } from '../sqlite';
+import type { Clock } from '../shared/clock';
+import { NotFound } from '../shared/errors';
+import { uuidv7 } from '../shared/ids';
+import { openDatabase, statements, type Db } from '../shared/sqlite';
 import { MODELS_MIGRATIONS } from './sqlite-schema';
 
 /** An API key as the gateway and its administrator see it (never the key itself). */

@@ -1,4 +1,4 @@
-import { statements, type Db } from '../sqlite';
+import { statements, type Db } from '../shared/sqlite';
 import type { Admission, LimitCounters } from './ports';
 
 /**

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock';
-import { RateLimited } from '../errors';
+import type { Clock } from '../shared/clock';
+import { RateLimited } from '../shared/errors';
 import type { ApiKey } from './keys';
 import type { LimitCounters } from './ports';
 

@@ -1,5 +1,5 @@
-import { tokens } from '../search/lexical/tokenize';
-import { queryWords, wordsOf } from '../search/words';
+import { tokens } from '../shared/text/tokenize';
+import { queryWords, wordsOf } from '../shared/text/words';
 import type { ChatMessage, ChatRequest, ChatStream, FinishReason, ModelProvider } from './chat';
 import type { Offload } from './offload';
 import { chatPromptTokens, runningCount } from './tokens';

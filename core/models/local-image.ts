@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
-import { BadRequest } from '../errors';
+import { BadRequest } from '../shared/errors';
 import type { ImageRequest } from './chat';
 
 /**

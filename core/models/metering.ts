@@ -1,4 +1,4 @@
-import type { Clock } from '../clock';
+import type { Clock } from '../shared/clock';
 import type { ChatStream, FinishReason } from './chat';
 import type { Metered } from './service';
 import { costOf, wordCount, type UsageStore } from './usage';

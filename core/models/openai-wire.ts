@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BadRequest } from '../errors';
+import { BadRequest } from '../shared/errors';
 import type { Attachment, ChatMessage } from './chat';
 
 /**

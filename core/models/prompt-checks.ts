@@ -1,4 +1,4 @@
-import { BadRequest } from '../errors';
+import { BadRequest } from '../shared/errors';
 import type { CatalogModel } from './catalog';
 import type { ChatMessage } from './chat';
 import { GuardrailViolation, type Detector } from './guard';

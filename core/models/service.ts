@@ -1,4 +1,4 @@
-import type { CallContext } from '../context';
+import type { CallContext } from '../shared/context';
 import type { CatalogModel } from './catalog';
 import type { CacheOutcome } from './cache';
 import type { UsageTotals } from './usage';
@@ -15,7 +15,7 @@ export interface KeyCaller {
 /**
  * Every metered call names its caller, its model and the route it came by (`azure.chat.completions`,
  * `gemini.generateContent`, ...). The caller is what the service's `authenticate` returned: a
- * KeyCaller in process, the header itself for a client of a gateway elsewhere (clients/models.ts).
+ * KeyCaller in process, the header itself for a client of a gateway elsewhere (clients/models/index.ts).
  */
 export interface Metered<C = KeyCaller> {
   caller: C;

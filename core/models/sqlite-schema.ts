@@ -1,4 +1,4 @@
-import { cacheTableSql } from '../sqlite-cache';
+import { cacheTableSql } from '../shared/sqlite-cache';
 
 /**
  * models.db: the gateway's API keys, usage, and what every worker must see alike: cached answers

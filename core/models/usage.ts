@@ -1,4 +1,4 @@
-import { groupCommit, statements, type Db } from '../sqlite';
+import { groupCommit, statements, type Db } from '../shared/sqlite';
 import type { CatalogModel } from './catalog';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
-import { statements, type Db } from '../sqlite';
-import type { Embedder } from './embedder';
+import { statements, type Db } from '../shared/sqlite';
+import type { Embedder } from '../shared/text/embedder';
 import { extractText, kindOf, UnreadableFile } from './extract';
 import type { Scope } from './filters';
 import type { SourceOutcome } from './sqlite-store';

@@ -1,4 +1,4 @@
-import { Conflict, NotFound } from '../errors';
+import { Conflict, NotFound } from '../shared/errors';
 
 /** Another tenant's object, a deleted one or someone else's private one: all look the same. */
 export class ObjectNotFound extends NotFound {

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { BadRequest } from '../errors';
+import { BadRequest } from '../shared/errors';
 
 /**
  * Text out of an uploaded file (DECISIONS: txt, md, html, pdf, docx), with maintained libraries:

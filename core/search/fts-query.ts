@@ -1,4 +1,4 @@
-import { queryWords, wordsOf } from './words';
+import { queryWords, wordsOf } from '../shared/text/words';
 
 /**
  * A user's query as an FTS5 MATCH expression. Every word is quoted, so nothing a caller types is

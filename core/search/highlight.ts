@@ -1,4 +1,4 @@
-import { wordsOf } from './words';
+import { wordsOf } from '../shared/text/words';
 
 /**
  * Snippets and highlights for result items. The index stems words (porter); here a word of the

@@ -4,7 +4,7 @@ import type { Scored } from './ranking';
 import type { ObjectRow } from './sqlite-rows';
 import type { SearchIndex } from './sqlite-search';
 import type { SearchHit, StoredObject } from './types';
-import { queryWords } from './words';
+import { queryWords } from '../shared/text/words';
 
 /** Result items for a page of ranked objects: the object, its score, a snippet of its best passage, highlights when asked. */
 export const strip = ({ seq: _seq, ...o }: ObjectRow): StoredObject => showCustom(o);

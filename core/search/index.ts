@@ -1,6 +1,6 @@
-import { systemClock, type Clock } from '../clock';
-import { statements, type Db } from '../sqlite';
-import { hashingEmbedder, type Embedder } from './embedder';
+import { systemClock, type Clock } from '../shared/clock';
+import { statements, type Db } from '../shared/sqlite';
+import { hashingEmbedder, type Embedder } from '../shared/text/embedder';
 import type { Reranker } from './fusion';
 import { ranking } from './ranking';
 import { coverageReranker } from './rerank';

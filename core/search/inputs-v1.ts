@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseJsonBounded } from '../json-depth';
-import { param } from '../params';
-import { isPlainObject } from '../validation';
+import { parseJsonBounded } from '../shared/json-depth';
+import { param } from '../shared/params';
+import { isPlainObject } from '../shared/validation';
 import { dateRange, jsonObject, list, MAX_PAGE_SIZE, MAX_QUERY_CHARS, queryString, taxonomy } from './inputs';
 import type { JsonObject } from './types';
 

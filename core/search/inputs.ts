@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { param } from '../params';
-import { parseJsonBounded } from '../json-depth';
+import { param } from '../shared/params';
+import { parseJsonBounded } from '../shared/json-depth';
 import type { Json } from './types';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import { chunkText } from './chunker';
 import { foldCustom } from './custom-metadata';
-import type { Embedder } from './embedder';
+import type { Embedder } from '../shared/text/embedder';
 import type { ObjectPatch } from './service';
 import type { PreparedObject } from './sqlite-store';
 import type { JsonObject, NewObject, ObjectFields } from './types';

@@ -1,4 +1,4 @@
-import type { Embedder } from './embedder';
+import type { Embedder } from '../shared/text/embedder';
 import type { Where } from './filters';
 import { ftsQuery } from './fts-query';
 import { reciprocalRankFusion, RRF_K, type Reranker } from './fusion';

@@ -1,6 +1,6 @@
 import type { Reranker } from './fusion';
 import { coverage } from './highlight';
-import { queryWords } from './words';
+import { queryWords } from '../shared/text/words';
 
 /**
  * The built-in re-ranker: the share of the query's content words that the candidate's title and

@@ -1,8 +1,8 @@
-import { authorize, MissingCredentials, type Caller } from '../auth/caller';
-import type { Clock } from '../clock';
-import type { CallContext } from '../context';
-import { uuidv7 } from '../ids';
-import type { Embedder } from './embedder';
+import { authorize, MissingCredentials, type Caller } from '../shared/auth/caller';
+import type { Clock } from '../shared/clock';
+import type { CallContext } from '../shared/context';
+import { uuidv7 } from '../shared/ids';
+import type { Embedder } from '../shared/text/embedder';
 import { ObjectNotFound } from './errors';
 import { extractText } from './extract';
 import { whereClause, type Scope } from './filters';

@@ -1,5 +1,5 @@
-import { statements, type Db } from '../sqlite';
-import type { Embedder } from './embedder';
+import { statements, type Db } from '../shared/sqlite';
+import type { Embedder } from '../shared/text/embedder';
 import { blobVector } from './sqlite-rows';
 import { createVectorIndex, type VectorIndex } from './vectors';
 

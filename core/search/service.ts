@@ -1,4 +1,4 @@
-import type { CallContext } from '../context';
+import type { CallContext } from '../shared/context';
 import type { NewObject, ObjectFields, PassagePage, PassageRequest, SearchPage, SearchRequest, StoredObject } from './types';
 
 /**

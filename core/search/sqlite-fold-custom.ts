@@ -1,4 +1,4 @@
-import { statements, type Db } from '../sqlite';
+import { statements, type Db } from '../shared/sqlite';
 import { foldCustom } from './custom-metadata';
 import { OBJECT_COLUMNS, toObject } from './sqlite-rows';
 import { ftsTags } from './sqlite-store';

@@ -1,4 +1,4 @@
-import { fromJson, type Row } from '../sqlite';
+import { fromJson, type Row } from '../shared/sqlite';
 import type { Json, JsonObject, ObjectFields, StoredObject } from './types';
 
 /** Columns of `objects` read back as a StoredObject. */

@@ -1,4 +1,4 @@
-import { preparedLru, type Db } from '../sqlite';
+import { preparedLru, type Db } from '../shared/sqlite';
 import type { Where } from './filters';
 import { OBJECT_COLUMNS, toObject, type ObjectRow } from './sqlite-rows';
 import type { Aggregations, Bucket, SortField } from './types';

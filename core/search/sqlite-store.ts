@@ -1,4 +1,4 @@
-import { openDatabase, statements, type Db } from '../sqlite';
+import { openDatabase, statements, type Db } from '../shared/sqlite';
 import type { Chunk } from './chunker';
 import { FIELD_COLUMNS, fieldValues, OBJECT_COLUMNS, toObject, vectorBlob, type ObjectRow } from './sqlite-rows';
 import { SEARCH_MIGRATIONS } from './sqlite-schema';

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Clock } from '../clock';
-import { BadRequest, Conflict } from '../errors';
+import type { Clock } from '../shared/clock';
+import { BadRequest, Conflict } from '../shared/errors';
 import { RealmNotFound } from './errors';
 import { LOGIN_CLIENT_ID } from './authenticate';
 import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';

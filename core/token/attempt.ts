@@ -1,5 +1,5 @@
 import { AuthenticationFailed } from './errors';
-import type { FairPool } from '../fair-pool';
+import type { FairPool } from '../shared/fair-pool';
 import type { FailureThrottle, Reservation } from './throttle';
 
 /**

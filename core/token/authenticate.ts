@@ -1,8 +1,8 @@
-import type { Clock } from '../clock';
-import type { CallContext } from '../context';
+import type { Clock } from '../shared/clock';
+import type { CallContext } from '../shared/context';
 import { createAttempts, type Attempt } from './attempt';
 import { AuthenticationFailed } from './errors';
-import type { FairPool } from '../fair-pool';
+import type { FairPool } from '../shared/fair-pool';
 import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import type { SecretHasher } from './secrets';

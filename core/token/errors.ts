@@ -1,4 +1,4 @@
-import { BadRequest, NotFound, Unauthenticated } from '../errors';
+import { BadRequest, NotFound, Unauthenticated } from '../shared/errors';
 
 /**
  * Token errors carry their RFC 6749 §5.2 `error` code in `code`, so OAuth client libraries

@@ -1,10 +1,10 @@
-import { systemClock, type Clock } from '../clock';
-import type { KeySource } from '../auth/verifier';
+import { systemClock, type Clock } from '../shared/clock';
+import type { KeySource } from '../shared/auth/verifier';
 import { createTokenAdmin, type TokenAdmin } from './admin';
 import { createAuthenticator } from './authenticate';
 import { createKeyRing, generateRealmKey, type KeyGenerator, type KeyRing } from './keys';
 import type { TokenStore } from './ports';
-import { createFairPool, type FairPool, type FairPoolOptions } from '../fair-pool';
+import { createFairPool, type FairPool, type FairPoolOptions } from '../shared/fair-pool';
 import { keyedHasher } from './keyed-hash';
 import { scryptHasher, type SecretHasher } from './secrets';
 import { createSecretVerifier } from './secret-verifier';
@@ -29,7 +29,7 @@ export interface TokenCoreOptions {
   publicUrl: string;
   clock?: Clock;
   lockout?: { threshold: number; seconds: number };
-  /** Every commit waits for the disk (administration); see core/sqlite.ts. */
+  /** Every commit waits for the disk (administration); see core/shared/sqlite.ts. */
   durable?: boolean;
   /** Failed authentications allowed per caller address per minute; unlimited when absent. */
   authFailuresPerMinute?: number;

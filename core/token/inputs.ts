@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { param } from '../params';
+import { param } from '../shared/params';
 
 /**
  * The token service's inputs, in the spec's wire names. Every face validates with these schemas

@@ -1,4 +1,4 @@
-import type { VerifiedToken } from '../auth/verifier';
+import type { VerifiedToken } from '../shared/auth/verifier';
 import type { RealmRecord, TokenStore } from './ports';
 import type { ActiveIntrospection, UserInfo } from './service';
 

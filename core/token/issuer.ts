@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, type JWTPayload } from 'jose';
-import { epochSeconds, type Clock } from '../clock';
-import { ACCESS_TOKEN_TYPE } from '../auth/verifier';
-import type { CallContext } from '../context';
+import { epochSeconds, type Clock } from '../shared/clock';
+import { ACCESS_TOKEN_TYPE } from '../shared/auth/verifier';
+import type { CallContext } from '../shared/context';
 import { InvalidGrant } from './errors';
 import { signHs512, signRs256 } from './jwt';
 import type { KeyRing } from './keys';

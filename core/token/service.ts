@@ -1,5 +1,5 @@
 import type { JSONWebKeySet } from 'jose';
-import type { CallContext } from '../context';
+import type { CallContext } from '../shared/context';
 import type {
   ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
 } from './inputs';

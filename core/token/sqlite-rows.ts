@@ -1,4 +1,4 @@
-import { fromJson, type Row } from '../sqlite';
+import { fromJson, type Row } from '../shared/sqlite';
 import type { ClientRecord, KeyRecord, RealmRecord, SessionRecord, UserRecord } from './ports';
 
 /** Rows of token.db as records (the store's column names are snake_case, records camelCase). */

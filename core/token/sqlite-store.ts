@@ -1,4 +1,4 @@
-import { groupCommit, openDatabase, statements, toJson, type Db } from '../sqlite';
+import { groupCommit, openDatabase, statements, toJson, type Db } from '../shared/sqlite';
 import type { SessionRecord, TokenStore } from './ports';
 import * as row from './sqlite-rows';
 import { tokenMigrations } from './sqlite-schema';

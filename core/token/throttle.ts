@@ -1,4 +1,4 @@
-import { RateLimited } from '../errors';
+import { RateLimited } from '../shared/errors';
 import type { FailureWindow, TokenStore } from './ports';
 
 /**

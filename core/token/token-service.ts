@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../clock';
-import { uuidv7 } from '../ids';
-import { bearerToken, InvalidToken, MissingCredentials } from '../auth/caller';
-import { createTokenVerifier, issuerBaseFor } from '../auth/verifier';
-import { Unauthenticated } from '../errors';
-import type { CallContext } from '../context';
+import type { Clock } from '../shared/clock';
+import { uuidv7 } from '../shared/ids';
+import { bearerToken, InvalidToken, MissingCredentials } from '../shared/auth/caller';
+import { createTokenVerifier, issuerBaseFor } from '../shared/auth/verifier';
+import { Unauthenticated } from '../shared/errors';
+import type { CallContext } from '../shared/context';
 import type { Authenticator } from './authenticate';
 import { InvalidGrant, InvalidRequest, RealmNotFound, UnsupportedGrantType } from './errors';
 import { introspectionOf, userinfoOf } from './introspection';

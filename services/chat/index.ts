@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { chatClient } from '../../clients/chat';
-import { restAnswerModels } from '../../clients/chat-models';
-import { restRetrieval } from '../../clients/chat-retrieval';
+import { restAnswerModels } from '../../clients/models/answer-models';
+import { restRetrieval } from '../../clients/search/retrieval';
 import { openChatCore, type ChatCore } from '../../core/chat';
 import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
 import { offloadPromptTokens } from '../../core/chat/prompt';
@@ -9,8 +9,8 @@ import { isActive } from '../../core/models/catalog';
 import { defaultOffload } from '../../core/models/offload';
 import { CHAT_PREFIX, chatRest } from '../../rest/chat';
 import { chatResolvers } from '../../subgraphs/chat';
-import { readSchemaFile } from '../../subgraphs/sdl';
-import { defineService } from '../module';
+import { readSchemaFile } from '../../edge/graphql/sdl';
+import { defineService } from '../shared/module';
 import type { ModelsInstance } from '../models';
 import type { SearchInstance } from '../search';
 
@@ -73,6 +73,6 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
     return { ...core, close: () => void offload?.close() };
   },
   rest: (core) => chatRest(core.service),
-  subgraph: { sdl: () => readSchemaFile('chat.graphql'), resolvers: (core) => chatResolvers(core.service) },
+  subgraph: { sdl: () => readSchemaFile('chat/chat.graphql'), resolvers: (core) => chatResolvers(core.service) },
   client: (opts) => chatClient(opts),
 });

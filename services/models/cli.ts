@@ -1,7 +1,7 @@
 import { listFlag, UsageError } from '../../bin/args';
 import { tenantFlag } from '../../bin/bootstrap';
 import type { ApiKey } from '../../core/models/keys';
-import type { CliCommand } from '../module';
+import type { CliCommand } from '../shared/module';
 import type { ModelsInstance } from '.';
 
 const positive = (v: string | undefined, name: string) => {

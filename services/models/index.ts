@@ -5,11 +5,11 @@ import { openModelsCore, type ModelsCore } from '../../core/models';
 import { openRedisChatCache } from '../../core/models/cache-redis';
 import { catalogReport } from '../../core/models/catalog-report';
 import { defaultOffload } from '../../core/models/offload';
-import { STATUS, toPlatformError } from '../../rest/http-errors';
+import { STATUS, toPlatformError } from '../../rest/shared/http-errors';
 import { MODELS_PREFIX, modelsRest } from '../../rest/models';
 import { modelsResolvers } from '../../subgraphs/models';
-import { readSchemaFile } from '../../subgraphs/sdl';
-import { defineService } from '../module';
+import { readSchemaFile } from '../../edge/graphql/sdl';
+import { defineService } from '../shared/module';
 import { modelsCommands } from './cli';
 
 /** The model gateway's environment variables. */
@@ -82,7 +82,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
     };
   },
   rest: (core) => modelsRest(core.service),
-  subgraph: { sdl: () => readSchemaFile('models.graphql'), resolvers: (core) => modelsResolvers(core.service) },
+  subgraph: { sdl: () => readSchemaFile('models/models.graphql'), resolvers: (core) => modelsResolvers(core.service) },
   client: (opts) => modelsClient(opts),
   commands: modelsCommands,
   jobs: [{ name: 'prune expired cached answers and request counts', everyMs: 60_000, run: (core) => core.prune() }],

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { listFlag, UsageError } from '../../bin/args';
 import { tenantFlag } from '../../bin/bootstrap';
-import { progressBar } from '../../bin/progress';
-import type { CliCommand } from '../module';
+import { progressBar } from '../shared/progress';
+import type { CliCommand } from '../shared/module';
 import type { SearchInstance } from '.';
 
 export const searchCommands: CliCommand<SearchInstance>[] = [

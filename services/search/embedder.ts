@@ -1,6 +1,6 @@
-import { gatewayEmbedder, inProcessEmbeddings, restEmbeddings } from '../../clients/models-embedder';
-import type { Config } from '../../core/config';
-import type { Embedder } from '../../core/search/embedder';
+import { gatewayEmbedder, inProcessEmbeddings, restEmbeddings } from '../../clients/models/embedder';
+import type { Config } from '../../core/shared/config';
+import type { Embedder } from '../../core/shared/text/embedder';
 import type { ModelsInstance } from '../models';
 
 interface EmbeddingSettings {

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { searchClient } from '../../clients/search';
 import { openSearchCore, type SearchCore } from '../../core/search';
 import { SEARCH_PREFIX, searchRest } from '../../rest/search';
-import { readSchemaFile } from '../../subgraphs/sdl';
+import { readSchemaFile } from '../../edge/graphql/sdl';
 import { searchResolvers } from '../../subgraphs/search';
-import { defineService } from '../module';
+import { defineService } from '../shared/module';
 import { searchCommands } from './cli';
 import { embedderFor } from './embedder';
 import type { ModelsInstance } from '../models';
@@ -77,7 +77,7 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
     };
   },
   rest: (core, { config }) => searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
-  subgraph: { sdl: () => readSchemaFile('search.graphql'), resolvers: (core) => searchResolvers(core.service) },
+  subgraph: { sdl: () => readSchemaFile('search/search.graphql'), resolvers: (core) => searchResolvers(core.service) },
   commands: searchCommands,
   client: (opts) => searchClient(opts),
 });

@@ -1,7 +1,7 @@
 import { listFlag, UsageError, type Flags } from '../../bin/args';
 import type { TokenCore } from '../../core/token';
 import type { TokenAdmin } from '../../core/token/admin';
-import type { CliCommand } from '../module';
+import type { CliCommand } from '../shared/module';
 
 const int = (v: string | undefined, name: string) => {
   if (v === undefined) return undefined;

@@ -5,9 +5,9 @@ import { openTokenCore, type TokenCore } from '../../core/token';
 import type { KeyGenerator } from '../../core/token/keys';
 import type { SecretHasher } from '../../core/token/secrets';
 import { tokenRest, TOKEN_PREFIX } from '../../rest/token';
-import { readSchemaFile } from '../../subgraphs/sdl';
+import { readSchemaFile } from '../../edge/graphql/sdl';
 import { tokenResolvers } from '../../subgraphs/token';
-import { defineService } from '../module';
+import { defineService } from '../shared/module';
 import { tokenBootstrap } from './bootstrap';
 import { tokenCommands } from './cli';
 
@@ -51,7 +51,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
     generateKey: opts.generateKey,
   }),
   rest: (core, { config }) => tokenRest(core.service, config.PUBLIC_URL),
-  subgraph: { sdl: () => readSchemaFile('token.graphql'), resolvers: (core) => tokenResolvers(core.service) },
+  subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core) => tokenResolvers(core.service) },
   commands: tokenCommands,
   jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],
   bootstrap: tokenBootstrap,

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backupDataDir } from '../../bin/backup';
-import { BadRequest, Conflict, NotFound } from '../../core/errors';
+import { BadRequest, Conflict, NotFound } from '../../core/shared/errors';
 
 /** A data directory with a WAL database of `rows` 4 KiB rows, open (as a server holds it) until `close`. */
 function dataDir(rows: number) {

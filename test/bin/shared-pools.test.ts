@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { poolBroker, workerPools, type PoolMessage } from '../../bin/shared-pools';
-import { RateLimited } from '../../core/errors';
+import { RateLimited } from '../../core/shared/errors';
 
 /** A worker and the primary joined by an in-memory channel that delivers asynchronously, as IPC does. */
 function joined(broker: ReturnType<typeof poolBroker>) {

@@ -3,12 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
-import { ConfigError, loadConfig } from '../../core/config';
+import { ConfigError, loadConfig } from '../../core/shared/config';
 import type { ModelsService } from '../../core/models/service';
 import { openTokenCore } from '../../core/token';
 import { modelsResolvers } from '../../subgraphs/models';
-import { fastHasher, pooledKeys } from '../helpers';
-import { freePort, startInTemp, type Started } from '../e2e/server';
+import { fastHasher, pooledKeys } from '../shared/helpers';
+import { freePort, startInTemp, type Started } from '../e2e/shared/server';
 
 /** The graph's conventions (DECISIONS "GraphQL"), black-box over HTTP against started platforms. */
 type Answer = { status: number; body: any; type: string };

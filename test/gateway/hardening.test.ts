@@ -7,9 +7,9 @@ import request from 'supertest';
 import { graphiqlRouter } from '../../gateway/graphiql';
 import { createGateway, type Gateway } from '../../gateway/server';
 import { readSupergraph } from '../../gateway/supergraph';
-import { createRestApp } from '../../rest/app';
-import type { GraphqlLimits } from '../../subgraphs/limits';
-import { tokenFixture, tokenSubgraph, type TokenFixture } from '../helpers';
+import { createRestApp } from '../../rest/shared/app';
+import type { GraphqlLimits } from '../../edge/graphql/limits';
+import { tokenFixture, tokenSubgraph, type TokenFixture } from '../shared/helpers';
 
 const log = pino({ level: 'silent' });
 

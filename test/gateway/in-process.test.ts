@@ -2,9 +2,9 @@ import request from 'supertest';
 import pino from 'pino';
 import { createGateway, type Gateway } from '../../gateway/server';
 import { readSupergraph } from '../../gateway/supergraph';
-import { createRestApp } from '../../rest/app';
+import { createRestApp } from '../../rest/shared/app';
 import { tokenRest } from '../../rest/token';
-import { tokenFixture, tokenSubgraph, PUBLIC_URL, type TokenFixture } from '../helpers';
+import { tokenFixture, tokenSubgraph, PUBLIC_URL, type TokenFixture } from '../shared/helpers';
 
 const log = pino({ level: 'silent' });
 

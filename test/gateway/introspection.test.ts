@@ -2,12 +2,12 @@ import { Supergraph } from '@apollo/federation-internals';
 import { execute, getIntrospectionQuery, parse, type GraphQLSchema, type IntrospectionOptions } from 'graphql';
 import pino from 'pino';
 import { readSupergraph } from '../../gateway/supergraph';
-import { buildSubgraph } from '../../subgraphs';
-import { readSchemaFile } from '../../subgraphs/sdl';
+import { buildSubgraph } from '../../edge/graphql/subgraph';
+import { readSchemaFile } from '../../edge/graphql/sdl';
 import type { SearchService } from '../../core/search/service';
 import { searchResolvers } from '../../subgraphs/search';
-import { startInTemp, type Started } from '../e2e/server';
-import { run, socketClient } from '../e2e/subscription-wire';
+import { startInTemp, type Started } from '../e2e/shared/server';
+import { run, socketClient } from '../e2e/shared/subscription-wire';
 
 /**
  * Introspection with every option of graphql 16's getIntrospectionQuery (`oneOf` was a 500 at the
@@ -22,7 +22,7 @@ const COMBINATIONS: IntrospectionOptions[] = Array.from({ length: 2 ** OPTIONS.l
 /** The schemas the two servers answer for, built here independently of them. */
 const SCHEMAS: Record<string, () => GraphQLSchema> = {
   gateway: () => Supergraph.build(readSupergraph()).apiSchema().toGraphQLJSSchema(),
-  search: () => buildSubgraph('search', readSchemaFile('search.graphql'), searchResolvers(undefined as unknown as SearchService), pino({ level: 'silent' })).schema,
+  search: () => buildSubgraph('search', readSchemaFile('search/search.graphql'), searchResolvers(undefined as unknown as SearchService), pino({ level: 'silent' })).schema,
 };
 
 const post = async (base: string, body: unknown) => {

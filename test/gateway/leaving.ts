@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { createClient } from 'graphql-sse';
-import type { FakeOpenAi } from '../fakes/openai-upstream';
-import type { RecordedRequest } from '../fakes/fake-http';
-import { ANSWER_STREAM, postOperation } from '../e2e/subscription-wire';
+import type { FakeOpenAi } from '../shared/fakes/openai-upstream';
+import type { RecordedRequest } from '../shared/fakes/fake-http';
+import { ANSWER_STREAM, postOperation } from '../e2e/shared/subscription-wire';
 
 /**
  * The ways a client leaves an answer at the gateway's /graphql, each of which must stop the model

@@ -1,4 +1,4 @@
-import { startInTemp, type Started } from '../e2e/server';
+import { startInTemp, type Started } from '../e2e/shared/server';
 
 /** GRAPHQL_MAX_* reach both the gateway (`platform start`) and a subgraph served alone (`platform serve token`). */
 describe.each(['all', 'token'])('GraphQL limits from the environment (%s)', (role) => {

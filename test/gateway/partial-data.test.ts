@@ -1,6 +1,6 @@
-import { chatFixture, type ChatFixture } from '../e2e/chat-fixture';
-import { freePort, startInTemp, type Started } from '../e2e/server';
-import { ANSWER_STREAM, run, socketClient } from '../e2e/subscription-wire';
+import { chatFixture, type ChatFixture } from '../e2e/chat/fixture';
+import { freePort, startInTemp, type Started } from '../e2e/shared/server';
+import { ANSWER_STREAM, run, socketClient } from '../e2e/shared/subscription-wire';
 
 /**
  * Partial data: a field that fails (its subgraph down, a credential the caller lacks) is null with

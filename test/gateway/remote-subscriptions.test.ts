@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import type { Client } from 'graphql-ws';
 import { WebSocketServer } from 'ws';
 import { DEFAULT_CATALOG } from '../../core/models/catalog';
-import { chatFixture, type ChatFixture } from '../e2e/chat-fixture';
-import { post, sseChunks, type Chunk } from '../e2e/chat-wire';
-import { freePort, startInTemp, type Started } from '../e2e/server';
-import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, type Result } from '../e2e/subscription-wire';
-import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-upstream';
+import { chatFixture, type ChatFixture } from '../e2e/chat/fixture';
+import { post, sseChunks, type Chunk } from '../e2e/chat/wire';
+import { freePort, startInTemp, type Started } from '../e2e/shared/server';
+import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, type Result } from '../e2e/shared/subscription-wire';
+import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstream';
 import { leaveEveryWay } from './leaving';
 
 /**

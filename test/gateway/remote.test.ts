@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { openTokenCore } from '../../core/token';
-import { startInTemp, type Started } from '../e2e/server';
-import { fastHasher, pooledKeys } from '../helpers';
+import { startInTemp, type Started } from '../e2e/shared/server';
+import { fastHasher, pooledKeys } from '../shared/helpers';
 
 /** `platform serve token` and `platform serve gateway` as two servers, the gateway reaching the subgraph over HTTP. */
 describe('the gateway reaching the token subgraph over HTTP', () => {

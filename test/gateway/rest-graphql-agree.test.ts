@@ -2,9 +2,9 @@ import pino from 'pino';
 import request from 'supertest';
 import { createGateway, type Gateway } from '../../gateway/server';
 import { readSupergraph } from '../../gateway/supergraph';
-import { createRestApp } from '../../rest/app';
+import { createRestApp } from '../../rest/shared/app';
 import { tokenRest } from '../../rest/token';
-import { tokenFixture, tokenSubgraph, PUBLIC_URL, type TokenFixture } from '../helpers';
+import { tokenFixture, tokenSubgraph, PUBLIC_URL, type TokenFixture } from '../shared/helpers';
 
 /**
  * One table of inputs, each sent to REST and to GraphQL: the same schema, rule and error decide

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { DEFAULT_CATALOG } from '../../core/models/catalog';
-import { chatFixture, type ChatFixture } from '../e2e/chat-fixture';
-import { joined, post, sseChunks, type Chunk } from '../e2e/chat-wire';
-import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai-upstream';
-import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, wsUrl, type Result } from '../e2e/subscription-wire';
+import { chatFixture, type ChatFixture } from '../e2e/chat/fixture';
+import { joined, post, sseChunks, type Chunk } from '../e2e/chat/wire';
+import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstream';
+import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, wsUrl, type Result } from '../e2e/shared/subscription-wire';
 
 /**
  * Subscriptions at the gateway's /graphql, subgraphs in process: answerStream is the chat subgraph's,

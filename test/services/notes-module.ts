@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { param } from '../../core/params';
-import { detailBody } from '../../rest/http-errors';
-import { define } from '../../rest/routes';
-import { parseArgs } from '../../subgraphs/args';
-import { requireCaller, type GraphContext } from '../../subgraphs/context';
-import { defineService } from '../../services/module';
+import { param } from '../../core/shared/params';
+import { detailBody } from '../../rest/shared/http-errors';
+import { define } from '../../rest/shared/routes';
+import { parseArgs } from '../../subgraphs/shared/args';
+import { requireCaller, type GraphContext } from '../../edge/graphql/context';
+import { defineService } from '../../services/shared/module';
 
 /**
  * A small extra service, registered only by the tests: everything the platform needs to serve it is

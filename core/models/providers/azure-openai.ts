@@ -1,4 +1,4 @@
-import { UpstreamFailed } from '../../errors';
+import { UpstreamFailed } from '../../shared/errors';
 import type { ProviderFactory } from '.';
 import { credentialOf, trimBase } from './credential-shared';
 import { openAiWire } from './openai-shared';

@@ -1,5 +1,5 @@
 import type { ContentBlock, ConverseStreamCommandInput, Message } from '@aws-sdk/client-bedrock-runtime';
-import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../errors';
+import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
 import type { Attachment, ChatMessage, ChatRequest, FinishReason } from '../chat';
 import { blot, statusError, transportError } from '../upstream/errors';
 

@@ -2,7 +2,7 @@ import {
   BedrockRuntimeClient, ConverseStreamCommand, InvokeModelCommand, type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
-import { UpstreamFailed, UpstreamTimeout } from '../../errors';
+import { UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
 import type { ProviderFactory } from '.';
 import { chatStreamOf, type StreamEvent } from '../upstream/chat-stream';
 import { badResponse, parseAnswer } from '../upstream/errors';

@@ -1,4 +1,4 @@
-import { UpstreamFailed } from '../../errors';
+import { UpstreamFailed } from '../../shared/errors';
 import type { CatalogModel } from '../catalog';
 import type { ProviderDeps } from '.';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UpstreamFailed } from '../../errors';
+import { UpstreamFailed } from '../../shared/errors';
 import type { ChatMessage, ChatRequest, FinishReason } from '../chat';
 import type { StreamEvent } from '../upstream/chat-stream';
 import { badResponse } from '../upstream/errors';

@@ -1,4 +1,4 @@
-import { hashingEmbedder } from '../../search/embedder';
+import { hashingEmbedder } from '../../shared/text/embedder';
 import type { ModelProvider } from '../chat';
 import type { Offload } from '../offload';
 import { localChat } from '../local-chat';

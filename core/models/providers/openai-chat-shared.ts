@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BadRequest, UpstreamFailed } from '../../errors';
+import { BadRequest, UpstreamFailed } from '../../shared/errors';
 import type { Attachment, ChatMessage, ChatRequest, FinishReason } from '../chat';
 import type { StreamEvent } from '../upstream/chat-stream';
 import { badResponse } from '../upstream/errors';

@@ -1,4 +1,4 @@
-import { PlatformError, UpstreamFailed } from '../../errors';
+import { PlatformError, UpstreamFailed } from '../../shared/errors';
 import type { ChatMessage, ChatStream, ChatUsage, FinishReason } from '../chat';
 import { chatPromptTokens, countTokens } from '../tokens';
 import { badResponse } from './errors';

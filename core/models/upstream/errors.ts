@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../errors';
+import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
 
 /**
  * How an upstream's failures reach the gateway's callers (one mapping for every vendor):

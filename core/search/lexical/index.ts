@@ -1,7 +1,7 @@
-import { statements, type Db } from '../../sqlite';
-import { queryWords } from '../words';
+import { statements, type Db } from '../../shared/sqlite';
+import { queryWords } from '../../shared/text/words';
 import { Bm25Index, type PassageScore } from './bm25';
-import { tokens } from './tokenize';
+import { tokens } from '../../shared/text/tokenize';
 
 /**
  * Full-text ranking from in-memory BM25 indexes, one per tenant (a query can only reach its own

@@ -1,7 +1,7 @@
 /**
  * The search service's vector index: exact below a size, HNSW (approximate) from then on.
  *
- * Defaults, from `bench/vectors.ts`: 100,000 passages of 40-200 words (Zipf-like over 4,000 words)
+ * Defaults, from `bench/search/vectors.ts`: 100,000 passages of 40-200 words (Zipf-like over 4,000 words)
  * embedded by hashingEmbedder(256), ~73 nonzeros each; 500 short queries (3-8 words) and 500
  * passage queries; shared 2-core machine under load, so p99s are noisy. Recall is deterministic.
  *

@@ -1,10 +1,10 @@
-import type { Caller } from '../../../core/auth/caller';
-import type { TokenVerifier } from '../../../core/auth/verifier';
+import type { Caller } from '../../../core/shared/auth/caller';
+import type { TokenVerifier } from '../../../core/shared/auth/verifier';
 import { createChatService } from '../../../core/chat/chat-service';
 import { GenerateAnswerBody, GetSourcesBody } from '../../../core/chat/inputs';
 import type { AnswerModels, Retrieval } from '../../../core/chat/ports';
 import { REWRITE_INSTRUCTION } from '../../../core/chat/search-text';
-import { NotFound, Unauthenticated } from '../../../core/errors';
+import { NotFound, Unauthenticated } from '../../../core/shared/errors';
 import type { ChatMessage, ChatStream } from '../../../core/models/chat';
 
 const caller = { tenantId: 'acme', subject: 'ann', roles: ['search:read'], audience: ['chat'], bearer: 'tok' } as Caller;

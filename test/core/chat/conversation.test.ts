@@ -1,6 +1,6 @@
 import { historyOf, kvpOf, processQuery, queryOf, uploadedFiles } from '../../../core/chat/conversation';
 import { GenerateAnswerBody } from '../../../core/chat/inputs';
-import { ValidationFailed } from '../../../core/errors';
+import { ValidationFailed } from '../../../core/shared/errors';
 
 const request = (extra: Record<string, unknown> = {}) => GenerateAnswerBody.parse({ request: { user_cred: { token: 't', client: { tenant_id: 'x' } }, ...extra } }).request;
 

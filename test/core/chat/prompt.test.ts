@@ -1,5 +1,5 @@
 import { buildPrompt, numberSources } from '../../../core/chat/prompt';
-import { BadRequest } from '../../../core/errors';
+import { BadRequest } from '../../../core/shared/errors';
 import { promptTokens } from '../../../core/models/local-chat';
 import type { Passage } from '../../../core/search/types';
 

@@ -1,7 +1,7 @@
-import type { Caller } from '../../../core/auth/caller';
+import type { Caller } from '../../../core/shared/auth/caller';
 import type { Retrieval } from '../../../core/chat/ports';
 import { retrieve } from '../../../core/chat/retrieval';
-import { UpstreamTimeout } from '../../../core/errors';
+import { UpstreamTimeout } from '../../../core/shared/errors';
 import type { Passage } from '../../../core/search/types';
 
 const caller = { tenantId: 't', subject: 'u', bearer: 'x' } as Caller;

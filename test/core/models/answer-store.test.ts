@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { redisAnswerStore } from '../../../core/models/cache-redis';
 import { sqliteAnswerStore } from '../../../core/models/cache-sqlite';
 import { openModelsDb } from '../../../core/models/keys';
-import { testClock } from '../../helpers';
+import { testClock } from '../../shared/helpers';
 import { answerStoreContract } from './store-contracts';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -106,7 +106,7 @@ describe('the answer store in models.db', () => {
     openModelsDb(file).close();
     const script = `
       const { openModelsDb } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'keys.js'))});
-      const { sqliteCache } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'sqlite-cache.js'))});
+      const { sqliteCache } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'shared', 'sqlite-cache.js'))});
       const c = sqliteCache(openModelsDb(process.argv[1]), { table: 'answer_cache', maxEntries: 50, maxBytes: 4000, now: Date.now });
       for (let i = 0; i < 200; i++) c.set(process.argv[2] + i, 'v'.repeat(i % 60), 60000);
     `;

@@ -3,7 +3,7 @@ import { sqliteAnswerStore } from '../../../core/models/cache-sqlite';
 import type { ChatStream } from '../../../core/models/chat';
 import { openModelsDb } from '../../../core/models/keys';
 import type { AnswerStore } from '../../../core/models/ports';
-import { testClock } from '../../helpers';
+import { testClock } from '../../shared/helpers';
 
 const answer = (pieces: string[], finishReason: 'stop' | 'length' | 'error' = 'stop'): ChatStream => ({
   pieces: (async function* gen() {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openModelsDb } from '../../../core/models/keys';
 import { sqliteLimitCounters } from '../../../core/models/limits-sqlite';
-import { testClock } from '../../helpers';
+import { testClock } from '../../shared/helpers';
 import { limitCountersContract } from './store-contracts';
 
 const ROOT = join(__dirname, '..', '..', '..');

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RateLimited } from '../../../core/errors';
-import { openDatabase } from '../../../core/sqlite';
+import { RateLimited } from '../../../core/shared/errors';
+import { openDatabase } from '../../../core/shared/sqlite';
 import { MODELS_MIGRATIONS } from '../../../core/models/sqlite-schema';
 import type { ApiKey } from '../../../core/models/keys';
 import { openModelsDb } from '../../../core/models/keys';
 import { keyLimits } from '../../../core/models/limits';
 import { sqliteLimitCounters } from '../../../core/models/limits-sqlite';
-import { testClock } from '../../helpers';
+import { testClock } from '../../shared/helpers';
 
 const key = (over: Partial<ApiKey>): ApiKey => ({
   id: 'k1', prefix: 'lmk-abcdef', name: 'k', tenant: 't', models: null, requestsPerMinute: null, tokenBudget: null,

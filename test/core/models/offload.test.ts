@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { RateLimited } from '../../../core/errors';
+import { RateLimited } from '../../../core/shared/errors';
 import { inlineOffload, workerOffload, type Offload } from '../../../core/models/offload';
 import { countTokens } from '../../../core/models/tokens';
 

@@ -1,4 +1,4 @@
-import { BadRequest } from '../../../core/errors';
+import { BadRequest } from '../../../core/shared/errors';
 import { CatalogModel } from '../../../core/models/catalog';
 import { GuardrailViolation } from '../../../core/models/guard';
 import { inlineOffload, type Offload } from '../../../core/models/offload';

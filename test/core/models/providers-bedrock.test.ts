@@ -1,9 +1,9 @@
-import { BadRequest, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../core/errors';
+import { BadRequest, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../core/shared/errors';
 import type { ModelProvider } from '../../../core/models/chat';
 import { bedrockProvider } from '../../../core/models/providers/bedrock';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
-import { vectorOf } from '../../fakes/fake-http';
-import { modelIdOf, startFakeBedrock, type FakeBedrock } from '../../fakes/bedrock-upstream';
+import { vectorOf } from '../../shared/fakes/fake-http';
+import { modelIdOf, startFakeBedrock, type FakeBedrock } from '../../shared/fakes/bedrock-upstream';
 import { drain, drainFailing, failure, modelOf, PNG_B64 } from './provider-helpers';
 
 const ACCESS_KEY = 'AKIAFAKEACCESS01';

@@ -1,8 +1,8 @@
-import { BadRequest, UpstreamFailed, UpstreamTimeout } from '../../../core/errors';
+import { BadRequest, UpstreamFailed, UpstreamTimeout } from '../../../core/shared/errors';
 import type { ModelProvider } from '../../../core/models/chat';
 import { geminiProvider } from '../../../core/models/providers/gemini';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
-import { startFakeGemini, type FakeGemini } from '../../fakes/gemini-upstream';
+import { startFakeGemini, type FakeGemini } from '../../shared/fakes/gemini-upstream';
 import { drain, drainFailing, failure, modelOf, PNG_B64 } from './provider-helpers';
 
 const KEY = 'AIzaFakeGeminiKey0123456789';

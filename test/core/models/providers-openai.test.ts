@@ -1,9 +1,9 @@
-import { BadRequest, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../core/errors';
+import { BadRequest, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../core/shared/errors';
 import type { ModelProvider } from '../../../core/models/chat';
 import { azureOpenAiProvider } from '../../../core/models/providers/azure-openai';
 import { openAiCompatibleProvider } from '../../../core/models/providers/openai-compatible';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
-import { FAKE_PNG_B64, startFakeOpenAi, type FakeOpenAi } from '../../fakes/openai-upstream';
+import { FAKE_PNG_B64, startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { drain, drainFailing, failure, modelOf, PNG_B64, tick } from './provider-helpers';
 
 const KEY = 'azure-key-0123456789abcdef';

@@ -1,7 +1,7 @@
-import { BadRequest, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../core/errors';
+import { BadRequest, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../core/shared/errors';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
-import { freePort } from '../../e2e/server';
-import { startFakeOpenAi, type FakeOpenAi } from '../../fakes/openai-upstream';
+import { freePort } from '../../e2e/shared/server';
+import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 
 /** The pooled upstream client against a fake OpenAI-wire server: retries, timeouts, aborts, and how failures map. */
 describe('upstream HTTP client', () => {

@@ -1,5 +1,5 @@
 import { coverage, matcher } from '../../../core/search/highlight';
-import { wordsOf } from '../../../core/search/words';
+import { wordsOf } from '../../../core/shared/text/words';
 
 /** The definition: the share of query words some word of the text matches as highlights match. */
 const byDefinition = (text: string, q: string[]) => (q.length ? q.filter((w) => wordsOf(text).some(matcher([w]))).length / q.length : 0);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallContext } from '../../../core/context';
+import type { CallContext } from '../../../core/shared/context';
 import { openSearchCore } from '../../../core/search';
 import { foldCustom, splitCustom } from '../../../core/search/custom-metadata';
 import type { ObjectFields } from '../../../core/search/types';

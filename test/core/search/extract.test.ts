@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { extractText, kindOf, UnreadableFile } from '../../../core/search/extract';
-import { ROOT } from '../../e2e/server';
+import { ROOT } from '../../e2e/shared/server';
 import { docxWith, pdfWith } from './fixtures';
 
 const file = (name: string, content: string | Buffer, contentType?: string) => ({ name, bytes: typeof content === 'string' ? Buffer.from(content) : content, contentType });

@@ -1,8 +1,8 @@
-import type { Caller } from '../../../core/auth/caller';
-import type { CallContext } from '../../../core/context';
+import type { Caller } from '../../../core/shared/auth/caller';
+import type { CallContext } from '../../../core/shared/context';
 import { openSearchCore, type SearchCore } from '../../../core/search';
 import type { SearchRequest } from '../../../core/search/types';
-import { testClock } from '../../helpers';
+import { testClock } from '../../shared/helpers';
 
 const caller = (tenantId: string, subject = `${tenantId}-user`, roles = ['search:read', 'search:write']): CallContext => ({
   caller: {

@@ -1,4 +1,4 @@
-import { hashingEmbedder } from '../../../core/search/embedder';
+import { hashingEmbedder } from '../../../core/shared/text/embedder';
 import { blobVector, vectorBlob } from '../../../core/search/sqlite-rows';
 
 describe('vectors as blobs', () => {

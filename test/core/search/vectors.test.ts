@@ -1,4 +1,4 @@
-import { hashingEmbedder } from '../../../core/search/embedder';
+import { hashingEmbedder } from '../../../core/shared/text/embedder';
 import { createVectorIndex, exactTopK, type VectorIndex } from '../../../core/search/vectors';
 import { SparseIndex } from '../../../core/search/vectors/sparse';
 import { measureRecall } from '../../../core/search/vectors/recall';

@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:graphql`: what the federated graph costs and how it compares, measured in one run
+ * on this machine (see README "GraphQL gateway"):
+ * - a one-subgraph query (`{ realm { id name issuer jwksUri } }`) against the same data over REST,
+ *   against the token subgraph served alone, through our gateway (subgraphs in process; remote),
+ *   through a plain @apollo/gateway and through Hive Gateway over the same remote subgraphs;
+ * - a query spanning three subgraphs (token, search, models) through the four gateways, against
+ *   each subgraph asked its part directly;
+ * - subscription fan-out: BENCH_SUBSCRIBERS (500) streamed answers at once through our gateway.
+ * autocannon, BENCH_CONNECTIONS (50) connections, BENCH_SECONDS (5) s per run after a
+ * BENCH_WARMUP_SECONDS (1) s warm-up. Exits 1 when a run had failures.
+ */
+import { header, loadAverage } from '../shared/settings';
+import { load, verify, type Measured, type Target } from '../shared/load';
+import { problems, table } from '../shared/report';
+import { treeCpuSeconds } from '../shared/cpu';
+import { fanOut, type FanOut } from './fanout';
+import { startDeployments, type Deployments } from './setup';
+import { logWarnings, makeTempDir, runBench } from '../shared/platform';
+
+const log = (s: string) => process.stderr.write(s);
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < 0) throw new Error(`${name} must be a non-negative integer, not '${raw}'`);
+  return v;
+}
+
+const ONE = '{ realm { id name issuer jwksUri } }';
+const THREE = '{ viewer { username realm { name } } search(query: "aspirin") { totalCount hits { document { title } } } models { id contextLength } }';
+const SLICES: [string, string][] = [
+  ['token', '{ viewer { username realm { name } } }'],
+  ['search', '{ search(query: "aspirin") { totalCount hits { document { title } } } }'],
+  ['models', '{ models { id contextLength } }'],
+];
+
+type Json = { data?: Record<string, any>; errors?: unknown[] } | undefined;
+const gql = (name: string, url: string, query: string, marker: string, headers: Record<string, string> = {}): Target => ({
+  name, method: 'POST', url: `${url}/graphql`, body: JSON.stringify({ query }), headers: { 'content-type': 'application/json', ...headers },
+  check: (j) => !(j as Json)?.errors && Boolean((j as Json)?.data), marker,
+});
+
+async function main(): Promise<number> {
+  const seconds = intEnv('BENCH_SECONDS', 5) || 5;
+  const warmup = intEnv('BENCH_WARMUP_SECONDS', 1);
+  const connections = intEnv('BENCH_CONNECTIONS', 50) || 50;
+  const subscribers = intEnv('BENCH_SUBSCRIBERS', 500);
+  const before = loadAverage();
+  const dir = makeTempDir('platform-bench-graphql-');
+  const d = await startDeployments(dir, log);
+  const failures: string[] = [];
+  const auth = async () => ({ authorization: (await d.platform.tok.headers()).authorization!, 'api-key': d.platform.apiKey });
+
+  /** One target: checked once, warmed, loaded; CPU per response of the server process that answers it. */
+  const run = async (t: Target, serverPid: number | undefined): Promise<Measured> => {
+    await verify(t);
+    if (warmup) await load(t, warmup, connections);
+    log(`  ${t.name} ...\n`);
+    const cpu0 = treeCpuSeconds(serverPid);
+    const m = await load(t, seconds, connections);
+    const cpu1 = treeCpuSeconds(serverPid);
+    if (cpu0 !== undefined && cpu1 !== undefined && m.requests > 0) m.cpuMs = ((cpu1 - cpu0) * 1000) / m.requests;
+    const bad = problems(m);
+    if (bad) failures.push(`${t.name}: ${bad}`);
+    return m;
+  };
+  const [apollo, hive] = d.peers as [Deployments['gateway'], Deployments['gateway']];
+  const pid = (c: { child: { proc: { pid?: number } } }) => c.child.proc.pid;
+
+  log('one-subgraph query ...\n');
+  const realm = d.platform.boot.realm;
+  const one: Measured[] = [];
+  one.push(await run({
+    name: 'REST: the realm\'s OpenID discovery document', method: 'GET', url: `${d.platform.url}/auth/api/v1/realms/${realm}/.well-known/openid-configuration`,
+    check: (j) => typeof (j as Record<string, unknown>)?.jwks_uri === 'string', marker: '"jwks_uri"',
+  }, pid(d.platform)));
+  one.push(await run(gql('token subgraph directly (served alone)', d.alone.token!.url, ONE, '"jwksUri"'), pid(d.alone.token!)));
+  one.push(await run(gql('our gateway, subgraphs in process', d.platform.url, ONE, '"jwksUri"'), pid(d.platform)));
+  one.push(await run(gql('our gateway, remote subgraphs', d.gateway.url, ONE, '"jwksUri"'), pid(d.gateway)));
+  one.push(await run(gql(apollo.name, apollo.url, ONE, '"jwksUri"'), pid(apollo)));
+  one.push(await run(gql(hive.name, hive.url, ONE, '"jwksUri"'), pid(hive)));
+
+  log('three-subgraph query ...\n');
+  const slices: Measured[] = [];
+  for (const [name, query] of SLICES) slices.push(await run(gql(`${name} subgraph directly, its part`, d.alone[name]!.url, query, '"data"', await auth()), pid(d.alone[name]!)));
+  const three: Measured[] = [];
+  three.push(await run(gql('our gateway, subgraphs in process', d.platform.url, THREE, '"models":[{', await auth()), pid(d.platform)));
+  three.push(await run(gql('our gateway, remote subgraphs', d.gateway.url, THREE, '"models":[{', await auth()), pid(d.gateway)));
+  three.push(await run(gql(apollo.name, apollo.url, THREE, '"models":[{', await auth()), pid(apollo)));
+  three.push(await run(gql(hive.name, hive.url, THREE, '"models":[{', await auth()), pid(hive)));
+
+  const fans: [string, FanOut][] = [];
+  if (subscribers > 0) {
+    const question = 'What are the side effects of aspirin?';
+    for (const [name, url, p] of [['our gateway, subgraphs in process', d.platform.url, pid(d.platform)], ['our gateway, remote subgraphs', d.gateway.url, pid(d.gateway)]] as const) {
+      log(`subscription fan-out, ${name} ...\n`);
+      const f = await fanOut(`${url}/graphql`, await auth(), subscribers, p, question);
+      if (f.failed) failures.push(`fan-out through ${name}: ${f.failed} of ${subscribers} failed (first: ${f.firstError})`);
+      fans.push([name, f]);
+    }
+  }
+
+  const slowest = slices.reduce((a, b) => (b.p50 > a.p50 ? b : a));
+  const rps = (rows: Measured[], name: string) => rows.find((r) => r.name === name)?.rps ?? Number.NaN;
+  const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  const inProc = 'our gateway, subgraphs in process';
+  const remote = 'our gateway, remote subgraphs';
+  const out = [
+    header({ seconds, coldSeconds: 0, connections, warmup }, before).split('\n').filter((l) => !l.includes('cold')).join('\n'),
+    'every process WORKERS=1 (one process each, as the peers); server CPU: the answering process only (a gateway\'s own, not its subgraphs\')',
+    '',
+    `### One-subgraph query \`${ONE}\` (baseline: the same data over REST)`,
+    '',
+    table(one, one[0]),
+    '',
+    `### Three subgraphs: \`${THREE}\` (baseline: the slowest part asked of its subgraph directly)`,
+    '',
+    table([...slices, ...three], slowest),
+    '',
+  ];
+  if (fans.length) {
+    out.push(`### Subscription fan-out: ${subscribers} streamed answers at once over graphql-ws (each its own socket; the fake model streams 10 pieces 2 ms apart)`, '');
+    out.push('| through | first event p50 ms | p99 ms | whole answer p50 ms | p99 ms | all done in ms | failed | server RSS before MiB | peak MiB |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const [name, f] of fans) {
+      out.push(`| ${name} | ${f.firstP50.toFixed(0)} | ${f.firstP99.toFixed(0)} | ${f.doneP50.toFixed(0)} | ${f.doneP99.toFixed(0)} | ${f.wallMs.toFixed(0)} | ${f.failed} | ${f.rssBeforeMiB.toFixed(0)} | ${f.rssPeakMiB.toFixed(0)} |`);
+    }
+    out.push('');
+  }
+  const oneRatio = rps(one, inProc) / one[0]!.rps;
+  const ahead = (rows: Measured[]) => [apollo.name, hive.name].every((p) => rps(rows, remote) > rps(rows, p));
+  out.push('### Targets', '');
+  out.push(`- one-subgraph query through the gateway >= 0.6x the same data over REST: ${oneRatio >= 0.6 ? 'met' : 'not met'} (${x(rps(one, inProc), one[0]!.rps)} in process, ${x(rps(one, remote), one[0]!.rps)} remote)`);
+  out.push(`- ahead of plain @apollo/gateway and Hive Gateway on every query (same remote subgraphs): ${ahead(one) && ahead(three) ? 'met' : 'not met'}`
+    + ` (one subgraph: ${x(rps(one, remote), rps(one, apollo.name))} Apollo's, ${x(rps(one, remote), rps(one, hive.name))} Hive's;`
+    + ` three: ${x(rps(three, remote), rps(three, apollo.name))}, ${x(rps(three, remote), rps(three, hive.name))})`);
+  out.push(`- gateway over the token subgraph directly, one-subgraph query: ${x(rps(one, remote), rps(one, 'token subgraph directly (served alone)'))} remote`);
+  process.stdout.write(`${out.join('\n')}\n`);
+  const warnings = logWarnings(d.platform.logFile);
+  if (warnings.length) process.stdout.write(`\nplatform warnings:\n${warnings.join('\n')}\n`);
+  if (failures.length) {
+    process.stdout.write(`\nFAILURES:\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+runBench('bench:graphql', main);

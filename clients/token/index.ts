@@ -1,0 +1,50 @@
+import type { JSONWebKeySet } from 'jose';
+import type { CallContext } from '../../core/shared/context';
+import type { Introspection, RealmInfo, TokenResponse, TokenService, UserInfo } from '../../core/token/service';
+import { callOptions, httpClient, type HttpClientOptions } from '../shared/http';
+
+type Params = Record<string, string | undefined>;
+
+interface RealmWire {
+  realm: string;
+  name: string;
+  enabled: boolean;
+  issuer: string;
+  jwks_uri: string;
+  access_token_lifespan: number;
+  refresh_token_lifespan: number;
+}
+
+
+/**
+ * The token service over its documented REST paths, for subgraphs and services in front of a
+ * remote deployment. Parameters go as a form body (so secrets stay out of URLs and logs).
+ * `ctx.clientAddress` cannot cross the hop: the remote service sees this process's address.
+ */
+export function tokenClient(opts: HttpClientOptions): TokenService {
+  const { request } = httpClient(opts);
+  const form = (fields: object, ctx?: CallContext) => ({ form: { ...fields } as Params, ...callOptions(ctx) });
+  const p = '/auth/api/v1';
+  const realmPath = (realm: string | undefined) => `${p}/realms/${encodeURIComponent(realm || 'default')}`;
+  return {
+    issueForClient: (req, ctx) => request<TokenResponse>('POST', `${p}/oauth/connect/token`, form(req, ctx)),
+    loginUser: (req, ctx) => request<TokenResponse>('POST', `${p}/oauth/connect/user/login`, form(req, ctx)),
+    // The login endpoint refreshes for any client, authenticating it only when it is confidential.
+    refresh: (req, ctx) =>
+      request<TokenResponse>('POST', `${p}/oauth/connect/user/login`, form({ ...req, grant_type: 'refresh_token' }, ctx)),
+    introspect: (req, ctx) => request<Introspection>('POST', `${p}/oauth/connect/introspect`, form(req, ctx)),
+    revoke: async (req, ctx) => void (await request('POST', `${p}/oauth/connect/revoke`, form(req, ctx))),
+    userinfo: ({ realm, authorization }, ctx) => request<UserInfo>('GET', `${realmPath(realm)}/protocol/openid-connect/userinfo`, {
+      ...callOptions(ctx), headers: authorization ? { authorization } : undefined,
+    }),
+    realm: async (req, ctx) => {
+      const r = await request<RealmWire>('GET', realmPath(req?.realm), callOptions(ctx));
+      return {
+        id: r.realm, name: r.name, enabled: r.enabled, issuer: r.issuer, jwksUri: r.jwks_uri,
+        accessTokenLifespan: r.access_token_lifespan, refreshTokenLifespan: r.refresh_token_lifespan,
+      } satisfies RealmInfo;
+    },
+    jwks: (req, ctx) => request<JSONWebKeySet>('GET', `${realmPath(req.realm)}/protocol/openid-connect/certs`, callOptions(ctx)),
+    health: (_req, ctx) => request<{ msg: string }>('GET', `${p}/healthz`, callOptions(ctx)),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The platform's one error hierarchy. Core code throws these; each transport maps them once
+ * (rest/shared/http-errors.ts to a status, edge/graphql/errors.ts to an extensions.code).
+ * Nothing here knows about HTTP or GraphQL.
+ */
+export type ErrorKind =
+  | 'bad_request'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation'
+  | 'rate_limited'
+  | 'upstream'
+  | 'upstream_timeout'
+  | 'internal';
+
+/** One problem with one input value, in the spec's `ValidationError` shape. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export abstract class PlatformError extends Error {
+  abstract readonly kind: ErrorKind;
+  /** A machine-readable code for clients (OAuth `error`, guardrail codes, ...). */
+  readonly code?: string;
+
+  constructor(message: string, options?: ErrorOptions & { code?: string }) {
+    super(message, options);
+    this.name = new.target.name;
+    if (options?.code) this.code = options.code;
+  }
+
+  /** Internal errors never show their message to a caller. */
+  get expose(): boolean {
+    return this.kind !== 'internal';
+  }
+}
+
+export class BadRequest extends PlatformError { readonly kind = 'bad_request'; }
+export class Unauthenticated extends PlatformError { readonly kind = 'unauthenticated'; }
+export class Forbidden extends PlatformError { readonly kind = 'forbidden'; }
+export class NotFound extends PlatformError { readonly kind = 'not_found'; }
+export class Conflict extends PlatformError { readonly kind = 'conflict'; }
+export class PayloadTooLarge extends PlatformError { readonly kind = 'payload_too_large'; }
+export class UnsupportedMediaType extends PlatformError { readonly kind = 'unsupported_media_type'; }
+export class RateLimited extends PlatformError {
+  readonly kind = 'rate_limited';
+  constructor(message: string, readonly retryAfterSeconds: number, options?: ErrorOptions & { code?: string }) {
+    super(message, options);
+  }
+}
+export class UpstreamFailed extends PlatformError { readonly kind = 'upstream'; }
+export class UpstreamTimeout extends PlatformError { readonly kind = 'upstream_timeout'; }
+export class InternalError extends PlatformError { readonly kind = 'internal'; }
+
+export class MethodNotAllowed extends PlatformError {
+  readonly kind = 'method_not_allowed';
+  constructor(readonly allow: string[]) {
+    super('Method Not Allowed');
+  }
+}
+
+export class ValidationFailed extends PlatformError {
+  readonly kind = 'validation';
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+  }
+}

@@ -1,0 +1,49 @@
+import type { Request, Response } from 'express';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { PlatformError } from '../../core/shared/errors';
+import { refusalExtensions } from './errors';
+import { documentGuard, introspectionRules, type GraphqlLimits } from './limits';
+
+/** An operation as a streaming transport receives it (graphql-ws `subscribe`, a GraphQL over SSE body). */
+export interface OperationPayload {
+  query: string;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+}
+
+const withCode = (e: GraphQLError, code: string) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code } });
+export const refusal = (message: string, code: string) => new GraphQLError(message, { extensions: { code } });
+
+/** The document guard of the HTTP endpoint (size, depth, aliases, cost, mutations), on one payload. */
+function guard(limits: GraphqlLimits) {
+  const check = documentGuard(limits, () => true);
+  return (payload: unknown): GraphQLError | undefined => {
+    let refused: unknown;
+    check({ method: 'POST', body: payload } as Request, {} as Response, (err?: unknown) => void (refused = err));
+    if (refused instanceof PlatformError) return new GraphQLError(refused.message, { extensions: refusalExtensions(refused) });
+    return refused ? refusal('Internal server error', 'INTERNAL_SERVER_ERROR') : undefined;
+  };
+}
+
+/**
+ * Readies an operation that arrives outside Apollo Server: bounded by the same limits as over HTTP
+ * before it is parsed, parsed with the token cap, validated with the same rules (introspection off
+ * when `introspection` is false). Refusals are coded GraphQLErrors (GRAPHQL_PARSE_FAILED,
+ * GRAPHQL_VALIDATION_FAILED, the guard's codes), as Apollo codes them over HTTP.
+ */
+export function operationPreparer(schema: GraphQLSchema, limits: GraphqlLimits, introspection = true) {
+  const bounded = guard(limits);
+  const rules = [...specifiedRules, ...introspectionRules, ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+  return (payload: OperationPayload): DocumentNode | readonly GraphQLError[] => {
+    const refused = bounded(payload);
+    if (refused) return [refused];
+    let document;
+    try {
+      document = parse(payload.query, { maxTokens: limits.maxTokens });
+    } catch (err) {
+      return [withCode(err as GraphQLError, 'GRAPHQL_PARSE_FAILED')];
+    }
+    const invalid = validate(schema, document, rules);
+    return invalid.length ? invalid.map((e) => withCode(e, 'GRAPHQL_VALIDATION_FAILED')) : document;
+  };
+}

@@ -1,0 +1,148 @@
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { execute, type DocumentNode, type ExecutionArgs, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { TokenVerifier } from '../../core/shared/auth/verifier';
+import { contextFromConnection, type GraphContext } from './context';
+import { formatExecutionError } from './errors';
+import type { IntrospectionCache } from './introspection';
+import type { GraphqlLimits } from './limits';
+import { operationPreparer, refusal } from './prepare';
+import { keepSocketsAlive } from './ws-keepalive';
+
+export interface WebSocketOptions {
+  limits: GraphqlLimits;
+  /** Verifies the bearer token of connection_init's payload for each operation. */
+  verifier?: TokenVerifier;
+  /** Where the endpoint answers upgrades (default /graphql). */
+  path?: string;
+  /** Largest message accepted, in bytes (as the HTTP body limit). */
+  maxPayloadBytes?: number;
+  /** A socket that sends no connection_init within this is closed with 4408 (default 3000 ms, graphql-ws's). */
+  connectionInitTimeoutMs?: number;
+  /** Between WebSocket pings that keep an idle socket open and find dead ones (default 10000 ms). */
+  keepAliveMs?: number;
+  /** Operations running at once on one socket (default 20). */
+  maxOperationsPerSocket?: number;
+  /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`), as over HTTP. */
+  introspection?: boolean;
+  /** Answers pure introspection from this cache (a graph without its own `execute`: a subgraph served alone). */
+  introspectionCache?: IntrospectionCache;
+}
+
+/** What a socket's operations run on: a subgraph's schema, or the gateway's graph with its own execution. */
+export interface SocketGraph {
+  schema: GraphQLSchema;
+  /** Queries and mutations (graphql-js `execute` on the schema when absent). */
+  execute?: (args: ExecutionArgs & { contextValue: GraphContext }) => Promise<unknown>;
+  /** Subscriptions (graphql-js `subscribe` on the schema when absent). */
+  subscribe?: (args: ExecutionArgs & { contextValue: GraphContext }) => Promise<unknown>;
+}
+
+export interface WebSocketEndpoint {
+  /** Closes every socket (their operations end, model calls abort) and stops taking upgrades. */
+  close(): Promise<void>;
+}
+
+const pathOf = (url: string | undefined) => {
+  try {
+    return new URL(url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The text each prepared document was parsed from, for the introspection cache's key. */
+const sources = new WeakMap<DocumentNode, string>();
+
+/** graphql-js execution with pure introspection answered from `cache`. */
+const cachedExecute = (cache: IntrospectionCache | undefined) => cache && (async (args: ExecutionArgs) => {
+  const source = sources.get(args.document);
+  return (source !== undefined && await cache.answer(args.schema, args.document, args.operationName, source)) || execute(args);
+});
+
+/**
+ * An upgrade that is not ours (another path, `Upgrade: h2c` from curl --http2) is answered as the
+ * plain request it also is, as node does when nobody listens for upgrades: a GET or HEAD goes to the
+ * app; anything else, whose body node no longer reads, is refused.
+ */
+function answerAsHttp(server: Server, req: IncomingMessage, socket: Duplex) {
+  socket.on('error', () => socket.destroy());
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    return;
+  }
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.once('finish', () => {
+    res.detachSocket(socket as Socket);
+    socket.end();
+  });
+  server.emit('request', req, res);
+}
+
+/**
+ * The subgraph's operations over WebSocket (graphql-ws's `graphql-transport-ws` protocol) on the
+ * HTTP server's `path`: subscriptions, and queries and mutations too. Each operation is bounded by
+ * the same limits as over HTTP before it is parsed, validated with the same rules, and its context
+ * is built like an HTTP request's from connection_init's payload (contextFromConnection). When the
+ * client completes an operation or the socket closes, its iterator's `return()` runs, which stops
+ * the work behind it.
+ */
+export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, opts: WebSocketOptions): WebSocketEndpoint {
+  const path = opts.path ?? '/graphql';
+  const maxOperations = opts.maxOperationsPerSocket ?? 20;
+  const prepare = operationPreparer(graph.schema, opts.limits, opts.introspection !== false);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 1_048_576 });
+  const execute = graph.execute ?? cachedExecute(opts.introspectionCache);
+  const endpoint = useServer({
+    schema: graph.schema,
+    ...(execute ? { execute: execute as never } : {}),
+    ...(graph.subscribe ? { subscribe: graph.subscribe as never } : {}),
+    isProd: true,
+    connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
+    onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+      if (Object.keys(ctx.subscriptions).length > maxOperations) {
+        return [refusal(`At most ${maxOperations} operations run at once on one socket`, 'TOO_MANY_OPERATIONS')];
+      }
+      const document = prepare(payload);
+      if (Array.isArray(document)) return document;
+      sources.set(document as DocumentNode, payload.query);
+      return {
+        schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables,
+        contextValue: await contextFromConnection(ctx.connectionParams, ctx.extra.request, opts.verifier),
+      };
+    },
+    onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),
+    onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),
+  }, wss, 0); // graphql-ws's own keep-alive mistakes a busy event loop for dead peers
+  const stopPings = keepSocketsAlive(wss, opts.keepAliveMs ?? 10_000);
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (pathOf(req.url) === path && req.headers.upgrade?.toLowerCase() === 'websocket') {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    } else {
+      answerAsHttp(server, req, socket);
+    }
+  };
+  server.on('upgrade', onUpgrade);
+
+  return {
+    async close() {
+      server.off('upgrade', onUpgrade);
+      stopPings();
+      for (const client of wss.clients) client.close(1001, 'Going away');
+      // A client that does not answer the closing handshake is not waited for.
+      const stragglers = setTimeout(() => wss.clients.forEach((c) => c.terminate()), 1000);
+      try {
+        await endpoint.dispose();
+      } finally {
+        clearTimeout(stragglers);
+      }
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { ChatService } from '../../core/chat/service';
+import { GenerateAnswerBody, GetSourcesBody } from '../../core/chat/inputs';
+import { chatDocs, chatSchemas, chatServiceDocs } from './docs';
+import { define, type RestService } from '../shared/routes';
+import { streamObjects } from '../shared/stream';
+
+export const CHAT_PREFIX = '/api';
+
+const refusals = {
+  401: { description: 'Missing or invalid `request.user_cred.token`, or a missing, unknown or revoked `api_key`' },
+  403: { description: "The token's tenant is not `request.user_cred.client.tenant_id`, it lacks `search:read`, or the key may not use the model" },
+  404: { description: 'Unknown or deactivated model' },
+  422: { description: 'A body field of the wrong type, or no query' },
+  429: { description: "The key's rate or token budget is spent" },
+  502: { description: 'The search service or the model failed' },
+  504: { description: 'The search service or the model did not answer in time' },
+};
+
+/**
+ * The chat proxy's REST face (spec paths under `/api`, no version). Credentials are in the body
+ * (DECISIONS); errors are `{"detail": ...}`. A stream is refused with a status until the model has
+ * accepted the call; after that, failures end it with a chunk whose `finish_reason` is `error`.
+ */
+export function chatRest(chat: ChatService): RestService {
+  return {
+    title: 'Chat proxy',
+    version: '1.0.0',
+    prefix: CHAT_PREFIX,
+    errorBody: (err) => ({ detail: 'issues' in err ? err.issues : err.message }),
+    docs: chatServiceDocs,
+    schemas: chatSchemas,
+    routes: [
+      define({
+        method: 'post', path: '/generate_answer', summary: 'A grounded answer from a language model, whole', tags: ['chat'],
+        input: { body: GenerateAnswerBody }, docs: chatDocs.answer,
+        responses: { 200: { description: '`response`, `generated_search_text`, `finish_reason`' }, ...refusals },
+        handle: ({ body }, { call }) => chat.generateAnswer(body, call),
+      }),
+      define({
+        method: 'post', path: '/stream_generate_answer', summary: 'A grounded answer, streamed', tags: ['chat'],
+        description: 'Server-sent events: `data: {"generated_search_text","response","finish_reason":null}` per piece, the last with '
+          + '`finish_reason` set (`stop`, `length`, `content_filter`, `error`), then `data: [DONE]`. '
+          + '`Accept: application/x-ndjson` gives one object per line instead.',
+        input: { body: GenerateAnswerBody }, docs: chatDocs.stream,
+        responses: { 200: { description: 'The answer, chunk by chunk', contentType: 'text/event-stream' }, ...refusals },
+        handle: async ({ body }, { call, req, res }) => {
+          const answer = await chat.streamAnswer(body, call);
+          await streamObjects(req, res, answer.chunks);
+          return undefined;
+        },
+      }),
+      define({
+        method: 'post', path: '/get_sources', summary: 'The sources an answer would be grounded in', tags: ['chat'],
+        description: '`{"sources": {...}, "success": true}`. `api_key` and `model_info` (optional) let the model rewrite a follow-up from `chat_hist`.',
+        input: { body: GetSourcesBody }, docs: chatDocs.sources,
+        responses: { 200: { description: 'The sources' }, ...refusals },
+        handle: ({ body }, { call }) => chat.getSources(body, call),
+      }),
+    ],
+  };
+}

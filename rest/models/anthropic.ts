@@ -1,0 +1,71 @@
+import { drained } from '../shared/stream';
+import { opaqueId } from '../../core/shared/ids';
+import type { Response } from 'express';
+import { z } from 'zod';
+import {
+  AnthropicRequest, anthropicErrorType, anthropicMessage, anthropicStreamEvents, anthropicToChat, type AnthropicEvent,
+} from '../../core/models/anthropic-wire';
+import type { ModelsService } from '../../core/models/service';
+import { STATUS, toPlatformError, type ErrorBody } from '../shared/http-errors';
+import { groupC, wireBody } from './bedrock-common';
+import { collect, gatewayHeaders, refusing } from './common';
+import { anthropicDocs } from './docs-bedrock';
+import { define, type Route } from '../shared/routes';
+
+/**
+ * Group C family 1: Anthropic's Messages API (request, message object, server-sent events with
+ * their `event:` names, errors) at `/bedrock/v1/messages/anthropic?modelId=`.
+ */
+export const anthropicErrorBody: ErrorBody = (err, status) => ({
+  type: 'error', error: { type: anthropicErrorType(status), message: err.message, ...(err.code ? { code: err.code } : {}) },
+});
+
+export const anthropicMessageId = () => `msg_${opaqueId()}`;
+
+
+/**
+ * Writes Anthropic's events as SSE (`event: <type>` then `data: <json>`), a `ping` after the block
+ * starts as Anthropic sends; a failure midway is its `event: error`. Stops when the caller goes.
+ */
+export async function anthropicSse(res: Response, events: AsyncIterable<AnthropicEvent>): Promise<void> {
+  res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  res.flushHeaders();
+  const gone = () => res.writableEnded || res.destroyed;
+  const send = (e: AnthropicEvent) => (gone() || res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`) ? Promise.resolve() : drained(res));
+  try {
+    for await (const e of events) {
+      await send(e);
+      if (e.type === 'content_block_start') await send({ type: 'ping' });
+      if (gone()) return;
+    }
+  } catch (err) {
+    if (gone()) return;
+    const p = toPlatformError(err);
+    await send({ type: 'error', error: { type: anthropicErrorType(STATUS[p.kind]), message: p.expose ? p.message : 'Internal server error' } });
+  } finally {
+    if (!gone()) res.end();
+  }
+}
+
+export function anthropicRoutes(models: ModelsService): Route[] {
+  return [define({
+    method: 'post', path: '/bedrock/v1/messages/anthropic', tags: ['group C'],
+    summary: 'Messages, family 1 (Anthropic Messages wire format; `stream: true` for server-sent events)',
+    description: 'Takes `?modelId=`; the body needs `anthropic_version` and `max_tokens`. The key comes in `api-key`, `x-api-key` or `Authorization: Bearer`.',
+    input: { body: z.unknown() }, errorBody: anthropicErrorBody, docs: anthropicDocs,
+    responses: { 200: { description: 'A message object, or message_start ... message_stop events' } },
+    handle: async (input, { req, res, call }) => {
+      const m = await groupC(models, req, req.query.modelId, 'bedrock.messages.anthropic');
+      const body = await refusing(models, m, () => wireBody(AnthropicRequest, input.body));
+      const stream = await models.chat({
+        ...m, messages: anthropicToChat(body), maxTokens: body.max_tokens, temperature: body.temperature, topP: body.top_p, stop: body.stop_sequences,
+        stream: body.stream === true,
+      }, call);
+      gatewayHeaders(res, stream);
+      const meta = { id: anthropicMessageId(), model: m.model.id };
+      if (!body.stream) return anthropicMessage(meta, await collect(stream));
+      await anthropicSse(res, anthropicStreamEvents(meta, stream));
+      return undefined;
+    },
+  })];
+}

@@ -1,0 +1,146 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { Transcript, TranscriptSegment } from '../../core/models/chat';
+import type { ModelsService } from '../../core/models/service';
+import type { ErrorBody } from '../shared/http-errors';
+import { ApiVersion, azureErrorBody, deployment, InvalidParam, parseBody } from './azure';
+import { refusing } from './common';
+import { azureImagesDocs, azureTranscriptionsDocs } from './docs-azure';
+import { uploadOf } from '../shared/multipart';
+import { define, type Route } from '../shared/routes';
+
+/**
+ * Group A image generation and audio transcription, in Azure OpenAI's (and OpenAI's) wire format,
+ * so the `openai` SDK's `images.generate` and `audio.transcriptions.create` work unchanged.
+ * Spec: image generation takes `n` = 1 only. OpenAI's limits: prompts of 4000 characters, audio
+ * files of 25 MB in one of its formats (by extension or type).
+ */
+const SIZES = ['auto', '256x256', '512x512', '1024x1024', '1792x1024', '1024x1792', '1536x1024', '1024x1536'] as const;
+
+const ImageRequest = z.object({
+  prompt: z.string().min(1).max(4000),
+  model: z.string().nullish(),
+  n: z.number().nullish(),
+  size: z.enum(SIZES).nullish(),
+  quality: z.enum(['standard', 'hd', 'low', 'medium', 'high', 'auto']).nullish(),
+  style: z.enum(['vivid', 'natural']).nullish(),
+  response_format: z.enum(['url', 'b64_json']).nullish(),
+  user: z.string().nullish(),
+});
+
+const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+/** The formats OpenAI transcribes, by file extension, and the type each is sent upstream as. */
+const AUDIO_TYPES: Record<string, string> = {
+  flac: 'audio/flac', mp3: 'audio/mpeg', mp4: 'audio/mp4', mpeg: 'audio/mpeg', mpga: 'audio/mpeg', m4a: 'audio/mp4',
+  oga: 'audio/ogg', ogg: 'audio/ogg', wav: 'audio/wav', webm: 'audio/webm',
+};
+/** Types a client may send for a file whose name has no known extension. */
+const EXTENSION_OF: Record<string, string> = {
+  'audio/flac': 'flac', 'audio/x-flac': 'flac', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3', 'audio/mp4': 'm4a', 'audio/m4a': 'm4a',
+  'audio/x-m4a': 'm4a', 'video/mp4': 'mp4', 'video/mpeg': 'mpeg', 'audio/ogg': 'ogg', 'audio/wav': 'wav', 'audio/x-wav': 'wav',
+  'audio/wave': 'wav', 'audio/webm': 'webm', 'video/webm': 'webm',
+};
+
+const TranscriptionFields = z.object({
+  model: z.string().optional(),
+  temperature: z.coerce.number().min(0).max(1).optional(),
+  response_format: z.enum(['json', 'text', 'srt', 'verbose_json', 'vtt']).default('json'),
+  language: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/).optional(),
+  prompt: z.string().max(20_000).optional(),
+  stream: z.enum(['true', 'false']).optional(),
+});
+
+/** The audio part: its bytes, name (with an extension the upstream can read the format from) and type; 400 for anything else. */
+function audioOf(file: { field: string; name: string; bytes: Buffer; contentType: string } | undefined) {
+  if (!file || file.field !== 'file') throw new InvalidParam("Field required: 'file' (an audio file, sent as multipart/form-data)", 'file');
+  if (!file.bytes.length) throw new InvalidParam('The audio file is empty.', 'file', 'invalid_file_format');
+  const extension = /\.([A-Za-z0-9]+)$/.exec(file.name)?.[1]?.toLowerCase() ?? '';
+  const type = file.contentType.split(';')[0]!.trim().toLowerCase();
+  if (AUDIO_TYPES[extension]) return { bytes: file.bytes, filename: file.name, mimeType: EXTENSION_OF[type] ? type : AUDIO_TYPES[extension]! };
+  if (EXTENSION_OF[type]) return { bytes: file.bytes, filename: `${file.name}.${EXTENSION_OF[type]}`, mimeType: type };
+  throw new InvalidParam(`Invalid file format. Supported formats: ${Object.keys(AUDIO_TYPES).sort().join(', ')}`, 'file', 'invalid_file_format');
+}
+
+/** Subtitles need cues: without segments from upstream, one cue holds the whole text, timed by the duration or a speaking pace of 150 words a minute. */
+function cuesOf(t: Transcript): TranscriptSegment[] {
+  if (t.segments?.length) return t.segments;
+  return [{ id: 0, start: 0, end: t.duration ?? t.text.split(/\s+/).filter(Boolean).length / 2.5, text: t.text }];
+}
+
+const stamp = (seconds: number, separator: string) => {
+  const ms = Math.round(Math.max(0, seconds) * 1000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(Math.floor(ms / 3_600_000))}:${two(Math.floor(ms / 60_000) % 60)}:${two(Math.floor(ms / 1000) % 60)}${separator}${String(ms % 1000).padStart(3, '0')}`;
+};
+
+/** A blank line would end the cue early, and `-->` is reserved in WebVTT. */
+const cueText = (text: string) => text.trim().replace(/\n\s*\n/g, '\n').replace(/-->/g, '->');
+const srt = (t: Transcript) => cuesOf(t).map((c, i) => `${i + 1}\n${stamp(c.start, ',')} --> ${stamp(c.end, ',')}\n${cueText(c.text)}\n\n`).join('');
+const vtt = (t: Transcript) => `WEBVTT\n\n${cuesOf(t).map((c) => `${stamp(c.start, '.')} --> ${stamp(c.end, '.')}\n${cueText(c.text)}\n\n`).join('')}`;
+
+/** The multipart parser reads the upload before the handler runs; its 413 is worded here, as OpenAI words it. */
+const transcriptionErrorBody: ErrorBody = (err, status) => status !== 413 ? azureErrorBody(err, status) : {
+  error: { message: `Maximum content size limit (${MAX_AUDIO_BYTES}) exceeded: audio files may be at most 25 MB.`, type: 'invalid_request_error', param: 'file', code: 'content_size_limit_exceeded' },
+};
+
+/** A multipart request skips the route's query validation: read `api-version` here. */
+const apiVersionOf = (req: Request) => parseBody(ApiVersion, req.query)['api-version'];
+
+export function azureMediaRoutes(models: ModelsService): Route[] {
+  const images = define({
+    method: 'post', path: '/azure/openai/deployments/:model/images/generations', tags: ['group A'],
+    summary: 'Image generation (Azure OpenAI wire format; n = 1; a base64 PNG or a data URL)',
+    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureImagesDocs(ImageRequest),
+    responses: { 200: { description: '`{created, data: [{url | b64_json, revised_prompt}]}`' } },
+    handle: async (input, { req, call }) => {
+      const { caller, model } = await deployment(models, req, input['api-version']);
+      const route = 'azure.images.generations';
+      const body = await refusing(models, { caller, model, route }, () => {
+        const b = parseBody(ImageRequest, input.body);
+        if ((b.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported for image generation.', 'n');
+        return b;
+      });
+      const size = body.size === 'auto' ? undefined : body.size ?? undefined;
+      const image = await models.generateImage({ caller, model, route, prompt: body.prompt, size, quality: body.quality ?? undefined, style: body.style ?? undefined }, call);
+      // Azure's dall-e-3 answers a URL by default; the gateway stores nothing to link to, so its URL
+      // is a data: URL holding the picture itself (the SDKs and browsers read it like any other).
+      const picture = body.response_format === 'b64_json' ? { b64_json: image.b64 } : { url: `data:${image.mimeType};base64,${image.b64}` };
+      return { created: Math.floor(Date.now() / 1000), data: [{ ...picture, revised_prompt: image.revisedPrompt ?? body.prompt }] };
+    },
+  });
+  const transcriptions = define({
+    method: 'post', path: '/azure/openai/deployments/:model/audio/transcriptions', tags: ['group A'],
+    summary: 'Audio transcription (Azure OpenAI wire format; multipart/form-data with a `file` part up to 25 MB)',
+    description: 'Fields: `file`, `model`, `temperature`, `response_format` (json, text, srt, verbose_json, vtt), `language`, `prompt`.',
+    input: { query: ApiVersion }, upload: { maxBytes: MAX_AUDIO_BYTES }, errorBody: transcriptionErrorBody, docs: azureTranscriptionsDocs(TranscriptionFields),
+    // The key and the model before the upload is read: a stranger cannot make the gateway buffer 25 MB.
+    before: (req) => deployment(models, req, apiVersionOf(req)),
+    responses: { 200: { description: '`{text}`, verbose JSON with segments, or text, SRT or WebVTT' }, 413: { description: 'Audio file over 25 MB' } },
+    handle: async (_input, { res, call, checked }) => {
+      const { caller, model } = checked as Awaited<ReturnType<typeof deployment>>;
+      const route = 'azure.audio.transcriptions';
+      const { fields, audio } = await refusing(models, { caller, model, route }, () => {
+        const upload = uploadOf(res);
+        const audio = audioOf(upload?.file);
+        const fields = parseBody(TranscriptionFields, upload!.fields);
+        if (fields.stream === 'true') throw new InvalidParam('Streamed transcriptions are not supported here.', 'stream');
+        return { fields, audio };
+      });
+      const t = await models.transcribe({
+        caller, model, route, audio: audio.bytes, filename: audio.filename, mimeType: audio.mimeType,
+        temperature: fields.temperature, language: fields.language, prompt: fields.prompt,
+      }, call);
+      switch (fields.response_format) {
+        case 'json': return { text: t.text };
+        case 'verbose_json': return {
+          task: 'transcribe', language: t.language ?? fields.language ?? null, duration: t.duration ?? t.segments?.at(-1)?.end ?? null, text: t.text,
+          segments: (t.segments ?? []).map((s) => ({ id: s.id, start: s.start, end: s.end, text: s.text })),
+        };
+        case 'text': res.type('text/plain').send(t.text); return undefined;
+        case 'srt': res.type('text/plain').send(srt(t)); return undefined;
+        case 'vtt': res.type('text/vtt').send(vtt(t)); return undefined;
+      }
+    },
+  });
+  return [images, transcriptions];
+}

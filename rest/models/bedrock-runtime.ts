@@ -1,0 +1,103 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { ChatUsage } from '../../core/models/chat';
+import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat } from '../../core/models/converse-wire';
+import type { ModelsService } from '../../core/models/service';
+import { pipeEventStream } from './eventstream';
+import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './bedrock-common';
+import { LlamaRequest, nativeCall } from './bedrock-invoke';
+import { collect, gatewayHeaders, refusing } from './common';
+import { converseDocs, converseStreamDocs, invokeDocs } from './docs-bedrock';
+import { define, type Route } from '../shared/routes';
+
+/**
+ * The Bedrock runtime's own paths (`/bedrock/model/{modelId}/converse|converse-stream|invoke|
+ * invoke-with-response-stream`), so `@aws-sdk/client-bedrock-runtime` works with only its endpoint
+ * changed: restJson1 bodies, event-stream answers, `x-amzn-ErrorType` errors. Express decodes the
+ * %-escaped modelId (`:` and `/` of profile ids and ARNs).
+ */
+const inference = (c: ConverseRequest['inferenceConfig']) => ({ maxTokens: c?.maxTokens, temperature: c?.temperature, topP: c?.topP, stop: c?.stopSequences });
+
+const invocationMetrics = (started: number, firstByte: () => number) => (u: ChatUsage) => ({
+  inputTokenCount: u.promptTokens, outputTokenCount: u.completionTokens, invocationLatency: Date.now() - started, firstByteLatency: firstByte(),
+});
+
+/** Converse (`/converse` and the group C messages routes of families 2 and 3). */
+export function converseRoute(models: ModelsService, path: string, route: string, modelIdOf: (req: Request) => unknown, summary: string): Route {
+  return define({
+    method: 'post', path, tags: ['group C'], summary, input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: converseDocs(path),
+    responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
+    handle: (input, { req, res, call }) => amzn(req, res, async () => {
+      const m = await groupC(models, req, modelIdOf(req), route);
+      const body = await refusing(models, m, async () => wireBody(ConverseRequest, input.body));
+      const started = Date.now();
+      const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: false }, call);
+      gatewayHeaders(res, stream);
+      return converseResponse(await collect(stream), Date.now() - started);
+    }),
+  });
+}
+
+export function runtimeRoutes(models: ModelsService): Route[] {
+  const modelId = (req: Request) => req.params.modelId;
+  const path = (op: string) => `/bedrock/model/:modelId/${op}`;
+  return [
+    converseRoute(models, path('converse'), 'bedrock.converse', modelId, 'Bedrock runtime Converse'),
+    define({
+      method: 'post', path: path('converse-stream'), tags: ['group C'], summary: 'Bedrock runtime ConverseStream (AWS event stream)',
+      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: converseStreamDocs,
+      responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
+      handle: (input, { req, res, call }) => amzn(req, res, async () => {
+        const m = await groupC(models, req, modelId(req), 'bedrock.converse-stream');
+        const body = await refusing(models, m, async () => wireBody(ConverseRequest, input.body));
+        const started = Date.now();
+        const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: true }, call);
+        gatewayHeaders(res, stream);
+        await pipeEventStream(res, converseStreamEvents(stream, () => Date.now() - started), streamException);
+        return undefined;
+      }),
+    }),
+    define({
+      method: 'post', path: path('invoke'), tags: ['group C'], summary: 'Bedrock runtime InvokeModel (Anthropic, Nova or Llama native bodies)',
+      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
+      responses: { 200: { description: "The model family's native answer" } },
+      handle: (input, { req, res, call }) => amzn(req, res, async () => {
+        const m = await groupC(models, req, modelId(req), 'bedrock.invoke');
+        const started = Date.now();
+        const native = await refusing(models, m, async () => nativeCall(input.body, m.model.id, started));
+        const stream = await models.chat({ ...m, ...native.chat, stream: false }, call);
+        gatewayHeaders(res, stream);
+        const answer = await collect(stream);
+        // Bedrock's content type has no charset (express's res.json would add one).
+        res.status(200).setHeader('Content-Type', 'application/json');
+        res.set({
+          'x-amzn-bedrock-input-token-count': String(answer.usage.promptTokens), 'x-amzn-bedrock-output-token-count': String(answer.usage.completionTokens),
+          'x-amzn-bedrock-invocation-latency': String(Date.now() - started),
+        }).end(JSON.stringify(native.answer(answer)));
+        return undefined;
+      }),
+    }),
+    define({
+      method: 'post', path: path('invoke-with-response-stream'), tags: ['group C'], summary: 'Bedrock runtime InvokeModelWithResponseStream (AWS event stream of chunks)',
+      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).stream,
+      responses: { 200: { description: '`chunk` events whose bytes are the native stream events', contentType: 'application/vnd.amazon.eventstream' } },
+      handle: (input, { req, res, call }) => amzn(req, res, async () => {
+        const m = await groupC(models, req, modelId(req), 'bedrock.invoke-with-response-stream');
+        const started = Date.now();
+        const native = await refusing(models, m, async () => nativeCall(input.body, m.model.id, started));
+        const stream = await models.chat({ ...m, ...native.chat, stream: true }, call);
+        gatewayHeaders(res, stream);
+        let firstByte = 0;
+        const metrics = invocationMetrics(started, () => firstByte);
+        async function* chunks() {
+          for await (const c of native.chunks(stream, metrics)) {
+            firstByte ||= Date.now() - started;
+            yield { event: 'chunk', payload: { bytes: Buffer.from(JSON.stringify(c)).toString('base64') } };
+          }
+        }
+        await pipeEventStream(res, chunks(), streamException, { 'x-amzn-bedrock-content-type': 'application/json' });
+        return undefined;
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,85 @@
+import type { ModelsService } from '../../core/models/service';
+import type { CatalogModel } from '../../core/models/catalog';
+import type { ErrorBody } from '../shared/http-errors';
+import { z } from 'zod';
+import { azureRoutes } from './azure';
+import { azureMediaRoutes } from './azure-media';
+import { bedrockRoutes } from './bedrock';
+import { geminiRoutes } from './gemini';
+import { define, type RestService } from '../shared/routes';
+import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
+import { azureSchemas } from './docs-azure';
+import { bedrockSchemas } from './docs-bedrock';
+import { geminiSchemas } from './docs-gemini';
+
+export const MODELS_PREFIX = '/proxy/api/v1';
+
+/**
+ * The gateway's own paths answer errors as OpenAI and Azure OpenAI do, `{"error": {"code",
+ * "message"}}`; the provider routes answer in their vendor's format.
+ */
+export const modelsErrorBody: ErrorBody = (err, status) => {
+  if ('issues' in err) return { detail: err.issues };
+  return { error: { code: err.code ?? String(status), message: err.message } };
+};
+
+const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+const UsageQuery = z.object({ from: instant.optional(), to: instant.optional() });
+
+const modelView = (m: CatalogModel) => ({
+  id: m.id,
+  object: 'model',
+  owned_by: m.upstream.provider,
+  group: m.group,
+  kind: m.kind,
+  status: m.status,
+  context_length: m.contextLength,
+  dimensions: m.dimensions ?? null,
+  max_output_tokens: m.maxOutputTokens ?? null,
+  input_kinds: m.inputKinds,
+  price: { input_per_million_tokens: m.price.inputPerMillion, output_per_million_tokens: m.price.outputPerMillion },
+});
+
+export function modelsRest(models: ModelsService): RestService {
+  return {
+    title: 'Model gateway',
+    version: '1.2.2',
+    prefix: MODELS_PREFIX,
+    errorBody: modelsErrorBody,
+    audience: 'models',
+    // The AWS SDK calls the Bedrock paths over h2c.
+    http2Cleartext: true,
+    // The AWS SDKs send InvokeModel bodies as application/octet-stream unless told otherwise.
+    jsonTypes: ['application/json', 'application/octet-stream'],
+    docs: modelsServiceDocs,
+    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas },
+    routes: [
+      define({
+        method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],
+        description: 'Needs the `api-key` header (`<key>` or `<key>/<options>`).', docs: modelsDocs.models,
+        responses: { 200: { description: 'The models' }, 401: { description: 'No key, unknown or revoked key' }, 400: { description: 'A bad option in the key' } },
+        handle: async (_input, { req, call }) => {
+          const caller = models.authenticate(req.get('api-key'));
+          return { object: 'list', data: (await models.listModels({ caller }, call)).map(modelView) };
+        },
+      }),
+      define({
+        method: 'get', path: '/usage', summary: "Usage of the key's tenant: calls, tokens, words, cache hits, errors and cost, in all and per model", tags: ['usage'],
+        description: 'Needs the `api-key` header. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
+        input: { query: UsageQuery }, docs: modelsDocs.usage,
+        responses: { 200: { description: 'Usage totals' }, 401: { description: 'No key, unknown or revoked key' } },
+        handle: async (input, { req, call }) => {
+          const caller = models.authenticate(req.get('api-key'));
+          const to = input.to ? new Date(input.to) : new Date(Date.now() + 1);
+          const from = input.from ? new Date(input.from) : new Date(to.getTime() - 30 * 86_400_000);
+          const u = await models.usage({ caller, from, to }, call);
+          return { object: 'usage', tenant_id: caller.key.tenant, from: from.toISOString(), to: to.toISOString(), totals: u.totals, by_model: u.byModel };
+        },
+      }),
+      ...azureRoutes(models),
+      ...azureMediaRoutes(models),
+      ...geminiRoutes(models),
+      ...bedrockRoutes(models),
+    ],
+  };
+}

@@ -1,0 +1,60 @@
+import express, { type Express, type Router } from 'express';
+import pino, { type Logger } from 'pino';
+import type { TokenVerifier } from '../../core/shared/auth/verifier';
+import { MethodNotAllowed, NotFound } from '../../core/shared/errors';
+import { accessLog } from './access-log';
+import { cors } from './cors';
+import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
+import { httpErrors } from './http-errors';
+import { requestId } from './request-id';
+import { serviceRouter, type RestService } from './routes';
+
+export interface RestAppOptions {
+  log?: Logger;
+  bodyLimitBytes?: number;
+  /** Verifies bearer tokens for the routes that declare `auth`. */
+  verifier?: TokenVerifier;
+  /** Peers whose X-Forwarded-For is believed (express `trust proxy`); none when absent. */
+  trustProxy?: false | string[];
+  /** Origins allowed by CORS (`*` for any). */
+  corsOrigins?: readonly string[];
+  /** PUBLIC_URL, listed as a server in each OpenAPI document. */
+  publicUrl?: string;
+  /** Mounted before the final 404, e.g. the federated graph at /graphql. */
+  extra?: { path: string; router: Router }[];
+}
+
+/**
+ * One express app for every REST face: request ids, the services under their disjoint prefixes
+ * (each with its own body parsers, 405s, 404s and error format), the platform health check and
+ * index, offline docs assets, then whatever `extra` brings (the graph).
+ */
+export function createRestApp(services: readonly RestService[], opts: RestAppOptions = {}): Express {
+  const log = opts.log ?? pino({ level: 'silent' });
+  const app = express();
+  app.disable('x-powered-by');
+  // API answers are not revalidated with If-None-Match; hashing every body for an ETag costs CPU for nothing.
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.set('trust proxy', opts.trustProxy ?? false);
+  app.use(requestId());
+  app.use(accessLog(log));
+  app.use(cors(opts.corsOrigins ?? []));
+  app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));
+  app.all('/healthz', () => {
+    throw new MethodNotAllowed(['GET', 'HEAD']);
+  });
+  const index = services.map((s) => ({ title: s.title, prefix: s.prefix, openapi: `${s.prefix}/openapi.json`, docs: `${s.prefix}/docs` }));
+  app.get('/', (_req, res) => void res.json({ services: index, graphql: opts.extra?.length ? '/graphql' : undefined }));
+  app.get(`${DOCS_ASSETS_PATH}/docs-init.js`, (_req, res) => void res.type('js').send(docsInitScript));
+  app.use(DOCS_ASSETS_PATH, docsAssets());
+  for (const svc of services) {
+    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576, verifier: opts.verifier, publicUrl: opts.publicUrl }));
+  }
+  for (const { path, router } of opts.extra ?? []) app.use(path, router);
+  app.use(() => {
+    throw new NotFound('Not Found');
+  });
+  app.use(httpErrors(log));
+  return app;
+}

@@ -1,0 +1,25 @@
+import type { OperationDocs, ServiceDocs } from '../shared/openapi';
+
+/**
+ * The token service in OpenAPI: credentials are its endpoints' parameters (client id and secret,
+ * username and password, the token to introspect), so only userinfo has a security scheme (bearer).
+ */
+export const tokenServiceDocs: ServiceDocs = {
+  description: 'Credentials are parameters here: `client_id` and `client_secret` (or HTTP Basic) at the token endpoint, '
+    + '`username` and `password` at the login endpoint, the token itself at introspection and revocation. '
+    + 'Leave `realm` empty for the default realm. The access token you get is what **Authorize** takes on the other services\' pages '
+    + '(and on userinfo below).',
+};
+
+const grant = (values: string[], fallback: string) => ({
+  grant_type: { schema: { enum: values, default: fallback }, description: `${values.join(', ')} (default ${fallback})` },
+});
+
+const defaultRealm = { realm: { example: 'default' } };
+
+export const tokenDocs: Record<'token' | 'login' | 'realm' | 'userinfo', OperationDocs> = {
+  token: { params: grant(['client_credentials', 'password', 'refresh_token'], 'client_credentials') },
+  login: { params: grant(['password', 'refresh_token'], 'password') },
+  realm: { params: defaultRealm },
+  userinfo: { params: defaultRealm, security: [{ bearerAuth: [] }] },
+};

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * Wire schemas of the token service's answers (spec: "Token service" under Resources). Its
+ * inputs are the core's (core/token/inputs.ts), shared with the GraphQL face.
+ */
+export { IntrospectRequest, RealmRef, RevokeRequest, TokenRequest, UserinfoRequest, UserLoginRequest } from '../../core/token/inputs';
+export const Msg = z.object({ msg: z.string() });
+
+export const TokenResponse = z.object({
+  access_token: z.string(),
+  expires_in: z.int(),
+  refresh_expires_in: z.int(),
+  refresh_token: z.string(),
+  token_type: z.literal('Bearer'),
+  'not-before-policy': z.int(),
+  session_state: z.uuid(),
+  scope: z.string(),
+});
+
+const word = z.enum(['true', 'false']);
+export const IntrospectionResponse = z.object({
+  exp: z.int().optional(),
+  iat: z.int().optional(),
+  jti: z.string().optional(),
+  iss: z.string().optional(),
+  sub: z.string().optional(),
+  typ: z.string().optional(),
+  azp: z.string().optional(),
+  session_state: z.string().optional(),
+  preferred_username: z.string().optional(),
+  email_verified: word.optional(),
+  realm_access: z.object({ roles: z.array(z.string()) }).optional(),
+  scope: z.string().optional(),
+  sid: z.string().optional(),
+  clientId: z.string().optional(),
+  clientHost: z.string().optional(),
+  clientAddress: z.string().optional(),
+  client_id: z.string().optional(),
+  username: z.string().optional(),
+  tenant_id: z.string().optional(),
+  active: word,
+});
+
+export const TokenError = z.object({
+  detail: z.string(),
+  error: z.string().optional(),
+  error_description: z.string().optional(),
+});
+
+export const RealmResponse = z.object({
+  realm: z.uuid(),
+  name: z.string(),
+  enabled: z.boolean(),
+  issuer: z.string(),
+  jwks_uri: z.string(),
+  access_token_lifespan: z.int(),
+  refresh_token_lifespan: z.int(),
+});
+
+export const UserInfoResponse = z.object({
+  sub: z.string(),
+  preferred_username: z.string(),
+  email: z.string().optional(),
+  email_verified: z.boolean(),
+  tenant_id: z.string(),
+  realm_access: z.object({ roles: z.array(z.string()) }),
+});

@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { KeySource, TokenVerifier } from '../../core/shared/auth/verifier';
+import type { Clock } from '../../core/shared/clock';
+import type { Config } from '../../core/shared/config';
+import type { FairPool, FairPoolOptions } from '../../core/shared/fair-pool';
+import type { RestService } from '../../rest/shared/routes';
+
+/** What every service is built from: the platform's configuration and shared dependencies. */
+export interface SharedDeps<C = Record<string, unknown>> {
+  /** The platform's settings plus this service's own (its `config` schema), validated at start. */
+  config: Config & C;
+  clock: Clock;
+  log: Logger;
+  /** Where the realms' public keys come from: a service of this process, or the issuer's JWKS. */
+  keys: KeySource;
+  /** Verifies bearer access tokens with `keys` and TOKEN_CLOCK_SKEW_SECONDS. */
+  verifier: TokenVerifier;
+  /** RFC 9068 audiences of every registered service. */
+  audiences: readonly string[];
+  /**
+   * Another service opened in this process, when the one asking declared it in `uses` (it is then
+   * opened first); undefined when that service runs elsewhere (reach it with its REST client).
+   */
+  peer<I extends ServiceInstance>(name: string): I | undefined;
+  /**
+   * A fair pool for slow work (password hashes), one per name for the whole machine: with several
+   * workers the primary process hands out the turns, so its bounds hold across them.
+   */
+  fairPool(name: string, opts: FairPoolOptions): FairPool;
+}
+
+export interface ServiceInstance {
+  close(): void | Promise<void>;
+  /** A service that holds signing keys offers them to verifiers in the same process. */
+  keySource?: KeySource;
+}
+
+/** Standard streams and helpers for a CLI command. */
+export interface CliIo {
+  /** The first line of standard input (secrets that must not appear in the process list). */
+  readSecret(): Promise<string>;
+}
+
+/** `platform <name> ...`: a command a service adds to the CLI; it prints what `run` returns, as JSON. */
+export interface CliCommand<I> {
+  name: string;
+  /** Help lines, each starting with `platform <name>`. */
+  usage: string[];
+  run(instance: I, words: string[], flags: Record<string, string | undefined>, io: CliIo): Promise<unknown>;
+}
+
+export interface Job<I> {
+  name: string;
+  everyMs: number;
+  run(instance: I): unknown;
+}
+
+/** SDL and resolvers of a service's subgraph; resolvers get the instance and the shared deps. */
+export interface SubgraphSpec<I> {
+  sdl(): string;
+  resolvers(instance: I, deps: SharedDeps): Record<string, unknown>;
+}
+
+/**
+ * One service of the platform, everything the platform needs to run, serve, compose, administer
+ * and reach it. The platform loops over the registry (services/registry.ts); nothing outside a
+ * service's own files names it. Hooks use method syntax so a list of different services type-checks.
+ */
+export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S extends z.ZodObject = z.ZodObject> {
+  /** Lower-case id: `platform serve <name>`, subgraph name, `SUBGRAPH_<NAME>_URL`. */
+  name: string;
+  title: string;
+  /** REST prefix, disjoint from the others'. */
+  prefix: string;
+  /** RFC 9068 audience this service requires of access tokens (default: its name). */
+  audience?: string;
+  /** Its environment variables, merged into the platform's configuration and checked at start. */
+  config?: S;
+  /** Services it calls in process when they run here (see SharedDeps.peer); they are opened before it. */
+  uses?: readonly string[];
+  /** Builds the core; `admin` for the CLI (durable writes, no caches worth warming). */
+  open(deps: SharedDeps<z.output<S>>, opts: { admin?: boolean }): Promise<I> | I;
+  rest?(instance: I, deps: SharedDeps<z.output<S>>): RestService;
+  subgraph?: SubgraphSpec<I>;
+  commands?: CliCommand<I>[];
+  jobs?: Job<I>[];
+  /** First start: creates what a new user needs and returns it for `bootstrap.json`; later starts get it back. */
+  bootstrap?(instance: I, current: Readonly<Record<string, string>>): Promise<Record<string, string>>;
+  /** The service's interface over its REST paths, for a deployment where it runs elsewhere. */
+  client?(opts: { baseUrl: string }): unknown;
+}
+
+export const audienceOf = (m: Pick<ServiceModule, 'name' | 'audience'>): string => m.audience ?? m.name;
+
+/** Keeps a service's own types while adding it to a list of services. */
+export const defineService = <I extends ServiceInstance, S extends z.ZodObject>(m: ServiceModule<I, S>): ServiceModule =>
+  m as unknown as ServiceModule;

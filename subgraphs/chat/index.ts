@@ -1,0 +1,102 @@
+import type { Caller } from '../../core/shared/auth/caller';
+import { CHAT_AUDIENCE, READ_ROLE } from '../../core/chat/credentials';
+import type { AnswerStream, ChatService } from '../../core/chat/service';
+import { UpstreamFailed } from '../../core/shared/errors';
+import type { FinishReason } from '../../core/models/chat';
+import { answerBody, locating, sourcesBody, type AskInput } from './inputs';
+import { chunkView, FINISH, sourcesView, sourceView } from './views';
+import { callOf, requireCaller, type GraphContext } from '../../edge/graphql/context';
+
+/**
+ * The chat proxy's subgraph. The user is the caller of the request (`Authorization: Bearer`, or
+ * graphql-ws's connection_init payload) and the LM key its `api-key`; the resolvers put both in the
+ * spec's body, as a REST client would, so the service applies the same rules (tenant 403, key 401,
+ * model 404, bounds 422) and they leave with the same codes. Answers carry their sources and model
+ * as references: the search and models subgraphs resolve titles and catalog fields.
+ */
+const NEED = { audience: CHAT_AUDIENCE, roles: [READ_ROLE] };
+
+type Args = { input: AskInput };
+type ChunkView = ReturnType<typeof chunkView>;
+
+/** Why a stream stopped early: the subscriber completed it or went away. */
+class SubscriberLeft extends Error {
+  constructor() {
+    super('the subscriber left');
+    this.name = 'SubscriberLeft';
+  }
+}
+
+/**
+ * The answer's chunks as GraphQL values, sources and model on the first. `return()` (the client
+ * completed the subscription, or its socket closed) aborts the model call at once, even while a
+ * chunk is awaited: an async generator would queue the return behind that wait, and a stalled model
+ * would then never be stopped.
+ */
+function subscription(stream: AnswerStream, stop: AbortController): AsyncIterableIterator<ChunkView> {
+  const chunks = stream.chunks[Symbol.asyncIterator]();
+  let first = true;
+  return {
+    async next() {
+      const r = await chunks.next();
+      if (r.done) return { done: true, value: undefined };
+      const view = chunkView(r.value, first ? stream : undefined);
+      first = false;
+      return { done: false, value: view };
+    },
+    async return() {
+      stop.abort(new SubscriberLeft());
+      // Ends the service's generator once its pending chunk settles (the abort makes it settle).
+      chunks.return?.(undefined).catch(() => undefined);
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+export const chatResolvers = (chat: ChatService) => {
+  const caller = (ctx: GraphContext): Caller => requireCaller(ctx, NEED);
+  const apiKey = (ctx: GraphContext) => ctx.headers['api-key'];
+
+  return {
+    Query: {
+      sources: async (_: unknown, { input }: Args, ctx: GraphContext) => {
+        const body = sourcesBody(input, caller(ctx), apiKey(ctx));
+        return sourcesView(await locating(() => chat.getSources(body, callOf(ctx))));
+      },
+    },
+    Mutation: {
+      /** Streamed and collected, so the answer comes with the sources and model it was written from. */
+      generateAnswer: async (_: unknown, { input }: Args, ctx: GraphContext) => {
+        const body = answerBody(input, caller(ctx), apiKey(ctx));
+        // The HTTP client leaving (ctx.signal) stops the model call, as a subscriber leaving does.
+        const stream = await locating(() => chat.streamAnswer(body, { ...callOf(ctx), signal: ctx.signal }));
+        let response = '';
+        let finish: FinishReason = 'stop';
+        for await (const c of stream.chunks) {
+          response += c.response;
+          if (c.finish_reason) finish = c.finish_reason;
+        }
+        // As REST generate_answer: a whole answer that fails midway is the model's failure, not a partial answer.
+        if (finish === 'error') throw new UpstreamFailed('The model failed while answering', { code: 'upstream_error' });
+        return {
+          response, generatedSearchText: stream.generatedSearchText, finishReason: FINISH[finish],
+          model: { id: stream.model }, sources: stream.sources.map(sourceView),
+        };
+      },
+    },
+    Subscription: {
+      answerStream: {
+        subscribe: async (_: unknown, { input }: Args, ctx: GraphContext) => {
+          const body = answerBody(input, caller(ctx), apiKey(ctx));
+          const stop = new AbortController();
+          const stream = await locating(() => chat.streamAnswer(body, { ...callOf(ctx), signal: stop.signal }));
+          return subscription(stream, stop);
+        },
+        resolve: (chunk: ChunkView) => chunk,
+      },
+    },
+  };
+};

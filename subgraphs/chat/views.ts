@@ -1,0 +1,37 @@
+import type { FinishReason } from '../../core/models/chat';
+import type { AnswerChunk, AnswerSource, AnswerStream, SourcesResult } from '../../core/chat/service';
+
+/** The chat service's wire values as the subgraph's enums and camelCase fields. */
+export const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'LENGTH', content_filter: 'CONTENT_FILTER', error: 'ERROR' };
+const category = (c: string) => (c === 'InputFile' ? 'INPUT_FILE' : 'SEARCH');
+
+export const sourceView = (s: AnswerSource) => ({
+  citation: s.citation, document: { id: s.objectId }, title: s.title, fileName: s.fileName, category: category(s.category), score: s.score, text: s.text,
+});
+
+export const chunkView = (c: AnswerChunk, first?: Pick<AnswerStream, 'sources' | 'model'>) => ({
+  response: c.response,
+  generatedSearchText: c.generated_search_text,
+  finishReason: c.finish_reason ? FINISH[c.finish_reason] : null,
+  sources: first ? first.sources.map(sourceView) : null,
+  model: first ? { id: first.model } : null,
+});
+
+export function sourcesView({ sources: s }: SourcesResult) {
+  const texts = s.all_input_texts;
+  const uploads = (s.llm_data as { upload_files?: unknown }).upload_files;
+  return {
+    query: s.query,
+    searchText: s.gen_search_text,
+    model: { id: String(s.model_info.modelId) },
+    citations: s.citations.map((c) => ({
+      citation: c.citation, document: { id: c.object_id }, title: c.title, fileName: c.file_name, category: category(c.source_category), score: c.score,
+    })),
+    searchTextResult: texts.search_text_result ?? '',
+    extractedTextResult: texts.extracted_text_result ?? '',
+    context: String((s.llm_data as { context?: unknown }).context ?? ''),
+    uploadFiles: Array.isArray(uploads) ? uploads.filter((f): f is string => typeof f === 'string') : [],
+    numNewUploads: s.num_new_uploads,
+    history: s.history_prompt.map((t) => ({ userQuery: t.user_query, response: t.response ?? null })),
+  };
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { isActive, type CatalogModel } from '../../core/models/catalog';
+import type { UsageTotals } from '../../core/models/usage';
+
+/**
+ * The models subgraph's shapes: catalog entries and usage rows as GraphQL objects (enum values
+ * upper-cased), and the bounds on its arguments.
+ */
+
+/** Characters of one message or one text to embed; the body limit bounds the whole request too. */
+export const MAX_CONTENT = 1_000_000;
+
+export const ChatArgs = z.object({
+  messages: z.array(z.object({ role: z.enum(['SYSTEM', 'USER', 'ASSISTANT']), content: z.string().max(MAX_CONTENT) })).min(1).max(1000),
+  maxTokens: z.int().positive().max(1_000_000).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  topP: z.number().min(0).max(1).optional(),
+  // OpenAI's bound, which the vendors with stop sequences share.
+  stop: z.array(z.string().min(1).max(1000)).max(4).optional(),
+});
+
+export const EmbedArgs = z.object({ inputs: z.array(z.string().max(MAX_CONTENT)).min(1).max(2048) });
+
+export const modelView = (m: CatalogModel) => ({
+  id: m.id,
+  group: m.group.toUpperCase(),
+  kind: m.kind.toUpperCase(),
+  status: m.status,
+  contextLength: m.contextLength,
+  maxOutputTokens: m.maxOutputTokens ?? null,
+  inputKinds: m.inputKinds.map((k) => k.toUpperCase()),
+  provider: m.upstream.provider,
+  price: m.price,
+  // Only models the key may use are ever shown, so being allowed is a given here.
+  available: isActive(m),
+});
+
+export const totalsView = (t: UsageTotals) => ({
+  requests: t.requests, tokensIn: t.tokens_in, tokensOut: t.tokens_out, wordsSent: t.words_sent,
+  wordsReceived: t.words_received, cacheHits: t.cache_hits, errors: t.errors, cost: t.cost,
+});

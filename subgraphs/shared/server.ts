@@ -1,0 +1,88 @@
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { expressMiddleware } from '@as-integrations/express5';
+import { Router } from 'express';
+import type { TokenVerifier } from '../../core/shared/auth/verifier';
+import { jsonBody } from '../../edge/http/json-body';
+import { contextFrom, type GraphContext } from '../../edge/graphql/context';
+import { formatGraphQLError, graphqlHttpErrors } from '../../edge/graphql/errors';
+import { introspectionCache, introspectionPlugin } from '../../edge/graphql/introspection';
+import { cachedIntrospection } from '../../edge/graphql/introspection-http';
+import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../../edge/graphql/limits';
+import type { Subgraph } from '../../edge/graphql/subgraph';
+import { serveWebSocket, type WebSocketEndpoint } from '../../edge/graphql/ws';
+
+export interface SubgraphRouterOptions {
+  /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
+  limits?: Partial<GraphqlLimits>;
+  /** Verifies the forwarded bearer token once per request (the context's caller). */
+  verifier?: TokenVerifier;
+  /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
+  connectionInitTimeoutMs?: number;
+  /** Between WebSocket pings (default 10000 ms). */
+  keepAliveMs?: number;
+  /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`). */
+  introspection?: boolean;
+  /** Serves Apollo's landing page to a browser's GET /graphql; default true (`GRAPHQL_LANDING_PAGE`). */
+  landingPage?: boolean;
+}
+
+export interface SubgraphRouter {
+  router: Router;
+  /**
+   * For a schema with a Subscription type: serves its operations over graphql-ws at /graphql of
+   * `server` (the one the router is mounted on). Close the endpoint before the server.
+   */
+  webSocket?: (server: Server) => WebSocketEndpoint;
+  stop(): Promise<void>;
+}
+
+/**
+ * One subgraph served on its own at /graphql, for a gateway that reaches it over HTTP
+ * (`platform serve <service>`). The gateway forwards credentials as headers. The subgraph bounds
+ * operations itself: it may be reached without the gateway in front. A subgraph with subscriptions
+ * also takes WebSocket clients there (graphql-ws), once `webSocket` is given the HTTP server.
+ */
+export async function subgraphRouter(
+  subgraph: Subgraph,
+  log: Logger,
+  bodyLimitBytes = 1_048_576,
+  opts: SubgraphRouterOptions = {},
+): Promise<SubgraphRouter> {
+  const limits = graphqlLimits(opts.limits);
+  const servesSubscriptions = Boolean(subgraph.schema.getSubscriptionType());
+  const schemaAnswers = introspectionCache();
+  const server = new ApolloServer<GraphContext>({
+    schema: subgraph.schema,
+    introspection: opts.introspection ?? true,
+    includeStacktraceInErrorResponses: false,
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
+    logger: log,
+    validationRules: introspectionRules,
+    // Inline traces are for Apollo Studio, which a self-hosted platform does not report to.
+    plugins: [
+      ApolloServerPluginInlineTraceDisabled(), introspectionPlugin(schemaAnswers),
+      ...(opts.landingPage === false ? [ApolloServerPluginLandingPageDisabled()] : []),
+    ],
+  });
+  await server.start();
+  const router = Router();
+  router.use(
+    '/graphql',
+    jsonBody({ limit: bodyLimitBytes }),
+    documentGuard(limits, () => servesSubscriptions),
+    cachedIntrospection(schemaAnswers),
+    expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
+  );
+  router.use('/graphql', graphqlHttpErrors);
+  const webSocket = servesSubscriptions
+    ? (http: Server) => serveWebSocket(http, subgraph, log, {
+      limits, verifier: opts.verifier, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+      keepAliveMs: opts.keepAliveMs,
+      introspection: opts.introspection, introspectionCache: schemaAnswers,
+    })
+    : undefined;
+  return { router, webSocket, stop: () => server.stop() };
+}

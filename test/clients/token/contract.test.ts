@@ -1,0 +1,97 @@
+import type { Server } from 'node:http';
+import { tokenClient } from '../../../clients/token';
+import { PlatformError } from '../../../core/shared/errors';
+import type { TokenService } from '../../../core/token/service';
+import { tokenFixture, type TokenFixture } from '../../shared/helpers';
+
+/**
+ * The same cases against the in-process token service and against its REST client in front of a
+ * served one: both faces must behave alike (ARCHITECTURE: "why this shape").
+ */
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => { throw new Error('expected a failure'); },
+    (err: unknown) => {
+      if (!(err instanceof PlatformError)) throw err;
+      return { kind: err.kind, code: err.code, message: err.message };
+    },
+  );
+
+describe.each(['in process', 'REST client'] as const)('the token service contract (%s)', (mode) => {
+  let fx: TokenFixture;
+  let server: Server | undefined;
+  let token: TokenService;
+
+  beforeAll(async () => {
+    fx = await tokenFixture();
+    if (mode === 'in process') token = fx.core.service;
+    else {
+      server = fx.app.listen(0, '127.0.0.1');
+      await new Promise((r) => server!.once('listening', r));
+      const { port } = server.address() as { port: number };
+      token = tokenClient({ baseUrl: `http://127.0.0.1:${port}` });
+    }
+  });
+  afterAll(async () => {
+    await new Promise((r) => (server ? server.close(r) : r(undefined)));
+    fx.core.close();
+  });
+
+  it('issues a client token that introspects active with the client as azp', async () => {
+    const t = await token.issueForClient({ realm: fx.realm, ...fx.client });
+    expect(t).toMatchObject({ token_type: 'Bearer', expires_in: 300, refresh_expires_in: 1800, 'not-before-policy': 0 });
+    const seen = await token.introspect({ realm: fx.realm, token: t.access_token });
+    expect(seen).toMatchObject({ active: 'true', client_id: 'svc-a', azp: 'svc-a', session_state: t.session_state });
+  });
+
+  it('logs a user in, refreshes once, and ends the session on revoke', async () => {
+    const t = await token.loginUser({ realm: fx.realm, ...fx.user });
+    const r = await token.loginUser({ realm: fx.realm, grant_type: 'refresh_token', refresh_token: t.refresh_token });
+    expect(r.session_state).toBe(t.session_state);
+    expect(await failure(token.loginUser({ realm: fx.realm, grant_type: 'refresh_token', refresh_token: t.refresh_token })))
+      .toMatchObject({ kind: 'bad_request', code: 'invalid_grant' });
+    expect(await token.introspect({ realm: fx.realm, token: r.access_token })).toEqual({ active: 'false' });
+  });
+
+  it('refuses bad credentials, unknown realms and disallowed scopes with the same errors', async () => {
+    expect(await failure(token.issueForClient({ realm: fx.realm, client_id: 'svc-a', client_secret: 'nope' })))
+      .toEqual({ kind: 'unauthenticated', code: 'invalid_client', message: 'Authentication failed' });
+    expect(await failure(token.loginUser({ realm: fx.realm, username: 'alice', password: 'nope' })))
+      .toEqual({ kind: 'unauthenticated', code: 'invalid_grant', message: 'Authentication failed' });
+    expect(await failure(token.issueForClient({ realm: '00000000-0000-4000-8000-000000000000', ...fx.client })))
+      .toEqual({ kind: 'not_found', code: 'realm_not_found', message: 'Realm not found' });
+    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, scopes: 'admin' })))
+      .toMatchObject({ kind: 'bad_request', code: 'invalid_scope' });
+    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, grant_type: 'implicit' })))
+      .toMatchObject({ kind: 'bad_request', code: 'unsupported_grant_type' });
+  });
+
+  it('describes realms (by id, absent, or `default`) and publishes their keys', async () => {
+    const realm = await token.realm({ realm: fx.realm });
+    expect(realm).toMatchObject({ id: fx.realm, name: 'main', enabled: true, accessTokenLifespan: 300, refreshTokenLifespan: 1800 });
+    expect((await token.realm({})).id).toBe(fx.realm);
+    expect((await token.realm({ realm: 'default' })).id).toBe(fx.realm);
+    const jwks = await token.jwks({ realm: fx.realm });
+    expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    expect((await token.jwks({ realm: 'default' })).keys).toEqual(jwks.keys);
+    expect(await token.health()).toEqual({ msg: 'ok' });
+  });
+
+  it('refreshes with the refresh method, and grants a password token at the token endpoint', async () => {
+    const t = await token.issueForClient({ realm: fx.realm, ...fx.client, grant_type: 'password', ...fx.user });
+    expect(await token.introspect({ realm: fx.realm, token: t.access_token })).toMatchObject({ active: 'true', username: 'alice', client_id: 'svc-a' });
+    const r = await token.refresh({ realm: fx.realm, refresh_token: t.refresh_token, ...fx.client });
+    expect(r.session_state).toBe(t.session_state);
+    expect(await failure(token.refresh({ realm: fx.realm, refresh_token: 'garbage', ...fx.client })))
+      .toMatchObject({ kind: 'bad_request', code: 'invalid_grant' });
+  });
+
+  it('answers userinfo for an active access token, and invalid_token otherwise', async () => {
+    const t = await token.loginUser({ realm: fx.realm, ...fx.user });
+    expect(await token.userinfo({ realm: fx.realm, authorization: `Bearer ${t.access_token}` }))
+      .toMatchObject({ preferred_username: 'alice', tenant_id: 'tenant-a', email_verified: false, realm_access: { roles: ['search:read'] } });
+    await token.revoke({ realm: fx.realm, token: t.access_token });
+    expect(await failure(token.userinfo({ realm: fx.realm, authorization: `Bearer ${t.access_token}` })))
+      .toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
+  });
+});

@@ -1,0 +1,44 @@
+import type { ModelsInstance } from '../../../services/models';
+import { searchFixture, type SearchFixture } from '../search/fixture';
+
+/** The platform with tokens of two tenants (search-fixture), an LM key of tenant-a, and documents of both tenants. */
+export interface ChatFixture extends SearchFixture {
+  /** LM key of tenant-a. */
+  apiKey: string;
+  /** The raw access token of tenant-a's reader (`request.user_cred.token`). */
+  tokenA: string;
+  tokenB: string;
+  /** A generate_answer body asking `query` as tenant-a, with `extra` merged in. */
+  body(query: string, extra?: Record<string, unknown>, request?: Record<string, unknown>): Record<string, unknown>;
+  ingest(doc: { title: string; content: string; file_name?: string }, auth?: string): Promise<string>;
+}
+
+export const DOCS = [
+  { title: 'Aspirin', content: 'Aspirin reduces fever and relieves mild pain. Aspirin also lowers the risk of blood clots. Its common side effects are stomach upset and heartburn.' },
+  { title: 'Penguins', content: 'Emperor penguins breed during the Antarctic winter. The male penguin keeps the egg warm on its feet for about two months.' },
+  { title: 'Volcanoes', content: 'A volcano erupts when pressure from magma builds beneath the crust. Basalt lava flows are runny and travel far.' },
+];
+
+export async function chatFixture(env: Record<string, string> = {}): Promise<ChatFixture> {
+  const f = await searchFixture(env);
+  try {
+    const models = f.platform.instances.models as unknown as ModelsInstance;
+    const apiKey = models.keys.create({ name: 'chat-test', tenant: 'tenant-a' }).apiKey;
+    const ingest = async (doc: { title: string; content: string; file_name?: string }, auth?: string) => {
+      const r = await f.call('POST', '/cl/search/api/v2/objects', { body: doc, auth });
+      if (r.status !== 201) throw new Error(`ingest failed: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body.object_id as string;
+    };
+    for (const d of DOCS) await ingest(d);
+    await ingest({ title: 'Secret of tenant b', content: 'Aspirin is forbidden in tenant b. The tenant b launch code is swordfish.' }, f.b);
+    const raw = (bearer: string) => bearer.slice('Bearer '.length);
+    const body: ChatFixture['body'] = (query, extra = {}, request = {}) => ({
+      request: { user_cred: { token: raw(f.a), client: { tenant_id: 'tenant-a' } }, bot_config: { caller_version: '1' }, task_process: { service: 'test' }, kvp: {}, ...request },
+      query, api_key: apiKey, ...extra,
+    });
+    return { ...f, apiKey, tokenA: raw(f.a), tokenB: raw(f.b), body, ingest };
+  } catch (err) {
+    await f.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,145 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
+import { chatFixture, type ChatFixture } from '../chat/fixture';
+
+/**
+ * The offline GraphiQL (/graphiql) in a real browser: a subscription typed in its editor, with
+ * `Authorization` and `api-key` in its header pane, streams an answer over graphql-ws; without
+ * them the subscription is refused by the chat subgraph (UNAUTHENTICATED), not by the transport.
+ * Needs a Chromium: CHROMIUM_PATH names its executable (skipped otherwise, as the Redis tests are
+ * without REDIS_URL). A screenshot of an answer being streamed is left in the temporary folder.
+ */
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH;
+const d = CHROMIUM_PATH ? describe : describe.skip;
+
+const GRAPHIQL_SCREENSHOT = join(tmpdir(), 'graphiql-subscription.png');
+
+const subscription = (model = 'local-chat') => `subscription {
+  answerStream(input: { query: "What are the side effects of aspirin?", modelId: "${model}" }) {
+    response
+    finishReason
+    model { id }
+  }
+}`;
+
+/** What the page's code below touches of the browser (the project compiles without the DOM lib; types are erased). */
+interface El {
+  textContent: string | null;
+  classList: { contains(name: string): boolean };
+  querySelector(selector: string): El | null;
+  querySelectorAll(selector: string): Iterable<El>;
+  CodeMirror?: { setValue(text: string): void };
+}
+interface InPage {
+  document: El;
+  seen: string[];
+  MutationObserver: new (callback: () => void) => { observe(target: El, options: object): void };
+}
+
+/** Sets the text of one of GraphiQL's editors (CodeMirror). */
+async function setEditor(page: Page, selector: string, text: string) {
+  await page.locator(selector).first().waitFor();
+  await page.evaluate(([sel, value]) => {
+    (globalThis as unknown as InPage).document.querySelector(sel!)!.CodeMirror!.setValue(value!);
+  }, [selector, text]);
+}
+
+/** Puts the caller's credentials in the header pane. */
+async function typeHeaders(page: Page, headers: Record<string, string>) {
+  await page.getByRole('button', { name: 'Headers' }).click();
+  await page.evaluate((value) => {
+    // The header pane is the tool editor that is showing once its tab is chosen.
+    const tools = [...(globalThis as unknown as InPage).document.querySelectorAll('.graphiql-editor-tool .graphiql-editor')];
+    tools.find((e) => !e.classList.contains('hidden'))!.querySelector('.CodeMirror')!.CodeMirror!.setValue(value);
+  }, JSON.stringify(headers, null, 2));
+}
+
+/** Runs the operation and returns every text the response pane showed, in order, until `until` shows. */
+async function runAndWatch(page: Page, until: RegExp): Promise<string[]> {
+  await page.evaluate(() => {
+    const w = globalThis as unknown as InPage;
+    w.seen = [];
+    const pane = w.document.querySelector('.graphiql-response')!;
+    new w.MutationObserver(() => {
+      const text = pane.textContent ?? '';
+      if (w.seen.at(-1) !== text) w.seen.push(text);
+    }).observe(pane, { subtree: true, childList: true, characterData: true });
+  });
+  await page.locator('.graphiql-execute-button').click();
+  // The observer saw every text, even one the next event replaced before a poll could see it.
+  await page.waitForFunction((source) => (globalThis as unknown as InPage).seen.some((t) => new RegExp(source).test(t)), until.source, { timeout: 20_000 });
+  return page.evaluate(() => (globalThis as unknown as InPage).seen);
+}
+
+d('the offline GraphiQL in a browser', () => {
+  let f: ChatFixture;
+  let upstream: FakeOpenAi;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    upstream = await startFakeOpenAi();
+    process.env.E2E_GRAPHIQL_OC_KEY = 'graphiql-oc-token-0123456789';
+    const file = join(tmpdir(), `catalog-graphiql-${process.pid}-${Date.now()}.json`);
+    writeFileSync(file, JSON.stringify({
+      models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
+        upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GRAPHIQL_OC_KEY' } }],
+    }));
+    f = await chatFixture({ MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await f?.stop();
+    await upstream?.close();
+    delete process.env.E2E_GRAPHIQL_OC_KEY;
+  });
+  beforeEach(async () => {
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // Offline: anything but the platform itself is refused, so no asset may come from a CDN.
+    await page.route((url) => !url.href.startsWith(f.url) && !url.href.startsWith(f.url.replace(/^http/, 'ws')), (route) => route.abort());
+    await page.goto(`${f.url}/graphiql`);
+    await page.locator('.graphiql-query-editor .CodeMirror').waitFor();
+  });
+  afterEach(async () => {
+    await page?.close();
+  });
+
+  it('streams an answer to a subscription whose credentials are typed in the header pane', async () => {
+    await setEditor(page, '.graphiql-query-editor .CodeMirror', subscription());
+    // Named as a person types HTTP headers: they reach the socket's connection_init as typed.
+    await typeHeaders(page, { Authorization: f.a, 'Api-Key': f.apiKey });
+    const seen = await runAndWatch(page, /"finishReason":\s*"STOP"/);
+    const pieces = seen.filter((t) => /"finishReason":\s*null/.test(t));
+    expect(pieces.length).toBeGreaterThan(0);
+    expect(pieces.join('\n')).toMatch(/"response":\s*"[^"]+/);
+    expect(seen.join('\n')).toMatch(/stomach upset/);
+    expect(seen.join('\n')).not.toMatch(/SUBSCRIPTIONS_NOT_SUPPORTED|"errors"/);
+  });
+
+  it('without credentials the chat subgraph refuses the subscription (UNAUTHENTICATED), over the socket', async () => {
+    await setEditor(page, '.graphiql-query-editor .CodeMirror', subscription());
+    const seen = await runAndWatch(page, /UNAUTHENTICATED/);
+    expect(seen.join('\n')).not.toMatch(/SUBSCRIPTIONS_NOT_SUPPORTED/);
+    expect(seen.at(-1)).toMatch(/"serviceName":\s*"chat"/);
+  });
+
+  it('shows the answer while the model writes it, and its stop button stops the model call', async () => {
+    upstream.script({ answer: 'One two three four five six seven eight nine ten eleven twelve.', stallAfter: 3 });
+    const seen = upstream.requests.length;
+    await setEditor(page, '.graphiql-query-editor .CodeMirror', subscription('oc-chat'));
+    await typeHeaders(page, { Authorization: f.a, 'api-key': f.apiKey });
+    await runAndWatch(page, /"response":\s*"One two three "/);
+    await page.screenshot({ path: GRAPHIQL_SCREENSHOT });
+    // While a subscription runs, the execute button stops it.
+    await page.locator('.graphiql-execute-button').click();
+    await upstream.requests[seen]!.cut;
+  });
+});

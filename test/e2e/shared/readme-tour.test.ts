@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bootstrapPath } from '../../../bin/bootstrap';
+import { expectGraphqlTour, readmeScript, startPlatformProcess, stopProcess, STRICT_PRELUDE } from './processes';
+import { freePort, ROOT, run } from './server';
+
+const npmStart = (env: Record<string, string>) => startPlatformProcess(['start'], env);
+const stop = stopProcess;
+const tourScript = () => readmeScript('tour');
+
+describe("the README's tour, on a server started the way npm start starts it", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-tour-'));
+  let env: Record<string, string>;
+  let server: Awaited<ReturnType<typeof npmStart>>;
+
+  beforeAll(async () => {
+    env = { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    server = await npmStart(env);
+  });
+  afterAll(async () => {
+    if (server.child.exitCode === null) await stop(server.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps the credentials it created in an owner-only bootstrap.json and, its output not a terminal (a log), never prints them', () => {
+    const file = bootstrapPath(dataDir);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    const creds = JSON.parse(readFileSync(file, 'utf8'));
+    expect(Object.keys(creds).sort()).toEqual(['api_key', 'client_id', 'client_secret', 'password', 'realm', 'tenant_id', 'username']);
+    expect(server.output()).toContain('First start');
+    expect(server.output()).toContain(file);
+    expect(server.output()).toContain(`npm run -s platform -- credentials --data-dir ${dataDir}`);
+    expect(server.output()).not.toContain(creds.client_secret);
+    expect(server.output()).not.toContain(creds.password);
+    expect(server.output()).not.toContain(creds.api_key);
+    expect(server.output()).toContain(`${server.url}/graphql`);
+  });
+
+  it('runs every command of the tour successfully', async () => {
+    const ran = await run('bash', ['-c', STRICT_PRELUDE + tourScript()], { env: { BASE: server.url, PLATFORM_DATA_DIR: dataDir } });
+    expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
+    expect(ran.status).toBe(0);
+    const out = ran.stdout;
+    expect(out).toContain('{"msg":"ok"}');
+    expect(out).toContain('"token_type":"Bearer"');
+    expect(out).toContain('"active":"true"');
+    expect(out).toContain('{"active":"false"}');
+    expect(out).toContain('"keys":[{');
+    expect(out).toContain('"token_endpoint"');
+    expect(out).toContain('"tokenType":"Bearer"');
+    expect(out).toMatch(/"realm":\{"id":"[0-9a-f-]{36}","name":"default"/);
+    expect(out).toContain('"message":"Object created"');
+    expect(out).toMatch(/"created": ?[1-9]/);
+    expect(out).toMatch(/"message":"Documents found","result_count":[1-9]/);
+    expect(out).toContain('"data":"[1] Glaciers');
+    // chunk search within custom_metadata's tags: the tags the README's upload and `platform ingest` gave
+    expect(out).toMatch(/"result_count":[1-9]\d*,"result":\[\{"object_id":"[0-9a-f-]{36}","chunk_id":\d+/);
+    expect(out).toContain('<em>Glaciers</em>');
+    expect(out).toMatch(/"search":\{"totalCount":[1-9]/);
+    expect(out).toContain('"object":"list","data":[{"id":"local-chat"');
+    expect(out).toContain('"content":"Glaciers retreat as the climate warms."},"finish_reason":"stop"');
+    expect(out).toContain('"object":"chat.completion.chunk"');
+    expect(out).toMatch(/"object":"usage".*"totals":\{"requests":[1-9]/);
+    expect(out).toMatch(/"finishReason":"STOP"/);
+    expect(out).toContain('"stopReason":"end_turn"');
+    expect(out).toMatch(/"type":"message".*"stop_reason":"end_turn"/);
+    expect(out).toContain('"object":"embedding"');
+    expect(out).toContain('"b64_json":"iVBORw0KGgo');
+    expect(out).toMatch(/x-cache: HIT/i);
+    expect(out).toMatch(/x-guard: redacted:email/i);
+    expect(out).toContain('"code":"guardrail_violation"');
+    expect(out).toMatch(/"chat":\{"content":"Seas rise as ice melts.","finishReason":"STOP","cached":false,"model":\{"id":"local-chat"/);
+    expect(out).toMatch(/data: \{"generated_search_text":"Why do glaciers retreat\?","response":"Glaciers retreat/);
+    expect(out).toMatch(/"finish_reason":"stop"\}\n\ndata: \[DONE\]/);
+    expect(out).toContain('"finish_reason":"length"');
+    expect(out).toMatch(/"generated_search_text":"Why do glaciers retreat and seas rise\?","finish_reason":"stop"/);
+    expect(out).toMatch(/"generated_search_text":"Why do they retreat\? [^"]*glaciers/);
+    expect(out).toContain('The ferry to the glacier leaves at seven. [1]');
+    expect(out).toMatch(/"extracted_text_result":"\[1\] Trip notes\\nThe ferry/);
+    expect(out).toContain('"success":true');
+    expect(out).toMatch(/"generateAnswer":\{"response":"The ferry to the glacier leaves at seven. \[1\]","finishReason":"STOP","sources":\[\{"citation":1,"category":"INPUT_FILE","document":\{"title":"Trip notes"\}/);
+    expect(out).toMatch(/"model":\{"id":"local-chat","contextLength":8192\}/);
+  });
+
+  it('runs the GraphQL tour: a mutation, a query across three subgraphs, a subscription over graphql-ws, SSE and multipart', async () => {
+    const ran = await run('bash', ['-c', STRICT_PRELUDE + readmeScript('graphql-tour')], { env: { GRAPHQL_URL: `${server.url}/graphql`, PLATFORM_DATA_DIR: dataDir } });
+    expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
+    expect(ran.status).toBe(0);
+    expectGraphqlTour(ran.stdout);
+  });
+
+  it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {
+    expect(await stop(server.child)).toBe(0);
+    const creds = JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'));
+    server = await npmStart(env);
+    expect(server.output()).not.toContain('First start');
+    expect(server.output()).not.toContain(creds.client_secret);
+    expect(server.output()).toContain(`credentials: ${bootstrapPath(dataDir)}`);
+    expect(JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'))).toEqual(creds);
+  });
+});
+
+describe('the first start at a terminal', () => {
+  it('shows the credentials once to a person at a terminal (a pseudo-terminal made by script(1))', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-tty-'));
+    const port = String(await freePort());
+    const cmd = `${process.execPath} ${join(ROOT, 'dist', 'bin', 'platform.js')} start`;
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: { ...process.env, PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' } });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('Ready.')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const creds = JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'));
+    expect(out).toContain(creds.client_secret);
+    expect(out).toContain(creds.password);
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe('a data directory readable by others', () => {
+  it('is tightened to 0700 at start, and the start says so', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-loose-'));
+    chmodSync(dataDir, 0o755);
+    const server = await npmStart({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' });
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(server.output()).toContain(`data directory permissions tightened: ${dataDir}: 0755 -> 0700`);
+    await stop(server.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,48 @@
+import pino from 'pino';
+import request from 'supertest';
+import { loadConfig } from '../../../core/shared/config';
+import { createRestApp } from '../../../rest/shared/app';
+import { tokenRest } from '../../../rest/token';
+import { PUBLIC_URL, tokenFixture, type TokenFixture } from '../../shared/helpers';
+
+describe('CORS for browser apps on other origins', () => {
+  let fx: TokenFixture;
+  let app: ReturnType<typeof createRestApp>;
+  const TOKEN = '/auth/api/v1/oauth/connect/token';
+
+  beforeAll(async () => {
+    fx = await tokenFixture();
+    app = createRestApp([tokenRest(fx.core.service, PUBLIC_URL)], { log: pino({ level: 'silent' }), corsOrigins: ['https://app.example'] });
+  });
+  afterAll(() => fx.core.close());
+
+  it('answers a preflight from an allowed origin with 204 and the allowed methods and headers', async () => {
+    const res = await request(app).options(TOKEN).set('origin', 'https://app.example').set('access-control-request-method', 'POST');
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(res.headers['access-control-allow-methods']).toContain('POST');
+    expect(res.headers['access-control-allow-headers']).toContain('authorization');
+    expect(res.headers['access-control-allow-headers']).toContain('api-key');
+    expect(res.headers.vary).toContain('Origin');
+  });
+
+  it('marks real responses to an allowed origin and exposes the request id', async () => {
+    const res = await request(app).post(TOKEN).set('origin', 'https://app.example').query({ realm: fx.realm, ...fx.client });
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(res.headers['access-control-expose-headers']).toContain('x-request-id');
+  });
+
+  it('gives other origins no CORS headers, so browsers refuse them', async () => {
+    const pre = await request(app).options(TOKEN).set('origin', 'https://evil.example').set('access-control-request-method', 'POST');
+    expect(pre.headers['access-control-allow-origin']).toBeUndefined();
+    expect(pre.status).toBe(405);
+    const res = await request(app).get('/auth/api/v1/healthz').set('origin', 'https://evil.example');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('reads CORS_ORIGINS as a comma-separated list, empty by default', () => {
+    expect(loadConfig({}).CORS_ORIGINS).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example/, https://b.example' }).CORS_ORIGINS).toEqual(['https://a.example', 'https://b.example']);
+  });
+});
