@@ -1,7 +1,7 @@
+import { UsageError } from '../services/shared/cli';
+
 /** `--name value` and `--name=value` flags plus positional words; a flag given twice keeps the last. */
 export type Flags = Record<string, string | undefined>;
-
-export class UsageError extends Error {}
 
 /** Flags that take no value. */
 const SWITCHES = new Set(['check', 'help', 'shell']);
@@ -28,6 +28,3 @@ export function parseArgs(argv: string[]): { flags: Flags; args: string[] } {
   }
   return { flags, args };
 }
-
-/** A comma-separated flag (`--tags a,b`) as a list; undefined when absent. */
-export const listFlag = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);

@@ -7,7 +7,8 @@
  */
 import { createClient, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
-import { parseArgs, UsageError, type Flags } from './args';
+import { UsageError } from '../services/shared/cli';
+import { parseArgs, type Flags } from './args';
 
 const USAGE = [
   'ask: a streamed, grounded answer from the federated graph, over graphql-ws',

@@ -1,9 +1,8 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { UsageError } from './args';
+import { bootstrapPath } from '../services/shared/cli';
 import type { Opened } from './deps';
 
-export const bootstrapPath = (dataDir: string) => join(dataDir, 'bootstrap.json');
+export { bootstrapPath };
 
 export interface BootstrapResult {
   file: string;
@@ -30,13 +29,4 @@ export async function runBootstrap(dataDir: string, opened: readonly Opened[]): 
     chmodSync(file, 0o600);
   }
   return { file, values, created };
-}
-
-/** `--tenant`, else the tenant the first start created (`bootstrap.json`'s `tenant_id`), for commands whose `--tenant` is optional. */
-export function tenantFlag(dataDir: string, flag: string | undefined): string {
-  if (flag) return flag;
-  const file = bootstrapPath(dataDir);
-  const tenant = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { tenant_id?: string }).tenant_id : undefined;
-  if (!tenant) throw new UsageError('--tenant is required (no bootstrap.json in the data directory: start the platform once, or name the tenant)');
-  return tenant;
 }

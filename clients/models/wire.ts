@@ -2,7 +2,7 @@ import { PlatformError, UpstreamFailed } from '../../core/shared/errors';
 import type { ChatStream, ChatUsage, FinishReason } from '../../core/models/chat';
 import { finishOf } from '../../core/models/providers/openai-chat-shared';
 
-/** The model gateway's group A chat answers as its REST clients read them (clients/models/answer-models.ts, clients/models/index.ts). */
+/** The model gateway's group A chat answers as its REST clients read them (clients/chat/models.ts, clients/models/index.ts). */
 export const GATEWAY = 'the model gateway';
 export const PREFIX = '/proxy/api/v1';
 /** The Azure OpenAI API version the clients ask for. */

@@ -1,5 +1,5 @@
 import { guardTexts } from './guard';
-import { extractiveAnswer } from './local-chat';
+import { extractiveAnswer } from './extractive-answer';
 import type { ChatMessage } from './chat';
 import { countAll, countTokens, fitIndex } from './tokens';
 

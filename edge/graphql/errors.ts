@@ -3,7 +3,7 @@ import { GraphQLError, GraphQLScalarType, type GraphQLFormattedError } from 'gra
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import { PlatformError, ValidationFailed, type ErrorKind } from '../../core/shared/errors';
-import { STATUS } from '../../rest/shared/http-errors';
+import { STATUS } from '../http/errors';
 import { bodyTooDeep } from '../http/json-body';
 
 /** The only place that picks a GraphQL error code. Record<> makes a new kind a compile error. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GenerateAnswerBody, GetSourcesBody } from '../../core/chat/inputs';
-import { HTTPValidationErrorSchema, type OperationDocs, type ServiceDocs } from '../shared/openapi';
+import { HTTPValidationErrorSchema } from '../shared/openapi';
+import type { OperationDocs, ServiceDocs } from '../shared/routes';
 import type { ResponseSpec } from '../shared/routes';
 
 /**

@@ -6,7 +6,8 @@ import {
   AnthropicRequest, anthropicErrorType, anthropicMessage, anthropicStreamEvents, anthropicToChat, type AnthropicEvent,
 } from '../../core/models/anthropic-wire';
 import type { ModelsService } from '../../core/models/service';
-import { STATUS, toPlatformError, type ErrorBody } from '../shared/http-errors';
+import { STATUS, toPlatformError } from '../../edge/http/errors';
+import type { ErrorBody } from '../shared/http-errors';
 import { groupC, wireBody } from './bedrock-common';
 import { collect, gatewayHeaders, refusing } from './common';
 import { anthropicDocs } from './docs-bedrock';

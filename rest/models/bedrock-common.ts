@@ -4,7 +4,8 @@ import type { z } from 'zod';
 import { BadRequest, Unauthenticated, ValidationFailed, type PlatformError } from '../../core/shared/errors';
 import type { ModelsService } from '../../core/models/service';
 import { parseInput } from '../../core/shared/validation';
-import { STATUS, requestIdOf, toPlatformError, type ErrorBody } from '../shared/http-errors';
+import { STATUS, toPlatformError } from '../../edge/http/errors';
+import { requestIdOf, type ErrorBody } from '../shared/http-errors';
 
 /**
  * What the group C routes share: where the LM key comes from (Bedrock API keys are bearer tokens),

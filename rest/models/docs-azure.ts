@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatCompletionRequest } from '../../core/models/openai-wire';
 import { CONTEXT, failures, modelParam, QUESTION } from './docs';
-import type { OperationDocs } from '../shared/openapi';
+import type { OperationDocs } from '../shared/routes';
 
 /** Group A in OpenAPI: Azure OpenAI's requests, answers and errors (what the `openai` SDK reads). */
 export const AzureError = z.object({

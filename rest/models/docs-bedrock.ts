@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { AnthropicRequest } from '../../core/models/anthropic-wire';
 import { ConverseRequest, NovaInvokeRequest } from '../../core/models/converse-wire';
 import { CONTEXT, failures, QUESTION } from './docs';
-import type { Json, OperationDocs } from '../shared/openapi';
+import type { Json } from '../shared/openapi';
+import type { OperationDocs } from '../shared/routes';
 
 /**
  * Group C in OpenAPI: Bedrock Converse and the runtime's paths (`modelId` in the path), Anthropic

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BatchEmbedContentsRequest, EmbedContentRequest, GenerateContentRequest } from '../../core/models/gemini-wire';
 import { CONTEXT, failures, modelParam, QUESTION } from './docs';
-import type { OperationDocs } from '../shared/openapi';
+import type { OperationDocs } from '../shared/routes';
 
 /**
  * Group B in OpenAPI: one documented operation per `{model}:<method>` (Express takes the segment

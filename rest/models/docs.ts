@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OperationDocs, ServiceDocs } from '../shared/openapi';
+import type { OperationDocs, ServiceDocs } from '../shared/routes';
 import type { ResponseSpec } from '../shared/routes';
 
 /**

@@ -2,7 +2,8 @@ import { drained } from '../shared/stream';
 import type { Response } from 'express';
 import { InvalidArgument } from '../../core/models/gemini-wire';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
-import { STATUS, toPlatformError, type ErrorBody } from '../shared/http-errors';
+import { STATUS, toPlatformError } from '../../edge/http/errors';
+import type { ErrorBody } from '../shared/http-errors';
 
 /**
  * Google's error format, `{"error": {"code", "message", "status"}}` with its canonical status

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NewObjectBody } from '../../core/search/inputs';
-import type { OperationDocs, ServiceDocs } from '../shared/openapi';
+import type { OperationDocs, ServiceDocs } from '../shared/routes';
 
 /**
  * The search service in OpenAPI: where its bearer token comes from, and what Try it out starts

@@ -5,7 +5,7 @@ import { searchServiceDocs } from './docs';
 import { searchObjectRoutes } from './objects';
 import { searchV1Routes } from './v1';
 import { searchV2Routes } from './v2';
-import { Msg } from '../token/schemas';
+import { Msg } from '../shared/schemas';
 
 export const SEARCH_PREFIX = '/cl/search/api';
 

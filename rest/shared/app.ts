@@ -7,7 +7,8 @@ import { cors } from './cors';
 import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
 import { httpErrors } from './http-errors';
 import { requestId } from './request-id';
-import { serviceRouter, type RestService } from './routes';
+import { serviceRouter } from './router';
+import type { RestService } from './routes';
 
 export interface RestAppOptions {
   log?: Logger;

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import type { OperationDocs } from './openapi';
 import { HTTPValidationErrorSchema, type Json, type SchemaWriter } from './openapi-schemas';
-import type { Route } from './routes';
+import type { OperationDocs, Route } from './routes';
 
 /** One operation's parameters, request body and responses, from its route's schemas and its docs. */
 

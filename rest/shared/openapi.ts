@@ -1,7 +1,6 @@
-import type { z } from 'zod';
 import { parameters, requestBody, responses } from './openapi-operation';
 import { HTTPValidationErrorSchema, SchemaWriter, ValidationErrorSchema, type Json } from './openapi-schemas';
-import type { ResponseSpec, RestService } from './routes';
+import type { OperationDocs, RestService } from './routes';
 
 /**
  * OpenAPI 3.1 from the same zod schemas that validate requests, so the document cannot drift from
@@ -11,42 +10,6 @@ import type { ResponseSpec, RestService } from './routes';
  */
 export type { Json } from './openapi-schemas';
 export { HTTPValidationErrorSchema, ValidationErrorSchema } from './openapi-schemas';
-
-export type SecurityRequirement = Record<string, string[]>;
-
-/** A request body as documented: media types with their schemas, and what Try it out starts from. */
-export interface BodyDocs {
-  /** Default: the route's input body. */
-  content?: Record<string, z.ZodType | Json>;
-  /** The first media type's example (Swagger UI's starting value). */
-  example?: unknown;
-  description?: string;
-  required?: boolean;
-}
-
-/** What one documented operation says beyond the route's schemas. */
-export interface OperationDocs {
-  /** The documented path relative to the prefix, when not the route's (`/gemini/models/{model}:generateContent`). */
-  path?: string;
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  /** Per parameter name: merged into the generated parameter (`schema`, `example`, `required`), or a new one (then with `in`). */
-  params?: Record<string, Json>;
-  body?: BodyDocs;
-  /** Per status: replaces the route's response of that status. */
-  responses?: Record<number, ResponseSpec>;
-  /** Who may call it; `[]` for anyone. Default: bearer for routes with `auth`, else the service's. */
-  security?: SecurityRequirement[];
-}
-
-/** What a service's document says about it as a whole. */
-export interface ServiceDocs {
-  description?: string;
-  securitySchemes?: Record<string, Json>;
-  /** The security of routes without `auth` or their own (default: none needed). */
-  security?: SecurityRequirement[];
-}
 
 /** How protected routes authenticate: the token service's access tokens (RFC 6750, RFC 9068). */
 const BEARER_SCHEME = {

@@ -1,4 +1,4 @@
-import type { OperationDocs, ServiceDocs } from '../shared/openapi';
+import type { OperationDocs, ServiceDocs } from '../shared/routes';
 
 /**
  * The token service in OpenAPI: credentials are its endpoints' parameters (client id and secret,

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * inputs are the core's (core/token/inputs.ts), shared with the GraphQL face.
  */
 export { IntrospectRequest, RealmRef, RevokeRequest, TokenRequest, UserinfoRequest, UserLoginRequest } from '../../core/token/inputs';
-export const Msg = z.object({ msg: z.string() });
+export { Msg } from '../shared/schemas';
 
 export const TokenResponse = z.object({
   access_token: z.string(),

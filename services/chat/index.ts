@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { chatClient } from '../../clients/chat';
-import { restAnswerModels } from '../../clients/models/answer-models';
-import { restRetrieval } from '../../clients/search/retrieval';
+import { restAnswerModels } from '../../clients/chat/models';
+import { restRetrieval } from '../../clients/chat/retrieval';
 import { openChatCore, type ChatCore } from '../../core/chat';
 import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
 import { offloadPromptTokens } from '../../core/chat/prompt';

@@ -1,8 +1,7 @@
-import { listFlag, UsageError } from '../../bin/args';
-import { tenantFlag } from '../../bin/bootstrap';
+import { listFlag, tenantFlag, UsageError } from '../shared/cli';
 import type { ApiKey } from '../../core/models/keys';
 import type { CliCommand } from '../shared/module';
-import type { ModelsInstance } from '.';
+import type { ModelsInstance } from './instance';
 
 const positive = (v: string | undefined, name: string) => {
   if (v === undefined) return undefined;

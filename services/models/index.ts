@@ -1,11 +1,14 @@
 import { join } from 'node:path';
 import { modelsClient } from '../../clients/models';
 import { z } from 'zod';
-import { openModelsCore, type ModelsCore } from '../../core/models';
+import { openModelsCore } from '../../core/models';
+import type { ModelsInstance } from './instance';
+
+export type { ModelsInstance };
 import { openRedisChatCache } from '../../core/models/cache-redis';
 import { catalogReport } from '../../core/models/catalog-report';
 import { defaultOffload } from '../../core/models/offload';
-import { STATUS, toPlatformError } from '../../rest/shared/http-errors';
+import { STATUS, toPlatformError } from '../../edge/http/errors';
 import { MODELS_PREFIX, modelsRest } from '../../rest/models';
 import { modelsResolvers } from '../../subgraphs/models';
 import { readSchemaFile } from '../../edge/graphql/sdl';
@@ -34,10 +37,6 @@ const Settings = z.object({
   /** A Redis server for the response cache, shared by every process on any machine (in models.db when absent). */
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
 });
-
-export interface ModelsInstance extends ModelsCore {
-  dataDir: string;
-}
 
 /** One door to many language models under `/proxy/api/v1`: catalog, keys, the provider routes of groups A, B and C, usage; the `models` subgraph. */
 export const createModelsModule = () => defineService<ModelsInstance, typeof Settings>({

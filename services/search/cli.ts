@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { listFlag, UsageError } from '../../bin/args';
-import { tenantFlag } from '../../bin/bootstrap';
+import { listFlag, tenantFlag, UsageError } from '../shared/cli';
 import { progressBar } from '../shared/progress';
 import type { CliCommand } from '../shared/module';
-import type { SearchInstance } from '.';
+import type { SearchInstance } from './instance';
 
 export const searchCommands: CliCommand<SearchInstance>[] = [
   {

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { searchClient } from '../../clients/search';
-import { openSearchCore, type SearchCore } from '../../core/search';
+import { openSearchCore } from '../../core/search';
+import type { SearchInstance } from './instance';
+
+export type { SearchInstance };
 import { SEARCH_PREFIX, searchRest } from '../../rest/search';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { searchResolvers } from '../../subgraphs/search';
@@ -36,10 +39,6 @@ const Settings = z.object({
   /** How much the model's ranking weighs in hybrid fusion: 1 for a real model (0.03 for the local hashing one). */
   SEARCH_EMBEDDING_FUSION_WEIGHT: z.coerce.number().min(0).max(1).optional(),
 });
-
-export interface SearchInstance extends SearchCore {
-  dataDir: string;
-}
 
 /** Objects, ingestion and hybrid search under `/cl/search/api` (v1 and v2); the `search` subgraph. */
 export const createSearchModule = () => defineService<SearchInstance, typeof Settings>({

@@ -1,4 +1,4 @@
-import { listFlag, UsageError, type Flags } from '../../bin/args';
+import { listFlag, UsageError } from '../shared/cli';
 import type { TokenCore } from '../../core/token';
 import type { TokenAdmin } from '../../core/token/admin';
 import type { CliCommand } from '../shared/module';
@@ -31,7 +31,7 @@ export function present(value: unknown, noun: string): unknown {
 }
 
 /** `platform realm|client|user <verb>`: each prints one JSON value. */
-export async function adminCommand(admin: TokenAdmin, words: string[], f: Flags, readSecret: () => Promise<string>): Promise<unknown> {
+export async function adminCommand(admin: TokenAdmin, words: string[], f: Record<string, string | undefined>, readSecret: () => Promise<string>): Promise<unknown> {
   const [noun, verb, target] = words;
   const key = `${noun} ${verb ?? ''}`;
   switch (key) {

@@ -1,5 +1,5 @@
 import { UpstreamFailed } from '../../shared/errors';
-import type { ProviderFactory } from '.';
+import type { ProviderFactory } from './types';
 import { credentialOf, trimBase } from './credential-shared';
 import { openAiWire } from './openai-shared';
 

@@ -3,7 +3,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
 import { UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
-import type { ProviderFactory } from '.';
+import type { ProviderFactory } from './types';
 import { chatStreamOf, type StreamEvent } from '../upstream/chat-stream';
 import { badResponse, parseAnswer } from '../upstream/errors';
 import { bedrockError, bedrockFinish, converseInput } from './bedrock-shared';

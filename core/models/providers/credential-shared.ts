@@ -1,6 +1,6 @@
 import { UpstreamFailed } from '../../shared/errors';
 import type { CatalogModel } from '../catalog';
-import type { ProviderDeps } from '.';
+import type { ProviderDeps } from './types';
 
 /**
  * The upstream credential of a catalog model: the value of the environment variable its catalog

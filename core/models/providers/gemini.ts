@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ProviderFactory } from '.';
+import type { ProviderFactory } from './types';
 import { chatStreamOf } from '../upstream/chat-stream';
 import { badResponse, parseAnswer } from '../upstream/errors';
 import { sseEvents } from '../upstream/sse';

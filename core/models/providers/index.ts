@@ -1,23 +1,13 @@
 import type { CatalogModel } from '../catalog';
 import type { ModelProvider } from '../chat';
-import type { Offload } from '../offload';
-import type { UpstreamHttp } from '../upstream/http';
 import { azureOpenAiProvider } from './azure-openai';
 import { bedrockProvider } from './bedrock';
 import { geminiProvider } from './gemini';
 import { localProvider } from './local';
 import { openAiCompatibleProvider } from './openai-compatible';
+import type { ProviderDeps, ProviderFactory } from './types';
 
-/** What an adapter gets: the environment (credentials are named by the catalog, read from here) and the pooled HTTP client. */
-export interface ProviderDeps {
-  env: Readonly<Record<string, string | undefined>>;
-  http: UpstreamHttp;
-  /** Worker threads for the built-in model's work on long prompts. */
-  offload?: Offload;
-}
-
-/** An adapter: a catalog model's upstream in, the calls it can serve out. */
-export type ProviderFactory = (model: CatalogModel, deps: ProviderDeps) => ModelProvider;
+export type { ProviderDeps, ProviderFactory };
 
 const FACTORIES: Record<CatalogModel['upstream']['provider'], ProviderFactory> = {
   local: (_model, deps) => localProvider(deps.offload),

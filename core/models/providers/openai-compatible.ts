@@ -1,4 +1,4 @@
-import type { ProviderFactory } from '.';
+import type { ProviderFactory } from './types';
 import { credentialOf, trimBase } from './credential-shared';
 import { openAiWire } from './openai-shared';
 

@@ -5,7 +5,7 @@
  * any list of candidates, for filtered fallbacks. Both keep the best k in a bounded min-heap:
  * O(n log k) instead of sorting all n.
  */
-import type { VectorHit } from '.';
+import type { VectorHit } from './types';
 
 type Score = (data: Float32Array, offset: number) => number;
 

@@ -7,7 +7,7 @@
  * addPoint and searchKnn run synchronously on the calling thread.
  */
 import { HierarchicalNSW } from 'hnswlib-node';
-import type { VectorHit } from '.';
+import type { VectorHit } from './types';
 
 export interface HnswOptions {
   dimensions: number;

@@ -4,7 +4,7 @@
  * is not in the exact list but scores at least the exact k-th similarity counts too (a tie at the
  * cut-off is not a miss), as in ann-benchmarks.
  */
-import type { VectorIndex } from '.';
+import type { VectorIndex } from './types';
 
 type Searchable = Pick<VectorIndex, 'search'>;
 

@@ -1,5 +1,5 @@
 import { doubled } from '../grow';
-import type { VectorHit, VectorIndex } from '.';
+import type { VectorHit, VectorIndex } from './types';
 
 /**
  * Exact nearest neighbours for sparse vectors (the built-in embedder's: ~70 nonzero of 1,024

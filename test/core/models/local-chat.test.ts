@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../../../core/models/chat';
-import { extractiveAnswer, localChat, NO_ANSWER } from '../../../core/models/local-chat';
+import { extractiveAnswer, NO_ANSWER } from '../../../core/models/extractive-answer';
+import { localChat } from '../../../core/models/local-chat';
 
 const sources: ChatMessage = {
   role: 'system',

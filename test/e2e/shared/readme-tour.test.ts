@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrapPath } from '../../../bin/bootstrap';
+import { bootstrapPath } from '../../../services/shared/cli';
 import { expectGraphqlTour, readmeScript, startPlatformProcess, stopProcess, STRICT_PRELUDE } from './processes';
 import { freePort, ROOT, run } from './server';
 

@@ -3,7 +3,7 @@ import type { AnswerModels, ModelHandle } from '../../core/chat/ports';
 import { BadRequest, NotFound } from '../../core/shared/errors';
 import { openAiMessages } from '../../core/models/providers/openai-chat-shared';
 import { httpClient, type RequestOptions } from '../shared/http';
-import { API_VERSION, GATEWAY, PREFIX, streamOf, wholeOf, type CompletionWire } from './wire';
+import { API_VERSION, GATEWAY, PREFIX, streamOf, wholeOf, type CompletionWire } from '../models/wire';
 
 /** A model of the gateway's catalog listing (GET /proxy/api/v1/models), the fields the proxy reads. */
 interface ModelWire {

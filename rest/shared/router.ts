@@ -1,0 +1,103 @@
+import express, { Router, type RequestHandler, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { authorize } from '../../core/shared/auth/caller';
+import type { TokenVerifier } from '../../core/shared/auth/verifier';
+import type { CallContext } from '../../core/shared/context';
+import { MethodNotAllowed, NotFound } from '../../core/shared/errors';
+import { clientAddressOf } from '../../edge/http/client-address';
+import { jsonBody } from '../../edge/http/json-body';
+import { docsPage } from './docs';
+import { httpErrors, requestIdOf } from './http-errors';
+import { multipart, uploadOf } from './multipart';
+import { buildOpenApi } from './openapi';
+import type { Method, RestService } from './routes';
+import { parseRequest, type InputOf, type InputSpec } from './validation';
+
+export interface MountOptions {
+  log: Logger;
+  bodyLimitBytes: number;
+  /** Verifies bearer tokens for routes that declare `auth`. */
+  verifier?: TokenVerifier;
+  /** PUBLIC_URL: offered as a server in OpenAPI, after the page's own origin. */
+  publicUrl?: string;
+}
+
+/** The call's context; its abort signal is made only when a handler asks for it (streams do). */
+function contextOf(req: Request, res: Response): CallContext {
+  let signal: AbortSignal | undefined;
+  return {
+    clientAddress: clientAddressOf(req),
+    requestId: requestIdOf(req),
+    get signal() {
+      if (!signal) {
+        const controller = new AbortController();
+        // Only a caller that leaves before the answer is complete aborts.
+        if (res.closed && !res.writableFinished) controller.abort();
+        else res.once('close', () => !res.writableFinished && controller.abort());
+        signal = controller.signal;
+      }
+      return signal;
+    },
+  };
+}
+
+/**
+ * Builds a service's router: per route, body parsers (only where it takes input, so its errors take
+ * the service's format and a route without input ignores any body), the caller check, validation
+ * and the handler; 405 with `Allow` for a known path asked with another method; `openapi.json`,
+ * `docs`; 404 for any other path under the prefix.
+ */
+export function serviceRouter(svc: RestService, opts: MountOptions): Router {
+  const router = Router();
+  const parsers: RequestHandler[] = [
+    jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }),
+    express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }),
+  ];
+  const methods = new Map<string, Method[]>();
+  for (const route of svc.routes) {
+    methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
+    const uploads = route.upload ? [multipart(route.upload)] : [];
+    // The caller is checked before any body is read: a stranger cannot make the service buffer an upload.
+    const authenticate: RequestHandler[] = route.auth ? [async (req, res, next) => {
+      if (!opts.verifier) throw new Error(`${svc.prefix}${route.path} needs a token verifier`);
+      res.locals.caller = authorize(await opts.verifier.authenticate(req.get('authorization')), { audience: svc.audience, roles: route.auth!.roles });
+      next();
+    }] : [];
+    if (route.before) {
+      const before = route.before;
+      authenticate.push(async (req, res, next) => {
+        res.locals.checked = await before(req);
+        next();
+      });
+    }
+    const errorFormat: RequestHandler[] = route.errorBody ? [(_req, res, next) => {
+      res.locals.errorBody = route.errorBody;
+      next();
+    }] : [];
+    router[route.method](route.path, ...errorFormat, ...authenticate, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
+      const call = contextOf(req, res);
+      call.caller = res.locals.caller as CallContext['caller'];
+      const input = route.input && !uploadOf(res) ? parseRequest(route.input, req) : {};
+      const body = await route.handle(input as InputOf<InputSpec>, { call, req, res, checked: res.locals.checked });
+      if (!res.headersSent) res.json(body);
+    });
+  }
+  const openapi = buildOpenApi(svc, { publicUrl: opts.publicUrl });
+  router.get('/openapi.json', (_req, res) => void res.json(openapi));
+  router.get('/docs', (_req, res) => void res.type('html').send(docsPage(svc.title, `${svc.prefix}/openapi.json`)));
+  methods.set('/openapi.json', ['get']);
+  methods.set('/docs', ['get']);
+
+  for (const [path, allowed] of methods) {
+    const allow = allowed.map((m) => m.toUpperCase());
+    if (allow.includes('GET')) allow.push('HEAD');
+    router.all(path, () => {
+      throw new MethodNotAllowed(allow);
+    });
+  }
+  router.use(() => {
+    throw new NotFound('Not Found');
+  });
+  router.use(httpErrors(opts.log, svc.errorBody));
+  return router;
+}
