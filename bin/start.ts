@@ -7,9 +7,9 @@ import { createGateway, type SubgraphTarget } from '../gateway/server';
 import { graphiqlRouter } from '../gateway/graphiql';
 import { composeSupergraph } from '../gateway/supergraph';
 import { createRestApp } from '../rest/shared/app';
-import { buildSubgraph } from '../edge/graphql/subgraph';
 import { subgraphRouter, type SubgraphRouter } from '../subgraphs/shared/server';
 import { SERVICES } from '../services/registry';
+import { restFace, subgraphFace } from '../services/shared/faces';
 import type { ServiceInstance, ServiceModule } from '../services/shared/module';
 import { runBootstrap, type BootstrapResult } from './bootstrap';
 import { secureDataDir } from './data-dir';
@@ -63,8 +63,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened) : undefined;
     if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
 
-    const subgraphs = opened.filter((o) => o.module.subgraph).map(({ module, instance }) =>
-      buildSubgraph(module.name, module.subgraph!.sdl(), module.subgraph!.resolvers(instance, platform.deps), log));
+    const subgraphs = opened.flatMap(({ module, instance }) => subgraphFace(module, instance, platform.deps, log) ?? []);
     const graph = [];
     // The gateway, or a subgraph served alone with subscriptions, also takes graphql-ws clients on the same server.
     let webSocket: SubgraphRouter['webSocket'];
@@ -75,7 +74,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     if (served.length === 1 && role !== 'all') {
       if (subgraphs[0]) {
         const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, {
-          limits, verifier: platform.deps.verifier, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
+          limits, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
           connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
         });
         closers.push(one.stop);
@@ -90,10 +89,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         else if (!targets[m.name]) throw new ConfigError(`${subgraphUrlVar(m.name)} is required to run the gateway without the ${m.name} service`);
       }
       const supergraphSdl = composeSupergraph(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
-      // Subgraphs in this process get the caller from the gateway's context; remote ones verify it themselves.
-      const verifier = subgraphs.length ? platform.deps.verifier : undefined;
       const gateway = await createGateway({
-        supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits, verifier,
+        supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits,
         introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
         persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'),
@@ -106,7 +103,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       if (config.GRAPHQL_LANDING_PAGE) graph.push({ path: '/', router: graphiqlRouter('/graphql') });
     }
 
-    const rest = opened.flatMap(({ module, instance }) => (module.rest ? [module.rest(instance, platform.deps)] : []));
+    const rest = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);
     const app = createRestApp(rest, {
       log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES,
       corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra: graph, publicUrl: config.PUBLIC_URL,

@@ -7,7 +7,6 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
 import type { Logger } from 'pino';
-import type { TokenVerifier } from '../core/shared/auth/verifier';
 import { jsonBody } from '../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
@@ -34,8 +33,6 @@ export interface GatewayOptions {
   bodyLimitBytes?: number;
   /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
   limits?: Partial<GraphqlLimits>;
-  /** Verifies a bearer token once per request for subgraphs in this process (the context's caller). */
-  verifier?: TokenVerifier;
   /** Where the offline GraphiQL is served, for the landing page's fallback link (`/graphiql`). */
   graphiqlPath?: string;
   /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`). */
@@ -123,14 +120,14 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
     ...(servesSubscriptions ? [streamingTransports({
-      graph, limits, log: opts.log, verifier: opts.verifier, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs,
+      graph, limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs,
     })] : []),
-    expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
+    expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);
   const webSocket = servesSubscriptions
     ? (http: Server) => serveWebSocket(http, graph, opts.log, {
-      limits, verifier: opts.verifier, path: '/graphql', maxPayloadBytes: opts.bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+      limits, path: '/graphql', maxPayloadBytes: opts.bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
       keepAliveMs: opts.keepAliveMs,
       introspection: opts.introspection,
     })

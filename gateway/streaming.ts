@@ -3,7 +3,6 @@ import type { Request, RequestHandler, Response } from 'express';
 import { getOperationAST, parse, type DocumentNode, type ExecutionResult, type GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/express';
 import type { Logger } from 'pino';
-import type { TokenVerifier } from '../core/shared/auth/verifier';
 import { BadRequest } from '../core/shared/errors';
 import { contextFrom } from '../edge/graphql/context';
 import { formatExecutionError } from '../edge/graphql/errors';
@@ -15,7 +14,6 @@ export interface StreamingOptions {
   graph: Required<SocketGraph>;
   limits: GraphqlLimits;
   log: Logger;
-  verifier?: TokenVerifier;
   introspection?: boolean;
   /** Between multipart heartbeats (`{}`), default 10000 ms. */
   heartbeatMs?: number;
@@ -46,7 +44,7 @@ const wantsMultipart = (accept: string) => /multipart\/mixed/i.test(accept) && /
  * subgraph's stream and the model call behind it). Writes wait for a slow client to drain.
  */
 async function multipart(req: Request, res: Response, opts: StreamingOptions, document: DocumentNode, payload: OperationPayload) {
-  const context = await contextFrom(req, opts.verifier);
+  const context = contextFrom(req);
   const outcome = await opts.graph.subscribe({
     schema: opts.graph.schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue: context,
   }) as AsyncIterableIterator<ExecutionResult> | ExecutionResult;
@@ -109,7 +107,7 @@ export function streamingTransports(opts: StreamingOptions): RequestHandler {
       }
       return {
         schema: opts.graph.schema, document: document as DocumentNode, operationName: params.operationName, variableValues: params.variables,
-        contextValue: await contextFrom(req.raw, opts.verifier) as unknown as Record<PropertyKey, unknown>,
+        contextValue: contextFrom(req.raw) as unknown as Record<PropertyKey, unknown>,
       };
     },
     execute: opts.graph.execute as never,

@@ -1,12 +1,12 @@
 import type { AnswerChunk, AnswerSource, AnswerStream, Answer, ChatService, SourcesResult } from '../../core/chat/service';
-import type { CallContext } from '../../core/shared/context';
-import type { GenerateAnswerBody } from '../../core/chat/inputs';
+import type { CallMeta } from '../../core/shared/context';
 import { httpClient, type HttpClientOptions, type RequestOptions } from '../shared/http';
+import { answerBody, groundsOf, sourcesBody } from './wire';
 
 const P = '/api';
 
 /** Credentials travel in the body: only the request id and the caller's signal go with the call. */
-const callOf = (ctx?: CallContext): RequestOptions => ({ requestId: ctx?.requestId, signal: ctx?.signal });
+const callOf = (ctx: CallMeta): RequestOptions => ({ requestId: ctx.requestId, signal: ctx.signal });
 
 type Citation = SourcesResult['sources']['citations'][number];
 
@@ -35,19 +35,6 @@ function passagesOf(context: string, citations: Citation[]): AnswerSource[] {
 }
 
 /**
- * The get_sources body asking what the answer to `body` is grounded in: its question (get_sources
- * reads it from `request.query`), history, files, model and key. A caller's own search text
- * (`gen_search_text`) is searched as is, with no history to rewrite it, as the answer does.
- */
-function sourcesBody(body: GenerateAnswerBody) {
-  const given = body.gen_search_text?.trim();
-  return {
-    request: { ...body.request, query: given || (body.query ?? body.request.query) },
-    chat_hist: given ? [] : body.history_prompt, model_info: body.model_info, api_key: body.api_key,
-  };
-}
-
-/**
  * The chat proxy over its REST paths (`/api`), for a deployment where it runs elsewhere. The spec's
  * stream carries the answer's pieces and its search text, not its sources or model: a stream here
  * also asks `get_sources` for the same request (same question, history, files, model and key, so
@@ -58,11 +45,11 @@ function sourcesBody(body: GenerateAnswerBody) {
 export function chatClient(opts: HttpClientOptions): ChatService {
   const http = httpClient({ timeoutMs: 300_000, retries: 0, ...opts });
   return {
-    generateAnswer: (body, ctx) => http.request<Answer>('POST', `${P}/generate_answer`, { json: body, ...callOf(ctx) }),
-    getSources: (body, ctx) => http.request<SourcesResult>('POST', `${P}/get_sources`, { json: body, ...callOf(ctx) }),
-    async streamAnswer(body, ctx): Promise<AnswerStream> {
-      const stream = http.stream<AnswerChunk>('POST', `${P}/stream_generate_answer`, { json: body, ...callOf(ctx) });
-      const sources = http.request<SourcesResult>('POST', `${P}/get_sources`, { json: sourcesBody(body), ...callOf(ctx) });
+    generateAnswer: (q, ctx) => http.request<Answer>('POST', `${P}/generate_answer`, { json: answerBody(q, ctx.caller), ...callOf(ctx) }),
+    getSources: (q, ctx) => http.request<SourcesResult>('POST', `${P}/get_sources`, { json: sourcesBody(q, ctx.caller), ...callOf(ctx) }),
+    async streamAnswer(q, ctx): Promise<AnswerStream> {
+      const stream = http.stream<AnswerChunk>('POST', `${P}/stream_generate_answer`, { json: answerBody(q, ctx.caller), ...callOf(ctx) });
+      const sources = http.request<SourcesResult>('POST', `${P}/get_sources`, { json: sourcesBody(groundsOf(q), ctx.caller), ...callOf(ctx) });
       sources.catch(() => undefined); // awaited below, or dropped when the stream is refused first
       // The first chunk comes once everything that can refuse the call has accepted it.
       const first = await stream.next();

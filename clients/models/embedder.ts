@@ -35,7 +35,7 @@ export function gatewayEmbedder(opts: { model: string; dimensions: number; fusio
 
 /** Through the gateway's service in this process, as `caller`. */
 export const inProcessEmbeddings = (models: ModelsService, caller: KeyCaller, model: CatalogModel): EmbeddingSource => ({
-  embed: async (inputs) => (await models.embed({ caller, model, route: 'search.embed', inputs })).vectors,
+  embed: async (inputs) => (await models.embed({ model, route: 'search.embed', inputs }, { caller })).vectors,
 });
 
 /** Through the gateway's REST route at `baseUrl` (the platform's public URL), with an LM key. */

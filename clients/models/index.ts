@@ -1,9 +1,9 @@
-import type { CallContext } from '../../core/shared/context';
+import type { Ctx } from '../../core/shared/context';
 import { PlatformError } from '../../core/shared/errors';
 import type { CacheOutcome } from '../../core/models/cache';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { Transcript } from '../../core/models/chat';
-import { DeactivatedModel, MissingKey, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
+import { DeactivatedModel, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
 import { chatBody } from '../../core/models/providers/openai-chat-shared';
 import type { ModelsService } from '../../core/models/service';
 import type { UsageTotals } from '../../core/models/usage';
@@ -52,22 +52,15 @@ const isActive = (m: CatalogModel) => m.status.toLowerCase() === 'active';
  */
 export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCaller> {
   const http = httpClient({ timeoutMs: 300_000, retries: 0, ...opts });
-  const as = (caller: RemoteKeyCaller, call?: CallContext): RequestOptions => ({
-    headers: { 'api-key': caller.header }, requestId: call?.requestId, signal: call?.signal,
-  });
+  const as = ({ caller, requestId, signal }: Ctx<RemoteKeyCaller>): RequestOptions => ({ headers: { 'api-key': caller.header }, requestId, signal });
   const deployment = (model: CatalogModel, what: string) => `${PREFIX}/azure/openai/deployments/${encodeURIComponent(model.id)}/${what}`;
   const azure = { 'api-version': API_VERSION };
-  const list = async (caller: RemoteKeyCaller, call?: CallContext) =>
-    (await http.request<{ data: ModelWire[] }>('GET', `${PREFIX}/models`, as(caller, call))).data.map(modelOf);
+  const list = async (ctx: Ctx<RemoteKeyCaller>) => (await http.request<{ data: ModelWire[] }>('GET', `${PREFIX}/models`, as(ctx))).data.map(modelOf);
 
   return {
-    authenticate(header) {
-      if (!header?.trim()) throw new MissingKey();
-      return { header };
-    },
-    listModels: ({ caller }, call) => list(caller, call),
-    async model({ caller, id }) {
-      const m = (await list(caller)).find((x) => x.id === id);
+    listModels: (_input, ctx) => list(ctx),
+    async model({ id }, ctx) {
+      const m = (await list(ctx)).find((x) => x.id === id);
       if (m) {
         if (!isActive(m)) throw new DeactivatedModel(id, m.status);
         return m;
@@ -75,20 +68,20 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       // Not listed: unknown, or not for this key. The Gemini route's model lookup tells which (its
       // error body has no code of ours, so the refusal is raised here as the gateway raises it).
       try {
-        await http.request('GET', `${PREFIX}/gemini/models/${encodeURIComponent(id)}`, as(caller));
+        await http.request('GET', `${PREFIX}/gemini/models/${encodeURIComponent(id)}`, as(ctx));
       } catch (err) {
         if (err instanceof PlatformError && err.kind === 'forbidden') throw new ModelNotAllowed(id);
         if (!(err instanceof PlatformError) || err.kind !== 'not_found') throw err;
       }
       throw new UnknownModel(id);
     },
-    async chat(input, call) {
+    async chat(input, ctx) {
       // The gateway names the route itself (`azure.chat.completions`) when it meters the call.
-      const { caller, model, route: _route, ...request } = input;
+      const { model, route: _route, ...request } = input;
       let cache: CacheOutcome = 'MISS';
       let guard = 'n/a';
       const o: RequestOptions = {
-        ...as(caller, call), query: azure,
+        ...as(ctx), query: azure,
         json: chatBody({ ...request, model: model.id }, 'the model gateway', { maxTokensField: 'max_tokens' }),
         onHeaders: (h) => {
           cache = (h.get('x-cache') as CacheOutcome | null) ?? 'MISS';
@@ -102,24 +95,24 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       const chunks = http.stream<CompletionWire>('POST', deployment(model, 'chat/completions'), o);
       // The first chunk comes once the gateway accepted the call: its refusals throw here.
       const first = await chunks.next();
-      return { ...streamOf(first, chunks, call?.signal), cache, guard };
+      return { ...streamOf(first, chunks, ctx.signal), cache, guard };
     },
-    async embed({ caller, model, inputs, dimensions }, call) {
+    async embed({ model, inputs, dimensions }, ctx) {
       const r = await http.request<{ data: { embedding: number[] }[]; usage: { prompt_tokens: number } }>('POST', deployment(model, 'embeddings'), {
-        ...as(caller, call), query: azure, json: { input: inputs, ...(dimensions !== undefined && { dimensions }) },
+        ...as(ctx), query: azure, json: { input: inputs, ...(dimensions !== undefined && { dimensions }) },
       });
       return { vectors: r.data.map((d) => Float32Array.from(d.embedding)), promptTokens: r.usage.prompt_tokens };
     },
-    async generateImage({ caller, model, prompt, size, quality, style }, call) {
+    async generateImage({ model, prompt, size, quality, style }, ctx) {
       // As a data URL, which also says the picture's type.
       const r = await http.request<{ data: { url: string; revised_prompt?: string }[] }>('POST', deployment(model, 'images/generations'), {
-        ...as(caller, call), query: azure, json: { prompt, n: 1, size, quality, style, response_format: 'url' },
+        ...as(ctx), query: azure, json: { prompt, n: 1, size, quality, style, response_format: 'url' },
       });
       const { url, revised_prompt: revisedPrompt } = r.data[0]!;
       const [, mimeType = 'application/octet-stream', b64 = ''] = /^data:([^;,]+);base64,(.*)$/s.exec(url) ?? [];
       return { b64, mimeType, ...(revisedPrompt !== undefined && { revisedPrompt }) };
     },
-    async transcribe({ caller, model, audio, filename, mimeType, temperature, language, prompt }, call): Promise<Transcript> {
+    async transcribe({ model, audio, filename, mimeType, temperature, language, prompt }, ctx): Promise<Transcript> {
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(audio)], { type: mimeType }), filename);
       form.append('response_format', 'verbose_json');
@@ -127,7 +120,7 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       if (language !== undefined) form.append('language', language);
       if (prompt !== undefined) form.append('prompt', prompt);
       const r = await http.request<{ text: string; language: string | null; duration: number | null; segments: Transcript['segments'] }>(
-        'POST', deployment(model, 'audio/transcriptions'), { ...as(caller, call), query: azure, multipart: form },
+        'POST', deployment(model, 'audio/transcriptions'), { ...as(ctx), query: azure, multipart: form },
       );
       return {
         text: r.text, ...(r.language !== null && { language: r.language }), ...(r.duration !== null && { duration: r.duration }),
@@ -137,9 +130,9 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
     refused() {
       // Nothing reached the gateway elsewhere: there is nothing of it to record here.
     },
-    async usage({ caller, from, to }, call) {
+    async usage({ from, to }, ctx) {
       const r = await http.request<{ totals: UsageTotals; by_model: (UsageTotals & { model: string })[] }>('GET', `${PREFIX}/usage`, {
-        ...as(caller, call), query: { from: from.toISOString(), to: to.toISOString() },
+        ...as(ctx), query: { from: from.toISOString(), to: to.toISOString() },
       });
       return { totals: r.totals, byModel: r.by_model };
     },

@@ -1,4 +1,5 @@
-import type { CallContext } from '../../core/shared/context';
+import type { Caller } from '../../core/shared/auth/caller';
+import type { Ctx } from '../../core/shared/context';
 import { BadRequest } from '../../core/shared/errors';
 import type { SearchService } from '../../core/search/service';
 import type { NewObject, ObjectFields } from '../../core/search/types';
@@ -15,7 +16,7 @@ const fieldsToWire = (f: Partial<ObjectFields>) => ({
   system_metadata: f.systemMetadata, custom_metadata: f.customMetadata, media_metadata: f.mediaMetadata, source_system_metadata: f.sourceSystemMetadata,
 });
 
-const tenantOf = (ctx?: CallContext) => ctx?.caller?.tenantId ?? '';
+const tenantOf = (ctx?: Ctx<Caller>) => ctx?.caller?.tenantId ?? '';
 
 /**
  * The search service over its v2 REST paths, as the caller (its bearer token travels on), for a
@@ -24,9 +25,9 @@ const tenantOf = (ctx?: CallContext) => ctx?.caller?.tenantId ?? '';
  */
 export function searchClient(opts: HttpClientOptions): SearchService {
   const { request } = httpClient(opts);
-  const get = async (id: string, ctx: CallContext) =>
+  const get = async (id: string, ctx: Ctx<Caller>) =>
     objectFromWire((await request<{ result: ObjectWire }>('GET', `${P}/objects/${encodeURIComponent(id)}`, callOptions(ctx))).result, tenantOf(ctx));
-  const created = async (r: Promise<{ object_id: string }>, ctx: CallContext) => get((await r).object_id, ctx);
+  const created = async (r: Promise<{ object_id: string }>, ctx: Ctx<Caller>) => get((await r).object_id, ctx);
   return {
     health: async (_input, ctx) => {
       await request('GET', `${P}/healthz`, callOptions(ctx));

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CallContext } from '../../core/shared/context';
+import type { CallMeta } from '../../core/shared/context';
 import { PlatformError, UpstreamFailed, UpstreamTimeout } from '../../core/shared/errors';
 import { errorFromResponse, retryAfterMs } from './http-errors';
 import { readEvents, type StreamEvent } from './streams';
@@ -30,7 +30,7 @@ export interface CallOptions {
 }
 
 /** The parts of a service call's context that cross the hop: the caller's token, request id, cancellation. */
-export const callOptions = (ctx?: CallContext): CallOptions => ({ bearer: ctx?.caller?.bearer, requestId: ctx?.requestId, signal: ctx?.signal });
+export const callOptions = (ctx?: CallMeta & { caller?: { bearer: string } }): CallOptions => ({ bearer: ctx?.caller?.bearer, requestId: ctx?.requestId, signal: ctx?.signal });
 
 export { errorFromResponse, retryAfterMs };
 

@@ -1,5 +1,5 @@
 import type { JSONWebKeySet } from 'jose';
-import type { CallContext } from '../../core/shared/context';
+import type { Ctx } from '../../core/shared/context';
 import type { Introspection, RealmInfo, TokenResponse, TokenService, UserInfo } from '../../core/token/service';
 import { callOptions, httpClient, type HttpClientOptions } from '../shared/http';
 
@@ -23,7 +23,7 @@ interface RealmWire {
  */
 export function tokenClient(opts: HttpClientOptions): TokenService {
   const { request } = httpClient(opts);
-  const form = (fields: object, ctx?: CallContext) => ({ form: { ...fields } as Params, ...callOptions(ctx) });
+  const form = (fields: object, ctx?: Ctx) => ({ form: { ...fields } as Params, ...callOptions(ctx) });
   const p = '/auth/api/v1';
   const realmPath = (realm: string | undefined) => `${p}/realms/${encodeURIComponent(realm || 'default')}`;
   return {

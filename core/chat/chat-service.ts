@@ -1,11 +1,9 @@
 import type { Logger } from 'pino';
 import type { Caller } from '../shared/auth/caller';
-import type { TokenVerifier } from '../shared/auth/verifier';
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import type { ChatStream } from '../models/chat';
-import { CONTINUE, CONTINUE_ANSWER, historyOf, kvpOf, processQuery, queryOf, uploadedFiles } from './conversation';
-import { userCaller } from './credentials';
-import type { GenerateAnswerBody, GetSourcesBody } from './inputs';
+import { CONTINUE, CONTINUE_ANSWER, processQuery, type HistoryTurn, type ModelChoice, type Question } from './conversation';
+import { askingUser, type ChatCaller } from './credentials';
 import type { AnswerModels, ModelHandle, Retrieval } from './ports';
 import { buildPrompt, numberSources, type PromptTokens } from './prompt';
 import { limited, retrieve, type RetrievalLimits } from './retrieval';
@@ -14,7 +12,6 @@ import type { AnswerChunk, AnswerSource, ChatService } from './service';
 import { sourcesResult } from './sources';
 
 export interface ChatDeps {
-  verifier: TokenVerifier;
   retrieval: Retrieval;
   models: AnswerModels;
   limits: RetrievalLimits & { rewriteMs: number };
@@ -35,10 +32,10 @@ interface Prepared {
 }
 
 export function createChatService(d: ChatDeps): ChatService {
-  const modelOf = (info: GenerateAnswerBody['model_info']) => info?.modelId ?? d.defaultModel;
+  const modelOf = (choice: ModelChoice) => choice.id ?? d.defaultModel;
 
   /** The standalone question, from the model, within its own time limit. */
-  async function rewrite(model: ModelHandle, apiKey: string | undefined, messages: Parameters<AnswerModels['chat']>[1]['messages'], fallback: string, call: CallContext) {
+  async function rewrite(model: ModelHandle, apiKey: string | undefined, messages: Parameters<AnswerModels['chat']>[1]['messages'], fallback: string, call: Ctx) {
     const text = await limited('rewriting the question', d.limits.rewriteMs, call.signal, async (signal) => {
       const s = await d.models.chat(model, { apiKey, messages, temperature: 0, maxTokens: 128, stream: false, route: 'chat.rewrite' }, { ...call, signal });
       let out = '';
@@ -48,31 +45,29 @@ export function createChatService(d: ChatDeps): ChatService {
     return cleanRewrite(text, fallback);
   }
 
-  async function searchTextOf(input: { question: string; continuing: boolean; history: ReturnType<typeof historyOf>; given?: string; prevContext?: string },
-    model: ModelHandle | undefined, apiKey: string | undefined, call: CallContext): Promise<string> {
+  async function searchTextOf(input: { question: string; continuing: boolean; history: HistoryTurn[]; given?: string; prevContext?: string },
+    model: ModelHandle | undefined, apiKey: string | undefined, call: Ctx): Promise<string> {
     const plan = planSearchText({ ...input, query: input.question, canRewrite: model !== undefined });
     return plan.kind === 'rewrite' ? rewrite(model!, apiKey, plan.messages, plan.fallback, call) : plan.text;
   }
 
-  async function prepare(body: GenerateAnswerBody, call: CallContext, stream: boolean): Promise<Prepared> {
-    const caller = await userCaller(d.verifier, body.request.user_cred);
-    const raw = queryOf(body.query, body.request);
-    const question = processQuery(raw);
-    const continuing = question === CONTINUE && raw.trim() === CONTINUE_ANSWER;
-    const apiKey = body.api_key ?? undefined;
-    const info = body.model_info;
+  async function prepare(q: Question, ctx: Ctx<ChatCaller>, stream: boolean): Promise<Prepared> {
+    const caller = askingUser(ctx.caller, q.tenantId);
+    const call: Ctx = { requestId: ctx.requestId, clientAddress: ctx.clientAddress, signal: ctx.signal };
+    const question = processQuery(q.query);
+    const continuing = question === CONTINUE && q.query.trim() === CONTINUE_ANSWER;
+    const apiKey = ctx.caller.modelKey;
     // Key and model first: a bad key or an unknown model is refused before any search work.
-    const model = await d.models.open(apiKey, modelOf(info), call);
-    const history = historyOf(body.history_prompt);
-    const prevContext = continuing ? body.request.prev_context ?? undefined : undefined;
-    const searchText = await searchTextOf({ question, continuing, history, given: body.gen_search_text ?? undefined, prevContext }, model, apiKey, call);
-    const found = await retrieve(d.retrieval, d.limits, { searchText, files: uploadedFiles(body.request) }, { ...call, caller });
-    const room = Math.min(info?.max_tokens ?? model.maxOutputTokens ?? 1024, Math.floor(model.contextLength / 2));
+    const model = await d.models.open(apiKey, modelOf(q.model), call);
+    const prevContext = continuing ? q.prevContext : undefined;
+    const searchText = await searchTextOf({ question, continuing, history: q.history, given: q.searchText, prevContext }, model, apiKey, call);
+    const found = await retrieve(d.retrieval, d.limits, { searchText, files: q.files }, { ...call, caller });
+    const room = Math.min(q.model.maxTokens ?? model.maxOutputTokens ?? 1024, Math.floor(model.contextLength / 2));
     const { messages, sources } = await buildPrompt({
-      instructions: body.prompt ?? undefined, examples: kvpOf(body.request).examples ?? [], history, prevContext, question, files: found.files, search: found.search,
+      instructions: q.instructions, examples: q.examples, history: q.history, prevContext, question, files: found.files, search: found.search,
     }, numberSources(found.files, found.search), model.contextLength - room, d.tokens, call.signal);
     const answer = await d.models.chat(model, {
-      apiKey, messages, temperature: info?.temperature ?? undefined, maxTokens: info?.max_tokens ?? undefined, stream, route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
+      apiKey, messages, temperature: q.model.temperature, maxTokens: q.model.maxTokens, stream, route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
     }, call);
     return { caller, model, searchText, sources, answer };
   }
@@ -91,30 +86,29 @@ export function createChatService(d: ChatDeps): ChatService {
   }
 
   return {
-    async generateAnswer(body, call = {}) {
-      const p = await prepare(body, call, false);
+    async generateAnswer(input, ctx) {
+      const p = await prepare(input, ctx, false);
       let response = '';
       // A whole answer that fails midway is the gateway's failure (502/504), not a partial answer.
       for await (const piece of p.answer.pieces) response += piece;
       const { finishReason } = await p.answer.done;
       return { response, generated_search_text: p.searchText, finish_reason: finishReason };
     },
-    async streamAnswer(body, call = {}) {
-      const p = await prepare(body, call, true);
-      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, call.requestId) };
+    async streamAnswer(input, ctx) {
+      const p = await prepare(input, ctx, true);
+      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx.requestId) };
     },
-    async getSources(body: GetSourcesBody, call = {}) {
-      const caller = await userCaller(d.verifier, body.request.user_cred);
-      const question = processQuery(queryOf(undefined, body.request));
+    async getSources(q, ctx) {
+      const caller = askingUser(ctx.caller, q.tenantId);
+      const call: Ctx = { requestId: ctx.requestId, clientAddress: ctx.clientAddress, signal: ctx.signal };
+      const question = processQuery(q.query);
       const continuing = question === CONTINUE;
-      const history = historyOf(body.chat_hist);
-      const apiKey = body.api_key ?? undefined;
+      const apiKey = ctx.caller.modelKey;
       // Without a key the follow-up cannot be rewritten by a model: the query is the search text.
-      const model = apiKey !== undefined ? await d.models.open(apiKey, modelOf(body.model_info), call) : undefined;
-      const searchText = await searchTextOf({ question, continuing, history, prevContext: body.request.prev_context ?? undefined }, model, apiKey, call);
-      const files = uploadedFiles(body.request);
-      const found = await retrieve(d.retrieval, d.limits, { searchText, files }, { ...call, caller });
-      return sourcesResult({ body, question, searchText, history, files, sources: numberSources(found.files, found.search), model: modelOf(body.model_info) });
+      const model = apiKey !== undefined ? await d.models.open(apiKey, modelOf(q.model), call) : undefined;
+      const searchText = await searchTextOf({ question, continuing, history: q.history, prevContext: q.prevContext }, model, apiKey, call);
+      const found = await retrieve(d.retrieval, d.limits, { searchText, files: q.files }, { ...call, caller });
+      return sourcesResult({ question: q, asked: question, searchText, sources: numberSources(found.files, found.search), model: modelOf(q.model) });
     },
   };
 }

@@ -1,57 +1,56 @@
-import { ValidationFailed } from '../shared/errors';
-import type { GenerateAnswerBody, Turn } from './inputs';
-
 /** The spec's continuation constant and what it becomes. */
 export const CONTINUE_ANSWER = '$continue_answer';
 export const CONTINUE = 'continue';
 
+/** One earlier turn of the conversation: what the user asked, and the answer when known. */
 export interface HistoryTurn {
   user_query: string;
   response?: string;
 }
 
-export interface FileRefs {
-  /** Files the user uploaded for this question (`source_category` `InputFile`). */
-  uploaded: string[];
-}
-
 /** Spec behaviour 1: `$continue_answer` becomes `continue`; any other query is returned unchanged. */
 export const processQuery = (query: string): string => (query.trim() === CONTINUE_ANSWER ? CONTINUE : query);
 
-type Request = GenerateAnswerBody['request'];
-
-/** DECISIONS: the query at the top level wins over `request.query` and `request.user_chat.query`; one of them is required. */
-export function queryOf(top: string | null | undefined, request: Request): string {
-  const query = [top, request.query, request.user_chat?.query].find((q): q is string => typeof q === 'string' && q.trim() !== '');
-  if (query === undefined) {
-    throw new ValidationFailed([{ loc: ['body', 'query'], msg: 'Field required: query, request.query or request.user_chat.query', type: 'missing' }]);
-  }
-  return query;
+/** A few-shot example: a question and the answer wanted for it. */
+export interface Example {
+  user_query: string;
+  response: string;
 }
 
-/** `kvp` of the request, with `user_chat.kvp` under it (the request's own keys win). */
-export const kvpOf = (request: Request) => ({ ...(request.user_chat?.kvp ?? {}), ...(request.kvp ?? {}) });
-
-export function uploadedFiles(request: Request): string[] {
-  const files = kvpOf(request).files ?? [];
-  return [...new Set(files.filter((f) => (f.source_category ?? 'InputFile') === 'InputFile').map((f) => f.file_name))];
+/** The model the caller chose and its settings; a catalog default when `id` is absent. */
+export interface ModelChoice {
+  id?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Everything the caller said about the model (REST's `model_info`), handed back by get_sources. */
+  info?: Record<string, unknown>;
 }
 
 /**
- * `history_prompt` / `chat_hist` as turns: `{user_query, response}` objects, `{role, content}`
- * messages (an assistant message answers the user message before it), or bare queries.
+ * A question to answer (generate_answer, stream_generate_answer), in the chat domain's terms: REST
+ * maps the spec's body to it (rest/chat/wire.ts), the subgraph its AskInput. Who asks is `ctx.caller`.
  */
-export function historyOf(turns: readonly Turn[] | undefined | null): HistoryTurn[] {
-  const out: HistoryTurn[] = [];
-  for (const t of turns ?? []) {
-    if (typeof t === 'string') out.push({ user_query: t });
-    else if ('user_query' in t) out.push({ user_query: t.user_query, ...(t.response ? { response: t.response } : {}) });
-    else if (t.role === 'user') out.push({ user_query: t.content });
-    else {
-      const last = out.at(-1);
-      if (last && last.response === undefined) last.response = t.content;
-      else out.push({ user_query: '', response: t.content });
-    }
-  }
-  return out.filter((t) => t.user_query.trim() !== '' || t.response);
+export interface Question {
+  /** The tenant the question says it is for: the caller's own or 403 (REST: `request.user_cred.client.tenant_id`); theirs when absent. */
+  tenantId?: string;
+  /** As asked: `$continue_answer` continues `prevContext`. */
+  query: string;
+  prevContext?: string;
+  history: HistoryTurn[];
+  /** Files the user uploaded for this question. */
+  files: string[];
+  examples: Example[];
+  /** The bot's instructions: the system prompt. */
+  instructions?: string;
+  /** The search text, when the caller worked it out (`gen_search_text`). */
+  searchText?: string;
+  model: ModelChoice;
+}
+
+/** get_sources: the question, and what the bot passed along that the answer hands back. */
+export interface SourcesQuestion extends Omit<Question, 'instructions' | 'searchText'> {
+  /** `bot_details.llm_data`: handed back with the context and the files read added. */
+  llmData?: Record<string, unknown> & { upload_files?: unknown[] | null };
+  /** `bot_details.num_new_uploads`; the files read when absent. */
+  numNewUploads?: number;
 }

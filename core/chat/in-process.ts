@@ -1,5 +1,5 @@
 import { BadRequest } from '../shared/errors';
-import type { ModelsService } from '../models/service';
+import type { KeyCaller, ModelsService } from '../models/service';
 import type { SearchService } from '../search/service';
 import type { AnswerModels, Retrieval } from './ports';
 
@@ -13,11 +13,14 @@ export const inProcessRetrieval = (search: SearchService): Retrieval => ({
   },
 });
 
-/** The model gateway of this process, with the caller's LM key: its keys, limits, cache, guardrails and usage apply. */
-export const inProcessModels = (models: ModelsService): AnswerModels => {
+/**
+ * The model gateway of this process, called with the user's LM key, which `keyCaller` (the gateway's
+ * own declared credential) turns into its caller: its keys, limits, cache, guardrails and usage apply.
+ */
+export const inProcessModels = (models: ModelsService, keyCaller: (apiKey: string | undefined) => KeyCaller): AnswerModels => {
   const resolve = async (apiKey: string | undefined, id: string) => {
-    const caller = models.authenticate(apiKey);
-    const model = await models.model({ caller, id });
+    const caller = keyCaller(apiKey);
+    const model = await models.model({ id }, { caller });
     if (model.kind !== 'chat') throw new BadRequest(`${id} is a ${model.kind} model, not a chat model`, { code: 'model_not_chat' });
     return { caller, model };
   };
@@ -28,7 +31,7 @@ export const inProcessModels = (models: ModelsService): AnswerModels => {
     },
     async chat(handle, req, call) {
       const { caller, model } = await resolve(req.apiKey, handle.id);
-      return models.chat({ caller, model, route: req.route, messages: req.messages, temperature: req.temperature, maxTokens: req.maxTokens, stream: req.stream }, call);
+      return models.chat({ model, route: req.route, messages: req.messages, temperature: req.temperature, maxTokens: req.maxTokens, stream: req.stream }, { ...call, caller });
     },
   };
 };

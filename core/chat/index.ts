@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { TokenVerifier } from '../shared/auth/verifier';
 import { createChatService } from './chat-service';
 import type { AnswerModels, Retrieval } from './ports';
 import type { PromptTokens } from './prompt';
@@ -7,7 +6,6 @@ import type { RetrievalLimits } from './retrieval';
 import type { ChatService } from './service';
 
 export interface ChatCoreOptions {
-  verifier: TokenVerifier;
   retrieval: Retrieval;
   models: AnswerModels;
   limits: RetrievalLimits & { rewriteMs: number };

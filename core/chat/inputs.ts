@@ -2,9 +2,9 @@ import { z } from 'zod';
 
 /**
  * The chat proxy's bodies in the spec's wire names (GenerateAnswerRequest and its parts), shared by
- * the REST face (422 naming the field), the subgraph and the REST client. Unknown keys are kept out
- * of the way, not refused: callers send bot settings the proxy does not use. Bounds protect the
- * service: text lengths, list lengths, nesting.
+ * the REST face (422 naming the field) and the REST client; the subgraph holds its arguments to the
+ * same field rules (`rules`). Unknown keys are kept out of the way, not refused: callers send bot
+ * settings the proxy does not use. Bounds protect the service: text lengths, list lengths, nesting.
  */
 export const MAX_QUERY_CHARS = 20_000;
 export const MAX_CONTEXT_CHARS = 200_000;
@@ -15,12 +15,25 @@ const text = (max: number) => z.string().max(max);
 const optionalText = (max: number) => z.string().max(max).nullish();
 const dict = () => z.record(z.string(), z.unknown());
 
-const ClientInfo = z.object({ tenant_id: z.string().min(1).max(200) });
+/** Each field's rule, whatever a face calls it. */
+export const rules = {
+  query: () => text(MAX_QUERY_CHARS),
+  context: () => optionalText(MAX_CONTEXT_CHARS),
+  searchText: () => optionalText(MAX_QUERY_CHARS),
+  tenantId: () => z.string().min(1).max(200),
+  fileName: () => z.string().min(1).max(1000),
+  modelId: () => z.string().min(1).max(200).nullish(),
+  modelVersion: () => z.string().max(100).nullish(),
+  temperature: () => z.number().min(0).max(2).nullish(),
+  maxTokens: () => z.int().min(1).max(1_000_000).nullish(),
+};
+
+const ClientInfo = z.object({ tenant_id: rules.tenantId() });
 /** The user's access token and the tenant the request is for; a missing token is a 401, not a 422. */
 export const UserCred = z.object({ token: z.string().max(16_384).nullish(), client: ClientInfo });
 
 /** `kvp.files`: the files the user just uploaded (`source_category` `InputFile`) and others. */
-export const FileRef = z.object({ file_name: z.string().min(1).max(1000), source_category: z.string().max(100).nullish() });
+export const FileRef = z.object({ file_name: rules.fileName(), source_category: z.string().max(100).nullish() });
 
 /** `kvp` (top level or in `user_chat`): `files`, `examples`, and whatever else a bot sends. */
 export const Kvp = z.looseObject({
@@ -40,10 +53,10 @@ export const GenerateAnswerRequest = z.object({
 });
 
 export const ModelInfo = z.looseObject({
-  modelId: z.string().min(1).max(200).nullish(),
-  modelVersion: z.string().max(100).nullish(),
-  temperature: z.number().min(0).max(2).nullish(),
-  max_tokens: z.int().min(1).max(1_000_000).nullish(),
+  modelId: rules.modelId(),
+  modelVersion: rules.modelVersion(),
+  temperature: rules.temperature(),
+  max_tokens: rules.maxTokens(),
 });
 
 /** One turn of `history_prompt` / `chat_hist`: a user query with the answer it got, a chat message, or a bare query. */
@@ -65,7 +78,7 @@ export const GenerateAnswerBody = z.object({
   all_tools: dict().nullish(),
   history_prompt: z.array(Turn).max(MAX_TURNS).nullish(),
   query: optionalText(MAX_QUERY_CHARS),
-  gen_search_text: optionalText(MAX_QUERY_CHARS),
+  gen_search_text: rules.searchText(),
   generated_chat_id: z.int().nullish(),
   api_key: z.string().max(4096).nullish(),
 });

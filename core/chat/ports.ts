@@ -1,5 +1,5 @@
 import type { Caller } from '../shared/auth/caller';
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import type { ChatMessage, ChatStream } from '../models/chat';
 import type { Passage } from '../search/types';
 
@@ -11,7 +11,7 @@ import type { Passage } from '../search/types';
  */
 export interface Retrieval {
   /** The tenant's passages best matching `query` (hybrid: full text and vectors), within `fileNames` when given. */
-  passages(req: { query: string; limit: number; fileNames?: string[] }, call: CallContext & { caller: Caller }): Promise<Passage[]>;
+  passages(req: { query: string; limit: number; fileNames?: string[] }, ctx: Ctx<Caller>): Promise<Passage[]>;
 }
 
 /** A chat model the key may call, and how much it can read. */
@@ -23,8 +23,8 @@ export interface ModelHandle {
 
 export interface AnswerModels {
   /** Checks the key and the model: 401/403 for the key, 404 for an unknown model. */
-  open(apiKey: string | undefined, modelId: string, call: CallContext): Promise<ModelHandle>;
+  open(apiKey: string | undefined, modelId: string, ctx: Ctx): Promise<ModelHandle>;
   /** Starts the model's answer; resolves when the gateway accepted it (refusals and upstream failures throw). */
   chat(model: ModelHandle, req: { apiKey: string | undefined; messages: ChatMessage[]; temperature?: number; maxTokens?: number; stream: boolean; route: string },
-    call: CallContext): Promise<ChatStream>;
+    ctx: Ctx): Promise<ChatStream>;
 }

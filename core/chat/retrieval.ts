@@ -1,5 +1,5 @@
 import type { Caller } from '../shared/auth/caller';
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import { UpstreamTimeout } from '../shared/errors';
 import type { Passage } from '../search/types';
 import type { Retrieval } from './ports';
@@ -54,7 +54,7 @@ export async function limited<T>(what: string, ms: number, parent: AbortSignal |
  */
 export async function retrieve(
   retrieval: Retrieval, limits: RetrievalLimits,
-  req: { searchText: string; files: readonly string[] }, call: CallContext & { caller: Caller },
+  req: { searchText: string; files: readonly string[] }, call: Ctx<Caller>,
 ): Promise<Retrieved> {
   const both = new AbortController();
   const signal = call.signal ? AbortSignal.any([call.signal, both.signal]) : both.signal;

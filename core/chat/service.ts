@@ -1,6 +1,7 @@
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import type { FinishReason } from '../models/chat';
-import type { GenerateAnswerBody, GetSourcesBody } from './inputs';
+import type { Question, SourcesQuestion } from './conversation';
+import type { ChatCaller } from './credentials';
 
 /** One piece of an answer, as the spec's stream carries it; the last has `finish_reason` set. */
 export interface AnswerChunk {
@@ -55,13 +56,14 @@ export interface SourcesResult {
 }
 
 /**
- * The chat proxy's interface (docs/service-conventions.md): the spec's bodies in, its results out.
- * Credentials travel in the body (`request.user_cred`): the token is verified and its tenant must be
- * the request's (401/403); `api_key` is the model gateway's key for the model call. Everything that
- * can be refused is refused before the first chunk: a stream that starts is a 200.
+ * The chat proxy's interface (docs/service-conventions.md): a question in, the spec's results out,
+ * asked by `ctx.caller` (the user's verified token and their LM key, established by the edge as
+ * services/chat declares). The user needs `search:read` and a question naming a tenant must name
+ * theirs (403); the key is the model gateway's to check (401/403). Everything that can be refused is
+ * refused before the first chunk: a stream that starts is a 200.
  */
 export interface ChatService {
-  generateAnswer(body: GenerateAnswerBody, call?: CallContext): Promise<Answer>;
-  streamAnswer(body: GenerateAnswerBody, call?: CallContext): Promise<AnswerStream>;
-  getSources(body: GetSourcesBody, call?: CallContext): Promise<SourcesResult>;
+  generateAnswer(input: Question, ctx: Ctx<ChatCaller>): Promise<Answer>;
+  streamAnswer(input: Question, ctx: Ctx<ChatCaller>): Promise<AnswerStream>;
+  getSources(input: SourcesQuestion, ctx: Ctx<ChatCaller>): Promise<SourcesResult>;
 }

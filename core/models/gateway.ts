@@ -8,10 +8,10 @@ import { guardOutput, GuardrailViolation } from './guard';
 import { parseApiKeyHeader } from './key-options';
 import type { KeyStore } from './keys';
 import type { KeyLimits } from './limits';
-import type { Meter } from './metering';
+import type { Meter, MeteredCall } from './metering';
 import type { Offload } from './offload';
 import { guardPrompt, inputTokensWithin, promptTokensWithin } from './prompt-checks';
-import type { Metered, ModelsService } from './service';
+import type { KeyCaller, ModelsService } from './service';
 import { wordCount, type UsageStore } from './usage';
 
 export interface GatewayDeps {
@@ -60,7 +60,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     return p as NonNullable<ModelProvider[K]>;
   };
   /** Runs a call, recording it as refused (with its status; 499 when its caller left) when it throws. */
-  async function metered<T>(m: Metered, startedAt: number, extra: { wordsSent?: number; signal?: AbortSignal }, run: () => Promise<T>): Promise<T> {
+  async function metered<T>(m: MeteredCall, startedAt: number, extra: { wordsSent?: number; signal?: AbortSignal }, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
@@ -71,15 +71,8 @@ export function gatewayService(d: GatewayDeps): ModelsService {
   }
 
   return {
-    authenticate(header) {
-      if (!header?.trim()) throw new MissingKey();
-      // The key first: a stranger learns nothing about options from a 400.
-      const found = d.keys.verify(header.split('/', 1)[0]!.trim());
-      if (!found) throw new InvalidKey();
-      return { key: found, options: parseApiKeyHeader(header).options };
-    },
-    listModels: async ({ caller }) => d.catalog.filter((m) => allowed(caller.key, m.id)),
-    async model({ caller, id }) {
+    listModels: async (_input, { caller }) => d.catalog.filter((m) => allowed(caller.key, m.id)),
+    async model({ id }, { caller }) {
       const m = byId.get(id);
       if (!m) throw new UnknownModel(id);
       if (!isActive(m)) throw new DeactivatedModel(id, m.status);
@@ -87,25 +80,27 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       return m;
     },
     chat(input, call) {
-      const { caller, model, messages } = input;
+      const { caller } = call;
+      const { model, messages } = input;
+      const m = { caller, model, route: input.route };
       const startedAt = d.clock.now();
-      const wordsSent = messages.reduce((n, m) => n + wordCount(m.text), 0);
-      return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
+      const wordsSent = messages.reduce((n, x) => n + wordCount(x.text), 0);
+      return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
         await d.limits.admit(caller.key);
         expectKind(model, 'chat');
         expectInputKinds(model, messages);
         const chat = provider(model, 'chat');
-        const promptTokens = await promptTokensWithin(d.offload, model, messages.map((m) => m.text), call?.signal);
+        const promptTokens = await promptTokensWithin(d.offload, model, messages.map((m) => m.text), call.signal);
         const level = caller.options.use_guard;
-        const guarded = level === 0 ? undefined : await guardPrompt(d.offload, messages, call?.signal);
+        const guarded = level === 0 ? undefined : await guardPrompt(d.offload, messages, call.signal);
         const guard = guarded ? guardLabel(new Set(guarded.redacted)) : 'off';
-        const { caller: _c, model: _m, route: _r, ...asked } = input;
+        const { model: _m, route: _r, ...asked } = input;
         const request = {
           ...asked, model: model.upstream.model ?? model.id, messages: guarded?.messages ?? messages, maxTokens: input.maxTokens ?? model.maxOutputTokens,
           ...(typeof promptTokens === 'number' ? { promptTokens } : {}),
         };
         const calledAt = d.clock.now();
-        const upstream = () => chat(request, call?.signal);
+        const upstream = () => chat(request, call.signal);
         const { stream, outcome } = caller.options.is_cache === 0
           ? { stream: await upstream(), outcome: 'BYPASS' as const }
           : await d.cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request, stream: undefined, promptTokens: undefined }), upstream);
@@ -115,70 +110,87 @@ export function gatewayService(d: GatewayDeps): ModelsService {
           const pieces = guardOutput(stream.pieces, () => (blocked = true));
           answer = { pieces, done: stream.done.then((r) => (blocked ? { ...r, finishReason: 'content_filter' as const } : r)) };
         }
-        const out = d.meter.stream(input, answer, { status: 200, startedAt, calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard });
+        const out = d.meter.stream(m, answer, { status: 200, startedAt, calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard });
         return { ...out, cache: outcome, guard };
       });
     },
     embed(input, call) {
       const { model, inputs } = input;
+      const m = { caller: call.caller, model, route: input.route };
       const startedAt = d.clock.now();
       const wordsSent = inputs.reduce((n, t) => n + wordCount(t), 0);
-      return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
-        await d.limits.admit(input.caller.key);
+      return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
+        await d.limits.admit(call.caller.key);
         expectKind(model, 'embedding');
         const embed = provider(model, 'embed');
-        const counts = await inputTokensWithin(d.offload, model, inputs, call?.signal);
+        const counts = await inputTokensWithin(d.offload, model, inputs, call.signal);
         const calledAt = d.clock.now();
-        const r = await embed({ model: model.upstream.model ?? model.id, inputs, dimensions: input.dimensions }, call?.signal);
+        const r = await embed({ model: model.upstream.model ?? model.id, inputs, dimensions: input.dimensions }, call.signal);
         const promptTokens = r.promptTokens ?? counts.reduce((a, b) => a + b, 0);
-        d.meter.record(input, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn: promptTokens, wordsSent, guard: 'off' });
+        d.meter.record(m, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn: promptTokens, wordsSent, guard: 'off' });
         return { vectors: r.vectors, promptTokens };
       });
     },
     generateImage(input, call) {
-      const { caller, model } = input;
+      const { caller } = call;
+      const { model } = input;
+      const m = { caller, model, route: input.route };
       const startedAt = d.clock.now();
       const wordsSent = wordCount(input.prompt);
-      return metered(input, startedAt, { wordsSent, signal: call?.signal }, async () => {
+      return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
         await d.limits.admit(caller.key);
         expectKind(model, 'image');
         const generate = provider(model, 'generateImage');
-        const tokensIn = await promptTokensWithin(d.offload, model, [input.prompt], call?.signal);
-        const g = caller.options.use_guard === 0 ? undefined : await guardPrompt(d.offload, [{ role: 'user', text: input.prompt }], call?.signal);
+        const tokensIn = await promptTokensWithin(d.offload, model, [input.prompt], call.signal);
+        const g = caller.options.use_guard === 0 ? undefined : await guardPrompt(d.offload, [{ role: 'user', text: input.prompt }], call.signal);
         const calledAt = d.clock.now();
-        const r = await generate({ model: model.upstream.model ?? model.id, prompt: g?.messages[0]!.text ?? input.prompt, size: input.size, quality: input.quality, style: input.style }, call?.signal);
-        d.meter.record(input, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn, wordsSent,
+        const r = await generate({ model: model.upstream.model ?? model.id, prompt: g?.messages[0]!.text ?? input.prompt, size: input.size, quality: input.quality, style: input.style }, call.signal);
+        d.meter.record(m, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn, wordsSent,
           guard: g ? guardLabel(new Set(g.redacted)) : 'off' });
         return r;
       });
     },
     transcribe(input, call) {
-      const { caller, model } = input;
+      const { caller } = call;
+      const { model } = input;
+      const m = { caller, model, route: input.route };
       const startedAt = d.clock.now();
-      return metered(input, startedAt, { signal: call?.signal }, async () => {
+      return metered(m, startedAt, { signal: call.signal }, async () => {
         await d.limits.admit(caller.key);
         expectKind(model, 'transcription');
         const transcribe = provider(model, 'transcribe');
         const calledAt = d.clock.now();
-        const { model: _m, caller: _c, route: _r, ...audio } = input;
-        let t = await transcribe({ ...audio, model: model.upstream.model ?? model.id }, call?.signal);
+        const { model: _m, route: _r, ...audio } = input;
+        let t = await transcribe({ ...audio, model: model.upstream.model ?? model.id }, call.signal);
         const upstreamMs = d.clock.now() - calledAt;
         let guard = 'off';
         if (caller.options.use_guard === 2) {
           // The transcript is the upstream's answer: redacted, never blocked.
           const texts = [t.text, ...(t.segments ?? []).map((s) => s.text)].map((text) => ({ role: 'assistant' as const, text }));
-          const g = await guardPrompt(d.offload, texts, call?.signal);
+          const g = await guardPrompt(d.offload, texts, call.signal);
           t = { ...t, text: g.messages[0]!.text, segments: t.segments?.map((s, i) => ({ ...s, text: g.messages[i + 1]!.text })) };
           guard = guardLabel(new Set(g.redacted));
         }
-        const tokensOut = await d.offload.run('count', [[t.text], Infinity], t.text.length, call?.signal);
-        d.meter.record(input, { status: 200, startedAt, upstreamMs, tokensOut, wordsReceived: wordCount(t.text), guard });
+        const tokensOut = await d.offload.run('count', [[t.text], Infinity], t.text.length, call.signal);
+        d.meter.record(m, { status: 200, startedAt, upstreamMs, tokensOut, wordsReceived: wordCount(t.text), guard });
         return t;
       });
     },
-    refused({ error, startedAt, ...m }) {
-      d.meter.record(m, { status: d.statusOf(error), startedAt, guard: 'n/a' });
+    refused({ error, startedAt, model, route }, { caller }) {
+      d.meter.record({ caller, model, route }, { status: d.statusOf(error), startedAt, guard: 'n/a' });
     },
-    usage: async ({ caller, from, to }) => d.usage.totals(caller.key.tenant, from.getTime(), to.getTime()),
+    usage: async ({ from, to }, { caller }) => d.usage.totals(caller.key.tenant, from.getTime(), to.getTime()),
   };
 }
+
+/**
+ * The caller an LM key establishes (the module's declared credential: `api-key: <key>[/<options>]`):
+ * 401 when missing, unknown or revoked; 400 for a bad option. The key is looked up first, so a
+ * stranger learns nothing about options from a 400.
+ */
+export const keyCallerOf = (keys: Pick<KeyStore, 'verify'>) => (header: string | undefined): KeyCaller => {
+  if (!header?.trim()) throw new MissingKey();
+  const found = keys.verify(header.split('/', 1)[0]!.trim());
+  if (!found) throw new InvalidKey();
+  return { key: found, options: parseApiKeyHeader(header).options };
+};

@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../shared/clock';
 import { answerCache, type CacheOp, type ChatCache } from './cache';
 import { sqliteAnswerStore } from './cache-sqlite';
 import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';
-import { gatewayService } from './gateway';
+import { gatewayService, keyCallerOf } from './gateway';
 import { keyStore, openModelsDb, type KeyStore } from './keys';
 import { keyLimits } from './limits';
 import { sqliteLimitCounters } from './limits-sqlite';
@@ -22,6 +22,8 @@ export interface ModelsCore {
   catalogSources: ReadonlyMap<string, CatalogSource>;
   /** Where long texts are counted and guarded (shared with the chat proxy of the same process). */
   offload: Offload;
+  /** The caller an LM key (`<key>[/<options>]`) establishes: 401 when missing, unknown or revoked; 400 for a bad option. */
+  keyCaller(header: string | undefined): KeyCaller;
   /**
    * The caller another service of this process calls as when it has no LM key of its own (search
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
@@ -77,6 +79,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload }), offload, clock, providerOf, statusOf: opts.statusOf });
   return {
     service, keys, catalog, catalogSources, offload,
+    keyCaller: keyCallerOf(keys),
     serviceCaller: (name) => ({
       key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
       options: KeyOptions.parse({}),

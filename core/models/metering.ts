@@ -1,9 +1,12 @@
 import type { Clock } from '../shared/clock';
 import type { ChatStream, FinishReason } from './chat';
-import type { Metered } from './service';
+import type { KeyCaller, Metered } from './service';
 import { costOf, wordCount, type UsageStore } from './usage';
 import type { KeyLimits } from './limits';
 import type { Offload } from './offload';
+
+/** A metered call and whose it is. */
+export type MeteredCall = Metered & { caller: KeyCaller };
 
 /** One call's record, as the gateway knows it when the call ends. */
 export interface CallOutcome {
@@ -21,7 +24,7 @@ export interface CallOutcome {
 
 /** Writes usage rows (with cost and the tenant-profile options) and counts tokens against the key's budget. */
 export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits; offload: Offload }) {
-  const record = (m: Metered, o: CallOutcome) => {
+  const record = (m: MeteredCall, o: CallOutcome) => {
     const now = deps.clock.now();
     const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = m.caller.options;
     const tokensIn = (typeof o.tokensIn === 'function' ? o.tokensIn() : o.tokensIn) ?? 0;
@@ -38,7 +41,7 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
    * The stream, recorded when it ends: 200 with the upstream's token counts when it finished, 502
    * when the upstream failed midway, 499 when the caller left before the end.
    */
-  const stream = (m: Metered, s: ChatStream, o: CallOutcome & { calledAt: number }): ChatStream => {
+  const stream = (m: MeteredCall, s: ChatStream, o: CallOutcome & { calledAt: number }): ChatStream => {
     let text = '';
     let firstAt: number | null = null;
     let failed = false;

@@ -1,4 +1,4 @@
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import type { CatalogModel } from './catalog';
 import type { CacheOutcome } from './cache';
 import type { UsageTotals } from './usage';
@@ -13,50 +13,48 @@ export interface KeyCaller {
 }
 
 /**
- * Every metered call names its caller, its model and the route it came by (`azure.chat.completions`,
- * `gemini.generateContent`, ...). The caller is what the service's `authenticate` returned: a
- * KeyCaller in process, the header itself for a client of a gateway elsewhere (clients/models/index.ts).
+ * Every metered call names its model and the route it came by (`azure.chat.completions`,
+ * `gemini.generateContent`, ...); its caller is `ctx.caller`: the KeyCaller the edge established
+ * from the LM key in process, the header itself for a client of a gateway elsewhere (clients/models).
  */
-export interface Metered<C = KeyCaller> {
-  caller: C;
+export interface Metered {
   model: CatalogModel;
   route: string;
 }
 
 /** A chat call: the provider-neutral request (its model is the catalog's, named in Metered). */
-export type ChatInput<C = KeyCaller> = Metered<C> & Omit<ChatRequest, 'model'>;
+export type ChatInput = Metered & Omit<ChatRequest, 'model'>;
 
 /** A chat answer on its way: pieces, then how it ended; whether it came from the cache; what the guard did. */
 export type ChatCall = ChatStream & { cache: CacheOutcome; guard: string };
 
 /**
- * The model gateway's interface (see docs/service-conventions.md). Each metered call checks the
- * key's limits (429), the model's kind and input kinds (400), and records itself in usage, refused
- * or not, once it has ended.
+ * The model gateway's interface (see docs/service-conventions.md): every method acts as `ctx.caller`,
+ * the key its edge established (the module declares it: the `api-key` header, or where a vendor's
+ * SDK puts it). Each metered call checks the key's limits (429), the model's kind and input kinds
+ * (400), and records itself in usage, refused or not, once it has ended.
  */
 export interface ModelsService<C = KeyCaller> {
-  /** The `api-key` header's key and options: 401 when missing, unknown or revoked; 400 for a bad option. */
-  authenticate(header: string | undefined): C;
   /** The catalog models the key may use. */
-  listModels(input: { caller: C }, call?: CallContext): Promise<CatalogModel[]>;
+  listModels(input: Record<string, never>, ctx: Ctx<C>): Promise<CatalogModel[]>;
   /** A model the key may call: 404 unknown or deactivated, 403 not allowed for the key. */
-  model(input: { caller: C; id: string }): Promise<CatalogModel>;
+  model(input: { id: string }, ctx: Ctx<C>): Promise<CatalogModel>;
   /**
    * A chat answer from the model's provider, streamed: 400 when the prompt is over the model's
    * context length or holds a part the model cannot take; 502/504 when the upstream fails before
    * answering. The caller's signal aborts the upstream call.
    */
-  chat(input: ChatInput<C>, call?: CallContext): Promise<ChatCall>;
+  chat(input: ChatInput, ctx: Ctx<C>): Promise<ChatCall>;
   /** Vectors for texts from an embedding model: 400 for a model of another kind or an input over its context length. */
-  embed(input: Metered<C> & { inputs: string[]; dimensions?: number }, call?: CallContext): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
+  embed(input: Metered & { inputs: string[]; dimensions?: number }, ctx: Ctx<C>): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
   /** One picture from an image model (`n` = 1 is the route's to check). */
-  generateImage(input: Metered<C> & { prompt: string; size?: string; quality?: string; style?: string }, call?: CallContext):
+  generateImage(input: Metered & { prompt: string; size?: string; quality?: string; style?: string }, ctx: Ctx<C>):
     Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
   /** The text of an audio file from a transcription model. */
-  transcribe(input: Metered<C> & { audio: Buffer; filename: string; mimeType: string; temperature?: number; language?: string; prompt?: string }, call?: CallContext):
+  transcribe(input: Metered & { audio: Buffer; filename: string; mimeType: string; temperature?: number; language?: string; prompt?: string }, ctx: Ctx<C>):
     Promise<Transcript>;
-  /** Records a call the route refused before it reached the model (a malformed body, `n` != 1). */
-  refused(input: Metered<C> & { error: unknown; startedAt: number }): void;
+  /** Records a call its edge refused before it reached the model (a malformed body, `n` != 1): usage counts every call. */
+  refused(input: Metered & { error: unknown; startedAt: number }, ctx: Ctx<C>): void;
   /** The key's tenant's usage between two instants, in all and per model. */
-  usage(input: { caller: C; from: Date; to: Date }, call?: CallContext): Promise<{ totals: UsageTotals; byModel: (UsageTotals & { model: string })[] }>;
+  usage(input: { from: Date; to: Date }, ctx: Ctx<C>): Promise<{ totals: UsageTotals; byModel: (UsageTotals & { model: string })[] }>;
 }

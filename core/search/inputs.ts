@@ -4,9 +4,11 @@ import { parseJsonBounded } from '../shared/json-depth';
 import type { Json } from './types';
 
 /**
- * The search service's input schemas in the spec's wire names, shared by the REST face (422) and
- * the subgraph (BAD_USER_INPUT). Absent and null filters mean no filter (DECISIONS); bounds protect
- * the service: page sizes, query length, list lengths, metadata depth.
+ * The search service's input rules. Each field's rule is one builder below; the REST face's schemas
+ * use them under the spec's wire names (422 locates issues there), the subgraph's under the domain's
+ * own names, which its GraphQL arguments share (BAD_USER_INPUT), so a bad value is refused for the
+ * same reason on both. Absent and null filters mean no filter (DECISIONS); bounds protect the
+ * service: page sizes, query length, list lengths, metadata depth.
  */
 export const MAX_PAGE_SIZE = 100;
 export const MAX_QUERY_CHARS = 1000;
@@ -120,9 +122,24 @@ const objectFields = {
 };
 
 export const ObjectMetadata = z.preprocess(nullsAbsent, z.object(objectFields));
-export const NewObjectBody = z.preprocess(nullsAbsent, z.object({
-  ...objectFields,
-  content: z.string().check(z.refine((s) => s.trim().length > 0, { message: 'Value should contain some text', params: { type: 'value_error' } })),
-}));
+const objectContent = z.string().check(z.refine((s) => s.trim().length > 0, { message: 'Value should contain some text', params: { type: 'value_error' } }));
+export const NewObjectBody = z.preprocess(nullsAbsent, z.object({ ...objectFields, content: objectContent }));
 export const ObjectPatchBody = z.preprocess(nullsAbsent, z.object({ ...objectFields, is_private: param.bool().optional() }));
 export const ObjectRef = z.object({ object_id: param.id().check(z.maxLength(100)) });
+
+/** The filters in the domain's own names (the subgraph's DocumentFilter has them), to the v2 body's rules. */
+export const FilterInput = z.preprocess(nullsAbsent, z.object({
+  objectIds: strictList().optional(), tags: strictList().optional(), folders: strictList().optional(), repos: strictList().optional(),
+  objectTypes: strictList().optional(), fileExtensions: strictList().optional(), fileNames: strictList().optional(),
+  title: v2Filters.title, size: v2Filters.size, extUserIdRef: v2Filters.ext_user_id_ref, kvp: jsonObject().optional(), taxonomy: taxonomy().optional(),
+  systemMetadata: jsonObject().optional(), customMetadata: v2Filters.custom_metadata, mediaMetadata: jsonObject().optional(),
+  sourceSystemMetadata: jsonObject().optional(),
+}));
+
+/** A new object in the domain's own names (the subgraph's DocumentInput has them), to the rules of `POST /v2/objects`. */
+export const NewObjectInput = z.preprocess(nullsAbsent, z.object({
+  content: objectContent, title: objectFields.title, fileName: objectFields.file_name, objectType: objectFields.object_type,
+  fileExtension: objectFields.file_extension, tags: list().optional(), folders: list().optional(), repos: list().optional(),
+  kvp: jsonObject().optional(), taxonomy: taxonomy().optional(), extUserIdRef: objectFields.ext_user_id_ref, systemMetadata: jsonObject().optional(),
+  customMetadata: customMetadata().optional(), mediaMetadata: jsonObject().optional(), sourceSystemMetadata: jsonObject().optional(),
+}));

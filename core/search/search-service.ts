@@ -1,6 +1,6 @@
 import { authorize, MissingCredentials, type Caller } from '../shared/auth/caller';
 import type { Clock } from '../shared/clock';
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import { uuidv7 } from '../shared/ids';
 import type { Embedder } from '../shared/text/embedder';
 import { ObjectNotFound } from './errors';
@@ -30,10 +30,10 @@ export interface SearchServiceDeps {
   maxCandidates: number;
 }
 
-/** The caller's tenant and subject, when it holds `role` (the faces check too; the core never trusts them). */
-function scopeFor(call: CallContext, role: string): Scope & { caller: Caller } {
-  if (!call.caller) throw new MissingCredentials();
-  const caller = authorize(call.caller, { roles: [role] });
+/** The caller's tenant and subject, when it holds `role` (a REST route checks too, before reading a body; the core never relies on it). */
+function scopeFor(ctx: Ctx<Caller>, role: string): Scope & { caller: Caller } {
+  if (!ctx.caller) throw new MissingCredentials();
+  const caller = authorize(ctx.caller, { roles: [role] });
   return { tenant: caller.tenantId, subject: caller.subject, caller };
 }
 

@@ -1,10 +1,12 @@
-import type { CallContext } from '../shared/context';
+import type { Caller } from '../shared/auth/caller';
+import type { Ctx } from '../shared/context';
 import type { NewObject, ObjectFields, PassagePage, PassageRequest, SearchPage, SearchRequest, StoredObject } from './types';
 
 /**
  * The search service's interface: what the REST face, the subgraph, the CLI and the chat service
- * call, in process or (remote mode) through its REST client. Every method acts as the caller in
- * `call` (its tenant, its subject for private objects); see docs/service-conventions.md.
+ * call, in process or (remote mode) through its REST client. Every method acts as `ctx.caller`, the
+ * bearer token's caller the edge established (its roles, its tenant, its subject for private
+ * objects); see docs/service-conventions.md.
  */
 export interface ObjectPatch extends Partial<ObjectFields> {
   isPrivate?: boolean;
@@ -17,18 +19,18 @@ export interface FileUpload {
 }
 
 export interface SearchService {
-  health(input: Record<string, never>, call?: CallContext): Promise<{ status: 'ok'; service: 'search' }>;
+  health(input: Record<string, never>, ctx?: Ctx<Caller | undefined>): Promise<{ status: 'ok'; service: 'search' }>;
   /** semantic, fulltext, basic and hybrid searches with filters, paging, sorting and aggregations. */
-  search(req: SearchRequest, call: CallContext): Promise<SearchPage>;
+  search(req: SearchRequest, ctx: Ctx<Caller>): Promise<SearchPage>;
   /** Passages best matching a query, optionally within some objects (chunk search; chat prompts). */
-  passages(req: PassageRequest, call: CallContext): Promise<PassagePage>;
+  passages(req: PassageRequest, ctx: Ctx<Caller>): Promise<PassagePage>;
   /** Adds an object from text; it is searchable when the promise settles. */
-  createObject(input: NewObject, call: CallContext): Promise<StoredObject>;
+  createObject(input: NewObject, ctx: Ctx<Caller>): Promise<StoredObject>;
   /** Extracts the file's text (400 naming the file when it cannot), then adds it as createObject does. */
-  uploadObject(input: { file: FileUpload; metadata: Omit<NewObject, 'content'> }, call: CallContext): Promise<StoredObject>;
-  getObject(input: { id: string }, call: CallContext): Promise<StoredObject>;
+  uploadObject(input: { file: FileUpload; metadata: Omit<NewObject, 'content'> }, ctx: Ctx<Caller>): Promise<StoredObject>;
+  getObject(input: { id: string }, ctx: Ctx<Caller>): Promise<StoredObject>;
   /** The objects of `ids` the caller may see, null for the others, in order (GraphQL entities). */
-  getObjects(input: { ids: readonly string[] }, call: CallContext): Promise<(StoredObject | null)[]>;
-  updateObject(input: { id: string; patch: ObjectPatch }, call: CallContext): Promise<StoredObject>;
-  deleteObject(input: { id: string }, call: CallContext): Promise<void>;
+  getObjects(input: { ids: readonly string[] }, ctx: Ctx<Caller>): Promise<(StoredObject | null)[]>;
+  updateObject(input: { id: string; patch: ObjectPatch }, ctx: Ctx<Caller>): Promise<StoredObject>;
+  deleteObject(input: { id: string }, ctx: Ctx<Caller>): Promise<void>;
 }

@@ -1,15 +1,16 @@
-import type { Caller } from './auth/caller';
-
 /**
- * What a face knows about one call, passed to every service method as its last argument
- * (see docs/service-conventions.md). All optional: the core must work without a transport.
+ * What every service method gets beside its input (docs/service-conventions.md): `method(input, ctx)`.
+ * The caller is established at the edge (REST router, subgraph resolver, graphql-ws, SSE, multipart)
+ * as the service's module declares (auth/credentials.ts), before the core runs; the core checks
+ * permissions on it and never verifies a credential again. A service without callers (the token
+ * service: OAuth clients authenticate inside the request itself) has an optional, absent caller.
  */
-export interface CallContext {
-  /** The verified caller, when the call carried `Authorization: Bearer`. */
-  caller?: Caller;
-  /** The caller's network address (for claims and throttling), as the transport trusts it. */
-  clientAddress?: string;
+export interface CallMeta {
   requestId?: string;
-  /** Aborts when the caller goes away, so long work (model streams) can stop. */
+  /** The caller's network address (claims, throttling), as the transport trusts it. */
+  clientAddress?: string;
+  /** Aborts when the caller goes away, so long work (a model's answer) stops. */
   signal?: AbortSignal;
 }
+
+export type Ctx<C = undefined> = CallMeta & (undefined extends C ? { caller?: C } : { caller: C });

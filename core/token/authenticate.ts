@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock';
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import { createAttempts, type Attempt } from './attempt';
 import { AuthenticationFailed } from './errors';
 import type { FairPool } from '../shared/fair-pool';
@@ -62,7 +62,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
 
   return {
     /** Runs an authenticating step under the per-address failure throttle. */
-    throttled<T>(ctx: CallContext, step: (attempt: Attempt) => Promise<T>): Promise<T> {
+    throttled<T>(ctx: Ctx, step: (attempt: Attempt) => Promise<T>): Promise<T> {
       return attempts.throttled(ctx.clientAddress ?? 'unknown', step);
     },
 

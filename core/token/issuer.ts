@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, type JWTPayload } from 'jose';
 import { epochSeconds, type Clock } from '../shared/clock';
 import { ACCESS_TOKEN_TYPE } from '../shared/auth/verifier';
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import { InvalidGrant } from './errors';
 import { signHs512, signRs256 } from './jwt';
 import type { KeyRing } from './keys';
@@ -34,7 +34,7 @@ const refreshKey = (realm: RealmRecord) => Buffer.from(realm.refreshSecret, 'hex
  */
 export function createIssuer(deps: IssuerDeps) {
   return {
-    async issue(g: Grant, ctx: CallContext = {}): Promise<TokenResponse> {
+    async issue(g: Grant, ctx: Ctx = {}): Promise<TokenResponse> {
       const iat = epochSeconds(deps.clock);
       const iss = deps.issuerOf(g.realm.id);
       const exp = iat + g.realm.accessTokenLifespan;

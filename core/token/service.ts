@@ -1,5 +1,5 @@
 import type { JSONWebKeySet } from 'jose';
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import type {
   ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
 } from './inputs';
@@ -74,17 +74,17 @@ export interface RealmInfo {
  */
 export interface TokenService {
   /** The token endpoint: client_credentials (default), password, or refresh_token, client authenticated. */
-  issueForClient(req: ClientTokenRequest, ctx?: CallContext): Promise<TokenResponse>;
+  issueForClient(req: ClientTokenRequest, ctx?: Ctx): Promise<TokenResponse>;
   /** The login endpoint: password (default) or refresh_token; a client is optional. */
-  loginUser(req: UserLoginRequest, ctx?: CallContext): Promise<TokenResponse>;
+  loginUser(req: UserLoginRequest, ctx?: Ctx): Promise<TokenResponse>;
   /** RFC 6749 §6 with rotation; a confidential client must authenticate. */
-  refresh(req: RefreshRequest, ctx?: CallContext): Promise<TokenResponse>;
-  introspect(req: IntrospectRequest, ctx?: CallContext): Promise<Introspection>;
+  refresh(req: RefreshRequest, ctx?: Ctx): Promise<TokenResponse>;
+  introspect(req: IntrospectRequest, ctx?: Ctx): Promise<Introspection>;
   /** RFC 7009: ends the session a token belongs to. Unknown or invalid tokens are ignored. */
-  revoke(req: RevokeRequest, ctx?: CallContext): Promise<void>;
+  revoke(req: RevokeRequest, ctx?: Ctx): Promise<void>;
   /** OIDC userinfo for an active access token of the realm; InvalidToken otherwise. */
-  userinfo(req: UserinfoRequest, ctx?: CallContext): Promise<UserInfo>;
-  realm(req: Partial<RealmRef>, ctx?: CallContext): Promise<RealmInfo>;
-  jwks(req: RealmRef, ctx?: CallContext): Promise<JSONWebKeySet>;
-  health(req?: object, ctx?: CallContext): Promise<{ msg: string }>;
+  userinfo(req: UserinfoRequest, ctx?: Ctx): Promise<UserInfo>;
+  realm(req: Partial<RealmRef>, ctx?: Ctx): Promise<RealmInfo>;
+  jwks(req: RealmRef, ctx?: Ctx): Promise<JSONWebKeySet>;
+  health(req?: object, ctx?: Ctx): Promise<{ msg: string }>;
 }

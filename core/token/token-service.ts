@@ -4,7 +4,7 @@ import { uuidv7 } from '../shared/ids';
 import { bearerToken, InvalidToken, MissingCredentials } from '../shared/auth/caller';
 import { createTokenVerifier, issuerBaseFor } from '../shared/auth/verifier';
 import { Unauthenticated } from '../shared/errors';
-import type { CallContext } from '../shared/context';
+import type { Ctx } from '../shared/context';
 import type { Authenticator } from './authenticate';
 import { InvalidGrant, InvalidRequest, RealmNotFound, UnsupportedGrantType } from './errors';
 import { introspectionOf, userinfoOf } from './introspection';
@@ -49,7 +49,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   }
 
   /** A new session, written while its tokens are signed; answered only once both are done. */
-  async function grant(realm: RealmRecord, client: ClientRecord, user: UserRecord | undefined, scopes: string | undefined, ctx: CallContext) {
+  async function grant(realm: RealmRecord, client: ClientRecord, user: UserRecord | undefined, scopes: string | undefined, ctx: Ctx) {
     const scope = grantScopes(client.scopes, scopes);
     const now = clock.now();
     const session = {
@@ -61,7 +61,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   }
 
   /** Rotation: each refresh token works once; presenting a used one ends the whole session. */
-  async function refreshSession(realm: RealmRecord, token: string, scopes: string | undefined, ctx: CallContext,
+  async function refreshSession(realm: RealmRecord, token: string, scopes: string | undefined, ctx: Ctx,
     client: (sessionClientId: string) => Promise<ClientRecord>): Promise<TokenResponse> {
     const claims = await issuer.verifyRefresh(realm, token);
     const session = store.sessions.get(String(claims.sid));

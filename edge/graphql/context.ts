@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-import type { Caller, Requirement } from '../../core/shared/auth/caller';
-import { authorize, MissingCredentials } from '../../core/shared/auth/caller';
-import type { TokenVerifier } from '../../core/shared/auth/verifier';
-import type { CallContext } from '../../core/shared/context';
-import { BadRequest, type PlatformError } from '../../core/shared/errors';
+import type { Presented } from '../../core/shared/auth/credentials';
+import { BadRequest } from '../../core/shared/errors';
 import { clientAddressOf } from '../http/client-address';
 
 /** What every subgraph resolver gets from the transport (gateway in process, or its own server). */
@@ -14,32 +11,32 @@ export interface GraphContext {
   headers: Record<string, string | undefined>;
   clientAddress?: string;
   requestId?: string;
-  /** The verified caller when the request carried a valid `Authorization: Bearer`. */
-  caller?: Caller;
-  /** Why the bearer token given was refused, raised by resolvers that need a caller. */
-  authError?: PlatformError;
   /** Aborts when the HTTP client leaves before its answer is complete (made when first read). */
   readonly signal?: AbortSignal;
+  /** Each service's caller, established once per request by its resolvers (calls.ts). */
+  callers: Map<string, Promise<unknown>>;
+  /** One verification of a bearer token however many services it reaches. */
+  memo: Map<string, Promise<unknown>>;
 }
 
 /** Headers the gateway passes on to subgraphs, in process or over HTTP. */
 export const FORWARDED_HEADERS = ['authorization', 'api-key', 'x-request-id'] as const;
 
 /**
- * The context of one GraphQL request, taken from its HTTP request. With a verifier (subgraphs in
- * this process) a bearer token is verified once here; without (a gateway whose subgraphs are all
- * remote) each subgraph verifies the forwarded header itself.
+ * The context of one GraphQL request, taken from its HTTP request. Credentials are only carried
+ * here: each subgraph's resolvers establish their service's caller from them (calls.ts), in this
+ * process or, behind a gateway whose subgraphs run elsewhere, where the subgraph runs.
  */
-export async function contextFrom(req: Request, verifier?: TokenVerifier): Promise<GraphContext> {
+export function contextFrom(req: Request): GraphContext {
   const headers = Object.fromEntries(FORWARDED_HEADERS.map((h) => [h, req.get(h)]));
   const res = req.res;
   let signal: AbortSignal | undefined;
-  return withCaller({
-    headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id,
+  return {
+    headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id, callers: new Map(), memo: new Map(),
     get signal() {
       return (signal ??= res && leaving(res));
     },
-  }, verifier);
+  };
 }
 
 /** Why a call was aborted: its HTTP client went away. Nobody is left to read it; it is no server fault. */
@@ -57,18 +54,6 @@ function leaving(res: Response): AbortSignal {
   return controller.signal;
 }
 
-/** The bearer token of `ctx.headers` verified once: the caller, or why it was refused. */
-async function withCaller(ctx: GraphContext, verifier?: TokenVerifier): Promise<GraphContext> {
-  if (verifier && ctx.headers.authorization) {
-    try {
-      ctx.caller = await verifier.authenticate(ctx.headers.authorization);
-    } catch (err) {
-      ctx.authError = err as PlatformError;
-    }
-  }
-  return ctx;
-}
-
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -78,8 +63,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * token is verified for each operation, as for each HTTP request, so one that expires while the
  * socket stays open stops working. The address is the socket's peer: no proxy is trusted here.
  */
-export async function contextFromConnection(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage,
-  verifier?: TokenVerifier): Promise<GraphContext> {
+export function contextFromConnection(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage): GraphContext {
   // Names as HTTP headers are, case-insensitively: GraphiQL sends its header pane as typed (`Api-Key`).
   const named = new Map(Object.entries(params ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const param = (...names: string[]) => names.map((n) => named.get(n.toLowerCase())).find((v): v is string => typeof v === 'string');
@@ -91,15 +75,8 @@ export async function contextFromConnection(params: Readonly<Record<string, unkn
   };
   const given = headers['x-request-id'];
   const requestId = given && SAFE_ID.test(given) ? given : randomUUID();
-  return withCaller({ headers, clientAddress: upgrade.socket.remoteAddress?.replace(/^::ffff:/, '') || undefined, requestId }, verifier);
+  return { headers, clientAddress: upgrade.socket.remoteAddress?.replace(/^::ffff:/, '') || undefined, requestId, callers: new Map(), memo: new Map() };
 }
 
-/** The caller a resolver needs, or the same UNAUTHENTICATED/FORBIDDEN a REST route would give. */
-export function requireCaller(ctx: GraphContext, need: Requirement): Caller {
-  if (ctx.authError) throw ctx.authError;
-  if (!ctx.caller) throw new MissingCredentials();
-  return authorize(ctx.caller, need);
-}
-
-/** The service call context of a resolver. */
-export const callOf = (ctx: GraphContext): CallContext => ({ caller: ctx.caller, clientAddress: ctx.clientAddress, requestId: ctx.requestId });
+/** What a request presents to a service's credentials. */
+export const presentedBy = (ctx: GraphContext): Presented => ({ header: (name) => ctx.headers[name], memo: ctx.memo });

@@ -5,7 +5,6 @@ import { execute, type DocumentNode, type ExecutionArgs, type GraphQLError, type
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import { contextFromConnection, type GraphContext } from './context';
 import { formatExecutionError } from './errors';
 import type { IntrospectionCache } from './introspection';
@@ -15,8 +14,6 @@ import { keepSocketsAlive } from './ws-keepalive';
 
 export interface WebSocketOptions {
   limits: GraphqlLimits;
-  /** Verifies the bearer token of connection_init's payload for each operation. */
-  verifier?: TokenVerifier;
   /** Where the endpoint answers upgrades (default /graphql). */
   path?: string;
   /** Largest message accepted, in bytes (as the HTTP body limit). */
@@ -114,7 +111,7 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       sources.set(document as DocumentNode, payload.query);
       return {
         schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables,
-        contextValue: await contextFromConnection(ctx.connectionParams, ctx.extra.request, opts.verifier),
+        contextValue: contextFromConnection(ctx.connectionParams, ctx.extra.request),
       };
     },
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),

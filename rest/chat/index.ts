@@ -1,7 +1,12 @@
 import type { ChatService } from '../../core/chat/service';
 import { GenerateAnswerBody, GetSourcesBody } from '../../core/chat/inputs';
 import { chatDocs, chatSchemas, chatServiceDocs } from './docs';
-import { define, type RestService } from '../shared/routes';
+import type { ChatCaller } from '../../core/chat/credentials';
+import { defineFor, type RestService } from '../shared/routes';
+import { questionOf, sourcesQuestionOf } from './wire';
+
+/** A chat route: its caller is the user of the body's token, with the body's LM key. */
+const define = defineFor<ChatCaller>();
 import { streamObjects } from '../shared/stream';
 
 export const CHAT_PREFIX = '/api';
@@ -34,7 +39,7 @@ export function chatRest(chat: ChatService): RestService {
         method: 'post', path: '/generate_answer', summary: 'A grounded answer from a language model, whole', tags: ['chat'],
         input: { body: GenerateAnswerBody }, docs: chatDocs.answer,
         responses: { 200: { description: '`response`, `generated_search_text`, `finish_reason`' }, ...refusals },
-        handle: ({ body }, { call }) => chat.generateAnswer(body, call),
+        handle: ({ body }, { ctx }) => chat.generateAnswer(questionOf(body), ctx),
       }),
       define({
         method: 'post', path: '/stream_generate_answer', summary: 'A grounded answer, streamed', tags: ['chat'],
@@ -43,8 +48,8 @@ export function chatRest(chat: ChatService): RestService {
           + '`Accept: application/x-ndjson` gives one object per line instead.',
         input: { body: GenerateAnswerBody }, docs: chatDocs.stream,
         responses: { 200: { description: 'The answer, chunk by chunk', contentType: 'text/event-stream' }, ...refusals },
-        handle: async ({ body }, { call, req, res }) => {
-          const answer = await chat.streamAnswer(body, call);
+        handle: async ({ body }, { ctx, req, res }) => {
+          const answer = await chat.streamAnswer(questionOf(body), ctx);
           await streamObjects(req, res, answer.chunks);
           return undefined;
         },
@@ -54,7 +59,7 @@ export function chatRest(chat: ChatService): RestService {
         description: '`{"sources": {...}, "success": true}`. `api_key` and `model_info` (optional) let the model rewrite a follow-up from `chat_hist`.',
         input: { body: GetSourcesBody }, docs: chatDocs.sources,
         responses: { 200: { description: 'The sources' }, ...refusals },
-        handle: ({ body }, { call }) => chat.getSources(body, call),
+        handle: ({ body }, { ctx }) => chat.getSources(sourcesQuestionOf(body), ctx),
       }),
     ],
   };

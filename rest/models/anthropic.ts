@@ -8,10 +8,11 @@ import {
 import type { ModelsService } from '../../core/models/service';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
 import type { ErrorBody } from '../shared/http-errors';
-import { groupC, wireBody } from './bedrock-common';
-import { collect, gatewayHeaders, refusing } from './common';
+import { groupC, groupCKey, wireBody } from './bedrock-common';
+import { collect, refusing } from '../../core/models/refusing';
+import { define, gatewayHeaders } from './common';
 import { anthropicDocs } from './docs-bedrock';
-import { define, type Route } from '../shared/routes';
+import type { Route } from '../shared/routes';
 
 /**
  * Group C family 1: Anthropic's Messages API (request, message object, server-sent events with
@@ -53,15 +54,15 @@ export function anthropicRoutes(models: ModelsService): Route[] {
     method: 'post', path: '/bedrock/v1/messages/anthropic', tags: ['group C'],
     summary: 'Messages, family 1 (Anthropic Messages wire format; `stream: true` for server-sent events)',
     description: 'Takes `?modelId=`; the body needs `anthropic_version` and `max_tokens`. The key comes in `api-key`, `x-api-key` or `Authorization: Bearer`.',
-    input: { body: z.unknown() }, errorBody: anthropicErrorBody, docs: anthropicDocs,
+    input: { body: z.unknown() }, credential: groupCKey, errorBody: anthropicErrorBody, docs: anthropicDocs,
     responses: { 200: { description: 'A message object, or message_start ... message_stop events' } },
-    handle: async (input, { req, res, call }) => {
-      const m = await groupC(models, req, req.query.modelId, 'bedrock.messages.anthropic');
-      const body = await refusing(models, m, () => wireBody(AnthropicRequest, input.body));
+    handle: async (input, { req, res, ctx }) => {
+      const m = await groupC(models, ctx, req.query.modelId, 'bedrock.messages.anthropic');
+      const body = await refusing(models, m, ctx, () => wireBody(AnthropicRequest, input.body));
       const stream = await models.chat({
         ...m, messages: anthropicToChat(body), maxTokens: body.max_tokens, temperature: body.temperature, topP: body.top_p, stop: body.stop_sequences,
         stream: body.stream === true,
-      }, call);
+      }, ctx);
       gatewayHeaders(res, stream);
       const meta = { id: anthropicMessageId(), model: m.model.id };
       if (!body.stream) return anthropicMessage(meta, await collect(stream));

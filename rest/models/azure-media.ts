@@ -4,10 +4,11 @@ import type { Transcript, TranscriptSegment } from '../../core/models/chat';
 import type { ModelsService } from '../../core/models/service';
 import type { ErrorBody } from '../shared/http-errors';
 import { ApiVersion, azureErrorBody, deployment, InvalidParam, parseBody } from './azure';
-import { refusing } from './common';
+import { refusing } from '../../core/models/refusing';
+import { define } from './common';
 import { azureImagesDocs, azureTranscriptionsDocs } from './docs-azure';
 import { uploadOf } from '../shared/multipart';
-import { define, type Route } from '../shared/routes';
+import type { Route } from '../shared/routes';
 
 /**
  * Group A image generation and audio transcription, in Azure OpenAI's (and OpenAI's) wire format,
@@ -86,22 +87,23 @@ const transcriptionErrorBody: ErrorBody = (err, status) => status !== 413 ? azur
 /** A multipart request skips the route's query validation: read `api-version` here. */
 const apiVersionOf = (req: Request) => parseBody(ApiVersion, req.query)['api-version'];
 
+
 export function azureMediaRoutes(models: ModelsService): Route[] {
   const images = define({
     method: 'post', path: '/azure/openai/deployments/:model/images/generations', tags: ['group A'],
     summary: 'Image generation (Azure OpenAI wire format; n = 1; a base64 PNG or a data URL)',
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureImagesDocs(ImageRequest),
     responses: { 200: { description: '`{created, data: [{url | b64_json, revised_prompt}]}`' } },
-    handle: async (input, { req, call }) => {
-      const { caller, model } = await deployment(models, req, input['api-version']);
+    handle: async (input, { req, ctx }) => {
+      const model = await deployment(models, ctx, req, input['api-version']);
       const route = 'azure.images.generations';
-      const body = await refusing(models, { caller, model, route }, () => {
+      const body = await refusing(models, { model, route }, ctx, () => {
         const b = parseBody(ImageRequest, input.body);
         if ((b.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported for image generation.', 'n');
         return b;
       });
       const size = body.size === 'auto' ? undefined : body.size ?? undefined;
-      const image = await models.generateImage({ caller, model, route, prompt: body.prompt, size, quality: body.quality ?? undefined, style: body.style ?? undefined }, call);
+      const image = await models.generateImage({ model, route, prompt: body.prompt, size, quality: body.quality ?? undefined, style: body.style ?? undefined }, ctx);
       // Azure's dall-e-3 answers a URL by default; the gateway stores nothing to link to, so its URL
       // is a data: URL holding the picture itself (the SDKs and browsers read it like any other).
       const picture = body.response_format === 'b64_json' ? { b64_json: image.b64 } : { url: `data:${image.mimeType};base64,${image.b64}` };
@@ -113,13 +115,13 @@ export function azureMediaRoutes(models: ModelsService): Route[] {
     summary: 'Audio transcription (Azure OpenAI wire format; multipart/form-data with a `file` part up to 25 MB)',
     description: 'Fields: `file`, `model`, `temperature`, `response_format` (json, text, srt, verbose_json, vtt), `language`, `prompt`.',
     input: { query: ApiVersion }, upload: { maxBytes: MAX_AUDIO_BYTES }, errorBody: transcriptionErrorBody, docs: azureTranscriptionsDocs(TranscriptionFields),
-    // The key and the model before the upload is read: a stranger cannot make the gateway buffer 25 MB.
-    before: (req) => deployment(models, req, apiVersionOf(req)),
+    // The key (the router's) and the model before the upload is read: a stranger cannot make the gateway buffer 25 MB.
+    before: (req, ctx) => deployment(models, ctx, req, apiVersionOf(req)),
     responses: { 200: { description: '`{text}`, verbose JSON with segments, or text, SRT or WebVTT' }, 413: { description: 'Audio file over 25 MB' } },
-    handle: async (_input, { res, call, checked }) => {
-      const { caller, model } = checked as Awaited<ReturnType<typeof deployment>>;
+    handle: async (_input, { res, ctx, checked }) => {
+      const model = checked as Awaited<ReturnType<typeof deployment>>;
       const route = 'azure.audio.transcriptions';
-      const { fields, audio } = await refusing(models, { caller, model, route }, () => {
+      const { fields, audio } = await refusing(models, { model, route }, ctx, () => {
         const upload = uploadOf(res);
         const audio = audioOf(upload?.file);
         const fields = parseBody(TranscriptionFields, upload!.fields);
@@ -127,9 +129,9 @@ export function azureMediaRoutes(models: ModelsService): Route[] {
         return { fields, audio };
       });
       const t = await models.transcribe({
-        caller, model, route, audio: audio.bytes, filename: audio.filename, mimeType: audio.mimeType,
+        model, route, audio: audio.bytes, filename: audio.filename, mimeType: audio.mimeType,
         temperature: fields.temperature, language: fields.language, prompt: fields.prompt,
-      }, call);
+      }, ctx);
       switch (fields.response_format) {
         case 'json': return { text: t.text };
         case 'verbose_json': return {

@@ -2,13 +2,15 @@ import { opaqueId } from '../../core/shared/ids';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ChatCompletionRequest, toChatMessage } from '../../core/models/openai-wire';
-import type { ModelsService } from '../../core/models/service';
+import type { KeyCaller, ModelsService } from '../../core/models/service';
 import { BadRequest, ValidationFailed } from '../../core/shared/errors';
 import { parseInput } from '../../core/shared/validation';
 import type { ErrorBody } from '../shared/http-errors';
-import { collect, gatewayHeaders, refusing } from './common';
+import { collect, refusing } from '../../core/models/refusing';
+import type { Ctx } from '../../core/shared/context';
+import { define, gatewayHeaders } from './common';
 import { azureChatDocs, azureEmbeddingsDocs } from './docs-azure';
-import { define, type Route } from '../shared/routes';
+import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
 
 /**
@@ -40,11 +42,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
 
 export const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
 
-/** Every group A call: the key (401), the `api-version` Azure requires, the deployment's model (404/403). */
-export async function deployment(models: ModelsService, req: Request, apiVersion: string | undefined) {
-  const caller = models.authenticate(req.get('api-key'));
+/** Every group A call (its key already the caller's): the `api-version` Azure requires, the deployment's model (404/403). */
+export async function deployment(models: ModelsService, ctx: Ctx<KeyCaller>, req: Request, apiVersion: string | undefined) {
   if (!apiVersion) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
-  return { caller, model: await models.model({ caller, id: String(req.params.model) }) };
+  return models.model({ id: String(req.params.model) }, ctx);
 }
 
 const EmbeddingsRequest = z.object({
@@ -62,12 +63,12 @@ export function azureRoutes(models: ModelsService): Route[] {
     summary: 'Embeddings (Azure OpenAI wire format; float or base64)',
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureEmbeddingsDocs(EmbeddingsRequest),
     responses: { 200: { description: 'A list of embeddings' } },
-    handle: async (input, { req, call }) => {
-      const { caller, model } = await deployment(models, req, input['api-version']);
+    handle: async (input, { req, ctx }) => {
+      const model = await deployment(models, ctx, req, input['api-version']);
       const route = 'azure.embeddings';
-      const body = await refusing(models, { caller, model, route }, () => parseBody(EmbeddingsRequest, input.body));
+      const body = await refusing(models, { model, route }, ctx, () => parseBody(EmbeddingsRequest, input.body));
       const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-      const { vectors, promptTokens } = await models.embed({ caller, model, route, inputs, dimensions: body.dimensions }, call);
+      const { vectors, promptTokens } = await models.embed({ model, route, inputs, dimensions: body.dimensions }, ctx);
       if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) throw new InvalidParam(`This model makes ${vectors[0]?.length}-dimensional vectors.`, 'dimensions');
       return {
         object: 'list', model: model.id,
@@ -81,18 +82,18 @@ export function azureRoutes(models: ModelsService): Route[] {
     summary: 'Chat completions (Azure OpenAI wire format; `stream: true` for server-sent events)',
     input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureChatDocs,
     responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
-    handle: async (input, { req, res, call }) => {
-      const { caller, model } = await deployment(models, req, input['api-version']);
+    handle: async (input, { req, res, ctx }) => {
+      const model = await deployment(models, ctx, req, input['api-version']);
       const route = 'azure.chat.completions';
-      const body = await refusing(models, { caller, model, route }, () => {
+      const body = await refusing(models, { model, route }, ctx, () => {
         const b = parseBody(ChatCompletionRequest, input.body);
         if ((b.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
         return { ...b, messages: b.messages.map(toChatMessage) };
       });
       const stream = await models.chat({
-        caller, model, route, messages: body.messages, maxTokens: body.max_completion_tokens ?? body.max_tokens,
+        model, route, messages: body.messages, maxTokens: body.max_completion_tokens ?? body.max_tokens,
         temperature: body.temperature, topP: body.top_p, stream: body.stream === true, stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
-      }, call);
+      }, ctx);
       gatewayHeaders(res, stream);
       const id = `chatcmpl-${opaqueId()}`;
       const created = Math.floor(Date.now() / 1000);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import { BadRequest, Unauthenticated, ValidationFailed, type PlatformError } from '../../core/shared/errors';
-import type { ModelsService } from '../../core/models/service';
+import type { KeyCaller, ModelsService } from '../../core/models/service';
+import type { Ctx } from '../../core/shared/context';
 import { parseInput } from '../../core/shared/validation';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
 import { requestIdOf, type ErrorBody } from '../shared/http-errors';
@@ -19,7 +20,7 @@ export class SigV4NotAccepted extends Unauthenticated {
 }
 
 /** The LM key: `api-key` (or `x-api-key`, what Anthropic's SDKs send), else `Authorization: Bearer <key>`. */
-export function lmKeyOf(req: Request): string | undefined {
+function lmKeyOf(req: Request): string | undefined {
   const header = req.get('api-key') ?? req.get('x-api-key');
   if (header) return header;
   const auth = req.get('authorization')?.trim();
@@ -28,11 +29,13 @@ export function lmKeyOf(req: Request): string | undefined {
   return /^Bearer\s+(\S.*)$/i.exec(auth)?.[1];
 }
 
-/** The caller and the model of a group C call: 401, then 404/403. */
-export async function groupC(models: ModelsService, req: Request, modelId: unknown, route: string) {
-  const caller = models.authenticate(lmKeyOf(req));
+/** Where group C's clients put the LM key (the router presents it to the gateway's credentials). */
+export const groupCKey = (req: Request) => ({ 'api-key': lmKeyOf(req) });
+
+/** The model of a group C call (its key already the caller's): 400 without one, then 404/403. */
+export async function groupC(models: ModelsService, ctx: Ctx<KeyCaller>, modelId: unknown, route: string) {
   if (typeof modelId !== 'string' || !modelId) throw new BadRequest('The modelId query parameter (?modelId=) is required', { code: 'missing_model_id' });
-  return { caller, model: await models.model({ caller, id: modelId }), route };
+  return { model: await models.model({ id: modelId }, ctx), route };
 }
 
 /** The body against the vendor's schema: a 400 naming every bad field (`max_tokens: Field required`). */
@@ -64,9 +67,11 @@ export function bedrockErrorType(status: number): string {
  * runs (a malformed or oversized body), which cannot set the header; `reason` is the gateway's code
  * (`guardrail_violation`, ...), not `code`, which the SDKs would read as the exception's name.
  */
-export const bedrockErrorBody: ErrorBody = (err, status) => ({
-  message: err.message, __type: bedrockErrorType(status), ...(err.code ? { reason: err.code } : {}),
-});
+export const bedrockErrorBody: ErrorBody = (err, status, res) => {
+  // Also for errors raised before the handler's amzn() runs (the key, a body the parser refused).
+  if (res && !res.headersSent) res.set({ 'x-amzn-ErrorType': bedrockErrorType(status), 'x-amzn-RequestId': requestIdOf(res.req) ?? randomUUID() });
+  return { message: err.message, __type: bedrockErrorType(status), ...(err.code ? { reason: err.code } : {}) };
+};
 
 /** Runs a Bedrock-format handler: `x-amzn-RequestId` on every answer, `x-amzn-ErrorType` on errors. */
 export async function amzn<T>(req: Request, res: Response, run: () => Promise<T>): Promise<T> {

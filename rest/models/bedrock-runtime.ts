@@ -4,11 +4,12 @@ import type { ChatUsage } from '../../core/models/chat';
 import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat } from '../../core/models/converse-wire';
 import type { ModelsService } from '../../core/models/service';
 import { pipeEventStream } from './eventstream';
-import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './bedrock-common';
+import { amzn, bedrockErrorBody, groupC, groupCKey, streamException, wireBody } from './bedrock-common';
 import { LlamaRequest, nativeCall } from './bedrock-invoke';
-import { collect, gatewayHeaders, refusing } from './common';
+import { collect, refusing } from '../../core/models/refusing';
+import { define, gatewayHeaders } from './common';
 import { converseDocs, converseStreamDocs, invokeDocs } from './docs-bedrock';
-import { define, type Route } from '../shared/routes';
+import type { Route } from '../shared/routes';
 
 /**
  * The Bedrock runtime's own paths (`/bedrock/model/{modelId}/converse|converse-stream|invoke|
@@ -25,13 +26,13 @@ const invocationMetrics = (started: number, firstByte: () => number) => (u: Chat
 /** Converse (`/converse` and the group C messages routes of families 2 and 3). */
 export function converseRoute(models: ModelsService, path: string, route: string, modelIdOf: (req: Request) => unknown, summary: string): Route {
   return define({
-    method: 'post', path, tags: ['group C'], summary, input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: converseDocs(path),
+    method: 'post', path, tags: ['group C'], summary, input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: converseDocs(path),
     responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
-    handle: (input, { req, res, call }) => amzn(req, res, async () => {
-      const m = await groupC(models, req, modelIdOf(req), route);
-      const body = await refusing(models, m, async () => wireBody(ConverseRequest, input.body));
+    handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
+      const m = await groupC(models, ctx, modelIdOf(req), route);
+      const body = await refusing(models, m, ctx, async () => wireBody(ConverseRequest, input.body));
       const started = Date.now();
-      const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: false }, call);
+      const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: false }, ctx);
       gatewayHeaders(res, stream);
       return converseResponse(await collect(stream), Date.now() - started);
     }),
@@ -45,13 +46,13 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     converseRoute(models, path('converse'), 'bedrock.converse', modelId, 'Bedrock runtime Converse'),
     define({
       method: 'post', path: path('converse-stream'), tags: ['group C'], summary: 'Bedrock runtime ConverseStream (AWS event stream)',
-      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: converseStreamDocs,
+      input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: converseStreamDocs,
       responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
-      handle: (input, { req, res, call }) => amzn(req, res, async () => {
-        const m = await groupC(models, req, modelId(req), 'bedrock.converse-stream');
-        const body = await refusing(models, m, async () => wireBody(ConverseRequest, input.body));
+      handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
+        const m = await groupC(models, ctx, modelId(req), 'bedrock.converse-stream');
+        const body = await refusing(models, m, ctx, async () => wireBody(ConverseRequest, input.body));
         const started = Date.now();
-        const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: true }, call);
+        const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: true }, ctx);
         gatewayHeaders(res, stream);
         await pipeEventStream(res, converseStreamEvents(stream, () => Date.now() - started), streamException);
         return undefined;
@@ -59,13 +60,13 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     }),
     define({
       method: 'post', path: path('invoke'), tags: ['group C'], summary: 'Bedrock runtime InvokeModel (Anthropic, Nova or Llama native bodies)',
-      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
+      input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
       responses: { 200: { description: "The model family's native answer" } },
-      handle: (input, { req, res, call }) => amzn(req, res, async () => {
-        const m = await groupC(models, req, modelId(req), 'bedrock.invoke');
+      handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
+        const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke');
         const started = Date.now();
-        const native = await refusing(models, m, async () => nativeCall(input.body, m.model.id, started));
-        const stream = await models.chat({ ...m, ...native.chat, stream: false }, call);
+        const native = await refusing(models, m, ctx, async () => nativeCall(input.body, m.model.id, started));
+        const stream = await models.chat({ ...m, ...native.chat, stream: false }, ctx);
         gatewayHeaders(res, stream);
         const answer = await collect(stream);
         // Bedrock's content type has no charset (express's res.json would add one).
@@ -79,13 +80,13 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     }),
     define({
       method: 'post', path: path('invoke-with-response-stream'), tags: ['group C'], summary: 'Bedrock runtime InvokeModelWithResponseStream (AWS event stream of chunks)',
-      input: { body: z.unknown() }, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).stream,
+      input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).stream,
       responses: { 200: { description: '`chunk` events whose bytes are the native stream events', contentType: 'application/vnd.amazon.eventstream' } },
-      handle: (input, { req, res, call }) => amzn(req, res, async () => {
-        const m = await groupC(models, req, modelId(req), 'bedrock.invoke-with-response-stream');
+      handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
+        const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke-with-response-stream');
         const started = Date.now();
-        const native = await refusing(models, m, async () => nativeCall(input.body, m.model.id, started));
-        const stream = await models.chat({ ...m, ...native.chat, stream: true }, call);
+        const native = await refusing(models, m, ctx, async () => nativeCall(input.body, m.model.id, started));
+        const stream = await models.chat({ ...m, ...native.chat, stream: true }, ctx);
         gatewayHeaders(res, stream);
         let firstByte = 0;
         const metrics = invocationMetrics(started, () => firstByte);

@@ -1,18 +1,19 @@
 import { opaqueId } from '../../core/shared/ids';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { CallContext } from '../../core/shared/context';
+import type { Ctx } from '../../core/shared/context';
 import { NotFound } from '../../core/shared/errors';
 import type { CatalogModel } from '../../core/models/catalog';
 import {
   BatchEmbedContentsRequest, EmbedContentRequest, GenerateContentRequest, InvalidArgument, geminiBody, geminiChunks, geminiResponse,
   geminiToChat, textOnly,
 } from '../../core/models/gemini-wire';
-import type { Metered, ModelsService } from '../../core/models/service';
-import { collect, gatewayHeaders, refusing } from './common';
+import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
+import { collect, refusing } from '../../core/models/refusing';
+import { define, gatewayHeaders } from './common';
 import { geminiCallDocs, geminiListDocs, geminiModelDocs } from './docs-gemini';
 import { geminiErrorBody, geminiStream } from './gemini-stream';
-import { define, type Route, type RouteContext } from '../shared/routes';
+import type { Route, RouteContext } from '../shared/routes';
 
 /**
  * Group B: Gemini's generateContent, streamGenerateContent (`?alt=sse` events, else one JSON
@@ -26,9 +27,9 @@ const METHODS = ['generateContent', 'streamGenerateContent', 'embedContent', 'ba
 type Method = (typeof METHODS)[number];
 
 /** The LM key (with its options): `api-key`, else `x-goog-api-key` (what the SDKs send), else `?key=`. */
-export function geminiKeyOf(req: Request): string | undefined {
+export function geminiKey(req: Request): { 'api-key': string | undefined } {
   const q = req.query.key;
-  return req.get('api-key') ?? req.get('x-goog-api-key') ?? (typeof q === 'string' ? q : undefined);
+  return { 'api-key': req.get('api-key') ?? req.get('x-goog-api-key') ?? (typeof q === 'string' ? q : undefined) };
 }
 
 /**
@@ -55,9 +56,9 @@ const geminiModel = (m: CatalogModel) => ({
 const servedHere = (m: CatalogModel) => m.kind === 'chat' || m.kind === 'embedding';
 
 export function geminiRoutes(models: ModelsService): Route[] {
-  async function generate(m: Metered, body: unknown, stream: 'sse' | 'json' | undefined, { res, call }: RouteContext) {
-    const input = await refusing(models, m, () => geminiToChat(geminiBody(GenerateContentRequest, body)));
-    const answer = await models.chat({ ...m, ...input, stream: stream !== undefined }, call);
+  async function generate(m: Metered, body: unknown, stream: 'sse' | 'json' | undefined, { res, ctx }: RouteContext<KeyCaller>) {
+    const input = await refusing(models, m, ctx, () => geminiToChat(geminiBody(GenerateContentRequest, body)));
+    const answer = await models.chat({ ...m, ...input, stream: stream !== undefined }, ctx);
     gatewayHeaders(res, answer);
     const meta = { responseId: opaqueId(), modelVersion: m.model.id };
     if (!stream) return geminiResponse(meta, await collect(answer));
@@ -66,8 +67,8 @@ export function geminiRoutes(models: ModelsService): Route[] {
   }
 
   /** One embedContent or several (batch): text parts only, one outputDimensionality, this path's model. */
-  async function embed(m: Metered, requests: EmbedContentRequest[], field: (i: number) => string, call: CallContext) {
-    const { inputs, dimensions } = await refusing(models, m, () => {
+  async function embed(m: Metered, requests: EmbedContentRequest[], field: (i: number) => string, ctx: Ctx<KeyCaller>) {
+    const { inputs, dimensions } = await refusing(models, m, ctx, () => {
       const dimensions = requests[0]?.outputDimensionality;
       const wrong = (i: number, f: string, description: string) => new InvalidArgument([{ field: `${field(i)}${f}`, description }]);
       requests.forEach((r, i) => {
@@ -79,28 +80,28 @@ export function geminiRoutes(models: ModelsService): Route[] {
       }
       return { inputs: requests.map((r, i) => textOnly(r.content.parts, `${field(i)}content`)), dimensions };
     });
-    const { vectors } = await models.embed({ ...m, inputs, dimensions }, call);
+    const { vectors } = await models.embed({ ...m, inputs, dimensions }, ctx);
     if (dimensions !== undefined && dimensions !== vectors[0]?.length) {
       throw new InvalidArgument([{ field: `${field(0)}outputDimensionality`, description: `This model makes ${vectors[0]?.length}-dimensional vectors` }]);
     }
     return vectors.map((v) => ({ values: Array.from(v) }));
   }
 
-  async function dispatch(body: unknown, ctx: RouteContext) {
-    const { id, method } = callOf(String(ctx.req.params.call));
-    const caller = models.authenticate(geminiKeyOf(ctx.req));
-    const m = { caller, model: await models.model({ caller, id }), route: `gemini.${method}` };
+  async function dispatch(body: unknown, rc: RouteContext<KeyCaller>) {
+    const { ctx } = rc;
+    const { id, method } = callOf(String(rc.req.params.call));
+    const m = { model: await models.model({ id }, ctx), route: `gemini.${method}` };
     switch (method) {
-      case 'generateContent': return generate(m, body, undefined, ctx);
-      case 'streamGenerateContent': return generate(m, body, ctx.req.query.alt === 'sse' ? 'sse' : 'json', ctx);
+      case 'generateContent': return generate(m, body, undefined, rc);
+      case 'streamGenerateContent': return generate(m, body, rc.req.query.alt === 'sse' ? 'sse' : 'json', rc);
       case 'embedContent': {
-        const one = await refusing(models, m, () => geminiBody(EmbedContentRequest, body));
-        const [embedding] = await embed(m, [one], () => '', ctx.call);
+        const one = await refusing(models, m, ctx, () => geminiBody(EmbedContentRequest, body));
+        const [embedding] = await embed(m, [one], () => '', ctx);
         return { embedding };
       }
       case 'batchEmbedContents': {
-        const { requests } = await refusing(models, m, () => geminiBody(BatchEmbedContentsRequest, body));
-        return { embeddings: await embed(m, requests, (i) => `requests[${i}].`, ctx.call) };
+        const { requests } = await refusing(models, m, ctx, () => geminiBody(BatchEmbedContentsRequest, body));
+        return { embeddings: await embed(m, requests, (i) => `requests[${i}].`, ctx) };
       }
     }
   }
@@ -108,29 +109,25 @@ export function geminiRoutes(models: ModelsService): Route[] {
   const tags = (v: string) => [v ? 'group B (the SDKs\' versioned paths)' : 'group B'];
   return VERSIONS.flatMap((v) => [
     define({
-      method: 'post', path: `/gemini${v}/models/:call`, tags: ['group B'], input: { body: z.unknown() }, errorBody: geminiErrorBody, docs: geminiCallDocs(`/gemini${v}`, tags(v)),
+      method: 'post', path: `/gemini${v}/models/:call`, tags: ['group B'], input: { body: z.unknown() }, credential: geminiKey, errorBody: geminiErrorBody, docs: geminiCallDocs(`/gemini${v}`, tags(v)),
       summary: `Gemini ${v ? `${v.slice(1)} ` : ''}{model}:generateContent | :streamGenerateContent | :embedContent | :batchEmbedContents`,
       description: 'The path segment is `<model>:<method>`. `?alt=sse` streams server-sent events, else one JSON array. '
         + 'The key comes in `api-key`, `x-goog-api-key` or `?key=`.',
       responses: { 200: { description: 'A GenerateContentResponse (or a stream of them), an embedding, or embeddings' } },
-      handle: (input, ctx) => dispatch(input.body, ctx),
+      handle: (input, rc) => dispatch(input.body, rc),
     }),
     define({
-      method: 'get', path: `/gemini${v}/models`, tags: ['group B'], errorBody: geminiErrorBody, docs: geminiListDocs(tags(v)),
+      method: 'get', path: `/gemini${v}/models`, tags: ['group B'], credential: geminiKey, errorBody: geminiErrorBody, docs: geminiListDocs(tags(v)),
       summary: `Gemini ${v ? `${v.slice(1)} ` : ''}models: the chat and embedding models this key may use`,
       responses: { 200: { description: '`{"models": [...]}`' } },
-      handle: async (_input, { req, call }) => {
-        const caller = models.authenticate(geminiKeyOf(req));
-        return { models: (await models.listModels({ caller }, call)).filter(servedHere).map(geminiModel) };
-      },
+      handle: async (_input, { ctx }) => ({ models: (await models.listModels({}, ctx)).filter(servedHere).map(geminiModel) }),
     }),
     define({
-      method: 'get', path: `/gemini${v}/models/:call`, tags: ['group B'], errorBody: geminiErrorBody, docs: geminiModelDocs(`/gemini${v}`, tags(v)),
+      method: 'get', path: `/gemini${v}/models/:call`, tags: ['group B'], credential: geminiKey, errorBody: geminiErrorBody, docs: geminiModelDocs(`/gemini${v}`, tags(v)),
       summary: `Gemini ${v ? `${v.slice(1)} ` : ''}model: one model's limits and methods`,
       responses: { 200: { description: 'A Model' } },
-      handle: async (_input, { req }) => {
-        const caller = models.authenticate(geminiKeyOf(req));
-        const model = await models.model({ caller, id: String(req.params.call) });
+      handle: async (_input, { req, ctx }) => {
+        const model = await models.model({ id: String(req.params.call) }, ctx);
         if (!servedHere(model)) throw new NotFound(`The model ${model.id} is not served by the Gemini routes`, { code: 'model_not_found' });
         return geminiModel(model);
       },

@@ -6,7 +6,8 @@ import { azureRoutes } from './azure';
 import { azureMediaRoutes } from './azure-media';
 import { bedrockRoutes } from './bedrock';
 import { geminiRoutes } from './gemini';
-import { define, type RestService } from '../shared/routes';
+import type { RestService } from '../shared/routes';
+import { define } from './common';
 import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
 import { azureSchemas } from './docs-azure';
 import { bedrockSchemas } from './docs-bedrock';
@@ -58,22 +59,18 @@ export function modelsRest(models: ModelsService): RestService {
         method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],
         description: 'Needs the `api-key` header (`<key>` or `<key>/<options>`).', docs: modelsDocs.models,
         responses: { 200: { description: 'The models' }, 401: { description: 'No key, unknown or revoked key' }, 400: { description: 'A bad option in the key' } },
-        handle: async (_input, { req, call }) => {
-          const caller = models.authenticate(req.get('api-key'));
-          return { object: 'list', data: (await models.listModels({ caller }, call)).map(modelView) };
-        },
+        handle: async (_input, { ctx }) => ({ object: 'list', data: (await models.listModels({}, ctx)).map(modelView) }),
       }),
       define({
         method: 'get', path: '/usage', summary: "Usage of the key's tenant: calls, tokens, words, cache hits, errors and cost, in all and per model", tags: ['usage'],
         description: 'Needs the `api-key` header. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
         input: { query: UsageQuery }, docs: modelsDocs.usage,
         responses: { 200: { description: 'Usage totals' }, 401: { description: 'No key, unknown or revoked key' } },
-        handle: async (input, { req, call }) => {
-          const caller = models.authenticate(req.get('api-key'));
+        handle: async (input, { ctx }) => {
           const to = input.to ? new Date(input.to) : new Date(Date.now() + 1);
           const from = input.from ? new Date(input.from) : new Date(to.getTime() - 30 * 86_400_000);
-          const u = await models.usage({ caller, from, to }, call);
-          return { object: 'usage', tenant_id: caller.key.tenant, from: from.toISOString(), to: to.toISOString(), totals: u.totals, by_model: u.byModel };
+          const u = await models.usage({ from, to }, ctx);
+          return { object: 'usage', tenant_id: ctx.caller.key.tenant, from: from.toISOString(), to: to.toISOString(), totals: u.totals, by_model: u.byModel };
         },
       }),
       ...azureRoutes(models),

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { READ_ROLE, WRITE_ROLE } from '../../core/search/search-service';
+import type { Caller } from '../../core/shared/auth/caller';
 import type { ErrorBody } from '../shared/http-errors';
+import { defineFor } from '../shared/routes';
+
+/** A search route: its caller is the bearer token's. */
+export const define = defineFor<Caller>();
 
 export const READ = { roles: [READ_ROLE] } as const;
 export const WRITE = { roles: [WRITE_ROLE] } as const;

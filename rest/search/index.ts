@@ -1,6 +1,6 @@
 import type { SearchService } from '../../core/search/service';
-import { define, type RestService } from '../shared/routes';
-import { searchErrorBody } from './common';
+import type { RestService } from '../shared/routes';
+import { define, searchErrorBody } from './common';
 import { searchServiceDocs } from './docs';
 import { searchObjectRoutes } from './objects';
 import { searchV1Routes } from './v1';
@@ -12,7 +12,7 @@ export const SEARCH_PREFIX = '/cl/search/api';
 /** The search service's REST face: v1 and v2 side by side, the object endpoints, health. */
 export function searchRest(search: SearchService, opts: { maxUploadBytes: number }): RestService {
   const health = (version: 'v1' | 'v2') => define({
-    method: 'get', path: `/${version}/healthz`, summary: 'Health', tags: ['health'],
+    method: 'get', path: `/${version}/healthz`, summary: 'Health', tags: ['health'], public: true,
     responses: { 200: { description: 'Service is up', schema: Msg } },
     handle: async () => {
       await search.health({});

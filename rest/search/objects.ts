@@ -4,8 +4,8 @@ import { parseInput } from '../../core/shared/validation';
 import { BadRequest } from '../../core/shared/errors';
 import { MAX_JSON_DEPTH, parseJsonBounded } from '../../core/shared/json-depth';
 import { uploadOf } from '../shared/multipart';
-import { define, type Route } from '../shared/routes';
-import { failures, notFound, READ, WRITE } from './common';
+import type { Route } from '../shared/routes';
+import { failures, notFound, READ, WRITE, define } from './common';
 import { objectDocs } from './docs';
 import { objectFrom, objectView } from './wire';
 
@@ -30,16 +30,16 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
       description: 'multipart/form-data: a `file` part (txt, md, html, pdf or docx) and an optional `metadata` part with the JSON fields below except `content`.',
       auth: WRITE, upload: { maxBytes: maxUploadBytes, setting: 'SEARCH_MAX_UPLOAD_BYTES' }, input: { body: NewObjectBody }, docs: objectDocs.create,
       responses: { 201: { description: 'Object created' }, ...failures, 409: { description: 'Object limit of the tenant reached' }, 413: { description: 'Upload too large' } },
-      handle: async (input, { call, res }) => {
+      handle: async (input, { ctx, res }) => {
         const upload = uploadOf(res);
         let id: string;
         if (upload) {
           if (!upload.file) throw new BadRequest('No file part in the upload');
           const metadata = objectFrom(parseInput(ObjectMetadata, metadataOf(upload.fields.metadata), ['body', 'metadata']));
           const file = { name: upload.file.name, bytes: upload.file.bytes, contentType: upload.file.contentType };
-          id = (await search.uploadObject({ file, metadata }, call)).id;
+          id = (await search.uploadObject({ file, metadata }, ctx)).id;
         } else {
-          id = (await search.createObject({ ...objectFrom(input.body), content: input.body.content }, call)).id;
+          id = (await search.createObject({ ...objectFrom(input.body), content: input.body.content }, ctx)).id;
         }
         res.status(201);
         return { status: 'success', message: 'Object created', object_id: id };
@@ -48,15 +48,15 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
     define({
       method: 'get', path: '/v2/objects/:object_id', summary: 'An object and its metadata', tags: ['objects'], auth: READ, input: { path: ObjectRef }, docs: objectDocs.one,
       responses: { 200: { description: 'Object found' }, ...failures, ...notFound },
-      handle: async (input, { call }) => ({ status: 'success', message: 'Object found', result: objectView(await search.getObject({ id: input.object_id }, call)) }),
+      handle: async (input, { ctx }) => ({ status: 'success', message: 'Object found', result: objectView(await search.getObject({ id: input.object_id }, ctx)) }),
     }),
     define({
       method: 'patch', path: '/v2/objects/:object_id', summary: "Change an object's metadata (each field given replaces the stored one)", tags: ['objects'],
       auth: WRITE, input: { path: ObjectRef, body: ObjectPatchBody },
       responses: { 200: { description: 'Object updated' }, ...failures, ...notFound },
-      handle: async (input, { call }) => {
+      handle: async (input, { ctx }) => {
         const patch = { ...objectFrom(input.body), isPrivate: input.body.is_private };
-        const o = await search.updateObject({ id: input.object_id, patch }, call);
+        const o = await search.updateObject({ id: input.object_id, patch }, ctx);
         return { status: 'success', message: 'Object updated', result: objectView(o) };
       },
     }),
@@ -64,8 +64,8 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
       method: 'delete', path: '/v2/objects/:object_id', summary: 'Delete an object (soft delete: it never appears in results again)', tags: ['objects'],
       auth: WRITE, input: { path: ObjectRef },
       responses: { 200: { description: 'Object deleted' }, ...failures, ...notFound },
-      handle: async (input, { call }) => {
-        await search.deleteObject({ id: input.object_id }, call);
+      handle: async (input, { ctx }) => {
+        await search.deleteObject({ id: input.object_id }, ctx);
         return { status: 'success', message: 'Object deleted', object_id: input.object_id };
       },
     }),

@@ -4,8 +4,8 @@ import { V1Basic, V1Lite, V1Passages, V1Search } from '../../core/search/inputs-
 import type { SearchService } from '../../core/search/service';
 import type { DateRange, PassagePage } from '../../core/search/types';
 import { isPlainObject } from '../../core/shared/validation';
-import { define, type Route } from '../shared/routes';
-import { DataEnvelope, Envelope, failures, READ } from './common';
+import type { Route } from '../shared/routes';
+import { DataEnvelope, Envelope, failures, READ, define } from './common';
 import { dataString, envelope } from './wire';
 
 /** v1: every input a URL query parameter (basic search also takes its example's JSON body). */
@@ -30,9 +30,9 @@ export function searchV1Routes(search: SearchService): Route[] {
   const scored = (mode: 'semantic' | 'fulltext', summary: string) => define({
     method: 'post', path: `/v1/${mode}`, summary, tags: ['v1'], auth: READ, input: { query: V1Search },
     responses: { 200: { description: 'Documents found', schema: Envelope }, ...failures },
-    handle: async (q, { call }) => envelope(await search.search({
+    handle: async (q, { ctx }) => envelope(await search.search({
       mode, query: q.query_string, filters: filters(q), offset: (q.start - 1) * q.size, limit: q.size, minScore: q.min_relevant_score / 100,
-    }, call)),
+    }, ctx)),
   });
   return [
     scored('semantic', 'Semantic search (v1)'),
@@ -42,29 +42,29 @@ export function searchV1Routes(search: SearchService): Route[] {
       description: 'Parameters as query parameters, or as the JSON body {"query_dictionary": {...}, "source": "..."}.',
       input: { merged: V1Basic, mergedDefaults: queryDictionary },
       responses: { 200: { description: 'Documents found', schema: Envelope }, ...failures },
-      handle: async (q, { call }) => envelope(await search.search({
+      handle: async (q, { ctx }) => envelope(await search.search({
         mode: 'basic', query: q.query_string, offset: (q.start - 1) * q.size, limit: q.size, anywhere: true,
         filters: {
           tags: q.tags, folders: q.folders, repos: q.repos, kvp: q.kvp,
           createdBetween: range(q.created_between), modifiedBetween: range(q.modified_between), deletedBetween: range(q.deleted_between),
         },
-      }, call)),
+      }, ctx)),
     }),
     define({
       method: 'post', path: '/v1/search', summary: 'Hybrid passage search, re-ranked; `data` is the top_k passages as one string', tags: ['v1'],
       auth: READ, input: { query: V1Passages },
       responses: { 200: { description: 'Successful Response', schema: DataEnvelope }, ...failures },
-      handle: async (q, { call }) => dataEnvelope(await search.passages({
+      handle: async (q, { ctx }) => dataEnvelope(await search.passages({
         query: q.query_string, filters: { ...filters(q), objectIds: q.object_ids }, offset: 0, limit: q.top_k, rerank: q.re_ranked,
-      }, call)),
+      }, ctx)),
     }),
     define({
       method: 'get', path: '/v1/search_lite', summary: 'k-nearest-neighbour passage search; `data` as in v1 search', tags: ['v1'],
       auth: READ, input: { query: V1Lite },
       responses: { 200: { description: 'Successful Response', schema: DataEnvelope }, ...failures },
-      handle: async (q, { call }) => dataEnvelope(await search.passages({
+      handle: async (q, { ctx }) => dataEnvelope(await search.passages({
         query: q.query_string, filters: {}, offset: 0, limit: q.top_k, mode: 'semantic', rerank: q.re_ranked,
-      }, call)),
+      }, ctx)),
     }),
   ];
 }

@@ -3,9 +3,9 @@ import { ChunkBody, order, pageNo, pageSize, queryString, score, sortingBy, V2Ba
 import type { SearchService } from '../../core/search/service';
 import type { SearchRequest } from '../../core/search/types';
 import { param } from '../../core/shared/params';
-import { define, type Route } from '../shared/routes';
+import type { Route } from '../shared/routes';
 import { envelope, filtersFrom, passageView } from './wire';
-import { READ, failures, Envelope } from './common';
+import { READ, failures, Envelope, define } from './common';
 import { v2Docs } from './docs';
 
 /** v2: query parameters for the query, paging and sorting; the filters in a JSON body. */
@@ -25,9 +25,9 @@ export function searchV2Routes(search: SearchService): Route[] {
   const scored = (mode: 'semantic' | 'fulltext', summary: string) => define({
     method: 'post', path: `/v2/${mode}`, summary, tags: ['v2'], auth: READ, input: { query: Scored, body: V2Filters }, docs: v2Docs('glaciers climate'),
     responses: { 200: { description: 'Documents found', schema: Envelope }, ...failures },
-    handle: async (q, { call }) => envelope(await search.search({
+    handle: async (q, { ctx }) => envelope(await search.search({
       mode, query: q.query_string, filters: filtersFrom(q.body), ...paging(q), minScore: q.min_relevant_score, sort: sort(q),
-    }, call)),
+    }, ctx)),
   });
   return [
     scored('semantic', 'Semantic search (vectors)'),
@@ -36,18 +36,18 @@ export function searchV2Routes(search: SearchService): Route[] {
       method: 'post', path: '/v2/basic_search', summary: 'Basic search over titles, file names and tags (and content with is_anywhere)', tags: ['v2'],
       auth: READ, input: { query: Basic, body: V2BasicBody }, docs: v2Docs('glac', { with_highlight: true }),
       responses: { 200: { description: 'Documents found', schema: Envelope }, ...failures },
-      handle: async (q, { call }) => envelope(await search.search({
+      handle: async (q, { ctx }) => envelope(await search.search({
         mode: 'basic', query: q.query_string, filters: filtersFrom(q.body), ...paging(q), sort: sort(q),
         exact: q.body.with_exact_search, highlight: q.body.with_highlight, anywhere: q.body.is_anywhere,
-      }, call)),
+      }, ctx)),
     }),
     define({
       method: 'post', path: '/v2/search', summary: 'Hybrid search: full text and vectors fused (RRF), re-ranked', tags: ['v2'],
       auth: READ, input: { query: Hybrid, body: V2Filters }, docs: v2Docs('why do glaciers retreat'),
       responses: { 200: { description: 'Documents found', schema: Envelope }, ...failures },
-      handle: async (q, { call }) => envelope(await search.search({
+      handle: async (q, { ctx }) => envelope(await search.search({
         mode: 'hybrid', query: q.query_string, filters: filtersFrom(q.body), ...paging(q), rerank: q.re_ranked,
-      }, call)),
+      }, ctx)),
     }),
     define({
       method: 'post', path: '/v2/chunk/search', summary: 'Passages best matching a query, within objects, metadata or file names', tags: ['v2'],
@@ -55,9 +55,9 @@ export function searchV2Routes(search: SearchService): Route[] {
         + '`file_names` (objects whose `file_name` is one of them; the chat proxy reads uploaded files with it).',
       auth: READ, input: { query: Chunks, body: ChunkBody }, docs: v2Docs('sea levels'),
       responses: { 200: { description: 'Passages found', schema: Envelope }, ...failures },
-      handle: async (q, { call }) => {
+      handle: async (q, { ctx }) => {
         const filters = { objectIds: q.body.object_ids, customMetadata: q.body.custom_metadata, fileNames: q.body.file_names };
-        const page = await search.passages({ query: q.query_string, filters, ...paging(q), rerank: true }, call);
+        const page = await search.passages({ query: q.query_string, filters, ...paging(q), rerank: true }, ctx);
         const empty = envelope({ total: page.total, hits: [], aggregations: { object_type: [], file_extension: [], tags: [], repos: [], folders: [] } });
         return { ...empty, result: page.passages.map(passageView), error: null };
       },

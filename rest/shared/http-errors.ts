@@ -1,11 +1,11 @@
-import type { ErrorRequestHandler, Request } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { isBearerError, type BearerError } from '../../core/shared/auth/caller';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
 
 /** How one service words its error bodies (the status is decided here, not there). */
-export type ErrorBody = (err: PlatformError, status: number) => unknown;
+export type ErrorBody = (err: PlatformError, status: number, res?: Response) => unknown;
 
 /** DECISIONS: `{"detail": ...}`; a 422's detail is the list of issues. */
 export const detailBody: ErrorBody = (err) => ({ detail: 'issues' in err ? err.issues : err.message });
@@ -32,7 +32,7 @@ export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequ
     if ('retryAfterSeconds' in e && typeof e.retryAfterSeconds === 'number') res.setHeader('Retry-After', String(e.retryAfterSeconds));
     const shown = e.expose ? e : new InternalError('Internal server error');
     const format = (res.locals.errorBody as ErrorBody | undefined) ?? body;
-    res.status(status).json(format(shown, status));
+    res.status(status).json(format(shown, status, res));
   };
 
 export const requestIdOf = (req: Request): string | undefined => (req as Request & { id?: string }).id;

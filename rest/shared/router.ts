@@ -1,8 +1,9 @@
 import express, { Router, type RequestHandler, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { authorize } from '../../core/shared/auth/caller';
+import { authorize, type Caller } from '../../core/shared/auth/caller';
+import { noCredentials, type CredentialTools, type Presented } from '../../core/shared/auth/credentials';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
-import type { CallContext } from '../../core/shared/context';
+import type { Ctx } from '../../core/shared/context';
 import { MethodNotAllowed, NotFound } from '../../core/shared/errors';
 import { clientAddressOf } from '../../edge/http/client-address';
 import { jsonBody } from '../../edge/http/json-body';
@@ -10,22 +11,23 @@ import { docsPage } from './docs';
 import { httpErrors, requestIdOf } from './http-errors';
 import { multipart, uploadOf } from './multipart';
 import { buildOpenApi } from './openapi';
-import type { Method, RestService } from './routes';
+import type { Method, RestService, Route } from './routes';
 import { parseRequest, type InputOf, type InputSpec } from './validation';
 
 export interface MountOptions {
   log: Logger;
   bodyLimitBytes: number;
-  /** Verifies bearer tokens for routes that declare `auth`. */
+  /** Verifies bearer tokens for services whose callers present them. */
   verifier?: TokenVerifier;
   /** PUBLIC_URL: offered as a server in OpenAPI, after the page's own origin. */
   publicUrl?: string;
 }
 
 /** The call's context; its abort signal is made only when a handler asks for it (streams do). */
-function contextOf(req: Request, res: Response): CallContext {
+function contextOf(req: Request, res: Response, caller: unknown): Ctx<unknown> {
   let signal: AbortSignal | undefined;
   return {
+    caller,
     clientAddress: clientAddressOf(req),
     requestId: requestIdOf(req),
     get signal() {
@@ -41,9 +43,16 @@ function contextOf(req: Request, res: Response): CallContext {
   };
 }
 
+/** What a request presents to the service's credentials: its headers, or where the route says its clients put them. */
+function presentedBy(req: Request, route: Route, body?: unknown): Presented {
+  const given = route.credential?.(req);
+  return { header: (name) => (given && name in given ? given[name] : req.get(name)), body };
+}
+
 /**
- * Builds a service's router: per route, body parsers (only where it takes input, so its errors take
- * the service's format and a route without input ignores any body), the caller check, validation
+ * Builds a service's router: per route, the caller established as the service declares (before any
+ * body is read, unless the credential is in the body), body parsers (only where it takes input, so
+ * their errors take the service's format and a route without input ignores any body), validation
  * and the handler; 405 with `Allow` for a known path asked with another method; `openapi.json`,
  * `docs`; 404 for any other path under the prefix.
  */
@@ -53,20 +62,26 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
     jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }),
     express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }),
   ];
+  const credentials = svc.credentials ?? noCredentials;
+  const tools = (): CredentialTools => {
+    if (!opts.verifier) throw new Error(`${svc.prefix} needs a token verifier`);
+    return { verifier: opts.verifier, audience: svc.audience };
+  };
   const methods = new Map<string, Method[]>();
   for (const route of svc.routes) {
     methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
     const uploads = route.upload ? [multipart(route.upload)] : [];
-    // The caller is checked before any body is read: a stranger cannot make the service buffer an upload.
-    const authenticate: RequestHandler[] = route.auth ? [async (req, res, next) => {
-      if (!opts.verifier) throw new Error(`${svc.prefix}${route.path} needs a token verifier`);
-      res.locals.caller = authorize(await opts.verifier.authenticate(req.get('authorization')), { audience: svc.audience, roles: route.auth!.roles });
+    const resolves = !route.public && credentials.kind !== 'none';
+    // The caller is established before any body is read: a stranger cannot make the service buffer an upload.
+    const early: RequestHandler[] = resolves && !credentials.inBody ? [async (req, res, next) => {
+      const caller = await credentials.resolve(presentedBy(req, route), tools());
+      res.locals.caller = route.auth?.roles ? authorize(caller as Caller, { roles: route.auth.roles }) : caller;
       next();
     }] : [];
     if (route.before) {
       const before = route.before;
-      authenticate.push(async (req, res, next) => {
-        res.locals.checked = await before(req);
+      early.push(async (req, res, next) => {
+        res.locals.checked = await before(req, contextOf(req, res, res.locals.caller));
         next();
       });
     }
@@ -74,11 +89,10 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
       res.locals.errorBody = route.errorBody;
       next();
     }] : [];
-    router[route.method](route.path, ...errorFormat, ...authenticate, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
-      const call = contextOf(req, res);
-      call.caller = res.locals.caller as CallContext['caller'];
-      const input = route.input && !uploadOf(res) ? parseRequest(route.input, req) : {};
-      const body = await route.handle(input as InputOf<InputSpec>, { call, req, res, checked: res.locals.checked });
+    router[route.method](route.path, ...errorFormat, ...early, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
+      const input = (route.input && !uploadOf(res) ? parseRequest(route.input, req) : {}) as InputOf<InputSpec> & { body?: unknown };
+      const caller = resolves && credentials.inBody ? await credentials.resolve(presentedBy(req, route, input.body), tools()) : res.locals.caller;
+      const body = await route.handle(input, { ctx: contextOf(req, res, caller), req, res, checked: res.locals.checked });
       if (!res.headersSent) res.json(body);
     });
   }

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { CallContext } from '../../core/shared/context';
+import type { Credentials } from '../../core/shared/auth/credentials';
+import type { Ctx } from '../../core/shared/context';
 import type { ErrorBody } from './http-errors';
 import type { Json } from './openapi-schemas';
 import type { UploadLimits } from './multipart';
@@ -16,9 +17,9 @@ export interface ResponseSpec {
   content?: Record<string, z.ZodType | Json | undefined>;
 }
 
-/** What a handler gets besides its input: the call's context and, for streams, the raw exchange. */
-export interface RouteContext {
-  call: CallContext;
+/** What a handler gets besides its input: the call's context (its caller resolved) and, for streams, the raw exchange. */
+export interface RouteContext<C = unknown> {
+  ctx: Ctx<C>;
   req: Request;
   res: Response;
   /** What the route's `before` returned. */
@@ -26,7 +27,7 @@ export interface RouteContext {
 }
 
 /** One REST operation: its contract (for validation, auth and OpenAPI) and its thin handler. */
-export interface Route<I extends InputSpec = InputSpec> {
+export interface Route<I extends InputSpec = InputSpec, C = unknown> {
   method: Method;
   /** Express path relative to the service prefix, e.g. `/oauth/connect/token`. */
   path: string;
@@ -41,22 +42,32 @@ export interface Route<I extends InputSpec = InputSpec> {
   upload?: UploadLimits;
   /** This route's error body, when it differs from its service's (a vendor's wire format). */
   errorBody?: ErrorBody;
-  /** Needs `Authorization: Bearer` with a token for this service and these roles (401/403 otherwise). */
+  /** Anyone may call it (health): no caller is established. Every other route gets its service's caller in `ctx.caller`. */
+  public?: boolean;
+  /** A bearer-token service: roles the caller must hold, checked before any body is read (403), besides the core's own check. */
   auth?: { roles?: readonly string[] };
   /**
-   * Checks the caller another way (an API key) before any body is read; what it returns is the
-   * handler's `ctx.checked`. A throw answers in the route's error format.
+   * Where this route's clients put the credential when not where the service's declaration looks
+   * (a vendor SDK's own header): the headers to present instead, e.g. `{ 'api-key': ... }`.
    */
-  before?: (req: Request) => unknown;
+  credential?: (req: Request) => Record<string, string | undefined>;
+  /**
+   * Runs once the caller is known and before any body is read (a model check before an upload);
+   * what it returns is the handler's `checked`. A throw answers in the route's error format.
+   */
+  before?: (req: Request, ctx: Ctx<C>) => unknown;
   responses: Record<number, ResponseSpec>;
   /** What OpenAPI says beyond `input` and `responses` (examples, security, a documented path); several for one path that serves several operations. */
   docs?: OperationDocs | readonly OperationDocs[];
   /** Returns the JSON body of a 200, or undefined when it wrote the response itself. */
-  handle: (input: InputOf<I>, ctx: RouteContext) => Promise<unknown>;
+  handle: (input: InputOf<I>, rc: RouteContext<C>) => Promise<unknown>;
 }
 
-/** Checks a route against its own schemas: the handler's input type is inferred from `input`. */
-export const define = <const I extends InputSpec = Record<never, never>>(route: Route<I>): Route => route as unknown as Route;
+/** Checks a route against its own schemas: the handler's input type is inferred from `input`, its caller's from `C`. */
+export const defineFor = <C>() => <const I extends InputSpec = Record<never, never>>(route: Route<I, C>): Route => route as unknown as Route;
+
+/** A route of a service without callers. */
+export const define = defineFor<undefined>();
 
 /** A service's REST face: everything needed to mount it and to describe it. */
 export interface RestService {
@@ -65,8 +76,10 @@ export interface RestService {
   prefix: string;
   routes: Route[];
   errorBody: ErrorBody;
-  /** RFC 9068 audience its protected routes require of a token. */
+  /** RFC 9068 audience its callers' tokens must name. */
   audience?: string;
+  /** How its callers are established (its module's declaration); none when absent. */
+  credentials?: Credentials<unknown>;
   /** Named schemas to list under components (the spec's `Msg`, `TokenRequest`, ...). */
   schemas?: Record<string, z.ZodType>;
   /** Its clients speak HTTP/2 without TLS (h2c, the AWS SDK's default): the server takes it too. */

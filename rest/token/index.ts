@@ -49,7 +49,7 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
     method, path: '/realms/:realm/protocol/openid-connect/userinfo', summary: 'OpenID Connect userinfo (Bearer access token)', tags: ['discovery'],
     input: { path: S.RealmRef, header: S.UserinfoRequest.pick({ authorization: true }) }, docs: tokenDocs.userinfo,
     responses: { 200: { description: 'Claims about the token subject', schema: S.UserInfoResponse }, 401: failures[401], 404: failures[404] },
-    handle: (input, { call }) => token.userinfo(input, call),
+    handle: (input, { ctx }) => token.userinfo(input, ctx),
   });
   return {
     title: 'Token service',
@@ -63,33 +63,33 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
       define({
         method: 'get', path: '/healthz', summary: 'Health', tags: ['health'],
         responses: { 200: { description: 'Service is up', schema: S.Msg } },
-        handle: (_input, { call }) => token.health({}, call),
+        handle: (_input, { ctx }) => token.health({}, ctx),
       }),
       define({
         method: 'post', path: '/oauth/connect/token', summary: 'Token for a client (client credentials; password; refresh)', tags: ['token'],
         input: { merged: S.TokenRequest, mergedDefaults: basicCredentials }, docs: tokenDocs.token,
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
-        handle: async (input, { call, res }) => noStore(res, await token.issueForClient(input, call)),
+        handle: async (input, { ctx, res }) => noStore(res, await token.issueForClient(input, ctx)),
       }),
       define({
         method: 'post', path: '/oauth/connect/user/login', summary: 'Token for a user (password; refresh)', tags: ['token'],
         input: { merged: S.UserLoginRequest }, docs: tokenDocs.login,
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
-        handle: async (input, { call, res }) => noStore(res, await token.loginUser(input, call)),
+        handle: async (input, { ctx, res }) => noStore(res, await token.loginUser(input, ctx)),
       }),
       define({
         method: 'post', path: '/oauth/connect/introspect', summary: 'Introspect an access token', tags: ['token'],
         description: 'Always 200 for a well-formed request; anything but an active token reads {"active":"false"}.',
         input: { merged: S.IntrospectRequest }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Introspection result', schema: S.IntrospectionResponse }, 404: failures[404] },
-        handle: async (input, { call, res }) => noStore(res, await token.introspect(input, call)),
+        handle: async (input, { ctx, res }) => noStore(res, await token.introspect(input, ctx)),
       }),
       define({
         method: 'post', path: '/oauth/connect/revoke', summary: 'Revoke a token (RFC 7009): ends its session', tags: ['token'],
         input: { merged: S.RevokeRequest }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
-        handle: async (input, { call }) => {
-          await token.revoke(input, call);
+        handle: async (input, { ctx }) => {
+          await token.revoke(input, ctx);
           return { msg: 'ok' };
         },
       }),
@@ -97,8 +97,8 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
         method: 'get', path: '/realms/:realm', summary: 'Public facts of a realm (`default`: the default realm)', tags: ['discovery'],
         input: { path: S.RealmRef }, docs: tokenDocs.realm,
         responses: { 200: { description: 'The realm', schema: S.RealmResponse }, 404: failures[404] },
-        handle: async (input, { call }) => {
-          const r = await token.realm(input, call);
+        handle: async (input, { ctx }) => {
+          const r = await token.realm(input, ctx);
           return {
             realm: r.id, name: r.name, enabled: r.enabled, issuer: r.issuer, jwks_uri: r.jwksUri,
             access_token_lifespan: r.accessTokenLifespan, refresh_token_lifespan: r.refreshTokenLifespan,
@@ -109,13 +109,13 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
         method: 'get', path: '/realms/:realm/protocol/openid-connect/certs', summary: 'JWKS of a realm', tags: ['discovery'],
         input: { path: S.RealmRef }, docs: tokenDocs.realm,
         responses: { 200: { description: 'The realm public keys' }, 404: failures[404] },
-        handle: (input, { call }) => token.jwks(input, call),
+        handle: (input, { ctx }) => token.jwks(input, ctx),
       }),
       define({
         method: 'get', path: '/realms/:realm/.well-known/openid-configuration', summary: 'OpenID discovery of a realm', tags: ['discovery'],
         input: { path: S.RealmRef }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Discovery document' }, 404: failures[404] },
-        handle: async (input, { call }) => discoveryDocument(await token.realm(input, call), publicUrl),
+        handle: async (input, { ctx }) => discoveryDocument(await token.realm(input, ctx), publicUrl),
       }),
       userinfo('get'),
       userinfo('post'),

@@ -3,6 +3,7 @@ import { chatClient } from '../../clients/chat';
 import { restAnswerModels } from '../../clients/chat/models';
 import { restRetrieval } from '../../clients/chat/retrieval';
 import { openChatCore, type ChatCore } from '../../core/chat';
+import { chatCredentials, type ChatCaller } from '../../core/chat/credentials';
 import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
 import { offloadPromptTokens } from '../../core/chat/prompt';
 import { isActive } from '../../core/models/catalog';
@@ -41,7 +42,7 @@ export interface ChatInstance extends ChatCore {
 }
 
 /** Grounded answers under `/api`: search and model gateway in process when they run here, over REST when not; the `chat` subgraph. */
-export const createChatModule = () => defineService<ChatInstance, typeof Settings>({
+export const createChatModule = () => defineService<ChatInstance, typeof Settings, ChatCaller>({
   name: 'chat',
   title: 'Chat proxy',
   prefix: CHAT_PREFIX,
@@ -59,12 +60,11 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
     // Long prompts are counted in the gateway's worker threads, or in a thread of the proxy's own when the gateway runs elsewhere.
     const offload = models ? undefined : defaultOffload(1);
     const core = openChatCore({
-      verifier: deps.verifier,
       log: deps.log,
       defaultModel: config.CHAT_DEFAULT_MODEL,
       tokens: offloadPromptTokens(models?.offload ?? offload!),
       retrieval: search ? inProcessRetrieval(search.service) : restRetrieval({ baseUrl: config.SEARCH_URL ?? config.PUBLIC_URL }),
-      models: models ? inProcessModels(models.service) : restAnswerModels({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL }),
+      models: models ? inProcessModels(models.service, models.keyCaller) : restAnswerModels({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL }),
       limits: {
         searchMs: config.CHAT_SEARCH_TIMEOUT_MS, extractMs: config.CHAT_EXTRACT_TIMEOUT_MS, rewriteMs: config.CHAT_REWRITE_TIMEOUT_MS,
         sources: config.CHAT_SOURCES, filePassages: config.CHAT_FILE_PASSAGES,
@@ -73,6 +73,7 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
     return { ...core, close: () => void offload?.close() };
   },
   rest: (core) => chatRest(core.service),
-  subgraph: { sdl: () => readSchemaFile('chat/chat.graphql'), resolvers: (core) => chatResolvers(core.service) },
+  credentials: () => chatCredentials,
+  subgraph: { sdl: () => readSchemaFile('chat/chat.graphql'), resolvers: (core, edge) => chatResolvers(core.service, edge.callOf) },
   client: (opts) => chatClient(opts),
 });

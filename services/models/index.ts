@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { modelsClient } from '../../clients/models';
 import { z } from 'zod';
+import { modelKeyCredentials } from '../../core/shared/auth/credentials';
+import type { KeyCaller } from '../../core/models/service';
 import { openModelsCore } from '../../core/models';
 import type { ModelsInstance } from './instance';
 
@@ -39,7 +41,7 @@ const Settings = z.object({
 });
 
 /** One door to many language models under `/proxy/api/v1`: catalog, keys, the provider routes of groups A, B and C, usage; the `models` subgraph. */
-export const createModelsModule = () => defineService<ModelsInstance, typeof Settings>({
+export const createModelsModule = () => defineService<ModelsInstance, typeof Settings, KeyCaller>({
   name: 'models',
   title: 'Model gateway',
   prefix: MODELS_PREFIX,
@@ -81,7 +83,8 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
     };
   },
   rest: (core) => modelsRest(core.service),
-  subgraph: { sdl: () => readSchemaFile('models/models.graphql'), resolvers: (core) => modelsResolvers(core.service) },
+  credentials: (core) => modelKeyCredentials(core.keyCaller),
+  subgraph: { sdl: () => readSchemaFile('models/models.graphql'), resolvers: (core, edge) => modelsResolvers(core.service, edge.callOf) },
   client: (opts) => modelsClient(opts),
   commands: modelsCommands,
   jobs: [{ name: 'prune expired cached answers and request counts', everyMs: 60_000, run: (core) => core.prune() }],

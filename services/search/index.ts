@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { Caller } from '../../core/shared/auth/caller';
+import { bearerCredentials } from '../../core/shared/auth/credentials';
 import { searchClient } from '../../clients/search';
 import { openSearchCore } from '../../core/search';
 import type { SearchInstance } from './instance';
@@ -41,7 +43,7 @@ const Settings = z.object({
 });
 
 /** Objects, ingestion and hybrid search under `/cl/search/api` (v1 and v2); the `search` subgraph. */
-export const createSearchModule = () => defineService<SearchInstance, typeof Settings>({
+export const createSearchModule = () => defineService<SearchInstance, typeof Settings, Caller>({
   name: 'search',
   title: 'Search service',
   prefix: SEARCH_PREFIX,
@@ -76,7 +78,8 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
     };
   },
   rest: (core, { config }) => searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
-  subgraph: { sdl: () => readSchemaFile('search/search.graphql'), resolvers: (core) => searchResolvers(core.service) },
+  credentials: () => bearerCredentials,
+  subgraph: { sdl: () => readSchemaFile('search/search.graphql'), resolvers: (core, edge) => searchResolvers(core.service, edge.callOf) },
   commands: searchCommands,
   client: (opts) => searchClient(opts),
 });

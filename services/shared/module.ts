@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { Credentials } from '../../core/shared/auth/credentials';
 import type { KeySource, TokenVerifier } from '../../core/shared/auth/verifier';
 import type { Clock } from '../../core/shared/clock';
 import type { Config } from '../../core/shared/config';
 import type { FairPool, FairPoolOptions } from '../../core/shared/fair-pool';
+import type { SubgraphEdge } from '../../edge/graphql/calls';
 import type { RestService } from '../../rest/shared/routes';
 
 /** What every service is built from: the platform's configuration and shared dependencies. */
@@ -56,10 +58,10 @@ export interface Job<I> {
   run(instance: I): unknown;
 }
 
-/** SDL and resolvers of a service's subgraph; resolvers get the instance and the shared deps. */
-export interface SubgraphSpec<I> {
+/** SDL and resolvers of a service's subgraph; resolvers get the instance and how to establish its callers (`edge.callOf`). */
+export interface SubgraphSpec<I, C = unknown> {
   sdl(): string;
-  resolvers(instance: I, deps: SharedDeps): Record<string, unknown>;
+  resolvers(instance: I, edge: SubgraphEdge<C>): Record<string, unknown>;
 }
 
 /**
@@ -67,7 +69,7 @@ export interface SubgraphSpec<I> {
  * and reach it. The platform loops over the registry (services/registry.ts); nothing outside a
  * service's own files names it. Hooks use method syntax so a list of different services type-checks.
  */
-export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S extends z.ZodObject = z.ZodObject> {
+export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S extends z.ZodObject = z.ZodObject, C = unknown> {
   /** Lower-case id: `platform serve <name>`, subgraph name, `SUBGRAPH_<NAME>_URL`. */
   name: string;
   title: string;
@@ -77,12 +79,18 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
   audience?: string;
   /** Its environment variables, merged into the platform's configuration and checked at start. */
   config?: S;
+  /**
+   * How its callers prove who they are (core/shared/auth/credentials.ts): every edge — its REST
+   * routes, its subgraph's resolvers — establishes `ctx.caller` this way before a method runs.
+   * None (public) when absent.
+   */
+  credentials?(instance: I): Credentials<C>;
   /** Services it calls in process when they run here (see SharedDeps.peer); they are opened before it. */
   uses?: readonly string[];
   /** Builds the core; `admin` for the CLI (durable writes, no caches worth warming). */
   open(deps: SharedDeps<z.output<S>>, opts: { admin?: boolean }): Promise<I> | I;
   rest?(instance: I, deps: SharedDeps<z.output<S>>): RestService;
-  subgraph?: SubgraphSpec<I>;
+  subgraph?: SubgraphSpec<I, C>;
   commands?: CliCommand<I>[];
   jobs?: Job<I>[];
   /** First start: creates what a new user needs and returns it for `bootstrap.json`; later starts get it back. */
@@ -94,5 +102,5 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
 export const audienceOf = (m: Pick<ServiceModule, 'name' | 'audience'>): string => m.audience ?? m.name;
 
 /** Keeps a service's own types while adding it to a list of services. */
-export const defineService = <I extends ServiceInstance, S extends z.ZodObject>(m: ServiceModule<I, S>): ServiceModule =>
+export const defineService = <I extends ServiceInstance, S extends z.ZodObject, C = undefined>(m: ServiceModule<I, S, C>): ServiceModule =>
   m as unknown as ServiceModule;

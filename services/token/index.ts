@@ -51,7 +51,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
     generateKey: opts.generateKey,
   }),
   rest: (core, { config }) => tokenRest(core.service, config.PUBLIC_URL),
-  subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core) => tokenResolvers(core.service) },
+  subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core, edge) => tokenResolvers(core.service, edge) },
   commands: tokenCommands,
   jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],
   bootstrap: tokenBootstrap,

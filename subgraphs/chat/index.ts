@@ -1,20 +1,20 @@
-import type { Caller } from '../../core/shared/auth/caller';
-import { CHAT_AUDIENCE, READ_ROLE } from '../../core/chat/credentials';
+import type { ChatCaller } from '../../core/chat/credentials';
 import type { AnswerStream, ChatService } from '../../core/chat/service';
 import { UpstreamFailed } from '../../core/shared/errors';
 import type { FinishReason } from '../../core/models/chat';
-import { answerBody, locating, sourcesBody, type AskInput } from './inputs';
+import type { CallOf } from '../../edge/graphql/calls';
+import type { GraphContext } from '../../edge/graphql/context';
+import { questionOf, sourcesQuestionOf, type AskInput } from './args';
 import { chunkView, FINISH, sourcesView, sourceView } from './views';
-import { callOf, requireCaller, type GraphContext } from '../../edge/graphql/context';
 
 /**
- * The chat proxy's subgraph. The user is the caller of the request (`Authorization: Bearer`, or
- * graphql-ws's connection_init payload) and the LM key its `api-key`; the resolvers put both in the
- * spec's body, as a REST client would, so the service applies the same rules (tenant 403, key 401,
- * model 404, bounds 422) and they leave with the same codes. Answers carry their sources and model
- * as references: the search and models subgraphs resolve titles and catalog fields.
+ * The chat proxy's subgraph. The caller is the request's user (`Authorization: Bearer`, or
+ * graphql-ws's connection_init payload) with its `api-key` (`callOf`, as services/chat declares);
+ * AskInput is mapped to the chat domain's question (./args), so the service applies the same rules
+ * as for REST (tenant 403, key 401, model 404, bounds) and they leave with the same codes. Answers
+ * carry their sources and model as references: the search and models subgraphs resolve titles and
+ * catalog fields.
  */
-const NEED = { audience: CHAT_AUDIENCE, roles: [READ_ROLE] };
 
 type Args = { input: AskInput };
 type ChunkView = ReturnType<typeof chunkView>;
@@ -56,47 +56,42 @@ function subscription(stream: AnswerStream, stop: AbortController): AsyncIterabl
   };
 }
 
-export const chatResolvers = (chat: ChatService) => {
-  const caller = (ctx: GraphContext): Caller => requireCaller(ctx, NEED);
-  const apiKey = (ctx: GraphContext) => ctx.headers['api-key'];
-
-  return {
-    Query: {
-      sources: async (_: unknown, { input }: Args, ctx: GraphContext) => {
-        const body = sourcesBody(input, caller(ctx), apiKey(ctx));
-        return sourcesView(await locating(() => chat.getSources(body, callOf(ctx))));
-      },
+export const chatResolvers = (chat: ChatService, callOf: CallOf<ChatCaller>) => ({
+  Query: {
+    sources: async (_: unknown, { input }: Args, ctx: GraphContext) => {
+      const question = sourcesQuestionOf(input);
+      return sourcesView(await chat.getSources(question, await callOf(ctx)));
     },
-    Mutation: {
-      /** Streamed and collected, so the answer comes with the sources and model it was written from. */
-      generateAnswer: async (_: unknown, { input }: Args, ctx: GraphContext) => {
-        const body = answerBody(input, caller(ctx), apiKey(ctx));
-        // The HTTP client leaving (ctx.signal) stops the model call, as a subscriber leaving does.
-        const stream = await locating(() => chat.streamAnswer(body, { ...callOf(ctx), signal: ctx.signal }));
-        let response = '';
-        let finish: FinishReason = 'stop';
-        for await (const c of stream.chunks) {
-          response += c.response;
-          if (c.finish_reason) finish = c.finish_reason;
-        }
-        // As REST generate_answer: a whole answer that fails midway is the model's failure, not a partial answer.
-        if (finish === 'error') throw new UpstreamFailed('The model failed while answering', { code: 'upstream_error' });
-        return {
-          response, generatedSearchText: stream.generatedSearchText, finishReason: FINISH[finish],
-          model: { id: stream.model }, sources: stream.sources.map(sourceView),
-        };
-      },
+  },
+  Mutation: {
+    /** Streamed and collected, so the answer comes with the sources and model it was written from. */
+    generateAnswer: async (_: unknown, { input }: Args, ctx: GraphContext) => {
+      const question = questionOf(input);
+      // The HTTP client leaving (ctx.signal) stops the model call, as a subscriber leaving does.
+      const stream = await chat.streamAnswer(question, await callOf(ctx, { signal: ctx.signal }));
+      let response = '';
+      let finish: FinishReason = 'stop';
+      for await (const c of stream.chunks) {
+        response += c.response;
+        if (c.finish_reason) finish = c.finish_reason;
+      }
+      // As REST generate_answer: a whole answer that fails midway is the model's failure, not a partial answer.
+      if (finish === 'error') throw new UpstreamFailed('The model failed while answering', { code: 'upstream_error' });
+      return {
+        response, generatedSearchText: stream.generatedSearchText, finishReason: FINISH[finish],
+        model: { id: stream.model }, sources: stream.sources.map(sourceView),
+      };
     },
-    Subscription: {
-      answerStream: {
-        subscribe: async (_: unknown, { input }: Args, ctx: GraphContext) => {
-          const body = answerBody(input, caller(ctx), apiKey(ctx));
-          const stop = new AbortController();
-          const stream = await locating(() => chat.streamAnswer(body, { ...callOf(ctx), signal: stop.signal }));
-          return subscription(stream, stop);
-        },
-        resolve: (chunk: ChunkView) => chunk,
+  },
+  Subscription: {
+    answerStream: {
+      subscribe: async (_: unknown, { input }: Args, ctx: GraphContext) => {
+        const question = questionOf(input);
+        const stop = new AbortController();
+        const stream = await chat.streamAnswer(question, await callOf(ctx, { signal: stop.signal }));
+        return subscription(stream, stop);
       },
+      resolve: (chunk: ChunkView) => chunk,
     },
-  };
-};
+  },
+});

@@ -4,7 +4,6 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
-import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import { jsonBody } from '../../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../../edge/graphql/errors';
@@ -17,8 +16,6 @@ import { serveWebSocket, type WebSocketEndpoint } from '../../edge/graphql/ws';
 export interface SubgraphRouterOptions {
   /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
   limits?: Partial<GraphqlLimits>;
-  /** Verifies the forwarded bearer token once per request (the context's caller). */
-  verifier?: TokenVerifier;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
   connectionInitTimeoutMs?: number;
   /** Between WebSocket pings (default 10000 ms). */
@@ -74,12 +71,12 @@ export async function subgraphRouter(
     jsonBody({ limit: bodyLimitBytes }),
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
-    expressMiddleware(server, { context: async ({ req }) => contextFrom(req, opts.verifier) }),
+    expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);
   const webSocket = servesSubscriptions
     ? (http: Server) => serveWebSocket(http, subgraph, log, {
-      limits, verifier: opts.verifier, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+      limits, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
       keepAliveMs: opts.keepAliveMs,
       introspection: opts.introspection, introspectionCache: schemaAnswers,
     })

@@ -9,6 +9,8 @@ import { openTokenCore } from '../../core/token';
 import { modelsResolvers } from '../../subgraphs/models';
 import { fastHasher, pooledKeys } from '../shared/helpers';
 import { freePort, startInTemp, type Started } from '../e2e/shared/server';
+import { fixedCallOf, graphContext } from '../shared/helpers';
+import type { KeyCaller } from '../../core/models/service';
 
 /** The graph's conventions (DECISIONS "GraphQL"), black-box over HTTP against started platforms. */
 type Answer = { status: number; body: any; type: string };
@@ -218,14 +220,13 @@ describe('Model references', () => {
       id, group: 'a', kind: 'chat', status: 'active', contextLength: 1, inputKinds: ['text'], upstream: { provider: 'local' }, price: {},
     }));
     const service = {
-      authenticate: () => ({ key: { tenant: 't' } }),
       listModels: async () => {
         reads += 1;
         return catalog;
       },
     } as unknown as ModelsService;
-    const resolve = modelsResolvers(service).Model.__resolveReference;
-    const request = () => ({ headers: { 'api-key': 'k' } });
+    const resolve = modelsResolvers(service, fixedCallOf({ key: { tenant: 't' } } as KeyCaller)).Model.__resolveReference;
+    const request = () => graphContext({ 'api-key': 'k' });
     const one = request();
     const refs = await Promise.all(['a', 'b', 'x', 'c', 'a'].map((id) => resolve({ id }, one)));
     expect(refs.map((r) => r?.id ?? null)).toEqual(['a', 'b', null, 'c', 'a']);

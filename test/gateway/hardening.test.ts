@@ -21,7 +21,7 @@ describe('the gateway refuses abusive or broken requests with 4xx, never stallin
   let base: string;
 
   const platform = async (limits?: Partial<GraphqlLimits>) => {
-    const gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: tokenSubgraph(fx.core).schema } }, log, limits });
+    const gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: tokenSubgraph(fx).schema } }, log, limits });
     gateways.push(gateway);
     return createRestApp([], { log, extra: [{ path: '/', router: gateway.router }, { path: '/', router: graphiqlRouter('/graphql') }] });
   };

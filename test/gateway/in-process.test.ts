@@ -15,7 +15,7 @@ describe('the federated graph with the token subgraph in process', () => {
 
   beforeAll(async () => {
     fx = await tokenFixture();
-    gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: tokenSubgraph(fx.core).schema } }, log });
+    gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: tokenSubgraph(fx).schema } }, log });
     app = createRestApp([tokenRest(fx.core.service, PUBLIC_URL)], { log, extra: [{ path: '/', router: gateway.router }] });
   });
   afterAll(async () => {

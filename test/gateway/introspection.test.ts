@@ -8,6 +8,8 @@ import type { SearchService } from '../../core/search/service';
 import { searchResolvers } from '../../subgraphs/search';
 import { startInTemp, type Started } from '../e2e/shared/server';
 import { run, socketClient } from '../e2e/shared/subscription-wire';
+import { fixedCallOf } from '../shared/helpers';
+import type { Caller } from '../../core/shared/auth/caller';
 
 /**
  * Introspection with every option of graphql 16's getIntrospectionQuery (`oneOf` was a 500 at the
@@ -22,7 +24,7 @@ const COMBINATIONS: IntrospectionOptions[] = Array.from({ length: 2 ** OPTIONS.l
 /** The schemas the two servers answer for, built here independently of them. */
 const SCHEMAS: Record<string, () => GraphQLSchema> = {
   gateway: () => Supergraph.build(readSupergraph()).apiSchema().toGraphQLJSSchema(),
-  search: () => buildSubgraph('search', readSchemaFile('search/search.graphql'), searchResolvers(undefined as unknown as SearchService), pino({ level: 'silent' })).schema,
+  search: () => buildSubgraph('search', readSchemaFile('search/search.graphql'), searchResolvers(undefined as unknown as SearchService, fixedCallOf(undefined as unknown as Caller)), pino({ level: 'silent' })).schema,
 };
 
 const post = async (base: string, body: unknown) => {

@@ -87,7 +87,7 @@ describe('REST and GraphQL agree on every input of one table', () => {
   beforeAll(async () => {
     f = await tokenFixture();
     const log = pino({ level: 'silent' });
-    gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: tokenSubgraph(f.core).schema } }, log });
+    gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: tokenSubgraph(f).schema } }, log });
     app = createRestApp([tokenRest(f.core.service, PUBLIC_URL)], { log, extra: [{ path: '/', router: gateway.router }] });
   });
   afterAll(async () => {

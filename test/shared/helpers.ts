@@ -1,6 +1,10 @@
 import { createChatModule } from '../../services/chat';
 import pino from 'pino';
-import { createTokenVerifier, issuerBaseFor } from '../../core/shared/auth/verifier';
+import { noCredentials, type Credentials } from '../../core/shared/auth/credentials';
+import { createTokenVerifier, issuerBaseFor, type TokenVerifier } from '../../core/shared/auth/verifier';
+import type { Ctx } from '../../core/shared/context';
+import { callsFor, type CallOf, type SubgraphEdge } from '../../edge/graphql/calls';
+import type { GraphContext } from '../../edge/graphql/context';
 import type { Clock } from '../../core/shared/clock';
 import { openTokenCore, type TokenCore } from '../../core/token';
 import { createRestApp } from '../../rest/shared/app';
@@ -72,6 +76,20 @@ export async function tokenFixture(opts: FixtureOptions = {}): Promise<TokenFixt
   };
 }
 
-/** The token subgraph over a core, as the platform builds it. */
-export const tokenSubgraph = (core: TokenCore, log = pino({ level: 'silent' })) =>
-  buildSubgraph('token', readSchemaFile('token/token.graphql'), tokenResolvers(core.service), log);
+/** A subgraph's edge as the platform gives it: its callers established as `credentials` declares, with `verifier`. */
+export const testEdge = <C>(name: string, credentials: Credentials<C>, verifier: TokenVerifier, audience?: string): SubgraphEdge<C> => ({
+  callOf: callsFor(name, credentials, { verifier, audience }),
+  callsFor: (other, otherAudience) => callsFor(`${name} ${other.kind}`, other, { verifier, audience: otherAudience }),
+});
+
+/** The token subgraph over a fixture's core, as the platform builds it (its viewer verified with the fixture's clock). */
+export const tokenSubgraph = (fx: Pick<TokenFixture, 'core' | 'clock'>, log = pino({ level: 'silent' })) => {
+  const verifier = createTokenVerifier({ issuerBase: issuerBaseFor(PUBLIC_URL), keys: fx.core.keySource, clock: fx.clock });
+  return buildSubgraph('token', readSchemaFile('token/token.graphql'), tokenResolvers(fx.core.service, testEdge('token', noCredentials, verifier)), log);
+};
+
+/** A GraphQL request's context with these headers (lower-case names), as the transports build it. */
+export const graphContext = (headers: Record<string, string | undefined> = {}): GraphContext => ({ headers, callers: new Map(), memo: new Map() });
+
+/** A resolver's call context with a fixed caller: for subgraph tests that need no credentials. */
+export const fixedCallOf = <C>(caller: C): CallOf<C> => async () => ({ caller }) as Ctx<C>;

@@ -2,22 +2,22 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chatClient } from '../../../clients/chat';
-import type { GenerateAnswerBody, GetSourcesBody } from '../../../core/chat/inputs';
-import type { AnswerChunk, AnswerStream, ChatService } from '../../../core/chat/service';
+import type { AnswerChunk, AnswerStream } from '../../../core/chat/service';
 import { PlatformError } from '../../../core/shared/errors';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog';
 import type { ChatInstance } from '../../../services/chat';
-import { chatFixture, type ChatFixture } from '../../e2e/chat/fixture';
+import { chatFixture, type BodyChat, type ChatFixture } from '../../e2e/chat/fixture';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 
 /**
  * The chat proxy in process and its REST client in front of the same running server must agree:
- * the same answers, streams, sources and refusals for the same bodies.
+ * the same answers, streams, sources and refusals for the same questions and callers (each body read
+ * as the REST edge reads it, then asked of both).
  */
 let f: ChatFixture;
 let upstream: FakeOpenAi;
-let local: ChatService;
-let remote: ChatService;
+let local: BodyChat;
+let remote: BodyChat;
 let catalogFile: string;
 
 const ASPIRIN = 'What are the side effects of aspirin?';
@@ -31,8 +31,8 @@ beforeAll(async () => {
       upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_CHAT_CONTRACT_KEY' } }],
   }));
   f = await chatFixture({ MODELS_CATALOG_FILE: catalogFile });
-  local = (f.platform.instances.chat as unknown as ChatInstance).service;
-  remote = chatClient({ baseUrl: f.url });
+  local = f.byBody((f.platform.instances.chat as unknown as ChatInstance).service);
+  remote = f.byBody(chatClient({ baseUrl: f.url }));
 }, 60_000);
 afterAll(async () => {
   await f?.stop();
@@ -41,7 +41,7 @@ afterAll(async () => {
   delete process.env.E2E_CHAT_CONTRACT_KEY;
 });
 
-const body = (query: string, extra: Record<string, unknown> = {}, request: Record<string, unknown> = {}) => f.body(query, extra, request) as GenerateAnswerBody;
+const body = (query: string, extra: Record<string, unknown> = {}, request: Record<string, unknown> = {}) => f.body(query, extra, request) as { request: object };
 const failure = (p: Promise<unknown>) => p.then(() => 'no failure', (e: unknown) => (e instanceof PlatformError
   ? { kind: e.kind, message: e.message, ...('issues' in e ? { issues: (e as { issues: unknown }).issues } : {}) } : String(e)));
 const drained = async (s: AnswerStream) => {
@@ -76,13 +76,13 @@ describe('the chat proxy contract (in process and REST client agree)', () => {
   });
 
   it('get_sources: the same sources', async () => {
-    const req = { request: { ...body(ASPIRIN).request, query: ASPIRIN }, chat_hist: [] } as unknown as GetSourcesBody;
+    const req = { request: { ...body(ASPIRIN).request, query: ASPIRIN }, chat_hist: [] };
     const [x, y] = await Promise.all([local.getSources(req), remote.getSources(req)]);
     expect(y).toEqual(x);
   });
 
   it('refuses alike, before the first chunk: no token, another tenant, an empty query, an unknown model, a bad key', async () => {
-    const cases: GenerateAnswerBody[] = [
+    const cases = [
       body(ASPIRIN, {}, { user_cred: { client: { tenant_id: 'tenant-a' } } }),
       body(ASPIRIN, {}, { user_cred: { token: f.tokenB, client: { tenant_id: 'tenant-a' } } }),
       body('   '),

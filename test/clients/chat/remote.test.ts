@@ -3,14 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { restAnswerModels } from '../../../clients/chat/models';
 import { restRetrieval } from '../../../clients/chat/retrieval';
-import { remoteJwksKeySource } from '../../../core/shared/auth/key-sources';
-import { createTokenVerifier, issuerBaseFor } from '../../../core/shared/auth/verifier';
 import { openChatCore, type ChatCore } from '../../../core/chat';
-import { GenerateAnswerBody, GetSourcesBody } from '../../../core/chat/inputs';
 import type { AnswerChunk } from '../../../core/chat/service';
 import { PlatformError } from '../../../core/shared/errors';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog';
-import { parseInput } from '../../../core/shared/validation';
 import { STATUS } from '../../../edge/http/errors';
 import { chatFixture, type ChatFixture } from '../../e2e/chat/fixture';
 import { post, sseChunks } from '../../e2e/chat/wire';
@@ -27,15 +23,15 @@ let upstream: FakeOpenAi;
 let remote: ChatCore;
 
 const ASPIRIN = 'What are the side effects of aspirin?';
-const generate = (body: unknown) => remote.service.generateAnswer(parseInput(GenerateAnswerBody, body), { requestId: 'remote-test' });
-const sources = (body: unknown) => remote.service.getSources(parseInput(GetSourcesBody, body), { requestId: 'remote-test' });
+const generate = (body: unknown) => f.byBody(remote.service).generateAnswer(body, { requestId: 'remote-test' });
+const sources = (body: unknown) => f.byBody(remote.service).getSources(body, { requestId: 'remote-test' });
 const rest = (path: string, body: unknown) => f.call('POST', `/api/${path}`, { body, auth: '' });
 /** A get_sources body: the query inside `request`, as the spec's GenerateAnswerRequest carries it. */
 const sourcesBody = (query: string, request: Record<string, unknown> = {}) =>
   ({ request: { ...(f.body(query, {}, request).request as object), query }, bot_details: {}, chat_hist: [] });
 
 async function remoteChunks(body: unknown, signal?: AbortSignal, onChunk?: (c: AnswerChunk) => void): Promise<AnswerChunk[]> {
-  const s = await remote.service.streamAnswer(parseInput(GenerateAnswerBody, body), { signal });
+  const s = await f.byBody(remote.service).streamAnswer(body, { signal });
   const out: AnswerChunk[] = [];
   for await (const c of s.chunks) {
     out.push(c);
@@ -62,7 +58,6 @@ beforeAll(async () => {
   f = await chatFixture({ MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
   const cfg = f.platform.config as unknown as Record<string, number>;
   remote = openChatCore({
-    verifier: createTokenVerifier({ issuerBase: issuerBaseFor(f.platform.config.PUBLIC_URL), keys: remoteJwksKeySource(f.url) }),
     retrieval: restRetrieval({ baseUrl: f.url }),
     models: restAnswerModels({ baseUrl: f.url }),
     limits: {

@@ -16,6 +16,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upst
  */
 let server: Started;
 let local: ModelsService<KeyCaller>;
+let keyCaller: ModelsInstance['keyCaller'];
 let remote: ModelsService<RemoteKeyCaller>;
 let key: string;
 let narrow: string;
@@ -37,6 +38,7 @@ beforeAll(async () => {
   server = await startInTemp('all', { MODELS_CATALOG_FILE: catalogFile });
   const models = server.instances.models as unknown as ModelsInstance;
   local = models.service;
+  keyCaller = models.keyCaller;
   remote = modelsClient({ baseUrl: server.url });
   // The cache off, so that the second of two identical calls is not a hit for the first one's sake.
   key = `${models.keys.create({ name: 'contract', tenant: 'tenant-a' }).apiKey}/{"is_cache": 0}`;
@@ -50,7 +52,8 @@ afterAll(async () => {
 
 const failure = (p: Promise<unknown>) => p.then(() => 'no failure', (e: unknown) => (e instanceof PlatformError ? [e.kind, e.message, e.code] : String(e)));
 /** Both faces' callers for one api-key header; the in-process one throws for a bad key, the remote one on its first call. */
-const both = (header: string) => ({ l: () => local.authenticate(header), r: () => remote.authenticate(header) });
+/** Both faces' ctx for one api-key header: in process the key the edge would establish (throwing for a bad key), remote the header itself (refused by the gateway's edge). */
+const both = (header: string) => ({ l: () => ({ caller: keyCaller(header) }), r: () => ({ caller: { header } }) });
 /** What the REST listing can say of a model: all but its upstream's address and credentials. */
 const publicView = ({ upstream, ...m }: CatalogModel) => ({ ...m, provider: upstream.provider });
 const collected = async (c: ChatCall) => {
@@ -62,34 +65,34 @@ const collected = async (c: ChatCall) => {
 describe('the model gateway contract (in process and REST client agree)', () => {
   it('lists the same catalog for a key, and the narrower one for a narrow key', async () => {
     const c = both(key);
-    expect((await remote.listModels({ caller: c.r() })).map(publicView)).toEqual((await local.listModels({ caller: c.l() })).map(publicView));
+    expect((await remote.listModels({}, c.r())).map(publicView)).toEqual((await local.listModels({}, c.l())).map(publicView));
     const n = both(narrow);
-    expect((await remote.listModels({ caller: n.r() })).map((m) => m.id)).toEqual(['local-chat']);
-    expect((await local.listModels({ caller: n.l() })).map((m) => m.id)).toEqual(['local-chat']);
+    expect((await remote.listModels({}, n.r())).map((m) => m.id)).toEqual(['local-chat']);
+    expect((await local.listModels({}, n.l())).map((m) => m.id)).toEqual(['local-chat']);
   });
 
   it('finds a model, and refuses an unknown, a deactivated and a forbidden one alike', async () => {
     const c = both(key);
-    expect(publicView(await remote.model({ caller: c.r(), id: 'local-chat' }))).toEqual(publicView(await local.model({ caller: c.l(), id: 'local-chat' })));
+    expect(publicView(await remote.model({ id: 'local-chat' }, c.r()))).toEqual(publicView(await local.model({ id: 'local-chat' }, c.l())));
     for (const id of ['no-such-model', 'old-chat']) {
-      const x = await failure(local.model({ caller: c.l(), id }));
+      const x = await failure(local.model({ id }, c.l()));
       expect(x).not.toBe('no failure');
-      expect(await failure(remote.model({ caller: c.r(), id }))).toEqual(x);
+      expect(await failure(remote.model({ id }, c.r()))).toEqual(x);
     }
     const n = both(narrow);
-    const forbidden = await failure(local.model({ caller: n.l(), id: 'local-embed' }));
+    const forbidden = await failure(local.model({ id: 'local-embed' }, n.l()));
     expect(forbidden[0]).toBe('forbidden');
-    expect(await failure(remote.model({ caller: n.r(), id: 'local-embed' }))).toEqual(forbidden);
+    expect(await failure(remote.model({ id: 'local-embed' }, n.r()))).toEqual(forbidden);
   });
 
   it('answers a chat alike, streamed and whole, with the guard redacting alike', async () => {
     const c = both(key);
     const messages = [{ role: 'system' as const, text: 'Glaciers retreat as the climate warms.' }, { role: 'user' as const, text: 'Why do glaciers retreat? Mail ann@example.com' }];
     for (const stream of [true, false]) {
-      const lm = await local.model({ caller: c.l(), id: 'local-chat' });
-      const rm = await remote.model({ caller: c.r(), id: 'local-chat' });
-      const x = await collected(await local.chat({ caller: c.l(), model: lm, route: 'test.chat', messages, stream }));
-      const y = await collected(await remote.chat({ caller: c.r(), model: rm, route: 'test.chat', messages, stream }));
+      const lm = await local.model({ id: 'local-chat' }, c.l());
+      const rm = await remote.model({ id: 'local-chat' }, c.r());
+      const x = await collected(await local.chat({ model: lm, route: 'test.chat', messages, stream }, c.l()));
+      const y = await collected(await remote.chat({ model: rm, route: 'test.chat', messages, stream }, c.r()));
       expect(y).toEqual(x);
       expect(x).toMatchObject({ finishReason: 'stop', cache: 'BYPASS', guard: 'redacted:email' });
       expect(x.text).toContain('Glaciers retreat');
@@ -98,51 +101,50 @@ describe('the model gateway contract (in process and REST client agree)', () => 
 
   it('embeds alike, and draws the same picture', async () => {
     const c = both(key);
-    const [le, re] = [await local.model({ caller: c.l(), id: 'local-embed' }), await remote.model({ caller: c.r(), id: 'local-embed' })];
+    const [le, re] = [await local.model({ id: 'local-embed' }, c.l()), await remote.model({ id: 'local-embed' }, c.r())];
     const inputs = ['glaciers retreat', 'penguins keep warm'];
-    const x = await local.embed({ caller: c.l(), model: le, route: 'test.embed', inputs });
-    const y = await remote.embed({ caller: c.r(), model: re, route: 'test.embed', inputs });
+    const x = await local.embed({ model: le, route: 'test.embed', inputs }, c.l());
+    const y = await remote.embed({ model: re, route: 'test.embed', inputs }, c.r());
     expect(y.promptTokens).toBe(x.promptTokens);
     expect(y.vectors.map((v) => Array.from(v))).toEqual(x.vectors.map((v) => Array.from(v)));
-    const [li, ri] = [await local.model({ caller: c.l(), id: 'local-image' }), await remote.model({ caller: c.r(), id: 'local-image' })];
-    const px = await local.generateImage({ caller: c.l(), model: li, route: 'test.image', prompt: 'a glacier at dawn' });
-    const py = await remote.generateImage({ caller: c.r(), model: ri, route: 'test.image', prompt: 'a glacier at dawn' });
+    const [li, ri] = [await local.model({ id: 'local-image' }, c.l()), await remote.model({ id: 'local-image' }, c.r())];
+    const px = await local.generateImage({ model: li, route: 'test.image', prompt: 'a glacier at dawn' }, c.l());
+    const py = await remote.generateImage({ model: ri, route: 'test.image', prompt: 'a glacier at dawn' }, c.r());
     expect({ b64: py.b64, mimeType: py.mimeType }).toEqual({ b64: px.b64, mimeType: px.mimeType });
     expect(px.b64.length).toBeGreaterThan(100);
   });
 
   it('transcribes alike (an OpenAI-compatible upstream behind the gateway)', async () => {
     const c = both(key);
-    const [lw, rw] = [await local.model({ caller: c.l(), id: 'whisper' }), await remote.model({ caller: c.r(), id: 'whisper' })];
+    const [lw, rw] = [await local.model({ id: 'whisper' }, c.l()), await remote.model({ id: 'whisper' }, c.r())];
     const audio = { audio: Buffer.from('RIFF$\0\0\0WAVEfmt fake audio bytes'), filename: 'greeting.wav', mimeType: 'audio/wav', language: 'en' };
-    const x = await local.transcribe({ caller: c.l(), model: lw, route: 'test.audio', ...audio });
-    expect(await remote.transcribe({ caller: c.r(), model: rw, route: 'test.audio', ...audio })).toEqual(x);
+    const x = await local.transcribe({ model: lw, route: 'test.audio', ...audio }, c.l());
+    expect(await remote.transcribe({ model: rw, route: 'test.audio', ...audio }, c.r())).toEqual(x);
     expect(x.text.length).toBeGreaterThan(0);
   });
 
   it("reports the same usage of the key's tenant", async () => {
     const c = both(key);
     const window = { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 1000) };
-    const x = await local.usage({ caller: c.l(), ...window });
-    expect(await remote.usage({ caller: c.r(), ...window })).toEqual(x);
+    const x = await local.usage({ ...window }, c.l());
+    expect(await remote.usage({ ...window }, c.r())).toEqual(x);
     expect(x.totals.requests).toBeGreaterThan(0);
   });
 
   it('refuses alike: no key, an unknown key, a bad option, a prompt over the context, a model of the wrong kind', async () => {
-    expect(await failure((async () => remote.authenticate(undefined))())).toEqual(await failure((async () => local.authenticate(undefined))()));
-    for (const header of ['lmk-not-a-key', `${key.split('/')[0]}/{"is_cache": 7}`]) {
-      const x = await failure((async () => local.listModels({ caller: local.authenticate(header) }))());
+    for (const header of ['', 'lmk-not-a-key', `${key.split('/')[0]}/{"is_cache": 7}`]) {
+      const x = await failure((async () => local.listModels({}, both(header).l()))());
       expect(x).not.toBe('no failure');
-      expect(await failure(remote.listModels({ caller: remote.authenticate(header) }))).toEqual(x);
+      expect(await failure(remote.listModels({}, both(header).r()))).toEqual(x);
     }
     const c = both(key);
-    const [lt, rt] = [await local.model({ caller: c.l(), id: 'tiny-chat' }), await remote.model({ caller: c.r(), id: 'tiny-chat' })];
+    const [lt, rt] = [await local.model({ id: 'tiny-chat' }, c.l()), await remote.model({ id: 'tiny-chat' }, c.r())];
     const long = [{ role: 'user' as const, text: 'word '.repeat(200) }];
-    const tooLong = await failure(local.chat({ caller: c.l(), model: lt, route: 't', messages: long, stream: true }));
+    const tooLong = await failure(local.chat({ model: lt, route: 't', messages: long, stream: true }, c.l()));
     expect(tooLong[0]).toBe('bad_request');
-    expect(await failure(remote.chat({ caller: c.r(), model: rt, route: 't', messages: long, stream: true }))).toEqual(tooLong);
-    const [lc, rc] = [await local.model({ caller: c.l(), id: 'local-chat' }), await remote.model({ caller: c.r(), id: 'local-chat' })];
-    const wrongKind = await failure(local.embed({ caller: c.l(), model: lc, route: 't', inputs: ['x'] }));
-    expect(await failure(remote.embed({ caller: c.r(), model: rc, route: 't', inputs: ['x'] }))).toEqual(wrongKind);
+    expect(await failure(remote.chat({ model: rt, route: 't', messages: long, stream: true }, c.r()))).toEqual(tooLong);
+    const [lc, rc] = [await local.model({ id: 'local-chat' }, c.l()), await remote.model({ id: 'local-chat' }, c.r())];
+    const wrongKind = await failure(local.embed({ model: lc, route: 't', inputs: ['x'] }, c.l()));
+    expect(await failure(remote.embed({ model: rc, route: 't', inputs: ['x'] }, c.r()))).toEqual(wrongKind);
   });
 });

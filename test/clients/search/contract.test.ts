@@ -1,7 +1,7 @@
 import { searchClient } from '../../../clients/search';
 import type { Caller } from '../../../core/shared/auth/caller';
 import { createTokenVerifier, issuerBaseFor } from '../../../core/shared/auth/verifier';
-import type { CallContext } from '../../../core/shared/context';
+import type { Ctx } from '../../../core/shared/context';
 import { PlatformError } from '../../../core/shared/errors';
 import type { SearchService } from '../../../core/search/service';
 import type { SearchPage, StoredObject } from '../../../core/search/types';
@@ -15,11 +15,11 @@ import { searchFixture, type SearchFixture } from '../../e2e/search/fixture';
 let f: SearchFixture;
 let local: SearchService;
 let remote: SearchService;
-let a: CallContext;
-let b: CallContext;
-let readOnly: CallContext;
+let a: Ctx<Caller>;
+let b: Ctx<Caller>;
+let readOnly: Ctx<Caller>;
 
-const asCaller = async (bearer: string): Promise<CallContext> => {
+const asCaller = async (bearer: string): Promise<Ctx<Caller>> => {
   const verifier = createTokenVerifier({ issuerBase: issuerBaseFor(f.platform.config.PUBLIC_URL), keys: f.platform.instances.token.keySource! });
   return { caller: (await verifier.authenticate(bearer)) as Caller };
 };
@@ -81,7 +81,7 @@ describe('the search service contract (in process and REST client agree)', () =>
     expect(await failure(remote.getObject({ id: mine.id }, b))).toEqual(await failure(local.getObject({ id: mine.id }, b)));
     expect(await remote.getObjects({ ids: [mine.id, 'nope'] }, b)).toEqual(await local.getObjects({ ids: [mine.id, 'nope'] }, b));
     expect(await failure(remote.createObject({ content: 'x' }, readOnly))).toEqual(await failure(local.createObject({ content: 'x' }, readOnly)));
-    const none = await failure(remote.search({ mode: 'fulltext', query: 'x', filters: {}, offset: 0, limit: 5 }, {}));
-    expect(none).toEqual(await failure(local.search({ mode: 'fulltext', query: 'x', filters: {}, offset: 0, limit: 5 }, {})));
+    const none = await failure(remote.search({ mode: 'fulltext', query: 'x', filters: {}, offset: 0, limit: 5 }, {} as Ctx<Caller>));
+    expect(none).toEqual(await failure(local.search({ mode: 'fulltext', query: 'x', filters: {}, offset: 0, limit: 5 }, {} as Ctx<Caller>)));
   });
 });

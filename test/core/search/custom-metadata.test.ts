@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallContext } from '../../../core/shared/context';
+import type { Caller } from '../../../core/shared/auth/caller';
+import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore } from '../../../core/search';
 import { foldCustom, splitCustom } from '../../../core/search/custom-metadata';
 import type { ObjectFields } from '../../../core/search/types';
 
-const A: CallContext = {
+const A: Ctx<Caller> = {
   caller: {
     realm: 'r', subject: 'u', tenantId: 't', roles: ['search:read', 'search:write'], scopes: [], clientId: 'c', username: 'u',
     sessionId: 's', tokenId: 'k', expiresAt: 0, audience: ['search'], bearer: 'x',

@@ -1,12 +1,13 @@
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
-import type { CallContext } from '../../../core/shared/context';
+import type { Caller } from '../../../core/shared/auth/caller';
+import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore } from '../../../core/search';
 import { Bm25Index } from '../../../core/search/lexical/bm25';
 import { tokens } from '../../../core/shared/text/tokenize';
 import { testClock } from '../../shared/helpers';
 
-const as = (tenantId: string): CallContext => ({
+const as = (tenantId: string): Ctx<Caller> => ({
   caller: { realm: 'r', subject: 'u', tenantId, roles: ['search:read', 'search:write'], scopes: [], clientId: 'c', username: 'u', sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: '' },
 });
 

@@ -1,10 +1,10 @@
 import type { Caller } from '../../../core/shared/auth/caller';
-import type { CallContext } from '../../../core/shared/context';
+import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore, type SearchCore } from '../../../core/search';
 import type { SearchRequest } from '../../../core/search/types';
 import { testClock } from '../../shared/helpers';
 
-const caller = (tenantId: string, subject = `${tenantId}-user`, roles = ['search:read', 'search:write']): CallContext => ({
+const caller = (tenantId: string, subject = `${tenantId}-user`, roles = ['search:read', 'search:write']): Ctx<Caller> => ({
   caller: {
     realm: 'r', subject, tenantId, roles, scopes: [], clientId: 'c', username: subject, sessionId: 's', tokenId: 't',
     expiresAt: 0, audience: ['search'], bearer: 'x',

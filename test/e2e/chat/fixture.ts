@@ -1,5 +1,21 @@
+import type { Question, SourcesQuestion } from '../../../core/chat/conversation';
+import { chatCredentials, type ChatCaller } from '../../../core/chat/credentials';
+import { GenerateAnswerBody, GetSourcesBody } from '../../../core/chat/inputs';
+import type { ChatService } from '../../../core/chat/service';
+import { remoteJwksKeySource } from '../../../core/shared/auth/key-sources';
+import { createTokenVerifier, issuerBaseFor } from '../../../core/shared/auth/verifier';
+import type { Ctx } from '../../../core/shared/context';
+import { parseInput } from '../../../core/shared/validation';
+import { questionOf, sourcesQuestionOf } from '../../../rest/chat/wire';
 import type { ModelsInstance } from '../../../services/models';
 import { searchFixture, type SearchFixture } from '../search/fixture';
+
+/** The chat service called with the spec's bodies, as its REST face calls it (validation, then the caller, then the question). */
+export interface BodyChat {
+  generateAnswer(body: unknown, meta?: Omit<Ctx, 'caller'>): ReturnType<ChatService['generateAnswer']>;
+  streamAnswer(body: unknown, meta?: Omit<Ctx, 'caller'>): ReturnType<ChatService['streamAnswer']>;
+  getSources(body: unknown, meta?: Omit<Ctx, 'caller'>): ReturnType<ChatService['getSources']>;
+}
 
 /** The platform with tokens of two tenants (search-fixture), an LM key of tenant-a, and documents of both tenants. */
 export interface ChatFixture extends SearchFixture {
@@ -11,6 +27,8 @@ export interface ChatFixture extends SearchFixture {
   /** A generate_answer body asking `query` as tenant-a, with `extra` merged in. */
   body(query: string, extra?: Record<string, unknown>, request?: Record<string, unknown>): Record<string, unknown>;
   ingest(doc: { title: string; content: string; file_name?: string }, auth?: string): Promise<string>;
+  /** `chat` (in process, or a client of a proxy elsewhere) behind what the REST edge does with a body. */
+  byBody(chat: ChatService): BodyChat;
 }
 
 export const DOCS = [
@@ -36,7 +54,20 @@ export async function chatFixture(env: Record<string, string> = {}): Promise<Cha
       request: { user_cred: { token: raw(f.a), client: { tenant_id: 'tenant-a' } }, bot_config: { caller_version: '1' }, task_process: { service: 'test' }, kvp: {}, ...request },
       query, api_key: apiKey, ...extra,
     });
-    return { ...f, apiKey, tokenA: raw(f.a), tokenB: raw(f.b), body, ingest };
+    // As a proxy served apart from the token service verifies: with the realm's published keys.
+    const keys = remoteJwksKeySource(f.url);
+    const tools = { verifier: createTokenVerifier({ issuerBase: issuerBaseFor(f.platform.config.PUBLIC_URL), keys }), audience: 'chat' };
+    const asked = async <B, Q>(schema: { parse(v: unknown): B }, body: unknown, map: (b: B) => Q, meta: Omit<Ctx, 'caller'> = {}) => {
+      const parsed = parseInput(schema as never, body) as B;
+      const caller: ChatCaller = await chatCredentials.resolve({ header: () => undefined, body: parsed }, tools);
+      return { question: map(parsed), ctx: { ...meta, caller } };
+    };
+    const byBody = (chat: ChatService): BodyChat => ({
+      generateAnswer: async (b, meta) => { const a = await asked(GenerateAnswerBody, b, questionOf, meta); return chat.generateAnswer(a.question as Question, a.ctx); },
+      streamAnswer: async (b, meta) => { const a = await asked(GenerateAnswerBody, b, questionOf, meta); return chat.streamAnswer(a.question as Question, a.ctx); },
+      getSources: async (b, meta) => { const a = await asked(GetSourcesBody, b, sourcesQuestionOf, meta); return chat.getSources(a.question as SourcesQuestion, a.ctx); },
+    });
+    return { ...f, apiKey, tokenA: raw(f.a), tokenB: raw(f.b), body, ingest, byBody };
   } catch (err) {
     await f.stop();
     throw err;

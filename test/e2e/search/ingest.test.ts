@@ -1,12 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallContext } from '../../../core/shared/context';
+import type { Caller } from '../../../core/shared/auth/caller';
+import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore } from '../../../core/search';
 import { docxWith, pdfWith } from '../../core/search/fixtures';
 import { platformCli } from '../shared/server';
 
-const asTenant = (tenantId: string): CallContext => ({
+const asTenant = (tenantId: string): Ctx<Caller> => ({
   caller: { realm: 'r', subject: 'reader', tenantId, roles: ['search:read'], scopes: [], clientId: 'c', username: 'u', sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: '' },
 });
 

@@ -35,7 +35,7 @@ describe('the token subgraph served alone bounds every operation before running 
 
   beforeAll(async () => {
     fx = await tokenFixture();
-    token = tokenSubgraph(fx.core);
+    token = tokenSubgraph(fx);
     dflt = await serve(token);
     tight = await serve(token, { maxDepth: 2, maxCost: 4, maxTokens: 20_000 });
   });

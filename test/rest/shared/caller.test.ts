@@ -1,27 +1,30 @@
 import pino from 'pino';
 import request from 'supertest';
 import { z } from 'zod';
+import type { Caller } from '../../../core/shared/auth/caller';
+import { bearerCredentials } from '../../../core/shared/auth/credentials';
 import { param } from '../../../core/shared/params';
 import { createTokenVerifier, issuerBaseFor } from '../../../core/shared/auth/verifier';
 import { createRestApp } from '../../../rest/shared/app';
 import { detailBody } from '../../../rest/shared/http-errors';
-import { define, type RestService } from '../../../rest/shared/routes';
+import { defineFor, type RestService } from '../../../rest/shared/routes';
 import { PUBLIC_URL, tokenFixture, type TokenFixture } from '../../shared/helpers';
 
 /** A service whose routes declare what they need of the caller; 401/403 come from the router alone. */
+const define = defineFor<Caller>();
 const whoami: RestService = {
-  title: 'Who am I', version: '1', prefix: '/who', errorBody: detailBody, audience: 'search',
+  title: 'Who am I', version: '1', prefix: '/who', errorBody: detailBody, audience: 'search', credentials: bearerCredentials,
   routes: [
     define({
       method: 'get', path: '/me', summary: 'The caller', auth: {},
       responses: { 200: { description: 'caller' } },
-      handle: async (_input, { call }) => ({ subject: call.caller!.subject, tenant: call.caller!.tenantId, roles: call.caller!.roles }),
+      handle: async (_input, { ctx }) => ({ subject: ctx.caller.subject, tenant: ctx.caller.tenantId, roles: ctx.caller.roles }),
     }),
     define({
       method: 'post', path: '/write', summary: 'Needs search:write', auth: { roles: ['search:write'] },
       input: { body: z.object({ n: param.int() }) },
       responses: { 200: { description: 'ok' } },
-      handle: async (input, { call }) => ({ n: input.body.n, by: call.caller!.clientId }),
+      handle: async (input, { ctx }) => ({ n: input.body.n, by: ctx.caller.clientId }),
     }),
   ],
 };

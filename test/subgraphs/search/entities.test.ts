@@ -1,14 +1,15 @@
+import type { Caller } from '../../../core/shared/auth/caller';
 import { graphql } from 'graphql';
 import pino from 'pino';
 import { openSearchCore } from '../../../core/search';
 import type { SearchService } from '../../../core/search/service';
 import { buildSubgraph } from '../../../edge/graphql/subgraph';
-import type { GraphContext } from '../../../edge/graphql/context';
 import { readSchemaFile } from '../../../edge/graphql/sdl';
 import { searchResolvers } from '../../../subgraphs/search';
 import { testClock } from '../../shared/helpers';
+import { fixedCallOf, graphContext } from '../../shared/helpers';
 
-const caller = (tenantId: string) => ({
+const caller = (tenantId: string): Caller => ({
   realm: 'r', subject: `${tenantId}-user`, tenantId, roles: ['search:read', 'search:write'], scopes: [], clientId: 'c', username: 'u',
   sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: 'x',
 });
@@ -16,17 +17,17 @@ const caller = (tenantId: string) => ({
 describe('Document entities of the search subgraph', () => {
   it('are fetched in one batch per request, however many references an operation holds', async () => {
     const core = openSearchCore({ file: ':memory:', clock: testClock() });
-    const ctx = (tenant: string): GraphContext => ({ headers: {}, caller: caller(tenant) });
+    const ctx = (tenant: string) => ({ caller: caller(tenant) });
     const ids: string[] = [];
     for (const title of ['one', 'two', 'three']) ids.push((await core.service.createObject({ content: `text ${title}`, title }, ctx('a'))).id);
     const foreign = (await core.service.createObject({ content: 'x', title: 'foreign' }, ctx('b'))).id;
 
     const batches: (readonly string[])[] = [];
     const counting: SearchService = { ...core.service, getObjects: (input, call) => (batches.push(input.ids), core.service.getObjects(input, call)) };
-    const { schema } = buildSubgraph('search', readSchemaFile('search/search.graphql'), searchResolvers(counting), pino({ level: 'silent' }));
+    const { schema } = buildSubgraph('search', readSchemaFile('search/search.graphql'), searchResolvers(counting, fixedCallOf(caller('a'))), pino({ level: 'silent' }));
     const representations = [...ids, foreign, ids[0]!].map((id) => ({ __typename: 'Document', id }));
     const result = await graphql({
-      schema, contextValue: ctx('a'), variableValues: { r: representations },
+      schema, contextValue: graphContext(), variableValues: { r: representations },
       source: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Document { id title } } }',
     });
     expect(result.errors).toBeUndefined();

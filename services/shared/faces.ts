@@ -1,0 +1,30 @@
+import type { Logger } from 'pino';
+import { noCredentials, type CredentialTools } from '../../core/shared/auth/credentials';
+import { callsFor, type SubgraphEdge } from '../../edge/graphql/calls';
+import { buildSubgraph, type Subgraph } from '../../edge/graphql/subgraph';
+import type { RestService } from '../../rest/shared/routes';
+import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from './module';
+
+/**
+ * A service's faces as the platform mounts them: each gets the module's declaration of how callers
+ * are established, so its REST routes and its subgraph's resolvers resolve `ctx.caller` the same way.
+ */
+const toolsOf = (module: ServiceModule, deps: SharedDeps): CredentialTools => ({ verifier: deps.verifier, audience: audienceOf(module) });
+
+export function restFace(module: ServiceModule, instance: ServiceInstance, deps: SharedDeps): RestService | undefined {
+  if (!module.rest) return undefined;
+  return { ...module.rest(instance, deps), audience: audienceOf(module), credentials: module.credentials?.(instance) ?? noCredentials };
+}
+
+export function subgraphEdge(module: ServiceModule, instance: ServiceInstance, deps: SharedDeps): SubgraphEdge<unknown> {
+  const tools = toolsOf(module, deps);
+  return {
+    callOf: callsFor(module.name, module.credentials?.(instance) ?? noCredentials, tools),
+    callsFor: (credentials, audience) => callsFor(`${module.name} ${credentials.kind} ${audience ?? '*'}`, credentials, { ...tools, audience }),
+  };
+}
+
+export function subgraphFace(module: ServiceModule, instance: ServiceInstance, deps: SharedDeps, log: Logger): Subgraph | undefined {
+  if (!module.subgraph) return undefined;
+  return buildSubgraph(module.name, module.subgraph.sdl(), module.subgraph.resolvers(instance, subgraphEdge(module, instance, deps)), log);
+}
