@@ -42,7 +42,7 @@ export interface CliIo {
   readSecret(): Promise<string>;
 }
 
-/** The flags a command takes; `platform` refuses any other (every command also takes --data-dir). */
+/** The flags a command takes; `platform` refuses any other (every command also takes --data-dir and --help). */
 export interface CommandFlags {
   /** `--name value` or `--name=value`. */
   values?: readonly string[];
