@@ -112,7 +112,7 @@ export function ask(opts: AskOptions, out: (s: string) => void, err: (s: string)
 if (require.main === module) {
   let opts: AskOptions;
   try {
-    const { flags, args } = parseArgs(process.argv.slice(2));
+    const { flags, args } = parseArgs(process.argv.slice(2), { values: ['url', 'token', 'api-key', 'model', 'tenant'], switches: ['help'] });
     if (flags.help) {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);

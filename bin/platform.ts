@@ -4,7 +4,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from '../core/shared/config';
 import { PlatformError } from '../core/shared/errors';
 import { SERVICES } from '../services/registry';
-import type { ServiceModule } from '../services/shared/module';
+import type { CommandFlags, ServiceModule } from '../services/shared/module';
 import { UsageError } from '../services/shared/cli';
 import { parseArgs } from './args';
 import { backupDataDir } from './backup';
@@ -68,11 +68,39 @@ async function serviceCommand(module: ServiceModule, command: string, words: str
   }
 }
 
+/** The flags of the platform's own commands; every command, a service's too, also takes --data-dir and --help. */
+const OWN_FLAGS = new Map<string, CommandFlags>([
+  ['start', { values: ['port'] }],
+  ['serve', { values: ['port'] }],
+  ['init', {}],
+  ['credentials', { switches: ['shell'] }],
+  ['backup', {}],
+  ['compose', { switches: ['check'] }],
+]);
+
+/** What `command` accepts, or undefined when no command has that name. */
+export function commandFlags(command: string, modules: readonly ServiceModule[] = SERVICES): CommandFlags | undefined {
+  const service = modules.flatMap((m) => m.commands ?? []).find((c) => c.name === command);
+  const own = service ? (service.flags ?? {}) : OWN_FLAGS.get(command);
+  return own && { values: ['data-dir', ...(own.values ?? [])], switches: ['help', ...(own.switches ?? [])] };
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  const { flags, args } = parseArgs(rest);
+  if (command === undefined || ['help', '--help', '-h'].includes(command)) {
+    process.stdout.write(`${helpText()}\n`);
+    return;
+  }
+  const accepts = commandFlags(command);
+  if (!accepts) throw new UsageError(`unknown command '${command}'`);
+  const { flags, args } = parseArgs(rest, accepts);
+  // `platform <command> --help` asks for the help, not for the command.
+  if (flags.help) {
+    process.stdout.write(`${helpText()}\n`);
+    return;
+  }
   const owner = SERVICES.find((m) => m.commands?.some((c) => c.name === command));
-  if (owner && command) return serviceCommand(owner, command, args, flags);
+  if (owner) return serviceCommand(owner, command, args, flags);
   switch (command) {
     case 'start':
       return serve(configFrom(flags), 'all');
@@ -123,12 +151,6 @@ export async function main(argv: string[]): Promise<void> {
       writeFileSync(supergraphPath(), sdl);
       return print({ supergraph: supergraphPath(), written: true });
     }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(`${helpText()}\n`);
-      return;
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

@@ -5,7 +5,8 @@
  *   against the token subgraph served alone, through our gateway (subgraphs in process; remote),
  *   through a plain @apollo/gateway and through Hive Gateway over the same remote subgraphs;
  * - a query spanning three subgraphs (token, search, models) through the four gateways, against
- *   each subgraph asked its part directly;
+ *   each subgraph asked its part directly; then the same with a different search word per request
+ *   (bench/graphql/varied.ts), against the search subgraph asked with the same words;
  * - subscription fan-out: BENCH_SUBSCRIBERS (500) streamed answers at once through our gateway.
  * autocannon, BENCH_CONNECTIONS (50) connections, BENCH_SECONDS (5) s per run after a
  * BENCH_WARMUP_SECONDS (1) s warm-up. Exits 1 when a run had failures.
@@ -15,6 +16,7 @@ import { load, verify, type Measured, type Target } from '../shared/load';
 import { problems, table } from '../shared/report';
 import { treeCpuSeconds } from '../shared/cpu';
 import { fanOut, type FanOut } from './fanout';
+import { bodies, loadVaried, variedSearches, SEARCH_VARIED, THREE_VARIED, TOPIC, type VariedTarget } from './varied';
 import { startDeployments, type Deployments } from './setup';
 import { logWarnings, makeTempDir, runBench } from '../shared/platform';
 
@@ -29,10 +31,10 @@ function intEnv(name: string, fallback: number): number {
 }
 
 const ONE = '{ realm { id name issuer jwksUri } }';
-const THREE = '{ viewer { username realm { name } } search(query: "aspirin") { totalCount hits { document { title } } } models { id contextLength } }';
+const THREE = `{ viewer { username realm { name } } search(query: "${TOPIC}") { totalCount hits { document { title } } } models { id contextLength } }`;
 const SLICES: [string, string][] = [
   ['token', '{ viewer { username realm { name } } }'],
-  ['search', '{ search(query: "aspirin") { totalCount hits { document { title } } } }'],
+  ['search', `{ search(query: "${TOPIC}") { totalCount hits { document { title } } } }`],
   ['models', '{ models { id contextLength } }'],
 ];
 
@@ -54,19 +56,22 @@ async function main(): Promise<number> {
   const auth = async () => ({ authorization: (await d.platform.tok.headers()).authorization!, 'api-key': d.platform.apiKey });
 
   /** One target: checked once, warmed, loaded; CPU per response of the server process that answers it. */
-  const run = async (t: Target, serverPid: number | undefined): Promise<Measured> => {
+  const run = async (t: Target | VariedTarget, serverPid: number | undefined): Promise<Measured> => {
+    const go = (s: number) => ('bodies' in t ? loadVaried(t, s, connections) : load(t, s, connections));
     await verify(t);
-    if (warmup) await load(t, warmup, connections);
+    if (warmup) await go(warmup);
     log(`  ${t.name} ...\n`);
     const cpu0 = treeCpuSeconds(serverPid);
-    const m = await load(t, seconds, connections);
+    const m = await go(seconds);
     const cpu1 = treeCpuSeconds(serverPid);
     if (cpu0 !== undefined && cpu1 !== undefined && m.requests > 0) m.cpuMs = ((cpu1 - cpu0) * 1000) / m.requests;
     const bad = problems(m);
-    if (bad) failures.push(`${t.name}: ${bad}`);
+    if (bad) failures.push(`${'bodies' in t ? 'varied words, ' : ''}${t.name}: ${bad}`);
     return m;
   };
   const [apollo, hive] = d.peers as [Deployments['gateway'], Deployments['gateway']];
+  const inProc = 'our gateway, subgraphs in process';
+  const remote = 'our gateway, remote subgraphs';
   const pid = (c: { child: { proc: { pid?: number } } }) => c.child.proc.pid;
 
   log('one-subgraph query ...\n');
@@ -91,6 +96,19 @@ async function main(): Promise<number> {
   three.push(await run(gql(apollo.name, apollo.url, THREE, '"models":[{', await auth()), pid(apollo)));
   three.push(await run(gql(hive.name, hive.url, THREE, '"models":[{', await auth()), pid(hive)));
 
+  const searches = variedSearches();
+  log(`three-subgraph query, a different search word per request (${searches.length} searches) ...\n`);
+  const varied = (name: string, url: string, query: string, marker: string, headers: Record<string, string>): VariedTarget => {
+    const all = bodies(query, searches);
+    return { ...gql(name, url, query, marker, headers), body: all[0], bodies: all };
+  };
+  const searchVaried = await run(varied('search subgraph directly, its part', d.alone.search!.url, SEARCH_VARIED, '"data"', await auth()), pid(d.alone.search!));
+  const threeVaried: Measured[] = [];
+  threeVaried.push(await run(varied(inProc, d.platform.url, THREE_VARIED, '"models":[{', await auth()), pid(d.platform)));
+  threeVaried.push(await run(varied(remote, d.gateway.url, THREE_VARIED, '"models":[{', await auth()), pid(d.gateway)));
+  threeVaried.push(await run(varied(apollo.name, apollo.url, THREE_VARIED, '"models":[{', await auth()), pid(apollo)));
+  threeVaried.push(await run(varied(hive.name, hive.url, THREE_VARIED, '"models":[{', await auth()), pid(hive)));
+
   const fans: [string, FanOut][] = [];
   if (subscribers > 0) {
     const question = 'What are the side effects of aspirin?';
@@ -105,8 +123,6 @@ async function main(): Promise<number> {
   const slowest = slices.reduce((a, b) => (b.p50 > a.p50 ? b : a));
   const rps = (rows: Measured[], name: string) => rows.find((r) => r.name === name)?.rps ?? Number.NaN;
   const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-  const inProc = 'our gateway, subgraphs in process';
-  const remote = 'our gateway, remote subgraphs';
   const out = [
     header({ seconds, coldSeconds: 0, connections, warmup }, before).split('\n').filter((l) => !l.includes('cold')).join('\n'),
     'every process WORKERS=1 (one process each, as the peers); server CPU: the answering process only (a gateway\'s own, not its subgraphs\')',
@@ -118,6 +134,14 @@ async function main(): Promise<number> {
     `### Three subgraphs: \`${THREE}\` (baseline: the slowest part asked of its subgraph directly)`,
     '',
     table([...slices, ...three], slowest),
+    '',
+    `### Three subgraphs, a different search word per request: \`${THREE_VARIED}\` (baseline: the search part asked of its subgraph directly with the same words)`,
+    '',
+    `$q: "${TOPIC} <word>" with each of ${searches.length} content words of SciFact's queries in turn, the same order for every target; token's and models' parts are the same in every request`,
+    '',
+    table([searchVaried, ...threeVaried], searchVaried),
+    '',
+    `req/s with varied words / with one query: ${[inProc, remote, apollo.name, hive.name].map((n) => `${n} ${x(rps(threeVaried, n), rps(three, n))}`).join(', ')}`,
     '',
   ];
   if (fans.length) {
@@ -132,9 +156,10 @@ async function main(): Promise<number> {
   const ahead = (rows: Measured[]) => [apollo.name, hive.name].every((p) => rps(rows, remote) > rps(rows, p));
   out.push('### Targets', '');
   out.push(`- one-subgraph query through the gateway >= 0.6x the same data over REST: ${oneRatio >= 0.6 ? 'met' : 'not met'} (${x(rps(one, inProc), one[0]!.rps)} in process, ${x(rps(one, remote), one[0]!.rps)} remote)`);
-  out.push(`- ahead of plain @apollo/gateway and Hive Gateway on every query (same remote subgraphs): ${ahead(one) && ahead(three) ? 'met' : 'not met'}`
+  out.push(`- ahead of plain @apollo/gateway and Hive Gateway on every query (same remote subgraphs): ${ahead(one) && ahead(three) && ahead(threeVaried) ? 'met' : 'not met'}`
     + ` (one subgraph: ${x(rps(one, remote), rps(one, apollo.name))} Apollo's, ${x(rps(one, remote), rps(one, hive.name))} Hive's;`
-    + ` three: ${x(rps(three, remote), rps(three, apollo.name))}, ${x(rps(three, remote), rps(three, hive.name))})`);
+    + ` three: ${x(rps(three, remote), rps(three, apollo.name))}, ${x(rps(three, remote), rps(three, hive.name))};`
+    + ` three, varied words: ${x(rps(threeVaried, remote), rps(threeVaried, apollo.name))}, ${x(rps(threeVaried, remote), rps(threeVaried, hive.name))})`);
   out.push(`- gateway over the token subgraph directly, one-subgraph query: ${x(rps(one, remote), rps(one, 'token subgraph directly (served alone)'))} remote`);
   process.stdout.write(`${out.join('\n')}\n`);
   const warnings = logWarnings(d.platform.logFile);

@@ -21,6 +21,8 @@ export const modelsCommands: CliCommand<ModelsInstance>[] = [{
     'platform key create --name N [--tenant T] [--models m1,m2] [--rpm N] [--token-budget N]   an LM key, shown once',
     'platform key list [--tenant T] | revoke <id|prefix>',
   ],
+  // --id: revoke's target given as a flag instead of a word.
+  flags: { values: ['name', 'tenant', 'models', 'rpm', 'token-budget', 'id'] },
   run: async (core, words, f) => {
     const [verb, target] = words;
     switch (verb) {

@@ -11,6 +11,7 @@ export const searchCommands: CliCommand<SearchInstance>[] = [
       'platform ingest <file|dir> [--tenant T] [--repo R] [--folder F] [--tags a,b]',
       '                                                 index txt, md, html, pdf and docx files (re-runs skip unchanged files)',
     ],
+    flags: { values: ['tenant', 'repo', 'folder', 'tags'] },
     run: async (core, words, f) => {
       const path = words[0];
       if (!path) throw new UsageError('ingest needs a file or a folder');

@@ -44,11 +44,21 @@ export interface CliIo {
   readSecret(): Promise<string>;
 }
 
+/** The flags a command takes; `platform` refuses any other (every command also takes --data-dir and --help). */
+export interface CommandFlags {
+  /** `--name value` or `--name=value`. */
+  values?: readonly string[];
+  /** Flags without a value (`--check`). */
+  switches?: readonly string[];
+}
+
 /** `platform <name> ...`: a command a service adds to the CLI; it prints what `run` returns, as JSON. */
 export interface CliCommand<I> {
   name: string;
   /** Help lines, each starting with `platform <name>`. */
   usage: string[];
+  /** What `run` reads from `flags`; none when absent. */
+  flags?: CommandFlags;
   run(instance: I, words: string[], flags: Record<string, string | undefined>, io: CliIo): Promise<unknown>;
 }
 

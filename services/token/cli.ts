@@ -62,23 +62,24 @@ export async function adminCommand(admin: TokenAdmin, words: string[], f: Record
   }
 }
 
-const command = (name: 'realm' | 'client' | 'user', usage: string[]): CliCommand<TokenCore> => ({
+const command = (name: 'realm' | 'client' | 'user', values: string[], usage: string[]): CliCommand<TokenCore> => ({
   name,
   usage,
+  flags: { values },
   run: async (core, words, flags, io) => present(await adminCommand(core.admin, [name, ...words], flags, io.readSecret), name),
 });
 
 /** The token service's part of the `platform` command. */
 export const tokenCommands: CliCommand<TokenCore>[] = [
-  command('realm', [
+  command('realm', ['name', 'access-ttl', 'refresh-ttl', 'realm'], [
     'platform realm create [--name N] [--access-ttl S] [--refresh-ttl S]',
     'platform realm list | disable <id> | enable <id> | default <id> | rotate-key [<id>]',
   ]),
-  command('client', [
+  command('client', ['client-id', 'realm', 'tenant', 'roles', 'scopes'], [
     'platform client create --client-id ID [--realm R] [--tenant T] [--roles r1,r2] [--scopes s1,s2]',
     'platform client list [--realm R] | disable --client-id ID | enable --client-id ID | rotate-secret --client-id ID',
   ]),
-  command('user', [
+  command('user', ['username', 'password', 'realm', 'tenant', 'roles', 'email'], [
     'platform user create --username U [--password P] [--realm R] [--tenant T] [--roles r1,r2] [--email E]',
     'platform user list [--realm R] | disable --username U | enable --username U',
     'platform user set-password --username U [--password P] [--realm R]   (ends the user\'s sessions)',
