@@ -127,10 +127,11 @@ export interface IndexFeeds {
 export interface AdminStore {
   /** The tenant's live object ingested from `sourceKey` with exactly these bytes. */
   sameFile(tenant: string, sourceKey: string, contentHash: string): string | undefined;
-  /** Every passage of every tenant with ids above `afterId`, in id order, at most `limit`. */
+  /** Every passage of every tenant with ids above `afterId`, in id order, at most `limit` (deleted objects' may be among them). */
   chunkPage(afterId: number, limit: number): { id: number; text: string; title: string }[];
+  /** How many passages `chunkPage` goes through. */
   chunkCount(): number;
-  /** Sets (or replaces) these passages' vectors, in one transaction. */
+  /** Sets these passages' vectors in one transaction: a passage has one vector, so another embedder's is replaced. */
   writeVectors(format: VectorFormat, vectors: readonly { chunkId: number; vector: Float32Array }[]): void;
   bumpVectorsGeneration(): void;
 }
