@@ -2,6 +2,9 @@ import { splitCustom } from './custom-metadata';
 import { filterTerms, METADATA_FIELDS } from './terms';
 import type { DateRange, Filters } from './types';
 
+// Scope lived here before the store's ports: its importers keep working.
+export type { Scope } from './types';
+
 /**
  * What a request's filters mean, as conditions every one of which an object must meet (besides
  * its scope: tenant, live, private only to its creator). A store turns them into its own query, so
