@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
-import { statements, type Db } from '../shared/sqlite';
 import type { Embedder } from '../shared/text/embedder';
 import { extractText, kindOf, UnreadableFile } from './extract';
-import type { Scope } from './filters';
-import type { SourceOutcome } from './sqlite-store';
-import type { NewObject } from './types';
-import { vectorBlob } from './sqlite-rows';
+import type { AdminStore, SourceOutcome } from './ports';
+import type { NewObject, Scope } from './types';
 
 /**
  * Administration of the repository from the `platform` command, also while the server runs:
@@ -55,15 +52,7 @@ function filesUnder(path: string): string[] {
   return out;
 }
 
-export function createSearchAdmin(d: { db: Db; add: Add; embedder: Embedder }) {
-  const s = statements(d.db);
-  const sameFile = s.one('SELECT id FROM objects WHERE tenant = ? AND source_key = ? AND content_hash = ? AND deleted_at IS NULL', (r) => r.id as string);
-  const chunkPage = s.many(`SELECT c.id AS id, c.text AS text, o.title AS title FROM chunks c JOIN objects o ON o.seq = c.object_seq
-    WHERE c.id > ? ORDER BY c.id LIMIT ?`, (r) => ({ id: r.id as number, text: r.text as string, title: r.title as string }));
-  const chunkCount = s.one('SELECT count(*) AS n FROM chunks', (r) => r.n as number);
-  const setVector = s.run('INSERT OR REPLACE INTO vectors (chunk_id, embedder, vector) VALUES (?, ?, ?)');
-  const bump = s.run("UPDATE meta SET value = value + 1 WHERE key = 'vectors_generation'");
-
+export function createSearchAdmin(d: { store: AdminStore; add: Add; embedder: Embedder }) {
   return {
     async ingest(path: string, opts: IngestOptions): Promise<IngestReport> {
       const root = resolve(path);
@@ -79,7 +68,7 @@ export function createSearchAdmin(d: { db: Db; add: Add; embedder: Embedder }) {
         }
         const bytes = readFileSync(file);
         const hash = createHash('sha256').update(bytes).digest('hex');
-        const known = sameFile(opts.tenant, file, hash);
+        const known = d.store.sameFile(opts.tenant, file, hash);
         if (known) {
           report.unchanged++;
           report.objects.push({ file, object_id: known });
@@ -105,15 +94,15 @@ export function createSearchAdmin(d: { db: Db; add: Add; embedder: Embedder }) {
     },
 
     async reindex(onProgress?: Progress): Promise<{ passages: number; embedder: string }> {
-      const total = chunkCount() ?? 0;
+      const total = d.store.chunkCount();
       let done = 0;
-      for (let page = chunkPage(0, 256); page.length; page = chunkPage(page.at(-1)!.id, 256)) {
+      for (let page = d.store.chunkPage(0, 256); page.length; page = d.store.chunkPage(page.at(-1)!.id, 256)) {
         const vectors = await d.embedder.embed(page.map((c) => `${c.title}\n${c.text}`));
-        d.db.transaction(() => page.forEach((c, i) => setVector(c.id, d.embedder.id, vectorBlob(vectors[i]!, d.embedder.sparse))))();
+        d.store.writeVectors(d.embedder, page.map((c, i) => ({ chunkId: c.id, vector: vectors[i]! })));
         done += page.length;
         onProgress?.(done, total, '');
       }
-      bump();
+      d.store.bumpVectorsGeneration();
       return { passages: done, embedder: d.embedder.id };
     },
   };

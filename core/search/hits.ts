@@ -1,13 +1,13 @@
 import { showCustom } from './custom-metadata';
 import { highlightFragment, matcher, snippet } from './highlight';
 import type { Scored } from './ranking';
-import type { ObjectRow } from './sqlite-rows';
-import type { SearchIndex } from './sqlite-search';
+import type { ObjectRecord } from './ports';
+import type { SearchIndex } from './search-index';
 import type { SearchHit, StoredObject } from './types';
 import { queryWords } from '../shared/text/words';
 
 /** Result items for a page of ranked objects: the object, its score, a snippet of its best passage, highlights when asked. */
-export const strip = ({ seq: _seq, ...o }: ObjectRow): StoredObject => showCustom(o);
+export const strip = ({ seq: _seq, ...o }: ObjectRecord): StoredObject => showCustom(o);
 export const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 export function hitsFor(index: SearchIndex, page: Scored[], query: string, highlight: boolean): SearchHit[] {

@@ -1,5 +1,4 @@
 import { systemClock, type Clock } from '../shared/clock';
-import { statements, type Db } from '../shared/sqlite';
 import { hashingEmbedder, type Embedder } from '../shared/text/embedder';
 import type { Reranker } from './fusion';
 import { ranking } from './ranking';
@@ -7,22 +6,23 @@ import { coverageReranker } from './rerank';
 import { createSearchService } from './search-service';
 import type { SearchService } from './service';
 import { lexicalSearch } from './lexical';
+import type { SearchStore } from './ports';
+import { searchIndex } from './search-index';
 import { vectorSearch } from './semantic';
-import { sqliteSearch } from './sqlite-search';
-import { openSearchDb, sqliteObjectStore, type ObjectStore } from './sqlite-store';
+import { openSqliteSearchStore, type SqliteSearchStore } from './sqlite';
 import { createSearchAdmin, type SearchAdmin } from './admin';
-import { foldLegacyCustomMetadata } from './sqlite-fold-custom';
 
 export interface SearchCore {
   service: SearchService;
   admin: SearchAdmin;
   embedder: Embedder;
-  store: ObjectStore;
-  db: Db;
+  store: SearchStore;
+  /** search.db's connection (the SQLite adapter's), for tests that reach under the ports. */
+  db: SqliteSearchStore['db'];
   /** Builds every tenant's in-memory indexes in slices, yielding between them, so first searches find them ready. */
   warmUp(): Promise<void>;
   /**
-   * Keeps warming up in the background whenever search.db changed (writes of other processes too),
+   * Keeps warming up in the background whenever the store changed (writes of other processes too),
    * checking every `everyMs`; returns the function that stops it.
    */
   follow(everyMs: number): () => void;
@@ -47,25 +47,23 @@ export interface SearchCoreOptions {
 /** Wires the search service over its embedded store; the one place that picks its adapters. */
 export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const clock = opts.clock ?? systemClock;
-  const db = openSearchDb(opts.file, { durable: opts.durable });
+  const store = openSqliteSearchStore(opts.file, { durable: opts.durable });
+  const { feeds } = store;
   const embedder = opts.embedder ?? hashingEmbedder();
-  const store = sqliteObjectStore(db);
-  foldLegacyCustomMetadata(db);
-  const index = sqliteSearch(db, store.version);
-  const lexical = lexicalSearch(db, store.version);
-  const vectors = vectorSearch(db, embedder, { exactBelow: opts.exactBelow, version: store.version });
+  const index = searchIndex(store.queries, () => feeds.dataVersion());
+  const lexical = lexicalSearch(feeds);
+  const vectors = vectorSearch(feeds, embedder, { exactBelow: opts.exactBelow });
   const maxCandidates = opts.maxCandidates ?? 1000;
   const rank = ranking({
     index, lexical, vectors, embedder, reranker: opts.reranker ?? coverageReranker(), rerankWeight: opts.rerankWeight ?? 0.05, maxCandidates,
   });
   const { service, add } = createSearchService({
-    store, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates,
+    store: store.objects, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates,
   });
-  const admin = createSearchAdmin({ db, add, embedder });
+  const admin = createSearchAdmin({ store: store.admin, add, embedder });
   let closed = false;
-  const tenants = statements(db).many('SELECT DISTINCT tenant FROM objects WHERE deleted_at IS NULL', (r) => r.tenant as string);
   const warmUp = async () => {
-    for (const tenant of tenants()) {
+    for (const tenant of feeds.tenants()) {
       while (!closed && (lexical.warm(tenant) || vectors.warm(tenant))) await new Promise((r) => setImmediate(r));
     }
   };
@@ -73,7 +71,7 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
     let seen = '';
     let running = false;
     const timer = setInterval(() => {
-      const now = store.version();
+      const now = feeds.dataVersion();
       if (running || closed || now === seen) return;
       running = true;
       warmUp().then(() => {
@@ -86,10 +84,10 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
     return () => clearInterval(timer);
   };
   return {
-    service, admin, embedder, store, db, warmUp, follow,
+    service, admin, embedder, store, db: store.db, warmUp, follow,
     close: () => {
       closed = true;
-      db.close();
+      store.close();
     },
   };
 }

@@ -4,7 +4,7 @@ import { chunkText } from './chunker';
 import { foldCustom } from './custom-metadata';
 import type { Embedder } from '../shared/text/embedder';
 import type { ObjectPatch } from './service';
-import type { PreparedObject } from './sqlite-store';
+import type { PreparedObject } from './ports';
 import type { JsonObject, NewObject, ObjectFields } from './types';
 
 /**

@@ -5,16 +5,14 @@ import { uuidv7 } from '../shared/ids';
 import type { Embedder } from '../shared/text/embedder';
 import { ObjectNotFound } from './errors';
 import { extractText } from './extract';
-import { whereClause, type Scope } from './filters';
 import { hitsFor, round, strip } from './hits';
 import { contentHash, isPrivateIn, newFields, passagesOf, patchedFields, systemMetadata } from './objects';
+import type { ObjectRecord, ObjectStore, Selection, SourceOutcome } from './ports';
 import type { Ranking, Scored } from './ranking';
+import type { SearchIndex } from './search-index';
 import type { SearchService } from './service';
 import type { VectorSearch } from './semantic';
-import type { ObjectRow } from './sqlite-rows';
-import type { SearchIndex } from './sqlite-search';
-import type { ObjectStore, SourceOutcome } from './sqlite-store';
-import type { NewObject, Passage, StoredObject } from './types';
+import type { NewObject, Passage, Scope, StoredObject } from './types';
 
 export const READ_ROLE = 'search:read';
 export const WRITE_ROLE = 'search:write';
@@ -59,7 +57,7 @@ export function createSearchService(d: SearchServiceDeps) {
     }
     // Decided again inside the write transaction: a parallel run may have added or replaced it since.
     return d.store.putSource({ ...prepared, sourceKey: input.sourceKey },
-      (old) => JSON.stringify(deletedSystem(old, scope.subject, now)), d.maxObjectsPerTenant);
+      (old) => deletedSystem(old, scope.subject, now), d.maxObjectsPerTenant);
   };
 
   /** The object just written (gone only if another process deleted it since: then not found, as it would be a moment later). */
@@ -74,7 +72,7 @@ export function createSearchService(d: SearchServiceDeps) {
   });
 
   /** The object if the scope may see it (its tenant; not someone else's private object). */
-  const visible = (scope: Scope, id: string): ObjectRow => {
+  const visible = (scope: Scope, id: string): ObjectRecord => {
     const o = d.store.get(scope.tenant, id);
     if (!o || (o.isPrivate && o.createdBy !== scope.subject)) throw new ObjectNotFound();
     return o;
@@ -85,7 +83,7 @@ export function createSearchService(d: SearchServiceDeps) {
 
     async search(req, call) {
       const scope = scopeFor(call, READ_ROLE);
-      const where = whereClause(scope, req.filters);
+      const where: Selection = { scope, filters: req.filters };
       const want = req.offset + req.limit;
       const texts = async (top: Scored[]) => hitsFor(d.index, top, req.query, false).map((h) => ({ title: h.object.title, text: h.snippet }));
       let ranked: Scored[];
@@ -107,7 +105,7 @@ export function createSearchService(d: SearchServiceDeps) {
 
     async passages(req, call) {
       const scope = scopeFor(call, READ_ROLE);
-      const ranked = await d.ranking.passages(scope.tenant, whereClause(scope, req.filters), req);
+      const ranked = await d.ranking.passages(scope.tenant, { scope, filters: req.filters }, req);
       const page = ranked.slice(req.offset, req.offset + req.limit);
       const texts = d.index.chunkTexts(page.map((r) => r.chunkId));
       const objects = d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
@@ -138,7 +136,7 @@ export function createSearchService(d: SearchServiceDeps) {
 
     async getObjects({ ids }, call) {
       const scope = scopeFor(call, READ_ROLE);
-      const found = d.index.objects([...d.index.allowed(whereClause(scope, { objectIds: [...ids] }))]);
+      const found = d.index.objects([...d.index.allowed({ scope, filters: { objectIds: [...ids] } })]);
       const byId = new Map([...found.values()].map((o) => [o.id, strip(o)]));
       return ids.map((id) => byId.get(id) ?? null);
     },
@@ -160,7 +158,7 @@ export function createSearchService(d: SearchServiceDeps) {
       const scope = scopeFor(call, WRITE_ROLE);
       const current = visible(scope, id);
       const now = d.clock.now();
-      if (!d.store.remove(current.seq, JSON.stringify(deletedSystem(current, scope.subject, now)), scope.subject, now)) throw new ObjectNotFound();
+      if (!d.store.remove(current.seq, deletedSystem(current, scope.subject, now), scope.subject, now)) throw new ObjectNotFound();
     },
   };
   return { service, add };

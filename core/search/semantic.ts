@@ -1,12 +1,11 @@
-import { statements, type Db } from '../shared/sqlite';
 import type { Embedder } from '../shared/text/embedder';
-import { blobVector } from './sqlite-rows';
+import type { IndexFeeds } from './ports';
 import { createVectorIndex, type VectorIndex } from './vectors';
 
 /**
  * Vector search over one tenant's passages. Each tenant has its own index (exact below a size,
  * HNSW past it: core/search/vectors), so a query can only ever reach its own tenant's vectors.
- * Indexes live in memory and follow search.db: before each search, vectors written since (by this
+ * Indexes live in memory and follow the store: before each search, vectors written since (by this
  * process, another worker or `platform ingest`) are added, and a new generation (`platform
  * reindex`) rebuilds them. Only vectors of the configured embedder are used.
  */
@@ -22,22 +21,16 @@ interface TenantIndex {
   objectOf: Map<number, number>;
   /** Highest chunk id added. */
   seen: number;
-  /** search.db's version when it last caught up. */
+  /** The store's data version when it last caught up. */
   version: string;
 }
 
-export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: number; version?: () => string } = {}) {
-  const s = statements(db);
-  const generationOf = s.one("SELECT value FROM meta WHERE key = 'vectors_generation'", (r) => r.value as number);
-  const newer = s.many(`SELECT v.chunk_id AS id, c.object_seq AS seq, v.vector AS vector FROM vectors v
-      JOIN chunks c ON c.id = v.chunk_id JOIN objects o ON o.seq = c.object_seq
-      WHERE v.chunk_id > ? AND o.tenant = ? AND v.embedder = ? ORDER BY v.chunk_id LIMIT ?`,
-    (r) => ({ id: r.id as number, seq: r.seq as number, vector: blobVector(r.vector as Buffer, embedder.dimensions, embedder.sparse) }));
+export function vectorSearch(feeds: IndexFeeds, embedder: Embedder, opts: { exactBelow?: number } = {}) {
   const tenants = new Map<string, TenantIndex>();
-  let generation = generationOf();
+  let generation = feeds.vectorsGeneration();
 
   const tenantIndex = (tenant: string): TenantIndex => {
-    const now = generationOf();
+    const now = feeds.vectorsGeneration();
     if (now !== generation) {
       tenants.clear();
       generation = now;
@@ -49,7 +42,7 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
 
   /** Adds one batch of vectors not yet indexed; false when there were none. */
   const step = (t: TenantIndex, tenant: string, size = 5000): boolean => {
-    const batch = newer(t.seen, tenant, embedder.id, size);
+    const batch = feeds.vectorsSince(tenant, t.seen, embedder, size);
     for (const row of batch) {
       t.index.add(row.id, row.vector);
       t.objectOf.set(row.id, row.seq);
@@ -59,7 +52,7 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
   };
 
   const catchUp = (tenant: string): TenantIndex => {
-    const version = opts.version?.() ?? '';
+    const version = feeds.dataVersion();
     const current = tenants.get(tenant);
     if (current && version && current.version === version) return current;
     const t = tenantIndex(tenant);
@@ -70,7 +63,7 @@ export function vectorSearch(db: Db, embedder: Embedder, opts: { exactBelow?: nu
 
   return {
     /**
-     * The `k` passages nearest to `query` among objects `allowed` lets through (the filter clause's
+     * The `k` passages nearest to `query` among objects `allowed` lets through (the selection's
      * result), best first.
      */
     search(tenant: string, query: Float32Array, k: number, allowed: Set<number>): ChunkHit[] {

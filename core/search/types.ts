@@ -48,6 +48,12 @@ export interface NewObject extends Partial<ObjectFields> {
   contentHash?: string;
 }
 
+/** Who searches or writes: the caller's tenant, and its subject (which sees its own private objects). */
+export interface Scope {
+  tenant: string;
+  subject: string;
+}
+
 export type DateRange = [Date | null, Date | null];
 
 /** Every filter of v1 and v2; an absent or empty filter means no filter. Values are OR-ed within a filter, filters AND-ed. */

@@ -1,39 +1,14 @@
-import { openDatabase, statements, type Db } from '../shared/sqlite';
-import type { Chunk } from './chunker';
-import { FIELD_COLUMNS, fieldValues, OBJECT_COLUMNS, toObject, vectorBlob, type ObjectRow } from './sqlite-rows';
-import { SEARCH_MIGRATIONS } from './sqlite-schema';
-import { objectTerms } from './terms';
-import { ObjectQuotaReached } from './errors';
-import type { ObjectFields } from './types';
-
-/** An object ready to be written: fields, text, passages and their vectors. */
-export interface PreparedObject {
-  id: string;
-  tenant: string;
-  fields: ObjectFields;
-  isPrivate: boolean;
-  size: number;
-  content: string;
-  chunks: Chunk[];
-  vectors: Float32Array[];
-  embedderId: string;
-  /** Store the vectors as their nonzero entries (the embedder's vectors are sparse). */
-  sparseVectors?: boolean;
-  createdBy: string;
-  now: number;
-  sourceKey?: string;
-  contentHash?: string;
-}
-
-export interface SourceOutcome {
-  id: string;
-  outcome: 'created' | 'replaced' | 'unchanged';
-}
+import { statements, toJson, type Db } from '../../shared/sqlite';
+import { ObjectQuotaReached } from '../errors';
+import type { JsonObject, ObjectFields } from '../types';
+import type { ObjectRecord, ObjectStore, PreparedObject, SourceOutcome } from '../ports';
+import { objectTerms } from '../terms';
+import { FIELD_COLUMNS, fieldValues, OBJECT_COLUMNS, toObject, vectorBlob } from './rows';
 
 export const ftsTags = (f: ObjectFields) => f.tags.join(' ');
 
-/** The repository's writes and its lookups by id; searches live in their own modules over the same db. */
-export function sqliteObjectStore(db: Db) {
+/** The object store over search.db; `wrote` is told after every committed write (the data version counts them). */
+export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
   const s = statements(db);
   const insertObject = s.run(`INSERT INTO objects (id, tenant, ${FIELD_COLUMNS.join(', ')}, size, created_by, updated_by, source_key, content_hash,
     chunk_count, created_at, updated_at) VALUES (?, ?, ${FIELD_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -57,11 +32,9 @@ export function sqliteObjectStore(db: Db) {
     (r) => ({ id: r.id as string, seq: r.seq as number, contentHash: r.content_hash as string | null }));
   const recordChange = s.run('INSERT INTO changes (tenant, object_seq) SELECT tenant, seq FROM objects WHERE seq = ?');
   const chunkIdsOf = s.many('SELECT id FROM chunks WHERE object_seq = ?', (r) => r.id as number);
-  /** Bumped after every write of this connection (other connections' writes move `data_version`). */
-  let writes = 0;
 
-  const wrote = <T>(result: T): T => {
-    writes++;
+  const counted = <T>(result: T): T => {
+    wrote();
     return result;
   };
 
@@ -101,21 +74,17 @@ export function sqliteObjectStore(db: Db) {
     recordChange(seq);
   });
 
-  /** Soft delete: the rows stay (audit), the full-text rows go, and every search excludes the object. */
-  const remove = db.transaction((seq: number, systemMetadata: string, by: string, now: number): boolean => {
-    if (!markDeleted(now, now, by, systemMetadata, seq)) return false;
+  // Soft delete: the rows stay (audit), the full-text rows go, and every search excludes the object.
+  const remove = db.transaction((seq: number, systemMetadata: JsonObject, by: string, now: number): boolean => {
+    if (!markDeleted(now, now, by, toJson(systemMetadata), seq)) return false;
     deleteObjectFts(seq);
     for (const id of chunkIdsOf(seq)) deleteChunkFts(id);
     recordChange(seq);
     return true;
   });
 
-  /**
-   * `platform ingest`: keeps, replaces or adds the object of `p.sourceKey`, decided inside the write
-   * transaction (IMMEDIATE), so parallel runs over the same file agree: one adds it, the others find
-   * it. A changed file's old version is deleted in the same transaction.
-   */
-  const putSource = db.transaction((p: PreparedObject, maxPerTenant: number, deletedSystem: (old: ObjectRow) => string): SourceOutcome => {
+  // IMMEDIATE (below): the write lock is taken before the lookup, so parallel runs decide one after another.
+  const putSource = db.transaction((p: PreparedObject, maxPerTenant: number, deletedSystem: (old: ObjectRecord) => JsonObject): SourceOutcome => {
     const previous = bySource(p.tenant, p.sourceKey);
     if (previous && previous.contentHash === p.contentHash) return { id: previous.id, outcome: 'unchanged' };
     if (previous) remove(previous.seq, deletedSystem(getLive(p.tenant, previous.id)!), p.createdBy, p.now);
@@ -124,23 +93,12 @@ export function sqliteObjectStore(db: Db) {
   });
 
   return {
-    /** Writes the object, its text, passages, vectors and index rows in one transaction (IMMEDIATE: the quota holds across processes). */
-    insert: (p: PreparedObject, maxPerTenant = Infinity) => wrote(insert.immediate(p, maxPerTenant)),
-    putSource: (p: PreparedObject & { sourceKey: string }, deletedSystem: (old: ObjectRow) => string, maxPerTenant = Infinity) =>
-      wrote(putSource.immediate(p, maxPerTenant, deletedSystem)),
-    update: (seq: number, f: ObjectFields, isPrivate: boolean, by: string, now: number, titleChanged: boolean) =>
-      wrote(update(seq, f, isPrivate, by, now, titleChanged)),
-    remove: (seq: number, systemMetadata: string, by: string, now: number) => wrote(remove(seq, systemMetadata, by, now)),
-    /**
-     * Changes whenever search.db may have changed: a write of this connection, or a commit of another
-     * (SQLite's data_version). Caches keyed by it never serve stale results.
-     */
-    version: () => `${db.pragma('data_version', { simple: true }) as number}.${writes}`,
-    get: (tenant: string, id: string): ObjectRow | undefined => getLive(tenant, id),
-    bySource: (tenant: string, key: string) => bySource(tenant, key),
+    // IMMEDIATE: the quota count holds across processes.
+    insert: (p, maxPerTenant = Infinity) => counted(insert.immediate(p, maxPerTenant)),
+    putSource: (p, deletedSystem, maxPerTenant = Infinity) => counted(putSource.immediate(p, maxPerTenant, deletedSystem)),
+    update: (seq, f, isPrivate, by, now, titleChanged) => counted(update(seq, f, isPrivate, by, now, titleChanged)),
+    remove: (seq, systemMetadata, by, now) => counted(remove(seq, systemMetadata, by, now)),
+    get: (tenant, id) => getLive(tenant, id),
+    bySource: (tenant, key) => bySource(tenant, key),
   };
 }
-
-export type ObjectStore = ReturnType<typeof sqliteObjectStore>;
-
-export const openSearchDb = (file: string, opts: { durable?: boolean } = {}): Db => openDatabase(file, SEARCH_MIGRATIONS, opts);

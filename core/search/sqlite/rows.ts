@@ -1,16 +1,13 @@
-import { fromJson, type Row } from '../shared/sqlite';
-import type { Json, JsonObject, ObjectFields, StoredObject } from './types';
+import { fromJson, type Row } from '../../shared/sqlite';
+import type { ObjectRecord } from '../ports';
+import type { Json, JsonObject, ObjectFields } from '../types';
 
-/** Columns of `objects` read back as a StoredObject. */
+/** Columns of `objects` read back as an ObjectRecord. */
 export const OBJECT_COLUMNS = `o.seq, o.id, o.tenant, o.title, o.file_name, o.file_extension, o.object_type, o.size, o.ext_user_id_ref,
   o.tags, o.folders, o.repos, o.kvp, o.taxonomy, o.system_metadata, o.custom_metadata, o.media_metadata, o.source_system_metadata,
   o.created_by, o.updated_by, o.is_private, o.chunk_count, o.created_at, o.updated_at, o.deleted_at`;
 
-export interface ObjectRow extends StoredObject {
-  seq: number;
-}
-
-export const toObject = (r: Row): ObjectRow => ({
+export const toObject = (r: Row): ObjectRecord => ({
   seq: r.seq as number,
   id: r.id as string,
   tenant: r.tenant as string,

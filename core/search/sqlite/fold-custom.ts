@@ -1,14 +1,14 @@
-import { statements, type Db } from '../shared/sqlite';
-import { foldCustom } from './custom-metadata';
-import { OBJECT_COLUMNS, toObject } from './sqlite-rows';
-import { ftsTags } from './sqlite-store';
-import { objectTerms } from './terms';
+import { statements, type Db } from '../../shared/sqlite';
+import { foldCustom } from '../custom-metadata';
+import { objectTerms } from '../terms';
+import { ftsTags } from './objects';
+import { OBJECT_COLUMNS, toObject } from './rows';
 
 const FLAG = 'custom_metadata_folded';
 
 /**
  * Once per search.db: objects stored before custom_metadata's tags, kvp and taxonomy became the
- * object's own (see custom-metadata.ts) get them folded in, as a new object would, with their
+ * object's own (see ../custom-metadata.ts) get them folded in, as a new object would, with their
  * index rows rewritten, so a filter on `custom_metadata.tags` still finds them. Their `updated_*`
  * stay: nothing the caller gave changed. One IMMEDIATE transaction that checks the flag again, so
  * processes opening the file at once fold it once.

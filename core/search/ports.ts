@@ -1,0 +1,145 @@
+import type { Embedder } from '../shared/text/embedder';
+import type { Chunk } from './chunker';
+import type { Filters, JsonObject, ObjectFields, Scope, SortField, StoredObject } from './types';
+
+/**
+ * What the search domain needs from its store, in its own terms: objects of a tenant, numbered by
+ * `seq` (the compact number every index refers to); passages numbered by chunk id; both only grow,
+ * so a reader catches up from the last number it saw. Adapters: SQLite (search.db, core/search/
+ * sqlite/). Each passes the contract tests of test/core/search/store-contracts.ts.
+ */
+
+/** A stored object with its `seq`. */
+export interface ObjectRecord extends StoredObject {
+  seq: number;
+}
+
+/** An object ready to be written: fields, text, passages and their vectors. */
+export interface PreparedObject {
+  id: string;
+  tenant: string;
+  fields: ObjectFields;
+  isPrivate: boolean;
+  size: number;
+  content: string;
+  chunks: Chunk[];
+  /** One per chunk, in order. */
+  vectors: Float32Array[];
+  embedderId: string;
+  /** Store the vectors as their nonzero entries (the embedder's vectors are sparse). */
+  sparseVectors?: boolean;
+  createdBy: string;
+  now: number;
+  sourceKey?: string;
+  contentHash?: string;
+}
+
+export interface SourceOutcome {
+  id: string;
+  outcome: 'created' | 'replaced' | 'unchanged';
+}
+
+/** The objects a search may reach: the scope's tenant, live objects, private ones only of the scope's subject, then the filters (filters.ts says what each means). */
+export interface Selection {
+  scope: Scope;
+  filters: Filters;
+}
+
+/** Words to match in the full-text index: `all` each as a prefix, AND-ed; `phrase` all of them in order, adjacent. */
+export interface TextQuery {
+  mode: 'all' | 'phrase';
+  words: string[];
+}
+
+/** An object a full-text query matched; `raw` is a relevance, larger is better, comparable within one answer. */
+export interface Match {
+  seq: number;
+  raw: number;
+  /** The object's best-matching passage, when the match was over passages. */
+  chunkId: number | null;
+}
+
+/** How vectors are kept: which embedder made them, and their shape. */
+export type VectorFormat = Pick<Embedder, 'id' | 'dimensions' | 'sparse'>;
+
+/** The repository's writes, each one transaction, and its lookups by id. */
+export interface ObjectStore {
+  /** Writes the object, its text, passages, vectors and index entries; throws ObjectQuotaReached when its tenant already holds `maxPerTenant` live objects (counted by every process). Returns its seq. */
+  insert(p: PreparedObject, maxPerTenant?: number): number;
+  /**
+   * `platform ingest`: keeps, replaces or adds the object of `p.sourceKey`, decided inside the write
+   * transaction, so parallel runs over one file agree: one adds it, the others find it. A changed
+   * file's old version is soft-deleted (its system metadata from `deletedSystem`) in the same transaction.
+   */
+  putSource(p: PreparedObject & { sourceKey: string }, deletedSystem: (old: ObjectRecord) => JsonObject, maxPerTenant?: number): SourceOutcome;
+  /** Replaces the caller's fields; `titleChanged` says the passages, indexed with the title, need it too. */
+  update(seq: number, fields: ObjectFields, isPrivate: boolean, by: string, now: number, titleChanged: boolean): void;
+  /** Soft delete: the object stays for audit, no search or lookup returns it again. False when it was already gone. */
+  remove(seq: number, systemMetadata: JsonObject, by: string, now: number): boolean;
+  /** A live object of the tenant (private ones too: the domain decides who sees them). */
+  get(tenant: string, id: string): ObjectRecord | undefined;
+  /** The tenant's live object ingested from `sourceKey`. */
+  bySource(tenant: string, sourceKey: string): { id: string; seq: number; contentHash: string | null } | undefined;
+}
+
+/** The searches' reads. Filtering happens inside each query, before ranking and paging. */
+export interface IndexQueries {
+  /** Objects whose passages (text, and title twice as heavy) match, each with its best passage, best first. */
+  chunks(sel: Selection, q: TextQuery): Match[];
+  /** Objects whose title, file name or tags match (basic search), best first. */
+  fields(sel: Selection, q: TextQuery): Match[];
+  /** Seqs of every object the selection lets through, last updated first (ties: newest first). */
+  listing(sel: Selection): number[];
+  /** Seqs of every object the selection lets through (the candidates of the in-memory indexes). */
+  allowed(sel: Selection): Set<number>;
+  /** `seqs` ordered by a field (title without regard to case), ties newest first. */
+  sorted(seqs: readonly number[], by: SortField, order: 'asc' | 'desc'): number[];
+  /** The objects of these seqs (deleted ones too: seqs come from a query that already chose them). */
+  objects(seqs: readonly number[]): Map<number, ObjectRecord>;
+  /** The first passage of each object, for snippets of objects matched without a passage. */
+  firstChunks(seqs: readonly number[]): Map<number, { id: number; text: string }>;
+  chunkTexts(ids: readonly number[]): Map<number, { seq: number; idx: number; text: string }>;
+  /** The objects' filterable values (terms.ts) of these fields, for aggregations. */
+  facets(seqs: readonly number[], fields: readonly string[]): { seq: number; field: string; value: string }[];
+}
+
+/** What the in-memory indexes follow to stay in step with writes of every process. */
+export interface IndexFeeds {
+  /** Changes whenever the store may have changed, by this handle or any other process. */
+  dataVersion(): string;
+  /** Tenants holding live objects. */
+  tenants(): string[];
+  /** The tenant's passages of live objects with ids above `afterId`, in id order, at most `limit`. */
+  chunksSince(tenant: string, afterId: number, limit: number): { id: number; seq: number; text: string; title: string }[];
+  /** Objects of the tenant updated or deleted after they were added, in order of the change, after change `afterId`. */
+  changesSince(tenant: string, afterId: number): { id: number; seq: number }[];
+  /** The tenant's latest change id (0 when none): where a new reader starts. */
+  lastChange(tenant: string): number;
+  /** The live object's passages with ids up to `upToId`, in order; none once it is deleted. */
+  liveChunks(seq: number, upToId: number): { id: number; text: string; title: string }[];
+  /** The tenant's vectors made by `format.id` with chunk ids above `afterId`, in id order, at most `limit` (deleted objects' may be among them). */
+  vectorsSince(tenant: string, afterId: number, format: VectorFormat, limit: number): { id: number; seq: number; vector: Float32Array }[];
+  /** Moves when every vector was rewritten (`platform reindex`): readers start over. */
+  vectorsGeneration(): number;
+}
+
+/** What `platform ingest` and `platform reindex` need beyond the object store. */
+export interface AdminStore {
+  /** The tenant's live object ingested from `sourceKey` with exactly these bytes. */
+  sameFile(tenant: string, sourceKey: string, contentHash: string): string | undefined;
+  /** Every passage of every tenant with ids above `afterId`, in id order, at most `limit` (deleted objects' may be among them). */
+  chunkPage(afterId: number, limit: number): { id: number; text: string; title: string }[];
+  /** How many passages `chunkPage` goes through. */
+  chunkCount(): number;
+  /** Sets these passages' vectors in one transaction: a passage has one vector, so another embedder's is replaced. */
+  writeVectors(format: VectorFormat, vectors: readonly { chunkId: number; vector: Float32Array }[]): void;
+  bumpVectorsGeneration(): void;
+}
+
+export interface SearchStore {
+  objects: ObjectStore;
+  queries: IndexQueries;
+  feeds: IndexFeeds;
+  admin: AdminStore;
+  close(): void;
+}

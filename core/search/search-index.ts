@@ -1,0 +1,71 @@
+import type { IndexQueries, Selection } from './ports';
+import type { Aggregations, Bucket } from './types';
+
+/**
+ * The index queries as searches use them, with two caches the store's data version keeps honest:
+ * the objects a selection allows (the candidates of the in-memory indexes: the same filters come
+ * back query after query) and each object's facet values (aggregations over large match sets).
+ * Both are dropped whenever the data version moves, so they never answer from stale data.
+ */
+const AGG_FIELDS = ['object_type', 'file_extension', 'tags', 'repos', 'folders'] as const;
+const BUCKETS_PER_FIELD = 20;
+const ALLOWED_SETS = 64;
+
+type AggField = keyof Aggregations;
+
+const selectionKey = (sel: Selection) => `${sel.scope.tenant}\u0000${sel.scope.subject}\u0000${JSON.stringify(sel.filters)}`;
+
+export function searchIndex(queries: IndexQueries, version: () => string) {
+  let cachedAt = '';
+  const allowedCache = new Map<string, Set<number>>();
+  const facets = new Map<number, [AggField, string][]>();
+  const fresh = () => {
+    const now = version();
+    if (now === cachedAt) return;
+    allowedCache.clear();
+    facets.clear();
+    cachedAt = now;
+  };
+
+  return {
+    ...queries,
+    /** Every object the selection lets through, cached until the data changes (least recently used go first). */
+    allowed(sel: Selection): Set<number> {
+      fresh();
+      const key = selectionKey(sel);
+      let set = allowedCache.get(key);
+      if (set) {
+        allowedCache.delete(key);
+      } else {
+        set = queries.allowed(sel);
+        if (allowedCache.size >= ALLOWED_SETS) allowedCache.delete(allowedCache.keys().next().value!);
+      }
+      allowedCache.set(key, set);
+      return set;
+    },
+    /** Term buckets (Elasticsearch style) over the whole match set, most frequent first. */
+    aggregations(seqs: readonly number[]): Aggregations {
+      fresh();
+      const missing = seqs.filter((seq) => !facets.has(seq));
+      if (missing.length) {
+        for (const seq of missing) facets.set(seq, []);
+        for (const r of queries.facets(missing, AGG_FIELDS)) facets.get(r.seq)!.push([r.field as AggField, r.value]);
+      }
+      const counts = new Map<string, { field: AggField; key: string; n: number }>();
+      for (const seq of seqs) {
+        for (const [field, key] of facets.get(seq)!) {
+          const id = `${field}\u0000${key}`;
+          const c = counts.get(id);
+          if (c) c.n++;
+          else counts.set(id, { field, key, n: 1 });
+        }
+      }
+      const out = Object.fromEntries(AGG_FIELDS.map((f) => [f, [] as Bucket[]])) as Aggregations;
+      const sorted = [...counts.values()].sort((a, b) => b.n - a.n || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (const c of sorted) if (out[c.field].length < BUCKETS_PER_FIELD) out[c.field].push({ key: c.key, doc_count: c.n });
+      return out;
+    },
+  };
+}
+
+export type SearchIndex = ReturnType<typeof searchIndex>;
