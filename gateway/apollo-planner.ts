@@ -2,9 +2,9 @@
  * The one file that reaches into Apollo's internals; everything else goes through its types.
  *
  * Written against @apollo/federation-internals, @apollo/query-planner and @apollo/gateway 2.14.4
- * (pinned exactly in package.json). The first README calls itself internal and liable to change
- * in any release; the second has no documented API; of the third, only ApolloGateway and the data
- * sources are documented. What this file relies on, each pinned by test/gateway/apollo-planner.test.ts:
+ * (pinned exactly in package.json). The first's README says it may break at any time, the
+ * second's that it is the gateway's implementation detail; of the third, only ApolloGateway and
+ * the data sources are documented. What this file relies on (test/gateway/apollo-planner.test.ts pins it):
  * - federation-internals: `Supergraph.build(sdl)`, its `apiSchema()` and `schema`,
  *   `Schema#toGraphQLJSSchema()`, `operationFromDocument(apiSchema, document, { operationName })`;
  * - query-planner: `new QueryPlanner(supergraph).buildQueryPlan(operation)` planning a subscription
@@ -12,10 +12,13 @@
  * - gateway: `buildOperationContext` and `executeQueryPlan` (exported, undocumented). The latter
  *   refuses a `Subscription` node, so the primary fetch is replayed as the first node of a Sequence
  *   and answered with the event; it reads `request.variables`, `context`, `logger` and `metrics` of
- *   the request context, marks a fetch's errors (`downstreamServiceError`) and shapes the result.
+ *   the request context and hands it to the data sources as `incomingRequestContext` (without an
+ *   `operation`, so dedupe.ts never shares an event's fetches), marks a fetch's errors
+ *   (`downstreamServiceError`) and shapes the result.
  * When upgrading, run that test first, then read the CHANGELOG.md of internals-js/,
- * query-planner-js/ and gateway-js/ in github.com/apollographql/federation, and the sources of
- * gateway-js/src/executeQueryPlan.ts and query-planner-js/src/QueryPlan.ts.
+ * query-planner-js/ and gateway-js/ in github.com/apollographql/federation, and the sources the
+ * packages ship: node_modules/@apollo/gateway/src/executeQueryPlan.ts (and operationContext.ts),
+ * node_modules/@apollo/query-planner/src/QueryPlan.ts.
  */
 import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
 import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
