@@ -108,7 +108,7 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
     },
 
     runner(plan, { document, operationName, variables, context }, dataSources) {
-      if (!(plan instanceof Planned)) throw new TypeError('Not a plan of this planner');
+      if (!(plan instanceof Planned)) throw new TypeError('Not a plan of planSubscription');
       const { queryPlan, primary } = plan;
       const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
       const request = {
