@@ -1,9 +1,8 @@
-import { buildOperationContext, executeQueryPlan, type GraphQLDataSource, type ServiceMap } from '@apollo/gateway';
-import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
-import { QueryPlanner, type FetchNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
+import type { GraphQLDataSource } from '@apollo/gateway';
 import { GraphQLError, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { GraphContext } from '../edge/graphql/context';
+import { apolloPlanner, type SubscriptionPlan } from './apollo-planner';
 import type { SubgraphStream } from './subgraph-stream';
 
 /** One subscription operation as a client sent it, with the caller's context. */
@@ -48,15 +47,12 @@ const fromSubgraph = (serviceName: string) => (e: { message?: string; path?: rea
  * is then run through @apollo/gateway's own executor as the answer of that primary fetch, so the
  * rest is fetched (one batched `_entities` call per subgraph and event) and the result shaped exactly
  * as for a query. `return()` on the events ends the subgraph's subscription at once, even while an
- * event is awaited.
+ * event is awaited. Apollo's planner and executor are reached only through apollo-planner.ts.
  */
 export function federatedSubscriptions(opts: FederatedSubscriptionOptions): FederatedSubscriptions {
-  const supergraph = Supergraph.build(opts.supergraphSdl);
-  const apiSchema = supergraph.apiSchema();
-  const schema = apiSchema.toGraphQLJSSchema();
-  const supergraphSchema = supergraph.schema.toGraphQLJSSchema();
-  const planner = new QueryPlanner(supergraph);
-  const plans = new Map<string, { primary: FetchNode; plan: QueryPlan }>();
+  const planner = apolloPlanner(opts.supergraphSdl, opts.log);
+  const schema = planner.apiSchema;
+  const plans = new Map<string, SubscriptionPlan>();
   const maxPlans = opts.maxPlans ?? 500;
 
   const planOf = (document: DocumentNode, operationName: string | undefined) => {
@@ -67,11 +63,8 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
       plans.set(key, known);
       return known;
     }
-    const operation = operationFromDocument(apiSchema, document, { operationName });
-    const node = planner.buildQueryPlan(operation).node;
-    if (node?.kind !== 'Subscription') throw new GraphQLError('Not a subscription operation', { extensions: { code: 'BAD_USER_INPUT' } });
-    const first: PlanNode = { ...node.primary };
-    const planned = { primary: node.primary, plan: { kind: 'QueryPlan' as const, node: node.rest ? { kind: 'Sequence' as const, nodes: [first, node.rest] } : first } };
+    const planned = planner.planSubscription(document, operationName);
+    if (!planned) throw new GraphQLError('Not a subscription operation', { extensions: { code: 'BAD_USER_INPUT' } });
     plans.set(key, planned);
     if (plans.size > maxPlans) plans.delete(plans.keys().next().value!);
     return planned;
@@ -81,33 +74,14 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
     schema,
     async subscribe({ document, operationName, variables, context }) {
       const name = operationName ?? undefined;
-      const operationContext = buildOperationContext({ schema, operationDocument: document, operationName: name });
-      const { primary, plan } = planOf(document, name);
+      const plan = planOf(document, name);
+      const { primary } = plan;
       const vars = variables ?? {};
-      const used = Object.fromEntries((primary.variableUsages ?? []).filter((v) => vars[v] !== undefined).map((v) => [v, vars[v]]));
-      const opened = await opts.stream.open(primary.serviceName, { query: primary.operation, operationName: primary.operationName, variables: used, context });
-      const marked = fromSubgraph(primary.serviceName);
+      const run = planner.runner(plan, { document, operationName: name, variables: vars, context }, opts.dataSources);
+      const used = Object.fromEntries(primary.variableUsages.filter((v) => vars[v] !== undefined).map((v) => [v, vars[v]]));
+      const opened = await opts.stream.open(primary.subgraph, { query: primary.operation, operationName: primary.operationName, variables: used, context });
+      const marked = fromSubgraph(primary.subgraph);
       if (!('next' in opened)) return { ...opened, errors: opened.errors?.map(marked) };
-
-      const requestContext = {
-        request: { query: print(document), operationName: name, variables: vars },
-        context, logger: opts.log, document, operationName: name ?? null, metrics: {}, cache: undefined, schema, overallCachePolicy: undefined,
-      } as unknown as Parameters<typeof executeQueryPlan>[2];
-      /** The gateway's data sources, with the primary fetch answered by the subgraph's event. */
-      const answering = (event: ExecutionResult): ServiceMap => {
-        let served = false;
-        const real = opts.dataSources[primary.serviceName];
-        const own: GraphQLDataSource = {
-          process: async (request) => {
-            if (!served) {
-              served = true;
-              return event as never;
-            }
-            return real!.process(request);
-          },
-        };
-        return { ...opts.dataSources, [primary.serviceName]: own };
-      };
 
       let ended = false;
       const events: AsyncIterableIterator<ExecutionResult> = {
@@ -117,9 +91,7 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
           if (r.done || ended) return { done: true, value: undefined };
           const event = r.value;
           if (!event.data) return { done: false, value: { errors: (event.errors ?? [{ message: 'No data' }]).map(marked) } };
-          // @apollo/gateway fills the result in place: each event gets its own copy of the plan's inputs.
-          const result = await executeQueryPlan(plan, answering(event), requestContext, operationContext, supergraphSchema, apiSchema);
-          return { done: false, value: result as ExecutionResult };
+          return { done: false, value: await run(event) };
         },
         async return() {
           ended = true;

@@ -1,6 +1,6 @@
-import { Supergraph } from '@apollo/federation-internals';
 import { execute, getIntrospectionQuery, parse, type GraphQLSchema, type IntrospectionOptions } from 'graphql';
 import pino from 'pino';
+import { apolloPlanner } from '../../gateway/apollo-planner';
 import { readSupergraph } from '../../gateway/supergraph';
 import { buildSubgraph } from '../../edge/graphql/subgraph';
 import { readSchemaFile } from '../../edge/graphql/sdl';
@@ -23,7 +23,7 @@ const COMBINATIONS: IntrospectionOptions[] = Array.from({ length: 2 ** OPTIONS.l
 
 /** The schemas the two servers answer for, built here independently of them. */
 const SCHEMAS: Record<string, () => GraphQLSchema> = {
-  gateway: () => Supergraph.build(readSupergraph()).apiSchema().toGraphQLJSSchema(),
+  gateway: () => apolloPlanner(readSupergraph(), pino({ level: 'silent' })).apiSchema,
   search: () => buildSubgraph('search', readSchemaFile('search/search.graphql'), searchResolvers(undefined as unknown as SearchService, fixedCallOf(undefined as unknown as Caller)), pino({ level: 'silent' })).schema,
 };
 

@@ -1,0 +1,138 @@
+/*
+ * The one file that reaches into Apollo's internals; everything else goes through its types.
+ *
+ * Written against @apollo/federation-internals, @apollo/query-planner and @apollo/gateway 2.14.4
+ * (pinned exactly in package.json). The first's README says it may break at any time, the
+ * second's that it is the gateway's implementation detail; of the third, only ApolloGateway and
+ * the data sources are documented. What this file relies on (test/gateway/apollo-planner.test.ts pins it):
+ * - federation-internals: `Supergraph.build(sdl)`, its `apiSchema()` and `schema`,
+ *   `Schema#toGraphQLJSSchema()`, `operationFromDocument(apiSchema, document, { operationName })`;
+ * - query-planner: `new QueryPlanner(supergraph).buildQueryPlan(operation)` planning a subscription
+ *   as a `Subscription` node: `primary` (a Fetch on the subgraph owning the root field) and `rest`;
+ * - gateway: `buildOperationContext` and `executeQueryPlan` (exported, undocumented). The latter
+ *   refuses a `Subscription` node, so the primary fetch is replayed as the first node of a Sequence
+ *   and answered with the event; it reads `request.variables`, `context`, `logger` and `metrics` of
+ *   the request context and hands it to the data sources as `incomingRequestContext` (without an
+ *   `operation`, so dedupe.ts never shares an event's fetches), marks a fetch's errors
+ *   (`downstreamServiceError`) and shapes the result.
+ * When upgrading, run that test first, then read the CHANGELOG.md of internals-js/,
+ * query-planner-js/ and gateway-js/ in github.com/apollographql/federation, and the sources the
+ * packages ship: node_modules/@apollo/gateway/src/executeQueryPlan.ts (and operationContext.ts),
+ * node_modules/@apollo/query-planner/src/QueryPlan.ts.
+ */
+import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
+import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
+import { QueryPlanner, type PlanNode, type QueryPlan } from '@apollo/query-planner';
+import { print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+
+/** The fetch a subscription opens on the subgraph that owns its root field. */
+export interface PrimaryFetch {
+  subgraph: string;
+  /** The operation text to send that subgraph. */
+  operation: string;
+  operationName?: string;
+  /** The client's variables the operation uses. */
+  variableUsages: readonly string[];
+}
+
+/** A subscription planned: its primary fetch, and the rest run after each of its events. */
+export interface SubscriptionPlan {
+  readonly primary: PrimaryFetch;
+  /** The subgraphs the rest fetches from, in plan order; empty when each event is the whole answer. */
+  readonly restSubgraphs: readonly string[];
+}
+
+/** One client's subscription, as the plan runs for each of its events. */
+export interface ClientOperation {
+  document: DocumentNode;
+  operationName?: string;
+  variables: Record<string, unknown>;
+  /** Handed to every data source's fetch. */
+  context: unknown;
+}
+
+/** A subgraph's event: data, and errors as graphql-js or as the wire has them. */
+export type SubgraphEvent = ExecutionResult | { data?: Record<string, unknown> | null; errors?: readonly unknown[] };
+
+/** The client's result of one event: the rest fetched, merged and shaped as for a query. */
+export type RunEvent = (event: SubgraphEvent) => Promise<ExecutionResult>;
+
+export interface ApolloPlanner {
+  /** The graph's API schema (what clients validate against), without federation's internals. */
+  apiSchema: GraphQLSchema;
+  /** The supergraph schema, join directives and all. */
+  supergraphSchema: GraphQLSchema;
+  /** The plan of a subscription operation (valid against apiSchema); undefined for a query or a mutation. */
+  planSubscription(document: DocumentNode, operationName?: string): SubscriptionPlan | undefined;
+  /** Runs `plan` for one client: each event answers the primary fetch, `dataSources` (by subgraph name) the rest. */
+  runner(plan: SubscriptionPlan, operation: ClientOperation, dataSources: Record<string, GraphQLDataSource>): RunEvent;
+}
+
+class Planned implements SubscriptionPlan {
+  constructor(readonly primary: PrimaryFetch, readonly restSubgraphs: readonly string[], readonly queryPlan: QueryPlan) {}
+}
+
+/** The subgraphs a plan node fetches from, in order, each once. */
+function subgraphsOf(node: PlanNode | undefined, into = new Set<string>()): Set<string> {
+  if (!node) return into;
+  switch (node.kind) {
+    case 'Fetch': into.add(node.serviceName); break;
+    case 'Sequence': case 'Parallel': for (const n of node.nodes) subgraphsOf(n, into); break;
+    case 'Flatten': subgraphsOf(node.node, into); break;
+    case 'Condition': subgraphsOf(node.ifClause, into); subgraphsOf(node.elseClause, into); break;
+    case 'Defer': subgraphsOf(node.primary.node, into); for (const d of node.deferred) subgraphsOf(d.node, into); break;
+  }
+  return into;
+}
+
+/** Builds the planner of a supergraph; throws when the SDL is not a valid supergraph. */
+export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner {
+  const supergraph = Supergraph.build(supergraphSdl);
+  const api = supergraph.apiSchema();
+  const apiSchema = api.toGraphQLJSSchema();
+  const supergraphSchema = supergraph.schema.toGraphQLJSSchema();
+  const planner = new QueryPlanner(supergraph);
+
+  return {
+    apiSchema,
+    supergraphSchema,
+    planSubscription(document, operationName) {
+      const node = planner.buildQueryPlan(operationFromDocument(api, document, { operationName })).node;
+      if (node?.kind !== 'Subscription') return undefined;
+      const { primary: fetch, rest } = node;
+      const primary = { subgraph: fetch.serviceName, operation: fetch.operation, operationName: fetch.operationName, variableUsages: fetch.variableUsages ?? [] };
+      const first: PlanNode = { ...fetch };
+      const queryPlan: QueryPlan = { kind: 'QueryPlan', node: rest ? { kind: 'Sequence', nodes: [first, rest] } : first };
+      return new Planned(primary, [...subgraphsOf(rest)], queryPlan);
+    },
+
+    runner(plan, { document, operationName, variables, context }, dataSources) {
+      if (!(plan instanceof Planned)) throw new TypeError('Not a plan of planSubscription');
+      const { queryPlan, primary } = plan;
+      const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
+      const request = {
+        request: { query: print(document), operationName, variables },
+        context, logger: log, document, operationName: operationName ?? null, cache: undefined, schema: apiSchema, overallCachePolicy: undefined,
+      };
+      const real = dataSources[primary.subgraph];
+      // The data sources with the primary fetch (the plan's first on its subgraph) answered by the
+      // event; the executor merges the rest into the event's data in place.
+      const answering = (event: SubgraphEvent): Record<string, GraphQLDataSource> => {
+        let served = false;
+        const own: GraphQLDataSource = {
+          process: async (options) => {
+            if (served) return real!.process(options);
+            served = true;
+            return event as never;
+          },
+        };
+        return { ...dataSources, [primary.subgraph]: own };
+      };
+      // Each event its own metrics: the executor appends to them (paths of errors) and a long
+      // subscription must not accumulate them.
+      return async (event) => executeQueryPlan(queryPlan, answering(event), { ...request, metrics: {} } as unknown as Parameters<typeof executeQueryPlan>[2],
+        operationContext, supergraphSchema, api) as Promise<ExecutionResult>;
+    },
+  };
+}
