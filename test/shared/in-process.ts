@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import pino from 'pino';
+import { runBootstrap } from '../../bin/bootstrap';
+import { closeAll, configParts, sharedDeps } from '../../bin/deps';
+import { loadConfig, type Config } from '../../core/shared/config';
+import type { TokenCore } from '../../core/token';
+import { createRestApp } from '../../rest/shared/app';
+import { restFace } from '../../services/shared/faces';
+import type { ServiceInstance } from '../../services/shared/module';
+import { PUBLIC_URL, testModules } from './helpers';
+
+/**
+ * Services' REST faces in this process, opened as the platform opens them (their modules, settings,
+ * credentials and bootstrap, each service after those it uses) and mounted on one express app, with
+ * no gateway and no started server: what `supertest` drives. For what only a real server shows (SDKs
+ * over real sockets, clients leaving midway, several processes) see test/e2e.
+ */
+export interface InProcess {
+  app: Express;
+  config: Config;
+  instances: Readonly<Record<string, ServiceInstance>>;
+  /** What the first start created (realm, tenant, demo client, LM key). */
+  bootstrap: Readonly<Record<string, string>>;
+  /** `Bearer <access token>` of a new client of `tenantId` holding `roles`, issued by the token service in process. */
+  bearer(clientId: string, tenantId: string, roles: string[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** `names` and the services they use (the token service always: it issues the callers' tokens). */
+export async function inProcess(names: readonly string[], env: Record<string, string> = {}): Promise<InProcess> {
+  const modules = testModules();
+  const wanted = new Set(['token', ...names]);
+  for (const m of modules) if (wanted.has(m.name)) for (const used of m.uses ?? []) wanted.add(used);
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-rest-'));
+  const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'silent', MODELS_TEXT_THREADS: '0', ...env }, configParts(modules));
+  const log = pino({ level: 'silent' });
+  const platform = sharedDeps(config, modules, log);
+  const opened = await platform.open(modules.filter((m) => wanted.has(m.name)));
+  try {
+    const { values } = await runBootstrap(dataDir, opened);
+    const faces = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);
+    const app = createRestApp(faces, { log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES, publicUrl: PUBLIC_URL });
+    const instances = Object.fromEntries(opened.map((o) => [o.module.name, o.instance]));
+    const token = instances.token as unknown as TokenCore;
+    return {
+      app, config, instances, bootstrap: values,
+      async bearer(clientId, tenantId, roles) {
+        const c = await token.admin.createClient({ realm: values.realm!, clientId, tenantId, roles });
+        const t = await token.service.issueForClient({ realm: values.realm!, client_id: clientId, client_secret: c.client_secret });
+        return `Bearer ${t.access_token}`;
+      },
+      async close() {
+        await closeAll(opened);
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await closeAll(opened);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
