@@ -17,9 +17,9 @@ export const inProcessRetrieval = (search: SearchService): Retrieval => ({
  * The model gateway of this process, called with the user's LM key, which `keyCaller` (the gateway's
  * own declared credential) turns into its caller: its keys, limits, cache, guardrails and usage apply.
  */
-export const inProcessModels = (models: ModelsService, keyCaller: (apiKey: string | undefined) => KeyCaller): AnswerModels => {
+export const inProcessModels = (models: ModelsService, keyCaller: (apiKey: string | undefined) => Promise<KeyCaller>): AnswerModels => {
   const resolve = async (apiKey: string | undefined, id: string) => {
-    const caller = keyCaller(apiKey);
+    const caller = await keyCaller(apiKey);
     const model = await models.model({ id }, { caller });
     if (model.kind !== 'chat') throw new BadRequest(`${id} is a ${model.kind} model, not a chat model`, { code: 'model_not_chat' });
     return { caller, model };

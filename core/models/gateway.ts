@@ -6,17 +6,18 @@ import type { ChatMessage, ModelProvider } from './chat';
 import { DeactivatedModel, InvalidKey, MissingKey, ModelNotAllowed, UnknownModel } from './errors';
 import { guardOutput, GuardrailViolation } from './guard';
 import { parseApiKeyHeader } from './key-options';
-import type { KeyStore } from './keys';
+import type { ApiKeys } from './keys';
 import type { KeyLimits } from './limits';
 import type { Meter, MeteredCall } from './metering';
 import type { Offload } from './offload';
 import { guardPrompt, inputTokensWithin, promptTokensWithin } from './prompt-checks';
 import type { KeyCaller, ModelsService } from './service';
-import { wordCount, type UsageStore } from './usage';
+import type { UsageStore } from './ports';
+import { wordCount } from './usage';
 
 export interface GatewayDeps {
   catalog: readonly CatalogModel[];
-  keys: KeyStore;
+  keys: ApiKeys;
   usage: UsageStore;
   cache: ChatCache;
   limits: KeyLimits;
@@ -188,9 +189,9 @@ export function gatewayService(d: GatewayDeps): ModelsService {
  * 401 when missing, unknown or revoked; 400 for a bad option. The key is looked up first, so a
  * stranger learns nothing about options from a 400.
  */
-export const keyCallerOf = (keys: Pick<KeyStore, 'verify'>) => (header: string | undefined): KeyCaller => {
+export const keyCallerOf = (keys: Pick<ApiKeys, 'verify'>) => async (header: string | undefined): Promise<KeyCaller> => {
   if (!header?.trim()) throw new MissingKey();
-  const found = keys.verify(header.split('/', 1)[0]!.trim());
+  const found = await keys.verify(header.split('/', 1)[0]!.trim());
   if (!found) throw new InvalidKey();
   return { key: found, options: parseApiKeyHeader(header).options };
 };

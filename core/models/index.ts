@@ -1,29 +1,27 @@
 import { systemClock, type Clock } from '../shared/clock';
 import { answerCache, type CacheOp, type ChatCache } from './cache';
-import { sqliteAnswerStore } from './cache-sqlite';
 import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';
 import { gatewayService, keyCallerOf } from './gateway';
-import { keyStore, openModelsDb, type KeyStore } from './keys';
+import { apiKeys, type ApiKeys } from './keys';
 import { keyLimits } from './limits';
-import { sqliteLimitCounters } from './limits-sqlite';
 import { meter } from './metering';
 import { providerRegistry } from './providers';
 import { KeyOptions } from './key-options';
 import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
-import { usageStore } from './usage';
+import { openModelsDb, sqliteAnswerStore, sqliteKeyStore, sqliteLimitCounters, sqliteUsageStore } from './sqlite';
 
 export interface ModelsCore {
   service: ModelsService;
-  keys: KeyStore;
+  keys: ApiKeys;
   catalog: readonly CatalogModel[];
   /** Where each catalog model comes from: built in, the catalog file, or the file in place of a built-in. */
   catalogSources: ReadonlyMap<string, CatalogSource>;
   /** Where long texts are counted and guarded (shared with the chat proxy of the same process). */
   offload: Offload;
   /** The caller an LM key (`<key>[/<options>]`) establishes: 401 when missing, unknown or revoked; 400 for a bad option. */
-  keyCaller(header: string | undefined): KeyCaller;
+  keyCaller(header: string | undefined): Promise<KeyCaller>;
   /**
    * The caller another service of this process calls as when it has no LM key of its own (search
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
@@ -59,13 +57,16 @@ export interface ModelsCoreOptions {
   statusOf(err: unknown): number;
 }
 
-/** Wires the model gateway over its embedded store, its catalog and its providers. */
+/**
+ * Wires the model gateway over its catalog, its providers and its stores: the one place that picks
+ * the adapters of its ports (all of them in models.db; the answers elsewhere when `cache` is given).
+ */
 export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const { models: catalog, sources: catalogSources } = loadCatalogFile(opts.catalogFile);
   const db = openModelsDb(opts.file, { durable: opts.durable });
   const clock = opts.clock ?? systemClock;
-  const keys = keyStore(db, clock);
-  const usage = usageStore(db);
+  const keys = apiKeys(sqliteKeyStore(db), clock);
+  const usage = sqliteUsageStore(db);
   const limits = keyLimits({ clock, counters: sqliteLimitCounters(db), onError: (err) => opts.onStoreError?.('limits', err as Error) });
   const cacheBytes = opts.cacheMaxBytes ?? 64 * 2 ** 20;
   const answers = sqliteAnswerStore(db, { clock, maxEntries: opts.cacheMaxEntries ?? 10_000, maxBytes: cacheBytes });
@@ -88,7 +89,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     close: async () => {
       await offload.close();
       await http.close();
-      usage.flush();
+      await usage.flush();
       db.close();
     },
   };

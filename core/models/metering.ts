@@ -1,7 +1,8 @@
 import type { Clock } from '../shared/clock';
 import type { ChatStream, FinishReason } from './chat';
 import type { KeyCaller, Metered } from './service';
-import { costOf, wordCount, type UsageStore } from './usage';
+import type { UsageStore } from './ports';
+import { costOf, wordCount } from './usage';
 import type { KeyLimits } from './limits';
 import type { Offload } from './offload';
 

@@ -1,9 +1,37 @@
+import type { ApiKey } from './api-key';
+import type { UsageRecord, UsageReport } from './usage';
+
 /**
  * What the model gateway keeps outside a process, so that every process serving it (the workers of
  * `platform start`; replicas later) behaves as one service. Adapters: SQLite (models.db, the
- * embedded default: cache-sqlite.ts, limits-sqlite.ts) and Redis for the answers (cache-redis.ts).
- * Each adapter passes the same contract tests (test/core/models/store-contracts.ts).
+ * embedded default: sqlite/) for every port, Redis for the answers (redis/). Each adapter passes the
+ * same contract tests (test/core/models/store-contracts.ts). Times are epoch milliseconds.
  */
+
+/** The API keys. The store never sees a key's text: the domain (keys.ts) hands it the text's hash. */
+export interface KeyStore {
+  /** Keeps a new key under the hash of its text. Rejects when that hash is already kept. */
+  create(key: ApiKey, hash: string): Promise<void>;
+  /** The key kept under `hash`, unless it was revoked; undefined when there is none. */
+  findLive(hash: string): Promise<ApiKey | undefined>;
+  /** The keys of `tenant` (of every tenant when undefined), revoked ones too, oldest first. */
+  list(tenant?: string): Promise<ApiKey[]>;
+  /**
+   * Revokes at `at` the key whose id or listing prefix this is (one already revoked keeps its time)
+   * and gives it as it now is; undefined when there is none.
+   */
+  revoke(idOrPrefix: string, at: number): Promise<ApiKey | undefined>;
+}
+
+/** The usage records: one per call, summed up per tenant. */
+export interface UsageStore {
+  /** Keeps a call's record and its cost. It may be queued for a moment (group commit): resolves once it is kept. */
+  record(r: UsageRecord, cost: number): Promise<void>;
+  /** Keeps at once what is queued (before the store closes). */
+  flush(): Promise<void>;
+  /** The totals of `tenant`'s calls at or after `from` and before `to`, this handle's queued ones included. */
+  totals(tenant: string, from: number, to: number): Promise<UsageReport>;
+}
 
 /** Cached answers: text under a key, for a while. The store bounds its own size. */
 export interface AnswerStore {

@@ -32,14 +32,14 @@ export const modelsCommands: CliCommand<ModelsInstance>[] = [{
         const models = listFlag(f.models);
         const unknown = models?.filter((m) => !core.catalog.some((c) => c.id === m));
         if (unknown?.length) throw new UsageError(`not in the catalog: ${unknown.join(', ')}`);
-        const k = core.keys.create({ name: f.name, tenant, models, requestsPerMinute: positive(f.rpm, 'rpm'), tokenBudget: positive(f['token-budget'], 'token-budget') });
+        const k = await core.keys.create({ name: f.name, tenant, models, requestsPerMinute: positive(f.rpm, 'rpm'), tokenBudget: positive(f['token-budget'], 'token-budget') });
         return { api_key: k.apiKey, ...view(k) };
       }
-      case 'list': return core.keys.list(f.tenant).map(view);
+      case 'list': return (await core.keys.list(f.tenant)).map(view);
       case 'revoke': {
         const id = target ?? f.id;
         if (!id) throw new UsageError('key revoke needs the key id or prefix');
-        return view(core.keys.revoke(id));
+        return view(await core.keys.revoke(id));
       }
       default: throw new UsageError(`unknown key command '${verb ?? ''}'`);
     }

@@ -7,7 +7,7 @@ import { openModelsCore } from '../../core/models';
 import type { ModelsInstance } from './instance';
 
 export type { ModelsInstance };
-import { openRedisChatCache } from '../../core/models/cache-redis';
+import { openRedisChatCache } from '../../core/models/redis/answer-store';
 import { catalogReport } from '../../core/models/catalog-report';
 import { defaultOffload } from '../../core/models/offload';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
@@ -90,8 +90,8 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   jobs: [{ name: 'prune expired cached answers and request counts', everyMs: 60_000, run: (core) => core.prune() }],
   /** DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it works. */
   bootstrap: async (core, current): Promise<Record<string, string>> => {
-    if (current.api_key && core.keys.verify(current.api_key)) return { api_key: current.api_key };
+    if (current.api_key && (await core.keys.verify(current.api_key))) return { api_key: current.api_key };
     if (!current.tenant_id) return {};
-    return { api_key: core.keys.create({ name: 'demo', tenant: current.tenant_id }).apiKey };
+    return { api_key: (await core.keys.create({ name: 'demo', tenant: current.tenant_id })).apiKey };
   },
 });

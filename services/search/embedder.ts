@@ -18,7 +18,7 @@ export class EmbeddingConfigError extends Error {}
  * through the model gateway — in process when the gateway runs here, else over REST with an LM key.
  * A model the catalog lacks, or a remote gateway without a key or a size, stops start-up.
  */
-export function embedderFor(config: Config & EmbeddingSettings, models: ModelsInstance | undefined): Embedder | undefined {
+export async function embedderFor(config: Config & EmbeddingSettings, models: ModelsInstance | undefined): Promise<Embedder | undefined> {
   const id = config.SEARCH_EMBEDDING_MODEL;
   if (!id) return undefined;
   if (models) {
@@ -26,7 +26,7 @@ export function embedderFor(config: Config & EmbeddingSettings, models: ModelsIn
     if (!model || model.kind !== 'embedding') throw new EmbeddingConfigError(`SEARCH_EMBEDDING_MODEL ${id} is not an embedding model of the catalog`);
     const dimensions = config.SEARCH_EMBEDDING_DIMENSIONS ?? model.dimensions;
     if (!dimensions) throw new EmbeddingConfigError(`SEARCH_EMBEDDING_DIMENSIONS is required: the catalog does not say how large ${id}'s vectors are`);
-    const caller = config.SEARCH_EMBEDDING_API_KEY ? models.keyCaller(config.SEARCH_EMBEDDING_API_KEY) : models.serviceCaller('search');
+    const caller = config.SEARCH_EMBEDDING_API_KEY ? await models.keyCaller(config.SEARCH_EMBEDDING_API_KEY) : models.serviceCaller('search');
     return gatewayEmbedder({
       model: id, dimensions, fusionWeight: config.SEARCH_EMBEDDING_FUSION_WEIGHT ?? (model.upstream.provider === 'local' ? 0.03 : 1),
       source: inProcessEmbeddings(models.service, caller, model),

@@ -50,10 +50,10 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
   audience: 'search',
   config: Settings,
   uses: ['models'],
-  open: (deps, { admin }) => {
+  open: async (deps, { admin }) => {
     const { config, clock, log } = deps;
     const core = openSearchCore({
-      embedder: embedderFor(config, deps.peer<ModelsInstance>('models')),
+      embedder: await embedderFor(config, deps.peer<ModelsInstance>('models')),
       file: join(config.PLATFORM_DATA_DIR, 'search.db'),
       clock,
       durable: admin,

@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { redisAnswerStore } from '../../../core/models/cache-redis';
-import { sqliteAnswerStore } from '../../../core/models/cache-sqlite';
-import { openModelsDb } from '../../../core/models/keys';
+import { redisAnswerStore } from '../../../core/models/redis/answer-store';
+import { openModelsDb, sqliteAnswerStore } from '../../../core/models/sqlite';
 import { testClock } from '../../shared/helpers';
 import { answerStoreContract } from './store-contracts';
 
@@ -105,7 +104,7 @@ describe('the answer store in models.db', () => {
     const file = tempFile();
     openModelsDb(file).close();
     const script = `
-      const { openModelsDb } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'keys.js'))});
+      const { openModelsDb } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'sqlite', 'index.js'))});
       const { sqliteCache } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'shared', 'sqlite-cache.js'))});
       const c = sqliteCache(openModelsDb(process.argv[1]), { table: 'answer_cache', maxEntries: 50, maxBytes: 4000, now: Date.now });
       for (let i = 0; i < 200; i++) c.set(process.argv[2] + i, 'v'.repeat(i % 60), 60000);

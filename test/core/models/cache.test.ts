@@ -1,7 +1,6 @@
 import { answerCache, cacheKey, type CacheOp } from '../../../core/models/cache';
-import { sqliteAnswerStore } from '../../../core/models/cache-sqlite';
 import type { ChatStream } from '../../../core/models/chat';
-import { openModelsDb } from '../../../core/models/keys';
+import { openModelsDb, sqliteAnswerStore } from '../../../core/models/sqlite';
 import type { AnswerStore } from '../../../core/models/ports';
 import { testClock } from '../../shared/helpers';
 

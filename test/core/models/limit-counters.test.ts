@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { openModelsDb } from '../../../core/models/keys';
-import { sqliteLimitCounters } from '../../../core/models/limits-sqlite';
+import { openModelsDb, sqliteLimitCounters } from '../../../core/models/sqlite';
 import { testClock } from '../../shared/helpers';
 import { limitCountersContract } from './store-contracts';
 
@@ -36,8 +35,7 @@ describe('limit counts in models.db, under processes running at once', () => {
     // Each process waits for the same start instant, then takes requests of 2,000 keys limited to 1 in
     // the same order (each key's boundary is a race; separate count and insert statements admit ~1% twice), then 25 more of one key limited to 10.
     const script = `
-      const { openModelsDb } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'keys.js'))});
-      const { sqliteLimitCounters } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'limits-sqlite.js'))});
+      const { openModelsDb, sqliteLimitCounters } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'sqlite', 'index.js'))});
       const c = sqliteLimitCounters(openModelsDb(process.argv[1]));
       const start = Number(process.argv[2]);
       while (Date.now() < start);
@@ -59,8 +57,7 @@ describe('limit counts in models.db, under processes running at once', () => {
     const file = join(dir, 'spend.db');
     openModelsDb(file).close();
     const script = `
-      const { openModelsDb } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'keys.js'))});
-      const { sqliteLimitCounters } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'limits-sqlite.js'))});
+      const { openModelsDb, sqliteLimitCounters } = require(${JSON.stringify(join(ROOT, 'dist', 'core', 'models', 'sqlite', 'index.js'))});
       const c = sqliteLimitCounters(openModelsDb(process.argv[1]));
       Promise.all(Array.from({ length: 100 }, () => c.spendTokens('key', 0, 3)));
     `;

@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RateLimited } from '../../../core/shared/errors';
 import { openDatabase } from '../../../core/shared/sqlite';
-import { MODELS_MIGRATIONS } from '../../../core/models/sqlite-schema';
+import { MODELS_MIGRATIONS } from '../../../core/models/sqlite/schema';
 import type { ApiKey } from '../../../core/models/keys';
-import { openModelsDb } from '../../../core/models/keys';
 import { keyLimits } from '../../../core/models/limits';
-import { sqliteLimitCounters } from '../../../core/models/limits-sqlite';
+import { openModelsDb, sqliteLimitCounters } from '../../../core/models/sqlite';
 import { testClock } from '../../shared/helpers';
 
 const key = (over: Partial<ApiKey>): ApiKey => ({

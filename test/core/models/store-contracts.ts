@@ -1,9 +1,11 @@
 import type { AnswerStore, LimitCounters } from '../../../core/models/ports';
 
 /**
- * The contracts every adapter of the model gateway's ports passes (core/models/ports.ts). `open`
- * gives two handles on the same backing store (two workers), and a way to let time pass: a test
- * clock for SQLite, real time for Redis.
+ * The contracts every adapter of the model gateway's ports passes (core/models/ports.ts): the answer
+ * store and limit counters here, the key store and usage store in store-contracts-keys.ts and
+ * store-contracts-usage.ts. `open` gives two handles on the same backing store (two workers), and a
+ * way to let time pass: a test clock for SQLite, real time for Redis. The cases speak only to the
+ * port, so an adapter over another database runs them unchanged.
  */
 export interface Opened<T> {
   one: T;

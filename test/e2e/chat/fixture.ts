@@ -41,7 +41,7 @@ export async function chatFixture(env: Record<string, string> = {}): Promise<Cha
   const f = await searchFixture(env);
   try {
     const models = f.platform.instances.models as unknown as ModelsInstance;
-    const apiKey = models.keys.create({ name: 'chat-test', tenant: 'tenant-a' }).apiKey;
+    const { apiKey } = await models.keys.create({ name: 'chat-test', tenant: 'tenant-a' });
     const ingest = async (doc: { title: string; content: string; file_name?: string }, auth?: string) => {
       const r = await f.call('POST', '/cl/search/api/v2/objects', { body: doc, auth });
       if (r.status !== 201) throw new Error(`ingest failed: ${r.status} ${JSON.stringify(r.body)}`);

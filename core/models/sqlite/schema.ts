@@ -1,4 +1,4 @@
-import { cacheTableSql } from '../shared/sqlite-cache';
+import { cacheTableSql } from '../../shared/sqlite-cache';
 
 /**
  * models.db: the gateway's API keys, usage, and what every worker must see alike: cached answers
@@ -46,9 +46,9 @@ export const MODELS_MIGRATIONS = [
   `
   CREATE INDEX usage_key ON usage (key_id, at);
   `,
-  // The answer cache, shared by every worker (cache-sqlite.ts).
+  // The answer cache, shared by every worker (answer-store.ts).
   cacheTableSql('answer_cache'),
-  // Limit counts (limits-sqlite.ts): requests in the last minute per key (each request, and their
+  // Limit counts (limit-counters.ts): requests in the last minute per key (each request, and their
   // number kept by triggers), tokens per key and month (started from the usage rows already there).
   `
   CREATE TABLE rate_requests (key_id TEXT NOT NULL, at INTEGER NOT NULL);

@@ -1,7 +1,7 @@
-import type { Clock } from '../shared/clock';
-import { sqliteCache, type SqliteCache } from '../shared/sqlite-cache';
-import type { Db } from '../shared/sqlite';
-import type { AnswerStore } from './ports';
+import type { Clock } from '../../shared/clock';
+import { sqliteCache, type SqliteCache } from '../../shared/sqlite-cache';
+import type { Db } from '../../shared/sqlite';
+import type { AnswerStore } from '../ports';
 
 /**
  * Cached answers in models.db (table `answer_cache`), the embedded default: every worker of the

@@ -1,5 +1,5 @@
-import { statements, type Db } from '../shared/sqlite';
-import type { Admission, LimitCounters } from './ports';
+import { statements, type Db } from '../../shared/sqlite';
+import type { Admission, LimitCounters } from '../ports';
 
 /**
  * The keys' counts in models.db (`rate_requests`, `token_spend`), shared by every worker. A request

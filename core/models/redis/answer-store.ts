@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { answerCache, type CacheOp, type ChatCache } from './cache';
-import type { AnswerStore } from './ports';
+import { answerCache, type CacheOp, type ChatCache } from '../cache';
+import type { AnswerStore } from '../ports';
 
 /**
  * The answer store in Redis (`REDIS_URL`), for processes on several machines: entries under a

@@ -1,0 +1,6 @@
+/** The embedded adapters of every port of the model gateway, over one models.db. */
+export { openModelsDb } from './db';
+export { sqliteKeyStore } from './keys';
+export { sqliteUsageStore } from './usage';
+export { sqliteLimitCounters } from './limit-counters';
+export { sqliteAnswerStore, type SqliteAnswerStoreOptions } from './answer-store';
