@@ -8,6 +8,7 @@ import type { Ctx } from '../../../core/shared/context';
 import { parseInput } from '../../../core/shared/validation';
 import { questionOf, sourcesQuestionOf } from '../../../rest/chat/wire';
 import type { ModelsInstance } from '../../../services/models';
+import { askBody, DOCS, SECRET_OF_B, type AskBody } from '../../rest/chat/asking';
 import { searchFixture, type SearchFixture } from '../search/fixture';
 
 /** The chat service called with the spec's bodies, as its REST face calls it (validation, then the caller, then the question). */
@@ -25,17 +26,11 @@ export interface ChatFixture extends SearchFixture {
   tokenA: string;
   tokenB: string;
   /** A generate_answer body asking `query` as tenant-a, with `extra` merged in. */
-  body(query: string, extra?: Record<string, unknown>, request?: Record<string, unknown>): Record<string, unknown>;
+  body: AskBody;
   ingest(doc: { title: string; content: string; file_name?: string }, auth?: string): Promise<string>;
   /** `chat` (in process, or a client of a proxy elsewhere) behind what the REST edge does with a body. */
   byBody(chat: ChatService): BodyChat;
 }
-
-export const DOCS = [
-  { title: 'Aspirin', content: 'Aspirin reduces fever and relieves mild pain. Aspirin also lowers the risk of blood clots. Its common side effects are stomach upset and heartburn.' },
-  { title: 'Penguins', content: 'Emperor penguins breed during the Antarctic winter. The male penguin keeps the egg warm on its feet for about two months.' },
-  { title: 'Volcanoes', content: 'A volcano erupts when pressure from magma builds beneath the crust. Basalt lava flows are runny and travel far.' },
-];
 
 export async function chatFixture(env: Record<string, string> = {}): Promise<ChatFixture> {
   const f = await searchFixture(env);
@@ -48,12 +43,9 @@ export async function chatFixture(env: Record<string, string> = {}): Promise<Cha
       return r.body.object_id as string;
     };
     for (const d of DOCS) await ingest(d);
-    await ingest({ title: 'Secret of tenant b', content: 'Aspirin is forbidden in tenant b. The tenant b launch code is swordfish.' }, f.b);
+    await ingest(SECRET_OF_B, f.b);
     const raw = (bearer: string) => bearer.slice('Bearer '.length);
-    const body: ChatFixture['body'] = (query, extra = {}, request = {}) => ({
-      request: { user_cred: { token: raw(f.a), client: { tenant_id: 'tenant-a' } }, bot_config: { caller_version: '1' }, task_process: { service: 'test' }, kvp: {}, ...request },
-      query, api_key: apiKey, ...extra,
-    });
+    const body = askBody(raw(f.a), apiKey);
     // As a proxy served apart from the token service verifies: with the realm's published keys.
     const keys = remoteJwksKeySource(f.url);
     const tools = { verifier: createTokenVerifier({ issuerBase: issuerBaseFor(f.platform.config.PUBLIC_URL), keys }), audience: 'chat' };

@@ -16,6 +16,9 @@ import { run, socketClient, type Result } from '../shared/subscription-wire';
  * the model's fields from the models subgraph), and served alone (`platform serve chat`, its
  * search and model gateway those of the first platform over REST) with answerStream over
  * graphql-ws. `oc-chat` is a model on a fake OpenAI-compatible upstream, so a stream can stall.
+ * End to end because what it tests needs started servers: the federation gateway, a second server
+ * reaching the first over HTTP, WebSockets and upgrades on a real port, a server stopping under
+ * open sockets.
  */
 let f: ChatFixture;
 let upstream: FakeOpenAi;

@@ -1,12 +1,18 @@
-import { chatFixture, type ChatFixture } from './fixture';
-import { joined, ndjsonChunks, post, sseChunks } from './wire';
+import { joined, ndjsonChunks, sseChunks } from '../../e2e/chat/wire';
+import { chatInProcess, type ChatInProcess } from './fixture';
 
-let f: ChatFixture;
-beforeAll(async () => { f = await chatFixture(); }, 60_000);
-afterAll(async () => { await f?.stop(); });
+/**
+ * What the chat proxy answers over REST: grounding, tenants, streams (read whole: their framing
+ * read incrementally and clients leaving are test/e2e/chat's), continuations, history, uploaded
+ * files. In process (supertest on the app the platform serves), since none of it depends on a
+ * started server.
+ */
+let f: ChatInProcess;
+beforeAll(async () => { f = await chatInProcess(); });
+afterAll(async () => { await f?.close(); });
 
 const ASPIRIN = 'What are the side effects of aspirin?';
-const answer = (body: unknown) => f.call('POST', '/api/generate_answer', { body, auth: '' });
+const answer = (body: unknown) => f.post('/api/generate_answer', body);
 
 describe('generate_answer', () => {
   it('answers from the right document, citing it, with the search text it used', async () => {
@@ -33,7 +39,7 @@ describe('generate_answer', () => {
 describe('stream_generate_answer', () => {
   it('streams SSE chunks in order that join to the whole answer, then a finish reason and [DONE]', async () => {
     const whole = (await answer(f.body(ASPIRIN))).body;
-    const r = await post(`${f.url}/api/stream_generate_answer`, f.body(ASPIRIN));
+    const r = await f.post('/api/stream_generate_answer', f.body(ASPIRIN));
     expect(r.status).toBe(200);
     expect(r.type).toMatch(/^text\/event-stream/);
     const { chunks, done } = sseChunks(r.text);
@@ -46,7 +52,7 @@ describe('stream_generate_answer', () => {
   });
 
   it('speaks NDJSON when asked', async () => {
-    const r = await post(`${f.url}/api/stream_generate_answer`, f.body(ASPIRIN), { accept: 'application/x-ndjson' });
+    const r = await f.post('/api/stream_generate_answer', f.body(ASPIRIN), { accept: 'application/x-ndjson' });
     expect(r.type).toMatch(/^application\/x-ndjson/);
     const chunks = ndjsonChunks(r.text);
     expect(chunks.at(-1)!.finish_reason).toBe('stop');
@@ -91,8 +97,8 @@ describe('uploaded files', () => {
     const r = await answer(f.body('When does the ferry leave?', {}, request));
     expect(r.body.response).toContain('ferry to the island leaves at seven');
 
-    const s = await f.call('POST', '/api/get_sources', {
-      auth: '', body: { request: { ...(f.body('When does the ferry leave?', {}, request).request as object), query: 'When does the ferry leave?' }, bot_details: { num_new_uploads: 1, llm_data: { upload_files: [] } }, chat_hist: [] },
+    const s = await f.post('/api/get_sources', {
+      request: { ...(f.body('When does the ferry leave?', {}, request).request as object), query: 'When does the ferry leave?' }, bot_details: { num_new_uploads: 1, llm_data: { upload_files: [] } }, chat_hist: [],
     });
     expect(s.status).toBe(200);
     expect(s.body.success).toBe(true);
@@ -106,7 +112,7 @@ describe('uploaded files', () => {
   });
 
   it('get_sources names the document an answer would cite', async () => {
-    const s = await f.call('POST', '/api/get_sources', { auth: '', body: { request: { ...(f.body('x').request as object), query: ASPIRIN } } });
+    const s = await f.post('/api/get_sources', { request: { ...(f.body('x').request as object), query: ASPIRIN } });
     expect(s.body.sources.citations.map((c: { title: string }) => c.title)).toContain('Aspirin');
     expect(s.body.sources.all_input_texts.search_text_result).toContain('[1] Aspirin');
     expect(s.body.sources.gen_search_text).toBe(ASPIRIN);
