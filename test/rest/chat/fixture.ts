@@ -37,7 +37,7 @@ export async function chatInProcess(env: Record<string, string> = {}): Promise<C
   const p = await inProcess(['chat'], env);
   try {
     const models = p.instances.models as unknown as ModelsInstance;
-    const apiKey = models.keys.create({ name: 'chat-test', tenant: 'tenant-a' }).apiKey;
+    const apiKey = (await models.keys.create({ name: 'chat-test', tenant: 'tenant-a' })).apiKey;
     const [a, b, noRoles] = await Promise.all([p.bearer('a-1', 'tenant-a', RW), p.bearer('b-1', 'tenant-b', RW), p.bearer('a-none', 'tenant-a', [])]);
     const ingest = async (doc: { title: string; content: string; file_name?: string }, auth = a) => {
       const r = await request(p.app).post('/cl/search/api/v2/objects').set('authorization', auth).send(doc);
