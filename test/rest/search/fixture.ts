@@ -48,7 +48,7 @@ export async function searchInProcess(env: Record<string, string> = {}): Promise
     for (const [name, value] of Object.entries(opts.headers ?? {})) req.set(name, value);
     if (opts.body !== undefined) req.set('content-type', 'application/json').send(JSON.stringify(opts.body));
     else if (opts.raw instanceof FormData) {
-      // The bytes and boundary fetch would send: the multipart encoding stays undici's, as over a socket.
+      // Encoded by undici as fetch encodes it: the same multipart encoding the started-platform cases sent.
       const encoded = new Request('http://search.test/', { method: 'POST', body: opts.raw });
       req.set('content-type', encoded.headers.get('content-type')!).send(Buffer.from(await encoded.arrayBuffer()));
     } else if (opts.raw !== undefined) req.send(typeof opts.raw === 'string' ? opts.raw : Buffer.from(opts.raw));
