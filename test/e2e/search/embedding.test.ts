@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { searchFixture } from './fixture';
 import { freePort, platformCli, ROOT, run, startInTemp } from '../shared/server';
 
-/** SEARCH_EMBEDDING_MODEL: search embeds through the model gateway; `platform reindex` applies a change. */
+/**
+ * SEARCH_EMBEDDING_MODEL: search embeds through the model gateway; `platform reindex` applies a change.
+ *
+ * Started platform: the CLI (`platform key create`, `platform reindex`) in its own processes, the
+ * platform restarted over the same data directory, and a start refused for a bad setting.
+ */
 describe('search embedding through the model gateway', () => {
   const dir = mkdtempSync(join(tmpdir(), 'platform-embed-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,10 +3,17 @@ import { configParts } from '../../../bin/deps';
 import { startPlatform } from '../../../bin/start';
 import { loadConfig } from '../../../core/shared/config';
 import { testModules } from '../../shared/helpers';
+import { addOwls } from '../../rest/search/owls';
 import { searchFixture, type SearchFixture } from './fixture';
 import { freePort } from '../shared/server';
 
-/** The search subgraph through the gateway's /graphql (in process), and served alone for entity fetches. */
+/**
+ * The search subgraph through the gateway's /graphql (in process), and served alone for entity fetches.
+ *
+ * Started platform: what is tested is the federated graph (the gateway's query plans, its operation
+ * limits, `platform serve search` answering entity fetches), which only the started platform has;
+ * search's REST behaviour is tested in process in test/rest/search.
+ */
 describe('search through GraphQL', () => {
   let f: SearchFixture;
   const ids: string[] = [];
@@ -96,6 +103,29 @@ describe('search through GraphQL', () => {
     } finally {
       await alone.stop();
     }
+  });
+
+  // From custom-metadata.test.ts (test/rest/search), whose REST cases run in process: its GraphQL
+  // case goes through the gateway, over the same owl objects.
+  describe("custom_metadata: tags, kvp and taxonomy are the object's own", () => {
+    let owls: Record<'inner' | 'top' | 'other' | 'upload', string>;
+    beforeAll(async () => {
+      owls = await addOwls(f.call);
+    }, 60_000);
+
+    it('GraphQL: the filter, chunk search and Document.customMetadata alike', async () => {
+      const gql = async (query: string) => (await (await fetch(`${f.url}/graphql`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: f.a }, body: JSON.stringify({ query }),
+      })).json()) as any;
+      const s = await gql('{ search(query: "owls", mode: FULLTEXT, filter: { customMetadata: { tags: ["x"] } }) { hits { document { id customMetadata } } } }');
+      expect(s.errors).toBeUndefined();
+      expect(s.data.search.hits.map((h: any) => h.document.id).sort()).toEqual([owls.inner, owls.top].sort());
+      expect(s.data.search.hits.find((h: any) => h.document.id === owls.inner).document.customMetadata).toMatchObject({ team: 'owl', tags: ['x'] });
+      const p = await gql('{ passages(query: "owls", customMetadata: { tags: ["x"] }) { passages { document { id } } } }');
+      expect([...new Set(p.data.passages.passages.map((x: any) => x.document.id))].sort()).toEqual([owls.inner, owls.top].sort());
+      const added = await gql('mutation { addDocument(input: { content: "Eagle owls are the largest owls.", customMetadata: { tags: ["g"] } }) { id tags customMetadata } }');
+      expect(added.data.addDocument).toMatchObject({ tags: ['g'], customMetadata: { tags: ['g'] } });
+    });
   });
 
   /** `platform serve search` against the same data dir, trusting the fixture's token service. */

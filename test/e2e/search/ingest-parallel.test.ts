@@ -9,6 +9,9 @@ import { platformCli, type Ran } from '../shared/server';
  * Parallel `platform ingest` runs over the same files and one fresh data directory: every run ends
  * with its JSON report (one adds each file, the others find it), never a stack trace, and the store
  * holds one live object per file. Then the server and the command writing at once.
+ *
+ * End to end: several processes writing one data directory (the built CLI, and the started
+ * platform beside it) are what is tested.
  */
 const RUNS = 20;
 /** The second round only needs enough runs to race on the changed file. */

@@ -11,7 +11,11 @@ const asTenant = (tenantId: string): Ctx<Caller> => ({
   caller: { realm: 'r', subject: 'reader', tenantId, roles: ['search:read'], scopes: [], clientId: 'c', username: 'u', sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: '' },
 });
 
-/** `platform ingest` and `platform reindex`, the built command in its own process (pdf.js runs there, not under jest). */
+/**
+ * `platform ingest` and `platform reindex`, the built command in its own process (pdf.js runs there, not under jest).
+ *
+ * End to end: the CLI is what is tested, run as the built command.
+ */
 describe('platform ingest <folder>', () => {
   const root = mkdtempSync(join(tmpdir(), 'platform-ingest-'));
   const dataDir = join(root, 'data');

@@ -1,24 +1,27 @@
-import { searchFixture, type SearchFixture } from './fixture';
+import { searchInProcess, type SearchInProcess } from './fixture';
 
 /**
  * What a strict client expects of the spec's parameters: v1 basic search's `query_string` object
  * as JSON text in the URL selects what it selects in the body; v1's mandatory scalars are
  * required and typed (422 in FastAPI's shape); a v2 `object_ids` is an array of strings.
+ *
+ * In process: parameter parsing and validation of the search face, driven with supertest on the
+ * express app (test/shared/in-process.ts), with no gateway, port or started platform.
  */
 const V1 = '/cl/search/api/v1';
 const V2 = '/cl/search/api/v2';
 const ids = (body: { result: { object_id: string }[] }) => body.result.map((x) => x.object_id).sort();
 
 describe('search parameters as the spec types them', () => {
-  let f: SearchFixture;
+  let f: SearchInProcess;
   const made: Record<string, string> = {};
   beforeAll(async () => {
-    f = await searchFixture();
+    f = await searchInProcess();
     for (const [name, title, content] of [['bread', 'Sourdough', 'Sourdough bread needs a starter and patience.'], ['rye', 'Rye loaf', 'Rye bread is dense and dark.'], ['tea', 'Green tea', 'Brew green tea below boiling.']]) {
       made[name!] = (await f.call('POST', `${V2}/objects`, { body: { title, content } })).body.object_id;
     }
   }, 60_000);
-  afterAll(() => f.stop());
+  afterAll(() => f?.stop());
 
   describe('v1 basic_search: query_string as an object', () => {
     it.each([

@@ -1,4 +1,12 @@
-import { searchFixture, type SearchFixture } from './fixture';
+import { searchInProcess, type SearchInProcess } from './fixture';
+
+/**
+ * Every search endpoint of v1 and v2: envelopes, paging, sorting, filters, modes, tenant isolation,
+ * private objects, and the answers to bad input (422, 400, 405, 404, 401, 403).
+ *
+ * In process: all of it is the search face's REST behaviour, driven with supertest on the express
+ * app (test/shared/in-process.ts), with no gateway, port or started platform.
+ */
 
 const V1 = '/cl/search/api/v1';
 const V2 = '/cl/search/api/v2';
@@ -9,10 +17,10 @@ const q = (params: Record<string, string | number | boolean | string[]>) => {
 };
 
 describe('search service over HTTP: every search endpoint', () => {
-  let f: SearchFixture;
+  let f: SearchInProcess;
   const ids: Record<string, string> = {};
   beforeAll(async () => {
-    f = await searchFixture();
+    f = await searchInProcess();
     const add = async (name: string, body: Record<string, unknown>, auth = f.a) => {
       const r = await f.call('POST', `${V2}/objects`, { body, auth });
       expect(r.status).toBe(201);
@@ -24,7 +32,7 @@ describe('search service over HTTP: every search endpoint', () => {
     await add('secret', { title: 'Private climate notes', content: 'My private climate notes about glaciers.', system_metadata: { is_private: true } }, f.aOther);
     await add('tenantB', { title: 'Climate of tenant B', content: 'Glaciers retreat as the climate warms, says tenant B.', tags: ['science'] }, f.b);
   }, 60_000);
-  afterAll(() => f.stop());
+  afterAll(() => f?.stop());
 
   describe('v2', () => {
     it('fulltext: the envelope, the result items and both aggregation names', async () => {
