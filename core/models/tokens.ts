@@ -1,4 +1,12 @@
-import { countTokens as bpeCount } from 'gpt-tokenizer';
+import type * as Tokenizer from 'gpt-tokenizer';
+
+/** Loaded on the first count: its vocabulary costs a few hundred milliseconds, which a process that never counts (the CLI) need not pay. */
+let tokenizer: typeof Tokenizer | undefined;
+const load = () => (tokenizer ??= require('gpt-tokenizer') as typeof Tokenizer);
+const bpeCount: typeof Tokenizer.countTokens = (text, opts) => load().countTokens(text, opts);
+
+/** A server loads the vocabulary once started, so that its first call does not wait for it. */
+export const loadTokenizer = (): void => void load();
 
 /**
  * Token counts (the gateway's context-length checks and usage, the chat proxy's prompt fitting),

@@ -9,6 +9,7 @@ import type { ModelsInstance } from './instance';
 export type { ModelsInstance };
 import { openRedisChatCache } from '../../core/models/redis/answer-store';
 import { catalogReport } from '../../core/models/catalog-report';
+import { loadTokenizer } from '../../core/models/tokens';
 import { defaultOffload } from '../../core/models/offload';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
 import { MODELS_PREFIX, modelsRest } from '../../rest/models';
@@ -69,6 +70,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       },
     });
     if (!admin) {
+      setImmediate(loadTokenizer);
       const report = catalogReport({ models: [...core.catalog], sources: core.catalogSources }, process.env);
       log.info({ catalog: config.MODELS_CATALOG_FILE ?? 'built-in', models: report.models }, `models: the catalog offers ${report.models.map((m) => m.id).join(', ')}`);
       for (const w of report.warnings) log.warn(`models: ${w}`);
