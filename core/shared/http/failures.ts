@@ -3,7 +3,7 @@ import { PlatformError, UpstreamFailed, UpstreamTimeout } from '../errors';
 /**
  * What a failed exchange (no usable status) means to the caller, whoever was on the other side:
  * - a connect timeout, or silence past the read timeout: 504 `upstream_timeout`;
- * - a refused, reset or unreachable connection: 502 `upstream_unavailable`;
+ * - a refused or unreachable connection ("is unreachable"), one reset or closed ("the connection failed"): 502 `upstream_unavailable`;
  * - anything else on the wire: 502 `upstream_error`.
  * The caller's own abort is not a failure of the other side: it comes back as the signal's reason.
  */
@@ -11,6 +11,8 @@ const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND',
   'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED',
 ]);
+/** No connection was made at all (as opposed to one that broke). */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** The error code of a transport failure, looking through wrappers (AggregateError of happy eyeballs, causes). */
@@ -36,6 +38,7 @@ export function transportError(who: string, err: unknown): PlatformError {
     const what = code === 'UND_ERR_BODY_TIMEOUT' ? 'went silent midway' : 'did not answer in time';
     return new UpstreamTimeout(`${who} ${what}`, { code: 'upstream_timeout', cause: err });
   }
+  if (UNREACHABLE_CODES.has(code)) return new UpstreamFailed(`${who} is unreachable (${code})`, { code: 'upstream_unavailable', cause: err });
   if (CONNECTION_CODES.has(code) || code.startsWith('ERR_HTTP2')) {
     return new UpstreamFailed(`The connection to ${who} failed${code ? ` (${code})` : ''}`, { code: 'upstream_unavailable', cause: err });
   }

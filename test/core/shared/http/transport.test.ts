@@ -62,7 +62,7 @@ describe('HTTP transport', () => {
     await new Promise((r) => closed.close(r));
     const refused = await failure(transport.send({ url: `http://127.0.0.1:${port}/`, method: 'GET' }, policy, 'Nobody'));
     expect(refused).toBeInstanceOf(UpstreamFailed);
-    expect(refused).toMatchObject({ code: 'upstream_unavailable', message: 'The connection to Nobody failed (ECONNREFUSED)' });
+    expect(refused).toMatchObject({ code: 'upstream_unavailable', message: 'Nobody is unreachable (ECONNREFUSED)' });
   });
 
   it("ends with the signal's reason, whether it aborted before or during the exchange", async () => {
