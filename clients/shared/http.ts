@@ -103,7 +103,11 @@ const headerReader = (h: HeaderBag): AnswerHeaders => ({
 
 /** A service's error answer as the platform's error, with its Retry-After when it asked to wait. */
 async function refusal(res: Answer, who: string, signal?: AbortSignal) {
-  const text = await readText(res.body, who, signal, { limit: MAX_ERROR_BODY, truncate: true });
+  // An error answer that breaks off is still its status (the caller's abort is still the caller's).
+  const text = await readText(res.body, who, signal, { limit: MAX_ERROR_BODY, truncate: true }).catch((err: unknown) => {
+    if (signal?.aborted) throw err;
+    return '';
+  });
   let body: unknown;
   try {
     body = JSON.parse(text);
