@@ -38,7 +38,8 @@ export function streamOf(first: IteratorResult<CompletionWire>, rest: AsyncGener
       return this;
     },
   };
-  return chatStreamOf(chunks, { vendor: GATEWAY, signal, decode: (c) => openAiChunk(c, GATEWAY, true) });
+  // The HTTP stream ends only at [DONE] (else it throws): an answer that never named its finish reason stopped.
+  return chatStreamOf(chunks, { vendor: GATEWAY, signal, decode: (c) => openAiChunk(c, GATEWAY, true), endedAs: () => 'stop' });
 }
 
 /** A whole `chat.completion` as a ChatStream of one piece. */

@@ -58,7 +58,10 @@ export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelP
       });
       const opts = { vendor, messages: req.messages, promptTokens: req.promptTokens, signal };
       if (whole) return chatStreamOf([await res.json()], { ...opts, decode: (json) => openAiCompletion(json, vendor) });
-      return chatStreamOf(res.events(), { ...opts, decode: (e) => openAiChunk(e.data, vendor) });
+      // A server that ends with [DONE] but never named a finish reason finished normally.
+      let sawDone = false;
+      const events = res.events(() => (sawDone = true));
+      return chatStreamOf(events, { ...opts, decode: (e) => openAiChunk(e.data, vendor), endedAs: () => (sawDone ? 'stop' : undefined) });
     },
 
     async embed(req, signal) {

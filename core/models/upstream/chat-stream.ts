@@ -20,6 +20,8 @@ export interface ChatStreamOptions {
   signal?: AbortSignal;
   /** Runs once when the stream ends for any reason (an adapter closes what the SDK keeps open). */
   onEnd?: () => void;
+  /** How the answer finished when its stream ended without saying; undefined (the default): it was cut short. */
+  endedAs?: () => FinishReason | undefined;
 }
 
 /**
@@ -50,6 +52,7 @@ export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: Cha
           yield e.text;
         }
       }
+      finish ??= opts.endedAs?.();
       if (!finish) throw unreadable(opts.vendor, 'the stream ended before saying how the answer finished');
       outcome = finish;
     } catch (err) {

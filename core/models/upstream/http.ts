@@ -31,8 +31,8 @@ export interface UpstreamResponse {
   headers: HeaderBag;
   /** The body as it arrives; leaving the loop early closes the connection. */
   body: AsyncIterable<Buffer>;
-  /** The objects of an SSE body, up to `data: [DONE]` when it sends one. */
-  events(): AsyncGenerator<JsonEvent>;
+  /** The objects of an SSE body, up to `data: [DONE]` when it sends one (`onDone` is told). */
+  events(onDone?: () => void): AsyncGenerator<JsonEvent>;
   /** The whole body as JSON; 502 `upstream_bad_response` when it is not JSON. */
   json(): Promise<unknown>;
   text(): Promise<string>;
@@ -71,7 +71,7 @@ function response(vendor: string, res: Answer, signal?: AbortSignal): UpstreamRe
     status: res.status,
     headers: res.headers,
     body: chunksOf(res.body, vendor, signal),
-    events: () => jsonEvents(res.body, { framing: 'sse', who: vendor, signal }),
+    events: (onDone) => jsonEvents(res.body, { framing: 'sse', who: vendor, signal, onDone }),
     json: () => readJson(res.body, vendor, signal),
     text: () => readText(res.body, vendor, signal),
   };

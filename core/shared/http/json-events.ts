@@ -24,6 +24,8 @@ export interface JsonEventsOptions {
   signal?: AbortSignal;
   /** SSE: a stream must end with `[DONE]` (our services' do): one ending before it was cut short. */
   doneRequired?: boolean;
+  /** Told when `[DONE]` arrives. */
+  onDone?: () => void;
 }
 
 /** The framing a Content-Type announces; undefined when it is not a stream. */
@@ -75,7 +77,10 @@ export async function* jsonEvents(body: AsyncIterable<Uint8Array>, o: JsonEvents
   let done = false;
   const reader = o.framing === 'ndjson' ? ndjsonReader((raw) => void ready.push(raw)) : sseReader((e) => {
     if (done) return;
-    if (e.data === '[DONE]') done = true;
+    if (e.data === '[DONE]') {
+      done = true;
+      o.onDone?.();
+    }
     // An empty `data:` is valid SSE but carries no object.
     else if (e.data !== '') ready.push(e);
   }, o.who);

@@ -60,6 +60,14 @@ describe('OpenAI chat stream decoder', () => {
     expect((await drainFailing(read(['text']))).error).toMatchObject({ code: 'upstream_bad_response' });
   });
 
+  it('takes how the stream ended as its finish when the source knows (a [DONE] seen), else fails', async () => {
+    const stream = (endedAs: () => 'stop' | undefined) => chatStreamOf(streamOf([chunk({ content: 'all' })]), {
+      vendor: 'Fake', decode: (c) => openAiChunk(c, 'Fake'), endedAs,
+    });
+    expect(await drain(stream(() => 'stop'))).toMatchObject({ pieces: ['all'], finishReason: 'stop' });
+    expect((await drainFailing(stream(() => undefined))).error).toMatchObject({ code: 'upstream_bad_response' });
+  });
+
   it("ends with the caller's own reason when its signal aborted", async () => {
     const caller = new AbortController();
     async function* slow() {

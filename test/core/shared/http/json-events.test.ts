@@ -40,7 +40,11 @@ describe('JSON event streams', () => {
   });
 
   it('fails a stream of ours that ended before [DONE]; a vendor stream may end with its body', async () => {
-    const cut = await read(['data: {"n":1}\n\n'], { doneRequired: true });
+    let told = 0;
+    expect((await read(['data: {"n":1}\n\ndata: [DONE]\n\n'], { doneRequired: true, onDone: () => told++ })).error).toBeUndefined();
+    expect(told).toBe(1);
+    const cut = await read(['data: {"n":1}\n\n'], { doneRequired: true, onDone: () => told++ });
+    expect(told).toBe(1);
     expect(cut.out).toHaveLength(1);
     expect(cut.error).toMatchObject({ code: 'upstream_bad_response', message: expect.stringContaining('before [DONE]') });
     expect((await read(['data: {"n":1}\n\n'])).error).toBeUndefined();
