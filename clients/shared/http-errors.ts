@@ -31,12 +31,3 @@ export function errorFromResponse(status: number, body: unknown, retryAfterSecon
   if (status === 502 && text(detail) !== undefined) return new UpstreamFailed(message, { code });
   return new UpstreamFailed(`upstream answered ${status}: ${message}`, { code });
 }
-
-/** Retry-After (RFC 9110 §10.2.3) in milliseconds: delay-seconds or an HTTP-date. */
-export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
-  const v = value?.trim();
-  if (!v) return undefined;
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}

@@ -1,7 +1,8 @@
 import type { ContentBlock, ConverseStreamCommandInput, Message } from '@aws-sdk/client-bedrock-runtime';
 import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
 import type { Attachment, ChatMessage, ChatRequest, FinishReason } from '../chat';
-import { blot, statusError, transportError } from '../upstream/errors';
+import { transportError } from '../../shared/http/failures';
+import { blot, statusError } from '../upstream/errors';
 
 /**
  * The Bedrock Converse shapes the AWS SDK sends (it signs and frames them itself): system messages

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
 import type { ProviderFactory } from './types';
 import { chatStreamOf, type StreamEvent } from '../upstream/chat-stream';
-import { badResponse, parseAnswer } from '../upstream/errors';
+import { unreadable } from '../../shared/http/failures';
+import { parseAnswer } from '../upstream/errors';
 import { bedrockError, bedrockFinish, converseInput } from './bedrock-shared';
 import { credentialOf } from './credential-shared';
 
@@ -102,7 +103,7 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
       } catch (err) {
         throw bedrockError(err, vendor, signal, secrets);
       }
-      if (!out.stream) throw badResponse(vendor, 'a ConverseStream answer without its stream');
+      if (!out.stream) throw unreadable(vendor, 'a ConverseStream answer without its stream');
       return chatStreamOf(events(out.stream, cut, secrets, signal), { vendor, messages: req.messages, promptTokens: req.promptTokens, signal, onEnd: () => cut.abort() });
     },
 
@@ -119,7 +120,7 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
         try {
           json = JSON.parse(out.body.transformToString());
         } catch {
-          throw badResponse(vendor, 'an embedding that is not JSON');
+          throw unreadable(vendor, 'an embedding that is not JSON');
         }
         return parseAnswer(TitanEmbedding, json, vendor, 'embedding');
       };

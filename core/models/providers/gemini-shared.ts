@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { UpstreamFailed } from '../../shared/errors';
 import type { ChatMessage, ChatRequest, FinishReason } from '../chat';
+import { unreadable } from '../../shared/http/failures';
 import type { StreamEvent } from '../upstream/chat-stream';
-import { badResponse } from '../upstream/errors';
-import type { SseEvent } from '../upstream/sse';
 
 /**
  * The Gemini API's generateContent wire: system messages become `systemInstruction`, the model's
@@ -52,7 +51,7 @@ const Chunk = z.object({
 /** One GenerateContentResponse as a stream event (thought parts are the model's scratchpad, not its answer). */
 export function geminiEvent(json: unknown, vendor: string): StreamEvent {
   const r = Chunk.safeParse(json);
-  if (!r.success) throw badResponse(vendor, 'a chunk that is not a GenerateContentResponse');
+  if (!r.success) throw unreadable(vendor, 'a chunk that is not a GenerateContentResponse');
   const { candidates, promptFeedback, usageMetadata: u, error } = r.data;
   if (error) throw new UpstreamFailed(`${vendor} failed midway${error.message ? `: ${error.message}` : ''}`, { code: 'upstream_error' });
   const candidate = candidates?.[0];
@@ -65,16 +64,4 @@ export function geminiEvent(json: unknown, vendor: string): StreamEvent {
       ? { completionTokens: (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0) } : {}),
   } : undefined;
   return { text: text || undefined, finishReason, usage };
-}
-
-export async function* geminiEvents(events: AsyncIterable<SseEvent>, vendor: string): AsyncGenerator<StreamEvent> {
-  for await (const ev of events) {
-    let json: unknown;
-    try {
-      json = JSON.parse(ev.data);
-    } catch {
-      throw badResponse(vendor, 'a stream chunk that is not JSON');
-    }
-    yield geminiEvent(json, vendor);
-  }
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { ProviderFactory } from './types';
+import { unreadable } from '../../shared/http/failures';
 import { chatStreamOf } from '../upstream/chat-stream';
-import { badResponse, parseAnswer } from '../upstream/errors';
-import { sseEvents } from '../upstream/sse';
+import { parseAnswer } from '../upstream/errors';
 import { credentialOf, trimBase } from './credential-shared';
-import { generateContentBody, geminiEvent, geminiEvents } from './gemini-shared';
+import { generateContentBody, geminiEvent } from './gemini-shared';
 
 export const GEMINI_URL = 'https://generativelanguage.googleapis.com';
 
@@ -28,10 +28,9 @@ export const geminiProvider: ProviderFactory = (model, { env, http }) => {
         vendor, url: whole ? url(req.model, 'generateContent') : `${url(req.model, 'streamGenerateContent')}?alt=sse`, signal,
         headers: headers(whole ? 'application/json' : 'text/event-stream'), body: JSON.stringify(generateContentBody(req)),
       });
-      const events = whole ? (async function* one() {
-        yield geminiEvent(await res.json(), vendor);
-      })() : geminiEvents(sseEvents(res.body), vendor);
-      return chatStreamOf(events, { vendor, messages: req.messages, promptTokens: req.promptTokens, signal });
+      const opts = { vendor, messages: req.messages, promptTokens: req.promptTokens, signal };
+      if (whole) return chatStreamOf([await res.json()], { ...opts, decode: (json) => geminiEvent(json, vendor) });
+      return chatStreamOf(res.events(), { ...opts, decode: (e) => geminiEvent(e.data, vendor) });
     },
 
     async embed(req, signal) {
@@ -40,7 +39,7 @@ export const geminiProvider: ProviderFactory = (model, { env, http }) => {
       }));
       const res = await http.request({ vendor, url: url(req.model, 'batchEmbedContents'), signal, headers: headers('application/json'), body: JSON.stringify({ requests }) });
       const body = parseAnswer(BatchEmbeddings, await res.json(), vendor, 'embeddings');
-      if (body.embeddings.length !== req.inputs.length) throw badResponse(vendor, `${body.embeddings.length} embeddings for ${req.inputs.length} inputs`);
+      if (body.embeddings.length !== req.inputs.length) throw unreadable(vendor, `${body.embeddings.length} embeddings for ${req.inputs.length} inputs`);
       return { vectors: body.embeddings.map((e) => Float32Array.from(e.values)) };
     },
   };

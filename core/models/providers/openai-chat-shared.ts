@@ -1,14 +1,10 @@
-import { z } from 'zod';
-import { BadRequest, UpstreamFailed } from '../../shared/errors';
-import type { Attachment, ChatMessage, ChatRequest, FinishReason } from '../chat';
-import type { StreamEvent } from '../upstream/chat-stream';
-import { badResponse } from '../upstream/errors';
-import type { SseEvent } from '../upstream/sse';
+import { BadRequest } from '../../shared/errors';
+import type { Attachment, ChatMessage, ChatRequest } from '../chat';
 
 /**
- * The OpenAI chat-completions wire as the gateway speaks it upstream (Azure OpenAI and the
- * OpenAI-compatible servers: Ollama, vLLM, llama.cpp): the request body, and the SSE chunks of
- * the answer read back as stream events.
+ * The OpenAI chat-completions request as the gateway sends it upstream (Azure OpenAI and the
+ * OpenAI-compatible servers: Ollama, vLLM, llama.cpp) and as its REST clients send it to the
+ * gateway; the answer is read back by upstream/openai-stream.ts.
  */
 type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: 'file'; file: { filename: string; file_data: string } };
 
@@ -43,80 +39,4 @@ export function chatBody(req: ChatRequest, vendor: string, opts: { maxTokensFiel
     ...(req.stop?.length ? { stop: req.stop } : {}),
     ...(req.stream === false ? {} : { stream: true, stream_options: { include_usage: true } }),
   };
-}
-
-const Completion = z.object({
-  choices: z.array(z.object({
-    message: z.object({ content: z.string().nullish() }).nullish(),
-    finish_reason: z.string().nullish(),
-  })).min(1),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
-});
-
-/** A whole (non-streamed) chat completion as the one event it is. */
-export async function* openAiCompletion(json: unknown, vendor: string): AsyncGenerator<StreamEvent> {
-  const r = Completion.safeParse(json);
-  if (!r.success) throw badResponse(vendor, 'a chat completion without choices');
-  const choice = r.data.choices[0]!;
-  const usage = r.data.usage;
-  yield {
-    text: choice.message?.content ?? undefined,
-    finishReason: finishOf(choice.finish_reason ?? 'stop'),
-    usage: usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } : undefined,
-  };
-}
-
-const Chunk = z.object({
-  choices: z.array(z.object({
-    delta: z.object({ content: z.string().nullish() }).nullish(),
-    finish_reason: z.string().nullish(),
-  })),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
-});
-// OpenAI and Azure wrap a midway failure in `error`; vLLM sends `{"object":"error","message"}`.
-const StreamError = z.union([
-  z.object({ error: z.object({ message: z.string().optional() }).loose() }).transform((e) => e.error.message),
-  z.object({ object: z.literal('error'), message: z.string().optional() }).transform((e) => e.message),
-]);
-
-const FINISH: Record<string, FinishReason> = { stop: 'stop', length: 'length', content_filter: 'content_filter' };
-/** stop, length and content_filter as they are; anything else (tool_calls, function_call, eos) is a stop. */
-export const finishOf = (r: string): FinishReason => FINISH[r] ?? 'stop';
-
-/**
- * The answer's chunks as stream events, up to `data: [DONE]`; what follows it is read and
- * ignored so the connection goes back to the pool instead of being cut.
- */
-export async function* openAiEvents(events: AsyncIterable<SseEvent>, vendor: string): AsyncGenerator<StreamEvent> {
-  let finished = false;
-  let sawFinish = false;
-  for await (const ev of events) {
-    if (finished) continue;
-    if (ev.data.trim() === '[DONE]') {
-      finished = true;
-      // A server that ends with [DONE] but never named a finish reason finished normally.
-      if (!sawFinish) yield { finishReason: 'stop' };
-      continue;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(ev.data);
-    } catch {
-      throw badResponse(vendor, 'a stream chunk that is not JSON');
-    }
-    // Only a chunk that looks like a failure is checked as one (a failed parse per chunk costs).
-    const suspect = typeof json === 'object' && json !== null && ('error' in json || (json as { object?: unknown }).object === 'error');
-    const failed = suspect ? StreamError.safeParse(json) : undefined;
-    if (failed?.success) throw new UpstreamFailed(`${vendor} failed midway${failed.data ? `: ${failed.data}` : ''}`, { code: 'upstream_error' });
-    const chunk = Chunk.safeParse(json);
-    if (!chunk.success) throw badResponse(vendor, 'a stream chunk without choices');
-    const choice = chunk.data.choices[0];
-    const usage = chunk.data.usage;
-    if (choice?.finish_reason) sawFinish = true;
-    yield {
-      text: choice?.delta?.content ?? undefined,
-      finishReason: choice?.finish_reason ? finishOf(choice.finish_reason) : undefined,
-      usage: usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } : undefined,
-    };
-  }
 }

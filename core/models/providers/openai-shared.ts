@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { ModelProvider } from '../chat';
+import { unreadable } from '../../shared/http/failures';
 import { chatStreamOf } from '../upstream/chat-stream';
-import { badResponse, parseAnswer } from '../upstream/errors';
+import { parseAnswer } from '../upstream/errors';
 import type { UpstreamHttp } from '../upstream/http';
-import { multipartBody } from '../upstream/multipart';
-import { sseEvents } from '../upstream/sse';
-import { chatBody, openAiCompletion, openAiEvents } from './openai-chat-shared';
+import { openAiChunk, openAiCompletion } from '../upstream/openai-stream';
+import { chatBody } from './openai-chat-shared';
 
 /**
  * The OpenAI wire (chat completions streamed, embeddings, image generation, transcription), shared
@@ -56,14 +56,18 @@ export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelP
         headers: { 'content-type': 'application/json', accept: whole ? 'application/json' : 'text/event-stream', ...t.auth() },
         body: JSON.stringify(chatBody(req, vendor, { maxTokensField: t.maxTokensField, model: t.modelInBody ? req.model : undefined })),
       });
-      const events = whole ? openAiCompletion(await res.json(), vendor) : openAiEvents(sseEvents(res.body), vendor);
-      return chatStreamOf(events, { vendor, messages: req.messages, promptTokens: req.promptTokens, signal });
+      const opts = { vendor, messages: req.messages, promptTokens: req.promptTokens, signal };
+      if (whole) return chatStreamOf([await res.json()], { ...opts, decode: (json) => openAiCompletion(json, vendor) });
+      // A server that ends with [DONE] but never named a finish reason finished normally.
+      let sawDone = false;
+      const events = res.events(() => (sawDone = true));
+      return chatStreamOf(events, { ...opts, decode: (e) => openAiChunk(e.data, vendor), endedAs: () => (sawDone ? 'stop' : undefined) });
     },
 
     async embed(req, signal) {
       const res = await post('embeddings', req.model, defined({ input: req.inputs, encoding_format: 'float', dimensions: req.dimensions }), signal);
       const body = parseAnswer(Embeddings, await res.json(), vendor, 'embeddings');
-      if (body.data.length !== req.inputs.length) throw badResponse(vendor, `${body.data.length} embeddings for ${req.inputs.length} inputs`);
+      if (body.data.length !== req.inputs.length) throw unreadable(vendor, `${body.data.length} embeddings for ${req.inputs.length} inputs`);
       const sorted = body.data.every((d) => d.index !== undefined) ? [...body.data].sort((a, b) => a.index! - b.index!) : body.data;
       return { vectors: sorted.map((d) => Float32Array.from(d.embedding)), promptTokens: body.usage?.prompt_tokens };
     },
@@ -77,19 +81,16 @@ export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelP
     },
 
     async transcribe(req, signal) {
-      const form = multipartBody({
-        file: { filename: req.filename, contentType: req.mimeType, data: req.audio },
-        ...(t.modelInBody ? { model: req.model } : {}),
-        // verbose_json is the format that brings the segments (and the language and duration) back.
-        response_format: 'verbose_json',
-        temperature: req.temperature?.toString(),
-        language: req.language,
-        prompt: req.prompt,
-      });
-      const res = await http.request({
-        vendor, url: t.url('audio/transcriptions', req.model), signal,
-        headers: { 'content-type': form.contentType, accept: 'application/json', ...t.auth() }, body: form.body,
-      });
+      const form = new FormData();
+      form.append('file', new Blob([req.audio], { type: req.mimeType }), req.filename);
+      if (t.modelInBody) form.append('model', req.model);
+      // verbose_json is the format that brings the segments (and the language and duration) back.
+      form.append('response_format', 'verbose_json');
+      if (req.temperature !== undefined) form.append('temperature', String(req.temperature));
+      if (req.language !== undefined) form.append('language', req.language);
+      if (req.prompt !== undefined) form.append('prompt', req.prompt);
+      // The transport writes the multipart content type with its boundary.
+      const res = await http.request({ vendor, url: t.url('audio/transcriptions', req.model), signal, headers: { accept: 'application/json', ...t.auth() }, body: form });
       const body = parseAnswer(Transcription, await res.json(), vendor, 'transcription');
       return {
         text: body.text,

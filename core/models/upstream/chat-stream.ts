@@ -1,7 +1,7 @@
 import { PlatformError, UpstreamFailed } from '../../shared/errors';
 import type { ChatMessage, ChatStream, ChatUsage, FinishReason } from '../chat';
 import { chatPromptTokens, countTokens } from '../tokens';
-import { badResponse } from './errors';
+import { unreadable } from '../../shared/http/failures';
 
 /** What an adapter reads out of one piece of its vendor's stream. */
 export interface StreamEvent {
@@ -12,32 +12,39 @@ export interface StreamEvent {
 
 export interface ChatStreamOptions {
   vendor: string;
-  /** The prompt, to estimate its tokens when the upstream does not count them. */
-  messages: readonly ChatMessage[];
+  /** The prompt, to estimate its tokens when the upstream does not count them (none given: 0 unless `promptTokens`). */
+  messages?: readonly ChatMessage[];
   /** Its texts' tokens, when the gateway counted them (ChatRequest.promptTokens). */
   promptTokens?: number;
   /** The caller's signal: when it aborted, its reason is rethrown as is. */
   signal?: AbortSignal;
   /** Runs once when the stream ends for any reason (an adapter closes what the SDK keeps open). */
   onEnd?: () => void;
+  /** How the answer finished when its stream ended without saying; undefined (the default): it was cut short. */
+  endedAs?: () => FinishReason | undefined;
 }
 
 /**
- * A ChatStream over an adapter's parsed upstream events. `pieces` yields the text as it comes and
- * throws a PlatformError when the upstream fails midway (or ends without saying how it finished);
- * `done` always resolves, with finishReason `error` then, or when the caller stopped reading first.
- * Token counts the upstream does not give are estimated.
+ * A ChatStream over an adapter's upstream events. `pieces` yields the text as it comes and throws a
+ * PlatformError when the upstream fails midway (or ends without saying how it finished); `done`
+ * always resolves, with finishReason `error` then, or when the caller stopped reading first. Token
+ * counts the upstream does not give are estimated. `decode` reads each item of a vendor's stream
+ * (a parsed chunk) as its event, so no other loop runs per chunk.
  */
-export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStreamOptions): ChatStream {
+export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStreamOptions): ChatStream;
+export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode(item: T): StreamEvent }): ChatStream;
+export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode?(item: T): StreamEvent }): ChatStream {
   let settle!: (v: { finishReason: FinishReason; usage: ChatUsage }) => void;
   const done = new Promise<{ finishReason: FinishReason; usage: ChatUsage }>((resolve) => (settle = resolve));
+  const decode = opts.decode;
   let text = '';
   let usage: Partial<ChatUsage> = {};
   async function* pieces(): AsyncGenerator<string> {
     let finish: FinishReason | undefined;
     let outcome: FinishReason = 'error';
     try {
-      for await (const e of events) {
+      for await (const item of items) {
+        const e = decode ? decode(item) : (item as StreamEvent);
         if (e.usage) usage = { ...usage, ...e.usage };
         if (e.finishReason) finish = e.finishReason;
         if (e.text) {
@@ -45,17 +52,17 @@ export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStrea
           yield e.text;
         }
       }
-      if (!finish) throw badResponse(opts.vendor, 'the stream ended before saying how the answer finished');
+      finish ??= opts.endedAs?.();
+      if (!finish) throw unreadable(opts.vendor, 'the stream ended before saying how the answer finished');
       outcome = finish;
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? err;
       throw err instanceof PlatformError ? err : new UpstreamFailed(`${opts.vendor} failed midway`, { code: 'upstream_error', cause: err });
     } finally {
       opts.onEnd?.();
-      settle({
-        finishReason: outcome,
-        usage: { promptTokens: usage.promptTokens ?? chatPromptTokens(opts.messages, opts.promptTokens), completionTokens: usage.completionTokens ?? countTokens(text) },
-      });
+      // Counted only when the upstream did not say (counting a long prompt costs).
+      const promptTokens = usage.promptTokens ?? (opts.messages ? chatPromptTokens(opts.messages, opts.promptTokens) : (opts.promptTokens ?? 0));
+      settle({ finishReason: outcome, usage: { promptTokens, completionTokens: usage.completionTokens ?? countTokens(text) } });
     }
   }
   return { pieces: pieces(), done };

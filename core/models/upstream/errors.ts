@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
+import { BadRequest, PlatformError, RateLimited, UpstreamFailed } from '../../shared/errors';
+import { unreadable } from '../../shared/http/failures';
+import { retryAfterMs, type HeaderBag } from '../../shared/http/retry';
 
 /**
- * How an upstream's failures reach the gateway's callers (one mapping for every vendor):
- * - its silence past the read timeout or its connect timeout: 504 `upstream_timeout`;
- * - a refused or reset connection: 502 `upstream_unavailable`;
+ * How a vendor's answers reach the gateway's callers (one mapping for every vendor; failures with no
+ * answer at all are mapped in core/shared/http/failures.ts):
  * - 429 (after the retries): 429 `upstream_rate_limited`; 5xx (after the retries): 502 `upstream_error`;
  * - 401/403/404: 502 `upstream_misconfigured` (the gateway's credential or deployment is wrong, not
  *   the caller's), named by vendor and status only;
@@ -12,63 +13,12 @@ import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout
  * - a body that is not what the vendor sends: 502 `upstream_bad_response`.
  * Messages never carry a credential: the secrets of the request are blotted out of vendor text.
  */
-export type Headers = Record<string, string | string[] | undefined>;
-
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED',
-]);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-/** The error code of a transport failure, looking through wrappers (AggregateError of happy eyeballs, causes). */
-export function codeOf(err: unknown): string | undefined {
-  const e = err as { code?: unknown; cause?: unknown; errors?: unknown[] } | undefined;
-  if (!e || typeof e !== 'object') return undefined;
-  if (typeof e.code === 'string') return e.code;
-  return codeOf(e.cause) ?? (Array.isArray(e.errors) ? codeOf(e.errors[0]) : undefined);
-}
-
-/** A failed connection, worth another attempt while nothing of the answer was handed out. */
-export const isConnectionFailure = (err: unknown) => CONNECTION_CODES.has(codeOf(err) ?? '');
-
-export const badResponse = (vendor: string, what: string) =>
-  new UpstreamFailed(`${vendor} sent an answer the gateway cannot read (${what})`, { code: 'upstream_bad_response' });
 
 /** The body parsed with `schema`, or 502 `upstream_bad_response` naming what was wrong. */
 export function parseAnswer<S extends z.ZodType>(schema: S, body: unknown, vendor: string, what: string): z.output<S> {
   const r = schema.safeParse(body);
-  if (!r.success) throw badResponse(vendor, `${what}: ${r.error.issues[0]?.path.join('.') || 'body'} ${r.error.issues[0]?.message ?? ''}`.trim());
+  if (!r.success) throw unreadable(vendor, `${what}: ${r.error.issues[0]?.path.join('.') || 'body'} ${r.error.issues[0]?.message ?? ''}`.trim());
   return r.data;
-}
-
-/** A transport failure (no usable status) as the gateway's error. */
-export function transportError(vendor: string, err: unknown): PlatformError {
-  if (err instanceof PlatformError) return err;
-  const code = codeOf(err) ?? '';
-  if (TIMEOUT_CODES.has(code) || (err as Error)?.name === 'TimeoutError') {
-    const what = code === 'UND_ERR_BODY_TIMEOUT' ? 'went silent midway' : 'did not answer in time';
-    return new UpstreamTimeout(`${vendor} ${what}`, { code: 'upstream_timeout', cause: err });
-  }
-  if (CONNECTION_CODES.has(code) || code.startsWith('ERR_HTTP2')) {
-    return new UpstreamFailed(`The connection to ${vendor} failed${code ? ` (${code})` : ''}`, { code: 'upstream_unavailable', cause: err });
-  }
-  return new UpstreamFailed(`${vendor} failed`, { code: 'upstream_error', cause: err });
-}
-
-const header = (h: Headers, name: string) => {
-  const v = h[name];
-  return Array.isArray(v) ? v[0] : v;
-};
-
-/** Azure's `retry-after-ms`, else `Retry-After` (seconds or an HTTP date), in milliseconds. */
-export function retryAfterMs(h: Headers, now = Date.now()): number | undefined {
-  const ms = Number(header(h, 'retry-after-ms'));
-  if (header(h, 'retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
-  const v = header(h, 'retry-after')?.trim();
-  if (!v) return undefined;
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** Replaces each secret (a credential the request carried) in vendor text. */
@@ -101,7 +51,7 @@ const MISCONFIGURED: Record<number, string> = {
 };
 
 /** A vendor's non-2xx answer (after the retries) as the gateway's error. */
-export function statusError(vendor: string, status: number, text: string, h: Headers, secrets: readonly string[] = []): PlatformError {
+export function statusError(vendor: string, status: number, text: string, h: HeaderBag, secrets: readonly string[] = []): PlatformError {
   const v = vendorError(text);
   // Gemini answers a bad API key with 400 INVALID_ARGUMENT: still the gateway's credential, not the caller's request.
   if (MISCONFIGURED[status] || v.reason === 'API_KEY_INVALID') {

@@ -1,15 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, type Dispatcher } from 'undici';
-import { badResponse, isConnectionFailure, retryAfterMs, statusError, transportError, type Headers } from './errors';
+import { chunksOf, readJson, readText } from '../../shared/http/body';
+import { jsonEvents, type JsonEvent } from '../../shared/http/json-events';
+import type { HeaderBag, RetryPolicy } from '../../shared/http/retry';
+import { httpTransport, type Answer } from '../../shared/http/transport';
+import { statusError } from './errors';
 
 /**
- * The one HTTP client every vendor adapter calls its upstream with (Bedrock excepted: the AWS SDK
- * brings its own transport, configured from the same settings). Keep-alive connections pooled per
- * origin; a connect timeout; a read timeout for the headers and then for each silence between two
- * chunks of the body; retries with exponential backoff and jitter after a 429, a 5xx or a failed
- * connection, only ever before a byte of the answer was handed out. `request` throws the mapped
- * PlatformError (upstream/errors.ts) for every non-2xx answer, so a response it returns is a 2xx.
- * (undici checks its read timers about twice a second: a timeout fires up to ~1 s late.)
+ * The HTTP client every vendor adapter calls its upstream with (Bedrock excepted: the AWS SDK
+ * brings its own transport, configured from the same settings): the platform's one transport
+ * (core/shared/http) with the vendors' retry policy (a 429, a 5xx or a failed connection, with
+ * exponential backoff and jitter; a Retry-After that fits in the read timeout) and their dialect of
+ * statuses (upstream/errors.ts). `request` throws the mapped PlatformError for every non-2xx
+ * answer, so a response it returns is a 2xx.
  */
 export interface UpstreamSettings {
   /** Milliseconds to open a connection (TCP and TLS). */
@@ -18,18 +19,20 @@ export interface UpstreamSettings {
   readTimeoutMs: number;
   /** Retries after a 429, a 5xx or a failed connection, before any byte of the answer was read. */
   retries: number;
-  /** The first retry's delay; doubled each time, with jitter; a Retry-After header wins when shorter than the read timeout. */
+  /** The first retry's delay; doubled each time, with jitter; a Retry-After header wins when the waits fit in the read timeout. */
   retryBaseMs: number;
 }
 
 export const DEFAULT_UPSTREAM: UpstreamSettings = { connectTimeoutMs: 5000, readTimeoutMs: 60_000, retries: 2, retryBaseMs: 250 };
 
-/** A 2xx answer. Reading `body` (or `json`/`text`) throws UpstreamTimeout / UpstreamFailed when the upstream fails midway. */
+/** A 2xx answer. Reading its body (any way) throws UpstreamTimeout / UpstreamFailed when the upstream fails midway. */
 export interface UpstreamResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: HeaderBag;
   /** The body as it arrives; leaving the loop early closes the connection. */
   body: AsyncIterable<Buffer>;
+  /** The objects of an SSE body, up to `data: [DONE]` when it sends one (`onDone` is told). */
+  events(onDone?: () => void): AsyncGenerator<JsonEvent>;
   /** The whole body as JSON; 502 `upstream_bad_response` when it is not JSON. */
   json(): Promise<unknown>;
   text(): Promise<string>;
@@ -39,7 +42,8 @@ export interface UpstreamRequest {
   url: string;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  body?: string | Buffer;
+  /** A FormData body goes as multipart/form-data (the transport writes its boundary and content type). */
+  body?: string | Buffer | FormData;
   /** Aborts at any point: connecting, waiting, backing off, reading. The promise (or the body) then rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Names the upstream in error messages (`Azure OpenAI`, `Gemini`, ...). */
@@ -57,103 +61,39 @@ export interface UpstreamHttp {
 }
 
 const AUTH_HEADERS = new Set(['authorization', 'api-key', 'x-goog-api-key', 'x-api-key']);
-/** Bodies the gateway reads whole (JSON answers, images) stay under this; streams are not bounded. */
-const MAX_WHOLE_BODY = 64 * 1024 * 1024;
 const MAX_ERROR_BODY = 64 * 1024;
 
-const aborted = (signal: AbortSignal | undefined, err: unknown) => (signal?.aborted ? (signal.reason ?? err) : undefined);
+const secretsOf = (req: UpstreamRequest) => req.secrets
+  ?? Object.entries(req.headers ?? {}).filter(([k]) => AUTH_HEADERS.has(k.toLowerCase())).map(([, v]) => v.replace(/^Bearer /, ''));
+
+function response(vendor: string, res: Answer, signal?: AbortSignal): UpstreamResponse {
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: chunksOf(res.body, vendor, signal),
+    events: (onDone) => jsonEvents(res.body, { framing: 'sse', who: vendor, signal, onDone }),
+    json: () => readJson(res.body, vendor, signal),
+    text: () => readText(res.body, vendor, signal),
+  };
+}
 
 export function upstreamHttp(settings: UpstreamSettings = DEFAULT_UPSTREAM): UpstreamHttp {
-  const agent = new Agent({
-    connect: { timeout: settings.connectTimeoutMs },
-    headersTimeout: settings.readTimeoutMs,
-    bodyTimeout: settings.readTimeoutMs,
-    keepAliveTimeout: 30_000,
-  });
-  // Full jitter around the doubled delay keeps a crowd of retrying calls from hitting the upstream in step.
-  const backoff = (attempt: number) => settings.retryBaseMs * 2 ** attempt * (0.5 + Math.random() / 2);
+  const transport = httpTransport(settings);
+  const policy: RetryPolicy = {
+    retries: settings.retries,
+    retryStatus: (status) => status === 429 || status >= 500,
+    backoffMs: settings.retryBaseMs,
+    // An upstream asking for a longer pause than the read timeout is not worth waiting for here.
+    budgetMs: settings.readTimeoutMs,
+  };
 
   async function request(req: UpstreamRequest): Promise<UpstreamResponse> {
     const { vendor, signal } = req;
-    const url = new URL(req.url);
-    const secrets = req.secrets ?? Object.entries(req.headers ?? {}).filter(([k]) => AUTH_HEADERS.has(k.toLowerCase())).map(([, v]) => v.replace(/^Bearer /, ''));
-    const wait = async (ms: number) => {
-      try {
-        await sleep(ms, undefined, { signal });
-      } catch (err) {
-        throw aborted(signal, err) ?? err;
-      }
-    };
-    for (let attempt = 0; ; attempt++) {
-      signal?.throwIfAborted();
-      let res: Dispatcher.ResponseData;
-      try {
-        res = await agent.request({
-          origin: url.origin, path: url.pathname + url.search, method: req.method ?? 'POST', headers: req.headers, body: req.body, signal,
-        });
-      } catch (err) {
-        const stop = aborted(signal, err);
-        if (stop) throw stop;
-        if (attempt < settings.retries && isConnectionFailure(err)) {
-          await wait(backoff(attempt));
-          continue;
-        }
-        throw transportError(vendor, err);
-      }
-      if (res.statusCode >= 200 && res.statusCode < 300) return response(vendor, res, signal);
-      const text = await readText(vendor, res.body, signal, MAX_ERROR_BODY, true);
-      if (attempt < settings.retries && (res.statusCode === 429 || res.statusCode >= 500)) {
-        const after = retryAfterMs(res.headers);
-        // An upstream asking for a longer pause than the read timeout is not worth waiting for here.
-        if (after === undefined || after < settings.readTimeoutMs) {
-          await wait(after ?? backoff(attempt));
-          continue;
-        }
-      }
-      throw statusError(vendor, res.statusCode, text, res.headers, secrets);
-    }
+    const res = await transport.send({ url: req.url, method: req.method ?? 'POST', headers: req.headers, body: req.body, signal }, policy, vendor);
+    if (res.status >= 200 && res.status < 300) return response(vendor, res, signal);
+    const text = await readText(res.body, vendor, signal, { limit: MAX_ERROR_BODY, truncate: true });
+    throw statusError(vendor, res.status, text, res.headers, secretsOf(req));
   }
 
-  return { settings, request, close: () => agent.close() };
-}
-
-/** The body's chunks, its failures mapped (an abort rethrows the caller's reason). */
-async function* chunks(vendor: string, body: Dispatcher.ResponseData['body'], signal?: AbortSignal): AsyncGenerator<Buffer> {
-  try {
-    for await (const chunk of body) yield chunk as Buffer;
-  } catch (err) {
-    throw aborted(signal, err) ?? transportError(vendor, err);
-  }
-}
-
-async function readText(vendor: string, body: Dispatcher.ResponseData['body'], signal: AbortSignal | undefined, limit: number, truncate: boolean) {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of chunks(vendor, body, signal)) {
-    parts.push(chunk);
-    size += chunk.length;
-    if (size > limit) {
-      if (truncate) break;
-      throw badResponse(vendor, `a body over ${limit} bytes`);
-    }
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
-
-function response(vendor: string, res: Dispatcher.ResponseData, signal?: AbortSignal): UpstreamResponse {
-  const text = () => readText(vendor, res.body, signal, MAX_WHOLE_BODY, false);
-  return {
-    status: res.statusCode,
-    headers: res.headers as Headers,
-    body: chunks(vendor, res.body, signal),
-    text,
-    async json() {
-      const t = await text();
-      try {
-        return JSON.parse(t) as unknown;
-      } catch {
-        throw badResponse(vendor, 'not JSON');
-      }
-    },
-  };
+  return { settings, request, close: () => transport.close() };
 }

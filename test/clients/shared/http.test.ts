@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpClient, retryAfterMs, type HttpClientOptions } from '../../../clients/shared/http';
+import { httpClient, type HttpClientOptions } from '../../../clients/shared/http';
 import { RateLimited, ValidationFailed } from '../../../core/shared/errors';
 
 /** Serves `app` on 127.0.0.1 for the test and gives a client in front of it. */
@@ -11,7 +11,7 @@ async function serve(app: Express, opts: Partial<HttpClientOptions> = {}) {
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = () => new Promise((r) => { server.closeAllConnections(); server.close(r); });
-  return { client: httpClient({ baseUrl, ...opts }), baseUrl, close };
+  return { client: httpClient({ baseUrl, ...opts }), baseUrl, close, server };
 }
 
 const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err);
@@ -37,13 +37,32 @@ describe('the REST client helper: requests', () => {
   app.get('/once-503', (_req, res) => void (count('once-503') === 1
     ? res.status(503).set('Retry-After', '0').json({ detail: 'Warming up' })
     : res.json({ ok: true })));
-  app.get('/always-429', (req, res) => void (count('always-429'), res.status(429).set('Retry-After', String(req.query.after)).json({ detail: 'Slow down', error: 'slow_down' })));
+  let leaveAfter429 = () => undefined as unknown;
+  app.get('/always-429', (req, res) => {
+    count('always-429');
+    res.status(429).set('Retry-After', String(req.query.after)).json({ detail: 'Slow down', error: 'slow_down' });
+    leaveAfter429();
+  });
   app.get('/unavailable', (req, res) => void (count('unavailable'), res.status(503).set(req.query.after ? { 'Retry-After': String(req.query.after) } : {}).json({ detail: 'Down' })));
   app.get('/hang', () => undefined);
+  const uploads: string[] = [];
+  app.post('/upload-once-503', (req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c)).on('end', () => {
+      uploads.push(Buffer.concat(parts).toString('latin1'));
+      if (uploads.length === 1) res.status(503).set('Retry-After', '0').json({ detail: 'Warming up' });
+      else res.json({ type: req.get('content-type'), bodies: uploads });
+    });
+  });
   let client: ReturnType<typeof httpClient>;
   let baseUrl: string;
   let close: () => Promise<unknown>;
-  beforeAll(async () => ({ client, baseUrl, close } = await serve(app)));
+  let connections = 0;
+  beforeAll(async () => {
+    const served = await serve(app);
+    ({ client, baseUrl, close } = served);
+    served.server.on('connection', () => connections++);
+  });
   afterAll(() => close());
 
   it('sends a JSON body and reads the JSON answer', async () => {
@@ -118,19 +137,37 @@ describe('the REST client helper: requests', () => {
   it("stops waiting for a retry when the call's signal aborts", async () => {
     calls['always-429'] = 0;
     const caller = new AbortController();
-    // Abort once the 429 is in: a wait that ignored the signal would outlast this test's timeout.
-    const patient = httpClient({
-      baseUrl, maxRetryWaitMs: 60_000,
-      fetch: async (...args) => {
-        const res = await fetch(...args);
-        caller.abort(new Error('caller left'));
-        return res;
-      },
-    });
+    // The caller leaves once the 429 is out: a wait that ignored the signal would outlast this test's timeout.
+    leaveAfter429 = () => setTimeout(() => caller.abort(new Error('caller left')), 100);
+    const patient = httpClient({ baseUrl, maxRetryWaitMs: 60_000 });
+    const started = Date.now();
     const err = await failure(patient.request('GET', '/always-429', { query: { after: 30 }, signal: caller.signal }));
     expect(err).toEqual(new Error('caller left'));
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(calls['always-429']).toBe(1);
+    leaveAfter429 = () => undefined;
   }, 10_000);
+
+  it('sends a FormData body as multipart, whole again when a 503 is retried', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('RIFF-fake-wave')], { type: 'audio/wav' }), 'hello "there".wav');
+    form.append('language', 'en');
+    const r = await client.request<{ type: string; bodies: string[] }>('POST', '/upload-once-503', { multipart: form });
+    expect(r.bodies).toHaveLength(2);
+    const unbounded = (body: string) => body.replace(/----formdata-undici-\d+/g, 'BOUNDARY');
+    expect(unbounded(r.bodies[1]!)).toBe(unbounded(r.bodies[0]!));
+    for (const body of r.bodies) {
+      expect(body).toContain('name="file"; filename="hello %22there%22.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF-fake-wave\r\n');
+      expect(body).toContain('name="language"\r\n\r\nen\r\n');
+    }
+    expect(r.type).toMatch(/^multipart\/form-data; boundary=/);
+  });
+
+  it('keeps the connection alive from one call to the next', async () => {
+    const before = connections;
+    for (let i = 0; i < 3; i++) await client.request('GET', '/echo');
+    expect(connections - before).toBeLessThanOrEqual(1);
+  });
 
   it('maps a timeout to UpstreamTimeout and a refused connection to UpstreamFailed', async () => {
     const impatient = httpClient({ baseUrl, timeoutMs: 50 });
@@ -138,17 +175,6 @@ describe('the REST client helper: requests', () => {
     const gone = await serve(express());
     await gone.close();
     expect(await failure(gone.client.request('GET', '/'))).toMatchObject({ kind: 'upstream' });
-  });
-});
-
-describe('Retry-After parsing', () => {
-  it('reads delay-seconds and HTTP-dates', () => {
-    const now = Date.UTC(2026, 0, 1);
-    expect(retryAfterMs('7', now)).toBe(7000);
-    expect(retryAfterMs(new Date(now + 30_000).toUTCString(), now)).toBe(30_000);
-    expect(retryAfterMs(new Date(now - 30_000).toUTCString(), now)).toBe(0);
-    expect(retryAfterMs('soon', now)).toBeUndefined();
-    expect(retryAfterMs(null, now)).toBeUndefined();
   });
 });
 

@@ -134,10 +134,12 @@ describe('Azure OpenAI adapter', () => {
     expect((await drainFailing(await azure.chat!({ model: 'd', messages: hi }))).error.message).toContain('vLLM engine died');
   });
 
-  it('a stream that ends without finishing, or with a chunk that is not JSON, is 502 upstream_bad_response', async () => {
+  it('a stream that ends without finishing (a [DONE] alone is a stop), or with a chunk that is not JSON, is 502 upstream_bad_response', async () => {
     fake.script({ raw: 'data: {"choices":[{"delta":{"content":"half"}}]}\n\n', contentType: 'text/event-stream' });
     const cut = await drainFailing(await azure.chat!({ model: 'd', messages: hi }));
     expect(cut).toMatchObject({ pieces: ['half'], finishReason: 'error', error: { code: 'upstream_bad_response' } });
+    fake.script({ raw: 'data: {"choices":[{"delta":{"content":"all"}}]}\n\ndata: [DONE]\n\n', contentType: 'text/event-stream' });
+    expect(await drain(await azure.chat!({ model: 'd', messages: hi }))).toMatchObject({ pieces: ['all'], finishReason: 'stop' });
     fake.script({ raw: 'data: {oops\n\n', contentType: 'text/event-stream' });
     expect((await drainFailing(await azure.chat!({ model: 'd', messages: hi }))).error).toMatchObject({ code: 'upstream_bad_response' });
   });

@@ -63,6 +63,37 @@ describe('upstream HTTP client', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("honours Azure's retry-after-ms and an HTTP-date Retry-After within the read timeout", async () => {
+    fake.script({ status: 429, headers: { 'retry-after-ms': '40', 'retry-after': '30' } }, { answer: 'after 40 ms' });
+    const started = Date.now();
+    expect((await (await chat()).json() as any).choices[0].message.content).toBe('after 40 ms');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(35);
+    expect(fake.requests).toHaveLength(2);
+
+    fake.script({ status: 503, headers: { 'retry-after': new Date(Date.now() - 1000).toUTCString() } }, { answer: 'at once' });
+    expect((await (await chat()).json() as any).choices[0].message.content).toBe('at once');
+    fake.script({ status: 429, headers: { 'retry-after-ms': '5000' } });
+    expect(await failure(chat())).toMatchObject({ code: 'upstream_rate_limited', retryAfterSeconds: 5 });
+    expect(fake.requests).toHaveLength(5);
+  });
+
+  it('sends a FormData body as multipart, and all of it again on a retry', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('RIFF-fake-wave')], { type: 'audio/wav' }), 'hello.wav');
+    form.append('response_format', 'verbose_json');
+    fake.script({ status: 500 }, { reset: true });
+    const res = await http.request({ vendor: 'Fake OpenAI', url: `${fake.url}/v1/audio/transcriptions`, body: form });
+    expect((await res.json() as any).text).toBe('Hello there. General Kenobi.');
+    expect(fake.requests).toHaveLength(3);
+    const unbounded = (body: Buffer) => body.toString('latin1').replace(/----formdata-undici-\d+/g, 'BOUNDARY');
+    for (const r of fake.requests) {
+      expect(r.headers['content-type']).toMatch(/^multipart\/form-data; boundary=----formdata-undici-\d+$/);
+      expect(Number(r.headers['content-length'])).toBe(r.body.length);
+      expect(unbounded(r.body)).toBe(unbounded(fake.requests[0]!.body));
+    }
+    expect(fake.requests[2]!.body.toString()).toContain('name="file"; filename="hello.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF-fake-wave\r\n');
+  });
+
   it('maps 401/403/404 to 502 upstream_misconfigured without the credential', async () => {
     for (const status of [401, 403, 404]) {
       fake.script({ status, message: `Incorrect API key provided: ${KEY}` });
