@@ -17,7 +17,12 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 const utf8 = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 const failureOf = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: any) => e);
 
-/** Group C through the official AWS SDK: only its endpoint (and a Bedrock API key as the bearer token) changed. */
+/**
+ * Group C through the official AWS SDK: only its endpoint (and a Bedrock API key as the bearer
+ * token) changed. End to end because the transport is what the SDK brings: every call over HTTP/2
+ * with prior knowledge (h2c, which the platform's server accepts) and AWS event-stream frames read as
+ * they come. The same routes over plain HTTP are tested in process in test/rest/models/bedrock.test.ts.
+ */
 describe('model gateway: group C through @aws-sdk/client-bedrock-runtime', () => {
   let p: Started;
   let key: string;
@@ -179,7 +184,10 @@ describe('model gateway: group C through @aws-sdk/client-bedrock-runtime', () =>
   });
 });
 
-/** A failure after the answer has started cannot change the status: it is the stream's last message. */
+/**
+ * A failure after the answer has started cannot change the status: it is the stream's last message.
+ * A server of its own (no platform), read by the AWS SDK's event-stream decoder over a real socket.
+ */
 describe('group C streams that fail midway', () => {
   let server: Server;
   let client: BedrockRuntimeClient;
