@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import pino from 'pino';
 import { parseArgs } from '../../bin/args';
 import { runBootstrap } from '../../bin/bootstrap';
-import { closeAll, configParts, sharedDeps } from '../../bin/deps';
+import { closeAll, configParts, sharedDeps, type Opened } from '../../bin/deps';
 import { loadConfig, type Config } from '../../core/shared/config';
 import type { TokenCore } from '../../core/token';
 import { createRestApp } from '../../rest/shared/app';
@@ -39,6 +39,21 @@ export interface InProcess {
   close(): Promise<void>;
 }
 
+/**
+ * `platform <name> <argv>` for a service's own command, run against `opened` (instances serving in
+ * this process, the platform's too: `Started.instances`), its flags parsed as the CLI parses them:
+ * what the CLI prints. For tests that need a key or a client made, not the CLI tested.
+ */
+export async function serviceCommand(opened: readonly Opened[], name: string, argv: readonly string[]): Promise<any> {
+  const owner = opened.find((o) => o.module.commands?.some((c) => c.name === name));
+  if (!owner) throw new Error(`no command '${name}' among the services opened here`);
+  const command = owner.module.commands!.find((c) => c.name === name)!;
+  // --data-dir and --help, which every command also takes, mean nothing here.
+  const { flags, args } = parseArgs(argv, command.flags ?? {});
+  const io = { readSecret: () => Promise.reject(new Error('no standard input in process: give the secret as a flag')) };
+  return command.run(owner.instance, args, flags, io);
+}
+
 /** `names` and the services they use (the token service always: it issues the callers' tokens). */
 export async function inProcess(names: readonly string[], env: Record<string, string> = {}): Promise<InProcess> {
   const modules = testModules();
@@ -66,15 +81,7 @@ export async function inProcess(names: readonly string[], env: Record<string, st
         const t = await token.service.issueForClient({ realm: values.realm!, client_id: clientId, client_secret: c.client_secret });
         return `Bearer ${t.access_token}`;
       },
-      async cli(name, ...argv) {
-        const owner = opened.find((o) => o.module.commands?.some((c) => c.name === name));
-        if (!owner) throw new Error(`no command '${name}' among the services opened here`);
-        const command = owner.module.commands!.find((c) => c.name === name)!;
-        // --data-dir and --help, which every command also takes, mean nothing here.
-        const { flags, args } = parseArgs(argv, command.flags ?? {});
-        const io = { readSecret: () => Promise.reject(new Error('no standard input in process: give the secret as a flag')) };
-        return command.run(owner.instance, args, flags, io);
-      },
+      cli: (name, ...argv) => serviceCommand(opened, name, argv),
       async listen() {
         server ??= new Promise((resolve, reject) => {
           const s = createServer(app).once('error', reject).listen(0, '127.0.0.1', () => resolve({ server: s, url: `http://127.0.0.1:${(s.address() as AddressInfo).port}` }));

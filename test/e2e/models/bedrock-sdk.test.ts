@@ -11,7 +11,8 @@ import { anthropicSse } from '../../../rest/models/anthropic';
 import { streamException } from '../../../rest/models/bedrock-common';
 import { acceptH2c } from '../../../rest/shared/h2c';
 import { ANSWER, QUESTION, SOURCES, startGroupC } from './bedrock-fixture';
-import { platformCli, type Started } from '../shared/server';
+import type { Started } from '../shared/server';
+import { newKey } from './new-key';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const utf8 = (b: Uint8Array) => Buffer.from(b).toString('utf8');
@@ -163,7 +164,7 @@ describe('model gateway: group C through @aws-sdk/client-bedrock-runtime', () =>
     expect(badKey.$metadata.requestId).toBeTruthy();
     const unknown = await failureOf(client.send(new ConverseCommand({ modelId: 'anthropic.claude-nothing-v9:0', ...converse })));
     expect([unknown.name, unknown.$metadata.httpStatusCode]).toEqual(['ResourceNotFoundException', 404]);
-    const embedOnly = JSON.parse((await platformCli(p.dataDir, ['key', 'create', '--name', 'embed-only', '--models', 'local-embed'])).stdout).api_key as string;
+    const embedOnly = await newKey(p, 'embed-only', '--models', 'local-embed');
     const denied = await failureOf(clientFor(embedOnly).send(new ConverseStreamCommand({ modelId: 'local-chat', ...converse })));
     expect([denied.name, denied.$metadata.httpStatusCode]).toEqual(['AccessDeniedException', 403]);
     const strange = await failureOf(client.send(new InvokeModelCommand({ modelId: 'local-chat', body: JSON.stringify({ input: 'hello' }) })));
