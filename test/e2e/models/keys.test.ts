@@ -36,9 +36,14 @@ describe('model gateway: keys and catalog', () => {
   });
 
   it('the command refuses what it cannot do, saying why', async () => {
-    expect((await cli('key', 'create')).stderr).toContain('--name is required');
-    expect((await cli('key', 'create', '--name', 'x', '--models', 'gpt-nothing')).stderr).toContain('not in the catalog: gpt-nothing');
-    expect((await cli('key', 'create', '--name', 'x', '--rpm', 'many')).stderr).toContain('--rpm takes a positive whole number');
-    expect((await cli('key', 'revoke', 'no-such-key')).stderr).toContain('No key');
+    // Four processes side by side, not one after another: each refuses before it writes anything.
+    const [noName, unknownModel, badRpm, noSuchKey] = await Promise.all([
+      cli('key', 'create'), cli('key', 'create', '--name', 'x', '--models', 'gpt-nothing'),
+      cli('key', 'create', '--name', 'x', '--rpm', 'many'), cli('key', 'revoke', 'no-such-key'),
+    ]);
+    expect(noName.stderr).toContain('--name is required');
+    expect(unknownModel.stderr).toContain('not in the catalog: gpt-nothing');
+    expect(badRpm.stderr).toContain('--rpm takes a positive whole number');
+    expect(noSuchKey.stderr).toContain('No key');
   });
 });
