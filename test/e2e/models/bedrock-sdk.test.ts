@@ -11,13 +11,19 @@ import { anthropicSse } from '../../../rest/models/anthropic';
 import { streamException } from '../../../rest/models/bedrock-common';
 import { acceptH2c } from '../../../rest/shared/h2c';
 import { ANSWER, QUESTION, SOURCES, startGroupC } from './bedrock-fixture';
-import { platformCli, type Started } from '../shared/server';
+import type { Started } from '../shared/server';
+import { newKey } from './new-key';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const utf8 = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 const failureOf = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: any) => e);
 
-/** Group C through the official AWS SDK: only its endpoint (and a Bedrock API key as the bearer token) changed. */
+/**
+ * Group C through the official AWS SDK: only its endpoint (and a Bedrock API key as the bearer
+ * token) changed. End to end because the transport is what the SDK brings: every call over HTTP/2
+ * with prior knowledge (h2c, which the platform's server accepts) and AWS event-stream frames read as
+ * they come. The same routes over plain HTTP are tested in process in test/rest/models/bedrock.test.ts.
+ */
 describe('model gateway: group C through @aws-sdk/client-bedrock-runtime', () => {
   let p: Started;
   let key: string;
@@ -158,7 +164,7 @@ describe('model gateway: group C through @aws-sdk/client-bedrock-runtime', () =>
     expect(badKey.$metadata.requestId).toBeTruthy();
     const unknown = await failureOf(client.send(new ConverseCommand({ modelId: 'anthropic.claude-nothing-v9:0', ...converse })));
     expect([unknown.name, unknown.$metadata.httpStatusCode]).toEqual(['ResourceNotFoundException', 404]);
-    const embedOnly = JSON.parse((await platformCli(p.dataDir, ['key', 'create', '--name', 'embed-only', '--models', 'local-embed'])).stdout).api_key as string;
+    const embedOnly = await newKey(p, 'embed-only', '--models', 'local-embed');
     const denied = await failureOf(clientFor(embedOnly).send(new ConverseStreamCommand({ modelId: 'local-chat', ...converse })));
     expect([denied.name, denied.$metadata.httpStatusCode]).toEqual(['AccessDeniedException', 403]);
     const strange = await failureOf(client.send(new InvokeModelCommand({ modelId: 'local-chat', body: JSON.stringify({ input: 'hello' }) })));
@@ -179,7 +185,10 @@ describe('model gateway: group C through @aws-sdk/client-bedrock-runtime', () =>
   });
 });
 
-/** A failure after the answer has started cannot change the status: it is the stream's last message. */
+/**
+ * A failure after the answer has started cannot change the status: it is the stream's last message.
+ * A server of its own (no platform), read by the AWS SDK's event-stream decoder over a real socket.
+ */
 describe('group C streams that fail midway', () => {
   let server: Server;
   let client: BedrockRuntimeClient;

@@ -7,7 +7,11 @@ import { freePort, ROOT } from '../shared/server';
 const EXAMPLE = join(ROOT, 'docs', 'catalog.example.json');
 const exampleIds = (JSON.parse(readFileSync(EXAMPLE, 'utf8')) as { models: { id: string }[] }).models.map((m) => m.id);
 
-/** `platform start` with a catalog file (issue 17, item 12): the file adds to the built-in models, and the start-up log says what is offered. */
+/**
+ * `platform start` with a catalog file (issue 17, item 12): the file adds to the built-in models,
+ * and the start-up log says what is offered. End to end because it is the built command's start:
+ * a process of its own, its environment and the log it writes.
+ */
 describe('a catalog file', () => {
   const dirs: string[] = [];
   const running: PlatformProcess[] = [];

@@ -9,7 +9,8 @@ import { DEFAULT_CATALOG } from '../../../core/models/catalog';
 import { hashingEmbedder } from '../../../core/shared/text/embedder';
 import { readSupergraph } from '../../../gateway/supergraph';
 import { testModules } from '../../shared/helpers';
-import { freePort, platformCli, startInTemp, type Started } from '../shared/server';
+import { freePort, startInTemp, type Started } from '../shared/server';
+import { newKey } from './new-key';
 
 const SOURCES = 'Sources: Glaciers retreat as the climate warms. Sea levels rise as ice melts.';
 const CHAT = `mutation($input: ChatInput!) { chat(input: $input) {
@@ -18,12 +19,15 @@ const EMBED = 'mutation($m: ID!, $i: [String!]!) { embed(model: $m, inputs: $i) 
 const ask = (question: string, extra: Record<string, unknown> = {}) =>
   ({ input: { model: 'local-chat', messages: [{ role: 'SYSTEM', content: SOURCES }, { role: 'USER', content: question }], ...extra } });
 
-/** The models subgraph through the platform's /graphql (gateway in process), with the `api-key` header as the caller. */
+/**
+ * The models subgraph through the platform's /graphql (gateway in process), with the `api-key`
+ * header as the caller. End to end because it is the federation gateway's (and `platform serve
+ * models` alone for the entity), which the in-process REST fixture does not mount.
+ */
 describe('model gateway through GraphQL', () => {
   let p: Started;
   let key: string;
-  const createKey = async (...flags: string[]) =>
-    JSON.parse((await platformCli(p.dataDir, ['key', 'create', '--name', 'x', ...flags])).stdout).api_key as string;
+  const createKey = (...flags: string[]) => newKey(p, 'x', ...flags);
   beforeAll(async () => {
     p = await startInTemp('all');
     key = p.bootstrap!.values.api_key!;

@@ -41,6 +41,8 @@ function post(url: string, path: string, body: string, headers: Record<string, s
  * The model gateway with one worker process, as `platform start` runs it: a prompt of 200,000
  * letters without a space, sent through every route group and the chat proxy's `prev_context`, is
  * answered with its proper status, and the process answers `/healthz` while it reads such prompts.
+ * End to end because what is tested is a worker process's event loop under load, over connections
+ * of their own, through the gateway's /graphql and the chat proxy too.
  */
 describe('a long unbroken prompt stalls no one', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-long-prompt-'));

@@ -1,9 +1,7 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import request from 'supertest';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog';
 import { hashingEmbedder } from '../../../core/shared/text/embedder';
-import { freePort, platformCli, startInTemp, type Started } from '../shared/server';
+import { closedPort, modelsInProcess, type ModelsInProcess } from './fixture';
 
 const SOURCES = 'Sources:\n[1] Glaciers retreat as the climate warms. Sea levels rise as ice melts.\n[2] Sourdough bread needs a starter.';
 const QUESTION = 'Why do sea levels rise?';
@@ -15,26 +13,33 @@ type ApiError = InstanceType<Sdk['ApiError']>;
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==';
 
-/** Group B (Gemini generateContent) with the local models, through the official @google/genai SDK and raw HTTP. */
+const BASE = '/proxy/api/v1/gemini';
+
+/**
+ * Group B (Gemini generateContent) with the local models, in process: through the official
+ * @google/genai SDK (the app on an ephemeral port: the SDK needs a URL; plain HTTP/1.1, SSE read
+ * whole) and supertest.
+ */
 describe('model gateway: group B generateContent', () => {
-  let p: Started;
+  let p: ModelsInProcess;
   let key: string;
+  let url: string;
   let ai: InstanceType<Sdk['GoogleGenAI']>;
   beforeAll(async () => {
     sdk = await loadSdk();
-    p = await startInTemp('all');
-    key = p.bootstrap!.values.api_key!;
-    ai = new sdk.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: `${p.url}/proxy/api/v1/gemini` } });
-  }, 60_000);
-  afterAll(() => p.stop());
-
-  const base = () => `${p.url}/proxy/api/v1/gemini`;
-  const post = (path: string, body: unknown, headers: Record<string, string> = { 'api-key': key }) => fetch(`${base()}/${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body),
+    p = await modelsInProcess();
+    key = p.key;
+    url = await p.listen();
+    ai = new sdk.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: `${url}${BASE}` } });
   });
+  afterAll(() => p?.close());
+
+  const base = () => `${url}${BASE}`;
+  const post = (path: string, body: unknown, headers: Record<string, string> = { 'api-key': key }) => request(p.app).post(`${BASE}/${path}`)
+    .set({ 'content-type': 'application/json', ...headers }).send(typeof body === 'string' ? body : JSON.stringify(body));
   const raw = async (body: unknown, opts: { path?: string; key?: string } = {}) => {
     const res = await post(opts.path ?? 'models/local-chat:generateContent', body, { 'api-key': opts.key ?? key });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: res.body };
   };
   const ask = (question: string, extra: Record<string, unknown> = {}) => ({
     systemInstruction: { parts: [{ text: SOURCES }] }, contents: [{ role: 'user', parts: [{ text: question }] }], ...extra,
@@ -77,12 +82,12 @@ describe('model gateway: group B generateContent', () => {
   it('without alt=sse, streams one JSON array of responses', async () => {
     const res = await post('models/local-chat:streamGenerateContent', ask(QUESTION));
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('application/json');
-    const parts = (await res.json()) as any[];
+    expect(res.headers['content-type']).toContain('application/json');
+    const parts = res.body as any[];
     expect(parts.length).toBeGreaterThan(1);
     expect(parts.map((x) => x.candidates[0].content.parts[0].text).join('')).toContain('Sea levels rise as ice melts.');
     expect(parts.at(-1).candidates[0].finishReason).toBe('STOP');
-    const sse = await (await post('models/local-chat:streamGenerateContent?alt=sse', ask(QUESTION))).text();
+    const sse = (await post('models/local-chat:streamGenerateContent?alt=sse', ask(QUESTION))).text;
     const events = sse.split('\r\n\r\n').filter(Boolean);
     expect(events.every((e) => e.startsWith('data: {'))).toBe(true);
     expect(events.map((e) => JSON.parse(e.slice(6)))).toEqual(parts.map((x) => ({ ...x, responseId: expect.any(String) })));
@@ -102,12 +107,12 @@ describe('model gateway: group B generateContent', () => {
     expect(r.embeddings![0]!.values).toEqual(Array.from(a!));
     expect(r.embeddings![1]!.values).toEqual(Array.from(b!));
     const one = await post('models/local-embed:embedContent', { content: { parts: [{ text: 'glaciers retreat' }] } });
-    expect(await one.json()).toEqual({ embedding: { values: Array.from(a!) } });
+    expect(one.body).toEqual({ embedding: { values: Array.from(a!) } });
     const dims = await ai.models.embedContent({ model: 'local-embed', contents: 'x', config: { outputDimensionality: 3 } }).catch((e: unknown) => e);
     expect(dims).toBeInstanceOf(sdk.ApiError);
     expect((dims as ApiError).status).toBe(400);
     const mismatch = await post('models/local-embed:batchEmbedContents', { requests: [{ model: 'models/other', content: { parts: [{ text: 'x' }] } }] });
-    expect(violations(await mismatch.json())).toEqual([{ field: 'requests[0].model', description: expect.stringContaining('does not match') }]);
+    expect(violations(mismatch.body)).toEqual([{ field: 'requests[0].model', description: expect.stringContaining('does not match') }]);
   });
 
   it('lists the chat and embedding models the key may use, in Gemini\'s shape', async () => {
@@ -116,10 +121,10 @@ describe('model gateway: group B generateContent', () => {
     expect(names).toEqual(['models/local-chat', 'models/local-embed']);
     const chat = await ai.models.get({ model: 'local-chat' });
     expect(chat).toMatchObject({ name: 'models/local-chat', inputTokenLimit: 8192, outputTokenLimit: 1024 });
-    const anonymous = await fetch(`${base()}/v1/models`);
+    const anonymous = await request(p.app).get(`${BASE}/v1/models`);
     expect(anonymous.status).toBe(401);
-    expect(await anonymous.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
-    const doc = (await (await fetch(`${p.url}/proxy/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    expect(anonymous.body).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
+    const doc = (await request(p.app).get('/proxy/api/v1/openapi.json')).body as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
       '/proxy/api/v1/gemini/models/{model}', '/proxy/api/v1/gemini/models/{model}:generateContent', '/proxy/api/v1/gemini/v1beta/models/{model}:streamGenerateContent',
     ]));
@@ -131,10 +136,10 @@ describe('model gateway: group B generateContent', () => {
     expect((await post('models/local-chat:generateContent', body, { 'x-goog-api-key': key })).status).toBe(200);
     expect((await post(`models/local-chat:generateContent?key=${encodeURIComponent(key)}`, body, {})).status).toBe(200);
     const bypass = await post('v1beta/models/local-chat:generateContent', body, { 'x-goog-api-key': `${key}/{"is_cache": 0}` });
-    expect(bypass.headers.get('x-cache')).toBe('BYPASS');
+    expect(bypass.headers['x-cache']).toBe('BYPASS');
     const none = await post('models/local-chat:generateContent', body, {});
     expect(none.status).toBe(401);
-    expect(await none.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
+    expect(none.body).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
     const wrong = await new sdk.GoogleGenAI({ apiKey: 'lmk-nope', httpOptions: { baseUrl: base() } }).models.generateContent({ model: 'local-chat', contents: 'hi' }).catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(sdk.ApiError);
     expect((wrong as ApiError).status).toBe(401);
@@ -167,8 +172,7 @@ describe('model gateway: group B generateContent', () => {
   });
 
   it('refuses a model the key may not use (403)', async () => {
-    const made = await platformCli(p.dataDir, ['key', 'create', '--name', 'embed-only', '--models', 'local-embed']);
-    const embedKey = JSON.parse(made.stdout).api_key as string;
+    const embedKey = await p.newKey('embed-only', '--models', 'local-embed');
     const denied = await raw(ask('hi'), { key: embedKey });
     expect(denied).toMatchObject({ status: 403, body: { error: { code: 403, status: 'PERMISSION_DENIED' } } });
     expect(reasonOf(denied.body)).toBe('model_not_allowed');
@@ -182,7 +186,7 @@ describe('model gateway: group B generateContent', () => {
     const toxic = { systemInstruction: 'The manager shouted: go die. The office opens at nine.', contents: [{ parts: [{ text: 'What did the manager shout?' }] }] };
     const read = async (guard: number) => {
       const res = await post('models/local-chat:streamGenerateContent?alt=sse', toxic, { 'api-key': `${key}/{"use_guard": ${guard}, "is_cache": 0}` });
-      const events = (await res.text()).split('\r\n\r\n').filter(Boolean).map((e) => JSON.parse(e.slice(6)));
+      const events = res.text.split('\r\n\r\n').filter(Boolean).map((e) => JSON.parse(e.slice(6)));
       return { text: events.map((e) => e.candidates[0].content.parts[0].text).join(''), finish: events.at(-1).candidates[0].finishReason };
     };
     expect(await read(1)).toEqual({ text: 'The manager shouted: go die.', finish: 'STOP' });
@@ -194,48 +198,46 @@ describe('model gateway: group B generateContent', () => {
   it('caches: MISS, then HIT for the same request, streamed or not', async () => {
     const body = ask('How does sourdough start? gemini cache test');
     const first = await post('models/local-chat:generateContent', body);
-    expect(first.headers.get('x-cache')).toBe('MISS');
-    const answer = ((await first.json()) as any).candidates[0].content.parts[0].text;
+    expect(first.headers['x-cache']).toBe('MISS');
+    const answer = first.body.candidates[0].content.parts[0].text;
     const second = await post('models/local-chat:generateContent', body);
-    expect(second.headers.get('x-cache')).toBe('HIT');
-    expect(((await second.json()) as any).candidates[0].content.parts[0].text).toBe(answer);
+    expect(second.headers['x-cache']).toBe('HIT');
+    expect(second.body.candidates[0].content.parts[0].text).toBe(answer);
     const streamed = await post('models/local-chat:streamGenerateContent', body);
-    expect(streamed.headers.get('x-cache')).toBe('HIT');
-    expect(((await streamed.json()) as any[]).map((x) => x.candidates[0].content.parts[0].text).join('')).toBe(answer);
+    expect(streamed.headers['x-cache']).toBe('HIT');
+    expect((streamed.body as any[]).map((x) => x.candidates[0].content.parts[0].text).join('')).toBe(answer);
   });
 
   it("records the routes' calls in usage, refused ones included", async () => {
-    const made = await platformCli(p.dataDir, ['key', 'create', '--name', 'gemini-usage', '--tenant', 'gemini-usage']);
-    const own = JSON.parse(made.stdout).api_key as string;
+    const own = await p.newKey('gemini-usage', '--tenant', 'gemini-usage');
     expect((await raw(ask(QUESTION), { key: own })).status).toBe(200);
     expect((await raw({ content: { parts: [{ text: 'otters' }] } }, { path: 'models/local-embed:embedContent', key: own })).status).toBe(200);
     expect((await raw(ask('hi', { generationConfig: { candidateCount: 3 } }), { key: own })).status).toBe(400);
     await new Promise((r) => setImmediate(r));
-    const usage = (await (await fetch(`${p.url}/proxy/api/v1/usage`, { headers: { 'api-key': own } })).json()) as any;
+    const usage = (await request(p.app).get('/proxy/api/v1/usage').set('api-key', own)).body;
     expect(usage.totals).toMatchObject({ requests: 3, errors: 1 });
     expect(usage.totals.tokens_in).toBeGreaterThan(10);
     expect(usage.by_model.map((m: { model: string; requests: number }) => [m.model, m.requests])).toEqual([['local-chat', 2], ['local-embed', 1]]);
   });
 });
 
+/** Group B with a multimodal model and an unreachable upstream, in process, through the @google/genai SDK (the app on an ephemeral port). */
 describe('model gateway: group B with a multimodal model and an unreachable upstream', () => {
-  let p: Started;
+  let p: ModelsInProcess;
   let ai: InstanceType<Sdk['GoogleGenAI']>;
   beforeAll(async () => {
     sdk = await loadSdk();
-    const file = join(tmpdir(), `catalog-group-b-${process.pid}-${Date.now()}.json`);
-    const closed = await freePort();
-    writeFileSync(file, JSON.stringify({
+    const closed = await closedPort();
+    p = await modelsInProcess({ catalog: {
       models: [
         ...DEFAULT_CATALOG.models,
         { id: 'vision-local', group: 'B', kind: 'chat', upstream: { provider: 'local' }, contextLength: 8192, inputKinds: ['text', 'image'] },
         { id: 'unreachable', group: 'B', kind: 'chat', upstream: { provider: 'openai-compatible', baseUrl: `http://127.0.0.1:${closed}/v1`, model: 'x' }, contextLength: 8192 },
       ],
-    }));
-    p = await startInTemp('all', { MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
-    ai = new sdk.GoogleGenAI({ apiKey: p.bootstrap!.values.api_key!, httpOptions: { baseUrl: `${p.url}/proxy/api/v1/gemini` } });
-  }, 60_000);
-  afterAll(() => p.stop());
+    } });
+    ai = new sdk.GoogleGenAI({ apiKey: p.key, httpOptions: { baseUrl: `${await p.listen()}${BASE}` } });
+  });
+  afterAll(() => p?.close());
 
   it('takes an image part on a model that lists image input; refuses a document there', async () => {
     const r = await ai.models.generateContent({

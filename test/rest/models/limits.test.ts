@@ -1,24 +1,24 @@
-import { platformCli, startInTemp, type Started } from '../shared/server';
+import request from 'supertest';
+import { modelsInProcess, type ModelsInProcess } from './fixture';
 
-/** A key's request rate and monthly token budget, enforced on every route and visible in usage. */
+/** A key's request rate and monthly token budget, enforced on every route and visible in usage: the REST face in process. */
 describe('model gateway: key limits', () => {
-  let p: Started;
+  let p: ModelsInProcess;
   beforeAll(async () => {
-    p = await startInTemp('all');
-  }, 60_000);
-  afterAll(() => p.stop());
+    p = await modelsInProcess();
+  });
+  afterAll(() => p?.close());
 
   const newKey = async (...flags: string[]) => {
-    const r = await platformCli(p.dataDir, ['key', 'create', '--name', 'limited', ...flags]);
-    expect(r.status).toBe(0);
-    return JSON.parse(r.stdout).api_key as string;
+    const made = await p.cli('key', 'create', '--name', 'limited', ...flags);
+    expect(made).toMatchObject({ api_key: expect.stringMatching(/^lmk-/), revoked_at: null });
+    return made.api_key as string;
   };
   const ask = async (key: string) => {
-    const res = await fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21-preview`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key },
-      body: JSON.stringify({ messages: [{ role: 'system', content: 'Ice melts in the sun. Sea levels rise.' }, { role: 'user', content: 'Why do sea levels rise?' }] }),
-    });
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as any };
+    const res = await request(p.app).post('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21-preview')
+      .set('api-key', key)
+      .send({ messages: [{ role: 'system', content: 'Ice melts in the sun. Sea levels rise.' }, { role: 'user', content: 'Why do sea levels rise?' }] });
+    return { status: res.status, retryAfter: res.headers['retry-after'] as string | undefined, body: res.body };
   };
 
   it('a key limited to 2 requests a minute gets 429 with Retry-After on the third, in the route format', async () => {
@@ -36,7 +36,7 @@ describe('model gateway: key limits', () => {
     const over = await ask(key);
     expect(over.status).toBe(429);
     expect(over.body.error.code).toBe('insufficient_quota');
-    const usage = await fetch(`${p.url}/proxy/api/v1/usage`, { headers: { 'api-key': key } }).then((r) => r.json() as Promise<any>);
+    const usage = (await request(p.app).get('/proxy/api/v1/usage').set('api-key', key)).body;
     expect(usage.totals).toMatchObject({ requests: 2, errors: 1 });
     expect(usage.totals.tokens_in).toBeGreaterThan(20);
   });

@@ -1,35 +1,35 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AzureOpenAI, toFile } from 'openai';
+import request from 'supertest';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
-import { startInTemp, type Started } from '../shared/server';
+import { modelsInProcess, type ModelsInProcess } from './fixture';
 
 const VERSION = '2024-10-21';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const dimensions = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
 
-/** Group A image generation with the offline local model, through the official openai SDK and raw HTTP. */
+/**
+ * Group A image generation with the offline local model, in process: through the official openai
+ * SDK (the app on an ephemeral port: the SDK needs a URL; plain HTTP/1.1) and supertest.
+ */
 describe('model gateway: group A image generation', () => {
-  let p: Started;
+  let p: ModelsInProcess;
   let key: string;
   let client: AzureOpenAI;
   beforeAll(async () => {
-    p = await startInTemp('all');
-    key = p.bootstrap!.values.api_key!;
+    p = await modelsInProcess();
+    key = p.key;
     // No deployment: the SDK puts each call's `model` in the path, as with a real Azure resource.
-    client = new AzureOpenAI({ endpoint: `${p.url}/proxy/api/v1/azure`, apiKey: key, apiVersion: VERSION, maxRetries: 0 });
-  }, 60_000);
-  afterAll(() => p.stop());
+    client = new AzureOpenAI({ endpoint: `${await p.listen()}/proxy/api/v1/azure`, apiKey: key, apiVersion: VERSION, maxRetries: 0 });
+  });
+  afterAll(() => p?.close());
 
   const raw = async (body: unknown, opts: { key?: string | null; model?: string; version?: string | null } = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (opts.key !== null) headers['api-key'] = opts.key ?? key;
     const version = opts.version === null ? '' : `?api-version=${opts.version ?? VERSION}`;
-    const res = await fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/${opts.model ?? 'local-image'}/images/generations${version}`, {
-      method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
+    const res = await request(p.app).post(`/proxy/api/v1/azure/openai/deployments/${opts.model ?? 'local-image'}/images/generations${version}`)
+      .set(headers).send(typeof body === 'string' ? body : JSON.stringify(body));
+    return { status: res.status, body: res.body };
   };
 
   it('draws a PNG from the prompt (b64_json), deterministic, with a revised prompt', async () => {
@@ -84,50 +84,53 @@ describe('model gateway: group A image generation', () => {
   });
 
   it('records image calls in usage, refused ones as errors', async () => {
-    const res = await fetch(`${p.url}/proxy/api/v1/usage`, { headers: { 'api-key': key } });
-    const image = ((await res.json()) as any).by_model.find((m: { model: string }) => m.model === 'local-image');
+    const res = await request(p.app).get('/proxy/api/v1/usage').set('api-key', key);
+    const image = res.body.by_model.find((m: { model: string }) => m.model === 'local-image');
     expect(image.requests).toBeGreaterThanOrEqual(5);
     expect(image.errors).toBeGreaterThanOrEqual(3);
     expect(image.words_sent).toBeGreaterThan(0);
   });
 });
 
-/** Group A audio transcription through an OpenAI-compatible upstream (a fake speaking OpenAI's verbose_json), with the openai SDK. */
+/**
+ * Group A audio transcription through an OpenAI-compatible upstream (a fake speaking OpenAI's
+ * verbose_json), in process: with the openai SDK (the app on an ephemeral port) and supertest.
+ */
 describe('model gateway: group A audio transcription', () => {
   let upstream: FakeOpenAi;
-  let p: Started;
+  let p: ModelsInProcess;
   let client: AzureOpenAI;
   let key: string;
-  let dir: string;
   beforeAll(async () => {
     upstream = await startFakeOpenAi();
-    dir = mkdtempSync(join(tmpdir(), 'catalog-'));
-    const catalog = join(dir, 'catalog.json');
-    writeFileSync(catalog, JSON.stringify({ models: [
+    p = await modelsInProcess({ catalog: { models: [
       { id: 'local-chat', group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 8192 },
       { id: 'whisper', group: 'A', kind: 'transcription', upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'whisper-1' }, contextLength: 4000 },
-    ] }));
-    p = await startInTemp('all', { MODELS_CATALOG_FILE: catalog });
-    key = p.bootstrap!.values.api_key!;
-    client = new AzureOpenAI({ endpoint: `${p.url}/proxy/api/v1/azure`, apiKey: key, apiVersion: VERSION, maxRetries: 0 });
-  }, 60_000);
+    ] } });
+    key = p.key;
+    client = new AzureOpenAI({ endpoint: `${await p.listen()}/proxy/api/v1/azure`, apiKey: key, apiVersion: VERSION, maxRetries: 0 });
+  });
   afterAll(async () => {
-    await p.stop();
-    await upstream.close();
-    rmSync(dir, { recursive: true, force: true });
+    await p?.close();
+    await upstream?.close();
   });
 
   const audio = () => toFile(Buffer.from('RIFF$\0\0\0WAVEfmt fake audio bytes'), 'greeting.wav', { type: 'audio/wav' });
   const lastUpstream = () => upstream.requests.at(-1)!;
 
-  /** A raw request: a form (its own content type), or a text body of the given type. */
+  /** A raw request: a form (encoded by fetch's own encoder, with its content type), or a text body of the given type. */
   const post = async (body: FormData | string, opts: { key?: string | null; model?: string; type?: string } = {}) => {
     const headers: Record<string, string> = opts.key === null ? {} : { 'api-key': opts.key ?? key };
     if (opts.type) headers['content-type'] = opts.type;
-    const res = await fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/${opts.model ?? 'whisper'}/audio/transcriptions?api-version=${VERSION}`, {
-      method: 'POST', headers, body,
-    });
-    return { status: res.status, body: (await res.json()) as any };
+    let bytes: Buffer | string = body as string;
+    if (body instanceof FormData) {
+      const encoded = new Response(body);
+      headers['content-type'] = encoded.headers.get('content-type')!;
+      bytes = Buffer.from(await encoded.arrayBuffer());
+    }
+    const res = await request(p.app).post(`/proxy/api/v1/azure/openai/deployments/${opts.model ?? 'whisper'}/audio/transcriptions?api-version=${VERSION}`)
+      .set(headers).send(bytes);
+    return { status: res.status, body: res.body };
   };
   const form = (file: Blob | undefined, name = 'speech.wav', fields: Record<string, string> = {}) => {
     const f = new FormData();

@@ -1,28 +1,31 @@
-import { ANSWER, QUESTION, SOURCES, startGroupC } from './bedrock-fixture';
-import { platformCli, type Started } from '../shared/server';
+import request from 'supertest';
+import { ANSWER, groupCCatalog, modelsInProcess, QUESTION, SOURCES, type ModelsInProcess } from './fixture';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PDF = Buffer.from('%PDF-1.4 tiny').toString('base64');
 const MP4 = Buffer.from('not really a video').toString('base64');
 
-/** Group C's messages routes over raw HTTP: family 1 in Anthropic's Messages format, families 2 and 3 in Bedrock's Converse format. */
+/**
+ * Group C's messages routes over raw HTTP, in process (supertest): family 1 in Anthropic's Messages
+ * format, families 2 and 3 in Bedrock's Converse format. The AWS SDK (over h2c) is test/e2e's.
+ */
 describe('model gateway: group C messages routes', () => {
-  let p: Started;
+  let p: ModelsInProcess;
   let key: string;
   beforeAll(async () => {
-    p = await startGroupC();
-    key = p.bootstrap!.values.api_key!;
-  }, 60_000);
-  afterAll(() => p.stop());
+    p = await modelsInProcess({ catalog: groupCCatalog() });
+    key = p.key;
+  });
+  afterAll(() => p?.close());
 
   const post = async (family: string, body: unknown, opts: { modelId?: string | null; headers?: Record<string, string> } = {}) => {
     const query = opts.modelId === null ? '' : `?modelId=${encodeURIComponent(opts.modelId ?? 'local-chat')}`;
-    const res = await fetch(`${p.url}/proxy/api/v1/bedrock/v1/messages/${family}${query}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...(opts.headers ?? { 'api-key': key }) },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, text, body: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined };
+    const res = await request(p.app).post(`/proxy/api/v1/bedrock/v1/messages/${family}${query}`)
+      .set({ 'content-type': 'application/json', ...(opts.headers ?? { 'api-key': key }) })
+      .send(typeof body === 'string' ? body : JSON.stringify(body));
+    const text = res.text;
+    const headers = res.headers as Record<string, string | undefined>;
+    return { status: res.status, headers, text, body: headers['content-type']?.includes('json') ? JSON.parse(text) : undefined };
   };
   /** Server-sent events as [event name, data] pairs. */
   const sse = (text: string) => text.split('\n\n').filter(Boolean).map((block) => {
@@ -47,7 +50,7 @@ describe('model gateway: group C messages routes', () => {
   it('family 1 streams Anthropic\'s named server-sent events, the same text as the whole answer', async () => {
     const whole = await post('anthropic', { ...anthropic, temperature: 0.1 });
     const r = await post('anthropic', { ...anthropic, temperature: 0.2, stream: true });
-    expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(r.headers['content-type']).toMatch(/^text\/event-stream/);
     const events = sse(r.text);
     for (const [name, data] of events) expect(data.type).toBe(name);
     const names = events.map(([name]) => name);
@@ -84,7 +87,7 @@ describe('model gateway: group C messages routes', () => {
     const image = { messages: [{ role: 'user', content: [{ text: 'what is this' }, { image: { format: 'png', source: { bytes: PNG } } }] }] };
     const refused = await post('llama', image);
     expect(refused).toMatchObject({ status: 400, body: { __type: 'ValidationException', reason: 'unsupported_input' } });
-    expect(refused.headers.get('x-amzn-errortype')).toBe('ValidationException');
+    expect(refused.headers['x-amzn-errortype']).toBe('ValidationException');
     expect(refused.body.message).toContain('does not accept image input');
   });
 
@@ -130,14 +133,14 @@ describe('model gateway: group C messages routes', () => {
     expect(await post('anthropic', anthropic, { headers: {} })).toMatchObject({ status: 401, body: { type: 'error', error: { type: 'authentication_error' } } });
     const bad = await post('nova', converse, { headers: { 'api-key': 'lmk-nope' } });
     expect(bad).toMatchObject({ status: 401, body: { __type: 'UnrecognizedClientException', reason: 'invalid_api_key' } });
-    expect(bad.headers.get('x-amzn-errortype')).toBe('UnrecognizedClientException');
-    expect(bad.headers.get('x-amzn-requestid')).toBeTruthy();
+    expect(bad.headers['x-amzn-errortype']).toBe('UnrecognizedClientException');
+    expect(bad.headers['x-amzn-requestid']).toBeTruthy();
     const sigv4 = await post('llama', converse, { headers: { authorization: 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260101/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=abc' } });
     expect(sigv4.status).toBe(401);
     expect(sigv4.body.message).toContain('send the LM key as a bearer token');
     expect(await post('anthropic', anthropic, { modelId: 'claude-nothing' })).toMatchObject({ status: 404, body: { error: { type: 'not_found_error' } } });
     expect(await post('nova', converse, { modelId: 'nova-nothing' })).toMatchObject({ status: 404, body: { __type: 'ResourceNotFoundException' } });
-    const embedOnly = JSON.parse((await platformCli(p.dataDir, ['key', 'create', '--name', 'embed-only', '--models', 'local-embed'])).stdout).api_key as string;
+    const embedOnly = await p.newKey('embed-only', '--models', 'local-embed');
     expect(await post('anthropic', anthropic, { headers: { 'api-key': embedOnly } })).toMatchObject({ status: 403, body: { error: { type: 'permission_error' } } });
     const denied = await post('nova', converse, { headers: { 'api-key': embedOnly } });
     expect(denied).toMatchObject({ status: 403, body: { __type: 'AccessDeniedException' } });
@@ -165,16 +168,16 @@ describe('model gateway: group C messages routes', () => {
   it('caches: MISS, then HIT (a stream replayed as a stream)', async () => {
     const body = { ...anthropic, messages: [{ role: 'user', content: 'How does sourdough start? group C cache test' }] };
     const first = await post('anthropic', body);
-    expect(first.headers.get('x-cache')).toBe('MISS');
+    expect(first.headers['x-cache']).toBe('MISS');
     const second = await post('anthropic', body);
-    expect(second.headers.get('x-cache')).toBe('HIT');
+    expect(second.headers['x-cache']).toBe('HIT');
     expect(second.body.content).toEqual(first.body.content);
     const streamed = await post('anthropic', { ...body, stream: true });
-    expect(streamed.headers.get('x-cache')).toBe('HIT');
+    expect(streamed.headers['x-cache']).toBe('HIT');
     expect(sse(streamed.text).filter(([n]) => n === 'content_block_delta').map(([, d]) => d.delta.text).join('')).toBe(first.body.content[0].text);
     const nova = { messages: [{ role: 'user', content: [{ text: 'What does sourdough need? nova cache test' }] }], system: [{ text: SOURCES }] };
-    expect((await post('nova', nova)).headers.get('x-cache')).toBe('MISS');
-    expect((await post('nova', nova)).headers.get('x-cache')).toBe('HIT');
-    expect((await post('nova', nova, { headers: { 'api-key': `${key}/{"is_cache": 0}` } })).headers.get('x-cache')).toBe('BYPASS');
+    expect((await post('nova', nova)).headers['x-cache']).toBe('MISS');
+    expect((await post('nova', nova)).headers['x-cache']).toBe('HIT');
+    expect((await post('nova', nova, { headers: { 'api-key': `${key}/{"is_cache": 0}` } })).headers['x-cache']).toBe('BYPASS');
   });
 });
