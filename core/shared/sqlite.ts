@@ -27,8 +27,9 @@ export function openDatabase(file: string, migrations: string[], opts: { durable
 function prepare(db: Db, migrations: string[], durable = false): Db {
   // First: every later step may wait for another process opening the same file at the same moment.
   // Administrative commands (durable) wait longer for the server's or each other's writes than fail.
-  db.pragma(`busy_timeout = ${durable ? 60_000 : 5000}`);
-  db.pragma('journal_mode = WAL');
+  const busyMs = durable ? 60_000 : 5000;
+  db.pragma(`busy_timeout = ${busyMs}`);
+  enterWal(db, busyMs);
   db.pragma(`synchronous = ${durable ? 'FULL' : 'NORMAL'}`);
   // Fewer, larger checkpoints: a page written by many commits is copied back once (each checkpoint
   // also waits for the disk). The WAL is cut back to 64 MiB after each.
@@ -38,6 +39,26 @@ function prepare(db: Db, migrations: string[], durable = false): Db {
   migrate(db, migrations);
   return db;
 }
+
+/**
+ * Switches a file to WAL. On a new file opened by several processes at once, SQLite may refuse the
+ * switch with SQLITE_BUSY at once, without waiting on the busy timeout (it would deadlock otherwise):
+ * then it is tried again, a few milliseconds later, until one process has made it (the mode is kept
+ * in the file) or the busy timeout has passed.
+ */
+function enterWal(db: Db, busyMs: number): void {
+  const deadline = Date.now() + busyMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      Atomics.wait(PAUSE, 0, 0, 5 + Math.floor(Math.random() * 10));
+    }
+  }
+}
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 const userVersion = (db: Db) => db.pragma('user_version', { simple: true }) as number;
 
