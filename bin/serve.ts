@@ -35,7 +35,8 @@ async function prepare(config: Config, role: string) {
   const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
   if (role !== 'all') return { tightened, boot: undefined };
   const platform = sharedDeps(config, SERVICES, pino({ level: 'silent' }));
-  const opened = await platform.open(SERVICES);
+  // Opened as the CLI opens them (durable writes, no caches, threads or index warm-up): the primary serves nothing.
+  const opened = await platform.open(SERVICES, { admin: true });
   try {
     return { tightened, boot: await runBootstrap(config.PLATFORM_DATA_DIR, opened) };
   } finally {

@@ -5,7 +5,7 @@ import type { Clock } from '../core/shared/clock';
 import { ConfigError, subgraphUrlVar, type Config } from '../core/shared/config';
 import { createGateway, type SubgraphTarget } from '../gateway/server';
 import { graphiqlRouter } from '../gateway/graphiql';
-import { composeSupergraph } from '../gateway/supergraph';
+import { supergraphOf } from '../gateway/supergraph';
 import { createRestApp } from '../rest/shared/app';
 import { subgraphRouter, type SubgraphRouter } from '../subgraphs/shared/server';
 import { SERVICES } from '../services/registry';
@@ -88,7 +88,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         if (url) targets[m.name] = { url };
         else if (!targets[m.name]) throw new ConfigError(`${subgraphUrlVar(m.name)} is required to run the gateway without the ${m.name} service`);
       }
-      const supergraphSdl = composeSupergraph(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
+      const supergraphSdl = supergraphOf(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
       const gateway = await createGateway({
         supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits,
         introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,

@@ -8,8 +8,9 @@ import { questionOf, sourcesQuestionOf } from './wire';
 /** A chat route: its caller is the user of the body's token, with the body's LM key. */
 const define = defineFor<ChatCaller>();
 import { streamObjects } from '../shared/stream';
+import { CHAT_PREFIX } from './prefix';
 
-export const CHAT_PREFIX = '/api';
+export { CHAT_PREFIX };
 
 const refusals = {
   401: { description: 'Missing or invalid `request.user_cred.token`, or a missing, unknown or revoked `api_key`' },

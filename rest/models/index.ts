@@ -12,8 +12,9 @@ import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
 import { azureSchemas } from './docs-azure';
 import { bedrockSchemas } from './docs-bedrock';
 import { geminiSchemas } from './docs-gemini';
+import { MODELS_PREFIX } from './prefix';
 
-export const MODELS_PREFIX = '/proxy/api/v1';
+export { MODELS_PREFIX };
 
 /**
  * The gateway's own paths answer errors as OpenAI and Azure OpenAI do, `{"error": {"code",

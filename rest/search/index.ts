@@ -6,8 +6,9 @@ import { searchObjectRoutes } from './objects';
 import { searchV1Routes } from './v1';
 import { searchV2Routes } from './v2';
 import { Msg } from '../shared/schemas';
+import { SEARCH_PREFIX } from './prefix';
 
-export const SEARCH_PREFIX = '/cl/search/api';
+export { SEARCH_PREFIX };
 
 /** The search service's REST face: v1 and v2 side by side, the object endpoints, health. */
 export function searchRest(search: SearchService, opts: { maxUploadBytes: number }): RestService {

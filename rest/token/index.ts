@@ -5,8 +5,9 @@ import type { ErrorBody } from '../shared/http-errors';
 import { define, type RestService } from '../shared/routes';
 import { tokenDocs, tokenServiceDocs } from './docs';
 import * as S from './schemas';
+import { TOKEN_PREFIX } from './prefix';
 
-export const TOKEN_PREFIX = '/auth/api/v1';
+export { TOKEN_PREFIX };
 
 /** DECISIONS: `{"detail"}` plus the OAuth `error`/`error_description` fields (RFC 6749 §5.2). */
 export const tokenErrorBody: ErrorBody = (err) => {

@@ -1,19 +1,22 @@
 import { z } from 'zod';
-import { chatClient } from '../../clients/chat';
-import { restAnswerModels } from '../../clients/chat/models';
-import { restRetrieval } from '../../clients/chat/retrieval';
 import { openChatCore, type ChatCore } from '../../core/chat';
 import { chatCredentials, type ChatCaller } from '../../core/chat/credentials';
 import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
 import { offloadPromptTokens } from '../../core/chat/prompt';
 import { isActive } from '../../core/models/catalog';
 import { defaultOffload } from '../../core/models/offload';
-import { CHAT_PREFIX, chatRest } from '../../rest/chat';
-import { chatResolvers } from '../../subgraphs/chat';
+import { CHAT_PREFIX } from '../../rest/chat/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { defineService } from '../shared/module';
 import type { ModelsInstance } from '../models';
 import type { SearchInstance } from '../search';
+
+// The faces (REST routes, subgraph resolvers, REST clients) load on first use: a CLI command opens the core alone.
+const rest = () => require('../../rest/chat') as typeof import('../../rest/chat');
+const subgraph = () => require('../../subgraphs/chat') as typeof import('../../subgraphs/chat');
+const client = () => require('../../clients/chat') as typeof import('../../clients/chat');
+const remoteModels = () => require('../../clients/chat/models') as typeof import('../../clients/chat/models');
+const remoteSearch = () => require('../../clients/chat/retrieval') as typeof import('../../clients/chat/retrieval');
 
 const ms = (fallback: number) => z.coerce.number().int().min(10).max(600_000).default(fallback);
 
@@ -63,8 +66,8 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
       log: deps.log,
       defaultModel: config.CHAT_DEFAULT_MODEL,
       tokens: offloadPromptTokens(models?.offload ?? offload!),
-      retrieval: search ? inProcessRetrieval(search.service) : restRetrieval({ baseUrl: config.SEARCH_URL ?? config.PUBLIC_URL }),
-      models: models ? inProcessModels(models.service, models.keyCaller) : restAnswerModels({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL }),
+      retrieval: search ? inProcessRetrieval(search.service) : remoteSearch().restRetrieval({ baseUrl: config.SEARCH_URL ?? config.PUBLIC_URL }),
+      models: models ? inProcessModels(models.service, models.keyCaller) : remoteModels().restAnswerModels({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL }),
       limits: {
         searchMs: config.CHAT_SEARCH_TIMEOUT_MS, extractMs: config.CHAT_EXTRACT_TIMEOUT_MS, rewriteMs: config.CHAT_REWRITE_TIMEOUT_MS,
         sources: config.CHAT_SOURCES, filePassages: config.CHAT_FILE_PASSAGES,
@@ -72,8 +75,8 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
     });
     return { ...core, close: () => void offload?.close() };
   },
-  rest: (core) => chatRest(core.service),
+  rest: (core) => rest().chatRest(core.service),
   credentials: () => chatCredentials,
-  subgraph: { sdl: () => readSchemaFile('chat/chat.graphql'), resolvers: (core, edge) => chatResolvers(core.service, edge.callOf) },
-  client: (opts) => chatClient(opts),
+  subgraph: { sdl: () => readSchemaFile('chat/chat.graphql'), resolvers: (core, edge) => subgraph().chatResolvers(core.service, edge.callOf) },
+  client: (opts) => client().chatClient(opts),
 });

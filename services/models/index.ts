@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { modelsClient } from '../../clients/models';
 import { z } from 'zod';
 import { modelKeyCredentials } from '../../core/shared/auth/credentials';
 import type { KeyCaller } from '../../core/models/service';
@@ -7,16 +6,20 @@ import { openModelsCore } from '../../core/models';
 import type { ModelsInstance } from './instance';
 
 export type { ModelsInstance };
-import { openRedisChatCache } from '../../core/models/redis/answer-store';
 import { catalogReport } from '../../core/models/catalog-report';
 import { loadTokenizer } from '../../core/models/tokens';
 import { defaultOffload } from '../../core/models/offload';
-import { STATUS, toPlatformError } from '../../edge/http/errors';
-import { MODELS_PREFIX, modelsRest } from '../../rest/models';
-import { modelsResolvers } from '../../subgraphs/models';
+import { MODELS_PREFIX } from '../../rest/models/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { defineService } from '../shared/module';
 import { modelsCommands } from './cli';
+
+// The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
+const rest = () => require('../../rest/models') as typeof import('../../rest/models');
+const subgraph = () => require('../../subgraphs/models') as typeof import('../../subgraphs/models');
+const client = () => require('../../clients/models') as typeof import('../../clients/models');
+const redisCache = () => require('../../core/models/redis/answer-store') as typeof import('../../core/models/redis/answer-store');
+const http = () => require('../../edge/http/errors') as typeof import('../../edge/http/errors');
 
 /** The model gateway's environment variables. */
 const Settings = z.object({
@@ -50,7 +53,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   config: Settings,
   open: async ({ config, clock, log }, { admin }) => {
     // The CLI serves no answers: no cache to connect to.
-    const redis = config.REDIS_URL && !admin ? openRedisChatCache(config.REDIS_URL, {
+    const redis = config.REDIS_URL && !admin ? redisCache().openRedisChatCache(config.REDIS_URL, {
       ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
       onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
     }) : undefined;
@@ -64,7 +67,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
       cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache: redis,
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
-      onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => STATUS[toPlatformError(err).kind],
+      onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => http().STATUS[http().toPlatformError(err).kind],
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
       },
@@ -84,10 +87,10 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       },
     };
   },
-  rest: (core) => modelsRest(core.service),
+  rest: (core) => rest().modelsRest(core.service),
   credentials: (core) => modelKeyCredentials(core.keyCaller),
-  subgraph: { sdl: () => readSchemaFile('models/models.graphql'), resolvers: (core, edge) => modelsResolvers(core.service, edge.callOf) },
-  client: (opts) => modelsClient(opts),
+  subgraph: { sdl: () => readSchemaFile('models/models.graphql'), resolvers: (core, edge) => subgraph().modelsResolvers(core.service, edge.callOf) },
+  client: (opts) => client().modelsClient(opts),
   commands: modelsCommands,
   jobs: [{ name: 'prune expired cached answers and request counts', everyMs: 60_000, run: (core) => core.prune() }],
   /** DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it works. */

@@ -2,18 +2,21 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Caller } from '../../core/shared/auth/caller';
 import { bearerCredentials } from '../../core/shared/auth/credentials';
-import { searchClient } from '../../clients/search';
 import { openSearchCore } from '../../core/search';
 import type { SearchInstance } from './instance';
 
 export type { SearchInstance };
-import { SEARCH_PREFIX, searchRest } from '../../rest/search';
+import { SEARCH_PREFIX } from '../../rest/search/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
-import { searchResolvers } from '../../subgraphs/search';
 import { defineService } from '../shared/module';
 import { searchCommands } from './cli';
 import { embedderFor } from './embedder';
 import type { ModelsInstance } from '../models';
+
+// The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
+const rest = () => require('../../rest/search') as typeof import('../../rest/search');
+const subgraph = () => require('../../subgraphs/search') as typeof import('../../subgraphs/search');
+const client = () => require('../../clients/search') as typeof import('../../clients/search');
 
 const count = (fallback: number, max = 1_000_000_000) => z.coerce.number().int().positive().max(max).default(fallback);
 
@@ -77,9 +80,9 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
       },
     };
   },
-  rest: (core, { config }) => searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
+  rest: (core, { config }) => rest().searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
   credentials: () => bearerCredentials,
-  subgraph: { sdl: () => readSchemaFile('search/search.graphql'), resolvers: (core, edge) => searchResolvers(core.service, edge.callOf) },
+  subgraph: { sdl: () => readSchemaFile('search/search.graphql'), resolvers: (core, edge) => subgraph().searchResolvers(core.service, edge.callOf) },
   commands: searchCommands,
-  client: (opts) => searchClient(opts),
+  client: (opts) => client().searchClient(opts),
 });

@@ -1,15 +1,18 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { tokenClient } from '../../clients/token';
 import { openTokenCore, type TokenCore } from '../../core/token';
 import type { KeyGenerator } from '../../core/token/keys';
 import type { SecretHasher } from '../../core/token/secrets';
-import { tokenRest, TOKEN_PREFIX } from '../../rest/token';
+import { TOKEN_PREFIX } from '../../rest/token/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
-import { tokenResolvers } from '../../subgraphs/token';
 import { defineService } from '../shared/module';
 import { tokenBootstrap } from './bootstrap';
 import { tokenCommands } from './cli';
+
+// The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
+const rest = () => require('../../rest/token') as typeof import('../../rest/token');
+const subgraph = () => require('../../subgraphs/token') as typeof import('../../subgraphs/token');
+const client = () => require('../../clients/token') as typeof import('../../clients/token');
 
 const count = (fallback: number) => z.coerce.number().int().positive().max(1_000_000).default(fallback);
 
@@ -50,10 +53,10 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
     hasher: opts.hasher,
     generateKey: opts.generateKey,
   }),
-  rest: (core, { config }) => tokenRest(core.service, config.PUBLIC_URL),
-  subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core, edge) => tokenResolvers(core.service, edge) },
+  rest: (core, { config }) => rest().tokenRest(core.service, config.PUBLIC_URL),
+  subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core, edge) => subgraph().tokenResolvers(core.service, edge) },
   commands: tokenCommands,
   jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],
   bootstrap: tokenBootstrap,
-  client: (opts) => tokenClient(opts),
+  client: (opts) => client().tokenClient(opts),
 });

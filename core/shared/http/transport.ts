@@ -1,6 +1,9 @@
-import { Agent, FormData as WireFormData, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher, FormData as WireFormData } from 'undici';
 import { abortedBy, transportError } from './failures';
 import { pause, retryDelay, type HeaderBag, type RetryPolicy } from './retry';
+
+/** undici is loaded with the first request: a process that never calls out (the CLI) does not pay for it. */
+const undici = () => require('undici') as typeof import('undici');
 
 /**
  * The one outbound HTTP transport (undici): keep-alive connections pooled per origin, a connect
@@ -50,19 +53,22 @@ export interface Transport {
  * of undici) is copied over by reference, entry by entry, with its files' names and types.
  */
 function wireBody(body: Exchange['body']): string | Buffer | WireFormData | undefined {
-  if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body) || body instanceof WireFormData) return body;
-  const form = new WireFormData();
+  if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) return body;
+  const { FormData } = undici();
+  if (body instanceof FormData) return body;
+  const form = new FormData();
   for (const [name, value] of body) form.append(name, value as string | Blob);
   return form;
 }
 
 export function httpTransport(settings: TransportSettings): Transport {
-  const agent = new Agent({
+  let pool: Agent | undefined;
+  const agent = () => (pool ??= new (undici().Agent)({
     connect: { timeout: settings.connectTimeoutMs },
     headersTimeout: settings.readTimeoutMs,
     bodyTimeout: settings.readTimeoutMs,
     keepAliveTimeout: settings.keepAliveMs ?? 30_000,
-  });
+  }));
 
   async function send(x: Exchange, policy: RetryPolicy, who: string): Promise<Answer> {
     const url = new URL(x.url);
@@ -74,7 +80,7 @@ export function httpTransport(settings: TransportSettings): Transport {
       x.signal?.throwIfAborted();
       let wait: number | undefined;
       try {
-        const res = await agent.request(options);
+        const res = await agent().request(options);
         const ok = res.statusCode >= 200 && res.statusCode < 300;
         wait = ok ? undefined : retryDelay(policy, attempt, waited, { status: res.statusCode, headers: res.headers });
         if (wait === undefined) return { status: res.statusCode, headers: res.headers, body: res.body };
@@ -91,5 +97,5 @@ export function httpTransport(settings: TransportSettings): Transport {
     }
   }
 
-  return { send, close: () => agent.close() };
+  return { send, close: async () => pool?.close() };
 }

@@ -1,4 +1,8 @@
 import request from 'supertest';
+// @google/genai 2 sends through the undici dispatcher it finds on the global object. Under jest that
+// is the test's own global, where only the undici package puts one (a plain Node process gets it from
+// its built-in fetch); the gateway in process no longer loads undici before its first upstream call.
+import 'undici';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog';
 import { hashingEmbedder } from '../../../core/shared/text/embedder';
 import { closedPort, modelsInProcess, type ModelsInProcess } from './fixture';
