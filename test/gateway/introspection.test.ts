@@ -49,7 +49,9 @@ describe.each([['the gateway', 'gateway', 'all'], ['search served alone', 'searc
       const second = await post(server.url, { query, operationName: 'IntrospectionQuery' });
       const third = await post(server.url, { query });
       expect({ options, statuses: [first.status, second.status, third.status] }).toEqual({ options, statuses: [200, 200, 200] });
-      expect(JSON.parse(first.text)).toEqual(await graphqlJs(schema, query));
+      // The same text as graphql-js's answer, serialized: equal texts are equal answers (and a far cheaper check than a deep comparison).
+      const want = JSON.stringify(await graphqlJs(schema, query));
+      if (first.text !== want) expect(JSON.parse(first.text)).toEqual(JSON.parse(want));
       expect(second.text).toBe(first.text);
       expect(third.text).toBe(first.text);
     }

@@ -1,4 +1,5 @@
 /** Reading the chat proxy's streams in tests: SSE events (`data:` lines, `[DONE]` last) or NDJSON lines. */
+import { sseData } from '../../shared/sse';
 export interface Chunk {
   generated_search_text: string;
   response: string;
@@ -6,7 +7,7 @@ export interface Chunk {
 }
 
 export function sseChunks(text: string): { chunks: Chunk[]; done: boolean } {
-  const datas = text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice('data: '.length));
+  const datas = sseData(text);
   const done = datas.at(-1) === '[DONE]';
   return { chunks: datas.filter((d) => d !== '[DONE]').map((d) => JSON.parse(d) as Chunk), done };
 }

@@ -13,6 +13,7 @@ import { acceptH2c } from '../../../rest/shared/h2c';
 import { ANSWER, QUESTION, SOURCES, startGroupC } from './bedrock-fixture';
 import type { Started } from '../shared/server';
 import { newKey } from './new-key';
+import { sseEventsOf } from '../../shared/sse';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const utf8 = (b: Uint8Array) => Buffer.from(b).toString('utf8');
@@ -239,8 +240,7 @@ describe('group C streams that fail midway', () => {
 
   it("ends Anthropic's server-sent events with an error event", async () => {
     const text = await (await fetch(`${endpoint}/anthropic`, { method: 'POST' })).text();
-    const events = text.split('\n\n').filter(Boolean).map((b) => b.split('\n')[0]);
-    expect(events).toEqual(['event: message_start', 'event: content_block_delta', 'event: error']);
+    expect(sseEventsOf(text).map((e) => e.event)).toEqual(['message_start', 'content_block_delta', 'error']);
     expect(text).toContain('data: {"type":"error","error":{"type":"api_error","message":"The upstream did not answer in time"}}');
   });
 });

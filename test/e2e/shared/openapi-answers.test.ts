@@ -8,6 +8,7 @@ import {
 import { BatchEmbedContentsResponse, EmbedContentResponse, GenerateContentResponse, GeminiModel, GeminiModelList, GoogleError } from '../../../rest/models/docs-gemini';
 import { HTTPValidationErrorSchema } from '../../../rest/shared/openapi';
 import { startInTemp, type Started } from './server';
+import { sseData as sseDataOf } from '../../shared/sse';
 
 /**
  * The answers the OpenAPI documents promise are the answers the services give: each schema a
@@ -33,7 +34,7 @@ async function call(path: string, body?: unknown, headers: Record<string, string
 
 /** Parses `text` as JSON with the documented schema; the zod error names the field that drifted. */
 const conforms = (schema: z.ZodType, text: string) => expect(schema.safeParse(JSON.parse(text)).error).toBeUndefined();
-const sseData = (text: string) => text.split(/\r?\n\r?\n/).flatMap((e) => e.split(/\r?\n/).filter((l) => l.startsWith('data: ')).map((l) => l.slice(6))).filter((d) => d !== '[DONE]');
+const sseData = (text: string) => sseDataOf(text).filter((d) => d !== '[DONE]');
 
 const SYSTEM = 'Glaciers retreat as the climate warms.';
 const QUESTION = 'Why do glaciers retreat?';

@@ -1,6 +1,7 @@
 import { createClient, type Client, type FormattedExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
 import { joined, type Chunk } from '../chat/wire';
+import { sseEventsOf } from '../../shared/sse';
 
 /** Reading the gateway's subscription transports in tests: graphql-ws, GraphQL over SSE, multipart. */
 export type Result = FormattedExecutionResult<any, unknown>;
@@ -43,18 +44,14 @@ export function postOperation(base: string, body: unknown, headers: Record<strin
 
 /** GraphQL over SSE (distinct connections mode): the `next` events' results, and whether `complete` came. */
 export function sseResults(text: string): { results: Result[]; complete: boolean; comments: number } {
-  const events = text.split('\n\n').filter(Boolean);
   const results: Result[] = [];
   let complete = false;
-  let comments = 0;
-  for (const e of events) {
-    if (e.startsWith(':')) comments++;
-    const name = /^event: (.+)$/m.exec(e)?.[1];
-    const data = /^data: (.*)$/m.exec(e)?.[1];
-    if (name === 'next' && data) results.push(JSON.parse(data));
-    if (name === 'complete') complete = true;
+  for (const e of sseEventsOf(text)) {
+    if (e.event === 'next' && e.data) results.push(JSON.parse(e.data));
+    if (e.event === 'complete') complete = true;
   }
-  return { results, complete, comments };
+  // Comments (keep-alives) are lines starting with a colon; the reader skips them.
+  return { results, complete, comments: text.match(/^:/gm)?.length ?? 0 };
 }
 
 /** Apollo's multipart subscription body: each part's JSON (heartbeats `{}` included), and whether the closing boundary came. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startPlatformProcess, stopProcess, type PlatformProcess } from './processes';
 import { freePort, platformCli } from './server';
+import { sseData } from '../../shared/sse';
 
 /**
  * `platform start` with WORKERS=2 behaves as one service: cached answers, a key's rpm and token
@@ -81,8 +82,8 @@ describe('two worker processes share the gateway state', () => {
     const stream = async () => {
       const res = await chat(demoKey, { messages: messages('Ice sheets'), stream: true });
       expect(res.headers.get('content-type')).toContain('text/event-stream');
-      const events = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: '));
-      const text = events.filter((e) => e !== 'data: [DONE]').map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '').join('');
+      const events = sseData(await res.text());
+      const text = events.filter((d) => d !== '[DONE]').map((d) => JSON.parse(d).choices[0]?.delta?.content ?? '').join('');
       return { cache: res.headers.get('x-cache'), chunks: events.length, text };
     };
     const first = await stream();

@@ -2,6 +2,7 @@ import { AzureOpenAI } from 'openai';
 import request from 'supertest';
 import { hashingEmbedder } from '../../../core/shared/text/embedder';
 import { modelsInProcess, SOURCES, type ModelsInProcess } from './fixture';
+import { sseData } from '../../shared/sse';
 
 const PATH = '/proxy/api/v1/azure/openai/deployments';
 
@@ -115,8 +116,8 @@ describe('model gateway: group A chat completions', () => {
     expect(second.body.choices[0].message.content).toBe(answer);
     const streamed = await post(key, { stream: true });
     expect(streamed.headers['x-cache']).toBe('HIT');
-    const events = streamed.text.split('\n\n').filter((e) => e.startsWith('data: {'));
-    expect(events.map((e) => JSON.parse(e.slice(6)).choices[0]?.delta?.content ?? '').join('')).toBe(answer);
+    const events = sseData(streamed.text).filter((d) => d !== '[DONE]');
+    expect(events.map((d) => JSON.parse(d).choices[0]?.delta?.content ?? '').join('')).toBe(answer);
     expect((await post(`${key}/{"is_cache": 0}`)).headers['x-cache']).toBe('BYPASS');
     const other = await p.newKey('other', '--tenant', 'another-tenant');
     expect((await post(other)).headers['x-cache']).toBe('MISS');
@@ -142,7 +143,7 @@ describe('model gateway: group A chat completions', () => {
     const read = async (guard: number) => {
       const res = await request(p.app).post(`${PATH}/local-chat/chat/completions?api-version=2024-10-21-preview`)
         .set('api-key', `${key}/{"use_guard": ${guard}, "is_cache": 0}`).send({ messages, stream: true });
-      const events = res.text.split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)));
+      const events = sseData(res.text).filter((d) => d !== '[DONE]').map((d) => JSON.parse(d));
       return { text: events.map((e) => e.choices[0]?.delta?.content ?? '').join(''), finish: events.at(-1).choices[0].finish_reason };
     };
     expect(await read(1)).toEqual({ text: 'The manager shouted: go die.', finish: 'stop' });

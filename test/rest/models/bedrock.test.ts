@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ANSWER, groupCCatalog, modelsInProcess, QUESTION, SOURCES, type ModelsInProcess } from './fixture';
+import { sseEventsOf } from '../../shared/sse';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PDF = Buffer.from('%PDF-1.4 tiny').toString('base64');
@@ -28,10 +29,7 @@ describe('model gateway: group C messages routes', () => {
     return { status: res.status, headers, text, body: headers['content-type']?.includes('json') ? JSON.parse(text) : undefined };
   };
   /** Server-sent events as [event name, data] pairs. */
-  const sse = (text: string) => text.split('\n\n').filter(Boolean).map((block) => {
-    const event = /^event: (.*)$/m.exec(block)![1]!;
-    return [event, JSON.parse(/^data: (.*)$/m.exec(block)![1]!)] as [string, any];
-  });
+  const sse = (text: string) => sseEventsOf(text).map((e) => [e.event!, JSON.parse(e.data)] as [string, any]);
   const anthropic = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 300, system: SOURCES, messages: [{ role: 'user', content: QUESTION }] };
   const converse = { system: [{ text: SOURCES }], messages: [{ role: 'user', content: [{ text: QUESTION }] }], inferenceConfig: { maxTokens: 300, temperature: 0.5, topP: 0.9 } };
 
