@@ -1,5 +1,10 @@
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 module.exports = {
+  // Many test files wait on sockets, child processes and timers rather than on the CPU: half again as
+  // many workers as cores keeps the cores busy (jest's default, one fewer than the cores, is 1 here).
+  maxWorkers: Math.max(2, Math.ceil(availableParallelism() * 1.5)),
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
