@@ -1,0 +1,43 @@
+/**
+ * The model gateway's tables in a shared PostgreSQL database (`models_` before each name; the
+ * scope `models` in platform_migrations). As in models.db, a key is kept as the SHA-256 of its text.
+ */
+export const MODELS_PG_MIGRATIONS = [
+  `
+  CREATE TABLE models_api_keys (
+    id TEXT PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    name TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    models JSONB,
+    requests_per_minute INTEGER,
+    token_budget BIGINT,
+    created_at TIMESTAMPTZ NOT NULL,
+    revoked_at TIMESTAMPTZ
+  );
+  CREATE INDEX models_api_keys_tenant ON models_api_keys (tenant);
+  CREATE INDEX models_api_keys_prefix ON models_api_keys (prefix);
+  CREATE TABLE models_usage (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    at TIMESTAMPTZ NOT NULL,
+    key_id TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    model TEXT NOT NULL,
+    route TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    latency_ms DOUBLE PRECISION NOT NULL,
+    upstream_ms DOUBLE PRECISION,
+    tokens_in BIGINT NOT NULL,
+    tokens_out BIGINT NOT NULL,
+    words_sent BIGINT NOT NULL,
+    words_received BIGINT NOT NULL,
+    cache TEXT NOT NULL,
+    guard TEXT NOT NULL,
+    options JSONB NOT NULL,
+    cost DOUBLE PRECISION NOT NULL
+  );
+  CREATE INDEX models_usage_tenant ON models_usage (tenant, at);
+  CREATE INDEX models_usage_key ON models_usage (key_id, at);
+  `,
+];

@@ -1,0 +1,2 @@
+export { openPool, type PgPool, type PoolOptions } from './pool';
+export { migrate, DatabaseTooNew } from './migrate';
