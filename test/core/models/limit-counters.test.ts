@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { openModelsDb, sqliteLimitCounters } from '../../../core/models/sqlite';
+import { redisLimitCounters } from '../../../core/models/redis/limit-counters';
 import { testClock } from '../../shared/helpers';
 import { limitCountersContract } from './store-contracts';
 
@@ -67,3 +70,23 @@ describe('limit counts in models.db, under processes running at once', () => {
     db.close();
   }, 30_000);
 });
+
+// Needs a real Redis: this machine runs one at redis://127.0.0.1:6379 and CI sets REDIS_URL.
+if (process.env.REDIS_URL) {
+  limitCountersContract('Redis', async () => {
+    const prefix = `test:limits:${randomUUID()}:`;
+    const [a, b] = [new Redis(process.env.REDIS_URL!), new Redis(process.env.REDIS_URL!)];
+    const clock = testClock();
+    return {
+      one: redisLimitCounters(a, prefix),
+      two: redisLimitCounters(b, prefix),
+      now: clock.now,
+      advance: async (ms: number) => clock.advance(ms),
+      close: async () => {
+        const keys = await a.keys(`${prefix}*`);
+        if (keys.length) await a.del(...keys);
+        await Promise.all([a.quit(), b.quit()]);
+      },
+    };
+  });
+}
