@@ -1,24 +1,9 @@
 import type { Retrieval } from '../../core/chat/ports';
 import { MAX_PAGE_SIZE } from '../../core/search/inputs';
-import type { Passage } from '../../core/search/types';
+import { passageFromWire, type PassageWire } from '../search/wire';
 import { callOptions, httpClient } from '../shared/http';
 
-/** One item of the v2 chunk search's `result` (rest/search/wire.ts `passageView`). */
-interface PassageWire {
-  object_id: string;
-  chunk_id: number;
-  chunk_index: number;
-  text: string;
-  score: number;
-  title: string;
-  file_name: string | null;
-}
-
 const CHUNK_SEARCH = '/cl/search/api/v2/chunk/search';
-
-const passageOf = (p: PassageWire): Passage => ({
-  objectId: p.object_id, chunkId: p.chunk_id, chunkIndex: p.chunk_index, text: p.text, score: p.score, title: p.title, fileName: p.file_name ?? null,
-});
 
 /**
  * The search service at `baseUrl` over its REST path, the v2 chunk search: hybrid passages,
@@ -38,7 +23,7 @@ export function restRetrieval(opts: { baseUrl: string; timeoutMs?: number }): Re
         query: { query_string: req.query, page_size: pageSize, page_no: 1 },
         json: req.fileNames ? { file_names: req.fileNames } : {},
       });
-      return (r.result ?? []).slice(0, Math.max(0, req.limit)).map(passageOf);
+      return (r.result ?? []).slice(0, Math.max(0, req.limit)).map(passageFromWire);
     },
   };
 }

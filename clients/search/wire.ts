@@ -62,7 +62,7 @@ export const pageFromWire = (e: EnvelopeWire, tenant: string): SearchPage => ({
 });
 
 export const passageFromWire = (p: PassageWire): Passage => ({
-  objectId: p.object_id, chunkId: p.chunk_id, chunkIndex: p.chunk_index, text: p.text, score: p.score, title: p.title, fileName: p.file_name,
+  objectId: p.object_id, chunkId: p.chunk_id, chunkIndex: p.chunk_index, text: p.text, score: p.score, title: p.title, fileName: p.file_name ?? null,
 });
 
 /** The v2 body of `filters`; the date ranges have no v2 field, so a filter on them cannot cross the hop. */

@@ -67,7 +67,10 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
       cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache: redis,
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
-      onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => http().STATUS[http().toPlatformError(err).kind],
+      onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => {
+        const { STATUS, toPlatformError } = http();
+        return STATUS[toPlatformError(err).kind];
+      },
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
       },
