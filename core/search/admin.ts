@@ -68,7 +68,7 @@ export function createSearchAdmin(d: { store: AdminStore; add: Add; embedder: Em
         }
         const bytes = readFileSync(file);
         const hash = createHash('sha256').update(bytes).digest('hex');
-        const known = d.store.sameFile(opts.tenant, file, hash);
+        const known = await d.store.sameFile(opts.tenant, file, hash);
         if (known) {
           report.unchanged++;
           report.objects.push({ file, object_id: known });
@@ -94,15 +94,15 @@ export function createSearchAdmin(d: { store: AdminStore; add: Add; embedder: Em
     },
 
     async reindex(onProgress?: Progress): Promise<{ passages: number; embedder: string }> {
-      const total = d.store.chunkCount();
+      const total = await d.store.chunkCount();
       let done = 0;
-      for (let page = d.store.chunkPage(0, 256); page.length; page = d.store.chunkPage(page.at(-1)!.id, 256)) {
+      for (let page = await d.store.chunkPage(0, 256); page.length; page = await d.store.chunkPage(page.at(-1)!.id, 256)) {
         const vectors = await d.embedder.embed(page.map((c) => `${c.title}\n${c.text}`));
-        d.store.writeVectors(d.embedder, page.map((c, i) => ({ chunkId: c.id, vector: vectors[i]! })));
+        await d.store.writeVectors(d.embedder, page.map((c, i) => ({ chunkId: c.id, vector: vectors[i]! })));
         done += page.length;
         onProgress?.(done, total, '');
       }
-      d.store.bumpVectorsGeneration();
+      await d.store.bumpVectorsGeneration();
       return { passages: done, embedder: d.embedder.id };
     },
   };

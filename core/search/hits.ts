@@ -10,10 +10,13 @@ import { queryWords } from '../shared/text/words';
 export const strip = ({ seq: _seq, ...o }: ObjectRecord): StoredObject => showCustom(o);
 export const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
-export function hitsFor(index: SearchIndex, page: Scored[], query: string, highlight: boolean): SearchHit[] {
-  const objects = index.objects(page.map((s) => s.seq));
-  const chunks = index.chunkTexts(page.flatMap((s) => (s.chunkId === null ? [] : [s.chunkId])));
-  const firsts = index.firstChunks(page.filter((s) => s.chunkId === null).map((s) => s.seq));
+export async function hitsFor(index: SearchIndex, page: Scored[], query: string, highlight: boolean): Promise<SearchHit[]> {
+  if (!page.length) return [];
+  const [objects, chunks, firsts] = await Promise.all([
+    index.objects(page.map((s) => s.seq)),
+    index.chunkTexts(page.flatMap((s) => (s.chunkId === null ? [] : [s.chunkId]))),
+    index.firstChunks(page.filter((s) => s.chunkId === null).map((s) => s.seq)),
+  ]);
   const test = matcher(queryWords(query));
   return page.flatMap((s) => {
     const object = objects.get(s.seq);

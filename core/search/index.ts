@@ -26,7 +26,7 @@ export interface SearchCore {
    * checking every `everyMs`; returns the function that stops it.
    */
   follow(everyMs: number): () => void;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface SearchCoreOptions {
@@ -63,8 +63,8 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const admin = createSearchAdmin({ store: store.admin, add, embedder });
   let closed = false;
   const warmUp = async () => {
-    for (const tenant of feeds.tenants()) {
-      while (!closed && (lexical.warm(tenant) || vectors.warm(tenant))) await new Promise((r) => setImmediate(r));
+    for (const tenant of await feeds.tenants()) {
+      while (!closed && ((await lexical.warm(tenant)) || (await vectors.warm(tenant)))) await new Promise((r) => setImmediate(r));
     }
   };
   const follow = (everyMs: number) => {
@@ -85,9 +85,9 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   };
   return {
     service, admin, embedder, store, db: store.db, warmUp, follow,
-    close: () => {
+    close: async () => {
       closed = true;
-      store.close();
+      await store.close();
     },
   };
 }

@@ -41,15 +41,15 @@ const relative = (ms: Match[]): Scored[] => {
 
 export function ranking(d: RankingDeps) {
   /** BM25 passages of the objects the filters let through, best first. */
-  const lexicalPassages = (tenant: string, sel: Selection, query: string) => {
-    const allowed = d.index.allowed(sel);
-    return d.lexical.passages(tenant, query, (seq) => allowed.has(seq)).sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
+  const lexicalPassages = async (tenant: string, sel: Selection, query: string) => {
+    const allowed = await d.index.allowed(sel);
+    return (await d.lexical.passages(tenant, query, (seq) => allowed.has(seq))).sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
   };
 
   /** Objects ranked by their best passage (BM25 over passage text and title). */
-  const fulltext = (tenant: string, sel: Selection, query: string): Scored[] => {
+  const fulltext = async (tenant: string, sel: Selection, query: string): Promise<Scored[]> => {
     const best = new Map<number, Match>();
-    for (const p of lexicalPassages(tenant, sel, query)) if (!best.has(p.seq)) best.set(p.seq, { seq: p.seq, raw: p.score, chunkId: p.chunkId });
+    for (const p of await lexicalPassages(tenant, sel, query)) if (!best.has(p.seq)) best.set(p.seq, { seq: p.seq, raw: p.score, chunkId: p.chunkId });
     return relative([...best.values()]);
   };
 
@@ -57,7 +57,7 @@ export function ranking(d: RankingDeps) {
     const [vector] = await d.embedder.embed([query]);
     const k = Math.min(d.maxCandidates, Math.max(100, want * 3));
     const best = new Map<number, Scored>();
-    for (const h of d.vectors.search(tenant, vector!, k, d.index.allowed(sel))) {
+    for (const h of await d.vectors.search(tenant, vector!, k, await d.index.allowed(sel))) {
       // Orthogonal or opposite: nothing in common, not a match however few results there are.
       if (h.similarity <= 0) continue;
       if (!best.has(h.seq)) best.set(h.seq, { seq: h.seq, chunkId: h.chunkId, score: Math.max(0, Math.min(1, (1 + h.similarity) / 2)) });
@@ -65,14 +65,14 @@ export function ranking(d: RankingDeps) {
     return [...best.values()];
   };
 
-  const basic = (sel: Selection, req: SearchRequest): Scored[] => {
-    if (!req.query.trim()) return d.index.listing(sel).map((seq) => ({ seq, chunkId: null, score: 1 }));
+  const basic = async (sel: Selection, req: SearchRequest): Promise<Scored[]> => {
+    if (!req.query.trim()) return (await d.index.listing(sel)).map((seq) => ({ seq, chunkId: null, score: 1 }));
     const match = textQuery(req.query, req.exact ? 'phrase' : 'all');
     if (!match) return [];
-    const fields = relative(d.index.fields(sel, match));
+    const fields = relative(await d.index.fields(sel, match));
     if (!req.anywhere) return fields;
     const merged = new Map(fields.map((s) => [s.seq, s]));
-    for (const s of relative(d.index.chunks(sel, match))) {
+    for (const s of relative(await d.index.chunks(sel, match))) {
       const f = merged.get(s.seq);
       if (!f || s.score > f.score) merged.set(s.seq, { ...s, score: Math.max(s.score, f?.score ?? 0) });
       else f.chunkId ??= s.chunkId;
@@ -81,7 +81,7 @@ export function ranking(d: RankingDeps) {
   };
 
   const hybrid = async (tenant: string, sel: Selection, req: SearchRequest, want: number, texts: (s: Scored[]) => Promise<{ title: string; text: string }[]>) => {
-    const [ft, sem] = [fulltext(tenant, sel, req.query), await semantic(tenant, sel, req.query, want)];
+    const [ft, sem] = await Promise.all([fulltext(tenant, sel, req.query), semantic(tenant, sel, req.query, want)]);
     const fused = reciprocalRankFusion([
       { items: ft.slice(0, d.maxCandidates).map((s) => ({ key: s.seq, chunkId: s.chunkId })), weight: 1 },
       { items: sem.map((s) => ({ key: s.seq, chunkId: s.chunkId })), weight: d.embedder.fusionWeight },
@@ -109,12 +109,12 @@ export function ranking(d: RankingDeps) {
   const passages = async (tenant: string, sel: Selection, req: PassageRequest): Promise<{ chunkId: number; score: number }[]> => {
     const [vector] = await d.embedder.embed([req.query]);
     const k = Math.min(d.maxCandidates, Math.max(100, (req.offset + req.limit) * 3));
-    const sem = d.vectors.search(tenant, vector!, k, d.index.allowed(sel)).filter((h) => h.similarity > 0);
+    const sem = (await d.vectors.search(tenant, vector!, k, await d.index.allowed(sel))).filter((h) => h.similarity > 0);
     let scored: { chunkId: number; score: number }[];
     if (req.mode === 'semantic') {
       scored = sem.map((h) => ({ chunkId: h.chunkId, score: (1 + h.similarity) / 2 }));
     } else {
-      const ft = lexicalPassages(tenant, sel, req.query).slice(0, d.maxCandidates);
+      const ft = (await lexicalPassages(tenant, sel, req.query)).slice(0, d.maxCandidates);
       const fused = reciprocalRankFusion([
         { items: ft.map((p) => ({ key: p.chunkId, chunkId: p.chunkId })), weight: 1 },
         { items: sem.map((h) => ({ key: h.chunkId, chunkId: h.chunkId })), weight: d.embedder.fusionWeight },
@@ -124,8 +124,8 @@ export function ranking(d: RankingDeps) {
     }
     if (!req.rerank) return scored;
     return rerank(req.query, scored, async (top) => {
-      const texts = d.index.chunkTexts(top.map((s) => s.chunkId));
-      const objects = d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
+      const texts = await d.index.chunkTexts(top.map((s) => s.chunkId));
+      const objects = await d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
       return top.map((s) => {
         const t = texts.get(s.chunkId);
         return { title: (t && objects.get(t.seq)?.title) ?? '', text: t?.text ?? '' };

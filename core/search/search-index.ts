@@ -30,30 +30,38 @@ export function searchIndex(queries: IndexQueries, version: () => string) {
   return {
     ...queries,
     /** Every object the selection lets through, cached until the data changes (least recently used go first). */
-    allowed(sel: Selection): Set<number> {
+    async allowed(sel: Selection): Promise<Set<number>> {
       fresh();
       const key = selectionKey(sel);
       let set = allowedCache.get(key);
       if (set) {
         allowedCache.delete(key);
       } else {
-        set = queries.allowed(sel);
+        const at = cachedAt;
+        set = await queries.allowed(sel);
+        // Kept only when nothing changed while it was read (another call may have dropped the cache meanwhile).
+        if (version() !== at || cachedAt !== at) return set;
         if (allowedCache.size >= ALLOWED_SETS) allowedCache.delete(allowedCache.keys().next().value!);
       }
       allowedCache.set(key, set);
       return set;
     },
     /** Term buckets (Elasticsearch style) over the whole match set, most frequent first. */
-    aggregations(seqs: readonly number[]): Aggregations {
+    async aggregations(seqs: readonly number[]): Promise<Aggregations> {
       fresh();
+      const at = cachedAt;
+      let valuesOf = (seq: number) => facets.get(seq)!;
       const missing = seqs.filter((seq) => !facets.has(seq));
       if (missing.length) {
-        for (const seq of missing) facets.set(seq, []);
-        for (const r of queries.facets(missing, AGG_FIELDS)) facets.get(r.seq)!.push([r.field as AggField, r.value]);
+        // Every seq's values, taken before the read: another call may drop the cache meanwhile.
+        const read = new Map<number, [AggField, string][]>(seqs.map((seq) => [seq, facets.get(seq) ?? []]));
+        for (const r of await queries.facets(missing, AGG_FIELDS)) read.get(r.seq)!.push([r.field as AggField, r.value]);
+        if (version() === at && cachedAt === at) for (const seq of missing) facets.set(seq, read.get(seq)!);
+        valuesOf = (seq) => read.get(seq)!;
       }
       const counts = new Map<string, { field: AggField; key: string; n: number }>();
       for (const seq of seqs) {
-        for (const [field, key] of facets.get(seq)!) {
+        for (const [field, key] of valuesOf(seq)) {
           const id = `${field}\u0000${key}`;
           const c = counts.get(id);
           if (c) c.n++;

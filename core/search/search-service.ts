@@ -40,7 +40,7 @@ export function createSearchService(d: SearchServiceDeps) {
   /** Adds (or, for `platform ingest`, replaces or keeps) an object as `scope`. */
   const add = async (scope: Scope, input: NewObject): Promise<SourceOutcome> => {
     const hash = input.contentHash ?? contentHash(input.content);
-    const previous = input.sourceKey ? d.store.bySource(scope.tenant, input.sourceKey) : undefined;
+    const previous = input.sourceKey ? await d.store.bySource(scope.tenant, input.sourceKey) : undefined;
     if (previous && previous.contentHash === hash) return { id: previous.id, outcome: 'unchanged' };
     const fields = newFields(input, input.content);
     const now = d.clock.now();
@@ -52,7 +52,7 @@ export function createSearchService(d: SearchServiceDeps) {
       chunks, vectors, embedderId: d.embedder.id, sparseVectors: d.embedder.sparse, createdBy: scope.subject, now, sourceKey: input.sourceKey, contentHash: hash,
     };
     if (!input.sourceKey) {
-      d.store.insert(prepared, d.maxObjectsPerTenant);
+      await d.store.insert(prepared, d.maxObjectsPerTenant);
       return { id: prepared.id, outcome: 'created' };
     }
     // Decided again inside the write transaction: a parallel run may have added or replaced it since.
@@ -61,8 +61,8 @@ export function createSearchService(d: SearchServiceDeps) {
   };
 
   /** The object just written (gone only if another process deleted it since: then not found, as it would be a moment later). */
-  const written = (scope: Scope, id: string): StoredObject => {
-    const o = d.store.get(scope.tenant, id);
+  const written = async (scope: Scope, id: string): Promise<StoredObject> => {
+    const o = await d.store.get(scope.tenant, id);
     if (!o) throw new ObjectNotFound();
     return strip(o);
   };
@@ -72,8 +72,8 @@ export function createSearchService(d: SearchServiceDeps) {
   });
 
   /** The object if the scope may see it (its tenant; not someone else's private object). */
-  const visible = (scope: Scope, id: string): ObjectRecord => {
-    const o = d.store.get(scope.tenant, id);
+  const visible = async (scope: Scope, id: string): Promise<ObjectRecord> => {
+    const o = await d.store.get(scope.tenant, id);
     if (!o || (o.isPrivate && o.createdBy !== scope.subject)) throw new ObjectNotFound();
     return o;
   };
@@ -85,12 +85,12 @@ export function createSearchService(d: SearchServiceDeps) {
       const scope = scopeFor(call, READ_ROLE);
       const where: Selection = { scope, filters: req.filters };
       const want = req.offset + req.limit;
-      const texts = async (top: Scored[]) => hitsFor(d.index, top, req.query, false).map((h) => ({ title: h.object.title, text: h.snippet }));
+      const texts = async (top: Scored[]) => (await hitsFor(d.index, top, req.query, false)).map((h) => ({ title: h.object.title, text: h.snippet }));
       let ranked: Scored[];
       switch (req.mode) {
-        case 'fulltext': ranked = d.ranking.fulltext(scope.tenant, where, req.query); break;
+        case 'fulltext': ranked = await d.ranking.fulltext(scope.tenant, where, req.query); break;
         case 'semantic': ranked = await d.ranking.semantic(scope.tenant, where, req.query, want); break;
-        case 'basic': ranked = d.ranking.basic(where, req); break;
+        case 'basic': ranked = await d.ranking.basic(where, req); break;
         case 'hybrid': ranked = await d.ranking.hybrid(scope.tenant, where, req, want, texts); break;
       }
       if (req.minScore) ranked = ranked.filter((s) => s.score >= req.minScore! - 1e-9);
@@ -98,17 +98,18 @@ export function createSearchService(d: SearchServiceDeps) {
       let page = ranked.slice(req.offset, want);
       if (req.sort) {
         const bySeq = new Map(ranked.map((s) => [s.seq, s]));
-        page = d.index.sorted(seqs, req.sort.by, req.sort.order).slice(req.offset, want).map((seq) => bySeq.get(seq)!);
+        page = (await d.index.sorted(seqs, req.sort.by, req.sort.order)).slice(req.offset, want).map((seq) => bySeq.get(seq)!);
       }
-      return { total: ranked.length, hits: hitsFor(d.index, page, req.query, req.highlight ?? false), aggregations: d.index.aggregations(seqs) };
+      const [hits, aggregations] = await Promise.all([hitsFor(d.index, page, req.query, req.highlight ?? false), d.index.aggregations(seqs)]);
+      return { total: ranked.length, hits, aggregations };
     },
 
     async passages(req, call) {
       const scope = scopeFor(call, READ_ROLE);
       const ranked = await d.ranking.passages(scope.tenant, { scope, filters: req.filters }, req);
       const page = ranked.slice(req.offset, req.offset + req.limit);
-      const texts = d.index.chunkTexts(page.map((r) => r.chunkId));
-      const objects = d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
+      const texts = await d.index.chunkTexts(page.map((r) => r.chunkId));
+      const objects = await d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
       const passages = page.flatMap((r): Passage[] => {
         const t = texts.get(r.chunkId);
         const o = t && objects.get(t.seq);
@@ -131,34 +132,34 @@ export function createSearchService(d: SearchServiceDeps) {
     },
 
     async getObject({ id }, call) {
-      return strip(visible(scopeFor(call, READ_ROLE), id));
+      return strip(await visible(scopeFor(call, READ_ROLE), id));
     },
 
     async getObjects({ ids }, call) {
       const scope = scopeFor(call, READ_ROLE);
-      const found = d.index.objects([...d.index.allowed({ scope, filters: { objectIds: [...ids] } })]);
+      const found = await d.index.objects([...(await d.index.allowed({ scope, filters: { objectIds: [...ids] } }))]);
       const byId = new Map([...found.values()].map((o) => [o.id, strip(o)]));
       return ids.map((id) => byId.get(id) ?? null);
     },
 
     async updateObject({ id, patch }, call) {
       const scope = scopeFor(call, WRITE_ROLE);
-      const current = visible(scope, id);
+      const current = await visible(scope, id);
       const fields = patchedFields(current, patch);
       const now = d.clock.now();
       const isPrivate = patch.isPrivate ?? isPrivateIn(patch.systemMetadata) ?? current.isPrivate;
       fields.systemMetadata = systemMetadata(fields.systemMetadata, {
         createdBy: current.createdBy, updatedBy: scope.subject, isPrivate, createdAt: current.createdAt.getTime(), updatedAt: now,
       });
-      d.store.update(current.seq, fields, isPrivate, scope.subject, now, fields.title !== current.title);
-      return strip(d.store.get(scope.tenant, id)!);
+      await d.store.update(current.seq, fields, isPrivate, scope.subject, now, fields.title !== current.title);
+      return written(scope, id);
     },
 
     async deleteObject({ id }, call) {
       const scope = scopeFor(call, WRITE_ROLE);
-      const current = visible(scope, id);
+      const current = await visible(scope, id);
       const now = d.clock.now();
-      if (!d.store.remove(current.seq, deletedSystem(current, scope.subject, now), scope.subject, now)) throw new ObjectNotFound();
+      if (!(await d.store.remove(current.seq, deletedSystem(current, scope.subject, now), scope.subject, now))) throw new ObjectNotFound();
     },
   };
   return { service, add };

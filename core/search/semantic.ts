@@ -1,5 +1,6 @@
 import type { Embedder } from '../shared/text/embedder';
 import type { IndexFeeds } from './ports';
+import { lanes } from './lanes';
 import { createVectorIndex, type VectorIndex } from './vectors';
 
 /**
@@ -27,10 +28,11 @@ interface TenantIndex {
 
 export function vectorSearch(feeds: IndexFeeds, embedder: Embedder, opts: { exactBelow?: number } = {}) {
   const tenants = new Map<string, TenantIndex>();
-  let generation = feeds.vectorsGeneration();
+  const inLane = lanes();
+  let generation: number | undefined;
 
-  const tenantIndex = (tenant: string): TenantIndex => {
-    const now = feeds.vectorsGeneration();
+  const tenantIndex = async (tenant: string): Promise<TenantIndex> => {
+    const now = await feeds.vectorsGeneration();
     if (now !== generation) {
       tenants.clear();
       generation = now;
@@ -41,8 +43,8 @@ export function vectorSearch(feeds: IndexFeeds, embedder: Embedder, opts: { exac
   };
 
   /** Adds one batch of vectors not yet indexed; false when there were none. */
-  const step = (t: TenantIndex, tenant: string, size = 5000): boolean => {
-    const batch = feeds.vectorsSince(tenant, t.seen, embedder, size);
+  const step = async (t: TenantIndex, tenant: string, size = 5000): Promise<boolean> => {
+    const batch = await feeds.vectorsSince(tenant, t.seen, embedder, size);
     for (const row of batch) {
       t.index.add(row.id, row.vector);
       t.objectOf.set(row.id, row.seq);
@@ -51,14 +53,17 @@ export function vectorSearch(feeds: IndexFeeds, embedder: Embedder, opts: { exac
     return batch.length > 0;
   };
 
-  const catchUp = (tenant: string): TenantIndex => {
-    const version = feeds.dataVersion();
+  const catchUp = (tenant: string): TenantIndex | Promise<TenantIndex> => {
     const current = tenants.get(tenant);
-    if (current && version && current.version === version) return current;
-    const t = tenantIndex(tenant);
-    while (step(t, tenant));
-    t.version = version;
-    return t;
+    if (current && current.version && current.version === feeds.dataVersion()) return current;
+    return inLane(tenant, async () => {
+      const version = feeds.dataVersion();
+      const t = await tenantIndex(tenant);
+      if (t.version === version) return t;
+      while (await step(t, tenant));
+      t.version = version;
+      return t;
+    });
   };
 
   return {
@@ -66,14 +71,14 @@ export function vectorSearch(feeds: IndexFeeds, embedder: Embedder, opts: { exac
      * The `k` passages nearest to `query` among objects `allowed` lets through (the selection's
      * result), best first.
      */
-    search(tenant: string, query: Float32Array, k: number, allowed: Set<number>): ChunkHit[] {
-      const t = catchUp(tenant);
+    async search(tenant: string, query: Float32Array, k: number, allowed: Set<number>): Promise<ChunkHit[]> {
+      const t = await catchUp(tenant);
       if (!allowed.size || !t.index.size) return [];
       const accept = (id: number) => allowed.has(t.objectOf.get(id) ?? -1);
       return t.index.search(query, k, accept).map((h) => ({ chunkId: h.id, seq: t.objectOf.get(h.id)!, similarity: h.similarity }));
     },
     /** Indexes one batch of a tenant's vectors not yet indexed; false once there are none (warming up in slices). */
-    warm: (tenant: string) => step(tenantIndex(tenant), tenant, 1000),
+    warm: (tenant: string): Promise<boolean> => inLane(tenant, async () => step(await tenantIndex(tenant), tenant, 1000)),
   };
 }
 

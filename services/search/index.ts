@@ -74,9 +74,9 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
     return {
       ...core,
       dataDir: config.PLATFORM_DATA_DIR,
-      close: () => {
+      close: async () => {
         stopFollowing();
-        core.close();
+        await core.close();
       },
     };
   },

@@ -1,6 +1,6 @@
 import { statements, type Db } from '../../shared/sqlite';
 import type { AdminStore } from '../ports';
-import { vectorBlob } from './rows';
+import { vectorBlob } from '../vector-blobs';
 
 /** `platform ingest` and `platform reindex` over search.db; `wrote` is told after every committed write. */
 export function sqliteAdminStore(db: Db, wrote: () => void): AdminStore {
@@ -15,14 +15,14 @@ export function sqliteAdminStore(db: Db, wrote: () => void): AdminStore {
     vectors.forEach((v) => setVector(v.chunkId, embedder, vectorBlob(v.vector, sparse))));
 
   return {
-    sameFile: (tenant, sourceKey, contentHash) => sameFile(tenant, sourceKey, contentHash),
-    chunkPage: (afterId, limit) => chunkPage(afterId, limit),
-    chunkCount: () => chunkCount() ?? 0,
-    writeVectors: (format, vectors) => {
+    sameFile: async (tenant, sourceKey, contentHash) => sameFile(tenant, sourceKey, contentHash),
+    chunkPage: async (afterId, limit) => chunkPage(afterId, limit),
+    chunkCount: async () => chunkCount() ?? 0,
+    writeVectors: async (format, vectors) => {
       writeVectors(format.id, format.sparse, vectors);
       wrote();
     },
-    bumpVectorsGeneration: () => {
+    bumpVectorsGeneration: async () => {
       bump();
       wrote();
     },

@@ -1,6 +1,6 @@
 import { statements, type Db } from '../../shared/sqlite';
 import type { IndexFeeds } from '../ports';
-import { blobVector } from './rows';
+import { blobVector } from '../vector-blobs';
 
 /**
  * The feeds over search.db: passages by their AUTOINCREMENT id, the `changes` table, vectors by
@@ -26,14 +26,14 @@ export function sqliteIndexFeeds(db: Db, dataVersion: () => string): IndexFeeds 
 
   return {
     dataVersion,
-    tenants: () => tenants(),
-    chunksSince: (tenant, afterId, limit) => newChunks(tenant, afterId, limit),
-    changesSince: (tenant, afterId) => changes(tenant, afterId),
-    lastChange: (tenant) => lastChange(tenant) ?? 0,
-    liveChunks: (seq, upToId) => liveChunks(seq, upToId),
-    vectorsSince: (tenant, afterId, format, limit) =>
+    tenants: async () => tenants(),
+    chunksSince: async (tenant, afterId, limit) => newChunks(tenant, afterId, limit),
+    changesSince: async (tenant, afterId) => changes(tenant, afterId),
+    lastChange: async (tenant) => lastChange(tenant) ?? 0,
+    liveChunks: async (seq, upToId) => liveChunks(seq, upToId),
+    vectorsSince: async (tenant, afterId, format, limit) =>
       (newVectors.all(afterId, tenant, format.id, limit) as { id: number; seq: number; vector: Buffer }[])
         .map((r) => ({ id: r.id, seq: r.seq, vector: blobVector(r.vector, format.dimensions, format.sparse) })),
-    vectorsGeneration: () => generation() ?? 0,
+    vectorsGeneration: async () => generation() ?? 0,
   };
 }

@@ -28,6 +28,8 @@ export function openSqliteSearchStore(file: string, opts: { durable?: boolean } 
     queries: sqliteIndexQueries(db),
     feeds: sqliteIndexFeeds(db, dataVersion),
     admin: sqliteAdminStore(db, wrote),
-    close: () => db.close(),
+    close: async () => {
+      db.close();
+    },
   };
 }

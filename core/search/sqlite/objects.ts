@@ -3,7 +3,8 @@ import { ObjectQuotaReached } from '../errors';
 import type { JsonObject, ObjectFields } from '../types';
 import type { ObjectRecord, ObjectStore, PreparedObject, SourceOutcome } from '../ports';
 import { objectTerms } from '../terms';
-import { FIELD_COLUMNS, fieldValues, OBJECT_COLUMNS, toObject, vectorBlob } from './rows';
+import { vectorBlob } from '../vector-blobs';
+import { FIELD_COLUMNS, fieldValues, OBJECT_COLUMNS, toObject } from './rows';
 
 export const ftsTags = (f: ObjectFields) => f.tags.join(' ');
 
@@ -94,11 +95,11 @@ export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
 
   return {
     // IMMEDIATE: the quota count holds across processes.
-    insert: (p, maxPerTenant = Infinity) => counted(insert.immediate(p, maxPerTenant)),
-    putSource: (p, deletedSystem, maxPerTenant = Infinity) => counted(putSource.immediate(p, maxPerTenant, deletedSystem)),
-    update: (seq, f, isPrivate, by, now, titleChanged) => counted(update(seq, f, isPrivate, by, now, titleChanged)),
-    remove: (seq, systemMetadata, by, now) => counted(remove(seq, systemMetadata, by, now)),
-    get: (tenant, id) => getLive(tenant, id),
-    bySource: (tenant, key) => bySource(tenant, key),
+    insert: async (p, maxPerTenant = Infinity) => counted(insert.immediate(p, maxPerTenant)),
+    putSource: async (p, deletedSystem, maxPerTenant = Infinity) => counted(putSource.immediate(p, maxPerTenant, deletedSystem)),
+    update: async (seq, f, isPrivate, by, now, titleChanged) => counted(update(seq, f, isPrivate, by, now, titleChanged)),
+    remove: async (seq, systemMetadata, by, now) => counted(remove(seq, systemMetadata, by, now)),
+    get: async (tenant, id) => getLive(tenant, id),
+    bySource: async (tenant, key) => bySource(tenant, key),
   };
 }

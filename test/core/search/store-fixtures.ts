@@ -60,7 +60,15 @@ export function prepared(spec: Spec = {}): PreparedObject {
 export const sel = (tenant: string, subject = 'alice', filters: Filters = {}): Selection => ({ scope: { tenant, subject }, filters });
 
 /** The titles of these objects, sorted: what a selection reached, readable in a failure. */
-export function titles(store: SearchStore, seqs: Iterable<number>): string[] {
-  const objects = store.queries.objects([...seqs]);
+export async function titles(store: SearchStore, seqs: Iterable<number>): Promise<string[]> {
+  const objects = await store.queries.objects([...seqs]);
   return [...objects.values()].map((o) => o.title).sort();
+}
+
+/** Whether the handle's data version moves from `before` within 5 s (another handle's write reaches it by notification or poll). */
+export async function versionMoves(store: SearchStore, before: string, withinMs = 5000): Promise<boolean> {
+  for (const until = Date.now() + withinMs; Date.now() < until; await new Promise((r) => setTimeout(r, 5))) {
+    if (store.feeds.dataVersion() !== before) return true;
+  }
+  return store.feeds.dataVersion() !== before;
 }

@@ -1,5 +1,5 @@
 import { hashingEmbedder } from '../../../core/shared/text/embedder';
-import { blobVector, vectorBlob } from '../../../core/search/sqlite/rows';
+import { blobVector, vectorBlob } from '../../../core/search/vector-blobs';
 
 describe('vectors as blobs', () => {
   it('keep a sparse vector as its nonzero entries, and read it back exactly', async () => {
