@@ -9,6 +9,9 @@ import { lexicalSearch } from './lexical';
 import type { SearchStore } from './ports';
 import { searchIndex } from './search-index';
 import { vectorSearch } from './semantic';
+import type { PgPool } from '../shared/postgres';
+import { openPgSearchStore } from './postgres';
+import type { WatchOptions } from './postgres/watch';
 import { openSqliteSearchStore, type SqliteSearchStore } from './sqlite';
 import { createSearchAdmin, type SearchAdmin } from './admin';
 
@@ -17,8 +20,8 @@ export interface SearchCore {
   admin: SearchAdmin;
   embedder: Embedder;
   store: SearchStore;
-  /** search.db's connection (the SQLite adapter's), for tests that reach under the ports. */
-  db: SqliteSearchStore['db'];
+  /** search.db's connection when the store is SQLite's, for tests that reach under the ports. */
+  db?: SqliteSearchStore['db'];
   /** Builds every tenant's in-memory indexes in slices, yielding between them, so first searches find them ready. */
   warmUp(): Promise<void>;
   /**
@@ -29,9 +32,13 @@ export interface SearchCore {
   close(): Promise<void>;
 }
 
-export interface SearchCoreOptions {
-  /** SQLite file, or `:memory:`. */
-  file: string;
+export type SearchCoreOptions = SearchCoreSettings & (
+  /** SQLite file, or `:memory:` (the embedded store). */
+  | { file: string; pool?: undefined }
+  /** The process's PostgreSQL pool (DATABASE_URL): the store every replica shares; `watch` tunes how this one hears of the others' writes. */
+  | { pool: PgPool; watch?: WatchOptions; file?: undefined });
+
+export interface SearchCoreSettings {
   clock?: Clock;
   durable?: boolean;
   embedder?: Embedder;
@@ -44,10 +51,10 @@ export interface SearchCoreOptions {
   exactBelow?: number;
 }
 
-/** Wires the search service over its embedded store; the one place that picks its adapters. */
+/** Wires the search service over its store, embedded (SQLite) or shared (PostgreSQL); the one place that picks its adapters. */
 export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const clock = opts.clock ?? systemClock;
-  const store = openSqliteSearchStore(opts.file, { durable: opts.durable });
+  const store = opts.pool ? openPgSearchStore(opts.pool, opts.watch) : openSqliteSearchStore(opts.file, { durable: opts.durable });
   const { feeds } = store;
   const embedder = opts.embedder ?? hashingEmbedder();
   const index = searchIndex(store.queries, () => feeds.dataVersion());
@@ -84,7 +91,7 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
     return () => clearInterval(timer);
   };
   return {
-    service, admin, embedder, store, db: store.db, warmUp, follow,
+    service, admin, embedder, store, db: 'db' in store ? (store.db as SqliteSearchStore['db']) : undefined, warmUp, follow,
     close: async () => {
       closed = true;
       await store.close();

@@ -4,6 +4,9 @@ import type { PgPool } from '../../shared/postgres';
 /** The channel every search write notifies, with its change's id, in its own transaction. */
 export const CHANNEL = 'search_changes';
 
+/** The listening connection's application_name (pg_stat_activity shows it). */
+export const LISTENER_NAME = 'platform search listener';
+
 export interface WatchOptions {
   /** How often the changes table is read in case a notification was missed (ms). */
   pollMs?: number;
@@ -65,7 +68,7 @@ export function changeWatch(pool: PgPool, opts: WatchOptions = {}): ChangeWatch 
 
   const listen = () => {
     if (closed) return;
-    const client = new Client(pool.options);
+    const client = new Client({ ...pool.options, application_name: LISTENER_NAME });
     listener = client;
     const dropped = (err?: Error) => {
       if (listener !== client) return;

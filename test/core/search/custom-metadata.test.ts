@@ -36,8 +36,8 @@ describe('custom_metadata and the object\'s tags, kvp and taxonomy', () => {
       const before = openSearchCore({ file });
       const o = await before.service.createObject({ content: 'Herons stand still in shallow water.', tags: ['top'] }, A);
       // As an earlier version stored it: custom_metadata's tags and kvp kept as ordinary keys.
-      before.db.prepare('UPDATE objects SET custom_metadata = ? WHERE id = ?').run(JSON.stringify({ tags: ['old'], kvp: { pond: 'big' }, note: 'n' }), o.id);
-      before.db.prepare("DELETE FROM meta WHERE key = 'custom_metadata_folded'").run();
+      before.db!.prepare('UPDATE objects SET custom_metadata = ? WHERE id = ?').run(JSON.stringify({ tags: ['old'], kvp: { pond: 'big' }, note: 'n' }), o.id);
+      before.db!.prepare("DELETE FROM meta WHERE key = 'custom_metadata_folded'").run();
       before.close();
 
       const after = openSearchCore({ file });
@@ -49,7 +49,7 @@ describe('custom_metadata and the object\'s tags, kvp and taxonomy', () => {
         expect(shown.customMetadata).toEqual({ note: 'n', tags: ['top', 'old'], kvp: { pond: 'big' }, taxonomy: {} });
         const basic = await after.service.search({ mode: 'basic', query: 'old', filters: {}, offset: 0, limit: 5 }, A);
         expect(basic.total).toBe(1);
-        expect((after.db.prepare('SELECT custom_metadata AS c FROM objects WHERE id = ?').get(o.id) as { c: string }).c).toBe('{"note":"n"}');
+        expect((after.db!.prepare('SELECT custom_metadata AS c FROM objects WHERE id = ?').get(o.id) as { c: string }).c).toBe('{"note":"n"}');
       } finally {
         after.close();
       }

@@ -3,6 +3,8 @@ import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore, type SearchCore } from '../../../core/search';
 import type { SearchRequest } from '../../../core/search/types';
 import { testClock } from '../../shared/helpers';
+import { describePg } from '../../shared/postgres';
+import { searchTestDatabase } from './pg-fixture';
 
 const caller = (tenantId: string, subject = `${tenantId}-user`, roles = ['search:read', 'search:write']): Ctx<Caller> => ({
   caller: {
@@ -16,16 +18,20 @@ const B = caller('tenant-b');
 const req = (mode: SearchRequest['mode'], query: string, extra: Partial<SearchRequest> = {}): SearchRequest =>
   ({ mode, query, filters: {}, offset: 0, limit: 10, ...extra });
 
-describe('search core', () => {
+type Open = () => Promise<{ core: SearchCore; close(): Promise<void> }>;
+
+/** The search core's answers, the same over either store (ranking on PostgreSQL is its own basic search's ts_rank, see docs/postgres.md). */
+const searchCoreCases = (name: string, open: Open) => describe(`search core on ${name}`, () => {
   let core: SearchCore;
+  let close: () => Promise<void>;
   beforeEach(async () => {
-    core = openSearchCore({ file: ':memory:', clock: testClock() });
+    ({ core, close } = await open());
     await core.service.createObject({ content: 'Glaciers retreat as the climate warms; sea levels rise.', title: 'Climate', tags: ['science', 'ice'], folders: ['f1'] }, A);
     await core.service.createObject({ content: 'Sourdough bread needs a starter, flour and water.', title: 'Baking', tags: ['food'], kvp: { cuisine: 'french' } }, A);
     await core.service.createObject({ content: 'The climate of Mars is cold and dry.', title: 'Mars', tags: ['science'], systemMetadata: { is_private: true } }, A);
     await core.service.createObject({ content: 'Climate secrets of tenant B.', title: 'B climate' }, B);
   });
-  afterEach(() => core.close());
+  afterEach(() => close());
 
   it('full text finds a tenant its own objects, best first, with scores in [0,1]', async () => {
     const page = await core.service.search(req('fulltext', 'climate warms'), A);
@@ -66,5 +72,25 @@ describe('search core', () => {
     await core.service.deleteObject({ id: hit!.object.id }, A);
     expect((await core.service.search(req('fulltext', 'sourdough'), A)).total).toBe(0);
     await expect(core.service.getObject({ id: hit!.object.id }, A)).rejects.toThrow('Object not found');
+  });
+});
+
+searchCoreCases('SQLite', async () => {
+  const core = openSearchCore({ file: ':memory:', clock: testClock() });
+  return { core, close: () => core.close() };
+});
+
+describePg('on PostgreSQL', () => {
+  const db = searchTestDatabase();
+  searchCoreCases('PostgreSQL', async () => {
+    const { pools, end } = await db.pools(1);
+    const core = openSearchCore({ pool: pools[0]!, clock: testClock() });
+    return {
+      core,
+      close: async () => {
+        await core.close();
+        await end();
+      },
+    };
   });
 });

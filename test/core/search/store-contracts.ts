@@ -3,6 +3,7 @@ import type { ObjectRecord } from '../../../core/search/ports';
 import { feedCases } from './store-contracts-feeds';
 import { filterCases } from './store-contracts-filters';
 import { queryCases } from './store-contracts-queries';
+import { replicaCases } from './store-contracts-replicas';
 import { DAY, prepared, sel, T0, titles, type Open, type Opened } from './store-fixtures';
 
 /**
@@ -17,6 +18,7 @@ export function searchStoreContract(name: string, open: Open) {
     filterCases(s);
     queryCases(s);
     feedCases(s);
+    replicaCases(s);
   });
 }
 
