@@ -41,6 +41,7 @@ async function prepare(config: Config, role: string) {
     return { tightened, boot: await runBootstrap(config.PLATFORM_DATA_DIR, opened) };
   } finally {
     await closeAll(opened);
+    await platform.close();
   }
 }
 

@@ -58,7 +58,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
   const platform = sharedDeps(config, modules, log, opts.clock);
   const opened = await platform.open(served);
-  const closers: (() => unknown)[] = [() => closeAll(opened)];
+  const closers: (() => unknown)[] = [() => platform.close(), () => closeAll(opened)];
   try {
     const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened) : undefined;
     if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));

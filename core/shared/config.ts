@@ -18,6 +18,18 @@ const Platform = z.object({
   PUBLIC_URL: optionalUrl,
   /** Base URL of the deployment that issues access tokens, when it is not this one (remote mode). */
   AUTH_ISSUER_URL: optionalUrl,
+  /**
+   * PostgreSQL for every service's state (`postgres://user:password@host:5432/db`), shared by any
+   * number of replicas; the SQLite files of PLATFORM_DATA_DIR when absent (docs/postgres.md).
+   */
+  DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// or postgresql:// URL').optional()),
+  /** Connections each process keeps to DATABASE_URL. */
+  DATABASE_POOL_SIZE: count(10, 1000),
+  /**
+   * Redis for what must be counted or cached across replicas (a key's limits, failed
+   * authentications, cached answers, persisted queries); per machine when absent (docs/redis.md).
+   */
+  REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest JSON or form body accepted, in bytes (413 above). */
   BODY_LIMIT_BYTES: count(1_048_576, 1 << 30),
