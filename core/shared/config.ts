@@ -30,6 +30,11 @@ const Platform = z.object({
    * authentications, cached answers, persisted queries); per machine when absent (docs/redis.md).
    */
   REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional()),
+  /**
+   * Seconds a stopping process (SIGTERM) lets requests in flight, streamed answers included, finish
+   * before it cuts them; it stops taking new ones at once and /readyz answers 503 meanwhile.
+   */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest JSON or form body accepted, in bytes (413 above). */
   BODY_LIMIT_BYTES: count(1_048_576, 1 << 30),

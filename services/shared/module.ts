@@ -49,6 +49,8 @@ export interface ServiceInstance {
   close(): void | Promise<void>;
   /** A service that holds signing keys offers them to verifiers in the same process. */
   keySource?: KeySource;
+  /** False while it cannot serve yet (search: its in-memory indexes are still loading); /readyz says so. */
+  ready?(): boolean;
 }
 
 /** Standard streams and helpers for a CLI command. */
