@@ -34,6 +34,8 @@ const Platform = z.object({
    * Seconds a stopping process (SIGTERM) lets requests in flight, streamed answers included, finish
    * before it cuts them; it stops taking new ones at once and /readyz answers 503 meanwhile.
    */
+  /** Before every key the platform keeps in Redis: deployments (or tests) sharing one Redis keep apart by it. */
+  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits, and _ : . - (at most 64)').default('platform:'),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest JSON or form body accepted, in bytes (413 above). */

@@ -56,7 +56,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   open: async ({ config, clock, log, postgres: pool, redis }, { admin }) => {
     // The answers are cached, and a key's limits counted, in Redis when there is one (the CLI has none: it serves no answers).
     const cache = redis ? redisCache().redisChatCache({
-      client: redis, ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
+      client: redis, prefix: `${config.REDIS_KEY_PREFIX}models:cache:`, ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
       onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
     }) : undefined;
     const core = openModelsCore({
@@ -64,7 +64,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache,
       shared: {
         ...(pool ? { keys: postgres().pgKeyStore(pool), usage: postgres().pgUsageStore(pool) } : {}),
-        ...(redis ? { limits: redisLimits().redisLimitCounters(redis) } : {}),
+        ...(redis ? { limits: redisLimits().redisLimitCounters(redis, `${config.REDIS_KEY_PREFIX}models:limits:`) } : {}),
       },
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
       onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => {
