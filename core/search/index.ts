@@ -10,7 +10,6 @@ import type { SearchStore } from './ports';
 import { searchIndex } from './search-index';
 import { vectorSearch } from './semantic';
 import type { PgPool } from '../shared/postgres';
-import { openPgSearchStore } from './postgres';
 import type { WatchOptions } from './postgres/watch';
 import { openSqliteSearchStore, type SqliteSearchStore } from './sqlite';
 import { createSearchAdmin, type SearchAdmin } from './admin';
@@ -26,9 +25,10 @@ export interface SearchCore {
   warmUp(): Promise<void>;
   /**
    * Keeps warming up in the background whenever the store changed (writes of other processes too),
-   * checking every `everyMs`; returns the function that stops it.
+   * checking every `everyMs` (`warmed` is told after each warm-up that went through); returns the
+   * function that stops it.
    */
-  follow(everyMs: number): () => void;
+  follow(everyMs: number, warmed?: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -51,10 +51,13 @@ export interface SearchCoreSettings {
   exactBelow?: number;
 }
 
+// The PostgreSQL adapter (and the driver) load only when a pool is given.
+const postgres = () => require('./postgres') as typeof import('./postgres');
+
 /** Wires the search service over its store, embedded (SQLite) or shared (PostgreSQL); the one place that picks its adapters. */
 export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const clock = opts.clock ?? systemClock;
-  const store = opts.pool ? openPgSearchStore(opts.pool, opts.watch) : openSqliteSearchStore(opts.file, { durable: opts.durable });
+  const store = opts.pool ? postgres().openPgSearchStore(opts.pool, opts.watch) : openSqliteSearchStore(opts.file, { durable: opts.durable });
   const { feeds } = store;
   const embedder = opts.embedder ?? hashingEmbedder();
   const index = searchIndex(store.queries, () => feeds.dataVersion());
@@ -74,7 +77,7 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
       while (!closed && ((await lexical.warm(tenant)) || (await vectors.warm(tenant)))) await new Promise((r) => setImmediate(r));
     }
   };
-  const follow = (everyMs: number) => {
+  const follow = (everyMs: number, warmed?: () => void) => {
     let seen = '';
     let running = false;
     const timer = setInterval(() => {
@@ -83,6 +86,7 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
       running = true;
       warmUp().then(() => {
         seen = now;
+        warmed?.();
       }, () => undefined).finally(() => {
         running = false;
       });

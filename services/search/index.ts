@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Caller } from '../../core/shared/auth/caller';
 import { bearerCredentials } from '../../core/shared/auth/credentials';
 import { openSearchCore } from '../../core/search';
+import { SEARCH_PG_MIGRATIONS } from '../../core/search/postgres/schema';
 import type { SearchInstance } from './instance';
 
 export type { SearchInstance };
@@ -53,11 +54,17 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
   audience: 'search',
   config: Settings,
   uses: ['models'],
+  migrations: SEARCH_PG_MIGRATIONS,
   open: async (deps, { admin }) => {
     const { config, clock, log } = deps;
+    // PostgreSQL when DATABASE_URL is set (every replica's store; a server listens for the others'
+    // writes, a command does not need to), else search.db in the data directory.
+    const store = deps.postgres
+      ? { pool: deps.postgres, watch: { listen: !admin, onError: (err: Error) => log.warn({ err: err.message }, 'search: following the change feed failed; retrying') } }
+      : { file: join(config.PLATFORM_DATA_DIR, 'search.db') };
     const core = openSearchCore({
+      ...store,
       embedder: await embedderFor(config, deps.peer<ModelsInstance>('models')),
-      file: join(config.PLATFORM_DATA_DIR, 'search.db'),
       clock,
       durable: admin,
       maxObjectsPerTenant: config.SEARCH_MAX_OBJECTS_PER_TENANT,
@@ -66,14 +73,21 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
     });
     // A server builds its in-memory indexes in the background at start and after writes (its own,
     // other workers', `platform ingest`), not on its first searches.
+    // Not ready (/readyz) until the first warm-up is done: a load balancer sends searches elsewhere meanwhile.
     let stopFollowing = () => undefined as void;
+    let warm = admin;
     if (!admin) {
-      core.warmUp().catch((err: unknown) => log.error({ err }, 'search: warming the indexes failed'));
-      stopFollowing = core.follow(1000);
+      core.warmUp().then(() => {
+        warm = true;
+      }, (err: unknown) => log.error({ err }, 'search: warming the indexes failed; retrying when the store changes'));
+      stopFollowing = core.follow(1000, () => {
+        warm = true;
+      });
     }
     return {
       ...core,
       dataDir: config.PLATFORM_DATA_DIR,
+      ready: () => warm,
       close: async () => {
         stopFollowing();
         await core.close();

@@ -8,6 +8,8 @@ export const CHANNEL = 'search_changes';
 export const LISTENER_NAME = 'platform search listener';
 
 export interface WatchOptions {
+  /** Listen for notifications (default); without, only the poll moves the version (a command that does not search). */
+  listen?: boolean;
   /** How often the changes table is read in case a notification was missed (ms). */
   pollMs?: number;
   /** How long to wait before listening again after the listening connection dropped (ms). */
@@ -109,7 +111,7 @@ export function changeWatch(pool: PgPool, opts: WatchOptions = {}): ChangeWatch 
   readHighest();
   const poll = setInterval(readHighest, pollMs);
   poll.unref();
-  listen();
+  if (opts.listen ?? true) listen();
 
   return {
     version: () => `pg.${counter}`,
