@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { freePort, startInTemp } from './server';
 import { startPlatformProcess } from './processes';
+import { eventually } from '../../shared/replicas';
 
 /** A raw HTTP request whose body is still being sent: in flight until `finish`. */
 function slowRequest(port: number) {
@@ -67,10 +68,12 @@ describe('stopping drains what is in flight', () => {
   it('/readyz is ready on a started platform, and answers GET and HEAD only', async () => {
     const p = await startInTemp('all');
     try {
+      // Search says when its in-memory indexes are warm (at once over an empty store).
+      await eventually(async () => (await fetch(`${p.url}/readyz`)).status === 200, 5000);
       const res = await fetch(`${p.url}/readyz`);
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(await res.json()).toEqual({ status: 'ready', checks: {} });
+      expect(await res.json()).toEqual({ status: 'ready', checks: { search: 'ready' } });
       expect((await fetch(`${p.url}/readyz`, { method: 'POST' })).status).toBe(405);
     } finally {
       await p.stop();
