@@ -14,7 +14,7 @@ export interface WatchOptions {
   pollMs?: number;
   /** How long to wait before listening again after the listening connection dropped (ms). */
   reconnectMs?: number;
-  /** A failure to listen or to poll (the server is down or restarting); the watch keeps trying. */
+  /** A failure to listen or to poll (the server is down or restarting), told once until it works again; the watch keeps trying. */
   onError?: (err: Error) => void;
 }
 
@@ -44,13 +44,19 @@ const SEEN_KEPT = 10_000;
 export function changeWatch(pool: PgPool, opts: WatchOptions = {}): ChangeWatch {
   const pollMs = opts.pollMs ?? 1000;
   const reconnectMs = opts.reconnectMs ?? 1000;
-  const onError = opts.onError ?? (() => undefined);
+  // Told once per outage of each (listening, polling), not at every retry: a success makes the next failure worth telling.
+  const failing = { listen: false, poll: false };
+  const failed = (what: keyof typeof failing, err: Error) => {
+    if (!failing[what]) (opts.onError ?? (() => undefined))(err);
+    failing[what] = true;
+  };
   let counter = 0;
   let highest = 0;
   const seen = new Set<number>();
   let closed = false;
   let listener: Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  /** Whether a listening connection was ever tried: only the very first one, at open, does not move the version. */
   let listenedBefore = false;
 
   const saw = (id: number) => {
@@ -75,7 +81,8 @@ export function changeWatch(pool: PgPool, opts: WatchOptions = {}): ChangeWatch 
     const dropped = (err?: Error) => {
       if (listener !== client) return;
       listener = undefined;
-      if (err) onError(err);
+      listenedBefore = true;
+      if (err) failed('listen', err);
       client.end().catch(() => undefined);
       if (!closed) retry = setTimeout(listen, reconnectMs).unref();
     };
@@ -88,11 +95,12 @@ export function changeWatch(pool: PgPool, opts: WatchOptions = {}): ChangeWatch 
         // Listening again: whatever happened while nobody listened is caught up from the table.
         if (listener === client && listenedBefore) counter++;
         listenedBefore = true;
+        failing.listen = false;
       }, dropped);
   };
 
   let polling = false;
-  /** The first poll only notes where the table is: the version starts from there. */
+  /** The first poll, if it works, only notes where the table is: the version starts from there. */
   let baseline = true;
   const readHighest = () => {
     if (polling || closed) return;
@@ -103,7 +111,11 @@ export function changeWatch(pool: PgPool, opts: WatchOptions = {}): ChangeWatch 
         if (baseline) highest = Math.max(highest, id);
         else if (id > highest) saw(id);
         baseline = false;
-      }, (err: Error) => onError(err))
+        failing.poll = false;
+      }, (err: Error) => {
+        baseline = false;
+        failed('poll', err);
+      })
       .finally(() => {
         polling = false;
       });
