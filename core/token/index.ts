@@ -10,7 +10,7 @@ import { scryptHasher, type SecretHasher } from './secrets';
 import { createSecretVerifier } from './secret-verifier';
 import { createFailureThrottle } from './throttle';
 import type { TokenService } from './service';
-import { sqliteTokenStore } from './sqlite-store';
+import { sqliteTokenStore } from './sqlite';
 import { createTokenService } from './token-service';
 
 export interface TokenCore {
@@ -20,7 +20,7 @@ export interface TokenCore {
   keys: KeyRing;
   /** The realms' public keys, for verifiers in this process. */
   keySource: KeySource;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface TokenCoreOptions {
@@ -47,13 +47,13 @@ export interface TokenCoreOptions {
   generateKey?: KeyGenerator;
 }
 
-/** Wires the token service over its embedded store; the one place that picks its adapters. */
-export function openTokenCore(opts: TokenCoreOptions): TokenCore {
+/** Wires the token service over its store; the one place that picks its adapters. */
+export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> {
   const clock = opts.clock ?? systemClock;
   const store = sqliteTokenStore(opts.file, { durable: opts.durable });
   const keys = createKeyRing(store);
   const hasher = opts.hasher ?? scryptHasher();
-  const keyed = keyedHasher(store.secretHashKey());
+  const keyed = keyedHasher(await store.secretHashKey());
   const now = () => clock.now();
   const auth = createAuthenticator({
     store,
@@ -68,7 +68,7 @@ export function openTokenCore(opts: TokenCoreOptions): TokenCore {
       : undefined,
   });
   const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'] });
-  const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey });
+  const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey, keyAdded: (realmId) => keys.forget(realmId) });
   return {
     service, admin, store, keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },
