@@ -26,7 +26,7 @@ function workerExecArgv(): string[] {
   return given ? process.execArgv : [...process.execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
 }
 
-export function runPrimary(count: number, onReady: (url: string) => void, onFatal: (why: string) => void): void {
+export function runPrimary(count: number, graceMs: number, onReady: (url: string) => void, onFatal: (why: string) => void): void {
   cluster.setupPrimary({ execArgv: workerExecArgv() });
   let ready = 0;
   let stopping = false;
@@ -56,7 +56,8 @@ export function runPrimary(count: number, onReady: (url: string) => void, onFata
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && !w.isDead());
     let left = workers.length;
     if (left === 0) process.exit(0);
-    const force = setTimeout(() => process.exit(1), 10_000);
+    // Workers drain for the grace period (SHUTDOWN_GRACE_SECONDS), then close their stores.
+    const force = setTimeout(() => process.exit(1), graceMs + 10_000);
     force.unref();
     for (const w of workers) {
       w.once('exit', () => --left === 0 && process.exit(0));

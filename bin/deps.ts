@@ -6,7 +6,12 @@ import { systemClock, type Clock } from '../core/shared/clock';
 import type { Config, ConfigParts } from '../core/shared/config';
 import { createFairPool, type FairPool, type FairPoolOptions } from '../core/shared/fair-pool';
 import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/shared/module';
+import type { OpenedRedis } from '../core/shared/redis';
 import { workerPools, type Channel } from './shared-pools';
+
+// Loaded only when configured: commands and SQLite deployments never load the drivers.
+const postgres = () => require('../core/shared/postgres') as typeof import('../core/shared/postgres');
+const redisClient = () => require('../core/shared/redis') as typeof import('../core/shared/redis');
 
 /** What the registered services add to the configuration. */
 export const configParts = (modules: readonly ServiceModule[]): ConfigParts => ({
@@ -39,12 +44,50 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
     peer: <I extends ServiceInstance>(name: string) => instances.get(name) as I | undefined,
     fairPool: machinePools(),
   };
+  let redis: OpenedRedis | undefined;
   return {
     deps,
+    /**
+     * Connects what DATABASE_URL and REDIS_URL name (Redis only for a serving process: the CLI never
+     * needs it) and runs the PostgreSQL migrations of `served`; start-up fails with a message
+     * naming what could not be reached.
+     */
+    async connect(served: readonly ServiceModule[], opts: { admin?: boolean }): Promise<void> {
+      if (config.DATABASE_URL && !deps.postgres) {
+        const { openPool, migrate } = postgres();
+        deps.postgres = openPool(config.DATABASE_URL, {
+          max: config.DATABASE_POOL_SIZE,
+          onIdleError: (err) => log.warn({ err: err.message }, 'postgres: a pooled connection failed; the next query opens a new one'),
+        });
+        for (const m of served) if (m.migrations?.length) await migrate(deps.postgres, m.name, m.migrations);
+      }
+      if (config.REDIS_URL && !opts.admin && !redis) {
+        redis = redisClient().openRedis(config.REDIS_URL, { onError: (err) => log.warn({ err: err.message }, 'redis: the connection failed; reconnecting') });
+        deps.redis = redis.client;
+        await redis.ping();
+      }
+    },
+    /** Whether PostgreSQL and Redis, where configured, answer now (readiness). */
+    async reachable(): Promise<{ postgres?: boolean; redis?: boolean }> {
+      const out: { postgres?: boolean; redis?: boolean } = {};
+      if (deps.postgres) out.postgres = await deps.postgres.query('SELECT 1').then(() => true, () => false);
+      if (redis) out.redis = redis.ready();
+      return out;
+    },
+    /** Closes the connections `connect` opened (after the services). */
+    async close(): Promise<void> {
+      const pool = deps.postgres;
+      deps.postgres = undefined;
+      deps.redis = undefined;
+      await pool?.end().catch(() => undefined);
+      await redis?.close();
+      redis = undefined;
+    },
     /** Opens `modules` in order, each after those it uses; on a failure closes those already open. */
     async open(served: readonly ServiceModule[], opts: { admin?: boolean } = {}): Promise<Opened[]> {
       const opened: Opened[] = [];
       try {
+        await this.connect(served, opts);
         for (const module of usesFirst(served)) {
           const instance = await module.open(deps, opts);
           instances.set(module.name, instance);
@@ -55,6 +98,7 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
         return [...opened].sort((x, y) => served.indexOf(x.module) - served.indexOf(y.module));
       } catch (err) {
         await closeAll(opened);
+        await this.close();
         throw err;
       }
     },

@@ -16,6 +16,7 @@ import { serve } from './serve';
 
 // Loaded on use, so admin commands start fast without the GraphQL stack.
 const lazySupergraph = () => require('../gateway/supergraph') as typeof import('../gateway/supergraph');
+const lazyMigrate = () => require('./migrate') as typeof import('./migrate');
 
 export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
   const names = [...modules.map((m) => m.name), 'gateway'].join('|');
@@ -29,6 +30,7 @@ export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
     '  platform credentials [--shell]               the first start\'s credentials (--shell: export lines)',
     '  platform backup <dir>                        copy every store and bootstrap.json into <dir>, also while the server runs',
     '  platform compose [--check]                   write (or check) schema/supergraph.graphql',
+    '  platform migrate                             bring DATABASE_URL\'s tables to this version (replicas also do it as they start)',
     '',
     'Every command takes --data-dir D (default PLATFORM_DATA_DIR or ./data) and prints JSON.',
     'Commands that take a password or secret read it from standard input when it is not given.',
@@ -65,6 +67,7 @@ async function serviceCommand(module: ServiceModule, command: string, words: str
     print(await cmd.run(opened.find((o) => o.module === module)!.instance, words, flags, { readSecret: readStdinLine }));
   } finally {
     await closeAll(opened);
+    await platform.close();
   }
 }
 
@@ -76,6 +79,7 @@ const OWN_FLAGS = new Map<string, CommandFlags>([
   ['credentials', { switches: ['shell'] }],
   ['backup', {}],
   ['compose', { switches: ['check'] }],
+  ['migrate', {}],
 ]);
 
 /** What `command` accepts, or undefined when no command has that name. */
@@ -114,12 +118,14 @@ export async function main(argv: string[]): Promise<void> {
       // For parts served apart (`platform serve <name>`), which create nothing: what the first `platform start` creates.
       const config = configFrom(flags);
       secureDataDir(config.PLATFORM_DATA_DIR);
-      const opened = await sharedDeps(config, SERVICES, pino({ level: 'silent' })).open(SERVICES, { admin: true });
+      const platform = sharedDeps(config, SERVICES, pino({ level: 'silent' }));
+      const opened = await platform.open(SERVICES, { admin: true });
       try {
         const { file, created } = await runBootstrap(config.PLATFORM_DATA_DIR, opened);
         return print({ credentials: file, created });
       } finally {
         await closeAll(opened);
+        await platform.close();
       }
     }
     case 'credentials': {
@@ -151,6 +157,8 @@ export async function main(argv: string[]): Promise<void> {
       writeFileSync(supergraphPath(), sdl);
       return print({ supergraph: supergraphPath(), written: true });
     }
+    case 'migrate':
+      return print(await lazyMigrate().migrateDatabase(configFrom(flags), SERVICES));
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

@@ -41,6 +41,7 @@ async function prepare(config: Config, role: string) {
     return { tightened, boot: await runBootstrap(config.PLATFORM_DATA_DIR, opened) };
   } finally {
     await closeAll(opened);
+    await platform.close();
   }
 }
 
@@ -50,14 +51,20 @@ export async function serve(config: Config, role: string): Promise<void> {
   if (cluster.isWorker) {
     const running = await startPlatform(config, { role, bootstrap: false, jobs: workerId() === 1 });
     process.send?.({ ready: { url: running.url } } satisfies WorkerMessage);
-    const stop = () => void running.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // A terminal's Ctrl-C reaches the workers too, beside the primary's SIGTERM: one stop each.
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      void running.close(config.SHUTDOWN_GRACE_SECONDS * 1000).then(() => process.exit(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
     return;
   }
   if (config.WORKERS > 1) {
     const { tightened, boot } = await prepare(config, role);
-    runPrimary(config.WORKERS, (url) => banner(config, role, url, boot, tightened), (why) => {
+    runPrimary(config.WORKERS, config.SHUTDOWN_GRACE_SECONDS * 1000, (url) => banner(config, role, url, boot, tightened), (why) => {
       process.stderr.write(`platform: ${why}\n`);
       process.exit(1);
     });
@@ -65,7 +72,7 @@ export async function serve(config: Config, role: string): Promise<void> {
   }
   const running = await startPlatform(config, { role });
   banner(config, role, running.url, running.bootstrap, running.tightened);
-  const stop = () => void running.close().then(() => process.exit(0));
+  const stop = () => void running.close(config.SHUTDOWN_GRACE_SECONDS * 1000).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

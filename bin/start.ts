@@ -15,6 +15,8 @@ import { runBootstrap, type BootstrapResult } from './bootstrap';
 import { secureDataDir } from './data-dir';
 import { closeAll, sharedDeps, type Opened } from './deps';
 import { acceptH2c } from '../rest/shared/h2c';
+import { requestTracker, type RequestTracker } from '../edge/http/drain';
+import { readinessOf } from './readiness';
 
 export interface StartOptions {
   /** `all` (default), one service's name (its REST paths and subgraph), or `gateway` (the graph alone). */
@@ -37,7 +39,12 @@ export interface RunningPlatform {
   instances: Readonly<Record<string, ServiceInstance>>;
   /** Permission fixes made to the data directory at start. */
   tightened: string[];
-  close(): Promise<void>;
+  /**
+   * Stops: new connections are refused at once, WebSocket subscriptions end with 1001 (going
+   * away: clients reconnect elsewhere), requests in flight get `graceMs` to finish (0 by default;
+   * SIGTERM gives SHUTDOWN_GRACE_SECONDS), then what is left is cut and the services close.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** The services a role serves in full. */
@@ -58,7 +65,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
   const platform = sharedDeps(config, modules, log, opts.clock);
   const opened = await platform.open(served);
-  const closers: (() => unknown)[] = [() => closeAll(opened)];
+  const closers: (() => unknown)[] = [() => platform.close(), () => closeAll(opened)];
   try {
     const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened) : undefined;
     if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
@@ -93,7 +100,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits,
         introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
-        persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'),
+        persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'), persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
         subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
       });
       closers.push(gateway.stop);
@@ -104,11 +111,15 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     }
 
     const rest = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);
+    let tracker: RequestTracker | undefined;
     const app = createRestApp(rest, {
+      readiness: readinessOf(platform, opened, () => tracker?.draining() ?? false),
       log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES,
       corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra: graph, publicUrl: config.PUBLIC_URL,
     });
     const server = createServer(app);
+    const tracked = requestTracker(server);
+    tracker = tracked;
     server.keepAliveTimeout = 65_000;
     if (rest.some((r) => r.http2Cleartext)) acceptH2c(server);
     const sockets = webSocket?.(server);
@@ -122,13 +133,12 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     return {
       url: `http://${host}:${port}`, port, server, bootstrap, tightened,
       instances: Object.fromEntries(opened.map((o) => [o.module.name, o.instance])),
-      async close() {
+      async close(graceMs = 0) {
+        const drained = tracked.drain(graceMs);
         // Open WebSockets would hold server.close() until their clients left.
         await sockets?.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        if (!(await drained)) log.warn({ requests: tracked.active(), graceMs }, 'stopping: requests still running after the grace period are cut');
+        server.closeAllConnections();
         for (const close of closers.reverse()) await close();
       },
     };

@@ -7,6 +7,7 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
 import type { Logger } from 'pino';
+import type { Redis } from '../core/shared/redis';
 import { jsonBody } from '../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
@@ -17,7 +18,7 @@ import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
-import { sqlitePersistedQueries } from './persisted-queries';
+import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { streamingTransports } from './streaming';
 import { subgraphStream } from './subgraph-stream';
@@ -45,6 +46,8 @@ export interface GatewayOptions {
   persistedQueryCacheBytes?: number;
   /** A SQLite file keeping them for every worker (gateway.db; the oldest out first); in this process's memory when absent (least recently used out first). */
   persistedQueryFile?: string;
+  /** Redis (REDIS_URL), keeping them for every replica on any host; preferred to the file when given. */
+  persistedQueryRedis?: { client: Redis; prefix: string };
   /** How long a remote subgraph may take to answer (default 120 s); past it the request is aborted. */
   subgraphTimeoutMs?: number;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
@@ -88,7 +91,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
   const schemaAnswers = introspectionCache();
   const apqBytes = opts.persistedQueryCacheBytes ?? 10 * 2 ** 20;
-  const persisted = opts.persistedQueryFile ? sqlitePersistedQueries(opts.persistedQueryFile, { maxBytes: apqBytes, log: opts.log }) : undefined;
+  const persisted = opts.persistedQueryRedis ? undefined
+    : opts.persistedQueryFile ? sqlitePersistedQueries(opts.persistedQueryFile, { maxBytes: apqBytes, log: opts.log }) : undefined;
+  const sharedPersisted = opts.persistedQueryRedis ? redisPersistedQueries(opts.persistedQueryRedis.client, { log: opts.log, prefix: opts.persistedQueryRedis.prefix }) : persisted;
   const server = new ApolloServer<GraphContext>({
     gateway,
     introspection: opts.introspection ?? true,
@@ -97,7 +102,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     logger: gatewayLogger(opts.log),
     validationRules: introspectionRules,
     // Automatic persisted queries (on by Apollo's default) in their own bounded store of query texts.
-    persistedQueries: { cache: persisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes }) },
+    persistedQueries: { cache: sharedPersisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes }) },
     // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
     plugins: [introspectionPlugin(schemaAnswers), opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
       : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],

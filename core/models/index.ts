@@ -11,6 +11,7 @@ import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
 import { openModelsDb, sqliteAnswerStore, sqliteKeyStore, sqliteLimitCounters, sqliteUsageStore } from './sqlite';
+import type { KeyStore, LimitCounters, UsageStore } from './ports';
 
 export interface ModelsCore {
   service: ModelsService;
@@ -43,6 +44,11 @@ export interface ModelsCoreOptions {
   cacheTtlSeconds?: number;
   /** A cache elsewhere (Redis) instead of the one in the SQLite file. */
   cache?: ChatCache;
+  /**
+   * Shared stores instead of the SQLite file's (PostgreSQL for keys and usage, Redis for the
+   * limit counts), so every replica sees the same keys, totals and limits.
+   */
+  shared?: { keys?: KeyStore; usage?: UsageStore; limits?: LimitCounters };
   /** Bounds of the cache in the SQLite file (default 10,000 answers, 64 MiB). */
   cacheMaxEntries?: number;
   cacheMaxBytes?: number;
@@ -65,9 +71,9 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const { models: catalog, sources: catalogSources } = loadCatalogFile(opts.catalogFile);
   const db = openModelsDb(opts.file, { durable: opts.durable });
   const clock = opts.clock ?? systemClock;
-  const keys = apiKeys(sqliteKeyStore(db), clock);
-  const usage = sqliteUsageStore(db);
-  const limits = keyLimits({ clock, counters: sqliteLimitCounters(db), onError: (err) => opts.onStoreError?.('limits', err as Error) });
+  const keys = apiKeys(opts.shared?.keys ?? sqliteKeyStore(db), clock);
+  const usage = opts.shared?.usage ?? sqliteUsageStore(db);
+  const limits = keyLimits({ clock, counters: opts.shared?.limits ?? sqliteLimitCounters(db), onError: (err) => opts.onStoreError?.('limits', err as Error) });
   const cacheBytes = opts.cacheMaxBytes ?? 64 * 2 ** 20;
   const answers = sqliteAnswerStore(db, { clock, maxEntries: opts.cacheMaxEntries ?? 10_000, maxBytes: cacheBytes });
   const cache = opts.cache ?? answerCache(answers, {

@@ -12,6 +12,10 @@ import type { LimitCounters } from './ports';
  *   is admitted while the month's count is under the budget, so calls already running when it is
  *   reached may take it past by their own tokens.
  * Both answer 429 with `Retry-After`.
+ *
+ * When the counts cannot be read (Redis unreachable or too slow: its commands time out), the call
+ * is admitted and the failure reported through `onError`: the limits fail open, so an outage of the
+ * shared counter stops no one's calls; usage still records every call (docs/redis.md).
  */
 export interface LimitsDeps {
   clock: Clock;
@@ -37,14 +41,18 @@ export function keyLimits(deps: LimitsDeps) {
     /** Checks the key's budget, then takes one request from its minute; throws RateLimited (429). */
     async admit(key: ApiKey): Promise<void> {
       const now = clock.now();
-      if (key.tokenBudget !== null && (await counters.tokensSpent(key.id, monthStart(now))) >= key.tokenBudget) {
+      const failedOpen = (err: unknown) => {
+        deps.onError?.(err);
+        return undefined;
+      };
+      if (key.tokenBudget !== null && ((await counters.tokensSpent(key.id, monthStart(now)).catch(failedOpen)) ?? 0) >= key.tokenBudget) {
         throw new RateLimited(`This key has used its budget of ${key.tokenBudget} tokens for the month.`,
           Math.ceil((nextMonth(now) - now) / 1000), { code: 'insufficient_quota' });
       }
       const rpm = key.requestsPerMinute;
       if (rpm === null) return;
-      const taken = await counters.takeRequest(key.id, rpm, RATE_WINDOW_MS, now);
-      if (!taken.admitted) {
+      const taken = await counters.takeRequest(key.id, rpm, RATE_WINDOW_MS, now).catch(failedOpen);
+      if (taken && !taken.admitted) {
         throw new RateLimited(`This key is limited to ${rpm} requests per minute.`, Math.max(1, Math.ceil((taken.retryAt - now) / 1000)),
           { code: 'rate_limit_exceeded' });
       }

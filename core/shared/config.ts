@@ -18,6 +18,25 @@ const Platform = z.object({
   PUBLIC_URL: optionalUrl,
   /** Base URL of the deployment that issues access tokens, when it is not this one (remote mode). */
   AUTH_ISSUER_URL: optionalUrl,
+  /**
+   * PostgreSQL for every service's state (`postgres://user:password@host:5432/db`), shared by any
+   * number of replicas; the SQLite files of PLATFORM_DATA_DIR when absent (docs/postgres.md).
+   */
+  DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// or postgresql:// URL').optional()),
+  /** Connections each process keeps to DATABASE_URL. */
+  DATABASE_POOL_SIZE: count(10, 1000),
+  /**
+   * Redis for what must be counted or cached across replicas (a key's limits, failed
+   * authentications, cached answers, persisted queries); per machine when absent (docs/redis.md).
+   */
+  REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional()),
+  /**
+   * Seconds a stopping process (SIGTERM) lets requests in flight, streamed answers included, finish
+   * before it cuts them; it stops taking new ones at once and /readyz answers 503 meanwhile.
+   */
+  /** Before every key the platform keeps in Redis: deployments (or tests) sharing one Redis keep apart by it. */
+  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits, and _ : . - (at most 64)').default('platform:'),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest JSON or form body accepted, in bytes (413 above). */
   BODY_LIMIT_BYTES: count(1_048_576, 1 << 30),

@@ -16,6 +16,7 @@ export type ErrorKind =
   | 'rate_limited'
   | 'upstream'
   | 'upstream_timeout'
+  | 'unavailable'
   | 'internal';
 
 /** One problem with one input value, in the spec's `ValidationError` shape. */
@@ -58,6 +59,13 @@ export class RateLimited extends PlatformError {
 export class UpstreamFailed extends PlatformError { readonly kind = 'upstream'; }
 export class UpstreamTimeout extends PlatformError { readonly kind = 'upstream_timeout'; }
 export class InternalError extends PlatformError { readonly kind = 'internal'; }
+/** A store the platform depends on (PostgreSQL, Redis) cannot be reached for now: try again after `retryAfterSeconds`. */
+export class Unavailable extends PlatformError {
+  readonly kind = 'unavailable';
+  constructor(message: string, readonly retryAfterSeconds: number, options?: ErrorOptions & { code?: string }) {
+    super(message, options);
+  }
+}
 
 export class MethodNotAllowed extends PlatformError {
   readonly kind = 'method_not_allowed';

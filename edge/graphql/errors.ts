@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { PlatformError, ValidationFailed, type ErrorKind } from '../../core/shared/errors';
 import { STATUS } from '../http/errors';
 import { bodyTooDeep } from '../http/json-body';
+import { asUnavailable } from '../../core/shared/unavailable';
 
 /** The only place that picks a GraphQL error code. Record<> makes a new kind a compile error. */
 export const CODE: Record<ErrorKind, string> = {
@@ -20,6 +21,7 @@ export const CODE: Record<ErrorKind, string> = {
   rate_limited: 'RATE_LIMITED',
   upstream: 'UPSTREAM_ERROR',
   upstream_timeout: 'UPSTREAM_ERROR',
+  unavailable: 'SERVICE_UNAVAILABLE',
   internal: 'INTERNAL_SERVER_ERROR',
 };
 
@@ -48,8 +50,9 @@ export function formatExecutionError(e: GraphQLError | GraphQLFormattedError, lo
  * A thrown value as the GraphQLError a client may see. Errors carry their code from the resolver
  * on, so the answer is the same whether the gateway reaches the subgraph in process or over HTTP.
  */
-export function toGraphQLError(err: unknown, log: Logger): GraphQLError {
-  if (err instanceof GraphQLError) return err;
+export function toGraphQLError(thrown: unknown, log: Logger): GraphQLError {
+  if (thrown instanceof GraphQLError) return thrown;
+  const err = asUnavailable(thrown) ?? thrown;
   if (err instanceof PlatformError && err.expose) {
     return new GraphQLError(err.message, {
       extensions: {
@@ -107,7 +110,8 @@ function isApolloRequestError(error: unknown): error is GraphQLError {
  * through toGraphQLError, a subgraph's answer).
  */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, log?: Logger): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const unwrapped = unwrapResolverError(error);
+  const original = asUnavailable(unwrapped) ?? unwrapped;
   const code = formatted.extensions?.code;
   if (original instanceof PlatformError && original.expose) {
     return { ...formatted, extensions: { ...formatted.extensions, code: CODE[original.kind] } };

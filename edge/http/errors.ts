@@ -2,6 +2,7 @@ import {
   BadRequest, InternalError, PayloadTooLarge, PlatformError, UnsupportedMediaType, type ErrorKind,
 } from '../../core/shared/errors';
 import { bodyTooDeep } from './json-body';
+import { asUnavailable } from '../../core/shared/unavailable';
 
 /**
  * The HTTP meaning of the platform's errors, for every face that answers over HTTP (the REST routes,
@@ -22,6 +23,7 @@ export const STATUS: Record<ErrorKind, number> = {
   internal: 500,
   upstream: 502,
   upstream_timeout: 504,
+  unavailable: 503,
 };
 
 /** Errors raised by express's body parsers (http-errors objects with a `type`) become ours. */
@@ -54,5 +56,5 @@ function clientFault(err: unknown): PlatformError | undefined {
 
 export function toPlatformError(err: unknown): PlatformError {
   if (err instanceof PlatformError) return err;
-  return fromBodyParser(err) ?? new InternalError('Internal server error', { cause: err });
+  return fromBodyParser(err) ?? asUnavailable(err) ?? new InternalError('Internal server error', { cause: err });
 }

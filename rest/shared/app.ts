@@ -23,6 +23,14 @@ export interface RestAppOptions {
   publicUrl?: string;
   /** Mounted before the final 404, e.g. the federated graph at /graphql. */
   extra?: { path: string; router: Router }[];
+  /** What `/readyz` reports; always ready when absent. */
+  readiness?: () => Promise<Readiness>;
+}
+
+/** Each check's state (`up`, `down`, `loading`, `draining`); ready only when every one is fine. */
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, string>;
 }
 
 /**
@@ -43,6 +51,16 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   app.use(cors(opts.corsOrigins ?? []));
   app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));
   app.all('/healthz', () => {
+    throw new MethodNotAllowed(['GET', 'HEAD']);
+  });
+  // Whether a load balancer should send this process requests: its stores reachable, its indexes loaded, not stopping.
+  app.get('/readyz', (_req, res, next) => {
+    (opts.readiness?.() ?? Promise.resolve({ ready: true, checks: {} })).then((r) => {
+      res.setHeader('cache-control', 'no-store');
+      res.status(r.ready ? 200 : 503).json({ status: r.ready ? 'ready' : 'not ready', checks: r.checks });
+    }, next);
+  });
+  app.all('/readyz', () => {
     throw new MethodNotAllowed(['GET', 'HEAD']);
   });
   const index = services.map((s) => ({ title: s.title, prefix: s.prefix, openapi: `${s.prefix}/openapi.json`, docs: `${s.prefix}/docs` }));

@@ -26,6 +26,7 @@ export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequ
     if (!e.expose) {
       log.error({ err: e.cause ?? e, reqId: requestIdOf(req), path: req.path }, 'unhandled error');
     }
+    if (e.kind === 'unavailable') log.warn({ err: (e.cause as Error | undefined)?.message, reqId: requestIdOf(req), path: req.path }, 'a store is unreachable: 503');
     if (res.headersSent) return void res.end();
     if ('allow' in e && Array.isArray(e.allow)) res.setHeader('Allow', e.allow.join(', '));
     if (isBearerError(e)) res.setHeader('WWW-Authenticate', bearerChallenge(e));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { modelKeyCredentials } from '../../core/shared/auth/credentials';
 import type { KeyCaller } from '../../core/models/service';
 import { openModelsCore } from '../../core/models';
+import { MODELS_PG_MIGRATIONS } from '../../core/models/postgres/schema';
 import type { ModelsInstance } from './instance';
 
 export type { ModelsInstance };
@@ -19,6 +20,8 @@ const rest = () => require('../../rest/models') as typeof import('../../rest/mod
 const subgraph = () => require('../../subgraphs/models') as typeof import('../../subgraphs/models');
 const client = () => require('../../clients/models') as typeof import('../../clients/models');
 const redisCache = () => require('../../core/models/redis/answer-store') as typeof import('../../core/models/redis/answer-store');
+const redisLimits = () => require('../../core/models/redis/limit-counters') as typeof import('../../core/models/redis/limit-counters');
+const postgres = () => require('../../core/models/postgres') as typeof import('../../core/models/postgres');
 const http = () => require('../../edge/http/errors') as typeof import('../../edge/http/errors');
 
 /** The model gateway's environment variables. */
@@ -40,8 +43,6 @@ const Settings = z.object({
    * that they never hold up other requests; 0 does it in the event loop.
    */
   MODELS_TEXT_THREADS: z.coerce.number().int().min(0).max(16).default(1),
-  /** A Redis server for the response cache, shared by every process on any machine (in models.db when absent). */
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL').optional(),
 });
 
 /** One door to many language models under `/proxy/api/v1`: catalog, keys, the provider routes of groups A, B and C, usage; the `models` subgraph. */
@@ -51,21 +52,20 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   prefix: MODELS_PREFIX,
   audience: 'models',
   config: Settings,
-  open: async ({ config, clock, log }, { admin }) => {
-    // The CLI serves no answers: no cache to connect to.
-    const redis = config.REDIS_URL && !admin ? redisCache().openRedisChatCache(config.REDIS_URL, {
-      ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
+  migrations: MODELS_PG_MIGRATIONS,
+  open: async ({ config, clock, log, postgres: pool, redis }, { admin }) => {
+    // The answers are cached, and a key's limits counted, in Redis when there is one (the CLI has none: it serves no answers).
+    const cache = redis ? redisCache().redisChatCache({
+      client: redis, prefix: `${config.REDIS_KEY_PREFIX}models:cache:`, ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
       onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
     }) : undefined;
-    try {
-      await redis?.ping();
-    } catch (err) {
-      await redis?.close();
-      throw err;
-    }
     const core = openModelsCore({
       file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
-      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache: redis,
+      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache,
+      shared: {
+        ...(pool ? { keys: postgres().pgKeyStore(pool), usage: postgres().pgUsageStore(pool) } : {}),
+        ...(redis ? { limits: redisLimits().redisLimitCounters(redis, `${config.REDIS_KEY_PREFIX}models:limits:`) } : {}),
+      },
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
       onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => {
         const { STATUS, toPlatformError } = http();
@@ -84,10 +84,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
     return {
       ...core,
       dataDir: config.PLATFORM_DATA_DIR,
-      close: async () => {
-        await core.close();
-        await redis?.close();
-      },
+      close: () => core.close(),
     };
   },
   rest: (core) => rest().modelsRest(core.service),

@@ -5,6 +5,8 @@ import type { KeySource, TokenVerifier } from '../../core/shared/auth/verifier';
 import type { Clock } from '../../core/shared/clock';
 import type { Config } from '../../core/shared/config';
 import type { FairPool, FairPoolOptions } from '../../core/shared/fair-pool';
+import type { PgPool } from '../../core/shared/postgres';
+import type { Redis } from '../../core/shared/redis';
 import type { SubgraphEdge } from '../../edge/graphql/calls';
 import type { RestService } from '../../rest/shared/routes';
 
@@ -30,12 +32,25 @@ export interface SharedDeps<C = Record<string, unknown>> {
    * workers the primary process hands out the turns, so its bounds hold across them.
    */
   fairPool(name: string, opts: FairPoolOptions): FairPool;
+  /**
+   * PostgreSQL (DATABASE_URL): one pool per process, shared by its services, whose migrations have
+   * run; absent without DATABASE_URL (each service keeps its SQLite file in PLATFORM_DATA_DIR).
+   */
+  postgres?: PgPool;
+  /**
+   * Redis (REDIS_URL): one client per serving process, connected before services open; commands
+   * time out and fail at once while it is down (core/shared/redis). Absent without REDIS_URL and
+   * in the CLI (`admin`).
+   */
+  redis?: Redis;
 }
 
 export interface ServiceInstance {
   close(): void | Promise<void>;
   /** A service that holds signing keys offers them to verifiers in the same process. */
   keySource?: KeySource;
+  /** False while it cannot serve yet (search: its in-memory indexes are still loading); /readyz says so. */
+  ready?(): boolean;
 }
 
 /** Standard streams and helpers for a CLI command. */
@@ -97,6 +112,11 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
   credentials?(instance: I): Credentials<C>;
   /** Services it calls in process when they run here (see SharedDeps.peer); they are opened before it. */
   uses?: readonly string[];
+  /**
+   * Its PostgreSQL migrations, each a SQL text, in order (core/shared/postgres/migrate.ts, scope: its
+   * name): run before `open` when DATABASE_URL is set, and by `platform migrate`.
+   */
+  migrations?: readonly string[];
   /** Builds the core; `admin` for the CLI (durable writes, no caches worth warming). */
   open(deps: SharedDeps<z.output<S>>, opts: { admin?: boolean }): Promise<I> | I;
   rest?(instance: I, deps: SharedDeps<z.output<S>>): RestService;

@@ -97,11 +97,13 @@ export async function inProcess(names: readonly string[], env: Record<string, st
           });
         }
         await closeAll(opened);
+        await platform.close();
         rmSync(dataDir, { recursive: true, force: true });
       },
     };
   } catch (err) {
     await closeAll(opened);
+    await platform.close();
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }

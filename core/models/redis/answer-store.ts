@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { openRedis } from '../../shared/redis';
 import { answerCache, type CacheOp, type ChatCache } from '../cache';
 import type { AnswerStore } from '../ports';
 
@@ -30,8 +31,6 @@ export interface OpenRedisOptions extends RedisCacheOptions {
 /** A cache whose client it opened itself: `ping` lets start-up fail fast when Redis is unreachable. */
 export type OpenedRedisChatCache = ChatCache & { ping(): Promise<void>; close(): Promise<void> };
 
-const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
-
 /** The store over a client the caller owns. */
 export function redisAnswerStore(client: Redis, prefix = 'platform:models:cache:'): AnswerStore {
   return {
@@ -49,65 +48,9 @@ export function redisChatCache(opts: RedisCacheOptions & { client: Redis }): Cha
   return answerCache(redisAnswerStore(opts.client, opts.prefix), opts);
 }
 
-/** The URL without credentials, fit for messages and logs. */
-function where(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return 'the configured URL';
-  }
-}
-
-/** Waits for the client to be ready (or to fail), then PINGs. */
-async function reachable(client: Redis, timeoutMs: number): Promise<void> {
-  if (client.status !== 'ready') {
-    await new Promise<void>((resolve, reject) => {
-      const settle = (err?: Error) => {
-        clearTimeout(timer);
-        client.off('ready', ok).off('error', settle).off('end', ended);
-        if (err) reject(err);
-        else resolve();
-      };
-      const ok = () => settle();
-      const ended = () => settle(new Error('connection closed'));
-      const timer = setTimeout(() => settle(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      client.on('ready', ok).on('error', settle).on('end', ended);
-    });
-  }
-  await client.ping();
-}
-
 /** Opens a client for `url` (e.g. `REDIS_URL`) with settings that keep a down or stalled Redis out of the way. */
 export function openRedisChatCache(url: string, opts: OpenRedisOptions): OpenedRedisChatCache {
-  const commandTimeout = opts.commandTimeoutMs ?? 300;
-  const connectTimeout = opts.connectTimeoutMs ?? 2000;
-  const client = new Redis(url, {
-    commandTimeout,
-    connectTimeout,
-    // While disconnected, commands fail at once instead of queueing behind the reconnects.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-  });
-  // One report per outage, not one per reconnect attempt; also keeps ioredis from printing errors itself.
-  let down = false;
-  client.on('error', (e: Error) => {
-    if (!down) opts.onError?.('connection', e);
-    down = true;
-  });
-  client.on('ready', () => (down = false));
-  const cache = redisChatCache({ ...opts, client });
-  return {
-    through: (key, upstream) => cache.through(key, upstream),
-    ping: () =>
-      reachable(client, connectTimeout + commandTimeout).catch((e: unknown) => {
-        throw new Error(`Redis at ${where(url)} is unreachable: ${asError(e).message}`);
-      }),
-    async close() {
-      // QUIT waits for the replies still due; a Redis that cannot answer it is simply dropped.
-      await client.quit().catch(() => client.disconnect());
-    },
-  };
+  const redis = openRedis(url, { commandTimeoutMs: opts.commandTimeoutMs, connectTimeoutMs: opts.connectTimeoutMs, onError: (e) => opts.onError?.('connection', e) });
+  const cache = redisChatCache({ ...opts, client: redis.client });
+  return { through: (key, upstream) => cache.through(key, upstream), ping: redis.ping, close: redis.close };
 }

@@ -87,4 +87,17 @@ describe('key limits', () => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('fails open when the counts cannot be read (Redis down): the call goes on and the failure is reported', async () => {
+    const clock = testClock();
+    const down = () => Promise.reject(new Error('Connection is closed.'));
+    const reported: string[] = [];
+    const limits = keyLimits({
+      clock, counters: { takeRequest: down, tokensSpent: down, spendTokens: down, pruneRequests: down },
+      onError: (err) => reported.push((err as Error).message),
+    });
+    await expect(limits.admit(key({ requestsPerMinute: 1, tokenBudget: 10 }))).resolves.toBeUndefined();
+    await expect(limits.admit(key({ requestsPerMinute: 1, tokenBudget: 10 }))).resolves.toBeUndefined();
+    expect(reported).toEqual(Array(4).fill('Connection is closed.'));
+  });
 });

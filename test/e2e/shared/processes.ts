@@ -55,6 +55,49 @@ export function readmeScript(name: string): string {
 /** Any HTTP error fails a README script: curl is wrapped with --fail-with-body and the shell with -e. */
 export const STRICT_PRELUDE = 'set -euo pipefail\ncurl() { command curl --fail-with-body -sS "$@"; echo; }\n';
 
+/** What the README's REST tour prints when every step worked. */
+export function expectRestTour(out: string) {
+  expect(out).toContain('{"msg":"ok"}');
+  expect(out).toContain('"token_type":"Bearer"');
+  expect(out).toContain('"active":"true"');
+  expect(out).toContain('{"active":"false"}');
+  expect(out).toContain('"keys":[{');
+  expect(out).toContain('"token_endpoint"');
+  expect(out).toContain('"tokenType":"Bearer"');
+  expect(out).toMatch(/"realm":\{"id":"[0-9a-f-]{36}","name":"default"/);
+  expect(out).toContain('"message":"Object created"');
+  expect(out).toMatch(/"created": ?[1-9]/);
+  expect(out).toMatch(/"message":"Documents found","result_count":[1-9]/);
+  expect(out).toContain('"data":"[1] Glaciers');
+  // chunk search within custom_metadata's tags: the tags the README's upload and `platform ingest` gave
+  expect(out).toMatch(/"result_count":[1-9]\d*,"result":\[\{"object_id":"[0-9a-f-]{36}","chunk_id":\d+/);
+  expect(out).toContain('<em>Glaciers</em>');
+  expect(out).toMatch(/"search":\{"totalCount":[1-9]/);
+  expect(out).toContain('"object":"list","data":[{"id":"local-chat"');
+  expect(out).toContain('"content":"Glaciers retreat as the climate warms."},"finish_reason":"stop"');
+  expect(out).toContain('"object":"chat.completion.chunk"');
+  expect(out).toMatch(/"object":"usage".*"totals":\{"requests":[1-9]/);
+  expect(out).toMatch(/"finishReason":"STOP"/);
+  expect(out).toContain('"stopReason":"end_turn"');
+  expect(out).toMatch(/"type":"message".*"stop_reason":"end_turn"/);
+  expect(out).toContain('"object":"embedding"');
+  expect(out).toContain('"b64_json":"iVBORw0KGgo');
+  expect(out).toMatch(/x-cache: HIT/i);
+  expect(out).toMatch(/x-guard: redacted:email/i);
+  expect(out).toContain('"code":"guardrail_violation"');
+  expect(out).toMatch(/"chat":\{"content":"Seas rise as ice melts.","finishReason":"STOP","cached":false,"model":\{"id":"local-chat"/);
+  expect(out).toMatch(/data: \{"generated_search_text":"Why do glaciers retreat\?","response":"Glaciers retreat/);
+  expect(out).toMatch(/"finish_reason":"stop"\}\n\ndata: \[DONE\]/);
+  expect(out).toContain('"finish_reason":"length"');
+  expect(out).toMatch(/"generated_search_text":"Why do glaciers retreat and seas rise\?","finish_reason":"stop"/);
+  expect(out).toMatch(/"generated_search_text":"Why do they retreat\? [^"]*glaciers/);
+  expect(out).toContain('The ferry to the glacier leaves at seven. [1]');
+  expect(out).toMatch(/"extracted_text_result":"\[1\] Trip notes\\nThe ferry/);
+  expect(out).toContain('"success":true');
+  expect(out).toMatch(/"generateAnswer":\{"response":"The ferry to the glacier leaves at seven. \[1\]","finishReason":"STOP","sources":\[\{"citation":1,"category":"INPUT_FILE","document":\{"title":"Trip notes"\}/);
+  expect(out).toMatch(/"model":\{"id":"local-chat","contextLength":8192\}/);
+}
+
 /** What the README's GraphQL tour prints when every step worked. */
 export function expectGraphqlTour(out: string) {
   expect(out).toMatch(/"addDocument":\{"title":"Glaciers","chunkCount":[1-9]/);

@@ -1,0 +1,33 @@
+import type { Config } from '../core/shared/config';
+import { migrate, openPool } from '../core/shared/postgres';
+import type { ServiceModule } from '../services/shared/module';
+import { UsageError } from '../services/shared/cli';
+
+/** The URL without its password, fit for output. */
+const redacted = (url: string) => {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+};
+
+/**
+ * `platform migrate`: brings DATABASE_URL's tables up to this platform's version, every service's
+ * (replicas do it as they start too; this is for a release step before them). Without
+ * DATABASE_URL there is nothing to do: SQLite files are migrated as they are opened.
+ */
+export async function migrateDatabase(config: Config, modules: readonly ServiceModule[]) {
+  if (!config.DATABASE_URL) throw new UsageError('DATABASE_URL is not set: the SQLite files of the data directory are migrated as they are opened');
+  const pool = openPool(config.DATABASE_URL, { max: 1 });
+  try {
+    const applied: Record<string, number> = {};
+    const versions: Record<string, number> = {};
+    for (const m of modules) {
+      if (!m.migrations?.length) continue;
+      applied[m.name] = await migrate(pool, m.name, m.migrations);
+      versions[m.name] = m.migrations.length;
+    }
+    return { database: redacted(config.DATABASE_URL), applied, versions };
+  } finally {
+    await pool.end();
+  }
+}

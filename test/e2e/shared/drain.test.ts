@@ -1,0 +1,102 @@
+import { connect, type Socket } from 'node:net';
+import { freePort, startInTemp } from './server';
+import { startPlatformProcess } from './processes';
+
+/** A raw HTTP request whose body is still being sent: in flight until `finish`. */
+function slowRequest(port: number) {
+  const body = 'grant_type=client_credentials&client_id=nobody&client_secret=wrong';
+  const socket: Socket = connect(port, '127.0.0.1');
+  let answer = '';
+  socket.on('data', (d) => (answer += d));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(`POST /auth/api/v1/oauth/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+  return {
+    finish: () => socket.write(body.slice(10)),
+    answer: async () => {
+      await closed;
+      return answer;
+    },
+    waitForAnswer: () => new Promise<string>((resolve) => {
+      const check = () => (answer.includes('\r\n\r\n{') ? resolve(answer) : setTimeout(check, 20));
+      check();
+    }),
+  };
+}
+
+const refused = (port: number) => new Promise<boolean>((resolve) => {
+  const s = connect(port, '127.0.0.1');
+  s.once('connect', () => {
+    s.destroy();
+    resolve(false);
+  });
+  s.once('error', () => resolve(true));
+});
+
+describe('stopping drains what is in flight', () => {
+  it('refuses new connections at once, lets a request in flight finish with its answer, then closes', async () => {
+    const p = await startInTemp('all');
+    try {
+      const slow = slowRequest(p.port);
+      await new Promise((r) => setTimeout(r, 200));
+      const closing = p.close(10_000);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await refused(p.port)).toBe(true);
+      slow.finish();
+      const answer = await slow.waitForAnswer();
+      expect(answer).toMatch(/^HTTP\/1\.1 401/);
+      expect(answer).toContain('invalid_client');
+      await closing;
+    } finally {
+      await p.stop().catch(() => undefined);
+    }
+  });
+
+  it('cuts what still runs after the grace period', async () => {
+    const p = await startInTemp('all');
+    try {
+      const slow = slowRequest(p.port);
+      await new Promise((r) => setTimeout(r, 200));
+      await p.close(300);
+      // The connection was closed without an answer.
+      expect(await slow.answer()).toBe('');
+    } finally {
+      await p.stop().catch(() => undefined);
+    }
+  });
+
+  it('/readyz is ready on a started platform, and answers GET and HEAD only', async () => {
+    const p = await startInTemp('all');
+    try {
+      const res = await fetch(`${p.url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(await res.json()).toEqual({ status: 'ready', checks: {} });
+      expect((await fetch(`${p.url}/readyz`, { method: 'POST' })).status).toBe(405);
+    } finally {
+      await p.stop();
+    }
+  });
+
+  it('SIGTERM: a process with a request in flight answers it, then exits 0', async () => {
+    const port = await freePort();
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'platform-drain-'));
+    const proc = await startPlatformProcess(['start'], { PORT: String(port), PLATFORM_DATA_DIR: dir, WORKERS: '1', SHUTDOWN_GRACE_SECONDS: '10' });
+    try {
+      const slow = slowRequest(port);
+      await new Promise((r) => setTimeout(r, 200));
+      const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+      proc.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(proc.child.exitCode).toBeNull();
+      slow.finish();
+      expect(await slow.waitForAnswer()).toMatch(/^HTTP\/1\.1 401/);
+      expect(await exited).toBe(0);
+    } finally {
+      if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
