@@ -38,13 +38,13 @@ async function main(): Promise<void> {
   const boot = JSON.parse(readFileSync(join(dir, 'data', 'bootstrap.json'), 'utf8')) as Record<string, string>;
 
   // Accounts for the floods, written into the running server's token.db as `platform` would.
-  const admin = openTokenCore({ file: join(dir, 'data', 'token.db'), publicUrl: url, durable: true });
+  const admin = await openTokenCore({ file: join(dir, 'data', 'token.db'), publicUrl: url, durable: true });
   const realm = boot.realm!;
   const legacy = await admin.admin.createClient({ realm, clientId: 'legacy' });
-  admin.store.clients.setSecretHash(realm, 'legacy', await scryptHasher().hash(legacy.client_secret));
+  await admin.store.clients.setSecretHash(realm, 'legacy', await scryptHasher().hash(legacy.client_secret));
   const users = ['victim', 'login-0', 'login-1', 'login-2', 'login-3'];
   await Promise.all(users.map((username) => admin.admin.createUser({ realm, username, password: PASSWORD })));
-  admin.close();
+  await admin.close();
 
   const valid = { client: { client_id: boot.client_id!, client_secret: boot.client_secret! }, password: PASSWORD };
   const rows: Row[] = [await idle(url, realm, valid, 'login-0', Number(process.env.BENCH_IDLE_PROBES || 200))];

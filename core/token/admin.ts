@@ -36,6 +36,8 @@ export interface TokenAdminDeps {
   hasher: SecretHasher;
   keyed: KeyedHasher;
   generateKey: KeyGenerator;
+  /** Told when a realm got a new signing key here (the key ring signs with it at once). */
+  keyAdded?(realmId: string): void;
 }
 
 export function createTokenAdmin(deps: TokenAdminDeps) {
@@ -44,9 +46,9 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
   const endSessions = (of: { realmId: string; userId?: string; clientId?: string }) => store.sessions.revokeAll(of, clock.now());
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  function realmOf(id: string | undefined): RealmRecord {
-    const realmId = id || store.realms.getDefaultId();
-    const realm = realmId ? store.realms.get(realmId) : undefined;
+  async function realmOf(id: string | undefined): Promise<RealmRecord> {
+    const realmId = id || (await store.realms.getDefaultId());
+    const realm = realmId ? await store.realms.get(realmId) : undefined;
     if (!realm) throw new RealmNotFound();
     return realm;
   }
@@ -59,7 +61,11 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     if (!NAME.test(value)) throw new BadRequest(`${kind} must be 1-128 characters: letters, digits and . _ : @ -`);
   }
 
-  const realmView = ({ refreshSecret: _secret, ...r }: RealmRecord): RealmView => ({ ...r, createdAt: iso(r.createdAt), default: store.realms.getDefaultId() === r.id });
+  const realmView = ({ refreshSecret: _secret, ...r }: RealmRecord, defaultId: string | undefined): RealmView => ({ ...r, createdAt: iso(r.createdAt), default: defaultId === r.id });
+  const realmViews = async (realms: RealmRecord[]) => {
+    const defaultId = await store.realms.getDefaultId();
+    return realms.map((r) => realmView(r, defaultId));
+  };
   const clientView = ({ secretHash, id: _id, ...c }: ClientRecord): ClientView => ({ ...c, public: secretHash === null, createdAt: iso(c.createdAt) });
   const userView = ({ passwordHash: _p, failedLogins: _f, lockedUntil, ...u }: UserRecord): UserView => ({
     ...u,
@@ -75,44 +81,43 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       const access = input.accessTokenLifespan ?? 300;
       const refresh = input.refreshTokenLifespan ?? 1800;
       if (!(access > 0 && refresh >= access)) throw new BadRequest('lifespans must be positive, and the refresh lifespan at least the access one');
-      if (store.realms.get(id) || store.realms.list().some((r) => r.name.toLowerCase() === name.toLowerCase())) {
-        throw new Conflict(`realm '${name}' already exists`);
-      }
+      const taken = () => new Conflict(`realm '${name}' already exists`);
+      if ((await store.realms.get(id)) || (await store.realms.list()).some((r) => r.name.toLowerCase() === name.toLowerCase())) throw taken();
       const now = clock.now();
       const key = await deps.generateKey(id, now);
       const realm: RealmRecord = {
         id, name, enabled: true, accessTokenLifespan: access, refreshTokenLifespan: refresh,
         refreshSecret: randomBytes(64).toString('hex'), createdAt: now,
       };
-      store.realms.insert(realm);
-      store.keys.insert(key);
-      store.clients.insert({
+      const login: ClientRecord = {
         id: randomUUID(), realmId: id, clientId: LOGIN_CLIENT_ID, secretHash: null, enabled: true,
         roles: [], scopes: DEFAULT_SCOPES, tenantId: id, createdAt: now,
-      });
-      if (!store.realms.getDefaultId()) store.realms.setDefaultId(id);
-      return realmView(realm);
+      };
+      // One step: another process creating the same name meanwhile makes this one a conflict, never a half realm.
+      if (!(await store.realms.create(realm, { key, clients: [login] }))) throw taken();
+      return realmView(realm, await store.realms.getDefaultId());
     },
 
-    listRealms: (): RealmView[] => store.realms.list().map(realmView),
+    listRealms: async (): Promise<RealmView[]> => realmViews(await store.realms.list()),
 
-    setRealmEnabled(id: string, enabled: boolean): RealmView {
-      const realm = realmOf(id);
-      store.realms.setEnabled(realm.id, enabled);
-      if (!enabled) endSessions({ realmId: realm.id });
-      return realmView({ ...realm, enabled });
+    async setRealmEnabled(id: string, enabled: boolean): Promise<RealmView> {
+      const realm = await realmOf(id);
+      await store.realms.setEnabled(realm.id, enabled);
+      if (!enabled) await endSessions({ realmId: realm.id });
+      return (await realmViews([{ ...realm, enabled }]))[0]!;
     },
 
-    setDefaultRealm(id: string): RealmView {
-      const realm = realmOf(id);
-      store.realms.setDefaultId(realm.id);
-      return realmView(realm);
+    async setDefaultRealm(id: string): Promise<RealmView> {
+      const realm = await realmOf(id);
+      await store.realms.setDefaultId(realm.id);
+      return realmView(realm, realm.id);
     },
 
     async createClient(input: ClientInput): Promise<ClientView & { client_secret: string; realm: string }> {
-      const realm = realmOf(input.realm);
+      const realm = await realmOf(input.realm);
       checkName('client id', input.clientId);
-      if (store.clients.get(realm.id, input.clientId)) throw new Conflict(`client '${input.clientId}' already exists in this realm`);
+      const taken = () => new Conflict(`client '${input.clientId}' already exists in this realm`);
+      if (await store.clients.get(realm.id, input.clientId)) throw taken();
       const secret = input.secret ?? randomSecret();
       if (secret.length < 16) throw new BadRequest('a client secret needs at least 16 characters');
       const client: ClientRecord = {
@@ -126,18 +131,18 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
         tenantId: input.tenantId || realm.id,
         createdAt: clock.now(),
       };
-      store.clients.insert(client);
+      if (!(await store.clients.insert(client))) throw taken();
       return { ...clientView(client), client_secret: secret, realm: realm.id };
     },
 
     /** A new secret for a confidential client, shown once; the old one stops working at once. */
     async rotateClientSecret(realm: string | undefined, clientId: string): Promise<ClientView & { client_secret: string; realm: string }> {
-      const r = realmOf(realm);
+      const r = await realmOf(realm);
       const secret = randomSecret();
-      if (!store.clients.setSecretHash(r.id, clientId, keyed.hash(secret))) {
+      if (!(await store.clients.setSecretHash(r.id, clientId, keyed.hash(secret)))) {
         throw new BadRequest(`no confidential client '${clientId}' in realm ${r.id}`);
       }
-      return { ...clientView(store.clients.get(r.id, clientId)!), client_secret: secret, realm: r.id };
+      return { ...clientView((await store.clients.get(r.id, clientId))!), client_secret: secret, realm: r.id };
     },
 
     /**
@@ -145,26 +150,28 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
      * tokens already issued keep verifying until they expire.
      */
     async rotateRealmKey(id: string | undefined): Promise<{ realm: string; kid: string; keys: number }> {
-      const r = realmOf(id);
-      const key = await deps.generateKey(r.id, Math.max(clock.now(), (store.keys.active(r.id)?.createdAt ?? 0) + 1));
-      store.keys.insert(key);
-      return { realm: r.id, kid: key.kid, keys: store.keys.list(r.id).length };
+      const r = await realmOf(id);
+      const key = await deps.generateKey(r.id, Math.max(clock.now(), ((await store.keys.active(r.id))?.createdAt ?? 0) + 1));
+      await store.keys.insert(key);
+      deps.keyAdded?.(r.id);
+      return { realm: r.id, kid: key.kid, keys: (await store.keys.list(r.id)).length };
     },
 
-    listClients: (realm?: string): ClientView[] => store.clients.list(realmOf(realm).id).map(clientView),
+    listClients: async (realm?: string): Promise<ClientView[]> => (await store.clients.list((await realmOf(realm)).id)).map(clientView),
 
-    setClientEnabled(realm: string | undefined, clientId: string, enabled: boolean): ClientView {
-      const r = realmOf(realm);
-      if (!store.clients.setEnabled(r.id, clientId, enabled)) throw new BadRequest(`no client '${clientId}' in realm ${r.id}`);
-      if (!enabled) endSessions({ realmId: r.id, clientId });
-      return clientView(store.clients.get(r.id, clientId)!);
+    async setClientEnabled(realm: string | undefined, clientId: string, enabled: boolean): Promise<ClientView> {
+      const r = await realmOf(realm);
+      if (!(await store.clients.setEnabled(r.id, clientId, enabled))) throw new BadRequest(`no client '${clientId}' in realm ${r.id}`);
+      if (!enabled) await endSessions({ realmId: r.id, clientId });
+      return clientView((await store.clients.get(r.id, clientId))!);
     },
 
     async createUser(input: UserInput): Promise<UserView & { realm: string }> {
-      const realm = realmOf(input.realm);
+      const realm = await realmOf(input.realm);
       checkName('username', input.username);
       checkPassword(input.password);
-      if (store.users.get(realm.id, input.username)) throw new Conflict(`user '${input.username}' already exists in this realm`);
+      const taken = () => new Conflict(`user '${input.username}' already exists in this realm`);
+      if (await store.users.get(realm.id, input.username)) throw taken();
       const user: UserRecord = {
         id: randomUUID(),
         realmId: realm.id,
@@ -179,39 +186,39 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
         lockedUntil: null,
         createdAt: clock.now(),
       };
-      store.users.insert(user);
+      if (!(await store.users.insert(user))) throw taken();
       return { ...userView(user), realm: realm.id };
     },
 
-    listUsers: (realm?: string): UserView[] => store.users.list(realmOf(realm).id).map(userView),
+    listUsers: async (realm?: string): Promise<UserView[]> => (await store.users.list((await realmOf(realm)).id)).map(userView),
 
-    setUserEnabled(realm: string | undefined, username: string, enabled: boolean): UserView {
-      const r = realmOf(realm);
-      if (!store.users.setEnabled(r.id, username, enabled)) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
-      const user = store.users.get(r.id, username)!;
-      if (!enabled) endSessions({ realmId: r.id, userId: user.id });
+    async setUserEnabled(realm: string | undefined, username: string, enabled: boolean): Promise<UserView> {
+      const r = await realmOf(realm);
+      if (!(await store.users.setEnabled(r.id, username, enabled))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
+      const user = (await store.users.get(r.id, username))!;
+      if (!enabled) await endSessions({ realmId: r.id, userId: user.id });
       return userView(user);
     },
 
     /** A new password (hashed here); clears a lock and ends the user's sessions. */
     async setPassword(realm: string | undefined, username: string, password: string): Promise<UserView & { sessions_ended: number }> {
-      const r = realmOf(realm);
+      const r = await realmOf(realm);
       checkPassword(password);
-      if (!store.users.setPasswordHash(r.id, username, await hasher.hash(password))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
-      const user = store.users.get(r.id, username)!;
-      return { ...userView(user), sessions_ended: endSessions({ realmId: r.id, userId: user.id }) };
+      if (!(await store.users.setPasswordHash(r.id, username, await hasher.hash(password)))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
+      const user = (await store.users.get(r.id, username))!;
+      return { ...userView(user), sessions_ended: await endSessions({ realmId: r.id, userId: user.id }) };
     },
 
     /** Ends every session of the user: their access and refresh tokens stop working at once. */
-    logout(realm: string | undefined, username: string): { realm: string; username: string; sessions_ended: number } {
-      const r = realmOf(realm);
-      const user = store.users.get(r.id, username);
+    async logout(realm: string | undefined, username: string): Promise<{ realm: string; username: string; sessions_ended: number }> {
+      const r = await realmOf(realm);
+      const user = await store.users.get(r.id, username);
       if (!user) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
-      return { realm: r.id, username: user.username, sessions_ended: endSessions({ realmId: r.id, userId: user.id }) };
+      return { realm: r.id, username: user.username, sessions_ended: await endSessions({ realmId: r.id, userId: user.id }) };
     },
 
     /** Drops expired sessions and failure-throttle windows; run periodically by the server. */
-    prune: (): number => store.sessions.prune(clock.now()) + store.failures.prune(clock.now()),
+    prune: async (): Promise<number> => (await store.sessions.prune(clock.now())) + (await store.failures.prune(clock.now())),
   };
 }
 

@@ -38,25 +38,26 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
   const attempts = createAttempts({ throttle: deps.throttle ?? noThrottle, pool: deps.pool });
   const rehashing = new Set<string>();
 
-  function rehashIfOutdated(id: string, secret: string, stored: string, save: (next: string) => boolean) {
+  function rehashIfOutdated(id: string, secret: string, stored: string, save: (next: string) => Promise<boolean>) {
     if (!deps.hasher.outdated(stored) || rehashing.has(id)) return;
     rehashing.add(id);
     void deps.hasher.hash(secret).then(save).catch(() => false).finally(() => rehashing.delete(id));
   }
 
-  function upgradeClientHash(found: ClientRecord, secret: string) {
+  /** A generated secret's keyed hash is kept before the answer (later requests skip scrypt); a rehash runs behind it. */
+  async function upgradeClientHash(found: ClientRecord, secret: string) {
     const stored = found.secretHash!;
     if (keyed.recognizes(stored)) return;
     const save = (next: string) => store.clients.replaceSecretHash(found.id, stored, next);
-    if (isGeneratedSecret(secret)) save(keyed.hash(secret));
+    if (isGeneratedSecret(secret)) await save(keyed.hash(secret));
     else rehashIfOutdated(found.id, secret, stored, save);
   }
 
   async function client(attempt: Attempt, realm: RealmRecord, clientId: string, secret: string | undefined): Promise<ClientRecord> {
-    const found = store.clients.get(realm.id, clientId);
+    const found = await store.clients.get(realm.id, clientId);
     const ok = await secrets.verify(attempt, secret ?? '', found?.secretHash, 'keyed');
     if (!found || !ok || !found.enabled) throw new AuthenticationFailed('invalid_client');
-    upgradeClientHash(found, secret ?? '');
+    await upgradeClientHash(found, secret ?? '');
     return found;
   }
 
@@ -70,23 +71,23 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
 
     /** A named client for the login endpoint: public ones need no secret, confidential ones do. */
     async loginClient(attempt: Attempt, realm: RealmRecord, clientId: string | undefined, secret: string | undefined): Promise<ClientRecord> {
-      const found = store.clients.get(realm.id, clientId || LOGIN_CLIENT_ID);
+      const found = await store.clients.get(realm.id, clientId || LOGIN_CLIENT_ID);
       if (found && found.secretHash === null && found.enabled) return found;
       return client(attempt, realm, clientId || LOGIN_CLIENT_ID, secret);
     },
 
     async user(attempt: Attempt, realm: RealmRecord, username: string, password: string): Promise<UserRecord> {
-      const found = store.users.get(realm.id, username);
+      const found = await store.users.get(realm.id, username);
       const now = clock.now();
       const locked = found?.lockedUntil != null && found.lockedUntil > now;
       const ok = await secrets.verify(attempt, password, locked ? undefined : found?.passwordHash, 'slow');
       if (found && !locked) {
         if (ok) {
-          store.users.recordLoginSuccess(found.id);
+          await store.users.recordLoginSuccess(found.id);
           rehashIfOutdated(found.id, password, found.passwordHash, (next) => store.users.replacePasswordHash(found.id, found.passwordHash, next));
         } else {
           const { threshold, seconds } = deps.lockout;
-          store.users.recordLoginFailure(found.id, { threshold, lockedUntil: now + seconds * 1000, now });
+          await store.users.recordLoginFailure(found.id, { threshold, lockedUntil: now + seconds * 1000, now });
         }
       }
       if (!found || !ok || locked || !found.enabled) throw new AuthenticationFailed('invalid_grant');

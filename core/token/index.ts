@@ -10,7 +10,11 @@ import { scryptHasher, type SecretHasher } from './secrets';
 import { createSecretVerifier } from './secret-verifier';
 import { createFailureThrottle } from './throttle';
 import type { TokenService } from './service';
-import { sqliteTokenStore } from './sqlite-store';
+import type { PgPool } from '../shared/postgres';
+import type { Redis } from '../shared/redis';
+import { pgTokenStore } from './postgres';
+import { redisFailureCounter, type RedisFailureOptions } from './redis/failures';
+import { sqliteTokenStore } from './sqlite';
 import { createTokenService } from './token-service';
 
 export interface TokenCore {
@@ -20,16 +24,23 @@ export interface TokenCore {
   keys: KeyRing;
   /** The realms' public keys, for verifiers in this process. */
   keySource: KeySource;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface TokenCoreOptions {
-  /** SQLite file, or `:memory:`. */
-  file: string;
+  /** The embedded store: a SQLite file, or `:memory:`; used when no `postgres` pool is given. */
+  file?: string;
+  /**
+   * PostgreSQL (DATABASE_URL), migrated with TOKEN_PG_MIGRATIONS: the store every replica shares.
+   * The caller owns the pool (closing the core does not end it).
+   */
+  postgres?: PgPool;
+  /** Redis (REDIS_URL): the failed-authentication counts go there, exact across replicas (fails open: docs/redis.md). */
+  redis?: { client: Redis } & RedisFailureOptions;
   publicUrl: string;
   clock?: Clock;
   lockout?: { threshold: number; seconds: number };
-  /** Every commit waits for the disk (administration); see core/shared/sqlite.ts. */
+  /** Every commit waits for the disk (administration, SQLite); see core/shared/sqlite.ts. */
   durable?: boolean;
   /** Failed authentications allowed per caller address per minute; unlimited when absent. */
   authFailuresPerMinute?: number;
@@ -47,13 +58,21 @@ export interface TokenCoreOptions {
   generateKey?: KeyGenerator;
 }
 
-/** Wires the token service over its embedded store; the one place that picks its adapters. */
-export function openTokenCore(opts: TokenCoreOptions): TokenCore {
+/** The store the options name: PostgreSQL when given its pool, else the SQLite file. */
+function openStore(opts: TokenCoreOptions): TokenStore {
+  if (opts.postgres) return pgTokenStore(opts.postgres);
+  if (!opts.file) throw new Error('the token core needs a SQLite file or a PostgreSQL pool');
+  return sqliteTokenStore(opts.file, { durable: opts.durable });
+}
+
+/** Wires the token service over its store; the one place that picks its adapters. */
+export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> {
   const clock = opts.clock ?? systemClock;
-  const store = sqliteTokenStore(opts.file, { durable: opts.durable });
+  const store = openStore(opts);
+  const failures = opts.redis ? redisFailureCounter(opts.redis.client, opts.redis) : store.failures;
   const keys = createKeyRing(store);
   const hasher = opts.hasher ?? scryptHasher();
-  const keyed = keyedHasher(store.secretHashKey());
+  const keyed = keyedHasher(await store.secretHashKey());
   const now = () => clock.now();
   const auth = createAuthenticator({
     store,
@@ -64,11 +83,11 @@ export function openTokenCore(opts: TokenCoreOptions): TokenCore {
     secrets: createSecretVerifier({ hasher, keyed, now }),
     lockout: opts.lockout ?? { threshold: 5, seconds: 900 },
     throttle: opts.authFailuresPerMinute
-      ? createFailureThrottle({ counter: store.failures, limit: opts.authFailuresPerMinute, windowMs: 60_000, now })
+      ? createFailureThrottle({ counter: failures, limit: opts.authFailuresPerMinute, windowMs: 60_000, now })
       : undefined,
   });
   const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'] });
-  const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey });
+  const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey, keyAdded: (realmId) => keys.forget(realmId) });
   return {
     service, admin, store, keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },

@@ -7,12 +7,12 @@ import type { ActiveIntrospection, UserInfo } from './service';
  * when it must read inactive: its session was revoked or expired, or its client, user or realm
  * was disabled since it was issued.
  */
-export function introspectionOf(store: TokenStore, realm: RealmRecord, c: VerifiedToken['claims']): ActiveIntrospection | undefined {
-  const session = store.sessions.get(String(c.sid));
+export async function introspectionOf(store: TokenStore, realm: RealmRecord, c: VerifiedToken['claims']): Promise<ActiveIntrospection | undefined> {
+  const session = await store.sessions.get(String(c.sid));
   if (!session || session.revokedAt !== null || session.realmId !== realm.id) return undefined;
-  const client = store.clients.get(realm.id, session.clientId);
+  const [client, user] = await Promise.all([store.clients.get(realm.id, session.clientId), session.userId ? store.users.getById(session.userId) : undefined]);
   if (!client?.enabled) return undefined;
-  if (session.userId && !store.users.getById(session.userId)?.enabled) return undefined;
+  if (session.userId && !user?.enabled) return undefined;
 
   const s = (v: unknown) => (typeof v === 'string' ? v : '');
   const roles = (c.realm_access as { roles?: string[] } | undefined)?.roles ?? [];

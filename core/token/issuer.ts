@@ -41,7 +41,7 @@ export function createIssuer(deps: IssuerDeps) {
       const refreshExp = Math.floor(g.session.expiresAt / 1000);
       const address = ctx.clientAddress ?? 'unknown';
       const common = { iss, azp: g.client.clientId, session_state: g.session.id, sid: g.session.id, scope: g.scope };
-      const { kid, key } = deps.keys.signingKey(g.realm.id);
+      const { kid, key } = await deps.keys.signingKey(g.realm.id);
 
       const access = await signRs256({ typ: ACCESS_TOKEN_TYPE, kid }, {
         exp,

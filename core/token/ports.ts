@@ -67,75 +67,100 @@ export interface LoginFailurePolicy {
   now: number;
 }
 
-/** Everything the token service keeps. Times are epoch milliseconds. */
+/**
+ * Everything the token service keeps, behind one port whatever the engine (SQLite embedded, or
+ * PostgreSQL shared by replicas); every method answers a promise. Times are epoch milliseconds.
+ * The steps that decide something under concurrency (lockout counts, refresh rotation, hash
+ * upgrades, throttle reservations, revocations) are each one atomic step in the store, so they
+ * hold across the processes and replicas that share it (test/core/token/store-contracts.ts).
+ */
 export interface TokenStore {
   realms: {
-    get(id: string): RealmRecord | undefined;
-    list(): RealmRecord[];
-    insert(realm: RealmRecord): void;
-    setEnabled(id: string, enabled: boolean): boolean;
-    getDefaultId(): string | undefined;
-    setDefaultId(id: string): void;
+    get(id: string): Promise<RealmRecord | undefined>;
+    list(): Promise<RealmRecord[]>;
+    /**
+     * A new realm with its first signing key and its clients, all or nothing; false (nothing
+     * written) when its id or name, in any case, is taken. It becomes the default realm when there
+     * is none yet, in the same step.
+     */
+    create(realm: RealmRecord, first: { key: KeyRecord; clients: ClientRecord[] }): Promise<boolean>;
+    setEnabled(id: string, enabled: boolean): Promise<boolean>;
+    getDefaultId(): Promise<string | undefined>;
+    setDefaultId(id: string): Promise<void>;
   };
   clients: {
-    get(realmId: string, clientId: string): ClientRecord | undefined;
-    list(realmId: string): ClientRecord[];
-    insert(client: ClientRecord): void;
-    setEnabled(realmId: string, clientId: string, enabled: boolean): boolean;
-    setSecretHash(realmId: string, clientId: string, secretHash: string): boolean;
+    get(realmId: string, clientId: string): Promise<ClientRecord | undefined>;
+    list(realmId: string): Promise<ClientRecord[]>;
+    /** False (nothing written) when the realm already has a client of that id. */
+    insert(client: ClientRecord): Promise<boolean>;
+    setEnabled(realmId: string, clientId: string, enabled: boolean): Promise<boolean>;
+    /** A confidential client's new secret; false for a public or unknown client. */
+    setSecretHash(realmId: string, clientId: string, secretHash: string): Promise<boolean>;
     /** Compare-and-set (a rehash never overwrites a secret rotated meanwhile). */
-    replaceSecretHash(id: string, expected: string, next: string): boolean;
+    replaceSecretHash(id: string, expected: string, next: string): Promise<boolean>;
   };
   users: {
-    get(realmId: string, username: string): UserRecord | undefined;
-    getById(id: string): UserRecord | undefined;
-    list(realmId: string): UserRecord[];
-    insert(user: UserRecord): void;
-    setEnabled(realmId: string, username: string, enabled: boolean): boolean;
+    /** Usernames are unique per realm in any case, and found in any case. */
+    get(realmId: string, username: string): Promise<UserRecord | undefined>;
+    getById(id: string): Promise<UserRecord | undefined>;
+    list(realmId: string): Promise<UserRecord[]>;
+    /** False (nothing written) when the realm already has that username, in any case. */
+    insert(user: UserRecord): Promise<boolean>;
+    setEnabled(realmId: string, username: string, enabled: boolean): Promise<boolean>;
     /** Sets a new password hash and clears any lock. */
-    setPasswordHash(realmId: string, username: string, passwordHash: string): boolean;
+    setPasswordHash(realmId: string, username: string, passwordHash: string): Promise<boolean>;
     /** Compare-and-set (a rehash never overwrites a password changed meanwhile). */
-    replacePasswordHash(id: string, expected: string, next: string): boolean;
+    replacePasswordHash(id: string, expected: string, next: string): Promise<boolean>;
     /** One atomic step: concurrent failures all count. A locked user's failures do not extend the lock. */
-    recordLoginFailure(id: string, policy: LoginFailurePolicy): void;
-    recordLoginSuccess(id: string): void;
+    recordLoginFailure(id: string, policy: LoginFailurePolicy): Promise<void>;
+    recordLoginSuccess(id: string): Promise<void>;
   };
   sessions: {
-    get(id: string): SessionRecord | undefined;
-    /** Inserts with group commit: resolves once the session is on disk (one transaction per event-loop turn). */
+    get(id: string): Promise<SessionRecord | undefined>;
+    /** Inserts with group commit: resolves once the session is kept (the writes of one moment go together). */
     write(session: SessionRecord): Promise<void>;
-    /** Compare-and-set of the current refresh token id; false when it was not `expectedJti`. */
-    rotate(id: string, expectedJti: string, nextJti: string, expiresAt: number): boolean;
-    revoke(id: string, at: number): void;
+    /** Compare-and-set of the current refresh token id; false when it was not `expectedJti` (or the session is revoked). */
+    rotate(id: string, expectedJti: string, nextJti: string, expiresAt: number): Promise<boolean>;
+    revoke(id: string, at: number): Promise<void>;
     /** Ends every open session of a realm, or of one of its users or clients; returns how many. */
-    revokeAll(of: { realmId: string; userId?: string; clientId?: string }, at: number): number;
+    revokeAll(of: { realmId: string; userId?: string; clientId?: string }, at: number): Promise<number>;
     /** Deletes sessions that expired before `before`; returns how many. */
-    prune(before: number): number;
+    prune(before: number): Promise<number>;
   };
   keys: {
-    active(realmId: string): KeyRecord | undefined;
-    /** The kid of the realm's newest key (cheap: for every token). */
-    activeKid(realmId: string): string | undefined;
-    get(realmId: string, kid: string): KeyRecord | undefined;
-    list(realmId: string): KeyRecord[];
-    insert(key: KeyRecord): void;
+    active(realmId: string): Promise<KeyRecord | undefined>;
+    /** The kid of the realm's newest key. */
+    activeKid(realmId: string): Promise<string | undefined>;
+    get(realmId: string, kid: string): Promise<KeyRecord | undefined>;
+    /** Newest first. */
+    list(realmId: string): Promise<KeyRecord[]>;
+    insert(key: KeyRecord): Promise<void>;
   };
+  failures: FailureCounter;
   /**
-   * Failed authentications per caller address in fixed windows, shared by every worker process.
-   * An attempt in flight holds a reserved place in the count, released if it succeeds.
+   * The server-side key of the keyed hash of generated client secrets: made once per store (one
+   * database shared by replicas makes it once, whoever asks first) and the same ever after.
    */
-  failures: {
-    /** The failures and reservations counted for `key` in its current window (0 when it is over). */
-    count(key: string, now: number): FailureWindow;
-    add(key: string, windowMs: number, now: number): void;
-    /** One atomic step: counts one more for `key` unless that reaches past `limit`; `reserved` says which. */
-    reserve(key: string, limit: number, windowMs: number, now: number): FailureWindow & { reserved: boolean };
-    /** Gives a reservation back, if its window (`resetAt`) is still the current one. */
-    release(key: string, resetAt: number): void;
-    prune(now: number): number;
-  };
-  /** The server-side key of the keyed hash of generated client secrets (made once, kept in the store). */
-  secretHashKey(): Buffer;
+  secretHashKey(): Promise<Buffer>;
+  /** Writes what is queued (group commits) and lets go of what the store opened itself. */
+  close(): Promise<void>;
+}
+
+/**
+ * Failed authentications per caller address in fixed windows, shared by every process and replica
+ * (in the token store, or in Redis). An attempt in flight holds a reserved place in the count,
+ * released if it succeeds.
+ */
+export interface FailureCounter {
+  /** The failures and reservations counted for `key` in its current window (0 when it is over). */
+  count(key: string, now: number): Promise<FailureWindow>;
+  add(key: string, windowMs: number, now: number): Promise<void>;
+  /** One atomic step: counts one more for `key` unless that reaches past `limit`; `reserved` says which. */
+  reserve(key: string, limit: number, windowMs: number, now: number): Promise<FailureWindow & { reserved: boolean }>;
+  /** Gives a reservation back, if its window (`resetAt`) is still the current one. */
+  release(key: string, resetAt: number): Promise<void>;
+  /** Forgets windows over at `now`; returns how many (0 where they expire by themselves). */
+  prune(now: number): Promise<number>;
 }
 
 export interface FailureWindow {

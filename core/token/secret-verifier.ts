@@ -27,7 +27,8 @@ export function createSecretVerifier(opts: { hasher: SecretHasher; keyed: KeyedH
   const now = opts.now ?? Date.now;
   const processKey = randomBytes(32);
   const remembered = new Map<string, number>();
-  const inFlight = new Map<string, Promise<boolean>>();
+  /** Checks of one secret against one hash, waiting or running: they share the first one's computation. */
+  const flights = new Map<string, { pending?: Promise<boolean>; waiting: number }>();
   const dummyKeyed = keyed.hash(randomSecret());
   let dummySlow: Promise<string> | undefined;
 
@@ -36,26 +37,30 @@ export function createSecretVerifier(opts: { hasher: SecretHasher; keyed: KeyedH
   const isRemembered = (key: string) => (remembered.get(key) ?? 0) > now();
 
   async function check(key: string, secret: string, stored: string): Promise<boolean> {
-    try {
-      if (!(await hasher.matches(secret, stored))) return false;
-      if (remembered.size >= maxEntries) remembered.delete(remembered.keys().next().value as string);
-      remembered.set(key, now() + ttlMs);
-      return true;
-    } finally {
-      inFlight.delete(key);
-    }
+    if (!(await hasher.matches(secret, stored))) return false;
+    if (remembered.size >= maxEntries) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(key, now() + ttlMs);
+    return true;
   }
 
+  /**
+   * The first check of a secret queues for the pool; one arriving while it runs joins it; one
+   * that queued meanwhile (its place reserved before the first started) takes the first one's
+   * answer at its turn. The shared answer is forgotten once no check of it is waiting.
+   */
   function slow(attempt: Attempt, secret: string, stored: string): Promise<boolean> {
     const key = cacheKey(secret, stored);
     if (isRemembered(key)) return Promise.resolve(true);
-    const joined = inFlight.get(key);
-    if (joined) return attempt.join(joined);
+    let flight = flights.get(key);
+    if (flight?.pending) return attempt.join(flight.pending);
+    if (!flight) flights.set(key, (flight = { waiting: 0 }));
+    const f = flight;
+    f.waiting++;
     return attempt.queued(() => {
       if (isRemembered(key)) return Promise.resolve(true);
-      let pending = inFlight.get(key);
-      if (!pending) inFlight.set(key, (pending = check(key, secret, stored)));
-      return pending;
+      return (f.pending ??= check(key, secret, stored));
+    }).finally(() => {
+      if (--f.waiting === 0 && flights.get(key) === f) flights.delete(key);
     });
   }
 

@@ -1,5 +1,5 @@
 import { RateLimited } from '../shared/errors';
-import type { FailureWindow, TokenStore } from './ports';
+import type { FailureCounter, FailureWindow } from './ports';
 
 /**
  * Failed authentications per caller address in a fixed window. Rules:
@@ -9,49 +9,51 @@ import type { FailureWindow, TokenStore } from './ports';
  * - an attempt takes its place in the count (a reservation, one atomic statement) before its
  *   secret is hashed, and gives it back only if it succeeds: parallel attempts never get more
  *   hashes than the limit, however many arrive at once;
- * - the counts live in the store, so every worker process sees them.
+ * - the counts live in the store (or in Redis), so every worker process and replica sees them.
  */
 export interface FailureThrottle {
   /** Throws RateLimited when `key` used up its failures in the current window. */
-  check(key: string): void;
+  check(key: string): Promise<void>;
   /** Reserves a place for an attempt in flight, or throws RateLimited when none is left. */
-  reserve(key: string): Reservation;
+  reserve(key: string): Promise<Reservation>;
   /** Counts a failure that held no reservation (its check hashed nothing of its own). */
-  fail(key: string): void;
+  fail(key: string): Promise<void>;
 }
 
 export interface Reservation {
   /** The attempt succeeded (or failed for another reason than its credentials): not a failure. */
-  release(): void;
+  release(): Promise<void>;
 }
 
-export function createFailureThrottle(opts: { counter: TokenStore['failures']; limit: number; windowMs: number; now: () => number }): FailureThrottle {
+export function createFailureThrottle(opts: { counter: FailureCounter; limit: number; windowMs: number; now: () => number }): FailureThrottle {
   const { counter, limit, windowMs } = opts;
   const refuse = (w: FailureWindow, now: number) =>
     new RateLimited('Too many failed authentications; try again later', Math.max(1, Math.ceil((w.resetAt - now) / 1000)), { code: 'slow_down' });
   return {
-    check(key) {
+    async check(key) {
       const now = opts.now();
-      const w = counter.count(key, now);
+      const w = await counter.count(key, now);
       if (w.count >= limit) throw refuse(w, now);
     },
-    reserve(key) {
+    async reserve(key) {
       const now = opts.now();
-      const w = counter.reserve(key, limit, windowMs, now);
+      const w = await counter.reserve(key, limit, windowMs, now);
       if (!w.reserved) throw refuse(w, now);
       let open = true;
       return {
-        release() {
-          if (open) counter.release(key, w.resetAt);
+        async release() {
+          if (!open) return;
           open = false;
+          await counter.release(key, w.resetAt);
         },
       };
     },
     fail(key) {
-      counter.add(key, windowMs, opts.now());
+      return counter.add(key, windowMs, opts.now());
     },
   };
 }
 
+const nothing = async () => undefined;
 /** Never throttles (embedded uses that do their own limiting). */
-export const noThrottle: FailureThrottle = { check: () => undefined, reserve: () => ({ release: () => undefined }), fail: () => undefined };
+export const noThrottle: FailureThrottle = { check: nothing, reserve: async () => ({ release: nothing }), fail: nothing };

@@ -41,9 +41,9 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     keys: { key: (realmId, kid) => deps.keys.verificationKey(realmId, kid) },
   });
 
-  function resolveRealm(id: string | undefined): RealmRecord {
-    const realmId = !id || id === DEFAULT_REALM_ALIAS ? store.realms.getDefaultId() : id;
-    const realm = realmId ? store.realms.get(realmId) : undefined;
+  async function resolveRealm(id: string | undefined): Promise<RealmRecord> {
+    const realmId = !id || id === DEFAULT_REALM_ALIAS ? await store.realms.getDefaultId() : id;
+    const realm = realmId ? await store.realms.get(realmId) : undefined;
     if (!realm?.enabled) throw new RealmNotFound();
     return realm;
   }
@@ -64,25 +64,25 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   async function refreshSession(realm: RealmRecord, token: string, scopes: string | undefined, ctx: Ctx,
     client: (sessionClientId: string) => Promise<ClientRecord>): Promise<TokenResponse> {
     const claims = await issuer.verifyRefresh(realm, token);
-    const session = store.sessions.get(String(claims.sid));
+    const session = await store.sessions.get(String(claims.sid));
     if (!session || session.revokedAt !== null || session.realmId !== realm.id) throw new InvalidGrant();
     if (session.refreshJti !== claims.jti) {
-      store.sessions.revoke(session.id, clock.now());
+      await store.sessions.revoke(session.id, clock.now());
       throw new InvalidGrant('Refresh token was already used; the session has been ended');
     }
     const c = await client(session.clientId);
     if (c.clientId !== session.clientId) throw new InvalidGrant('Refresh token was issued to another client');
-    const user = session.userId ? store.users.getById(session.userId) : undefined;
+    const user = session.userId ? await store.users.getById(session.userId) : undefined;
     if (!c.enabled || (session.userId && !user?.enabled)) throw new InvalidGrant();
 
     const scope = grantScopes(parseScopes(session.scope), scopes);
     const next = { ...session, refreshJti: randomUUID(), expiresAt: clock.now() + realm.refreshTokenLifespan * 1000 };
-    if (!store.sessions.rotate(session.id, session.refreshJti, next.refreshJti, next.expiresAt)) throw new InvalidGrant();
+    if (!(await store.sessions.rotate(session.id, session.refreshJti, next.refreshJti, next.expiresAt))) throw new InvalidGrant();
     return issuer.issue({ realm, client: c, user, session: next, scope: scope.join(' ') }, ctx);
   }
 
   const refresh: TokenService['refresh'] = async (req, ctx = {}) => {
-    const realm = resolveRealm(req.realm);
+    const realm = await resolveRealm(req.realm);
     return auth.throttled(ctx, (attempt) => refreshSession(realm, req.refresh_token, req.scopes, ctx,
       (sessionClient) => auth.loginClient(attempt, realm, req.client_id || sessionClient, req.client_secret)));
   };
@@ -96,7 +96,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   async function active(realm: RealmRecord, token: string) {
     try {
       const { claims } = await verifier.verifyToken(token, { realm: realm.id });
-      const introspection = introspectionOf(store, realm, claims);
+      const introspection = await introspectionOf(store, realm, claims);
       return introspection && { claims, introspection };
     } catch (err) {
       if (err instanceof Unauthenticated) return undefined;
@@ -106,7 +106,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
 
   return {
     async issueForClient(req, ctx = {}) {
-      const realm = resolveRealm(req.realm);
+      const realm = await resolveRealm(req.realm);
       const grantType = req.grant_type || 'client_credentials';
       if (!['client_credentials', 'password', 'refresh_token'].includes(grantType)) throw new UnsupportedGrantType(grantType);
       const client = await auth.throttled(ctx, (attempt) => auth.client(attempt, realm, req.client_id, req.client_secret));
@@ -128,7 +128,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         return refresh({ ...req, refresh_token: req.refresh_token }, ctx);
       }
       if (grantType !== 'password') throw new UnsupportedGrantType(grantType);
-      const realm = resolveRealm(req.realm);
+      const realm = await resolveRealm(req.realm);
       const { client, user } = await auth.throttled(ctx, async (attempt) => ({
         client: await auth.loginClient(attempt, realm, req.client_id, req.client_secret),
         user: await auth.user(attempt, realm, req.username ?? '', req.password ?? ''),
@@ -141,21 +141,21 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     async introspect(req) {
       // spec: the introspection realm is mandatory, so it never falls back to the default realm.
       if (!req.realm) throw new InvalidRequest('realm is required for introspection');
-      const realm = resolveRealm(req.realm);
+      const realm = await resolveRealm(req.realm);
       if (!req.token) return { active: 'false' };
       return (await active(realm, req.token))?.introspection ?? { active: 'false' };
     },
 
     async revoke(req) {
-      const realm = resolveRealm(req.realm);
+      const realm = await resolveRealm(req.realm);
       if (!req.token) return;
       const refreshClaims = await issuer.verifyRefresh(realm, req.token).catch(() => undefined);
       const sid = refreshClaims?.sid ?? (await verifier.verifyToken(req.token, { realm: realm.id }).catch(() => undefined))?.claims.sid;
-      if (sid) store.sessions.revoke(String(sid), clock.now());
+      if (sid) await store.sessions.revoke(String(sid), clock.now());
     },
 
     async userinfo(req) {
-      const realm = resolveRealm(req.realm);
+      const realm = await resolveRealm(req.realm);
       if (!req.authorization?.trim()) throw new MissingCredentials();
       const token = bearerToken(req.authorization);
       const found = token ? await active(realm, token) : undefined;
@@ -163,8 +163,8 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       return userinfoOf(found.claims);
     },
 
-    realm: async (req) => realmInfo(resolveRealm(req.realm)),
-    jwks: async (req) => deps.keys.jwks(resolveRealm(req.realm).id),
+    realm: async (req) => realmInfo(await resolveRealm(req.realm)),
+    jwks: async (req) => deps.keys.jwks((await resolveRealm(req.realm)).id),
     health: async () => ({ msg: 'ok' }),
   };
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { openTokenCore, type TokenCore } from '../../core/token';
+import { TOKEN_PG_MIGRATIONS } from '../../core/token/postgres/schema';
 import type { KeyGenerator } from '../../core/token/keys';
 import type { SecretHasher } from '../../core/token/secrets';
 import { TOKEN_PREFIX } from '../../rest/token/prefix';
@@ -41,8 +42,16 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
   // Keycloak's audience for its own account endpoints (userinfo).
   audience: 'account',
   config: Settings,
-  open: ({ config, clock, audiences, fairPool }, { admin }) => openTokenCore({
+  migrations: TOKEN_PG_MIGRATIONS,
+  open: ({ config, clock, audiences, fairPool, log, postgres, redis }, { admin }) => openTokenCore({
     file: join(config.PLATFORM_DATA_DIR, 'token.db'),
+    postgres,
+    redis: redis && {
+      client: redis,
+      prefix: `${config.REDIS_KEY_PREFIX}token:failures:`,
+      onOutage: (err) => log.error({ err: err.message }, 'token: Redis does not answer; the failed-authentication throttle is off until it does (lockouts still count)'),
+      onRecovery: () => log.info('token: Redis answers again; the failed-authentication throttle is back'),
+    },
     publicUrl: config.PUBLIC_URL,
     clock,
     durable: admin,

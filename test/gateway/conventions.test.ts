@@ -161,7 +161,7 @@ describe('a gateway whose subgraph is down', () => {
     await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
     token = await startInTemp('token');
     // As `platform realm create` would, against the running server's data dir.
-    const admin = openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     realm = (await admin.admin.createRealm({ name: 'far' })).id;
     admin.close();
     const dead = `http://127.0.0.1:${await freePort()}/graphql`;

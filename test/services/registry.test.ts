@@ -20,7 +20,7 @@ describe('a service added to the registry alone is found by every part of the pl
     server = await startInTemp('all', { NOTES_GREETING: 'hi there' }, modules);
     const boot = server.bootstrap!.values;
     // As `platform client create` would: a client holding the notes service's role.
-    const admin = openTokenCore({ file: join(server.dataDir, 'token.db'), publicUrl: server.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({ file: join(server.dataDir, 'token.db'), publicUrl: server.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const c = await admin.admin.createClient({ realm: boot.realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'acme' });
     admin.close();
     const token = async (id: string, secret: string) =>
@@ -114,7 +114,7 @@ describe('a service running apart from the token service', () => {
     token = await startInTemp('token', {}, modules);
     // No token service in this process: keys come from the JWKS of AUTH_ISSUER_URL.
     notes = await startInTemp('notes', { AUTH_ISSUER_URL: token.url }, modules);
-    const admin = openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const realm = (await admin.admin.createRealm({ name: 'far' })).id;
     const c = await admin.admin.createClient({ realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'far-tenant' });
     admin.close();

@@ -60,7 +60,7 @@ export const testTokenCore = (clock: Clock, opts: FixtureOptions = {}) =>
  */
 export async function tokenFixture(opts: FixtureOptions = {}): Promise<TokenFixture> {
   const clock = testClock();
-  const core = testTokenCore(clock, opts);
+  const core = await testTokenCore(clock, opts);
   const realm = (await core.admin.createRealm({ name: 'main' })).id;
   const otherRealm = (await core.admin.createRealm({ name: 'other' })).id;
   const c = await core.admin.createClient({ realm, clientId: 'svc-a', roles: ['search:read', 'search:write'], scopes: ['openid', 'profile', 'email', 'search'] });

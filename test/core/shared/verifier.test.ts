@@ -25,7 +25,7 @@ let issuedAt: number;
 beforeAll(async () => {
   const clock = testClock();
   issuedAt = clock.now();
-  core = testTokenCore(clock);
+  core = await testTokenCore(clock);
   realm = (await core.admin.createRealm({ name: 'main' })).id;
   otherRealm = (await core.admin.createRealm({ name: 'other' })).id;
   const [client, alice] = await Promise.all([
@@ -47,7 +47,7 @@ const verifierAt = (offsetSec = 0, opts: Partial<VerifierOptions> = {}) =>
 
 /** Signs `claims` with a realm's real key (or overrides), to build tokens the issuer would never make. */
 async function forge(claims: Record<string, unknown>, opts: { realm?: string; kid?: string; typ?: string } = {}): Promise<string> {
-  const { kid, key } = core.keys.signingKey(opts.realm ?? realm);
+  const { kid, key } = await core.keys.signingKey(opts.realm ?? realm);
   return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: opts.typ ?? 'at+jwt', kid: opts.kid ?? kid }).sign(key);
 }
 
@@ -220,12 +220,12 @@ describe('createTokenVerifier with remoteJwksKeySource', () => {
   const requests: string[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    server = createServer(async (req, res) => {
       requests.push(req.url ?? '');
       const m = /^\/auth\/api\/v1\/realms\/([^/]+)\/protocol\/openid-connect\/certs$/.exec(req.url ?? '');
-      const known = m && core.store.realms.get(decodeURIComponent(m[1]!));
+      const known = m && (await core.store.realms.get(decodeURIComponent(m[1]!)));
       res.writeHead(known ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(known ? core.keys.jwks(known.id) : { detail: 'Realm not found' }));
+      res.end(JSON.stringify(known ? await core.keys.jwks(known.id) : { detail: 'Realm not found' }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -19,10 +19,10 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
   });
 
   it('stores a created and a rotated secret as HMAC-SHA-256, never the secret, and checks it without scrypt', async () => {
-    const core = open(join(dir, 'token.db'));
+    const core = await open(join(dir, 'token.db'));
     const realm = (await core.admin.createRealm({ name: 'r' })).id;
     const created = await core.admin.createClient({ realm, clientId: 'svc' });
-    const stored = core.store.clients.get(realm, 'svc')!.secretHash!;
+    const stored = (await core.store.clients.get(realm, 'svc'))!.secretHash!;
     expect(stored).toMatch(KEYED);
     expect(stored).not.toContain(created.client_secret);
 
@@ -33,32 +33,32 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
     expect(scrypt).not.toHaveBeenCalled();
 
     const rotated = await core.admin.rotateClientSecret(realm, 'svc');
-    expect(core.store.clients.get(realm, 'svc')!.secretHash).toMatch(KEYED);
+    expect((await core.store.clients.get(realm, 'svc'))!.secretHash).toMatch(KEYED);
     await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: created.client_secret })).rejects.toBeInstanceOf(AuthenticationFailed);
     await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: rotated.client_secret })).resolves.toBeDefined();
-    core.close();
+    await core.close();
   });
 
   it('keeps the key in token.db, so a restarted process (or a restored copy) still verifies', async () => {
     const file = join(dir, 'token.db');
-    const first = open(file);
+    const first = await open(file);
     const realm = (await first.admin.createRealm({ name: 'r' })).id;
     const { client_secret } = await first.admin.createClient({ realm, clientId: 'svc' });
-    first.close();
-    const again = open(file);
+    await first.close();
+    const again = await open(file);
     await expect(again.service.issueForClient({ realm, client_id: 'svc', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
-    again.close();
+    await again.close();
   });
 
   describe('a data directory from before the keyed hash', () => {
     /** token.db as the previous version left it: schema 3, no hash key, the client's secret as scrypt. */
     async function oldDataDir() {
       const file = join(dir, 'token.db');
-      const core = open(file);
+      const core = await open(file);
       const realm = (await core.admin.createRealm({ name: 'r' })).id;
       const { client_secret } = await core.admin.createClient({ realm, clientId: 'old' });
       const scryptHash = await fastHasher.hash(client_secret);
-      core.close();
+      await core.close();
       const db = new Database(file);
       db.prepare('UPDATE clients SET secret_hash = ? WHERE client_id = ?').run(scryptHash, 'old');
       db.prepare("DELETE FROM meta WHERE key = 'secret_hash_key'").run();
@@ -66,41 +66,41 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
       db.close();
       return { file, realm, client_secret };
     }
-    const hashOf = (core: TokenCore, realm: string) => core.store.clients.get(realm, 'old')!.secretHash!;
+    const hashOf = async (core: TokenCore, realm: string) => (await core.store.clients.get(realm, 'old'))!.secretHash!;
 
     it('verifies an old scrypt secret, then keeps it as the keyed hash, which later requests check without scrypt', async () => {
       const { file, realm, client_secret } = await oldDataDir();
-      const core = open(file);
-      expect(hashOf(core, realm)).toMatch(/^scrypt\$1024\$/);
+      const core = await open(file);
+      expect(await hashOf(core, realm)).toMatch(/^scrypt\$1024\$/);
 
       await expect(core.service.issueForClient({ realm, client_id: 'old', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
-      expect(hashOf(core, realm)).toMatch(KEYED);
-      core.close();
+      expect(await hashOf(core, realm)).toMatch(KEYED);
+      await core.close();
 
-      const restarted = open(file);
+      const restarted = await open(file);
       const scrypt = jest.spyOn(crypto, 'scrypt');
       await expect(restarted.service.issueForClient({ realm, client_id: 'old', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
       expect(scrypt).not.toHaveBeenCalled();
-      restarted.close();
+      await restarted.close();
     });
 
     it('leaves the old hash alone after a wrong secret', async () => {
       const { file, realm } = await oldDataDir();
-      const core = open(file);
-      const before = hashOf(core, realm);
+      const core = await open(file);
+      const before = await hashOf(core, realm);
       await expect(core.service.issueForClient({ realm, client_id: 'old', client_secret: 'y'.repeat(43) })).rejects.toBeInstanceOf(AuthenticationFailed);
-      expect(hashOf(core, realm)).toBe(before);
-      core.close();
+      expect(await hashOf(core, realm)).toBe(before);
+      await core.close();
     });
   });
 
   it('keeps a secret a person chose with scrypt, as a password, and does not move it to the fast hash', async () => {
-    const core = open(join(dir, 'token.db'));
+    const core = await open(join(dir, 'token.db'));
     const realm = (await core.admin.createRealm({ name: 'r' })).id;
     await core.admin.createClient({ realm, clientId: 'chosen', secret: 'our team secret 2026' });
-    expect(core.store.clients.get(realm, 'chosen')!.secretHash).toMatch(/^scrypt\$/);
+    expect((await core.store.clients.get(realm, 'chosen'))!.secretHash).toMatch(/^scrypt\$/);
     await expect(core.service.issueForClient({ realm, client_id: 'chosen', client_secret: 'our team secret 2026' })).resolves.toBeDefined();
-    expect(core.store.clients.get(realm, 'chosen')!.secretHash).toMatch(/^scrypt\$/);
-    core.close();
+    expect((await core.store.clients.get(realm, 'chosen'))!.secretHash).toMatch(/^scrypt\$/);
+    await core.close();
   });
 });

@@ -167,21 +167,21 @@ describe('rehash on login', () => {
   it('redoes a hash made with weaker parameters after the next successful login, and the old password still works', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rehash-'));
     const file = join(dir, 'token.db');
-    const weak = openTokenCore({ file, publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
+    const weak = await openTokenCore({ file, publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
     const realm = (await weak.admin.createRealm({ name: 'r' })).id;
     await weak.admin.createUser({ realm, username: 'old', password: 'an old password' });
     // A secret a person chose is kept with the slow hash, like a password.
     const { client_secret } = await weak.admin.createClient({ realm, clientId: 'old-client', secret: 'a secret a person chose' });
-    weak.close();
+    await weak.close();
 
     const stronger = scryptHasher({ N: 2 ** 11, r: 8, p: 1 });
-    const core = openTokenCore({ file, publicUrl: 'http://x', hasher: stronger, generateKey: pooledKeys });
-    const stored = () => [core.store.users.get(realm, 'old')!.passwordHash, core.store.clients.get(realm, 'old-client')!.secretHash!];
-    expect(stored().every((h) => h.startsWith('scrypt$1024$'))).toBe(true);
+    const core = await openTokenCore({ file, publicUrl: 'http://x', hasher: stronger, generateKey: pooledKeys });
+    const stored = async () => [(await core.store.users.get(realm, 'old'))!.passwordHash, (await core.store.clients.get(realm, 'old-client'))!.secretHash!];
+    expect((await stored()).every((h) => h.startsWith('scrypt$1024$'))).toBe(true);
     await core.service.loginUser({ realm, username: 'old', password: 'an old password' });
     await core.service.issueForClient({ realm, client_id: 'old-client', client_secret });
-    for (let i = 0; i < 100 && !stored().every((h) => h.startsWith('scrypt$2048$')); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(stored().every((h) => h.startsWith('scrypt$2048$'))).toBe(true);
+    for (let i = 0; i < 100 && !(await stored()).every((h) => h.startsWith('scrypt$2048$')); i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await stored()).every((h) => h.startsWith('scrypt$2048$'))).toBe(true);
     await expect(core.service.loginUser({ realm, username: 'old', password: 'an old password' })).resolves.toMatchObject({ token_type: 'Bearer' });
     await expect(core.service.issueForClient({ realm, client_id: 'old-client', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
     core.close();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { AuthenticationFailed } from '../../../core/token/errors';
-import { sqliteTokenStore } from '../../../core/token/sqlite-store';
+import { sqliteTokenStore } from '../../../core/token/sqlite';
 import { createFailureThrottle } from '../../../core/token/throttle';
 import { RateLimited } from '../../../core/shared/errors';
 import { testClock, testTokenCore } from '../../shared/helpers';
@@ -11,87 +11,82 @@ import { testClock, testTokenCore } from '../../shared/helpers';
 const memoryCounter = () => sqliteTokenStore(':memory:').failures;
 
 describe('the failed-authentication throttle', () => {
-  it('refuses a key past its limit until the window ends, telling when to retry', () => {
+  it('refuses a key past its limit until the window ends, telling when to retry', async () => {
     const clock = testClock();
     const t = createFailureThrottle({ counter: memoryCounter(), limit: 2, windowMs: 60_000, now: clock.now });
-    t.fail('a');
-    t.check('a');
-    t.fail('a');
-    let err: unknown;
-    try {
-      t.check('a');
-    } catch (e) {
-      err = e;
-    }
+    await t.fail('a');
+    await t.check('a');
+    await t.fail('a');
+    const err = await t.check('a').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimited);
     expect((err as RateLimited).retryAfterSeconds).toBe(60);
-    expect(() => t.check('b')).not.toThrow();
+    await expect(t.check('b')).resolves.toBeUndefined();
     clock.advance(45_000);
-    expect(() => t.check('a')).toThrow(expect.objectContaining({ retryAfterSeconds: 15 }));
+    await expect(t.check('a')).rejects.toThrow(expect.objectContaining({ retryAfterSeconds: 15 }));
     clock.advance(15_000);
-    expect(() => t.check('a')).not.toThrow();
+    await expect(t.check('a')).resolves.toBeUndefined();
   });
 
-  it('is shared by every process using the same store (worker processes), and expired windows are pruned', () => {
+  it('is shared by every process using the same store (worker processes), and expired windows are pruned', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'throttle-'));
     const [one, two] = [sqliteTokenStore(join(dir, 'token.db')), sqliteTokenStore(join(dir, 'token.db'))];
     const clock = testClock();
     const a = createFailureThrottle({ counter: one.failures, limit: 2, windowMs: 60_000, now: clock.now });
     const b = createFailureThrottle({ counter: two.failures, limit: 2, windowMs: 60_000, now: clock.now });
-    a.fail('10.0.0.1');
-    b.fail('10.0.0.1');
-    expect(() => a.check('10.0.0.1')).toThrow(RateLimited);
-    expect(() => b.check('10.0.0.1')).toThrow(RateLimited);
+    await a.fail('10.0.0.1');
+    await b.fail('10.0.0.1');
+    await expect(a.check('10.0.0.1')).rejects.toThrow(RateLimited);
+    await expect(b.check('10.0.0.1')).rejects.toThrow(RateLimited);
     clock.advance(60_000);
-    expect(one.failures.prune(clock.now())).toBe(1);
-    expect(() => b.check('10.0.0.1')).not.toThrow();
-    one.close();
-    two.close();
+    expect(await one.failures.prune(clock.now())).toBe(1);
+    await expect(b.check('10.0.0.1')).resolves.toBeUndefined();
+    await one.close();
+    await two.close();
     rmSync(dir, { recursive: true, force: true });
   });
 });
 
 describe('reservations: an attempt in flight counts against the limit', () => {
-  it('reserves at most the limit, atomically, and gives a place back on release', () => {
+  it('reserves at most the limit, atomically, and gives a place back on release', async () => {
     const clock = testClock();
     const t = createFailureThrottle({ counter: memoryCounter(), limit: 3, windowMs: 60_000, now: clock.now });
-    const held = [t.reserve('a'), t.reserve('a'), t.reserve('a')];
-    expect(() => t.reserve('a')).toThrow(RateLimited);
-    expect(() => t.check('a')).toThrow(RateLimited);
-    expect(() => t.reserve('b')).not.toThrow();
-    held[0]!.release();
-    held[0]!.release(); // a second release gives nothing more back
-    const again = t.reserve('a');
-    expect(() => t.reserve('a')).toThrow(RateLimited);
-    again.release();
+    const held = await Promise.all([t.reserve('a'), t.reserve('a'), t.reserve('a')]);
+    await expect(t.reserve('a')).rejects.toThrow(RateLimited);
+    await expect(t.check('a')).rejects.toThrow(RateLimited);
+    await expect(t.reserve('b')).resolves.toBeDefined();
+    await held[0]!.release();
+    await held[0]!.release(); // a second release gives nothing more back
+    const again = await t.reserve('a');
+    await expect(t.reserve('a')).rejects.toThrow(RateLimited);
+    await again.release();
     clock.advance(60_000);
-    expect(() => [t.reserve('a'), t.reserve('a'), t.reserve('a')]).not.toThrow();
+    await expect(Promise.all([t.reserve('a'), t.reserve('a'), t.reserve('a')])).resolves.toHaveLength(3);
   });
 
-  it('does not give back a place of a window that is over (the new window never goes below zero)', () => {
+  it('does not give back a place of a window that is over (the new window never goes below zero)', async () => {
     const clock = testClock();
     const t = createFailureThrottle({ counter: memoryCounter(), limit: 1, windowMs: 60_000, now: clock.now });
-    const old = t.reserve('a');
+    const old = await t.reserve('a');
     clock.advance(60_000);
-    const current = t.reserve('a');
-    old.release();
-    expect(() => t.reserve('a')).toThrow(RateLimited);
-    current.release();
-    expect(() => t.reserve('a')).not.toThrow();
+    const current = await t.reserve('a');
+    await old.release();
+    await expect(t.reserve('a')).rejects.toThrow(RateLimited);
+    await current.release();
+    await expect(t.reserve('a')).resolves.toBeDefined();
   });
 
-  it('shares reservations between processes using the same store', () => {
+  it('shares reservations between processes using the same store', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'throttle-'));
     const [one, two] = [sqliteTokenStore(join(dir, 'token.db')), sqliteTokenStore(join(dir, 'token.db'))];
     const clock = testClock();
     const a = createFailureThrottle({ counter: one.failures, limit: 2, windowMs: 60_000, now: clock.now });
     const b = createFailureThrottle({ counter: two.failures, limit: 2, windowMs: 60_000, now: clock.now });
-    a.reserve('10.0.0.9');
-    b.reserve('10.0.0.9');
-    expect(() => a.reserve('10.0.0.9')).toThrow(RateLimited);
-    expect(() => b.reserve('10.0.0.9')).toThrow(RateLimited);
-    one.close();
-    two.close();
+    await a.reserve('10.0.0.9');
+    await b.reserve('10.0.0.9');
+    await expect(a.reserve('10.0.0.9')).rejects.toThrow(RateLimited);
+    await expect(b.reserve('10.0.0.9')).rejects.toThrow(RateLimited);
+    await one.close();
+    await two.close();
     rmSync(dir, { recursive: true, force: true });
   });
 });
@@ -99,7 +94,7 @@ describe('reservations: an attempt in flight counts against the limit', () => {
 describe('the token service under the throttle', () => {
   const setup = async () => {
     const clock = testClock();
-    const core = testTokenCore(clock, { authFailuresPerMinute: 3 });
+    const core = await testTokenCore(clock, { authFailuresPerMinute: 3 });
     const realm = (await core.admin.createRealm({ name: 'main' })).id;
     const { client_secret } = await core.admin.createClient({ realm, clientId: 'svc' });
     await core.admin.createUser({ realm, username: 'ann', password: 'correct horse' });
@@ -152,7 +147,7 @@ describe('the token service under the throttle', () => {
     }
     const tokens = await Promise.all(Array.from({ length: 20 }, () => core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from)));
     expect(tokens.every((t) => t.token_type === 'Bearer')).toBe(true);
-    expect(core.store.failures.count('10.0.0.6', Date.UTC(2026, 0, 1)).count).toBe(0);
+    expect((await core.store.failures.count('10.0.0.6', Date.UTC(2026, 0, 1))).count).toBe(0);
     core.close();
   });
 

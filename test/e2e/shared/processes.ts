@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './server';
+import { childEnv, ROOT } from './server';
 
 export interface PlatformProcess {
   child: ChildProcessWithoutNullStreams;
@@ -11,7 +11,7 @@ export interface PlatformProcess {
 
 /** `node dist/bin/platform.js <args>` (built by npm test before jest) once it says it is ready: `start`, `serve <name>`. */
 export function startPlatformProcess(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<PlatformProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { cwd: ROOT, env: childEnv(env) });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

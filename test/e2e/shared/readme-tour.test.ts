@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapPath } from '../../../services/shared/cli';
 import { expectGraphqlTour, expectRestTour, readmeScript, startPlatformProcess, stopProcess, STRICT_PRELUDE } from './processes';
-import { freePort, ROOT, run } from './server';
+import { childEnv, freePort, ROOT, run } from './server';
 
 const npmStart = (env: Record<string, string>) => startPlatformProcess(['start'], env);
 const stop = stopProcess;
@@ -69,7 +69,7 @@ describe('the first start at a terminal', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'platform-tty-'));
     const port = String(await freePort());
     const cmd = `${process.execPath} ${join(ROOT, 'dist', 'bin', 'platform.js')} start`;
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: { ...process.env, PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' } });
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: childEnv({ PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' }) });
     let out = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);

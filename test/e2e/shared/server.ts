@@ -48,6 +48,18 @@ export async function startInTemp(role = 'all', env: Record<string, string> = {}
 
 export const ROOT = join(__dirname, '..', '..', '..');
 
+/**
+ * The environment of a process a test starts: this one's, without the shared stores. DATABASE_URL
+ * and REDIS_URL (set for the PostgreSQL and Redis suites) reach a started platform or command only
+ * when the test passes them in `env`, so processes of different test files never meet in one
+ * database or under one Redis prefix, and a command administers the same store as the server it
+ * goes with.
+ */
+export function childEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _db, REDIS_URL: _redis, ...rest } = process.env;
+  return { ...rest, ...env };
+}
+
 export interface Ran {
   status: number | null;
   stdout: string;
@@ -57,7 +69,7 @@ export interface Ran {
 /** Runs a command without blocking the event loop (servers under test answer from this process). */
 export function run(cmd: string, args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, npm_config_loglevel: 'error', ...opts.env } });
+    const child = spawn(cmd, args, { cwd: ROOT, env: childEnv({ npm_config_loglevel: 'error', ...opts.env }) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, ROOT } from './server';
+import { childEnv, freePort, ROOT } from './server';
 
 const workersOf = (pid: number) => {
   try {
@@ -23,7 +23,7 @@ describe('platform start with two worker processes', () => {
   beforeAll(async () => {
     const port = String(await freePort());
     child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], {
-      cwd: ROOT, env: { ...process.env, PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '2', AUTH_FAILURES_PER_MINUTE: '3', LOG_LEVEL: 'warn' },
+      cwd: ROOT, env: childEnv({ PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '2', AUTH_FAILURES_PER_MINUTE: '3', LOG_LEVEL: 'warn' }),
     });
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));

@@ -47,7 +47,7 @@ describe('a flood of wrong credentials from one address', () => {
     const token = server.instances.token as unknown as TokenCore;
     // A client whose secret is still an scrypt hash, as a data directory from before keeps it.
     const { client_secret } = await token.admin.createClient({ realm: boot.realm!, clientId: 'legacy' });
-    token.store.clients.setSecretHash(boot.realm!, 'legacy', await counter.inner.hash(client_secret));
+    await token.store.clients.setSecretHash(boot.realm!, 'legacy', await counter.inner.hash(client_secret));
     for (const username of ['victim', 'victim2']) await token.admin.createUser({ realm: boot.realm!, username, password: 'the victim password' });
   });
   afterAll(() => server?.stop());

@@ -416,12 +416,12 @@ describe('authentication failures', () => {
     const wrongSecret = await clientFailure({ client_id: 'svc-a', client_secret: 'not-the-secret-at-all' });
     const unknownClient = await clientFailure({ client_id: 'svc-nobody', client_secret: f.client.client_secret });
     const basicWrong = await request(f.app).post(TOKEN).set('Authorization', basic('svc-a', 'nope'));
-    f.core.admin.setClientEnabled(f.realm, 'svc-a', false);
+    await f.core.admin.setClientEnabled(f.realm, 'svc-a', false);
     let disabledClient: request.Response;
     try {
       disabledClient = await clientFailure(f.client);
     } finally {
-      f.core.admin.setClientEnabled(f.realm, 'svc-a', true);
+      await f.core.admin.setClientEnabled(f.realm, 'svc-a', true);
     }
 
     for (const res of [wrongSecret, unknownClient, basicWrong, disabledClient]) {
@@ -435,12 +435,12 @@ describe('authentication failures', () => {
   it('answers the login endpoint\'s user failures with 401 and one identical body', async () => {
     const wrongPassword = await userFailure({ username: 'alice', password: 'not the password' });
     const unknownUser = await userFailure({ username: 'mallory', password: f.user.password });
-    f.core.admin.setUserEnabled(f.realm, 'alice', false);
+    await f.core.admin.setUserEnabled(f.realm, 'alice', false);
     let disabledUser: request.Response;
     try {
       disabledUser = await userFailure(f.user);
     } finally {
-      f.core.admin.setUserEnabled(f.realm, 'alice', true);
+      await f.core.admin.setUserEnabled(f.realm, 'alice', true);
     }
 
     for (const res of [wrongPassword, unknownUser, disabledUser]) {
@@ -460,12 +460,12 @@ describe('authentication failures', () => {
   });
 
   it('lets a re-enabled user and client authenticate again', async () => {
-    f.core.admin.setUserEnabled(f.realm, 'alice', false);
-    f.core.admin.setClientEnabled(f.realm, 'svc-a', false);
+    await f.core.admin.setUserEnabled(f.realm, 'alice', false);
+    await f.core.admin.setClientEnabled(f.realm, 'svc-a', false);
     expect((await userFailure(f.user)).status).toBe(401);
     expect((await clientFailure(f.client)).status).toBe(401);
-    f.core.admin.setUserEnabled(f.realm, 'alice', true);
-    f.core.admin.setClientEnabled(f.realm, 'svc-a', true);
+    await f.core.admin.setUserEnabled(f.realm, 'alice', true);
+    await f.core.admin.setClientEnabled(f.realm, 'svc-a', true);
     expectTokenResponse(await request(f.app).post(LOGIN).query(f.user));
     expectTokenResponse(await request(f.app).post(TOKEN).query(f.client));
   });
@@ -501,7 +501,7 @@ describe('lockout after repeated wrong passwords', () => {
     const f = await tokenFixture();
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => login(f, `wrong-${i}`)));
     expect(answers.every((r) => r.status === 401)).toBe(true);
-    expect(f.core.admin.listUsers(f.realm).find((u) => u.username === 'alice')?.locked).toBe(true);
+    expect((await f.core.admin.listUsers(f.realm)).find((u) => u.username === 'alice')?.locked).toBe(true);
     expect((await login(f, f.user.password)).status).toBe(401);
   });
 

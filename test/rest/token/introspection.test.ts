@@ -111,7 +111,7 @@ describe('POST /oauth/connect/introspect: active tokens', () => {
 
   it('renders a verified email as the string "true"', async () => {
     // The admin API has no way to verify an email yet, so the user is put in the store directly.
-    f.core.store.users.insert({
+    await f.core.store.users.insert({
       id: randomUUID(), realmId: f.realm, username: 'vera', passwordHash: await fastHasher.hash('vera password 1'),
       enabled: true, roles: [], tenantId: f.realm, email: 'vera@example.test', emailVerified: true,
       failedLogins: 0, lockedUntil: null, createdAt: f.clock.now(),
@@ -257,7 +257,7 @@ describe('POST /oauth/connect/introspect: anything else reads exactly {"active":
     const g = await tokenFixture();
     const t = await userTokens(g);
     expect((await introspect(g, t.access_token)).active).toBe('true');
-    g.core.admin.setUserEnabled(g.realm, 'alice', false);
+    await g.core.admin.setUserEnabled(g.realm, 'alice', false);
     expect(await introspect(g, t.access_token)).toEqual(INACTIVE);
   });
 
@@ -265,7 +265,7 @@ describe('POST /oauth/connect/introspect: anything else reads exactly {"active":
     const g = await tokenFixture();
     const t = await clientTokens(g);
     expect((await introspect(g, t.access_token)).active).toBe('true');
-    g.core.admin.setClientEnabled(g.realm, 'svc-a', false);
+    await g.core.admin.setClientEnabled(g.realm, 'svc-a', false);
     expect(await introspect(g, t.access_token)).toEqual(INACTIVE);
   });
 });

@@ -1,5 +1,5 @@
-import { fromJson, type Row } from '../shared/sqlite';
-import type { ClientRecord, KeyRecord, RealmRecord, SessionRecord, UserRecord } from './ports';
+import { fromJson, type Row } from '../../shared/sqlite';
+import type { ClientRecord, KeyRecord, RealmRecord, SessionRecord, UserRecord } from '../ports';
 
 /** Rows of token.db as records (the store's column names are snake_case, records camelCase). */
 export const realm = (r: Row): RealmRecord => ({

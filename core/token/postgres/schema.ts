@@ -1,0 +1,73 @@
+/**
+ * The token service's tables in a shared PostgreSQL database (`token_` before each name; the scope
+ * `token` in platform_migrations): what token.db holds, for every replica at once. Instants are
+ * TIMESTAMPTZ (the stores are given epoch milliseconds and answer them), lists JSONB. Realm names
+ * and usernames are unique in any case, as token.db's NOCASE columns are.
+ */
+export const TOKEN_PG_MIGRATIONS = [
+  `
+  CREATE TABLE token_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE token_realms (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    enabled BOOLEAN NOT NULL,
+    access_ttl INTEGER NOT NULL,
+    refresh_ttl INTEGER NOT NULL,
+    refresh_secret TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL
+  );
+  CREATE UNIQUE INDEX token_realms_name ON token_realms (lower(name));
+  CREATE TABLE token_clients (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL REFERENCES token_realms (id),
+    client_id TEXT NOT NULL,
+    secret_hash TEXT,
+    enabled BOOLEAN NOT NULL,
+    roles JSONB NOT NULL,
+    scopes JSONB NOT NULL,
+    tenant_id TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    UNIQUE (realm_id, client_id)
+  );
+  CREATE TABLE token_users (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL REFERENCES token_realms (id),
+    username TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    enabled BOOLEAN NOT NULL,
+    roles JSONB NOT NULL,
+    tenant_id TEXT NOT NULL,
+    email TEXT,
+    email_verified BOOLEAN NOT NULL,
+    failed_logins INTEGER NOT NULL DEFAULT 0,
+    locked_until TIMESTAMPTZ,
+    created_at TIMESTAMPTZ NOT NULL
+  );
+  CREATE UNIQUE INDEX token_users_name ON token_users (realm_id, lower(username));
+  CREATE TABLE token_keys (
+    realm_id TEXT NOT NULL REFERENCES token_realms (id),
+    kid TEXT NOT NULL,
+    alg TEXT NOT NULL,
+    private_pem TEXT NOT NULL,
+    public_jwk JSONB NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (realm_id, kid)
+  );
+  CREATE INDEX token_keys_newest ON token_keys (realm_id, created_at DESC);
+  -- Every token writes a session: one index besides the key (a user's sessions, to end them);
+  -- pruning every ten minutes may scan.
+  CREATE TABLE token_sessions (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    user_id TEXT,
+    scope TEXT NOT NULL,
+    refresh_jti TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL,
+    revoked_at TIMESTAMPTZ
+  );
+  CREATE INDEX token_sessions_user ON token_sessions (user_id) WHERE user_id IS NOT NULL;
+  CREATE TABLE token_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at TIMESTAMPTZ NOT NULL);
+  `,
+];

@@ -1,0 +1,159 @@
+import { groupCommit, openDatabase, statements, toJson, type Db } from '../../shared/sqlite';
+import type { ClientRecord, FailureCounter, KeyRecord, SessionRecord, TokenStore } from '../ports';
+import * as row from './rows';
+import { tokenMigrations } from './schema';
+
+const bool = (b: boolean) => (b ? 1 : 0);
+
+/** A synchronous function as the port's asynchronous one (SQLite answers at once; errors become rejections). */
+const later = <A extends unknown[], R>(f: (...args: A) => R) => async (...args: A): Promise<R> => f(...args);
+
+/**
+ * The embedded token store: one SQLite file (or `:memory:`), shared by worker processes in WAL mode.
+ * Each step is one statement or one transaction, which SQLite runs one writer at a time across the
+ * processes sharing the file.
+ */
+export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {}): TokenStore & { db: Db } {
+  const db = openDatabase(file, tokenMigrations, opts);
+  const { one, many, run } = statements(db);
+
+  const getMeta = one('SELECT value FROM meta WHERE key = ?', (r) => r.value as string);
+  const setMeta = run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  const insertClient = run(
+    `INSERT INTO clients (id, realm_id, client_id, secret_hash, enabled, roles, scopes, tenant_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING`,
+  );
+  const clientRow = (c: ClientRecord) =>
+    insertClient(c.id, c.realmId, c.clientId, c.secretHash, bool(c.enabled), toJson(c.roles), toJson(c.scopes), c.tenantId, c.createdAt) === 1;
+  const insertUser = run(
+    `INSERT INTO users (id, realm_id, username, password_hash, enabled, roles, tenant_id, email, email_verified, failed_logins, locked_until, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  );
+  const insertSession = run(
+    'INSERT INTO sessions (id, realm_id, client_id, user_id, scope, refresh_jti, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const sessionRow = (s: SessionRecord) => insertSession(s.id, s.realmId, s.clientId, s.userId, s.scope, s.refreshJti, s.createdAt, s.expiresAt, s.revokedAt);
+  const insertKey = run('INSERT INTO signing_keys (realm_id, kid, alg, private_pem, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const keyRow = (k: KeyRecord) => void insertKey(k.realmId, k.kid, k.alg, k.privateKeyPem, toJson(k.publicJwk), k.createdAt);
+  const insertRealm = run(
+    'INSERT INTO realms (id, name, enabled, access_ttl, refresh_ttl, refresh_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  );
+  const firstDefault = run("INSERT INTO meta (key, value) VALUES ('default_realm', ?) ON CONFLICT (key) DO NOTHING");
+  const createRealm = db.transaction((r: Parameters<TokenStore['realms']['create']>[0], first: Parameters<TokenStore['realms']['create']>[1]) => {
+    if (insertRealm(r.id, r.name, bool(r.enabled), r.accessTokenLifespan, r.refreshTokenLifespan, r.refreshSecret, r.createdAt) !== 1) return false;
+    keyRow(first.key);
+    for (const c of first.clients) if (!clientRow(c)) throw new Error(`client ${c.clientId} given twice for realm ${r.id}`);
+    firstDefault(r.id);
+    return true;
+  });
+  // One statement, so concurrent failures (other requests, other worker processes) all count.
+  const loginFailure = run(
+    `UPDATE users SET
+       failed_logins = CASE WHEN failed_logins + 1 >= ? THEN 0 ELSE failed_logins + 1 END,
+       locked_until = CASE WHEN failed_logins + 1 >= ? THEN ? ELSE NULL END
+     WHERE id = ? AND (locked_until IS NULL OR locked_until <= ?)`,
+  );
+  const writeSession = groupCommit(db, sessionRow);
+
+  return {
+    db,
+    close: async () => {
+      writeSession.flush();
+      db.close();
+    },
+    secretHashKey: later(() => Buffer.from(getMeta('secret_hash_key')!, 'hex')),
+    realms: {
+      get: later(one('SELECT * FROM realms WHERE id = ?', row.realm)),
+      list: later(many('SELECT * FROM realms ORDER BY created_at, name', row.realm)),
+      create: later(createRealm),
+      setEnabled: later((id, enabled) => run('UPDATE realms SET enabled = ? WHERE id = ?')(bool(enabled), id) > 0),
+      getDefaultId: later(() => getMeta('default_realm')),
+      setDefaultId: later((id) => void setMeta('default_realm', id)),
+    },
+    clients: {
+      get: later(one('SELECT * FROM clients WHERE realm_id = ? AND client_id = ?', row.client)),
+      list: later(many('SELECT * FROM clients WHERE realm_id = ? ORDER BY created_at, client_id', row.client)),
+      insert: later(clientRow),
+      setEnabled: later((realmId, clientId, enabled) =>
+        run('UPDATE clients SET enabled = ? WHERE realm_id = ? AND client_id = ?')(bool(enabled), realmId, clientId) > 0),
+      setSecretHash: later((realmId, clientId, hash) =>
+        run('UPDATE clients SET secret_hash = ? WHERE realm_id = ? AND client_id = ? AND secret_hash IS NOT NULL')(hash, realmId, clientId) > 0),
+      replaceSecretHash: later((id, expected, next) => run('UPDATE clients SET secret_hash = ? WHERE id = ? AND secret_hash = ?')(next, id, expected) > 0),
+    },
+    users: {
+      get: later(one('SELECT * FROM users WHERE realm_id = ? AND username = ?', row.user)),
+      getById: later(one('SELECT * FROM users WHERE id = ?', row.user)),
+      list: later(many('SELECT * FROM users WHERE realm_id = ? ORDER BY created_at, username', row.user)),
+      insert: later((u) =>
+        insertUser(u.id, u.realmId, u.username, u.passwordHash, bool(u.enabled), toJson(u.roles), u.tenantId, u.email,
+          bool(u.emailVerified), u.failedLogins, u.lockedUntil, u.createdAt) === 1),
+      setEnabled: later((realmId, username, enabled) =>
+        run('UPDATE users SET enabled = ? WHERE realm_id = ? AND username = ?')(bool(enabled), realmId, username) > 0),
+      setPasswordHash: later((realmId, username, hash) =>
+        run('UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = NULL WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0),
+      replacePasswordHash: later((id, expected, next) => run('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?')(next, id, expected) > 0),
+      recordLoginFailure: later((id, p) => void loginFailure(p.threshold, p.threshold, p.lockedUntil, id, p.now)),
+      recordLoginSuccess: later((id) =>
+        void run('UPDATE users SET failed_logins = 0, locked_until = NULL WHERE id = ? AND (failed_logins != 0 OR locked_until IS NOT NULL)')(id)),
+    },
+    sessions: {
+      get: later(one('SELECT * FROM sessions WHERE id = ?', row.session)),
+      write: writeSession,
+      rotate: later((id, expected, next, expiresAt) =>
+        run('UPDATE sessions SET refresh_jti = ?, expires_at = ? WHERE id = ? AND refresh_jti = ? AND revoked_at IS NULL')(next, expiresAt, id, expected) === 1),
+      revoke: later((id, at) => void run('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')(at, id)),
+      revokeAll: later((of, at) => {
+        if (of.userId) return run('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND realm_id = ? AND revoked_at IS NULL')(at, of.userId, of.realmId);
+        if (of.clientId) return run('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND client_id = ? AND revoked_at IS NULL')(at, of.realmId, of.clientId);
+        return run('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND revoked_at IS NULL')(at, of.realmId);
+      }),
+      prune: later((before) => run('DELETE FROM sessions WHERE expires_at < ?')(before)),
+    },
+    keys: {
+      active: later(one('SELECT * FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC LIMIT 1', row.key)),
+      activeKid: later(one('SELECT kid FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC LIMIT 1', (r) => r.kid as string)),
+      get: later(one('SELECT * FROM signing_keys WHERE realm_id = ? AND kid = ?', row.key)),
+      list: later(many('SELECT * FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC', row.key)),
+      insert: later(keyRow),
+    },
+    failures: sqliteFailureCounter(db),
+  };
+}
+
+/** The failed-authentication windows in the token file's `auth_failures`, shared by its worker processes. */
+function sqliteFailureCounter(db: Db): FailureCounter {
+  const { one, run } = statements(db);
+  const failureCount = one('SELECT count, reset_at FROM auth_failures WHERE key = ?', (r) => ({ count: r.count as number, resetAt: r.reset_at as number }));
+  const addFailure = run(
+    `INSERT INTO auth_failures (key, count, reset_at) VALUES (?, 1, ?)
+     ON CONFLICT (key) DO UPDATE SET
+       count = CASE WHEN reset_at <= ? THEN 1 ELSE count + 1 END,
+       reset_at = CASE WHEN reset_at <= ? THEN excluded.reset_at ELSE reset_at END`,
+  );
+  // Check and count in one statement, so parallel attempts (other worker processes too) never
+  // reserve more places than the limit.
+  const reserveFailure = one(
+    `INSERT INTO auth_failures (key, count, reset_at) VALUES (@key, 1, @resetAt)
+     ON CONFLICT (key) DO UPDATE SET
+       count = CASE WHEN reset_at <= @now THEN 1 ELSE count + 1 END,
+       reset_at = CASE WHEN reset_at <= @now THEN excluded.reset_at ELSE reset_at END
+     WHERE reset_at <= @now OR count < @limit
+     RETURNING count, reset_at`,
+    (r) => ({ count: r.count as number, resetAt: r.reset_at as number }),
+  );
+  const releaseFailure = run('UPDATE auth_failures SET count = count - 1 WHERE key = ? AND reset_at = ? AND count > 0');
+  return {
+    count: later((key, now) => {
+      const w = failureCount(key);
+      return w && w.resetAt > now ? w : { count: 0, resetAt: now };
+    }),
+    add: later((key, windowMs, now) => void addFailure(key, now + windowMs, now, now)),
+    reserve: later((key, limit, windowMs, now) => {
+      const taken = reserveFailure({ key, resetAt: now + windowMs, now, limit });
+      if (taken) return { ...taken, reserved: true };
+      return { ...(failureCount(key) ?? { count: limit, resetAt: now + windowMs }), reserved: false };
+    }),
+    release: later((key, resetAt) => void releaseFailure(key, resetAt)),
+    prune: later((now) => run('DELETE FROM auth_failures WHERE reset_at <= ?')(now)),
+  };
+}

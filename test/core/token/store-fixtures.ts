@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { ClientRecord, KeyRecord, RealmRecord, SessionRecord, TokenStore, UserRecord } from '../../../core/token/ports';
+
+/**
+ * Two handles on one store (two worker processes, or two replicas on one database), and the time
+ * the cases run at: the stores keep the times they are given and read no clock themselves.
+ */
+export interface Opened<T> {
+  one: T;
+  two: T;
+  now(): number;
+  advance(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `fresh`: a store nothing was written to yet (the cases that need an empty one ask for it; others share). */
+export type OpenStore = (opts?: { fresh?: boolean }) => Promise<Opened<TokenStore>>;
+
+/** Runs `open` before each case and closes after it; the case reads the handles through the getter. */
+export function useOpened<T>(open: () => Promise<Opened<T>>): () => Opened<T> {
+  let opened: Opened<T> | undefined;
+  beforeEach(async () => {
+    opened = await open();
+  });
+  afterEach(async () => {
+    await opened?.close();
+    opened = undefined;
+  });
+  return () => opened!;
+}
+
+export const T0 = Date.UTC(2026, 0, 1);
+/** A name nobody else used (cases may share one database). */
+export const unique = (what: string) => `${what}-${randomUUID().slice(0, 8)}`;
+
+export const realmRecord = (o: Partial<RealmRecord> = {}): RealmRecord => ({
+  id: randomUUID(), name: unique('realm'), enabled: true, accessTokenLifespan: 300, refreshTokenLifespan: 1800,
+  refreshSecret: 'ab'.repeat(64), createdAt: T0, ...o,
+});
+
+export const keyRecord = (realmId: string, o: Partial<KeyRecord> = {}): KeyRecord => {
+  const kid = o.kid ?? unique('kid');
+  return {
+    kid, realmId, alg: 'RS256', privateKeyPem: `-----BEGIN PRIVATE KEY-----\n${kid}\n-----END PRIVATE KEY-----\n`,
+    publicJwk: { kty: 'RSA', n: 'bW9kdWx1cw', e: 'AQAB', kid, alg: 'RS256', use: 'sig' }, createdAt: T0, ...o,
+  };
+};
+
+export const clientRecord = (realmId: string, o: Partial<ClientRecord> = {}): ClientRecord => ({
+  id: randomUUID(), realmId, clientId: unique('svc'), secretHash: 'hmac-sha256$first', enabled: true, roles: ['search:read', 'search:write'],
+  scopes: ['openid', 'search'], tenantId: 'tenant-a', createdAt: T0, ...o,
+});
+
+export const userRecord = (realmId: string, o: Partial<UserRecord> = {}): UserRecord => ({
+  id: randomUUID(), realmId, username: unique('user'), passwordHash: 'scrypt$first', enabled: true, roles: ['search:read'],
+  tenantId: 'tenant-a', email: 'ann@example.com', emailVerified: false, failedLogins: 0, lockedUntil: null, createdAt: T0, ...o,
+});
+
+export const sessionRecord = (realmId: string, o: Partial<SessionRecord> = {}): SessionRecord => ({
+  id: randomUUID(), realmId, clientId: 'svc', userId: null, scope: 'openid search', refreshJti: randomUUID(),
+  createdAt: T0, expiresAt: T0 + 1_800_000, revokedAt: null, ...o,
+});
+
+/** A new realm (with its key and the given clients) written through `store`. */
+export async function givenRealm(store: TokenStore, o: Partial<RealmRecord> = {}, clients: (realmId: string) => ClientRecord[] = () => []) {
+  const realm = realmRecord(o);
+  const key = keyRecord(realm.id);
+  expect(await store.realms.create(realm, { key, clients: clients(realm.id) })).toBe(true);
+  return { realm, key };
+}
+
+/** `n` calls at once, alternating between the two handles. */
+export const inParallel = <T>(s: Opened<TokenStore>, n: number, call: (store: TokenStore, i: number) => Promise<T>) =>
+  Promise.all(Array.from({ length: n }, (_, i) => call(i % 2 ? s.two : s.one, i)));
