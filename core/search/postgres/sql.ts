@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { PgPool } from '../../shared/postgres';
+import { transaction, type PgPool } from '../../shared/postgres';
 import { wordsOf } from '../../shared/text/words';
 
 /** Where a query runs: the pool (one statement, its own transaction) or a client inside a transaction. */
@@ -26,24 +26,7 @@ export async function rows<T>(db: Db, name: string | undefined, text: string, va
 }
 
 /** Runs `work` in one transaction on one connection: committed when it returns, rolled back when it throws. */
-export async function inTransaction<T>(pool: PgPool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch((e: Error) => {
-      broken = e;
-    });
-    throw err;
-  } finally {
-    // A connection that could not roll back is closed rather than handed to the next caller.
-    client.release(broken);
-  }
-}
+export const inTransaction = <T>(pool: PgPool, work: (client: PoolClient) => Promise<T>): Promise<T> => transaction(pool, work);
 
 /** A text as the full-text index takes it: its words (letters and digits, lower-cased) as the search service sees them, space-separated. */
 export const ftsWords = (text: string): string => wordsOf(text).join(' ');

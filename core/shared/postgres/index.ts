@@ -1,2 +1,3 @@
 export { openPool, type PgPool, type PoolOptions } from './pool';
 export { migrate, DatabaseTooNew } from './migrate';
+export { transaction } from './transaction';

@@ -1,4 +1,5 @@
 import type { PgPool } from './pool';
+import { transaction } from './transaction';
 
 /** Any fixed number: the advisory lock that makes replicas starting together migrate one after another. */
 const MIGRATION_LOCK = 0x706c6174; // "plat"
@@ -13,9 +14,7 @@ export class DatabaseTooNew extends Error {}
  * find it done. Returns how many were applied.
  */
 export async function migrate(pool: PgPool, scope: string, migrations: readonly string[]): Promise<number> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return transaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS platform_migrations (
       scope TEXT NOT NULL, version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))`);
@@ -30,12 +29,6 @@ export async function migrate(pool: PgPool, scope: string, migrations: readonly 
       });
       await client.query('INSERT INTO platform_migrations (scope, version) VALUES ($1, $2)', [scope, i + 1]);
     }
-    await client.query('COMMIT');
     return migrations.length - current;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { PgPool } from '../../shared/postgres';
+import { transaction as inTransaction, type PgPool } from '../../shared/postgres';
 import type { Row } from './rows';
 
 type Queryable = PgPool | PoolClient;
@@ -25,19 +25,5 @@ export function queries(db: Queryable) {
 }
 
 /** Runs `work` in one transaction on one connection of the pool; rolled back if it throws or answers false. */
-export async function transaction<T>(pool: PgPool, work: (q: ReturnType<typeof queries>) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await work(queries(client));
-    await client.query(result === false ? 'ROLLBACK' : 'COMMIT');
-    return result;
-  } catch (err) {
-    // A connection that cannot even roll back is dropped from the pool, not reused.
-    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-    throw err;
-  } finally {
-    client.release(broken);
-  }
-}
+export const transaction = <T>(pool: PgPool, work: (q: ReturnType<typeof queries>) => Promise<T>): Promise<T> =>
+  inTransaction(pool, (client) => work(queries(client)), (result) => result !== false);

@@ -80,5 +80,5 @@ export function run(cmd: string, args: string[], opts: { env?: Record<string, st
 }
 
 /** The built `platform` command (npm test builds before jest runs). */
-export const platformCli = (dataDir: string, args: string[], input?: string) =>
-  run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env: { PLATFORM_DATA_DIR: dataDir }, input });
+export const platformCli = (dataDir: string, args: string[], input?: string, env: Record<string, string> = {}) =>
+  run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env: { ...env, PLATFORM_DATA_DIR: dataDir }, input });

@@ -1,0 +1,58 @@
+import { describeNginx, startNginx } from '../../shared/nginx';
+import { describeReplicas, startReplicas, type ReplicaSet } from '../../shared/replicas';
+import { expectGraphqlTour, expectRestTour, readmeScript, STRICT_PRELUDE } from '../shared/processes';
+import { freePort, run } from '../shared/server';
+
+const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
+
+/**
+ * The README's tours through the documented nginx configuration (docs/deploy/nginx-platform.conf)
+ * in front of two replicas on one PostgreSQL and one Redis: consecutive requests land on either
+ * replica, streamed answers (SSE, multipart) and the graphql-ws subscription (bin/ask.ts) pass
+ * through nginx, and `platform ingest` writes where every replica reads.
+ */
+(describeReplicas === describe ? describeNginx : describe.skip)('the README tour through nginx in front of replicas', () => {
+  let set: ReplicaSet;
+  let lb: Awaited<ReturnType<typeof startNginx>>;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // LOG_LEVEL info: each replica logs the requests it answered (the access log), which says where nginx sent them.
+    set = await startReplicas({ count: REPLICAS, publicPort: port, env: { LOG_LEVEL: 'info' } });
+    lb = await startNginx(port, set.replicas.map((r) => r.port));
+    const { DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX } = set.env;
+    env = { BASE: lb.url, GRAPHQL_URL: `${lb.url}/graphql`, PLATFORM_DATA_DIR: set.replicas[0]!.dataDir, DATABASE_URL: DATABASE_URL!, REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: REDIS_KEY_PREFIX! };
+  }, 180_000);
+  afterAll(async () => {
+    await lb?.stop();
+    await set?.stop();
+  });
+
+  it('spreads requests over the replicas', async () => {
+    const answered = () => set.replicas.map((r) => r.process.output().split('"path":"/readyz"').length - 1);
+    const before = answered();
+    // In parallel: least_conn sends each to the replica with the fewest open requests.
+    const all = await Promise.all(Array.from({ length: 20 }, () => fetch(`${lb.url}/readyz`).then(async (res) => ({ status: res.status, body: await res.json() }))));
+    for (const r of all) expect(r).toEqual({ status: 200, body: { status: 'ready', checks: { postgres: 'up', redis: 'up', search: 'ready' } } });
+    await new Promise((r) => setTimeout(r, 200)); // the access log line is written as each answer ends
+    const each = answered().map((n, i) => n - before[i]!);
+    expect(each.reduce((a, b) => a + b, 0)).toBe(20);
+    for (const n of each) expect(n).toBeGreaterThan(0);
+  });
+
+  it('runs every command of the REST tour', async () => {
+    const ran = await run('bash', ['-c', STRICT_PRELUDE + readmeScript('tour')], { env });
+    expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
+    expect(ran.status).toBe(0);
+    expectRestTour(ran.stdout);
+    expect(lb.errors()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
+  }, 120_000);
+
+  it('runs the GraphQL tour: a subscription over graphql-ws, SSE and multipart, through nginx', async () => {
+    const ran = await run('bash', ['-c', STRICT_PRELUDE + readmeScript('graphql-tour')], { env });
+    expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
+    expect(ran.status).toBe(0);
+    expectGraphqlTour(ran.stdout);
+  }, 120_000);
+});
