@@ -20,7 +20,8 @@ function banner(config: Config, role: string, url: string, boot: BootstrapResult
   if (role === 'all' || role === 'gateway') out(`  GraphQL:    ${url}/graphql (Apollo Sandbox; offline GraphiQL at ${url}/graphiql)`);
   for (const t of tightened) out(`  data directory permissions tightened: ${t}`);
   if (boot?.created) {
-    out(`\nFirst start: created the default realm, a demo client and a demo user; their credentials are in ${boot.file} (mode 0600).`);
+    // With a shared database (replicas) the realm may be another replica's: the demo accounts are this data directory's own.
+    out(`\nFirst start: the default realm, a demo client and a demo user are ready; their credentials are in ${boot.file} (mode 0600).`);
     // Standard output is the log in a container: secrets go only to a person at a terminal.
     if (process.stdout.isTTY) out(`Shown once here:\n${JSON.stringify(boot.values, null, 2)}`);
     // `platform` is on PATH only after `npm link`; npm finds it from the project folder.

@@ -95,6 +95,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     : opts.persistedQueryFile ? sqlitePersistedQueries(opts.persistedQueryFile, { maxBytes: apqBytes, log: opts.log }) : undefined;
   const sharedPersisted = opts.persistedQueryRedis ? redisPersistedQueries(opts.persistedQueryRedis.client, { log: opts.log, prefix: opts.persistedQueryRedis.prefix }) : persisted;
   const server = new ApolloServer<GraphContext>({
+    // The platform stops the process itself (SIGTERM drains, bin/serve.ts): Apollo's own handler would stop serving at once.
+    stopOnTerminationSignals: false,
     gateway,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,

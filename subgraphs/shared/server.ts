@@ -52,6 +52,8 @@ export async function subgraphRouter(
   const servesSubscriptions = Boolean(subgraph.schema.getSubscriptionType());
   const schemaAnswers = introspectionCache();
   const server = new ApolloServer<GraphContext>({
+    // The platform stops the process itself (SIGTERM drains, bin/serve.ts): Apollo's own handler would stop serving at once.
+    stopOnTerminationSignals: false,
     schema: subgraph.schema,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
