@@ -1,4 +1,5 @@
 import type { AnswerStore, LimitCounters } from '../../../core/models/ports';
+import type { Opened } from '../../shared/two-handles';
 
 /**
  * The contracts every adapter of the model gateway's ports passes (core/models/ports.ts): the answer
@@ -7,13 +8,7 @@ import type { AnswerStore, LimitCounters } from '../../../core/models/ports';
  * way to let time pass: a test clock for SQLite, real time for Redis. The cases speak only to the
  * port, so an adapter over another database runs them unchanged.
  */
-export interface Opened<T> {
-  one: T;
-  two: T;
-  now(): number;
-  advance(ms: number): Promise<void>;
-  close(): Promise<void>;
-}
+export type { Opened };
 
 export function answerStoreContract(name: string, open: () => Promise<Opened<AnswerStore>>, ttlMs = 1000) {
   describe(`AnswerStore contract: ${name}`, () => {

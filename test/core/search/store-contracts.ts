@@ -4,6 +4,7 @@ import { feedCases } from './store-contracts-feeds';
 import { filterCases } from './store-contracts-filters';
 import { queryCases } from './store-contracts-queries';
 import { replicaCases } from './store-contracts-replicas';
+import { useOpened } from '../../shared/two-handles';
 import { DAY, prepared, sel, T0, titles, type Open, type Opened } from './store-fixtures';
 
 /**
@@ -22,17 +23,7 @@ export function searchStoreContract(name: string, open: Open) {
   });
 }
 
-export function useStore(open: Open): () => Opened {
-  let opened: Opened | undefined;
-  beforeEach(async () => {
-    opened = await open();
-  });
-  afterEach(async () => {
-    await opened?.close();
-    opened = undefined;
-  });
-  return () => opened!;
-}
+export const useStore = (open: Open): (() => Opened) => useOpened(open);
 
 function objectCases(s: () => Opened) {
   describe('objects', () => {

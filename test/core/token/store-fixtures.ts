@@ -1,33 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientRecord, KeyRecord, RealmRecord, SessionRecord, TokenStore, UserRecord } from '../../../core/token/ports';
 
-/**
- * Two handles on one store (two worker processes, or two replicas on one database), and the time
- * the cases run at: the stores keep the times they are given and read no clock themselves.
- */
-export interface Opened<T> {
-  one: T;
-  two: T;
-  now(): number;
-  advance(ms: number): Promise<void>;
-  close(): Promise<void>;
-}
+import type { Opened } from '../../shared/two-handles';
+
+export { useOpened, type Opened } from '../../shared/two-handles';
 
 /** `fresh`: a store nothing was written to yet (the cases that need an empty one ask for it; others share). */
 export type OpenStore = (opts?: { fresh?: boolean }) => Promise<Opened<TokenStore>>;
 
-/** Runs `open` before each case and closes after it; the case reads the handles through the getter. */
-export function useOpened<T>(open: () => Promise<Opened<T>>): () => Opened<T> {
-  let opened: Opened<T> | undefined;
-  beforeEach(async () => {
-    opened = await open();
-  });
-  afterEach(async () => {
-    await opened?.close();
-    opened = undefined;
-  });
-  return () => opened!;
-}
 
 export const T0 = Date.UTC(2026, 0, 1);
 /** A name nobody else used (cases may share one database). */

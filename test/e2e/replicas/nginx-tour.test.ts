@@ -3,6 +3,8 @@ import { describeReplicas, startReplicas, type ReplicaSet } from '../../shared/r
 import { expectGraphqlTour, expectRestTour, readmeScript, STRICT_PRELUDE } from '../shared/processes';
 import { freePort, run } from '../shared/server';
 
+jest.setTimeout(120_000);
+
 const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
 
 /**

@@ -7,6 +7,9 @@ import { describeReplicas, eventually, startReplicas, type ReplicaSet } from '..
  * what one replica writes, the others see (tokens, revocations, lockouts, refresh rotation, objects,
  * deletes, LM keys, limits, usage, persisted queries).
  */
+// Real scrypt and real processes: a busy machine (jest runs files side by side) needs room.
+jest.setTimeout(120_000);
+
 describeReplicas('three replicas on one PostgreSQL and one Redis', () => {
   let set: ReplicaSet;
   let creds: Record<string, string>;
