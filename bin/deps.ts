@@ -54,12 +54,12 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
      */
     async connect(served: readonly ServiceModule[], opts: { admin?: boolean }): Promise<void> {
       if (config.DATABASE_URL && !deps.postgres) {
-        const { openPool, migrate } = postgres();
+        const { openPool, migrateAt } = postgres();
         deps.postgres = openPool(config.DATABASE_URL, {
           max: config.DATABASE_POOL_SIZE,
           onIdleError: (err) => log.warn({ err: err.message }, 'postgres: a pooled connection failed; the next query opens a new one'),
         });
-        for (const m of served) if (m.migrations?.length) await migrate(deps.postgres, m.name, m.migrations);
+        for (const m of served) if (m.migrations?.length) await migrateAt(config.DATABASE_URL, deps.postgres, m.name, m.migrations);
       }
       if (config.REDIS_URL && !opts.admin && !redis) {
         redis = redisClient().openRedis(config.REDIS_URL, { onError: (err) => log.warn({ err: err.message }, 'redis: the connection failed; reconnecting') });

@@ -1,14 +1,7 @@
 import type { Config } from '../core/shared/config';
-import { migrate, openPool } from '../core/shared/postgres';
+import { migrateAt, openPool, postgresWhere } from '../core/shared/postgres';
 import type { ServiceModule } from '../services/shared/module';
 import { UsageError } from '../services/shared/cli';
-
-/** The URL without its password, fit for output. */
-const redacted = (url: string) => {
-  const u = new URL(url);
-  if (u.password) u.password = '***';
-  return u.toString();
-};
 
 /**
  * `platform migrate`: brings DATABASE_URL's tables up to this platform's version, every service's
@@ -23,10 +16,10 @@ export async function migrateDatabase(config: Config, modules: readonly ServiceM
     const versions: Record<string, number> = {};
     for (const m of modules) {
       if (!m.migrations?.length) continue;
-      applied[m.name] = await migrate(pool, m.name, m.migrations);
+      applied[m.name] = await migrateAt(config.DATABASE_URL, pool, m.name, m.migrations);
       versions[m.name] = m.migrations.length;
     }
-    return { database: redacted(config.DATABASE_URL), applied, versions };
+    return { database: postgresWhere(config.DATABASE_URL), applied, versions };
   } finally {
     await pool.end();
   }

@@ -1,3 +1,3 @@
-export { openPool, type PgPool, type PoolOptions } from './pool';
-export { migrate, DatabaseTooNew } from './migrate';
+export { openPool, postgresWhere, unreachable, type PgPool, type PoolOptions } from './pool';
+export { migrate, migrateAt, DatabaseTooNew, MigrationFailed } from './migrate';
 export { transaction } from './transaction';

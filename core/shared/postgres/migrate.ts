@@ -1,4 +1,4 @@
-import type { PgPool } from './pool';
+import { unreachable, type PgPool } from './pool';
 import { transaction } from './transaction';
 
 /** Any fixed number: the advisory lock that makes replicas starting together migrate one after another. */
@@ -6,6 +6,8 @@ const MIGRATION_LOCK = 0x706c6174; // "plat"
 
 /** A database migrated by a newer version of the platform than this one: refusing is safer than guessing. */
 export class DatabaseTooNew extends Error {}
+/** One migration's SQL failed (nothing of its run was kept). */
+export class MigrationFailed extends Error {}
 
 /**
  * Applies a scope's migrations (one list per service, as for SQLite) past the version recorded in
@@ -25,10 +27,17 @@ export async function migrate(pool: PgPool, scope: string, migrations: readonly 
     }
     for (let i = current; i < migrations.length; i++) {
       await client.query(migrations[i]!).catch((err: Error) => {
-        throw new Error(`the ${scope} migration ${i + 1} failed (nothing of this run was kept): ${err.message}`, { cause: err });
+        throw new MigrationFailed(`the ${scope} migration ${i + 1} failed (nothing of this run was kept): ${err.message}`, { cause: err });
       });
       await client.query('INSERT INTO platform_migrations (scope, version) VALUES ($1, $2)', [scope, i + 1]);
     }
     return migrations.length - current;
+  });
+}
+
+/** `migrate`, and when the server itself could not be used (down, no such database, refused), an error naming it (its password masked). */
+export function migrateAt(url: string, pool: PgPool, scope: string, migrations: readonly string[]): Promise<number> {
+  return migrate(pool, scope, migrations).catch((err: unknown) => {
+    throw err instanceof DatabaseTooNew || err instanceof MigrationFailed ? err : unreachable(url, err);
   });
 }

@@ -9,6 +9,21 @@ export interface PoolOptions {
   onIdleError?: (err: Error) => void;
 }
 
+/** The URL with its password masked, fit for messages and logs. */
+export function postgresWhere(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the configured DATABASE_URL';
+  }
+}
+
+/** The first contact with the server failed: says which server (without its password) and why. */
+export const unreachable = (url: string, err: unknown) =>
+  new Error(`PostgreSQL at ${postgresWhere(url)} cannot be used: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+
 /**
  * A connection pool on `DATABASE_URL`. Queries with parameters are sent as prepared statements by
  * the driver's extended protocol; a pooled connection the server dropped is replaced on next use,
