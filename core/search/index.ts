@@ -23,6 +23,8 @@ export interface SearchCore {
   db?: SqliteSearchStore['db'];
   /** Builds every tenant's in-memory indexes in slices, yielding between them, so first searches find them ready. */
   warmUp(): Promise<void>;
+  /** The tenants whose full-text index this process holds in memory. */
+  held(): string[];
   /**
    * Keeps warming up in the background whenever the store changed (writes of other processes too),
    * checking every `everyMs` (`warmed` is told after each warm-up that went through); returns the
@@ -49,6 +51,11 @@ export interface SearchCoreSettings {
   maxCandidates?: number;
   /** Vector indexes stay exact below this many passages per tenant, then switch to HNSW. */
   exactBelow?: number;
+  /**
+   * The tenants this process loads at start and keeps loaded as others write (a replica group's);
+   * every tenant when absent. Any other tenant's indexes are built on its first search.
+   */
+  tenants?: readonly string[];
 }
 
 // The PostgreSQL adapter (and the driver) load only when a pool is given.
@@ -73,7 +80,9 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const admin = createSearchAdmin({ store: store.admin, add, embedder });
   let closed = false;
   const warmUp = async () => {
+    const own = opts.tenants && new Set(opts.tenants);
     for (const tenant of await feeds.tenants()) {
+      if (own && !own.has(tenant)) continue;
       while (!closed && ((await lexical.warm(tenant)) || (await vectors.warm(tenant)))) await new Promise((r) => setImmediate(r));
     }
   };
@@ -95,7 +104,7 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
     return () => clearInterval(timer);
   };
   return {
-    service, admin, embedder, store, db: 'db' in store ? (store.db as SqliteSearchStore['db']) : undefined, warmUp, follow,
+    service, admin, embedder, store, db: 'db' in store ? (store.db as SqliteSearchStore['db']) : undefined, warmUp, follow, held: lexical.held,
     close: async () => {
       closed = true;
       await store.close();

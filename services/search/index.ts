@@ -32,6 +32,11 @@ const Settings = z.object({
   /** Weight of the re-ranker against the fused rank when `re_ranked` is true (0..1). */
   SEARCH_RERANK_WEIGHT: z.coerce.number().min(0).max(1).default(0.05),
   /**
+   * Tenants (comma-separated) this process loads at start and keeps loaded: a replica group's, when
+   * the load balancer sends each tenant to its group (docs/postgres.md); every tenant when unset.
+   */
+  SEARCH_TENANTS: z.string().optional().transform((v) => v?.split(',').map((t) => t.trim()).filter(Boolean)),
+  /**
    * An embedding model of the gateway's catalog to embed passages and queries with (`platform
    * reindex` applies a change); the built-in hashing embedder when absent.
    */
@@ -70,6 +75,7 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
       maxObjectsPerTenant: config.SEARCH_MAX_OBJECTS_PER_TENANT,
       exactBelow: config.SEARCH_EXACT_BELOW,
       rerankWeight: config.SEARCH_RERANK_WEIGHT,
+      tenants: config.SEARCH_TENANTS?.length ? config.SEARCH_TENANTS : undefined,
     });
     // A server builds its in-memory indexes in the background at start and after writes (its own,
     // other workers', `platform ingest`), not on its first searches.

@@ -64,6 +64,8 @@ export function lexicalSearch(feeds: IndexFeeds) {
   };
 
   return {
+    /** The tenants whose index this process holds. */
+    held: (): string[] => [...tenants.keys()],
     /** Every passage of the tenant matching a query word, with its BM25 score, among objects `accept` lets through. */
     async passages(tenant: string, query: string, accept: (seq: number) => boolean): Promise<PassageScore[]> {
       const terms = queryTerms(query);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore, type SearchCore } from '../../../core/search';
@@ -72,6 +75,28 @@ const searchCoreCases = (name: string, open: Open) => describe(`search core on $
     await core.service.deleteObject({ id: hit!.object.id }, A);
     expect((await core.service.search(req('fulltext', 'sourdough'), A)).total).toBe(0);
     await expect(core.service.getObject({ id: hit!.object.id }, A)).rejects.toThrow('Object not found');
+  });
+});
+
+describe('a replica group (SEARCH_TENANTS)', () => {
+  it("loads only its tenants at start; another tenant's index is built on that tenant's first search", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'search-group-'));
+    const file = join(dir, 'search.db');
+    try {
+      const writer = openSearchCore({ file, clock: testClock() });
+      await writer.service.createObject({ content: 'Glaciers retreat as the climate warms.', title: 'A climate' }, A);
+      await writer.service.createObject({ content: 'Climate secrets of tenant B.', title: 'B climate' }, B);
+      await writer.close();
+      const group = openSearchCore({ file, clock: testClock(), tenants: ['tenant-a'] });
+      await group.warmUp();
+      expect(group.held()).toEqual(['tenant-a']);
+      const found = await group.service.search(req('fulltext', 'climate'), B);
+      expect(found.hits.map((h) => h.object.title)).toEqual(['B climate']);
+      expect(group.held().sort()).toEqual(['tenant-a', 'tenant-b']);
+      await group.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
