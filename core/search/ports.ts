@@ -140,6 +140,11 @@ export interface AdminStore {
   /** Sets these passages' vectors in one transaction: a passage has one vector, so another embedder's is replaced. */
   writeVectors(format: VectorFormat, vectors: readonly { chunkId: number; vector: Float32Array }[]): Promise<void>;
   bumpVectorsGeneration(): Promise<void>;
+  /**
+   * Deletes the change feed's rows but its newest `keep` (a background job): a reader more than
+   * `keep` changes behind would miss some, so keep far more than any running reader lags. Returns how many.
+   */
+  pruneChanges(keep: number): Promise<number>;
 }
 
 export interface SearchStore {

@@ -103,6 +103,8 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
   rest: (core, { config }) => rest().searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
   credentials: () => bearerCredentials,
   subgraph: { sdl: () => readSchemaFile('search/search.graphql'), resolvers: (core, edge) => subgraph().searchResolvers(core.service, edge.callOf) },
+  // The change feed's last million rows (about 50 MB) are kept: far more than a running replica ever lags.
+  jobs: [{ name: 'prune the change feed', everyMs: 10 * 60_000, run: (core) => core.store.admin.pruneChanges(1_000_000) }],
   commands: searchCommands,
   client: (opts) => client().searchClient(opts),
 });

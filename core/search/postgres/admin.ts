@@ -24,6 +24,10 @@ export function pgAdminStore(pool: PgPool, saw: (changeId: number) => void): Adm
         INSERT INTO search_vectors (chunk_id, embedder, vector) SELECT x.id, $2, x.vector FROM unnest($1::bigint[], $3::bytea[]) AS x (id, vector)
         ON CONFLICT (chunk_id) DO UPDATE SET embedder = EXCLUDED.embedder, vector = EXCLUDED.vector),
       ${CHANGE('vectors')}`, [vectors.map((v) => v.chunkId), format.id, vectors.map((v) => vectorBlob(v.vector, format.sparse))]),
+    // The newest row stays whatever `keep` is: the watch reads where the feed is from it.
+    pruneChanges: async (keep) => (await pool.query({
+      name: 'search.admin.prune-changes', text: 'DELETE FROM search_changes WHERE id <= (SELECT max(id) FROM search_changes) - $1', values: [Math.max(1, keep)],
+    })).rowCount ?? 0,
     bumpVectorsGeneration: () => change('admin.bump-generation', `WITH b AS (UPDATE search_settings SET value = value + 1 WHERE key = 'vectors_generation'),
       ${CHANGE('generation')}`, []),
   };

@@ -11,6 +11,7 @@ export function sqliteAdminStore(db: Db, wrote: () => void): AdminStore {
   const chunkCount = s.one('SELECT count(*) AS n FROM chunks', (r) => r.n as number);
   const setVector = s.run('INSERT OR REPLACE INTO vectors (chunk_id, embedder, vector) VALUES (?, ?, ?)');
   const bump = s.run("UPDATE meta SET value = value + 1 WHERE key = 'vectors_generation'");
+  const prune = s.run('DELETE FROM changes WHERE id <= (SELECT max(id) FROM changes) - ?');
   const writeVectors = db.transaction((embedder: string, sparse: boolean | undefined, vectors: readonly { chunkId: number; vector: Float32Array }[]) =>
     vectors.forEach((v) => setVector(v.chunkId, embedder, vectorBlob(v.vector, sparse))));
 
@@ -26,5 +27,6 @@ export function sqliteAdminStore(db: Db, wrote: () => void): AdminStore {
       bump();
       wrote();
     },
+    pruneChanges: async (keep) => prune(keep),
   };
 }

@@ -46,6 +46,27 @@ export function feedCases(s: () => Opened) {
       expect((await one.feeds.liveChunks(a, Number.MAX_SAFE_INTEGER)).map((p) => p.title)).toEqual(['A2']);
     });
 
+    it('prunes the change feed down to its newest rows; readers at the head lose nothing', async () => {
+      const { one, two } = s();
+      const pa = prepared({ title: 'A' });
+      const a = await one.objects.insert(pa);
+      const px = prepared({ tenant: 'tb', title: 'X' });
+      const x = await one.objects.insert(px);
+      await one.objects.update(a, { ...pa.fields, title: 'A2' }, false, 'alice', T0 + DAY, true);
+      await one.objects.update(x, px.fields, false, 'alice', T0 + DAY, false);
+      const head = await two.feeds.lastChange('tb');
+      expect(await one.admin.pruneChanges(1000)).toBe(0);
+      expect(await two.admin.pruneChanges(1)).toBeGreaterThan(0);
+      expect(await one.feeds.changesSince('ta', 0)).toEqual([]);
+      expect((await one.feeds.changesSince('tb', 0)).map((ch) => ch.seq)).toEqual([x]);
+      expect(await one.feeds.lastChange('tb')).toBe(head);
+      // Writes go on after it, numbered after the head.
+      await two.objects.update(a, { ...pa.fields, title: 'A3' }, false, 'alice', T0 + 2 * DAY, true);
+      const next = await one.feeds.changesSince('ta', 0);
+      expect(next.map((ch) => ch.seq)).toEqual([a]);
+      expect(next[0]!.id).toBeGreaterThan(head);
+    });
+
     it('feeds each tenant the vectors of one embedder in passage order, dense or sparse, as written', async () => {
       const { one, two } = s();
       const a = (await one.objects.insert(prepared({ title: 'A', passages: ['a one', 'a two', 'a three'] })));
