@@ -32,6 +32,15 @@ export function pgVsSqlite(rows: Row[], sqlite: string, pg: string): string {
     const target = e === 'introspection' ? '(no target)' : verdict(Number.isFinite(r) ? r >= 0.7 : undefined);
     lines.push(`  ${e}: ${fixed(r)}x ${target}`);
   }
+  // On a shared machine req/s moves with whatever else runs; CPU per request does not. Throughput at
+  // full CPU is cores / CPU per request, so this ratio is what a saturated run converges to.
+  lines.push('CPU per request, SQLite platform / (PostgreSQL platform + PostgreSQL server), Redis not counted:');
+  for (const e of ENDPOINTS) {
+    const lite = find(rows, sqlite, e);
+    const onPg = find(rows, pg, e);
+    const r = lite?.platformCpuMs !== undefined && onPg?.platformCpuMs !== undefined ? lite.platformCpuMs / (onPg.platformCpuMs + (onPg.dbCpuMs ?? 0)) : undefined;
+    lines.push(`  ${e}: ${fixed(lite?.platformCpuMs, 3)} / (${fixed(onPg?.platformCpuMs, 3)} + ${fixed(onPg?.dbCpuMs, 3)}) ms = ${fixed(r)}x`);
+  }
   return lines.join('\n');
 }
 
