@@ -37,13 +37,14 @@ export interface FreshDatabase {
 /** A new, empty database on the server of `serverUrl`, and how to drop it (with whatever is still connected). */
 export async function freshDatabase(serverUrl: string): Promise<FreshDatabase> {
   const name = `platform_bench_${randomBytes(6).toString('hex')}`;
-  const backend = await onServer(serverUrl, async (c) => {
+  // The backend's parent is read while the backend still runs (it ends with the connection).
+  const postmasterPid = await onServer(serverUrl, async (c) => {
     await c.query(`CREATE DATABASE ${name}`);
-    return Number((await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
+    return postmasterOf(Number((await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid));
   });
   return {
     url: onDatabase(serverUrl, name),
-    postmasterPid: postmasterOf(backend),
+    postmasterPid,
     drop: () => onServer(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
