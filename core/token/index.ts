@@ -13,6 +13,7 @@ import type { TokenService } from './service';
 import type { PgPool } from '../shared/postgres';
 import type { Redis } from '../shared/redis';
 import { pgTokenStore } from './postgres';
+import { withRealmCache } from './realm-cache';
 import { redisFailureCounter, type RedisFailureOptions } from './redis/failures';
 import { sqliteTokenStore } from './sqlite';
 import { createTokenService } from './token-service';
@@ -60,7 +61,8 @@ export interface TokenCoreOptions {
 
 /** The store the options name: PostgreSQL when given its pool, else the SQLite file. */
 function openStore(opts: TokenCoreOptions): TokenStore {
-  if (opts.postgres) return pgTokenStore(opts.postgres);
+  // Realms are read by every request: on the shared store they are kept for half a second (realm-cache.ts).
+  if (opts.postgres) return withRealmCache(pgTokenStore(opts.postgres));
   if (!opts.file) throw new Error('the token core needs a SQLite file or a PostgreSQL pool');
   return sqliteTokenStore(opts.file, { durable: opts.durable });
 }
