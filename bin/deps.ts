@@ -53,7 +53,8 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
      * naming what could not be reached.
      */
     async connect(served: readonly ServiceModule[], opts: { admin?: boolean }): Promise<void> {
-      if (config.DATABASE_URL && !deps.postgres) {
+      // Only for services that keep something there (the gateway and the chat proxy keep nothing).
+      if (config.DATABASE_URL && !deps.postgres && served.some((m) => m.migrations?.length)) {
         const { openPool, migrateAt } = postgres();
         deps.postgres = openPool(config.DATABASE_URL, {
           max: config.DATABASE_POOL_SIZE,
