@@ -54,7 +54,7 @@ export function anthropicToChat(body: AnthropicRequest): ChatMessage[] {
 }
 
 // A guardrail cut (content_filter) is Anthropic's `refusal`: the answer stopped for policy reasons.
-const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'refusal', error: 'end_turn' };
+const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'refusal', tool_calls: 'tool_use', error: 'end_turn' };
 export const anthropicStopReason = (f: FinishReason) => STOP[f];
 
 export interface AnthropicMeta {

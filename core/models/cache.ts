@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { ChatStream, ChatUsage, FinishReason } from './chat';
+import type { ChatDone, ChatStream } from './chat';
 import type { AnswerStore } from './ports';
 
 /**
  * The response cache (DECISIONS `is_cache`): identical chat requests of one tenant (same model,
- * messages and sampling settings) within the TTL are answered from the store, streams replayed
+ * messages, tools and sampling settings) within the TTL are answered from the store, streams replayed
  * piece by piece. Tenants never share entries (the tenant is part of the key). Only an answer read
- * to its end that finished with stop or length is kept. The store (models.db, or Redis) is shared
+ * to its end that finished with stop, length or tool calls is kept (its calls with it). The store (models.db, or Redis) is shared
  * by every process, and is an optimisation, never a dependency of a call: a failed read is a miss
  * and the answer is then not written back; a failed write is dropped; both go to `onError`.
  */
@@ -42,8 +42,9 @@ export interface AnswerCacheOptions {
 
 const Stored = z.object({
   pieces: z.array(z.string()),
-  finishReason: z.enum(['stop', 'length']),
+  finishReason: z.enum(['stop', 'length', 'tool_calls']),
   usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }),
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
 });
 type Stored = z.infer<typeof Stored>;
 
@@ -53,7 +54,7 @@ const replay = (e: Stored): ChatStream => ({
   pieces: (async function* pieces() {
     yield* e.pieces;
   })(),
-  done: Promise.resolve({ finishReason: e.finishReason, usage: e.usage }),
+  done: Promise.resolve({ finishReason: e.finishReason, usage: e.usage, ...(e.toolCalls ? { toolCalls: e.toolCalls } : {}) }),
 });
 
 export function answerCache(store: AnswerStore, opts: AnswerCacheOptions): ChatCache {
@@ -86,10 +87,10 @@ export function answerCache(store: AnswerStore, opts: AnswerCacheOptions): ChatC
       if (hit === 'failed') return { stream: s, outcome: 'MISS' };
       const recorded: string[] = [];
       let bytes = 0;
-      const keep = (d: { finishReason: FinishReason; usage: ChatUsage }) => {
+      const keep = (d: ChatDone) => {
         if (bytes > opts.maxEntryBytes) return;
-        if (d.finishReason !== 'stop' && d.finishReason !== 'length') return;
-        const json = JSON.stringify({ pieces: recorded, finishReason: d.finishReason, usage: d.usage } satisfies Stored);
+        if (d.finishReason !== 'stop' && d.finishReason !== 'length' && d.finishReason !== 'tool_calls') return;
+        const json = JSON.stringify({ pieces: recorded, finishReason: d.finishReason, usage: d.usage, ...(d.toolCalls ? { toolCalls: d.toolCalls } : {}) } satisfies Stored);
         if (Buffer.byteLength(json) > opts.maxEntryBytes) return;
         // Not awaited: the caller's stream ends as soon as the upstream's does (a SQLite store has
         // written it by the time this returns; a Redis one sends it on its way).

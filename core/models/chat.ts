@@ -18,11 +18,47 @@ export interface Attachment {
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
-  /** The text of the message (its text parts joined). */
+  /** The text of the message (its text parts joined); a tool result's text for role `tool`. */
   text: string;
   /** Its other parts, in order after the text; checked against the model's input kinds. */
   attachments?: Attachment[];
+  /** An assistant turn that called tools: the calls it made (its text may be empty). */
+  toolCalls?: ToolCall[];
+  /** A `tool` message: the call it answers (ToolCall.id). */
+  toolCallId?: string;
+  /** A `tool` message: the called tool's name (Gemini's functionResponse names it; found from toolCallId when absent). */
+  toolName?: string;
 }
+
+/**
+ * A function the model may call, in every vendor's terms: OpenAI `tools[].function`, Anthropic
+ * `tools[]`, Gemini `functionDeclarations[]`, Bedrock `toolConfig.tools[].toolSpec`.
+ */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** Its arguments as a JSON Schema object (`{"type":"object","properties":{...}}`). */
+  parameters?: Record<string, unknown>;
+  /** OpenAI's `strict` (the arguments must match the schema exactly). */
+  strict?: boolean;
+}
+
+/** Whether and which tool to call: OpenAI auto/none/required/function, Anthropic auto/none/any/tool, Gemini AUTO/NONE/ANY, Bedrock auto/any/tool. */
+export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
+
+/** A call the model made: its id (vendors without ids get one), the tool's name, its arguments as JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** A JSON object's text, as OpenAI carries it (`{"city":"Paris"}`). */
+  arguments: string;
+}
+
+/** Structured output: OpenAI `response_format`, Gemini `responseMimeType`/`responseSchema`. */
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
 
 export interface ChatRequest {
   /** The upstream's model or deployment name. */
@@ -39,23 +75,38 @@ export interface ChatRequest {
   stream?: boolean;
   /** The prompt's tokens as the gateway counted them (texts only), when it did: a provider need not count them again. */
   promptTokens?: number;
+  /** Functions the model may call; its calls come back in `done.toolCalls` with finishReason `tool_calls`. */
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  responseFormat?: ResponseFormat;
 }
 
-export type FinishReason = 'stop' | 'length' | 'content_filter' | 'error';
+export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'error';
 
 export interface ChatUsage {
   promptTokens: number;
   completionTokens: number;
 }
 
+/** How an answer ended: its finish reason, its token counts, and the tools it called (finishReason `tool_calls`). */
+export interface ChatDone {
+  finishReason: FinishReason;
+  usage: ChatUsage;
+  /** The calls the model made, whole (arguments complete), in order. */
+  toolCalls?: ToolCall[];
+}
+
 /**
  * A provider's answer: text pieces as they come, then how it ended. `pieces` throws a
- * PlatformError (UpstreamFailed / UpstreamTimeout) when the upstream fails midway.
+ * PlatformError (UpstreamFailed / UpstreamTimeout) when the upstream fails midway. Tool calls are
+ * not pieces: they arrive whole in `done` (an upstream's argument deltas are gathered by
+ * upstream/chat-stream.ts), and each route writes them in its vendor's stream events before its
+ * finish event, so a streaming client sees them as its SDK expects.
  */
 export interface ChatStream {
   pieces: AsyncIterable<string>;
   /** Settles after the last piece (finishReason `error` when the upstream failed midway). */
-  done: Promise<{ finishReason: FinishReason; usage: ChatUsage }>;
+  done: Promise<ChatDone>;
 }
 
 export interface EmbedRequest {

@@ -85,7 +85,7 @@ export function converseToChat(body: Pick<ConverseRequest, 'messages' | 'system'
   return out;
 }
 
-const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'content_filtered', error: 'end_turn' };
+const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'content_filtered', tool_calls: 'tool_use', error: 'end_turn' };
 export const converseStopReason = (f: FinishReason) => STOP[f];
 
 export const converseUsage = (u: ChatUsage) => ({ inputTokens: u.promptTokens, outputTokens: u.completionTokens, totalTokens: u.promptTokens + u.completionTokens });

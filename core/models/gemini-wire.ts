@@ -129,7 +129,7 @@ export function geminiToChat(body: GenerateContentRequest) {
 }
 
 // A guardrail cut (content_filter) is Gemini's SAFETY: the answer stopped for policy reasons.
-const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY', error: 'OTHER' };
+const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY', tool_calls: 'STOP', error: 'OTHER' };
 
 export interface GeminiMeta {
   responseId: string;

@@ -2,7 +2,7 @@ import type { FinishReason } from '../../core/models/chat';
 import type { AnswerChunk, AnswerSource, AnswerStream, SourcesResult } from '../../core/chat/service';
 
 /** The chat service's wire values as the subgraph's enums and camelCase fields. */
-export const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'LENGTH', content_filter: 'CONTENT_FILTER', error: 'ERROR' };
+export const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'LENGTH', content_filter: 'CONTENT_FILTER', tool_calls: 'STOP', error: 'ERROR' };
 const category = (c: string) => (c === 'InputFile' ? 'INPUT_FILE' : 'SEARCH');
 
 export const sourceView = (s: AnswerSource) => ({

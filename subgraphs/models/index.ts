@@ -28,7 +28,7 @@ interface ChatInputArgs {
   stop?: string[] | null;
 }
 
-const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'LENGTH', content_filter: 'CONTENT_FILTER', error: 'ERROR' };
+const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'LENGTH', content_filter: 'CONTENT_FILTER', tool_calls: 'STOP', error: 'ERROR' };
 const ROLE = { SYSTEM: 'system', USER: 'user', ASSISTANT: 'assistant' } as const;
 
 export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>) => {

@@ -1,5 +1,5 @@
 import { PlatformError, UpstreamFailed } from '../../shared/errors';
-import type { ChatMessage, ChatStream, ChatUsage, FinishReason } from '../chat';
+import type { ChatDone, ChatMessage, ChatStream, ChatUsage, FinishReason, ToolCall } from '../chat';
 import { chatPromptTokens, countTokens } from '../tokens';
 import { unreadable } from '../../shared/http/failures';
 
@@ -8,6 +8,37 @@ export interface StreamEvent {
   text?: string;
   finishReason?: FinishReason;
   usage?: Partial<ChatUsage>;
+  /** Pieces of tool calls, gathered by `index` (OpenAI's deltas; a vendor that sends whole calls sends one piece each). */
+  toolCalls?: ToolCallDelta[];
+}
+
+/** A piece of a tool call: the first piece of an index names it (id, name); `arguments` pieces are appended. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  arguments?: string;
+}
+
+/** Tool-call pieces gathered into whole calls (a call without an id gets `call_<n>`; no arguments is `{}`). */
+export function toolCallGatherer() {
+  const calls = new Map<number, { id?: string; name?: string; arguments: string }>();
+  return {
+    add(deltas: readonly ToolCallDelta[]) {
+      for (const d of deltas) {
+        const c = calls.get(d.index) ?? { arguments: '' };
+        if (d.id) c.id = d.id;
+        if (d.name) c.name = (c.name ?? '') + d.name;
+        if (d.arguments) c.arguments += d.arguments;
+        calls.set(d.index, c);
+      }
+    },
+    calls(): ToolCall[] | undefined {
+      if (!calls.size) return undefined;
+      return [...calls.entries()].sort(([a], [b]) => a - b)
+        .map(([i, c]) => ({ id: c.id ?? `call_${i}`, name: c.name ?? '', arguments: c.arguments || '{}' }));
+    },
+  };
 }
 
 export interface ChatStreamOptions {
@@ -34,9 +65,10 @@ export interface ChatStreamOptions {
 export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStreamOptions): ChatStream;
 export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode(item: T): StreamEvent }): ChatStream;
 export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode?(item: T): StreamEvent }): ChatStream {
-  let settle!: (v: { finishReason: FinishReason; usage: ChatUsage }) => void;
-  const done = new Promise<{ finishReason: FinishReason; usage: ChatUsage }>((resolve) => (settle = resolve));
+  let settle!: (v: ChatDone) => void;
+  const done = new Promise<ChatDone>((resolve) => (settle = resolve));
   const decode = opts.decode;
+  const tools = toolCallGatherer();
   let text = '';
   let usage: Partial<ChatUsage> = {};
   async function* pieces(): AsyncGenerator<string> {
@@ -47,6 +79,7 @@ export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: Cha
         const e = decode ? decode(item) : (item as StreamEvent);
         if (e.usage) usage = { ...usage, ...e.usage };
         if (e.finishReason) finish = e.finishReason;
+        if (e.toolCalls) tools.add(e.toolCalls);
         if (e.text) {
           text += e.text;
           yield e.text;
@@ -62,7 +95,9 @@ export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: Cha
       opts.onEnd?.();
       // Counted only when the upstream did not say (counting a long prompt costs).
       const promptTokens = usage.promptTokens ?? (opts.messages ? chatPromptTokens(opts.messages, opts.promptTokens) : (opts.promptTokens ?? 0));
-      settle({ finishReason: outcome, usage: { promptTokens, completionTokens: usage.completionTokens ?? countTokens(text) } });
+      const toolCalls = tools.calls();
+      const completionTokens = usage.completionTokens ?? countTokens(text + (toolCalls ?? []).map((c) => c.name + c.arguments).join(''));
+      settle({ finishReason: outcome, usage: { promptTokens, completionTokens }, ...(toolCalls ? { toolCalls } : {}) });
     }
   }
   return { pieces: pieces(), done };
