@@ -49,6 +49,21 @@ describe('the chat cache', () => {
     expect((await cache.through('g', async () => answer(['z']))).outcome).toBe('MISS');
   });
 
+  it('replays the tool calls of an answer that called tools', async () => {
+    const cache = answerCache(inModelsDb(), { ttlMs: 60_000, maxEntryBytes: 1 << 20 });
+    const toolCalls = [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }];
+    const up = counting(() => ({
+      pieces: (async function* none() {})(),
+      done: Promise.resolve({ finishReason: 'tool_calls' as const, usage: { promptTokens: 5, completionTokens: 7 }, toolCalls }),
+    }));
+    const first = await read((await cache.through('t', up)).stream);
+    const hit = await cache.through('t', up);
+    expect(hit.outcome).toBe('HIT');
+    expect(await read(hit.stream)).toEqual(first);
+    expect(first).toEqual({ pieces: [], finishReason: 'tool_calls', usage: { promptTokens: 5, completionTokens: 7 }, toolCalls });
+    expect(up.calls).toBe(1);
+  });
+
   it('keys by tenant and by canonical request (key order does not matter)', () => {
     expect(cacheKey('t', { a: 1, b: [{ y: 2, x: 1 }] })).toBe(cacheKey('t', { b: [{ x: 1, y: 2 }], a: 1 }));
     expect(cacheKey('t', { a: 1 })).not.toBe(cacheKey('u', { a: 1 }));
