@@ -1,6 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import type { Ctx } from '../../core/shared/context';
-import type { Introspection, RealmInfo, TokenResponse, TokenService, UserInfo } from '../../core/token/service';
+import type { ClientIntrospection, Introspection, RealmInfo, TokenResponse, TokenService, UserInfo } from '../../core/token/service';
 import { callOptions, httpClient, type HttpClientOptions } from '../shared/http';
 
 type Params = Record<string, string | undefined>;
@@ -13,6 +13,7 @@ interface RealmWire {
   jwks_uri: string;
   access_token_lifespan: number;
   refresh_token_lifespan: number;
+  audiences?: string[];
 }
 
 
@@ -33,6 +34,8 @@ export function tokenClient(opts: HttpClientOptions): TokenService {
     refresh: (req, ctx) =>
       request<TokenResponse>('POST', `${p}/oauth/connect/user/login`, form({ ...req, grant_type: 'refresh_token' }, ctx)),
     introspect: (req, ctx) => request<Introspection>('POST', `${p}/oauth/connect/introspect`, form(req, ctx)),
+    introspectForClient: ({ realm, ...req }, ctx) =>
+      request<ClientIntrospection>('POST', `${realmPath(realm)}/protocol/openid-connect/token/introspect`, form(req, ctx)),
     revoke: async (req, ctx) => void (await request('POST', `${p}/oauth/connect/revoke`, form(req, ctx))),
     userinfo: ({ realm, authorization }, ctx) => request<UserInfo>('GET', `${realmPath(realm)}/protocol/openid-connect/userinfo`, {
       ...callOptions(ctx), headers: authorization ? { authorization } : undefined,
@@ -41,7 +44,7 @@ export function tokenClient(opts: HttpClientOptions): TokenService {
       const r = await request<RealmWire>('GET', realmPath(req?.realm), callOptions(ctx));
       return {
         id: r.realm, name: r.name, enabled: r.enabled, issuer: r.issuer, jwksUri: r.jwks_uri,
-        accessTokenLifespan: r.access_token_lifespan, refreshTokenLifespan: r.refresh_token_lifespan,
+        accessTokenLifespan: r.access_token_lifespan, refreshTokenLifespan: r.refresh_token_lifespan, audiences: r.audiences ?? [],
       } satisfies RealmInfo;
     },
     jwks: (req, ctx) => request<JSONWebKeySet>('GET', `${realmPath(req.realm)}/protocol/openid-connect/certs`, callOptions(ctx)),

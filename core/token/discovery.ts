@@ -1,12 +1,22 @@
 import type { RealmInfo } from './service';
 
-/** OpenID Connect discovery for a realm; endpoints carry `?realm=` since the spec's paths are realm-less. */
+/** The two well-known documents served under a realm's issuer: OpenID Connect Discovery and RFC 8414. */
+export const WELL_KNOWN = ['openid-configuration', 'oauth-authorization-server'] as const;
+export type WellKnown = (typeof WELL_KNOWN)[number];
+
+/**
+ * OpenID Connect discovery (and RFC 8414 metadata) for a realm. The spec's token and revocation
+ * paths are realm-less, so they carry `?realm=`; introspection is RFC 7662's, at the realm's own
+ * path (the spec's introspection, with booleans as words, is not what an OAuth library expects).
+ * `audiences_supported` (ours) lists the `aud` values a client may ask for with RFC 8707 `resource`.
+ */
 export function discoveryDocument(realm: RealmInfo, publicUrl: string) {
   const endpoint = (path: string) => `${publicUrl}/auth/api/v1/oauth/connect/${path}?realm=${realm.id}`;
+  const clientAuth = ['client_secret_basic', 'client_secret_post'];
   return {
     issuer: realm.issuer,
     token_endpoint: endpoint('token'),
-    introspection_endpoint: endpoint('introspect'),
+    introspection_endpoint: `${realm.issuer}/protocol/openid-connect/token/introspect`,
     revocation_endpoint: endpoint('revoke'),
     jwks_uri: realm.jwksUri,
     userinfo_endpoint: `${realm.issuer}/protocol/openid-connect/userinfo`,
@@ -16,11 +26,27 @@ export function discoveryDocument(realm: RealmInfo, publicUrl: string) {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
     userinfo_signing_alg_values_supported: ['none'],
-    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-    introspection_endpoint_auth_methods_supported: ['none'],
+    token_endpoint_auth_methods_supported: clientAuth,
+    introspection_endpoint_auth_methods_supported: clientAuth,
+    audiences_supported: realm.audiences,
     claims_supported: [
-      'sub', 'iss', 'exp', 'iat', 'jti', 'typ', 'azp', 'sid', 'session_state', 'scope', 'realm_access',
+      'sub', 'iss', 'aud', 'exp', 'iat', 'jti', 'typ', 'azp', 'sid', 'session_state', 'scope', 'realm_access',
       'preferred_username', 'email', 'email_verified', 'tenant_id', 'clientId', 'clientHost', 'clientAddress',
     ],
   };
+}
+
+/** Where a realm's well-known document is: under its issuer, which names the realm by id. */
+export const wellKnownUrl = (realm: RealmInfo, doc: WellKnown): string => `${realm.issuer}/.well-known/${doc}`;
+
+/**
+ * A strict client checks that the document's `issuer` is the URL it discovered from (OIDC
+ * Discovery §4.3, RFC 8414 §3.3), and tokens name the realm by id: a document asked for under
+ * another name (the `default` alias) answers where the issuer's own is instead of itself.
+ */
+export function discoveryMoved(asked: string, realm: RealmInfo, doc: WellKnown) {
+  if (asked === realm.id) return undefined;
+  const location = wellKnownUrl(realm, doc);
+  const detail = `'${asked.slice(0, 64)}' is not this realm's issuer: discover from ${realm.issuer} (its tokens' iss), whose document is ${location}`;
+  return { location, body: { detail, error: 'invalid_request', error_description: detail, issuer: realm.issuer, location } };
 }

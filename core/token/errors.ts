@@ -40,3 +40,10 @@ export class InvalidRequest extends BadRequest {
     super(message, { code: 'invalid_request' });
   }
 }
+
+/** RFC 8707 §2: a `resource` (or `audience`) the service cannot issue a token for. */
+export class InvalidTarget extends BadRequest {
+  constructor(targets: string[]) {
+    super(`Unknown audience: ${targets.join(' ').slice(0, 200)}`, { code: 'invalid_target' });
+  }
+}

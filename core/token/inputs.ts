@@ -9,6 +9,11 @@ import { param } from '../shared/params';
 const realm = param.uuid().optional().describe('Identifier of the OAuth realm (UUID); the default realm when absent');
 const scopes = param.string().optional().describe('Space- or comma-separated scopes');
 const refreshToken = param.string().optional().describe('With grant_type=refresh_token');
+/** RFC 8707 `resource` and the `audience` parameter: both name services' audiences (repeated, or space-separated). */
+const targets = {
+  resource: param.array().optional().describe('RFC 8707: the audience (a service: search, models, chat, account) the access token is for; repeat for several'),
+  audience: param.array().optional().describe('Same as resource (the name Keycloak and Auth0 use)'),
+};
 
 type Grants = Record<string, readonly string[]>;
 
@@ -33,6 +38,7 @@ export const TokenRequest = z.object({
   refresh_token: refreshToken,
   username: param.string().optional().describe('With grant_type=password'),
   password: param.string().optional().describe('With grant_type=password'),
+  ...targets,
 }).check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'client_credentials'));
 
 export const UserLoginRequest = z.object({
@@ -44,6 +50,7 @@ export const UserLoginRequest = z.object({
   refresh_token: refreshToken,
   client_id: param.string().optional().describe('A client of the realm; the public client platform-login when absent'),
   client_secret: param.string().optional().describe('Secret of a confidential client_id'),
+  ...targets,
 }).check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'password'));
 
 export const RefreshRequest = z.object({
@@ -52,11 +59,21 @@ export const RefreshRequest = z.object({
   client_id: param.string().optional().describe('The client the token was issued to (needed with its secret when confidential)'),
   client_secret: param.string().optional(),
   scopes: scopes.describe('A subset of the session scopes'),
+  ...targets,
 });
 
 export const IntrospectRequest = z.object({
   token: param.string().optional().describe('The access token to introspect'),
   realm: param.id().describe('Identifier of the realm that issued the token'),
+});
+
+/** RFC 7662 §2.1, at a realm's own path: the resource server authenticates as a client of the realm. */
+export const ClientIntrospectRequest = z.object({
+  realm: param.id().describe('Realm id, or `default`'),
+  token: param.string().describe('The token to introspect'),
+  token_type_hint: param.string().optional().describe('access_token or refresh_token (a hint; only access tokens read active)'),
+  client_id: param.string().describe('The resource server\'s client (or HTTP Basic)'),
+  client_secret: param.string().describe('Its secret (or HTTP Basic)'),
 });
 
 export const RevokeRequest = z.object({
@@ -75,6 +92,7 @@ export type ClientTokenRequest = z.output<typeof TokenRequest>;
 export type UserLoginRequest = z.output<typeof UserLoginRequest>;
 export type RefreshRequest = z.output<typeof RefreshRequest>;
 export type IntrospectRequest = z.output<typeof IntrospectRequest>;
+export type ClientIntrospectRequest = z.output<typeof ClientIntrospectRequest>;
 export type RevokeRequest = z.output<typeof RevokeRequest>;
 export type RealmRef = z.output<typeof RealmRef>;
 export type UserinfoRequest = z.output<typeof UserinfoRequest>;

@@ -1,6 +1,6 @@
 import type { VerifiedToken } from '../shared/auth/verifier';
 import type { RealmRecord, TokenStore } from './ports';
-import type { ActiveIntrospection, UserInfo } from './service';
+import type { ActiveIntrospection, ClientIntrospection, UserInfo } from './service';
 
 /**
  * The introspection answer for a token whose signature and claims already verified, or undefined
@@ -37,6 +37,12 @@ export async function introspectionOf(store: TokenStore, realm: RealmRecord, c: 
     tenant_id: s(c.tenant_id),
     active: 'true',
   };
+}
+
+/** RFC 7662 §2.2: the spec's active answer with real booleans, the token's `aud` and its `token_type`. */
+export function clientIntrospectionOf(active: ActiveIntrospection, c: VerifiedToken['claims']): ClientIntrospection {
+  const aud = Array.isArray(c.aud) ? c.aud : typeof c.aud === 'string' ? [c.aud] : [];
+  return { ...active, active: true, email_verified: active.email_verified === 'true', aud, token_type: 'Bearer' };
 }
 
 /** OIDC Core §5.3 claims of an active access token (its subject: a user or a service account). */

@@ -15,6 +15,10 @@ export interface Grant {
   user?: UserRecord;
   session: SessionRecord;
   scope: string;
+  /** RFC 8707: the access token's `aud` when the client asked for some services; every service when absent. */
+  audience?: readonly string[];
+  /** The audiences a refresh may ask for (its token's `resource` claim); every service when absent. */
+  granted?: readonly string[];
 }
 
 export interface IssuerDeps {
@@ -47,7 +51,7 @@ export function createIssuer(deps: IssuerDeps) {
         exp,
         iat,
         jti: randomUUID(),
-        aud: deps.audience,
+        aud: g.audience ?? deps.audience,
         sub: g.user?.id ?? g.client.id,
         typ: 'Bearer',
         ...common,
@@ -67,6 +71,7 @@ export function createIssuer(deps: IssuerDeps) {
         sub: g.user?.id ?? g.client.id,
         typ: 'Refresh',
         ...common,
+        ...(g.granted ? { resource: g.granted } : {}),
       }, refreshKey(g.realm));
       return {
         access_token: access,

@@ -1,10 +1,10 @@
 import type { JSONWebKeySet } from 'jose';
 import type { Ctx } from '../shared/context';
 import type {
-  ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
+  ClientIntrospectRequest, ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
 } from './inputs';
 
-export type { ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest };
+export type { ClientIntrospectRequest, ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest };
 
 /** spec: "Token response (both flows)". Wire names are the spec's, hyphen included. */
 export interface TokenResponse {
@@ -46,6 +46,14 @@ export interface ActiveIntrospection {
 
 export type Introspection = ActiveIntrospection | { active: 'false' };
 
+/**
+ * RFC 7662 §2.2: the same claims with real booleans, plus `aud` and `token_type`; anything but an
+ * active access token of the realm is exactly `{"active": false}`.
+ */
+export type ClientIntrospection =
+  | (Omit<ActiveIntrospection, 'active' | 'email_verified'> & { active: true; email_verified: boolean; aud: string[]; token_type: 'Bearer' })
+  | { active: false };
+
 /** OIDC Core §5.3: claims about the user (or service account) behind an access token. */
 export interface UserInfo {
   sub: string;
@@ -65,6 +73,8 @@ export interface RealmInfo {
   jwksUri: string;
   accessTokenLifespan: number;
   refreshTokenLifespan: number;
+  /** RFC 9068 `aud` values its access tokens may carry: one per service; a client may ask for some (RFC 8707). */
+  audiences: string[];
 }
 
 /**
@@ -79,7 +89,10 @@ export interface TokenService {
   loginUser(req: UserLoginRequest, ctx?: Ctx): Promise<TokenResponse>;
   /** RFC 6749 §6 with rotation; a confidential client must authenticate. */
   refresh(req: RefreshRequest, ctx?: Ctx): Promise<TokenResponse>;
+  /** The spec's introspection: booleans as words, no client authentication. */
   introspect(req: IntrospectRequest, ctx?: Ctx): Promise<Introspection>;
+  /** RFC 7662 introspection by an authenticated client of the realm (the discovery document's). */
+  introspectForClient(req: ClientIntrospectRequest, ctx?: Ctx): Promise<ClientIntrospection>;
   /** RFC 7009: ends the session a token belongs to. Unknown or invalid tokens are ignored. */
   revoke(req: RevokeRequest, ctx?: Ctx): Promise<void>;
   /** OIDC userinfo for an active access token of the realm; InvalidToken otherwise. */

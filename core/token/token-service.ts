@@ -6,8 +6,9 @@ import { createTokenVerifier, issuerBaseFor } from '../shared/auth/verifier';
 import { Unauthenticated } from '../shared/errors';
 import type { Ctx } from '../shared/context';
 import type { Authenticator } from './authenticate';
+import { grantAudience, parseTargets } from './audience';
 import { InvalidGrant, InvalidRequest, RealmNotFound, UnsupportedGrantType } from './errors';
-import { introspectionOf, userinfoOf } from './introspection';
+import { clientIntrospectionOf, introspectionOf, userinfoOf } from './introspection';
 import { createIssuer } from './issuer';
 import type { KeyRing } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
@@ -48,22 +49,31 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     return realm;
   }
 
+  /** What a request asks of a grant: scopes and (RFC 8707) the services its access token is for. */
+  type Ask = { scopes?: string; resource?: string[]; audience?: string[] };
+
   /** A new session, written while its tokens are signed; answered only once both are done. */
-  async function grant(realm: RealmRecord, client: ClientRecord, user: UserRecord | undefined, scopes: string | undefined, ctx: Ctx) {
-    const scope = grantScopes(client.scopes, scopes);
+  async function grant(realm: RealmRecord, client: ClientRecord, user: UserRecord | undefined, ask: Ask, ctx: Ctx) {
+    const scope = grantScopes(client.scopes, ask.scopes);
+    const targets = parseTargets(ask.resource, ask.audience);
+    const audience = grantAudience(deps.audience, targets);
     const now = clock.now();
     const session = {
       id: uuidv7(now), realmId: realm.id, clientId: client.clientId, userId: user?.id ?? null, scope: scope.join(' '),
       refreshJti: randomUUID(), createdAt: now, expiresAt: now + realm.refreshTokenLifespan * 1000, revokedAt: null,
     };
-    const [tokens] = await Promise.all([issuer.issue({ realm, client, user, session, scope: scope.join(' ') }, ctx), store.sessions.write(session)]);
+    const narrowed = targets.length ? { audience, granted: audience } : {};
+    const [tokens] = await Promise.all([issuer.issue({ realm, client, user, session, scope: scope.join(' '), ...narrowed }, ctx), store.sessions.write(session)]);
     return tokens;
   }
 
   /** Rotation: each refresh token works once; presenting a used one ends the whole session. */
-  async function refreshSession(realm: RealmRecord, token: string, scopes: string | undefined, ctx: Ctx,
+  async function refreshSession(realm: RealmRecord, token: string, ask: Ask, ctx: Ctx,
     client: (sessionClientId: string) => Promise<ClientRecord>): Promise<TokenResponse> {
     const claims = await issuer.verifyRefresh(realm, token);
+    // RFC 8707 §2.2: a refresh may narrow the audience the grant was given, never widen it.
+    const granted = Array.isArray(claims.resource) ? claims.resource.filter((a): a is string => typeof a === 'string') : undefined;
+    const audience = grantAudience(granted ?? deps.audience, parseTargets(ask.resource, ask.audience));
     const session = await store.sessions.get(String(claims.sid));
     if (!session || session.revokedAt !== null || session.realmId !== realm.id) throw new InvalidGrant();
     if (session.refreshJti !== claims.jti) {
@@ -75,21 +85,21 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     const user = session.userId ? await store.users.getById(session.userId) : undefined;
     if (!c.enabled || (session.userId && !user?.enabled)) throw new InvalidGrant();
 
-    const scope = grantScopes(parseScopes(session.scope), scopes);
+    const scope = grantScopes(parseScopes(session.scope), ask.scopes);
     const next = { ...session, refreshJti: randomUUID(), expiresAt: clock.now() + realm.refreshTokenLifespan * 1000 };
     if (!(await store.sessions.rotate(session.id, session.refreshJti, next.refreshJti, next.expiresAt))) throw new InvalidGrant();
-    return issuer.issue({ realm, client: c, user, session: next, scope: scope.join(' ') }, ctx);
+    return issuer.issue({ realm, client: c, user, session: next, scope: scope.join(' '), audience, granted }, ctx);
   }
 
   const refresh: TokenService['refresh'] = async (req, ctx = {}) => {
     const realm = await resolveRealm(req.realm);
-    return auth.throttled(ctx, (attempt) => refreshSession(realm, req.refresh_token, req.scopes, ctx,
+    return auth.throttled(ctx, (attempt) => refreshSession(realm, req.refresh_token, req, ctx,
       (sessionClient) => auth.loginClient(attempt, realm, req.client_id || sessionClient, req.client_secret)));
   };
 
   const realmInfo = (r: RealmRecord): RealmInfo => ({
     id: r.id, name: r.name, enabled: r.enabled, issuer: issuerBase + r.id, jwksUri: `${issuerBase}${r.id}/protocol/openid-connect/certs`,
-    accessTokenLifespan: r.accessTokenLifespan, refreshTokenLifespan: r.refreshTokenLifespan,
+    accessTokenLifespan: r.accessTokenLifespan, refreshTokenLifespan: r.refreshTokenLifespan, audiences: [...deps.audience],
   });
 
   /** The claims and introspection of an access token of `realm` that is active, or undefined. */
@@ -112,13 +122,13 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       const client = await auth.throttled(ctx, (attempt) => auth.client(attempt, realm, req.client_id, req.client_secret));
       if (grantType === 'refresh_token') {
         if (!req.refresh_token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
-        return refreshSession(realm, req.refresh_token, req.scopes, ctx, async () => client);
+        return refreshSession(realm, req.refresh_token, req, ctx, async () => client);
       }
       if (grantType === 'password') {
         const user = await auth.throttled(ctx, (attempt) => auth.user(attempt, realm, req.username ?? '', req.password ?? ''));
-        return grant(realm, client, user, req.scopes, ctx);
+        return grant(realm, client, user, req, ctx);
       }
-      return grant(realm, client, undefined, req.scopes, ctx);
+      return grant(realm, client, undefined, req, ctx);
     },
 
     async loginUser(req, ctx = {}) {
@@ -133,7 +143,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         client: await auth.loginClient(attempt, realm, req.client_id, req.client_secret),
         user: await auth.user(attempt, realm, req.username ?? '', req.password ?? ''),
       }));
-      return grant(realm, client, user, req.scopes, ctx);
+      return grant(realm, client, user, req, ctx);
     },
 
     refresh,
@@ -144,6 +154,14 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       const realm = await resolveRealm(req.realm);
       if (!req.token) return { active: 'false' };
       return (await active(realm, req.token))?.introspection ?? { active: 'false' };
+    },
+
+    async introspectForClient(req, ctx = {}) {
+      const realm = await resolveRealm(req.realm);
+      // RFC 7662 §2.1: the caller authenticates, so tokens cannot be scanned anonymously; failures count toward the throttle.
+      await auth.throttled(ctx, (attempt) => auth.client(attempt, realm, req.client_id, req.client_secret));
+      const found = await active(realm, req.token);
+      return found ? clientIntrospectionOf(found.introspection, found.claims) : { active: false };
     },
 
     async revoke(req) {

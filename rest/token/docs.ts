@@ -8,7 +8,9 @@ export const tokenServiceDocs: ServiceDocs = {
   description: 'Credentials are parameters here: `client_id` and `client_secret` (or HTTP Basic) at the token endpoint, '
     + '`username` and `password` at the login endpoint, the token itself at introspection and revocation. '
     + 'Leave `realm` empty for the default realm. The access token you get is what **Authorize** takes on the other services\' pages '
-    + '(and on userinfo below).',
+    + '(and on userinfo below). OAuth and OpenID libraries: discover from the realm\'s issuer '
+    + '(`/auth/api/v1/realms/{realm id}`, the `iss` of its tokens); its introspection_endpoint is RFC 7662\'s (boolean `active`, client authentication), '
+    + 'and `resource` (RFC 8707) asks for a token whose `aud` names only that service.',
 };
 
 const grant = (values: string[], fallback: string) => ({

@@ -1,9 +1,9 @@
-import type { Request, Response } from 'express';
-import { discoveryDocument } from '../../core/token/discovery';
 import type { TokenService } from '../../core/token/service';
 import type { ErrorBody } from '../shared/http-errors';
 import { define, type RestService } from '../shared/routes';
+import { discoveryRoutes } from './discovery';
 import { tokenDocs, tokenServiceDocs } from './docs';
+import { basicCredentials, failures, noStore } from './oauth-http';
 import * as S from './schemas';
 import { TOKEN_PREFIX } from './prefix';
 
@@ -15,43 +15,7 @@ export const tokenErrorBody: ErrorBody = (err) => {
   return err.code ? { detail: err.message, error: err.code, error_description: err.message } : { detail: err.message };
 };
 
-/** RFC 6749 §5.1: token responses must not be cached. */
-const noStore = <T>(res: Response, body: T): T => {
-  res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-  return body;
-};
-
-/** RFC 6749 §2.3.1: client credentials may come as HTTP Basic instead of parameters. */
-function basicCredentials(req: Request): Record<string, unknown> {
-  const [scheme, value] = (req.get('authorization') ?? '').split(' ');
-  if (scheme?.toLowerCase() !== 'basic' || !value) return {};
-  const decoded = Buffer.from(value, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return {};
-  const unescape = (s: string) => {
-    try {
-      return decodeURIComponent(s.replace(/\+/g, ' '));
-    } catch {
-      return s;
-    }
-  };
-  return { client_id: unescape(decoded.slice(0, colon)), client_secret: unescape(decoded.slice(colon + 1)) };
-}
-
-const failures = {
-  400: { description: 'Bad Request (unsupported grant, disallowed scope, bad refresh token, malformed body)', schema: S.TokenError },
-  401: { description: 'Authentication failed', schema: S.TokenError },
-  404: { description: 'Realm not found', schema: S.TokenError },
-  413: { description: 'Request body too large', schema: S.TokenError },
-};
-
 export function tokenRest(token: TokenService, publicUrl: string): RestService {
-  const userinfo = (method: 'get' | 'post') => define({
-    method, path: '/realms/:realm/protocol/openid-connect/userinfo', summary: 'OpenID Connect userinfo (Bearer access token)', tags: ['discovery'],
-    input: { path: S.RealmRef, header: S.UserinfoRequest.pick({ authorization: true }) }, docs: tokenDocs.userinfo,
-    responses: { 200: { description: 'Claims about the token subject', schema: S.UserInfoResponse }, 401: failures[401], 404: failures[404] },
-    handle: (input, { ctx }) => token.userinfo(input, ctx),
-  });
   return {
     title: 'Token service',
     version: '1.2.3',
@@ -86,6 +50,14 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
         handle: async (input, { ctx, res }) => noStore(res, await token.introspect(input, ctx)),
       }),
       define({
+        method: 'post', path: '/realms/:realm/protocol/openid-connect/token/introspect', summary: 'Introspect a token (RFC 7662), as a client of the realm', tags: ['token'],
+        description: 'The discovery document\'s introspection_endpoint: the client authenticates (HTTP Basic or client_id and client_secret); '
+          + '`active` is a boolean, and anything but an active access token of the realm reads exactly {"active":false}.',
+        input: { path: S.RealmRef, merged: S.ClientIntrospectRequest.omit({ realm: true }), mergedDefaults: basicCredentials }, docs: tokenDocs.realm,
+        responses: { 200: { description: 'Introspection result', schema: S.ClientIntrospectionResponse }, 401: failures[401], 404: failures[404] },
+        handle: async (input, { ctx, res }) => noStore(res, await token.introspectForClient(input, ctx)),
+      }),
+      define({
         method: 'post', path: '/oauth/connect/revoke', summary: 'Revoke a token (RFC 7009): ends its session', tags: ['token'],
         input: { merged: S.RevokeRequest }, docs: tokenDocs.realm,
         responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
@@ -94,32 +66,7 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
           return { msg: 'ok' };
         },
       }),
-      define({
-        method: 'get', path: '/realms/:realm', summary: 'Public facts of a realm (`default`: the default realm)', tags: ['discovery'],
-        input: { path: S.RealmRef }, docs: tokenDocs.realm,
-        responses: { 200: { description: 'The realm', schema: S.RealmResponse }, 404: failures[404] },
-        handle: async (input, { ctx }) => {
-          const r = await token.realm(input, ctx);
-          return {
-            realm: r.id, name: r.name, enabled: r.enabled, issuer: r.issuer, jwks_uri: r.jwksUri,
-            access_token_lifespan: r.accessTokenLifespan, refresh_token_lifespan: r.refreshTokenLifespan,
-          };
-        },
-      }),
-      define({
-        method: 'get', path: '/realms/:realm/protocol/openid-connect/certs', summary: 'JWKS of a realm', tags: ['discovery'],
-        input: { path: S.RealmRef }, docs: tokenDocs.realm,
-        responses: { 200: { description: 'The realm public keys' }, 404: failures[404] },
-        handle: (input, { ctx }) => token.jwks(input, ctx),
-      }),
-      define({
-        method: 'get', path: '/realms/:realm/.well-known/openid-configuration', summary: 'OpenID discovery of a realm', tags: ['discovery'],
-        input: { path: S.RealmRef }, docs: tokenDocs.realm,
-        responses: { 200: { description: 'Discovery document' }, 404: failures[404] },
-        handle: async (input, { ctx }) => discoveryDocument(await token.realm(input, ctx), publicUrl),
-      }),
-      userinfo('get'),
-      userinfo('post'),
+      ...discoveryRoutes(token, publicUrl),
     ],
   };
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Wire schemas of the token service's answers (spec: "Token service" under Resources). Its
  * inputs are the core's (core/token/inputs.ts), shared with the GraphQL face.
  */
-export { IntrospectRequest, RealmRef, RevokeRequest, TokenRequest, UserinfoRequest, UserLoginRequest } from '../../core/token/inputs';
+export { ClientIntrospectRequest, IntrospectRequest, RealmRef, RevokeRequest, TokenRequest, UserinfoRequest, UserLoginRequest } from '../../core/token/inputs';
 export { Msg } from '../shared/schemas';
 
 export const TokenResponse = z.object({
@@ -42,10 +42,23 @@ export const IntrospectionResponse = z.object({
   active: word,
 });
 
+/** RFC 7662 §2.2: real booleans; inactive is exactly `{"active": false}`. */
+export const ClientIntrospectionResponse = IntrospectionResponse.extend({
+  active: z.boolean(),
+  email_verified: z.boolean().optional(),
+  aud: z.array(z.string()).optional(),
+  token_type: z.literal('Bearer').optional(),
+});
+
 export const TokenError = z.object({
   detail: z.string(),
   error: z.string().optional(),
   error_description: z.string().optional(),
+});
+
+export const DiscoveryMoved = TokenError.extend({
+  issuer: z.string().describe('The realm\'s issuer: the iss of its tokens'),
+  location: z.string().describe('Its discovery document'),
 });
 
 export const RealmResponse = z.object({
@@ -56,6 +69,7 @@ export const RealmResponse = z.object({
   jwks_uri: z.string(),
   access_token_lifespan: z.int(),
   refresh_token_lifespan: z.int(),
+  audiences: z.array(z.string()).describe('The `aud` values its access tokens may carry (RFC 8707 `resource` picks some)'),
 });
 
 export const UserInfoResponse = z.object({

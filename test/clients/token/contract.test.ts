@@ -66,9 +66,20 @@ describe.each(['in process', 'REST client'] as const)('the token service contrac
       .toMatchObject({ kind: 'bad_request', code: 'unsupported_grant_type' });
   });
 
+  it('introspects as a client (RFC 7662) and narrows the audience to the services asked for (RFC 8707)', async () => {
+    const t = await token.issueForClient({ realm: fx.realm, ...fx.client, resource: ['search'] });
+    const seen = await token.introspectForClient({ realm: fx.realm, token: t.access_token, ...fx.client });
+    expect(seen).toMatchObject({ active: true, aud: ['search'], client_id: 'svc-a', token_type: 'Bearer', email_verified: false });
+    expect(await token.introspectForClient({ realm: fx.realm, token: 'garbage', ...fx.client })).toEqual({ active: false });
+    expect(await failure(token.introspectForClient({ realm: fx.realm, token: t.access_token, client_id: 'svc-a', client_secret: 'nope' })))
+      .toEqual({ kind: 'unauthenticated', code: 'invalid_client', message: 'Authentication failed' });
+    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, audience: ['billing'] })))
+      .toMatchObject({ kind: 'bad_request', code: 'invalid_target' });
+  });
+
   it('describes realms (by id, absent, or `default`) and publishes their keys', async () => {
     const realm = await token.realm({ realm: fx.realm });
-    expect(realm).toMatchObject({ id: fx.realm, name: 'main', enabled: true, accessTokenLifespan: 300, refreshTokenLifespan: 1800 });
+    expect(realm).toMatchObject({ id: fx.realm, name: 'main', enabled: true, accessTokenLifespan: 300, refreshTokenLifespan: 1800, audiences: ['account', 'search'] });
     expect((await token.realm({})).id).toBe(fx.realm);
     expect((await token.realm({ realm: 'default' })).id).toBe(fx.realm);
     const jwks = await token.jwks({ realm: fx.realm });

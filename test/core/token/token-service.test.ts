@@ -435,6 +435,7 @@ describe('disabled realms', () => {
     await expect(w.core.service.realm({ realm: w.realm })).resolves.toEqual({
       id: w.realm, name: 'main', enabled: true, issuer: issuerOf(w.realm),
       jwksUri: `${issuerOf(w.realm)}/protocol/openid-connect/certs`, accessTokenLifespan: 300, refreshTokenLifespan: 1800,
+      audiences: expect.arrayContaining(['account']),
     });
   });
 });
