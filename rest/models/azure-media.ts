@@ -1,18 +1,20 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { Transcript, TranscriptSegment } from '../../core/models/chat';
+import type { CatalogModel } from '../../core/models/catalog';
 import type { ModelsService } from '../../core/models/service';
 import type { ErrorBody } from '../shared/http-errors';
-import { ApiVersion, azureErrorBody, deployment, InvalidParam, parseBody } from './azure';
+import { DEPLOYMENTS, InvalidParam, openAiKey, parseBody, type Door } from './doors';
 import { refusing } from '../../core/models/refusing';
 import { define } from './common';
-import { azureImagesDocs, azureTranscriptionsDocs } from './docs-azure';
+import { imagesDocs, transcriptionsDocs } from './docs-azure';
 import { uploadOf } from '../shared/multipart';
 import type { Route } from '../shared/routes';
 
 /**
- * Group A image generation and audio transcription, in Azure OpenAI's (and OpenAI's) wire format,
- * so the `openai` SDK's `images.generate` and `audio.transcriptions.create` work unchanged.
+ * Image generation and audio transcription in OpenAI's (and Azure OpenAI's) wire format, one
+ * handler each mounted at every door (doors.ts), so the `openai` SDK's `images.generate` and
+ * `audio.transcriptions.create` work unchanged, with `OpenAI` and with `AzureOpenAI`.
  * Spec: image generation takes `n` = 1 only. OpenAI's limits: prompts of 4000 characters, audio
  * files of 25 MB in one of its formats (by extension or type).
  */
@@ -80,23 +82,22 @@ const srt = (t: Transcript) => cuesOf(t).map((c, i) => `${i + 1}\n${stamp(c.star
 const vtt = (t: Transcript) => `WEBVTT\n\n${cuesOf(t).map((c) => `${stamp(c.start, '.')} --> ${stamp(c.end, '.')}\n${cueText(c.text)}\n\n`).join('')}`;
 
 /** The multipart parser reads the upload before the handler runs; its 413 is worded here, as OpenAI words it. */
-const transcriptionErrorBody: ErrorBody = (err, status) => status !== 413 ? azureErrorBody(err, status) : {
+const transcriptionErrorBody = (door: Door): ErrorBody => (err, status) => status !== 413 ? door.errorBody(err, status) : {
   error: { message: `Maximum content size limit (${MAX_AUDIO_BYTES}) exceeded: audio files may be at most 25 MB.`, type: 'invalid_request_error', param: 'file', code: 'content_size_limit_exceeded' },
 };
 
 /** A multipart request skips the route's query validation: read `api-version` here. */
-const apiVersionOf = (req: Request) => parseBody(ApiVersion, req.query)['api-version'];
+const apiVersionOf = (door: Door, req: Request) => parseBody(door.query, req.query)['api-version'] as string | undefined;
 
-
-export function azureMediaRoutes(models: ModelsService): Route[] {
-  const images = define({
-    method: 'post', path: '/azure/openai/deployments/:model/images/generations', tags: ['group A'],
-    summary: 'Image generation (Azure OpenAI wire format; n = 1; a base64 PNG or a data URL)',
-    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureImagesDocs(ImageRequest),
+export function imagesRoute(models: ModelsService, door: Door): Route {
+  return define({
+    method: 'post', path: door.path('/images/generations'), tags: door.tags,
+    summary: 'Image generation (OpenAI wire format; n = 1; a base64 PNG or a data URL)',
+    input: { query: door.query, body: z.unknown() }, credential: openAiKey, errorBody: door.errorBody, docs: imagesDocs(door, ImageRequest),
     responses: { 200: { description: '`{created, data: [{url | b64_json, revised_prompt}]}`' } },
     handle: async (input, { req, ctx }) => {
-      const model = await deployment(models, ctx, req, input['api-version']);
-      const route = 'azure.images.generations';
+      const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
+      const route = `${door.vendor}.images.generations`;
       const body = await refusing(models, { model, route }, ctx, () => {
         const b = parseBody(ImageRequest, input.body);
         if ((b.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported for image generation.', 'n');
@@ -110,19 +111,23 @@ export function azureMediaRoutes(models: ModelsService): Route[] {
       return { created: Math.floor(Date.now() / 1000), data: [{ ...picture, revised_prompt: image.revisedPrompt ?? body.prompt }] };
     },
   });
-  const transcriptions = define({
-    method: 'post', path: '/azure/openai/deployments/:model/audio/transcriptions', tags: ['group A'],
-    summary: 'Audio transcription (Azure OpenAI wire format; multipart/form-data with a `file` part up to 25 MB)',
-    description: 'Fields: `file`, `model`, `temperature`, `response_format` (json, text, srt, verbose_json, vtt), `language`, `prompt`.',
-    input: { query: ApiVersion }, upload: { maxBytes: MAX_AUDIO_BYTES }, errorBody: transcriptionErrorBody, docs: azureTranscriptionsDocs(TranscriptionFields),
-    // The key (the router's) and the model before the upload is read: a stranger cannot make the gateway buffer 25 MB.
-    before: (req, ctx) => deployment(models, ctx, req, apiVersionOf(req)),
+}
+
+export function transcriptionsRoute(models: ModelsService, door: Door): Route {
+  return define({
+    method: 'post', path: door.path('/audio/transcriptions'), tags: door.tags,
+    summary: 'Audio transcription (OpenAI wire format; multipart/form-data with a `file` part up to 25 MB)',
+    description: `Fields: \`file\`, ${door.modelInPath ? '' : '`model`, '}\`temperature\`, \`response_format\` (json, text, srt, verbose_json, vtt), \`language\`, \`prompt\`.`,
+    input: { query: door.query }, upload: { maxBytes: MAX_AUDIO_BYTES }, credential: openAiKey, errorBody: transcriptionErrorBody(door), docs: transcriptionsDocs(door, TranscriptionFields),
+    // The key (the router's) and, when the path names it, the model before the upload is read: a
+    // stranger cannot make the gateway buffer 25 MB. A model named in the form is checked once it is read.
+    before: door.modelInPath ? (req, ctx) => door.modelOf(models, ctx, req, apiVersionOf(door, req), undefined) : undefined,
     responses: { 200: { description: '`{text}`, verbose JSON with segments, or text, SRT or WebVTT' }, 413: { description: 'Audio file over 25 MB' } },
-    handle: async (_input, { res, ctx, checked }) => {
-      const model = checked as Awaited<ReturnType<typeof deployment>>;
-      const route = 'azure.audio.transcriptions';
+    handle: async (_input, { req, res, ctx, checked }) => {
+      const upload = uploadOf(res);
+      const model = (checked as CatalogModel | undefined) ?? await door.modelOf(models, ctx, req, apiVersionOf(door, req), upload?.fields);
+      const route = `${door.vendor}.audio.transcriptions`;
       const { fields, audio } = await refusing(models, { model, route }, ctx, () => {
-        const upload = uploadOf(res);
         const audio = audioOf(upload?.file);
         const fields = parseBody(TranscriptionFields, upload!.fields);
         if (fields.stream === 'true') throw new InvalidParam('Streamed transcriptions are not supported here.', 'stream');
@@ -144,5 +149,7 @@ export function azureMediaRoutes(models: ModelsService): Route[] {
       }
     },
   });
-  return [images, transcriptions];
 }
+
+/** Group A: the Azure OpenAI deployment paths. */
+export const azureMediaRoutes = (models: ModelsService): Route[] => [imagesRoute(models, DEPLOYMENTS), transcriptionsRoute(models, DEPLOYMENTS)];

@@ -1,53 +1,21 @@
 import { opaqueId } from '../../core/shared/ids';
-import type { Request } from 'express';
 import { z } from 'zod';
-import { ChatCompletionRequest, toChatMessage } from '../../core/models/openai-wire';
-import type { KeyCaller, ModelsService } from '../../core/models/service';
-import { BadRequest, ValidationFailed } from '../../core/shared/errors';
-import { parseInput } from '../../core/shared/validation';
-import type { ErrorBody } from '../shared/http-errors';
+import { chatCompletion, chatCompletionChunks } from '../../core/models/openai-answer';
+import { ChatCompletionRequest, toChatMessages, toolsOf } from '../../core/models/openai-wire';
+import type { ModelsService } from '../../core/models/service';
 import { collect, refusing } from '../../core/models/refusing';
-import type { Ctx } from '../../core/shared/context';
 import { define, gatewayHeaders } from './common';
-import { azureChatDocs, azureEmbeddingsDocs } from './docs-azure';
+import { chatDocs, embeddingsDocs } from './docs-azure';
+import { DEPLOYMENTS, InvalidParam, openAiKey, parseBody, type Door } from './doors';
 import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
 
 /**
- * Group A: Azure OpenAI's chat completions, in its wire format (requests, responses, SSE chunks,
- * errors), so the `openai` SDK's AzureOpenAI client works with only its endpoint and key changed.
+ * Chat completions and embeddings in the OpenAI wire format (requests, responses, SSE chunks,
+ * errors), one handler each, mounted at every door (doors.ts): group A's Azure deployments, so the
+ * `openai` SDK's AzureOpenAI client works with only its endpoint and key changed, and the OpenAI
+ * layouts, so `new OpenAI({ baseURL })` does.
  */
-const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'invalid_request_error', 429: 'rate_limit_error' };
-
-export const azureErrorBody: ErrorBody = (err, status) => ({
-  error: { message: err.message, type: ERROR_TYPES[status] ?? 'api_error', param: (err as { param?: string }).param ?? null, code: err.code ?? String(status) },
-});
-
-export class InvalidParam extends BadRequest {
-  constructor(message: string, readonly param: string | null, code = 'invalid_request_error') {
-    super(message, { code });
-  }
-}
-
-/** A 400 as the vendor words it, naming the first bad field, instead of FastAPI's 422. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  try {
-    return parseInput(schema, body ?? {});
-  } catch (err) {
-    if (!(err instanceof ValidationFailed)) throw err;
-    const first = err.issues[0]!;
-    throw new InvalidParam(`${first.msg}: '${first.loc.join('.')}'`, first.loc.join('.'));
-  }
-}
-
-export const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
-
-/** Every group A call (its key already the caller's): the `api-version` Azure requires, the deployment's model (404/403). */
-export async function deployment(models: ModelsService, ctx: Ctx<KeyCaller>, req: Request, apiVersion: string | undefined) {
-  if (!apiVersion) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
-  return models.model({ id: String(req.params.model) }, ctx);
-}
-
 const EmbeddingsRequest = z.object({
   input: z.union([z.string(), z.array(z.string()).min(1).max(2048)]),
   model: z.string().optional(),
@@ -57,15 +25,15 @@ const EmbeddingsRequest = z.object({
 
 const base64Of = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
 
-export function azureRoutes(models: ModelsService): Route[] {
-  const embeddings = define({
-    method: 'post', path: '/azure/openai/deployments/:model/embeddings', tags: ['group A'],
-    summary: 'Embeddings (Azure OpenAI wire format; float or base64)',
-    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureEmbeddingsDocs(EmbeddingsRequest),
+export function embeddingsRoute(models: ModelsService, door: Door): Route {
+  return define({
+    method: 'post', path: door.path('/embeddings'), tags: door.tags,
+    summary: 'Embeddings (OpenAI wire format; float or base64)',
+    input: { query: door.query, body: z.unknown() }, credential: openAiKey, errorBody: door.errorBody, docs: embeddingsDocs(door, EmbeddingsRequest),
     responses: { 200: { description: 'A list of embeddings' } },
     handle: async (input, { req, ctx }) => {
-      const model = await deployment(models, ctx, req, input['api-version']);
-      const route = 'azure.embeddings';
+      const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
+      const route = `${door.vendor}.embeddings`;
       const body = await refusing(models, { model, route }, ctx, () => parseBody(EmbeddingsRequest, input.body));
       const inputs = typeof body.input === 'string' ? [body.input] : body.input;
       const { vectors, promptTokens } = await models.embed({ model, route, inputs, dimensions: body.dimensions }, ctx);
@@ -77,46 +45,35 @@ export function azureRoutes(models: ModelsService): Route[] {
       };
     },
   });
-  return [embeddings, define({
-    method: 'post', path: '/azure/openai/deployments/:model/chat/completions', tags: ['group A'],
-    summary: 'Chat completions (Azure OpenAI wire format; `stream: true` for server-sent events)',
-    input: { query: ApiVersion, body: z.unknown() }, errorBody: azureErrorBody, docs: azureChatDocs,
+}
+
+export function chatRoute(models: ModelsService, door: Door): Route {
+  return define({
+    method: 'post', path: door.path('/chat/completions'), tags: door.tags,
+    summary: 'Chat completions (OpenAI wire format; tools, response_format; `stream: true` for server-sent events)',
+    input: { query: door.query, body: z.unknown() }, credential: openAiKey, errorBody: door.errorBody, docs: chatDocs(door),
     responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
     handle: async (input, { req, res, ctx }) => {
-      const model = await deployment(models, ctx, req, input['api-version']);
-      const route = 'azure.chat.completions';
-      const body = await refusing(models, { model, route }, ctx, () => {
+      const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
+      const route = `${door.vendor}.chat.completions`;
+      const { body, call } = await refusing(models, { model, route }, ctx, () => {
         const b = parseBody(ChatCompletionRequest, input.body);
         if ((b.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
-        return { ...b, messages: b.messages.map(toChatMessage) };
+        return { body: b, call: { messages: toChatMessages(b.messages), ...toolsOf(b) } };
       });
       const stream = await models.chat({
-        model, route, messages: body.messages, maxTokens: body.max_completion_tokens ?? body.max_tokens,
-        temperature: body.temperature, topP: body.top_p, stream: body.stream === true, stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
+        model, route, ...call, maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+        temperature: body.temperature ?? undefined, topP: body.top_p ?? undefined, stream: body.stream === true,
+        stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
       }, ctx);
       gatewayHeaders(res, stream);
-      const id = `chatcmpl-${opaqueId()}`;
-      const created = Math.floor(Date.now() / 1000);
-      const usageOf = (u: { promptTokens: number; completionTokens: number }) =>
-        ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens });
-      if (!body.stream) {
-        const { text, finishReason, usage } = await collect(stream);
-        return {
-          id, object: 'chat.completion', created, model: model.id,
-          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason, logprobs: null }],
-          usage: usageOf(usage),
-        };
-      }
-      const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-        ({ id, object: 'chat.completion.chunk', created, model: model.id, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
-      await streamObjects(req, res, async function* events() {
-        yield chunk({ role: 'assistant', content: '' }, null);
-        for await (const piece of stream.pieces) yield chunk({ content: piece }, null);
-        const { finishReason, usage } = await stream.done;
-        yield chunk({}, finishReason);
-        if (body.stream_options?.include_usage) yield { id, object: 'chat.completion.chunk', created, model: model.id, choices: [], usage: usageOf(usage) };
-      });
+      const meta = { id: `chatcmpl-${opaqueId()}`, created: Math.floor(Date.now() / 1000), model: model.id };
+      if (!body.stream) return chatCompletion(meta, await collect(stream));
+      await streamObjects(req, res, () => chatCompletionChunks(meta, stream, body.stream_options?.include_usage === true));
       return undefined;
     },
-  })];
+  });
 }
+
+/** Group A: the Azure OpenAI deployment paths. */
+export const azureRoutes = (models: ModelsService): Route[] => [embeddingsRoute(models, DEPLOYMENTS), chatRoute(models, DEPLOYMENTS)];

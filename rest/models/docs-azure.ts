@@ -1,20 +1,28 @@
 import { z } from 'zod';
 import { ChatCompletionRequest } from '../../core/models/openai-wire';
-import { CONTEXT, failures, modelParam, QUESTION } from './docs';
+import { CONTEXT, failures, QUESTION } from './docs';
+import type { Door } from './doors';
 import type { OperationDocs } from '../shared/routes';
 
-/** Group A in OpenAPI: Azure OpenAI's requests, answers and errors (what the `openai` SDK reads). */
+/** The OpenAI wire in OpenAPI (group A and the OpenAI door): requests, answers and errors (what the `openai` SDK reads). */
 export const AzureError = z.object({
   error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string() }),
 });
 
-const FinishReason = z.enum(['stop', 'length', 'content_filter', 'error']);
+const FinishReason = z.enum(['stop', 'length', 'content_filter', 'tool_calls', 'error']);
+const ToolCall = z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string().describe('A JSON object as text') }) });
+const ToolCallDelta = z.object({
+  index: z.int(), id: z.string().optional(), type: z.literal('function').optional(),
+  function: z.object({ name: z.string().optional(), arguments: z.string() }),
+}).describe('A tool call streamed: one chunk names it (id, name, empty arguments), the next carries its arguments');
 const TokenUsage = z.object({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() });
 
 export const ChatCompletion = z.object({
   id: z.string(), object: z.literal('chat.completion'), created: z.int(), model: z.string(),
   choices: z.array(z.object({
-    index: z.int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: FinishReason, logprobs: z.null(),
+    index: z.int(),
+    message: z.object({ role: z.literal('assistant'), content: z.string().nullable().describe('null when the answer only calls tools'), tool_calls: z.array(ToolCall).optional(), refusal: z.null() }),
+    finish_reason: FinishReason, logprobs: z.null(),
   })),
   usage: TokenUsage,
 });
@@ -22,7 +30,7 @@ export const ChatCompletion = z.object({
 export const ChatCompletionChunk = z.object({
   id: z.string(), object: z.literal('chat.completion.chunk'), created: z.int(), model: z.string(),
   choices: z.array(z.object({
-    index: z.int(), delta: z.object({ role: z.literal('assistant').optional(), content: z.string().optional() }),
+    index: z.int(), delta: z.object({ role: z.literal('assistant').optional(), content: z.string().optional(), tool_calls: z.array(ToolCallDelta).optional() }),
     finish_reason: FinishReason.nullable(), logprobs: z.null(),
   })).describe('Empty in the last chunk when `stream_options.include_usage` asked for usage'),
   usage: TokenUsage.optional(),
@@ -49,33 +57,34 @@ export const VerboseTranscription = z.object({
   segments: z.array(z.object({ id: z.int(), start: z.number(), end: z.number(), text: z.string() })),
 });
 
-const apiVersion = { 'api-version': { required: true, description: 'Azure OpenAI API version (date-based; a preview suffix is accepted)', example: '2024-10-21' } };
 const chatExample = { messages: [{ role: 'system', content: CONTEXT }, { role: 'user', content: QUESTION }] };
+/** The OpenAI layouts name the model in the body. */
+const withModel = (door: Door, example: object, model: string) => (door.modelInPath ? example : { model, ...example });
 
-export const azureChatDocs: OperationDocs = {
-  params: { ...modelParam('local-chat'), ...apiVersion },
-  body: { content: { 'application/json': ChatCompletionRequest }, example: chatExample },
+export const chatDocs = (door: Door): OperationDocs => ({
+  params: door.params('local-chat'),
+  body: { content: { 'application/json': ChatCompletionRequest }, example: withModel(door, chatExample, 'local-chat') },
   responses: {
     200: { description: 'A chat completion; with `stream: true`, server-sent events of chunks', content: { 'application/json': ChatCompletion, 'text/event-stream': ChatCompletionChunk } },
     ...failures(AzureError),
   },
-};
+});
 
-export const azureEmbeddingsDocs = (body: z.ZodType): OperationDocs => ({
-  params: { ...modelParam('local-embed'), ...apiVersion },
-  body: { content: { 'application/json': body }, example: { input: 'glaciers retreat' } },
+export const embeddingsDocs = (door: Door, body: z.ZodType): OperationDocs => ({
+  params: door.params('local-embed'),
+  body: { content: { 'application/json': body }, example: withModel(door, { input: 'glaciers retreat' }, 'local-embed') },
   responses: { 200: { description: 'A list of embeddings', schema: Embeddings }, ...failures(AzureError) },
 });
 
-export const azureImagesDocs = (body: z.ZodType): OperationDocs => ({
-  params: { ...modelParam('local-image'), ...apiVersion },
-  body: { content: { 'application/json': body }, example: { prompt: 'a glacier at dawn', n: 1, size: '256x256', response_format: 'b64_json' } },
+export const imagesDocs = (door: Door, body: z.ZodType): OperationDocs => ({
+  params: door.params('local-image'),
+  body: { content: { 'application/json': body }, example: withModel(door, { prompt: 'a glacier at dawn', n: 1, size: '256x256', response_format: 'b64_json' }, 'local-image') },
   responses: { 200: { description: 'The picture', schema: ImagesResponse }, ...failures(AzureError) },
 });
 
 /** `fields`: the form fields besides the audio `file`. */
-export const azureTranscriptionsDocs = (fields: z.ZodObject): OperationDocs => ({
-  params: { model: { description: 'A transcription model of the catalog (none is built in)' }, ...apiVersion },
+export const transcriptionsDocs = (door: Door, fields: z.ZodObject): OperationDocs => ({
+  params: { ...door.params(''), ...(door.modelInPath ? { model: { description: 'A transcription model of the catalog (none is built in)' } } : {}) },
   body: { content: { 'multipart/form-data': fields.extend({ file: z.file().describe('The audio: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav or webm, up to 25 MB') }) } },
   responses: {
     200: {

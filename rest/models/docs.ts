@@ -10,7 +10,8 @@ import type { ResponseSpec } from '../shared/routes';
 export const modelsServiceDocs: ServiceDocs = {
   description: 'One access point to the catalog\'s models in their vendors\' wire formats. Every call needs an LM key: '
     + '**Authorize** with it (`api-key` header). Options follow the key after a slash, e.g. `<key>/{"is_cache": 0, "use_guard": 2}`. '
-    + 'The vendors\' SDK headers work too: `x-goog-api-key` or `?key=` (Gemini), `x-api-key` or `Authorization: Bearer` (group C). '
+    + 'The vendors\' SDK headers work too: `Authorization: Bearer <key>` (OpenAI\'s layout, group A, the catalog and usage; group C), `x-goog-api-key` or `?key=` (Gemini), `x-api-key` (group C). '
+    + 'OpenAI\'s SDK works with this prefix as its base URL (`/chat/completions`, `/embeddings`, `/images/generations`, `/audio/transcriptions`, `/models`). '
     + 'Built in, offline: `local-chat` (chat), `local-embed` (embeddings), `local-image` (images).',
   securitySchemes: {
     apiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: 'An LM key from an LM administrator (`npm run -s platform -- key create`; the first start makes one, shown by `npm run -s platform -- credentials`), optionally followed by `/` and options.' },
@@ -18,8 +19,8 @@ export const modelsServiceDocs: ServiceDocs = {
   security: [{ apiKey: [] }],
 };
 
-/** The gateway's own paths (`/models`, `/usage`) answer as OpenAI does. */
-export const GatewayError = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+/** The gateway's own paths (`/models`, `/usage`) answer errors as OpenAI does (the catalog's also with `type` and `param`). */
+export const GatewayError = z.object({ error: z.object({ code: z.string(), message: z.string(), type: z.string().optional(), param: z.string().nullable().optional() }) });
 
 const Price = z.object({ input_per_million_tokens: z.number(), output_per_million_tokens: z.number() });
 export const CatalogModel = z.object({
@@ -54,8 +55,15 @@ export function failures(schema: z.ZodType): Record<number, ResponseSpec> {
   };
 }
 
-export const modelsDocs: Record<'models' | 'usage', OperationDocs> = {
+export const modelsDocs: Record<'models' | 'model' | 'usage', OperationDocs> = {
   models: { responses: { 200: { description: 'The models this key may use', schema: ModelList }, 401: { description: 'No key, unknown or revoked key', schema: GatewayError }, 400: { description: 'A bad option in the key', schema: GatewayError } } },
+  model: {
+    params: { id: { description: 'A model of the catalog (its id)', example: 'local-chat' } },
+    responses: {
+      200: { description: 'The model', schema: CatalogModel }, 401: { description: 'No key, unknown or revoked key', schema: GatewayError },
+      403: { description: 'The key may not use this model', schema: GatewayError }, 404: { description: 'Unknown or deactivated model', schema: GatewayError },
+    },
+  },
   usage: {
     params: { from: { example: '2026-01-01' } },
     responses: { 200: { description: 'Usage totals', schema: Usage }, 401: { description: 'No key, unknown or revoked key', schema: GatewayError } },

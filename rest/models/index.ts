@@ -1,10 +1,12 @@
 import type { ModelsService } from '../../core/models/service';
-import type { CatalogModel } from '../../core/models/catalog';
 import type { ErrorBody } from '../shared/http-errors';
 import { z } from 'zod';
 import { azureRoutes } from './azure';
 import { azureMediaRoutes } from './azure-media';
 import { bedrockRoutes } from './bedrock';
+import { catalogRoutes } from './catalog';
+import { openAiKey } from './doors';
+import { openAiRoutes } from './openai';
 import { geminiRoutes } from './gemini';
 import type { RestService } from '../shared/routes';
 import { define } from './common';
@@ -18,7 +20,8 @@ export { MODELS_PREFIX };
 
 /**
  * The gateway's own paths answer errors as OpenAI and Azure OpenAI do, `{"error": {"code",
- * "message"}}`; the provider routes answer in their vendor's format.
+ * "message"}}` (the catalog's and the OpenAI door's also with `type` and `param`); the provider
+ * routes answer in their vendor's format.
  */
 export const modelsErrorBody: ErrorBody = (err, status) => {
   if ('issues' in err) return { detail: err.issues };
@@ -27,20 +30,6 @@ export const modelsErrorBody: ErrorBody = (err, status) => {
 
 const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 const UsageQuery = z.object({ from: instant.optional(), to: instant.optional() });
-
-const modelView = (m: CatalogModel) => ({
-  id: m.id,
-  object: 'model',
-  owned_by: m.upstream.provider,
-  group: m.group,
-  kind: m.kind,
-  status: m.status,
-  context_length: m.contextLength,
-  dimensions: m.dimensions ?? null,
-  max_output_tokens: m.maxOutputTokens ?? null,
-  input_kinds: m.inputKinds,
-  price: { input_per_million_tokens: m.price.inputPerMillion, output_per_million_tokens: m.price.outputPerMillion },
-});
 
 export function modelsRest(models: ModelsService): RestService {
   return {
@@ -56,16 +45,11 @@ export function modelsRest(models: ModelsService): RestService {
     docs: modelsServiceDocs,
     schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas },
     routes: [
-      define({
-        method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],
-        description: 'Needs the `api-key` header (`<key>` or `<key>/<options>`).', docs: modelsDocs.models,
-        responses: { 200: { description: 'The models' }, 401: { description: 'No key, unknown or revoked key' }, 400: { description: 'A bad option in the key' } },
-        handle: async (_input, { ctx }) => ({ object: 'list', data: (await models.listModels({}, ctx)).map(modelView) }),
-      }),
+      ...catalogRoutes(models),
       define({
         method: 'get', path: '/usage', summary: "Usage of the key's tenant: calls, tokens, words, cache hits, errors and cost, in all and per model", tags: ['usage'],
-        description: 'Needs the `api-key` header. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
-        input: { query: UsageQuery }, docs: modelsDocs.usage,
+        description: 'Needs an LM key in the `api-key` header or as `Authorization: Bearer`. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
+        input: { query: UsageQuery }, docs: modelsDocs.usage, credential: openAiKey,
         responses: { 200: { description: 'Usage totals' }, 401: { description: 'No key, unknown or revoked key' } },
         handle: async (input, { ctx }) => {
           const to = input.to ? new Date(input.to) : new Date(Date.now() + 1);
@@ -76,6 +60,7 @@ export function modelsRest(models: ModelsService): RestService {
       }),
       ...azureRoutes(models),
       ...azureMediaRoutes(models),
+      ...openAiRoutes(models),
       ...geminiRoutes(models),
       ...bedrockRoutes(models),
     ],

@@ -32,7 +32,9 @@ describe('model gateway: keys and catalog', () => {
     expect(listed.json[0].prefix).toBe(key.slice(0, 10));
     const revoked = await cli('key', 'revoke', made.json.id);
     expect(revoked.json.revoked_at).toEqual(expect.any(String));
-    expect(await models(key)).toEqual({ status: 401, body: { error: { code: 'invalid_api_key', message: 'Access denied: the api-key is not valid' } } });
+    expect(await models(key)).toEqual({
+      status: 401, body: { error: { code: 'invalid_api_key', message: 'Access denied: the api-key is not valid', type: 'authentication_error', param: null } },
+    });
   });
 
   it('the command refuses what it cannot do, saying why', async () => {
