@@ -6,6 +6,7 @@ import { azureRoutes } from './azure';
 import { azureMediaRoutes } from './azure-media';
 import { bedrockRoutes } from './bedrock';
 import { geminiRoutes } from './gemini';
+import { responsesRoutes } from './responses';
 import type { RestService } from '../shared/routes';
 import { define } from './common';
 import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
@@ -78,6 +79,7 @@ export function modelsRest(models: ModelsService): RestService {
       ...azureMediaRoutes(models),
       ...geminiRoutes(models),
       ...bedrockRoutes(models),
+      ...responsesRoutes(models),
     ],
   };
 }
