@@ -13,6 +13,7 @@ import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
 import { azureSchemas } from './docs-azure';
 import { bedrockSchemas } from './docs-bedrock';
 import { geminiSchemas } from './docs-gemini';
+import { responsesSchemas } from './docs-responses';
 import { MODELS_PREFIX } from './prefix';
 
 export { MODELS_PREFIX };
@@ -55,7 +56,7 @@ export function modelsRest(models: ModelsService): RestService {
     // The AWS SDKs send InvokeModel bodies as application/octet-stream unless told otherwise.
     jsonTypes: ['application/json', 'application/octet-stream'],
     docs: modelsServiceDocs,
-    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas },
+    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas, ...responsesSchemas },
     routes: [
       define({
         method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],

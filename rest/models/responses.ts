@@ -10,6 +10,7 @@ import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
 import { ApiVersion, azureErrorBody, InvalidParam, parseBody } from './azure';
 import { define, gatewayHeaders } from './common';
+import { azureModelDocs, azureModelsDocs, responsesDocs } from './docs-responses';
 
 /**
  * OpenAI's Responses API (`POST /responses`, `openai.responses`) at the OpenAI-compatible base
@@ -37,7 +38,7 @@ export function responsesRoutes(models: ModelsService): Route[] {
     summary: 'Responses (OpenAI Responses API wire format; `stream: true` for server-sent events)',
     description: 'The key in `Authorization: Bearer <key>` or `api-key`. Function tools, `text.format` (JSON schema) and streaming as OpenAI sends them; '
       + 'no stored responses (`previous_response_id`, `item_reference` and `background` are refused).',
-    input: { query: ApiVersion, body: z.unknown() }, credential: openAiKey, errorBody: azureErrorBody,
+    input: { query: ApiVersion, body: z.unknown() }, credential: openAiKey, errorBody: azureErrorBody, docs: responsesDocs,
     responses: { 200: { description: 'A response object, or response.* events' } },
     handle: async (input, { req, res, ctx }) => {
       const id = (input.body as { model?: unknown } | null)?.model;
@@ -60,13 +61,13 @@ export function responsesRoutes(models: ModelsService): Route[] {
   });
   const azureModels = (prefix: string) => define({
     method: 'get', path: `${prefix}/models`, tags: ['group A'], summary: 'The models this key may use (Azure OpenAI v1 model list)',
-    input: { query: ApiVersion }, credential: openAiKey, errorBody: azureErrorBody,
+    input: { query: ApiVersion }, credential: openAiKey, errorBody: azureErrorBody, docs: azureModelsDocs,
     responses: { 200: { description: 'The models' } },
     handle: async (_input, { ctx }) => ({ object: 'list', data: (await models.listModels({}, ctx)).map(azureModel) }),
   });
   const azureModelById = (prefix: string) => define({
     method: 'get', path: `${prefix}/models/:model`, tags: ['group A'], summary: 'One model this key may use (Azure OpenAI v1 model object): 404 unknown, 403 not allowed',
-    input: { query: ApiVersion }, credential: openAiKey, errorBody: azureErrorBody,
+    input: { query: ApiVersion }, credential: openAiKey, errorBody: azureErrorBody, docs: azureModelDocs,
     responses: { 200: { description: 'The model' } },
     handle: async (_input, { req, ctx }) => azureModel(await models.model({ id: String(req.params.model) }, ctx)),
   });

@@ -170,4 +170,14 @@ describe('model gateway: the Responses API through the openai SDK', () => {
     expect(all.every((e) => e.event === JSON.parse(e.data).type)).toBe(true);
     expect(all.at(-1)!.event).toBe('response.completed');
   });
+
+  it('is in the gateway\'s OpenAPI document: the request, the response and its events, Azure\'s model list', async () => {
+    const doc = (await request(p.app).get('/proxy/api/v1/openapi.json').expect(200)).body;
+    const post = doc.paths['/proxy/api/v1/responses'].post;
+    expect(Object.keys(post.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(post.requestBody.content['application/json'].schema).toBeDefined();
+    expect(doc.paths['/proxy/api/v1/azure/openai/v1/responses'].post).toBeDefined();
+    expect(doc.paths['/proxy/api/v1/azure/openai/v1/models/{model}'].get.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'model', in: 'path' })]));
+    expect(doc.components.schemas).toEqual(expect.objectContaining({ ResponseObject: expect.any(Object), AzureModelList: expect.any(Object) }));
+  });
 });
