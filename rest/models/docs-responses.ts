@@ -40,7 +40,8 @@ export const AzureModelList = z.object({
 });
 
 export const responsesDocs: OperationDocs = {
-  body: { content: { 'application/json': ResponsesRequest }, example: { model: 'local-chat', instructions: CONTEXT, input: QUESTION } },
+  body: { content: { 'application/json': ResponsesRequest }, example: { model: 'local-chat', instructions: CONTEXT, input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: QUESTION }] }] },
+    description: '`input` may also be one string (a user message), and a message\'s `content` one string (a text part); `type` may be left out of a message item.' },
   responses: {
     200: { description: 'A response; with `stream: true`, server-sent events', content: { 'application/json': ResponseObject, 'text/event-stream': ResponseStreamEvent } },
     ...failures(AzureError),
