@@ -111,7 +111,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
           const pieces = guardOutput(stream.pieces, () => (blocked = true));
           answer = { pieces, done: stream.done.then((r) => (blocked ? { ...r, finishReason: 'content_filter' as const } : r)) };
         }
-        const out = d.meter.stream(m, answer, { status: 200, startedAt, calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard });
+        const out = d.meter.stream(m, answer, { status: 200, startedAt, calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard, signal: call.signal });
         return { ...out, cache: outcome, guard };
       });
     },

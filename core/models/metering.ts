@@ -42,7 +42,7 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
    * The stream, recorded when it ends: 200 with the upstream's token counts when it finished, 502
    * when the upstream failed midway, 499 when the caller left before the end.
    */
-  const stream = (m: MeteredCall, s: ChatStream, o: CallOutcome & { calledAt: number }): ChatStream => {
+  const stream = (m: MeteredCall, s: ChatStream, o: CallOutcome & { calledAt: number; signal?: AbortSignal }): ChatStream => {
     let text = '';
     let firstAt: number | null = null;
     let failed = false;
@@ -61,7 +61,8 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
       } finally {
         const upstreamMs = o.cache === 'HIT' ? null : (firstAt ?? deps.clock.now()) - o.calledAt;
         const settle = (finishReason: FinishReason | null, usage?: { promptTokens: number; completionTokens: number }) => {
-          const status = failed || finishReason === 'error' ? 502 : ended ? 200 : 499;
+          // A caller who left aborts the upstream read, which then fails: still the caller's 499.
+          const status = !ended && o.signal?.aborted ? 499 : failed || finishReason === 'error' ? 502 : ended ? 200 : 499;
           const write = (tokensOut: number) => record(m, { ...o, upstreamMs, status, tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut, wordsReceived: wordCount(text) });
           // What the upstream did not count is counted here, off the event loop when long.
           if (usage) write(usage.completionTokens);

@@ -8,12 +8,14 @@ import { catalogRoutes } from './catalog';
 import { openAiKey } from './doors';
 import { openAiRoutes } from './openai';
 import { geminiRoutes } from './gemini';
+import { responsesRoutes } from './responses';
 import type { RestService } from '../shared/routes';
 import { define } from './common';
 import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
 import { azureSchemas } from './docs-azure';
 import { bedrockSchemas } from './docs-bedrock';
 import { geminiSchemas } from './docs-gemini';
+import { responsesSchemas } from './docs-responses';
 import { MODELS_PREFIX } from './prefix';
 
 export { MODELS_PREFIX };
@@ -43,7 +45,7 @@ export function modelsRest(models: ModelsService): RestService {
     // The AWS SDKs send InvokeModel bodies as application/octet-stream unless told otherwise.
     jsonTypes: ['application/json', 'application/octet-stream'],
     docs: modelsServiceDocs,
-    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas },
+    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas, ...responsesSchemas },
     routes: [
       ...catalogRoutes(models),
       define({
@@ -63,6 +65,7 @@ export function modelsRest(models: ModelsService): RestService {
       ...openAiRoutes(models),
       ...geminiRoutes(models),
       ...bedrockRoutes(models),
+      ...responsesRoutes(models),
     ],
   };
 }

@@ -19,6 +19,11 @@ export interface ObjectStream {
 
 export interface StreamOptions {
   heartbeatMs?: number;
+  /**
+   * SSE as OpenAI's Responses API writes it: each event named by its object's `type`
+   * (`event: response.created`), and no `data: [DONE]` at the end.
+   */
+  typedEvents?: boolean;
 }
 
 export const wantsNdjson = (req: Request) => (req.get('accept') ?? '').includes('application/x-ndjson');
@@ -64,13 +69,14 @@ export function openObjectStream(req: Request, res: Response, opts: StreamOption
       if (gone()) return Promise.resolve();
       // JSON.stringify escapes newlines, so one object is always one `data:` line.
       const json = JSON.stringify(value);
-      return res.write(format === 'sse' ? `data: ${json}\n\n` : `${json}\n`) ? Promise.resolve() : drained(res);
+      const name = opts.typedEvents ? `event: ${(value as { type?: string }).type}\n` : '';
+      return res.write(format === 'sse' ? `${name}data: ${json}\n\n` : `${json}\n`) ? Promise.resolve() : drained(res);
     },
     end() {
       if (ended) return;
       ended = true;
       if (heartbeat) clearInterval(heartbeat);
-      if (!res.writableEnded && !res.destroyed) res.end(format === 'sse' ? 'data: [DONE]\n\n' : undefined);
+      if (!res.writableEnded && !res.destroyed) res.end(format === 'sse' && !opts.typedEvents ? 'data: [DONE]\n\n' : undefined);
     },
   };
 }
