@@ -1,14 +1,11 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildHTTPExecutor } from '@graphql-tools/executor-http';
 import { Client as UrqlClient, fetchExchange, type OperationResult } from '@urql/core';
 import { parse } from 'graphql';
 import { createClient as sseClient } from 'graphql-sse';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
-import { chatFixture, type ChatFixture } from '../e2e/chat/fixture';
-import { post, sseChunks, type Chunk } from '../e2e/chat/wire';
-import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstream';
+import type { ChatFixture } from '../e2e/chat/fixture';
+import type { Chunk } from '../e2e/chat/wire';
+import type { FakeOpenAi } from '../shared/fakes/openai-upstream';
+import { answeringPlatform, ASPIRIN, type Answering } from './answering';
 import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, sseResults, type Result } from '../e2e/shared/subscription-wire';
 import { TALKATIVE } from './leaving';
 
@@ -24,27 +21,16 @@ let f: ChatFixture;
 let upstream: FakeOpenAi;
 let rest: Chunk[];
 
-const ASPIRIN = 'What are the side effects of aspirin?';
 const VARIABLES = { input: { query: ASPIRIN } };
 const STALLING = { input: { query: ASPIRIN, modelId: 'oc-chat' } };
 
+let platform: Answering;
 beforeAll(async () => {
-  upstream = await startFakeOpenAi({ answer: 'The upstream says aspirin upsets the stomach.' });
-  process.env.E2E_GW_SUBCLIENTS_OC_KEY = 'gateway-subscription-clients-oc-token-0123456789';
-  const file = join(tmpdir(), `catalog-gw-subclients-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GW_SUBCLIENTS_OC_KEY' } }],
-  }));
-  f = await chatFixture({ MODELS_CATALOG_FILE: file, GRAPHQL_KEEPALIVE_MS: '200' }).finally(() => rmSync(file, { force: true }));
-  const r = sseChunks((await post(`${f.url}/api/stream_generate_answer`, f.body(ASPIRIN))).text);
-  expect(r.done).toBe(true);
-  rest = r.chunks;
+  platform = await answeringPlatform('gw-subclients', { GRAPHQL_KEEPALIVE_MS: '200' });
+  ({ f, upstream, rest } = platform);
 }, 60_000);
 afterAll(async () => {
-  await f?.stop();
-  await upstream?.close();
-  delete process.env.E2E_GW_SUBCLIENTS_OC_KEY;
+  await platform?.stop();
 });
 
 const user = () => ({ authorization: f.a, 'api-key': f.apiKey });
@@ -268,7 +254,7 @@ describe('Accept negotiation, the CSRF rule and GET', () => {
     expect((await bare.json() as any).errors[0]).toMatchObject({ message: expect.stringMatching(/Cross-Site Request Forgery/), extensions: { code: 'BAD_REQUEST' } });
     const form = await fetch(url(ANSWER_STREAM), { headers: { ...sse, 'content-type': 'text/plain' } });
     expect(form.status).toBe(400);
-    for (const extra of [{ 'apollo-require-preflight': 'true' }, { 'x-apollo-operation-name': 'Answer' }, { 'content-type': 'application/json' }]) {
+    for (const extra of [{ 'apollo-require-preflight': 'true' }, { 'x-apollo-operation-name': 'Answer' }, { 'content-type': 'application/json' }] as Record<string, string>[]) {
       const res = await fetch(url(ANSWER_STREAM), { headers: { ...sse, ...extra } });
       expect(res.status).toBe(200);
       expectStreamedAnswer(sseResults(await res.text()).results, rest);
