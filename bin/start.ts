@@ -102,6 +102,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
         persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'), persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
         subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
+        verifier: platform.deps.verifier,
       });
       closers.push(gateway.stop);
       webSocket = gateway.webSocket;

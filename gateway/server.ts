@@ -7,6 +7,7 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
 import type { Logger } from 'pino';
+import type { TokenVerifier } from '../core/shared/auth/verifier';
 import type { Redis } from '../core/shared/redis';
 import { jsonBody } from '../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
@@ -52,8 +53,13 @@ export interface GatewayOptions {
   subgraphTimeoutMs?: number;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
   connectionInitTimeoutMs?: number;
-  /** Between keep-alives of an open subscription: WebSocket pings, multipart heartbeats (default 10000 ms). */
+  /** Between keep-alives of an open subscription: WebSocket pings, multipart heartbeats, SSE comments (default 10000 ms). */
   keepAliveMs?: number;
+  /**
+   * Verifies bearer tokens for graphql-sse's single connection mode (a stream belongs to the caller
+   * who reserved it); without one, that mode is not served (distinct connections still are).
+   */
+  verifier?: TokenVerifier;
 }
 
 export interface Gateway {
@@ -120,15 +126,16 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     subscribe: ({ document, operationName, variableValues, contextValue }) =>
       federated.subscribe({ document, operationName, variables: variableValues, context: contextValue }),
   };
+  const streaming = servesSubscriptions ? streamingTransports({
+    graph, limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs, verifier: opts.verifier,
+  }) : undefined;
   const router = Router();
   router.use(
     '/graphql',
     jsonBody({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
-    ...(servesSubscriptions ? [streamingTransports({
-      graph, limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs,
-    })] : []),
+    ...(streaming ? [streaming.handler] : []),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);
@@ -142,6 +149,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   return {
     router, webSocket,
     async stop() {
+      streaming?.close();
       await server.stop();
       await agent.close();
       persisted?.close();

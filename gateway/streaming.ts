@@ -1,30 +1,52 @@
-import { once } from 'node:events';
 import type { Request, RequestHandler, Response } from 'express';
-import { getOperationAST, parse, type DocumentNode, type ExecutionResult, type GraphQLError } from 'graphql';
-import { createHandler } from 'graphql-sse/lib/use/express';
+import { getOperationAST, parse, type DocumentNode, type GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
-import { BadRequest } from '../core/shared/errors';
+import type { TokenVerifier } from '../core/shared/auth/verifier';
+import { BadRequest, UnsupportedMediaType } from '../core/shared/errors';
+import { better, listed, mediaRanges } from '../edge/graphql/accept';
 import { contextFrom } from '../edge/graphql/context';
+import { refuseCrossSite } from '../edge/graphql/csrf';
 import { formatExecutionError } from '../edge/graphql/errors';
 import type { GraphqlLimits } from '../edge/graphql/limits';
 import { operationPreparer, type OperationPayload } from '../edge/graphql/prepare';
 import type { SocketGraph } from '../edge/graphql/ws';
+import { INTERNAL_ERROR, relay, responseWriter, startOperation, stopOutcome } from './relay';
+import { distinctStream } from './sse';
+import { singleConnections, TOKEN_HEADER, type SingleConnectionOptions } from './sse-single';
 
 export interface StreamingOptions {
   graph: Required<SocketGraph>;
   limits: GraphqlLimits;
   log: Logger;
   introspection?: boolean;
-  /** Between multipart heartbeats (`{}`), default 10000 ms. */
+  /** Between keep-alives: multipart heartbeats (`{}`), SSE comments; default 10000 ms. */
   heartbeatMs?: number;
+  /** Serves graphql-sse's single connection mode, whose streams belong to the verified caller who reserved them. */
+  verifier?: TokenVerifier;
+  /** Bounds of the single connection mode. */
+  single?: Pick<SingleConnectionOptions, 'maxStreamsPerCaller' | 'reservationTtlMs' | 'maxOperationsPerStream'>;
 }
+
+export interface StreamingTransports {
+  handler: RequestHandler;
+  /** Ends every open event stream of the single connection mode. */
+  close(): void;
+}
+
+type Kind = 'subscription' | 'other';
+/** An operation as a GET's query string or a POST's JSON body carries it. */
+type HttpOperation = OperationPayload & { extensions?: Record<string, unknown> | null };
 
 const BOUNDARY = 'graphql';
 const PART = `\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n`;
 const END = `\r\n--${BOUNDARY}--\r\n`;
+/** Answers Apollo Server gives as JSON, and the wildcards that take them. */
+const JSON_TYPES = ['application/graphql-response+json', 'application/json', 'application/*', '*/*'];
 
-/** What a request body's operation is (no parse without the word `subscription`, so cheap for everything else). */
-function operationKind(body: unknown): 'subscription' | 'other' | 'unparsable' {
+const queryParams = (req: Request) => new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+
+/** What a request's operation is (no parse without the word `subscription`, so cheap for everything else). */
+function operationKind(body: unknown): Kind | 'unparsable' {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
   if (typeof query !== 'string' || !/\bsubscription\b/.test(query)) return 'other';
   try {
@@ -34,7 +56,47 @@ function operationKind(body: unknown): 'subscription' | 'other' | 'unparsable' {
   }
 }
 
-const wantsMultipart = (accept: string) => /multipart\/mixed/i.test(accept) && /subscriptionSpec/i.test(accept);
+/**
+ * How to answer, from the Accept header's media ranges and their quality values: GraphQL over SSE
+ * when `text/event-stream` is listed, multipart when `multipart/mixed;subscriptionSpec=...` is (for a
+ * subscription), JSON (Apollo Server) when a JSON type or a wildcard is (for anything else); the
+ * highest quality wins, then the type listed first. A wildcard never picks a stream.
+ */
+export function transportFor(accept: string | undefined, kind: Kind): 'sse' | 'multipart' | 'json' {
+  const ranges = mediaRanges(accept);
+  const sse = listed(ranges, 'text/event-stream');
+  const multipart = kind === 'subscription' ? listed(ranges, 'multipart/mixed', (r) => 'subscriptionspec' in r.params) : undefined;
+  const json = kind === 'subscription' ? undefined : ranges.filter((r) => JSON_TYPES.includes(r.type) && r.q > 0).reduce(better, undefined);
+  const best = [sse, multipart, json].reduce(better, undefined);
+  return best && best === sse ? 'sse' : best && best === multipart ? 'multipart' : 'json';
+}
+
+/** The operation of a GET (query string: query, operationName, variables and extensions as JSON) or of a JSON POST. */
+function operationOf(req: Request): HttpOperation {
+  let read: Record<string, unknown>;
+  if (req.method === 'GET') {
+    const params = queryParams(req);
+    const json = (name: string) => {
+      const text = params.get(name);
+      if (text === null || text === '') return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new BadRequest(`The ${name} parameter is not JSON`, { code: 'BAD_REQUEST' });
+      }
+    };
+    read = { query: params.get('query') ?? undefined, operationName: params.get('operationName') || undefined, variables: json('variables'), extensions: json('extensions') };
+  } else {
+    if (!req.is('application/json')) throw new UnsupportedMediaType('Send the operation as JSON: `content-type: application/json`', { code: 'BAD_REQUEST' });
+    read = typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? req.body : {};
+  }
+  const { query, operationName, variables, extensions } = read;
+  const object = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
+  if (typeof query !== 'string' || !query) throw new BadRequest('The operation has no query: send `query` (persisted queries are not served over SSE)', { code: 'BAD_REQUEST' });
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw new BadRequest('operationName must be a string', { code: 'BAD_REQUEST' });
+  if (!object(variables) || !object(extensions)) throw new BadRequest('variables and extensions must be JSON objects', { code: 'BAD_REQUEST' });
+  return { query, operationName, variables, extensions } as HttpOperation;
+}
 
 /**
  * Apollo's multipart HTTP subscription protocol (`Accept: multipart/mixed;subscriptionSpec=1.0`),
@@ -44,105 +106,120 @@ const wantsMultipart = (accept: string) => /multipart\/mixed/i.test(accept) && /
  * subgraph's stream and the model call behind it). Writes wait for a slow client to drain.
  */
 async function multipart(req: Request, res: Response, opts: StreamingOptions, document: DocumentNode, payload: OperationPayload) {
-  const context = contextFrom(req);
-  const outcome = await opts.graph.subscribe({
-    schema: opts.graph.schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue: context,
-  }) as AsyncIterableIterator<ExecutionResult> | ExecutionResult;
-  const format = (r: ExecutionResult) => (r.errors ? { ...r, errors: r.errors.map((e) => formatExecutionError(e, opts.log)) } : r);
+  const outcome = await startOperation(opts.graph, 'subscription', document, payload, contextFrom(req));
   res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache, no-store' });
   res.flushHeaders();
-  let gone = false;
-  const write = async (json: string) => {
-    if (gone) return;
-    if (!res.write(PART + json)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  };
-  if (!(Symbol.asyncIterator in outcome)) {
-    await write(JSON.stringify({ payload: format(outcome) }));
-    res.end(END);
-    return;
-  }
-  const stop = () => {
-    gone = true;
-    void outcome.return?.();
-  };
+  const writer = responseWriter(res);
+  const write = (json: string) => writer.write(PART + json);
+  const stop = () => stopOutcome(outcome);
   res.once('close', stop);
   const heartbeat = setInterval(() => void write('{}'), opts.heartbeatMs ?? 10_000);
   try {
-    await write('{}');
-    for (;;) {
-      const r = await outcome.next();
-      if (r.done || gone) break;
-      await write(JSON.stringify({ payload: format(r.value) }));
-    }
-  } catch (err) {
-    opts.log.error({ err }, 'subscription failed');
-    await write(JSON.stringify({ payload: null, errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
+    if (Symbol.asyncIterator in outcome) await write('{}');
+    await relay(outcome, {
+      send: (result) => write(JSON.stringify({ payload: result })),
+      failed: () => write(JSON.stringify({ payload: null, errors: [INTERNAL_ERROR] })),
+      stopped: () => writer.gone,
+      log: opts.log,
+    });
   } finally {
     clearInterval(heartbeat);
     res.off('close', stop);
-    if (!gone) res.end(END);
+    if (!writer.gone) res.end(END);
   }
 }
 
 /**
  * Subscriptions (and, over SSE, any operation) for HTTP-only clients at the gateway's /graphql,
  * between the document guard (which has bounded the operation) and Apollo Server:
- * - `Accept: text/event-stream` on a POST: GraphQL over SSE (graphql-sse's distinct connections
- *   mode): `next` events, then `complete`; keep-alive comments every 12 s;
+ * - GraphQL over SSE (graphql-sse's protocol), GET or POST, when Accept lists `text/event-stream`
+ *   first by quality (transportFor): distinct connections (`next` events, then `complete`), and,
+ *   given a verifier, the single connection mode (PUT reserves a stream; sse-single.ts);
  * - `Accept: multipart/mixed;subscriptionSpec=1.0` with a subscription: the multipart protocol;
  * - a subscription in a plain JSON request: refused, naming the transports that carry it.
- * Everything else goes on to Apollo Server.
+ * Apollo's CSRF prevention holds for SSE (edge/graphql/csrf.ts), and a mutation is never run from a
+ * GET. Everything else goes on to Apollo Server.
  */
-export function streamingTransports(opts: StreamingOptions): RequestHandler {
+export function streamingTransports(opts: StreamingOptions): StreamingTransports {
   const prepare = operationPreparer(opts.graph.schema, opts.limits, opts.introspection !== false);
   const refusal = (errors: readonly GraphQLError[]) => ({ errors: errors.map((e) => formatExecutionError(e, opts.log)) });
-  const sse = createHandler<Record<PropertyKey, unknown>>({
-    schema: opts.graph.schema,
-    // Already validated in onSubscribe, with the endpoint's rules.
-    validate: () => [],
-    onSubscribe: async (req, params) => {
-      const document = prepare(params as OperationPayload);
-      if (Array.isArray(document)) {
-        return [JSON.stringify(refusal(document)), { status: 400, statusText: 'Bad Request', headers: { 'content-type': 'application/json; charset=utf-8' } }];
-      }
-      return {
-        schema: opts.graph.schema, document: document as DocumentNode, operationName: params.operationName, variableValues: params.variables,
-        contextValue: contextFrom(req.raw) as unknown as Record<PropertyKey, unknown>,
-      };
-    },
-    execute: opts.graph.execute as never,
-    subscribe: opts.graph.subscribe as never,
-    onNext: (_ctx, _req, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, opts.log)) } as never : undefined),
-  });
+  const single = opts.verifier ? singleConnections({ ...opts.single, graph: opts.graph, log: opts.log, heartbeatMs: opts.heartbeatMs, verifier: opts.verifier }) : undefined;
 
-  return (req, res, next) => {
-    const accept = req.get('accept') ?? '';
-    const fail = (err: unknown) => {
-      if (res.headersSent) {
-        opts.log.error({ err }, 'streamed operation failed');
-        res.destroy();
-      } else {
-        next(err);
+  /** The prepared operation of an SSE request, or undefined once it has been refused here. */
+  const prepared = (req: Request, res: Response, payload: HttpOperation): { document: DocumentNode; kind: Kind } | undefined => {
+    const document = prepare(payload);
+    if (Array.isArray(document)) return void res.status(400).json(refusal(document));
+    const operation = getOperationAST(document as DocumentNode, payload.operationName ?? undefined)?.operation;
+    if (req.method === 'GET' && operation === 'mutation') {
+      return void res.status(405).set('allow', 'POST').json({ errors: [{
+        message: 'GET requests only support query and subscription operations, not mutation operations', extensions: { code: 'BAD_REQUEST' },
+      }] });
+    }
+    return { document: document as DocumentNode, kind: operation === 'subscription' ? 'subscription' : 'other' };
+  };
+
+  /** Answers the request, or says false to leave it to Apollo Server. */
+  const route = async (req: Request, res: Response): Promise<boolean> => {
+    const accept = req.get('accept');
+    if (single?.handles(req)) {
+      if (req.method === 'PUT' || req.method === 'DELETE' || listed(mediaRanges(accept), 'text/event-stream')) {
+        await single.control(req, res);
+        return true;
       }
-    };
-    if (req.method === 'POST' && accept === 'text/event-stream') return void sse(req, res).catch(fail);
-    if (req.method !== 'POST' && req.method !== 'GET') return next();
-    const body = req.method === 'POST' ? req.body : req.query;
+      // Only the header proves a preflight: a `?token=` alone is a URL any page can load.
+      refuseCrossSite(req, [TOKEN_HEADER]);
+      const payload = operationOf(req);
+      const admitted = await single.admit(req, payload);
+      const ready = prepared(req, res, payload);
+      if (ready) await single.run(req, res, admitted, ready.kind, ready.document, payload);
+      return true;
+    }
+    if (req.method !== 'POST' && req.method !== 'GET') return false;
+    const body = req.method === 'POST' ? req.body : Object.fromEntries(queryParams(req));
     const kind = operationKind(body);
+    const transport = transportFor(accept, kind === 'subscription' ? 'subscription' : 'other');
+    if (transport === 'sse') {
+      refuseCrossSite(req);
+      const payload = operationOf(req);
+      const ready = prepared(req, res, payload);
+      if (ready) await distinctStream(req, res, opts, ready.kind, ready.document, payload);
+      return true;
+    }
     // A broken subscription sent for multipart gets its syntax error here: Apollo would answer 406,
     // as it cannot answer JSON to a client that accepts only multipart.
-    if (kind === 'unparsable' && req.method === 'POST' && wantsMultipart(accept)) {
+    if (kind === 'unparsable' && req.method === 'POST' && listed(mediaRanges(accept), 'multipart/mixed', (r) => 'subscriptionspec' in r.params)) {
       const refused = prepare(body as OperationPayload);
-      if (Array.isArray(refused)) return void res.status(400).json(refusal(refused));
+      if (Array.isArray(refused)) {
+        res.status(400).json(refusal(refused));
+        return true;
+      }
     }
-    if (kind !== 'subscription') return next();
-    if (req.method === 'GET' || !wantsMultipart(accept)) {
-      return next(new BadRequest('A subscription is streamed: subscribe over graphql-ws (a WebSocket to this URL), or POST it with '
-        + '`Accept: text/event-stream` (GraphQL over SSE) or `Accept: multipart/mixed;subscriptionSpec=1.0`', { code: 'SUBSCRIPTIONS_NOT_SUPPORTED' }));
+    if (kind !== 'subscription') return false;
+    if (req.method === 'GET' || transport !== 'multipart') {
+      throw new BadRequest('A subscription is streamed: subscribe over graphql-ws (a WebSocket to this URL), or ask for '
+        + '`Accept: text/event-stream` (GraphQL over SSE, GET or POST) or POST with `Accept: multipart/mixed;subscriptionSpec=1.0`', { code: 'SUBSCRIPTIONS_NOT_SUPPORTED' });
     }
     const payload = body as OperationPayload;
     const document = prepare(payload);
-    if (Array.isArray(document)) return void res.status(400).json(refusal(document));
-    multipart(req, res, opts, document as DocumentNode, payload).catch(fail);
+    if (Array.isArray(document)) {
+      res.status(400).json(refusal(document));
+      return true;
+    }
+    await multipart(req, res, opts, document as DocumentNode, payload);
+    return true;
+  };
+
+  return {
+    handler: (req, res, next) => {
+      route(req, res).then((answered) => answered || next(), (err: unknown) => {
+        if (res.headersSent) {
+          opts.log.error({ err }, 'streamed operation failed');
+          res.destroy();
+        } else {
+          next(err);
+        }
+      });
+    },
+    close: () => single?.close(),
   };
 }

@@ -5,7 +5,7 @@ import type { RequestHandler } from 'express';
  * Only origins listed in CORS_ORIGINS (or every origin with `*`) get CORS headers; preflights from
  * them are answered 204 here. Credentials travel in headers (Authorization, api-key), never cookies.
  */
-const ALLOWED_HEADERS = 'authorization, content-type, api-key, x-request-id, apollo-require-preflight, accept';
+const ALLOWED_HEADERS = 'authorization, content-type, api-key, x-request-id, apollo-require-preflight, x-apollo-operation-name, x-graphql-event-stream-token, accept';
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 export const cors = (origins: readonly string[]): RequestHandler => {

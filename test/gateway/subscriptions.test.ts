@@ -1,12 +1,9 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
-import { chatFixture, type ChatFixture } from '../e2e/chat/fixture';
-import { joined, post, sseChunks, type Chunk } from '../e2e/chat/wire';
-import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstream';
+import type { ChatFixture } from '../e2e/chat/fixture';
+import { joined, type Chunk } from '../e2e/chat/wire';
+import type { FakeOpenAi } from '../shared/fakes/openai-upstream';
+import { answeringPlatform, ASPIRIN, type Answering } from './answering';
 import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, wsUrl, type Result } from '../e2e/shared/subscription-wire';
 
 /**
@@ -18,26 +15,15 @@ let f: ChatFixture;
 let upstream: FakeOpenAi;
 let rest: Chunk[];
 
-const ASPIRIN = 'What are the side effects of aspirin?';
 const STREAM = ANSWER_STREAM;
 
+let platform: Answering;
 beforeAll(async () => {
-  upstream = await startFakeOpenAi({ answer: 'The upstream says aspirin upsets the stomach.' });
-  process.env.E2E_GW_SUB_OC_KEY = 'gateway-subscriptions-oc-token-0123456789';
-  const file = join(tmpdir(), `catalog-gw-sub-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GW_SUB_OC_KEY' } }],
-  }));
-  f = await chatFixture({ MODELS_CATALOG_FILE: file, GRAPHQL_KEEPALIVE_MS: '200', GRAPHQL_WS_INIT_TIMEOUT_MS: '3000' }).finally(() => rmSync(file, { force: true }));
-  const r = sseChunks((await post(`${f.url}/api/stream_generate_answer`, f.body(ASPIRIN))).text);
-  expect(r.done).toBe(true);
-  rest = r.chunks;
+  platform = await answeringPlatform('gw-sub', { GRAPHQL_KEEPALIVE_MS: '200', GRAPHQL_WS_INIT_TIMEOUT_MS: '3000' });
+  ({ f, upstream, rest } = platform);
 }, 60_000);
 afterAll(async () => {
-  await f?.stop();
-  await upstream?.close();
-  delete process.env.E2E_GW_SUB_OC_KEY;
+  await platform?.stop();
 });
 
 const clients: Client[] = [];

@@ -1,0 +1,73 @@
+import { once } from 'node:events';
+import type { Response } from 'express';
+import type { DocumentNode, ExecutionResult, FormattedExecutionResult } from 'graphql';
+import type { Logger } from 'pino';
+import type { GraphContext } from '../edge/graphql/context';
+import { formatExecutionError } from '../edge/graphql/errors';
+import type { OperationPayload } from '../edge/graphql/prepare';
+import type { SocketGraph } from '../edge/graphql/ws';
+
+/** What the HTTP streaming transports (GraphQL over SSE, multipart) share: run an operation, relay its results, stop when the client leaves. */
+type Result = ExecutionResult | FormattedExecutionResult;
+export type Outcome = AsyncIterableIterator<Result> | Result;
+
+export const isStream = (o: Outcome): o is AsyncIterableIterator<Result> => Symbol.asyncIterator in o;
+
+/** The answer sent when an operation's events fail midway (the cause is logged, never shown). */
+export const INTERNAL_ERROR = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+
+/** Writes to a streamed response, each write waiting for a slow client to drain; nothing once the client has gone. */
+export interface Writer {
+  write(text: string): Promise<void>;
+  readonly gone: boolean;
+}
+
+export function responseWriter(res: Response): Writer {
+  let gone = res.closed;
+  res.once('close', () => (gone = true));
+  return {
+    get gone() {
+      return gone;
+    },
+    async write(text) {
+      if (gone) return;
+      if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    },
+  };
+}
+
+/** Starts one operation on the graph: a subscription's events, or the one result of a query or mutation. */
+export async function startOperation(graph: Required<SocketGraph>, kind: 'subscription' | 'other', document: DocumentNode,
+  payload: OperationPayload, contextValue: GraphContext): Promise<Outcome> {
+  const args = { schema: graph.schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+  return (kind === 'subscription' ? graph.subscribe(args) : graph.execute(args)) as Promise<Outcome>;
+}
+
+/** Ends a subscription's events (and so the subgraph's stream and the model call behind it). */
+export const stopOutcome = (o: Outcome) => void (isStream(o) ? o.return?.()?.catch(() => undefined) : undefined);
+
+export interface RelayOptions {
+  /** One result, its errors formatted as every transport formats them. */
+  send(result: FormattedExecutionResult): Promise<void>;
+  /** The events failed midway (logged here). */
+  failed(): Promise<void>;
+  /** True once the client has gone: no further event is read. */
+  stopped(): boolean;
+  log: Logger;
+}
+
+/** Sends an operation's results until they end, the client stops, or they fail. */
+export async function relay(outcome: Outcome, opts: RelayOptions): Promise<void> {
+  const format = (r: Result): FormattedExecutionResult => (r.errors ? { ...r, errors: r.errors.map((e) => formatExecutionError(e, opts.log)) } : r as FormattedExecutionResult);
+  if (!isStream(outcome)) return opts.send(format(outcome));
+  try {
+    for (;;) {
+      const r = await outcome.next();
+      if (r.done || opts.stopped()) return;
+      await opts.send(format(r.value));
+    }
+  } catch (err) {
+    opts.log.error({ err }, 'subscription failed');
+    await opts.failed();
+  }
+}
