@@ -23,8 +23,11 @@ const AssistantMessage = z.object({ message: z.object({ role: z.literal('assista
 export const ConverseResponse = z.object({ output: AssistantMessage, stopReason: StopReason, usage: ConverseUsage, metrics: z.object({ latencyMs: z.number() }) });
 export const AnthropicMessage = z.object({
   id: z.string(), type: z.literal('message'), role: z.literal('assistant'), model: z.string(),
-  content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
-  stop_reason: z.enum(['end_turn', 'max_tokens', 'refusal']), stop_sequence: z.null(),
+  content: z.array(z.union([
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+  ])),
+  stop_reason: z.enum(['end_turn', 'max_tokens', 'refusal', 'tool_use']), stop_sequence: z.null(),
   usage: z.object({ input_tokens: z.int(), output_tokens: z.int() }),
 });
 export const AnthropicStreamEvent = z.looseObject({

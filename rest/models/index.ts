@@ -2,6 +2,7 @@ import type { ModelsService } from '../../core/models/service';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { ErrorBody } from '../shared/http-errors';
 import { z } from 'zod';
+import { anthropicApiRoutes } from './anthropic-api';
 import { azureRoutes } from './azure';
 import { azureMediaRoutes } from './azure-media';
 import { bedrockRoutes } from './bedrock';
@@ -9,6 +10,7 @@ import { geminiRoutes } from './gemini';
 import type { RestService } from '../shared/routes';
 import { define } from './common';
 import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
+import { anthropicSchemas } from './docs-anthropic';
 import { azureSchemas } from './docs-azure';
 import { bedrockSchemas } from './docs-bedrock';
 import { geminiSchemas } from './docs-gemini';
@@ -54,7 +56,7 @@ export function modelsRest(models: ModelsService): RestService {
     // The AWS SDKs send InvokeModel bodies as application/octet-stream unless told otherwise.
     jsonTypes: ['application/json', 'application/octet-stream'],
     docs: modelsServiceDocs,
-    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas },
+    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas, ...anthropicSchemas },
     routes: [
       define({
         method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],
@@ -78,6 +80,7 @@ export function modelsRest(models: ModelsService): RestService {
       ...azureMediaRoutes(models),
       ...geminiRoutes(models),
       ...bedrockRoutes(models),
+      ...anthropicApiRoutes(models),
     ],
   };
 }
