@@ -43,8 +43,8 @@ describe('model gateway: the Anthropic SDK at /proxy/api/v1/anthropic', () => {
   });
 
   it('messages.stream streams the same text; its final message has the stop reason and both token counts', async () => {
-    const whole = await client.messages.create({ ...asked, temperature: 0.1 });
-    const stream = client.messages.stream({ ...asked, temperature: 0.2 });
+    const whole = await client.messages.create(asked);
+    const stream = client.messages.stream({ ...asked, metadata: { user_id: 'streamer' } });
     let text = '';
     stream.on('text', (t) => (text += t));
     const final = await stream.finalMessage();
