@@ -22,7 +22,7 @@ const DocumentBlock = z.object({
   title: z.string().max(500).nullable().optional(),
 });
 /** Anthropic's tool names (`^[a-zA-Z0-9_-]{1,128}$`). */
-const ToolName = z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/, 'A tool name is 1 to 128 letters, digits, _ or -');
+const ToolName = z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/);
 const ToolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string().min(1).max(256), name: ToolName, input: z.record(z.string(), z.unknown()) });
 const ToolResultBlock = z.object({
   type: z.literal('tool_result'),
