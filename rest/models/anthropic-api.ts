@@ -5,15 +5,14 @@ import { BadRequest, NotFound } from '../../core/shared/errors';
 import { isPlainObject } from '../../core/shared/validation';
 import type { Ctx } from '../../core/shared/context';
 import type { CatalogModel } from '../../core/models/catalog';
-import { CountTokensRequest, MessagesRequest, anthropicChat, anthropicPrompt } from '../../core/models/anthropic-wire';
-import { anthropicMessage, anthropicStreamEvents } from '../../core/models/anthropic-answer';
+import { CountTokensRequest, MessagesRequest, anthropicPrompt } from '../../core/models/anthropic-wire';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
-import { collect, refusing } from '../../core/models/refusing';
+import { refusing } from '../../core/models/refusing';
 import { requestIdOf } from '../shared/http-errors';
 import type { Route } from '../shared/routes';
-import { anthropicErrorBody, anthropicMessageId, anthropicSse } from './anthropic';
+import { anthropicAnswer, anthropicErrorBody } from './anthropic';
 import { groupCKey, wireBody } from './bedrock-common';
-import { define, gatewayHeaders } from './common';
+import { define } from './common';
 import { anthropicApiDocs } from './docs-anthropic';
 
 /**
@@ -80,13 +79,7 @@ export function anthropicApiRoutes(models: ModelsService): Route[] {
       handle: async (input, { req, res, ctx }) => {
         requestIdHeader(req, res);
         const m = { model: await modelOf(models, input.body, ctx), route: 'anthropic.messages' };
-        const body = await refusing(models, m, ctx, () => wireBody(MessagesRequest, input.body));
-        const stream = await models.chat({ ...m, ...anthropicChat(body), stream: body.stream === true }, ctx);
-        gatewayHeaders(res, stream);
-        const meta = { id: anthropicMessageId(), model: m.model.id };
-        if (!body.stream) return anthropicMessage(meta, await collect(stream));
-        await anthropicSse(res, anthropicStreamEvents(meta, stream));
-        return undefined;
+        return anthropicAnswer(models, m, await refusing(models, m, ctx, () => wireBody(MessagesRequest, input.body)), res, ctx);
       },
     }),
     define({

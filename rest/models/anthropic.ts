@@ -3,9 +3,10 @@ import { opaqueId } from '../../core/shared/ids';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
-import { AnthropicRequest, anthropicChat } from '../../core/models/anthropic-wire';
+import { AnthropicRequest, anthropicChat, type MessagesRequest } from '../../core/models/anthropic-wire';
 import { anthropicErrorType, anthropicMessage, anthropicStreamEvents, type AnthropicEvent } from '../../core/models/anthropic-answer';
-import type { ModelsService } from '../../core/models/service';
+import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
+import type { Ctx } from '../../core/shared/context';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
 import { requestIdOf, type ErrorBody } from '../shared/http-errors';
 import { groupC, groupCKey, wireBody } from './bedrock-common';
@@ -53,6 +54,16 @@ export async function anthropicSse(res: Response, events: AsyncIterable<Anthropi
   }
 }
 
+/** A Messages call (the Bedrock route's or Anthropic's own API's) and its answer: the message object, or its events streamed. */
+export async function anthropicAnswer(models: ModelsService, m: Metered, body: AnthropicRequest | MessagesRequest, res: Response, ctx: Ctx<KeyCaller>) {
+  const stream = await models.chat({ ...m, ...anthropicChat(body), stream: body.stream === true }, ctx);
+  gatewayHeaders(res, stream);
+  const meta = { id: anthropicMessageId(), model: m.model.id };
+  if (!body.stream) return anthropicMessage(meta, await collect(stream));
+  await anthropicSse(res, anthropicStreamEvents(meta, stream));
+  return undefined;
+}
+
 export function anthropicRoutes(models: ModelsService): Route[] {
   return [define({
     method: 'post', path: '/bedrock/v1/messages/anthropic', tags: ['group C'],
@@ -62,13 +73,7 @@ export function anthropicRoutes(models: ModelsService): Route[] {
     responses: { 200: { description: 'A message object, or message_start ... message_stop events' } },
     handle: async (input, { req, res, ctx }) => {
       const m = await groupC(models, ctx, req.query.modelId, 'bedrock.messages.anthropic');
-      const body = await refusing(models, m, ctx, () => wireBody(AnthropicRequest, input.body));
-      const stream = await models.chat({ ...m, ...anthropicChat(body), stream: body.stream === true }, ctx);
-      gatewayHeaders(res, stream);
-      const meta = { id: anthropicMessageId(), model: m.model.id };
-      if (!body.stream) return anthropicMessage(meta, await collect(stream));
-      await anthropicSse(res, anthropicStreamEvents(meta, stream));
-      return undefined;
+      return anthropicAnswer(models, m, await refusing(models, m, ctx, () => wireBody(AnthropicRequest, input.body)), res, ctx);
     },
   })];
 }

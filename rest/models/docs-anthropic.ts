@@ -7,7 +7,7 @@ import type { OperationDocs } from '../shared/routes';
 /** Anthropic's own API in OpenAPI (`/anthropic/v1/...`): its bodies, answers and error body, with an offline example. */
 const errors = failures(AnthropicError);
 const example = {
-  model: 'local-chat', max_tokens: 200, system: CONTEXT, messages: [{ role: 'user', content: QUESTION }],
+  model: 'local-chat', max_tokens: 200, system: [{ type: 'text', text: CONTEXT }], messages: [{ role: 'user', content: [{ type: 'text', text: QUESTION }] }],
   tools: [{ name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
 };
 const { max_tokens: _m, ...countExample } = example;
