@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AnthropicRequest } from '../../core/models/anthropic-wire';
 import { ConverseRequest, NovaInvokeRequest } from '../../core/models/converse-wire';
+import { CohereEmbedRequest, TitanEmbedRequest } from './bedrock-embed';
 import { CONTEXT, failures, QUESTION } from './docs';
 import type { Json } from '../shared/openapi';
 import type { OperationDocs } from '../shared/routes';
@@ -70,8 +71,8 @@ export const converseStreamDocs: OperationDocs = {
 /** `/invoke` and its stream; `llama`: the Llama native body (the route's module holds it). */
 export function invokeDocs(llama: z.ZodType): Record<'invoke' | 'stream', OperationDocs> {
   const body = {
-    content: { 'application/json': z.union([AnthropicRequest, NovaInvokeRequest, llama]) }, example: anthropicExample,
-    description: 'An Anthropic Messages, Nova or Llama native body (told apart by their fields).',
+    content: { 'application/json': z.union([AnthropicRequest, NovaInvokeRequest, llama, TitanEmbedRequest, CohereEmbedRequest]) }, example: anthropicExample,
+    description: 'An Anthropic Messages, Nova or Llama native body (told apart by their fields); for an embedding model, a Titan (`inputText`) or Cohere (`texts`) body.',
   };
   return {
     invoke: {
