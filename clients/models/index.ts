@@ -1,6 +1,7 @@
 import type { Ctx } from '../../core/shared/context';
 import { PlatformError } from '../../core/shared/errors';
 import type { CacheOutcome } from '../../core/models/cache';
+import { anthropicCountBody } from '../../core/models/anthropic-wire';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { Transcript } from '../../core/models/chat';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
@@ -45,7 +46,8 @@ const modelOf = (m: ModelWire): CatalogModel => ({
 const isActive = (m: CatalogModel) => m.status.toLowerCase() === 'active';
 
 /**
- * The model gateway over its REST paths (the catalog, usage and the Azure OpenAI wire of group A),
+ * The model gateway over its REST paths (the catalog, usage, the Azure OpenAI wire of group A and
+ * Anthropic's token count),
  * for a deployment where it runs elsewhere: the gateway's keys, limits, cache, guardrails and usage
  * apply there, and its refusals come back as the same platform errors. `refused` records nothing
  * here: a call this side refuses never reached the gateway, which records the calls it refuses.
@@ -126,6 +128,13 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
         text: r.text, ...(r.language !== null && { language: r.language }), ...(r.duration !== null && { duration: r.duration }),
         ...(r.segments?.length ? { segments: r.segments } : {}),
       };
+    },
+    async countTokens({ model, messages, tools }, ctx) {
+      // Through the gateway's Anthropic door (`/v1/messages/count_tokens`), which counts with the same tokenizer.
+      const r = await http.request<{ input_tokens: number }>('POST', `${PREFIX}/anthropic/v1/messages/count_tokens`, {
+        ...as(ctx), json: anthropicCountBody(model.id, messages, tools),
+      });
+      return { tokens: r.input_tokens };
     },
     refused() {
       // Nothing reached the gateway elsewhere: there is nothing of it to record here.

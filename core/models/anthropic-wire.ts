@@ -1,11 +1,15 @@
 import { z } from 'zod';
-import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason } from './chat';
+import type { Attachment, ChatMessage, ChatRequest, ToolChoice, ToolDefinition } from './chat';
+import { inputOf } from './anthropic-answer';
 import { Base64 } from './converse-wire';
 
 /**
- * Anthropic's Messages API shapes (group C family 1, and the Anthropic body of Bedrock's `/invoke`),
- * read into the provider-neutral ChatMessage and written back as Anthropic's message object and
- * stream events. Unknown fields are ignored; unknown content block types are a 400 naming the block.
+ * Anthropic's Messages API requests (its own API at `/anthropic/v1/messages`, group C family 1, and
+ * the Anthropic body of Bedrock's `/invoke`), read into the provider-neutral ChatMessage: text,
+ * image and document blocks, `tool_use` blocks of the assistant's turns (its tool calls) and
+ * `tool_result` blocks of the user's (one `tool` message each, before the turn's other blocks).
+ * Unknown fields are ignored; an unknown content block type, or a tool block in the wrong role's
+ * turn, is a 400 naming the block. The answer side is anthropic-answer.ts.
  */
 const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
 const ImageBlock = z.object({
@@ -17,92 +21,140 @@ const DocumentBlock = z.object({
   source: z.object({ type: z.literal('base64'), media_type: z.literal('application/pdf'), data: Base64 }),
   title: z.string().max(500).nullable().optional(),
 });
-const Block = z.discriminatedUnion('type', [TextBlock, ImageBlock, DocumentBlock]);
+/** Anthropic's tool names (`^[a-zA-Z0-9_-]{1,128}$`). */
+const ToolName = z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/);
+const ToolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string().min(1).max(256), name: ToolName, input: z.record(z.string(), z.unknown()) });
+const ToolResultBlock = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string().min(1).max(256),
+  content: z.preprocess((v) => (typeof v === 'string' ? [{ type: 'text', text: v }] : v), z.array(z.discriminatedUnion('type', [TextBlock, ImageBlock]))).optional(),
+  is_error: z.boolean().optional(),
+});
+const Block = z.discriminatedUnion('type', [TextBlock, ImageBlock, DocumentBlock, ToolUseBlock, ToolResultBlock]);
+type Block = z.output<typeof Block>;
 
 /** A string stands for one text block, as Anthropic reads it. */
 const asBlocks = <S extends z.ZodType>(blocks: S) => z.preprocess((v) => (typeof v === 'string' ? [{ type: 'text', text: v }] : v), blocks);
 
-export const AnthropicRequest = z.object({
-  anthropic_version: z.string().min(1),
-  max_tokens: z.int().positive(),
-  messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: asBlocks(z.array(Block).min(1)) })).min(1),
+const Message = z.object({ role: z.enum(['user', 'assistant']), content: asBlocks(z.array(Block).min(1)) }).superRefine((m, ctx) => {
+  const wrong = m.role === 'user' ? 'tool_use' : 'tool_result';
+  m.content.forEach((b, i) => {
+    if (b.type === wrong) ctx.addIssue({ code: 'custom', path: ['content', i], message: `${wrong} blocks belong to ${m.role === 'user' ? 'assistant' : 'user'} messages` });
+  });
+});
+
+const Tool = z.object({
+  // Client tools only: a server tool (`web_search_20250305`, `bash_...`) names a type of its own.
+  type: z.literal('custom').nullable().optional(),
+  name: ToolName,
+  description: z.string().max(100_000).optional(),
+  input_schema: z.looseObject({ type: z.literal('object') }),
+  strict: z.boolean().optional(),
+});
+const ToolChoiceWire = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('auto') }), z.object({ type: z.literal('any') }), z.object({ type: z.literal('none') }),
+  z.object({ type: z.literal('tool'), name: ToolName }),
+]);
+
+/** What a Messages request and a token count share: the prompt and the tools. */
+const Prompt = z.object({
+  messages: z.array(Message).min(1),
   system: asBlocks(z.array(TextBlock)).optional(),
+  tools: z.array(Tool).max(256).optional(),
+  tool_choice: ToolChoiceWire.optional(),
+});
+
+const refineToolChoice = (b: z.output<typeof Prompt>, ctx: z.RefinementCtx) => {
+  const c = b.tool_choice;
+  if (c?.type === 'tool' && !b.tools?.some((t) => t.name === c.name)) ctx.addIssue({ code: 'custom', path: ['tool_choice', 'name'], message: `No tool named ${c.name} in tools` });
+};
+
+const Sampling = Prompt.extend({
+  max_tokens: z.int().positive(),
   temperature: z.number().min(0).max(1).optional(),
   top_p: z.number().min(0).max(1).optional(),
   top_k: z.int().min(0).optional(),
-  stop_sequences: z.array(z.string()).optional(),
+  stop_sequences: z.array(z.string()).max(16).optional(),
   stream: z.boolean().optional(),
+  metadata: z.object({ user_id: z.string().max(256).nullable().optional() }).optional(),
 });
+
+/** The model names itself (`?modelId=` or the path on Bedrock): the body carries `anthropic_version` instead. */
+export const AnthropicRequest = Sampling.extend({ anthropic_version: z.string().min(1) }).superRefine(refineToolChoice);
 export type AnthropicRequest = z.output<typeof AnthropicRequest>;
 
-function attachmentOf(b: z.output<typeof Block>): Attachment | undefined {
+/** Anthropic's own API: the model in the body (a catalog id), the version in the `anthropic-version` header. */
+export const MessagesRequest = Sampling.extend({ model: z.string().min(1).max(200) }).superRefine(refineToolChoice);
+export type MessagesRequest = z.output<typeof MessagesRequest>;
+
+/** `POST /v1/messages/count_tokens`. */
+export const CountTokensRequest = Prompt.extend({ model: z.string().min(1).max(200) }).superRefine(refineToolChoice);
+
+function attachmentOf(b: Block): Attachment | undefined {
   if (b.type === 'image') return { kind: 'image', mimeType: b.source.media_type, data: b.source.data.replace(/\s+/g, '') };
   if (b.type === 'document') return { kind: 'Docs', mimeType: b.source.media_type, data: b.source.data.replace(/\s+/g, ''), ...(b.title ? { name: b.title } : {}) };
   return undefined;
 }
 
-/** The system prompt as a system message, then each message with its text joined and its images and documents as attachments. */
-export function anthropicToChat(body: AnthropicRequest): ChatMessage[] {
+const textOf = (blocks: readonly Block[]) => blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+
+/** A tool result as a `tool` message; one that failed says so in its text (the neutral message has no flag for it). */
+function toolMessage(b: z.output<typeof ToolResultBlock>): ChatMessage {
+  const blocks = b.content ?? [];
+  const text = textOf(blocks);
+  const attachments = blocks.flatMap((x) => attachmentOf(x) ?? []);
+  return { role: 'tool', toolCallId: b.tool_use_id, text: b.is_error ? `Error: ${text}` : text, ...(attachments.length ? { attachments } : {}) };
+}
+
+/**
+ * The system prompt as a system message, then each message: a user turn's tool results first, as
+ * `tool` messages, then its text and attachments; an assistant turn's text with its tool calls.
+ */
+export function anthropicToChat(body: Pick<AnthropicRequest, 'system' | 'messages'>): ChatMessage[] {
   const system = (body.system ?? []).map((b) => b.text).join('\n');
   const out: ChatMessage[] = system ? [{ role: 'system', text: system }] : [];
   for (const m of body.messages) {
-    const text = m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+    for (const b of m.content) if (b.type === 'tool_result') out.push(toolMessage(b));
+    const text = textOf(m.content);
     const attachments = m.content.flatMap((b) => attachmentOf(b) ?? []);
-    out.push({ role: m.role, text, ...(attachments.length ? { attachments } : {}) });
+    const toolCalls = m.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input) }] : []));
+    if (!text && !attachments.length && !toolCalls.length && m.content.some((b) => b.type === 'tool_result')) continue;
+    out.push({ role: m.role, text, ...(attachments.length ? { attachments } : {}), ...(toolCalls.length ? { toolCalls } : {}) });
   }
   return out;
 }
 
-// A guardrail cut (content_filter) is Anthropic's `refusal`: the answer stopped for policy reasons.
-const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'refusal', tool_calls: 'tool_use', error: 'end_turn' };
-export const anthropicStopReason = (f: FinishReason) => STOP[f];
+const CHOICES = { auto: 'auto', any: 'required', none: 'none' } as const;
 
-export interface AnthropicMeta {
-  /** `msg_...` */
-  id: string;
-  model: string;
+/** The tools and tool choice of a request, in neutral terms (Anthropic's `any` is `required`). */
+export function anthropicTools(body: Pick<AnthropicRequest, 'tools' | 'tool_choice'>): { tools?: ToolDefinition[]; toolChoice?: ToolChoice } {
+  const tools = body.tools?.map((t) => ({ name: t.name, ...(t.description !== undefined && { description: t.description }), parameters: t.input_schema, ...(t.strict !== undefined && { strict: t.strict }) }));
+  const c = body.tool_choice;
+  const toolChoice: ToolChoice | undefined = !c ? undefined : c.type === 'tool' ? { type: 'tool', name: c.name } : { type: CHOICES[c.type] };
+  return { ...(tools?.length ? { tools } : {}), ...(toolChoice ? { toolChoice } : {}) };
 }
 
-export const anthropicMessage = (meta: AnthropicMeta, a: { text: string; finishReason: FinishReason; usage: ChatUsage }) => ({
-  id: meta.id, type: 'message', role: 'assistant', model: meta.model,
-  content: [{ type: 'text', text: a.text }],
-  stop_reason: anthropicStopReason(a.finishReason), stop_sequence: null,
-  usage: { input_tokens: a.usage.promptTokens, output_tokens: a.usage.completionTokens },
+/** The neutral chat call a Messages body stands for (top_k and metadata are accepted and not passed on). */
+export const anthropicChat = (b: AnthropicRequest | MessagesRequest): Omit<ChatRequest, 'model'> => ({
+  messages: anthropicToChat(b), maxTokens: b.max_tokens, temperature: b.temperature, topP: b.top_p, stop: b.stop_sequences, ...anthropicTools(b),
 });
 
-export type AnthropicEvent = { type: string } & Record<string, unknown>;
+/** The counted part of a prompt: the messages and the tools' definitions. */
+export const anthropicPrompt = (b: Pick<AnthropicRequest, 'system' | 'messages' | 'tools' | 'tool_choice'>) => ({ messages: anthropicToChat(b), tools: anthropicTools(b).tools });
 
 /**
- * Anthropic's stream events for an answer. The prompt's token count is known only once the answer
- * has ended, so message_start says 0 and message_delta carries both counts (the Anthropic SDKs take
- * `input_tokens` from it). A failure midway is thrown from the iteration.
+ * A neutral prompt as a count_tokens body (the gateway's REST client counts through it): one
+ * Anthropic message per neutral one, a tool result as a user turn holding its `tool_result`.
  */
-export async function* anthropicStreamEvents(meta: AnthropicMeta, stream: ChatStream): AsyncGenerator<AnthropicEvent> {
-  yield {
-    type: 'message_start',
-    message: { id: meta.id, type: 'message', role: 'assistant', model: meta.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+export function anthropicCountBody(model: string, messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]) {
+  const system = messages.filter((m) => m.role === 'system').map((m) => m.text).join('\n');
+  const turns = messages.filter((m) => m.role !== 'system').map((m) => {
+    if (m.role === 'tool') return { role: 'user', content: [{ type: 'tool_result', tool_use_id: m.toolCallId ?? 'unknown', content: m.text }] };
+    const calls = (m.toolCalls ?? []).map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: inputOf(c.arguments) }));
+    return { role: m.role, content: [...(m.text || !calls.length ? [{ type: 'text', text: m.text }] : []), ...calls] };
+  });
+  return {
+    model, messages: turns, ...(system && { system }),
+    ...(tools?.length && { tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters ?? { type: 'object', properties: {} } })) }),
   };
-  yield { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } };
-  for await (const text of stream.pieces) yield { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } };
-  const { finishReason, usage } = await stream.done;
-  yield { type: 'content_block_stop', index: 0 };
-  yield {
-    type: 'message_delta', delta: { stop_reason: anthropicStopReason(finishReason), stop_sequence: null },
-    usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens },
-  };
-  yield { type: 'message_stop' };
-}
-
-/** Anthropic's error types by HTTP status. */
-export function anthropicErrorType(status: number): string {
-  switch (status) {
-    case 400: case 405: case 415: case 422: return 'invalid_request_error';
-    case 401: return 'authentication_error';
-    case 403: return 'permission_error';
-    case 404: return 'not_found_error';
-    case 413: return 'request_too_large';
-    case 429: return 'rate_limit_error';
-    case 503: case 529: return 'overloaded_error';
-    default: return 'api_error';
-  }
 }

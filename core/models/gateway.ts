@@ -11,6 +11,8 @@ import type { KeyLimits } from './limits';
 import type { Meter, MeteredCall } from './metering';
 import type { Offload } from './offload';
 import { guardPrompt, inputTokensWithin, promptTokensWithin } from './prompt-checks';
+import { promptTexts } from './prompt-texts';
+import { chatPromptTokens } from './tokens';
 import type { KeyCaller, ModelsService } from './service';
 import type { UsageStore } from './ports';
 import { wordCount } from './usage';
@@ -175,6 +177,18 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         const tokensOut = await d.offload.run('count', [[t.text], Infinity], t.text.length, call.signal);
         d.meter.record(m, { status: 200, startedAt, upstreamMs, tokensOut, wordsReceived: wordCount(t.text), guard });
         return t;
+      });
+    },
+    countTokens(input, call) {
+      const m = { caller: call.caller, model: input.model, route: input.route };
+      const startedAt = d.clock.now();
+      return metered(m, startedAt, { signal: call.signal }, async () => {
+        await d.limits.admit(call.caller.key);
+        const texts = promptTexts(input.messages, input.tools);
+        const counted = await d.offload.run('count', [texts, Infinity], texts.reduce((n, t) => n + t.length, 0), call.signal);
+        // No model was called: a usage row with no tokens (and no cost), so the calls still show.
+        d.meter.record(m, { status: 200, startedAt, guard: 'off' });
+        return { tokens: chatPromptTokens(input.messages, counted) };
       });
     },
     refused({ error, startedAt, model, route }, { caller }) {

@@ -2,7 +2,7 @@ import type { Ctx } from '../shared/context';
 import type { CatalogModel } from './catalog';
 import type { CacheOutcome } from './cache';
 import type { UsageTotals } from './usage';
-import type { ChatRequest, ChatStream, Transcript } from './chat';
+import type { ChatMessage, ChatRequest, ChatStream, ToolDefinition, Transcript } from './chat';
 import type { KeyOptions } from './key-options';
 import type { ApiKey } from './keys';
 
@@ -53,6 +53,13 @@ export interface ModelsService<C = KeyCaller> {
   /** The text of an audio file from a transcription model. */
   transcribe(input: Metered & { audio: Buffer; filename: string; mimeType: string; temperature?: number; language?: string; prompt?: string }, ctx: Ctx<C>):
     Promise<Transcript>;
+  /**
+   * A prompt's tokens as the gateway counts them (core/models/tokens.ts: the messages as a chat call
+   * counts its prompt, plus the tools' definitions and the calls' arguments as JSON), for a model
+   * the key may use. No model is called: admitted under the key's limits (429) and recorded in
+   * usage as a call with no tokens, which costs nothing.
+   */
+  countTokens(input: Metered & { messages: ChatMessage[]; tools?: ToolDefinition[] }, ctx: Ctx<C>): Promise<{ tokens: number }>;
   /** Records a call its edge refused before it reached the model (a malformed body, `n` != 1): usage counts every call. */
   refused(input: Metered & { error: unknown; startedAt: number }, ctx: Ctx<C>): void;
   /** The key's tenant's usage between two instants, in all and per model. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { AnthropicRequest, anthropicMessage, anthropicStreamEvents, anthropicToChat } from '../../core/models/anthropic-wire';
-import type { ChatMessage, ChatStream, ChatUsage, FinishReason } from '../../core/models/chat';
+import { AnthropicRequest, anthropicChat } from '../../core/models/anthropic-wire';
+import { anthropicMessage, anthropicStreamEvents } from '../../core/models/anthropic-answer';
+import type { ChatMessage, ChatRequest, ChatStream, ChatUsage, FinishReason, ToolCall } from '../../core/models/chat';
 import { NovaInvokeRequest, converseStopReason, converseStreamEvents, converseToChat, converseUsage } from '../../core/models/converse-wire';
 import { BadRequest } from '../../core/shared/errors';
 import { isPlainObject } from '../../core/shared/validation';
@@ -16,6 +17,7 @@ export interface Answer {
   text: string;
   finishReason: FinishReason;
   usage: ChatUsage;
+  toolCalls?: ToolCall[];
 }
 
 /** Bedrock's `amazon-bedrock-invocationMetrics`, on a stream's last chunk. */
@@ -23,7 +25,7 @@ export type InvocationMetrics = (usage: ChatUsage) => Record<string, number>;
 
 export interface NativeCall {
   family: 'anthropic' | 'nova' | 'llama';
-  chat: { messages: ChatMessage[]; maxTokens?: number; temperature?: number; topP?: number; stop?: string[] };
+  chat: Omit<ChatRequest, 'model'>;
   answer(a: Answer): unknown;
   /** The stream's chunks, each one native event object (sent base64 in a `chunk` event). */
   chunks(stream: ChatStream, metrics: InvocationMetrics): AsyncIterable<Record<string, unknown>>;
@@ -86,7 +88,7 @@ export function nativeCall(body: unknown, model: string, started: number): Nativ
     const b = wireBody(AnthropicRequest, body);
     return {
       family: 'anthropic',
-      chat: { messages: anthropicToChat(b), maxTokens: b.max_tokens, temperature: b.temperature, topP: b.top_p, stop: b.stop_sequences },
+      chat: anthropicChat(b),
       answer: (a) => anthropicMessage({ id: anthropicMessageId(), model }, a),
       chunks: (stream, metrics) => anthropicChunks(stream, metrics, model),
     };

@@ -6,6 +6,7 @@ import type { ModelsService } from '../../core/models/service';
 import { pipeEventStream } from './eventstream';
 import { amzn, bedrockErrorBody, groupC, groupCKey, streamException, wireBody } from './bedrock-common';
 import { LlamaRequest, nativeCall } from './bedrock-invoke';
+import { invokeAnswer, invokeEmbedding } from './bedrock-embed';
 import { collect, refusing } from '../../core/models/refusing';
 import { define, gatewayHeaders } from './common';
 import { converseDocs, converseStreamDocs, invokeDocs } from './docs-bedrock';
@@ -59,22 +60,18 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       }),
     }),
     define({
-      method: 'post', path: path('invoke'), tags: ['group C'], summary: 'Bedrock runtime InvokeModel (Anthropic, Nova or Llama native bodies)',
+      method: 'post', path: path('invoke'), tags: ['group C'], summary: 'Bedrock runtime InvokeModel (Anthropic, Nova or Llama native bodies; Titan or Cohere bodies for an embedding model)',
       input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
       responses: { 200: { description: "The model family's native answer" } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke');
+        if (m.model.kind === 'embedding') return invokeEmbedding(models, m, input.body, res, ctx);
         const started = Date.now();
         const native = await refusing(models, m, ctx, async () => nativeCall(input.body, m.model.id, started));
         const stream = await models.chat({ ...m, ...native.chat, stream: false }, ctx);
         gatewayHeaders(res, stream);
         const answer = await collect(stream);
-        // Bedrock's content type has no charset (express's res.json would add one).
-        res.status(200).setHeader('Content-Type', 'application/json');
-        res.set({
-          'x-amzn-bedrock-input-token-count': String(answer.usage.promptTokens), 'x-amzn-bedrock-output-token-count': String(answer.usage.completionTokens),
-          'x-amzn-bedrock-invocation-latency': String(Date.now() - started),
-        }).end(JSON.stringify(native.answer(answer)));
+        invokeAnswer(res, native.answer(answer), { inputTokens: answer.usage.promptTokens, outputTokens: answer.usage.completionTokens, started });
         return undefined;
       }),
     }),

@@ -1,5 +1,6 @@
 import type { ModelsService } from '../../core/models/service';
 import { anthropicRoutes } from './anthropic';
+import { countTokensRoute } from './bedrock-count';
 import { converseRoute, runtimeRoutes } from './bedrock-runtime';
 import type { Route } from '../shared/routes';
 
@@ -17,5 +18,6 @@ export function bedrockRoutes(models: ModelsService): Route[] {
     converseRoute(models, '/bedrock/v1/messages/nova', 'bedrock.messages.nova', modelId,
       'Messages, family 3 (Bedrock Converse wire format; image, document and video blocks for the models that take them)'),
     ...runtimeRoutes(models),
+    countTokensRoute(models),
   ];
 }

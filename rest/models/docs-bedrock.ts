@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AnthropicRequest } from '../../core/models/anthropic-wire';
 import { ConverseRequest, NovaInvokeRequest } from '../../core/models/converse-wire';
+import { CohereEmbedRequest, TitanEmbedRequest } from './bedrock-embed';
 import { CONTEXT, failures, QUESTION } from './docs';
 import type { Json } from '../shared/openapi';
 import type { OperationDocs } from '../shared/routes';
@@ -23,8 +24,11 @@ const AssistantMessage = z.object({ message: z.object({ role: z.literal('assista
 export const ConverseResponse = z.object({ output: AssistantMessage, stopReason: StopReason, usage: ConverseUsage, metrics: z.object({ latencyMs: z.number() }) });
 export const AnthropicMessage = z.object({
   id: z.string(), type: z.literal('message'), role: z.literal('assistant'), model: z.string(),
-  content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
-  stop_reason: z.enum(['end_turn', 'max_tokens', 'refusal']), stop_sequence: z.null(),
+  content: z.array(z.union([
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+  ])),
+  stop_reason: z.enum(['end_turn', 'max_tokens', 'refusal', 'tool_use']), stop_sequence: z.null(),
   usage: z.object({ input_tokens: z.int(), output_tokens: z.int() }),
 });
 export const AnthropicStreamEvent = z.looseObject({
@@ -67,8 +71,8 @@ export const converseStreamDocs: OperationDocs = {
 /** `/invoke` and its stream; `llama`: the Llama native body (the route's module holds it). */
 export function invokeDocs(llama: z.ZodType): Record<'invoke' | 'stream', OperationDocs> {
   const body = {
-    content: { 'application/json': z.union([AnthropicRequest, NovaInvokeRequest, llama]) }, example: anthropicExample,
-    description: 'An Anthropic Messages, Nova or Llama native body (told apart by their fields).',
+    content: { 'application/json': z.union([AnthropicRequest, NovaInvokeRequest, llama, TitanEmbedRequest, CohereEmbedRequest]) }, example: anthropicExample,
+    description: 'An Anthropic Messages, Nova or Llama native body (told apart by their fields); for an embedding model, a Titan (`inputText`) or Cohere (`texts`) body.',
   };
   return {
     invoke: {

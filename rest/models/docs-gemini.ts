@@ -29,6 +29,7 @@ export const GenerateContentResponse = z.object({
 const Embedding = z.object({ values: z.array(z.number()) });
 export const EmbedContentResponse = z.object({ embedding: Embedding });
 export const BatchEmbedContentsResponse = z.object({ embeddings: z.array(Embedding) });
+export const CountTokensResponse = z.object({ totalTokens: z.int() });
 
 export const GeminiModel = z.object({
   name: z.string().describe('`models/<id>`'), baseModelId: z.string(), version: z.string(), displayName: z.string(), description: z.string(),
@@ -39,7 +40,7 @@ export const GeminiModelList = z.object({ models: z.array(GeminiModel) });
 const errors = failures(GoogleError);
 const chat = { systemInstruction: { parts: [{ text: CONTEXT }] }, contents: [{ role: 'user', parts: [{ text: QUESTION }] }] };
 
-/** The four operations of `POST <base>/models/{model}:<method>`; `base` is `/gemini`, `/gemini/v1beta` or `/gemini/v1`. */
+/** The five operations of `POST <base>/models/{model}:<method>`; `base` is `/gemini`, `/gemini/v1beta` or `/gemini/v1`. */
 export const geminiCallDocs = (base: string, tags: string[]): OperationDocs[] => callDocs(base, tags, base.split('/')[2] ? `Gemini ${base.split('/')[2]}` : 'Gemini');
 
 const callDocs = (base: string, tags: string[], label: string): OperationDocs[] => [
@@ -69,6 +70,13 @@ const callDocs = (base: string, tags: string[], label: string): OperationDocs[] 
     body: { content: { 'application/json': BatchEmbedContentsRequest }, example: { requests: [{ content: { parts: [{ text: 'glaciers' }] } }, { content: { parts: [{ text: 'sea levels' }] } }] } },
     responses: { 200: { description: 'The embeddings, in the order of the requests', schema: BatchEmbedContentsResponse }, ...errors },
   },
+  {
+    path: `${base}/models/{model}:countTokens`, tags, summary: `${label} countTokens`,
+    description: '`contents`, or a whole `generateContentRequest` (its system instruction counted too), counted with the gateway\'s tokenizer.',
+    params: modelParam('local-chat'),
+    body: { content: { 'application/json': z.object({ contents: GenerateContentRequest.shape.contents.optional(), generateContentRequest: GenerateContentRequest.optional() }) }, example: { contents: chat.contents } },
+    responses: { 200: { description: "The prompt's tokens", schema: CountTokensResponse }, ...errors },
+  },
 ];
 
 export const geminiListDocs = (tags: string[]): OperationDocs => ({
@@ -80,4 +88,4 @@ export const geminiModelDocs = (base: string, tags: string[]): OperationDocs => 
   responses: { 200: { description: "The model's limits and methods", schema: GeminiModel }, 401: errors[401]!, 403: errors[403]!, 404: errors[404]! },
 });
 
-export const geminiSchemas = { GoogleError, GenerateContentResponse, EmbedContentResponse, BatchEmbedContentsResponse, GeminiModel, GeminiModelList };
+export const geminiSchemas = { GoogleError, GenerateContentResponse, EmbedContentResponse, BatchEmbedContentsResponse, CountTokensResponse, GeminiModel, GeminiModelList };

@@ -12,6 +12,7 @@ import type { KeyCaller, Metered, ModelsService } from '../../core/models/servic
 import { collect, refusing } from '../../core/models/refusing';
 import { define, gatewayHeaders } from './common';
 import { geminiCallDocs, geminiListDocs, geminiModelDocs } from './docs-gemini';
+import { geminiCountTokens } from './gemini-count';
 import { geminiErrorBody, geminiStream } from './gemini-stream';
 import type { Route, RouteContext } from '../shared/routes';
 
@@ -23,7 +24,7 @@ import type { Route, RouteContext } from '../shared/routes';
  * base URL (`.../proxy/api/v1/gemini`) and key changed.
  */
 const VERSIONS = ['', '/v1beta', '/v1'];
-const METHODS = ['generateContent', 'streamGenerateContent', 'embedContent', 'batchEmbedContents'] as const;
+const METHODS = ['generateContent', 'streamGenerateContent', 'embedContent', 'batchEmbedContents', 'countTokens'] as const;
 type Method = (typeof METHODS)[number];
 
 /** The LM key (with its options): `api-key`, else `x-goog-api-key` (what the SDKs send), else `?key=`. */
@@ -103,6 +104,7 @@ export function geminiRoutes(models: ModelsService): Route[] {
         const { requests } = await refusing(models, m, ctx, () => geminiBody(BatchEmbedContentsRequest, body));
         return { embeddings: await embed(m, requests, (i) => `requests[${i}].`, ctx) };
       }
+      case 'countTokens': return geminiCountTokens(models, m, body, ctx);
     }
   }
 
@@ -110,7 +112,7 @@ export function geminiRoutes(models: ModelsService): Route[] {
   return VERSIONS.flatMap((v) => [
     define({
       method: 'post', path: `/gemini${v}/models/:call`, tags: ['group B'], input: { body: z.unknown() }, credential: geminiKey, errorBody: geminiErrorBody, docs: geminiCallDocs(`/gemini${v}`, tags(v)),
-      summary: `Gemini ${v ? `${v.slice(1)} ` : ''}{model}:generateContent | :streamGenerateContent | :embedContent | :batchEmbedContents`,
+      summary: `Gemini ${v ? `${v.slice(1)} ` : ''}{model}:generateContent | :streamGenerateContent | :embedContent | :batchEmbedContents | :countTokens`,
       description: 'The path segment is `<model>:<method>`. `?alt=sse` streams server-sent events, else one JSON array. '
         + 'The key comes in `api-key`, `x-goog-api-key` or `?key=`.',
       responses: { 200: { description: 'A GenerateContentResponse (or a stream of them), an embedding, or embeddings' } },

@@ -1,6 +1,7 @@
 import type { ModelsService } from '../../core/models/service';
 import type { ErrorBody } from '../shared/http-errors';
 import { z } from 'zod';
+import { anthropicApiRoutes } from './anthropic-api';
 import { azureRoutes } from './azure';
 import { azureMediaRoutes } from './azure-media';
 import { bedrockRoutes } from './bedrock';
@@ -12,6 +13,7 @@ import { responsesRoutes } from './responses';
 import type { RestService } from '../shared/routes';
 import { define } from './common';
 import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
+import { anthropicSchemas } from './docs-anthropic';
 import { azureSchemas } from './docs-azure';
 import { bedrockSchemas } from './docs-bedrock';
 import { geminiSchemas } from './docs-gemini';
@@ -45,7 +47,7 @@ export function modelsRest(models: ModelsService): RestService {
     // The AWS SDKs send InvokeModel bodies as application/octet-stream unless told otherwise.
     jsonTypes: ['application/json', 'application/octet-stream'],
     docs: modelsServiceDocs,
-    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas, ...responsesSchemas },
+    schemas: { ...modelsSchemas, ...azureSchemas, ...geminiSchemas, ...bedrockSchemas, ...responsesSchemas, ...anthropicSchemas },
     routes: [
       ...catalogRoutes(models),
       define({
@@ -66,6 +68,7 @@ export function modelsRest(models: ModelsService): RestService {
       ...geminiRoutes(models),
       ...bedrockRoutes(models),
       ...responsesRoutes(models),
+      ...anthropicApiRoutes(models),
     ],
   };
 }

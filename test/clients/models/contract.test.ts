@@ -114,6 +114,20 @@ describe('the model gateway contract (in process and REST client agree)', () => 
     expect(px.b64.length).toBeGreaterThan(100);
   });
 
+  it('counts a prompt alike: messages, tool calls, tool results and tools (the remote count goes through the Anthropic door)', async () => {
+    const c = both(key);
+    const [lm, rm] = [await local.model({ id: 'local-chat' }, await c.l()), await remote.model({ id: 'local-chat' }, c.r())];
+    const tools = [{ name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const messages = [
+      { role: 'system' as const, text: 'Answer briefly.' }, { role: 'user' as const, text: 'What is the weather in Paris?' },
+      { role: 'assistant' as const, text: '', toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+      { role: 'tool' as const, text: 'Sunny, 18 degrees.', toolCallId: 'toolu_1' },
+    ];
+    const x = await local.countTokens({ model: lm, route: 'test.count', messages, tools }, await c.l());
+    expect(await remote.countTokens({ model: rm, route: 'test.count', messages, tools }, c.r())).toEqual(x);
+    expect(x.tokens).toBeGreaterThan(30);
+  });
+
   it('transcribes alike (an OpenAI-compatible upstream behind the gateway)', async () => {
     const c = both(key);
     const [lw, rw] = [await local.model({ id: 'whisper' }, await c.l()), await remote.model({ id: 'whisper' }, c.r())];

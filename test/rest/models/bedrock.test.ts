@@ -111,8 +111,10 @@ describe('model gateway: group C messages routes', () => {
     expect(noVersion).toMatchObject({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic_version: Field required' } } });
     const noMax = await post('anthropic', { anthropic_version: 'bedrock-2023-05-31', messages: [{ role: 'user', content: 'hi' }] });
     expect(noMax.body.error.message).toBe('max_tokens: Field required');
-    const tool = await post('anthropic', { ...anthropic, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x' }] }] });
-    expect(tool.body.error.message).toContain('messages.0.content.0.type');
+    const unknownBlock = await post('anthropic', { ...anthropic, messages: [{ role: 'user', content: [{ type: 'search_result', source: 'x' }] }] });
+    expect(unknownBlock.body.error.message).toContain('messages.0.content.0.type');
+    const misplaced = await post('anthropic', { ...anthropic, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 'x', name: 'f', input: {} }] }] });
+    expect(misplaced.body.error.message).toBe('messages.0.content.0: tool_use blocks belong to assistant messages');
     const malformed = await post('anthropic', '{"anthropic_version": ');
     expect(malformed).toMatchObject({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'Malformed JSON body' } } });
     expect(await post('nova', '{"messages": [')).toMatchObject({ status: 400, body: { message: 'Malformed JSON body', __type: 'ValidationException' } });
