@@ -11,8 +11,8 @@ import { refusing } from '../../core/models/refusing';
 import { requestIdOf } from '../shared/http-errors';
 import type { Route } from '../shared/routes';
 import { anthropicAnswer, anthropicErrorBody } from './anthropic';
-import { groupCKey, wireBody } from './bedrock-common';
-import { define } from './common';
+import { wireBody } from './bedrock-common';
+import { define, lmKey } from './common';
 import { anthropicApiDocs } from './docs-anthropic';
 
 /**
@@ -70,7 +70,7 @@ function page(all: CatalogModel[], q: z.output<typeof ListQuery>) {
 const chatModels = async (models: ModelsService, ctx: Ctx<KeyCaller>) => (await models.listModels({}, ctx)).filter((m) => m.kind === 'chat');
 
 export function anthropicApiRoutes(models: ModelsService): Route[] {
-  const common = { tags: ['Anthropic API'], credential: groupCKey, errorBody: anthropicErrorBody };
+  const common = { tags: ['Anthropic API'], credential: lmKey, errorBody: anthropicErrorBody };
   return [
     define({
       ...common, method: 'post', path: `${BASE}/messages`, input: { body: z.unknown() }, docs: anthropicApiDocs.messages,

@@ -9,9 +9,9 @@ import type { KeyCaller, Metered, ModelsService } from '../../core/models/servic
 import type { Ctx } from '../../core/shared/context';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
 import { requestIdOf, type ErrorBody } from '../shared/http-errors';
-import { groupC, groupCKey, wireBody } from './bedrock-common';
+import { groupC, wireBody } from './bedrock-common';
 import { collect, refusing } from '../../core/models/refusing';
-import { define, gatewayHeaders } from './common';
+import { define, gatewayHeaders, lmKey } from './common';
 import { anthropicDocs } from './docs-bedrock';
 import type { Route } from '../shared/routes';
 
@@ -69,7 +69,7 @@ export function anthropicRoutes(models: ModelsService): Route[] {
     method: 'post', path: '/bedrock/v1/messages/anthropic', tags: ['group C'],
     summary: 'Messages, family 1 (Anthropic Messages wire format; `stream: true` for server-sent events)',
     description: 'Takes `?modelId=`; the body needs `anthropic_version` and `max_tokens`. The key comes in `api-key`, `x-api-key` or `Authorization: Bearer`.',
-    input: { body: z.unknown() }, credential: groupCKey, errorBody: anthropicErrorBody, docs: anthropicDocs,
+    input: { body: z.unknown() }, credential: lmKey, errorBody: anthropicErrorBody, docs: anthropicDocs,
     responses: { 200: { description: 'A message object, or message_start ... message_stop events' } },
     handle: async (input, { req, res, ctx }) => {
       const m = await groupC(models, ctx, req.query.modelId, 'bedrock.messages.anthropic');

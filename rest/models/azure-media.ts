@@ -4,9 +4,9 @@ import type { Transcript, TranscriptSegment } from '../../core/models/chat';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { ModelsService } from '../../core/models/service';
 import type { ErrorBody } from '../shared/http-errors';
-import { DEPLOYMENTS, InvalidParam, openAiKey, parseBody, type Door } from './doors';
+import { DEPLOYMENTS, InvalidParam, parseBody, type Door } from './doors';
 import { refusing } from '../../core/models/refusing';
-import { define } from './common';
+import { define, lmKey } from './common';
 import { imagesDocs, transcriptionsDocs } from './docs-azure';
 import { uploadOf } from '../shared/multipart';
 import type { Route } from '../shared/routes';
@@ -93,7 +93,7 @@ export function imagesRoute(models: ModelsService, door: Door): Route {
   return define({
     method: 'post', path: door.path('/images/generations'), tags: door.tags,
     summary: 'Image generation (OpenAI wire format; n = 1; a base64 PNG or a data URL)',
-    input: { query: door.query, body: z.unknown() }, credential: openAiKey, errorBody: door.errorBody, docs: imagesDocs(door, ImageRequest),
+    input: { query: door.query, body: z.unknown() }, credential: lmKey, errorBody: door.errorBody, docs: imagesDocs(door, ImageRequest),
     responses: { 200: { description: '`{created, data: [{url | b64_json, revised_prompt}]}`' } },
     handle: async (input, { req, ctx }) => {
       const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
@@ -118,7 +118,7 @@ export function transcriptionsRoute(models: ModelsService, door: Door): Route {
     method: 'post', path: door.path('/audio/transcriptions'), tags: door.tags,
     summary: 'Audio transcription (OpenAI wire format; multipart/form-data with a `file` part up to 25 MB)',
     description: `Fields: \`file\`, ${door.modelInPath ? '' : '`model`, '}\`temperature\`, \`response_format\` (json, text, srt, verbose_json, vtt), \`language\`, \`prompt\`.`,
-    input: { query: door.query }, upload: { maxBytes: MAX_AUDIO_BYTES }, credential: openAiKey, errorBody: transcriptionErrorBody(door), docs: transcriptionsDocs(door, TranscriptionFields),
+    input: { query: door.query }, upload: { maxBytes: MAX_AUDIO_BYTES }, credential: lmKey, errorBody: transcriptionErrorBody(door), docs: transcriptionsDocs(door, TranscriptionFields),
     // The key (the router's) and, when the path names it, the model before the upload is read: a
     // stranger cannot make the gateway buffer 25 MB. A model named in the form is checked once it is read.
     before: door.modelInPath ? (req, ctx) => door.modelOf(models, ctx, req, apiVersionOf(door, req), undefined) : undefined,

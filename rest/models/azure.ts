@@ -4,9 +4,9 @@ import { chatCompletion, chatCompletionChunks } from '../../core/models/openai-a
 import { ChatCompletionRequest, toChatMessages, toolsOf } from '../../core/models/openai-wire';
 import type { ModelsService } from '../../core/models/service';
 import { collect, refusing } from '../../core/models/refusing';
-import { define, gatewayHeaders } from './common';
+import { define, gatewayHeaders, lmKey } from './common';
 import { chatDocs, embeddingsDocs } from './docs-azure';
-import { DEPLOYMENTS, InvalidParam, openAiKey, parseBody, type Door } from './doors';
+import { DEPLOYMENTS, InvalidParam, parseBody, type Door } from './doors';
 import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
 
@@ -29,7 +29,7 @@ export function embeddingsRoute(models: ModelsService, door: Door): Route {
   return define({
     method: 'post', path: door.path('/embeddings'), tags: door.tags,
     summary: 'Embeddings (OpenAI wire format; float or base64)',
-    input: { query: door.query, body: z.unknown() }, credential: openAiKey, errorBody: door.errorBody, docs: embeddingsDocs(door, EmbeddingsRequest),
+    input: { query: door.query, body: z.unknown() }, credential: lmKey, errorBody: door.errorBody, docs: embeddingsDocs(door, EmbeddingsRequest),
     responses: { 200: { description: 'A list of embeddings' } },
     handle: async (input, { req, ctx }) => {
       const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
@@ -51,7 +51,7 @@ export function chatRoute(models: ModelsService, door: Door): Route {
   return define({
     method: 'post', path: door.path('/chat/completions'), tags: door.tags,
     summary: 'Chat completions (OpenAI wire format; tools, response_format; `stream: true` for server-sent events)',
-    input: { query: door.query, body: z.unknown() }, credential: openAiKey, errorBody: door.errorBody, docs: chatDocs(door),
+    input: { query: door.query, body: z.unknown() }, credential: lmKey, errorBody: door.errorBody, docs: chatDocs(door),
     responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
     handle: async (input, { req, res, ctx }) => {
       const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import { BadRequest, Unauthenticated, ValidationFailed, type PlatformError } from '../../core/shared/errors';
+import { BadRequest, ValidationFailed, type PlatformError } from '../../core/shared/errors';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
 import type { Ctx } from '../../core/shared/context';
 import { parseInput } from '../../core/shared/validation';
@@ -12,26 +12,6 @@ import { requestIdOf, type ErrorBody } from '../shared/http-errors';
  * What the group C routes share: where the LM key comes from (Bedrock API keys are bearer tokens),
  * the model, bodies checked into a 400 naming the field, and Bedrock's error format.
  */
-export class SigV4NotAccepted extends Unauthenticated {
-  constructor() {
-    super('AWS Signature Version 4 is not accepted here: send the LM key as a bearer token (a Bedrock API key: '
-      + 'AWS_BEARER_TOKEN_BEDROCK, or token: { token: <key> } with authSchemePreference: ["httpBearerAuth"]) or in the api-key header', { code: 'sigv4_not_supported' });
-  }
-}
-
-/** The LM key: `api-key` (or `x-api-key`, what Anthropic's SDKs send), else `Authorization: Bearer <key>`. */
-function lmKeyOf(req: Request): string | undefined {
-  const header = req.get('api-key') ?? req.get('x-api-key');
-  if (header) return header;
-  const auth = req.get('authorization')?.trim();
-  if (!auth) return undefined;
-  if (/^AWS4-HMAC-SHA256\b/i.test(auth)) throw new SigV4NotAccepted();
-  return /^Bearer\s+(\S.*)$/i.exec(auth)?.[1];
-}
-
-/** Where group C's clients put the LM key (the router presents it to the gateway's credentials). */
-export const groupCKey = (req: Request) => ({ 'api-key': lmKeyOf(req) });
-
 /** The model of a group C call (its key already the caller's): 400 without one, then 404/403. */
 export async function groupC(models: ModelsService, ctx: Ctx<KeyCaller>, modelId: unknown, route: string) {
   if (typeof modelId !== 'string' || !modelId) throw new BadRequest('The modelId query parameter (?modelId=) is required', { code: 'missing_model_id' });

@@ -5,9 +5,9 @@ import { BadRequest } from '../../core/shared/errors';
 import type { ModelsService } from '../../core/models/service';
 import { refusing } from '../../core/models/refusing';
 import type { Route } from '../shared/routes';
-import { amzn, bedrockErrorBody, groupC, groupCKey, wireBody } from './bedrock-common';
+import { amzn, bedrockErrorBody, groupC, wireBody } from './bedrock-common';
 import { nativeCall } from './bedrock-invoke';
-import { define } from './common';
+import { define, lmKey } from './common';
 import { countTokensDocs } from './docs-bedrock-count';
 
 /**
@@ -44,7 +44,7 @@ function nativeBody(base64: string): unknown {
 export function countTokensRoute(models: ModelsService): Route {
   return define({
     method: 'post', path: '/bedrock/model/:modelId/count-tokens', tags: ['group C'], summary: 'Bedrock runtime CountTokens (a Converse or InvokeModel input)',
-    input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: countTokensDocs(CountTokensBody),
+    input: { body: z.unknown() }, credential: lmKey, errorBody: bedrockErrorBody, docs: countTokensDocs(CountTokensBody),
     responses: { 200: { description: '`{"inputTokens": n}`' } },
     handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
       const m = await groupC(models, ctx, req.params.modelId, 'bedrock.count-tokens');

@@ -4,11 +4,11 @@ import type { ChatUsage } from '../../core/models/chat';
 import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat } from '../../core/models/converse-wire';
 import type { ModelsService } from '../../core/models/service';
 import { pipeEventStream } from './eventstream';
-import { amzn, bedrockErrorBody, groupC, groupCKey, streamException, wireBody } from './bedrock-common';
+import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './bedrock-common';
 import { LlamaRequest, nativeCall } from './bedrock-invoke';
 import { invokeAnswer, invokeEmbedding } from './bedrock-embed';
 import { collect, refusing } from '../../core/models/refusing';
-import { define, gatewayHeaders } from './common';
+import { define, gatewayHeaders, lmKey } from './common';
 import { converseDocs, converseStreamDocs, invokeDocs } from './docs-bedrock';
 import type { Route } from '../shared/routes';
 
@@ -27,7 +27,7 @@ const invocationMetrics = (started: number, firstByte: () => number) => (u: Chat
 /** Converse (`/converse` and the group C messages routes of families 2 and 3). */
 export function converseRoute(models: ModelsService, path: string, route: string, modelIdOf: (req: Request) => unknown, summary: string): Route {
   return define({
-    method: 'post', path, tags: ['group C'], summary, input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: converseDocs(path),
+    method: 'post', path, tags: ['group C'], summary, input: { body: z.unknown() }, credential: lmKey, errorBody: bedrockErrorBody, docs: converseDocs(path),
     responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
     handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
       const m = await groupC(models, ctx, modelIdOf(req), route);
@@ -47,7 +47,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     converseRoute(models, path('converse'), 'bedrock.converse', modelId, 'Bedrock runtime Converse'),
     define({
       method: 'post', path: path('converse-stream'), tags: ['group C'], summary: 'Bedrock runtime ConverseStream (AWS event stream)',
-      input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: converseStreamDocs,
+      input: { body: z.unknown() }, credential: lmKey, errorBody: bedrockErrorBody, docs: converseStreamDocs,
       responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.converse-stream');
@@ -61,7 +61,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     }),
     define({
       method: 'post', path: path('invoke'), tags: ['group C'], summary: 'Bedrock runtime InvokeModel (Anthropic, Nova or Llama native bodies; Titan or Cohere bodies for an embedding model)',
-      input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
+      input: { body: z.unknown() }, credential: lmKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
       responses: { 200: { description: "The model family's native answer" } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke');
@@ -77,7 +77,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     }),
     define({
       method: 'post', path: path('invoke-with-response-stream'), tags: ['group C'], summary: 'Bedrock runtime InvokeModelWithResponseStream (AWS event stream of chunks)',
-      input: { body: z.unknown() }, credential: groupCKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).stream,
+      input: { body: z.unknown() }, credential: lmKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).stream,
       responses: { 200: { description: '`chunk` events whose bytes are the native stream events', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke-with-response-stream');

@@ -1,8 +1,8 @@
 import type { CatalogModel } from '../../core/models/catalog';
 import type { ModelsService } from '../../core/models/service';
-import { define } from './common';
+import { define, lmKey } from './common';
 import { modelsDocs } from './docs';
-import { openAiErrorBody, openAiKey } from './doors';
+import { openAiErrorBody } from './doors';
 import type { Route } from '../shared/routes';
 
 /**
@@ -29,7 +29,7 @@ export function catalogRoutes(models: ModelsService): Route[] {
     define({
       method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],
       description: 'Needs an LM key (`<key>` or `<key>/<options>`) in the `api-key` header or as `Authorization: Bearer`.', docs: modelsDocs.models,
-      credential: openAiKey, errorBody: openAiErrorBody,
+      credential: lmKey, errorBody: openAiErrorBody,
       responses: { 200: { description: 'The models' }, 401: { description: 'No key, unknown or revoked key' }, 400: { description: 'A bad option in the key' } },
       handle: async (_input, { ctx }) => ({ object: 'list', data: (await models.listModels({}, ctx)).map(modelView) }),
     }),
@@ -37,7 +37,7 @@ export function catalogRoutes(models: ModelsService): Route[] {
       method: 'get', path: '/models/:id', summary: 'One model of the catalog (OpenAI\'s retrieve)', tags: ['catalog'],
       description: 'Needs an LM key, as `GET /models`. A model the key may not use is 403; an unknown or deactivated one 404.',
       docs: modelsDocs.model,
-      credential: openAiKey, errorBody: openAiErrorBody,
+      credential: lmKey, errorBody: openAiErrorBody,
       responses: { 200: { description: 'The model' }, 401: { description: 'No key, unknown or revoked key' }, 404: { description: 'Unknown or deactivated model' } },
       handle: async (_input, { req, ctx }) => modelView(await models.model({ id: String(req.params.id) }, ctx)),
     }),

@@ -48,12 +48,6 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
 
 export const ApiVersion = z.object({ 'api-version': z.string().min(1).optional() });
 
-/**
- * The LM key where OpenAI's clients put it: `api-key` (Azure's), else `Authorization: Bearer <key>`
- * (OpenAI's, and Azure's with a token provider); options follow the key after a slash in either.
- */
-export const openAiKey = (req: Request) => ({ 'api-key': req.get('api-key') ?? /^Bearer\s+(\S.*)$/i.exec(req.get('authorization')?.trim() ?? '')?.[1] });
-
 export interface Door {
   /** The operation's path at this door: `/chat/completions` becomes the route's path. */
   path(operation: string): string;

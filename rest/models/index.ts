@@ -6,12 +6,12 @@ import { azureRoutes } from './azure';
 import { azureMediaRoutes } from './azure-media';
 import { bedrockRoutes } from './bedrock';
 import { catalogRoutes } from './catalog';
-import { openAiKey } from './doors';
+
 import { openAiRoutes } from './openai';
 import { geminiRoutes } from './gemini';
 import { responsesRoutes } from './responses';
 import type { RestService } from '../shared/routes';
-import { define } from './common';
+import { define, lmKey } from './common';
 import { modelsDocs, modelsSchemas, modelsServiceDocs } from './docs';
 import { anthropicSchemas } from './docs-anthropic';
 import { azureSchemas } from './docs-azure';
@@ -53,7 +53,7 @@ export function modelsRest(models: ModelsService): RestService {
       define({
         method: 'get', path: '/usage', summary: "Usage of the key's tenant: calls, tokens, words, cache hits, errors and cost, in all and per model", tags: ['usage'],
         description: 'Needs an LM key in the `api-key` header or as `Authorization: Bearer`. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
-        input: { query: UsageQuery }, docs: modelsDocs.usage, credential: openAiKey,
+        input: { query: UsageQuery }, docs: modelsDocs.usage, credential: lmKey,
         responses: { 200: { description: 'Usage totals' }, 401: { description: 'No key, unknown or revoked key' } },
         handle: async (input, { ctx }) => {
           const to = input.to ? new Date(input.to) : new Date(Date.now() + 1);

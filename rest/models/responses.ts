@@ -7,8 +7,8 @@ import type { ModelsService } from '../../core/models/service';
 import { opaqueId } from '../../core/shared/ids';
 import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
-import { ApiVersion, azureErrorBody, InvalidParam, openAiErrorBody, openAiKey, parseBody } from './doors';
-import { define, gatewayHeaders } from './common';
+import { ApiVersion, azureErrorBody, InvalidParam, openAiErrorBody, parseBody } from './doors';
+import { define, gatewayHeaders, lmKey } from './common';
 import { azureModelDocs, azureModelsDocs, responsesDocs } from './docs-responses';
 
 /**
@@ -34,7 +34,7 @@ export function responsesRoutes(models: ModelsService): Route[] {
     summary: 'Responses (OpenAI Responses API wire format; `stream: true` for server-sent events)',
     description: 'The key in `Authorization: Bearer <key>` or `api-key`. Function tools, `text.format` (JSON schema) and streaming as OpenAI sends them; '
       + 'no stored responses (`previous_response_id`, `item_reference` and `background` are refused).',
-    input: { query: ApiVersion, body: z.unknown() }, credential: openAiKey, errorBody: openAiErrorBody, docs: responsesDocs,
+    input: { query: ApiVersion, body: z.unknown() }, credential: lmKey, errorBody: openAiErrorBody, docs: responsesDocs,
     responses: { 200: { description: 'A response object, or response.* events' } },
     handle: async (input, { req, res, ctx }) => {
       const id = (input.body as { model?: unknown } | null)?.model;
@@ -57,13 +57,13 @@ export function responsesRoutes(models: ModelsService): Route[] {
   });
   const azureModels = (prefix: string) => define({
     method: 'get', path: `${prefix}/models`, tags: ['group A'], summary: 'The models this key may use (Azure OpenAI v1 model list)',
-    input: { query: ApiVersion }, credential: openAiKey, errorBody: azureErrorBody, docs: azureModelsDocs,
+    input: { query: ApiVersion }, credential: lmKey, errorBody: azureErrorBody, docs: azureModelsDocs,
     responses: { 200: { description: 'The models' } },
     handle: async (_input, { ctx }) => ({ object: 'list', data: (await models.listModels({}, ctx)).map(azureModel) }),
   });
   const azureModelById = (prefix: string) => define({
     method: 'get', path: `${prefix}/models/:model`, tags: ['group A'], summary: 'One model this key may use (Azure OpenAI v1 model object): 404 unknown, 403 not allowed',
-    input: { query: ApiVersion }, credential: openAiKey, errorBody: azureErrorBody, docs: azureModelDocs,
+    input: { query: ApiVersion }, credential: lmKey, errorBody: azureErrorBody, docs: azureModelDocs,
     responses: { 200: { description: 'The model' } },
     handle: async (_input, { req, ctx }) => azureModel(await models.model({ id: String(req.params.model) }, ctx)),
   });
