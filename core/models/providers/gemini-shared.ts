@@ -21,7 +21,8 @@ type Part = Record<string, unknown>;
 export const NO_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 function partsOf(m: ChatMessage, messages: readonly ChatMessage[]): Part[] {
-  if (m.role === 'tool') {
+  // A result that names neither its call nor its tool (a Llama prompt's ipython turn) is the user's text.
+  if (m.role === 'tool' && (m.toolCallId || m.toolName)) {
     const name = toolNameOf(m, messages);
     // Google's convention: a result that is no JSON object goes in `output`.
     return [{ functionResponse: { ...(m.toolCallId && { id: m.toolCallId }), name, response: resultObject(m.text) ?? { output: m.text } } }];
@@ -36,12 +37,10 @@ function partsOf(m: ChatMessage, messages: readonly ChatMessage[]): Part[] {
 
 function contentsOf(messages: readonly ChatMessage[]) {
   const contents: { role: 'user' | 'model'; parts: Part[] }[] = [];
-  let previous: ChatMessage | undefined;
   for (const m of messages.filter((x) => x.role !== 'system')) {
     const parts = partsOf(m, messages);
-    if (m.role === 'tool' && previous?.role === 'tool') contents.at(-1)!.parts.push(...parts);
+    if (parts.some((p) => p.functionResponse) && contents.at(-1)?.parts.some((p) => p.functionResponse)) contents.at(-1)!.parts.push(...parts);
     else contents.push({ role: m.role === 'assistant' ? 'model' : 'user', parts });
-    previous = m;
   }
   return contents;
 }
