@@ -158,9 +158,14 @@ export const converseUsage = (u: ChatUsage) => ({ inputTokens: u.promptTokens, o
 
 const toolUseOf = (c: ToolCall) => ({ toolUseId: c.id, name: c.name, input: resultObject(c.arguments) ?? {} });
 
-/** Converse's answer: the message (its text, then its toolUse blocks), why it stopped, tokens and latency. */
+/** The answer's message: its text block (none when it only called tools), then its toolUse blocks. */
+export const converseMessage = (a: { text: string; toolCalls?: ToolCall[] }) => ({
+  role: 'assistant', content: [...(a.text || !a.toolCalls?.length ? [{ text: a.text }] : []), ...(a.toolCalls ?? []).map((c) => ({ toolUse: toolUseOf(c) }))],
+});
+
+/** Converse's answer: the message, why it stopped, tokens and latency. */
 export const converseResponse = (a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] }, latencyMs: number) => ({
-  output: { message: { role: 'assistant', content: [...(a.text || !a.toolCalls?.length ? [{ text: a.text }] : []), ...(a.toolCalls ?? []).map((c) => ({ toolUse: toolUseOf(c) }))] } },
+  output: { message: converseMessage(a) },
   stopReason: converseStopReason(a.finishReason),
   usage: converseUsage(a.usage),
   metrics: { latencyMs },

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { AnthropicRequest, anthropicMessage, anthropicStreamEvents, anthropicToChat } from '../../core/models/anthropic-wire';
-import type { ChatMessage, ChatStream, ChatUsage, FinishReason } from '../../core/models/chat';
-import { NovaInvokeRequest, converseStopReason, converseStreamEvents, converseToChat, converseUsage } from '../../core/models/converse-wire';
+import type { ChatMessage, ChatRequest, ChatStream, ChatUsage, FinishReason, ToolCall } from '../../core/models/chat';
+import {
+  NovaInvokeRequest, converseMessage, converseStopReason, converseStreamEvents, converseToChat, converseTools, converseUsage,
+} from '../../core/models/converse-wire';
 import { BadRequest } from '../../core/shared/errors';
 import { isPlainObject } from '../../core/shared/validation';
 import { anthropicMessageId } from './anthropic';
@@ -16,6 +18,7 @@ export interface Answer {
   text: string;
   finishReason: FinishReason;
   usage: ChatUsage;
+  toolCalls?: ToolCall[];
 }
 
 /** Bedrock's `amazon-bedrock-invocationMetrics`, on a stream's last chunk. */
@@ -23,7 +26,7 @@ export type InvocationMetrics = (usage: ChatUsage) => Record<string, number>;
 
 export interface NativeCall {
   family: 'anthropic' | 'nova' | 'llama';
-  chat: { messages: ChatMessage[]; maxTokens?: number; temperature?: number; topP?: number; stop?: string[] };
+  chat: { messages: ChatMessage[]; maxTokens?: number; temperature?: number; topP?: number; stop?: string[] } & Pick<ChatRequest, 'tools' | 'toolChoice' | 'responseFormat'>;
   answer(a: Answer): unknown;
   /** The stream's chunks, each one native event object (sent base64 in a `chunk` event). */
   chunks(stream: ChatStream, metrics: InvocationMetrics): AsyncIterable<Record<string, unknown>>;
@@ -104,8 +107,11 @@ export function nativeCall(body: unknown, model: string, started: number): Nativ
     const c = b.inferenceConfig;
     return {
       family: 'nova',
-      chat: { messages: converseToChat(b), maxTokens: c?.max_new_tokens ?? c?.maxTokens, temperature: c?.temperature, topP: c?.top_p ?? c?.topP, stop: c?.stopSequences },
-      answer: (a) => ({ output: { message: { role: 'assistant', content: [{ text: a.text }] } }, stopReason: converseStopReason(a.finishReason), usage: converseUsage(a.usage) }),
+      chat: {
+        messages: converseToChat(b), maxTokens: c?.max_new_tokens ?? c?.maxTokens, temperature: c?.temperature, topP: c?.top_p ?? c?.topP, stop: c?.stopSequences,
+        ...converseTools(b),
+      },
+      answer: (a) => ({ output: { message: converseMessage(a) }, stopReason: converseStopReason(a.finishReason), usage: converseUsage(a.usage) }),
       chunks: (stream, metrics) => novaChunks(stream, metrics, started),
     };
   }

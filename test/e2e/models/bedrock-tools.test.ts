@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type ContentBlock, type ConverseStreamOutput, type Message, type ToolConfiguration,
+  BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, InvokeModelCommand, type ContentBlock, type ConverseStreamOutput, type Message, type ToolConfiguration,
 } from '@aws-sdk/client-bedrock-runtime';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog';
 import { startFakeGemini, type FakeGemini } from '../../shared/fakes/gemini-upstream';
@@ -114,6 +114,15 @@ describe('model gateway: group C tools through @aws-sdk/client-bedrock-runtime',
       { role: 'model', parts: [{ functionCall: { id: toolUseId, name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
       { role: 'user', parts: [{ functionResponse: { id: toolUseId, name: 'get_weather', response: { sky: 'sunny' } } }] },
     ]);
+  });
+
+  it('InvokeModel with a Nova body takes toolConfig too and answers toolUse blocks', async () => {
+    const out = await client.send(new InvokeModelCommand({
+      modelId: 'local-chat', contentType: 'application/json', accept: 'application/json',
+      body: JSON.stringify({ schemaVersion: 'messages-v1', messages: ask, toolConfig, inferenceConfig: { max_new_tokens: 100 } }),
+    }));
+    const answer = JSON.parse(Buffer.from(out.body).toString('utf8'));
+    expect(answer).toMatchObject({ stopReason: 'tool_use', output: { message: { role: 'assistant', content: [{ toolUse: { name: 'get_weather', input: { city: 'Paris' } } }] } } });
   });
 
   it('refuses a toolChoice naming no declared tool, and a toolResult in an assistant turn (ValidationException)', async () => {
