@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AnswerModels, ModelHandle } from '../../core/chat/ports';
 import { BadRequest, NotFound } from '../../core/shared/errors';
-import { openAiMessages } from '../../core/models/providers/openai-chat-shared';
+import { openAiMessages, openAiTool } from '../../core/models/providers/openai-chat-shared';
 import { httpClient, type RequestOptions } from '../shared/http';
 import { API_VERSION, GATEWAY, PREFIX, streamOf, wholeOf, type CompletionWire } from '../models/wire';
 
@@ -61,6 +61,7 @@ export function restAnswerModels(opts: { baseUrl: string; timeoutMs?: number }):
         requestId: call.requestId, signal: call.signal, headers: keyHeader(req.apiKey), query: { 'api-version': API_VERSION },
         json: {
           messages: openAiMessages(req.messages, GATEWAY), temperature: req.temperature, max_tokens: req.maxTokens, stream: req.stream,
+          ...(req.tools?.length && { tools: req.tools.map(openAiTool) }),
           ...(req.stream ? { stream_options: { include_usage: true } } : {}),
         },
       };

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import type { Caller } from '../shared/auth/caller';
 import type { Ctx } from '../shared/context';
-import type { ChatStream } from '../models/chat';
+import type { ChatStream, ToolCall } from '../models/chat';
 import { CONTINUE, CONTINUE_ANSWER, processQuery, type HistoryTurn, type ModelChoice, type Question } from './conversation';
 import { askingUser, type ChatCaller } from './credentials';
 import type { AnswerModels, ModelHandle, Retrieval } from './ports';
 import { buildPrompt, numberSources, type PromptTokens } from './prompt';
 import { limited, retrieve, type RetrievalLimits } from './retrieval';
 import { cleanRewrite, planSearchText } from './search-text';
-import type { AnswerChunk, AnswerSource, ChatService } from './service';
+import type { AnswerChunk, AnswerSource, AnswerToolCall, ChatService } from './service';
 import { sourcesResult } from './sources';
 
 export interface ChatDeps {
@@ -30,6 +30,10 @@ interface Prepared {
   sources: AnswerSource[];
   answer: ChatStream;
 }
+
+/** The model's tool calls as the answer carries them (none: no field). */
+const toolCallsOf = (calls: ToolCall[] | undefined): { tool_calls?: AnswerToolCall[] } =>
+  (calls?.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {});
 
 export function createChatService(d: ChatDeps): ChatService {
   const modelOf = (choice: ModelChoice) => choice.id ?? d.defaultModel;
@@ -68,6 +72,7 @@ export function createChatService(d: ChatDeps): ChatService {
     }, numberSources(found.files, found.search), model.contextLength - room, d.tokens, call.signal);
     const answer = await d.models.chat(model, {
       apiKey, messages, temperature: q.model.temperature, maxTokens: q.model.maxTokens, stream, route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
+      ...(q.tools?.length && { tools: q.tools }),
     }, call);
     return { caller, model, searchText, sources, answer };
   }
@@ -75,14 +80,15 @@ export function createChatService(d: ChatDeps): ChatService {
   async function* chunks(p: Prepared, requestId?: string): AsyncGenerator<AnswerChunk> {
     const chunk = (response: string, finish: AnswerChunk['finish_reason']): AnswerChunk => ({ generated_search_text: p.searchText, response, finish_reason: finish });
     let finish: AnswerChunk['finish_reason'];
+    let calls: ToolCall[] | undefined;
     try {
       for await (const piece of p.answer.pieces) if (piece) yield chunk(piece, null);
-      finish = (await p.answer.done).finishReason;
+      ({ finishReason: finish, toolCalls: calls } = await p.answer.done);
     } catch (err) {
       d.log?.warn({ err: (err as Error).message, requestId, model: p.model.id }, 'chat: the model failed midway; the stream ends with finish_reason error');
       finish = 'error';
     }
-    yield chunk('', finish);
+    yield { ...chunk('', finish), ...toolCallsOf(calls) };
   }
 
   return {
@@ -91,8 +97,8 @@ export function createChatService(d: ChatDeps): ChatService {
       let response = '';
       // A whole answer that fails midway is the gateway's failure (502/504), not a partial answer.
       for await (const piece of p.answer.pieces) response += piece;
-      const { finishReason } = await p.answer.done;
-      return { response, generated_search_text: p.searchText, finish_reason: finishReason };
+      const { finishReason, toolCalls } = await p.answer.done;
+      return { response, generated_search_text: p.searchText, finish_reason: finishReason, ...toolCallsOf(toolCalls) };
     },
     async streamAnswer(input, ctx) {
       const p = await prepare(input, ctx, true);

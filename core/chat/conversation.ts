@@ -1,3 +1,4 @@
+import type { ToolDefinition } from '../models/chat';
 /** The spec's continuation constant and what it becomes. */
 export const CONTINUE_ANSWER = '$continue_answer';
 export const CONTINUE = 'continue';
@@ -45,6 +46,8 @@ export interface Question {
   /** The search text, when the caller worked it out (`gen_search_text`). */
   searchText?: string;
   model: ModelChoice;
+  /** Functions the model may call: the answer then ends with finish_reason `tool_calls` and the calls. */
+  tools?: ToolDefinition[];
 }
 
 /** get_sources: the question, and what the bot passed along that the answer hands back. */

@@ -31,7 +31,10 @@ export const inProcessModels = (models: ModelsService, keyCaller: (apiKey: strin
     },
     async chat(handle, req, call) {
       const { caller, model } = await resolve(req.apiKey, handle.id);
-      return models.chat({ model, route: req.route, messages: req.messages, temperature: req.temperature, maxTokens: req.maxTokens, stream: req.stream }, { ...call, caller });
+      return models.chat({
+        model, route: req.route, messages: req.messages, temperature: req.temperature, maxTokens: req.maxTokens, stream: req.stream,
+        ...(req.tools?.length && { tools: req.tools }),
+      }, { ...call, caller });
     },
   };
 };

@@ -28,6 +28,18 @@ export const rules = {
   maxTokens: () => z.int().min(1).max(1_000_000).nullish(),
 };
 
+/** A function the model may call: OpenAI's `{type: 'function', function: {...}}` or the bare `{name, description, parameters}`. */
+const ToolFunction = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'A tool name is 1 to 64 letters, digits, _ . or -'),
+  description: z.string().max(4000).nullish(),
+  parameters: dict().nullish(),
+  strict: z.boolean().nullish(),
+});
+/** A tool's definition, OpenAI's way or bare. */
+export const ToolDefinitionBody = z.union([z.object({ type: z.literal('function'), function: ToolFunction }), ToolFunction]);
+/** An entry of `tool_defns`: a definition, or the name of one in `all_tools`. */
+export const ToolDefn = z.union([ToolDefinitionBody, z.string().min(1).max(64)]);
+
 const ClientInfo = z.object({ tenant_id: rules.tenantId() });
 /** The user's access token and the tenant the request is for; a missing token is a 401, not a 422. */
 export const UserCred = z.object({ token: z.string().max(16_384).nullish(), client: ClientInfo });
@@ -74,8 +86,10 @@ export const GenerateAnswerBody = z.object({
   model_info: ModelInfo.nullish(),
   /** The bot's instructions: the system prompt. */
   prompt: optionalText(MAX_CONTEXT_CHARS),
-  tool_defns: z.array(z.unknown()).max(128).nullish(),
-  all_tools: dict().nullish(),
+  /** The tools the model may call (DECISIONS): definitions, or names of `all_tools` entries. */
+  tool_defns: z.array(ToolDefn).max(128).nullish(),
+  /** Tool definitions by name, which `tool_defns` may name; alone they enable nothing. */
+  all_tools: z.record(z.string(), z.unknown()).nullish(),
   history_prompt: z.array(Turn).max(MAX_TURNS).nullish(),
   query: optionalText(MAX_QUERY_CHARS),
   gen_search_text: rules.searchText(),

@@ -1,5 +1,12 @@
 import type { Ctx } from '../shared/context';
 import type { FinishReason } from '../models/chat';
+
+/** A call the model made, in OpenAI's shape (what a bot already parses): its id, and the function's name and JSON arguments. */
+export interface AnswerToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
 import type { Question, SourcesQuestion } from './conversation';
 import type { ChatCaller } from './credentials';
 
@@ -8,6 +15,8 @@ export interface AnswerChunk {
   generated_search_text: string;
   response: string;
   finish_reason: FinishReason | null;
+  /** On the last chunk when the model called tools (finish_reason `tool_calls`). */
+  tool_calls?: AnswerToolCall[];
 }
 
 /** The whole answer of `generate_answer`. */
@@ -15,6 +24,8 @@ export interface Answer {
   response: string;
   generated_search_text: string;
   finish_reason: FinishReason;
+  /** When the model called tools (finish_reason `tool_calls`). */
+  tool_calls?: AnswerToolCall[];
 }
 
 /** A passage the prompt cited as `[citation]`: from the tenant's documents, or from a file the user uploaded. */

@@ -1,11 +1,17 @@
 import { z } from 'zod';
-import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason } from './chat';
+import { BadRequest } from '../shared/errors';
+import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from './chat';
+import { resultObject } from './tool-calls';
 
 /**
  * Bedrock's Converse shapes (group C families 2 and 3, `/model/{id}/converse`, and the Nova native
  * body of `/invoke`), read into the provider-neutral ChatMessage and written back from a ChatStream.
  * `bytes` is base64 text, as the AWS SDKs send blobs in JSON. Unknown fields are ignored, as
- * Bedrock ignores `additionalModelRequestFields` it does not know.
+ * Bedrock ignores `additionalModelRequestFields` it does not know. Tools pass through:
+ * `toolConfig` becomes the call's tools and choice, `toolUse` blocks of assistant turns its tool
+ * calls, `toolResult` blocks of user turns its tool results, and `outputConfig`'s JSON schema its
+ * response format; the answer's calls come back as `toolUse` blocks (streamed as Bedrock streams
+ * them) with stopReason `tool_use`.
  */
 const BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}\s*$/;
 export const Base64 = z.string().refine((s) => BASE64.test(s), 'Input should be base64 text');
@@ -26,22 +32,34 @@ const formats = <T extends Record<string, string>>(t: T) => z.enum(Object.keys(t
 const ImageBlock = z.object({ format: formats(IMAGE_TYPES), source: Bytes });
 const DocumentBlock = z.object({ format: formats(DOCUMENT_TYPES), name: z.string().min(1).max(200), source: Bytes });
 const VideoBlock = z.object({ format: formats(VIDEO_TYPES), source: Bytes });
-const KINDS = ['text', 'image', 'document', 'video'] as const;
+const NAME = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'A tool name is 1 to 64 letters, digits, _ or -');
+const JsonObject = z.record(z.string(), z.unknown());
+const ToolUseBlock = z.object({ toolUseId: z.string().min(1).max(64), name: NAME, input: z.unknown() });
+/** A result's content: text and JSON blocks (images and documents in results are not taken). */
+const ToolResultContent = z.object({ text: z.string().optional(), json: z.unknown().optional() }).refine((c) => (c.text === undefined) !== (c.json === undefined), 'A tool result content block holds text or json');
+const ToolResultBlock = z.object({ toolUseId: z.string().min(1).max(64), content: z.array(ToolResultContent), status: z.enum(['success', 'error']).optional() });
+const KINDS = ['text', 'image', 'document', 'video', 'toolUse', 'toolResult'] as const;
 
-/** One part of a message: exactly one of text, image, document, video (a `cachePoint` marker is accepted and ignored). */
+/** One part of a message: exactly one of text, image, document, video, toolUse, toolResult (a `cachePoint` marker is accepted and ignored). */
 const ContentBlock = z.looseObject({
   text: z.string().optional(),
   image: ImageBlock.optional(),
   document: DocumentBlock.optional(),
   video: VideoBlock.optional(),
+  toolUse: ToolUseBlock.optional(),
+  toolResult: ToolResultBlock.optional(),
 }).superRefine((b, ctx) => {
   const keys = Object.keys(b).filter((k) => k !== 'cachePoint');
   const unknown = keys.filter((k) => !(KINDS as readonly string[]).includes(k));
-  if (unknown.length) ctx.addIssue({ code: 'custom', message: `Unsupported content block ${unknown.join(', ')}: this gateway takes text, image, document and video blocks` });
-  else if (keys.length !== 1 && !(keys.length === 0 && 'cachePoint' in b)) ctx.addIssue({ code: 'custom', message: 'A content block holds exactly one of text, image, document or video' });
+  if (unknown.length) ctx.addIssue({ code: 'custom', message: `Unsupported content block ${unknown.join(', ')}: this gateway takes ${KINDS.join(', ')} blocks` });
+  else if (keys.length !== 1 && !(keys.length === 0 && 'cachePoint' in b)) ctx.addIssue({ code: 'custom', message: `A content block holds exactly one of ${KINDS.join(', ')}` });
 });
 
-export const ConverseMessage = z.object({ role: z.enum(['user', 'assistant']), content: z.array(ContentBlock).min(1) });
+export const ConverseMessage = z.object({ role: z.enum(['user', 'assistant']), content: z.array(ContentBlock).min(1) }).superRefine((m, ctx) => {
+  const wrong = m.role === 'user' ? 'toolUse' : 'toolResult';
+  const at = m.content.findIndex((b) => b[wrong] !== undefined);
+  if (at >= 0) ctx.addIssue({ code: 'custom', path: ['content', at], message: `${wrong} blocks belong in ${m.role === 'user' ? 'assistant' : 'user'} turns` });
+});
 const SystemBlock = z.looseObject({ text: z.string().optional() });
 
 const InferenceConfig = z.object({
@@ -51,10 +69,26 @@ const InferenceConfig = z.object({
   stopSequences: z.array(z.string()).max(4).optional(),
 });
 
+const ToolSpec = z.object({ name: NAME, description: z.string().min(1).optional(), inputSchema: z.object({ json: JsonObject }) });
+const ToolConfig = z.object({
+  // A cachePoint among the tools is accepted and ignored.
+  tools: z.array(z.looseObject({ toolSpec: ToolSpec.optional(), cachePoint: z.unknown().optional() })).min(1).max(128),
+  toolChoice: z.object({ auto: z.object({}).optional(), any: z.object({}).optional(), tool: z.object({ name: NAME }).optional() })
+    .refine((c) => Object.keys(c).length === 1, 'toolChoice holds exactly one of auto, any, tool').optional(),
+});
+const OutputConfig = z.object({
+  textFormat: z.object({
+    type: z.literal('json_schema'),
+    structure: z.object({ jsonSchema: z.object({ schema: z.string().min(2), name: z.string().optional(), description: z.string().optional() }) }),
+  }).optional(),
+});
+
 export const ConverseRequest = z.object({
   messages: z.array(ConverseMessage).min(1),
   system: z.array(SystemBlock).optional(),
   inferenceConfig: InferenceConfig.optional(),
+  toolConfig: ToolConfig.optional(),
+  outputConfig: OutputConfig.optional(),
 });
 export type ConverseRequest = z.output<typeof ConverseRequest>;
 
@@ -73,16 +107,48 @@ function attachmentOf(b: Block): Attachment | undefined {
   return undefined;
 }
 
-/** The system blocks as one system message, then each message with its text joined and its other parts as attachments. */
+/** A result's content as the tool message's text: its text blocks, its JSON blocks as JSON; an error result says so. */
+function resultText(r: NonNullable<Block['toolResult']>): string {
+  const text = r.content.map((c) => (c.text !== undefined ? c.text : JSON.stringify(c.json))).join('\n');
+  return r.status === 'error' ? `Error: ${text}` : text;
+}
+
+/**
+ * The system blocks as one system message, then each message with its text joined and its other
+ * parts as attachments; an assistant turn's toolUse blocks its tool calls, a user turn's
+ * toolResult blocks tool messages (before the turn's own text, if any).
+ */
 export function converseToChat(body: Pick<ConverseRequest, 'messages' | 'system'>): ChatMessage[] {
   const system = (body.system ?? []).flatMap((s) => (s.text === undefined ? [] : [s.text])).join('\n');
   const out: ChatMessage[] = system ? [{ role: 'system', text: system }] : [];
+  const names = new Map<string, string>();
   for (const m of body.messages) {
     const text = m.content.flatMap((b) => (b.text === undefined ? [] : [b.text])).join('\n');
     const attachments = m.content.flatMap((b) => attachmentOf(b) ?? []);
-    out.push({ role: m.role, text, ...(attachments.length ? { attachments } : {}) });
+    const toolCalls = m.content.flatMap((b): ToolCall[] => (b.toolUse ? [{ id: b.toolUse.toolUseId, name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) }] : []));
+    const results = m.content.flatMap((b) => (b.toolResult ? [b.toolResult] : []));
+    toolCalls.forEach((c) => names.set(c.id, c.name));
+    for (const r of results) out.push({ role: 'tool', text: resultText(r), toolCallId: r.toolUseId, ...(names.has(r.toolUseId) && { toolName: names.get(r.toolUseId) }) });
+    if (results.length && !text && !attachments.length) continue;
+    out.push({ role: m.role, text, ...(attachments.length ? { attachments } : {}), ...(toolCalls.length ? { toolCalls } : {}) });
   }
   return out;
+}
+
+/** toolConfig and outputConfig as the call's tools, choice and response format. */
+export function converseTools(body: Pick<ConverseRequest, 'toolConfig' | 'outputConfig'>): { tools?: ToolDefinition[]; toolChoice?: ToolChoice; responseFormat?: ResponseFormat } {
+  const tools = (body.toolConfig?.tools ?? []).flatMap((t) => (t.toolSpec
+    ? [{ name: t.toolSpec.name, ...(t.toolSpec.description && { description: t.toolSpec.description }), parameters: t.toolSpec.inputSchema.json }] : []));
+  const c = body.toolConfig?.toolChoice;
+  const toolChoice: ToolChoice | undefined = !tools.length ? undefined : c?.tool ? { type: 'tool', name: c.tool.name } : c?.any ? { type: 'required' } : { type: 'auto' };
+  if (toolChoice?.type === 'tool' && !tools.some((t) => t.name === toolChoice.name)) throw new BadRequest(`toolConfig.toolChoice.tool.name: no tool named '${toolChoice.name}' is in toolConfig.tools`, { code: 'invalid_request' });
+  const json = body.outputConfig?.textFormat?.structure.jsonSchema;
+  const schema = json && resultObject(json.schema);
+  if (json && !schema) throw new BadRequest('outputConfig.textFormat.structure.jsonSchema.schema: Input should be a JSON Schema object as JSON text', { code: 'invalid_request' });
+  return {
+    ...(tools.length && { tools, toolChoice }),
+    ...(json && schema && { responseFormat: { type: 'json_schema', name: json.name ?? 'response', schema, ...(json.description && { description: json.description }) } }),
+  };
 }
 
 const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'content_filtered', tool_calls: 'tool_use', error: 'end_turn' };
@@ -90,9 +156,16 @@ export const converseStopReason = (f: FinishReason) => STOP[f];
 
 export const converseUsage = (u: ChatUsage) => ({ inputTokens: u.promptTokens, outputTokens: u.completionTokens, totalTokens: u.promptTokens + u.completionTokens });
 
+const toolUseOf = (c: ToolCall) => ({ toolUseId: c.id, name: c.name, input: resultObject(c.arguments) ?? {} });
+
+/** The answer's message: its text block (none when it only called tools), then its toolUse blocks. */
+export const converseMessage = (a: { text: string; toolCalls?: ToolCall[] }) => ({
+  role: 'assistant', content: [...(a.text || !a.toolCalls?.length ? [{ text: a.text }] : []), ...(a.toolCalls ?? []).map((c) => ({ toolUse: toolUseOf(c) }))],
+});
+
 /** Converse's answer: the message, why it stopped, tokens and latency. */
-export const converseResponse = (a: { text: string; finishReason: FinishReason; usage: ChatUsage }, latencyMs: number) => ({
-  output: { message: { role: 'assistant', content: [{ text: a.text }] } },
+export const converseResponse = (a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] }, latencyMs: number) => ({
+  output: { message: converseMessage(a) },
   stopReason: converseStopReason(a.finishReason),
   usage: converseUsage(a.usage),
   metrics: { latencyMs },
@@ -100,20 +173,33 @@ export const converseResponse = (a: { text: string; finishReason: FinishReason; 
 
 /** One ConverseStream event: its `:event-type` and its payload. */
 export interface ConverseEvent {
-  event: 'messageStart' | 'contentBlockDelta' | 'contentBlockStop' | 'messageStop' | 'metadata';
+  event: 'messageStart' | 'contentBlockStart' | 'contentBlockDelta' | 'contentBlockStop' | 'messageStop' | 'metadata';
   payload: Record<string, unknown>;
 }
 
 /**
  * ConverseStream's events for an answer: messageStart, a contentBlockDelta per piece, contentBlockStop,
- * messageStop with the stop reason, metadata with usage and latency. A failure midway is thrown
- * from the iteration (the route writes it as an exception event).
+ * then each tool call as its own block (contentBlockStart with its id and name, a contentBlockDelta
+ * with its input's JSON, contentBlockStop), messageStop with the stop reason, metadata with usage
+ * and latency. A failure midway is thrown from the iteration (the route writes it as an exception event).
  */
 export async function* converseStreamEvents(stream: ChatStream, latencyMs: () => number): AsyncGenerator<ConverseEvent> {
   yield { event: 'messageStart', payload: { role: 'assistant' } };
-  for await (const text of stream.pieces) yield { event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { text } } };
-  const { finishReason, usage } = await stream.done;
-  yield { event: 'contentBlockStop', payload: { contentBlockIndex: 0 } };
+  let texts = 0;
+  for await (const text of stream.pieces) {
+    texts++;
+    yield { event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { text } } };
+  }
+  const { finishReason, usage, toolCalls = [] } = await stream.done;
+  // The text is block 0 when there was any (or nothing else); the calls follow it.
+  const first = texts || !toolCalls.length ? 1 : 0;
+  if (first) yield { event: 'contentBlockStop', payload: { contentBlockIndex: 0 } };
+  for (const [i, c] of toolCalls.entries()) {
+    const contentBlockIndex = first + i;
+    yield { event: 'contentBlockStart', payload: { contentBlockIndex, start: { toolUse: { toolUseId: c.id, name: c.name } } } };
+    yield { event: 'contentBlockDelta', payload: { contentBlockIndex, delta: { toolUse: { input: JSON.stringify(toolUseOf(c).input) } } } };
+    yield { event: 'contentBlockStop', payload: { contentBlockIndex } };
+  }
   yield { event: 'messageStop', payload: { stopReason: converseStopReason(finishReason) } };
   yield { event: 'metadata', payload: { usage: converseUsage(usage), metrics: { latencyMs: latencyMs() } } };
 }

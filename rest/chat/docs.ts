@@ -15,11 +15,14 @@ export const chatServiceDocs: ServiceDocs = {
     + 'Replace the three placeholders of an example with yours (`npm run -s platform -- credentials` shows the demo ones).',
 };
 
-const FinishReason = z.enum(['stop', 'length', 'content_filter', 'error']);
-export const Answer = z.object({ response: z.string(), generated_search_text: z.string(), finish_reason: FinishReason });
+const FinishReason = z.enum(['stop', 'length', 'content_filter', 'tool_calls', 'error']);
+const ToolCalls = z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string().describe('JSON text') }) }))
+  .describe('The calls the model made to `tool_defns` (finish_reason `tool_calls`); absent otherwise');
+export const Answer = z.object({ response: z.string(), generated_search_text: z.string(), finish_reason: FinishReason, tool_calls: ToolCalls.optional() });
 export const AnswerChunk = z.object({
   generated_search_text: z.string(), response: z.string().describe('This piece of the answer'),
-  finish_reason: FinishReason.nullable().describe('Set on the last chunk only (`error`: the model failed midway)'),
+  finish_reason: FinishReason.nullable().describe('Set on the last chunk only (`error`: the model failed midway; `tool_calls`: it called tools)'),
+  tool_calls: ToolCalls.optional().describe('On the last chunk when the model called tools'),
 }).describe('One chunk: a `data:` event (text/event-stream, ending with `data: [DONE]`) or one line (application/x-ndjson)');
 
 export const Sources = z.object({

@@ -45,7 +45,7 @@ export function chatRest(chat: ChatService): RestService {
       define({
         method: 'post', path: '/stream_generate_answer', summary: 'A grounded answer, streamed', tags: ['chat'],
         description: 'Server-sent events: `data: {"generated_search_text","response","finish_reason":null}` per piece, the last with '
-          + '`finish_reason` set (`stop`, `length`, `content_filter`, `error`), then `data: [DONE]`. '
+          + '`finish_reason` set (`stop`, `length`, `content_filter`, `error`, or `tool_calls` with the `tool_calls` list), then `data: [DONE]`. '
           + '`Accept: application/x-ndjson` gives one object per line instead.',
         input: { body: GenerateAnswerBody }, docs: chatDocs.stream,
         responses: { 200: { description: 'The answer, chunk by chunk', contentType: 'text/event-stream' }, ...refusals },

@@ -1,5 +1,8 @@
 import type { Example, HistoryTurn, Question, SourcesQuestion } from '../../core/chat/conversation';
 import type { GenerateAnswerBody, GetSourcesBody, Turn } from '../../core/chat/inputs';
+import type { z } from 'zod';
+import type { ToolDefinition } from '../../core/models/chat';
+import { ToolDefinitionBody } from '../../core/chat/inputs';
 import { ValidationFailed } from '../../core/shared/errors';
 
 /**
@@ -52,6 +55,28 @@ const modelOf = (info: GenerateAnswerBody['model_info']) => ({
   id: info?.modelId ?? undefined, temperature: info?.temperature ?? undefined, maxTokens: info?.max_tokens ?? undefined, info: info ?? undefined,
 });
 
+/**
+ * `tool_defns` as the call's tools (DECISIONS): each entry an OpenAI-style or bare definition, or
+ * the name of an `all_tools` entry (whose value is a definition in either style); a name `all_tools`
+ * does not hold, or holds something else, is a 422 naming the entry. Each tool once, by name.
+ */
+function toolsOf(body: GenerateAnswerBody): ToolDefinition[] | undefined {
+  const tools = new Map<string, ToolDefinition>();
+  (body.tool_defns ?? []).forEach((entry, i) => {
+    let defn: z.output<typeof ToolDefinitionBody>;
+    if (typeof entry !== 'string') defn = entry;
+    else {
+      if (body.all_tools?.[entry] === undefined) throw new ValidationFailed([{ loc: ['body', 'tool_defns', i], msg: `No tool named '${entry}' in all_tools`, type: 'value_error' }]);
+      const found = ToolDefinitionBody.safeParse(body.all_tools[entry]);
+      if (!found.success) throw new ValidationFailed([{ loc: ['body', 'all_tools', entry], msg: 'Not a tool definition: {name, description, parameters} or {type: "function", function: {...}}', type: 'value_error' }]);
+      defn = found.data;
+    }
+    const f = 'function' in defn ? defn.function : defn;
+    tools.set(f.name, { name: f.name, ...(f.description ? { description: f.description } : {}), ...(f.parameters ? { parameters: f.parameters } : {}), ...(f.strict != null ? { strict: f.strict } : {}) });
+  });
+  return tools.size ? [...tools.values()] : undefined;
+}
+
 /** generate_answer / stream_generate_answer. */
 export const questionOf = (body: GenerateAnswerBody): Question => ({
   tenantId: body.request.user_cred?.client.tenant_id,
@@ -63,6 +88,7 @@ export const questionOf = (body: GenerateAnswerBody): Question => ({
   instructions: body.prompt ?? undefined,
   searchText: body.gen_search_text ?? undefined,
   model: modelOf(body.model_info),
+  tools: toolsOf(body),
 });
 
 /** get_sources: the query is the request's own (its body has no top-level query). */

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { AnthropicRequest, anthropicChat } from '../../core/models/anthropic-wire';
 import { anthropicMessage, anthropicStreamEvents } from '../../core/models/anthropic-answer';
 import type { ChatMessage, ChatRequest, ChatStream, ChatUsage, FinishReason, ToolCall } from '../../core/models/chat';
-import { NovaInvokeRequest, converseStopReason, converseStreamEvents, converseToChat, converseUsage } from '../../core/models/converse-wire';
+import {
+  NovaInvokeRequest, converseMessage, converseStopReason, converseStreamEvents, converseToChat, converseTools, converseUsage,
+} from '../../core/models/converse-wire';
 import { BadRequest } from '../../core/shared/errors';
 import { isPlainObject } from '../../core/shared/validation';
 import { anthropicMessageId } from './anthropic';
@@ -106,8 +108,11 @@ export function nativeCall(body: unknown, model: string, started: number): Nativ
     const c = b.inferenceConfig;
     return {
       family: 'nova',
-      chat: { messages: converseToChat(b), maxTokens: c?.max_new_tokens ?? c?.maxTokens, temperature: c?.temperature, topP: c?.top_p ?? c?.topP, stop: c?.stopSequences },
-      answer: (a) => ({ output: { message: { role: 'assistant', content: [{ text: a.text }] } }, stopReason: converseStopReason(a.finishReason), usage: converseUsage(a.usage) }),
+      chat: {
+        messages: converseToChat(b), maxTokens: c?.max_new_tokens ?? c?.maxTokens, temperature: c?.temperature, topP: c?.top_p ?? c?.topP, stop: c?.stopSequences,
+        ...converseTools(b),
+      },
+      answer: (a) => ({ output: { message: converseMessage(a) }, stopReason: converseStopReason(a.finishReason), usage: converseUsage(a.usage) }),
       chunks: (stream, metrics) => novaChunks(stream, metrics, started),
     };
   }

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { ChatUsage } from '../../core/models/chat';
-import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat } from '../../core/models/converse-wire';
+import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat, converseTools } from '../../core/models/converse-wire';
 import type { ModelsService } from '../../core/models/service';
 import { pipeEventStream } from './eventstream';
 import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './bedrock-common';
@@ -20,6 +20,9 @@ import type { Route } from '../shared/routes';
  */
 const inference = (c: ConverseRequest['inferenceConfig']) => ({ maxTokens: c?.maxTokens, temperature: c?.temperature, topP: c?.topP, stop: c?.stopSequences });
 
+/** A Converse body as the chat call's input: its messages, inference settings, tools and response format. */
+const converseCall = (body: ConverseRequest) => ({ messages: converseToChat(body), ...inference(body.inferenceConfig), ...converseTools(body) });
+
 const invocationMetrics = (started: number, firstByte: () => number) => (u: ChatUsage) => ({
   inputTokenCount: u.promptTokens, outputTokenCount: u.completionTokens, invocationLatency: Date.now() - started, firstByteLatency: firstByte(),
 });
@@ -31,9 +34,9 @@ export function converseRoute(models: ModelsService, path: string, route: string
     responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
     handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
       const m = await groupC(models, ctx, modelIdOf(req), route);
-      const body = await refusing(models, m, ctx, async () => wireBody(ConverseRequest, input.body));
+      const call = await refusing(models, m, ctx, async () => converseCall(wireBody(ConverseRequest, input.body)));
       const started = Date.now();
-      const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: false }, ctx);
+      const stream = await models.chat({ ...m, ...call, stream: false }, ctx);
       gatewayHeaders(res, stream);
       return converseResponse(await collect(stream), Date.now() - started);
     }),
@@ -51,9 +54,9 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.converse-stream');
-        const body = await refusing(models, m, ctx, async () => wireBody(ConverseRequest, input.body));
+        const call = await refusing(models, m, ctx, async () => converseCall(wireBody(ConverseRequest, input.body)));
         const started = Date.now();
-        const stream = await models.chat({ ...m, messages: converseToChat(body), ...inference(body.inferenceConfig), stream: true }, ctx);
+        const stream = await models.chat({ ...m, ...call, stream: true }, ctx);
         gatewayHeaders(res, stream);
         await pipeEventStream(res, converseStreamEvents(stream, () => Date.now() - started), streamException);
         return undefined;

@@ -85,6 +85,11 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
       const failure = ev.internalServerException ?? ev.modelStreamErrorException ?? ev.validationException ?? ev.throttlingException ?? ev.serviceUnavailableException;
       if (failure) throw bedrockError(failure, vendor, signal, secrets);
       if (ev.contentBlockDelta?.delta?.text) yield { text: ev.contentBlockDelta.delta.text };
+      // A tool call: its id and name start its block, its input's JSON comes in pieces (gathered by the block's index).
+      const started = ev.contentBlockStart?.start?.toolUse;
+      if (started) yield { toolCalls: [{ index: ev.contentBlockStart!.contentBlockIndex ?? 0, id: started.toolUseId, name: started.name }] };
+      const input = ev.contentBlockDelta?.delta?.toolUse?.input;
+      if (input) yield { toolCalls: [{ index: ev.contentBlockDelta!.contentBlockIndex ?? 0, arguments: input }] };
       if (ev.messageStop) yield { finishReason: bedrockFinish(ev.messageStop.stopReason) };
       const u = ev.metadata?.usage;
       if (u) yield { usage: { ...(u.inputTokens !== undefined ? { promptTokens: u.inputTokens } : {}), ...(u.outputTokens !== undefined ? { completionTokens: u.outputTokens } : {}) } };

@@ -4,7 +4,7 @@ import { unreadable } from '../../shared/http/failures';
 import { chatStreamOf } from '../upstream/chat-stream';
 import { parseAnswer } from '../upstream/errors';
 import { credentialOf, trimBase } from './credential-shared';
-import { generateContentBody, geminiEvent } from './gemini-shared';
+import { generateContentBody, geminiDecoder } from './gemini-shared';
 
 export const GEMINI_URL = 'https://generativelanguage.googleapis.com';
 
@@ -29,8 +29,9 @@ export const geminiProvider: ProviderFactory = (model, { env, http }) => {
         headers: headers(whole ? 'application/json' : 'text/event-stream'), body: JSON.stringify(generateContentBody(req)),
       });
       const opts = { vendor, messages: req.messages, promptTokens: req.promptTokens, signal };
-      if (whole) return chatStreamOf([await res.json()], { ...opts, decode: (json) => geminiEvent(json, vendor) });
-      return chatStreamOf(res.events(), { ...opts, decode: (e) => geminiEvent(e.data, vendor) });
+      const decode = geminiDecoder(vendor);
+      if (whole) return chatStreamOf([await res.json()], { ...opts, decode });
+      return chatStreamOf(res.events(), { ...opts, decode: (e) => decode(e.data) });
     },
 
     async embed(req, signal) {

@@ -1,5 +1,5 @@
 import { BadRequest } from '../../shared/errors';
-import type { Attachment, ChatMessage, ChatRequest } from '../chat';
+import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../chat';
 
 /**
  * The OpenAI chat-completions request as the gateway sends it upstream (Azure OpenAI and the
@@ -15,14 +15,30 @@ function partOf(a: Attachment, vendor: string): Part {
   throw new BadRequest(`${vendor} chat completions take no video input`, { code: 'unsupported_input' });
 }
 
-// A `tool` message needs a tool_call_id the neutral message does not carry: it goes up as the user's turn.
-const roleOf = (r: ChatMessage['role']) => (r === 'tool' ? 'user' : r);
+function messageOf(m: ChatMessage, vendor: string) {
+  // A tool result answers its call by id; one without an id (a wire that has none) is the user's turn.
+  if (m.role === 'tool') return m.toolCallId ? { role: 'tool', tool_call_id: m.toolCallId, content: m.text } : { role: 'user', content: m.text };
+  const content = m.attachments?.length ? [...(m.text ? [{ type: 'text', text: m.text } as Part] : []), ...m.attachments.map((a) => partOf(a, vendor))] : m.text;
+  if (!m.toolCalls?.length) return { role: m.role, content };
+  return {
+    role: m.role, content: content || null,
+    tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+  };
+}
 
-export function openAiMessages(messages: readonly ChatMessage[], vendor: string) {
-  return messages.map((m) => ({
-    role: roleOf(m.role),
-    content: m.attachments?.length ? [...(m.text ? [{ type: 'text', text: m.text } as Part] : []), ...m.attachments.map((a) => partOf(a, vendor))] : m.text,
-  }));
+export const openAiMessages = (messages: readonly ChatMessage[], vendor: string) => messages.map((m) => messageOf(m, vendor));
+
+export const openAiTool = (t: ToolDefinition) => ({
+  type: 'function',
+  function: { name: t.name, ...(t.description !== undefined && { description: t.description }), ...(t.parameters && { parameters: t.parameters }), ...(t.strict !== undefined && { strict: t.strict }) },
+});
+
+export const openAiToolChoice = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function', function: { name: c.name } } : c.type);
+
+export function openAiResponseFormat(f: ResponseFormat) {
+  if (f.type !== 'json_schema') return { type: f.type };
+  const { name, schema, description, strict } = f;
+  return { type: 'json_schema', json_schema: { name, schema, ...(description !== undefined && { description }), ...(strict !== undefined && { strict }) } };
 }
 
 /**
@@ -37,6 +53,9 @@ export function chatBody(req: ChatRequest, vendor: string, opts: { maxTokensFiel
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
     ...(req.topP !== undefined ? { top_p: req.topP } : {}),
     ...(req.stop?.length ? { stop: req.stop } : {}),
+    ...(req.tools?.length ? { tools: req.tools.map(openAiTool) } : {}),
+    ...(req.toolChoice ? { tool_choice: openAiToolChoice(req.toolChoice) } : {}),
+    ...(req.responseFormat ? { response_format: openAiResponseFormat(req.responseFormat) } : {}),
     ...(req.stream === false ? {} : { stream: true, stream_options: { include_usage: true } }),
   };
 }

@@ -59,7 +59,7 @@ export interface ChatStreamOptions {
  * A ChatStream over an adapter's upstream events. `pieces` yields the text as it comes and throws a
  * PlatformError when the upstream fails midway (or ends without saying how it finished); `done`
  * always resolves, with finishReason `error` then, or when the caller stopped reading first. Token
- * counts the upstream does not give are estimated. `decode` reads each item of a vendor's stream
+ * counts the upstream does not give are estimated; tool-call pieces are gathered into `done.toolCalls`. `decode` reads each item of a vendor's stream
  * (a parsed chunk) as its event, so no other loop runs per chunk.
  */
 export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStreamOptions): ChatStream;
@@ -87,7 +87,9 @@ export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: Cha
       }
       finish ??= opts.endedAs?.();
       if (!finish) throw unreadable(opts.vendor, 'the stream ended before saying how the answer finished');
-      outcome = finish;
+      // An answer that called tools and stopped waits for their results, whatever its vendor calls
+      // that (Gemini's STOP, OpenAI's stop when tool_choice named the function).
+      outcome = finish === 'stop' && tools.calls() ? 'tool_calls' : finish;
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? err;
       throw err instanceof PlatformError ? err : new UpstreamFailed(`${opts.vendor} failed midway`, { code: 'upstream_error', cause: err });

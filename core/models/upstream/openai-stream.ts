@@ -1,14 +1,14 @@
 import { UpstreamFailed } from '../../shared/errors';
 import { unreadable } from '../../shared/http/failures';
 import type { ChatUsage, FinishReason } from '../chat';
-import type { StreamEvent } from './chat-stream';
+import type { StreamEvent, ToolCallDelta } from './chat-stream';
 
 /**
  * The OpenAI chat-completions answer read back, whoever sent it: a vendor upstream (Azure OpenAI,
  * the OpenAI-compatible servers) or our own gateway's group A route (its REST clients). A whole
  * `chat.completion`, or one `chat.completion.chunk` of its stream, as the event chatStreamOf takes:
- * the text, the finish reason, the usage (a last chunk without choices under
- * `stream_options.include_usage`), and a failure midway (`{"error": {...}}` from OpenAI, Azure and
+ * the text, the tool calls (`delta.tool_calls` pieces, `message.tool_calls` whole), the finish
+ * reason, the usage (a last chunk without choices under `stream_options.include_usage`), and a failure midway (`{"error": {...}}` from OpenAI, Azure and
  * the gateway; `{"object": "error", "message"}` from vLLM), which throws.
  * Checked by hand, not with a schema: this runs once per chunk of every streamed answer.
  */
@@ -19,18 +19,35 @@ interface Wire {
   object?: unknown;
   message?: unknown;
 }
+interface ToolCallWire {
+  index?: unknown;
+  id?: unknown;
+  function?: { name?: unknown; arguments?: unknown } | null;
+}
 interface ChoiceWire {
-  delta?: { content?: unknown } | null;
-  message?: { content?: unknown } | null;
+  delta?: { content?: unknown; tool_calls?: unknown } | null;
+  message?: { content?: unknown; tool_calls?: unknown } | null;
   finish_reason?: unknown;
 }
 
-const FINISH: Record<string, FinishReason> = { stop: 'stop', length: 'length', content_filter: 'content_filter' };
-/** stop, length and content_filter as they are; anything else (tool_calls, function_call, eos) is a stop. */
+const FINISH: Record<string, FinishReason> = { stop: 'stop', length: 'length', content_filter: 'content_filter', tool_calls: 'tool_calls', function_call: 'tool_calls' };
+/** stop, length, content_filter and tool_calls (the legacy function_call too) as they are; anything else (eos) is a stop. */
 export const finishOf = (r: string): FinishReason => FINISH[r] ?? 'stop';
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+
+/** `tool_calls` entries as pieces: a stream's carry their `index`, a whole message's are indexed in order. */
+function toolCallsOf(v: unknown): ToolCallDelta[] | undefined {
+  if (!Array.isArray(v) || !v.length) return undefined;
+  return (v as (ToolCallWire | null)[]).flatMap((c, i) => {
+    if (!c || typeof c !== 'object') return [];
+    const id = str(c.id);
+    const name = str(c.function?.name);
+    const args = typeof c.function?.arguments === 'string' ? c.function.arguments : undefined;
+    return [{ index: num(c.index) ?? i, ...(id && { id }), ...(name && { name }), ...(args && { arguments: args }) }];
+  });
+}
 
 function usageOf(u: Wire['usage']): Partial<ChatUsage> | undefined {
   if (!u || typeof u !== 'object') return undefined;
@@ -64,7 +81,7 @@ export function openAiChunk(json: unknown, who: string, ownCodes = false): Strea
   if (!Array.isArray(w.choices)) throw unreadable(who, 'a stream chunk without choices');
   const choice = w.choices[0] as ChoiceWire | undefined;
   const finish = str(choice?.finish_reason);
-  return { text: str(choice?.delta?.content), finishReason: finish ? finishOf(finish) : undefined, usage: usageOf(w.usage) };
+  return { text: str(choice?.delta?.content), toolCalls: toolCallsOf(choice?.delta?.tool_calls), finishReason: finish ? finishOf(finish) : undefined, usage: usageOf(w.usage) };
 }
 
 /** A whole `chat.completion` as its one event (a missing finish reason is a stop). */
@@ -72,5 +89,8 @@ export function openAiCompletion(json: unknown, who: string): StreamEvent {
   const w = objectOf(json, who, 'a chat completion that is not an object');
   const choice = Array.isArray(w.choices) ? (w.choices[0] as ChoiceWire | undefined) : undefined;
   if (!choice || typeof choice !== 'object') throw unreadable(who, 'a chat completion without choices');
-  return { text: str(choice.message?.content), finishReason: finishOf(str(choice.finish_reason) ?? 'stop'), usage: usageOf(w.usage) };
+  return {
+    text: str(choice.message?.content), toolCalls: toolCallsOf(choice.message?.tool_calls),
+    finishReason: finishOf(str(choice.finish_reason) ?? 'stop'), usage: usageOf(w.usage),
+  };
 }

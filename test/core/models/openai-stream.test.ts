@@ -32,9 +32,9 @@ describe('OpenAI chat stream decoder', () => {
     expect(r.usage.promptTokens).toBeGreaterThan(0);
   });
 
-  it('maps finish reasons: stop, length and content_filter as they are, anything else to stop', () => {
+  it('maps finish reasons: stop, length, content_filter and tool_calls as they are, function_call to tool_calls, anything else to stop', () => {
     expect(['stop', 'length', 'content_filter', 'tool_calls', 'function_call', 'eos'].map(finishOf))
-      .toEqual(['stop', 'length', 'content_filter', 'stop', 'stop', 'stop']);
+      .toEqual(['stop', 'length', 'content_filter', 'tool_calls', 'tool_calls', 'stop']);
   });
 
   it('fails on an error chunk midway with the words it carries: 502 upstream_error, done says error', async () => {

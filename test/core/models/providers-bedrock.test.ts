@@ -64,7 +64,7 @@ describe('Bedrock adapter', () => {
     fake.script({ stopReason: 'max_tokens' }, { stopReason: 'guardrail_intervened' }, { stopReason: 'content_filtered' }, { stopReason: 'stop_sequence' }, { stopReason: 'tool_use' });
     const reasons = [];
     for (let i = 0; i < 5; i++) reasons.push((await drain(await bedrock.chat!({ model: 'm', messages: hi }))).finishReason);
-    expect(reasons).toEqual(['length', 'content_filter', 'content_filter', 'stop', 'stop']);
+    expect(reasons).toEqual(['length', 'content_filter', 'content_filter', 'stop', 'tool_calls']);
   });
 
   it('refuses a media type Converse does not take (400) before calling', async () => {

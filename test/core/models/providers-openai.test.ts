@@ -57,8 +57,8 @@ describe('Azure OpenAI adapter', () => {
     await expect(drain(await azure.chat!({ model: 'd', messages: hi, stream: false }))).rejects.toMatchObject({ code: 'upstream_bad_response' });
   });
 
-  it('maps finish reasons: length and content_filter as they are, anything else to stop', async () => {
-    fake.script({ finishReason: 'length' }, { finishReason: 'content_filter', answer: [] }, { finishReason: 'tool_calls' });
+  it('maps finish reasons: length and content_filter as they are, anything else without tool calls to stop', async () => {
+    fake.script({ finishReason: 'length' }, { finishReason: 'content_filter', answer: [] }, { finishReason: 'eos' });
     expect((await drain(await azure.chat!({ model: 'd', messages: hi }))).finishReason).toBe('length');
     expect(await drain(await azure.chat!({ model: 'd', messages: hi }))).toMatchObject({ finishReason: 'content_filter', text: '' });
     expect((await drain(await azure.chat!({ model: 'd', messages: hi }))).finishReason).toBe('stop');

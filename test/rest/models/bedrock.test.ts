@@ -120,7 +120,9 @@ describe('model gateway: group C messages routes', () => {
     expect(await post('nova', '{"messages": [')).toMatchObject({ status: 400, body: { message: 'Malformed JSON body', __type: 'ValidationException' } });
     const toolUse = await post('nova', { messages: [{ role: 'user', content: [{ toolUse: { toolUseId: 't', name: 'n', input: {} } }] }] });
     expect(toolUse.status).toBe(400);
-    expect(toolUse.body.message).toContain('messages.0.content.0: Unsupported content block toolUse');
+    expect(toolUse.body.message).toContain('messages.0.content.0: toolUse blocks belong in assistant turns');
+    const citations = await post('nova', { messages: [{ role: 'user', content: [{ citationsContent: {} }] }] });
+    expect(citations.body.message).toContain('messages.0.content.0: Unsupported content block citationsContent');
     const badBytes = await post('nova', { messages: [{ role: 'user', content: [{ image: { format: 'png', source: { bytes: 'not base64!' } } }] }] }, { modelId: 'nova-local' });
     expect(badBytes.body.message).toBe('messages.0.content.0.image.source.bytes: Input should be base64 text');
     const badFormat = await post('nova', { messages: [{ role: 'user', content: [{ video: { format: 'avi', source: { bytes: MP4 } } }] }] }, { modelId: 'nova-local' });

@@ -158,12 +158,12 @@ describe('model gateway: group B generateContent', () => {
     expect(violations(audio.body)).toEqual([{ field: 'contents[0].parts[0].inlineData.mimeType', description: expect.stringContaining('Unsupported MIME type') }]);
     expect(violations((await raw(ask('hi', { generationConfig: { candidateCount: 2 } }))).body)).toEqual([{ field: 'generationConfig.candidateCount', description: expect.any(String) }]);
     expect(violations((await raw({ contents: [{ role: 'robot', parts: [{ text: 'x' }] }] })).body)[0].field).toBe('contents[0].role');
-    expect(violations((await raw({ contents: [{ parts: [{ functionCall: { name: 'f' } }] }] })).body)[0]).toEqual({ field: 'contents[0].parts[0]', description: expect.stringContaining("'functionCall'") });
+    expect(violations((await raw({ contents: [{ parts: [{ fileData: { fileUri: 'gs://x' } }] }] })).body)[0]).toEqual({ field: 'contents[0].parts[0]', description: expect.stringContaining("'fileData'") });
     expect(violations((await raw({})).body)).toEqual([{ field: 'contents', description: 'Field required' }]);
     expect(await raw('{"contents": [')).toMatchObject({ status: 400, body: { error: { status: 'INVALID_ARGUMENT', message: 'Malformed JSON body' } } });
     expect((await raw(ask('hi', { generation_config: { candidate_count: 2 } }))).status).toBe(400);
-    expect(violations((await raw(ask('hi', { generationConfig: { responseMimeType: 'application/json' } }))).body)[0].field).toBe('generationConfig.responseMimeType');
-    expect(violations((await raw(ask('hi', { tools: [{ googleSearch: {} }] }))).body)[0].field).toBe('tools');
+    expect(violations((await raw(ask('hi', { generationConfig: { responseMimeType: 'text/x.enum' } }))).body)[0].field).toBe('generationConfig.responseMimeType');
+    expect(violations((await raw(ask('hi', { tools: [{ googleSearch: {} }] }))).body)[0]).toEqual({ field: 'tools[0]', description: expect.stringContaining("'googleSearch'") });
     const unknown = await raw(ask('hi'), { path: 'models/gemini-nothing:generateContent' });
     expect(unknown).toMatchObject({ status: 404, body: { error: { code: 404, status: 'NOT_FOUND' } } });
     expect(reasonOf(unknown.body)).toBe('model_not_found');

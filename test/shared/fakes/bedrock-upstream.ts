@@ -1,6 +1,6 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { piecesOf, startFake, vectorOf, type FakeUpstream, type Midway, type RecordedRequest, type Reply } from './fake-http';
+import { jsonPieces, piecesOf, startFake, vectorOf, type FakeToolCall, type FakeUpstream, type Midway, type RecordedRequest, type Reply } from './fake-http';
 
 /**
  * A fake Bedrock runtime over cleartext HTTP/2 (the AWS SDK's Bedrock client speaks HTTP/2):
@@ -17,6 +17,8 @@ export interface BedrockAnswer extends Midway {
   usage?: { inputTokens: number; outputTokens: number };
   /** An exception event sent after the answer's pieces (e.g. `modelStreamErrorException`). */
   exception?: string;
+  /** Answer with these `toolUse` blocks after the text (streamed: contentBlockStart, input pieces, contentBlockStop; stopReason tool_use); the text is `answer` or none. */
+  toolCalls?: FakeToolCall[];
 }
 
 export type FakeBedrock = FakeUpstream<BedrockAnswer>;
@@ -40,20 +42,28 @@ const exception = (type: string, message: string) => codec.encode({
 });
 
 function converse(step: BedrockAnswer, reply: Reply, fallback: string, stream: boolean) {
-  const pieces = piecesOf(step.answer ?? fallback);
+  const calls = step.toolCalls?.map((c, i) => ({ toolUseId: c.id ?? `tooluse_fake${i}`, name: c.name, input: c.args }));
+  const pieces = piecesOf(step.answer ?? (calls ? [] : fallback));
   const usage = step.usage ?? { inputTokens: 10, outputTokens: pieces.length };
-  const stopReason = step.stopReason ?? 'end_turn';
+  const stopReason = step.stopReason ?? (calls ? 'tool_use' : 'end_turn');
   const fullUsage = { ...usage, totalTokens: usage.inputTokens + usage.outputTokens };
   if (!stream) {
-    return reply.json(200, {
-      output: { message: { role: 'assistant', content: [{ text: pieces.join('') }] } }, stopReason, usage: fullUsage, metrics: { latencyMs: 5 },
-    });
+    const content = [...(pieces.length || !calls ? [{ text: pieces.join('') }] : []), ...(calls ?? []).map((toolUse) => ({ toolUse }))];
+    return reply.json(200, { output: { message: { role: 'assistant', content } }, stopReason, usage: fullUsage, metrics: { latencyMs: 5 } });
   }
+  // The text is block 0 (when there is any), each call a block of its own after it.
+  const first = pieces.length ? 1 : 0;
+  const toolFrames = (calls ?? []).flatMap(({ toolUseId, name, input }, i) => [
+    event('contentBlockStart', { contentBlockIndex: first + i, start: { toolUse: { toolUseId, name } } }),
+    ...jsonPieces(input).map((piece) => event('contentBlockDelta', { contentBlockIndex: first + i, delta: { toolUse: { input: piece } } })),
+    event('contentBlockStop', { contentBlockIndex: first + i }),
+  ]);
   const frames = [
     event('messageStart', { role: 'assistant' }),
     ...pieces.map((text) => event('contentBlockDelta', { contentBlockIndex: 0, delta: { text } })),
     ...(step.exception ? [exception(step.exception, 'The model failed midway.')] : [
-      event('contentBlockStop', { contentBlockIndex: 0 }),
+      ...(first || !calls ? [event('contentBlockStop', { contentBlockIndex: 0 })] : []),
+      ...toolFrames,
       event('messageStop', { stopReason }),
       event('metadata', { usage: fullUsage, metrics: { latencyMs: 5 } }),
     ]),

@@ -165,6 +165,21 @@ export const piecesOf = (answer: string | string[]): string[] => {
   return out;
 };
 
+/** A tool call a fake answers with, in its vendor's format (`id` absent: the vendor's own, or none where it sends none). */
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** A JSON text cut in pieces of about `size` characters, as vendors stream a tool call's arguments. */
+export const jsonPieces = (value: unknown, size = 8): string[] => {
+  const text = JSON.stringify(value);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+};
+
 /** A deterministic small vector for a text, so tests can tell inputs apart. */
 export const vectorOf = (text: string, dims = 8): number[] =>
   Array.from({ length: dims }, (_, i) => Number((((text.charCodeAt(i % Math.max(1, text.length)) || 7) * (i + 1)) % 97 / 97).toFixed(4)));

@@ -1,4 +1,4 @@
-import { piecesOf, startFake, vectorOf, type FakeUpstream, type Midway, type Reply } from './fake-http';
+import { piecesOf, startFake, vectorOf, type FakeToolCall, type FakeUpstream, type Midway, type Reply } from './fake-http';
 
 /**
  * A fake Gemini API (`/v1beta/models/{model}:generateContent`, `:streamGenerateContent` with
@@ -12,6 +12,8 @@ export interface GeminiAnswer extends Midway {
   /** The prompt was blocked: no candidate, only promptFeedback. */
   blockReason?: string;
   usage?: { promptTokenCount: number; candidatesTokenCount: number };
+  /** Answer with these function calls (whole `functionCall` parts, in the last chunk when streamed; `id` only when given, as Gemini sends one or not); the text is `answer` or none. */
+  toolCalls?: FakeToolCall[];
 }
 
 export type FakeGemini = FakeUpstream<GeminiAnswer>;
@@ -29,9 +31,13 @@ function generate(step: GeminiAnswer, reply: Reply, fallback: string, stream: bo
     const blocked = { promptFeedback: { blockReason: step.blockReason, safetyRatings: [] }, usageMetadata, modelVersion: 'gemini-fake' };
     return stream && sse ? reply.stream('text/event-stream', [`data: ${JSON.stringify(blocked)}\r\n\r\n`], step) : reply.json(200, stream ? [blocked] : blocked);
   }
-  const pieces = piecesOf(step.answer ?? fallback);
+  const calls = step.toolCalls?.map((c, i) => ({
+    functionCall: { ...(c.id && { id: c.id }), name: c.name, args: c.args }, ...(i === 0 && { thoughtSignature: 'c2lnbmF0dXJl' }),
+  }));
+  const pieces = piecesOf(step.answer ?? (calls ? [''] : fallback));
   const candidate = (text: string, last: boolean) => ({
-    content: { parts: [{ text }], role: 'model' }, index: 0, ...(last ? { finishReason: step.finishReason ?? 'STOP' } : {}),
+    content: { parts: [...(text || !calls ? [{ text }] : []), ...(last && calls ? calls : [])], role: 'model' }, index: 0,
+    ...(last ? { finishReason: step.finishReason ?? 'STOP' } : {}),
   });
   const chunks = pieces.map((p, i) => ({
     candidates: [candidate(p, i === pieces.length - 1)],

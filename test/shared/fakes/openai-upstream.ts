@@ -1,4 +1,4 @@
-import { piecesOf, startFake, vectorOf, type FakeUpstream, type Midway, type RecordedRequest, type Reply } from './fake-http';
+import { jsonPieces, piecesOf, startFake, vectorOf, type FakeToolCall, type FakeUpstream, type Midway, type RecordedRequest, type Reply } from './fake-http';
 
 /**
  * A fake OpenAI-wire upstream (Azure OpenAI's `/openai/deployments/{d}/...` paths and the
@@ -12,6 +12,8 @@ export interface OpenAiAnswer extends Midway {
   answer?: string | string[];
   finishReason?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Answer with these calls (`tool_calls`, streamed as `delta.tool_calls` pieces; finish reason tool_calls); the text is `answer` or none. */
+  toolCalls?: FakeToolCall[];
 }
 
 export type FakeOpenAi = FakeUpstream<OpenAiAnswer>;
@@ -21,16 +23,23 @@ export const FAKE_OPENAI_ANSWER = 'Sea levels rise because glaciers and ice shee
 export const FAKE_PNG_B64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 function chat(req: RecordedRequest, step: OpenAiAnswer, reply: Reply, fallback: string) {
-  const pieces = piecesOf(step.answer ?? fallback);
+  const calls = step.toolCalls?.map((c, i) => ({ id: c.id ?? `call_fake${i}`, name: c.name, args: c.args }));
+  const pieces = piecesOf(step.answer ?? (calls ? [] : fallback));
   const text = pieces.join('');
   const usage = step.usage ?? { prompt_tokens: 12, completion_tokens: pieces.length };
-  const finish = step.finishReason ?? 'stop';
+  const finish = step.finishReason ?? (calls ? 'tool_calls' : 'stop');
   const base = { id: 'chatcmpl-fake', created: 1_700_000_000, model: req.json?.model ?? 'fake-model', system_fingerprint: 'fp_fake' };
   const usageOf = (u: typeof usage) => ({ ...u, total_tokens: u.prompt_tokens + u.completion_tokens });
   if (!req.json?.stream) {
     return reply.json(200, {
       ...base, object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: finish, logprobs: null }],
+      choices: [{
+        index: 0, finish_reason: finish, logprobs: null,
+        message: {
+          role: 'assistant', content: calls && !text ? null : text, refusal: null,
+          ...(calls && { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) }),
+        },
+      }],
       usage: usageOf(usage),
     });
   }
@@ -39,6 +48,11 @@ function chat(req: RecordedRequest, step: OpenAiAnswer, reply: Reply, fallback: 
   const events: object[] = [
     chunk({ role: 'assistant', content: '' }, null),
     ...pieces.map((p) => chunk({ content: p }, null)),
+    // Each call: its id and name with empty arguments, then the arguments in pieces.
+    ...(calls ?? []).flatMap((c, index) => [
+      chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }, null),
+      ...jsonPieces(c.args).map((a) => chunk({ tool_calls: [{ index, function: { arguments: a } }] }, null)),
+    ]),
     chunk({}, finish),
     ...(req.json?.stream_options?.include_usage ? [{ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(usage) }] : []),
   ];
