@@ -53,6 +53,17 @@ describe('the client examples run as the README says', () => {
     expect(out).toMatch(/input tokens: [1-9]\d*/);
   }, 60_000);
 
+  it('@google/genai and the AWS SDK (Converse): a tool round trip, the answer streamed, tokens counted', async () => {
+    const genai = await example('google-genai.mjs');
+    expect(genai).toContain('tool call: get_weather {"city":"Paris"}');
+    expect(genai).toContain('answer: get_weather returned: {"temperature_c":21,"sky":"sunny"}');
+    expect(genai).toMatch(/tokens: [1-9]\d*/);
+    const bedrock = await example('bedrock-converse.mjs');
+    expect(bedrock).toContain('tool call: get_weather {"city":"Paris"} tool_use');
+    expect(bedrock).toContain('answer: get_weather returned: {"temperature_c":21,"sky":"sunny"}');
+    expect(bedrock).toMatch(/tokens: [1-9]\d*/);
+  }, 60_000);
+
   it('openid-client 6 and jose: discovery, a token for one audience, introspection, the audience checked offline', async () => {
     const out = await example('openid-client.mjs');
     expect(out).toContain(`introspection: true ["search"] ${env.CLIENT_ID}`);
