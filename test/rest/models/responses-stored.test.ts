@@ -32,7 +32,7 @@ describe('model gateway: stored responses through the openai SDK', () => {
   it('continues a conversation over three turns with previous_response_id, streamed or not', async () => {
     const first = await client.responses.create({ model: 'local-chat', input: [{ role: 'developer', content: SOURCES }, { role: 'user', content: QUESTION }] });
     expect(first.output_text).toContain(ANSWER);
-    expect(first.store).toBe(true);
+    expect(first).toMatchObject({ store: true });
     const second = await client.responses.create({ model: 'local-chat', previous_response_id: first.id, input: SOURDOUGH });
     expect(second.output_text).toContain('Sourdough bread needs a starter.');
     expect(second.previous_response_id).toBe(first.id);
@@ -107,7 +107,7 @@ describe('model gateway: stored responses through the openai SDK', () => {
     expect(await stranger.responses.delete(mine.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
     const chained = await stranger.responses.create({ model: 'local-chat', previous_response_id: mine.id, input: SOURDOUGH }).catch((e) => e);
     expect(chained.error).toMatchObject({ code: 'previous_response_not_found' });
-    const referenced = await stranger.responses.create({ model: 'local-chat', input: [{ type: 'item_reference', id: mine.output[0]!.id }] }).catch((e) => e);
+    const referenced = await stranger.responses.create({ model: 'local-chat', input: [{ type: 'item_reference', id: mine.output[0]!.id! }] }).catch((e) => e);
     expect(referenced).toBeInstanceOf(OpenAI.NotFoundError);
     expect(referenced.error).toMatchObject({ param: 'input', code: 'item_not_found' });
     // Still there for its own tenant.
@@ -116,11 +116,11 @@ describe('model gateway: stored responses through the openai SDK', () => {
 
   it('keeps nothing of a response made with store: false', async () => {
     const r = await client.responses.create({ model: 'local-chat', input: QUESTION, store: false });
-    expect(r.store).toBe(false);
+    expect(r).toMatchObject({ store: false });
     expect(await client.responses.retrieve(r.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
     const chained = await client.responses.create({ model: 'local-chat', previous_response_id: r.id, input: 'more' }).catch((e) => e);
     expect(chained.error).toMatchObject({ code: 'previous_response_not_found' });
-    const ref = await client.responses.create({ model: 'local-chat', input: [{ type: 'item_reference', id: r.output[0]!.id }] }).catch((e) => e);
+    const ref = await client.responses.create({ model: 'local-chat', input: [{ type: 'item_reference', id: r.output[0]!.id! }] }).catch((e) => e);
     expect(ref).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
