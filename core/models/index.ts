@@ -10,8 +10,9 @@ import { KeyOptions } from './key-options';
 import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
-import { openModelsDb, sqliteAnswerStore, sqliteKeyStore, sqliteLimitCounters, sqliteUsageStore } from './sqlite';
-import type { KeyStore, LimitCounters, UsageStore } from './ports';
+import { openModelsDb, sqliteAnswerStore, sqliteKeyStore, sqliteLimitCounters, sqliteResponseStore, sqliteUsageStore } from './sqlite';
+import type { KeyStore, LimitCounters, ResponseStore, UsageStore } from './ports';
+import { storedResponses, type StoredResponses } from './stored-responses';
 
 export interface ModelsCore {
   service: ModelsService;
@@ -21,6 +22,8 @@ export interface ModelsCore {
   catalogSources: ReadonlyMap<string, CatalogSource>;
   /** Where long texts are counted and guarded (shared with the chat proxy of the same process). */
   offload: Offload;
+  /** The Responses API's stored responses (`store` not false), per tenant, until they expire. */
+  responses: StoredResponses;
   /** The caller an LM key (`<key>[/<options>]`) establishes: 401 when missing, unknown or revoked; 400 for a bad option. */
   keyCaller(header: string | undefined): Promise<KeyCaller>;
   /**
@@ -28,7 +31,7 @@ export interface ModelsCore {
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
    */
   serviceCaller(name: string): KeyCaller;
-  /** Deletes expired cached answers and request counts older than their window (a background job). */
+  /** Deletes expired cached answers and stored responses, and request counts older than their window (a background job). */
   prune(): Promise<number>;
   close(): Promise<void>;
 }
@@ -45,10 +48,13 @@ export interface ModelsCoreOptions {
   /** A cache elsewhere (Redis) instead of the one in the SQLite file. */
   cache?: ChatCache;
   /**
-   * Shared stores instead of the SQLite file's (PostgreSQL for keys and usage, Redis for the
-   * limit counts), so every replica sees the same keys, totals and limits.
+   * Shared stores instead of the SQLite file's (PostgreSQL for keys, usage and stored responses,
+   * Redis for the limit counts), so every replica sees the same keys, totals, limits and responses.
    */
-  shared?: { keys?: KeyStore; usage?: UsageStore; limits?: LimitCounters };
+  shared?: { keys?: KeyStore; usage?: UsageStore; limits?: LimitCounters; responses?: ResponseStore };
+  /** How long a stored response is kept (default 30 days, as OpenAI), and the most JSON it may hold (default 8 MiB). */
+  responsesTtlDays?: number;
+  responsesMaxBytes?: number;
   /** Bounds of the cache in the SQLite file (default 10,000 answers, 64 MiB). */
   cacheMaxEntries?: number;
   cacheMaxBytes?: number;
@@ -80,18 +86,22 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000, maxEntryBytes: Math.min(2 ** 20, Math.floor(cacheBytes / 10)),
     onError: (op, err) => opts.onStoreError?.(op, err),
   });
+  const responses = storedResponses({
+    store: opts.shared?.responses ?? sqliteResponseStore(db), clock,
+    ttlMs: (opts.responsesTtlDays ?? 30) * 86_400_000, maxBytes: opts.responsesMaxBytes ?? 8 * 2 ** 20,
+  });
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
   const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload }), offload, clock, providerOf, statusOf: opts.statusOf });
   return {
-    service, keys, catalog, catalogSources, offload,
+    service, keys, catalog, catalogSources, offload, responses,
     keyCaller: keyCallerOf(keys),
     serviceCaller: (name) => ({
       key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
       options: KeyOptions.parse({}),
     }),
-    prune: async () => (opts.cache ? 0 : answers.sweep()) + (await limits.prune()),
+    prune: async () => (opts.cache ? 0 : answers.sweep()) + (await limits.prune()) + (await responses.prune()),
     close: async () => {
       await offload.close();
       await http.close();

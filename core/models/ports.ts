@@ -57,3 +57,36 @@ export interface LimitCounters {
   /** Forgets the requests counted at or before `before`; returns how many. */
   pruneRequests(before: number): Promise<number>;
 }
+
+/** An item of a Responses API conversation or answer, as JSON (`message`, `function_call`, ...). */
+export type ResponseItem = Record<string, unknown>;
+
+/** A response kept for later requests (Responses API, `store` not false): under its tenant, until it expires. */
+export interface StoredResponse {
+  /** `resp_...` */
+  id: string;
+  tenant: string;
+  createdAt: number;
+  expiresAt: number;
+  /** The response object as it was answered; its output items have ids (`msg_...`, `fc_...`). */
+  response: Record<string, unknown> & { output: (ResponseItem & { id: string })[] };
+  /** The conversation it answered: the previous responses' items, then its own input (references resolved). */
+  input: ResponseItem[];
+}
+
+/**
+ * The stored responses, shared by every process and replica. A tenant sees only its own; an expired
+ * response is never answered (and pruned later). Ids are the gateway's own, unique.
+ */
+export interface ResponseStore {
+  /** Keeps a response and its output items (each findable by id for `item_reference`). */
+  put(r: StoredResponse): Promise<void>;
+  /** `tenant`'s response `id`, unless it had expired at `now`. */
+  get(tenant: string, id: string, now: number): Promise<StoredResponse | undefined>;
+  /** The output items of `tenant`'s responses live at `now` with these ids (those found, by id). */
+  items(tenant: string, ids: readonly string[], now: number): Promise<Map<string, ResponseItem>>;
+  /** Deletes `tenant`'s response `id` (with its items); false when there was no live one. */
+  delete(tenant: string, id: string, now: number): Promise<boolean>;
+  /** Deletes the responses expired at `now`; returns how many. */
+  prune(now: number): Promise<number>;
+}

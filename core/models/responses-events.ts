@@ -40,7 +40,7 @@ export function responseObject(meta: ResponseMeta, s: { output: OutputItem[]; fi
     error: status === 'failed' ? { code: 'server_error', message: 'The model failed midway' } : null,
     incomplete_details: reason ? { reason } : null,
     instructions: r.instructions ?? null, max_output_tokens: r.max_output_tokens ?? null, model: meta.model,
-    output: s.output, parallel_tool_calls: r.parallel_tool_calls ?? true, previous_response_id: null,
+    output: s.output, parallel_tool_calls: r.parallel_tool_calls ?? true, previous_response_id: r.previous_response_id ?? null,
     reasoning: { effort: null, summary: null }, service_tier: 'default', store: r.store ?? true,
     temperature: r.temperature ?? 1, text: { format: r.text?.format ?? { type: 'text' } },
     tool_choice: r.tool_choice ?? 'auto',
@@ -49,6 +49,8 @@ export function responseObject(meta: ResponseMeta, s: { output: OutputItem[]; fi
     user: r.user ?? null, metadata: r.metadata ?? {},
   };
 }
+
+export type ResponseObject = ReturnType<typeof responseObject>;
 
 const messageItem = (id: string, text: string | undefined, status: Status): OutputItem => ({
   id, type: 'message', status, role: 'assistant', content: text === undefined ? [] : [{ type: 'output_text', annotations: [], logprobs: [], text }],
@@ -71,11 +73,16 @@ export type ResponseEvent = { type: string; sequence_number: number } & Record<s
  * The events of a streamed answer, numbered from 0: response.created and .in_progress; the message
  * item (added, its output_text part, each delta, the text's and part's done, the item's done); each
  * function call (added, its arguments' delta and done, the item's done); response.completed (or
- * .incomplete, named by the response's status). An upstream failure midway is OpenAI's `error` event, and the stream ends there.
+ * .incomplete, named by the response's status), once `keep` has kept the response (a stored one).
+ * An upstream failure midway, or one to keep the response, is OpenAI's `error` event, and the stream ends there.
  */
-export async function* responseStreamEvents(meta: ResponseMeta, stream: ChatStream): AsyncGenerator<ResponseEvent> {
+export async function* responseStreamEvents(meta: ResponseMeta, stream: ChatStream, keep?: (response: ResponseObject) => Promise<void>): AsyncGenerator<ResponseEvent> {
   let seq = 0;
   const ev = (type: string, fields: Record<string, unknown>): ResponseEvent => ({ type, sequence_number: seq++, ...fields });
+  const failed = (err: unknown) => {
+    const exposed = err instanceof PlatformError && err.expose;
+    return ev('error', { code: (exposed && err.code) || 'server_error', message: exposed ? err.message : 'Internal server error', param: null });
+  };
   const output: OutputItem[] = [];
   yield ev('response.created', { response: responseObject(meta, { output: [] }) });
   yield ev('response.in_progress', { response: responseObject(meta, { output: [] }) });
@@ -94,8 +101,7 @@ export async function* responseStreamEvents(meta: ResponseMeta, stream: ChatStre
       yield ev('response.output_text.delta', { ...at, delta, logprobs: [] });
     }
   } catch (err) {
-    const exposed = err instanceof PlatformError && err.expose;
-    yield ev('error', { code: (exposed && err.code) || 'server_error', message: exposed ? err.message : 'Internal server error', param: null });
+    yield failed(err);
     return;
   }
   const { finishReason, usage, toolCalls = [] } = await stream.done;
@@ -119,5 +125,11 @@ export async function* responseStreamEvents(meta: ResponseMeta, stream: ChatStre
     yield ev('response.output_item.done', { output_index, item: output[output_index] });
   }
   const response = responseObject(meta, { output, finishReason, usage });
+  try {
+    await keep?.(response);
+  } catch (err) {
+    yield failed(err);
+    return;
+  }
   yield ev(`response.${response.status}`, { response });
 }

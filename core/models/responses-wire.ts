@@ -6,12 +6,9 @@ import { imageOf } from './openai-wire';
 /**
  * OpenAI's Responses API request (`POST /responses`), as the gateway reads it into the
  * provider-neutral chat call. Unknown fields are ignored, as OpenAI ignores fields it does not use.
- * The gateway keeps no responses (docs/decisions.md): what needs a stored one (`previous_response_id`,
- * `item_reference`, `background`) is a 400 saying to send the conversation itself.
+ * `item_reference` items (and message or function call items carrying only an `id`) and
+ * `previous_response_id` name stored responses: stored-responses.ts resolves them before the call.
  */
-const NOT_STORED = 'this gateway keeps no responses: send the whole conversation as `input` items'
-  + ' (with @ai-sdk/openai: providerOptions.openai.store = false)';
-
 const InputText = z.object({ type: z.enum(['input_text', 'output_text']), text: z.string() });
 const InputImage = z.object({ type: z.literal('input_image'), image_url: z.string().nullish(), file_id: z.string().nullish(), detail: z.string().nullish() });
 const Refusal = z.object({ type: z.literal('refusal'), refusal: z.string() });
@@ -23,28 +20,44 @@ const Part = z.discriminatedUnion('type', [InputText, InputImage, Refusal]);
 const asParts = (v: unknown) => (typeof v === 'string' ? [{ type: 'input_text', text: v }] : v);
 const Content = z.preprocess(asParts, z.array(Part).max(1000));
 
+const Id = z.string().min(1).max(256);
 const MessageItem = z.object({
   type: z.literal('message'),
+  id: Id.nullish(),
   role: z.enum(['user', 'assistant', 'system', 'developer']),
   content: Content,
 });
 const FunctionCallItem = z.object({
-  type: z.literal('function_call'), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string(),
+  type: z.literal('function_call'), id: Id.nullish(), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string(),
 });
 const FunctionCallOutputItem = z.object({
-  type: z.literal('function_call_output'), call_id: z.string().min(1),
+  type: z.literal('function_call_output'), id: Id.nullish(), call_id: z.string().min(1),
   output: Content,
 });
-const ItemReference = z.object({ type: z.literal('item_reference') })
-  .superRefine((_v, ctx) => ctx.addIssue({ code: 'custom', message: `item_reference is not supported: ${NOT_STORED}` }));
-const Reasoning = z.object({ type: z.literal('reasoning') });
+const ItemReference = z.object({ type: z.literal('item_reference'), id: Id });
+const Reasoning = z.object({ type: z.literal('reasoning'), id: Id.nullish() });
 
-/** A message item may leave out its `type` (the SDKs' EasyInputMessage). */
+/**
+ * A message item may leave out its `type` (the SDKs' EasyInputMessage); a message without content or
+ * a function call without its call, named by `id`, stands for the stored item of that id.
+ */
+function itemOf(v: unknown): unknown {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+  const o = v as Record<string, unknown>;
+  const byId = typeof o.id === 'string' && ((o.type ?? 'message') === 'message' ? o.content === undefined : o.type === 'function_call' && o.call_id === undefined);
+  if (byId) return { type: 'item_reference', id: o.id };
+  return 'type' in o ? o : { ...o, type: 'message' };
+}
 const Item = z.preprocess(
-  (v) => (v && typeof v === 'object' && !Array.isArray(v) && !('type' in v) ? { ...v, type: 'message' } : v),
+  itemOf,
   z.discriminatedUnion('type', [MessageItem, FunctionCallItem, FunctionCallOutputItem, ItemReference, Reasoning]),
 );
 type Item = z.output<typeof Item>;
+/** An input item once references are resolved: what a conversation holds. */
+export type ConversationItem = Exclude<Item, { type: 'item_reference' }>;
+const Resolved = z.array(Item.refine((i) => i.type !== 'item_reference', 'a stored conversation holds no references'));
+/** Items kept as JSON (a stored conversation, a stored answer's output), read again as input items. */
+export const conversationItems = (json: unknown[]): ConversationItem[] => Resolved.parse(json) as ConversationItem[];
 
 const FunctionTool = z.object({
   type: z.string(),
@@ -86,10 +99,9 @@ export const ResponsesRequest = z.object({
   metadata: z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'At most 16 metadata pairs').nullish(),
   user: z.string().max(256).nullish(),
   stream: z.boolean().nullish(),
-  previous_response_id: z.string().nullish(),
+  previous_response_id: Id.nullish(),
   background: z.boolean().nullish(),
 }).superRefine((b, ctx) => {
-  if (b.previous_response_id) ctx.addIssue({ code: 'custom', path: ['previous_response_id'], message: `previous_response_id is not supported: ${NOT_STORED}` });
   if (b.background) ctx.addIssue({ code: 'custom', path: ['background'], message: 'background is not supported: ask without it (stream: true reads the answer as it comes)' });
 });
 export type ResponsesRequest = z.output<typeof ResponsesRequest>;
@@ -111,8 +123,11 @@ function messageOf(item: Extract<Item, { type: 'message' }>): ChatMessage {
   return { role: item.role === 'developer' ? 'system' : item.role, text: textOf(item.content), ...(attachments.length ? { attachments } : {}) };
 }
 
-/** The conversation: `instructions` as the system message, then the input's items; function calls join their assistant turn. */
-export function responsesMessages(body: Pick<ResponsesRequest, 'input' | 'instructions'>): ChatMessage[] {
+/**
+ * The conversation: `instructions` as the system message, then the input's items; function calls
+ * join their assistant turn. References are resolved before (stored-responses.ts): none is read here.
+ */
+export function responsesMessages(body: { input: readonly Item[]; instructions?: string | null }): ChatMessage[] {
   const out: ChatMessage[] = body.instructions ? [{ role: 'system', text: body.instructions }] : [];
   const names = new Map<string, string>();
   for (const item of body.input) {
@@ -140,7 +155,7 @@ function formatOf(f: z.output<typeof TextFormat> | null | undefined): ResponseFo
 }
 
 /** The neutral chat call a Responses request asks for (its model is the route's to find). */
-export function responsesToChat(body: ResponsesRequest): Omit<ChatRequest, 'model'> {
+export function responsesToChat(body: Omit<ResponsesRequest, 'input'> & { input: readonly Item[] }): Omit<ChatRequest, 'model'> {
   const tools: ToolDefinition[] | undefined = body.tools?.map((t) => ({
     name: t.name!, ...(t.description ? { description: t.description } : {}), ...(t.parameters ? { parameters: t.parameters } : {}), ...(t.strict != null ? { strict: t.strict } : {}),
   }));

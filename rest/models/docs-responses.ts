@@ -48,6 +48,31 @@ export const responsesDocs: OperationDocs = {
   },
 };
 
+const storedFailures = {
+  401: { description: 'No key, or an unknown or revoked key', schema: AzureError },
+  404: { description: 'No such response for this key\'s tenant (unknown, expired, deleted, made with `store: false`, or another tenant\'s)', schema: AzureError },
+};
+const responseId = { id: { description: 'The response\'s id (`resp_...`)', example: 'resp_0123456789abcdef0123456789abcdef' } };
+export const storedResponseDocs: OperationDocs = {
+  params: responseId,
+  responses: { 200: { description: 'The response object, as it was answered', schema: ResponseObject }, ...storedFailures, 400: { description: '`stream=true` (not served)', schema: AzureError } },
+};
+export const deletedResponseDocs: OperationDocs = {
+  params: responseId,
+  responses: { 200: { description: 'Deleted', schema: z.object({ id: z.string(), object: z.literal('response'), deleted: z.literal(true) }) }, ...storedFailures },
+};
+export const inputItemsDocs: OperationDocs = {
+  params: { ...responseId, after: { description: 'The id of the item after which the page starts' }, limit: { description: 'Items per page, 1 to 100 (20)' },
+    order: { description: '`desc` (newest first, the default) or `asc`' } },
+  responses: {
+    200: {
+      description: 'The conversation the response answered (the previous responses\' items, then its own input), each item with an id',
+      schema: z.object({ object: z.literal('list'), data: z.array(z.looseObject({ id: z.string(), type: z.string() })), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() }),
+    },
+    ...storedFailures,
+  },
+};
+
 const modelsFailures = { 401: { description: 'No key, or an unknown or revoked key', schema: AzureError } };
 export const azureModelsDocs: OperationDocs = { responses: { 200: { description: 'The models this key may use', schema: AzureModelList }, ...modelsFailures } };
 export const azureModelDocs: OperationDocs = {

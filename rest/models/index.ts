@@ -1,4 +1,5 @@
 import type { ModelsService } from '../../core/models/service';
+import type { StoredResponses } from '../../core/models/stored-responses';
 import type { ErrorBody } from '../shared/http-errors';
 import { z } from 'zod';
 import { anthropicApiRoutes } from './anthropic-api';
@@ -35,7 +36,7 @@ export const modelsErrorBody: ErrorBody = (err, status) => {
 const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 const UsageQuery = z.object({ from: instant.optional(), to: instant.optional() });
 
-export function modelsRest(models: ModelsService): RestService {
+export function modelsRest(models: ModelsService, stored: StoredResponses): RestService {
   return {
     title: 'Model gateway',
     version: '1.2.2',
@@ -67,7 +68,7 @@ export function modelsRest(models: ModelsService): RestService {
       ...openAiRoutes(models),
       ...geminiRoutes(models),
       ...bedrockRoutes(models),
-      ...responsesRoutes(models),
+      ...responsesRoutes(models, stored),
       ...anthropicApiRoutes(models),
     ],
   };

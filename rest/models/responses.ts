@@ -1,22 +1,26 @@
 import { z } from 'zod';
 import { collect, refusing } from '../../core/models/refusing';
-import { responseObject, responseOutput, responseStreamEvents, type ResponseMeta } from '../../core/models/responses-events';
+import { responseObject, responseOutput, responseStreamEvents, type ResponseMeta, type ResponseObject } from '../../core/models/responses-events';
 import { ResponsesRequest, responsesToChat } from '../../core/models/responses-wire';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { ModelsService } from '../../core/models/service';
+import type { StoredResponses } from '../../core/models/stored-responses';
 import { opaqueId } from '../../core/shared/ids';
 import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
 import { ApiVersion, azureErrorBody, InvalidParam, openAiErrorBody, parseBody } from './doors';
 import { define, gatewayHeaders, lmKey } from './common';
 import { azureModelDocs, azureModelsDocs, responsesDocs } from './docs-responses';
+import { storedResponseRoutes } from './responses-stored';
 
 /**
  * OpenAI's Responses API (`POST /responses`, `openai.responses`) at the OpenAI-compatible base
  * `/proxy/api/v1`, and the same on Azure's v1 layout (`azure.responses`) with Azure's model list:
  * `/azure/openai/v1/...` (the AzureOpenAI class with that baseURL) and `/azure/openai/...` (what
  * @ai-sdk/azure's `createAzure({ baseURL: '<base>/proxy/api/v1/azure/openai' })` calls). Any
- * catalog chat model answers, whatever its provider; errors are OpenAI's.
+ * catalog chat model answers, whatever its provider; errors are OpenAI's. A response made with
+ * `store` not false is kept for its tenant (stored-responses.ts): a later request continues it or
+ * names its items, and responses-stored.ts reads and deletes it.
  */
 
 const AZURE_PREFIXES = ['/azure/openai/v1', '/azure/openai'] as const;
@@ -28,30 +32,38 @@ const azureModel = (m: CatalogModel) => ({
   capabilities: { fine_tune: false, inference: true, completion: false, chat_completion: m.kind === 'chat', embeddings: m.kind === 'embedding' },
 });
 
-export function responsesRoutes(models: ModelsService): Route[] {
+export function responsesRoutes(models: ModelsService, stored: StoredResponses): Route[] {
   const responses = (path: string, route: string) => define({
     method: 'post', path, tags: [route === 'openai.responses' ? 'OpenAI' : 'group A'],
     summary: 'Responses (OpenAI Responses API wire format; `stream: true` for server-sent events)',
-    description: 'The key in `Authorization: Bearer <key>` or `api-key`. Function tools, `text.format` (JSON schema) and streaming as OpenAI sends them; '
-      + 'no stored responses (`previous_response_id`, `item_reference` and `background` are refused).',
+    description: 'The key in `Authorization: Bearer <key>` or `api-key`. Function tools, `text.format` (JSON schema) and streaming as OpenAI sends them. '
+      + 'Unless `store` is false, the response is kept for the key\'s tenant (MODELS_RESPONSES_TTL_DAYS, 30 days by default): `previous_response_id` '
+      + 'continues it (its `instructions` are not carried over) and `item_reference` items name its output items. `background` is refused.',
     input: { query: ApiVersion, body: z.unknown() }, credential: lmKey, errorBody: openAiErrorBody, docs: responsesDocs,
     responses: { 200: { description: 'A response object, or response.* events' } },
     handle: async (input, { req, res, ctx }) => {
       const id = (input.body as { model?: unknown } | null)?.model;
       if (typeof id !== 'string' || !id) throw new InvalidParam("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
       const model = await models.model({ id }, ctx);
-      const { body, chat } = await refusing(models, { model, route }, ctx, () => {
+      const tenant = ctx.caller.key.tenant;
+      const { body, chat, conversation } = await refusing(models, { model, route }, ctx, async () => {
         const b = parseBody(ResponsesRequest, input.body);
-        return { body: b, chat: responsesToChat(b) };
+        const items = await stored.conversation(tenant, b);
+        return { body: b, conversation: items, chat: responsesToChat({ ...b, input: items }) };
       });
       const stream = await models.chat({ model, route, ...chat }, ctx);
       gatewayHeaders(res, stream);
       const meta: ResponseMeta = { id: `resp_${opaqueId()}`, createdAt: Math.floor(Date.now() / 1000), model: model.id, request: body };
+      const keep = async (response: ResponseObject) => {
+        if (body.store !== false) await stored.keep(tenant, { id: meta.id, input: conversation, response });
+      };
       if (!body.stream) {
         const a = await collect(stream);
-        return responseObject(meta, { ...a, output: responseOutput(a) });
+        const response = responseObject(meta, { ...a, output: responseOutput(a) });
+        await keep(response);
+        return response;
       }
-      await streamObjects(req, res, responseStreamEvents(meta, stream), { typedEvents: true });
+      await streamObjects(req, res, responseStreamEvents(meta, stream, keep), { typedEvents: true });
       return undefined;
     },
   });
@@ -69,6 +81,7 @@ export function responsesRoutes(models: ModelsService): Route[] {
   });
   return [
     responses('/responses', 'openai.responses'),
+    ...storedResponseRoutes(stored, ['', ...AZURE_PREFIXES]),
     ...AZURE_PREFIXES.flatMap((prefix) => [responses(`${prefix}/responses`, 'azure.responses'), azureModels(prefix), azureModelById(prefix)]),
   ];
 }

@@ -43,6 +43,10 @@ const Settings = z.object({
    * that they never hold up other requests; 0 does it in the event loop.
    */
   MODELS_TEXT_THREADS: z.coerce.number().int().min(0).max(16).default(1),
+  /** Days a stored Responses API response (`store` not false) is kept for `previous_response_id`, `item_reference` and `GET /responses/{id}` (OpenAI: 30). */
+  MODELS_RESPONSES_TTL_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** MiB of JSON a stored response's conversation may hold (images included); a longer one is refused unless `store` is false. */
+  MODELS_RESPONSES_MAX_MB: z.coerce.number().int().min(1).max(1024).default(8),
 });
 
 /** One door to many language models under `/proxy/api/v1`: catalog, keys, the provider routes of groups A, B and C, usage; the `models` subgraph. */
@@ -63,9 +67,10 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
       cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache,
       shared: {
-        ...(pool ? { keys: postgres().pgKeyStore(pool), usage: postgres().pgUsageStore(pool) } : {}),
+        ...(pool ? { keys: postgres().pgKeyStore(pool), usage: postgres().pgUsageStore(pool), responses: postgres().pgResponseStore(pool) } : {}),
         ...(redis ? { limits: redisLimits().redisLimitCounters(redis, `${config.REDIS_KEY_PREFIX}models:limits:`) } : {}),
       },
+      responsesTtlDays: config.MODELS_RESPONSES_TTL_DAYS, responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
       onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => {
         const { STATUS, toPlatformError } = http();
@@ -87,12 +92,12 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       close: () => core.close(),
     };
   },
-  rest: (core) => rest().modelsRest(core.service),
+  rest: (core) => rest().modelsRest(core.service, core.responses),
   credentials: (core) => modelKeyCredentials(core.keyCaller),
   subgraph: { sdl: () => readSchemaFile('models/models.graphql'), resolvers: (core, edge) => subgraph().modelsResolvers(core.service, edge.callOf) },
   client: (opts) => client().modelsClient(opts),
   commands: modelsCommands,
-  jobs: [{ name: 'prune expired cached answers and request counts', everyMs: 60_000, run: (core) => core.prune() }],
+  jobs: [{ name: 'prune expired cached answers, stored responses and request counts', everyMs: 60_000, run: (core) => core.prune() }],
   /** DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it works. */
   bootstrap: async (core, current): Promise<Record<string, string>> => {
     if (current.api_key && (await core.keys.verify(current.api_key))) return { api_key: current.api_key };

@@ -40,4 +40,23 @@ export const MODELS_PG_MIGRATIONS = [
   CREATE INDEX models_usage_tenant ON models_usage (tenant, at);
   CREATE INDEX models_usage_key ON models_usage (key_id, at);
   `,
+  // Stored Responses API responses (responses.ts), and their output items by id for item_reference.
+  `
+  CREATE TABLE models_responses (
+    id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL,
+    response JSONB NOT NULL,
+    input JSONB NOT NULL
+  );
+  CREATE INDEX models_responses_expiry ON models_responses (expires_at);
+  CREATE TABLE models_response_items (
+    id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    response_id TEXT NOT NULL REFERENCES models_responses (id) ON DELETE CASCADE,
+    item JSONB NOT NULL
+  );
+  CREATE INDEX models_response_items_response ON models_response_items (response_id);
+  `,
 ];

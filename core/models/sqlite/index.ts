@@ -4,3 +4,4 @@ export { sqliteKeyStore } from './keys';
 export { sqliteUsageStore } from './usage';
 export { sqliteLimitCounters } from './limit-counters';
 export { sqliteAnswerStore, type SqliteAnswerStoreOptions } from './answer-store';
+export { sqliteResponseStore } from './responses';

@@ -66,4 +66,24 @@ export const MODELS_MIGRATIONS = [
     SELECT key_id, CAST(strftime('%s', at / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000, sum(tokens_in + tokens_out)
     FROM usage GROUP BY 1, 2 HAVING sum(tokens_in + tokens_out) > 0;
   `,
+  // Stored Responses API responses (responses.ts): the conversation and the answer as JSON, and the
+  // answer's items by id (for item_reference), under their tenant, until they expire.
+  `
+  CREATE TABLE responses (
+    id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    response TEXT NOT NULL,
+    input TEXT NOT NULL
+  );
+  CREATE INDEX responses_expiry ON responses (expires_at);
+  CREATE TABLE response_items (
+    id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    response_id TEXT NOT NULL REFERENCES responses (id) ON DELETE CASCADE,
+    item TEXT NOT NULL
+  );
+  CREATE INDEX response_items_response ON response_items (response_id);
+  `,
 ];

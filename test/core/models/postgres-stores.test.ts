@@ -1,7 +1,8 @@
-import { MODELS_PG_MIGRATIONS, pgKeyStore, pgUsageStore } from '../../../core/models/postgres';
+import { MODELS_PG_MIGRATIONS, pgKeyStore, pgResponseStore, pgUsageStore } from '../../../core/models/postgres';
 import { randomUUID } from 'node:crypto';
 import { describePg, sharedTestDatabase } from '../../shared/postgres';
 import { keyStoreContract } from './store-contracts-keys';
+import { responseStoreContract } from './store-contracts-responses';
 import { usageStoreContract } from './store-contracts-usage';
 
 /** The model gateway's PostgreSQL adapters pass the same port contracts as the SQLite ones (DATABASE_URL). */
@@ -9,6 +10,7 @@ describePg('the model gateway on PostgreSQL', () => {
   const open = sharedTestDatabase([{ scope: 'models', sql: MODELS_PG_MIGRATIONS }]);
   keyStoreContract('PostgreSQL', () => open((pool) => pgKeyStore(pool)));
   usageStoreContract('PostgreSQL', () => open((pool) => pgUsageStore(pool)));
+  responseStoreContract('PostgreSQL', () => open((pool) => pgResponseStore(pool)));
 
   it('keeps every record of four replicas recording in group commits at the same time', async () => {
     const [a, b] = [await open((pool) => pgUsageStore(pool)), await open((pool) => pgUsageStore(pool))];

@@ -59,13 +59,22 @@ describe('Responses wire: requests', () => {
   it('refuses what it cannot do, naming the field and what to do instead', () => {
     expect(issues({ input: 'x', tools: [{ type: 'web_search' }] })).toEqual([{ path: 'tools.0.type', message: expect.stringContaining("'web_search' is not supported") }]);
     expect(issues({ input: 'x', tools: [{ type: 'function' }] })).toEqual([{ path: 'tools.0.name', message: expect.any(String) }]);
-    expect(issues({ input: 'x', previous_response_id: 'resp_1' })).toEqual([{ path: 'previous_response_id', message: expect.stringContaining('send the whole conversation') }]);
     expect(issues({ input: 'x', background: true })).toEqual([{ path: 'background', message: expect.stringContaining('not supported') }]);
-    expect(issues({ input: [{ type: 'item_reference', id: 'msg_1' }] })).toEqual([{ path: 'input.0', message: expect.stringContaining('store = false') }]);
+    expect(issues({ input: [{ type: 'item_reference' }] })).toEqual([{ path: 'input.0.id', message: expect.any(String) }]);
     expect(issues({ input: [{ role: 'user', content: [{ type: 'input_audio' }] }] })).toEqual([{ path: 'input.0.content.0.type', message: expect.any(String) }]);
     expect(issues({ input: [] })).toEqual([{ path: 'input', message: expect.any(String) }]);
     expect(() => responsesToChat(read({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }))).toThrow(/keeps no files/);
     expect(issues({ input: 'x', previous_response_id: null, background: false, store: false })).toEqual([]);
+  });
+
+  it('reads references to stored items: item_reference, and a message or function call given only by its id', () => {
+    expect(read({ previous_response_id: 'resp_1', input: [
+      { type: 'item_reference', id: 'msg_1' }, { id: 'msg_2' }, { type: 'message', id: 'msg_3' }, { type: 'function_call', id: 'fc_1' },
+      { type: 'message', id: 'msg_4', role: 'assistant', content: 'kept whole' },
+    ] }).input).toEqual([
+      { type: 'item_reference', id: 'msg_1' }, { type: 'item_reference', id: 'msg_2' }, { type: 'item_reference', id: 'msg_3' }, { type: 'item_reference', id: 'fc_1' },
+      { type: 'message', id: 'msg_4', role: 'assistant', content: [{ type: 'input_text', text: 'kept whole' }] },
+    ]);
   });
 });
 

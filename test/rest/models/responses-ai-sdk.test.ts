@@ -1,6 +1,6 @@
 import { createAzure } from '@ai-sdk/azure';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
+import { generateText, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage } from 'ai';
 import { z } from 'zod';
 import { ANSWER, modelsInProcess, QUESTION, SOURCES, type ModelsInProcess } from './fixture';
 
@@ -15,11 +15,17 @@ describe('model gateway: the Vercel AI SDK\'s default (Responses) models', () =>
   let p: ModelsInProcess;
   const NAMES = ['@ai-sdk/openai', '@ai-sdk/azure'] as const;
   let providers: Record<(typeof NAMES)[number], (id: string) => LanguageModel>;
+  /** The JSON bodies the SDKs sent, last one last. */
+  const sent: { input?: { type?: string; id?: string }[] }[] = [];
+  const recording: typeof fetch = async (url, init) => {
+    if (typeof init?.body === 'string') sent.push(JSON.parse(init.body));
+    return fetch(url, init);
+  };
   beforeAll(async () => {
     p = await modelsInProcess();
     const url = await p.listen();
-    const openai = createOpenAI({ baseURL: `${url}/proxy/api/v1`, apiKey: p.key });
-    const azure = createAzure({ baseURL: `${url}/proxy/api/v1/azure/openai`, apiKey: p.key });
+    const openai = createOpenAI({ baseURL: `${url}/proxy/api/v1`, apiKey: p.key, fetch: recording });
+    const azure = createAzure({ baseURL: `${url}/proxy/api/v1/azure/openai`, apiKey: p.key, fetch: recording });
     providers = { '@ai-sdk/openai': (id) => openai(id), '@ai-sdk/azure': (id) => azure(id) };
   });
   afterAll(() => p?.close());
@@ -82,6 +88,34 @@ describe('model gateway: the Vercel AI SDK\'s default (Responses) models', () =>
     expect(kinds.indexOf('tool-result')).toBeLessThan(kinds.indexOf('text-delta'));
     expect(await s.text).toBe(RESULT);
     expect(await s.steps).toHaveLength(2);
+  });
+
+  it.each(NAMES)('a multi-turn chat with the defaults: turn 2 sends turn 1\'s answer back as an item_reference, resolved from the stored response (%s)', async (name) => {
+    const model = providers[name];
+    const history: ModelMessage[] = [{ role: 'user', content: QUESTION }];
+    const first = await generateText({ model: model('local-chat'), system: SOURCES, messages: history, maxRetries: 0 });
+    expect(first.text).toContain(ANSWER);
+    history.push(...first.response.messages, { role: 'user', content: 'Why do glaciers retreat?' });
+    const second = streamText({ model: model('local-chat'), system: SOURCES, messages: history, maxRetries: 0 });
+    expect(await second.text).toContain('Glaciers retreat as the climate warms.');
+    expect(sent.at(-1)!.input!.filter((i) => i.type === 'item_reference')).toEqual([{ type: 'item_reference', id: expect.stringMatching(/^msg_/) }]);
+    history.push(...(await second.response).messages, { role: 'user', content: 'What does sourdough bread need?' });
+    const third = await generateText({ model: model('local-chat'), system: SOURCES, messages: history, maxRetries: 0 });
+    expect(third.text).toContain('Sourdough bread needs a starter.');
+    expect(sent.at(-1)!.input!.filter((i) => i.type === 'item_reference')).toHaveLength(2);
+  });
+
+  it.each(NAMES)('a tool round trip, then a next turn that names the earlier answer by reference (%s)', async (name) => {
+    const model = providers[name];
+    const history: ModelMessage[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
+    const first = await generateText({ model: model('local-chat'), messages: history, tools: { weather: weather() }, stopWhen: stepCountIs(3), maxRetries: 0 });
+    expect(first.text).toBe(RESULT);
+    history.push(...first.response.messages, { role: 'user', content: 'Thanks!' });
+    // Refused (404) if the reference to the answer were not resolved from the stored response.
+    const next = await generateText({ model: model('local-chat'), messages: history, maxRetries: 0 });
+    expect(next.finishReason).toBe('stop');
+    expect(next.response.id).toMatch(/^resp_/);
+    expect(sent.at(-1)!.input!.map((i) => i.type)).toEqual(expect.arrayContaining(['function_call', 'function_call_output', 'item_reference']));
   });
 
   it('JSON output with a schema (Output.object through text.format json_schema)', async () => {

@@ -136,7 +136,7 @@ describe('model gateway: the Responses API through the openai SDK', () => {
     expect(raw.status).toBe(200);
   });
 
-  it('answers errors in OpenAI\'s shape: no key 401, unknown model 404, unsupported tools and stored responses 400', async () => {
+  it('answers errors in OpenAI\'s shape: no key 401, unknown model 404, unsupported tools 400, unknown stored responses and items', async () => {
     const post = (body: unknown, headers: Record<string, string> = { authorization: `Bearer ${p.key}` }) =>
       request(p.app).post('/proxy/api/v1/responses').set(headers).send(body as object);
     const noKey = await post({ model: 'local-chat', input: 'hi' }, {});
@@ -151,9 +151,10 @@ describe('model gateway: the Responses API through the openai SDK', () => {
     expect(web.body.error.message).toContain("The tool type 'web_search' is not supported");
     const previous = await post({ model: 'local-chat', input: 'hi', previous_response_id: 'resp_123' });
     expect(previous).toMatchObject({ status: 400, body: { error: { param: 'previous_response_id' } } });
-    expect(previous.body.error.message).toContain('send the whole conversation');
+    expect(previous.body.error).toEqual({ message: "Previous response with id 'resp_123' not found.", type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' });
     const reference = await post({ model: 'local-chat', input: [{ type: 'item_reference', id: 'msg_1' }] });
-    expect(reference).toMatchObject({ status: 400, body: { error: { param: 'input.0' } } });
+    expect(reference).toMatchObject({ status: 404, body: { error: { type: 'invalid_request_error', param: 'input', code: 'item_not_found' } } });
+    expect(reference.body.error.message).toContain("Item with id 'msg_1' not found.");
     expect(await post({ input: 'hi' })).toMatchObject({ status: 400, body: { error: { param: 'model' } } });
     expect(await post({ model: 'local-chat' })).toMatchObject({ status: 400, body: { error: { param: 'input' } } });
     expect(await post({ model: 'local-chat', input: [{ role: 'robot', content: 'x' }] })).toMatchObject({ status: 400, body: { error: { param: 'input.0.role' } } });
