@@ -74,7 +74,7 @@ export function expectRestTour(out: string) {
   expect(out).toContain('<em>Glaciers</em>');
   expect(out).toMatch(/"search":\{"totalCount":[1-9]/);
   expect(out).toContain('"object":"list","data":[{"id":"local-chat"');
-  expect(out).toContain('"content":"Glaciers retreat as the climate warms."},"finish_reason":"stop"');
+  expect(out).toContain('"content":"Glaciers retreat as the climate warms.","refusal":null},"finish_reason":"stop"');
   expect(out).toContain('"object":"chat.completion.chunk"');
   expect(out).toMatch(/"object":"usage".*"totals":\{"requests":[1-9]/);
   expect(out).toMatch(/"finishReason":"STOP"/);
