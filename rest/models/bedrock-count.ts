@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { ToolDefinition } from '../../core/models/chat';
-import { Base64, ConverseRequest, converseToChat } from '../../core/models/converse-wire';
+import { Base64, ConverseRequest, converseToChat, converseTools } from '../../core/models/converse-wire';
 import { BadRequest } from '../../core/shared/errors';
 import type { ModelsService } from '../../core/models/service';
 import { refusing } from '../../core/models/refusing';
@@ -16,21 +15,12 @@ import { countTokensDocs } from './docs-bedrock-count';
  * `{"input": {"invokeModel": {"body": <base64 of a native body>}}}`, read as Converse and InvokeModel
  * read them, answered `{"inputTokens": n}` with the gateway's count (ModelsService.countTokens).
  */
-const ToolConfig = z.object({
-  tools: z.array(z.looseObject({
-    toolSpec: z.object({ name: z.string().min(1).max(64), description: z.string().optional(), inputSchema: z.object({ json: z.record(z.string(), z.unknown()) }).optional() }).optional(),
-  })).max(256),
-}).optional();
-
 export const CountTokensBody = z.object({
   input: z.object({
-    converse: ConverseRequest.extend({ toolConfig: ToolConfig }).optional(),
+    converse: ConverseRequest.optional(),
     invokeModel: z.object({ body: Base64 }).optional(),
   }),
 });
-
-const definitions = (c: z.output<typeof ToolConfig>): ToolDefinition[] =>
-  (c?.tools ?? []).flatMap((t) => (t.toolSpec ? [{ name: t.toolSpec.name, description: t.toolSpec.description, parameters: t.toolSpec.inputSchema?.json }] : []));
 
 /** The native body of `invokeModel`: base64 of a JSON object (400 when it is not). */
 function nativeBody(base64: string): unknown {
@@ -53,7 +43,7 @@ export function countTokensRoute(models: ModelsService): Route {
         if ((converse === undefined) === (invokeModel === undefined)) {
           throw new BadRequest('input: exactly one of converse or invokeModel is required', { code: 'invalid_request' });
         }
-        if (converse) return { messages: converseToChat(converse), tools: definitions(converse.toolConfig) };
+        if (converse) return { messages: converseToChat(converse), tools: converseTools(converse).tools };
         const { messages, tools } = nativeCall(nativeBody(invokeModel!.body), m.model.id, Date.now()).chat;
         return { messages, tools };
       });

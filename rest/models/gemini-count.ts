@@ -1,6 +1,5 @@
 import type { Ctx } from '../../core/shared/context';
 import { isPlainObject } from '../../core/shared/validation';
-import type { ToolDefinition } from '../../core/models/chat';
 import { GenerateContentRequest, InvalidArgument, geminiBody, geminiToChat } from '../../core/models/gemini-wire';
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 import { refusing } from '../../core/models/refusing';
@@ -17,9 +16,8 @@ export async function geminiCountTokens(models: ModelsService, m: Metered, body:
     if (whole !== undefined && b.contents !== undefined) {
       throw new InvalidArgument([{ field: 'contents', description: 'Send contents or generateContentRequest, not both' }]);
     }
-    const { messages, ...call } = geminiToChat(geminiBody(GenerateContentRequest, whole ?? { contents: b.contents }));
-    // The tools, where the wire reads them (function declarations): counted as their definitions.
-    return { messages, tools: (call as { tools?: ToolDefinition[] }).tools };
+    const { messages, tools } = geminiToChat(geminiBody(GenerateContentRequest, whole ?? { contents: b.contents }));
+    return { messages, tools };
   });
   return { totalTokens: (await models.countTokens({ ...m, ...prompt }, ctx)).tokens };
 }
