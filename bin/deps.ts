@@ -7,6 +7,7 @@ import type { Config, ConfigParts } from '../core/shared/config';
 import { createFairPool, type FairPool, type FairPoolOptions } from '../core/shared/fair-pool';
 import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/shared/module';
 import type { OpenedRedis } from '../core/shared/redis';
+import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import { workerPools, type Channel } from './shared-pools';
 
 // Loaded only when configured: commands and SQLite deployments never load the drivers.
@@ -29,7 +30,7 @@ export interface Opened {
  * holds them (the first opened that offers a key source) or else from the issuer's JWKS
  * (AUTH_ISSUER_URL), decided on first use, so services can be opened in any order.
  */
-export function sharedDeps(config: Config, modules: readonly ServiceModule[], log: Logger, clock: Clock = systemClock) {
+export function sharedDeps(config: Config, modules: readonly ServiceModule[], log: Logger, clock: Clock = systemClock, metrics: Metrics = noMetrics) {
   let source: KeySource | undefined;
   const instances = new Map<string, ServiceInstance>();
   const keys: KeySource = { key: (realm, kid) => (source ??= remoteJwksKeySource(config.AUTH_ISSUER_URL)).key(realm, kid) };
@@ -43,8 +44,26 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
     audiences: [...new Set(modules.map(audienceOf))],
     peer: <I extends ServiceInstance>(name: string) => instances.get(name) as I | undefined,
     fairPool: machinePools(),
+    metrics,
   };
   let redis: OpenedRedis | undefined;
+  // Read on each scrape: the pool's connections by state, and whether Redis is connected.
+  metrics.gauge({
+    name: 'platform_db_pool_connections', help: 'PostgreSQL connections of the pool, by state (idle, busy, waiting: queries queued for one)', labels: ['state'],
+    collect(g) {
+      const pool = deps.postgres;
+      if (!pool) return;
+      g.set({ state: 'idle' }, pool.idleCount);
+      g.set({ state: 'busy' }, pool.totalCount - pool.idleCount);
+      g.set({ state: 'waiting' }, pool.waitingCount);
+    },
+  });
+  if (config.REDIS_URL) metrics.gauge({
+    name: 'platform_redis_up', help: 'Whether the connection to REDIS_URL is up (1) or not (0)', aggregate: 'min',
+    collect(g) {
+      if (redis) g.set({}, redis.ready() ? 1 : 0);
+    },
+  });
   return {
     deps,
     /**

@@ -6,6 +6,9 @@ import { runBootstrap, type BootstrapResult } from './bootstrap';
 import { runPrimary, workerId, type WorkerMessage } from './cluster';
 import { secureDataDir } from './data-dir';
 import { closeAll, sharedDeps } from './deps';
+import { serveMetrics, type MetricsSource } from './metrics-server';
+
+const promClient = () => require('prom-client') as typeof import('prom-client');
 
 // Loaded on use, so admin commands start fast without the GraphQL stack.
 const lazyStart = () => require('./start') as typeof import('./start');
@@ -16,6 +19,7 @@ const out = (line = '') => process.stdout.write(`${line}\n`);
 function banner(config: Config, role: string, url: string, boot: BootstrapResult | undefined, tightened: string[]) {
   const workers = config.WORKERS > 1 ? ` (${config.WORKERS} worker processes)` : '';
   out(`platform (${role}) listening on ${url}${workers}`);
+  if (config.METRICS_PORT > 0) out(`  Metrics:    http://${config.METRICS_HOST ?? config.HOST}:${config.METRICS_PORT}/metrics (Prometheus)`);
   for (const m of lazyStart().servedBy(role, SERVICES)) out(`  ${m.title}: ${url}${m.prefix}/docs`);
   if (role === 'all' || role === 'gateway') out(`  GraphQL:    ${url}/graphql (Apollo Sandbox; offline GraphiQL at ${url}/graphiql)`);
   for (const t of tightened) out(`  data directory permissions tightened: ${t}`);
@@ -51,6 +55,13 @@ export async function serve(config: Config, role: string): Promise<void> {
   const { startPlatform } = lazyStart();
   if (cluster.isWorker) {
     const running = await startPlatform(config, { role, bootstrap: false, jobs: workerId() === 1 });
+    // The primary asks every worker for its figures on each scrape, and adds them up.
+    if (running.metrics.registry) {
+      const { AggregatorRegistry } = promClient();
+      AggregatorRegistry.setRegistries([running.metrics.registry]);
+      // Constructing one is what makes a worker answer the primary's requests.
+      void new AggregatorRegistry();
+    }
     process.send?.({ ready: { url: running.url } } satisfies WorkerMessage);
     // A terminal's Ctrl-C reaches the workers too, beside the primary's SIGTERM: one stop each.
     let stopping = false;
@@ -65,6 +76,10 @@ export async function serve(config: Config, role: string): Promise<void> {
   }
   if (config.WORKERS > 1) {
     const { tightened, boot } = await prepare(config, role);
+    if (config.METRICS_PORT > 0) {
+      const aggregate = new (promClient().AggregatorRegistry)();
+      await serveMetrics(config, async () => ({ contentType: aggregate.contentType, body: await (await aggregate.clusterMetrics()) }));
+    }
     runPrimary(config.WORKERS, config.SHUTDOWN_GRACE_SECONDS * 1000, (url) => banner(config, role, url, boot, tightened), (why) => {
       process.stderr.write(`platform: ${why}\n`);
       process.exit(1);
@@ -72,8 +87,17 @@ export async function serve(config: Config, role: string): Promise<void> {
     return;
   }
   const running = await startPlatform(config, { role });
+  const registry = running.metrics.registry;
+  const metrics = registry && await serveMetrics(config, (async () => ({ contentType: registry.contentType, body: await registry.metrics() })) satisfies MetricsSource)
+    .catch(async (err: unknown) => {
+      await running.close();
+      throw err;
+    });
   banner(config, role, running.url, running.bootstrap, running.tightened);
-  const stop = () => void running.close(config.SHUTDOWN_GRACE_SECONDS * 1000).then(() => process.exit(0));
+  const stop = () => {
+    metrics?.close();
+    void running.close(config.SHUTDOWN_GRACE_SECONDS * 1000).then(() => process.exit(0));
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

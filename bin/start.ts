@@ -17,6 +17,10 @@ import { closeAll, sharedDeps, type Opened } from './deps';
 import { acceptH2c } from '../rest/shared/h2c';
 import { requestTracker, type RequestTracker } from '../edge/http/drain';
 import { readinessOf } from './readiness';
+import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
+import { prometheusMetrics, type PrometheusMetrics } from '../core/shared/telemetry/prometheus';
+import { traceFields } from '../core/shared/telemetry/tracing';
+import { startTracing, tracingWanted } from './tracing';
 
 export interface StartOptions {
   /** `all` (default), one service's name (its REST paths and subgraph), or `gateway` (the graph alone). */
@@ -30,6 +34,11 @@ export interface StartOptions {
   jobs?: boolean;
 }
 
+/** What the process serves on METRICS_PORT: a registry when metrics are on (METRICS_PORT > 0). */
+export function metricsFor(config: Config): Metrics & Partial<Pick<PrometheusMetrics, 'registry'>> {
+  return config.METRICS_PORT > 0 ? prometheusMetrics({ maxTenants: config.METRICS_MAX_TENANTS }) : noMetrics;
+}
+
 export interface RunningPlatform {
   url: string;
   port: number;
@@ -39,6 +48,8 @@ export interface RunningPlatform {
   instances: Readonly<Record<string, ServiceInstance>>;
   /** Permission fixes made to the data directory at start. */
   tightened: string[];
+  /** Its metrics (METRICS_PORT serves them; `registry` is absent when they are off). */
+  metrics: Metrics & Partial<Pick<PrometheusMetrics, 'registry'>>;
   /**
    * Stops: new connections are refused at once, WebSocket subscriptions end with 1001 (going
    * away: clients reconnect elsewhere), requests in flight get `graceMs` to finish (0 by default;
@@ -60,12 +71,19 @@ export function servedBy(role: string, modules: readonly ServiceModule[]): reado
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<RunningPlatform> {
   const role = opts.role ?? 'all';
   const modules = opts.modules ?? SERVICES;
-  const log = opts.log ?? pino({ level: config.LOG_LEVEL });
+  const tracing = tracingWanted(config) ? startTracing(config, role) : undefined;
+  // With tracing on, every log line written inside a request names its trace and span.
+  const log = opts.log ?? pino({ level: config.LOG_LEVEL, ...(tracing ? { mixin: traceFields } : {}) });
   const served = servedBy(role, modules);
   const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
-  const platform = sharedDeps(config, modules, log, opts.clock);
-  const opened = await platform.open(served);
-  const closers: (() => unknown)[] = [() => platform.close(), () => closeAll(opened)];
+  const metrics = metricsFor(config);
+  const platform = sharedDeps(config, modules, log, opts.clock, metrics);
+  const opened = await platform.open(served).catch(async (err: unknown) => {
+    await tracing?.shutdown();
+    throw err;
+  });
+  // Spans still buffered leave last, after the services have closed.
+  const closers: (() => unknown)[] = [() => tracing?.shutdown(), () => platform.close(), () => closeAll(opened)];
   try {
     const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened) : undefined;
     if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
@@ -102,7 +120,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
         persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'), persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
         subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
-        verifier: platform.deps.verifier,
+        verifier: platform.deps.verifier, metrics,
       });
       closers.push(gateway.stop);
       webSocket = gateway.webSocket;
@@ -117,6 +135,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       readiness: readinessOf(platform, opened, () => tracker?.draining() ?? false),
       log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES,
       corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra: graph, publicUrl: config.PUBLIC_URL,
+      metrics, tracing: !!tracing,
     });
     const server = createServer(app);
     const tracked = requestTracker(server);
@@ -132,7 +151,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     return {
-      url: `http://${host}:${port}`, port, server, bootstrap, tightened,
+      url: `http://${host}:${port}`, port, server, bootstrap, tightened, metrics,
       instances: Object.fromEntries(opened.map((o) => [o.module.name, o.instance])),
       async close(graceMs = 0) {
         const drained = tracked.drain(graceMs);

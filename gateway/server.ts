@@ -9,6 +9,7 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/shared/auth/verifier';
 import type { Redis } from '../core/shared/redis';
+import type { Metrics } from '../core/shared/telemetry/metrics';
 import { jsonBody } from '../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
@@ -60,6 +61,8 @@ export interface GatewayOptions {
    * who reserved it); without one, that mode is not served (distinct connections still are).
    */
   verifier?: TokenVerifier;
+  /** Where operations, subgraph fetches and open subscriptions are counted and timed (nothing when absent). */
+  metrics?: Metrics;
 }
 
 export interface Gateway {

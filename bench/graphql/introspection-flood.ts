@@ -78,7 +78,7 @@ async function main() {
   const root = process.env.PLATFORM_ROOT ?? join(__dirname, '..', '..', '..');
   const platform = join(root, 'dist', 'bin', 'platform.js');
   const [allPort, searchPort] = [await freePort(), await freePort()];
-  const env = { ...process.env, WORKERS: '1', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLATFORM_DATA_DIR: dir };
+  const env = { ...process.env, METRICS_PORT: '0', WORKERS: '1', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLATFORM_DATA_DIR: dir };
   try {
     const all = startChild('platform', [platform, 'start'], { env: { ...env, PORT: String(allPort) }, cwd: root, logFile: join(dir, 'all.log') });
     const allUrl = `http://127.0.0.1:${allPort}`;

@@ -43,7 +43,7 @@ export async function startDeployments(dir: string, log: (s: string) => void): P
   log('starting the platform in one process ...\n');
   const platform = await startChatPlatform(dir, platformPort!, upstream, DOCS, 4);
   // The parts apart share its data (tokens it issued verify against its JWKS, its documents, its key).
-  const common = { ...process.env, HOST: '127.0.0.1', PUBLIC_URL: '', PLATFORM_DATA_DIR: platform.dataDir, AUTH_ISSUER_URL: platform.url, LOG_LEVEL: 'warn' };
+  const common = { ...process.env, METRICS_PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: '', PLATFORM_DATA_DIR: platform.dataDir, AUTH_ISSUER_URL: platform.url, LOG_LEVEL: 'warn' };
   const alone: Deployments['alone'] = {};
   const urls = Object.fromEntries(SERVICES.map((m, i) => [m.name, `http://127.0.0.1:${servicePorts[i]}`]));
   log(`starting ${SERVICES.map((m) => m.name).join(', ')} each alone, and the gateway alone in front of them ...\n`);

@@ -30,7 +30,7 @@ export interface Shared {
 /** The environment of every platform: this one's, without the stores unless `shared` gives them. */
 function envFor(port: number, dataDir: string, shared?: Shared): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...process.env, HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir, WORKERS: '1',
+    ...process.env, METRICS_PORT: '0', HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir, WORKERS: '1',
     LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PUBLIC_URL: '', SUBGRAPH_TOKEN_URL: '',
   };
   delete env.DATABASE_URL;

@@ -43,7 +43,7 @@ export async function startPlatform(dir: string, port: number): Promise<Platform
   if (!existsSync(resolve(ROOT, PLATFORM_JS))) throw new Error(`${PLATFORM_JS} is missing: run 'npm run build' first`);
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
-  const env = { ...process.env, HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PUBLIC_URL: '' };
+  const env = { ...process.env, METRICS_PORT: '0', HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PUBLIC_URL: '' };
   const logFile = join(dir, 'platform.log');
   const child = startChild('platform', [PLATFORM_JS, 'start'], { cwd: ROOT, env, logFile });
   const url = `http://127.0.0.1:${port}`;

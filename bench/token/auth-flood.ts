@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: '', PLATFORM_DATA_DIR: join(dir, 'data'), TRUST_PROXY: 'loopback', LOG_LEVEL: process.env.LOG_LEVEL || 'warn' };
+  const env = { ...process.env, METRICS_PORT: '0', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: '', PLATFORM_DATA_DIR: join(dir, 'data'), TRUST_PROXY: 'loopback', LOG_LEVEL: process.env.LOG_LEVEL || 'warn' };
   const server = startChild('platform', [PLATFORM_JS, 'start'], { env, cwd: ROOT, logFile: join(dir, 'platform.log') });
   await waitHealthy(`${url}/healthz`, server, 180_000);
   for (let i = 0; i < 600 && !existsSync(join(dir, 'data', 'bootstrap.json')); i++) await new Promise((r) => setTimeout(r, 100));

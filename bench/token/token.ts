@@ -99,7 +99,7 @@ async function main(): Promise<number> {
     const spawnedAt = Date.now();
     const platform = startChild('platform', [PLATFORM_JS, 'start'], {
       cwd: ROOT,
-      env: { ...env, PORT: String(platformPort), PLATFORM_DATA_DIR: dataDir },
+      env: { ...env, METRICS_PORT: '0', PORT: String(platformPort), PLATFORM_DATA_DIR: dataDir },
       logFile: join(dir, 'platform.log'),
     });
     started.push(platform);

@@ -9,6 +9,8 @@ const flag = (fallback: boolean) => z.string().trim().toLowerCase()
   .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'expected true or false' }))
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v)).default(fallback);
 
+const otlpProtocol = z.enum(['http/protobuf', 'http/json'], { error: 'http/protobuf or http/json (OTLP over gRPC is not offered)' });
+
 /** The platform's own settings; each service adds its own (services/<name>/index.ts `config`). */
 const Platform = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -53,6 +55,26 @@ const Platform = z.object({
   CORS_ORIGINS: z.string().default('').transform((v) => v.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean)),
   /** Processes `platform start` and `platform serve` run (they share the port); the number of cores by default. */
   WORKERS: z.coerce.number().int().min(1).max(64).default(() => Math.min(64, availableParallelism())),
+  /**
+   * The management port where the primary process serves Prometheus metrics at /metrics, every
+   * worker's figures aggregated; never the public port. 0 turns metrics off (nothing is recorded).
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Address the metrics port listens on; HOST's by default. */
+  METRICS_HOST: z.string().min(1).optional(),
+  /** Tenants that get a label of their own in the metrics (the first ones seen, per process); the rest count as `other`. 0: no tenant label. */
+  METRICS_MAX_TENANTS: z.coerce.number().int().min(0).max(10_000).default(100),
+  /** OpenTelemetry traces: `otlp` turns them on (OTLP over HTTP); `none`, the default, leaves them off. */
+  OTEL_TRACES_EXPORTER: z.string().trim().toLowerCase().default('none').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .refine((l) => l.every((x) => x === 'otlp' || x === 'none'), 'otlp or none (the platform exports traces over OTLP/HTTP only)'),
+  OTEL_SDK_DISABLED: flag(false),
+  /** OTLP over HTTP as protobuf (default) or JSON; gRPC is not offered. */
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.default('http/protobuf'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  /** Milliseconds between two batches of spans (the SDK's default: 5000). */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** Bounds on every GraphQL operation, checked before it runs. */
   GRAPHQL_MAX_TOKENS: count(5000),
   GRAPHQL_MAX_DEPTH: count(12, 100),

@@ -2,6 +2,8 @@ import express, { type Express, type Router } from 'express';
 import pino, { type Logger } from 'pino';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import { MethodNotAllowed, NotFound } from '../../core/shared/errors';
+import { noMetrics, type Metrics } from '../../core/shared/telemetry/metrics';
+import { serverTelemetry } from '../../edge/http/telemetry';
 import { accessLog } from './access-log';
 import { cors } from './cors';
 import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
@@ -25,6 +27,10 @@ export interface RestAppOptions {
   extra?: { path: string; router: Router }[];
   /** What `/readyz` reports; always ready when absent. */
   readiness?: () => Promise<Readiness>;
+  /** Where each request is counted and timed (nothing recorded when absent). */
+  metrics?: Metrics;
+  /** Whether each request gets a server span (OpenTelemetry on). */
+  tracing?: boolean;
 }
 
 /** Each check's state (`up`, `down`, `loading`, `draining`); ready only when every one is fine. */
@@ -47,6 +53,7 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   app.set('query parser', 'simple');
   app.set('trust proxy', opts.trustProxy ?? false);
   app.use(requestId());
+  if (opts.metrics || opts.tracing) app.use(serverTelemetry({ metrics: opts.metrics ?? noMetrics, tracing: opts.tracing ?? false }));
   app.use(accessLog(log));
   app.use(cors(opts.corsOrigins ?? []));
   app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));

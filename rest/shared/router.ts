@@ -7,6 +7,7 @@ import type { Ctx } from '../../core/shared/context';
 import { MethodNotAllowed, NotFound } from '../../core/shared/errors';
 import { clientAddressOf } from '../../edge/http/client-address';
 import { jsonBody } from '../../edge/http/json-body';
+import { routeMatched } from '../../edge/http/telemetry';
 import { docsPage } from './docs';
 import { httpErrors, requestIdOf } from './http-errors';
 import { multipart, uploadOf } from './multipart';
@@ -85,11 +86,13 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
         next();
       });
     }
-    const errorFormat: RequestHandler[] = route.errorBody ? [(_req, res, next) => {
-      res.locals.errorBody = route.errorBody;
+    const template = `${svc.prefix}${route.path}`;
+    const errorFormat: RequestHandler = (_req, res, next) => {
+      routeMatched(res, template);
+      if (route.errorBody) res.locals.errorBody = route.errorBody;
       next();
-    }] : [];
-    router[route.method](route.path, ...errorFormat, ...early, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
+    };
+    router[route.method](route.path, errorFormat, ...early, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
       const input = (route.input && !uploadOf(res) ? parseRequest(route.input, req) : {}) as InputOf<InputSpec> & { body?: unknown };
       const caller = resolves && credentials.inBody ? await credentials.resolve(presentedBy(req, route, input.body), tools()) : res.locals.caller;
       const body = await route.handle(input, { ctx: contextOf(req, res, caller), req, res, checked: res.locals.checked });
@@ -97,8 +100,14 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
     });
   }
   const openapi = buildOpenApi(svc, { publicUrl: opts.publicUrl });
-  router.get('/openapi.json', (_req, res) => void res.json(openapi));
-  router.get('/docs', (_req, res) => void res.type('html').send(docsPage(svc.title, `${svc.prefix}/openapi.json`)));
+  router.get('/openapi.json', (_req, res) => {
+    routeMatched(res, `${svc.prefix}/openapi.json`);
+    res.json(openapi);
+  });
+  router.get('/docs', (_req, res) => {
+    routeMatched(res, `${svc.prefix}/docs`);
+    res.type('html').send(docsPage(svc.title, `${svc.prefix}/openapi.json`));
+  });
   methods.set('/openapi.json', ['get']);
   methods.set('/docs', ['get']);
 

@@ -7,6 +7,7 @@ import type { Config } from '../../core/shared/config';
 import type { FairPool, FairPoolOptions } from '../../core/shared/fair-pool';
 import type { PgPool } from '../../core/shared/postgres';
 import type { Redis } from '../../core/shared/redis';
+import type { Metrics } from '../../core/shared/telemetry/metrics';
 import type { SubgraphEdge } from '../../edge/graphql/calls';
 import type { RestService } from '../../rest/shared/routes';
 
@@ -43,6 +44,8 @@ export interface SharedDeps<C = Record<string, unknown>> {
    * in the CLI (`admin`).
    */
   redis?: Redis;
+  /** Where the service counts and times what operators watch (METRICS_PORT); records nothing when metrics are off. */
+  metrics: Metrics;
 }
 
 export interface ServiceInstance {

@@ -1,6 +1,7 @@
 import type { Agent, Dispatcher, FormData as WireFormData } from 'undici';
 import { abortedBy, transportError } from './failures';
 import { pause, retryDelay, type HeaderBag, type RetryPolicy } from './retry';
+import { injectTrace, inSpan, SpanKind } from '../telemetry/tracing';
 
 /** undici is loaded with the first request: a process that never calls out (the CLI) does not pay for it. */
 const undici = () => require('undici') as typeof import('undici');
@@ -70,10 +71,22 @@ export function httpTransport(settings: TransportSettings): Transport {
     keepAliveTimeout: settings.keepAliveMs ?? 30_000,
   }));
 
-  async function send(x: Exchange, policy: RetryPolicy, who: string): Promise<Answer> {
+  /**
+   * One client span per exchange (retries included), ended when the answer's head arrives; the
+   * request carries it as `traceparent`, so a service or vendor that traces continues the trace.
+   */
+  const send = (x: Exchange, policy: RetryPolicy, who: string): Promise<Answer> => {
     const url = new URL(x.url);
+    return inSpan(`${x.method} ${who}`, { 'http.request.method': x.method, 'server.address': url.hostname, 'url.path': url.pathname, 'peer.service': who }, async (span) => {
+      const answer = await exchange(x, url, policy, who);
+      span.setAttribute('http.response.status_code', answer.status);
+      return answer;
+    }, SpanKind.CLIENT);
+  };
+
+  async function exchange(x: Exchange, url: URL, policy: RetryPolicy, who: string): Promise<Answer> {
     const options: Dispatcher.RequestOptions = {
-      origin: url.origin, path: url.pathname + url.search, method: x.method, headers: x.headers, body: wireBody(x.body), signal: x.signal,
+      origin: url.origin, path: url.pathname + url.search, method: x.method, headers: injectTrace({ ...x.headers }), body: wireBody(x.body), signal: x.signal,
     };
     let waited = 0;
     for (let attempt = 0; ; attempt++) {

@@ -57,7 +57,8 @@ export const ROOT = join(__dirname, '..', '..', '..');
  */
 export function childEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...rest } = process.env;
-  return { ...rest, ...env };
+  // Tests start many platforms on one host: none opens the metrics port or exports traces unless it says so.
+  return { ...rest, METRICS_PORT: '0', OTEL_TRACES_EXPORTER: 'none', ...env };
 }
 
 export interface Ran {

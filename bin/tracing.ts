@@ -1,0 +1,34 @@
+import type { Config } from '../core/shared/config';
+
+/**
+ * OpenTelemetry traces, on when OTEL_TRACES_EXPORTER names `otlp` (the standard variables, read by
+ * the SDK itself: OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS, _TIMEOUT, OTEL_BSP_*,
+ * OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES; checked at start in core/shared/config.ts).
+ * OTLP over HTTP, as protobuf (`http/protobuf`, the default) or JSON (`http/json`). Each process
+ * registers its own provider: a batch of spans leaves every OTEL_BSP_SCHEDULE_DELAY ms (5 s by
+ * default), and what is left is sent when the process stops. The SDK is loaded only when on.
+ */
+export interface Tracing {
+  /** Sends what is buffered, then stops recording. */
+  shutdown(): Promise<void>;
+}
+
+export const tracingWanted = (config: Config): boolean => config.OTEL_TRACES_EXPORTER.includes('otlp') && !config.OTEL_SDK_DISABLED;
+
+export function startTracing(config: Config, role: string): Tracing | undefined {
+  if (!tracingWanted(config)) return undefined;
+  const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const protocol = config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL;
+  const { OTLPTraceExporter } = (protocol === 'http/json'
+    ? require('@opentelemetry/exporter-trace-otlp-http')
+    : require('@opentelemetry/exporter-trace-otlp-proto')) as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (envDetector) win over the platform's own name.
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ 'service.name': role === 'all' ? 'ai-platform' : `ai-platform-${role}` }))
+    .merge(detectResources({ detectors: [envDetector] }));
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  // The AsyncLocalStorage context manager and the W3C trace-context and baggage propagators.
+  provider.register();
+  return { shutdown: () => provider.shutdown() };
+}

@@ -1,0 +1,98 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+
+/**
+ * Spans through OpenTelemetry's API, which records nothing until a tracer provider is registered
+ * (bin/tracing.ts does, when OTEL_TRACES_EXPORTER=otlp): off, each call below costs a no-op span.
+ * The active span follows the call through async code (AsyncLocalStorage), so a span started
+ * here is the child of the request's, and the headers of an outbound request carry it (W3C
+ * `traceparent`) to the next process.
+ */
+const tracer = () => trace.getTracer('ai-platform');
+
+export { SpanKind };
+export type { Span, Attributes };
+
+/** Marks the span failed with the error's class and message (never the input that caused it). */
+export function failed(span: Span, err: unknown): void {
+  const e = err instanceof Error ? err : new Error(String(err));
+  span.recordException({ name: e.name, message: e.message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
+}
+
+/** Runs `fn` in a new span, the active span's child, ended when `fn` settles. */
+export function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>, kind = SpanKind.INTERNAL): Promise<T> {
+  return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      failed(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Starts a span that the caller ends (a stream's, ended when the stream does), and the context it is active in. */
+export function startSpan(name: string, attributes: Attributes, kind = SpanKind.INTERNAL, parent: Context = context.active()): { span: Span; ctx: Context } {
+  const span = tracer().startSpan(name, { kind, attributes }, parent);
+  return { span, ctx: trace.setSpan(parent, span) };
+}
+
+/** Runs `fn` with `ctx` active (a span started with startSpan). */
+export const within = <T>(ctx: Context, fn: () => T): T => context.with(ctx, fn);
+
+/**
+ * An async iterable whose span covers its whole life: from the first pull to the end, a failure
+ * or the consumer leaving; each pull runs with the span active, so the work it does is its child.
+ */
+export function spanOver<T>(name: string, attributes: Attributes, source: (ctx: Context) => AsyncIterable<T>): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      const { span, ctx } = startSpan(name, attributes);
+      const it = context.with(ctx, () => source(ctx)[Symbol.asyncIterator]());
+      let done = false;
+      const end = (err?: unknown) => {
+        if (done) return;
+        done = true;
+        if (err !== undefined) failed(span, err);
+        span.end();
+      };
+      return {
+        next: async () => {
+          try {
+            const r = await context.with(ctx, () => it.next());
+            if (r.done) end();
+            return r;
+          } catch (err) {
+            end(err);
+            throw err;
+          }
+        },
+        return: async (value?: unknown) => {
+          span.setAttribute('cancelled', true);
+          end();
+          return (await it.return?.(value)) ?? { done: true as const, value: undefined as T };
+        },
+      };
+    },
+  };
+}
+
+/** Adds the active trace (`traceparent`, `tracestate`) to an outbound request's headers. */
+export function injectTrace(headers: Record<string, string>): Record<string, string> {
+  propagation.inject(context.active(), headers);
+  return headers;
+}
+
+/** The context an inbound request's `traceparent` names (the active one when it has none). */
+export const extractTrace = (headers: Record<string, string | string[] | undefined>): Context =>
+  propagation.extract(context.active(), headers);
+
+/** The active trace and span ids for a log line; nothing outside a recorded span. */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const c = span.spanContext();
+  return c.traceFlags & 1 ? { trace_id: c.traceId, span_id: c.spanId } : {};
+}

@@ -1,0 +1,75 @@
+import { context } from '@opentelemetry/api';
+import type { Request, RequestHandler, Response } from 'express';
+import { secondsSince, type Metrics } from '../../core/shared/telemetry/metrics';
+import { extractTrace, SpanKind, startSpan, within } from '../../core/shared/telemetry/tracing';
+
+/** Paths outside the services' routers that get a label of their own; any other unmatched path is `other`. */
+const FIXED = new Set(['/', '/healthz', '/readyz', '/graphql', '/graphiql']);
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const HOOK = 'telemetryHook';
+
+interface Hook {
+  streams: (route: string) => () => void;
+}
+
+/** A router names the route a request matched (its template, `/api/v2/objects/:id`): the label and the span's name. */
+export function routeMatched(res: Response, route: string): void {
+  res.locals.route = route;
+}
+
+const routeOf = (req: Request, res: Response): string => (res.locals.route as string | undefined) ?? (FIXED.has(req.path) ? req.path : 'other');
+
+/**
+ * Counts a streamed answer (SSE, NDJSON, multipart) among the open ones until its response closes.
+ * Call it when the stream's head is sent.
+ */
+export function streamOpened(req: Request, res: Response): void {
+  const hook = res.locals[HOOK] as Hook | undefined;
+  if (!hook) return;
+  res.once('close', hook.streams(routeOf(req, res)));
+}
+
+/**
+ * Every request's metrics and span. The histogram of durations by method, route template and
+ * status (499 when the caller left before the answer ended) gives requests, errors and latency;
+ * with tracing on, a server span continues the caller's `traceparent` and is active for all the
+ * work the request does (events of the request and response included), named `METHOD route`.
+ */
+export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): RequestHandler {
+  const duration = opts.metrics.histogram({
+    name: 'platform_http_server_request_duration_seconds', help: 'HTTP requests by method, route template and status; _count is the number of requests',
+    labels: ['method', 'route', 'status'],
+  });
+  const open = opts.metrics.gauge({ name: 'platform_http_streams_open', help: 'Streamed answers (SSE, NDJSON, multipart) being written now', labels: ['route'] });
+  const hook: Hook = {
+    streams(route) {
+      open.inc({ route });
+      return () => open.dec({ route });
+    },
+  };
+  return (req, res, next) => {
+    const start = process.hrtime.bigint();
+    res.locals[HOOK] = hook;
+    const method = METHODS.has(req.method) ? req.method : 'other';
+    if (!opts.tracing) {
+      res.once('close', () => duration.observe({ method, route: routeOf(req, res), status: res.writableFinished ? res.statusCode : 499 }, secondsSince(start)));
+      return next();
+    }
+    const { span, ctx } = startSpan(method, {
+      'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol, 'x-request-id': String(res.getHeader('x-request-id') ?? ''),
+    }, SpanKind.SERVER, extractTrace(req.headers));
+    // Body parsers and stream writers run in the request's and response's event listeners.
+    context.bind(ctx, req);
+    context.bind(ctx, res);
+    res.once('close', () => {
+      const route = routeOf(req, res);
+      const status = res.writableFinished ? res.statusCode : 499;
+      duration.observe({ method, route, status }, secondsSince(start));
+      span.updateName(`${method} ${route}`);
+      span.setAttributes({ 'http.route': route, 'http.response.status_code': status });
+      if (status >= 500) span.setStatus({ code: 2 });
+      span.end();
+    });
+    within(ctx, next);
+  };
+}
