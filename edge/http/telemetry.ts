@@ -17,7 +17,13 @@ export function routeMatched(res: Response, route: string): void {
   res.locals.route = route;
 }
 
-const routeOf = (req: Request, res: Response): string => (res.locals.route as string | undefined) ?? (FIXED.has(req.path) ? req.path : 'other');
+/** The route's template, or a fixed path; `req.path` is relative to a mounted router, so the original URL's path is read. */
+function routeOf(req: Request, res: Response): string {
+  const matched = res.locals.route as string | undefined;
+  if (matched) return matched;
+  const path = req.originalUrl.split('?')[0]!;
+  return FIXED.has(path) ? path : 'other';
+}
 
 /**
  * Counts a streamed answer (SSE, NDJSON, multipart) among the open ones until its response closes.

@@ -77,7 +77,8 @@ export function httpTransport(settings: TransportSettings): Transport {
    */
   const send = (x: Exchange, policy: RetryPolicy, who: string): Promise<Answer> => {
     const url = new URL(x.url);
-    return inSpan(`${x.method} ${who}`, { 'http.request.method': x.method, 'server.address': url.hostname, 'url.path': url.pathname, 'peer.service': who }, async (span) => {
+    // Named by method and host (few names); the path goes in an attribute, never the query (it may carry credentials).
+    return inSpan(`${x.method} ${url.host}`, { 'http.request.method': x.method, 'server.address': url.hostname, 'url.path': url.pathname, 'peer.service': who.startsWith('http') ? url.host : who }, async (span) => {
       const answer = await exchange(x, url, policy, who);
       span.setAttribute('http.response.status_code', answer.status);
       return answer;
