@@ -1,3 +1,4 @@
+import { prometheusMetrics, type PrometheusMetrics } from '../../core/shared/telemetry/prometheus';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +26,8 @@ export interface InProcess {
   app: Express;
   config: Config;
   instances: Readonly<Record<string, ServiceInstance>>;
+  /** What the services and the REST faces recorded (the registry METRICS_PORT would serve). */
+  metrics: PrometheusMetrics;
   /** What the first start created (realm, tenant, demo client, LM key). */
   bootstrap: Readonly<Record<string, string>>;
   /** `Bearer <access token>` of a new client of `tenantId` holding `roles`, issued by the token service in process. */
@@ -62,7 +65,8 @@ export async function inProcess(names: readonly string[], env: Record<string, st
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-rest-'));
   const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'silent', MODELS_TEXT_THREADS: '0', ...env }, configParts(modules));
   const log = pino({ level: 'silent' });
-  const platform = sharedDeps(config, modules, log);
+  const metrics = prometheusMetrics({ maxTenants: config.METRICS_MAX_TENANTS });
+  const platform = sharedDeps(config, modules, log, undefined, metrics);
   const opened = await platform.open(modules.filter((m) => wanted.has(m.name))).catch((err: unknown) => {
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
@@ -71,11 +75,11 @@ export async function inProcess(names: readonly string[], env: Record<string, st
   try {
     const { values } = await runBootstrap(dataDir, opened);
     const faces = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);
-    const app = createRestApp(faces, { log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES, publicUrl: PUBLIC_URL });
+    const app = createRestApp(faces, { log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES, publicUrl: PUBLIC_URL, metrics });
     const instances = Object.fromEntries(opened.map((o) => [o.module.name, o.instance]));
     const token = instances.token as unknown as TokenCore;
     return {
-      app, config, instances, bootstrap: values,
+      app, config, instances, bootstrap: values, metrics,
       async bearer(clientId, tenantId, roles) {
         const c = await token.admin.createClient({ realm: values.realm!, clientId, tenantId, roles });
         const t = await token.service.issueForClient({ realm: values.realm!, client_id: clientId, client_secret: c.client_secret });

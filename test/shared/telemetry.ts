@@ -70,8 +70,10 @@ export function parseMetrics(text: string): Scrape {
       }
       if (at !== head[3].length) throw new Error(`bad labels: ${line}`);
     }
-    const value = Number(head[4] === '+Inf' ? Infinity : head[4] === '-Inf' ? -Infinity : head[4]);
-    if (Number.isNaN(value) && head[4] !== 'NaN') throw new Error(`bad value: ${line}`);
+    // Go's ParseFloat, as Prometheus reads values: NaN and Inf in any case.
+    const raw = head[4]!.toLowerCase();
+    const value = raw === 'nan' ? NaN : /^[+-]?inf$/.test(raw) ? (raw.startsWith('-') ? -Infinity : Infinity) : Number(head[4]);
+    if (Number.isNaN(value) && raw !== 'nan') throw new Error(`bad value: ${line}`);
     const name = head[1]!;
     const family = byName.get(name) ?? byName.get(name.replace(/_(bucket|sum|count)$/, '')) ?? open(name);
     family.samples.push({ name, labels, value });
