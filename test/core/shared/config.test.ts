@@ -72,6 +72,19 @@ describe('loadConfig', () => {
     expect(loadConfig({ AUTH_ISSUER_URL: 'https://auth.example/' }).AUTH_ISSUER_URL).toBe('https://auth.example');
   });
 
+  it('serves metrics on 9464 unless METRICS_PORT says (0: off), and leaves traces off unless OTEL_TRACES_EXPORTER=otlp', () => {
+    const c = loadConfig({});
+    expect({ port: c.METRICS_PORT, host: c.METRICS_HOST, tenants: c.METRICS_MAX_TENANTS, traces: c.OTEL_TRACES_EXPORTER, protocol: c.OTEL_EXPORTER_OTLP_PROTOCOL })
+      .toEqual({ port: 9464, host: undefined, tenants: 100, traces: ['none'], protocol: 'http/protobuf' });
+    expect(loadConfig({ METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'OTLP' }).OTEL_TRACES_EXPORTER).toEqual(['otlp']);
+    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'jaeger' })).toThrow(/OTEL_TRACES_EXPORTER: otlp or none/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: http\/protobuf or http\/json/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+    expect(() => loadConfig({ OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(/OTEL_BSP_SCHEDULE_DELAY/);
+  });
+
   it('returns a frozen object', () => {
     expect(Object.isFrozen(loadConfig({}))).toBe(true);
   });
