@@ -7,9 +7,21 @@ export type MetricsSource = () => Promise<{ contentType: string; body: string }>
 /**
  * The management port (METRICS_PORT on METRICS_HOST, HOST's by default): GET /metrics in
  * Prometheus's text format, nothing else. It is a port of its own so the figures never reach the
- * public one; a port already taken stops start-up with a message naming the variable.
+ * public one. A port already taken stops start-up with a message naming the variable when
+ * METRICS_PORT was set; the default port taken (a second process on one host, a newcomer's parts
+ * served apart) gives a warning and no metrics instead, so the platform still starts.
  */
-export async function serveMetrics(config: Config, source: MetricsSource): Promise<Server> {
+export async function serveMetrics(config: Config, source: MetricsSource, warn: (line: string) => void): Promise<Server | undefined> {
+  try {
+    return await listen(config, source);
+  } catch (err) {
+    if (config.metricsPortSet || !(err instanceof ConfigError)) throw err;
+    warn(`metrics not served: the default METRICS_PORT ${config.METRICS_PORT} is taken (another process on this host?); set METRICS_PORT to a free port, or 0`);
+    return undefined;
+  }
+}
+
+async function listen(config: Config, source: MetricsSource): Promise<Server> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {

@@ -14,12 +14,13 @@ const promClient = () => require('prom-client') as typeof import('prom-client');
 const lazyStart = () => require('./start') as typeof import('./start');
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
+const warn = (line: string) => process.stderr.write(`platform: ${line}\n`);
 
 /** Start-up notes: where to go, and the first start's credentials (secrets only ever to a terminal). */
-function banner(config: Config, role: string, url: string, boot: BootstrapResult | undefined, tightened: string[]) {
+function banner(config: Config, role: string, url: string, boot: BootstrapResult | undefined, tightened: string[], metricsServed: boolean) {
   const workers = config.WORKERS > 1 ? ` (${config.WORKERS} worker processes)` : '';
   out(`platform (${role}) listening on ${url}${workers}`);
-  if (config.METRICS_PORT > 0) out(`  Metrics:    http://${config.METRICS_HOST ?? config.HOST}:${config.METRICS_PORT}/metrics (Prometheus)`);
+  if (metricsServed) out(`  Metrics:    http://${config.METRICS_HOST ?? config.HOST}:${config.METRICS_PORT}/metrics (Prometheus)`);
   for (const m of lazyStart().servedBy(role, SERVICES)) out(`  ${m.title}: ${url}${m.prefix}/docs`);
   if (role === 'all' || role === 'gateway') out(`  GraphQL:    ${url}/graphql (Apollo Sandbox; offline GraphiQL at ${url}/graphiql)`);
   for (const t of tightened) out(`  data directory permissions tightened: ${t}`);
@@ -76,11 +77,12 @@ export async function serve(config: Config, role: string): Promise<void> {
   }
   if (config.WORKERS > 1) {
     const { tightened, boot } = await prepare(config, role);
+    let metrics: unknown;
     if (config.METRICS_PORT > 0) {
       const aggregate = new (promClient().AggregatorRegistry)();
-      await serveMetrics(config, async () => ({ contentType: aggregate.contentType, body: await (await aggregate.clusterMetrics()) }));
+      metrics = await serveMetrics(config, async () => ({ contentType: aggregate.contentType, body: await aggregate.clusterMetrics() }), warn);
     }
-    runPrimary(config.WORKERS, config.SHUTDOWN_GRACE_SECONDS * 1000, (url) => banner(config, role, url, boot, tightened), (why) => {
+    runPrimary(config.WORKERS, config.SHUTDOWN_GRACE_SECONDS * 1000, (url) => banner(config, role, url, boot, tightened, !!metrics), (why) => {
       process.stderr.write(`platform: ${why}\n`);
       process.exit(1);
     });
@@ -88,12 +90,12 @@ export async function serve(config: Config, role: string): Promise<void> {
   }
   const running = await startPlatform(config, { role });
   const registry = running.metrics.registry;
-  const metrics = registry && await serveMetrics(config, (async () => ({ contentType: registry.contentType, body: await registry.metrics() })) satisfies MetricsSource)
+  const metrics = registry && await serveMetrics(config, (async () => ({ contentType: registry.contentType, body: await registry.metrics() })) satisfies MetricsSource, warn)
     .catch(async (err: unknown) => {
       await running.close();
       throw err;
     });
-  banner(config, role, running.url, running.bootstrap, running.tightened);
+  banner(config, role, running.url, running.bootstrap, running.tightened, !!metrics);
   const stop = () => {
     metrics?.close();
     void running.close(config.SHUTDOWN_GRACE_SECONDS * 1000).then(() => process.exit(0));

@@ -103,6 +103,8 @@ export type Config = Readonly<z.output<typeof Platform> & {
   AUTH_ISSUER_URL: string;
   /** `SUBGRAPH_<NAME>_URL` of each registered subgraph that is reached over HTTP. */
   subgraphUrls: Readonly<Record<string, string>>;
+  /** Whether METRICS_PORT was set (a taken port then stops start-up) or is the default (then a warning). */
+  metricsPortSet: boolean;
 }>;
 
 export class ConfigError extends Error {}
@@ -132,5 +134,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const subgraphUrls = Object.fromEntries((parts.subgraphs ?? [])
     .map((n) => [n, c[subgraphUrlVar(n)]])
     .filter((e): e is [string, string] => typeof e[1] === 'string'));
-  return Object.freeze({ ...c, PUBLIC_URL: publicUrl, AUTH_ISSUER_URL: c.AUTH_ISSUER_URL ?? publicUrl, subgraphUrls });
+  return Object.freeze({ ...c, PUBLIC_URL: publicUrl, AUTH_ISSUER_URL: c.AUTH_ISSUER_URL ?? publicUrl, subgraphUrls, metricsPortSet: given.METRICS_PORT !== undefined });
 }

@@ -132,6 +132,23 @@ describe('METRICS_PORT at start', () => {
     }
   }, 60_000);
 
+  it('starts all the same, with a warning, when the default port (METRICS_PORT unset) is taken by another process', async () => {
+    const holder = createServer();
+    // Held by this test, or already by something else on the host: taken either way.
+    await new Promise<void>((resolve) => holder.once('error', () => resolve()).listen(9464, '127.0.0.1', resolve));
+    const dir = mkdtempSync(join(tmpdir(), 'platform-metrics-default-'));
+    try {
+      const second = await startPlatformProcess(['start'], { PLATFORM_DATA_DIR: dir, PORT: String(await freePort()), WORKERS: '1', METRICS_PORT: '' });
+      expect(second.output()).toContain('metrics not served: the default METRICS_PORT 9464 is taken');
+      expect(second.output()).not.toContain('Metrics:');
+      expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
+      await stopProcess(second.child);
+    } finally {
+      holder.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('is refused when it is not a port, and OTLP over gRPC is refused by name', async () => {
     const bad = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], { env: { METRICS_PORT: 'ninety', PLATFORM_DATA_DIR: tmpdir() } });
     expect(bad.status).toBe(2);
