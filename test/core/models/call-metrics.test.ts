@@ -19,7 +19,7 @@ async function value(m: PrometheusMetrics, name: string, labels: Record<string, 
   if (!metric) return 0;
   const found = (await metric.get()).values.find((v) =>
     Object.keys(labels).length === Object.keys(v.labels).length && Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x)
-    && !('metricName' in v && String(v.metricName).endsWith('_bucket')));
+    && !String((v as { metricName?: string }).metricName ?? '').endsWith('_bucket'));
   return found?.value ?? 0;
 }
 
@@ -75,7 +75,7 @@ describe('the model gateway\'s metrics (written from each usage row)', () => {
     expect(await value(metrics, 'platform_model_cost_total', { model: 'priced-chat', tenant: 't1' })).toBeCloseTo(tokensIn * 3 + tokensOut * 5, 6);
     expect(await value(metrics, 'platform_model_cache_total', { model: 'priced-chat', tenant: 't1', result: 'miss' })).toBe(1);
     const duration = (await metrics.registry.getSingleMetric('platform_model_call_duration_seconds')!.get()).values
-      .find((v) => v.metricName === 'platform_model_call_duration_seconds_count' && v.labels.model === 'priced-chat' && v.labels.route === ROUTE);
+      .find((v) => (v as { metricName?: string }).metricName === 'platform_model_call_duration_seconds_count' && v.labels.model === 'priced-chat' && v.labels.route === ROUTE);
     expect(duration?.value).toBe(1);
 
     // The same question again is answered from the cache: a hit.
