@@ -52,8 +52,11 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
     }, cost).catch(() => undefined);
     observe?.({ model: m.model.id, tenant: m.caller.key.tenant, route: m.route, status: o.status, latencyMs: now - o.startedAt, tokensIn, tokensOut, cost, cache, guard });
     if (m.span) {
-      m.span.setAttributes({ 'http.response.status_code': o.status, 'gen_ai.usage.input_tokens': tokensIn, 'gen_ai.usage.output_tokens': tokensOut, 'model.cache': cache });
-      if (o.status >= 500) m.span.setStatus({ code: 2 }); // ERROR, as the server span marks a 5xx
+      // Tracing off, the span records nothing: its attributes are not even built.
+      if (m.span.isRecording()) {
+        m.span.setAttributes({ 'http.response.status_code': o.status, 'gen_ai.usage.input_tokens': tokensIn, 'gen_ai.usage.output_tokens': tokensOut, 'model.cache': cache });
+        if (o.status >= 500) m.span.setStatus({ code: 2 }); // ERROR, as the server span marks a 5xx
+      }
       m.span.end();
     }
   };
