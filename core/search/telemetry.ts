@@ -5,7 +5,7 @@ import type { SearchMode } from './types';
 /**
  * How a query is named in metrics and spans: a search's mode (`fulltext`, `semantic`, `hybrid`,
  * `basic`), or a passage search's (`passages_hybrid`, `passages_semantic`: the chunk search that
- * chat prompts and `/passages` use). A closed set, whatever the caller sent.
+ * chat prompts, v1 `search`/`search_lite` and v2 `chunk/search` run). A closed set, whatever the caller sent.
  */
 export type QueryMode = SearchMode | 'passages_hybrid' | 'passages_semantic';
 
