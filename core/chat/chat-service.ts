@@ -10,6 +10,9 @@ import { limited, retrieve, type RetrievalLimits } from './retrieval';
 import { cleanRewrite, planSearchText } from './search-text';
 import type { AnswerChunk, AnswerSource, AnswerToolCall, ChatService } from './service';
 import { sourcesResult } from './sources';
+import type { Metrics } from '../shared/telemetry/metrics';
+import { failed, inSpan, startSpan, within, type Span } from '../shared/telemetry/tracing';
+import { answerMetrics } from './telemetry';
 
 export interface ChatDeps {
   retrieval: Retrieval;
@@ -20,6 +23,8 @@ export interface ChatDeps {
   /** How prompts are counted (prompt.ts); in the event loop when absent. */
   tokens?: PromptTokens;
   log?: Logger;
+  /** Where answers are counted and timed (telemetry.ts); nothing is counted when absent. */
+  metrics?: Metrics;
 }
 
 /** What an answer is built from, once everything that can be refused has been checked. */
@@ -37,6 +42,7 @@ const toolCallsOf = (calls: ToolCall[] | undefined): { tool_calls?: AnswerToolCa
 
 export function createChatService(d: ChatDeps): ChatService {
   const modelOf = (choice: ModelChoice) => choice.id ?? d.defaultModel;
+  const answered = answerMetrics(d.metrics);
 
   /** The standalone question, from the model, within its own time limit. */
   async function rewrite(model: ModelHandle, apiKey: string | undefined, messages: Parameters<AnswerModels['chat']>[1]['messages'], fallback: string, call: Ctx) {
@@ -77,32 +83,70 @@ export function createChatService(d: ChatDeps): ChatService {
     return { caller, model, searchText, sources, answer };
   }
 
-  async function* chunks(p: Prepared, requestId?: string): AsyncGenerator<AnswerChunk> {
+  /**
+   * The answer's chunks; the answer's span and metrics end with them (the last chunk read, a
+   * failure midway: `error`, or the caller leaving: not an error of ours, the span says `cancelled`).
+   */
+  async function* chunks(p: Prepared, requestId: string | undefined, span: Span, start: bigint): AsyncGenerator<AnswerChunk> {
     const chunk = (response: string, finish: AnswerChunk['finish_reason']): AnswerChunk => ({ generated_search_text: p.searchText, response, finish_reason: finish });
     let finish: AnswerChunk['finish_reason'];
     let calls: ToolCall[] | undefined;
+    let ended = false;
+    let ok = true;
     try {
-      for await (const piece of p.answer.pieces) if (piece) yield chunk(piece, null);
-      ({ finishReason: finish, toolCalls: calls } = await p.answer.done);
-    } catch (err) {
-      d.log?.warn({ err: (err as Error).message, requestId, model: p.model.id }, 'chat: the model failed midway; the stream ends with finish_reason error');
-      finish = 'error';
+      try {
+        for await (const piece of p.answer.pieces) if (piece) yield chunk(piece, null);
+        ({ finishReason: finish, toolCalls: calls } = await p.answer.done);
+      } catch (err) {
+        d.log?.warn({ err: (err as Error).message, requestId, model: p.model.id }, 'chat: the model failed midway; the stream ends with finish_reason error');
+        failed(span, err);
+        finish = 'error';
+      }
+      ok = finish !== 'error';
+      // Whole once its last chunk is out, whether or not the reader asks for more.
+      ended = true;
+      yield { ...chunk('', finish), ...toolCallsOf(calls) };
+    } finally {
+      if (!ended) span.setAttribute('cancelled', true);
+      span.end();
+      answered?.(true, ok, start);
     }
-    yield { ...chunk('', finish), ...toolCallsOf(calls) };
   }
 
   return {
-    async generateAnswer(input, ctx) {
-      const p = await prepare(input, ctx, false);
-      let response = '';
-      // A whole answer that fails midway is the gateway's failure (502/504), not a partial answer.
-      for await (const piece of p.answer.pieces) response += piece;
-      const { finishReason, toolCalls } = await p.answer.done;
-      return { response, generated_search_text: p.searchText, finish_reason: finishReason, ...toolCallsOf(toolCalls) };
+    // The span `chat answer` covers the whole answer: the search text, the retrieval and the model
+    // call run in it (their spans are its children), a stream until its last chunk.
+    generateAnswer: (input, ctx) => {
+      const start = process.hrtime.bigint();
+      return inSpan('chat answer', { 'chat.stream': false }, async () => {
+        let ok = false;
+        try {
+          const p = await prepare(input, ctx, false);
+          let response = '';
+          // A whole answer that fails midway is the gateway's failure (502/504), not a partial answer.
+          for await (const piece of p.answer.pieces) response += piece;
+          const { finishReason, toolCalls } = await p.answer.done;
+          ok = finishReason !== 'error';
+          return { response, generated_search_text: p.searchText, finish_reason: finishReason, ...toolCallsOf(toolCalls) };
+        } finally {
+          // A caller who left is not a failure of ours (the HTTP metrics count it: 499).
+          answered?.(false, ok || ctx.signal?.aborted === true, start);
+        }
+      });
     },
     async streamAnswer(input, ctx) {
-      const p = await prepare(input, ctx, true);
-      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx.requestId) };
+      const start = process.hrtime.bigint();
+      const { span, ctx: active } = startSpan('chat answer', { 'chat.stream': true });
+      let p: Prepared;
+      try {
+        p = await within(active, () => prepare(input, ctx, true));
+      } catch (err) {
+        failed(span, err);
+        span.end();
+        answered?.(true, ctx.signal?.aborted === true, start);
+        throw err;
+      }
+      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx.requestId, span, start) };
     },
     async getSources(q, ctx) {
       const caller = askingUser(ctx.caller, q.tenantId);

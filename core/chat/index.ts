@@ -4,6 +4,7 @@ import type { AnswerModels, Retrieval } from './ports';
 import type { PromptTokens } from './prompt';
 import type { RetrievalLimits } from './retrieval';
 import type { ChatService } from './service';
+import type { Metrics } from '../shared/telemetry/metrics';
 
 export interface ChatCoreOptions {
   retrieval: Retrieval;
@@ -13,6 +14,8 @@ export interface ChatCoreOptions {
   /** How prompts are counted: the model gateway's worker threads when it runs in this process. */
   tokens?: PromptTokens;
   log?: Logger;
+  /** Where answers are counted and timed (telemetry.ts); nothing is counted when absent. */
+  metrics?: Metrics;
 }
 
 export interface ChatCore {

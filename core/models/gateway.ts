@@ -16,6 +16,7 @@ import { chatPromptTokens } from './tokens';
 import type { KeyCaller, ModelsService } from './service';
 import type { UsageStore } from './ports';
 import { wordCount } from './usage';
+import { failed, startSpan, within } from '../shared/telemetry/tracing';
 
 export interface GatewayDeps {
   catalog: readonly CatalogModel[];
@@ -62,11 +63,18 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     if (!p) throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`, { code: 'provider_unavailable' });
     return p as NonNullable<ModelProvider[K]>;
   };
-  /** Runs a call, recording it as refused (with its status; 499 when its caller left) when it throws. */
+  /**
+   * Runs a call, recording it as refused (with its status; 499 when its caller left) when it throws.
+   * Its span (`model <route> <model id>`) is active while it runs, so the upstream's client span
+   * is its child, and is ended by the call's usage record (metering.ts): a stream's when it ends.
+   */
   async function metered<T>(m: MeteredCall, startedAt: number, extra: { wordsSent?: number; signal?: AbortSignal }, run: () => Promise<T>): Promise<T> {
+    const { span, ctx } = startSpan(`model ${m.route} ${m.model.id}`, { 'gen_ai.request.model': m.model.id, 'gen_ai.system': m.model.upstream.provider, 'model.route': m.route });
+    m.span = span;
     try {
-      return await run();
+      return await within(ctx, run);
     } catch (err) {
+      failed(span, err);
       const guard = err instanceof GuardrailViolation ? `blocked:${err.detectors.join(',')}` : 'n/a';
       d.meter.record(m, { status: extra.signal?.aborted ? 499 : d.statusOf(err), startedAt, wordsSent: extra.wordsSent, guard });
       throw err;
@@ -85,7 +93,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     chat(input, call) {
       const { caller } = call;
       const { model, messages } = input;
-      const m = { caller, model, route: input.route };
+      const m: MeteredCall = { caller, model, route: input.route };
       const startedAt = d.clock.now();
       const wordsSent = messages.reduce((n, x) => n + wordCount(x.text), 0);
       return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
@@ -119,7 +127,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     },
     embed(input, call) {
       const { model, inputs } = input;
-      const m = { caller: call.caller, model, route: input.route };
+      const m: MeteredCall = { caller: call.caller, model, route: input.route };
       const startedAt = d.clock.now();
       const wordsSent = inputs.reduce((n, t) => n + wordCount(t), 0);
       return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
@@ -137,7 +145,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     generateImage(input, call) {
       const { caller } = call;
       const { model } = input;
-      const m = { caller, model, route: input.route };
+      const m: MeteredCall = { caller, model, route: input.route };
       const startedAt = d.clock.now();
       const wordsSent = wordCount(input.prompt);
       return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
@@ -156,7 +164,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     transcribe(input, call) {
       const { caller } = call;
       const { model } = input;
-      const m = { caller, model, route: input.route };
+      const m: MeteredCall = { caller, model, route: input.route };
       const startedAt = d.clock.now();
       return metered(m, startedAt, { signal: call.signal }, async () => {
         await d.limits.admit(caller.key);
@@ -180,7 +188,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       });
     },
     countTokens(input, call) {
-      const m = { caller: call.caller, model: input.model, route: input.route };
+      const m: MeteredCall = { caller: call.caller, model: input.model, route: input.route };
       const startedAt = d.clock.now();
       return metered(m, startedAt, { signal: call.signal }, async () => {
         await d.limits.admit(call.caller.key);

@@ -13,6 +13,7 @@ import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstrea
 import { openModelsDb, sqliteAnswerStore, sqliteKeyStore, sqliteLimitCounters, sqliteResponseStore, sqliteUsageStore } from './sqlite';
 import type { KeyStore, LimitCounters, ResponseStore, UsageStore } from './ports';
 import { storedResponses, type StoredResponses } from './stored-responses';
+import type { Metrics } from '../shared/telemetry/metrics';
 
 export interface ModelsCore {
   service: ModelsService;
@@ -67,6 +68,8 @@ export interface ModelsCoreOptions {
   offload?: Offload;
   /** The HTTP status an error stands for (the usage records keep it). */
   statusOf(err: unknown): number;
+  /** Where each call's figures are counted (call-metrics.ts); nothing is counted when absent. */
+  metrics?: Metrics;
 }
 
 /**
@@ -93,7 +96,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
-  const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload }), offload, clock, providerOf, statusOf: opts.statusOf });
+  const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload, metrics: opts.metrics }), offload, clock, providerOf, statusOf: opts.statusOf });
   return {
     service, keys, catalog, catalogSources, offload, responses,
     keyCaller: keyCallerOf(keys),

@@ -5,9 +5,15 @@ import type { UsageStore } from './ports';
 import { costOf, wordCount } from './usage';
 import type { KeyLimits } from './limits';
 import type { Offload } from './offload';
+import type { Metrics } from '../shared/telemetry/metrics';
+import type { Span } from '../shared/telemetry/tracing';
+import { callMetrics } from './call-metrics';
 
-/** A metered call and whose it is. */
-export type MeteredCall = Metered & { caller: KeyCaller };
+/**
+ * A metered call and whose it is; `span` is its trace span (`model <route> <model id>`, started by
+ * the gateway), ended when the call is recorded: at the end of its stream for a chat answer.
+ */
+export type MeteredCall = Metered & { caller: KeyCaller; span?: Span };
 
 /** One call's record, as the gateway knows it when the call ends. */
 export interface CallOutcome {
@@ -23,19 +29,36 @@ export interface CallOutcome {
   guard?: string;
 }
 
-/** Writes usage rows (with cost and the tenant-profile options) and counts tokens against the key's budget. */
-export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits; offload: Offload }) {
+/**
+ * Writes usage rows (with cost and the tenant-profile options), counts tokens against the key's
+ * budget, and gives each row to the metrics (call-metrics.ts) and ends the call's span: the one
+ * place every call is recorded, refused or not.
+ */
+export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits; offload: Offload; metrics?: Metrics }) {
+  const observe = callMetrics(deps.metrics);
   const record = (m: MeteredCall, o: CallOutcome) => {
     const now = deps.clock.now();
     const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = m.caller.options;
     const tokensIn = (typeof o.tokensIn === 'function' ? o.tokensIn() : o.tokensIn) ?? 0;
     const tokensOut = o.tokensOut ?? 0;
+    const cost = costOf(m.model, tokensIn, tokensOut);
+    const cache = o.cache ?? 'BYPASS';
+    const guard = o.guard ?? 'n/a';
     deps.limits.spend(m.caller.key, tokensIn + tokensOut);
     void deps.usage.record({
       at: now, keyId: m.caller.key.id, tenant: m.caller.key.tenant, model: m.model.id, route: m.route, status: o.status,
       latencyMs: now - o.startedAt, upstreamMs: o.upstreamMs ?? null, tokensIn, tokensOut, wordsSent: o.wordsSent ?? 0,
-      wordsReceived: o.wordsReceived ?? 0, cache: o.cache ?? 'BYPASS', guard: o.guard ?? 'n/a', options: profile,
-    }, costOf(m.model, tokensIn, tokensOut)).catch(() => undefined);
+      wordsReceived: o.wordsReceived ?? 0, cache, guard, options: profile,
+    }, cost).catch(() => undefined);
+    observe?.({ model: m.model.id, tenant: m.caller.key.tenant, route: m.route, status: o.status, latencyMs: now - o.startedAt, tokensIn, tokensOut, cost, cache, guard });
+    if (m.span) {
+      // Tracing off, the span records nothing: its attributes are not even built.
+      if (m.span.isRecording()) {
+        m.span.setAttributes({ 'http.response.status_code': o.status, 'gen_ai.usage.input_tokens': tokensIn, 'gen_ai.usage.output_tokens': tokensOut, 'model.cache': cache });
+        if (o.status >= 500) m.span.setStatus({ code: 2 }); // ERROR, as the server span marks a 5xx
+      }
+      m.span.end();
+    }
   };
 
   /**

@@ -13,6 +13,8 @@ import type { PgPool } from '../shared/postgres';
 import type { WatchOptions } from './postgres/watch';
 import { openSqliteSearchStore, type SqliteSearchStore } from './sqlite';
 import { createSearchAdmin, type SearchAdmin } from './admin';
+import type { Metrics } from '../shared/telemetry/metrics';
+import { indexGauges } from './telemetry';
 
 export interface SearchCore {
   service: SearchService;
@@ -56,6 +58,8 @@ export interface SearchCoreSettings {
    * every tenant when absent. Any other tenant's indexes are built on its first search.
    */
   tenants?: readonly string[];
+  /** Where queries are counted and the indexes' sizes read on each scrape (telemetry.ts); nothing is counted when absent. */
+  metrics?: Metrics;
 }
 
 // The PostgreSQL adapter (and the driver) load only when a pool is given.
@@ -75,8 +79,9 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
     index, lexical, vectors, embedder, reranker: opts.reranker ?? coverageReranker(), rerankWeight: opts.rerankWeight ?? 0.05, maxCandidates,
   });
   const { service, add } = createSearchService({
-    store: store.objects, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates,
+    store: store.objects, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates, metrics: opts.metrics,
   });
+  if (opts.metrics) indexGauges(opts.metrics, { counts: lexical.counts, memoryBytes: () => lexical.memoryBytes() + vectors.memoryBytes() + index.memoryBytes() });
   const admin = createSearchAdmin({ store: store.admin, add, embedder });
   let closed = false;
   const warmUp = async () => {

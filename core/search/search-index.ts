@@ -1,5 +1,6 @@
 import type { IndexQueries, Selection } from './ports';
 import type { Aggregations, Bucket } from './types';
+import { BYTES, stringBytes } from './memory';
 
 /**
  * The index queries as searches use them, with two caches the store's data version keeps honest:
@@ -19,16 +20,25 @@ export function searchIndex(queries: IndexQueries, version: () => string) {
   let cachedAt = '';
   const allowedCache = new Map<string, Set<number>>();
   const facets = new Map<number, [AggField, string][]>();
+  /** What `facets` holds (memory.ts): each object's entry and list, each value's pair and string. */
+  let facetBytes = 0;
   const fresh = () => {
     const now = version();
     if (now === cachedAt) return;
     allowedCache.clear();
     facets.clear();
+    facetBytes = 0;
     cachedAt = now;
   };
 
   return {
     ...queries,
+    /** An estimate of what the two caches hold (memory.ts): the allowed sets' entries and the facet values. */
+    memoryBytes(): number {
+      let bytes = facetBytes;
+      for (const [key, set] of allowedCache) bytes += BYTES.mapEntry + stringBytes(key) + set.size * BYTES.setEntry;
+      return bytes;
+    },
     /** Every object the selection lets through, cached until the data changes (least recently used go first). */
     async allowed(sel: Selection): Promise<Set<number>> {
       fresh();
@@ -56,7 +66,14 @@ export function searchIndex(queries: IndexQueries, version: () => string) {
         // Every seq's values, taken before the read: another call may drop the cache meanwhile.
         const read = new Map<number, [AggField, string][]>(seqs.map((seq) => [seq, facets.get(seq) ?? []]));
         for (const r of await queries.facets(missing, AGG_FIELDS)) read.get(r.seq)!.push([r.field as AggField, r.value]);
-        if (version() === at && cachedAt === at) for (const seq of missing) facets.set(seq, read.get(seq)!);
+        if (version() === at && cachedAt === at) {
+          for (const seq of missing) {
+            const values = read.get(seq)!;
+            facets.set(seq, values);
+            facetBytes += BYTES.mapEntry + BYTES.array + values.length * BYTES.slot;
+            for (const [, value] of values) facetBytes += BYTES.array + 2 * BYTES.slot + stringBytes(value);
+          }
+        }
         valuesOf = (seq) => read.get(seq)!;
       }
       const counts = new Map<string, { field: AggField; key: string; n: number }>();

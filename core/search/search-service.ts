@@ -12,7 +12,9 @@ import type { Ranking, Scored } from './ranking';
 import type { SearchIndex } from './search-index';
 import type { SearchService } from './service';
 import type { VectorSearch } from './semantic';
-import type { NewObject, Passage, Scope, StoredObject } from './types';
+import type { NewObject, Passage, PassagePage, PassageRequest, Scope, SearchPage, SearchRequest, StoredObject } from './types';
+import type { Metrics } from '../shared/telemetry/metrics';
+import { queryTelemetry } from './telemetry';
 
 export const READ_ROLE = 'search:read';
 export const WRITE_ROLE = 'search:write';
@@ -26,6 +28,8 @@ export interface SearchServiceDeps {
   clock: Clock;
   maxObjectsPerTenant: number;
   maxCandidates: number;
+  /** Where queries are counted and timed (telemetry.ts); nothing is counted when absent. */
+  metrics?: Metrics;
 }
 
 /** The caller's tenant and subject, when it holds `role` (a REST route checks too, before reading a body; the core never relies on it). */
@@ -37,6 +41,7 @@ function scopeFor(ctx: Ctx<Caller>, role: string): Scope & { caller: Caller } {
 
 
 export function createSearchService(d: SearchServiceDeps) {
+  const query = queryTelemetry(d.metrics);
   /** Adds (or, for `platform ingest`, replaces or keeps) an object as `scope`. */
   const add = async (scope: Scope, input: NewObject): Promise<SourceOutcome> => {
     const hash = input.contentHash ?? contentHash(input.content);
@@ -78,45 +83,55 @@ export function createSearchService(d: SearchServiceDeps) {
     return o;
   };
 
+  /** A search of `scope`'s objects (its span and metrics are the service method's). */
+  const searchIn = async (scope: Scope & { caller: Caller }, req: SearchRequest): Promise<SearchPage> => {
+    const where: Selection = { scope, filters: req.filters };
+    const want = req.offset + req.limit;
+    const texts = async (top: Scored[]) => (await hitsFor(d.index, top, req.query, false)).map((h) => ({ title: h.object.title, text: h.snippet }));
+    let ranked: Scored[];
+    switch (req.mode) {
+      case 'fulltext': ranked = await d.ranking.fulltext(scope.tenant, where, req.query); break;
+      case 'semantic': ranked = await d.ranking.semantic(scope.tenant, where, req.query, want); break;
+      case 'basic': ranked = await d.ranking.basic(where, req); break;
+      case 'hybrid': ranked = await d.ranking.hybrid(scope.tenant, where, req, want, texts); break;
+    }
+    if (req.minScore) ranked = ranked.filter((s) => s.score >= req.minScore! - 1e-9);
+    const seqs = ranked.map((s) => s.seq);
+    let page = ranked.slice(req.offset, want);
+    if (req.sort) {
+      const bySeq = new Map(ranked.map((s) => [s.seq, s]));
+      page = (await d.index.sorted(seqs, req.sort.by, req.sort.order)).slice(req.offset, want).map((seq) => bySeq.get(seq)!);
+    }
+    const [hits, aggregations] = await Promise.all([hitsFor(d.index, page, req.query, req.highlight ?? false), d.index.aggregations(seqs)]);
+    return { total: ranked.length, hits, aggregations };
+  };
+
+  /** A passage search of `scope`'s objects. */
+  const passagesIn = async (scope: Scope & { caller: Caller }, req: PassageRequest): Promise<PassagePage> => {
+    const ranked = await d.ranking.passages(scope.tenant, { scope, filters: req.filters }, req);
+    const page = ranked.slice(req.offset, req.offset + req.limit);
+    const texts = await d.index.chunkTexts(page.map((r) => r.chunkId));
+    const objects = await d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
+    const found = page.flatMap((r): Passage[] => {
+      const t = texts.get(r.chunkId);
+      const o = t && objects.get(t.seq);
+      if (!t || !o) return [];
+      return [{ objectId: o.id, chunkId: r.chunkId, chunkIndex: t.idx, text: t.text, score: round(r.score), title: o.title, fileName: o.fileName }];
+    });
+    return { total: ranked.length, passages: found };
+  };
+
   const service: SearchService = {
     health: async () => ({ status: 'ok', service: 'search' }),
 
     async search(req, call) {
       const scope = scopeFor(call, READ_ROLE);
-      const where: Selection = { scope, filters: req.filters };
-      const want = req.offset + req.limit;
-      const texts = async (top: Scored[]) => (await hitsFor(d.index, top, req.query, false)).map((h) => ({ title: h.object.title, text: h.snippet }));
-      let ranked: Scored[];
-      switch (req.mode) {
-        case 'fulltext': ranked = await d.ranking.fulltext(scope.tenant, where, req.query); break;
-        case 'semantic': ranked = await d.ranking.semantic(scope.tenant, where, req.query, want); break;
-        case 'basic': ranked = await d.ranking.basic(where, req); break;
-        case 'hybrid': ranked = await d.ranking.hybrid(scope.tenant, where, req, want, texts); break;
-      }
-      if (req.minScore) ranked = ranked.filter((s) => s.score >= req.minScore! - 1e-9);
-      const seqs = ranked.map((s) => s.seq);
-      let page = ranked.slice(req.offset, want);
-      if (req.sort) {
-        const bySeq = new Map(ranked.map((s) => [s.seq, s]));
-        page = (await d.index.sorted(seqs, req.sort.by, req.sort.order)).slice(req.offset, want).map((seq) => bySeq.get(seq)!);
-      }
-      const [hits, aggregations] = await Promise.all([hitsFor(d.index, page, req.query, req.highlight ?? false), d.index.aggregations(seqs)]);
-      return { total: ranked.length, hits, aggregations };
+      return query(req.mode, () => searchIn(scope, req));
     },
 
     async passages(req, call) {
       const scope = scopeFor(call, READ_ROLE);
-      const ranked = await d.ranking.passages(scope.tenant, { scope, filters: req.filters }, req);
-      const page = ranked.slice(req.offset, req.offset + req.limit);
-      const texts = await d.index.chunkTexts(page.map((r) => r.chunkId));
-      const objects = await d.index.objects([...new Set([...texts.values()].map((t) => t.seq))]);
-      const passages = page.flatMap((r): Passage[] => {
-        const t = texts.get(r.chunkId);
-        const o = t && objects.get(t.seq);
-        if (!t || !o) return [];
-        return [{ objectId: o.id, chunkId: r.chunkId, chunkIndex: t.idx, text: t.text, score: round(r.score), title: o.title, fileName: o.fileName }];
-      });
-      return { total: ranked.length, passages };
+      return query(req.mode === 'semantic' ? 'passages_semantic' : 'passages_hybrid', () => passagesIn(scope, req));
     },
 
     async createObject(input, call) {

@@ -2,6 +2,7 @@ import type { Embedder } from '../shared/text/embedder';
 import type { IndexFeeds } from './ports';
 import { lanes } from './lanes';
 import { createVectorIndex, type VectorIndex } from './vectors';
+import { BYTES } from './memory';
 
 /**
  * Vector search over one tenant's passages. Each tenant has its own index (exact below a size,
@@ -76,6 +77,12 @@ export function vectorSearch(feeds: IndexFeeds, embedder: Embedder, opts: { exac
       if (!allowed.size || !t.index.size) return [];
       const accept = (id: number) => allowed.has(t.objectOf.get(id) ?? -1);
       return t.index.search(query, k, accept).map((h) => ({ chunkId: h.id, seq: t.objectOf.get(h.id)!, similarity: h.similarity }));
+    },
+    /** An estimate of the memory the tenants' vector indexes hold (memory.ts), their chunk → object maps included. */
+    memoryBytes(): number {
+      let bytes = 0;
+      for (const t of tenants.values()) bytes += t.index.memoryBytes + t.objectOf.size * BYTES.mapEntry;
+      return bytes;
     },
     /** Indexes one batch of a tenant's vectors not yet indexed; false once there are none (warming up in slices). */
     warm: (tenant: string): Promise<boolean> => inLane(tenant, async () => step(await tenantIndex(tenant), tenant, 1000)),

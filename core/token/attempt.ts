@@ -1,6 +1,6 @@
 import { AuthenticationFailed } from './errors';
 import type { FairPool } from '../shared/fair-pool';
-import type { FailureThrottle } from './throttle';
+import type { FailureThrottle, Reservation } from './throttle';
 
 /**
  * How one authenticating step checks a credential. A slow check first takes a place in the caller
@@ -25,9 +25,14 @@ export const freeAttempt: Attempt = { now: async (check) => check(), queued: (ch
 /**
  * Rules: a caller over its limit gets 429 before anything is looked at; a step refused for its
  * credentials after checks that all matched (a disabled account) is counted as a failure then.
+ * `throttled` is told when a failed check took the last place of its address's window (from then
+ * on the address is refused until the window ends).
  */
-export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool }) {
+export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool; throttled?: () => void }) {
   const { throttle, pool } = deps;
+  const filled = (place: Reservation) => {
+    if (place.filled) deps.throttled?.();
+  };
   return {
     async throttled<T>(address: string, step: (attempt: Attempt) => Promise<T>): Promise<T> {
       await throttle.check(address);
@@ -41,14 +46,18 @@ export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool
           await place.release();
           throw err;
         }
-        if (ok) await place.release();
-        else failed = true;
+        if (ok) {
+          await place.release();
+        } else {
+          failed = true;
+          filled(place);
+        }
         return ok;
       };
       const attempt: Attempt = {
         async now(check) {
           if (check()) return true;
-          await throttle.reserve(address);
+          filled(await throttle.reserve(address));
           failed = true;
           return false;
         },

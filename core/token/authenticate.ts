@@ -22,6 +22,8 @@ export interface AuthenticatorDeps {
   clock: Clock;
   lockout: { threshold: number; seconds: number };
   throttle?: FailureThrottle;
+  /** Told when failed attempts lock an account or throttle a caller address (the metrics count them). */
+  onLockout?: () => void;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface AuthenticatorDeps {
  */
 export function createAuthenticator(deps: AuthenticatorDeps) {
   const { store, secrets, clock, keyed } = deps;
-  const attempts = createAttempts({ throttle: deps.throttle ?? noThrottle, pool: deps.pool });
+  const attempts = createAttempts({ throttle: deps.throttle ?? noThrottle, pool: deps.pool, throttled: deps.onLockout });
   const rehashing = new Set<string>();
 
   function rehashIfOutdated(id: string, secret: string, stored: string, save: (next: string) => Promise<boolean>) {
@@ -87,7 +89,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
           rehashIfOutdated(found.id, password, found.passwordHash, (next) => store.users.replacePasswordHash(found.id, found.passwordHash, next));
         } else {
           const { threshold, seconds } = deps.lockout;
-          await store.users.recordLoginFailure(found.id, { threshold, lockedUntil: now + seconds * 1000, now });
+          if (await store.users.recordLoginFailure(found.id, { threshold, lockedUntil: now + seconds * 1000, now })) deps.onLockout?.();
         }
       }
       if (!found || !ok || locked || !found.enabled) throw new AuthenticationFailed('invalid_grant');

@@ -17,6 +17,8 @@ import { withRealmCache } from './realm-cache';
 import { redisFailureCounter, type RedisFailureOptions } from './redis/failures';
 import { sqliteTokenStore } from './sqlite';
 import { createTokenService } from './token-service';
+import type { Metrics } from '../shared/telemetry/metrics';
+import { tokenTelemetry } from './telemetry';
 
 export interface TokenCore {
   service: TokenService;
@@ -57,6 +59,8 @@ export interface TokenCoreOptions {
   /** Ports with real crypto by default; tests pass cheaper ones. */
   hasher?: SecretHasher;
   generateKey?: KeyGenerator;
+  /** Where tokens issued and refused, and lockouts, are counted (telemetry.ts); nothing when absent. */
+  metrics?: Metrics;
 }
 
 /** The store the options name: PostgreSQL when given its pool, else the SQLite file. */
@@ -76,6 +80,7 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
   const hasher = opts.hasher ?? scryptHasher();
   const keyed = keyedHasher(await store.secretHashKey());
   const now = () => clock.now();
+  const telemetry = tokenTelemetry(opts.metrics);
   const auth = createAuthenticator({
     store,
     clock,
@@ -87,8 +92,9 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     throttle: opts.authFailuresPerMinute
       ? createFailureThrottle({ counter: failures, limit: opts.authFailuresPerMinute, windowMs: 60_000, now })
       : undefined,
+    onLockout: telemetry.lockout,
   });
-  const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'] });
+  const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'], telemetry });
   const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey, keyAdded: (realmId) => keys.forget(realmId) });
   return {
     service, admin, store, keys,

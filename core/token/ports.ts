@@ -111,8 +111,11 @@ export interface TokenStore {
     setPasswordHash(realmId: string, username: string, passwordHash: string): Promise<boolean>;
     /** Compare-and-set (a rehash never overwrites a password changed meanwhile). */
     replacePasswordHash(id: string, expected: string, next: string): Promise<boolean>;
-    /** One atomic step: concurrent failures all count. A locked user's failures do not extend the lock. */
-    recordLoginFailure(id: string, policy: LoginFailurePolicy): Promise<void>;
+    /**
+     * One atomic step: concurrent failures all count. A locked user's failures do not extend the lock.
+     * True when this failure locked the account (it reached the threshold).
+     */
+    recordLoginFailure(id: string, policy: LoginFailurePolicy): Promise<boolean>;
     recordLoginSuccess(id: string): Promise<void>;
   };
   sessions: {

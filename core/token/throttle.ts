@@ -21,6 +21,8 @@ export interface FailureThrottle {
 }
 
 export interface Reservation {
+  /** It took the window's last place: kept as a failure, the address is throttled until the window ends. */
+  readonly filled: boolean;
   /** The attempt succeeded (or failed for another reason than its credentials): not a failure. */
   release(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export function createFailureThrottle(opts: { counter: FailureCounter; limit: nu
       if (!w.reserved) throw refuse(w, now);
       let open = true;
       return {
+        filled: w.count >= limit,
         async release() {
           if (!open) return;
           open = false;
@@ -56,4 +59,4 @@ export function createFailureThrottle(opts: { counter: FailureCounter; limit: nu
 
 const nothing = async () => undefined;
 /** Never throttles (embedded uses that do their own limiting). */
-export const noThrottle: FailureThrottle = { check: nothing, reserve: async () => ({ release: nothing }), fail: nothing };
+export const noThrottle: FailureThrottle = { check: nothing, reserve: async () => ({ filled: false, release: nothing }), fail: nothing };

@@ -14,6 +14,7 @@ import type { KeyRing } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import { grantScopes, parseScopes } from './scopes';
 import type { RealmInfo, TokenResponse, TokenService } from './service';
+import { tokenTelemetry, type TokenTelemetry } from './telemetry';
 
 export { LOGIN_CLIENT_ID } from './authenticate';
 
@@ -25,6 +26,8 @@ export interface TokenServiceDeps {
   publicUrl: string;
   /** RFC 9068 `aud` of every access token: the platform's services. */
   audience: readonly string[];
+  /** Counts tokens issued and refused (telemetry.ts); nothing when absent. */
+  telemetry?: TokenTelemetry;
 }
 
 /** Path segment and parameter value meaning the default realm. */
@@ -32,6 +35,19 @@ export const DEFAULT_REALM_ALIAS = 'default';
 
 export function createTokenService(deps: TokenServiceDeps): TokenService {
   const { store, clock, auth } = deps;
+  const telemetry = deps.telemetry ?? tokenTelemetry();
+  /** A token endpoint, counted once per request as issued or refused under its grant type. */
+  const counted = <R>(grantOf: (req: R) => string, issue: (req: R, ctx?: Ctx) => Promise<TokenResponse>) =>
+    async (req: R, ctx?: Ctx): Promise<TokenResponse> => {
+      try {
+        const tokens = await issue(req, ctx);
+        telemetry.issued(grantOf(req));
+        return tokens;
+      } catch (err) {
+        telemetry.failed(grantOf(req), err);
+        throw err;
+      }
+    };
   const issuerBase = issuerBaseFor(deps.publicUrl);
   const issuer = createIssuer({ keys: deps.keys, clock, issuerOf: (id) => issuerBase + id, audience: deps.audience });
   // The issuing service itself tolerates no clock skew.
@@ -115,7 +131,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   }
 
   return {
-    async issueForClient(req, ctx = {}) {
+    issueForClient: counted((req) => req.grant_type || 'client_credentials', async (req, ctx = {}) => {
       const realm = await resolveRealm(req.realm);
       const grantType = req.grant_type || 'client_credentials';
       if (!['client_credentials', 'password', 'refresh_token'].includes(grantType)) throw new UnsupportedGrantType(grantType);
@@ -129,9 +145,10 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         return grant(realm, client, user, req, ctx);
       }
       return grant(realm, client, undefined, req, ctx);
-    },
+    }),
 
-    async loginUser(req, ctx = {}) {
+    // Its refresh_token grant runs `refresh` itself, not the counted method: each request counts once.
+    loginUser: counted((req) => req.grant_type || 'password', async (req, ctx = {}) => {
       const grantType = req.grant_type || 'password';
       if (grantType === 'refresh_token') {
         if (!req.refresh_token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
@@ -144,9 +161,9 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         user: await auth.user(attempt, realm, req.username ?? '', req.password ?? ''),
       }));
       return grant(realm, client, user, req, ctx);
-    },
+    }),
 
-    refresh,
+    refresh: counted(() => 'refresh_token', refresh),
 
     async introspect(req) {
       // spec: the introspection realm is mandatory, so it never falls back to the default realm.

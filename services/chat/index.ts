@@ -64,6 +64,7 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
     const offload = models ? undefined : defaultOffload(1);
     const core = openChatCore({
       log: deps.log,
+      metrics: deps.metrics,
       defaultModel: config.CHAT_DEFAULT_MODEL,
       tokens: offloadPromptTokens(models?.offload ?? offload!),
       retrieval: search ? inProcessRetrieval(search.service) : remoteSearch().restRetrieval({ baseUrl: config.SEARCH_URL ?? config.PUBLIC_URL }),

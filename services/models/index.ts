@@ -57,7 +57,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   audience: 'models',
   config: Settings,
   migrations: MODELS_PG_MIGRATIONS,
-  open: async ({ config, clock, log, postgres: pool, redis }, { admin }) => {
+  open: async ({ config, clock, log, postgres: pool, redis, metrics }, { admin }) => {
     // The answers are cached, and a key's limits counted, in Redis when there is one (the CLI has none: it serves no answers).
     const cache = redis ? redisCache().redisChatCache({
       client: redis, prefix: `${config.REDIS_KEY_PREFIX}models:cache:`, ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
@@ -76,6 +76,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
         const { STATUS, toPlatformError } = http();
         return STATUS[toPlatformError(err).kind];
       },
+      metrics,
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
       },

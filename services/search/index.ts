@@ -76,6 +76,7 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
       exactBelow: config.SEARCH_EXACT_BELOW,
       rerankWeight: config.SEARCH_RERANK_WEIGHT,
       tenants: config.SEARCH_TENANTS?.length ? config.SEARCH_TENANTS : undefined,
+      metrics: deps.metrics,
     });
     // A server builds its in-memory indexes in the background at start and after writes (its own,
     // other workers', `platform ingest`), not on its first searches.

@@ -43,7 +43,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
   audience: 'account',
   config: Settings,
   migrations: TOKEN_PG_MIGRATIONS,
-  open: ({ config, clock, audiences, fairPool, log, postgres, redis }, { admin }) => openTokenCore({
+  open: ({ config, clock, audiences, fairPool, log, postgres, redis, metrics }, { admin }) => openTokenCore({
     file: join(config.PLATFORM_DATA_DIR, 'token.db'),
     postgres,
     redis: redis && {
@@ -61,6 +61,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
     audience: audiences,
     hasher: opts.hasher,
     generateKey: opts.generateKey,
+    metrics,
   }),
   rest: (core, { config }) => rest().tokenRest(core.service, config.PUBLIC_URL),
   subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core, edge) => subgraph().tokenResolvers(core.service, edge) },

@@ -9,6 +9,7 @@ import { unreadable } from '../../shared/http/failures';
 import { parseAnswer } from '../upstream/errors';
 import { bedrockError, bedrockFinish, converseInput } from './bedrock-shared';
 import { credentialOf } from './credential-shared';
+import { inSpan, SpanKind } from '../../shared/telemetry/tracing';
 
 const TitanEmbedding = z.object({ embedding: z.array(z.number()).min(1), inputTextTokenCount: z.number().optional() });
 /** Embedding calls in flight at once: Titan takes one text per call. */
@@ -28,6 +29,20 @@ const EMBED_CONCURRENCY = 4;
 export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
   const vendor = 'Bedrock';
   const { readTimeoutMs, retries } = http.settings;
+  const region = model.upstream.region ?? 'us-east-1';
+  /**
+   * A client span per SDK call (`bedrock <operation>`, its retries included, until its answer's
+   * head): the SDK sends through its own HTTP/2 handler, not our transport, which makes the others.
+   * Failures reach the span as the gateway's errors, secrets blotted.
+   */
+  const traced = <T>(operation: string, secrets: string[], signal: AbortSignal | undefined, send: () => Promise<T>): Promise<T> =>
+    inSpan(`bedrock ${operation}`, { 'rpc.system': 'aws-api', 'rpc.service': 'BedrockRuntime', 'rpc.method': operation, 'cloud.region': region, 'peer.service': 'bedrock' }, async () => {
+      try {
+        return await send();
+      } catch (err) {
+        throw bedrockError(err, vendor, signal, secrets);
+      }
+    }, SpanKind.CLIENT);
   let made: { client: BedrockRuntimeClient; credential: string | undefined } | undefined;
 
   const clientOf = () => {
@@ -42,7 +57,7 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
     made = {
       credential,
       client: new BedrockRuntimeClient({
-        region: model.upstream.region ?? 'us-east-1',
+        region,
         ...(model.upstream.baseUrl ? { endpoint: model.upstream.baseUrl } : {}),
         ...(credential ? { credentials: { accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey!, ...(sessionToken ? { sessionToken } : {}) } } : {}),
         maxAttempts: retries + 1,
@@ -102,12 +117,8 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
       // Our own abort (the caller stopped reading, a silence) beside the caller's.
       const cut = new AbortController();
       const abortSignal = signal ? AbortSignal.any([signal, cut.signal]) : cut.signal;
-      let out;
-      try {
-        out = await client.send(new ConverseStreamCommand(converseInput(req)), { abortSignal });
-      } catch (err) {
-        throw bedrockError(err, vendor, signal, secrets);
-      }
+      const input = converseInput(req);
+      const out = await traced('ConverseStream', secrets, signal, () => client.send(new ConverseStreamCommand(input), { abortSignal }));
       if (!out.stream) throw unreadable(vendor, 'a ConverseStream answer without its stream');
       return chatStreamOf(events(out.stream, cut, secrets, signal), { vendor, messages: req.messages, promptTokens: req.promptTokens, signal, onEnd: () => cut.abort() });
     },
@@ -117,10 +128,11 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
       const cut = new AbortController();
       const abortSignal = signal ? AbortSignal.any([signal, cut.signal]) : cut.signal;
       const one = async (inputText: string) => {
-        const out = await client.send(new InvokeModelCommand({
+        const command = new InvokeModelCommand({
           modelId: req.model, contentType: 'application/json', accept: 'application/json',
           body: JSON.stringify({ inputText, ...(req.dimensions ? { dimensions: req.dimensions } : {}) }),
-        }), { abortSignal });
+        });
+        const out = await traced('InvokeModel', secrets, signal, () => client.send(command, { abortSignal }));
         let json: unknown;
         try {
           json = JSON.parse(out.body.transformToString());

@@ -1,4 +1,5 @@
 import { doubled } from '../grow';
+import { BYTES, objectBytes, stringBytes } from '../memory';
 
 /**
  * An in-memory BM25 index over one tenant's passages: term → postings (passage, weighted term
@@ -22,15 +23,26 @@ interface Postings {
   n: number;
 }
 
-function append(p: Postings, doc: number, tf: number): void {
+/** Adds a posting; returns the bytes its arrays grew by. */
+function append(p: Postings, doc: number, tf: number): number {
+  let grown = 0;
   if (p.n === p.docs.length) {
+    grown = p.docs.byteLength + p.tfs.byteLength;
     p.docs = doubled(p.docs);
     p.tfs = doubled(p.tfs);
   }
   p.docs[p.n] = doc;
   p.tfs[p.n] = Math.min(tf, 65535);
   p.n++;
+  return grown;
 }
+
+/** A new term's cost: its Map entry, its string, its postings object and two typed arrays of 2. */
+const termBytes = (term: string) => BYTES.mapEntry + stringBytes(term) + objectBytes(3) + 2 * BYTES.typedArray + 2 * 4 + 2 * 2;
+/** Each passage's slots in chunkIds, seqs, lengths and alive, and in its object's list. */
+const PASSAGE_BYTES = 5 * BYTES.slot;
+/** Each object's entry in bySeq and its list. */
+const OBJECT_BYTES = BYTES.mapEntry + BYTES.array;
 
 export interface PassageScore {
   /** Passage (chunk) id. */
@@ -50,9 +62,22 @@ export class Bm25Index {
   private live = 0;
   private dead = 0;
   private scratch = new Float64Array(1024);
+  /** The terms' structures (memory.ts), kept up to date as they grow. */
+  private termsBytes = 0;
 
+  /** Live passages. */
   get size(): number {
     return this.live;
+  }
+
+  /** Objects with live passages. */
+  get objects(): number {
+    return this.bySeq.size;
+  }
+
+  /** An estimate of the memory the index holds (memory.ts); removed passages count until a rebuild. */
+  get memoryBytes(): number {
+    return this.termsBytes + this.chunkIds.length * PASSAGE_BYTES + this.bySeq.size * OBJECT_BYTES + this.scratch.byteLength + BYTES.typedArray;
   }
 
   /** Share of postings that belong to removed passages. */
@@ -73,8 +98,11 @@ export class Bm25Index {
     for (const t of textTokens) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const [term, f] of tf) {
       let p = this.terms.get(term);
-      if (!p) this.terms.set(term, (p = { docs: new Int32Array(2), tfs: new Uint16Array(2), n: 0 }));
-      append(p, doc, f);
+      if (!p) {
+        this.terms.set(term, (p = { docs: new Int32Array(2), tfs: new Uint16Array(2), n: 0 }));
+        this.termsBytes += termBytes(term);
+      }
+      this.termsBytes += append(p, doc, f);
     }
     const list = this.bySeq.get(seq);
     if (list) list.push(doc);

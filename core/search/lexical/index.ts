@@ -66,6 +66,21 @@ export function lexicalSearch(feeds: IndexFeeds) {
   return {
     /** The tenants whose index this process holds. */
     held: (): string[] => [...tenants.keys()],
+    /** Objects and passages this process holds indexed, all tenants together. */
+    counts(): { objects: number; passages: number } {
+      let objects = 0, passages = 0;
+      for (const { index } of tenants.values()) {
+        objects += index.objects;
+        passages += index.size;
+      }
+      return { objects, passages };
+    },
+    /** An estimate of the memory the tenants' indexes hold (memory.ts). */
+    memoryBytes(): number {
+      let bytes = 0;
+      for (const { index } of tenants.values()) bytes += index.memoryBytes;
+      return bytes;
+    },
     /** Every passage of the tenant matching a query word, with its BM25 score, among objects `accept` lets through. */
     async passages(tenant: string, query: string, accept: (seq: number) => boolean): Promise<PassageScore[]> {
       const terms = queryTerms(query);

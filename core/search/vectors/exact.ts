@@ -6,6 +6,7 @@
  * O(n log k) instead of sorting all n.
  */
 import type { VectorHit } from './types';
+import { BYTES } from '../memory';
 
 type Score = (data: Float32Array, offset: number) => number;
 
@@ -117,6 +118,11 @@ export class ExactStore {
 
   get size(): number {
     return this.ids.length;
+  }
+
+  /** The vectors' array (its spare capacity included), and each id's slot and Map entry. */
+  get memoryBytes(): number {
+    return this.data.byteLength + BYTES.typedArray + this.ids.length * (BYTES.slot + BYTES.mapEntry);
   }
 
   /** Re-adding an id overwrites its vector. */

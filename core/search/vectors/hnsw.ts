@@ -8,6 +8,7 @@
  */
 import { HierarchicalNSW } from 'hnswlib-node';
 import type { VectorHit } from './types';
+import { BYTES } from '../memory';
 
 export interface HnswOptions {
   dimensions: number;
@@ -32,7 +33,7 @@ export class HnswIndex {
   /** Slots of deleted ids that the next adds can take. */
   private vacant = 0;
 
-  constructor(opts: HnswOptions) {
+  constructor(private readonly opts: HnswOptions) {
     this.index = new HierarchicalNSW('ip', opts.dimensions);
     this.index.initIndex({
       maxElements: Math.max(16, opts.initialCapacity ?? 1024),
@@ -47,6 +48,22 @@ export class HnswIndex {
 
   get size(): number {
     return this.live.size;
+  }
+
+  /**
+   * hnswlib's memory, from its layout (hnswalg.h): per slot of its capacity, the vector (4 bytes a
+   * dimension), the level-0 links (2m ids and a count), the label, a link-list mutex (40 bytes),
+   * the level, a pointer to the upper links and a visited mark; per element, upper links (m ids and
+   * a count per level, 1/(m - 1) levels on average) and a label-lookup entry; 65,536 label mutexes
+   * per index. Then our live and deleted ids' Set entries.
+   */
+  get memoryBytes(): number {
+    const { dimensions: d, m } = this.opts;
+    const slots = this.index.getMaxElements();
+    const count = this.index.getCurrentCount();
+    const perSlot = d * 4 + (2 * m * 4 + 4) + 8 + 40 + 4 + 8 + 2;
+    const perElement = (m * 4 + 4) / (m - 1) + BYTES.mapEntry;
+    return slots * perSlot + count * perElement + 65_536 * 40 + (this.live.size + this.tombstones.size) * BYTES.setEntry;
   }
 
   add(id: number, vector: Float32Array): void {

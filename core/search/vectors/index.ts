@@ -81,6 +81,9 @@ export function createVectorIndex(opts: VectorIndexOptions): VectorIndex {
     get approximate() {
       return hnsw !== undefined;
     },
+    get memoryBytes() {
+      return (exact ?? hnsw!).memoryBytes;
+    },
     add(id, vector) {
       if (!Number.isInteger(id) || id < 0 || id > MAX_ID) throw new Error(`vector index: id must be an integer in [0, 2^32), got ${id}`);
       checkVector('vector', vector);

@@ -1,4 +1,5 @@
 import { doubled } from '../grow';
+import { BYTES } from '../memory';
 import type { VectorHit, VectorIndex } from './types';
 
 /**
@@ -23,6 +24,13 @@ export class SparseIndex implements VectorIndex {
 
   get size(): number {
     return this.docOf.size;
+  }
+
+  /** The postings' arrays (spare capacity included), each vector's slots and Map entry, the scratch scores. */
+  get memoryBytes(): number {
+    let postings = 0;
+    for (const p of this.postings) postings += p.docs.byteLength + p.values.byteLength + 2 * BYTES.typedArray;
+    return postings + this.ids.length * 2 * BYTES.slot + this.docOf.size * BYTES.mapEntry + this.scratch.byteLength;
   }
 
   add(id: number, vector: Float32Array): void {

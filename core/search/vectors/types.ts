@@ -9,6 +9,8 @@ export interface VectorIndex {
   readonly size: number;
   /** True once the index has switched to HNSW (it never switches back). */
   readonly approximate: boolean;
+  /** An estimate of the memory it holds, native (hnswlib) included (core/search/memory.ts). */
+  readonly memoryBytes: number;
   /** Re-adding an id replaces its vector. Ids are integers in [0, 2^32). */
   add(id: number, vector: Float32Array): void;
   /** Unknown ids are ignored. */

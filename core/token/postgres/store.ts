@@ -92,12 +92,11 @@ export function pgTokenStore(pool: PgPool): TokenStore {
       replacePasswordHash: async (id, expected, next) =>
         (await q.count('users.rehash', 'UPDATE token_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, expected, next])) > 0,
       // One statement: parallel failures on any replicas wait for each other's row lock and each counts.
-      recordLoginFailure: async (id, p) => {
-        await q.count('users.failure', `UPDATE token_users SET
+      recordLoginFailure: async (id, p) => (await q.one('users.failure', `UPDATE token_users SET
             failed_logins = CASE WHEN failed_logins + 1 >= $2 THEN 0 ELSE failed_logins + 1 END,
             locked_until = CASE WHEN failed_logins + 1 >= $2 THEN $3::timestamptz ELSE NULL END
-          WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $4)`, [id, p.threshold, at(p.lockedUntil), at(p.now)]);
-      },
+          WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $4)
+          RETURNING locked_until IS NOT NULL AS locked`, [id, p.threshold, at(p.lockedUntil), at(p.now)], (r) => r.locked as boolean)) ?? false,
       recordLoginSuccess: async (id) => {
         await q.count('users.success',
           'UPDATE token_users SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND (failed_logins != 0 OR locked_until IS NOT NULL)', [id]);

@@ -47,11 +47,13 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
     return true;
   });
   // One statement, so concurrent failures (other requests, other worker processes) all count.
-  const loginFailure = run(
+  const loginFailure = one(
     `UPDATE users SET
        failed_logins = CASE WHEN failed_logins + 1 >= ? THEN 0 ELSE failed_logins + 1 END,
        locked_until = CASE WHEN failed_logins + 1 >= ? THEN ? ELSE NULL END
-     WHERE id = ? AND (locked_until IS NULL OR locked_until <= ?)`,
+     WHERE id = ? AND (locked_until IS NULL OR locked_until <= ?)
+     RETURNING locked_until`,
+    (r) => r.locked_until !== null,
   );
   const writeSession = groupCommit(db, sessionRow);
 
@@ -92,7 +94,7 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       setPasswordHash: later((realmId, username, hash) =>
         run('UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = NULL WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0),
       replacePasswordHash: later((id, expected, next) => run('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?')(next, id, expected) > 0),
-      recordLoginFailure: later((id, p) => void loginFailure(p.threshold, p.threshold, p.lockedUntil, id, p.now)),
+      recordLoginFailure: later((id, p) => loginFailure(p.threshold, p.threshold, p.lockedUntil, id, p.now) ?? false),
       recordLoginSuccess: later((id) =>
         void run('UPDATE users SET failed_logins = 0, locked_until = NULL WHERE id = ? AND (failed_logins != 0 OR locked_until IS NOT NULL)')(id)),
     },

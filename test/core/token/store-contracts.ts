@@ -234,14 +234,15 @@ function userCases(s: () => Opened<TokenStore>) {
       await one.users.insert(ann);
       const policy = () => ({ threshold: 10, lockedUntil: now() + 60_000, now: now() });
       const lockedUntil = now() + 60_000;
-      // 50 at once: the 10th locks, the 40 after it find the user locked.
-      await inParallel(s(), 50, (store) => store.users.recordLoginFailure(ann.id, policy()));
+      // 50 at once: the 10th locks (and alone says so), the 40 after it find the user locked.
+      const locked = await inParallel(s(), 50, (store) => store.users.recordLoginFailure(ann.id, policy()));
+      expect(locked.filter(Boolean)).toHaveLength(1);
       expect(await two.users.getById(ann.id)).toMatchObject({ failedLogins: 0, lockedUntil });
       await advance(30_000);
-      await one.users.recordLoginFailure(ann.id, policy());
+      expect(await one.users.recordLoginFailure(ann.id, policy())).toBe(false);
       expect(await two.users.getById(ann.id)).toMatchObject({ failedLogins: 0, lockedUntil });
       await advance(30_000);
-      await two.users.recordLoginFailure(ann.id, policy());
+      expect(await two.users.recordLoginFailure(ann.id, policy())).toBe(false);
       expect(await one.users.getById(ann.id)).toMatchObject({ failedLogins: 1, lockedUntil: null });
       await one.users.recordLoginSuccess(ann.id);
       expect(await two.users.getById(ann.id)).toMatchObject({ failedLogins: 0, lockedUntil: null });

@@ -1,0 +1,86 @@
+import { openTokenCore } from '../../../core/token';
+import { prometheusMetrics, type PrometheusMetrics } from '../../../core/shared/telemetry/prometheus';
+import { fastHasher, PUBLIC_URL, pooledKeys, testClock } from '../../shared/helpers';
+
+const PASSWORD = 'correct horse battery';
+
+async function value(m: PrometheusMetrics, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = m.registry.getSingleMetric(name);
+  if (!metric) return 0;
+  const found = (await metric.get()).values.find((v) =>
+    Object.keys(labels).length === Object.keys(v.labels).length && Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x));
+  return found?.value ?? 0;
+}
+
+/** A token core counting into its own registry: realm `main`, client `svc-a`, user `alice`; accounts lock at 3 failures, addresses at 4 a minute. */
+async function world() {
+  const metrics = prometheusMetrics({ maxTenants: 2 });
+  const core = await openTokenCore({
+    file: ':memory:', publicUrl: PUBLIC_URL, clock: testClock(), lockout: { threshold: 3, seconds: 600 }, authFailuresPerMinute: 4,
+    audience: ['account'], hasher: fastHasher, generateKey: pooledKeys, metrics,
+  });
+  const realm = (await core.admin.createRealm({ name: 'main' })).id;
+  const { client_secret: secret } = await core.admin.createClient({ realm, clientId: 'svc-a', roles: [], scopes: ['openid'] });
+  await core.admin.createUser({ realm, username: 'alice', password: PASSWORD, roles: [], tenantId: 'tenant-a' });
+  return { core, metrics, realm, secret };
+}
+
+describe('the token service\'s metrics', () => {
+  let w: Awaited<ReturnType<typeof world>>;
+  beforeEach(async () => {
+    w = await world();
+  });
+  afterEach(() => w.core.close());
+  const from = (clientAddress: string) => ({ clientAddress });
+
+  it('counts tokens issued by grant type, once per request (a login\'s refresh too)', async () => {
+    const { core, realm, secret, metrics } = w;
+    await core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: secret });
+    const login = await core.service.loginUser({ realm, username: 'alice', password: PASSWORD });
+    await core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: secret, grant_type: 'password', username: 'alice', password: PASSWORD });
+    await core.service.loginUser({ realm, grant_type: 'refresh_token', refresh_token: login.refresh_token });
+    expect(await value(metrics, 'platform_token_issued_total', { grant_type: 'client_credentials' })).toBe(1);
+    expect(await value(metrics, 'platform_token_issued_total', { grant_type: 'password' })).toBe(2);
+    expect(await value(metrics, 'platform_token_issued_total', { grant_type: 'refresh_token' })).toBe(1);
+  });
+
+  it('counts refusals by grant type and OAuth error code; an unknown grant type is `other`', async () => {
+    const { core, realm, secret, metrics } = w;
+    const refused = (p: Promise<unknown>) => expect(p).rejects.toBeDefined();
+    await refused(core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: 'wrong' }, from('10.0.0.1')));
+    await refused(core.service.loginUser({ realm, username: 'alice', password: 'wrong' }, from('10.0.0.2')));
+    await refused(core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: secret, grant_type: 'urn:made:up' }));
+    await refused(core.service.refresh({ realm, refresh_token: 'not-a-token' }));
+    await refused(core.service.issueForClient({ realm: 'nowhere', client_id: 'svc-a', client_secret: secret }));
+    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'invalid_client' })).toBe(1);
+    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'password', error: 'invalid_grant' })).toBe(1);
+    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'other', error: 'unsupported_grant_type' })).toBe(1);
+    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'refresh_token', error: 'invalid_grant' })).toBe(1);
+    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'realm_not_found' })).toBe(1);
+    expect(await value(metrics, 'platform_token_issued_total', { grant_type: 'client_credentials' })).toBe(0);
+  });
+
+  it('counts an account locked by its failed passwords once, when it locks', async () => {
+    const { core, realm, metrics } = w;
+    // From three addresses: the address throttle (4 a minute) stays out of it.
+    for (const address of ['10.0.1.1', '10.0.1.2', '10.0.1.3']) {
+      await expect(core.service.loginUser({ realm, username: 'alice', password: 'wrong' }, from(address))).rejects.toMatchObject({ code: 'invalid_grant' });
+      expect(await value(metrics, 'platform_token_lockouts_total')).toBe(address === '10.0.1.3' ? 1 : 0);
+    }
+    // Locked: the right password fails too, and does not lock it again.
+    await expect(core.service.loginUser({ realm, username: 'alice', password: PASSWORD }, from('10.0.1.4'))).rejects.toMatchObject({ code: 'invalid_grant' });
+    expect(await value(metrics, 'platform_token_lockouts_total')).toBe(1);
+  });
+
+  it('counts a caller address throttled once, when its failures fill the window; its refused tries are slow_down failures', async () => {
+    const { core, realm, metrics } = w;
+    const wrongClient = () => core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: 'wrong' }, from('10.0.2.1'));
+    for (let i = 0; i < 4; i++) await expect(wrongClient()).rejects.toMatchObject({ code: 'invalid_client' });
+    expect(await value(metrics, 'platform_token_lockouts_total')).toBe(1);
+    await expect(wrongClient()).rejects.toMatchObject({ code: 'slow_down' });
+    await expect(wrongClient()).rejects.toMatchObject({ code: 'slow_down' });
+    expect(await value(metrics, 'platform_token_lockouts_total')).toBe(1);
+    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'slow_down' })).toBe(2);
+    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'invalid_client' })).toBe(4);
+  });
+});
