@@ -7,8 +7,6 @@ import { extractTrace, SpanKind, startSpan, within } from '../../core/shared/tel
 const FIXED = new Set(['/', '/healthz', '/readyz', '/graphql', '/graphiql']);
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const HOOK = 'telemetryHook';
-/** The path as the app saw it: a router mounted at a path (the graph's at /graphql) strips it from `req.path`. */
-const PATH = 'telemetryPath';
 
 interface Hook {
   streams: (route: string) => () => void;
@@ -19,10 +17,7 @@ export function routeMatched(res: Response, route: string): void {
   res.locals.route = route;
 }
 
-const routeOf = (req: Request, res: Response): string => {
-  const path = (res.locals[PATH] as string | undefined) ?? req.path;
-  return (res.locals.route as string | undefined) ?? (FIXED.has(path) ? path : 'other');
-};
+const routeOf = (req: Request, res: Response): string => (res.locals.route as string | undefined) ?? (FIXED.has(req.path) ? req.path : 'other');
 
 /**
  * Counts a streamed answer (SSE, NDJSON, multipart) among the open ones until its response closes.
@@ -55,7 +50,6 @@ export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): R
   return (req, res, next) => {
     const start = process.hrtime.bigint();
     res.locals[HOOK] = hook;
-    res.locals[PATH] = req.path;
     const method = METHODS.has(req.method) ? req.method : 'other';
     if (!opts.tracing) {
       res.once('close', () => duration.observe({ method, route: routeOf(req, res), status: res.writableFinished ? res.statusCode : 499 }, secondsSince(start)));
