@@ -12,6 +12,18 @@ interface Hook {
   streams: (route: string) => () => void;
 }
 
+/**
+ * A middleware that reads the request's body calls `next` from the request's `end` event, where
+ * the request's trace is no longer active; this one calls it with the context it was entered with.
+ * (Binding the request and response emitters to the context instead costs a third more CPU a request.)
+ */
+export function keepContext(mw: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    const active = context.active();
+    mw(req, res, (err?: unknown) => context.with(active, () => next(err)));
+  };
+}
+
 /** A router names the route a request matched (its template, `/api/v2/objects/:id`): the label and the span's name. */
 export function routeMatched(res: Response, route: string): void {
   res.locals.route = route;
@@ -64,9 +76,6 @@ export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): R
     const { span, ctx } = startSpan(method, {
       'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol, 'x-request-id': String(res.getHeader('x-request-id') ?? ''),
     }, SpanKind.SERVER, extractTrace(req.headers));
-    // Body parsers and stream writers run in the request's and response's event listeners.
-    context.bind(ctx, req);
-    context.bind(ctx, res);
     res.once('close', () => {
       const route = routeOf(req, res);
       const status = res.writableFinished ? res.statusCode : 499;

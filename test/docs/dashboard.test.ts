@@ -135,7 +135,7 @@ describe('docs/observability.md', () => {
 });
 
 describe('docs/deploy/prometheus.yml', () => {
-  // js-yaml is in node_modules (through jest's own dependencies); its types are not.
+  // js-yaml (a dev dependency) comes without types of its own.
   const yaml = require('js-yaml') as { load(text: string): unknown };
   const config = yaml.load(read('docs/deploy/prometheus.yml')) as {
     global?: { scrape_interval?: string };
