@@ -14,7 +14,7 @@ import { subgraphRouter, type SubgraphRouter } from '../../subgraphs/shared/serv
 
 /**
  * A small federated graph for the gateway's telemetry tests, its subgraphs under the tests' control:
- * `alpha` owns the root fields (a query whose resolver starts a span of its own, one that fails, a
+ * `alpha` owns the root fields (a query whose resolver starts a span of its own, slow when asked, one that fails, a
  * mutation, and `ticks`: a subscription of `count` items that, with `hold`, stays open after them
  * until it is ended); `beta` adds `label` to alpha's `Item`, so queries and every subscription event
  * fetch from both. Either served in this process or each on its own server (remote).
@@ -70,7 +70,11 @@ export function subgraphs(seen: Seen): Subgraph[] {
   let pokes = 0;
   const alpha = buildSubgraph('alpha', ALPHA, {
     Query: {
-      hello: (_: unknown, { name }: { name?: string }) => inSpan('alpha work', {}, async () => `hello ${name ?? 'world'}`),
+      // `slow` answers after 300 ms: identical queries then surely meet in flight.
+      hello: (_: unknown, { name }: { name?: string }) => inSpan('alpha work', {}, async () => {
+        if (name === 'slow') await new Promise((resolve) => setTimeout(resolve, 300));
+        return `hello ${name ?? 'world'}`;
+      }),
       item: (_: unknown, { id }: { id: string }) => ({ id }),
       fails: () => {
         throw new Error('alpha failed');
@@ -79,7 +83,7 @@ export function subgraphs(seen: Seen): Subgraph[] {
     Mutation: { poke: () => ++pokes },
     Subscription: {
       ticks: {
-        subscribe: (_: unknown, { count, hold }: { count: number; hold?: boolean }) => ticking(count, hold === true, seen),
+        subscribe: (_: unknown, { count, hold }: { count: number; hold?: boolean }) => inSpan('alpha ticks', {}, async () => ticking(count, hold === true, seen)),
         resolve: (item: { id: string }) => item,
       },
     },
