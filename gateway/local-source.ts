@@ -1,6 +1,7 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { execute, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { dedupeKey, inflight } from './dedupe';
+import { untimed, type TimedFetch } from './fetch-telemetry';
 
 type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] };
 
@@ -9,12 +10,13 @@ type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] }
  * cost that made it the gateway's bottleneck: that source parses and validates every fetch of the
  * query plan, though a plan sends the same few operation texts again and again. Here each text is
  * parsed and validated once (a bounded map; a plan cache miss only costs a parse), then executed;
- * identical queries in flight share one execution.
+ * identical queries in flight share one execution. Each fetch is timed and runs in its span
+ * (`timed`, fetch-telemetry.ts), so the resolvers' own spans are its children.
  */
 export class InProcessDataSource implements GraphQLDataSource<Record<string, unknown>> {
   private readonly prepared = new Map<string, Prepared>();
 
-  constructor(private readonly schema: GraphQLSchema, private readonly maxDocuments = 2000) {}
+  constructor(private readonly schema: GraphQLSchema, private readonly maxDocuments = 2000, private readonly timed: TimedFetch = untimed) {}
 
   private prepare(query: string): Prepared {
     let hit = this.prepared.get(query);
@@ -35,7 +37,11 @@ export class InProcessDataSource implements GraphQLDataSource<Record<string, unk
   /** Identical queries in flight share one execution (dedupe.ts). */
   private readonly shared = inflight<ExecutionResult>();
 
-  async process(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {
+  process(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {
+    return this.timed(() => this.fetch(options));
+  }
+
+  private async fetch(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {
     const { request, context } = options;
     const prepared = this.prepare(request.query ?? '');
     if ('errors' in prepared) return { errors: prepared.errors };

@@ -46,6 +46,20 @@ export async function startOperation(graph: Required<SocketGraph>, kind: 'subscr
 /** Ends a subscription's events (and so the subgraph's stream and the model call behind it). */
 export const stopOutcome = (o: Outcome) => void (isStream(o) ? o.return?.()?.catch(() => undefined) : undefined);
 
+/**
+ * Ends the outcome's events when the response closes: the client leaving, the server stopping; at
+ * once when it closed while the operation was starting. Returns what stops watching.
+ */
+export function stopOnClose(res: Response, outcome: Outcome): () => void {
+  const stop = () => stopOutcome(outcome);
+  if (res.closed) {
+    stop();
+    return () => undefined;
+  }
+  res.once('close', stop);
+  return () => res.off('close', stop);
+}
+
 export interface RelayOptions {
   /** One result, its errors formatted as every transport formats them. */
   send(result: FormattedExecutionResult): Promise<void>;
@@ -56,14 +70,15 @@ export interface RelayOptions {
   log: Logger;
 }
 
-/** Sends an operation's results until they end, the client stops, or they fail. */
+/** Sends an operation's results until they end, the client stops (its events are then ended), or they fail. */
 export async function relay(outcome: Outcome, opts: RelayOptions): Promise<void> {
   const format = (r: Result): FormattedExecutionResult => (r.errors ? { ...r, errors: r.errors.map((e) => formatExecutionError(e, opts.log)) } : r as FormattedExecutionResult);
   if (!isStream(outcome)) return opts.send(format(outcome));
   try {
     for (;;) {
       const r = await outcome.next();
-      if (r.done || opts.stopped()) return;
+      if (r.done) return;
+      if (opts.stopped()) return stopOutcome(outcome);
       await opts.send(format(r.value));
     }
   } catch (err) {

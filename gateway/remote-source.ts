@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { FORWARDED_HEADERS, type GraphContext } from '../edge/graphql/context';
 import { subgraphFetchFailed } from '../edge/graphql/errors';
+import { injectTrace } from '../core/shared/telemetry/tracing';
 import { dedupeKey, inflight } from './dedupe';
+import { untimed, type TimedFetch } from './fetch-telemetry';
 
 export interface RemoteSourceOptions {
   name: string;
@@ -12,6 +14,8 @@ export interface RemoteSourceOptions {
   log: Logger;
   /** Shared by every remote subgraph of a gateway (subgraphAgent): keep-alive connections, per origin, and the timeouts. */
   dispatcher: Dispatcher;
+  /** Times each fetch and runs it in its span (fetch-telemetry.ts). */
+  timed?: TimedFetch;
 }
 
 /**
@@ -54,6 +58,8 @@ function fieldErrors(options: GraphQLDataSourceProcessOptions<GraphContext>, err
  * largest cost. A subgraph that cannot be reached, stalls past the timeout or answers something
  * other than GraphQL is an UPSTREAM_ERROR naming it; an HTTP error whose body holds coded GraphQL
  * errors keeps the subgraph's first error. Identical queries in flight share one fetch (dedupe.ts).
+ * Each fetch is timed and in its span; the request carries that span as `traceparent`, added to the
+ * exchange once its dedupe key is known (callers sharing one exchange share the first one's trace).
  */
 export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
   private readonly origin: string;
@@ -68,7 +74,11 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
   /** Identical fetches in flight share one HTTP exchange; each caller parses the text itself. */
   private readonly shared = inflight<{ status: number; text: string }>();
 
-  async process(options: GraphQLDataSourceProcessOptions<GraphContext>) {
+  process(options: GraphQLDataSourceProcessOptions<GraphContext>) {
+    return (this.opts.timed ?? untimed)(() => this.fetch(options));
+  }
+
+  private async fetch(options: GraphQLDataSourceProcessOptions<GraphContext>) {
     const { request, context } = options;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     for (const name of FORWARDED_HEADERS) {
@@ -86,7 +96,7 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     const signal = key === undefined ? context.signal : undefined;
     try {
       ({ status, text: parsed } = await this.shared(key, async () => {
-        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers, body, signal });
+        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers: injectTrace(headers), body, signal });
         return { status: res.statusCode, text: await res.body.text() };
       }));
     } catch (err) {

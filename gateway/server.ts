@@ -9,7 +9,7 @@ import { Router } from 'express';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/shared/auth/verifier';
 import type { Redis } from '../core/shared/redis';
-import type { Metrics } from '../core/shared/telemetry/metrics';
+import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import { jsonBody } from '../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
@@ -18,8 +18,11 @@ import type { Subgraph } from '../edge/graphql/subgraph';
 import { introspectionCache, introspectionPlugin } from '../edge/graphql/introspection';
 import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
+import { routeMatched } from '../edge/http/telemetry';
+import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
+import { operationTelemetry, type Transport } from './operation-telemetry';
 import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { streamingTransports } from './streaming';
@@ -78,12 +81,15 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   // metadata addresses (169.254.169.254): a self-hosted platform must not phone home.
   process.env.APOLLO_TELEMETRY_DISABLED = 'true';
   const limits = graphqlLimits(opts.limits);
+  const metrics = opts.metrics ?? noMetrics;
+  const operations = operationTelemetry(metrics);
+  const fetches = subgraphFetches(metrics);
   // One data source per subgraph, shared by the gateway's queries and the subscriptions' entity fetches.
   const timeoutMs = opts.subgraphTimeoutMs ?? 120_000;
   const agent = subgraphAgent(timeoutMs);
   const sourceOf = (name: string, target: SubgraphTarget): GraphQLDataSource => ('schema' in target
-    ? new InProcessDataSource(target.schema)
-    : new RemoteDataSource({ name, url: target.url, log: opts.log, dispatcher: agent }));
+    ? new InProcessDataSource(target.schema, undefined, fetches.of(name, false))
+    : new RemoteDataSource({ name, url: target.url, log: opts.log, dispatcher: agent, timed: fetches.of(name, true) }));
   const dataSources = Object.fromEntries(Object.entries(opts.targets).map(([name, target]) => [name, sourceOf(name, target)]));
   const gateway = new ApolloGateway({
     supergraphSdl: opts.supergraphSdl,
@@ -95,7 +101,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   // @apollo/gateway executes no subscriptions: the gateway runs them itself (gateway/subscriptions.ts).
   const federated = federatedSubscriptions({
     supergraphSdl: opts.supergraphSdl, dataSources, log: opts.log,
-    stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs }),
+    stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs, fetches }),
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
   const schemaAnswers = introspectionCache();
@@ -106,7 +112,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const server = new ApolloServer<GraphContext>({
     // The platform stops the process itself (SIGTERM drains, bin/serve.ts): Apollo's own handler would stop serving at once.
     stopOnTerminationSignals: false,
-    gateway,
+    gateway: operations.executing(gateway),
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, opts.log),
@@ -115,26 +121,36 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     // Automatic persisted queries (on by Apollo's default) in their own bounded store of query texts.
     persistedQueries: { cache: sharedPersisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes }) },
     // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
-    plugins: [introspectionPlugin(schemaAnswers), opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
+    // Each operation counted, timed and in its span (operation-telemetry.ts).
+    plugins: [operations.plugin, introspectionPlugin(schemaAnswers), opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
       : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
   });
   await server.start();
-  /** The graph for transports outside Apollo Server: queries and mutations through it, subscriptions federated here. */
-  const graph: Required<SocketGraph> = {
+  /**
+   * The graph for transports outside Apollo Server: queries and mutations through it, subscriptions
+   * federated here (each counted open on its transport while it lasts).
+   */
+  const graphOver = (transport: Transport): Required<SocketGraph> => ({
     schema: federated.schema,
     execute: async ({ document, operationName, variableValues, contextValue }) => {
       const response = await server.executeOperation({ query: document, operationName: operationName ?? undefined, variables: variableValues ?? undefined }, { contextValue });
       return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'Incremental delivery is not served here', extensions: { code: 'BAD_REQUEST' } }] };
     },
-    subscribe: ({ document, operationName, variableValues, contextValue }) =>
-      federated.subscribe({ document, operationName, variables: variableValues, context: contextValue }),
-  };
+    subscribe: ({ document, operationName, variableValues, contextValue }) => operations.subscribe(transport, document, operationName,
+      () => federated.subscribe({ document, operationName, variables: variableValues, context: contextValue })),
+  });
   const streaming = servesSubscriptions ? streamingTransports({
-    graph, limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs, verifier: opts.verifier,
+    graphs: { sse: graphOver('sse'), multipart: graphOver('multipart') },
+    limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs, verifier: opts.verifier,
   }) : undefined;
   const router = Router();
   router.use(
     '/graphql',
+    // The route's label in the HTTP metrics (inside this mount, express's req.path is `/`).
+    (_req, res, next) => {
+      routeMatched(res, '/graphql');
+      next();
+    },
     jsonBody({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
@@ -143,7 +159,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   );
   router.use('/graphql', graphqlHttpErrors);
   const webSocket = servesSubscriptions
-    ? (http: Server) => serveWebSocket(http, graph, opts.log, {
+    ? (http: Server) => serveWebSocket(http, graphOver('ws'), opts.log, {
       limits, path: '/graphql', maxPayloadBytes: opts.bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
       keepAliveMs: opts.keepAliveMs,
       introspection: opts.introspection,

@@ -2,9 +2,10 @@ import type { Request, Response } from 'express';
 import type { DocumentNode } from 'graphql';
 import type { Logger } from 'pino';
 import { contextFrom } from '../edge/graphql/context';
+import { streamOpened } from '../edge/http/telemetry';
 import type { OperationPayload } from '../edge/graphql/prepare';
 import type { SocketGraph } from '../edge/graphql/ws';
-import { INTERNAL_ERROR, relay, responseWriter, startOperation, stopOutcome, type Writer } from './relay';
+import { INTERNAL_ERROR, relay, responseWriter, startOperation, stopOnClose, type Writer } from './relay';
 
 /** GraphQL over Server-Sent Events (graphql-sse's protocol): the event stream both of its modes write. */
 export interface SseOptions {
@@ -25,12 +26,13 @@ export interface EventStream extends Writer {
 /**
  * Starts an event stream on `res`: 200 with its headers (no buffering by a proxy on the way), a
  * first comment at once (some browsers show nothing before a first chunk), then a comment every
- * heartbeatMs while the stream is idle.
+ * heartbeatMs while the stream is idle. It counts among the open streams until the response closes.
  */
 export function openEventStream(res: Response, heartbeatMs = 10_000): EventStream {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no',
   });
+  streamOpened(res.req, res);
   const writer = responseWriter(res);
   void writer.write(':\n\n');
   const heartbeat = setInterval(() => void (res.writableNeedDrain || writer.write(':\n\n')), heartbeatMs);
@@ -56,8 +58,7 @@ export function openEventStream(res: Response, heartbeatMs = 10_000): EventStrea
 export async function distinctStream(req: Request, res: Response, opts: SseOptions, kind: 'subscription' | 'other', document: DocumentNode, payload: OperationPayload) {
   const outcome = await startOperation(opts.graph, kind, document, payload, contextFrom(req));
   const stream = openEventStream(res, opts.heartbeatMs);
-  const stop = () => stopOutcome(outcome);
-  res.once('close', stop);
+  const unwatch = stopOnClose(res, outcome);
   try {
     await relay(outcome, {
       send: (result) => stream.write(sseEvent('next', result)),
@@ -67,7 +68,7 @@ export async function distinctStream(req: Request, res: Response, opts: SseOptio
     });
     await stream.write(sseEvent('complete'));
   } finally {
-    res.off('close', stop);
+    unwatch();
     stream.end();
   }
 }

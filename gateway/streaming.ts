@@ -7,15 +7,17 @@ import { better, listed, mediaRanges } from '../edge/graphql/accept';
 import { contextFrom } from '../edge/graphql/context';
 import { refuseCrossSite } from '../edge/graphql/csrf';
 import { formatExecutionError } from '../edge/graphql/errors';
+import { streamOpened } from '../edge/http/telemetry';
 import type { GraphqlLimits } from '../edge/graphql/limits';
 import { operationPreparer, type OperationPayload } from '../edge/graphql/prepare';
 import type { SocketGraph } from '../edge/graphql/ws';
-import { INTERNAL_ERROR, relay, responseWriter, startOperation, stopOutcome } from './relay';
+import { INTERNAL_ERROR, relay, responseWriter, startOperation, stopOnClose } from './relay';
 import { distinctStream } from './sse';
 import { singleConnections, TOKEN_HEADER, type SingleConnectionOptions } from './sse-single';
 
 export interface StreamingOptions {
-  graph: Required<SocketGraph>;
+  /** The graph each transport runs operations on (its subscriptions counted as open on that transport). */
+  graphs: Record<'sse' | 'multipart', Required<SocketGraph>>;
   limits: GraphqlLimits;
   log: Logger;
   introspection?: boolean;
@@ -106,13 +108,13 @@ function operationOf(req: Request): HttpOperation {
  * subgraph's stream and the model call behind it). Writes wait for a slow client to drain.
  */
 async function multipart(req: Request, res: Response, opts: StreamingOptions, document: DocumentNode, payload: OperationPayload) {
-  const outcome = await startOperation(opts.graph, 'subscription', document, payload, contextFrom(req));
+  const outcome = await startOperation(opts.graphs.multipart, 'subscription', document, payload, contextFrom(req));
   res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache, no-store' });
   res.flushHeaders();
+  streamOpened(req, res);
   const writer = responseWriter(res);
   const write = (json: string) => writer.write(PART + json);
-  const stop = () => stopOutcome(outcome);
-  res.once('close', stop);
+  const unwatch = stopOnClose(res, outcome);
   const heartbeat = setInterval(() => void write('{}'), opts.heartbeatMs ?? 10_000);
   try {
     if (Symbol.asyncIterator in outcome) await write('{}');
@@ -124,7 +126,7 @@ async function multipart(req: Request, res: Response, opts: StreamingOptions, do
     });
   } finally {
     clearInterval(heartbeat);
-    res.off('close', stop);
+    unwatch();
     if (!writer.gone) res.end(END);
   }
 }
@@ -141,9 +143,10 @@ async function multipart(req: Request, res: Response, opts: StreamingOptions, do
  * GET. Everything else goes on to Apollo Server.
  */
 export function streamingTransports(opts: StreamingOptions): StreamingTransports {
-  const prepare = operationPreparer(opts.graph.schema, opts.limits, opts.introspection !== false);
+  const prepare = operationPreparer(opts.graphs.sse.schema, opts.limits, opts.introspection !== false);
   const refusal = (errors: readonly GraphQLError[]) => ({ errors: errors.map((e) => formatExecutionError(e, opts.log)) });
-  const single = opts.verifier ? singleConnections({ ...opts.single, graph: opts.graph, log: opts.log, heartbeatMs: opts.heartbeatMs, verifier: opts.verifier }) : undefined;
+  const sse = { graph: opts.graphs.sse, log: opts.log, heartbeatMs: opts.heartbeatMs };
+  const single = opts.verifier ? singleConnections({ ...opts.single, ...sse, verifier: opts.verifier }) : undefined;
 
   /** The prepared operation of an SSE request, or undefined once it has been refused here. */
   const prepared = (req: Request, res: Response, payload: HttpOperation): { document: DocumentNode; kind: Kind } | undefined => {
@@ -182,7 +185,7 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
       refuseCrossSite(req);
       const payload = operationOf(req);
       const ready = prepared(req, res, payload);
-      if (ready) await distinctStream(req, res, opts, ready.kind, ready.document, payload);
+      if (ready) await distinctStream(req, res, sse, ready.kind, ready.document, payload);
       return true;
     }
     // A broken subscription sent for multipart gets its syntax error here: Apollo would answer 406,

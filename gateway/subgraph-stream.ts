@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import { FORWARDED_HEADERS, type GraphContext } from '../edge/graphql/context';
 import { formatExecutionError } from '../edge/graphql/errors';
+import { injectTrace } from '../core/shared/telemetry/tracing';
+import type { SubgraphFetches } from './fetch-telemetry';
 
 /** The subscription the gateway sends to the subgraph that owns its root field. */
 export interface SubgraphOperation {
@@ -28,6 +30,8 @@ export interface SubgraphStreamOptions {
   log: Logger;
   /** How long a remote subgraph may take to accept a socket's connection_init (default 120 s). */
   ackTimeoutMs?: number;
+  /** Times each stream over its whole life, in its span (fetch-telemetry.ts). */
+  fetches?: SubgraphFetches;
 }
 
 type Event = ExecutionResult | { data?: unknown; errors?: readonly GraphQLFormattedError[] };
@@ -51,9 +55,10 @@ function socketFailure(serviceName: string, err: unknown): ExecutionResult {
 
 /**
  * A subscription over graphql-ws to a subgraph served on its own, on a socket of its own that
- * carries the caller's credentials in connection_init (as a browser would send them). Ending the
- * iterator completes the subscription and closes the socket; a socket that fails becomes one last
- * event with an UPSTREAM_ERROR.
+ * carries the caller's credentials in connection_init (as a browser would send them), and the
+ * active trace as `extensions.traceparent` of the operation (edge/graphql/trace.ts reads it there).
+ * Ending the iterator completes the subscription and closes the socket; a socket that fails becomes
+ * one last event with an UPSTREAM_ERROR.
  */
 function remote(serviceName: string, url: string, op: SubgraphOperation, ackTimeoutMs: number): AsyncIterableIterator<ExecutionResult> {
   const connectionParams = Object.fromEntries(FORWARDED_HEADERS.flatMap((h) => (op.context.headers[h] ? [[h, op.context.headers[h]]] : [])));
@@ -61,7 +66,9 @@ function remote(serviceName: string, url: string, op: SubgraphOperation, ackTime
     url: webSocketUrl(url), webSocketImpl: WebSocket, connectionParams, lazy: true, lazyCloseTimeout: 0, retryAttempts: 0,
     connectionAckWaitTimeout: ackTimeoutMs, keepAlive: 12_000,
   });
-  const events = client.iterate({ query: op.query, operationName: op.operationName, variables: op.variables });
+  const trace = injectTrace({});
+  const extensions = 'traceparent' in trace ? { extensions: trace } : {};
+  const events = client.iterate({ query: op.query, operationName: op.operationName, variables: op.variables, ...extensions });
   let over = false;
   const end = () => {
     over = true;
@@ -110,27 +117,30 @@ export function subgraphStream(opts: SubgraphStreamOptions): SubgraphStream {
     }
     return doc;
   };
+  const open = async (serviceName: string, target: StreamTarget, op: SubgraphOperation): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> => {
+    if ('url' in target) return remote(serviceName, target.url, op, opts.ackTimeoutMs ?? 120_000);
+    const outcome = await subscribe({
+      schema: target.schema, document: parsed(op.query), operationName: op.operationName, variableValues: op.variables, contextValue: op.context,
+    });
+    if (!(Symbol.asyncIterator in outcome)) return coded(outcome, opts.log);
+    const log = opts.log;
+    const events: AsyncIterableIterator<ExecutionResult> = {
+      async next() {
+        const r = await outcome.next();
+        return r.done ? r : { done: false, value: coded(r.value, log) };
+      },
+      return: async () => outcome.return(undefined),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    return events;
+  };
   return {
     async open(serviceName, op) {
       const target = opts.targets[serviceName];
       if (!target) return failed(`No ${serviceName} subgraph is configured`);
-      if ('url' in target) return remote(serviceName, target.url, op, opts.ackTimeoutMs ?? 120_000);
-      const outcome = await subscribe({
-        schema: target.schema, document: parsed(op.query), operationName: op.operationName, variableValues: op.variables, contextValue: op.context,
-      });
-      if (!(Symbol.asyncIterator in outcome)) return coded(outcome, opts.log);
-      const log = opts.log;
-      const events: AsyncIterableIterator<ExecutionResult> = {
-        async next() {
-          const r = await outcome.next();
-          return r.done ? r : { done: false, value: coded(r.value, log) };
-        },
-        return: async () => outcome.return(undefined),
-        [Symbol.asyncIterator]() {
-          return this;
-        },
-      };
-      return events;
+      return opts.fetches ? opts.fetches.stream(serviceName, 'url' in target, () => open(serviceName, target, op)) : open(serviceName, target, op);
     },
   };
 }

@@ -1,7 +1,8 @@
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { execute, type DocumentNode, type ExecutionArgs, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { Context } from '@opentelemetry/api';
+import { execute, subscribe, type DocumentNode, type ExecutionArgs, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -11,6 +12,8 @@ import type { IntrospectionCache } from './introspection';
 import type { GraphqlLimits } from './limits';
 import { operationPreparer, refusal } from './prepare';
 import { keepSocketsAlive } from './ws-keepalive';
+import { operationTrace, watchedEvents } from './trace';
+import { within } from '../../core/shared/telemetry/tracing';
 
 export interface WebSocketOptions {
   limits: GraphqlLimits;
@@ -55,6 +58,22 @@ const pathOf = (url: string | undefined) => {
 /** The text each prepared document was parsed from, for the introspection cache's key. */
 const sources = new WeakMap<DocumentNode, string>();
 
+/** The trace each operation continues, when its extensions or connection_init named one (trace.ts). */
+const traces = new WeakMap<object, Context>();
+
+type Run = (args: ExecutionArgs) => unknown;
+
+/**
+ * `run` inside the trace its operation continues, a subscription's events pulled inside it too
+ * (graphql-ws reads them outside the call that made them); as it is for an operation naming none.
+ */
+const inTrace = (run: Run) => async (args: ExecutionArgs) => {
+  const parent = traces.get(args.contextValue as object);
+  if (!parent) return run(args);
+  const result = await within(parent, () => run(args)) as AsyncIterator<unknown> | object | null;
+  return result !== null && Symbol.asyncIterator in result ? watchedEvents(result as AsyncIterator<unknown>, parent) : result;
+};
+
 /** graphql-js execution with pure introspection answered from `cache`. */
 const cachedExecute = (cache: IntrospectionCache | undefined) => cache && (async (args: ExecutionArgs) => {
   const source = sources.get(args.document);
@@ -88,18 +107,20 @@ function answerAsHttp(server: Server, req: IncomingMessage, socket: Duplex) {
  * the same limits as over HTTP before it is parsed, validated with the same rules, and its context
  * is built like an HTTP request's from connection_init's payload (contextFromConnection). When the
  * client completes an operation or the socket closes, its iterator's `return()` runs, which stops
- * the work behind it.
+ * the work behind it. An operation whose `extensions` (or the socket's connection_init payload) carry
+ * a W3C `traceparent` runs inside that trace (trace.ts): a gateway's subscription to a remote
+ * subgraph sends one, so the subgraph's work joins the gateway's trace.
  */
 export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, opts: WebSocketOptions): WebSocketEndpoint {
   const path = opts.path ?? '/graphql';
   const maxOperations = opts.maxOperationsPerSocket ?? 20;
   const prepare = operationPreparer(graph.schema, opts.limits, opts.introspection !== false);
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 1_048_576 });
-  const execute = graph.execute ?? cachedExecute(opts.introspectionCache);
+  const run = (graph.execute ?? cachedExecute(opts.introspectionCache) ?? execute) as Run;
   const endpoint = useServer({
     schema: graph.schema,
-    ...(execute ? { execute: execute as never } : {}),
-    ...(graph.subscribe ? { subscribe: graph.subscribe as never } : {}),
+    execute: inTrace(run) as never,
+    subscribe: inTrace((graph.subscribe ?? subscribe) as Run) as never,
     isProd: true,
     connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
     onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
@@ -109,10 +130,10 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       const document = prepare(payload);
       if (Array.isArray(document)) return document;
       sources.set(document as DocumentNode, payload.query);
-      return {
-        schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables,
-        contextValue: contextFromConnection(ctx.connectionParams, ctx.extra.request),
-      };
+      const contextValue = contextFromConnection(ctx.connectionParams, ctx.extra.request);
+      const parent = operationTrace(payload.extensions, ctx.connectionParams);
+      if (parent) traces.set(contextValue, parent);
+      return { schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables, contextValue };
     },
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),
     onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),

@@ -8,6 +8,7 @@ import { anthropicErrorType, anthropicMessage, anthropicStreamEvents, type Anthr
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 import type { Ctx } from '../../core/shared/context';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
+import { streamOpened } from '../../edge/http/telemetry';
 import { requestIdOf, type ErrorBody } from '../shared/http-errors';
 import { groupC, wireBody } from './bedrock-common';
 import { collect, refusing } from '../../core/models/refusing';
@@ -35,6 +36,7 @@ export const anthropicMessageId = () => `msg_${opaqueId()}`;
 export async function anthropicSse(res: Response, events: AsyncIterable<AnthropicEvent>): Promise<void> {
   res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
   res.flushHeaders();
+  streamOpened(res.req, res);
   const gone = () => res.writableEnded || res.destroyed;
   const send = (e: AnthropicEvent) => (gone() || res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`) ? Promise.resolve() : drained(res));
   let pinged = false;

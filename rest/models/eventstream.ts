@@ -2,6 +2,7 @@ import { drained } from '../shared/stream';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { Response } from 'express';
+import { streamOpened } from '../../edge/http/telemetry';
 
 /**
  * A response in AWS event-stream framing (`application/vnd.amazon.eventstream`), as Bedrock's
@@ -30,6 +31,7 @@ export function openEventStream(res: Response, headers: Record<string, string> =
   res.status(200).setHeader('Content-Type', 'application/vnd.amazon.eventstream');
   res.set({ 'Cache-Control': 'no-cache', ...headers });
   res.flushHeaders();
+  streamOpened(res.req, res);
   let ended = false;
   const gone = () => ended || res.writableEnded || res.destroyed;
   const write = (h: MessageHeaders, payload: unknown): Promise<void> => {

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { InvalidArgument } from '../../core/models/gemini-wire';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
+import { streamOpened } from '../../edge/http/telemetry';
 import type { ErrorBody } from '../shared/http-errors';
 
 /**
@@ -56,6 +57,7 @@ export async function geminiStream(res: Response, format: 'sse' | 'json', object
     ? { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }
     : { 'Content-Type': 'application/json; charset=utf-8', 'X-Accel-Buffering': 'no' });
   res.flushHeaders();
+  streamOpened(res.req, res);
   const gone = () => res.writableEnded || res.destroyed;
   let written = 0;
   const send = (value: unknown) => {

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { PlatformError } from '../../core/shared/errors';
+import { streamOpened } from '../../edge/http/telemetry';
 
 /**
  * A response that streams JSON objects: server-sent events (`data: {...}` per event, `data: [DONE]`
@@ -51,6 +52,7 @@ export function openObjectStream(req: Request, res: Response, opts: StreamOption
     Connection: 'keep-alive',
   });
   res.flushHeaders();
+  streamOpened(req, res);
   // SSE comments keep idle proxies from closing the connection while a model thinks; a socket
   // still draining is not idle, so it gets none.
   const ping = () => void (res.writableNeedDrain || res.write(': ping\n\n'));

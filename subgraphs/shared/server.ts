@@ -12,6 +12,7 @@ import { cachedIntrospection } from '../../edge/graphql/introspection-http';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../../edge/graphql/limits';
 import type { Subgraph } from '../../edge/graphql/subgraph';
 import { serveWebSocket, type WebSocketEndpoint } from '../../edge/graphql/ws';
+import { routeMatched } from '../../edge/http/telemetry';
 
 export interface SubgraphRouterOptions {
   /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
@@ -70,6 +71,11 @@ export async function subgraphRouter(
   const router = Router();
   router.use(
     '/graphql',
+    // The route's label in the HTTP metrics (inside this mount, express's req.path is `/`).
+    (_req, res, next) => {
+      routeMatched(res, '/graphql');
+      next();
+    },
     jsonBody({ limit: bodyLimitBytes }),
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),

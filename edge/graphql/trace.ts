@@ -1,0 +1,68 @@
+import type { Context } from '@opentelemetry/api';
+import { extractTrace, within } from '../../core/shared/telemetry/tracing';
+
+/** A W3C trace context as a JSON object carries it (`traceparent`, and `tracestate` when given). */
+function carrierOf(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { traceparent, tracestate } = value as Record<string, unknown>;
+  if (typeof traceparent !== 'string') return undefined;
+  return typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent };
+}
+
+/**
+ * The trace an operation over graphql-ws continues. A WebSocket has no headers a browser can set,
+ * so the caller's `traceparent` (and `tracestate`) come in the operation's `extensions`, else in
+ * connection_init's payload (then for every operation of the socket). Undefined when neither
+ * carries one: the operation's span is then the root of a trace of its own.
+ */
+export const operationTrace = (extensions: unknown, connectionParams: unknown): Context | undefined => {
+  const carrier = carrierOf(extensions) ?? carrierOf(connectionParams);
+  return carrier && extractTrace(carrier);
+};
+
+/** How a stream of events ended: `failed` when an event carried errors or the stream threw (`err`). */
+export type EventsEnded = (failed: boolean, err?: unknown) => void;
+
+const hasErrors = (value: unknown) => Boolean((value as { errors?: readonly unknown[] } | null | undefined)?.errors?.length);
+
+/**
+ * `events` with each pull run with `ctx` active (the work an event does belongs to that trace), and
+ * `ended` told once however they end: the last event, a failure, or `return()`/`throw()` (the
+ * client completing or leaving, the server stopping), at once even while a pull is pending, so a
+ * gauge of open streams comes down the moment the client goes.
+ */
+export function watchedEvents<T>(events: AsyncIterator<T>, ctx: Context | undefined, ended?: EventsEnded): AsyncIterableIterator<T> {
+  let over = false;
+  let errors = false;
+  const end = (err?: unknown) => {
+    if (over) return;
+    over = true;
+    ended?.(errors || err !== undefined, err);
+  };
+  const run = <R>(fn: () => R): R => (ctx ? within(ctx, fn) : fn());
+  const finished = { done: true, value: undefined } as IteratorReturnResult<undefined> as IteratorResult<T>;
+  return {
+    async next() {
+      try {
+        const r = await run(() => events.next());
+        if (r.done) end();
+        else if (hasErrors(r.value)) errors = true;
+        return r;
+      } catch (err) {
+        end(err);
+        throw err;
+      }
+    },
+    async return(value?: unknown) {
+      end();
+      return (await run(() => events.return?.(value))) ?? finished;
+    },
+    async throw(err?: unknown) {
+      end();
+      return (await run(() => (events.throw ? events.throw(err) : events.return?.()))) ?? finished;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import type { ExecutionResult } from 'graphql';
+import { noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
+import { failed, inSpan, SpanKind, startSpan, within, type Span } from '../core/shared/telemetry/tracing';
+import { watchedEvents } from '../edge/graphql/trace';
+
+/** Runs one fetch of a subgraph timed and in its span; what it answers or throws passes through. */
+export type TimedFetch = <T>(run: () => Promise<T>) => Promise<T>;
+
+type Opened = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
+
+export interface SubgraphFetches {
+  /** The fetches of `subgraph` (remote: over HTTP, else in this process). */
+  of(subgraph: string, remote: boolean): TimedFetch;
+  /** A subscription's stream on `subgraph`, opened by `open`: timed and in its span over its whole life, its events pulled in it. */
+  stream(subgraph: string, remote: boolean, open: () => Promise<Opened>): Promise<Opened>;
+}
+
+/** Runs the fetch alone: a data source built without telemetry (unit tests). */
+export const untimed: TimedFetch = (run) => run();
+
+const hasErrors = (answer: unknown) => Boolean((answer as { errors?: readonly unknown[] } | null | undefined)?.errors?.length);
+
+/**
+ * platform_graphql_subgraph_fetch_duration_seconds{subgraph,outcome} and a span `subgraph <name>`
+ * around every fetch of the gateway from a subgraph: the query plan's fetches, a subscription's
+ * per-event fetches, and the subscription's own stream on the subgraph that owns its root field
+ * (timed from its opening to its end). Outcome `error` when it failed or answered errors. A fetch
+ * in process runs inside its span, so the spans the subgraph's resolvers start are its children;
+ * a remote one is a client span whose context the request carries (remote-source.ts, subgraph-stream.ts).
+ */
+export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
+  const counting = metrics !== noMetrics;
+  const duration = metrics.histogram({
+    name: 'platform_graphql_subgraph_fetch_duration_seconds', help: 'Fetches of the gateway from its subgraphs, in process or remote, subscriptions\' streams over their whole life, by subgraph and outcome (error: failed or answered errors)',
+    labels: ['subgraph', 'outcome'],
+  });
+
+  /** What one subgraph's fetches share: their span's name and attributes, their labels. */
+  const shapes = new Map<string, ReturnType<typeof shape>>();
+  const shape = (subgraph: string, remote: boolean) => {
+    const ok = { subgraph, outcome: 'ok' };
+    const error = { subgraph, outcome: 'error' };
+    return {
+      name: `subgraph ${subgraph}`,
+      attributes: { 'graphql.subgraph.name': subgraph },
+      kind: remote ? SpanKind.CLIENT : SpanKind.INTERNAL,
+      now: () => (counting ? process.hrtime.bigint() : 0n),
+      observe(start: bigint, failedIt: boolean) {
+        if (counting) duration.observe(failedIt ? error : ok, secondsSince(start));
+      },
+    };
+  };
+  const shapeOf = (subgraph: string, remote: boolean) => {
+    const key = `${remote}:${subgraph}`;
+    let s = shapes.get(key);
+    if (!s) shapes.set(key, (s = shape(subgraph, remote)));
+    return s;
+  };
+  const close = (span: Span, error: boolean, err?: unknown) => {
+    if (err !== undefined) failed(span, err);
+    else if (error) span.setStatus({ code: 2 });
+    span.end();
+  };
+
+  return {
+    of(subgraph, remote) {
+      const s = shapeOf(subgraph, remote);
+      return (run) => inSpan(s.name, s.attributes, async (span) => {
+        const start = s.now();
+        let error = true;
+        try {
+          const answer = await run();
+          error = hasErrors(answer);
+          if (error) span.setStatus({ code: 2 });
+          return answer;
+        } finally {
+          s.observe(start, error);
+        }
+      }, s.kind);
+    },
+
+    async stream(subgraph, remote, open) {
+      const s = shapeOf(subgraph, remote);
+      const start = s.now();
+      const { span, ctx } = startSpan(s.name, s.attributes, s.kind);
+      const ended = (error: boolean, err?: unknown) => {
+        s.observe(start, error);
+        close(span, error, err);
+      };
+      let opened: Opened;
+      try {
+        opened = await within(ctx, open);
+      } catch (err) {
+        ended(true, err);
+        throw err;
+      }
+      if (!(Symbol.asyncIterator in opened)) {
+        ended(hasErrors(opened));
+        return opened;
+      }
+      return watchedEvents(opened, ctx, ended);
+    },
+  };
+}

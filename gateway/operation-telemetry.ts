@@ -1,0 +1,147 @@
+import type { ApolloGateway } from '@apollo/gateway';
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { Context } from '@opentelemetry/api';
+import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
+import { boundedLabel, noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
+import { failed, startSpan, within, type Span } from '../core/shared/telemetry/tracing';
+import type { GraphContext } from '../edge/graphql/context';
+import { watchedEvents } from '../edge/graphql/trace';
+
+/** The transports a subscription is open on. */
+export type Transport = 'ws' | 'sse' | 'multipart';
+
+type Outcome = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
+type Executing = Pick<ApolloGateway, 'load' | 'onSchemaLoadOrUpdate' | 'stop'>;
+
+const NAME = /^[A-Za-z0-9_]{1,64}$/;
+const MAX_OPERATIONS = 200;
+
+/**
+ * An operation's name as a label (and in its span's name): `anonymous` without one, `invalid` when
+ * it is not 1 to 64 of [A-Za-z0-9_], else itself for the first 200 names this process sees and
+ * `other` after, so a client naming every operation differently cannot grow the series.
+ */
+export function operationLabel(metrics: Metrics): (name: string | null | undefined) => string {
+  // Metrics off, the span names are bounded all the same.
+  const bounded = metrics === noMetrics ? boundedLabel(MAX_OPERATIONS) : metrics.bounded('operation', MAX_OPERATIONS);
+  return (name) => (!name ? 'anonymous' : NAME.test(name) ? bounded(name) : 'invalid');
+}
+
+export interface OperationTelemetry {
+  /**
+   * Every operation Apollo Server runs (POST and GET /graphql, and the queries and mutations that
+   * graphql-ws and GraphQL over SSE hand it): counted and timed from request to response once it
+   * names an operation, in a span `graphql <type> <operation>`.
+   */
+  plugin: ApolloServerPlugin<GraphContext>;
+  /** The gateway with its executor run inside each operation's span, so the plan's fetches are its children. */
+  executing(gateway: ApolloGateway): Executing;
+  /**
+   * A subscription over `transport`, started by `start`: open (the gauge) from its start to its end
+   * however it ends, counted and timed over its whole life, in a span `graphql subscription <operation>`
+   * in which its events are pulled.
+   */
+  subscribe(transport: Transport, document: DocumentNode, operationName: string | null | undefined, start: () => Promise<Outcome>): Promise<Outcome>;
+}
+
+/** platform_graphql_operations_total, _operation_duration_seconds and _subscriptions_open, and the operations' spans. */
+export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelemetry {
+  const counting = metrics !== noMetrics;
+  const labels = ['operation', 'type', 'outcome'];
+  const total = metrics.counter({ name: 'platform_graphql_operations_total', help: 'GraphQL operations the gateway served, by operation name, type and outcome (error: the answer or an event carried errors)', labels });
+  const duration = metrics.histogram({
+    name: 'platform_graphql_operation_duration_seconds', help: 'GraphQL operations: queries and mutations from request to response, subscriptions over their whole life', labels,
+  });
+  const open = metrics.gauge({ name: 'platform_graphql_subscriptions_open', help: 'Subscriptions open now, by transport (ws, sse, multipart)', labels: ['transport'] });
+  const transports: Record<Transport, { transport: Transport }> = { ws: { transport: 'ws' }, sse: { transport: 'sse' }, multipart: { transport: 'multipart' } };
+  const label = operationLabel(metrics);
+  /** The span of each operation Apollo Server runs, by its context value, while it is recording. */
+  const active = new WeakMap<object, Context>();
+
+  const now = () => (counting ? process.hrtime.bigint() : 0n);
+  const record = (operation: string, type: string, error: boolean, start: bigint) => {
+    if (!counting) return;
+    const l = { operation, type, outcome: error ? 'error' : 'ok' };
+    total.inc(l);
+    duration.observe(l, secondsSince(start));
+  };
+  const close = (span: Span, error: boolean, err?: unknown) => {
+    if (err !== undefined) failed(span, err);
+    else if (error) span.setStatus({ code: 2 });
+    span.end();
+  };
+
+  return {
+    plugin: {
+      async requestDidStart({ contextValue }) {
+        const start = now();
+        const { span, ctx } = startSpan('graphql', {});
+        if (span.isRecording()) active.set(contextValue, ctx);
+        let type: string | undefined;
+        let operation = 'anonymous';
+        let error = false;
+        return {
+          async didResolveOperation({ operation: op, operationName }) {
+            // No operation of that name: Apollo refuses it next.
+            if (!op) return;
+            type = op.operation;
+            operation = label(operationName);
+            span.updateName(`graphql ${type} ${operation}`);
+            span.setAttributes({ 'graphql.operation.type': type, 'graphql.operation.name': operation });
+          },
+          async didEncounterErrors() {
+            error = true;
+          },
+          async willSendResponse() {
+            // A request refused before it named an operation (syntax, validation, an unknown name, a
+            // persisted query not found) is no operation: its 400 is in the HTTP request metrics.
+            if (type) record(operation, type, error, start);
+            close(span, error);
+          },
+        };
+      },
+    },
+
+    executing: (gateway) => ({
+      onSchemaLoadOrUpdate: (callback) => gateway.onSchemaLoadOrUpdate(callback),
+      stop: () => gateway.stop(),
+      async load(options) {
+        const loaded = await gateway.load(options);
+        const run = loaded.executor;
+        return {
+          ...loaded,
+          executor: (request) => {
+            const ctx = active.get(request.context);
+            return ctx ? within(ctx, () => run(request)) : run(request);
+          },
+        };
+      },
+    }),
+
+    async subscribe(transport, document, operationName, start) {
+      const began = now();
+      const operation = label(getOperationAST(document, operationName)?.name?.value);
+      const { span, ctx } = startSpan(`graphql subscription ${operation}`, { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operation });
+      const ended = (error: boolean, err?: unknown) => {
+        record(operation, 'subscription', error, began);
+        close(span, error, err);
+      };
+      let outcome: Outcome;
+      try {
+        outcome = await within(ctx, start);
+      } catch (err) {
+        ended(true, err);
+        throw err;
+      }
+      if (!(Symbol.asyncIterator in outcome)) {
+        ended(Boolean(outcome.errors?.length));
+        return outcome;
+      }
+      open.inc(transports[transport]);
+      return watchedEvents(outcome, ctx, (error, err) => {
+        open.dec(transports[transport]);
+        ended(error, err);
+      });
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { telemetryGraph, until, type TelemetryGraph } from './telemetry-graph';
+
+/**
+ * The gateway's spans, recorded by a tracer provider of this test (AsyncLocalStorage context, W3C
+ * propagation) into memory, through started gateways: `graphql <type> <operation>` around each
+ * operation on every transport (the HTTP request's child; over graphql-ws a root, or the trace the
+ * operation's `extensions` or connection_init name), `subgraph <name>` around each fetch and
+ * stream, the subgraphs' own work (their resolvers' spans) inside it, in process and, through the
+ * `traceparent` the gateway sends, remote.
+ */
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+provider.register();
+afterAll(() => provider.shutdown());
+
+const TICKS = 'subscription Ticks($n: Int!, $hold: Boolean) { ticks(count: $n, hold: $hold) { id label } }';
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+const PARENT = 'b7ad6b7169203331';
+const TRACEPARENT = `00-${TRACE}-${PARENT}-01`;
+
+const idOf = (s: ReadableSpan) => s.spanContext().spanId;
+const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
+const named = (name: string, spans = exporter.getFinishedSpans()) => spans.filter((s) => s.name === name);
+const one = (name: string, spans?: ReadableSpan[]) => {
+  const found = named(name, spans);
+  expect(found.map((s) => s.name)).toEqual([name]);
+  return found[0]!;
+};
+/** Whether `span` descends from `ancestor` (through any spans between, Apollo's own included). */
+function descends(span: ReadableSpan, ancestor: ReadableSpan, spans = exporter.getFinishedSpans()): boolean {
+  const byId = new Map(spans.map((s) => [idOf(s), s]));
+  for (let p = parentOf(span); p; p = byId.get(p) && parentOf(byId.get(p)!)) if (p === idOf(ancestor)) return true;
+  return false;
+}
+const ofTrace = (traceId: string) => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+
+async function post(g: TelemetryGraph, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${g.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where, remote) => {
+  let g: TelemetryGraph;
+  beforeAll(async () => {
+    g = await telemetryGraph({ remote, tracing: true });
+  });
+  afterAll(async () => {
+    await g?.stop();
+  });
+  beforeEach(() => exporter.reset());
+
+  it('a query: HTTP request > graphql query Hello > subgraph alpha > its resolver\'s span; beta\'s fetch too', async () => {
+    expect(await (await post(g, { query: 'query Hello { hello item(id: "2") { label } }' })).json()).toEqual({ data: { hello: 'hello world', item: { label: 'item 2' } } });
+    await until(async () => named('POST /graphql').length, remote ? 3 : 1);
+    const op = one('graphql query Hello');
+    const spans = ofTrace(op.spanContext().traceId);
+    const server = spans.find((s) => s.name === 'POST /graphql' && parentOf(s) === undefined)!;
+    expect(parentOf(op)).toBe(idOf(server));
+    expect(op.attributes).toMatchObject({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'Hello' });
+    const alpha = one('subgraph alpha', spans);
+    const beta = one('subgraph beta', spans);
+    expect(descends(alpha, op, spans)).toBe(true);
+    expect(descends(beta, op, spans)).toBe(true);
+    expect(descends(one('alpha work', spans), alpha, spans)).toBe(true);
+    expect(descends(one('beta work', spans), beta, spans)).toBe(true);
+    if (remote) {
+      // The subgraph's own server span continues the fetch's span, named in the request's traceparent.
+      const continued = spans.filter((s) => s.name === 'POST /graphql' && s !== server);
+      expect(continued.map(parentOf).sort()).toEqual([idOf(alpha), idOf(beta)].sort());
+      expect(g.seen.traceparents).toContain(`00-${alpha.spanContext().traceId}-${idOf(alpha)}-01`);
+    }
+    // Nothing of the operation's text in its attributes.
+    expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('hello world');
+  });
+
+  it('a failing query: its span and the fetch\'s are marked failed', async () => {
+    await post(g, { query: 'query Failing { fails }' });
+    await until(async () => named('graphql query Failing').length, 1);
+    expect(one('graphql query Failing').status.code).toBe(2);
+    await until(async () => named('subgraph alpha').length, 1);
+    expect(one('subgraph alpha').status.code).toBe(2);
+  });
+
+  it('a subscription over SSE: its span covers its life, the stream on alpha and each event\'s fetch from beta inside it', async () => {
+    const text = await (await post(g, { query: TICKS, variables: { n: 2 } }, { accept: 'text/event-stream' })).text();
+    expect(text.match(/event: next/g)).toHaveLength(2);
+    await until(async () => named('graphql subscription Ticks').length, 1);
+    const op = one('graphql subscription Ticks');
+    const spans = ofTrace(op.spanContext().traceId);
+    const stream = spans.filter((s) => s.name === 'subgraph alpha');
+    expect(stream).toHaveLength(1);
+    expect(descends(stream[0]!, op, spans)).toBe(true);
+    expect(stream[0]!.endTime[0] * 1e9 + stream[0]!.endTime[1]).toBeLessThanOrEqual(op.endTime[0] * 1e9 + op.endTime[1]);
+    await until(async () => ofTrace(op.spanContext().traceId).filter((s) => s.name === 'beta work').length, 2);
+    const fetches = ofTrace(op.spanContext().traceId).filter((s) => s.name === 'subgraph beta');
+    expect(fetches).toHaveLength(2);
+    for (const f of fetches) expect(descends(f, op)).toBe(true);
+    // The subgraph's subscribe resolver ran inside the stream's span (remote: through extensions.traceparent).
+    await until(async () => ofTrace(op.spanContext().traceId).filter((s) => s.name === 'alpha ticks').length, 1);
+    expect(descends(one('alpha ticks', ofTrace(op.spanContext().traceId)), stream[0]!)).toBe(true);
+  });
+
+  it('graphql-ws: an operation is a root span, or continues the trace its extensions or connection_init name', async () => {
+    const client = (params?: Record<string, unknown>) => createClient({
+      url: `${g.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: params,
+    });
+    const once = (c: ReturnType<typeof client>, payload: { query: string; extensions?: Record<string, unknown>; variables?: Record<string, unknown> }) =>
+      new Promise<void>((resolve, reject) => c.subscribe(payload, { next: () => undefined, error: reject, complete: resolve }));
+
+    const plain = client();
+    await once(plain, { query: 'query Rooted { hello }' });
+    await once(plain, { query: 'query Given { hello }', extensions: { traceparent: TRACEPARENT } });
+    await once(plain, { query: TICKS, variables: { n: 1 }, extensions: { traceparent: TRACEPARENT } });
+    await plain.dispose();
+    const byInit = client({ traceparent: `00-${TRACE}-${'c'.repeat(16)}-01` });
+    await once(byInit, { query: 'query ByInit { hello }' });
+    await byInit.dispose();
+
+    await until(async () => named('graphql subscription Ticks').length, 1);
+    expect(parentOf(one('graphql query Rooted'))).toBeUndefined();
+    for (const [name, parent] of [['graphql query Given', PARENT], ['graphql subscription Ticks', PARENT], ['graphql query ByInit', 'c'.repeat(16)]] as const) {
+      const span = one(name);
+      expect(span.spanContext().traceId).toBe(TRACE);
+      expect(parentOf(span)).toBe(parent);
+    }
+    expect(descends(named('alpha work').find((s) => s.spanContext().traceId === TRACE)!, one('graphql query Given'))).toBe(true);
+  });
+
+  if (remote) {
+    it('identical queries in flight share one exchange, which carries the first one\'s trace', async () => {
+      const before = g.seen.traceparents.length;
+      const slow = () => post(g, { query: '{ hello(name: "slow") }' }).then((r) => r.json());
+      const answers = await Promise.all([slow(), slow(), slow()]);
+      for (const a of answers) expect(a).toEqual({ data: { hello: 'hello slow' } });
+      const sent = g.seen.traceparents.slice(before);
+      expect(sent).toHaveLength(1);
+      await until(async () => named('subgraph alpha').length, 3);
+      expect(named('subgraph alpha').map((s) => `00-${s.spanContext().traceId}-${idOf(s)}-01`)).toContain(sent[0]);
+    });
+  }
+});
