@@ -16,7 +16,7 @@ import { chatPromptTokens } from './tokens';
 import type { KeyCaller, ModelsService } from './service';
 import type { UsageStore } from './ports';
 import { wordCount } from './usage';
-import { failed, startSpan, within } from '../shared/telemetry/tracing';
+import { bindIterable, failed, startSpan, within } from '../shared/telemetry/tracing';
 
 export interface GatewayDeps {
   catalog: readonly CatalogModel[];
@@ -72,7 +72,10 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     const { span, ctx } = startSpan(`model ${m.route} ${m.model.id}`, { 'gen_ai.request.model': m.model.id, 'gen_ai.system': m.model.upstream.provider, 'model.route': m.route });
     m.span = span;
     try {
-      return await within(ctx, run);
+      const result = await within(ctx, run);
+      // A stream's upstream request is made when it is first read: in the call's span, whoever reads it.
+      const pieces = (result as { pieces?: AsyncIterable<unknown> } | null)?.pieces;
+      return pieces && Symbol.asyncIterator in pieces ? { ...result, pieces: bindIterable(ctx, pieces) } : result;
     } catch (err) {
       failed(span, err);
       const guard = err instanceof GuardrailViolation ? `blocked:${err.detectors.join(',')}` : 'n/a';

@@ -79,6 +79,22 @@ export function spanOver<T>(name: string, attributes: Attributes, source: (ctx: 
   };
 }
 
+/**
+ * An async iterable each of whose pulls runs with `ctx` active: a stream made inside a span but
+ * read later by someone else (the upstream request a lazy stream makes on its first pull) stays in it.
+ */
+export function bindIterable<T>(ctx: Context, source: AsyncIterable<T>): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      const it = context.with(ctx, () => source[Symbol.asyncIterator]());
+      return {
+        next: () => context.with(ctx, () => it.next()),
+        return: (value?: unknown) => context.with(ctx, async () => (await it.return?.(value)) ?? { done: true as const, value: undefined as T }),
+      };
+    },
+  };
+}
+
 /** Adds the active trace (`traceparent`, `tracestate`) to an outbound request's headers. */
 export function injectTrace(headers: Record<string, string>): Record<string, string> {
   propagation.inject(context.active(), headers);

@@ -119,7 +119,8 @@ describe('traces in one process (OTLP/JSON)', () => {
 
   it('a streamed answer (GraphQL over SSE) is one trace whose answer span lasts the whole stream', async () => {
     const { traceparent, traceId } = newTraceparent();
-    const r = await postOperation(p.url, { query: STREAM, variables: { q: 'Why do glaciers retreat?' } }, { ...headers, traceparent, accept: 'text/event-stream' });
+    // Another question: the same one would be answered from the gateway's cache, with no vendor call.
+    const r = await postOperation(p.url, { query: STREAM, variables: { q: 'Where does the meltwater of glaciers go?' } }, { ...headers, traceparent, accept: 'text/event-stream' });
     const { results, complete } = sseResults(await r.text());
     expect(complete).toBe(true);
     expect(results.at(-1)?.data?.answerStream?.finishReason).toBeTruthy();
