@@ -25,7 +25,8 @@ const routeOf = (req: Request, res: Response): string => (res.locals.route as st
  */
 export function streamOpened(req: Request, res: Response): void {
   const hook = res.locals[HOOK] as Hook | undefined;
-  if (!hook) return;
+  // A response that closed already (the client left while the answer was starting) has no close to come.
+  if (!hook || res.closed) return;
   res.once('close', hook.streams(routeOf(req, res)));
 }
 

@@ -168,6 +168,17 @@ describe('subscriptions', () => {
       await until(() => g.value(OPEN, { transport: 'multipart' }), 0);
     });
 
+    it.each([['GraphQL over SSE', 'text/event-stream'], ['multipart', 'multipart/mixed;subscriptionSpec=1.0']])('%s: the client gone while the subscription was starting', async (_t, accept) => {
+      const started = g.seen.ticksStarted;
+      const leave = new AbortController();
+      const asked = post({ query: 'subscription { ticks(count: 0, hold: true, delayMs: 200) { id } }' }, { accept }, leave.signal);
+      setTimeout(() => leave.abort(), 50);
+      await expect(asked).rejects.toThrow();
+      // Opened after the client had gone: ended at once, never left waiting for an event that never comes.
+      await until(async () => g.seen.ticksStarted, started + 1);
+      await until(async () => g.seen.ticksOpen, 0);
+    });
+
     it('GraphQL over SSE, single connection mode: the event stream closed', async () => {
       const auth = { authorization: 'Bearer leaver' };
       const token = await (await fetch(`${g.url}/graphql`, { method: 'PUT', headers: auth })).text();
