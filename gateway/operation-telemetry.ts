@@ -54,6 +54,8 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
   });
   const open = metrics.gauge({ name: 'platform_graphql_subscriptions_open', help: 'Subscriptions open now, by transport (ws, sse, multipart)', labels: ['transport'] });
   const transports: Record<Transport, { transport: Transport }> = { ws: { transport: 'ws' }, sse: { transport: 'sse' }, multipart: { transport: 'multipart' } };
+  // Every transport's series from the start (0, never reset: a second declaration shares the gauge).
+  for (const t of Object.values(transports)) open.inc(t, 0);
   const label = operationLabel(metrics);
   /** The span of each operation Apollo Server runs, by its context value, while it is recording. */
   const active = new WeakMap<object, Context>();

@@ -91,6 +91,11 @@ describe('queries and mutations', () => {
 });
 
 describe('subscriptions', () => {
+  it('the gauge has a series per transport from the start', async () => {
+    const text = await g.metric(OPEN);
+    for (const t of ['ws', 'sse', 'multipart']) expect(text).toContain(`${OPEN}{transport="${t}"} 0`);
+  });
+
   it('graphql-ws: open while it runs, counted ok and timed over its life when it completes', async () => {
     const client = socket();
     const results: unknown[] = [];
