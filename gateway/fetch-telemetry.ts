@@ -1,7 +1,8 @@
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { ExecutionResult } from 'graphql';
 import { noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
-import { failed, inSpan, SpanKind, startSpan, within, type Span } from '../core/shared/telemetry/tracing';
-import { watchedEvents } from '../edge/graphql/trace';
+import { inSpan, SpanKind, startSpan, within } from '../core/shared/telemetry/tracing';
+import { endSpan, watchedEvents } from '../edge/graphql/trace';
 
 /** Runs one fetch of a subgraph timed and in its span; what it answers or throws passes through. */
 export type TimedFetch = <T>(run: () => Promise<T>) => Promise<T>;
@@ -56,11 +57,6 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
     if (!s) shapes.set(key, (s = shape(subgraph, remote)));
     return s;
   };
-  const close = (span: Span, error: boolean, err?: unknown) => {
-    if (err !== undefined) failed(span, err);
-    else if (error) span.setStatus({ code: 2 });
-    span.end();
-  };
 
   return {
     of(subgraph, remote) {
@@ -71,7 +67,7 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
         try {
           const answer = await run();
           error = hasErrors(answer);
-          if (error) span.setStatus({ code: 2 });
+          if (error) span.setStatus({ code: SpanStatusCode.ERROR });
           return answer;
         } finally {
           s.observe(start, error);
@@ -85,7 +81,7 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
       const { span, ctx } = startSpan(s.name, s.attributes, s.kind);
       const ended = (error: boolean, err?: unknown) => {
         s.observe(start, error);
-        close(span, error, err);
+        endSpan(span, error, err);
       };
       let opened: Opened;
       try {

@@ -3,9 +3,9 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { Context } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { boundedLabel, noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
-import { failed, startSpan, within, type Span } from '../core/shared/telemetry/tracing';
+import { startSpan, within } from '../core/shared/telemetry/tracing';
 import type { GraphContext } from '../edge/graphql/context';
-import { watchedEvents } from '../edge/graphql/trace';
+import { endSpan, watchedEvents } from '../edge/graphql/trace';
 
 /** The transports a subscription is open on. */
 export type Transport = 'ws' | 'sse' | 'multipart';
@@ -54,6 +54,8 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
   });
   const open = metrics.gauge({ name: 'platform_graphql_subscriptions_open', help: 'Subscriptions open now, by transport (ws, sse, multipart)', labels: ['transport'] });
   const transports: Record<Transport, { transport: Transport }> = { ws: { transport: 'ws' }, sse: { transport: 'sse' }, multipart: { transport: 'multipart' } };
+  // Every transport's series from the start (0, never reset: a second declaration shares the gauge).
+  for (const t of Object.values(transports)) open.inc(t, 0);
   const label = operationLabel(metrics);
   /** The span of each operation Apollo Server runs, by its context value, while it is recording. */
   const active = new WeakMap<object, Context>();
@@ -64,11 +66,6 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
     const l = { operation, type, outcome: error ? 'error' : 'ok' };
     total.inc(l);
     duration.observe(l, secondsSince(start));
-  };
-  const close = (span: Span, error: boolean, err?: unknown) => {
-    if (err !== undefined) failed(span, err);
-    else if (error) span.setStatus({ code: 2 });
-    span.end();
   };
 
   return {
@@ -96,7 +93,7 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
             // A request refused before it named an operation (syntax, validation, an unknown name, a
             // persisted query not found) is no operation: its 400 is in the HTTP request metrics.
             if (type) record(operation, type, error, start);
-            close(span, error);
+            endSpan(span, error);
           },
         };
       },
@@ -124,7 +121,7 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
       const { span, ctx } = startSpan(`graphql subscription ${operation}`, { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operation });
       const ended = (error: boolean, err?: unknown) => {
         record(operation, 'subscription', error, began);
-        close(span, error, err);
+        endSpan(span, error, err);
       };
       let outcome: Outcome;
       try {

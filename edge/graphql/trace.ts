@@ -1,5 +1,5 @@
-import type { Context } from '@opentelemetry/api';
-import { extractTrace, within } from '../../core/shared/telemetry/tracing';
+import { SpanStatusCode, type Context } from '@opentelemetry/api';
+import { extractTrace, failed, within, type Span } from '../../core/shared/telemetry/tracing';
 
 /** A W3C trace context as a JSON object carries it (`traceparent`, and `tracestate` when given). */
 function carrierOf(value: unknown): Record<string, string> | undefined {
@@ -19,6 +19,13 @@ export const operationTrace = (extensions: unknown, connectionParams: unknown): 
   const carrier = carrierOf(extensions) ?? carrierOf(connectionParams);
   return carrier && extractTrace(carrier);
 };
+
+/** Ends a span, marked failed when `error` (with the class and message of `err` when one was thrown). */
+export function endSpan(span: Span, error: boolean, err?: unknown): void {
+  if (err !== undefined) failed(span, err);
+  else if (error) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
 
 /** How a stream of events ended: `failed` when an event carried errors or the stream threw (`err`). */
 export type EventsEnded = (failed: boolean, err?: unknown) => void;

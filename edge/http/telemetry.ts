@@ -43,7 +43,8 @@ function routeOf(req: Request, res: Response): string {
  */
 export function streamOpened(req: Request, res: Response): void {
   const hook = res.locals[HOOK] as Hook | undefined;
-  if (!hook) return;
+  // A response that closed already (the client left while the answer was starting) has no close to come.
+  if (!hook || res.closed) return;
   res.once('close', hook.streams(routeOf(req, res)));
 }
 

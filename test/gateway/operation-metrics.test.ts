@@ -91,6 +91,11 @@ describe('queries and mutations', () => {
 });
 
 describe('subscriptions', () => {
+  it('the gauge has a series per transport from the start', async () => {
+    const text = await g.metric(OPEN);
+    for (const t of ['ws', 'sse', 'multipart']) expect(text).toContain(`${OPEN}{transport="${t}"} 0`);
+  });
+
   it('graphql-ws: open while it runs, counted ok and timed over its life when it completes', async () => {
     const client = socket();
     const results: unknown[] = [];
@@ -166,6 +171,17 @@ describe('subscriptions', () => {
       expect(await g.value(STREAMS, { route: '/graphql' })).toBe(1);
       leave.abort();
       await until(() => g.value(OPEN, { transport: 'multipart' }), 0);
+    });
+
+    it.each([['GraphQL over SSE', 'text/event-stream'], ['multipart', 'multipart/mixed;subscriptionSpec=1.0']])('%s: the client gone while the subscription was starting', async (_t, accept) => {
+      const started = g.seen.ticksStarted;
+      const leave = new AbortController();
+      const asked = post({ query: 'subscription { ticks(count: 0, hold: true, delayMs: 200) { id } }' }, { accept }, leave.signal);
+      setTimeout(() => leave.abort(), 50);
+      await expect(asked).rejects.toThrow();
+      // Opened after the client had gone: ended at once, never left waiting for an event that never comes.
+      await until(async () => g.seen.ticksStarted, started + 1);
+      await until(async () => g.seen.ticksOpen, 0);
     });
 
     it('GraphQL over SSE, single connection mode: the event stream closed', async () => {

@@ -15,8 +15,8 @@ import { subgraphRouter, type SubgraphRouter } from '../../subgraphs/shared/serv
 /**
  * A small federated graph for the gateway's telemetry tests, its subgraphs under the tests' control:
  * `alpha` owns the root fields (a query whose resolver starts a span of its own, slow when asked, one that fails, a
- * mutation, and `ticks`: a subscription of `count` items that, with `hold`, stays open after them
- * until it is ended); `beta` adds `label` to alpha's `Item`, so queries and every subscription event
+ * mutation, and `ticks`: a subscription of `count` items, opened after `delayMs`, that, with `hold`,
+ * stays open after them until it is ended); `beta` adds `label` to alpha's `Item`, so queries and every subscription event
  * fetch from both. Either served in this process or each on its own server (remote).
  */
 const log = pino({ level: 'silent' });
@@ -24,16 +24,17 @@ const log = pino({ level: 'silent' });
 const ALPHA = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
 type Query { hello(name: String): String! item(id: ID!): Item fails: String }
 type Mutation { poke: Int! }
-type Subscription { ticks(count: Int!, hold: Boolean): Item! }
+type Subscription { ticks(count: Int!, hold: Boolean, delayMs: Int): Item! }
 type Item @key(fields: "id") { id: ID! }
 `;
 const BETA = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
 type Item @key(fields: "id") { id: ID! label: String! }
 `;
 
-/** What the subgraphs saw: alpha's subscription streams open now, and the traceparent of each remote request. */
+/** What the subgraphs saw: alpha's subscription streams open now and ever opened, and the traceparent of each remote request. */
 export interface Seen {
   ticksOpen: number;
+  ticksStarted: number;
   traceparents: (string | undefined)[];
 }
 
@@ -43,6 +44,7 @@ function ticking(count: number, hold: boolean, seen: Seen): AsyncIterableIterato
   let over = false;
   let release: (() => void) | undefined;
   seen.ticksOpen++;
+  seen.ticksStarted++;
   const end = () => {
     if (over) return;
     over = true;
@@ -83,7 +85,10 @@ export function subgraphs(seen: Seen): Subgraph[] {
     Mutation: { poke: () => ++pokes },
     Subscription: {
       ticks: {
-        subscribe: (_: unknown, { count, hold }: { count: number; hold?: boolean }) => inSpan('alpha ticks', {}, async () => ticking(count, hold === true, seen)),
+        subscribe: (_: unknown, { count, hold, delayMs }: { count: number; hold?: boolean; delayMs?: number }) => inSpan('alpha ticks', {}, async () => {
+          if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+          return ticking(count, hold === true, seen);
+        }),
         resolve: (item: { id: string }) => item,
       },
     },
@@ -124,7 +129,7 @@ export interface TelemetryGraph {
 
 /** The gateway over these subgraphs, on a server of its own with graphql-ws, metrics (and tracing when asked) on. */
 export async function telemetryGraph(opts: { remote?: boolean; tracing?: boolean; keepAliveMs?: number } = {}): Promise<TelemetryGraph> {
-  const seen: Seen = { ticksOpen: 0, traceparents: [] };
+  const seen: Seen = { ticksOpen: 0, ticksStarted: 0, traceparents: [] };
   const metrics = prometheusMetrics({ maxTenants: 10 });
   const remotes: { server: Server; router: SubgraphRouter; ws?: WebSocketEndpoint }[] = [];
   const targets: Record<string, SubgraphTarget> = {};
