@@ -1,8 +1,8 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ExecutionResult } from 'graphql';
 import { noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
-import { inSpan, SpanKind, startSpan, within } from '../core/shared/telemetry/tracing';
-import { endSpan, watchedEvents } from '../edge/graphql/trace';
+import { inSpan, SpanKind, startSpan } from '../core/shared/telemetry/tracing';
+import { endSpan, hasErrors, watchedOpening } from '../edge/graphql/trace';
 
 /** Runs one fetch of a subgraph timed and in its span; what it answers or throws passes through. */
 export type TimedFetch = <T>(run: () => Promise<T>) => Promise<T>;
@@ -19,7 +19,6 @@ export interface SubgraphFetches {
 /** Runs the fetch alone: a data source built without telemetry (unit tests). */
 export const untimed: TimedFetch = (run) => run();
 
-const hasErrors = (answer: unknown) => Boolean((answer as { errors?: readonly unknown[] } | null | undefined)?.errors?.length);
 
 /**
  * platform_graphql_subgraph_fetch_duration_seconds{subgraph,outcome} and a span `subgraph <name>`
@@ -83,18 +82,7 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
         s.observe(start, error);
         endSpan(span, error, err);
       };
-      let opened: Opened;
-      try {
-        opened = await within(ctx, open);
-      } catch (err) {
-        ended(true, err);
-        throw err;
-      }
-      if (!(Symbol.asyncIterator in opened)) {
-        ended(hasErrors(opened));
-        return opened;
-      }
-      return watchedEvents(opened, ctx, ended);
+      return watchedOpening(ctx, open, ended);
     },
   };
 }

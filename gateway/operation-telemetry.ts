@@ -5,7 +5,7 @@ import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphq
 import { boundedLabel, noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
 import { startSpan, within } from '../core/shared/telemetry/tracing';
 import type { GraphContext } from '../edge/graphql/context';
-import { endSpan, watchedEvents } from '../edge/graphql/trace';
+import { endSpan, watchedOpening, type EventsEnded } from '../edge/graphql/trace';
 
 /** The transports a subscription is open on. */
 export type Transport = 'ws' | 'sse' | 'multipart';
@@ -123,21 +123,12 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
         record(operation, 'subscription', error, began);
         endSpan(span, error, err);
       };
-      let outcome: Outcome;
-      try {
-        outcome = await within(ctx, start);
-      } catch (err) {
-        ended(true, err);
-        throw err;
-      }
-      if (!(Symbol.asyncIterator in outcome)) {
-        ended(Boolean(outcome.errors?.length));
-        return outcome;
-      }
-      open.inc(transports[transport]);
-      return watchedEvents(outcome, ctx, (error, err) => {
-        open.dec(transports[transport]);
-        ended(error, err);
+      return watchedOpening(ctx, start, ended, () => {
+        open.inc(transports[transport]);
+        return ((error, err) => {
+          open.dec(transports[transport]);
+          ended(error, err);
+        }) satisfies EventsEnded;
       });
     },
   };

@@ -11,7 +11,8 @@ export interface Settings {
   warmup: number;
 }
 
-function intEnv(name: string, fallback: number, min: number): number {
+/** An integer setting from the environment, at least `min`; `fallback` when unset. */
+export function intEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const v = Number(raw);

@@ -23,20 +23,13 @@ import { treeCpuSeconds } from '../shared/cpu';
 import { load, verify, type Measured, type Target } from '../shared/load';
 import { freePorts, logWarnings, machineLine, makeTempDir, runBench, stopMeasured } from '../shared/platform';
 import { problems } from '../shared/report';
+import { intEnv } from '../shared/settings';
 import { issue, tokenTarget } from '../token/targets';
 import { startSink, type SinkCounts } from './otlp-sink';
 import { table, targets, type Cell } from './report';
 import { startSetup, type Setup, type SetupKey } from './setups';
 
 const log = (s: string) => process.stderr.write(s);
-
-function intEnv(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const v = Number(raw);
-  if (!Number.isInteger(v) || v < min) throw new Error(`${name} must be an integer >= ${min}, not '${raw}'`);
-  return v;
-}
 
 /** bench:graphql's one-subgraph query. */
 const ONE = '{ realm { id name issuer jwksUri } }';

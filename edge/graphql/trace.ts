@@ -30,7 +30,8 @@ export function endSpan(span: Span, error: boolean, err?: unknown): void {
 /** How a stream of events ended: `failed` when an event carried errors or the stream threw (`err`). */
 export type EventsEnded = (failed: boolean, err?: unknown) => void;
 
-const hasErrors = (value: unknown) => Boolean((value as { errors?: readonly unknown[] } | null | undefined)?.errors?.length);
+/** Whether a GraphQL result carries errors. */
+export const hasErrors = (value: unknown) => Boolean((value as { errors?: readonly unknown[] } | null | undefined)?.errors?.length);
 
 /**
  * `events` with each pull run with `ctx` active (the work an event does belongs to that trace), and
@@ -72,4 +73,27 @@ export function watchedEvents<T>(events: AsyncIterator<T>, ctx: Context | undefi
       return this;
     },
   };
+}
+
+/**
+ * Opens a result that is either one answer or a stream of them, with `ctx` active, and tells
+ * `ended` once when it is over: at once for a failure to open or a single answer (failed when it
+ * carried errors), when the stream ends for a stream (watchedEvents). `streaming` runs first when it
+ * is a stream and may wrap what `ended` is told (a gauge of open streams).
+ */
+export async function watchedOpening<T>(
+  ctx: Context, open: () => Promise<AsyncIterableIterator<T> | T>, ended: EventsEnded, streaming?: () => EventsEnded,
+): Promise<AsyncIterableIterator<T> | T> {
+  let opened: AsyncIterableIterator<T> | T;
+  try {
+    opened = await within(ctx, open);
+  } catch (err) {
+    ended(true, err);
+    throw err;
+  }
+  if (!(typeof opened === 'object' && opened !== null && Symbol.asyncIterator in opened)) {
+    ended(hasErrors(opened));
+    return opened;
+  }
+  return watchedEvents(opened as AsyncIterableIterator<T>, ctx, streaming?.() ?? ended);
 }

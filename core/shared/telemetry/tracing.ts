@@ -43,43 +43,6 @@ export function startSpan(name: string, attributes: Attributes, kind = SpanKind.
 export const within = <T>(ctx: Context, fn: () => T): T => context.with(ctx, fn);
 
 /**
- * An async iterable whose span covers its whole life: from the first pull to the end, a failure
- * or the consumer leaving; each pull runs with the span active, so the work it does is its child.
- */
-export function spanOver<T>(name: string, attributes: Attributes, source: (ctx: Context) => AsyncIterable<T>): AsyncIterable<T> {
-  return {
-    [Symbol.asyncIterator]() {
-      const { span, ctx } = startSpan(name, attributes);
-      const it = context.with(ctx, () => source(ctx)[Symbol.asyncIterator]());
-      let done = false;
-      const end = (err?: unknown) => {
-        if (done) return;
-        done = true;
-        if (err !== undefined) failed(span, err);
-        span.end();
-      };
-      return {
-        next: async () => {
-          try {
-            const r = await context.with(ctx, () => it.next());
-            if (r.done) end();
-            return r;
-          } catch (err) {
-            end(err);
-            throw err;
-          }
-        },
-        return: async (value?: unknown) => {
-          span.setAttribute('cancelled', true);
-          end();
-          return (await it.return?.(value)) ?? { done: true as const, value: undefined as T };
-        },
-      };
-    },
-  };
-}
-
-/**
  * An async iterable each of whose pulls runs with `ctx` active: a stream made inside a span but
  * read later by someone else (the upstream request a lazy stream makes on its first pull) stays in it.
  */

@@ -1,6 +1,6 @@
 import { context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { extractTrace, injectTrace, inSpan, spanOver, traceFields } from '../../../../core/shared/telemetry/tracing';
+import { extractTrace, injectTrace, inSpan, traceFields } from '../../../../core/shared/telemetry/tracing';
 
 /** The span helpers the services use, with a provider registered as bin/tracing.ts registers one. */
 const exporter = new InMemorySpanExporter();
@@ -29,33 +29,6 @@ describe('span helpers', () => {
     expect(inner!.parentSpanContext?.spanId).toBe(outer!.spanContext().spanId);
     expect(inner!.attributes).toEqual({ k: 'v' });
     expect(failing!.status).toEqual({ code: 2, message: 'no such model' });
-  });
-
-  it('spanOver lasts the whole iteration, work done on each pull is its child, and a consumer leaving ends it', async () => {
-    const source = () => (async function* pieces() {
-      for (const p of ['a', 'b', 'c']) yield await inSpan('piece', {}, async () => p);
-    })();
-    const out: string[] = [];
-    for await (const p of spanOver('stream', {}, source)) out.push(p);
-    expect(out).toEqual(['a', 'b', 'c']);
-    const stream = spans().find((s) => s.name === 'stream')!;
-    expect(spans().filter((s) => s.name === 'piece').every((s) => s.parentSpanContext?.spanId === stream.spanContext().spanId)).toBe(true);
-    expect(spans().at(-1)!.name).toBe('stream');
-
-    exporter.reset();
-    for await (const p of spanOver('left', {}, source)) if (p === 'a') break;
-    expect(spans().find((s) => s.name === 'left')!.attributes).toEqual({ cancelled: true });
-  });
-
-  it('a failing iteration ends its span as an error', async () => {
-    const failing = () => (async function* boom() {
-      yield 1;
-      throw new Error('upstream failed midway');
-    })();
-    await expect((async () => {
-      for await (const _ of spanOver('stream', {}, failing)) void _;
-    })()).rejects.toThrow('upstream failed midway');
-    expect(spans()[0]!.status.code).toBe(2);
   });
 
   it('injects and extracts W3C traceparent, and names the trace for logs', async () => {
