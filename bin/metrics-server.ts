@@ -21,7 +21,19 @@ export async function serveMetrics(config: Config, source: MetricsSource, warn: 
   }
 }
 
-async function listen(config: Config, source: MetricsSource): Promise<Server> {
+/**
+ * Scrapes that arrive while one is being gathered share it: gathering asks every worker to
+ * serialize its registry, which holds their event loops, so a flood of scrapes must not multiply it.
+ */
+export function coalesced(source: MetricsSource): MetricsSource {
+  let gathering: ReturnType<MetricsSource> | undefined;
+  return () => (gathering ??= source().finally(() => {
+    gathering = undefined;
+  }));
+}
+
+async function listen(config: Config, gather: MetricsSource): Promise<Server> {
+  const source = coalesced(gather);
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
