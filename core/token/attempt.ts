@@ -25,8 +25,8 @@ export const freeAttempt: Attempt = { now: async (check) => check(), queued: (ch
 /**
  * Rules: a caller over its limit gets 429 before anything is looked at; a step refused for its
  * credentials after checks that all matched (a disabled account) is counted as a failure then.
- * `throttled` is told when a failed check took the last place of its address's window (from then
- * on the address is refused until the window ends).
+ * `throttled` is told once per window, by the failure that took its last place (a failed check's,
+ * or a refused step's counted after it); from then on the address is refused until the window ends.
  */
 export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool; throttled?: () => void }) {
   const { throttle, pool } = deps;
@@ -67,7 +67,7 @@ export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool
       try {
         return await step(attempt);
       } catch (err) {
-        if (err instanceof AuthenticationFailed && !failed) await throttle.fail(address);
+        if (err instanceof AuthenticationFailed && !failed && await throttle.fail(address)) deps.throttled?.();
         throw err;
       }
     },

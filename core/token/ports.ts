@@ -157,7 +157,8 @@ export interface TokenStore {
 export interface FailureCounter {
   /** The failures and reservations counted for `key` in its current window (0 when it is over). */
   count(key: string, now: number): Promise<FailureWindow>;
-  add(key: string, windowMs: number, now: number): Promise<void>;
+  /** Counts one more for `key` (a new window when its last one is over); resolves with the count after it (0 when the store could not count it). */
+  add(key: string, windowMs: number, now: number): Promise<number>;
   /** One atomic step: counts one more for `key` unless that reaches past `limit`; `reserved` says which. */
   reserve(key: string, limit: number, windowMs: number, now: number): Promise<FailureWindow & { reserved: boolean }>;
   /** Gives a reservation back, if its window (`resetAt`) is still the current one. */

@@ -16,8 +16,8 @@ export interface FailureThrottle {
   check(key: string): Promise<void>;
   /** Reserves a place for an attempt in flight, or throws RateLimited when none is left. */
   reserve(key: string): Promise<Reservation>;
-  /** Counts a failure that held no reservation (its check hashed nothing of its own). */
-  fail(key: string): Promise<void>;
+  /** Counts a failure that held no reservation (its check hashed nothing of its own); true when it took the window's last place. */
+  fail(key: string): Promise<boolean>;
 }
 
 export interface Reservation {
@@ -51,12 +51,11 @@ export function createFailureThrottle(opts: { counter: FailureCounter; limit: nu
         },
       };
     },
-    fail(key) {
-      return counter.add(key, windowMs, opts.now());
-    },
+    // Exactly the failure that brings the count to the limit fills the window: one per window, however many land at once.
+    fail: async (key) => (await counter.add(key, windowMs, opts.now())) === limit,
   };
 }
 
 const nothing = async () => undefined;
 /** Never throttles (embedded uses that do their own limiting). */
-export const noThrottle: FailureThrottle = { check: nothing, reserve: async () => ({ filled: false, release: nothing }), fail: nothing };
+export const noThrottle: FailureThrottle = { check: nothing, reserve: async () => ({ filled: false, release: nothing }), fail: async () => false };

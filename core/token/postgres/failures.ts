@@ -18,10 +18,12 @@ export function pgFailureCounter(pool: PgPool): FailureCounter {
       return w && w.resetAt > now ? w : { count: 0, resetAt: now };
     },
     async add(key, windowMs, now) {
-      await q.count('failures.add', `INSERT INTO token_failures AS f (key, count, reset_at) VALUES ($1, 1, $2)
+      const w = await q.one('failures.add', `INSERT INTO token_failures AS f (key, count, reset_at) VALUES ($1, 1, $2)
         ON CONFLICT (key) DO UPDATE SET
           count = CASE WHEN f.reset_at <= $3 THEN 1 ELSE f.count + 1 END,
-          reset_at = CASE WHEN f.reset_at <= $3 THEN excluded.reset_at ELSE f.reset_at END`, [key, new Date(now + windowMs), new Date(now)]);
+          reset_at = CASE WHEN f.reset_at <= $3 THEN excluded.reset_at ELSE f.reset_at END
+        RETURNING count, reset_at`, [key, new Date(now + windowMs), new Date(now)], window);
+      return w?.count ?? 0;
     },
     async reserve(key, limit, windowMs, now) {
       const taken = await q.one('failures.reserve', `INSERT INTO token_failures AS f (key, count, reset_at) VALUES ($1, 1, $2)

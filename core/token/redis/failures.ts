@@ -97,9 +97,7 @@ export function redisFailureCounter(client: Redis, opts: RedisFailureOptions = {
       const [count, reset] = await client.hmget(key(k), 'count', 'reset');
       return reset !== null && Number(reset) > now ? { count: Number(count ?? 0), resetAt: Number(reset) } : { count: 0, resetAt: now };
     }, () => ({ count: 0, resetAt: now })),
-    add: (k, windowMs, now) => bounded(async () => {
-      await redis.platformFailureCount(key(k), now, windowMs, -1);
-    }, () => undefined),
+    add: (k, windowMs, now) => bounded(async () => window(await redis.platformFailureCount(key(k), now, windowMs, -1)).count, () => 0),
     reserve: (k, limit, windowMs, now) => bounded(async () => {
       const answer = await redis.platformFailureCount(key(k), now, windowMs, limit);
       return { ...window(answer), reserved: Number(answer[0]) === 1 };

@@ -126,11 +126,13 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
 function sqliteFailureCounter(db: Db): FailureCounter {
   const { one, run } = statements(db);
   const failureCount = one('SELECT count, reset_at FROM auth_failures WHERE key = ?', (r) => ({ count: r.count as number, resetAt: r.reset_at as number }));
-  const addFailure = run(
-    `INSERT INTO auth_failures (key, count, reset_at) VALUES (?, 1, ?)
+  const addFailure = one(
+    `INSERT INTO auth_failures (key, count, reset_at) VALUES (@key, 1, @resetAt)
      ON CONFLICT (key) DO UPDATE SET
-       count = CASE WHEN reset_at <= ? THEN 1 ELSE count + 1 END,
-       reset_at = CASE WHEN reset_at <= ? THEN excluded.reset_at ELSE reset_at END`,
+       count = CASE WHEN reset_at <= @now THEN 1 ELSE count + 1 END,
+       reset_at = CASE WHEN reset_at <= @now THEN excluded.reset_at ELSE reset_at END
+     RETURNING count`,
+    (r) => r.count as number,
   );
   // Check and count in one statement, so parallel attempts (other worker processes too) never
   // reserve more places than the limit.
@@ -149,7 +151,7 @@ function sqliteFailureCounter(db: Db): FailureCounter {
       const w = failureCount(key);
       return w && w.resetAt > now ? w : { count: 0, resetAt: now };
     }),
-    add: later((key, windowMs, now) => void addFailure(key, now + windowMs, now, now)),
+    add: later((key, windowMs, now) => addFailure({ key, resetAt: now + windowMs, now }) ?? 0),
     reserve: later((key, limit, windowMs, now) => {
       const taken = reserveFailure({ key, resetAt: now + windowMs, now, limit });
       if (taken) return { ...taken, reserved: true };

@@ -64,7 +64,9 @@ export function failureCounterCases(s: () => Opened<FailureCounter>) {
   it('counts failures added at once by both handles, alongside reservations', async () => {
     const { one, two, now } = s();
     const a = address();
-    await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? two : one).add(a, MINUTE, now())));
+    const counts = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? two : one).add(a, MINUTE, now())));
+    // Each add answers the count it made: 1 to 50, each once.
+    expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect((await one.count(a, now())).count).toBe(50);
     expect(await two.reserve(a, 50, MINUTE, now())).toMatchObject({ count: 50, reserved: false });
     expect(await two.reserve(a, 51, MINUTE, now())).toMatchObject({ count: 51, reserved: true });

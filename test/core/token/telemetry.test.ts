@@ -1,16 +1,9 @@
 import { openTokenCore } from '../../../core/token';
-import { prometheusMetrics, type PrometheusMetrics } from '../../../core/shared/telemetry/prometheus';
+import { prometheusMetrics } from '../../../core/shared/telemetry/prometheus';
 import { fastHasher, PUBLIC_URL, pooledKeys, testClock } from '../../shared/helpers';
+import { seriesValue } from '../../shared/telemetry';
 
 const PASSWORD = 'correct horse battery';
-
-async function value(m: PrometheusMetrics, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const metric = m.registry.getSingleMetric(name);
-  if (!metric) return 0;
-  const found = (await metric.get()).values.find((v) =>
-    Object.keys(labels).length === Object.keys(v.labels).length && Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x));
-  return found?.value ?? 0;
-}
 
 /** A token core counting into its own registry: realm `main`, client `svc-a`, user `alice`; accounts lock at 3 failures, addresses at 4 a minute. */
 async function world() {
@@ -39,9 +32,9 @@ describe('the token service\'s metrics', () => {
     const login = await core.service.loginUser({ realm, username: 'alice', password: PASSWORD });
     await core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: secret, grant_type: 'password', username: 'alice', password: PASSWORD });
     await core.service.loginUser({ realm, grant_type: 'refresh_token', refresh_token: login.refresh_token });
-    expect(await value(metrics, 'platform_token_issued_total', { grant_type: 'client_credentials' })).toBe(1);
-    expect(await value(metrics, 'platform_token_issued_total', { grant_type: 'password' })).toBe(2);
-    expect(await value(metrics, 'platform_token_issued_total', { grant_type: 'refresh_token' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_issued_total', { grant_type: 'client_credentials' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_issued_total', { grant_type: 'password' })).toBe(2);
+    expect(await seriesValue(metrics, 'platform_token_issued_total', { grant_type: 'refresh_token' })).toBe(1);
   });
 
   it('counts refusals by grant type and OAuth error code; an unknown grant type is `other`', async () => {
@@ -52,12 +45,12 @@ describe('the token service\'s metrics', () => {
     await refused(core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: secret, grant_type: 'urn:made:up' }));
     await refused(core.service.refresh({ realm, refresh_token: 'not-a-token' }));
     await refused(core.service.issueForClient({ realm: 'nowhere', client_id: 'svc-a', client_secret: secret }));
-    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'invalid_client' })).toBe(1);
-    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'password', error: 'invalid_grant' })).toBe(1);
-    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'other', error: 'unsupported_grant_type' })).toBe(1);
-    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'refresh_token', error: 'invalid_grant' })).toBe(1);
-    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'realm_not_found' })).toBe(1);
-    expect(await value(metrics, 'platform_token_issued_total', { grant_type: 'client_credentials' })).toBe(0);
+    expect(await seriesValue(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'invalid_client' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_failures_total', { grant_type: 'password', error: 'invalid_grant' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_failures_total', { grant_type: 'other', error: 'unsupported_grant_type' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_failures_total', { grant_type: 'refresh_token', error: 'invalid_grant' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'realm_not_found' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_issued_total', { grant_type: 'client_credentials' })).toBe(0);
   });
 
   it('counts an account locked by its failed passwords once, when it locks', async () => {
@@ -65,22 +58,36 @@ describe('the token service\'s metrics', () => {
     // From three addresses: the address throttle (4 a minute) stays out of it.
     for (const address of ['10.0.1.1', '10.0.1.2', '10.0.1.3']) {
       await expect(core.service.loginUser({ realm, username: 'alice', password: 'wrong' }, from(address))).rejects.toMatchObject({ code: 'invalid_grant' });
-      expect(await value(metrics, 'platform_token_lockouts_total')).toBe(address === '10.0.1.3' ? 1 : 0);
+      expect(await seriesValue(metrics, 'platform_token_lockouts_total')).toBe(address === '10.0.1.3' ? 1 : 0);
     }
     // Locked: the right password fails too, and does not lock it again.
     await expect(core.service.loginUser({ realm, username: 'alice', password: PASSWORD }, from('10.0.1.4'))).rejects.toMatchObject({ code: 'invalid_grant' });
-    expect(await value(metrics, 'platform_token_lockouts_total')).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_lockouts_total')).toBe(1);
   });
 
   it('counts a caller address throttled once, when its failures fill the window; its refused tries are slow_down failures', async () => {
     const { core, realm, metrics } = w;
     const wrongClient = () => core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: 'wrong' }, from('10.0.2.1'));
     for (let i = 0; i < 4; i++) await expect(wrongClient()).rejects.toMatchObject({ code: 'invalid_client' });
-    expect(await value(metrics, 'platform_token_lockouts_total')).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_lockouts_total')).toBe(1);
     await expect(wrongClient()).rejects.toMatchObject({ code: 'slow_down' });
     await expect(wrongClient()).rejects.toMatchObject({ code: 'slow_down' });
-    expect(await value(metrics, 'platform_token_lockouts_total')).toBe(1);
-    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'slow_down' })).toBe(2);
-    expect(await value(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'invalid_client' })).toBe(4);
+    expect(await seriesValue(metrics, 'platform_token_lockouts_total')).toBe(1);
+    expect(await seriesValue(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'slow_down' })).toBe(2);
+    expect(await seriesValue(metrics, 'platform_token_failures_total', { grant_type: 'client_credentials', error: 'invalid_client' })).toBe(4);
+  });
+
+  it('counts an address throttled once when the failures that fill it are a disabled client\'s right secret, fifty at once', async () => {
+    const { core, realm, metrics, secret } = w;
+    await core.admin.setClientEnabled(realm, 'svc-a', false);
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () =>
+      core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: secret }, from('10.0.3.1'))));
+    const codes = results.map((r) => (r.status === 'rejected' ? (r.reason as { code?: string }).code : 'issued'));
+    expect(codes).not.toContain('issued');
+    expect(codes.filter((c) => c === 'invalid_client').length).toBeGreaterThanOrEqual(4);
+    expect(await seriesValue(metrics, 'platform_token_lockouts_total')).toBe(1);
+    // The window is full: the next try is refused before any check, and counts no new lockout.
+    await expect(core.service.issueForClient({ realm, client_id: 'svc-a', client_secret: secret }, from('10.0.3.1'))).rejects.toMatchObject({ code: 'slow_down' });
+    expect(await seriesValue(metrics, 'platform_token_lockouts_total')).toBe(1);
   });
 });
