@@ -1,7 +1,6 @@
 /** Child processes for `npm run bench`: free ports, start, wait for health, stop (also on exit). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Child {
@@ -17,23 +16,16 @@ const children = new Set<Child>();
 
 export const alive = (c: Child) => c.proc.exitCode === null && c.proc.signalCode === null;
 
-/** A port the OS reports free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => (port ? resolve(port) : reject(new Error('no port from the OS'))));
-    });
-  });
-}
+export { freePort } from './ports';
 
-/** Starts `node <args>` with stdout and stderr going to `logFile` (a file, so nothing here has to drain it). */
-export function startChild(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; logFile: string }): Child {
+/**
+ * Starts `node <args>` with stdout and stderr going to `logFile` (a file, so nothing here has to
+ * drain it); through `prefix` when given (`taskset -c 0`, which execs node in its own process).
+ */
+export function startChild(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; logFile: string; prefix?: string[] }): Child {
   const fd = openSync(opts.logFile, 'a');
-  const proc = spawn(process.execPath, args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd] });
+  const [cmd, ...rest] = [...(opts.prefix ?? []), process.execPath, ...args] as [string, ...string[]];
+  const proc = spawn(cmd, rest, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const output = () => {
     try {

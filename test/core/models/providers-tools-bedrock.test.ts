@@ -18,7 +18,7 @@ describe('Bedrock adapter with tools', () => {
   let bedrock: ModelProvider;
   beforeEach(async () => {
     fake = await startFakeBedrock();
-    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 400, retries: 0, retryBaseMs: 5 });
+    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 5000, retries: 0, retryBaseMs: 5 }); // no test here waits on a timeout: room for a loaded machine
     bedrock = bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, credentialEnv: 'BEDROCK_TEST_CREDENTIAL' }), { env, http });
   });
   afterEach(async () => {

@@ -18,7 +18,7 @@ describe('Gemini adapter with tools', () => {
   let gemini: ModelProvider;
   beforeEach(async () => {
     fake = await startFakeGemini();
-    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 300, retries: 0, retryBaseMs: 5 });
+    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 5000, retries: 0, retryBaseMs: 5 }); // no test here waits on a timeout: room for a loaded machine
     gemini = geminiProvider(modelOf({ provider: 'gemini', baseUrl: fake.url, credentialEnv: 'GEMINI_TEST_KEY' }), { env, http });
   });
   afterEach(async () => {

@@ -19,7 +19,7 @@ describe('OpenAI-wire adapters with tools', () => {
   let azure: ModelProvider;
   beforeEach(async () => {
     fake = await startFakeOpenAi();
-    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 300, retries: 0, retryBaseMs: 5 });
+    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 5000, retries: 0, retryBaseMs: 5 }); // no test here waits on a timeout: room for a loaded machine
     azure = azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: fake.url, model: 'gpt-4o-dep', credentialEnv: 'AZURE_TEST_KEY' }), { env, http });
   });
   afterEach(async () => {

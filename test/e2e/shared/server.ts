@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -9,17 +8,10 @@ import { startPlatform, type RunningPlatform } from '../../../bin/start';
 import { configParts } from '../../../bin/deps';
 import type { ServiceModule } from '../../../services/shared/module';
 import { testModules } from '../../shared/helpers';
+import { freePort } from '../../../bench/shared/ports';
 
-/** A port the OS says is free now (the platform derives its issuer from PORT, so 0 won't do). */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
+/** A free port to start a platform on (the platform derives its issuer from PORT, so 0 won't do). */
+export { freePort } from '../../../bench/shared/ports';
 
 export interface Started extends RunningPlatform {
   config: Config;
@@ -76,7 +68,11 @@ export function run(cmd: string, args: string[], opts: { env?: Record<string, st
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
+    child.on('error', (err) => resolve({ status: null, stdout, stderr: `${stderr}${err.message}` }));
+    // A command that exits before reading its input closes the pipe: EPIPE then says nothing its status does not.
+    child.stdin.on('error', () => undefined);
+    if (opts.input === undefined) child.stdin.end();
+    else child.stdin.end(opts.input);
   });
 }
 
