@@ -19,7 +19,6 @@ import { requestTracker, type RequestTracker } from '../edge/http/drain';
 import { readinessOf } from './readiness';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import { prometheusMetrics, type PrometheusMetrics } from '../core/shared/telemetry/prometheus';
-import { traceFields } from '../core/shared/telemetry/tracing';
 import { startTracing, tracingWanted } from './tracing';
 
 export interface StartOptions {
@@ -72,8 +71,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const role = opts.role ?? 'all';
   const modules = opts.modules ?? SERVICES;
   const tracing = tracingWanted(config) ? startTracing(config, role) : undefined;
-  // With tracing on, every log line written inside a request names its trace and span.
-  const log = opts.log ?? pino({ level: config.LOG_LEVEL, ...(tracing ? { mixin: traceFields } : {}) });
+  const log = opts.log ?? pino({ level: config.LOG_LEVEL });
   const served = servedBy(role, modules);
   const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
   const metrics = metricsFor(config);

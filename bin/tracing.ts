@@ -32,15 +32,14 @@ export function startTracing(config: Config, role: string): Tracing | undefined 
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
-  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
   const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
-  // What provider.register() would do (context through async code, W3C trace context and baggage),
-  // but with @apollo/gateway's own spans (gateway.request, .validate, .plan, .execute, .fetch,
-  // .postprocessing) left unrecorded: the gateway's `graphql <type> <operation>` and `subgraph <name>`
-  // spans say the same, and six more spans a request cost a fifth of a GraphQL request's CPU. Its
-  // spans become non-recording stand-ins for their parent, so what runs inside keeps its parent.
+  // What provider.register() would do, less two things. No context manager: the platform carries
+  // each request's trace by hand (core/shared/telemetry/tracing.ts), since on Node 20 the
+  // AsyncLocalStorage one slows every promise of the process, traced or not (about 5% of the GraphQL
+  // query's throughput; docs/decisions.md, Issue 21). And @apollo/gateway's own spans (gateway.request, .validate, .plan, .execute,
+  // .fetch, .postprocessing) left unrecorded: the gateway's `graphql <type> <operation>` and
+  // `subgraph <name>` spans say the same, and six more spans a request cost a fifth of its CPU.
   const silent = new api.ProxyTracerProvider();
-  api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   api.propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   api.trace.setGlobalTracerProvider({
     getTracer: (name, version, options) => (name === APOLLO_TRACER ? silent.getTracer(name, version, options) : provider.getTracer(name, version, options)),

@@ -17,16 +17,27 @@ export function dedupeKey(opts: GraphQLDataSourceProcessOptions<Partial<GraphCon
   return JSON.stringify([request.query, request.operationName ?? null, request.variables ?? null, h.authorization ?? null, h['api-key'] ?? null, context.clientAddress ?? null]);
 }
 
-/** Runs `fn` for a key unless a run for the same key is in flight, whose promise is then shared. */
-export function inflight<T>(): (key: string | undefined, fn: () => Promise<T>) => Promise<T> {
-  const running = new Map<string, Promise<T>>();
-  return (key, fn) => {
-    if (key === undefined) return fn();
-    let p = running.get(key);
-    if (!p) {
-      p = fn().finally(() => running.delete(key));
-      running.set(key, p);
-    }
-    return p;
+/** A call's share of a run: its result, and whether the run is its own or whose it joined. */
+export interface Share<T, O> {
+  result: Promise<T>;
+  /** The run is this call's (its key was new, or it had none). */
+  mine: boolean;
+  /** The owner given by the call whose run this one joined. */
+  joined?: O;
+}
+
+/**
+ * Runs `fn` for a key unless a run for the same key is in flight, whose promise is then shared;
+ * `owner` (the first caller's trace) is handed to those who join it.
+ */
+export function inflight<T, O = undefined>(): (key: string | undefined, fn: () => Promise<T>, owner?: O) => Share<T, O> {
+  const running = new Map<string, { result: Promise<T>; owner?: O }>();
+  return (key, fn, owner) => {
+    if (key === undefined) return { result: fn(), mine: true };
+    const found = running.get(key);
+    if (found) return { result: found.result, mine: false, joined: found.owner };
+    const result = fn().finally(() => running.delete(key));
+    running.set(key, { result, owner });
+    return { result, mine: true };
   };
 }

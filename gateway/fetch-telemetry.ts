@@ -1,23 +1,26 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ExecutionResult } from 'graphql';
 import { noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
-import { inSpan, SpanKind, startSpan } from '../core/shared/telemetry/tracing';
+import { inSpan, SpanKind, startSpan, type Trace } from '../core/shared/telemetry/tracing';
 import { endSpan, hasErrors, watchedOpening } from '../edge/graphql/trace';
 
-/** Runs one fetch of a subgraph timed and in its span; what it answers or throws passes through. */
-export type TimedFetch = <T>(run: () => Promise<T>) => Promise<T>;
+/**
+ * Runs one fetch of a subgraph timed and in its span, under `parent` (the operation's trace);
+ * `run` gets the fetch's own trace (the parent when nothing records). What it answers or throws passes through.
+ */
+export type TimedFetch = <T>(parent: Trace | undefined, run: (trace: Trace | undefined) => Promise<T>) => Promise<T>;
 
 type Opened = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
 
 export interface SubgraphFetches {
   /** The fetches of `subgraph` (remote: over HTTP, else in this process). */
   of(subgraph: string, remote: boolean): TimedFetch;
-  /** A subscription's stream on `subgraph`, opened by `open`: timed and in its span over its whole life, its events pulled in it. */
-  stream(subgraph: string, remote: boolean, open: () => Promise<Opened>): Promise<Opened>;
+  /** A subscription's stream on `subgraph`, opened by `open` with the stream's trace: timed and in its span, under `parent`, over its whole life. */
+  stream(subgraph: string, remote: boolean, parent: Trace | undefined, open: (trace: Trace | undefined) => Promise<Opened>): Promise<Opened>;
 }
 
 /** Runs the fetch alone: a data source built without telemetry (unit tests). */
-export const untimed: TimedFetch = (run) => run();
+export const untimed: TimedFetch = (parent, run) => run(parent);
 
 
 /**
@@ -25,8 +28,9 @@ export const untimed: TimedFetch = (run) => run();
  * around every fetch of the gateway from a subgraph: the query plan's fetches, a subscription's
  * per-event fetches, and the subscription's own stream on the subgraph that owns its root field
  * (timed from its opening to its end). Outcome `error` when it failed or answered errors. A fetch
- * in process runs inside its span, so the spans the subgraph's resolvers start are its children;
- * a remote one is a client span whose context the request carries (remote-source.ts, subgraph-stream.ts).
+ * in process hands its trace to the subgraph's resolvers (local-source.ts), so the spans they start
+ * are its children; a remote one is a client span whose context the request carries
+ * (remote-source.ts, subgraph-stream.ts).
  */
 export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
   const counting = metrics !== noMetrics;
@@ -60,11 +64,11 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
   return {
     of(subgraph, remote) {
       const s = shapeOf(subgraph, remote);
-      return (run) => inSpan(s.name, s.attributes, async (span) => {
+      return (parent, run) => inSpan(parent, s.name, s.attributes, async (span, trace) => {
         const start = s.now();
         let error = true;
         try {
-          const answer = await run();
+          const answer = await run(span.isRecording() ? trace : parent);
           error = hasErrors(answer);
           if (error) span.setStatus({ code: SpanStatusCode.ERROR });
           return answer;
@@ -74,15 +78,15 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
       }, s.kind);
     },
 
-    async stream(subgraph, remote, open) {
+    async stream(subgraph, remote, parent, open) {
       const s = shapeOf(subgraph, remote);
       const start = s.now();
-      const { span, ctx } = startSpan(s.name, s.attributes, s.kind);
+      const { span, trace } = startSpan(parent, s.name, s.attributes, s.kind);
       const ended = (error: boolean, err?: unknown) => {
         s.observe(start, error);
         endSpan(span, error, err);
       };
-      return watchedOpening(ctx, open, ended);
+      return watchedOpening(() => open(span.isRecording() ? trace : parent), ended);
     },
   };
 }

@@ -1,6 +1,8 @@
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { execute, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { dedupeKey, inflight } from './dedupe';
+import { linkShared, type Trace } from '../core/shared/telemetry/tracing';
+import { withTrace, type GraphContext } from '../edge/graphql/context';
 import { untimed, type TimedFetch } from './fetch-telemetry';
 
 type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] };
@@ -10,8 +12,8 @@ type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] }
  * cost that made it the gateway's bottleneck: that source parses and validates every fetch of the
  * query plan, though a plan sends the same few operation texts again and again. Here each text is
  * parsed and validated once (a bounded map; a plan cache miss only costs a parse), then executed;
- * identical queries in flight share one execution. Each fetch is timed and runs in its span
- * (`timed`, fetch-telemetry.ts), so the resolvers' own spans are its children.
+ * identical queries in flight share one execution. Each fetch is timed and in its span (`timed`,
+ * fetch-telemetry.ts), whose trace its resolvers get (`GraphContext.trace`), so their own spans are its children.
  */
 export class InProcessDataSource implements GraphQLDataSource<Record<string, unknown>> {
   private readonly prepared = new Map<string, Prepared>();
@@ -34,26 +36,25 @@ export class InProcessDataSource implements GraphQLDataSource<Record<string, unk
     return hit;
   }
 
-  /** Identical queries in flight share one execution (dedupe.ts). */
-  private readonly shared = inflight<ExecutionResult>();
+  /** Identical queries in flight share one execution (dedupe.ts); a caller who joins one links its fetch's span to the first caller's. */
+  private readonly shared = inflight<ExecutionResult, Trace | undefined>();
 
   process(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {
-    return this.timed(() => this.fetch(options));
+    const context = (options.context ?? {}) as GraphContext;
+    return this.timed(context.trace, (trace) => this.fetch(options, withTrace(context, trace)));
   }
 
-  private async fetch(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {
-    const { request, context } = options;
+  private async fetch(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>, contextValue: GraphContext) {
+    const { request } = options;
     const prepared = this.prepare(request.query ?? '');
     if ('errors' in prepared) return { errors: prepared.errors };
     const run = async () => execute({
-      schema: this.schema, document: prepared.document, variableValues: request.variables, operationName: request.operationName, contextValue: context,
+      schema: this.schema, document: prepared.document, variableValues: request.variables, operationName: request.operationName, contextValue,
     });
-    let mine = false;
-    const result = await this.shared(dedupeKey(options), () => {
-      mine = true;
-      return run();
-    });
-    if (mine) return result;
+    const share = this.shared(dedupeKey(options), run, contextValue.trace);
+    if (!share.mine) linkShared(contextValue.trace, share.joined);
+    const result = await share.result;
+    if (share.mine) return result;
     // A result with errors is not shared: they may wrap internal errors only their own caller's
     // formatting masks, and a copy would lose what they are. Such a caller runs its own.
     return result.errors ? run() : structuredClone(result);

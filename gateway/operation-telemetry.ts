@@ -1,9 +1,7 @@
-import type { ApolloGateway } from '@apollo/gateway';
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { Context } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { boundedLabel, noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
-import { startSpan, within } from '../core/shared/telemetry/tracing';
+import { startSpan } from '../core/shared/telemetry/tracing';
 import type { GraphContext } from '../edge/graphql/context';
 import { endSpan, watchedOpening, type EventsEnded } from '../edge/graphql/trace';
 
@@ -11,7 +9,13 @@ import { endSpan, watchedOpening, type EventsEnded } from '../edge/graphql/trace
 export type Transport = 'ws' | 'sse' | 'multipart';
 
 type Outcome = AsyncIterableIterator<ExecutionResult> | ExecutionResult;
-type Executing = Pick<ApolloGateway, 'load' | 'onSchemaLoadOrUpdate' | 'stop'>;
+
+/** A subscription as a transport hands it over, with the context of its caller. */
+export interface SubscriptionArgs {
+  document: DocumentNode;
+  operationName?: string | null;
+  contextValue: GraphContext;
+}
 
 const NAME = /^[A-Za-z0-9_]{1,64}$/;
 const MAX_OPERATIONS = 200;
@@ -31,17 +35,16 @@ export interface OperationTelemetry {
   /**
    * Every operation Apollo Server runs (POST and GET /graphql, and the queries and mutations that
    * graphql-ws and GraphQL over SSE hand it): counted and timed from request to response once it
-   * names an operation, in a span `graphql <type> <operation>`.
+   * names an operation, in a span `graphql <type> <operation>` under the context's trace, which
+   * becomes the trace of the operation's work (its plan's fetches are the span's children).
    */
   plugin: ApolloServerPlugin<GraphContext>;
-  /** The gateway with its executor run inside each operation's span, so the plan's fetches are its children. */
-  executing(gateway: ApolloGateway): Executing;
   /**
    * A subscription over `transport`, started by `start`: open (the gauge) from its start to its end
    * however it ends, counted and timed over its whole life, in a span `graphql subscription <operation>`
-   * in which its events are pulled.
+   * under the context's trace, which becomes the trace of its work (its stream, its events' fetches).
    */
-  subscribe(transport: Transport, document: DocumentNode, operationName: string | null | undefined, start: () => Promise<Outcome>): Promise<Outcome>;
+  subscribe(transport: Transport, args: SubscriptionArgs, start: () => Promise<Outcome>): Promise<Outcome>;
 }
 
 /** platform_graphql_operations_total, _operation_duration_seconds and _subscriptions_open, and the operations' spans. */
@@ -57,8 +60,6 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
   // Every transport's series from the start (0, never reset: a second declaration shares the gauge).
   for (const t of Object.values(transports)) open.inc(t, 0);
   const label = operationLabel(metrics);
-  /** The span of each operation Apollo Server runs, by its context value, while it is recording. */
-  const active = new WeakMap<object, Context>();
 
   const now = () => (counting ? process.hrtime.bigint() : 0n);
   const record = (operation: string, type: string, error: boolean, start: bigint) => {
@@ -72,8 +73,8 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
     plugin: {
       async requestDidStart({ contextValue }) {
         const start = now();
-        const { span, ctx } = startSpan('graphql', {});
-        if (span.isRecording()) active.set(contextValue, ctx);
+        const { span, trace } = startSpan(contextValue.trace, 'graphql', {});
+        if (span.isRecording()) contextValue.trace = trace;
         let type: string | undefined;
         let operation = 'anonymous';
         let error = false;
@@ -99,31 +100,16 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
       },
     },
 
-    executing: (gateway) => ({
-      onSchemaLoadOrUpdate: (callback) => gateway.onSchemaLoadOrUpdate(callback),
-      stop: () => gateway.stop(),
-      async load(options) {
-        const loaded = await gateway.load(options);
-        const run = loaded.executor;
-        return {
-          ...loaded,
-          executor: (request) => {
-            const ctx = active.get(request.context);
-            return ctx ? within(ctx, () => run(request)) : run(request);
-          },
-        };
-      },
-    }),
-
-    async subscribe(transport, document, operationName, start) {
+    async subscribe(transport, { document, operationName, contextValue }, start) {
       const began = now();
       const operation = label(getOperationAST(document, operationName)?.name?.value);
-      const { span, ctx } = startSpan(`graphql subscription ${operation}`, { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operation });
+      const { span, trace } = startSpan(contextValue.trace, `graphql subscription ${operation}`, { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operation });
+      if (span.isRecording()) contextValue.trace = trace;
       const ended = (error: boolean, err?: unknown) => {
         record(operation, 'subscription', error, began);
         endSpan(span, error, err);
       };
-      return watchedOpening(ctx, start, ended, () => {
+      return watchedOpening(start, ended, () => {
         open.inc(transports[transport]);
         return ((error, err) => {
           open.dec(transports[transport]);

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { FORWARDED_HEADERS, type GraphContext } from '../edge/graphql/context';
 import { subgraphFetchFailed } from '../edge/graphql/errors';
-import { injectTrace } from '../core/shared/telemetry/tracing';
+import { injectTrace, linkShared, type Trace } from '../core/shared/telemetry/tracing';
 import { dedupeKey, inflight } from './dedupe';
 import { untimed, type TimedFetch } from './fetch-telemetry';
 
@@ -72,13 +72,13 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
   }
 
   /** Identical fetches in flight share one HTTP exchange; each caller parses the text itself. */
-  private readonly shared = inflight<{ status: number; text: string }>();
+  private readonly shared = inflight<{ status: number; text: string }, Trace | undefined>();
 
   process(options: GraphQLDataSourceProcessOptions<GraphContext>) {
-    return (this.opts.timed ?? untimed)(() => this.fetch(options));
+    return (this.opts.timed ?? untimed)(options.context?.trace, (trace) => this.fetch(options, trace));
   }
 
-  private async fetch(options: GraphQLDataSourceProcessOptions<GraphContext>) {
+  private async fetch(options: GraphQLDataSourceProcessOptions<GraphContext>, trace: Trace | undefined) {
     const { request, context } = options;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     for (const name of FORWARDED_HEADERS) {
@@ -95,10 +95,12 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     // so the subgraph sees its request closed and stops (the chat subgraph: the model call).
     const signal = key === undefined ? context.signal : undefined;
     try {
-      ({ status, text: parsed } = await this.shared(key, async () => {
-        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers: injectTrace(headers), body, signal });
+      const share = this.shared(key, async () => {
+        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers: injectTrace(headers, trace), body, signal });
         return { status: res.statusCode, text: await res.body.text() };
-      }));
+      }, trace);
+      if (!share.mine) linkShared(trace, share.joined);
+      ({ status, text: parsed } = await share.result);
     } catch (err) {
       return fieldErrors(options, subgraphFetchFailed(this.opts.name, err, this.opts.log));
     }

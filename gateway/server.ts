@@ -112,7 +112,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const server = new ApolloServer<GraphContext>({
     // The platform stops the process itself (SIGTERM drains, bin/serve.ts): Apollo's own handler would stop serving at once.
     stopOnTerminationSignals: false,
-    gateway: operations.executing(gateway),
+    gateway,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, opts.log),
@@ -136,7 +136,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       const response = await server.executeOperation({ query: document, operationName: operationName ?? undefined, variables: variableValues ?? undefined }, { contextValue });
       return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'Incremental delivery is not served here', extensions: { code: 'BAD_REQUEST' } }] };
     },
-    subscribe: ({ document, operationName, variableValues, contextValue }) => operations.subscribe(transport, document, operationName,
+    subscribe: ({ document, operationName, variableValues, contextValue }) => operations.subscribe(transport, { document, operationName, contextValue },
       () => federated.subscribe({ document, operationName, variables: variableValues, context: contextValue })),
   });
   const streaming = servesSubscriptions ? streamingTransports({

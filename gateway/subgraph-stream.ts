@@ -2,9 +2,9 @@ import { parse, subscribe, type DocumentNode, type ExecutionResult, type GraphQL
 import { createClient } from 'graphql-ws';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
-import { FORWARDED_HEADERS, type GraphContext } from '../edge/graphql/context';
+import { FORWARDED_HEADERS, withTrace, type GraphContext } from '../edge/graphql/context';
 import { formatExecutionError } from '../edge/graphql/errors';
-import { injectTrace } from '../core/shared/telemetry/tracing';
+import { injectTrace, type Trace } from '../core/shared/telemetry/tracing';
 import type { SubgraphFetches } from './fetch-telemetry';
 
 /** The subscription the gateway sends to the subgraph that owns its root field. */
@@ -56,17 +56,17 @@ function socketFailure(serviceName: string, err: unknown): ExecutionResult {
 /**
  * A subscription over graphql-ws to a subgraph served on its own, on a socket of its own that
  * carries the caller's credentials in connection_init (as a browser would send them), and the
- * active trace as `extensions.traceparent` of the operation (edge/graphql/trace.ts reads it there).
+ * stream's trace as `extensions.traceparent` of the operation (edge/graphql/trace.ts reads it there).
  * Ending the iterator completes the subscription and closes the socket; a socket that fails becomes
  * one last event with an UPSTREAM_ERROR.
  */
-function remote(serviceName: string, url: string, op: SubgraphOperation, ackTimeoutMs: number): AsyncIterableIterator<ExecutionResult> {
+function remote(serviceName: string, url: string, op: SubgraphOperation, ackTimeoutMs: number, at: Trace | undefined): AsyncIterableIterator<ExecutionResult> {
   const connectionParams = Object.fromEntries(FORWARDED_HEADERS.flatMap((h) => (op.context.headers[h] ? [[h, op.context.headers[h]]] : [])));
   const client = createClient({
     url: webSocketUrl(url), webSocketImpl: WebSocket, connectionParams, lazy: true, lazyCloseTimeout: 0, retryAttempts: 0,
     connectionAckWaitTimeout: ackTimeoutMs, keepAlive: 12_000,
   });
-  const trace = injectTrace({});
+  const trace = injectTrace({}, at);
   const extensions = 'traceparent' in trace ? { extensions: trace } : {};
   const events = client.iterate({ query: op.query, operationName: op.operationName, variables: op.variables, ...extensions });
   let over = false;
@@ -117,10 +117,10 @@ export function subgraphStream(opts: SubgraphStreamOptions): SubgraphStream {
     }
     return doc;
   };
-  const open = async (serviceName: string, target: StreamTarget, op: SubgraphOperation): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> => {
-    if ('url' in target) return remote(serviceName, target.url, op, opts.ackTimeoutMs ?? 120_000);
+  const open = async (serviceName: string, target: StreamTarget, op: SubgraphOperation, trace: Trace | undefined): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> => {
+    if ('url' in target) return remote(serviceName, target.url, op, opts.ackTimeoutMs ?? 120_000, trace);
     const outcome = await subscribe({
-      schema: target.schema, document: parsed(op.query), operationName: op.operationName, variableValues: op.variables, contextValue: op.context,
+      schema: target.schema, document: parsed(op.query), operationName: op.operationName, variableValues: op.variables, contextValue: withTrace(op.context, trace),
     });
     if (!(Symbol.asyncIterator in outcome)) return coded(outcome, opts.log);
     const log = opts.log;
@@ -140,7 +140,10 @@ export function subgraphStream(opts: SubgraphStreamOptions): SubgraphStream {
     async open(serviceName, op) {
       const target = opts.targets[serviceName];
       if (!target) return failed(`No ${serviceName} subgraph is configured`);
-      return opts.fetches ? opts.fetches.stream(serviceName, 'url' in target, () => open(serviceName, target, op)) : open(serviceName, target, op);
+      const parent = op.context.trace;
+      return opts.fetches
+        ? opts.fetches.stream(serviceName, 'url' in target, parent, (trace) => open(serviceName, target, op, trace))
+        : open(serviceName, target, op, parent);
     },
   };
 }

@@ -5,8 +5,8 @@ import { answerBody, groundsOf, sourcesBody } from './wire';
 
 const P = '/api';
 
-/** Credentials travel in the body: only the request id and the caller's signal go with the call. */
-const callOf = (ctx: CallMeta): RequestOptions => ({ requestId: ctx.requestId, signal: ctx.signal });
+/** Credentials travel in the body: only the request id, the caller's signal and the trace go with the call. */
+const callOf = (ctx: CallMeta): RequestOptions => ({ requestId: ctx.requestId, signal: ctx.signal, trace: ctx.trace });
 
 type Citation = SourcesResult['sources']['citations'][number];
 

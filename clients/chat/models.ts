@@ -47,7 +47,7 @@ export function restAnswerModels(opts: { baseUrl: string; timeoutMs?: number }):
 
   return {
     async open(apiKey, id, call) {
-      const m = (await modelsOf(apiKey, { requestId: call.requestId, signal: call.signal })).find((x) => x.id === id);
+      const m = (await modelsOf(apiKey, { requestId: call.requestId, signal: call.signal, trace: call.trace })).find((x) => x.id === id);
       if (!m) throw new NotFound(`The model '${id}' does not exist or this key may not use it`, { code: 'model_not_found' });
       if (m.status.toLowerCase() !== 'active') {
         throw new NotFound(`The model ${JSON.stringify(id)} is not available (${m.status})`, { code: 'model_deactivated' });
@@ -58,7 +58,7 @@ export function restAnswerModels(opts: { baseUrl: string; timeoutMs?: number }):
     async chat(handle, req, call) {
       const path = `${PREFIX}/azure/openai/deployments/${encodeURIComponent(handle.id)}/chat/completions`;
       const o: RequestOptions = {
-        requestId: call.requestId, signal: call.signal, headers: keyHeader(req.apiKey), query: { 'api-version': API_VERSION },
+        requestId: call.requestId, signal: call.signal, trace: call.trace, headers: keyHeader(req.apiKey), query: { 'api-version': API_VERSION },
         json: {
           messages: openAiMessages(req.messages, GATEWAY), temperature: req.temperature, max_tokens: req.maxTokens, stream: req.stream,
           ...(req.tools?.length && { tools: req.tools.map(openAiTool) }),

@@ -4,6 +4,7 @@ import { unreadable } from '../../core/shared/http/failures';
 import { framingOf, jsonEvents, type JsonEvent } from '../../core/shared/http/json-events';
 import { retryAfterMs, type HeaderBag, type RetryPolicy } from '../../core/shared/http/retry';
 import { httpTransport, type Answer } from '../../core/shared/http/transport';
+import type { Trace } from '../../core/shared/telemetry/tracing';
 import { errorFromResponse } from './http-errors';
 
 /**
@@ -32,10 +33,13 @@ export interface CallOptions {
   /** Ends the call (and any wait for a retry); the call then rejects with the signal's own reason. */
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** The call's trace: the request carries it as `traceparent`. */
+  trace?: Trace;
 }
 
-/** The parts of a service call's context that cross the hop: the caller's token, request id, cancellation. */
-export const callOptions = (ctx?: CallMeta & { caller?: { bearer: string } }): CallOptions => ({ bearer: ctx?.caller?.bearer, requestId: ctx?.requestId, signal: ctx?.signal });
+/** The parts of a service call's context that cross the hop: the caller's token, request id, cancellation, trace. */
+export const callOptions = (ctx?: CallMeta & { caller?: { bearer: string } }): CallOptions =>
+  ({ bearer: ctx?.caller?.bearer, requestId: ctx?.requestId, signal: ctx?.signal, trace: ctx?.trace });
 
 export { errorFromResponse };
 /** One parsed object of a streamed answer; `event` is the SSE event name, `message` when none (and for NDJSON). */
@@ -132,7 +136,7 @@ export function httpClient(opts: HttpClientOptions): HttpClient {
     if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
     if (o.requestId) headers['x-request-id'] = o.requestId;
     const who = base + path;
-    const res = await transport.send({ url: base + withQuery(path, o.query), method, headers, body, signal: o.signal }, policy, who);
+    const res = await transport.send({ url: base + withQuery(path, o.query), method, headers, body, signal: o.signal, trace: o.trace }, policy, who);
     if (res.status < 200 || res.status >= 300) throw await refusal(res, who, o.signal);
     o.onHeaders?.(headerReader(res.headers));
     return res;

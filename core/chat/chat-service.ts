@@ -11,7 +11,7 @@ import { cleanRewrite, planSearchText } from './search-text';
 import type { AnswerChunk, AnswerSource, AnswerToolCall, ChatService } from './service';
 import { sourcesResult } from './sources';
 import type { Metrics } from '../shared/telemetry/metrics';
-import { failed, inSpan, startSpan, within, type Span } from '../shared/telemetry/tracing';
+import { failed, inSpan, startSpan, traceFields, type Span, type Trace } from '../shared/telemetry/tracing';
 import { answerMetrics } from './telemetry';
 
 export interface ChatDeps {
@@ -61,9 +61,9 @@ export function createChatService(d: ChatDeps): ChatService {
     return plan.kind === 'rewrite' ? rewrite(model!, apiKey, plan.messages, plan.fallback, call) : plan.text;
   }
 
-  async function prepare(q: Question, ctx: Ctx<ChatCaller>, stream: boolean): Promise<Prepared> {
+  async function prepare(q: Question, ctx: Ctx<ChatCaller>, stream: boolean, trace: Trace): Promise<Prepared> {
     const caller = askingUser(ctx.caller, q.tenantId);
-    const call: Ctx = { requestId: ctx.requestId, clientAddress: ctx.clientAddress, signal: ctx.signal };
+    const call: Ctx = { requestId: ctx.requestId, clientAddress: ctx.clientAddress, signal: ctx.signal, trace };
     const question = processQuery(q.query);
     const continuing = question === CONTINUE && q.query.trim() === CONTINUE_ANSWER;
     const apiKey = ctx.caller.modelKey;
@@ -87,7 +87,8 @@ export function createChatService(d: ChatDeps): ChatService {
    * The answer's chunks; the answer's span and metrics end with them (the last chunk read, a
    * failure midway: `error`, or the caller leaving: not an error of ours, the span says `cancelled`).
    */
-  async function* chunks(p: Prepared, requestId: string | undefined, span: Span, start: bigint): AsyncGenerator<AnswerChunk> {
+  async function* chunks(p: Prepared, requestId: string | undefined, opened: { span: Span; trace: Trace }, start: bigint): AsyncGenerator<AnswerChunk> {
+    const { span, trace } = opened;
     const chunk = (response: string, finish: AnswerChunk['finish_reason']): AnswerChunk => ({ generated_search_text: p.searchText, response, finish_reason: finish });
     let finish: AnswerChunk['finish_reason'];
     let calls: ToolCall[] | undefined;
@@ -98,7 +99,7 @@ export function createChatService(d: ChatDeps): ChatService {
         for await (const piece of p.answer.pieces) if (piece) yield chunk(piece, null);
         ({ finishReason: finish, toolCalls: calls } = await p.answer.done);
       } catch (err) {
-        d.log?.warn({ err: (err as Error).message, requestId, model: p.model.id }, 'chat: the model failed midway; the stream ends with finish_reason error');
+        d.log?.warn({ err: (err as Error).message, requestId, model: p.model.id, ...traceFields(trace) }, 'chat: the model failed midway; the stream ends with finish_reason error');
         failed(span, err);
         finish = 'error';
       }
@@ -118,10 +119,10 @@ export function createChatService(d: ChatDeps): ChatService {
     // call run in it (their spans are its children), a stream until its last chunk.
     generateAnswer: (input, ctx) => {
       const start = process.hrtime.bigint();
-      return inSpan('chat answer', { 'chat.stream': false }, async () => {
+      return inSpan(ctx.trace, 'chat answer', { 'chat.stream': false }, async (_span, trace) => {
         let ok = false;
         try {
-          const p = await prepare(input, ctx, false);
+          const p = await prepare(input, ctx, false, trace);
           let response = '';
           // A whole answer that fails midway is the gateway's failure (502/504), not a partial answer.
           for await (const piece of p.answer.pieces) response += piece;
@@ -136,21 +137,21 @@ export function createChatService(d: ChatDeps): ChatService {
     },
     async streamAnswer(input, ctx) {
       const start = process.hrtime.bigint();
-      const { span, ctx: active } = startSpan('chat answer', { 'chat.stream': true });
+      const { span, trace } = startSpan(ctx.trace, 'chat answer', { 'chat.stream': true });
       let p: Prepared;
       try {
-        p = await within(active, () => prepare(input, ctx, true));
+        p = await prepare(input, ctx, true, trace);
       } catch (err) {
         failed(span, err);
         span.end();
         answered?.(true, ctx.signal?.aborted === true, start);
         throw err;
       }
-      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx.requestId, span, start) };
+      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx.requestId, { span, trace }, start) };
     },
     async getSources(q, ctx) {
       const caller = askingUser(ctx.caller, q.tenantId);
-      const call: Ctx = { requestId: ctx.requestId, clientAddress: ctx.clientAddress, signal: ctx.signal };
+      const call: Ctx = { requestId: ctx.requestId, clientAddress: ctx.clientAddress, signal: ctx.signal, trace: ctx.trace };
       const question = processQuery(q.query);
       const continuing = question === CONTINUE;
       const apiKey = ctx.caller.modelKey;

@@ -1,3 +1,5 @@
+import type { Trace } from '../shared/telemetry/tracing';
+
 /**
  * Provider-neutral model calls: what every route's request becomes and every provider answers.
  * Routes translate their vendor's wire format to and from these; providers translate them to and
@@ -153,11 +155,11 @@ export interface Transcript {
  * What one upstream can do. Every method resolves once the upstream has accepted the call (its
  * status and headers arrived), so a refusal or a failure before the first byte is thrown from the
  * call itself (retried where safe) and can still become a 4xx/502/504 status; `signal` aborts the
- * upstream request.
+ * upstream request, which belongs to `trace` (the model call's span: its client span is that span's child).
  */
 export interface ModelProvider {
-  chat?(req: ChatRequest, signal?: AbortSignal): Promise<ChatStream>;
-  embed?(req: EmbedRequest, signal?: AbortSignal): Promise<{ vectors: Float32Array[]; promptTokens?: number }>;
-  generateImage?(req: ImageRequest, signal?: AbortSignal): Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
-  transcribe?(req: TranscriptionRequest, signal?: AbortSignal): Promise<Transcript>;
+  chat?(req: ChatRequest, signal?: AbortSignal, trace?: Trace): Promise<ChatStream>;
+  embed?(req: EmbedRequest, signal?: AbortSignal, trace?: Trace): Promise<{ vectors: Float32Array[]; promptTokens?: number }>;
+  generateImage?(req: ImageRequest, signal?: AbortSignal, trace?: Trace): Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
+  transcribe?(req: TranscriptionRequest, signal?: AbortSignal, trace?: Trace): Promise<Transcript>;
 }

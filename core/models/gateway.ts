@@ -16,7 +16,8 @@ import { chatPromptTokens } from './tokens';
 import type { KeyCaller, ModelsService } from './service';
 import type { UsageStore } from './ports';
 import { wordCount } from './usage';
-import { bindIterable, failed, startSpan, within } from '../shared/telemetry/tracing';
+import type { CallMeta } from '../shared/context';
+import { failed, startSpan, type Trace } from '../shared/telemetry/tracing';
 
 export interface GatewayDeps {
   catalog: readonly CatalogModel[];
@@ -65,21 +66,19 @@ export function gatewayService(d: GatewayDeps): ModelsService {
   };
   /**
    * Runs a call, recording it as refused (with its status; 499 when its caller left) when it throws.
-   * Its span (`model <route> <model id>`) is active while it runs, so the upstream's client span
-   * is its child, and is ended by the call's usage record (metering.ts): a stream's when it ends.
+   * Its span (`model <route> <model id>`), under the call's trace, is the trace `run` gives the
+   * upstream (its client span is the span's child), and is ended by the call's usage record
+   * (metering.ts): a stream's when it ends.
    */
-  async function metered<T>(m: MeteredCall, startedAt: number, extra: { wordsSent?: number; signal?: AbortSignal }, run: () => Promise<T>): Promise<T> {
-    const { span, ctx } = startSpan(`model ${m.route} ${m.model.id}`, { 'gen_ai.request.model': m.model.id, 'gen_ai.system': m.model.upstream.provider, 'model.route': m.route });
+  async function metered<T>(m: MeteredCall, startedAt: number, call: CallMeta, run: (trace: Trace) => Promise<T>, wordsSent?: number): Promise<T> {
+    const { span, trace } = startSpan(call.trace, `model ${m.route} ${m.model.id}`, { 'gen_ai.request.model': m.model.id, 'gen_ai.system': m.model.upstream.provider, 'model.route': m.route });
     m.span = span;
     try {
-      const result = await within(ctx, run);
-      // A stream's upstream request is made when it is first read: in the call's span, whoever reads it.
-      const pieces = (result as { pieces?: AsyncIterable<unknown> } | null)?.pieces;
-      return pieces && Symbol.asyncIterator in pieces ? { ...result, pieces: bindIterable(ctx, pieces) } : result;
+      return await run(trace);
     } catch (err) {
       failed(span, err);
       const guard = err instanceof GuardrailViolation ? `blocked:${err.detectors.join(',')}` : 'n/a';
-      d.meter.record(m, { status: extra.signal?.aborted ? 499 : d.statusOf(err), startedAt, wordsSent: extra.wordsSent, guard });
+      d.meter.record(m, { status: call.signal?.aborted ? 499 : d.statusOf(err), startedAt, wordsSent, guard });
       throw err;
     }
   }
@@ -99,7 +98,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const m: MeteredCall = { caller, model, route: input.route };
       const startedAt = d.clock.now();
       const wordsSent = messages.reduce((n, x) => n + wordCount(x.text), 0);
-      return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
+      return metered(m, startedAt, call, async (trace) => {
         await d.limits.admit(caller.key);
         expectKind(model, 'chat');
         expectInputKinds(model, messages);
@@ -114,7 +113,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
           ...(typeof promptTokens === 'number' ? { promptTokens } : {}),
         };
         const calledAt = d.clock.now();
-        const upstream = () => chat(request, call.signal);
+        const upstream = () => chat(request, call.signal, trace);
         const { stream, outcome } = caller.options.is_cache === 0
           ? { stream: await upstream(), outcome: 'BYPASS' as const }
           : await d.cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request, stream: undefined, promptTokens: undefined }), upstream);
@@ -133,13 +132,13 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const m: MeteredCall = { caller: call.caller, model, route: input.route };
       const startedAt = d.clock.now();
       const wordsSent = inputs.reduce((n, t) => n + wordCount(t), 0);
-      return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
+      return metered(m, startedAt, call, async (trace) => {
         await d.limits.admit(call.caller.key);
         expectKind(model, 'embedding');
         const embed = provider(model, 'embed');
         const counts = await inputTokensWithin(d.offload, model, inputs, call.signal);
         const calledAt = d.clock.now();
-        const r = await embed({ model: model.upstream.model ?? model.id, inputs, dimensions: input.dimensions }, call.signal);
+        const r = await embed({ model: model.upstream.model ?? model.id, inputs, dimensions: input.dimensions }, call.signal, trace);
         const promptTokens = r.promptTokens ?? counts.reduce((a, b) => a + b, 0);
         d.meter.record(m, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn: promptTokens, wordsSent, guard: 'off' });
         return { vectors: r.vectors, promptTokens };
@@ -151,14 +150,14 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const m: MeteredCall = { caller, model, route: input.route };
       const startedAt = d.clock.now();
       const wordsSent = wordCount(input.prompt);
-      return metered(m, startedAt, { wordsSent, signal: call.signal }, async () => {
+      return metered(m, startedAt, call, async (trace) => {
         await d.limits.admit(caller.key);
         expectKind(model, 'image');
         const generate = provider(model, 'generateImage');
         const tokensIn = await promptTokensWithin(d.offload, model, [input.prompt], call.signal);
         const g = caller.options.use_guard === 0 ? undefined : await guardPrompt(d.offload, [{ role: 'user', text: input.prompt }], call.signal);
         const calledAt = d.clock.now();
-        const r = await generate({ model: model.upstream.model ?? model.id, prompt: g?.messages[0]!.text ?? input.prompt, size: input.size, quality: input.quality, style: input.style }, call.signal);
+        const r = await generate({ model: model.upstream.model ?? model.id, prompt: g?.messages[0]!.text ?? input.prompt, size: input.size, quality: input.quality, style: input.style }, call.signal, trace);
         d.meter.record(m, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn, wordsSent,
           guard: g ? guardLabel(new Set(g.redacted)) : 'off' });
         return r;
@@ -169,13 +168,13 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       const { model } = input;
       const m: MeteredCall = { caller, model, route: input.route };
       const startedAt = d.clock.now();
-      return metered(m, startedAt, { signal: call.signal }, async () => {
+      return metered(m, startedAt, call, async (trace) => {
         await d.limits.admit(caller.key);
         expectKind(model, 'transcription');
         const transcribe = provider(model, 'transcribe');
         const calledAt = d.clock.now();
         const { model: _m, route: _r, ...audio } = input;
-        let t = await transcribe({ ...audio, model: model.upstream.model ?? model.id }, call.signal);
+        let t = await transcribe({ ...audio, model: model.upstream.model ?? model.id }, call.signal, trace);
         const upstreamMs = d.clock.now() - calledAt;
         let guard = 'off';
         if (caller.options.use_guard === 2) {
@@ -193,7 +192,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
     countTokens(input, call) {
       const m: MeteredCall = { caller: call.caller, model: input.model, route: input.route };
       const startedAt = d.clock.now();
-      return metered(m, startedAt, { signal: call.signal }, async () => {
+      return metered(m, startedAt, call, async () => {
         await d.limits.admit(call.caller.key);
         const texts = promptTexts(input.messages, input.tools);
         const counted = await d.offload.run('count', [texts, Infinity], texts.reduce((n, t) => n + t.length, 0), call.signal);

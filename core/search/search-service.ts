@@ -126,12 +126,12 @@ export function createSearchService(d: SearchServiceDeps) {
 
     async search(req, call) {
       const scope = scopeFor(call, READ_ROLE);
-      return query(req.mode, () => searchIn(scope, req));
+      return query(req.mode, call.trace, () => searchIn(scope, req));
     },
 
     async passages(req, call) {
       const scope = scopeFor(call, READ_ROLE);
-      return query(req.mode === 'semantic' ? 'passages_semantic' : 'passages_hybrid', () => passagesIn(scope, req));
+      return query(req.mode === 'semantic' ? 'passages_semantic' : 'passages_hybrid', call.trace, () => passagesIn(scope, req));
     },
 
     async createObject(input, call) {

@@ -1,5 +1,5 @@
 import { noMetrics, secondsSince, type Metrics } from '../shared/telemetry/metrics';
-import { inSpan } from '../shared/telemetry/tracing';
+import { inSpan, type Trace } from '../shared/telemetry/tracing';
 import type { SearchMode } from './types';
 
 /**
@@ -10,7 +10,7 @@ import type { SearchMode } from './types';
 export type QueryMode = SearchMode | 'passages_hybrid' | 'passages_semantic';
 
 /**
- * Runs a query in its span (`search <mode>`) and counts it: `platform_search_queries_total{mode,outcome}`
+ * Runs a query in its span (`search <mode>`, under the call's trace) and counts it: `platform_search_queries_total{mode,outcome}`
  * and `platform_search_query_duration_seconds{mode}`. Only queries the caller may run are counted
  * (the role check comes first); a query that throws is an `error`.
  */
@@ -18,8 +18,8 @@ export function queryTelemetry(metrics: Metrics = noMetrics) {
   const on = metrics !== noMetrics;
   const queries = metrics.counter({ name: 'platform_search_queries_total', help: 'Search queries run, by mode and outcome (ok, error)', labels: ['mode', 'outcome'] });
   const duration = metrics.histogram({ name: 'platform_search_query_duration_seconds', help: 'Search queries from start to result, by mode', labels: ['mode'] });
-  return <T extends { total: number }>(mode: QueryMode, run: () => Promise<T>): Promise<T> =>
-    inSpan(`search ${mode}`, { 'search.mode': mode }, async (span) => {
+  return <T extends { total: number }>(mode: QueryMode, parent: Trace | undefined, run: () => Promise<T>): Promise<T> =>
+    inSpan(parent, `search ${mode}`, { 'search.mode': mode }, async (span) => {
       if (!on) {
         const r = await run();
         span.setAttribute('search.total', r.total);

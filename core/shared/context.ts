@@ -1,3 +1,5 @@
+import type { Trace } from './telemetry/tracing';
+
 /**
  * What every service method gets beside its input (docs/service-conventions.md): `method(input, ctx)`.
  * The caller is established at the edge (REST router, subgraph resolver, graphql-ws, SSE, multipart)
@@ -11,6 +13,8 @@ export interface CallMeta {
   clientAddress?: string;
   /** Aborts when the caller goes away, so long work (a model's answer) stops. */
   signal?: AbortSignal;
+  /** Where the call's spans belong in the request's trace (telemetry/tracing.ts); absent when nothing traces. */
+  trace?: Trace;
 }
 
 export type Ctx<C = undefined> = CallMeta & (undefined extends C ? { caller?: C } : { caller: C });

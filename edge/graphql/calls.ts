@@ -11,6 +11,8 @@ export type CallOf<C> = (graph: GraphContext, opts?: { signal?: AbortSignal }) =
 
 export function callsFor<C>(service: string, credentials: Credentials<C>, tools: CredentialTools): CallOf<C> {
   return async (graph, opts = {}) => {
+    // Read now: a fetch in process hands its resolvers a context whose trace is the fetch's span.
+    const trace = graph.trace;
     let caller = graph.callers.get(service) as Promise<C> | undefined;
     if (!caller) {
       caller = credentials.resolve(presentedBy(graph), tools);
@@ -18,7 +20,7 @@ export function callsFor<C>(service: string, credentials: Credentials<C>, tools:
       caller.catch(() => undefined);
       graph.callers.set(service, caller);
     }
-    return { caller: await caller, requestId: graph.requestId, clientAddress: graph.clientAddress, signal: opts.signal } as Ctx<C>;
+    return { caller: await caller, requestId: graph.requestId, clientAddress: graph.clientAddress, signal: opts.signal, trace } as Ctx<C>;
   };
 }
 

@@ -3,7 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Presented } from '../../core/shared/auth/credentials';
 import { BadRequest } from '../../core/shared/errors';
+import type { Trace } from '../../core/shared/telemetry/tracing';
 import { clientAddressOf } from '../http/client-address';
+import { traceOf } from '../http/telemetry';
 
 /** What every subgraph resolver gets from the transport (gateway in process, or its own server). */
 export interface GraphContext {
@@ -17,6 +19,29 @@ export interface GraphContext {
   callers: Map<string, Promise<unknown>>;
   /** One verification of a bearer token however many services it reaches. */
   memo: Map<string, Promise<unknown>>;
+  /**
+   * Where the resolvers' work belongs in the request's trace: the HTTP request's server span, then
+   * the operation's span, and for each fetch of a subgraph in process that fetch's span
+   * (gateway/fetch-telemetry.ts). Absent when nothing traces.
+   */
+  trace?: Trace;
+}
+
+/**
+ * The operation's context as one subgraph fetch's resolvers see it: the same caller, credentials,
+ * memo and signal, but their trace is the fetch's. Fetches of one plan run side by side, so the
+ * operation's own context is never rewritten for one of them. The context itself when the trace is
+ * its own (nothing records). (A literal of one shape, not Object.create: a new prototype for every
+ * fetch would make each resolver's reads of its context megamorphic.)
+ */
+export function withTrace(context: GraphContext, trace: Trace | undefined): GraphContext {
+  if (trace === context.trace) return context;
+  return {
+    headers: context.headers, clientAddress: context.clientAddress, requestId: context.requestId, callers: context.callers, memo: context.memo, trace,
+    get signal() {
+      return context.signal;
+    },
+  };
 }
 
 /** Headers the gateway passes on to subgraphs, in process or over HTTP. */
@@ -33,6 +58,7 @@ export function contextFrom(req: Request): GraphContext {
   let signal: AbortSignal | undefined;
   return {
     headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id, callers: new Map(), memo: new Map(),
+    trace: res && traceOf(res),
     get signal() {
       return (signal ??= res && leaving(res));
     },

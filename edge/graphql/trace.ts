@@ -1,5 +1,5 @@
-import { SpanStatusCode, type Context } from '@opentelemetry/api';
-import { extractTrace, failed, within, type Span } from '../../core/shared/telemetry/tracing';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { extractTrace, failed, type Span, type Trace } from '../../core/shared/telemetry/tracing';
 
 /** A W3C trace context as a JSON object carries it (`traceparent`, and `tracestate` when given). */
 function carrierOf(value: unknown): Record<string, string> | undefined {
@@ -15,7 +15,7 @@ function carrierOf(value: unknown): Record<string, string> | undefined {
  * connection_init's payload (then for every operation of the socket). Undefined when neither
  * carries one: the operation's span is then the root of a trace of its own.
  */
-export const operationTrace = (extensions: unknown, connectionParams: unknown): Context | undefined => {
+export const operationTrace = (extensions: unknown, connectionParams: unknown): Trace | undefined => {
   const carrier = carrierOf(extensions) ?? carrierOf(connectionParams);
   return carrier && extractTrace(carrier);
 };
@@ -34,25 +34,23 @@ export type EventsEnded = (failed: boolean, err?: unknown) => void;
 export const hasErrors = (value: unknown) => Boolean((value as { errors?: readonly unknown[] } | null | undefined)?.errors?.length);
 
 /**
- * `events` with each pull run with `ctx` active (the work an event does belongs to that trace), and
- * `ended` told once however they end: the last event, a failure, or `return()`/`throw()` (the
- * client completing or leaving, the server stopping), at once even while a pull is pending, so a
- * gauge of open streams comes down the moment the client goes.
+ * `events` with `ended` told once however they end: the last event, a failure, or
+ * `return()`/`throw()` (the client completing or leaving, the server stopping), at once even while a
+ * pull is pending, so a gauge of open streams comes down the moment the client goes.
  */
-export function watchedEvents<T>(events: AsyncIterator<T>, ctx: Context | undefined, ended?: EventsEnded): AsyncIterableIterator<T> {
+export function watchedEvents<T>(events: AsyncIterator<T>, ended: EventsEnded): AsyncIterableIterator<T> {
   let over = false;
   let errors = false;
   const end = (err?: unknown) => {
     if (over) return;
     over = true;
-    ended?.(errors || err !== undefined, err);
+    ended(errors || err !== undefined, err);
   };
-  const run = <R>(fn: () => R): R => (ctx ? within(ctx, fn) : fn());
   const finished = { done: true, value: undefined } as IteratorReturnResult<undefined> as IteratorResult<T>;
   return {
     async next() {
       try {
-        const r = await run(() => events.next());
+        const r = await events.next();
         if (r.done) end();
         else if (hasErrors(r.value)) errors = true;
         return r;
@@ -63,11 +61,11 @@ export function watchedEvents<T>(events: AsyncIterator<T>, ctx: Context | undefi
     },
     async return(value?: unknown) {
       end();
-      return (await run(() => events.return?.(value))) ?? finished;
+      return (await events.return?.(value)) ?? finished;
     },
     async throw(err?: unknown) {
       end();
-      return (await run(() => (events.throw ? events.throw(err) : events.return?.()))) ?? finished;
+      return (await (events.throw ? events.throw(err) : events.return?.())) ?? finished;
     },
     [Symbol.asyncIterator]() {
       return this;
@@ -76,17 +74,17 @@ export function watchedEvents<T>(events: AsyncIterator<T>, ctx: Context | undefi
 }
 
 /**
- * Opens a result that is either one answer or a stream of them, with `ctx` active, and tells
+ * Opens a result that is either one answer or a stream of them, and tells
  * `ended` once when it is over: at once for a failure to open or a single answer (failed when it
  * carried errors), when the stream ends for a stream (watchedEvents). `streaming` runs first when it
  * is a stream and may wrap what `ended` is told (a gauge of open streams).
  */
 export async function watchedOpening<T>(
-  ctx: Context, open: () => Promise<AsyncIterableIterator<T> | T>, ended: EventsEnded, streaming?: () => EventsEnded,
+  open: () => Promise<AsyncIterableIterator<T> | T>, ended: EventsEnded, streaming?: () => EventsEnded,
 ): Promise<AsyncIterableIterator<T> | T> {
   let opened: AsyncIterableIterator<T> | T;
   try {
-    opened = await within(ctx, open);
+    opened = await open();
   } catch (err) {
     ended(true, err);
     throw err;
@@ -95,5 +93,5 @@ export async function watchedOpening<T>(
     ended(hasErrors(opened));
     return opened;
   }
-  return watchedEvents(opened as AsyncIterableIterator<T>, ctx, streaming?.() ?? ended);
+  return watchedEvents(opened as AsyncIterableIterator<T>, streaming?.() ?? ended);
 }

@@ -1,7 +1,6 @@
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Context } from '@opentelemetry/api';
 import { execute, subscribe, type DocumentNode, type ExecutionArgs, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
@@ -12,8 +11,7 @@ import type { IntrospectionCache } from './introspection';
 import type { GraphqlLimits } from './limits';
 import { operationPreparer, refusal } from './prepare';
 import { keepSocketsAlive } from './ws-keepalive';
-import { operationTrace, watchedEvents } from './trace';
-import { within } from '../../core/shared/telemetry/tracing';
+import { operationTrace } from './trace';
 
 export interface WebSocketOptions {
   limits: GraphqlLimits;
@@ -58,21 +56,7 @@ const pathOf = (url: string | undefined) => {
 /** The text each prepared document was parsed from, for the introspection cache's key. */
 const sources = new WeakMap<DocumentNode, string>();
 
-/** The trace each operation continues, when its extensions or connection_init named one (trace.ts). */
-const traces = new WeakMap<object, Context>();
-
 type Run = (args: ExecutionArgs) => unknown;
-
-/**
- * `run` inside the trace its operation continues, a subscription's events pulled inside it too
- * (graphql-ws reads them outside the call that made them); as it is for an operation naming none.
- */
-const inTrace = (run: Run) => async (args: ExecutionArgs) => {
-  const parent = traces.get(args.contextValue as object);
-  if (!parent) return run(args);
-  const result = await within(parent, () => run(args)) as AsyncIterator<unknown> | object | null;
-  return result !== null && Symbol.asyncIterator in result ? watchedEvents(result as AsyncIterator<unknown>, parent) : result;
-};
 
 /** graphql-js execution with pure introspection answered from `cache`. */
 const cachedExecute = (cache: IntrospectionCache | undefined) => cache && (async (args: ExecutionArgs) => {
@@ -108,8 +92,8 @@ function answerAsHttp(server: Server, req: IncomingMessage, socket: Duplex) {
  * is built like an HTTP request's from connection_init's payload (contextFromConnection). When the
  * client completes an operation or the socket closes, its iterator's `return()` runs, which stops
  * the work behind it. An operation whose `extensions` (or the socket's connection_init payload) carry
- * a W3C `traceparent` runs inside that trace (trace.ts): a gateway's subscription to a remote
- * subgraph sends one, so the subgraph's work joins the gateway's trace.
+ * a W3C `traceparent` continues that trace (trace.ts; its context's `trace`): a gateway's subscription
+ * to a remote subgraph sends one, so the subgraph's work joins the gateway's trace.
  */
 export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, opts: WebSocketOptions): WebSocketEndpoint {
   const path = opts.path ?? '/graphql';
@@ -119,8 +103,8 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
   const run = (graph.execute ?? cachedExecute(opts.introspectionCache) ?? execute) as Run;
   const endpoint = useServer({
     schema: graph.schema,
-    execute: inTrace(run) as never,
-    subscribe: inTrace((graph.subscribe ?? subscribe) as Run) as never,
+    execute: run as never,
+    subscribe: (graph.subscribe ?? subscribe) as never,
     isProd: true,
     connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
     onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
@@ -131,8 +115,7 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       if (Array.isArray(document)) return document;
       sources.set(document as DocumentNode, payload.query);
       const contextValue = contextFromConnection(ctx.connectionParams, ctx.extra.request);
-      const parent = operationTrace(payload.extensions, ctx.connectionParams);
-      if (parent) traces.set(contextValue, parent);
+      contextValue.trace = operationTrace(payload.extensions, ctx.connectionParams);
       return { schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables, contextValue };
     },
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),

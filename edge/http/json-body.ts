@@ -1,6 +1,5 @@
 import express, { type RequestHandler } from 'express';
 import { JsonTooDeep, jsonTextTooDeep, MAX_JSON_DEPTH } from '../../core/shared/json-depth';
-import { keepContext } from './telemetry';
 
 export interface JsonBodyOptions {
   limit: number;
@@ -34,7 +33,7 @@ export const bodyTooDeep = (err: unknown): JsonTooDeep | undefined =>
  * walks it recursively and overflows the stack.
  */
 export function jsonBody(opts: JsonBodyOptions): RequestHandler {
-  return keepContext(express.json({
+  return express.json({
     limit: opts.limit,
     strict: opts.strict ?? true,
     type: opts.type ?? 'application/json',
@@ -43,5 +42,5 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
     verify: (_req, _res, body, encoding) => {
       if (jsonTextTooDeep(textOf(body, encoding))) throw Object.assign(new Error('JSON body too deep'), { type: TOO_DEEP });
     },
-  }));
+  });
 }

@@ -1,28 +1,19 @@
-import { context } from '@opentelemetry/api';
 import type { Request, RequestHandler, Response } from 'express';
 import { secondsSince, type Metrics } from '../../core/shared/telemetry/metrics';
-import { extractTrace, SpanKind, startSpan, within } from '../../core/shared/telemetry/tracing';
+import { extractTrace, SpanKind, startSpan, type Trace } from '../../core/shared/telemetry/tracing';
 
 /** Paths outside the services' routers that get a label of their own; any other unmatched path is `other`. */
 const FIXED = new Set(['/', '/healthz', '/readyz', '/graphql', '/graphiql']);
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const HOOK = 'telemetryHook';
+const TRACE = 'trace';
 
 interface Hook {
   streams: (route: string) => () => void;
 }
 
-/**
- * A middleware that reads the request's body calls `next` from the request's `end` event, where
- * the request's trace is no longer active; this one calls it with the context it was entered with.
- * (Binding the request and response emitters to the context instead costs a third more CPU a request.)
- */
-export function keepContext(mw: RequestHandler): RequestHandler {
-  return (req, res, next) => {
-    const active = context.active();
-    mw(req, res, (err?: unknown) => context.with(active, () => next(err)));
-  };
-}
+/** The trace of a request's work: its server span, when tracing is on (serverTelemetry). */
+export const traceOf = (res: Response): Trace | undefined => res.locals[TRACE] as Trace | undefined;
 
 /** A router names the route a request matched (its template, `/api/v2/objects/:id`): the label and the span's name. */
 export function routeMatched(res: Response, route: string): void {
@@ -51,8 +42,8 @@ export function streamOpened(req: Request, res: Response): void {
 /**
  * Every request's metrics and span. The histogram of durations by method, route template and
  * status (499 when the caller left before the answer ended) gives requests, errors and latency;
- * with tracing on, a server span continues the caller's `traceparent` and is active for all the
- * work the request does (events of the request and response included), named `METHOD route`.
+ * with tracing on, a server span continues the caller's `traceparent`, named `METHOD route`; the
+ * work the request does is given its trace (`traceOf(res)`: the router's `Ctx.trace`, GraphContext's).
  */
 export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): RequestHandler {
   const duration = opts.metrics.histogram({
@@ -74,9 +65,10 @@ export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): R
       res.once('close', () => duration.observe({ method, route: routeOf(req, res), status: res.writableFinished ? res.statusCode : 499 }, secondsSince(start)));
       return next();
     }
-    const { span, ctx } = startSpan(method, {
+    const { span, trace } = startSpan(extractTrace(req.headers), method, {
       'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol, 'x-request-id': String(res.getHeader('x-request-id') ?? ''),
-    }, SpanKind.SERVER, extractTrace(req.headers));
+    }, SpanKind.SERVER);
+    res.locals[TRACE] = trace;
     res.once('close', () => {
       const route = routeOf(req, res);
       const status = res.writableFinished ? res.statusCode : 499;
@@ -86,6 +78,6 @@ export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): R
       if (status >= 500) span.setStatus({ code: 2 });
       span.end();
     });
-    within(ctx, next);
+    next();
   };
 }

@@ -2,7 +2,9 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { isBearerError, type BearerError } from '../../core/shared/auth/caller';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
+import { traceFields } from '../../core/shared/telemetry/tracing';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
+import { traceOf } from '../../edge/http/telemetry';
 
 /** How one service words its error bodies (the status is decided here, not there). */
 export type ErrorBody = (err: PlatformError, status: number, res?: Response) => unknown;
@@ -24,9 +26,9 @@ export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequ
     const e = toPlatformError(err);
     const status = STATUS[e.kind];
     if (!e.expose) {
-      log.error({ err: e.cause ?? e, reqId: requestIdOf(req), path: req.path }, 'unhandled error');
+      log.error({ err: e.cause ?? e, reqId: requestIdOf(req), path: req.path, ...traceFields(traceOf(res)) }, 'unhandled error');
     }
-    if (e.kind === 'unavailable') log.warn({ err: (e.cause as Error | undefined)?.message, reqId: requestIdOf(req), path: req.path }, 'a store is unreachable: 503');
+    if (e.kind === 'unavailable') log.warn({ err: (e.cause as Error | undefined)?.message, reqId: requestIdOf(req), path: req.path, ...traceFields(traceOf(res)) }, 'a store is unreachable: 503');
     if (res.headersSent) return void res.end();
     if ('allow' in e && Array.isArray(e.allow)) res.setHeader('Allow', e.allow.join(', '));
     if (isBearerError(e)) res.setHeader('WWW-Authenticate', bearerChallenge(e));

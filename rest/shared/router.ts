@@ -7,7 +7,7 @@ import type { Ctx } from '../../core/shared/context';
 import { MethodNotAllowed, NotFound } from '../../core/shared/errors';
 import { clientAddressOf } from '../../edge/http/client-address';
 import { jsonBody } from '../../edge/http/json-body';
-import { keepContext, routeMatched } from '../../edge/http/telemetry';
+import { routeMatched, traceOf } from '../../edge/http/telemetry';
 import { docsPage } from './docs';
 import { httpErrors, requestIdOf } from './http-errors';
 import { multipart, uploadOf } from './multipart';
@@ -31,6 +31,7 @@ function contextOf(req: Request, res: Response, caller: unknown): Ctx<unknown> {
     caller,
     clientAddress: clientAddressOf(req),
     requestId: requestIdOf(req),
+    trace: traceOf(res),
     get signal() {
       if (!signal) {
         const controller = new AbortController();
@@ -61,7 +62,7 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const router = Router();
   const parsers: RequestHandler[] = [
     jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }),
-    keepContext(express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 })),
+    express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }),
   ];
   const credentials = svc.credentials ?? noCredentials;
   const tools = (): CredentialTools => {
@@ -71,7 +72,7 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const methods = new Map<string, Method[]>();
   for (const route of svc.routes) {
     methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
-    const uploads = route.upload ? [keepContext(multipart(route.upload))] : [];
+    const uploads = route.upload ? [multipart(route.upload)] : [];
     const resolves = !route.public && credentials.kind !== 'none';
     // The caller is established before any body is read: a stranger cannot make the service buffer an upload.
     const early: RequestHandler[] = resolves && !credentials.inBody ? [async (req, res, next) => {

@@ -3,6 +3,7 @@ import { createClient } from 'graphql-sse';
 import type { FakeOpenAi } from '../shared/fakes/openai-upstream';
 import type { RecordedRequest } from '../shared/fakes/fake-http';
 import { ANSWER_STREAM, postOperation } from '../e2e/shared/subscription-wire';
+import { readUntil } from '../shared/sse';
 
 /**
  * The ways a client leaves an answer at the gateway's /graphql, each of which must stop the model
@@ -30,19 +31,6 @@ const MODEL_CHAT = 'mutation { chat(input: { model: "oc-chat", messages: [{ role
 async function nextUpstreamRequest(upstream: FakeOpenAi, seen: number): Promise<RecordedRequest> {
   while (upstream.requests.length <= seen) await new Promise((resolve) => setTimeout(resolve, 20));
   return upstream.requests[seen]!;
-}
-
-/** Reads a streamed body until `text` has come. */
-async function readUntil(body: ReadableStream<Uint8Array>, text: string): Promise<string> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let got = '';
-  while (!got.includes(text)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the stream ended before ${text}: ${got}`);
-    got += decoder.decode(value, { stream: true });
-  }
-  return got;
 }
 
 export function leaveEveryWay(setup: () => LeavingSetup) {

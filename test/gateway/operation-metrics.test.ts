@@ -1,6 +1,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { telemetryGraph, until, type TelemetryGraph } from './telemetry-graph';
+import { readUntil } from '../shared/sse';
 
 /**
  * The gateway's operation metrics, black-box over HTTP and WebSocket against a started gateway
@@ -30,20 +31,6 @@ const socket = (onSocket?: (s: WebSocket) => void): Client => createClient({
   url: `${g.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true,
   on: { connected: (s) => onSocket?.(s as WebSocket) },
 });
-
-/** Reads a streamed body until `text` has come; the reader stays open. */
-async function readUntil(body: ReadableStream<Uint8Array>, text: string): Promise<string> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let got = '';
-  while (!got.includes(text)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the stream ended before ${text}: ${got}`);
-    got += decoder.decode(value, { stream: true });
-  }
-  reader.releaseLock();
-  return got;
-}
 
 describe('queries and mutations', () => {
   it('a named query over POST is counted ok and timed', async () => {
@@ -153,24 +140,17 @@ describe('subscriptions', () => {
       await client.dispose();
     });
 
-    it('GraphQL over SSE: the fetch aborted', async () => {
+    it.each([
+      { name: 'GraphQL over SSE', transport: 'sse', accept: 'text/event-stream', first: 'event: next' },
+      { name: 'multipart', transport: 'multipart', accept: 'multipart/mixed;subscriptionSpec=1.0', first: '"label":"item 1"' },
+    ])('$name: the fetch aborted', async ({ transport, accept, first }) => {
       const leave = new AbortController();
-      const res = await post({ query: TICKS, variables: { n: 1, hold: true } }, { accept: 'text/event-stream' }, leave.signal);
-      await readUntil(res.body!, 'event: next');
-      expect(await g.value(OPEN, { transport: 'sse' })).toBe(1);
+      const res = await post({ query: TICKS, variables: { n: 1, hold: true } }, { accept }, leave.signal);
+      await readUntil(res.body!, first);
+      expect(await g.value(OPEN, { transport })).toBe(1);
       expect(await g.value(STREAMS, { route: '/graphql' })).toBe(1);
       leave.abort();
-      await until(() => g.value(OPEN, { transport: 'sse' }), 0);
-    });
-
-    it('multipart: the fetch aborted', async () => {
-      const leave = new AbortController();
-      const res = await post({ query: TICKS, variables: { n: 1, hold: true } }, { accept: 'multipart/mixed;subscriptionSpec=1.0' }, leave.signal);
-      await readUntil(res.body!, '"label":"item 1"');
-      expect(await g.value(OPEN, { transport: 'multipart' })).toBe(1);
-      expect(await g.value(STREAMS, { route: '/graphql' })).toBe(1);
-      leave.abort();
-      await until(() => g.value(OPEN, { transport: 'multipart' }), 0);
+      await until(() => g.value(OPEN, { transport }), 0);
     });
 
     it.each([['GraphQL over SSE', 'text/event-stream'], ['multipart', 'multipart/mixed;subscriptionSpec=1.0']])('%s: the client gone while the subscription was starting', async (_t, accept) => {

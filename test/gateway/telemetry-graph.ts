@@ -6,6 +6,7 @@ import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import { prometheusMetrics, type PrometheusMetrics } from '../../core/shared/telemetry/prometheus';
 import { inSpan } from '../../core/shared/telemetry/tracing';
 import { buildSubgraph, type Subgraph } from '../../edge/graphql/subgraph';
+import type { GraphContext } from '../../edge/graphql/context';
 import type { WebSocketEndpoint } from '../../edge/graphql/ws';
 import { createGateway, type Gateway, type SubgraphTarget } from '../../gateway/server';
 import { composeSupergraph } from '../../gateway/supergraph';
@@ -73,7 +74,7 @@ export function subgraphs(seen: Seen): Subgraph[] {
   const alpha = buildSubgraph('alpha', ALPHA, {
     Query: {
       // `slow` answers after 300 ms: identical queries then surely meet in flight.
-      hello: (_: unknown, { name }: { name?: string }) => inSpan('alpha work', {}, async () => {
+      hello: (_: unknown, { name }: { name?: string }, ctx: GraphContext) => inSpan(ctx.trace, 'alpha work', {}, async () => {
         if (name === 'slow') await new Promise((resolve) => setTimeout(resolve, 300));
         return `hello ${name ?? 'world'}`;
       }),
@@ -85,7 +86,7 @@ export function subgraphs(seen: Seen): Subgraph[] {
     Mutation: { poke: () => ++pokes },
     Subscription: {
       ticks: {
-        subscribe: (_: unknown, { count, hold, delayMs }: { count: number; hold?: boolean; delayMs?: number }) => inSpan('alpha ticks', {}, async () => {
+        subscribe: (_: unknown, { count, hold, delayMs }: { count: number; hold?: boolean; delayMs?: number }, ctx: GraphContext) => inSpan(ctx.trace, 'alpha ticks', {}, async () => {
           if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
           return ticking(count, hold === true, seen);
         }),
@@ -94,7 +95,7 @@ export function subgraphs(seen: Seen): Subgraph[] {
     },
   }, log);
   const beta = buildSubgraph('beta', BETA, {
-    Item: { __resolveReference: ({ id }: { id: string }) => inSpan('beta work', {}, async () => ({ id, label: `item ${id}` })) },
+    Item: { __resolveReference: ({ id }: { id: string }, ctx: GraphContext) => inSpan(ctx.trace, 'beta work', {}, async () => ({ id, label: `item ${id}` })) },
   }, log);
   return [alpha, beta];
 }

@@ -7,6 +7,7 @@ import { DEFAULT_CATALOG } from '../../core/models/catalog';
 import type { ModelsInstance } from '../../services/models';
 import { startInTemp, type Started } from '../e2e/shared/server';
 import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstream';
+import { recordSpans } from '../shared/telemetry';
 
 /**
  * The whole platform started in this process (its subgraphs in process), a tracer provider of this
@@ -17,7 +18,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstrea
  */
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-provider.register();
+const unrecord = recordSpans(provider);
 
 let p: Started;
 let upstream: FakeOpenAi;
@@ -37,6 +38,7 @@ afterAll(async () => {
   await p?.stop();
   await upstream?.close();
   await provider.shutdown();
+  unrecord();
   delete process.env.E2E_GW_TRACE_OC_KEY;
 });
 

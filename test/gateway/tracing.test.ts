@@ -1,6 +1,7 @@
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { recordSpans } from '../shared/telemetry';
 import { telemetryGraph, until, type TelemetryGraph } from './telemetry-graph';
 
 /**
@@ -13,8 +14,11 @@ import { telemetryGraph, until, type TelemetryGraph } from './telemetry-graph';
  */
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-provider.register();
-afterAll(() => provider.shutdown());
+const unrecord = recordSpans(provider);
+afterAll(async () => {
+  await provider.shutdown();
+  unrecord();
+});
 
 const TICKS = 'subscription Ticks($n: Int!, $hold: Boolean) { ticks(count: $n, hold: $hold) { id label } }';
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -75,6 +79,28 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('hello world');
   });
 
+  it('fifty queries at once, each continuing its own caller\'s trace: every trace holds its own operation, fetches and resolvers\' spans, none of another\'s', async () => {
+    const callers = Array.from({ length: 50 }, (_, i) => ({ i, trace: i.toString(16).padStart(32, 'a'), parent: (i + 1).toString(16).padStart(16, 'b') }));
+    const answers = await Promise.all(callers.map(({ i, trace, parent }) => post(g,
+      // A text of its own each: identical queries in flight would share one execution (dedupe.ts).
+      { query: `query Hello { hello(name: "caller${i}") item(id: "${i}") { label } }` }, { traceparent: `00-${trace}-${parent}-01` }).then((r) => r.json())));
+    expect(answers).toEqual(callers.map(({ i }) => ({ data: { hello: `hello caller${i}`, item: { label: `item ${i}` } } })));
+    await until(async () => named('POST /graphql').length, 50 * (remote ? 3 : 1));
+    await until(async () => named('beta work').length, 50);
+    for (const { trace, parent } of callers) {
+      const spans = ofTrace(trace);
+      const op = one('graphql query Hello', spans);
+      const server = spans.find((s) => s.name === 'POST /graphql' && parentOf(s) === parent)!;
+      expect(parentOf(op)).toBe(idOf(server));
+      const alpha = one('subgraph alpha', spans);
+      const beta = one('subgraph beta', spans);
+      expect(descends(alpha, op, spans) && descends(beta, op, spans)).toBe(true);
+      expect(descends(one('alpha work', spans), alpha, spans)).toBe(true);
+      expect(descends(one('beta work', spans), beta, spans)).toBe(true);
+      expect(spans).toHaveLength(remote ? 8 : 6);
+    }
+  });
+
   it('a failing query: its span and the fetch\'s are marked failed', async () => {
     await post(g, { query: 'query Failing { fails }' });
     await until(async () => named('graphql query Failing').length, 1);
@@ -130,16 +156,28 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
     expect(descends(named('alpha work').find((s) => s.spanContext().traceId === TRACE)!, one('graphql query Given'))).toBe(true);
   });
 
-  if (remote) {
-    it('identical queries in flight share one exchange, which carries the first one\'s trace', async () => {
-      const before = g.seen.traceparents.length;
-      const slow = () => post(g, { query: '{ hello(name: "slow") }' }).then((r) => r.json());
-      const answers = await Promise.all([slow(), slow(), slow()]);
-      for (const a of answers) expect(a).toEqual({ data: { hello: 'hello slow' } });
+  it('identical queries in flight share one fetch: the others\' fetch spans link to the first one\'s, whose trace holds the work', async () => {
+    const before = g.seen.traceparents.length;
+    const slow = () => post(g, { query: '{ hello(name: "slow") }' }).then((r) => r.json());
+    const answers = await Promise.all([slow(), slow(), slow()]);
+    for (const a of answers) expect(a).toEqual({ data: { hello: 'hello slow' } });
+    await until(async () => named('subgraph alpha').length, 3);
+    const fetches = named('subgraph alpha');
+    const [first, ...joined] = [...fetches].sort((a, b) => Number(a.links.length) - Number(b.links.length));
+    expect(first!.links).toEqual([]);
+    expect(first!.attributes.shared).toBeUndefined();
+    for (const f of joined) {
+      expect(f.links.map((l) => l.context.spanId)).toEqual([idOf(first!)]);
+      expect(f.attributes.shared).toBe(true);
+      expect(f.spanContext().traceId).not.toBe(first!.spanContext().traceId);
+    }
+    // The resolver ran once, in the first caller's trace.
+    await until(async () => named('alpha work').length, 1);
+    expect(descends(one('alpha work'), first!)).toBe(true);
+    if (remote) {
+      // One exchange, which carried the first caller's fetch span.
       const sent = g.seen.traceparents.slice(before);
-      expect(sent).toHaveLength(1);
-      await until(async () => named('subgraph alpha').length, 3);
-      expect(named('subgraph alpha').map((s) => `00-${s.spanContext().traceId}-${idOf(s)}-01`)).toContain(sent[0]);
-    });
-  }
+      expect(sent).toEqual([`00-${first!.spanContext().traceId}-${idOf(first!)}-01`]);
+    }
+  });
 });

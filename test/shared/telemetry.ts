@@ -1,7 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { propagation, trace, type TracerProvider } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import protobuf from 'protobufjs';
+import type { PrometheusMetrics } from '../../core/shared/telemetry/prometheus';
 
 /**
  * What an operator's tools see of the platform, in tests: its /metrics parsed as Prometheus parses
@@ -198,4 +201,27 @@ export function newTraceparent(): { traceparent: string; traceId: string } {
   const traceId = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('hex');
   const spanId = Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex');
   return { traceparent: `00-${traceId}-${spanId}-01`, traceId };
+}
+
+/**
+ * Records spans through `provider` as bin/tracing.ts sets tracing up: the provider and the W3C
+ * propagator, and no context manager, so a span reaches its parent only through the trace the
+ * platform hands on (nothing is carried implicitly). Returns what undoes it.
+ */
+export function recordSpans(provider: TracerProvider): () => void {
+  trace.setGlobalTracerProvider(provider);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  return () => {
+    trace.disable();
+    propagation.disable();
+  };
+}
+
+/** The value of one series of `name` in a platform's registry, with exactly these labels (0 when there is none). */
+export async function seriesValue(m: PrometheusMetrics, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = m.registry.getSingleMetric(name);
+  if (!metric) return 0;
+  const found = (await metric.get()).values.find((v) =>
+    Object.keys(labels).length === Object.keys(v.labels).length && Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x));
+  return found?.value ?? 0;
 }

@@ -9,7 +9,7 @@ import { unreadable } from '../../shared/http/failures';
 import { parseAnswer } from '../upstream/errors';
 import { bedrockError, bedrockFinish, converseInput } from './bedrock-shared';
 import { credentialOf } from './credential-shared';
-import { inSpan, SpanKind } from '../../shared/telemetry/tracing';
+import { inSpan, SpanKind, type Trace } from '../../shared/telemetry/tracing';
 
 const TitanEmbedding = z.object({ embedding: z.array(z.number()).min(1), inputTextTokenCount: z.number().optional() });
 /** Embedding calls in flight at once: Titan takes one text per call. */
@@ -35,8 +35,8 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
    * head): the SDK sends through its own HTTP/2 handler, not our transport, which makes the others.
    * Failures reach the span as the gateway's errors, secrets blotted.
    */
-  const traced = <T>(operation: string, secrets: string[], signal: AbortSignal | undefined, send: () => Promise<T>): Promise<T> =>
-    inSpan(`bedrock ${operation}`, { 'rpc.system': 'aws-api', 'rpc.service': 'BedrockRuntime', 'rpc.method': operation, 'cloud.region': region, 'peer.service': 'bedrock' }, async () => {
+  const traced = <T>(operation: string, secrets: string[], signal: AbortSignal | undefined, trace: Trace | undefined, send: () => Promise<T>): Promise<T> =>
+    inSpan(trace, `bedrock ${operation}`, { 'rpc.system': 'aws-api', 'rpc.service': 'BedrockRuntime', 'rpc.method': operation, 'cloud.region': region, 'peer.service': 'bedrock' }, async () => {
       try {
         return await send();
       } catch (err) {
@@ -112,18 +112,18 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
   }
 
   return {
-    async chat(req, signal) {
+    async chat(req, signal, trace) {
       const { client, secrets } = clientOf();
       // Our own abort (the caller stopped reading, a silence) beside the caller's.
       const cut = new AbortController();
       const abortSignal = signal ? AbortSignal.any([signal, cut.signal]) : cut.signal;
       const input = converseInput(req);
-      const out = await traced('ConverseStream', secrets, signal, () => client.send(new ConverseStreamCommand(input), { abortSignal }));
+      const out = await traced('ConverseStream', secrets, signal, trace, () => client.send(new ConverseStreamCommand(input), { abortSignal }));
       if (!out.stream) throw unreadable(vendor, 'a ConverseStream answer without its stream');
       return chatStreamOf(events(out.stream, cut, secrets, signal), { vendor, messages: req.messages, promptTokens: req.promptTokens, signal, onEnd: () => cut.abort() });
     },
 
-    async embed(req, signal) {
+    async embed(req, signal, trace) {
       const { client, secrets } = clientOf();
       const cut = new AbortController();
       const abortSignal = signal ? AbortSignal.any([signal, cut.signal]) : cut.signal;
@@ -132,7 +132,7 @@ export const bedrockProvider: ProviderFactory = (model, { env, http }) => {
           modelId: req.model, contentType: 'application/json', accept: 'application/json',
           body: JSON.stringify({ inputText, ...(req.dimensions ? { dimensions: req.dimensions } : {}) }),
         });
-        const out = await traced('InvokeModel', secrets, signal, () => client.send(command, { abortSignal }));
+        const out = await traced('InvokeModel', secrets, signal, trace, () => client.send(command, { abortSignal }));
         let json: unknown;
         try {
           json = JSON.parse(out.body.transformToString());

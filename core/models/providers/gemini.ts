@@ -22,10 +22,10 @@ export const geminiProvider: ProviderFactory = (model, { env, http }) => {
   const headers = (accept: string) => ({ 'content-type': 'application/json', accept, 'x-goog-api-key': credentialOf(model, env, vendor, true)! });
 
   return {
-    async chat(req, signal) {
+    async chat(req, signal, trace) {
       const whole = req.stream === false;
       const res = await http.request({
-        vendor, url: whole ? url(req.model, 'generateContent') : `${url(req.model, 'streamGenerateContent')}?alt=sse`, signal,
+        vendor, url: whole ? url(req.model, 'generateContent') : `${url(req.model, 'streamGenerateContent')}?alt=sse`, signal, trace,
         headers: headers(whole ? 'application/json' : 'text/event-stream'), body: JSON.stringify(generateContentBody(req)),
       });
       const opts = { vendor, messages: req.messages, promptTokens: req.promptTokens, signal };
@@ -34,11 +34,11 @@ export const geminiProvider: ProviderFactory = (model, { env, http }) => {
       return chatStreamOf(res.events(), { ...opts, decode: (e) => decode(e.data) });
     },
 
-    async embed(req, signal) {
+    async embed(req, signal, trace) {
       const requests = req.inputs.map((text) => ({
         model: `models/${req.model}`, content: { parts: [{ text }] }, ...(req.dimensions ? { outputDimensionality: req.dimensions } : {}),
       }));
-      const res = await http.request({ vendor, url: url(req.model, 'batchEmbedContents'), signal, headers: headers('application/json'), body: JSON.stringify({ requests }) });
+      const res = await http.request({ vendor, url: url(req.model, 'batchEmbedContents'), signal, trace, headers: headers('application/json'), body: JSON.stringify({ requests }) });
       const body = parseAnswer(BatchEmbeddings, await res.json(), vendor, 'embeddings');
       if (body.embeddings.length !== req.inputs.length) throw unreadable(vendor, `${body.embeddings.length} embeddings for ${req.inputs.length} inputs`);
       return { vectors: body.embeddings.map((e) => Float32Array.from(e.values)) };

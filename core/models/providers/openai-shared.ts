@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ModelProvider } from '../chat';
+import type { Trace } from '../../shared/telemetry/tracing';
 import { unreadable } from '../../shared/http/failures';
 import { chatStreamOf } from '../upstream/chat-stream';
 import { parseAnswer } from '../upstream/errors';
@@ -41,18 +42,18 @@ const Transcription = z.object({
 
 export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelProvider> {
   const { vendor } = t;
-  const post = (operation: OpenAiOperation, model: string, body: Record<string, unknown>, signal?: AbortSignal) => http.request({
-    vendor, url: t.url(operation, model), signal,
+  const post = (operation: OpenAiOperation, model: string, body: Record<string, unknown>, signal?: AbortSignal, trace?: Trace) => http.request({
+    vendor, url: t.url(operation, model), signal, trace,
     headers: { 'content-type': 'application/json', accept: 'application/json', ...t.auth() },
     body: JSON.stringify(t.modelInBody ? { model, ...body } : body),
   });
   const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
   return {
-    async chat(req, signal) {
+    async chat(req, signal, trace) {
       const whole = req.stream === false;
       const res = await http.request({
-        vendor, url: t.url('chat/completions', req.model), signal,
+        vendor, url: t.url('chat/completions', req.model), signal, trace,
         headers: { 'content-type': 'application/json', accept: whole ? 'application/json' : 'text/event-stream', ...t.auth() },
         body: JSON.stringify(chatBody(req, vendor, { maxTokensField: t.maxTokensField, model: t.modelInBody ? req.model : undefined })),
       });
@@ -64,23 +65,23 @@ export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelP
       return chatStreamOf(events, { ...opts, decode: (e) => openAiChunk(e.data, vendor), endedAs: () => (sawDone ? 'stop' : undefined) });
     },
 
-    async embed(req, signal) {
-      const res = await post('embeddings', req.model, defined({ input: req.inputs, encoding_format: 'float', dimensions: req.dimensions }), signal);
+    async embed(req, signal, trace) {
+      const res = await post('embeddings', req.model, defined({ input: req.inputs, encoding_format: 'float', dimensions: req.dimensions }), signal, trace);
       const body = parseAnswer(Embeddings, await res.json(), vendor, 'embeddings');
       if (body.data.length !== req.inputs.length) throw unreadable(vendor, `${body.data.length} embeddings for ${req.inputs.length} inputs`);
       const sorted = body.data.every((d) => d.index !== undefined) ? [...body.data].sort((a, b) => a.index! - b.index!) : body.data;
       return { vectors: sorted.map((d) => Float32Array.from(d.embedding)), promptTokens: body.usage?.prompt_tokens };
     },
 
-    async generateImage(req, signal) {
+    async generateImage(req, signal, trace) {
       const res = await post('images/generations', req.model,
-        defined({ prompt: req.prompt, n: 1, size: req.size, quality: req.quality, style: req.style, response_format: 'b64_json' }), signal);
+        defined({ prompt: req.prompt, n: 1, size: req.size, quality: req.quality, style: req.style, response_format: 'b64_json' }), signal, trace);
       const body = parseAnswer(Images, await res.json(), vendor, 'image generation');
       const image = body.data[0]!;
       return { b64: image.b64_json, mimeType: `image/${body.output_format ?? 'png'}`, ...(image.revised_prompt ? { revisedPrompt: image.revised_prompt } : {}) };
     },
 
-    async transcribe(req, signal) {
+    async transcribe(req, signal, trace) {
       const form = new FormData();
       form.append('file', new Blob([req.audio], { type: req.mimeType }), req.filename);
       if (t.modelInBody) form.append('model', req.model);
@@ -90,7 +91,7 @@ export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelP
       if (req.language !== undefined) form.append('language', req.language);
       if (req.prompt !== undefined) form.append('prompt', req.prompt);
       // The transport writes the multipart content type with its boundary.
-      const res = await http.request({ vendor, url: t.url('audio/transcriptions', req.model), signal, headers: { accept: 'application/json', ...t.auth() }, body: form });
+      const res = await http.request({ vendor, url: t.url('audio/transcriptions', req.model), signal, trace, headers: { accept: 'application/json', ...t.auth() }, body: form });
       const body = parseAnswer(Transcription, await res.json(), vendor, 'transcription');
       return {
         text: body.text,

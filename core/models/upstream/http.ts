@@ -2,6 +2,7 @@ import { chunksOf, readJson, readText } from '../../shared/http/body';
 import { jsonEvents, type JsonEvent } from '../../shared/http/json-events';
 import type { HeaderBag, RetryPolicy } from '../../shared/http/retry';
 import { httpTransport, type Answer } from '../../shared/http/transport';
+import type { Trace } from '../../shared/telemetry/tracing';
 import { statusError } from './errors';
 
 /**
@@ -46,6 +47,8 @@ export interface UpstreamRequest {
   body?: string | Buffer | FormData;
   /** Aborts at any point: connecting, waiting, backing off, reading. The promise (or the body) then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** The model call's trace: the exchange's client span is its child, and the vendor gets it as `traceparent`. */
+  trace?: Trace;
   /** Names the upstream in error messages (`Azure OpenAI`, `Gemini`, ...). */
   vendor: string;
   /** Header values never to repeat in an error message (the credential); defaults to the auth headers' values. */
@@ -89,7 +92,7 @@ export function upstreamHttp(settings: UpstreamSettings = DEFAULT_UPSTREAM): Ups
 
   async function request(req: UpstreamRequest): Promise<UpstreamResponse> {
     const { vendor, signal } = req;
-    const res = await transport.send({ url: req.url, method: req.method ?? 'POST', headers: req.headers, body: req.body, signal }, policy, vendor);
+    const res = await transport.send({ url: req.url, method: req.method ?? 'POST', headers: req.headers, body: req.body, signal, trace: req.trace }, policy, vendor);
     if (res.status >= 200 && res.status < 300) return response(vendor, res, signal);
     const text = await readText(res.body, vendor, signal, { limit: MAX_ERROR_BODY, truncate: true });
     throw statusError(vendor, res.status, text, res.headers, secretsOf(req));

@@ -1,7 +1,7 @@
 import type { Agent, Dispatcher, FormData as WireFormData } from 'undici';
 import { abortedBy, transportError } from './failures';
 import { pause, retryDelay, type HeaderBag, type RetryPolicy } from './retry';
-import { injectTrace, inSpan, SpanKind } from '../telemetry/tracing';
+import { injectTrace, inSpan, SpanKind, type Trace } from '../telemetry/tracing';
 
 /** undici is loaded with the first request: a process that never calls out (the CLI) does not pay for it. */
 const undici = () => require('undici') as typeof import('undici');
@@ -32,6 +32,8 @@ export interface Exchange {
   /** A FormData body is sent as multipart/form-data with its boundary, whole again on every attempt. */
   body?: string | Buffer | FormData;
   signal?: AbortSignal;
+  /** The trace the exchange's client span belongs to (the call's `Ctx.trace`). */
+  trace?: Trace;
 }
 
 /** The body of an answer as undici hands it out: leaving a loop over it early closes the connection. */
@@ -78,16 +80,16 @@ export function httpTransport(settings: TransportSettings): Transport {
   const send = (x: Exchange, policy: RetryPolicy, who: string): Promise<Answer> => {
     const url = new URL(x.url);
     // Named by method and host (few names); the path goes in an attribute, never the query (it may carry credentials).
-    return inSpan(`${x.method} ${url.host}`, { 'http.request.method': x.method, 'server.address': url.hostname, 'url.path': url.pathname, 'peer.service': who.startsWith('http') ? url.host : who }, async (span) => {
-      const answer = await exchange(x, url, policy, who);
+    return inSpan(x.trace, `${x.method} ${url.host}`, { 'http.request.method': x.method, 'server.address': url.hostname, 'url.path': url.pathname, 'peer.service': who.startsWith('http') ? url.host : who }, async (span, trace) => {
+      const answer = await exchange(x, url, policy, who, trace);
       span.setAttribute('http.response.status_code', answer.status);
       return answer;
     }, SpanKind.CLIENT);
   };
 
-  async function exchange(x: Exchange, url: URL, policy: RetryPolicy, who: string): Promise<Answer> {
+  async function exchange(x: Exchange, url: URL, policy: RetryPolicy, who: string, trace: Trace): Promise<Answer> {
     const options: Dispatcher.RequestOptions = {
-      origin: url.origin, path: url.pathname + url.search, method: x.method, headers: injectTrace({ ...x.headers }), body: wireBody(x.body), signal: x.signal,
+      origin: url.origin, path: url.pathname + url.search, method: x.method, headers: injectTrace({ ...x.headers }, trace), body: wireBody(x.body), signal: x.signal,
     };
     let waited = 0;
     for (let attempt = 0; ; attempt++) {

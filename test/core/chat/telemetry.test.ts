@@ -7,6 +7,7 @@ import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { UpstreamFailed, Unauthenticated } from '../../../core/shared/errors';
 import { prometheusMetrics, type PrometheusMetrics } from '../../../core/shared/telemetry/prometheus';
+import { seriesValue } from '../../shared/telemetry';
 
 const user = { tenantId: 'acme', subject: 'ann', roles: ['search:read'], audience: ['chat'], bearer: 'tok' } as Caller;
 const as = (modelKey = 'lmk'): Ctx<ChatCaller> => ({ caller: { user, modelKey } });
@@ -39,12 +40,6 @@ const models: AnswerModels = {
 };
 const retrieval: Retrieval = { passages: async () => [{ objectId: 'o1', chunkId: 1, chunkIndex: 0, text: 'Ice melts.', score: 1, title: 'Ice', fileName: null }] };
 
-async function value(m: PrometheusMetrics, name: string, labels: Record<string, string>): Promise<number> {
-  const found = (await m.registry.getSingleMetric(name)!.get()).values.find((v) =>
-    Object.keys(labels).length === Object.keys(v.labels).length && Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x));
-  return found?.value ?? 0;
-}
-
 describe('the chat service\'s metrics', () => {
   let metrics: PrometheusMetrics;
   let service: ReturnType<typeof createChatService>;
@@ -57,31 +52,31 @@ describe('the chat service\'s metrics', () => {
     await service.generateAnswer(question(), as());
     await expect(service.generateAnswer(question(), as('bad'))).rejects.toBeInstanceOf(Unauthenticated);
     await expect(service.generateAnswer(question({ query: 'fail now' }), as())).rejects.toBeInstanceOf(UpstreamFailed);
-    expect(await value(metrics, 'platform_chat_answers_total', { stream: 'false', outcome: 'ok' })).toBe(1);
-    expect(await value(metrics, 'platform_chat_answers_total', { stream: 'false', outcome: 'error' })).toBe(2);
+    expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'false', outcome: 'ok' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'false', outcome: 'error' })).toBe(2);
     expect(await metrics.registry.getSingleMetricAsString('platform_chat_answer_duration_seconds')).toContain('platform_chat_answer_duration_seconds_count{stream="false"} 3');
   });
 
   it('counts a streamed answer when its stream ends: ok, or error when the model failed midway', async () => {
     const s = await service.streamAnswer(question(), as());
-    expect(await value(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'ok' })).toBe(0);
+    expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'ok' })).toBe(0);
     const chunks = [];
     for await (const c of s.chunks) chunks.push(c);
     expect(chunks.at(-1)).toMatchObject({ finish_reason: 'stop' });
-    expect(await value(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'ok' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'ok' })).toBe(1);
 
     const failing = await service.streamAnswer(question({ query: 'fail now' }), as());
     const last = [];
     for await (const c of failing.chunks) last.push(c);
     expect(last.at(-1)).toMatchObject({ finish_reason: 'error' });
-    expect(await value(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'error' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'error' })).toBe(1);
     expect(await metrics.registry.getSingleMetricAsString('platform_chat_answer_duration_seconds')).toContain('platform_chat_answer_duration_seconds_count{stream="true"} 2');
   });
 
   it('counts a reader who leaves midway as no error of ours', async () => {
     const s = await service.streamAnswer(question(), as());
     for await (const c of s.chunks) if (c.response) break;
-    expect(await value(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'ok' })).toBe(1);
-    expect(await value(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'error' })).toBe(0);
+    expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'ok' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'error' })).toBe(0);
   });
 });

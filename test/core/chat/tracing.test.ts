@@ -1,4 +1,3 @@
-import { context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { openChatCore, type ChatCore } from '../../../core/chat';
 import type { Question } from '../../../core/chat/conversation';
@@ -8,7 +7,9 @@ import { openModelsCore, type ModelsCore } from '../../../core/models';
 import { openSearchCore, type SearchCore } from '../../../core/search';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
+import { extractTrace } from '../../../core/shared/telemetry/tracing';
 import { STATUS, toPlatformError } from '../../../edge/http/errors';
+import { recordSpans } from '../../shared/telemetry';
 
 /**
  * The spans of a chat answer in process (chat, search and the model gateway in one process, as
@@ -43,9 +44,10 @@ describe('a chat answer\'s spans, in process', () => {
   let models: ModelsCore;
   let chat: ChatCore;
   let ctx: Ctx<ChatCaller>;
+  let unrecord: () => void;
 
   beforeAll(async () => {
-    provider.register();
+    unrecord = recordSpans(provider);
     search = openSearchCore({ file: ':memory:' });
     models = openModelsCore({ file: ':memory:', statusOf: (err) => STATUS[toPlatformError(err).kind] });
     chat = openChatCore({
@@ -60,9 +62,7 @@ describe('a chat answer\'s spans, in process', () => {
   afterAll(async () => {
     await Promise.all([search.close(), models.close()]);
     await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
+    unrecord();
   });
   beforeEach(() => exporter.reset());
 
@@ -94,5 +94,17 @@ describe('a chat answer\'s spans, in process', () => {
     const root = one('chat answer');
     expect(root.attributes['chat.stream']).toBe(true);
     for (const child of [rewrite, searched, one('model chat.stream_generate_answer local-chat')]) expect(descends(child, root)).toBe(true);
+  });
+
+  it('twenty answers at once under their callers\' traces: each trace holds its own answer, search and model call', async () => {
+    const traces = Array.from({ length: 20 }, (_, i) => i.toString(16).padStart(32, 'c'));
+    await Promise.all(traces.map((t) => chat.service.generateAnswer(question(), { ...ctx, trace: extractTrace({ traceparent: `00-${t}-${'d'.repeat(16)}-01` }) })));
+    for (const t of traces) {
+      const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === t);
+      expect(spans.map((s) => s.name).sort()).toEqual(['chat answer', 'model chat.generate_answer local-chat', 'search passages_hybrid']);
+      const root = spans.find((s) => s.name === 'chat answer')!;
+      expect(root.parentSpanContext?.spanId).toBe('d'.repeat(16));
+      for (const child of spans.filter((s) => s !== root)) expect(descends(child, root)).toBe(true);
+    }
   });
 });

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
 import type { CatalogModel } from '../../../core/models/catalog';
 import { STATUS, toPlatformError } from '../../../edge/http/errors';
 import { startFakeBedrock, type FakeBedrock } from '../../shared/fakes/bedrock-upstream';
+import { recordSpans } from '../../shared/telemetry';
 
 const ACCESS_KEY = 'AKIAFAKEACCESS01';
 const SECRET = 'fakeSecretAccessKey/0123456789abcdefXYZ';
@@ -21,9 +21,10 @@ describe('a model call\'s spans', () => {
   let core: ModelsCore;
   let nova: CatalogModel;
   let apiKey: string;
+  let unrecord: () => void;
 
   beforeAll(async () => {
-    provider.register();
+    unrecord = recordSpans(provider);
     fake = await startFakeBedrock();
     dir = mkdtempSync(join(tmpdir(), 'model-spans-'));
     const catalogFile = join(dir, 'catalog.json');
@@ -43,9 +44,7 @@ describe('a model call\'s spans', () => {
     await fake.close();
     rmSync(dir, { recursive: true, force: true });
     await provider.shutdown();
-    trace.disable();
-    context.disable();
-    propagation.disable();
+    unrecord();
   });
   beforeEach(() => exporter.reset());
 

@@ -4,6 +4,7 @@ import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { prometheusMetrics, type PrometheusMetrics } from '../../../core/shared/telemetry/prometheus';
 import { hashingEmbedder, type Embedder } from '../../../core/shared/text/embedder';
+import { seriesValue } from '../../shared/telemetry';
 
 const caller = (tenantId: string, roles = ['search:read', 'search:write']): Ctx<Caller> => ({
   caller: {
@@ -26,15 +27,6 @@ function failingEmbedder(): Embedder {
   };
 }
 
-/** The value of a series with exactly these labels (0 when there is none). */
-async function value(m: PrometheusMetrics, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const metric = m.registry.getSingleMetric(name);
-  if (!metric) return 0;
-  const found = (await metric.get()).values.find((v) =>
- Object.keys(labels).length === Object.keys(v.labels).length && Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x));
-  return found?.value ?? 0;
-}
-
 describe('the search core\'s metrics', () => {
   let core: SearchCore;
   let metrics: PrometheusMetrics;
@@ -52,9 +44,9 @@ describe('the search core\'s metrics', () => {
     await core.service.search(req('hybrid', 'bread'), A);
     await core.service.passages({ query: 'climate', filters: {}, offset: 0, limit: 5 }, A);
     await core.service.passages({ query: 'climate', filters: {}, offset: 0, limit: 5, mode: 'semantic' }, A);
-    expect(await value(metrics, 'platform_search_queries_total', { mode: 'hybrid', outcome: 'ok' })).toBe(2);
+    expect(await seriesValue(metrics, 'platform_search_queries_total', { mode: 'hybrid', outcome: 'ok' })).toBe(2);
     for (const mode of ['fulltext', 'semantic', 'basic', 'passages_hybrid', 'passages_semantic']) {
-      expect(await value(metrics, 'platform_search_queries_total', { mode, outcome: 'ok' })).toBe(1);
+      expect(await seriesValue(metrics, 'platform_search_queries_total', { mode, outcome: 'ok' })).toBe(1);
     }
     const text = await metrics.registry.getSingleMetricAsString('platform_search_query_duration_seconds');
     expect(text).toContain('platform_search_query_duration_seconds_count{mode="hybrid"} 2');
@@ -63,25 +55,25 @@ describe('the search core\'s metrics', () => {
 
   it('counts a query that fails as an error, and one the caller may not run not at all', async () => {
     await expect(core.service.search(req('semantic', 'unembeddable words'), A)).rejects.toThrow('out of reach');
-    expect(await value(metrics, 'platform_search_queries_total', { mode: 'semantic', outcome: 'error' })).toBe(1);
+    expect(await seriesValue(metrics, 'platform_search_queries_total', { mode: 'semantic', outcome: 'error' })).toBe(1);
     await expect(core.service.search(req('fulltext', 'climate'), caller('tenant-a', []))).rejects.toMatchObject({ code: 'insufficient_scope' });
-    expect(await value(metrics, 'platform_search_queries_total', { mode: 'fulltext', outcome: 'error' })).toBe(0);
-    expect(await value(metrics, 'platform_search_queries_total', { mode: 'fulltext', outcome: 'ok' })).toBe(0);
+    expect(await seriesValue(metrics, 'platform_search_queries_total', { mode: 'fulltext', outcome: 'error' })).toBe(0);
+    expect(await seriesValue(metrics, 'platform_search_queries_total', { mode: 'fulltext', outcome: 'ok' })).toBe(0);
   });
 
   it('reads the in-memory indexes\' objects, passages and memory on each scrape', async () => {
     await core.warmUp();
-    expect(await value(metrics, 'platform_search_index_objects')).toBe(3);
-    const passages = await value(metrics, 'platform_search_index_passages');
+    expect(await seriesValue(metrics, 'platform_search_index_objects')).toBe(3);
+    const passages = await seriesValue(metrics, 'platform_search_index_passages');
     expect(passages).toBeGreaterThanOrEqual(3);
-    const before = await value(metrics, 'platform_search_index_memory_bytes');
+    const before = await seriesValue(metrics, 'platform_search_index_memory_bytes');
     expect(before).toBeGreaterThan(0);
     const words = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
     await core.service.createObject({ content: words, title: 'Many words' }, A);
     // Read on the scrape after the index caught up: a search does.
     await core.service.search(req('hybrid', 'word7'), A);
-    expect(await value(metrics, 'platform_search_index_objects')).toBe(4);
-    expect(await value(metrics, 'platform_search_index_passages')).toBeGreaterThan(passages);
-    expect(await value(metrics, 'platform_search_index_memory_bytes')).toBeGreaterThan(before);
+    expect(await seriesValue(metrics, 'platform_search_index_objects')).toBe(4);
+    expect(await seriesValue(metrics, 'platform_search_index_passages')).toBeGreaterThan(passages);
+    expect(await seriesValue(metrics, 'platform_search_index_memory_bytes')).toBeGreaterThan(before);
   });
 });
