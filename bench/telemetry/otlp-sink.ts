@@ -3,7 +3,9 @@
  * /v1/traces answered 200 with an empty body (an empty ExportTraceServiceResponse), as a collector
  * that keeps nothing would. It counts requests, bytes and spans (by name, and the service.name of
  * their resource), so the bench can show the platform really exported what it traced. The bodies
- * are walked, not decoded into objects: the sink runs beside the load generator and must stay cheap.
+ * are kept as they came and read when the sink closes, after the measurements: the sink runs beside
+ * the load generator, as a collector elsewhere would not, and must cost it nothing meanwhile. (They
+ * are walked, not decoded into objects, and a run's are tens of MiB.)
  */
 import { createServer, type Server } from 'node:http';
 import { gunzipSync } from 'node:zlib';
@@ -22,7 +24,9 @@ export interface SinkCounts {
 
 export interface Sink {
   url: string;
+  /** Requests and bytes as they arrive; spans, names and services once closed. */
   counts: SinkCounts;
+  /** Stops listening, then reads every body received. */
   close(): Promise<void>;
 }
 
@@ -130,6 +134,7 @@ export const emptyCounts = (): SinkCounts => ({ requests: 0, bytes: 0, spans: 0,
 /** Listens on 127.0.0.1 on a port of the OS's choosing. */
 export function startSink(): Promise<Sink> {
   const counts = emptyCounts();
+  const received: { raw: Buffer; gzip: boolean; json: boolean }[] = [];
   const server: Server = createServer((req, res) => {
     if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/traces') {
       req.resume();
@@ -142,22 +147,27 @@ export function startSink(): Promise<Sink> {
       const raw = Buffer.concat(parts);
       counts.requests++;
       counts.bytes += raw.length;
+      received.push({ raw, gzip: req.headers['content-encoding'] === 'gzip', json: (req.headers['content-type'] ?? '').includes('json') });
+      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/x-protobuf', 'content-length': '0' }).end();
+    });
+  });
+  const readAll = () => {
+    for (const r of received.splice(0)) {
       try {
-        const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-        if ((req.headers['content-type'] ?? '').includes('json')) readJson(body, counts);
+        const body = r.gzip ? gunzipSync(r.raw) : r.raw;
+        if (r.json) readJson(body, counts);
         else readProtobuf(body, counts);
       } catch {
         counts.unreadable++;
       }
-      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/x-protobuf', 'content-length': '0' }).end();
-    });
-  });
+    }
+  };
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
-      resolve({ url: `http://127.0.0.1:${port}`, counts, close: () => new Promise<void>((done) => server.close(() => done())) });
+      resolve({ url: `http://127.0.0.1:${port}`, counts, close: () => new Promise<void>((done) => server.close(() => done())).then(readAll) });
     });
   });
 }

@@ -33,17 +33,35 @@ export const summarize = (c: Cell): Summary => ({
   cpuMs: median(c.runs.map((r) => r.cpuMs ?? Number.NaN)),
 });
 
-const x = (v: number, base: number) => (Number.isFinite(v / base) ? `${(v / base).toFixed(3)}x` : 'n/a');
+const times = (r: number) => (Number.isFinite(r) ? `${r.toFixed(3)}x` : 'n/a');
+const x = (v: number, base: number) => times(v / base);
+
+/**
+ * A setup against the baseline round by round: the median of (its run / the baseline's run in the
+ * same round). Runs of one round are seconds apart, so a machine that gets busier or quieter during
+ * the bench moves both sides of each ratio alike.
+ */
+export function paired(c: Cell, base: Cell, pick: (m: Measured) => number | undefined): number {
+  return median(c.runs.map((r, i) => {
+    const b = base.runs[i];
+    const v = pick(r);
+    const w = b && pick(b);
+    return v === undefined || w === undefined ? Number.NaN : v / w;
+  }));
+}
+const rpsOf = (m: Measured) => m.rps;
+const cpuOf = (m: Measured) => m.cpuMs;
 
 export function table(cells: Cell[]): string {
   const head = ['endpoint', 'setup', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'req/s each round', 'req/s vs (a)', 'p50 vs (a)', 'p99 vs (a)', 'CPU/req vs (a)'];
   const rows = cells.map((c) => {
     const s = summarize(c);
-    const base = summarize(cells.find((b) => b.endpoint === c.endpoint && b.setup === 'a')!);
+    const baseCell = cells.find((b) => b.endpoint === c.endpoint && b.setup === 'a')!;
+    const base = summarize(baseCell);
     return [
       c.endpoint, c.setupName, fixed(s.rps, 0), fixed(s.p50), fixed(s.p99), fixed(s.cpuMs, 3),
       c.runs.map((r) => fixed(r.rps, 0)).join(' / '),
-      x(s.rps, base.rps), x(s.p50, base.p50), x(s.p99, base.p99), x(s.cpuMs, base.cpuMs),
+      times(paired(c, baseCell, rpsOf)), x(s.p50, base.p50), x(s.p99, base.p99), times(paired(c, baseCell, cpuOf)),
     ];
   });
   return markdownTable(head, rows, 2);
@@ -52,23 +70,25 @@ export function table(cells: Cell[]): string {
 /** How much slower (b) and (c) may be than (a): metrics 5 %, traces 15 %. */
 export const ALLOWED: Record<Exclude<SetupKey, 'a'>, number> = { b: 0.05, c: 0.15 };
 
-/** The targets, judged on req/s (medians over the rounds); printed only, the exit code does not depend on them. */
+/** The targets, judged on req/s (the median of the rounds' ratios); printed only, the exit code does not depend on them. */
 export function targets(cells: Cell[]): string[] {
-  const lines = ['targets (req/s, medians of the rounds; reported only, they do not change the exit code):'];
+  const lines = ['targets (req/s against the baseline, the median of the rounds\' ratios; reported only, they do not change the exit code):'];
   for (const endpoint of [...new Set(cells.map((c) => c.endpoint))]) {
-    const base = summarize(cells.find((c) => c.endpoint === endpoint && c.setup === 'a')!);
+    const baseCell = cells.find((c) => c.endpoint === endpoint && c.setup === 'a')!;
     for (const key of ['b', 'c'] as const) {
       const cell = cells.find((c) => c.endpoint === endpoint && c.setup === key);
       if (!cell) continue;
-      const s = summarize(cell);
-      const ratio = s.rps / base.rps;
+      const ratio = paired(cell, baseCell, rpsOf);
       const floor = 1 - ALLOWED[key];
       lines.push(
-        `  ${endpoint}, ${cell.setupName}: ${fixed(s.rps, 0)} / ${fixed(base.rps, 0)} req/s = ${x(s.rps, base.rps)} of the baseline ` +
+        `  ${endpoint}, ${cell.setupName}: ${times(ratio)} of the baseline's req/s (rounds: ${cell.runs.map((r, i) => times(r.rps / (baseCell.runs[i]?.rps ?? Number.NaN))).join(' ')}) ` +
           `(target >= ${floor.toFixed(2)}x, at most ${ALLOWED[key] * 100} % slower): ${verdict(Number.isFinite(ratio) ? ratio >= floor : undefined)}; ` +
-          `CPU per request ${x(s.cpuMs, base.cpuMs)}`,
+          `CPU per request ${times(paired(cell, baseCell, cpuOf))}`,
       );
     }
   }
   return lines;
 }
+
+/** Whether OTEL_TRACES_SAMPLER records every trace the bench starts (its default, parent-based always on, does). */
+export const everyTrace = (sampler: string | undefined): boolean => !sampler || sampler === 'always_on' || sampler === 'parentbased_always_on';

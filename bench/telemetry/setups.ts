@@ -40,6 +40,8 @@ export interface SetupPorts {
   port: number;
   metricsPort: number;
   sinkUrl: string;
+  /** How the platform's command starts (bench/shared/cores.ts), when it is kept off the load generator's core. */
+  prefix?: string[];
 }
 
 const TELEMETRY: Record<SetupKey, (p: SetupPorts) => { name: string; env: Record<string, string> }> = {
@@ -64,7 +66,7 @@ export async function startSetup(key: SetupKey, dir: string, ports: SetupPorts):
   mkdirSync(dataDir, { recursive: true });
   const { name, env } = TELEMETRY[key](ports);
   const logFile = join(home, 'platform.log');
-  const child = startChild(`platform ${name}`, [PLATFORM_JS, 'start'], { cwd: ROOT, env: { ...commonEnv(ports.port, dataDir), ...env }, logFile });
+  const child = startChild(`platform ${name}`, [PLATFORM_JS, 'start'], { cwd: ROOT, env: { ...commonEnv(ports.port, dataDir), ...env }, logFile, prefix: ports.prefix });
   const url = `http://127.0.0.1:${ports.port}`;
   await waitHealthy(`${url}/healthz`, child, 90_000);
   const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
