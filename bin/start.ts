@@ -70,8 +70,8 @@ export function servedBy(role: string, modules: readonly ServiceModule[]): reado
 export async function startPlatform(config: Config, opts: StartOptions = {}): Promise<RunningPlatform> {
   const role = opts.role ?? 'all';
   const modules = opts.modules ?? SERVICES;
-  const tracing = tracingWanted(config) ? startTracing(config, role) : undefined;
   const log = opts.log ?? pino({ level: config.LOG_LEVEL });
+  const tracing = tracingWanted(config) ? startTracing(config, role, log) : undefined;
   const served = servedBy(role, modules);
   const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
   const metrics = metricsFor(config);

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from '../core/shared/config';
 
 /**
@@ -12,13 +13,49 @@ import type { Config } from '../core/shared/config';
 const APOLLO_TRACER = 'apollo/gateway-js';
 
 export interface Tracing {
-  /** Sends what is buffered, then stops recording. */
+  /** Sends what is buffered, then stops recording; never fails (a collector that is down or stalls costs the spans, with a warning). */
   shutdown(): Promise<void>;
+}
+
+/** How often at most a failing export is logged: a collector down fails every batch. */
+const WARN_EVERY_MS = 60_000;
+
+/** An SDK error's message: the SDK hands errors to its diagnostic logger as JSON of their properties (stack included). */
+function messageOf(value: unknown): string {
+  if (typeof value !== 'string') return value instanceof Error ? value.message : String(value);
+  try {
+    const parsed = JSON.parse(value) as { message?: unknown };
+    if (typeof parsed?.message === 'string') return parsed.message;
+  } catch {
+    // not JSON: the message itself
+  }
+  return value;
+}
+
+/**
+ * The SDK's errors (a batch the collector refused or never answered) as warnings, at most one a
+ * minute, with how many were left unsaid. Only the error's message: never the spans, the headers
+ * or a stack.
+ */
+function errorWarnings(log: Logger): (message: unknown) => void {
+  let last = 0;
+  let unsaid = 0;
+  return (message) => {
+    const now = Date.now();
+    if (now - last < WARN_EVERY_MS) {
+      unsaid++;
+      return;
+    }
+    const more = unsaid ? ` (and ${unsaid} more in the last minute)` : '';
+    last = now;
+    unsaid = 0;
+    log.warn(`traces: ${messageOf(message)}${more}; spans may be lost: check OTEL_EXPORTER_OTLP_ENDPOINT and the collector`);
+  };
 }
 
 export const tracingWanted = (config: Config): boolean => config.OTEL_TRACES_EXPORTER.includes('otlp') && !config.OTEL_SDK_DISABLED;
 
-export function startTracing(config: Config, role: string): Tracing | undefined {
+export function startTracing(config: Config, role: string, log: Logger): Tracing | undefined {
   if (!tracingWanted(config)) return undefined;
   const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const { defaultResource, detectResources, envDetector, resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
@@ -33,6 +70,11 @@ export function startTracing(config: Config, role: string): Tracing | undefined 
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  // Each copy of @opentelemetry/core in the tree reports a failed export to the API's diagnostic
+  // logger (silent unless set), which is global: set here, it reaches the platform's log.
+  const warn = errorWarnings(log);
+  const quiet = () => undefined;
+  api.diag.setLogger({ error: warn, warn: quiet, info: quiet, debug: quiet, verbose: quiet }, { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
   // What provider.register() would do, less two things. No context manager: the platform carries
   // each request's trace by hand (core/shared/telemetry/tracing.ts), since on Node 20 the
   // AsyncLocalStorage one slows every promise of the process, traced or not (about 5% of the GraphQL
@@ -44,5 +86,9 @@ export function startTracing(config: Config, role: string): Tracing | undefined 
   api.trace.setGlobalTracerProvider({
     getTracer: (name, version, options) => (name === APOLLO_TRACER ? silent.getTracer(name, version, options) : provider.getTracer(name, version, options)),
   });
-  return { shutdown: () => provider.shutdown() };
+  return {
+    shutdown: () => provider.shutdown().catch((err: unknown) => {
+      log.warn(`traces still buffered at stop not exported: ${err instanceof Error ? err.message : String(err)}`);
+    }),
+  };
 }
