@@ -24,13 +24,14 @@ export const untimed: TimedFetch = (parent, run) => run(parent);
 
 
 /**
- * platform_graphql_subgraph_fetch_duration_seconds{subgraph,outcome} and a span `subgraph <name>`
- * around every fetch of the gateway from a subgraph: the query plan's fetches, a subscription's
- * per-event fetches, and the subscription's own stream on the subgraph that owns its root field
- * (timed from its opening to its end). Outcome `error` when it failed or answered errors. A fetch
- * in process hands its trace to the subgraph's resolvers (local-source.ts), so the spans they start
- * are its children; a remote one is a client span whose context the request carries
- * (remote-source.ts, subgraph-stream.ts).
+ * platform_graphql_subgraph_fetch_duration_seconds{subgraph,outcome} around every fetch of the
+ * gateway from a subgraph: the query plan's fetches, a subscription's per-event fetches, and the
+ * subscription's own stream on the subgraph that owns its root field (timed from its opening to its
+ * end). Outcome `error` when it failed or answered errors. A remote fetch is also a client span
+ * `subgraph <name>`, whose context its request carries (remote-source.ts, subgraph-stream.ts). A
+ * fetch in process is a call, not a hop: its resolvers run in the operation's trace, so the spans
+ * they start (the services') are the operation's children, and no span of its own costs every
+ * query the SDK's work for one (docs/observability.md); its time is in the histogram.
  */
 export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
   const counting = metrics !== noMetrics;
@@ -41,29 +42,41 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
 
   /** What one subgraph's fetches share: their span's name and attributes, their labels. */
   const shapes = new Map<string, ReturnType<typeof shape>>();
-  const shape = (subgraph: string, remote: boolean) => {
+  const shape = (subgraph: string) => {
     const ok = { subgraph, outcome: 'ok' };
     const error = { subgraph, outcome: 'error' };
     return {
       name: `subgraph ${subgraph}`,
       attributes: { 'graphql.subgraph.name': subgraph },
-      kind: remote ? SpanKind.CLIENT : SpanKind.INTERNAL,
+      kind: SpanKind.CLIENT,
       now: () => (counting ? process.hrtime.bigint() : 0n),
       observe(start: bigint, failedIt: boolean) {
         if (counting) duration.observe(failedIt ? error : ok, secondsSince(start));
       },
     };
   };
-  const shapeOf = (subgraph: string, remote: boolean) => {
-    const key = `${remote}:${subgraph}`;
-    let s = shapes.get(key);
-    if (!s) shapes.set(key, (s = shape(subgraph, remote)));
+  const shapeOf = (subgraph: string) => {
+    let s = shapes.get(subgraph);
+    if (!s) shapes.set(subgraph, (s = shape(subgraph)));
     return s;
   };
 
   return {
     of(subgraph, remote) {
-      const s = shapeOf(subgraph, remote);
+      const s = shapeOf(subgraph);
+      if (!remote) {
+        return async (parent, run) => {
+          const start = s.now();
+          let error = true;
+          try {
+            const answer = await run(parent);
+            error = hasErrors(answer);
+            return answer;
+          } finally {
+            s.observe(start, error);
+          }
+        };
+      }
       return (parent, run) => inSpan(parent, s.name, s.attributes, async (span, trace) => {
         const start = s.now();
         let error = true;
@@ -79,8 +92,9 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
     },
 
     async stream(subgraph, remote, parent, open) {
-      const s = shapeOf(subgraph, remote);
+      const s = shapeOf(subgraph);
       const start = s.now();
+      if (!remote) return watchedOpening(() => open(parent), (error) => s.observe(start, error));
       const { span, trace } = startSpan(parent, s.name, s.attributes, s.kind);
       const ended = (error: boolean, err?: unknown) => {
         s.observe(start, error);

@@ -12,8 +12,8 @@ type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] }
  * cost that made it the gateway's bottleneck: that source parses and validates every fetch of the
  * query plan, though a plan sends the same few operation texts again and again. Here each text is
  * parsed and validated once (a bounded map; a plan cache miss only costs a parse), then executed;
- * identical queries in flight share one execution. Each fetch is timed and in its span (`timed`,
- * fetch-telemetry.ts), whose trace its resolvers get (`GraphContext.trace`), so their own spans are its children.
+ * identical queries in flight share one execution. Each fetch is timed (`timed`, fetch-telemetry.ts)
+ * and its resolvers get the operation's trace (`GraphContext.trace`), so their own spans are its children.
  */
 export class InProcessDataSource implements GraphQLDataSource<Record<string, unknown>> {
   private readonly prepared = new Map<string, Prepared>();
@@ -36,7 +36,7 @@ export class InProcessDataSource implements GraphQLDataSource<Record<string, unk
     return hit;
   }
 
-  /** Identical queries in flight share one execution (dedupe.ts); a caller who joins one links its fetch's span to the first caller's. */
+  /** Identical queries in flight share one execution (dedupe.ts); a caller who joins one links the span its fetch runs in (its operation's) to the first caller's. */
   private readonly shared = inflight<ExecutionResult, Trace | undefined>();
 
   process(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {

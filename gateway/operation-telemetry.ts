@@ -1,9 +1,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { boundedLabel, noMetrics, secondsSince, type Metrics } from '../core/shared/telemetry/metrics';
-import { startSpan } from '../core/shared/telemetry/tracing';
 import type { GraphContext } from '../edge/graphql/context';
-import { endSpan, watchedOpening, type EventsEnded } from '../edge/graphql/trace';
+import { watchedOpening, type EventsEnded } from '../edge/graphql/trace';
+import { operationSpan } from './operation-span';
 
 /** The transports a subscription is open on. */
 export type Transport = 'ws' | 'sse' | 'multipart';
@@ -35,14 +35,14 @@ export interface OperationTelemetry {
   /**
    * Every operation Apollo Server runs (POST and GET /graphql, and the queries and mutations that
    * graphql-ws and GraphQL over SSE hand it): counted and timed from request to response once it
-   * names an operation, in a span `graphql <type> <operation>` under the context's trace, which
-   * becomes the trace of the operation's work (its plan's fetches are the span's children).
+   * names an operation, in a span `graphql <type> <operation>` (operation-span.ts: the HTTP
+   * request's own when it carries the operation), whose trace becomes the operation's work's.
    */
   plugin: ApolloServerPlugin<GraphContext>;
   /**
    * A subscription over `transport`, started by `start`: open (the gauge) from its start to its end
    * however it ends, counted and timed over its whole life, in a span `graphql subscription <operation>`
-   * under the context's trace, which becomes the trace of its work (its stream, its events' fetches).
+   * (operation-span.ts), whose trace becomes its work's (its stream, its events' fetches).
    */
   subscribe(transport: Transport, args: SubscriptionArgs, start: () => Promise<Outcome>): Promise<Outcome>;
 }
@@ -73,8 +73,8 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
     plugin: {
       async requestDidStart({ contextValue }) {
         const start = now();
-        const { span, trace } = startSpan(contextValue.trace, 'graphql', {});
-        if (span.isRecording()) contextValue.trace = trace;
+        const span = operationSpan(contextValue);
+        contextValue.trace = span.trace;
         let type: string | undefined;
         let operation = 'anonymous';
         let error = false;
@@ -84,8 +84,7 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
             if (!op) return;
             type = op.operation;
             operation = label(operationName);
-            span.updateName(`graphql ${type} ${operation}`);
-            span.setAttributes({ 'graphql.operation.type': type, 'graphql.operation.name': operation });
+            span.name(`graphql ${type} ${operation}`, { 'graphql.operation.type': type, 'graphql.operation.name': operation });
           },
           async didEncounterErrors() {
             error = true;
@@ -94,7 +93,7 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
             // A request refused before it named an operation (syntax, validation, an unknown name, a
             // persisted query not found) is no operation: its 400 is in the HTTP request metrics.
             if (type) record(operation, type, error, start);
-            endSpan(span, error);
+            span.end(error);
           },
         };
       },
@@ -103,11 +102,12 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
     async subscribe(transport, { document, operationName, contextValue }, start) {
       const began = now();
       const operation = label(getOperationAST(document, operationName)?.name?.value);
-      const { span, trace } = startSpan(contextValue.trace, `graphql subscription ${operation}`, { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operation });
-      if (span.isRecording()) contextValue.trace = trace;
+      const span = operationSpan(contextValue);
+      span.name(`graphql subscription ${operation}`, { 'graphql.operation.type': 'subscription', 'graphql.operation.name': operation });
+      contextValue.trace = span.trace;
       const ended = (error: boolean, err?: unknown) => {
         record(operation, 'subscription', error, began);
-        endSpan(span, error, err);
+        span.end(error, err);
       };
       return watchedOpening(start, ended, () => {
         open.inc(transports[transport]);

@@ -130,7 +130,7 @@ export function singleConnections(opts: SingleConnectionOptions) {
     /** Runs an admitted operation: 202 now, its results on the stream once it is open. */
     async run(req: Request, res: Response, { r, id }: { r: Reservation; id: string }, kind: 'subscription' | 'other', document: DocumentNode, payload: OperationPayload) {
       r.ops.set(id, null);
-      const context = contextFrom(req);
+      const context = contextFrom(req, { answeredInResponse: false });
       res.status(202).end();
       let outcome: Outcome;
       try {

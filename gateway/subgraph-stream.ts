@@ -30,7 +30,7 @@ export interface SubgraphStreamOptions {
   log: Logger;
   /** How long a remote subgraph may take to accept a socket's connection_init (default 120 s). */
   ackTimeoutMs?: number;
-  /** Times each stream over its whole life, in its span (fetch-telemetry.ts). */
+  /** Times each stream over its whole life, in its span when remote (fetch-telemetry.ts). */
   fetches?: SubgraphFetches;
 }
 

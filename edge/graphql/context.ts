@@ -5,7 +5,7 @@ import type { Presented } from '../../core/shared/auth/credentials';
 import { BadRequest } from '../../core/shared/errors';
 import type { Trace } from '../../core/shared/telemetry/tracing';
 import { clientAddressOf } from '../http/client-address';
-import { traceOf } from '../http/telemetry';
+import { requestSpanOf, type RequestSpan } from '../http/telemetry';
 
 /** What every subgraph resolver gets from the transport (gateway in process, or its own server). */
 export interface GraphContext {
@@ -20,11 +20,13 @@ export interface GraphContext {
   /** One verification of a bearer token however many services it reaches. */
   memo: Map<string, Promise<unknown>>;
   /**
-   * Where the resolvers' work belongs in the request's trace: the HTTP request's server span, then
-   * the operation's span, and for each fetch of a subgraph in process that fetch's span
-   * (gateway/fetch-telemetry.ts). Absent when nothing traces.
+   * Where the resolvers' work belongs in the request's trace: the operation's span (the HTTP
+   * request's own, named after the operation, when the request carries it), and for each fetch of
+   * a remote subgraph that fetch's span (gateway/fetch-telemetry.ts). Absent when nothing traces.
    */
   trace?: Trace;
+  /** The HTTP request's server span, when its response carries the operation's answer (contextFrom). */
+  requestSpan?: RequestSpan;
 }
 
 /**
@@ -48,17 +50,21 @@ export function withTrace(context: GraphContext, trace: Trace | undefined): Grap
 export const FORWARDED_HEADERS = ['authorization', 'api-key', 'x-request-id'] as const;
 
 /**
- * The context of one GraphQL request, taken from its HTTP request. Credentials are only carried
+ * The context of one GraphQL request, taken from its HTTP request (`answeredInResponse: false`
+ * when the response ends before the operation runs). Credentials are only carried
  * here: each subgraph's resolvers establish their service's caller from them (calls.ts), in this
  * process or, behind a gateway whose subgraphs run elsewhere, where the subgraph runs.
  */
-export function contextFrom(req: Request): GraphContext {
+export function contextFrom(req: Request, opts: { answeredInResponse?: boolean } = {}): GraphContext {
   const headers = Object.fromEntries(FORWARDED_HEADERS.map((h) => [h, req.get(h)]));
   const res = req.res;
+  const own = res && requestSpanOf(res);
   let signal: AbortSignal | undefined;
   return {
     headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id, callers: new Map(), memo: new Map(),
-    trace: res && traceOf(res),
+    trace: own?.trace,
+    // A request answered before its operation runs (202 on GraphQL over SSE's single connection) cannot be the operation's span.
+    requestSpan: opts.answeredInResponse === false ? undefined : own,
     get signal() {
       return (signal ??= res && leaving(res));
     },

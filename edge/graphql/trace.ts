@@ -20,10 +20,15 @@ export const operationTrace = (extensions: unknown, connectionParams: unknown): 
   return carrier && extractTrace(carrier);
 };
 
-/** Ends a span, marked failed when `error` (with the class and message of `err` when one was thrown). */
-export function endSpan(span: Span, error: boolean, err?: unknown): void {
+/** Marks a span failed when `error` (with the class and message of `err` when one was thrown). */
+export function markFailed(span: Span, error: boolean, err?: unknown): void {
   if (err !== undefined) failed(span, err);
   else if (error) span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/** Ends a span, marked failed when `error` (with the class and message of `err` when one was thrown). */
+export function endSpan(span: Span, error: boolean, err?: unknown): void {
+  markFailed(span, error, err);
   span.end();
 }
 

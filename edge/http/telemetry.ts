@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { secondsSince, type Metrics } from '../../core/shared/telemetry/metrics';
-import { extractTrace, SpanKind, startSpan, type Trace } from '../../core/shared/telemetry/tracing';
+import { extractTrace, SpanKind, startSpan, type Span, type Trace } from '../../core/shared/telemetry/tracing';
 
 /** Paths outside the services' routers that get a label of their own; any other unmatched path is `other`. */
 const FIXED = new Set(['/', '/healthz', '/readyz', '/graphql', '/graphiql']);
@@ -12,8 +12,25 @@ interface Hook {
   streams: (route: string) => () => void;
 }
 
+/**
+ * A request's server span (tracing on). The one GraphQL operation a request to /graphql
+ * carries names it after itself (`renamed`; gateway/operation-span.ts) instead of opening a span of
+ * its own: for such a request the HTTP exchange and the operation are one piece of work.
+ */
+export interface RequestSpan {
+  span: Span;
+  trace: Trace;
+  /** Set once something took the span as its own, so that nothing else does. */
+  claimed?: boolean;
+  /** Set once the span has a name other than `METHOD route`, which its end then keeps. */
+  renamed?: boolean;
+}
+
+/** The request's server span, when tracing is on (serverTelemetry). */
+export const requestSpanOf = (res: Response): RequestSpan | undefined => res.locals[TRACE] as RequestSpan | undefined;
+
 /** The trace of a request's work: its server span, when tracing is on (serverTelemetry). */
-export const traceOf = (res: Response): Trace | undefined => res.locals[TRACE] as Trace | undefined;
+export const traceOf = (res: Response): Trace | undefined => requestSpanOf(res)?.trace;
 
 /** A router names the route a request matched (its template, `/api/v2/objects/:id`): the label and the span's name. */
 export function routeMatched(res: Response, route: string): void {
@@ -68,12 +85,13 @@ export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): R
     const { span, trace } = startSpan(extractTrace(req.headers), method, {
       'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol, 'x-request-id': String(res.getHeader('x-request-id') ?? ''),
     }, SpanKind.SERVER);
-    res.locals[TRACE] = trace;
+    const own: RequestSpan = { span, trace };
+    res.locals[TRACE] = own;
     res.once('close', () => {
       const route = routeOf(req, res);
       const status = res.writableFinished ? res.statusCode : 499;
       duration.observe({ method, route, status }, secondsSince(start));
-      span.updateName(`${method} ${route}`);
+      if (!own.renamed) span.updateName(`${method} ${route}`);
       span.setAttributes({ 'http.route': route, 'http.response.status_code': status });
       if (status >= 500) span.setStatus({ code: 2 });
       span.end();
