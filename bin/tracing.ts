@@ -88,7 +88,7 @@ export function startTracing(config: Config, role: string, log: Logger): Tracing
   });
   return {
     shutdown: () => provider.shutdown().catch((err: unknown) => {
-      log.warn(`traces still buffered at stop not exported: ${err instanceof Error ? err.message : String(err)}`);
+      log.warn(`traces still buffered at stop not exported: ${messageOf(err)}`);
     }),
   };
 }

@@ -40,7 +40,7 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
     labels: ['subgraph', 'outcome'],
   });
 
-  /** What one subgraph's fetches share: their span's name and attributes, their labels. */
+  /** What one subgraph's fetches share: their span's name and attributes (remote), their labels, their timing. */
   const shapes = new Map<string, ReturnType<typeof shape>>();
   const shape = (subgraph: string) => {
     const ok = { subgraph, outcome: 'ok' };
@@ -48,10 +48,22 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
     return {
       name: `subgraph ${subgraph}`,
       attributes: { 'graphql.subgraph.name': subgraph },
-      kind: SpanKind.CLIENT,
       now: () => (counting ? process.hrtime.bigint() : 0n),
       observe(start: bigint, failedIt: boolean) {
         if (counting) duration.observe(failedIt ? error : ok, secondsSince(start));
+      },
+      /** Runs one fetch timed; `answeredErrors` is told when its answer carries errors. */
+      async timed<T>(run: () => Promise<T>, answeredErrors?: () => void): Promise<T> {
+        const start = this.now();
+        let failedIt = true;
+        try {
+          const answer = await run();
+          failedIt = hasErrors(answer);
+          if (failedIt) answeredErrors?.();
+          return answer;
+        } finally {
+          this.observe(start, failedIt);
+        }
       },
     };
   };
@@ -64,38 +76,16 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
   return {
     of(subgraph, remote) {
       const s = shapeOf(subgraph);
-      if (!remote) {
-        return async (parent, run) => {
-          const start = s.now();
-          let error = true;
-          try {
-            const answer = await run(parent);
-            error = hasErrors(answer);
-            return answer;
-          } finally {
-            s.observe(start, error);
-          }
-        };
-      }
-      return (parent, run) => inSpan(parent, s.name, s.attributes, async (span, trace) => {
-        const start = s.now();
-        let error = true;
-        try {
-          const answer = await run(span.isRecording() ? trace : parent);
-          error = hasErrors(answer);
-          if (error) span.setStatus({ code: SpanStatusCode.ERROR });
-          return answer;
-        } finally {
-          s.observe(start, error);
-        }
-      }, s.kind);
+      if (!remote) return (parent, run) => s.timed(() => run(parent));
+      return (parent, run) => inSpan(parent, s.name, s.attributes, (span, trace) =>
+        s.timed(() => run(span.isRecording() ? trace : parent), () => span.setStatus({ code: SpanStatusCode.ERROR })), SpanKind.CLIENT);
     },
 
     async stream(subgraph, remote, parent, open) {
       const s = shapeOf(subgraph);
       const start = s.now();
       if (!remote) return watchedOpening(() => open(parent), (error) => s.observe(start, error));
-      const { span, trace } = startSpan(parent, s.name, s.attributes, s.kind);
+      const { span, trace } = startSpan(parent, s.name, s.attributes, SpanKind.CLIENT);
       const ended = (error: boolean, err?: unknown) => {
         s.observe(start, error);
         endSpan(span, error, err);

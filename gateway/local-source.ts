@@ -2,7 +2,7 @@ import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo
 import { execute, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { dedupeKey, inflight } from './dedupe';
 import { linkShared, type Trace } from '../core/shared/telemetry/tracing';
-import { withTrace, type GraphContext } from '../edge/graphql/context';
+import type { GraphContext } from '../edge/graphql/context';
 import { untimed, type TimedFetch } from './fetch-telemetry';
 
 type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] };
@@ -41,7 +41,8 @@ export class InProcessDataSource implements GraphQLDataSource<Record<string, unk
 
   process(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>) {
     const context = (options.context ?? {}) as GraphContext;
-    return this.timed(context.trace, (trace) => this.fetch(options, withTrace(context, trace)));
+    // In process the fetch has no span: its resolvers run in the operation's trace, the context's own.
+    return this.timed(context.trace, () => this.fetch(options, context));
   }
 
   private async fetch(options: GraphQLDataSourceProcessOptions<Record<string, unknown>>, contextValue: GraphContext) {

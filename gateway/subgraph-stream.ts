@@ -2,7 +2,7 @@ import { parse, subscribe, type DocumentNode, type ExecutionResult, type GraphQL
 import { createClient } from 'graphql-ws';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
-import { FORWARDED_HEADERS, withTrace, type GraphContext } from '../edge/graphql/context';
+import { FORWARDED_HEADERS, type GraphContext } from '../edge/graphql/context';
 import { formatExecutionError } from '../edge/graphql/errors';
 import { injectTrace, type Trace } from '../core/shared/telemetry/tracing';
 import type { SubgraphFetches } from './fetch-telemetry';
@@ -120,7 +120,7 @@ export function subgraphStream(opts: SubgraphStreamOptions): SubgraphStream {
   const open = async (serviceName: string, target: StreamTarget, op: SubgraphOperation, trace: Trace | undefined): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> => {
     if ('url' in target) return remote(serviceName, target.url, op, opts.ackTimeoutMs ?? 120_000, trace);
     const outcome = await subscribe({
-      schema: target.schema, document: parsed(op.query), operationName: op.operationName, variableValues: op.variables, contextValue: withTrace(op.context, trace),
+      schema: target.schema, document: parsed(op.query), operationName: op.operationName, variableValues: op.variables, contextValue: op.context,
     });
     if (!(Symbol.asyncIterator in outcome)) return coded(outcome, opts.log);
     const log = opts.log;

@@ -29,23 +29,6 @@ export interface GraphContext {
   requestSpan?: RequestSpan;
 }
 
-/**
- * The operation's context as one subgraph fetch's resolvers see it: the same caller, credentials,
- * memo and signal, but their trace is the fetch's. Fetches of one plan run side by side, so the
- * operation's own context is never rewritten for one of them. The context itself when the trace is
- * its own (nothing records). (A literal of one shape, not Object.create: a new prototype for every
- * fetch would make each resolver's reads of its context megamorphic.)
- */
-export function withTrace(context: GraphContext, trace: Trace | undefined): GraphContext {
-  if (trace === context.trace) return context;
-  return {
-    headers: context.headers, clientAddress: context.clientAddress, requestId: context.requestId, callers: context.callers, memo: context.memo, trace,
-    get signal() {
-      return context.signal;
-    },
-  };
-}
-
 /** Headers the gateway passes on to subgraphs, in process or over HTTP. */
 export const FORWARDED_HEADERS = ['authorization', 'api-key', 'x-request-id'] as const;
 
