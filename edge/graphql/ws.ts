@@ -11,6 +11,7 @@ import type { IntrospectionCache } from './introspection';
 import type { GraphqlLimits } from './limits';
 import { operationPreparer, refusal } from './prepare';
 import { keepSocketsAlive } from './ws-keepalive';
+import { forgivePeerGone } from './ws-peer-gone';
 import { operationTrace } from './trace';
 
 export interface WebSocketOptions {
@@ -125,7 +126,7 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (pathOf(req.url) === path && req.headers.upgrade?.toLowerCase() === 'websocket') {
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', forgivePeerGone(ws), req));
     } else {
       answerAsHttp(server, req, socket);
     }
