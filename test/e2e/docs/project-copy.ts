@@ -37,3 +37,21 @@ export function processesIn(dir: string): { pid: number; cmd: string }[] {
   return found;
 }
 
+
+/** The live processes of process group `pgid` (a detached child's: it and what it started in the background). */
+export function processGroup(pgid: number): { pid: number; cmd: string }[] {
+  const found: { pid: number; cmd: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command may hold spaces and parentheses: the fields after its closing one are fixed.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z' || Number(fields[2]) !== pgid) continue;
+      found.push({ pid: Number(entry), cmd: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
