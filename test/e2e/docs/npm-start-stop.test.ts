@@ -26,7 +26,8 @@ async function within(timeoutMs: number, check: () => boolean | Promise<boolean>
  * (an interactive shell). Either way the platform must stop: its port free, no process left.
  */
 describe('npm start in the background, stopped with kill %1', () => {
-  it.each([
+  // Each in a copy of its own, on a port of its own: side by side.
+  it.concurrent.each([
     ['from a script (npm alone gets the signal)', ''],
     ['from an interactive shell (job control: the whole job gets it)', 'set -m'],
   ])('%s: the port is free and no process is left', async (_name, mode) => {

@@ -5,8 +5,10 @@ import { processGroup } from './project-copy';
 export interface NpmStarted {
   url: string;
   output: () => string;
-  /** SIGTERM to npm, as Ctrl-C or `kill %1` would; resolves with npm's exit code once it is gone. */
+  /** SIGTERM to npm, as `kill %1` from a script would; resolves with npm's exit code once it is gone. */
   stop(): Promise<number | null>;
+  /** What of it was still running when npm had exited (then killed): nothing, when it stops as it should. */
+  left: { pid: number; cmd: string }[];
 }
 
 /**
@@ -21,11 +23,15 @@ export function npmStart(dir: string, env: Record<string, string>, timeoutMs = 9
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const left: { pid: number; cmd: string }[] = [];
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const code = await exited;
     // Nothing of it may outlive npm; were something left, it is stopped here (and the stop test says so).
-    for (const p of processGroup(child.pid!)) process.kill(p.pid, 'SIGKILL');
+    for (const p of processGroup(child.pid!)) {
+      left.push(p);
+      process.kill(p.pid, 'SIGKILL');
+    }
     return code;
   };
   return new Promise((resolve, reject) => {
@@ -42,7 +48,7 @@ export function npmStart(dir: string, env: Record<string, string>, timeoutMs = 9
       if (!m || !out.includes('Ready.')) return;
       child.stdout.off('data', ready);
       clearTimeout(timer);
-      resolve({ url: m[1]!, output: () => out, stop });
+      resolve({ url: m[1]!, output: () => out, stop, left });
     });
   });
 }

@@ -1,4 +1,5 @@
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { allPages } from './markdown';
 import { npmStart, type NpmStarted } from './npm-start';
@@ -57,7 +58,14 @@ describe('the README and the docs pages, run as written against npm start', () =
     expect(readme).toMatch(/"viewer":\{"username":"[^"]+","realm":\{"name":"default"\}\},"search":\{"totalCount":[1-9]/);
   });
 
-  it('stops as the README says (npm gets SIGTERM): npm exits 0', async () => {
+  it('stops as the README says (npm gets SIGTERM): npm exits 0, its port is free, nothing of it is left', async () => {
+    const port = Number(new URL(server.url).port);
     expect(await server.stop()).toBe(0);
+    expect(server.left).toEqual([]);
+    await expect(new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => (s.destroy(), resolve('open')));
+      s.once('error', () => resolve('closed'));
+    })).resolves.toBe('closed');
   });
 });
