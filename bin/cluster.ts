@@ -64,6 +64,8 @@ export function runPrimary(count: number, graceMs: number, onReady: (url: string
       w.process.kill('SIGTERM');
     }
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Each signal may come twice (a terminal's Ctrl-C or `kill %1` reaches the whole process group, and npm
+  // forwards it as well): the first stops, the others find it stopping.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }

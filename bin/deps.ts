@@ -8,11 +8,15 @@ import { createFairPool, type FairPool, type FairPoolOptions } from '../core/sha
 import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/shared/module';
 import type { OpenedRedis } from '../core/shared/redis';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
+import type { BootstrapScope } from './bootstrap';
 import { workerPools, type Channel } from './shared-pools';
 
 // Loaded only when configured: commands and SQLite deployments never load the drivers.
 const postgres = () => require('../core/shared/postgres') as typeof import('../core/shared/postgres');
 const redisClient = () => require('../core/shared/redis') as typeof import('../core/shared/redis');
+
+/** Any fixed number (another than the migrations'): the advisory lock under which replicas bootstrap one at a time. */
+const BOOTSTRAP_LOCK = 0x626f6f74; // "boot"
 
 /** What the registered services add to the configuration. */
 export const configParts = (modules: readonly ServiceModule[]): ConfigParts => ({
@@ -86,6 +90,15 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
         deps.redis = redis.client;
         await redis.ping();
       }
+    },
+    /**
+     * How the first-start bootstrap runs (bin/bootstrap.ts): on PostgreSQL the stores are shared by
+     * every replica, and bootstraps of one database take turns under an advisory lock.
+     */
+    bootstrapScope(): BootstrapScope {
+      const url = config.DATABASE_URL;
+      if (!url || !deps.postgres) return { shared: false, exclusive: (fn) => fn() };
+      return { shared: true, exclusive: (fn) => postgres().withAdvisoryLock(url, BOOTSTRAP_LOCK, fn) };
     },
     /** Whether PostgreSQL and Redis, where configured, answer now (readiness). */
     async reachable(): Promise<{ postgres?: boolean; redis?: boolean }> {

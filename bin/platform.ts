@@ -121,8 +121,8 @@ export async function main(argv: string[]): Promise<void> {
       const platform = sharedDeps(config, SERVICES, pino({ level: 'silent' }));
       const opened = await platform.open(SERVICES, { admin: true });
       try {
-        const { file, created } = await runBootstrap(config.PLATFORM_DATA_DIR, opened);
-        return print({ credentials: file, created });
+        const { file, created, joined } = await runBootstrap(config.PLATFORM_DATA_DIR, opened, platform.bootstrapScope());
+        return print({ credentials: file, created, ...(joined ? { joined } : {}) });
       } finally {
         await closeAll(opened);
         await platform.close();

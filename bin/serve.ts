@@ -24,8 +24,11 @@ function banner(config: Config, role: string, url: string, boot: BootstrapResult
   for (const m of lazyStart().servedBy(role, SERVICES)) out(`  ${m.title}: ${url}${m.prefix}/docs`);
   if (role === 'all' || role === 'gateway') out(`  GraphQL:    ${url}/graphql (Apollo Sandbox; offline GraphiQL at ${url}/graphiql)`);
   for (const t of tightened) out(`  data directory permissions tightened: ${t}`);
-  if (boot?.created) {
-    // With a shared database (replicas) the realm may be another replica's: the demo accounts are this data directory's own.
+  if (boot?.joined) {
+    // Replicas on one database: the first one's realm, demo accounts and key serve them all; only its file holds their secrets.
+    out(`  credentials: ${boot.file} has the ids of the demo accounts another replica made on this database;`);
+    out('               their secrets are in that replica\'s bootstrap.json (docs/replicas.md)');
+  } else if (boot?.created) {
     out(`\nFirst start: the default realm, a demo client and a demo user are ready; their credentials are in ${boot.file} (mode 0600).`);
     // Standard output is the log in a container: secrets go only to a person at a terminal.
     if (process.stdout.isTTY) out(`Shown once here:\n${JSON.stringify(boot.values, null, 2)}`);
@@ -44,7 +47,7 @@ async function prepare(config: Config, role: string) {
   // Opened as the CLI opens them (durable writes, no caches, threads or index warm-up): the primary serves nothing.
   const opened = await platform.open(SERVICES, { admin: true });
   try {
-    return { tightened, boot: await runBootstrap(config.PLATFORM_DATA_DIR, opened) };
+    return { tightened, boot: await runBootstrap(config.PLATFORM_DATA_DIR, opened, platform.bootstrapScope()) };
   } finally {
     await closeAll(opened);
     await platform.close();
@@ -96,10 +99,14 @@ export async function serve(config: Config, role: string): Promise<void> {
       throw err;
     });
   banner(config, role, running.url, running.bootstrap, running.tightened, !!metrics);
+  // Each signal may come twice (the process group's, and npm's forwarded copy): one stop.
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     metrics?.close();
     void running.close(config.SHUTDOWN_GRACE_SECONDS * 1000).then(() => process.exit(0));
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }

@@ -83,7 +83,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   // Spans still buffered leave last, after the services have closed.
   const closers: (() => unknown)[] = [() => tracing?.shutdown(), () => platform.close(), () => closeAll(opened)];
   try {
-    const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened) : undefined;
+    const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened, platform.bootstrapScope()) : undefined;
     if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
 
     const subgraphs = opened.flatMap(({ module, instance }) => subgraphFace(module, instance, platform.deps, log) ?? []);

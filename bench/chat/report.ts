@@ -1,4 +1,4 @@
-/** The tables and target lines of `npm run bench:chat` (Markdown, to paste into the README). */
+/** The tables and target lines of `npm run bench:chat` (Markdown, to paste into docs/performance.md). */
 import type { Throughput } from './load';
 import type { WayTimes } from './latency';
 import { percentile } from '../shared/scifact';

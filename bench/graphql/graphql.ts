@@ -1,6 +1,6 @@
 /**
  * `npm run bench:graphql`: what the federated graph costs and how it compares, measured in one run
- * on this machine (see README "GraphQL gateway"):
+ * on this machine (see docs/performance.md, "GraphQL gateway"):
  * - a one-subgraph query (`{ realm { id name issuer jwksUri } }`) against the same data over REST,
  *   against the token subgraph served alone, through our gateway (subgraphs in process; remote),
  *   through a plain @apollo/gateway and through Hive Gateway over the same remote subgraphs;

@@ -1,4 +1,4 @@
-/** The tables and target lines of `npm run bench:models` (Markdown, to paste into the README). */
+/** The tables and target lines of `npm run bench:models` (Markdown, to paste into docs/performance.md). */
 import type { Measured } from '../shared/load';
 import type { Latency } from './latency';
 import { markdownTable } from '../shared/progress';

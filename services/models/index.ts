@@ -24,6 +24,9 @@ const redisLimits = () => require('../../core/models/redis/limit-counters') as t
 const postgres = () => require('../../core/models/postgres') as typeof import('../../core/models/postgres');
 const http = () => require('../../edge/http/errors') as typeof import('../../edge/http/errors');
 
+/** The first start's LM key's name (DECISIONS: the first start creates one for the demo tenant). */
+const DEMO_KEY = 'demo';
+
 /** The model gateway's environment variables. */
 const Settings = z.object({
   /** A JSON catalog of models added to the built-in `local-chat`, `local-embed` and `local-image` (docs/decisions.md, docs/catalog.example.json). */
@@ -99,10 +102,18 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   client: (opts) => client().modelsClient(opts),
   commands: modelsCommands,
   jobs: [{ name: 'prune expired cached answers, stored responses and request counts', everyMs: 60_000, run: (core) => core.prune() }],
-  /** DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it works. */
-  bootstrap: async (core, current): Promise<Record<string, string>> => {
+  /**
+   * DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it
+   * works. On a shared database another replica's demo key (live or revoked) is the platform's: a
+   * replica that joins makes none of its own.
+   */
+  bootstrap: async (core, current, ctx): Promise<Record<string, string>> => {
     if (current.api_key && (await core.keys.verify(current.api_key))) return { api_key: current.api_key };
     if (!current.tenant_id) return {};
-    return { api_key: (await core.keys.create({ name: 'demo', tenant: current.tenant_id })).apiKey };
+    if (ctx.shared && (await core.keys.list(current.tenant_id)).some((k) => k.name === DEMO_KEY)) {
+      ctx.joined();
+      return {};
+    }
+    return { api_key: (await core.keys.create({ name: DEMO_KEY, tenant: current.tenant_id })).apiKey };
   },
 });

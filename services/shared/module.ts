@@ -127,9 +127,24 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
   commands?: CliCommand<I>[];
   jobs?: Job<I>[];
   /** First start: creates what a new user needs and returns it for `bootstrap.json`; later starts get it back. */
-  bootstrap?(instance: I, current: Readonly<Record<string, string>>): Promise<Record<string, string>>;
+  bootstrap?(instance: I, current: Readonly<Record<string, string>>, ctx: BootstrapContext): Promise<Record<string, string>>;
   /** The service's interface over its REST paths, for a deployment where it runs elsewhere. */
   client?(opts: { baseUrl: string }): unknown;
+}
+
+/**
+ * What a service's bootstrap is told. Bootstraps of one database run one at a time (bin/bootstrap.ts),
+ * so a replica that starts while another sets the database up finds what the other made.
+ */
+export interface BootstrapContext {
+  /**
+   * The stores are shared with other data directories (DATABASE_URL): what the first start made is
+   * found here, made by another replica (or `platform init` elsewhere), whose secrets this data
+   * directory cannot know (only their hashes are kept). Use it; do not make it again.
+   */
+  shared: boolean;
+  /** Says that this start found another replica's accounts in place of its own (their secrets stay in that replica's bootstrap.json). */
+  joined(): void;
 }
 
 export const audienceOf = (m: Pick<ServiceModule, 'name' | 'audience'>): string => m.audience ?? m.name;

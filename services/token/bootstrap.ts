@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Conflict } from '../../core/shared/errors';
 import type { TokenCore } from '../../core/token';
 import { randomSecret } from '../../core/token/secrets';
+import type { BootstrapContext } from '../shared/module';
 
 export const DEMO_ROLES = ['search:read', 'search:write'];
+const DEMO_CLIENT = 'demo-client';
+const DEMO_USER = 'demo-user';
 const FIELDS = ['realm', 'tenant_id', 'client_id', 'client_secret', 'username', 'password'] as const;
 
 /** `create(name)`, or, when that name is taken (now or by another replica meanwhile), under the name with a random suffix. */
@@ -22,14 +25,22 @@ async function createFree<T>(name: string, taken: (n: string) => Promise<unknown
 /**
  * DECISIONS: the first start creates the default realm, a confidential demo client and a demo
  * user, and their credentials go to `bootstrap.json`. Later starts keep what the file holds.
- * Replicas sharing one database (each with its own data directory) find the default realm the
- * first one made, even when they start at the same moment (the realm is created in one step; the
- * one that loses reads the winner's), and each gets demo accounts of its own.
+ * Replicas sharing one database bootstrap one at a time (bin/bootstrap.ts): the first makes the
+ * realm and the demo accounts; the others find them and take their ids (not their secrets, which
+ * only the first one's file holds). A data directory of its own that lost its bootstrap.json (not
+ * shared) gets new demo accounts, suffixed, since nobody else has the old ones' secrets.
  */
-export async function tokenBootstrap(token: TokenCore, current: Readonly<Record<string, string>>): Promise<Record<string, string>> {
+export async function tokenBootstrap(token: TokenCore, current: Readonly<Record<string, string>>, ctx?: BootstrapContext): Promise<Record<string, string>> {
   const { store, admin } = token;
   const defaultRealm = await store.realms.getDefaultId();
   if (defaultRealm && FIELDS.every((f) => current[f])) return Object.fromEntries(FIELDS.map((f) => [f, current[f]!]));
+  if (defaultRealm && ctx?.shared) {
+    const [client, user] = await Promise.all([store.clients.get(defaultRealm, DEMO_CLIENT), store.users.get(defaultRealm, DEMO_USER)]);
+    if (client && user) {
+      ctx.joined();
+      return { realm: defaultRealm, tenant_id: client.tenantId, client_id: client.clientId, username: user.username };
+    }
+  }
 
   const realm = defaultRealm ?? (await admin.createRealm({ name: 'default' }).then((r) => r.id, async (err: unknown) => {
     const winner = err instanceof Conflict ? await store.realms.getDefaultId() : undefined;
@@ -37,11 +48,10 @@ export async function tokenBootstrap(token: TokenCore, current: Readonly<Record<
     return winner;
   }));
   const tenant = realm;
-  // A data dir that lost its bootstrap.json (or another replica's) keeps the old demo accounts; new ones get a suffix.
-  const client = await createFree('demo-client', (n) => store.clients.get(realm, n),
+  const client = await createFree(DEMO_CLIENT, (n) => store.clients.get(realm, n),
     (clientId) => admin.createClient({ realm, clientId, tenantId: tenant, roles: DEMO_ROLES }));
   const password = randomSecret(18);
-  const user = await createFree('demo-user', (n) => store.users.get(realm, n),
+  const user = await createFree(DEMO_USER, (n) => store.users.get(realm, n),
     (username) => admin.createUser({ realm, username, password, tenantId: tenant, roles: DEMO_ROLES }));
   return { realm, tenant_id: tenant, client_id: client.clientId, client_secret: client.client_secret, username: user.username, password };
 }

@@ -1,4 +1,4 @@
-import { migrate, openPool, type PgPool } from '../../core/shared/postgres';
+import { migrate, openPool, withAdvisoryLock, type PgPool } from '../../core/shared/postgres';
 import { openTokenCore, type TokenCore } from '../../core/token';
 import { TOKEN_PG_MIGRATIONS } from '../../core/token/postgres';
 import { tokenBootstrap } from '../../services/token/bootstrap';
@@ -21,16 +21,25 @@ describePg('the token bootstrap of replicas starting together on one database', 
     await db?.drop();
   });
 
-  it('makes one default realm, and demo accounts of its own for each replica, every one working', async () => {
-    const boots = await Promise.all(cores.map((core) => tokenBootstrap(core, {})));
-    expect(new Set(boots.map((b) => b.realm)).size).toBe(1);
+  it('taking turns under the bootstrap lock, makes one realm and one set of demo accounts: the first has their secrets, the others their ids', async () => {
+    const joined: boolean[] = [false, false, false];
+    const boots = await Promise.all(cores.map((core, i) => withAdvisoryLock(db.url, 42, () =>
+      tokenBootstrap(core, {}, { shared: true, joined: () => void (joined[i] = true) }))));
     expect(await cores[0]!.admin.listRealms()).toEqual([expect.objectContaining({ id: boots[0]!.realm, name: 'default', default: true })]);
-    expect(new Set(boots.map((b) => b.client_id)).size).toBe(3);
-    expect(new Set(boots.map((b) => b.username)).size).toBe(3);
-    for (const [i, b] of boots.entries()) {
-      const core = cores[(i + 1) % cores.length]!;
-      await expect(core.service.issueForClient({ realm: b.realm!, client_id: b.client_id!, client_secret: b.client_secret! })).resolves.toMatchObject({ token_type: 'Bearer' });
-      await expect(core.service.loginUser({ realm: b.realm!, username: b.username!, password: b.password! })).resolves.toMatchObject({ token_type: 'Bearer' });
+    const makers = boots.filter((b) => b.client_secret);
+    expect(makers).toHaveLength(1);
+    expect(joined.filter(Boolean)).toHaveLength(2);
+    const maker = makers[0]!;
+    expect(maker).toMatchObject({ client_id: 'demo-client', username: 'demo-user', password: expect.any(String) });
+    for (const b of boots.filter((x) => x !== maker)) {
+      expect(b).toEqual({ realm: maker.realm, tenant_id: maker.tenant_id, client_id: 'demo-client', username: 'demo-user' });
     }
+    for (const core of cores) {
+      await expect(core.service.issueForClient({ realm: maker.realm!, client_id: maker.client_id!, client_secret: maker.client_secret! })).resolves.toMatchObject({ token_type: 'Bearer' });
+      await expect(core.service.loginUser({ realm: maker.realm!, username: maker.username!, password: maker.password! })).resolves.toMatchObject({ token_type: 'Bearer' });
+    }
+    // A later start of a joined replica finds the same, and still joins.
+    const again = await tokenBootstrap(cores[1]!, boots[1]!.client_secret ? boots[2]! : boots[1]!, { shared: true, joined: () => undefined });
+    expect(again).toEqual({ realm: maker.realm, tenant_id: maker.tenant_id, client_id: 'demo-client', username: 'demo-user' });
   });
 });

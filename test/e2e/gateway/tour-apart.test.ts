@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expectGraphqlTour, readmeScript, startPlatformProcess, stopProcess, STRICT_PRELUDE, type PlatformProcess } from '../shared/processes';
+import { expectGraphqlTour, startPlatformProcess, stopProcess, type PlatformProcess } from '../shared/processes';
+import { pagesScript } from '../docs/run-page';
 import { freePort, platformCli, ROOT, run } from '../shared/server';
 
 /**
- * README "Running the parts apart": `platform init`, then the four services and the gateway each
- * its own process (`platform serve <name> --port N`), as the README starts them; the GraphQL tour
- * walked against the gateway.
+ * docs/parts-apart.md: `platform init`, then the four services and the gateway each its own
+ * process (`platform serve <name> --port N`), as that page starts them; the GraphQL tour
+ * (docs/graphql.md) walked against the gateway.
  */
 describe('the GraphQL tour across five processes: four services served apart and the gateway', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-apart-'));
@@ -46,7 +47,7 @@ describe('the GraphQL tour across five processes: four services served apart and
   });
 
   it('runs the GraphQL tour against the gateway: a mutation, a query across three subgraphs, a subscription three ways', async () => {
-    const ran = await run('bash', ['-c', STRICT_PRELUDE + readmeScript('graphql-tour')], { env: { GRAPHQL_URL: `${gateway.url}/graphql`, PLATFORM_DATA_DIR: dataDir } });
+    const ran = await run('bash', ['-c', pagesScript('docs/graphql.md')], { env: { GRAPHQL_URL: `${gateway.url}/graphql`, PLATFORM_DATA_DIR: dataDir } });
     expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
     expect(ran.status).toBe(0);
     expectGraphqlTour(ran.stdout);

@@ -1,6 +1,7 @@
 import { describeNginx, startNginx } from '../../shared/nginx';
 import { describeReplicas, startReplicas, type ReplicaSet } from '../../shared/replicas';
-import { expectGraphqlTour, expectRestTour, readmeScript, STRICT_PRELUDE } from '../shared/processes';
+import { expectGraphqlTour, expectRestTour } from '../shared/processes';
+import { pagesScript, SERVICE_TOURS } from '../docs/run-page';
 import { freePort, run } from '../shared/server';
 
 jest.setTimeout(120_000);
@@ -8,12 +9,12 @@ jest.setTimeout(120_000);
 const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
 
 /**
- * The README's tours through the documented nginx configuration (docs/deploy/nginx-platform.conf)
+ * The tours (docs/tour-*.md, docs/graphql.md) through the documented nginx configuration (docs/deploy/nginx-platform.conf)
  * in front of two replicas on one PostgreSQL and one Redis: consecutive requests land on either
  * replica, streamed answers (SSE, multipart) and the graphql-ws subscription (bin/ask.ts) pass
  * through nginx, and `platform ingest` writes where every replica reads.
  */
-(describeReplicas === describe ? describeNginx : describe.skip)('the README tour through nginx in front of replicas', () => {
+(describeReplicas === describe ? describeNginx : describe.skip)('the tours through nginx in front of replicas', () => {
   let set: ReplicaSet;
   let lb: Awaited<ReturnType<typeof startNginx>>;
   let env: Record<string, string>;
@@ -43,8 +44,8 @@ const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
     for (const n of each) expect(n).toBeGreaterThan(0);
   });
 
-  it('runs every command of the REST tour', async () => {
-    const ran = await run('bash', ['-c', STRICT_PRELUDE + readmeScript('tour')], { env });
+  it('runs every command of the four services\' tours', async () => {
+    const ran = await run('bash', ['-c', pagesScript(...SERVICE_TOURS)], { env });
     expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
     expect(ran.status).toBe(0);
     expectRestTour(ran.stdout);
@@ -52,7 +53,7 @@ const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
   }, 120_000);
 
   it('runs the GraphQL tour: a subscription over graphql-ws, SSE and multipart, through nginx', async () => {
-    const ran = await run('bash', ['-c', STRICT_PRELUDE + readmeScript('graphql-tour')], { env });
+    const ran = await run('bash', ['-c', pagesScript('docs/graphql.md')], { env });
     expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
     expect(ran.status).toBe(0);
     expectGraphqlTour(ran.stdout);

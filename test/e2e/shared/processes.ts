@@ -1,5 +1,4 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnv, ROOT } from './server';
 
@@ -43,19 +42,7 @@ export const stopProcess = (child: ChildProcessWithoutNullStreams) =>
     child.kill('SIGTERM');
   });
 
-/** The bash between the README's `<!-- name:start -->` and `<!-- name:end -->` markers, fences removed. */
-export function readmeScript(name: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`<!-- ${name}:start -->`);
-  const end = readme.indexOf(`<!-- ${name}:end -->`);
-  if (start < 0 || end < start) throw new Error(`README has no ${name} markers`);
-  return readme.slice(start, end).split('\n').filter((l) => !l.startsWith('```') && !l.startsWith('<!--')).join('\n');
-}
-
-/** Any HTTP error fails a README script: curl is wrapped with --fail-with-body and the shell with -e. */
-export const STRICT_PRELUDE = 'set -euo pipefail\ncurl() { command curl --fail-with-body -sS "$@"; echo; }\n';
-
-/** What the README's REST tour prints when every step worked. */
+/** What the four services' tours (docs/tour-*.md) print when every step worked. */
 export function expectRestTour(out: string) {
   expect(out).toContain('{"msg":"ok"}');
   expect(out).toContain('"token_type":"Bearer"');
@@ -69,7 +56,7 @@ export function expectRestTour(out: string) {
   expect(out).toMatch(/"created": ?[1-9]/);
   expect(out).toMatch(/"message":"Documents found","result_count":[1-9]/);
   expect(out).toContain('"data":"[1] Glaciers');
-  // chunk search within custom_metadata's tags: the tags the README's upload and `platform ingest` gave
+  // chunk search within custom_metadata's tags: the tags the search tour's upload and `platform ingest` gave
   expect(out).toMatch(/"result_count":[1-9]\d*,"result":\[\{"object_id":"[0-9a-f-]{36}","chunk_id":\d+/);
   expect(out).toContain('<em>Glaciers</em>');
   expect(out).toMatch(/"search":\{"totalCount":[1-9]/);
@@ -98,7 +85,7 @@ export function expectRestTour(out: string) {
   expect(out).toMatch(/"model":\{"id":"local-chat","contextLength":8192\}/);
 }
 
-/** What the README's GraphQL tour prints when every step worked. */
+/** What the GraphQL tour (docs/graphql.md) prints when every step worked. */
 export function expectGraphqlTour(out: string) {
   expect(out).toMatch(/"addDocument":\{"title":"Glaciers","chunkCount":[1-9]/);
   expect(out).toMatch(/"viewer":\{"username":"[^"]+","realm":\{"name":"default"\}\}/);

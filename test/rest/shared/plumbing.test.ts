@@ -152,6 +152,12 @@ describe('GET /auth/api/v1/openapi.json', () => {
     expect(typeof doc.info.title).toBe('string');
   });
 
+  it('says where the first start\'s demo credentials are, and how to print them', () => {
+    const d = (doc.info as { description?: string }).description;
+    expect(d).toContain('`data/bootstrap.json`');
+    expect(d).toContain('`npm run -s platform -- credentials`');
+  });
+
   it('lists the four spec paths with their methods', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(SPEC_PATHS));
     expect(Object.keys(doc.paths[`${PREFIX}/healthz`]!)).toEqual(['get']);

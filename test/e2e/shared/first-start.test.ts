@@ -3,14 +3,14 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapPath } from '../../../services/shared/cli';
-import { expectGraphqlTour, expectRestTour, readmeScript, startPlatformProcess, stopProcess, STRICT_PRELUDE } from './processes';
-import { childEnv, freePort, ROOT, run } from './server';
+import { startPlatformProcess, stopProcess } from './processes';
+import { childEnv, freePort, ROOT } from './server';
 
 const npmStart = (env: Record<string, string>) => startPlatformProcess(['start'], env);
 const stop = stopProcess;
-const tourScript = () => readmeScript('tour');
 
-describe("the README's tour, on a server started the way npm start starts it", () => {
+/** The first start's credentials, and later starts (the README's tours run in test/e2e/docs/pages.test.ts). */
+describe('the first start, on a server started the way npm start starts it', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-tour-'));
   let env: Record<string, string>;
   let server: Awaited<ReturnType<typeof npmStart>>;
@@ -18,7 +18,7 @@ describe("the README's tour, on a server started the way npm start starts it", (
   beforeAll(async () => {
     env = { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
     server = await npmStart(env);
-  });
+  }, 120_000);
   afterAll(async () => {
     if (server.child.exitCode === null) await stop(server.child);
     rmSync(dataDir, { recursive: true, force: true });
@@ -39,20 +39,6 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(server.output()).toContain(`${server.url}/graphql`);
   });
 
-  it('runs every command of the tour successfully', async () => {
-    const ran = await run('bash', ['-c', STRICT_PRELUDE + tourScript()], { env: { BASE: server.url, PLATFORM_DATA_DIR: dataDir } });
-    expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
-    expect(ran.status).toBe(0);
-    expectRestTour(ran.stdout);
-  });
-
-  it('runs the GraphQL tour: a mutation, a query across three subgraphs, a subscription over graphql-ws, SSE and multipart', async () => {
-    const ran = await run('bash', ['-c', STRICT_PRELUDE + readmeScript('graphql-tour')], { env: { GRAPHQL_URL: `${server.url}/graphql`, PLATFORM_DATA_DIR: dataDir } });
-    expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
-    expect(ran.status).toBe(0);
-    expectGraphqlTour(ran.stdout);
-  });
-
   it('stops cleanly on SIGTERM and, started again, reuses the data without printing secrets', async () => {
     expect(await stop(server.child)).toBe(0);
     const creds = JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'));
@@ -61,7 +47,7 @@ describe("the README's tour, on a server started the way npm start starts it", (
     expect(server.output()).not.toContain(creds.client_secret);
     expect(server.output()).toContain(`credentials: ${bootstrapPath(dataDir)}`);
     expect(JSON.parse(readFileSync(bootstrapPath(dataDir), 'utf8'))).toEqual(creds);
-  });
+  }, 120_000);
 });
 
 describe('the first start at a terminal', () => {
