@@ -26,6 +26,7 @@ import { operationTelemetry, type Transport } from './operation-telemetry';
 import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { streamingTransports } from './streaming';
+import type { StreamHub } from './stream-hub/hub';
 import { subgraphStream } from './subgraph-stream';
 import { federatedSubscriptions } from './subscriptions';
 
@@ -69,6 +70,11 @@ export interface GatewayOptions {
   verifier?: TokenVerifier;
   /** Where operations, subgraph fetches and open subscriptions are counted and timed (nothing when absent). */
   metrics?: Metrics;
+  /**
+   * Where graphql-sse's single connection streams are known to every process serving the graph
+   * (the cluster's primary, Redis); this process alone when absent. Closed by its creator.
+   */
+  streamHub?: StreamHub;
 }
 
 export interface Gateway {
@@ -144,7 +150,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const streaming = servesSubscriptions ? streamingTransports({
     graphs: { sse: graphOver('sse'), multipart: graphOver('multipart') },
-    limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs, verifier: opts.verifier,
+    limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs, verifier: opts.verifier, hub: opts.streamHub,
   }) : undefined;
   const router = Router();
   router.use(
