@@ -137,6 +137,8 @@ export function redisStreamHub(client: Redis, opts: RedisHubOptions): StreamHub 
     return reply;
   };
 
+  // An outage is told once when it starts and once when it ends, not every 10 s.
+  let failing = false;
   const touch = setInterval(() => {
     if (!held.size) return;
     const batch = client.multi();
@@ -145,12 +147,19 @@ export function redisStreamHub(client: Redis, opts: RedisHubOptions): StreamHub 
       const k = keys(token, owner);
       batch.eval(TOUCH, 2, k.stream, k.owned, id, LIVE_MS, Date.now(), token, OWNER_INDEX_MS);
     }
-    batch.exec().then((results) => results?.forEach(([err, kept], i) => {
-      if (err || kept !== 0) return;
-      const token = tokens[i]![0];
-      held.delete(token);
-      lostListeners.forEach((l) => l(token));
-    }), (err: unknown) => opts.log.warn({ err: (err as Error).message }, 'event streams: could not refresh the streams held here'));
+    batch.exec().then((results) => {
+      if (failing) opts.log.info('event streams: Redis answers again; the streams held here are refreshed');
+      failing = false;
+      results?.forEach(([err, kept], i) => {
+        if (err || kept !== 0) return;
+        const token = tokens[i]![0];
+        held.delete(token);
+        lostListeners.forEach((l) => l(token));
+      });
+    }, (err: unknown) => {
+      if (!failing) opts.log.warn({ err: (err as Error).message }, 'event streams: could not refresh the streams held here (their records expire 30 s after the last refresh)');
+      failing = true;
+    });
   }, TOUCH_EVERY_MS);
   touch.unref();
 
