@@ -11,7 +11,7 @@ import { jsonTextTooDeep, MAX_JSON_DEPTH } from '../../core/shared/json-depth';
 export const CLOSE = {
   /** RFC 6455: a message over the bound (connection_init over INIT_MAX_BYTES, any message over the body limit). */
   tooBig: 1009,
-  /** graphql-ws's BadRequest: a message nesting deeper than MAX_JSON_DEPTH. */
+  /** graphql-ws's BadRequest: a message before the acknowledgement nesting deeper than MAX_JSON_DEPTH. */
   badRequest: 4400,
   /** graphql-ws's Forbidden: connection_init carried a credential that is not valid. */
   forbidden: 4403,
@@ -54,8 +54,10 @@ export interface GuardedSocket {
 /**
  * Bounds what a socket's messages may cost before graphql-ws parses them, as every JSON body is
  * bounded: until its connection_init is accepted a message may hold INIT_MAX_BYTES, then the body
- * limit (ws refuses a larger frame from its header, before buffering it, closing with 1009); a
- * message nesting deeper than MAX_JSON_DEPTH is refused by one linear scan (4400) before it is parsed.
+ * limit (ws refuses a larger frame from its header, before buffering it, closing with 1009); until
+ * then, a message nesting deeper than MAX_JSON_DEPTH is refused by one linear scan (4400) before it
+ * is parsed. Afterwards an operation's variables are bounded in depth for that operation alone, as an
+ * HTTP request's are (a coded error; the socket and its other operations go on).
  * A client's broken frames (too big, bad UTF-8, bad opcodes) are the client's fault: ws closes the
  * socket with the right code, and graphql-ws, which would print each as an "Internal error" with
  * its stack, never hears of them; they are logged at debug level.
@@ -63,6 +65,7 @@ export interface GuardedSocket {
 export function guardSocket(ws: WebSocket, opts: SocketGuardOptions): GuardedSocket {
   const initMax = Math.min(INIT_MAX_BYTES, opts.maxPayloadBytes);
   let limit = initMax;
+  let acked = false;
   const receiver = receiverOf(ws);
   if (receiver) receiver._maxPayload = initMax;
   const emit = ws.emit.bind(ws) as (event: string | symbol, ...args: unknown[]) => boolean;
@@ -73,7 +76,9 @@ export function guardSocket(ws: WebSocket, opts: SocketGuardOptions): GuardedSoc
         ws.close(CLOSE.tooBig, limit === initMax ? `connection_init is at most ${initMax} bytes` : `A message is at most ${limit} bytes`);
         return true;
       }
-      if (jsonTextTooDeep(textOf(data), MAX_JSON_DEPTH)) {
+      // Once acknowledged, operations' variables are bounded per operation (variables.ts: an error
+      // for that operation, the socket kept): only what comes before is refused whole here.
+      if (!acked && jsonTextTooDeep(textOf(data), MAX_JSON_DEPTH)) {
         ws.close(CLOSE.badRequest, `A message nests deeper than ${MAX_JSON_DEPTH} levels`);
         return true;
       }
@@ -88,6 +93,7 @@ export function guardSocket(ws: WebSocket, opts: SocketGuardOptions): GuardedSoc
   };
   return {
     acknowledged() {
+      acked = true;
       limit = opts.maxPayloadBytes;
       if (receiver) receiver._maxPayload = opts.maxPayloadBytes;
     },

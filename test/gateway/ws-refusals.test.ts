@@ -98,14 +98,16 @@ describe('message bounds', () => {
     }
   });
 
-  it('after the acknowledgement a message may hold the body limit (1 MiB), not more; a deep operation is refused (4400)', async () => {
-    const op = (pad: number) => JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ __typename }', extensions: { pad: 'x'.repeat(pad) } } });
+  it('after the acknowledgement a message may hold the body limit (1 MiB), not more; a deep operation is refused alone, the socket kept', async () => {
+    const op = (pad: number, id = '1') => JSON.stringify({ id, type: 'subscribe', payload: { query: '{ __typename }', extensions: { pad: 'x'.repeat(pad) } } });
     const within = await exchange([init(), op(600_000)]);
     expect(within.got.map((m) => JSON.parse(m).type)).toEqual(['connection_ack', 'next', 'complete']);
     const over = await exchange([init(), op(1_100_000)]);
     expect([over.code, over.got]).toEqual([1009, [ACK]]);
-    const deep = await exchange([init(), `{"id":"1","type":"subscribe","payload":{"query":"{ __typename }","variables":{"v":${nested(1000)}}}}`]);
-    expect([deep.code, deep.got]).toEqual([4400, [ACK]]);
+    const deep = await exchange([init(), `{"id":"1","type":"subscribe","payload":{"query":"{ __typename }","variables":{"v":${nested(1000)}}}}`, op(10, '2')]);
+    expect(deep.code).toBe(1000);
+    expect(deep.got.map((m) => JSON.parse(m))).toEqual([{ type: 'connection_ack' }, { id: '1', type: 'error', payload: [expect.objectContaining({ extensions: expect.objectContaining({ reason: 'json_too_deep' }) })] },
+      { id: '2', type: 'next', payload: { data: { __typename: 'Query' } } }, { id: '2', type: 'complete' }]);
   });
 });
 
