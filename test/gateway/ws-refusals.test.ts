@@ -169,6 +169,33 @@ describe('the graphql-ws client (6.4.2) against the refusals', () => {
     });
   });
 
+  it('over the cap, its connection is refused (429) and it reports the failure at once, without retrying', async () => {
+    const from = '127.0.0.9';
+    const held = await Promise.all(Array.from({ length: MAX_SOCKETS }, () => new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: from });
+      ws.on('error', reject);
+      ws.on('open', () => resolve(ws));
+    })));
+    /** ws's WebSocket, opening its sockets from `from`. */
+    class FromAddress extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { localAddress: from });
+      }
+    }
+    let attempts = 0;
+    const client = createClient({
+      url: wsUrl(), webSocketImpl: FromAddress, retryAttempts: 2, retryWait: async () => undefined, on: { connecting: () => void attempts++ },
+    });
+    const failure = await new Promise<unknown>((resolve) => {
+      client.subscribe({ query: '{ __typename }' }, { next: () => undefined, complete: () => resolve(undefined), error: resolve });
+    });
+    await client.dispose();
+    // An error event, not a close: graphql-ws's client retries only closes, so it reports it at once.
+    expect((failure as { message?: string }).message).toBe('Unexpected server response: 429');
+    expect(attempts).toBe(1);
+    held.forEach((ws) => ws.terminate());
+  });
+
   it('reports 4403 after its retryAttempts (it retries a Forbidden, since new parameters may pass), and 1009 at once', async () => {
     expect(await attempt({ authorization: 'Bearer garbage' }, 2)).toEqual({ code: 4403, sockets: 3 });
     expect(await attempt({ authorization: 'Bearer garbage' }, 0)).toEqual({ code: 4403, sockets: 1 });
