@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WebSocket } from 'ws';
+import { treeCpuSeconds } from '../shared/cpu';
 import { freePort, startChild, stopChild, waitHealthy } from '../shared/procs';
 
 const CLIENTS = Number(process.env.CLIENTS ?? 100);
@@ -84,6 +85,7 @@ async function measure(name: string, root: string, dir: string) {
     await waitHealthy(`${url}/healthz`, child, 90_000);
     const idle = await sampleHealth(url, () => true, 200);
     let done = false;
+    const cpu0 = treeCpuSeconds(child.proc.pid);
     const during = sampleHealth(url, () => done);
     const worker = new Worker(__filename, { workerData: { url } });
     const result = await new Promise<{ outcomes: [string, number][]; stillOpen: number }>((resolve, reject) => {
@@ -91,12 +93,14 @@ async function measure(name: string, root: string, dir: string) {
       worker.once('error', reject);
     });
     done = true;
+    const cpu1 = treeCpuSeconds(child.proc.pid);
     const busy = await during;
     await worker.terminate();
+    const cpu = cpu0 !== undefined && cpu1 !== undefined ? `; server CPU ${(((cpu1 - cpu0) * 1000) / (ROUNDS * CLIENTS)).toFixed(2)} ms per hostile socket (with the /healthz probes)` : '';
     const seen = result.outcomes.map(([o, n]) => `${o}: ${n}`).join(', ');
     console.log(`${name}: /healthz idle p50 ${pct(idle, 50).toFixed(1)} ms, p99 ${pct(idle, 99).toFixed(1)} ms; `
       + `during ${ROUNDS} x ${CLIENTS} hostile inits p50 ${pct(busy, 50).toFixed(1)} ms, p99 ${pct(busy, 99).toFixed(1)} ms, max ${Math.max(...busy).toFixed(1)} ms `
-      + `(${busy.length} samples); sockets: ${seen}; still open 1 s after their wave: ${result.stillOpen}`);
+      + `(${busy.length} samples); sockets: ${seen}; still open 1 s after their wave: ${result.stillOpen}${cpu}`);
   } finally {
     await stopChild(child);
   }
