@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { streamHubBroker } from '../gateway/stream-hub/ipc';
 import { poolBroker } from './shared-pools';
 
 /**
@@ -31,9 +32,12 @@ export function runPrimary(count: number, graceMs: number, onReady: (url: string
   let ready = 0;
   let stopping = false;
   const pools = poolBroker();
+  // The gateway's event streams, so that a client's requests meet on whichever worker they land.
+  const streams = streamHubBroker();
   const fork = (id: number): Worker => {
     const worker = cluster.fork({ PLATFORM_WORKER_ID: String(id) });
     pools.serve(worker);
+    streams.serve(String(worker.id), worker);
     let isReady = false;
     worker.on('message', (msg: WorkerMessage) => {
       if (!msg?.ready || isReady) return;

@@ -15,8 +15,10 @@ import { runBootstrap, type BootstrapResult } from './bootstrap';
 import { secureDataDir } from './data-dir';
 import { closeAll, sharedDeps, type Opened } from './deps';
 import { acceptH2c } from '../rest/shared/h2c';
+import { upgradeAddressOf } from '../edge/http/client-address';
 import { requestTracker, type RequestTracker } from '../edge/http/drain';
 import { readinessOf } from './readiness';
+import { streamHubFor } from './stream-hub';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import { prometheusMetrics, type PrometheusMetrics } from '../core/shared/telemetry/prometheus';
 import { startTracing, tracingWanted } from './tracing';
@@ -99,6 +101,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, {
           limits, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
           connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
+          verifier: platform.deps.verifier, maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS,
         });
         closers.push(one.stop);
         webSocket = one.webSocket;
@@ -111,6 +114,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         if (url) targets[m.name] = { url };
         else if (!targets[m.name]) throw new ConfigError(`${subgraphUrlVar(m.name)} is required to run the gateway without the ${m.name} service`);
       }
+      const streamHub = streamHubFor(config, platform.deps.redis, log);
+      closers.push(() => streamHub.close());
       const supergraphSdl = supergraphOf(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
       const gateway = await createGateway({
         supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits,
@@ -118,7 +123,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
         persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'), persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
         subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
-        verifier: platform.deps.verifier, metrics,
+        maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, verifier: platform.deps.verifier, metrics, streamHub,
       });
       closers.push(gateway.stop);
       webSocket = gateway.webSocket;
@@ -140,7 +145,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     tracker = tracked;
     server.keepAliveTimeout = 65_000;
     if (rest.some((r) => r.http2Cleartext)) acceptH2c(server);
-    const sockets = webSocket?.(server);
+    // graphql-ws resolves a client's address as the HTTP routes do (TRUST_PROXY).
+    const sockets = webSocket?.(server, { addressOf: upgradeAddressOf(app) });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.PORT, config.HOST, () => resolve());

@@ -28,6 +28,58 @@ const page = (endpoint: string) => `<!doctype html>
 </html>`;
 
 /**
+ * The document GraphiQL opens on (its first tab, until the person's own tabs are kept in the
+ * browser): what to put in the Headers pane and where it comes from, then operations that run on a
+ * fresh default start, in order. The subscription asks for `answerSoFar`, since GraphiQL shows only
+ * a subscription's latest event (each event's `response` is the next piece alone).
+ */
+export const EXAMPLE_DOCUMENT = `# The platform's federated graph. Run an operation with the run button (it asks which one) or Ctrl-Enter.
+#
+# 1. Login: put the demo user of data/bootstrap.json in Variables below (print it from the
+#    project folder with \`npm run -s platform -- credentials\`), then run Login.
+# 2. Open the Headers tab below and set, with Login's accessToken and bootstrap.json's api_key:
+#      { "Authorization": "Bearer <accessToken>", "api-key": "<api_key>" }
+#    (the token lasts expiresIn seconds: run Login again for a new one).
+# 3. Run AddDocument, Search, then Answer: a subscription whose answerSoFar grows into the
+#    whole answer (each event's response field holds only the next piece).
+
+mutation Login($username: String!, $password: String!) {
+  loginUser(input: { username: $username, password: $password }) {
+    accessToken
+    expiresIn
+  }
+}
+
+mutation AddDocument {
+  addDocument(input: { title: "Glaciers", content: "Glaciers retreat as the climate warms. Their meltwater raises the sea." }) {
+    title
+    chunkCount
+  }
+}
+
+query Search {
+  viewer { username realm { name } }
+  search(query: "glaciers") { totalCount hits { document { title } } }
+  models { id kind contextLength }
+}
+
+subscription Answer {
+  answerStream(input: { query: "Why do glaciers retreat?" }) {
+    answerSoFar
+    finishReason
+    sources { citation document { title } }
+  }
+}
+`;
+
+/** Login's variables, to be replaced by the demo user's. */
+export const EXAMPLE_VARIABLES = `{
+  "username": "<username from data/bootstrap.json>",
+  "password": "<password from data/bootstrap.json>"
+}
+`;
+
+/**
  * Queries and mutations go over HTTP, subscriptions over graphql-ws at the same URL (GraphiQL's
  * bundle carries graphql-ws's client). For a subscription GraphiQL opens a socket whose
  * connection_init payload is the header pane's headers, so `Authorization` and `api-key` typed
@@ -38,8 +90,13 @@ const init = `(function () {
   var socket = new URL(url);
   socket.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   var fetcher = GraphiQL.createFetcher({ url: url.toString(), subscriptionUrl: socket.toString() });
-  ReactDOM.createRoot(document.getElementById('graphiql'))
-    .render(React.createElement(GraphiQL, { fetcher: withOperationKinds(fetcher), defaultEditorToolsVisibility: true }));
+  // The example opens the first visit; later visits find the person's own tabs (GraphiQL keeps them
+  // in localStorage). GraphiQL fills the variables editor from its \`variables\` prop, not from a tab.
+  var firstVisit = localStorage.getItem('graphiql:tabState') === null;
+  ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, Object.assign({
+    fetcher: withOperationKinds(fetcher), defaultEditorToolsVisibility: true,
+    defaultTabs: [{ query: ${JSON.stringify(EXAMPLE_DOCUMENT)}, variables: ${JSON.stringify(EXAMPLE_VARIABLES)} }],
+  }, firstVisit ? { variables: ${JSON.stringify(EXAMPLE_VARIABLES)} } : {})));
 
   // GraphiQL sends an operation over the socket only when its editor has parsed the document, which
   // it does 100 ms after the last keystroke; run sooner (a paste then Ctrl-Enter) and a subscription

@@ -17,7 +17,7 @@ import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } 
 import type { Subgraph } from '../edge/graphql/subgraph';
 import { introspectionCache, introspectionPlugin } from '../edge/graphql/introspection';
 import { cachedIntrospection } from '../edge/graphql/introspection-http';
-import { serveWebSocket, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
+import { serveWebSocket, type SocketEdge, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
 import { routeMatched } from '../edge/http/telemetry';
 import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
@@ -26,6 +26,7 @@ import { operationTelemetry, type Transport } from './operation-telemetry';
 import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { streamingTransports } from './streaming';
+import type { StreamHub } from './stream-hub/hub';
 import { subgraphStream } from './subgraph-stream';
 import { federatedSubscriptions } from './subscriptions';
 
@@ -57,22 +58,30 @@ export interface GatewayOptions {
   subgraphTimeoutMs?: number;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
   connectionInitTimeoutMs?: number;
+  /** Open graphql-ws sockets per client address in this process (GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, default 50). */
+  maxSocketsPerAddress?: number;
   /** Between keep-alives of an open subscription: WebSocket pings, multipart heartbeats, SSE comments (default 10000 ms). */
   keepAliveMs?: number;
   /**
    * Verifies bearer tokens for graphql-sse's single connection mode (a stream belongs to the caller
-   * who reserved it); without one, that mode is not served (distinct connections still are).
+   * who reserved it; without one, that mode is not served, distinct connections still are) and at
+   * graphql-ws's connection_init (a present but invalid token closes the socket with 4403).
    */
   verifier?: TokenVerifier;
   /** Where operations, subgraph fetches and open subscriptions are counted and timed (nothing when absent). */
   metrics?: Metrics;
+  /**
+   * Where graphql-sse's single connection streams are known to every process serving the graph
+   * (the cluster's primary, Redis); this process alone when absent. Closed by its creator.
+   */
+  streamHub?: StreamHub;
 }
 
 export interface Gateway {
   /** Serves POST/GET /graphql (Apollo Sandbox for browsers, pointing to GraphiQL when offline). */
   router: Router;
   /** Serves the graph's operations, subscriptions included, over graphql-ws at /graphql of `server`; close it before the server. */
-  webSocket?: (server: Server) => WebSocketEndpoint;
+  webSocket?: (server: Server, edge?: SocketEdge) => WebSocketEndpoint;
   stop(): Promise<void>;
 }
 
@@ -141,7 +150,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const streaming = servesSubscriptions ? streamingTransports({
     graphs: { sse: graphOver('sse'), multipart: graphOver('multipart') },
-    limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs, verifier: opts.verifier,
+    limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs, verifier: opts.verifier, hub: opts.streamHub,
   }) : undefined;
   const router = Router();
   router.use(
@@ -159,11 +168,10 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   );
   router.use('/graphql', graphqlHttpErrors);
   const webSocket = servesSubscriptions
-    ? (http: Server) => serveWebSocket(http, graphOver('ws'), opts.log, {
+    ? (http: Server, edge?: SocketEdge) => serveWebSocket(http, graphOver('ws'), opts.log, {
       limits, path: '/graphql', maxPayloadBytes: opts.bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
-      keepAliveMs: opts.keepAliveMs,
-      introspection: opts.introspection,
-    })
+      keepAliveMs: opts.keepAliveMs, introspection: opts.introspection, verifier: opts.verifier, maxSocketsPerAddress: opts.maxSocketsPerAddress,
+    }, edge)
     : undefined;
   return {
     router, webSocket,

@@ -14,6 +14,7 @@ import type { SocketGraph } from '../edge/graphql/ws';
 import { INTERNAL_ERROR, relay, responseWriter, startOperation, stopOnClose } from './relay';
 import { distinctStream } from './sse';
 import { singleConnections, TOKEN_HEADER, type SingleConnectionOptions } from './sse-single';
+import type { StreamHub } from './stream-hub/hub';
 
 export interface StreamingOptions {
   /** The graph each transport runs operations on (its subscriptions counted as open on that transport). */
@@ -27,6 +28,8 @@ export interface StreamingOptions {
   verifier?: TokenVerifier;
   /** Bounds of the single connection mode. */
   single?: Pick<SingleConnectionOptions, 'maxStreamsPerCaller' | 'reservationTtlMs' | 'maxOperationsPerStream'>;
+  /** Where the single connection mode's streams are known to every worker and replica (this process alone by default). */
+  hub?: StreamHub;
 }
 
 export interface StreamingTransports {
@@ -136,7 +139,8 @@ async function multipart(req: Request, res: Response, opts: StreamingOptions, do
  * between the document guard (which has bounded the operation) and Apollo Server:
  * - GraphQL over SSE (graphql-sse's protocol), GET or POST, when Accept lists `text/event-stream`
  *   first by quality (transportFor): distinct connections (`next` events, then `complete`), and,
- *   given a verifier, the single connection mode (PUT reserves a stream; sse-single.ts);
+ *   given a verifier, the single connection mode (PUT reserves a stream; sse-single.ts), its
+ *   streams shared by every worker and replica through the hub;
  * - `Accept: multipart/mixed;subscriptionSpec=1.0` with a subscription: the multipart protocol;
  * - a subscription in a plain JSON request: refused, naming the transports that carry it.
  * Apollo's CSRF prevention holds for SSE (edge/graphql/csrf.ts), and a mutation is never run from a
@@ -146,7 +150,7 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
   const prepare = operationPreparer(opts.graphs.sse.schema, opts.limits, opts.introspection !== false);
   const refusal = (errors: readonly GraphQLError[]) => ({ errors: errors.map((e) => formatExecutionError(e, opts.log)) });
   const sse = { graph: opts.graphs.sse, log: opts.log, heartbeatMs: opts.heartbeatMs };
-  const single = opts.verifier ? singleConnections({ ...opts.single, ...sse, verifier: opts.verifier }) : undefined;
+  const single = opts.verifier ? singleConnections({ ...opts.single, ...sse, verifier: opts.verifier, prepare, hub: opts.hub }) : undefined;
 
   /** The prepared operation of an SSE request, or undefined once it has been refused here. */
   const prepared = (req: Request, res: Response, payload: HttpOperation): { document: DocumentNode; kind: Kind } | undefined => {
@@ -174,7 +178,7 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
       const payload = operationOf(req);
       const admitted = await single.admit(req, payload);
       const ready = prepared(req, res, payload);
-      if (ready) await single.run(req, res, admitted, ready.kind, ready.document, payload);
+      if (ready) await single.run(req, res, admitted, ready.kind, payload);
       return true;
     }
     if (req.method !== 'POST' && req.method !== 'GET') return false;

@@ -47,6 +47,11 @@ function socketFailure(serviceName: string, err: unknown): ExecutionResult {
   const close = err as { code?: unknown; reason?: unknown };
   // graphql-ws's own close when connection_ack did not come within connectionAckWaitTimeout.
   if (close?.code === 4504) return failed(`The ${serviceName} subgraph did not accept the subscription in time`);
+  // The subgraph refused the caller's token at connection_init: the caller's fault, as a 401 would be.
+  if (close?.code === 4403) {
+    const why = typeof close.reason === 'string' ? close.reason.replace(/^Forbidden: /, '') : '';
+    return { errors: [{ message: why || 'Invalid token', extensions: { code: 'UNAUTHENTICATED', serviceName } }] as never };
+  }
   if (typeof close?.code === 'number') {
     return failed(`The ${serviceName} subgraph closed the subscription (${close.code}${close.reason ? ` ${String(close.reason)}` : ''})`);
   }

@@ -96,6 +96,12 @@ const Platform = z.object({
   GRAPHQL_KEEPALIVE_MS: count(10_000, 600_000),
   /** Milliseconds a WebSocket may take to send connection_init before it is closed (4408). */
   GRAPHQL_WS_INIT_TIMEOUT_MS: count(3000, 600_000),
+  /**
+   * Open graphql-ws sockets one client address (as TRUST_PROXY resolves it) may hold in each
+   * process; another upgrade is refused with 429. Behind a proxy, set TRUST_PROXY, or every client
+   * shares the proxy's address.
+   */
+  GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS: count(50, 100_000),
 });
 
 export type Config = Readonly<z.output<typeof Platform> & {

@@ -71,16 +71,32 @@ function leaving(res: Response): AbortSignal {
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** connection_init's parameters by lower-cased name: they are read by any case of their names, as HTTP headers are. */
+const paramsByName = (params: Readonly<Record<string, unknown>> | undefined) =>
+  new Map(Object.entries(params ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+
+/**
+ * The `Authorization` a graphql-ws socket presents: connection_init's `authorization` parameter (any
+ * case; whatever its type, so a present but malformed one is refused, not ignored), else the upgrade
+ * request's header; undefined when neither is there or it is blank.
+ */
+export function connectionAuthorization(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage): unknown {
+  const named = paramsByName(params);
+  const value = named.has('authorization') ? named.get('authorization') : upgrade.headers.authorization;
+  return value === null || (typeof value === 'string' && !value.trim()) ? undefined : value;
+}
+
 /**
  * The context of one operation over a WebSocket (graphql-ws). Browsers cannot set headers on a
  * WebSocket, so the credentials come in connection_init's payload: `Authorization`/`authorization`
  * and `api-key`/`apiKey` (`x-request-id` too), else the upgrade request's own headers. The bearer
  * token is verified for each operation, as for each HTTP request, so one that expires while the
- * socket stays open stops working. The address is the socket's peer: no proxy is trusted here.
+ * socket stays open stops working. The address is the upgrade request's, as TRUST_PROXY resolves it
+ * (ws.ts), else the socket's peer.
  */
-export function contextFromConnection(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage): GraphContext {
+export function contextFromConnection(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage, clientAddress?: string): GraphContext {
   // Names as HTTP headers are, case-insensitively: GraphiQL sends its header pane as typed (`Api-Key`).
-  const named = new Map(Object.entries(params ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const named = paramsByName(params);
   const param = (...names: string[]) => names.map((n) => named.get(n.toLowerCase())).find((v): v is string => typeof v === 'string');
   const header = (name: string) => (typeof upgrade.headers[name] === 'string' ? upgrade.headers[name] : undefined);
   const headers: GraphContext['headers'] = {
@@ -90,7 +106,8 @@ export function contextFromConnection(params: Readonly<Record<string, unknown>> 
   };
   const given = headers['x-request-id'];
   const requestId = given && SAFE_ID.test(given) ? given : randomUUID();
-  return { headers, clientAddress: upgrade.socket.remoteAddress?.replace(/^::ffff:/, '') || undefined, requestId, callers: new Map(), memo: new Map() };
+  const address = clientAddress ?? (upgrade.socket.remoteAddress?.replace(/^::ffff:/, '') || undefined);
+  return { headers, clientAddress: address, requestId, callers: new Map(), memo: new Map() };
 }
 
 /** What a request presents to a service's credentials. */

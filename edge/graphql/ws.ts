@@ -4,12 +4,17 @@ import type { Duplex } from 'node:stream';
 import { execute, subscribe, type DocumentNode, type ExecutionArgs, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
-import { WebSocketServer } from 'ws';
-import { contextFromConnection, type GraphContext } from './context';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { InvalidToken } from '../../core/shared/auth/caller';
+import type { TokenVerifier } from '../../core/shared/auth/verifier';
+import { Unauthenticated } from '../../core/shared/errors';
+import { connectionAuthorization, contextFromConnection, type GraphContext } from './context';
 import { formatExecutionError } from './errors';
 import type { IntrospectionCache } from './introspection';
 import type { GraphqlLimits } from './limits';
 import { operationPreparer, refusal } from './prepare';
+import { DEFAULT_SOCKETS_PER_ADDRESS, refuseTooManySockets, socketsPerAddress } from './ws-admission';
+import { CLOSE, guardSocket, type GuardedSocket } from './ws-guard';
 import { keepSocketsAlive } from './ws-keepalive';
 import { forgivePeerGone } from './ws-peer-gone';
 import { operationTrace } from './trace';
@@ -30,6 +35,18 @@ export interface WebSocketOptions {
   introspection?: boolean;
   /** Answers pure introspection from this cache (a graph without its own `execute`: a subgraph served alone). */
   introspectionCache?: IntrospectionCache;
+  /**
+   * Verifies a bearer token presented at connection_init: a present but invalid one closes the
+   * socket with 4403; an absent one is let in (operations that need one refuse it themselves).
+   */
+  verifier?: TokenVerifier;
+  /** Open sockets one client address may hold in this process (GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, default 50); more are refused with 429. */
+  maxSocketsPerAddress?: number;
+}
+
+/** What the HTTP server in front adds: how it resolves a client's address (TRUST_PROXY). */
+export interface SocketEdge {
+  addressOf?: (req: IncomingMessage) => string | undefined;
 }
 
 /** What a socket's operations run on: a subgraph's schema, or the gateway's graph with its own execution. */
@@ -66,6 +83,24 @@ const cachedExecute = (cache: IntrospectionCache | undefined) => cache && (async
 });
 
 /**
+ * Why connection_init's credential is refused, if it is: a present `Authorization` that is not a
+ * valid access token of this platform is 4403 (the reason says why, as a 401 would); one that
+ * cannot be checked now (the issuer's keys unreachable) is 1013, try again later.
+ */
+async function credentialRefused(verifier: TokenVerifier, authorization: unknown, log: Logger): Promise<{ code: number; reason: string } | undefined> {
+  if (authorization === undefined) return undefined;
+  try {
+    if (typeof authorization !== 'string') throw new InvalidToken('expected "Bearer <access token>"');
+    await verifier.authenticate(authorization);
+    return undefined;
+  } catch (err) {
+    if (err instanceof Unauthenticated) return { code: CLOSE.forbidden, reason: `Forbidden: ${err.message}`.slice(0, 123) };
+    log.warn({ err }, 'graphql-ws: connection_init\'s token could not be verified');
+    return { code: 1013, reason: 'Try again later' };
+  }
+}
+
+/**
  * An upgrade that is not ours (another path, `Upgrade: h2c` from curl --http2) is answered as the
  * plain request it also is, as node does when nobody listens for upgrades: a GET or HEAD goes to the
  * app; anything else, whose body node no longer reads, is refused.
@@ -95,12 +130,23 @@ function answerAsHttp(server: Server, req: IncomingMessage, socket: Duplex) {
  * the work behind it. An operation whose `extensions` (or the socket's connection_init payload) carry
  * a W3C `traceparent` continues that trace (trace.ts; its context's `trace`): a gateway's subscription
  * to a remote subgraph sends one, so the subgraph's work joins the gateway's trace.
+ * Refusals: an address holding maxSocketsPerAddress open sockets gets HTTP 429 instead of an upgrade
+ * (ws-admission.ts); a message over its bound (connection_init 16 KiB, then the body limit) closes
+ * the socket with 1009, one nesting deeper than 128 levels with 4400, both before it is parsed
+ * (ws-guard.ts); a connection_init whose `Authorization` is present but not a valid access token
+ * with 4403 (an absent one is let in: operations that need a caller refuse it themselves).
  */
-export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, opts: WebSocketOptions): WebSocketEndpoint {
+export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, opts: WebSocketOptions, edge: SocketEdge = {}): WebSocketEndpoint {
   const path = opts.path ?? '/graphql';
   const maxOperations = opts.maxOperationsPerSocket ?? 20;
+  const maxPayloadBytes = opts.maxPayloadBytes ?? 1_048_576;
+  const maxSockets = opts.maxSocketsPerAddress ?? DEFAULT_SOCKETS_PER_ADDRESS;
   const prepare = operationPreparer(graph.schema, opts.limits, opts.introspection !== false);
-  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxPayloadBytes ?? 1_048_576 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxPayloadBytes });
+  const sockets = socketsPerAddress(maxSockets);
+  const addressOf = (req: IncomingMessage) => edge.addressOf?.(req) ?? (req.socket.remoteAddress?.replace(/^::ffff:/, '') || 'unknown');
+  const addresses = new WeakMap<IncomingMessage, string>();
+  const guards = new WeakMap<WebSocket, GuardedSocket>();
   const run = (graph.execute ?? cachedExecute(opts.introspectionCache) ?? execute) as Run;
   const endpoint = useServer({
     schema: graph.schema,
@@ -108,6 +154,16 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
     subscribe: (graph.subscribe ?? subscribe) as never,
     isProd: true,
     connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
+    onConnect: async (ctx) => {
+      const ws = ctx.extra.socket;
+      const refusal = opts.verifier && await credentialRefused(opts.verifier, connectionAuthorization(ctx.connectionParams, ctx.extra.request), log);
+      if (refusal) {
+        ws.close(refusal.code, refusal.reason);
+        return false;
+      }
+      guards.get(ws)?.acknowledged();
+      return true;
+    },
     onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
         return [refusal(`At most ${maxOperations} operations run at once on one socket`, 'TOO_MANY_OPERATIONS')];
@@ -115,7 +171,7 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       const document = prepare(payload);
       if (Array.isArray(document)) return document;
       sources.set(document as DocumentNode, payload.query);
-      const contextValue = contextFromConnection(ctx.connectionParams, ctx.extra.request);
+      const contextValue = contextFromConnection(ctx.connectionParams, ctx.extra.request, addresses.get(ctx.extra.request));
       contextValue.trace = operationTrace(payload.extensions, ctx.connectionParams);
       return { schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables, contextValue };
     },
@@ -126,7 +182,16 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (pathOf(req.url) === path && req.headers.upgrade?.toLowerCase() === 'websocket') {
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', forgivePeerGone(ws), req));
+      const address = addressOf(req);
+      const release = sockets.take(address);
+      if (!release) return refuseTooManySockets(socket, maxSockets);
+      // The TCP socket closes however the upgrade ends (refused handshake, client gone, closed socket).
+      socket.once('close', release);
+      addresses.set(req, address);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        guards.set(ws, guardSocket(ws, { maxPayloadBytes, log }));
+        wss.emit('connection', forgivePeerGone(ws), req);
+      });
     } else {
       answerAsHttp(server, req, socket);
     }

@@ -28,7 +28,7 @@ class SubscriberLeft extends Error {
 }
 
 /**
- * The answer's chunks as GraphQL values, sources and model on the first. `return()` (the client
+ * The answer's chunks as GraphQL values, sources and model on the first, each with the text so far. `return()` (the client
  * completed the subscription, or its socket closed) aborts the model call at once, even while a
  * chunk is awaited: an async generator would queue the return behind that wait, and a stalled model
  * would then never be stopped.
@@ -36,11 +36,13 @@ class SubscriberLeft extends Error {
 function subscription(stream: AnswerStream, stop: AbortController): AsyncIterableIterator<ChunkView> {
   const chunks = stream.chunks[Symbol.asyncIterator]();
   let first = true;
+  let soFar = '';
   return {
     async next() {
       const r = await chunks.next();
       if (r.done) return { done: true, value: undefined };
-      const view = chunkView(r.value, first ? stream : undefined);
+      soFar += r.value.response;
+      const view = chunkView(r.value, soFar, first ? stream : undefined);
       first = false;
       return { done: false, value: view };
     },

@@ -9,8 +9,10 @@ export const sourceView = (s: AnswerSource) => ({
   citation: s.citation, document: { id: s.objectId }, title: s.title, fileName: s.fileName, category: category(s.category), score: s.score, text: s.text,
 });
 
-export const chunkView = (c: AnswerChunk, first?: Pick<AnswerStream, 'sources' | 'model'>) => ({
+/** A chunk as AnswerChunk: `soFar` is the answer's text up to and including this chunk. */
+export const chunkView = (c: AnswerChunk, soFar: string, first?: Pick<AnswerStream, 'sources' | 'model'>) => ({
   response: c.response,
+  answerSoFar: soFar,
   generatedSearchText: c.generated_search_text,
   finishReason: c.finish_reason ? FINISH[c.finish_reason] : null,
   sources: first ? first.sources.map(sourceView) : null,

@@ -11,7 +11,8 @@ import { introspectionCache, introspectionPlugin } from '../../edge/graphql/intr
 import { cachedIntrospection } from '../../edge/graphql/introspection-http';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../../edge/graphql/limits';
 import type { Subgraph } from '../../edge/graphql/subgraph';
-import { serveWebSocket, type WebSocketEndpoint } from '../../edge/graphql/ws';
+import type { TokenVerifier } from '../../core/shared/auth/verifier';
+import { serveWebSocket, type SocketEdge, type WebSocketEndpoint } from '../../edge/graphql/ws';
 import { routeMatched } from '../../edge/http/telemetry';
 
 export interface SubgraphRouterOptions {
@@ -25,6 +26,10 @@ export interface SubgraphRouterOptions {
   introspection?: boolean;
   /** Serves Apollo's landing page to a browser's GET /graphql; default true (`GRAPHQL_LANDING_PAGE`). */
   landingPage?: boolean;
+  /** Verifies a bearer token presented at graphql-ws's connection_init (a present but invalid one: 4403). */
+  verifier?: TokenVerifier;
+  /** Open graphql-ws sockets per client address (GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, default 50). */
+  maxSocketsPerAddress?: number;
 }
 
 export interface SubgraphRouter {
@@ -33,7 +38,7 @@ export interface SubgraphRouter {
    * For a schema with a Subscription type: serves its operations over graphql-ws at /graphql of
    * `server` (the one the router is mounted on). Close the endpoint before the server.
    */
-  webSocket?: (server: Server) => WebSocketEndpoint;
+  webSocket?: (server: Server, edge?: SocketEdge) => WebSocketEndpoint;
   stop(): Promise<void>;
 }
 
@@ -83,11 +88,11 @@ export async function subgraphRouter(
   );
   router.use('/graphql', graphqlHttpErrors);
   const webSocket = servesSubscriptions
-    ? (http: Server) => serveWebSocket(http, subgraph, log, {
+    ? (http: Server, edge?: SocketEdge) => serveWebSocket(http, subgraph, log, {
       limits, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
-      keepAliveMs: opts.keepAliveMs,
-      introspection: opts.introspection, introspectionCache: schemaAnswers,
-    })
+      keepAliveMs: opts.keepAliveMs, introspection: opts.introspection, introspectionCache: schemaAnswers,
+      verifier: opts.verifier, maxSocketsPerAddress: opts.maxSocketsPerAddress,
+    }, edge)
     : undefined;
   return { router, webSocket, stop: () => server.stop() };
 }

@@ -32,7 +32,9 @@ beforeAll(async () => {
   const shared = { PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, LOG_LEVEL: 'silent' };
   for (const name of ['token', 'search', 'models'] as const) alone[name] = await startInTemp(name, shared);
   alone.chat = await startInTemp('chat', { ...shared, SEARCH_URL: alone.search!.url, MODELS_URL: alone.models!.url });
+  // A gateway's settings in front of the parts: the issuer of the tokens it checks (as the README's parts.env gives every part), and where the subgraphs are.
   const urls = (models: string) => ({
+    AUTH_ISSUER_URL: f.url,
     SUBGRAPH_TOKEN_URL: `${alone.token!.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search!.url}/graphql`,
     SUBGRAPH_MODELS_URL: models, SUBGRAPH_CHAT_URL: `${alone.chat!.url}/graphql`,
   });

@@ -28,7 +28,9 @@ let catalogFile: string;
 const ASPIRIN = 'What are the side effects of aspirin?';
 const TALKATIVE = 'One two three four five six seven eight nine ten eleven twelve.';
 
+/** A gateway's settings in front of the parts (and, as the README's parts.env gives every part, the issuer of the tokens it checks). */
 const subgraphUrls = (chatUrl: string) => ({
+  AUTH_ISSUER_URL: f.url,
   SUBGRAPH_TOKEN_URL: `${alone.token!.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search!.url}/graphql`,
   SUBGRAPH_MODELS_URL: `${alone.models!.url}/graphql`, SUBGRAPH_CHAT_URL: chatUrl,
 });

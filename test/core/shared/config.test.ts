@@ -85,6 +85,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(/OTEL_BSP_SCHEDULE_DELAY/);
   });
 
+  it('caps graphql-ws sockets per client address at 50 unless GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS says (a positive count)', () => {
+    expect(loadConfig({}).GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS).toBe(50);
+    expect(loadConfig({ GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS: '8' }).GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS).toBe(8);
+    for (const bad of ['0', '-1', 'many', '2.5']) expect(() => loadConfig({ GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS: bad })).toThrow(/GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS/);
+  });
+
   it('returns a frozen object', () => {
     expect(Object.isFrozen(loadConfig({}))).toBe(true);
   });

@@ -190,13 +190,14 @@ describe('served alone: answerStream over graphql-ws', () => {
     expect(await recorded(before + 2)).toBe(before + 2);
   });
 
-  it('answers a subscriber without a bearer token, or with a bad one, with UNAUTHENTICATED; another tenant with FORBIDDEN', async () => {
+  it('answers a subscriber without a bearer token with UNAUTHENTICATED, refuses a bad one at connection_init (4403); another tenant is FORBIDDEN', async () => {
     const none = await ask(connect({ 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
     expect(none.results).toHaveLength(1);
     expect(none.results[0]!.data).toBeUndefined();
     expect(none.results[0]!.errors).toEqual([expect.objectContaining({ message: 'Not authenticated', path: ['answerStream'], extensions: { code: 'UNAUTHENTICATED' } })]);
     const bad = await ask(connect({ authorization: 'Bearer not.a.token', 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
-    expect(bad.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'invalid_token' });
+    expect(bad.results).toEqual([]);
+    expect({ code: bad.error.code, reason: bad.error.reason }).toEqual({ code: 4403, reason: 'Forbidden: Invalid token: malformed' });
     const other = await ask(connect(user()), STREAM, { query: ASPIRIN, tenantId: 'tenant-b' });
     expect(other.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'tenant_mismatch' });
     const empty = await ask(connect(user()), STREAM, { query: '' });

@@ -37,7 +37,8 @@ export function startPlatformProcess(args: string[], env: Record<string, string>
 /** SIGTERM, resolving with the exit code. */
 export const stopProcess = (child: ChildProcessWithoutNullStreams) =>
   new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
+    // Already gone (exited, or killed by a signal: then exitCode stays null and no 'exit' comes again).
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
     child.once('exit', (code) => resolve(code));
     child.kill('SIGTERM');
   });
