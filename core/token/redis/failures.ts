@@ -105,6 +105,9 @@ export function redisFailureCounter(client: Redis, opts: RedisFailureOptions = {
     release: (k, resetAt) => bounded(async () => {
       await redis.platformFailureRelease(key(k), String(resetAt));
     }, () => undefined),
+    forget: (k) => bounded(async () => {
+      await client.del(key(k));
+    }, () => undefined),
     prune: async () => 0,
   };
 }

@@ -75,6 +75,21 @@ describe('the fair hashing pool', () => {
     await expect(Promise.all([...kept, other])).resolves.toEqual(['a1', 'a2', 'a3', 'b1']);
   });
 
+  it('serves every waiting task of a more urgent priority first, whatever the key and the order of arrival', async () => {
+    const pool = createFairPool({ concurrency: 1, perKey: 1 });
+    const { started, task, finish } = tasks();
+    void pool.run('A', task('a1'), 2);
+    for (let i = 2; i <= 4; i++) void pool.run('A', task(`a${i}`), 2);
+    for (let i = 1; i <= 3; i++) void pool.run('B', task(`b${i}`), 1);
+    void pool.run('C', task('c1'), 1);
+    void pool.run('D', task('d1'));
+    // One key's own tasks are ordered by priority too: D's urgent one comes before its later ones.
+    void pool.run('D', task('d2'), 2);
+    void pool.run('D', task('d0'));
+    for (const n of ['a1', 'd1', 'd0', 'b1', 'c1', 'b2', 'b3', 'a2', 'd2']) await finish(n);
+    expect(started).toEqual(['a1', 'd1', 'd0', 'b1', 'c1', 'b2', 'b3', 'a2', 'd2', 'a3']);
+  });
+
   it('passes a task failure to its caller only, thrown or rejected, and goes on', async () => {
     const pool = createFairPool({ concurrency: 1, perKey: 1 });
     await expect(pool.run('A', () => {
