@@ -5,7 +5,9 @@ import { RateLimited } from './errors';
  * - at most `concurrency` tasks run at once, and at most `perKey` of one key, so one address can
  *   never hold the whole pool (nor libuv's threads, which also sign every token);
  * - a task has a priority (0 first): a free place goes to the most urgent waiting task, so work
- *   that is likely honest is never queued behind work that is likely an attack;
+ *   that is likely honest is never queued behind work that is likely an attack; with `crowded`, a
+ *   key with more than one task in the pool (running or waiting) has its tasks served at that
+ *   priority at best (one address asking for many hashes at once is not a person logging in);
  * - among tasks of the same priority, to the waiting key served least recently (a key that just
  *   started waiting first, in order of arrival): round-robin, so an address with a long queue
  *   delays another by at most one task of each other waiting address;
@@ -23,6 +25,8 @@ export interface FairPoolOptions {
   concurrency: number;
   perKey: number;
   maxWaitingPerKey?: number;
+  /** The best priority of a key's tasks while it has more than one in the pool; none when absent. */
+  crowded?: number;
 }
 
 interface Job {
@@ -51,7 +55,8 @@ export function createFairPool(opts: FairPoolOptions): FairPool {
     let bestAt = Infinity;
     for (const [key, jobs] of waiting) {
       if ((running.get(key) ?? 0) >= perKey) continue;
-      const priority = jobs[0]!.priority;
+      const own = jobs[0]!.priority;
+      const priority = opts.crowded !== undefined && jobs.length + (running.get(key) ?? 0) > 1 ? Math.max(own, opts.crowded) : own;
       const at = servedAt.get(key) ?? 0;
       if (priority < bestPriority || (priority === bestPriority && at < bestAt)) [best, bestPriority, bestAt] = [key, priority, at];
     }

@@ -38,6 +38,15 @@ export function createGuards(o: GuardOptions): Guards {
   };
 }
 
+/** Turns in the hashing pool (0 first): no failures counted; failures of the account (from elsewhere); failures or other checks of the source. */
+export const PRIORITY = { clean: 0, accountFailing: 1, sourceFailing: 2 } as const;
+
+/**
+ * The hashing pool as the token service uses it: one hash at a time per source, and a source
+ * with several hashes in the pool at once served as a source with failures.
+ */
+export const hashingPoolOptions = (concurrency: number) => ({ concurrency, perKey: 1, crowded: PRIORITY.sourceFailing });
+
 /** Whether `account` reached its bound of failures: every source is refused for it until the window ends. */
 export const lockedForAll = (guards: Guards, account: Account): Promise<boolean> =>
   guards.account.check(`a|${account.key}`).then(() => false, (err: unknown) => {
@@ -86,7 +95,7 @@ export function admission(guards: Guards, source: string) {
       const giveBack = async () => {
         await Promise.all(places.map((p) => p.release()));
       };
-      const refused = (): Place => ({ refused: true, priority: 2, places, release: giveBack, succeed: giveBack });
+      const refused = (): Place => ({ refused: true, priority: PRIORITY.sourceFailing, places, release: giveBack, succeed: giveBack });
       try {
         const own = await guards.source.reserve(source);
         places.push(own);
@@ -106,7 +115,7 @@ export function admission(guards: Guards, source: string) {
         if (realm) places.push(realm);
         return {
           refused: false,
-          priority: dirty ? 2 : all.count > 1 ? 1 : 0,
+          priority: dirty ? PRIORITY.sourceFailing : all.count > 1 ? PRIORITY.accountFailing : PRIORITY.clean,
           places,
           release: giveBack,
           async succeed() {

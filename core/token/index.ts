@@ -8,7 +8,7 @@ import { createFairPool, type FairPool, type FairPoolOptions } from '../shared/f
 import { keyedHasher } from './keyed-hash';
 import { scryptHasher, type SecretHasher } from './secrets';
 import { createSecretVerifier } from './secret-verifier';
-import { createGuards, lockedForAll } from './admission';
+import { createGuards, hashingPoolOptions, lockedForAll } from './admission';
 import { DEFAULT_LOCKOUT, userAccount, type LockoutPolicy } from './lockout';
 import type { TokenService } from './service';
 import type { PgPool } from '../shared/postgres';
@@ -101,7 +101,7 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     store,
     hasher,
     keyed,
-    pool: opts.pool ?? createFairPool({ concurrency: 1, perKey: 1, ...opts.hashing }),
+    pool: opts.pool ?? createFairPool({ ...hashingPoolOptions(1), ...opts.hashing }),
     secrets: createSecretVerifier({ hasher, keyed, now }),
     guards,
     onLockout: telemetry.lockout,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { openTokenCore, type TokenCore } from '../../core/token';
 import { TOKEN_PG_MIGRATIONS } from '../../core/token/postgres/schema';
+import { hashingPoolOptions } from '../../core/token/admission';
 import type { KeyGenerator } from '../../core/token/keys';
 import type { SecretHasher } from '../../core/token/secrets';
 import { TOKEN_PREFIX } from '../../rest/token/prefix';
@@ -65,7 +66,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
     lockout: { threshold: config.LOCKOUT_THRESHOLD, accountThreshold: config.LOCKOUT_ACCOUNT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
     realmFailuresPerMinute: config.AUTH_REALM_FAILURES_PER_MINUTE,
-    pool: fairPool('token.hashing', { concurrency: config.AUTH_HASH_CONCURRENCY, perKey: 1 }),
+    pool: fairPool('token.hashing', hashingPoolOptions(config.AUTH_HASH_CONCURRENCY)),
     audience: audiences,
     hasher: opts.hasher,
     generateKey: opts.generateKey,

@@ -1,5 +1,6 @@
 import { RateLimited } from '../../../core/shared/errors';
 import { createFairPool } from '../../../core/shared/fair-pool';
+import { hashingPoolOptions } from '../../../core/token/admission';
 import { openTokenCore, type TokenCoreOptions } from '../../../core/token';
 import { AuthenticationFailed } from '../../../core/token/errors';
 import type { SecretHasher } from '../../../core/token/secrets';
@@ -41,7 +42,7 @@ async function world(opts: Partial<TokenCoreOptions> = {}) {
   const clock = testClock();
   const h = orderedHasher();
   h.open();
-  const pool = createFairPool({ concurrency: 1, perKey: 1 });
+  const pool = createFairPool(hashingPoolOptions(1));
   const core = await openTokenCore({
     file: ':memory:', publicUrl: PUBLIC_URL, clock, audience: ['account'], hasher: h.hasher, generateKey: pooledKeys,
     authFailuresPerMinute: 30, pool, ...opts,
@@ -64,6 +65,20 @@ describe('an honest login during a password flood from many sources', () => {
     const flood = w.wave('a', () => 'victim');
     await until(() => w.pool.load().running === 1 && w.pool.load().waiting === 59);
     const honest = w.login('honest-0', PASSWORD, '203.0.113.7');
+    await until(() => w.pool.load().waiting === 60);
+    w.h.open();
+    await expect(honest).resolves.toMatchObject({ token_type: 'Bearer' });
+    expect(w.h.started.indexOf(PASSWORD)).toBe(1);
+    expect(await Promise.all(flood)).toEqual(Array(60).fill(401));
+    await w.core.close();
+  });
+
+  it('in a first wave of guesses at fresh names from fresh sources (credential stuffing), is hashed right after the running hash', async () => {
+    const w = await world();
+    w.h.close();
+    const flood = w.wave('s', (s, i) => `stuffed-first-${s}-${i}`);
+    await until(() => w.pool.load().waiting === 59);
+    const honest = w.login('honest-2', PASSWORD, '203.0.113.12');
     await until(() => w.pool.load().waiting === 60);
     w.h.open();
     await expect(honest).resolves.toMatchObject({ token_type: 'Bearer' });
