@@ -63,7 +63,7 @@ export interface Place {
    * checks in flight) counted; 1 when only its account has (from other sources); 2 when its source has.
    */
   priority: number;
-  /** Every place it holds. */
+  /** Its places in the source's and the account's counts (a lockout when one of them fills its window). */
   places: readonly Reservation[];
   /** Not a failure (the check threw): every place given back. */
   release(): Promise<void>;
@@ -92,8 +92,9 @@ export function admission(guards: Guards, source: string) {
   return {
     async enter(account: Account): Promise<Place> {
       const places: Reservation[] = [];
+      let realm: Reservation | undefined;
       const giveBack = async () => {
-        await Promise.all(places.map((p) => p.release()));
+        await Promise.all([...places, ...(realm ? [realm] : [])].map((p) => p.release()));
       };
       const refused = (): Place => ({ refused: true, priority: PRIORITY.sourceFailing, places, release: giveBack, succeed: giveBack });
       try {
@@ -108,11 +109,10 @@ export function admission(guards: Guards, source: string) {
         }
         places.push(pair, all);
         const dirty = own.count > 1 || pair.count > 1;
-        const realm = await guards.realm.reserve(`r|${account.realm}`).catch((err: unknown) => {
+        realm = await guards.realm.reserve(`r|${account.realm}`).catch((err: unknown) => {
           if (err instanceof RateLimited && !dirty) return undefined;
           throw err;
         });
-        if (realm) places.push(realm);
         return {
           refused: false,
           priority: dirty ? PRIORITY.sourceFailing : all.count > 1 ? PRIORITY.accountFailing : PRIORITY.clean,
