@@ -80,10 +80,11 @@ const tryReserve = (t: FailureThrottle, key: string) => t.reserve(key).catch((er
 /**
  * Admission of the slow checks of one request from `source`. Rules, in order:
  * - the source's count (429 past it);
+ * - the realm's count: full, a source that has failures of its own gets 429 with no hashing, while
+ *   a clean source is still checked (an honest caller is never refused for others' failures); a
+ *   source clean so far meets it last, once its count on the account is known;
  * - the account from this source, then the account from everywhere: either full, the check is
  *   refused at once as a wrong credential, with no hashing (the source's place kept as a failure);
- * - the realm's count: full, a source that has failures of its own gets 429 with no hashing, while
- *   a clean source is still checked (an honest caller is never refused for others' failures);
  * - the pool turn's priority from what the counts said (clean first).
  * Keys: `p|<account>|<source>`, `a|<account>`, `r|<realm>`; the source's own is the bare source.
  */
@@ -96,23 +97,31 @@ export function admission(guards: Guards, source: string) {
       const giveBack = async () => {
         await Promise.all([...places, ...(realm ? [realm] : [])].map((p) => p.release()));
       };
-      const refused = (): Place => ({ refused: true, priority: PRIORITY.sourceFailing, places, release: giveBack, succeed: giveBack });
+      /** The realm's place; when it has none left, 429 for a source with failures, none for a clean one. */
+      const realmPlace = (dirty: boolean) => guards.realm.reserve(`r|${account.realm}`).catch((err: unknown) => {
+        if (err instanceof RateLimited && !dirty) return undefined;
+        throw err;
+      });
+      const refused = async (): Promise<Place> => {
+        await realm?.release();
+        realm = undefined;
+        return { refused: true, priority: PRIORITY.sourceFailing, places, release: giveBack, succeed: giveBack };
+      };
       try {
         const own = await guards.source.reserve(source);
         places.push(own);
+        // A source with failures meets the realm's budget first, so its 429s write nothing about accounts.
+        if (own.count > 1) realm = await realmPlace(true);
         const pair = await tryReserve(guards.pair, pairKey(account));
-        if (!pair) return refused();
+        if (!pair) return await refused();
         const all = await tryReserve(guards.account, `a|${account.key}`);
         if (!all) {
           await pair.release();
-          return refused();
+          return await refused();
         }
         places.push(pair, all);
         const dirty = own.count > 1 || pair.count > 1;
-        realm = await guards.realm.reserve(`r|${account.realm}`).catch((err: unknown) => {
-          if (err instanceof RateLimited && !dirty) return undefined;
-          throw err;
-        });
+        if (own.count <= 1) realm = await realmPlace(dirty);
         return {
           refused: false,
           priority: dirty ? PRIORITY.sourceFailing : all.count > 1 ? PRIORITY.accountFailing : PRIORITY.clean,
