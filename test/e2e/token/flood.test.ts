@@ -165,8 +165,9 @@ describe('a password flood from many addresses', () => {
     const honest = await login('203.0.113.50', 'honest-0', PASSWORD, order, 'honest');
     expect(honest).toBe(200);
     // Flood answers that came between sending the honest login and its answer: the hash running
-    // when it arrived, and any that finished while it was read. Before issue 30: 14 or more.
-    expect(order.indexOf('honest') - before).toBeLessThanOrEqual(5);
+    // when it arrived, any that started while it was read, and a 401 overtaking its signed answer
+    // (2 or 3 here, at load averages up to 20). Before issue 30: 14 or more (one per flooding address).
+    expect(order.indexOf('honest') - before).toBeLessThanOrEqual(7);
     expect(await Promise.all(sent)).toEqual(Array(60).fill(401));
   });
 
