@@ -63,6 +63,18 @@ describe('a lockout an attacker cannot aim (per account and source)', () => {
     await w.core.close();
   });
 
+  it('refuses a locked source even a password it had right a moment ago (remembered, so not hashed again)', async () => {
+    const w = await world({ lockout: { threshold: 3, accountThreshold: 6, seconds: 600 } });
+    await expect(w.login(PASSWORD, 66)).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(w.login(PASSWORD, 7)).resolves.toMatchObject({ token_type: 'Bearer' });
+    for (let i = 0; i < 3; i++) await w.refused(w.login(`wrong ${i}`, 66));
+    await w.refused(w.login(PASSWORD, 66));
+    await expect(w.login(PASSWORD, 7)).resolves.toMatchObject({ token_type: 'Bearer' });
+    for (let i = 3; i < 6; i++) await w.refused(w.login(`wrong ${i}`, 67));
+    await w.refused(w.login(PASSWORD, 7));
+    await w.core.close();
+  });
+
   it('counts an IPv6 /64 as one source', async () => {
     const w = await world({ lockout: { threshold: 3, accountThreshold: 50, seconds: 600 } });
     const from = (address: string, password: string) => w.core.service.loginUser({ realm: w.realm, username: 'alice', password }, { clientAddress: address });
