@@ -94,7 +94,8 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
     for (const replica of [A, B]) expect((await login(replica, 'lockme', 'the right password', '198.51.100.71')).status).toBe(200);
     const users = (await cli(['user', 'list'])) as unknown as Json[];
     expect(users.find((u) => u.username === 'lockme')).toMatchObject({ locked: false });
-  });
+    // A dozen real scrypt hashes (N=2^17) and a command: seconds each on a loaded machine.
+  }, 120_000);
 
   it('locks an account for every address once its failures from all addresses, on either replica, reach the bound; a new password lifts it', async () => {
     await cli(['user', 'create', '--username', 'lockall', '--password', 'the right password']);
@@ -103,7 +104,7 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
     expect(((await cli(['user', 'list'])) as unknown as Json[]).find((u) => u.username === 'lockall')).toMatchObject({ locked: true });
     await cli(['user', 'set-password', '--username', 'lockall', '--password', 'a new password']);
     for (const replica of [A, B]) expect((await login(replica, 'lockall', 'a new password', '198.51.100.90')).status).toBe(200);
-  });
+  }, 120_000);
 
   it('rotates a refresh token once across replicas: a reuse on the other ends the session, and of parallel uses exactly one wins', async () => {
     const first = await login(A);
