@@ -12,7 +12,7 @@ import { RateLimited } from '../core/shared/errors';
 
 /** Messages between a worker and the primary (node's IPC channel, JSON). */
 export type PoolMessage =
-  | { fairPool: { op: 'acquire'; pool: string; opts: FairPoolOptions; id: number; key: string } }
+  | { fairPool: { op: 'acquire'; pool: string; opts: FairPoolOptions; id: number; key: string; priority?: number } }
   | { fairPool: { op: 'release'; id: number } }
   | { fairPool: { op: 'granted'; id: number } }
   | { fairPool: { op: 'refused'; id: number; message: string; retryAfterSeconds: number } };
@@ -39,11 +39,11 @@ export function workerPools(channel: Channel): (name: string, opts: FairPoolOpti
     else waiter?.refused(new RateLimited(m.message, m.retryAfterSeconds, { code: 'slow_down' }));
   });
   return (name, opts) => ({
-    async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    async run<T>(key: string, task: () => Promise<T>, priority = 0): Promise<T> {
       const id = ++seq;
       await new Promise<void>((granted, refused) => {
         pending.set(id, { granted, refused });
-        channel.send({ fairPool: { op: 'acquire', pool: name, opts, id, key } });
+        channel.send({ fairPool: { op: 'acquire', pool: name, opts, id, key, priority } });
       });
       running++;
       try {
@@ -77,7 +77,7 @@ export function poolBroker() {
           if (worker.isDead()) return release();
           held.set(m.id, release);
           worker.send({ fairPool: { op: 'granted', id: m.id } });
-        })).catch((err: unknown) => {
+        }), Number.isSafeInteger(m.priority) ? m.priority : 0).catch((err: unknown) => {
           const e = err instanceof RateLimited ? err : new RateLimited('Too much work in progress; try again later', 1);
           if (!worker.isDead()) worker.send({ fairPool: { op: 'refused', id: m.id, message: e.message, retryAfterSeconds: e.retryAfterSeconds } });
         });

@@ -28,7 +28,8 @@ export interface UserInput { realm?: string; username: string; password: string;
 
 export type RealmView = Omit<RealmRecord, 'createdAt' | 'refreshSecret'> & { createdAt: string; default: boolean };
 export type ClientView = Omit<ClientRecord, 'secretHash' | 'createdAt' | 'id'> & { public: boolean; createdAt: string };
-export type UserView = Omit<UserRecord, 'passwordHash' | 'failedLogins' | 'lockedUntil' | 'createdAt'> & { locked: boolean; createdAt: string };
+/** `locked`: the account reached its bound of failures (LOCKOUT_ACCOUNT_THRESHOLD), so every source is refused for now. */
+export type UserView = Omit<UserRecord, 'passwordHash' | 'createdAt'> & { locked: boolean; createdAt: string };
 
 export interface TokenAdminDeps {
   store: TokenStore;
@@ -38,6 +39,8 @@ export interface TokenAdminDeps {
   generateKey: KeyGenerator;
   /** Told when a realm got a new signing key here (the key ring signs with it at once). */
   keyAdded?(realmId: string): void;
+  /** Whether the user is locked for every source (the failure counts say); never when absent. */
+  lockedForAll?(user: UserRecord): Promise<boolean>;
 }
 
 export function createTokenAdmin(deps: TokenAdminDeps) {
@@ -67,11 +70,10 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     return realms.map((r) => realmView(r, defaultId));
   };
   const clientView = ({ secretHash, id: _id, ...c }: ClientRecord): ClientView => ({ ...c, public: secretHash === null, createdAt: iso(c.createdAt) });
-  const userView = ({ passwordHash: _p, failedLogins: _f, lockedUntil, ...u }: UserRecord): UserView => ({
-    ...u,
-    locked: lockedUntil !== null && lockedUntil > clock.now(),
-    createdAt: iso(u.createdAt),
-  });
+  const userView = async (user: UserRecord): Promise<UserView> => {
+    const { passwordHash: _p, ...u } = user;
+    return { ...u, locked: (await deps.lockedForAll?.(user)) ?? false, createdAt: iso(u.createdAt) };
+  };
 
   return {
     async createRealm(input: RealmInput = {}): Promise<RealmView> {
@@ -182,31 +184,29 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
         tenantId: input.tenantId || realm.id,
         email: input.email ?? null,
         emailVerified: false,
-        failedLogins: 0,
-        lockedUntil: null,
         createdAt: clock.now(),
       };
       if (!(await store.users.insert(user))) throw taken();
-      return { ...userView(user), realm: realm.id };
+      return { ...(await userView(user)), realm: realm.id };
     },
 
-    listUsers: async (realm?: string): Promise<UserView[]> => (await store.users.list((await realmOf(realm)).id)).map(userView),
+    listUsers: async (realm?: string): Promise<UserView[]> => Promise.all((await store.users.list((await realmOf(realm)).id)).map(userView)),
 
     async setUserEnabled(realm: string | undefined, username: string, enabled: boolean): Promise<UserView> {
       const r = await realmOf(realm);
       if (!(await store.users.setEnabled(r.id, username, enabled))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
       const user = (await store.users.get(r.id, username))!;
       if (!enabled) await endSessions({ realmId: r.id, userId: user.id });
-      return userView(user);
+      return await userView(user);
     },
 
-    /** A new password (hashed here); clears a lock and ends the user's sessions. */
+    /** A new password (hashed here); lifts every lock on the account (its counts start afresh) and ends the user's sessions. */
     async setPassword(realm: string | undefined, username: string, password: string): Promise<UserView & { sessions_ended: number }> {
       const r = await realmOf(realm);
       checkPassword(password);
       if (!(await store.users.setPasswordHash(r.id, username, await hasher.hash(password)))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
       const user = (await store.users.get(r.id, username))!;
-      return { ...userView(user), sessions_ended: await endSessions({ realmId: r.id, userId: user.id }) };
+      return { ...(await userView(user)), sessions_ended: await endSessions({ realmId: r.id, userId: user.id }) };
     },
 
     /** Ends every session of the user: their access and refresh tokens stop working at once. */

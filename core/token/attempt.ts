@@ -1,73 +1,95 @@
 import { AuthenticationFailed } from './errors';
 import type { FairPool } from '../shared/fair-pool';
-import type { FailureThrottle, Reservation } from './throttle';
+import { admission, type Guards, type Place } from './admission';
+import type { Account } from './lockout';
+import type { Reservation } from './throttle';
+
+export type { Guards } from './admission';
 
 /**
- * How one authenticating step checks a credential. A slow check first takes a place in the caller
- * address's failure count (one atomic reservation), so a check in flight, waiting for the hashing
- * pool included, counts against the limit; the place is given back when the credential matches
+ * How one authenticating step checks a credential. A slow check first takes its places in the
+ * failure counts (admission.ts: its source's, its account's from that source, its account's, its
+ * realm's; one atomic reservation each), so a check in flight, waiting for the hashing pool
+ * included, counts against every limit; the places are given back when the credential matches
  * and kept (that is the failure) when it does not. A cheap check runs at once and takes its place
- * only when it fails (one atomic step too, refused past the limit): matching credentials in
- * parallel, however many, never touch the count.
+ * in its source's count only when it fails (one atomic step too, refused past the limit):
+ * matching credentials in parallel, however many, never touch the counts.
  */
 export interface Attempt {
   /** A cheap check (a keyed hash), run at once; its failure takes a place. */
   now(check: () => boolean): Promise<boolean>;
-  /** A slow check (scrypt), run at the caller address's fair turn of the hashing pool. */
-  queued(check: () => Promise<boolean>): Promise<boolean>;
+  /** A slow check (scrypt) of `account`'s secret, run at its turn of the hashing pool; false at once when the account is locked for this source. */
+  queued(account: Account, check: () => Promise<boolean>): Promise<boolean>;
   /** Waits for an identical check already running (same secret, same account). */
-  join(pending: Promise<boolean>): Promise<boolean>;
+  join(account: Account, pending: Promise<boolean>): Promise<boolean>;
+  /** A slow check answered from memory (this secret matched a moment ago): true unless the account is locked for this source. */
+  remembered(account: Account): Promise<boolean>;
 }
 
 /** Runs every check at once, unthrottled (tools and tests that need no limiting). */
-export const freeAttempt: Attempt = { now: async (check) => check(), queued: (check) => check(), join: (pending) => pending };
+export const freeAttempt: Attempt = {
+  now: async (check) => check(), queued: (_a, check) => check(), join: (_a, pending) => pending, remembered: async () => true,
+};
 
 /**
- * Rules: a caller over its limit gets 429 before anything is looked at; a step refused for its
+ * Rules: a source over its limit gets 429 before anything is looked at; a step refused for its
  * credentials after checks that all matched (a disabled account) is counted as a failure then.
- * `throttled` is told once per window, by the failure that took its last place (a failed check's,
- * or a refused step's counted after it); from then on the address is refused until the window ends.
+ * `locked` is told once per window of each count, by the failure that took its last place (a
+ * failed check's, or a refused step's counted after it): from then on the source is refused (429),
+ * the account refused to that source or to everyone (as a wrong credential), until the window ends.
  */
-export function createAttempts(deps: { throttle: FailureThrottle; pool: FairPool; throttled?: () => void }) {
-  const { throttle, pool } = deps;
-  const filled = (place: Reservation) => {
-    if (place.filled) deps.throttled?.();
+export function createAttempts(deps: { guards: Guards; pool: FairPool; locked?: () => void }) {
+  const { guards, pool } = deps;
+  const told = (places: readonly Reservation[]) => {
+    for (const p of places) if (p.filled) deps.locked?.();
   };
   return {
-    async throttled<T>(address: string, step: (attempt: Attempt) => Promise<T>): Promise<T> {
-      await throttle.check(address);
+    async throttled<T>(source: string, step: (attempt: Attempt) => Promise<T>): Promise<T> {
+      await guards.source.check(source);
+      const admit = admission(guards, source);
       let failed = false;
-      const held = async (run: () => Promise<boolean>) => {
-        const place = await throttle.reserve(address);
+      /** Runs a slow check in its places: given back when it matches, kept when it does not. */
+      const held = async (account: Account, run: (priority: number) => Promise<boolean>) => {
+        const place: Place = await admit.enter(account);
+        if (place.refused) {
+          failed = true;
+          told(place.places);
+          return false;
+        }
         let ok: boolean;
         try {
-          ok = await run();
+          ok = await run(place.priority);
         } catch (err) {
           await place.release();
           throw err;
         }
         if (ok) {
-          await place.release();
+          await place.succeed();
         } else {
           failed = true;
-          filled(place);
+          told(place.places);
         }
         return ok;
       };
       const attempt: Attempt = {
         async now(check) {
           if (check()) return true;
-          filled(await throttle.reserve(address));
+          told([await guards.source.reserve(source)]);
           failed = true;
           return false;
         },
-        queued: (check) => held(() => pool.run(address, check)),
-        join: (pending) => held(() => pending),
+        queued: (account, check) => held(account, (priority) => pool.run(source, check, priority)),
+        join: (account, pending) => held(account, () => pending),
+        async remembered(account) {
+          if (await admit.open(account)) return true;
+          failed = true;
+          return false;
+        },
       };
       try {
         return await step(attempt);
       } catch (err) {
-        if (err instanceof AuthenticationFailed && !failed && await throttle.fail(address)) deps.throttled?.();
+        if (err instanceof AuthenticationFailed && !failed && await guards.source.fail(source)) deps.locked?.();
         throw err;
       }
     },

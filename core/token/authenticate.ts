@@ -1,13 +1,12 @@
-import type { Clock } from '../shared/clock';
 import type { Ctx } from '../shared/context';
-import { createAttempts, type Attempt } from './attempt';
+import { createAttempts, type Attempt, type Guards } from './attempt';
 import { AuthenticationFailed } from './errors';
 import type { FairPool } from '../shared/fair-pool';
 import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
+import { clientAccount, sourceOf, userAccount } from './lockout';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import type { SecretHasher } from './secrets';
 import type { SecretVerifier } from './secret-verifier';
-import { noThrottle, type FailureThrottle } from './throttle';
 
 /** The public client every realm has, used by the login endpoint when no client_id is given. */
 export const LOGIN_CLIENT_ID = 'platform-login';
@@ -17,27 +16,26 @@ export interface AuthenticatorDeps {
   secrets: SecretVerifier;
   hasher: SecretHasher;
   keyed: KeyedHasher;
-  /** Where slow hashes wait their turn, fairly between caller addresses. */
+  /** Where slow hashes wait their turn: clean callers first, then fairly between sources. */
   pool: FairPool;
-  clock: Clock;
-  lockout: { threshold: number; seconds: number };
-  throttle?: FailureThrottle;
-  /** Told when failed attempts lock an account or throttle a caller address (the metrics count them). */
+  /** The failure counts every check takes its places in (admission.ts). */
+  guards: Guards;
+  /** Told when failed attempts lock an account (for a source, or for everyone) or throttle a source (the metrics count them). */
   onLockout?: () => void;
 }
 
 /**
  * Client and user authentication. Rules: one answer (401 Authentication failed) for every bad
- * credential; a locked user fails whatever the password and does not extend the lock; failures are
- * counted atomically in the store; every step runs under the per-address failure throttle, its
- * place in the count reserved before any hash (attempt.ts); an scrypt hash made with weaker
- * parameters is redone after a success, and a generated client secret still kept as scrypt gets
- * its keyed hash (once, even under concurrent logins; a compare-and-set never overwrites a newer
- * secret).
+ * credential; an account locked for the caller's source (or for everyone) fails whatever the
+ * secret, without hashing, and does not extend the lock; every step runs under the failure counts
+ * (per source, per account and source, per account, per realm), its places reserved before any
+ * hash (attempt.ts, admission.ts); an scrypt hash made with weaker parameters is redone after a
+ * success, and a generated client secret still kept as scrypt gets its keyed hash (once, even
+ * under concurrent logins; a compare-and-set never overwrites a newer secret).
  */
 export function createAuthenticator(deps: AuthenticatorDeps) {
-  const { store, secrets, clock, keyed } = deps;
-  const attempts = createAttempts({ throttle: deps.throttle ?? noThrottle, pool: deps.pool, throttled: deps.onLockout });
+  const { store, secrets, keyed } = deps;
+  const attempts = createAttempts({ guards: deps.guards, pool: deps.pool, locked: deps.onLockout });
   const rehashing = new Set<string>();
 
   function rehashIfOutdated(id: string, secret: string, stored: string, save: (next: string) => Promise<boolean>) {
@@ -57,16 +55,18 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
 
   async function client(attempt: Attempt, realm: RealmRecord, clientId: string, secret: string | undefined): Promise<ClientRecord> {
     const found = await store.clients.get(realm.id, clientId);
-    const ok = await secrets.verify(attempt, secret ?? '', found?.secretHash, 'keyed');
+    // An unknown client's check is a keyed one: it has no account to count.
+    const account = found ? clientAccount(found) : { realm: realm.id, key: 'c|none' };
+    const ok = await secrets.verify(attempt, account, secret ?? '', found?.secretHash, 'keyed');
     if (!found || !ok || !found.enabled) throw new AuthenticationFailed('invalid_client');
     await upgradeClientHash(found, secret ?? '');
     return found;
   }
 
   return {
-    /** Runs an authenticating step under the per-address failure throttle. */
+    /** Runs an authenticating step under the failure counts of the caller's source. */
     throttled<T>(ctx: Ctx, step: (attempt: Attempt) => Promise<T>): Promise<T> {
-      return attempts.throttled(ctx.clientAddress ?? 'unknown', step);
+      return attempts.throttled(sourceOf(ctx.clientAddress), step);
     },
 
     client,
@@ -80,19 +80,9 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
 
     async user(attempt: Attempt, realm: RealmRecord, username: string, password: string): Promise<UserRecord> {
       const found = await store.users.get(realm.id, username);
-      const now = clock.now();
-      const locked = found?.lockedUntil != null && found.lockedUntil > now;
-      const ok = await secrets.verify(attempt, password, locked ? undefined : found?.passwordHash, 'slow');
-      if (found && !locked) {
-        if (ok) {
-          await store.users.recordLoginSuccess(found.id);
-          rehashIfOutdated(found.id, password, found.passwordHash, (next) => store.users.replacePasswordHash(found.id, found.passwordHash, next));
-        } else {
-          const { threshold, seconds } = deps.lockout;
-          if (await store.users.recordLoginFailure(found.id, { threshold, lockedUntil: now + seconds * 1000, now })) deps.onLockout?.();
-        }
-      }
-      if (!found || !ok || locked || !found.enabled) throw new AuthenticationFailed('invalid_grant');
+      const ok = await secrets.verify(attempt, userAccount(realm.id, username, found), password, found?.passwordHash, 'slow');
+      if (!found || !ok || !found.enabled) throw new AuthenticationFailed('invalid_grant');
+      rehashIfOutdated(found.id, password, found.passwordHash, (next) => store.users.replacePasswordHash(found.id, found.passwordHash, next));
       return found;
     },
   };

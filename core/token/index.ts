@@ -8,7 +8,8 @@ import { createFairPool, type FairPool, type FairPoolOptions } from '../shared/f
 import { keyedHasher } from './keyed-hash';
 import { scryptHasher, type SecretHasher } from './secrets';
 import { createSecretVerifier } from './secret-verifier';
-import { createFailureThrottle } from './throttle';
+import { createGuards, hashingPoolOptions, lockedForAll } from './admission';
+import { DEFAULT_LOCKOUT, userAccount, type LockoutPolicy } from './lockout';
 import type { TokenService } from './service';
 import type { PgPool } from '../shared/postgres';
 import type { Redis } from '../shared/redis';
@@ -38,15 +39,21 @@ export interface TokenCoreOptions {
    * The caller owns the pool (closing the core does not end it).
    */
   postgres?: PgPool;
-  /** Redis (REDIS_URL): the failed-authentication counts go there, exact across replicas (fails open: docs/redis.md). */
+  /** Redis (REDIS_URL): the per-source and per-realm failure counts go there, exact across replicas (fails open: docs/redis.md); lockouts stay in the store. */
   redis?: { client: Redis } & RedisFailureOptions;
   publicUrl: string;
   clock?: Clock;
-  lockout?: { threshold: number; seconds: number };
+  /** Wrong passwords per account and source, and per account, before a lock, and the window they are counted in (lockout.ts). */
+  lockout?: Partial<LockoutPolicy>;
   /** Every commit waits for the disk (administration, SQLite); see core/shared/sqlite.ts. */
   durable?: boolean;
-  /** Failed authentications allowed per caller address per minute; unlimited when absent. */
+  /** Failed authentications allowed per caller source per minute; unlimited when absent. */
   authFailuresPerMinute?: number;
+  /**
+   * Failed slow checks per realm per minute; past it, sources with failures of their own get 429
+   * before any hashing (clean ones are still checked); unlimited when absent.
+   */
+  realmFailuresPerMinute?: number;
   /** RFC 9068 `aud` of access tokens; `account` when absent. */
   audience?: readonly string[];
   /**
@@ -81,21 +88,28 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
   const keyed = keyedHasher(await store.secretHashKey());
   const now = () => clock.now();
   const telemetry = tokenTelemetry(opts.metrics);
+  // Lockouts are counted in the database even with Redis: they never fail open.
+  const guards = createGuards({
+    lockouts: store.failures,
+    throttles: failures,
+    lockout: { ...DEFAULT_LOCKOUT, ...opts.lockout },
+    sourceFailuresPerMinute: opts.authFailuresPerMinute,
+    realmFailuresPerMinute: opts.realmFailuresPerMinute,
+    now,
+  });
   const auth = createAuthenticator({
     store,
-    clock,
     hasher,
     keyed,
-    pool: opts.pool ?? createFairPool({ concurrency: 1, perKey: 1, ...opts.hashing }),
+    pool: opts.pool ?? createFairPool({ ...hashingPoolOptions(1), ...opts.hashing }),
     secrets: createSecretVerifier({ hasher, keyed, now }),
-    lockout: opts.lockout ?? { threshold: 5, seconds: 900 },
-    throttle: opts.authFailuresPerMinute
-      ? createFailureThrottle({ counter: failures, limit: opts.authFailuresPerMinute, windowMs: 60_000, now })
-      : undefined,
+    guards,
     onLockout: telemetry.lockout,
   });
   const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'], telemetry });
-  const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey, keyAdded: (realmId) => keys.forget(realmId) });
+  const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey, keyAdded: (realmId) => keys.forget(realmId),
+    lockedForAll: (user) => lockedForAll(guards, userAccount(user.realmId, user.username, user)),
+  });
   return {
     service, admin, store, keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },

@@ -34,8 +34,6 @@ export interface UserRecord {
   tenantId: string;
   email: string | null;
   emailVerified: boolean;
-  failedLogins: number;
-  lockedUntil: number | null;
   createdAt: number;
 }
 
@@ -60,18 +58,11 @@ export interface KeyRecord {
   createdAt: number;
 }
 
-/** What a wrong password does: counted atomically; at `threshold` the count restarts and the user is locked. */
-export interface LoginFailurePolicy {
-  threshold: number;
-  lockedUntil: number;
-  now: number;
-}
-
 /**
  * Everything the token service keeps, behind one port whatever the engine (SQLite embedded, or
  * PostgreSQL shared by replicas); every method answers a promise. Times are epoch milliseconds.
- * The steps that decide something under concurrency (lockout counts, refresh rotation, hash
- * upgrades, throttle reservations, revocations) are each one atomic step in the store, so they
+ * The steps that decide something under concurrency (refresh rotation, hash upgrades, failure
+ * count reservations, revocations) are each one atomic step in the store, so they
  * hold across the processes and replicas that share it (test/core/token/store-contracts.ts).
  */
 export interface TokenStore {
@@ -107,16 +98,10 @@ export interface TokenStore {
     /** False (nothing written) when the realm already has that username, in any case. */
     insert(user: UserRecord): Promise<boolean>;
     setEnabled(realmId: string, username: string, enabled: boolean): Promise<boolean>;
-    /** Sets a new password hash and clears any lock. */
+    /** Sets a new password hash (its account's failure counts start afresh: lockout.ts). */
     setPasswordHash(realmId: string, username: string, passwordHash: string): Promise<boolean>;
     /** Compare-and-set (a rehash never overwrites a password changed meanwhile). */
     replacePasswordHash(id: string, expected: string, next: string): Promise<boolean>;
-    /**
-     * One atomic step: concurrent failures all count. A locked user's failures do not extend the lock.
-     * True when this failure locked the account (it reached the threshold).
-     */
-    recordLoginFailure(id: string, policy: LoginFailurePolicy): Promise<boolean>;
-    recordLoginSuccess(id: string): Promise<void>;
   };
   sessions: {
     get(id: string): Promise<SessionRecord | undefined>;
@@ -150,9 +135,9 @@ export interface TokenStore {
 }
 
 /**
- * Failed authentications per caller address in fixed windows, shared by every process and replica
- * (in the token store, or in Redis). An attempt in flight holds a reserved place in the count,
- * released if it succeeds.
+ * Failed authentications per key (a caller's source, an account, an account from one source, a
+ * realm) in fixed windows, shared by every process and replica (in the token store, or in Redis).
+ * An attempt in flight holds a reserved place in the count, released if it succeeds.
  */
 export interface FailureCounter {
   /** The failures and reservations counted for `key` in its current window (0 when it is over). */
@@ -163,6 +148,8 @@ export interface FailureCounter {
   reserve(key: string, limit: number, windowMs: number, now: number): Promise<FailureWindow & { reserved: boolean }>;
   /** Gives a reservation back, if its window (`resetAt`) is still the current one. */
   release(key: string, resetAt: number): Promise<void>;
+  /** Forgets `key`'s window (a success that wipes its failures); reservations in flight give nothing back to a later one. */
+  forget(key: string): Promise<void>;
   /** Forgets windows over at `now`; returns how many (0 where they expire by themselves). */
   prune(now: number): Promise<number>;
 }

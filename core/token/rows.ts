@@ -44,8 +44,6 @@ export function tokenRows(d: ColumnDecoding) {
       tenantId: r.tenant_id as string,
       email: (r.email as string | null) ?? null,
       emailVerified: d.bool(r.email_verified),
-      failedLogins: r.failed_logins as number,
-      lockedUntil: timeOrNull(r.locked_until),
       createdAt: d.time(r.created_at),
     }),
     session: (r: Row): SessionRecord => ({

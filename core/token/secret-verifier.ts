@@ -1,16 +1,17 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Attempt } from './attempt';
 import type { KeyedHasher } from './keyed-hash';
+import type { Account } from './lockout';
 import { randomSecret, type SecretHasher } from './secrets';
 
 export interface SecretVerifier {
   /**
    * True when `secret` matches `stored` (a keyed hash, checked at once, or an scrypt hash, checked
-   * at the attempt's turn of the hashing pool). With `stored` undefined (unknown account) it still
-   * spends the work of the kind of account named by `unknown` and answers false, so timing does not
-   * reveal which accounts exist.
+   * at the attempt's turn of the hashing pool, in `account`'s failure counts). With `stored`
+   * undefined (unknown account) it still spends the work of the kind of account named by `unknown`
+   * and answers false, so timing does not reveal which accounts exist.
    */
-  verify(attempt: Attempt, secret: string, stored: string | undefined | null, unknown: 'keyed' | 'slow'): Promise<boolean>;
+  verify(attempt: Attempt, account: Account, secret: string, stored: string | undefined | null, unknown: 'keyed' | 'slow'): Promise<boolean>;
 }
 
 /**
@@ -46,17 +47,18 @@ export function createSecretVerifier(opts: { hasher: SecretHasher; keyed: KeyedH
   /**
    * The first check of a secret queues for the pool; one arriving while it runs joins it; one
    * that queued meanwhile (its place reserved before the first started) takes the first one's
-   * answer at its turn. The shared answer is forgotten once no check of it is waiting.
+   * answer at its turn. The shared answer is forgotten once no check of it is waiting. A secret
+   * remembered passes without the pool, unless its account is locked for the caller's source.
    */
-  function slow(attempt: Attempt, secret: string, stored: string): Promise<boolean> {
+  function slow(attempt: Attempt, account: Account, secret: string, stored: string): Promise<boolean> {
     const key = cacheKey(secret, stored);
-    if (isRemembered(key)) return Promise.resolve(true);
+    if (isRemembered(key)) return attempt.remembered(account);
     let flight = flights.get(key);
-    if (flight?.pending) return attempt.join(flight.pending);
+    if (flight?.pending) return attempt.join(account, flight.pending);
     if (!flight) flights.set(key, (flight = { waiting: 0 }));
     const f = flight;
     f.waiting++;
-    return attempt.queued(() => {
+    return attempt.queued(account, () => {
       if (isRemembered(key)) return Promise.resolve(true);
       return (f.pending ??= check(key, secret, stored));
     }).finally(() => {
@@ -65,11 +67,11 @@ export function createSecretVerifier(opts: { hasher: SecretHasher; keyed: KeyedH
   }
 
   return {
-    async verify(attempt, secret, stored, unknown) {
+    async verify(attempt, account, secret, stored, unknown) {
       if (stored && keyed.recognizes(stored)) return attempt.now(() => keyed.matches(secret, stored));
-      if (stored) return slow(attempt, secret, stored);
+      if (stored) return slow(attempt, account, secret, stored);
       if (unknown === 'keyed') return attempt.now(() => keyed.matches(secret, dummyKeyed) && false);
-      return attempt.queued(async () => {
+      return attempt.queued(account, async () => {
         await hasher.matches(secret, await (dummySlow ??= hasher.hash(randomSecret())));
         return false;
       });

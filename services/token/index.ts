@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { openTokenCore, type TokenCore } from '../../core/token';
 import { TOKEN_PG_MIGRATIONS } from '../../core/token/postgres/schema';
+import { hashingPoolOptions } from '../../core/token/admission';
 import type { KeyGenerator } from '../../core/token/keys';
 import type { SecretHasher } from '../../core/token/secrets';
 import { TOKEN_PREFIX } from '../../rest/token/prefix';
@@ -19,11 +20,18 @@ const count = (fallback: number) => z.coerce.number().int().positive().max(1_000
 
 /** The token service's environment variables. */
 const Settings = z.object({
-  /** Wrong passwords in a row before a user is locked, and for how long. */
+  /**
+   * Wrong passwords (or slow-hashed client secrets) for one account from one caller address before
+   * that address is refused for it; from all addresses together before everyone is; the window
+   * both are counted in, so the longest a lock lasts (core/token/lockout.ts, docs/token-security.md).
+   */
   LOCKOUT_THRESHOLD: count(5),
+  LOCKOUT_ACCOUNT_THRESHOLD: count(100),
   LOCKOUT_SECONDS: count(900),
   /** Failed client or user authentications allowed per caller address per minute (429 past it). */
   AUTH_FAILURES_PER_MINUTE: count(30),
+  /** Failed password checks per realm per minute; past it, addresses with failures of their own get 429 before any hashing. */
+  AUTH_REALM_FAILURES_PER_MINUTE: count(100),
   /** Slow hashes (password checks) one process runs at once; one caller address gets one of them. */
   AUTH_HASH_CONCURRENCY: count(1),
 });
@@ -49,15 +57,16 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
     redis: redis && {
       client: redis,
       prefix: `${config.REDIS_KEY_PREFIX}token:failures:`,
-      onOutage: (err) => log.error({ err: err.message }, 'token: Redis does not answer; the failed-authentication throttle is off until it does (lockouts still count)'),
-      onRecovery: () => log.info('token: Redis answers again; the failed-authentication throttle is back'),
+      onOutage: (err) => log.error({ err: err.message }, 'token: Redis does not answer; the per-address and per-realm failure limits are off until it does (lockouts still count)'),
+      onRecovery: () => log.info('token: Redis answers again; the per-address and per-realm failure limits are back'),
     },
     publicUrl: config.PUBLIC_URL,
     clock,
     durable: admin,
-    lockout: { threshold: config.LOCKOUT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
+    lockout: { threshold: config.LOCKOUT_THRESHOLD, accountThreshold: config.LOCKOUT_ACCOUNT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
-    pool: fairPool('token.hashing', { concurrency: config.AUTH_HASH_CONCURRENCY, perKey: 1 }),
+    realmFailuresPerMinute: config.AUTH_REALM_FAILURES_PER_MINUTE,
+    pool: fairPool('token.hashing', hashingPoolOptions(config.AUTH_HASH_CONCURRENCY)),
     audience: audiences,
     hasher: opts.hasher,
     generateKey: opts.generateKey,

@@ -51,6 +51,26 @@ describe('fair pools shared by the workers of a machine', () => {
     await settled(broker);
   });
 
+  it('carries each task\'s priority to the machine\'s pool: an urgent task from one worker goes before the waiting ones of another', async () => {
+    const broker = poolBroker();
+    const a = joined(broker).pools('hash', { ...OPTS, maxWaitingPerKey: 10 });
+    const b = joined(broker).pools('hash', { ...OPTS, maxWaitingPerKey: 10 });
+    const g = gate();
+    const started: string[] = [];
+    const first = a.run('1.1.1.1', async () => {
+      started.push('first');
+      await g.opened;
+    }, 2);
+    const suspects = ['2.2.2.2', '3.3.3.3'].map((key) => a.run(key, async () => void started.push(key), 2));
+    while (broker.load('hash').waiting < 2) await new Promise((r) => setImmediate(r));
+    const clean = b.run('4.4.4.4', async () => void started.push('clean'));
+    while (broker.load('hash').waiting < 3) await new Promise((r) => setImmediate(r));
+    g.open();
+    await Promise.all([first, ...suspects, clean]);
+    expect(started).toEqual(['first', 'clean', '2.2.2.2', '3.3.3.3']);
+    await settled(broker);
+  });
+
   it('refuses with 429 past the waiting bound of one address, machine-wide', async () => {
     const broker = poolBroker();
     const a = joined(broker).pools('hash', OPTS);

@@ -5,7 +5,7 @@ import { queries } from './query';
 const window = (r: Record<string, unknown>): FailureWindow => ({ count: r.count as number, resetAt: (r.reset_at as Date).getTime() });
 
 /**
- * Failed authentications per caller address in `token_failures` (when no Redis is configured):
+ * Failed authentications per key in `token_failures` (when no Redis is configured):
  * each step is one statement, so parallel attempts on any replicas never reserve more places than
  * the limit (an INSERT … ON CONFLICT DO UPDATE locks the row and re-reads it before its WHERE).
  */
@@ -37,6 +37,9 @@ export function pgFailureCounter(pool: PgPool): FailureCounter {
     },
     async release(key, resetAt) {
       await q.count('failures.release', 'UPDATE token_failures SET count = count - 1 WHERE key = $1 AND reset_at = $2 AND count > 0', [key, new Date(resetAt)]);
+    },
+    async forget(key) {
+      await q.count('failures.forget', 'DELETE FROM token_failures WHERE key = $1', [key]);
     },
     prune: (now) => q.count('failures.prune', 'DELETE FROM token_failures WHERE reset_at <= $1', [new Date(now)]),
   };

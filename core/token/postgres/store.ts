@@ -80,27 +80,16 @@ export function pgTokenStore(pool: PgPool): TokenStore {
       getById: (id) => q.one('users.by-id', 'SELECT * FROM token_users WHERE id = $1', [id], row.user),
       list: (realmId) => q.many('users.list', 'SELECT * FROM token_users WHERE realm_id = $1 ORDER BY created_at, lower(username) COLLATE "C"', [realmId], row.user),
       insert: async (u) => (await q.count('users.insert',
-        `INSERT INTO token_users (id, realm_id, username, password_hash, enabled, roles, tenant_id, email, email_verified, failed_logins, locked_until, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
-        [u.id, u.realmId, u.username, u.passwordHash, u.enabled, json(u.roles), u.tenantId, u.email, u.emailVerified, u.failedLogins,
-          at(u.lockedUntil), at(u.createdAt)])) === 1,
+        `INSERT INTO token_users (id, realm_id, username, password_hash, enabled, roles, tenant_id, email, email_verified, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+        [u.id, u.realmId, u.username, u.passwordHash, u.enabled, json(u.roles), u.tenantId, u.email, u.emailVerified, at(u.createdAt)])) === 1,
       setEnabled: async (realmId, username, enabled) => (await q.count('users.enable',
         'UPDATE token_users SET enabled = $3 WHERE realm_id = $1 AND lower(username) = lower($2)', [realmId, username, enabled])) > 0,
       setPasswordHash: async (realmId, username, hash) => (await q.count('users.password',
-        'UPDATE token_users SET password_hash = $3, failed_logins = 0, locked_until = NULL WHERE realm_id = $1 AND lower(username) = lower($2)',
+        'UPDATE token_users SET password_hash = $3 WHERE realm_id = $1 AND lower(username) = lower($2)',
         [realmId, username, hash])) > 0,
       replacePasswordHash: async (id, expected, next) =>
         (await q.count('users.rehash', 'UPDATE token_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, expected, next])) > 0,
-      // One statement: parallel failures on any replicas wait for each other's row lock and each counts.
-      recordLoginFailure: async (id, p) => (await q.one('users.failure', `UPDATE token_users SET
-            failed_logins = CASE WHEN failed_logins + 1 >= $2 THEN 0 ELSE failed_logins + 1 END,
-            locked_until = CASE WHEN failed_logins + 1 >= $2 THEN $3::timestamptz ELSE NULL END
-          WHERE id = $1 AND (locked_until IS NULL OR locked_until <= $4)
-          RETURNING locked_until IS NOT NULL AS locked`, [id, p.threshold, at(p.lockedUntil), at(p.now)], (r) => r.locked as boolean)) ?? false,
-      recordLoginSuccess: async (id) => {
-        await q.count('users.success',
-          'UPDATE token_users SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND (failed_logins != 0 OR locked_until IS NOT NULL)', [id]);
-      },
     },
     sessions,
     keys: {

@@ -45,13 +45,13 @@ class RedisTimeout extends Error {}
 
 /**
  * The failed-authentication counts in Redis (`REDIS_URL`), exact across every replica on every
- * host: fixed windows per caller address, reserve and release each one Lua script, keys under
- * `prefix` that expire with their window (`prune` has nothing to do).
+ * host: fixed windows per key (a caller address, a realm), reserve and release each one Lua
+ * script, keys under `prefix` that expire with their window (`prune` has nothing to do).
  *
  * Redis unreachable or slow: the throttle fails open (docs/redis.md). Each call waits at most
- * `timeoutMs`, then answers as if the address had no failures (a reservation is granted, a failure
- * or release is dropped); the outage is reported once, not per request. Passwords stay protected
- * meanwhile by the per-user lockout, which is counted in the database, and by the hashing pool.
+ * `timeoutMs`, then answers as if the key had no failures (a reservation is granted, a failure,
+ * release or forget is dropped); the outage is reported once, not per request. Passwords stay
+ * protected meanwhile by the lockouts, which are counted in the database, and by the hashing pool.
  */
 export function redisFailureCounter(client: Redis, opts: RedisFailureOptions = {}): FailureCounter {
   const redis = client as Scripted;
@@ -104,6 +104,9 @@ export function redisFailureCounter(client: Redis, opts: RedisFailureOptions = {
     }, () => ({ count: 0, resetAt: now + windowMs, reserved: true })),
     release: (k, resetAt) => bounded(async () => {
       await redis.platformFailureRelease(key(k), String(resetAt));
+    }, () => undefined),
+    forget: (k) => bounded(async () => {
+      await client.del(key(k));
     }, () => undefined),
     prune: async () => 0,
   };

@@ -26,8 +26,8 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
   const clientRow = (c: ClientRecord) =>
     insertClient(c.id, c.realmId, c.clientId, c.secretHash, bool(c.enabled), toJson(c.roles), toJson(c.scopes), c.tenantId, c.createdAt) === 1;
   const insertUser = run(
-    `INSERT INTO users (id, realm_id, username, password_hash, enabled, roles, tenant_id, email, email_verified, failed_logins, locked_until, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    `INSERT INTO users (id, realm_id, username, password_hash, enabled, roles, tenant_id, email, email_verified, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   );
   const insertSession = run(
     'INSERT INTO sessions (id, realm_id, client_id, user_id, scope, refresh_jti, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -46,15 +46,6 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
     firstDefault(r.id);
     return true;
   });
-  // One statement, so concurrent failures (other requests, other worker processes) all count.
-  const loginFailure = one(
-    `UPDATE users SET
-       failed_logins = CASE WHEN failed_logins + 1 >= ? THEN 0 ELSE failed_logins + 1 END,
-       locked_until = CASE WHEN failed_logins + 1 >= ? THEN ? ELSE NULL END
-     WHERE id = ? AND (locked_until IS NULL OR locked_until <= ?)
-     RETURNING locked_until`,
-    (r) => r.locked_until !== null,
-  );
   const writeSession = groupCommit(db, sessionRow);
 
   return {
@@ -88,15 +79,12 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       list: later(many('SELECT * FROM users WHERE realm_id = ? ORDER BY created_at, username', row.user)),
       insert: later((u) =>
         insertUser(u.id, u.realmId, u.username, u.passwordHash, bool(u.enabled), toJson(u.roles), u.tenantId, u.email,
-          bool(u.emailVerified), u.failedLogins, u.lockedUntil, u.createdAt) === 1),
+          bool(u.emailVerified), u.createdAt) === 1),
       setEnabled: later((realmId, username, enabled) =>
         run('UPDATE users SET enabled = ? WHERE realm_id = ? AND username = ?')(bool(enabled), realmId, username) > 0),
       setPasswordHash: later((realmId, username, hash) =>
-        run('UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = NULL WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0),
+        run('UPDATE users SET password_hash = ? WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0),
       replacePasswordHash: later((id, expected, next) => run('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?')(next, id, expected) > 0),
-      recordLoginFailure: later((id, p) => loginFailure(p.threshold, p.threshold, p.lockedUntil, id, p.now) ?? false),
-      recordLoginSuccess: later((id) =>
-        void run('UPDATE users SET failed_logins = 0, locked_until = NULL WHERE id = ? AND (failed_logins != 0 OR locked_until IS NOT NULL)')(id)),
     },
     sessions: {
       get: later(one('SELECT * FROM sessions WHERE id = ?', row.session)),
@@ -158,6 +146,7 @@ function sqliteFailureCounter(db: Db): FailureCounter {
       return { ...(failureCount(key) ?? { count: limit, resetAt: now + windowMs }), reserved: false };
     }),
     release: later((key, resetAt) => void releaseFailure(key, resetAt)),
+    forget: later((key) => void run('DELETE FROM auth_failures WHERE key = ?')(key)),
     prune: later((now) => run('DELETE FROM auth_failures WHERE reset_at <= ?')(now)),
   };
 }

@@ -75,6 +75,33 @@ describe('the fair hashing pool', () => {
     await expect(Promise.all([...kept, other])).resolves.toEqual(['a1', 'a2', 'a3', 'b1']);
   });
 
+  it('serves every waiting task of a more urgent priority first, whatever the key and the order of arrival', async () => {
+    const pool = createFairPool({ concurrency: 1, perKey: 1 });
+    const { started, task, finish } = tasks();
+    void pool.run('A', task('a1'), 2);
+    for (let i = 2; i <= 4; i++) void pool.run('A', task(`a${i}`), 2);
+    for (let i = 1; i <= 3; i++) void pool.run('B', task(`b${i}`), 1);
+    void pool.run('C', task('c1'), 1);
+    void pool.run('D', task('d1'));
+    // One key's own tasks are ordered by priority too: D's urgent one comes before its later ones.
+    void pool.run('D', task('d2'), 2);
+    void pool.run('D', task('d0'));
+    for (const n of ['a1', 'd1', 'd0', 'b1', 'c1', 'b2', 'b3', 'a2', 'd2']) await finish(n);
+    expect(started).toEqual(['a1', 'd1', 'd0', 'b1', 'c1', 'b2', 'b3', 'a2', 'd2', 'a3']);
+  });
+
+  it('with `crowded`, serves a key with several tasks in the pool at that priority at best, so a lone task goes first', async () => {
+    const pool = createFairPool({ concurrency: 1, perKey: 1, crowded: 2 });
+    const { started, task, finish } = tasks();
+    for (const k of ['A', 'B', 'C']) for (let i = 1; i <= 2; i++) void pool.run(k, task(`${k}${i}`));
+    void pool.run('D', task('D1'));
+    void pool.run('E', task('E1'), 1);
+    // A1 runs; B and C are crowded (2), D alone (0), E alone (1); A, down to one task, is not crowded any more (0, served once).
+    // B, once B1 is done, is not either: B2 goes before C's crowded pair.
+    for (const n of ['A1', 'D1', 'A2', 'E1', 'B1', 'B2', 'C1']) await finish(n);
+    expect(started).toEqual(['A1', 'D1', 'A2', 'E1', 'B1', 'B2', 'C1', 'C2']);
+  });
+
   it('passes a task failure to its caller only, thrown or rejected, and goes on', async () => {
     const pool = createFairPool({ concurrency: 1, perKey: 1 });
     await expect(pool.run('A', () => {

@@ -15,7 +15,7 @@ const keyed = keyedHasher(randomBytes(32));
 const createSecretVerifier = (opts: { ttlMs?: number; now?: () => number } = {}) => {
   const v = create({ hasher: fastHasher, keyed, ...opts });
   // Unthrottled, not queued: these tests are about what is hashed and remembered.
-  return { verify: (secret: string, stored: string | undefined | null, unknown: 'keyed' | 'slow' = 'slow') => v.verify(freeAttempt, secret, stored, unknown) };
+  return { verify: (secret: string, stored: string | undefined | null, unknown: 'keyed' | 'slow' = 'slow') => v.verify(freeAttempt, { realm: 'r', key: 'k' }, secret, stored, unknown) };
 };
 let stored: string;
 let otherStored: string;

@@ -72,6 +72,22 @@ export function failureCounterCases(s: () => Opened<FailureCounter>) {
     expect(await two.reserve(a, 51, MINUTE, now())).toMatchObject({ count: 51, reserved: true });
   });
 
+  it('forgets a key\'s window for every handle, leaving other keys; a release of the forgotten window gives nothing back later', async () => {
+    const { one, two, now } = s();
+    const [a, b] = [address(), address()];
+    const held = await one.reserve(a, 3, MINUTE, now());
+    await one.add(a, MINUTE, now());
+    await one.add(b, MINUTE, now());
+    await two.forget(a);
+    expect(await one.count(a, now())).toEqual({ count: 0, resetAt: now() });
+    expect((await two.count(b, now())).count).toBe(1);
+    await two.forget(a); // nothing left to forget
+    const again = await two.reserve(a, 3, MINUTE, now() + 1);
+    expect(again).toEqual({ count: 1, resetAt: now() + 1 + MINUTE, reserved: true });
+    await one.release(a, held.resetAt);
+    expect((await one.count(a, now() + 1)).count).toBe(1);
+  });
+
   it('prunes windows that are over and keeps the current ones', async () => {
     const { one, two, now, advance } = s();
     const [old, current] = [address(), address()];

@@ -33,7 +33,7 @@ export const clientRecord = (realmId: string, o: Partial<ClientRecord> = {}): Cl
 
 export const userRecord = (realmId: string, o: Partial<UserRecord> = {}): UserRecord => ({
   id: randomUUID(), realmId, username: unique('user'), passwordHash: 'scrypt$first', enabled: true, roles: ['search:read'],
-  tenantId: 'tenant-a', email: 'ann@example.com', emailVerified: false, failedLogins: 0, lockedUntil: null, createdAt: T0, ...o,
+  tenantId: 'tenant-a', email: 'ann@example.com', emailVerified: false, createdAt: T0, ...o,
 });
 
 export const sessionRecord = (realmId: string, o: Partial<SessionRecord> = {}): SessionRecord => ({

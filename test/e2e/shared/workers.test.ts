@@ -23,7 +23,9 @@ describe('platform start with two worker processes', () => {
   beforeAll(async () => {
     const port = String(await freePort());
     child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], {
-      cwd: ROOT, env: childEnv({ PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '2', AUTH_FAILURES_PER_MINUTE: '3', LOG_LEVEL: 'warn' }),
+      cwd: ROOT, env: childEnv({
+        PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '2', AUTH_FAILURES_PER_MINUTE: '3', LOCKOUT_THRESHOLD: '2', TRUST_PROXY: 'loopback', LOG_LEVEL: 'warn',
+      }),
     });
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -53,6 +55,16 @@ describe('platform start with two worker processes', () => {
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
     for (let i = 0; i < 3; i++) expect((await token({ client_id: boot.client_id!, client_secret: 'wrong' })).status).toBe(401);
     for (let i = 0; i < 4; i++) expect((await token({ client_id: boot.client_id!, client_secret: 'wrong' })).status).toBe(429);
+  });
+
+  it('shares an address\'s lockout on an account between workers; another address still signs in', async () => {
+    const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
+    const login = (from: string, password: string) => fetch(`${url}/auth/api/v1/oauth/connect/user/login`, {
+      method: 'POST', headers: { connection: 'close', 'x-forwarded-for': from }, body: new URLSearchParams({ username: boot.username!, password }),
+    }).then((r) => r.status);
+    for (let i = 0; i < 2; i++) expect(await login('198.51.100.9', `wrong ${i}`)).toBe(401);
+    expect(await login('198.51.100.9', boot.password!)).toBe(401);
+    expect(await login('198.51.100.10', boot.password!)).toBe(200);
   });
 
   it('replaces a worker that dies, and stops every process on SIGTERM', async () => {

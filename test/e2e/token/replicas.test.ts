@@ -17,7 +17,8 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
   const [A, B] = [0, 1];
 
   beforeAll(async () => {
-    set = await startReplicas({ count: 2 });
+    // A low bound per account, so a test reaches it from a few addresses.
+    set = await startReplicas({ count: 2, env: { LOCKOUT_ACCOUNT_THRESHOLD: '12' } });
     boot = set.credentials();
     cliDir = mkdtempSync(join(tmpdir(), 'token-replicas-cli-'));
   }, 180_000);
@@ -26,12 +27,15 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
     if (cliDir) rmSync(cliDir, { recursive: true, force: true });
   });
 
-  const post = async (replica: number, path: string, form: Record<string, string>) => {
-    const res = await fetch(`${set.replicas[replica]!.url}/auth/api/v1/oauth/connect/${path}`, { method: 'POST', body: new URLSearchParams(form) });
+  /** A POST as `from` (the replicas trust a proxy on loopback, so X-Forwarded-For names the caller). */
+  const post = async (replica: number, path: string, form: Record<string, string>, from?: string) => {
+    const res = await fetch(`${set.replicas[replica]!.url}/auth/api/v1/oauth/connect/${path}`, {
+      method: 'POST', body: new URLSearchParams(form), headers: from ? { 'x-forwarded-for': from } : {},
+    });
     return { status: res.status, body: (await res.json()) as Json };
   };
-  const login = (replica: number, username = boot.username!, password = boot.password!) =>
-    post(replica, 'user/login', { realm: boot.realm!, username, password });
+  const login = (replica: number, username = boot.username!, password = boot.password!, from?: string) =>
+    post(replica, 'user/login', { realm: boot.realm!, username, password }, from);
   const introspect = async (replica: number, token: string) => (await post(replica, 'introspect', { realm: boot.realm!, token })).body.active;
   /** The `platform` command against the same database, as an operator runs it from any host. */
   const cli = async (args: string[], input?: string) => {
@@ -77,16 +81,28 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
     }
   });
 
-  it('counts failed logins made on either replica toward one lockout, which both enforce', async () => {
+  it('counts one address\'s failed logins on either replica toward one lock of that address, which both enforce; another address still signs in', async () => {
     await cli(['user', 'create', '--username', 'lockme', '--password', 'the right password']);
-    for (let i = 0; i < 4; i++) expect((await login(i % 2 ? B : A, 'lockme', `wrong ${i}`)).status).toBe(401);
-    expect((await login(A, 'lockme', 'the right password')).status).toBe(200);
-    // A success starts the count again: five failures, spread over both replicas, lock the user.
-    for (let i = 0; i < 5; i++) expect((await login(i % 2 ? A : B, 'lockme', `wrong ${i}`)).status).toBe(401);
-    for (const replica of [A, B]) expect((await login(replica, 'lockme', 'the right password')).status).toBe(401);
+    const from = '198.51.100.70';
+    for (let i = 0; i < 4; i++) expect((await login(i % 2 ? B : A, 'lockme', `wrong ${i}`, from)).status).toBe(401);
+    expect((await login(A, 'lockme', 'the right password', from)).status).toBe(200);
+    // A success starts the address's count again: five failures, spread over both replicas, lock the account for it.
+    for (let i = 0; i < 5; i++) expect((await login(i % 2 ? A : B, 'lockme', `wrong ${i}`, from)).status).toBe(401);
+    for (const replica of [A, B]) expect((await login(replica, 'lockme', 'the right password', from)).status).toBe(401);
+    for (const replica of [A, B]) expect((await login(replica, 'lockme', 'the right password', '198.51.100.71')).status).toBe(200);
     const users = (await cli(['user', 'list'])) as unknown as Json[];
-    expect(users.find((u) => u.username === 'lockme')).toMatchObject({ locked: true });
-  });
+    expect(users.find((u) => u.username === 'lockme')).toMatchObject({ locked: false });
+    // A dozen real scrypt hashes (N=2^17) and a command: seconds each on a loaded machine.
+  }, 120_000);
+
+  it('locks an account for every address once its failures from all addresses, on either replica, reach the bound; a new password lifts it', async () => {
+    await cli(['user', 'create', '--username', 'lockall', '--password', 'the right password']);
+    for (let i = 0; i < 12; i++) expect((await login(i % 2 ? B : A, 'lockall', `wrong ${i}`, `198.51.100.${80 + (i % 4)}`)).status).toBe(401);
+    for (const replica of [A, B]) expect((await login(replica, 'lockall', 'the right password', '198.51.100.90')).status).toBe(401);
+    expect(((await cli(['user', 'list'])) as unknown as Json[]).find((u) => u.username === 'lockall')).toMatchObject({ locked: true });
+    await cli(['user', 'set-password', '--username', 'lockall', '--password', 'a new password']);
+    for (const replica of [A, B]) expect((await login(replica, 'lockall', 'a new password', '198.51.100.90')).status).toBe(200);
+  }, 120_000);
 
   it('rotates a refresh token once across replicas: a reuse on the other ends the session, and of parallel uses exactly one wins', async () => {
     const first = await login(A);

@@ -113,8 +113,7 @@ describe('POST /oauth/connect/introspect: active tokens', () => {
     // The admin API has no way to verify an email yet, so the user is put in the store directly.
     await f.core.store.users.insert({
       id: randomUUID(), realmId: f.realm, username: 'vera', passwordHash: await fastHasher.hash('vera password 1'),
-      enabled: true, roles: [], tenantId: f.realm, email: 'vera@example.test', emailVerified: true,
-      failedLogins: 0, lockedUntil: null, createdAt: f.clock.now(),
+      enabled: true, roles: [], tenantId: f.realm, email: 'vera@example.test', emailVerified: true, createdAt: f.clock.now(),
     });
     const tokens = await userTokens(f, { username: 'vera', password: 'vera password 1' });
     const body = await introspect(f, tokens.access_token);

@@ -46,9 +46,14 @@ describe('429 after repeated failed authentications, and the caller address behi
     strict.core.close();
   });
 
-  it('reads TRUST_PROXY (no proxy trusted by default), AUTH_FAILURES_PER_MINUTE and AUTH_HASH_CONCURRENCY from the environment', () => {
+  it('reads TRUST_PROXY (no proxy trusted by default), the failure limits, the lockout and AUTH_HASH_CONCURRENCY from the environment', () => {
     const load = (env: Record<string, string>) => loadConfig(env, configParts(SERVICES));
-    expect(load({})).toMatchObject({ TRUST_PROXY: false, AUTH_FAILURES_PER_MINUTE: 30, AUTH_HASH_CONCURRENCY: 1 });
+    expect(load({})).toMatchObject({
+      TRUST_PROXY: false, AUTH_FAILURES_PER_MINUTE: 30, AUTH_REALM_FAILURES_PER_MINUTE: 100, AUTH_HASH_CONCURRENCY: 1,
+      LOCKOUT_THRESHOLD: 5, LOCKOUT_ACCOUNT_THRESHOLD: 100, LOCKOUT_SECONDS: 900,
+    });
+    expect(load({ LOCKOUT_ACCOUNT_THRESHOLD: '40', AUTH_REALM_FAILURES_PER_MINUTE: '500' })).toMatchObject({ LOCKOUT_ACCOUNT_THRESHOLD: 40, AUTH_REALM_FAILURES_PER_MINUTE: 500 });
+    for (const name of ['LOCKOUT_ACCOUNT_THRESHOLD', 'AUTH_REALM_FAILURES_PER_MINUTE']) expect(() => load({ [name]: '0' })).toThrow(new RegExp(name));
     expect(load({ AUTH_HASH_CONCURRENCY: '4' })).toMatchObject({ AUTH_HASH_CONCURRENCY: 4 });
     expect(() => load({ AUTH_HASH_CONCURRENCY: '0' })).toThrow(/AUTH_HASH_CONCURRENCY/);
     expect(load({ TRUST_PROXY: 'loopback' }).TRUST_PROXY).toEqual(['loopback']);
