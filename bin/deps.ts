@@ -1,6 +1,8 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { remoteJwksKeySource } from '../core/shared/auth/key-sources';
+import type { RevocationFollower } from '../core/shared/auth/revocation-feed';
+import { createRevocationList } from '../core/shared/auth/revocations';
 import { createTokenVerifier, issuerBaseFor, type KeySource } from '../core/shared/auth/verifier';
 import { systemClock, type Clock } from '../core/shared/clock';
 import type { Config, ConfigParts } from '../core/shared/config';
@@ -8,6 +10,7 @@ import { createFairPool, type FairPool, type FairPoolOptions } from '../core/sha
 import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/shared/module';
 import type { OpenedRedis } from '../core/shared/redis';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
+import { followRevocationFeed } from './revocations';
 import { workerPools, type Channel } from './shared-pools';
 
 // Loaded only when configured: commands and SQLite deployments never load the drivers.
@@ -34,13 +37,18 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
   let source: KeySource | undefined;
   const instances = new Map<string, ServiceInstance>();
   const keys: KeySource = { key: (realm, kid) => (source ??= remoteJwksKeySource(config.AUTH_ISSUER_URL)).key(realm, kid) };
+  const toleranceMs = config.TOKEN_CLOCK_SKEW_SECONDS * 1000;
+  const revocations = createRevocationList({ clock, toleranceMs });
+  let following: { follower: RevocationFollower; close(): Promise<void> } | undefined;
   const deps: SharedDeps = {
     // loadConfig validated every registered service's settings into the same object.
     config: config as Config & Record<string, unknown>,
     clock,
     log,
     keys,
-    verifier: createTokenVerifier({ issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS }),
+    verifier: createTokenVerifier({ issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS, revocations }),
+    revocations,
+    revoked: () => following?.follower.refresh() ?? Promise.resolve(),
     audiences: [...new Set(modules.map(audienceOf))],
     peer: <I extends ServiceInstance>(name: string) => instances.get(name) as I | undefined,
     fairPool: machinePools(),
@@ -94,8 +102,19 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
       if (redis) out.redis = redis.ready();
       return out;
     },
+    /**
+     * Loads the revoked-sessions list and follows it in the background (bin/revocations.ts): a
+     * serving process calls it after `open`, before it listens.
+     */
+    async followRevocations(opened: readonly Opened[]): Promise<void> {
+      following ??= await followRevocationFeed(deps, revocations, modules, opened, log);
+    },
+    /** Whether the revoked-sessions list is loaded (readiness), when this process follows it. */
+    revocationsLoaded: () => following?.follower.loaded(),
     /** Closes the connections `connect` opened (after the services). */
     async close(): Promise<void> {
+      await following?.close();
+      following = undefined;
       const pool = deps.postgres;
       deps.postgres = undefined;
       deps.redis = undefined;

@@ -84,6 +84,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const closers: (() => unknown)[] = [() => tracing?.shutdown(), () => platform.close(), () => closeAll(opened)];
   try {
     const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened) : undefined;
+    // Sessions ended before this process started must be refused from its first request.
+    await platform.followRevocations(opened);
     if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
 
     const subgraphs = opened.flatMap(({ module, instance }) => subgraphFace(module, instance, platform.deps, log) ?? []);

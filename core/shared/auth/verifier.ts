@@ -1,6 +1,7 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type KeyLike } from 'jose';
 import { epochSeconds, systemClock, type Clock } from '../clock';
 import { bearerToken, InvalidToken, MissingCredentials, type Caller } from './caller';
+import type { RevocationList } from './revocations';
 
 /**
  * Offline verification of the token service's access tokens, for every service that accepts them.
@@ -8,7 +9,8 @@ import { bearerToken, InvalidToken, MissingCredentials, type Caller } from './ca
  * used), header `typ` at+jwt (RFC 9068 §4), a well-formed `kid` the issuing realm publishes, an
  * issuer under this platform's realms (optionally one of `realms`), `exp` and `iat` within the
  * clock tolerance (a token from the future is refused), payload `typ` Bearer (Keycloak's claim;
- * refresh tokens are not access tokens), and, when asked, an audience naming the service.
+ * refresh tokens are not access tokens), when asked an audience naming the service, and, given the
+ * revoked-sessions list, a session that was not ended (a lookup in memory: revocations.ts).
  */
 export const TOKEN_ALG = 'RS256';
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -26,6 +28,8 @@ export interface VerifierOptions {
   clock?: Clock;
   /** When set, only these realms' tokens are accepted. */
   realms?: readonly string[];
+  /** The sessions ended before their tokens expire (logout, revocation, a disabled user or client). */
+  revocations?: Pick<RevocationList, 'revoked'>;
 }
 
 export interface VerifiedToken {
@@ -82,6 +86,9 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
       });
       if (payload.typ !== 'Bearer') throw new InvalidToken('wrong token type');
       if (Number(payload.iat) > epochSeconds(clock) + tolerance) throw new InvalidToken('issued in the future');
+      if (opts.revocations?.revoked({ realm, sessionId: str(payload.sid), subject: str(payload.sub), clientId: str(payload.azp) })) {
+        throw new InvalidToken('revoked');
+      }
       return { realm, claims: payload as VerifiedToken['claims'] };
     } catch (err) {
       if (err instanceof InvalidToken) throw err;
