@@ -46,7 +46,10 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
     clock,
     log,
     keys,
-    verifier: createTokenVerifier({ issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS, revocations }),
+    verifier: createTokenVerifier({
+      issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS,
+      revocations: { revoked: revocations.revoked, loading: () => following !== undefined && !following.follower.loaded() },
+    }),
     revocations,
     revoked: () => following?.follower.refresh() ?? Promise.resolve(),
     audiences: [...new Set(modules.map(audienceOf))],
@@ -104,9 +107,11 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
     },
     /**
      * Loads the revoked-sessions list and follows it in the background (bin/revocations.ts): a
-     * serving process calls it after `open`, before it listens.
+     * process serving services calls it after `open`, before it listens. A gateway alone follows
+     * none: the subgraphs it reaches verify their callers themselves.
      */
     async followRevocations(opened: readonly Opened[]): Promise<void> {
+      if (opened.length === 0) return;
       following ??= await followRevocationFeed(deps, revocations, modules, opened, log);
     },
     /** Whether the revoked-sessions list is loaded (readiness), when this process follows it. */

@@ -21,30 +21,38 @@ async function feedFor(deps: SharedDeps, modules: readonly ServiceModule[], open
 }
 
 /**
- * Loads the revoked-sessions list into `list` and keeps it current in the background; resolves
- * once the list is current (a process must not serve before: it would accept tokens of sessions
- * already ended). A feed that does not answer yet (a token service starting on another host) is
- * tried again every second, with a warning, until it does.
+ * Loads the revoked-sessions list into `list` and keeps it current in the background. Resolves
+ * once the first read is done: the list is then current, and a process must not serve before (it
+ * would accept tokens of sessions already ended). When that read fails (a token service that is
+ * not up yet, on another host), it resolves anyway and tries again every second: meanwhile
+ * `loaded()` is false and the verifier refuses every token with 503 (core/shared/auth/verifier.ts).
  */
 export async function followRevocationFeed(deps: SharedDeps, list: RevocationList, modules: readonly ServiceModule[], opened: readonly Opened[], log: Logger):
   Promise<{ follower: RevocationFollower; close(): Promise<void> } | undefined> {
   const found = await feedFor(deps, modules, opened);
   if (!found) return undefined;
   const follower = followRevocations(found.feed, list, {
-    onError: (err) => log.warn({ err: err.message }, `revocations: reading the revoked-sessions list from ${found.where} failed; the last list read is kept, retrying`),
+    onError: (err) => log.warn({ err: err.message }, `revocations: reading the revoked-sessions list from ${found.where} failed; the last list read is kept (none yet: tokens are refused with 503), retrying`),
     onRecovery: () => log.info(`revocations: the revoked-sessions list from ${found.where} is read again`),
   });
-  const close = async () => {
-    follower.close();
-    await found.reader?.close?.();
-  };
-  for (;;) {
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  const attempt = async (): Promise<void> => {
     try {
       await follower.start();
-      return { follower, close };
     } catch {
       // Told by onError (once per outage); tried again until the list is read.
-      await new Promise((r) => setTimeout(r, FIRST_READ_RETRY_MS));
+      if (!closed) retry = setTimeout(() => void attempt(), FIRST_READ_RETRY_MS);
     }
-  }
+  };
+  await attempt();
+  return {
+    follower,
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      follower.close();
+      await found.reader?.close?.();
+    },
+  };
 }

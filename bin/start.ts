@@ -101,6 +101,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, {
           limits, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
           connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
+          revocations: platform.deps.revocations,
         });
         closers.push(one.stop);
         webSocket = one.webSocket;
@@ -120,7 +121,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
         persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'), persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
         subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
-        verifier: platform.deps.verifier, metrics,
+        verifier: platform.deps.verifier, metrics, revocations: platform.deps.revocations,
       });
       closers.push(gateway.stop);
       webSocket = gateway.webSocket;

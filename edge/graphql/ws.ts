@@ -5,6 +5,7 @@ import { execute, subscribe, type DocumentNode, type ExecutionArgs, type GraphQL
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
+import type { RevocationList } from '../../core/shared/auth/revocations';
 import { contextFromConnection, type GraphContext } from './context';
 import { formatExecutionError } from './errors';
 import type { IntrospectionCache } from './introspection';
@@ -12,6 +13,7 @@ import type { GraphqlLimits } from './limits';
 import { operationPreparer, refusal } from './prepare';
 import { keepSocketsAlive } from './ws-keepalive';
 import { forgivePeerGone } from './ws-peer-gone';
+import { subscriptionUntilRevoked } from './revoked-streams';
 import { operationTrace } from './trace';
 
 export interface WebSocketOptions {
@@ -30,6 +32,11 @@ export interface WebSocketOptions {
   introspection?: boolean;
   /** Answers pure introspection from this cache (a graph without its own `execute`: a subgraph served alone). */
   introspectionCache?: IntrospectionCache;
+  /**
+   * A graph without its own `subscribe` (a subgraph served alone): its subscriptions end when their
+   * caller's session is ended (revoked-streams.ts). A graph with its own ends them itself.
+   */
+  revocations?: Pick<RevocationList, 'watch'>;
 }
 
 /** What a socket's operations run on: a subgraph's schema, or the gateway's graph with its own execution. */
@@ -105,7 +112,8 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
   const endpoint = useServer({
     schema: graph.schema,
     execute: run as never,
-    subscribe: (graph.subscribe ?? subscribe) as never,
+    subscribe: (graph.subscribe ?? (async (args: ExecutionArgs) =>
+      subscriptionUntilRevoked(await subscribe(args), args.contextValue as GraphContext, opts.revocations))) as never,
     isProd: true,
     connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
     onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {

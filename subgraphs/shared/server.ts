@@ -11,7 +11,7 @@ import { introspectionCache, introspectionPlugin } from '../../edge/graphql/intr
 import { cachedIntrospection } from '../../edge/graphql/introspection-http';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../../edge/graphql/limits';
 import type { Subgraph } from '../../edge/graphql/subgraph';
-import { serveWebSocket, type WebSocketEndpoint } from '../../edge/graphql/ws';
+import { serveWebSocket, type WebSocketEndpoint, type WebSocketOptions } from '../../edge/graphql/ws';
 import { routeMatched } from '../../edge/http/telemetry';
 
 export interface SubgraphRouterOptions {
@@ -25,6 +25,8 @@ export interface SubgraphRouterOptions {
   introspection?: boolean;
   /** Serves Apollo's landing page to a browser's GET /graphql; default true (`GRAPHQL_LANDING_PAGE`). */
   landingPage?: boolean;
+  /** Subscriptions over graphql-ws end when their caller's session is ended (edge/graphql/revoked-streams.ts). */
+  revocations?: WebSocketOptions['revocations'];
 }
 
 export interface SubgraphRouter {
@@ -86,7 +88,7 @@ export async function subgraphRouter(
     ? (http: Server) => serveWebSocket(http, subgraph, log, {
       limits, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
       keepAliveMs: opts.keepAliveMs,
-      introspection: opts.introspection, introspectionCache: schemaAnswers,
+      introspection: opts.introspection, introspectionCache: schemaAnswers, revocations: opts.revocations,
     })
     : undefined;
   return { router, webSocket, stop: () => server.stop() };

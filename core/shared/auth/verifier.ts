@@ -1,5 +1,6 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type KeyLike } from 'jose';
 import { epochSeconds, systemClock, type Clock } from '../clock';
+import { Unavailable } from '../errors';
 import { bearerToken, InvalidToken, MissingCredentials, type Caller } from './caller';
 import type { RevocationList } from './revocations';
 
@@ -28,8 +29,18 @@ export interface VerifierOptions {
   clock?: Clock;
   /** When set, only these realms' tokens are accepted. */
   realms?: readonly string[];
-  /** The sessions ended before their tokens expire (logout, revocation, a disabled user or client). */
-  revocations?: Pick<RevocationList, 'revoked'>;
+  /**
+   * The sessions ended before their tokens expire (logout, revocation, a disabled user or client);
+   * while `loading` says so (its first read has not succeeded yet), every token is refused with 503.
+   */
+  revocations?: Pick<RevocationList, 'revoked'> & { loading?(): boolean };
+}
+
+/** A token cannot be checked against the revoked-sessions list yet (its source does not answer). */
+export class RevocationsLoading extends Unavailable {
+  constructor() {
+    super('The list of revoked sessions is not loaded yet; try again shortly.', 2, { code: 'revocations_loading' });
+  }
 }
 
 export interface VerifiedToken {
@@ -86,12 +97,13 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
       });
       if (payload.typ !== 'Bearer') throw new InvalidToken('wrong token type');
       if (Number(payload.iat) > epochSeconds(clock) + tolerance) throw new InvalidToken('issued in the future');
+      if (opts.revocations?.loading?.()) throw new RevocationsLoading();
       if (opts.revocations?.revoked({ realm, sessionId: str(payload.sid), subject: str(payload.sub), clientId: str(payload.azp) })) {
         throw new InvalidToken('revoked');
       }
       return { realm, claims: payload as VerifiedToken['claims'] };
     } catch (err) {
-      if (err instanceof InvalidToken) throw err;
+      if (err instanceof InvalidToken || err instanceof RevocationsLoading) throw err;
       if (err instanceof joseErrors.JWTExpired) throw new InvalidToken('expired');
       if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw new InvalidToken('not issued for this service');
       throw new InvalidToken('signature or claims rejected');
