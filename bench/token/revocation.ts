@@ -4,15 +4,18 @@
  * (`name=folder,...`, each folder holding a built `dist/`; this checkout alone by default) is
  * started as `platform start` with WORKERS=2 (SQLite), and, with DATABASE_URL and REDIS_URL set,
  * as two replicas on a database of their own:
- * - propagation: BENCH_REVOCATIONS (50) times, a fresh client token accepted on four pinned
- *   connections (two per worker, or two per replica on the other replica), revoked (RFC 7009), then
- *   asked on every connection back to back: milliseconds from the revocation's answer to the
- *   slowest connection's first refusal (a build that never refuses is tried 3 times, BENCH_NEVER_MS
- *   each);
+ * - propagation: BENCH_REVOCATIONS (50) times, a fresh client token accepted on two pinned
+ *   connections of the other worker (the access log tells which worker serves a connection) or of
+ *   replica B, revoked (RFC 7009) through a connection of the first worker or replica A, then asked
+ *   on both connections back to back: milliseconds from the revocation's answer to the slower
+ *   connection's first refusal (a build that never refuses is tried 3 times, BENCH_NEVER_MS each);
+ * - the verifier alone, in this process: microseconds per verification without a list, with an empty
+ *   one and with a loaded one (bench/token/revocation-verify.ts);
  * - cost: autocannon (16 connections, BENCH_SECONDS each, rounds alternating between the builds) on
  *   an authenticated REST route that does nothing else (an unknown object: 404) and on GraphQL
  *   `{ viewer { username } }`, WORKERS=1 each; the last build is also measured with a loaded list
  *   (1,000 revoked sessions and a disabled client of the token's realm: the path that hashes).
+ * BENCH_PHASES picks some of `propagation,verify,cost` (all by default).
  * Needs `npm run build` (and each other build's). One run; figures vary with the machine's load.
  */
 import { execFileSync } from 'node:child_process';
@@ -22,7 +25,8 @@ import { join, resolve } from 'node:path';
 import { Client as Pg } from 'pg';
 import { killAllSync, stopAll } from '../shared/procs';
 import { loadAverage } from '../shared/settings';
-import { clientToken, oneRevocation, pinned, probePath, startBuild, summary, type Build } from './revocation-run';
+import { clientToken, oneRevocation, onTwoWorkers, pinned, probePath, startBuild, summary, type Build } from './revocation-run';
+import { verifyCost } from './revocation-verify';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 const builds: Build[] = (process.env.BENCH_BUILDS || `new=${ROOT}`).split(',').map((b) => {
@@ -32,11 +36,13 @@ const builds: Build[] = (process.env.BENCH_BUILDS || `new=${ROOT}`).split(',').m
 const N = Number(process.env.BENCH_REVOCATIONS || 50);
 const NEVER_MS = Number(process.env.BENCH_NEVER_MS || 3000);
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
+const PHASES = new Set((process.env.BENCH_PHASES || 'propagation,verify,cost').split(','));
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
 async function propagation(build: Build, dir: string, replicas: boolean): Promise<string> {
   let db: string | undefined;
-  const env: Record<string, string> = { WORKERS: replicas ? '1' : '2' };
+  // The access log tells which worker served which connection.
+  const env: Record<string, string> = { WORKERS: replicas ? '1' : '2', LOG_LEVEL: 'info' };
   if (replicas) {
     db = `bench_revocation_${process.pid}_${build.name.replace(/\W/g, '_')}`;
     const admin = new Pg({ connectionString: process.env.DATABASE_URL });
@@ -50,14 +56,15 @@ async function propagation(build: Build, dir: string, replicas: boolean): Promis
   try {
     const p = await startBuild(build, dir, env, replicas ? 2 : 1);
     const [a, b] = [p.urls[0]!, p.urls.at(-1)!];
-    // Workers: four connections to the one port (two per worker); replicas: four to B, the revocation through A.
-    const conns = pinned(b, 4);
+    // Workers: revoked through a connection of one worker, asked on two of the other's; replicas:
+    // revoked through A, asked on two connections to B.
+    const { revoking, others, unused } = replicas ? { revoking: pinned(a, 1)[0]!, others: pinned(b, 2), unused: [] } : await onTwoWorkers(a, p.logs[0]!);
     const ms: (number | undefined)[] = [];
     for (let i = 0; i < N; i++) {
-      ms.push(await oneRevocation(a, a, conns, p.boot, NEVER_MS));
+      ms.push(await oneRevocation(a, revoking, others, p.boot, NEVER_MS));
       if (ms.filter((m) => m === undefined).length >= 3) break;
     }
-    await Promise.all(conns.map((c) => c.close()));
+    await Promise.all([revoking, ...others, ...unused].map((c) => c.close()));
     await stopAll();
     return summary(ms, NEVER_MS);
   } finally {
@@ -128,14 +135,23 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   });
   out(`bench:revocation  builds: ${builds.map((b) => `${b.name}=${b.root}`).join(', ')}  load before: ${loadAverage()}`);
-  out('\nrevoked -> refused by the other processes (ms from the revocation\'s answer to the slowest connection\'s first refusal):');
-  for (const build of builds) out(`  ${build.name}, platform start WORKERS=2 (SQLite): ${await propagation(build, dir, false)}`);
-  if (process.env.DATABASE_URL && process.env.REDIS_URL) {
-    for (const build of builds) out(`  ${build.name}, two replicas (PostgreSQL): ${await propagation(build, dir, true)}`);
+  if (PHASES.has('propagation')) {
+    out('\nrevoked -> refused by the other processes (ms from the revocation\'s answer to the slowest connection\'s first refusal):');
+    for (const build of builds) out(`  ${build.name}, platform start WORKERS=2 (SQLite): ${await propagation(build, dir, false)}`);
+    if (process.env.DATABASE_URL && process.env.REDIS_URL) {
+      for (const build of builds) out(`  ${build.name}, two replicas (PostgreSQL): ${await propagation(build, dir, true)}`);
+    }
   }
-  out(`\nper-request cost (autocannon -c 16 -d ${SECONDS}, WORKERS=1, three rounds alternating):`);
-  out('| route | build | req/s per round | p99 ms per round |\n|---|---|---|---|');
-  for (const row of await cost(dir)) out(row);
+  if (PHASES.has('verify')) {
+    out('\nthe verifier alone, in this process (median of 9 alternating rounds of 5,000 verifications):');
+    out('| list | per verification | against no list |\n|---|---|---|');
+    for (const row of await verifyCost()) out(row);
+  }
+  if (PHASES.has('cost')) {
+    out(`\nper-request cost (autocannon -c 16 -d ${SECONDS}, WORKERS=1, three rounds alternating):`);
+    out('| route | build | req/s per round | p99 ms per round |\n|---|---|---|---|');
+    for (const row of await cost(dir)) out(row);
+  }
   out(`\nload after: ${loadAverage()}`);
 }
 

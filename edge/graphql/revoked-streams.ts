@@ -1,6 +1,7 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Caller } from '../../core/shared/auth/caller';
-import { endWhenRevoked, sessionOfCaller, type RevocationList } from '../../core/shared/auth/revocations';
+import { endWhenRevoked, sessionOfCaller } from '../../core/shared/auth/end-when-revoked';
+import type { RevocationList } from '../../core/shared/auth/revocations';
 import type { GraphContext } from './context';
 
 const isCaller = (v: unknown): v is Caller =>

@@ -1,6 +1,7 @@
 import type { ChatService } from '../../core/chat/service';
 import { InvalidToken } from '../../core/shared/auth/caller';
-import { endWhenRevoked, sessionOfCaller, type RevocationList } from '../../core/shared/auth/revocations';
+import { endWhenRevoked, sessionOfCaller } from '../../core/shared/auth/end-when-revoked';
+import type { RevocationList } from '../../core/shared/auth/revocations';
 import { GenerateAnswerBody, GetSourcesBody } from '../../core/chat/inputs';
 import { chatDocs, chatSchemas, chatServiceDocs } from './docs';
 import type { ChatCaller } from '../../core/chat/credentials';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { endWhenRevoked } from '../../../core/shared/auth/end-when-revoked';
 import { followRevocations, type FeedBatch, type FeedCursor, type RevocationFeed } from '../../../core/shared/auth/revocation-feed';
 import { createRevocationList, hashedSubject, sessionStartedAt, type Revocation, type SessionOf } from '../../../core/shared/auth/revocations';
 import { uuidv7 } from '../../../core/shared/ids';
@@ -238,5 +239,57 @@ describe('following the feed', () => {
     expect(list.revoked(a)).toBe(true);
     expect(feed.followers()).toBe(1);
     follower.close();
+  });
+});
+
+describe('a stream until its session is ended', () => {
+  /** A source that yields `items` then waits until returned; says whether it was returned. */
+  function source(items: string[]) {
+    let returned = false;
+    let release = () => undefined as void;
+    const it: AsyncIterator<string> = {
+      async next() {
+        if (items.length) return { done: false, value: items.shift()! };
+        await new Promise<void>((r) => (release = r));
+        return { done: true, value: undefined };
+      },
+      async return() {
+        returned = true;
+        release();
+        return { done: true, value: undefined };
+      },
+    };
+    return { it, returned: () => returned };
+  }
+
+  it('passes the items through, then ends with `last` at once, even while an item is awaited, and returns the source', async () => {
+    const list = createRevocationList({ clock: testClock(T), toleranceMs: 30_000 });
+    const s = session();
+    const src = source(['a', 'b']);
+    const stream = endWhenRevoked(src.it, [s], list, () => 'revoked');
+    expect(await stream.next()).toEqual({ done: false, value: 'a' });
+    expect(await stream.next()).toEqual({ done: false, value: 'b' });
+    const waiting = stream.next();
+    list.apply([ended(session())]);
+    list.apply([ended(s)]);
+    expect(await waiting).toEqual({ done: false, value: 'revoked' });
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    expect(src.returned()).toBe(true);
+  });
+
+  it('fails with what `last` throws, and stops watching once the stream is over', async () => {
+    const list = createRevocationList({ clock: testClock(T), toleranceMs: 30_000 });
+    const [s, t] = [session(), session()];
+    const stream = endWhenRevoked(source([]).it, [s], list, () => {
+      throw new Error('Invalid token: revoked');
+    });
+    const waiting = stream.next();
+    list.apply([ended(s)]);
+    await expect(waiting).rejects.toThrow('Invalid token: revoked');
+    // A stream that ended by itself is not told.
+    const done = endWhenRevoked(source(['x']).it, [t], list, () => 'late');
+    await done.return!();
+    list.apply([ended(t)]);
+    expect(await done.next()).toEqual({ done: true, value: undefined });
   });
 });
