@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTokenCore, type TokenCore } from '../../../core/token';
 import { fastHasher, pooledKeys } from '../../shared/helpers';
-import { startInTemp, type Started } from '../shared/server';
+import { freePort, startInTemp, type Started } from '../shared/server';
 import { accepts, login, revokeByRest, waitFor, type Bootstrap } from './revocation-faces';
 
 // Each case waits for the refusal for up to a minute (a machine under load), with room to spare.
@@ -55,6 +55,25 @@ describe('revocation seen by parts served apart', () => {
     await revokeByRest(token.url, boot, t.refresh_token);
     const remote = await serve('search', {});
     expect(await accepts(remote.url, 'search', t.access_token, boot.tenant_id)).toBe(false);
+  });
+
+  it('a part whose token service does not answer yet starts, is not ready (revocations: loading) until it has the list, then serves', async () => {
+    const port = await freePort();
+    const issuer = `http://127.0.0.1:${port}`;
+    const search = await serve('search', { AUTH_ISSUER_URL: issuer });
+    const ready = async () => {
+      const res = await fetch(`${search.url}/readyz`);
+      return { status: res.status, body: (await res.json()) as { checks: Record<string, string> } };
+    };
+    expect(await ready()).toMatchObject({ status: 503, body: { checks: { revocations: 'loading' } } });
+    const late = await startInTemp('token', { PORT: String(port) });
+    parts.push(late);
+    await waitFor(async () => (await ready()).status === 200, 'ready once the token service answers');
+    const core = late.instances.token as unknown as TokenCore;
+    const realm = await core.admin.createRealm({ name: 'late' });
+    await core.admin.createUser({ realm: realm.id, username: 'bo', password: 'a long password', roles: ['search:read'], tenantId: 'tenant-a' });
+    const t = await login(issuer, { ...boot, realm: realm.id, username: 'bo' });
+    expect(await accepts(search.url, 'search', t.access_token, boot.tenant_id)).toBe(true);
   });
 
   it('search sharing the token service\'s data directory reads the list from token.db, even with the token service down', async () => {
