@@ -1,6 +1,8 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { remoteJwksKeySource } from '../core/shared/auth/key-sources';
+import type { RevocationFollower } from '../core/shared/auth/revocation-feed';
+import { createRevocationList } from '../core/shared/auth/revocations';
 import { createTokenVerifier, issuerBaseFor, type KeySource } from '../core/shared/auth/verifier';
 import { systemClock, type Clock } from '../core/shared/clock';
 import type { Config, ConfigParts } from '../core/shared/config';
@@ -9,6 +11,7 @@ import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps }
 import type { OpenedRedis } from '../core/shared/redis';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import type { BootstrapScope } from './bootstrap';
+import { followRevocationFeed } from './revocations';
 import { workerPools, type Channel } from './shared-pools';
 
 // Loaded only when configured: commands and SQLite deployments never load the drivers.
@@ -38,13 +41,21 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
   let source: KeySource | undefined;
   const instances = new Map<string, ServiceInstance>();
   const keys: KeySource = { key: (realm, kid) => (source ??= remoteJwksKeySource(config.AUTH_ISSUER_URL)).key(realm, kid) };
+  const toleranceMs = config.TOKEN_CLOCK_SKEW_SECONDS * 1000;
+  const revocations = createRevocationList({ clock, toleranceMs });
+  let following: { follower: RevocationFollower; close(): Promise<void> } | undefined;
   const deps: SharedDeps = {
     // loadConfig validated every registered service's settings into the same object.
     config: config as Config & Record<string, unknown>,
     clock,
     log,
     keys,
-    verifier: createTokenVerifier({ issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS }),
+    verifier: createTokenVerifier({
+      issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS,
+      revocations: { revoked: revocations.revoked, loading: () => following !== undefined && !following.follower.loaded() },
+    }),
+    revocations,
+    revoked: () => following?.follower.refresh() ?? Promise.resolve(),
     audiences: [...new Set(modules.map(audienceOf))],
     peer: <I extends ServiceInstance>(name: string) => instances.get(name) as I | undefined,
     fairPool: machinePools(),
@@ -107,8 +118,21 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
       if (redis) out.redis = redis.ready();
       return out;
     },
+    /**
+     * Loads the revoked-sessions list and follows it in the background (bin/revocations.ts): a
+     * process serving services calls it after `open`, before it listens. A gateway alone follows
+     * none: the subgraphs it reaches verify their callers themselves.
+     */
+    async followRevocations(opened: readonly Opened[]): Promise<void> {
+      if (opened.length === 0) return;
+      following ??= await followRevocationFeed(deps, revocations, modules, opened, log);
+    },
+    /** Whether the revoked-sessions list is loaded (readiness), when this process follows it. */
+    revocationsLoaded: () => following?.follower.loaded(),
     /** Closes the connections `connect` opened (after the services). */
     async close(): Promise<void> {
+      await following?.close();
+      following = undefined;
       const pool = deps.postgres;
       deps.postgres = undefined;
       deps.redis = undefined;

@@ -9,6 +9,8 @@ const CACHE_MS = 500;
 interface Stores {
   /** Each configured store's state (`postgres`, `redis`). */
   reachable(): Promise<Record<string, boolean | undefined>>;
+  /** Whether the revoked-sessions list is loaded; undefined when this process follows none. */
+  revocationsLoaded?(): boolean | undefined;
 }
 
 const within = <T>(p: Promise<T>, ms: number, fallback: T): Promise<T> => {
@@ -19,7 +21,8 @@ const within = <T>(p: Promise<T>, ms: number, fallback: T): Promise<T> => {
 
 /**
  * `/readyz` of a serving process: not ready while PostgreSQL or Redis (where configured) does not
- * answer, while a service is still loading (search's indexes), or while it is stopping.
+ * answer, while a service is still loading (search's indexes) or the revoked-sessions list is not
+ * read yet, or while it is stopping.
  */
 export function readinessOf(stores: Stores, opened: readonly Opened[], draining: () => boolean): () => Promise<Readiness> {
   let last: { at: number; answer: Promise<Readiness> } | undefined;
@@ -29,6 +32,8 @@ export function readinessOf(stores: Stores, opened: readonly Opened[], draining:
     const checks: Record<string, string> = {};
     for (const [name, up] of Object.entries(reach)) if (up !== undefined) checks[name] = up ? 'up' : 'down';
     for (const { module, instance } of opened) if (instance.ready) checks[module.name] = instance.ready() ? 'ready' : 'loading';
+    // Only while it is not: tokens are refused with 503 until the list is read (bin/revocations.ts).
+    if (stores.revocationsLoaded?.() === false) checks.revocations = 'loading';
     if (draining()) checks.process = 'draining';
     return { ready: Object.values(checks).every((c) => c === 'up' || c === 'ready'), checks };
   };

@@ -86,6 +86,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const closers: (() => unknown)[] = [() => tracing?.shutdown(), () => platform.close(), () => closeAll(opened)];
   try {
     const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened, platform.bootstrapScope()) : undefined;
+    // Sessions ended before this process started must be refused from its first request.
+    await platform.followRevocations(opened);
     if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
 
     const subgraphs = opened.flatMap(({ module, instance }) => subgraphFace(module, instance, platform.deps, log) ?? []);
@@ -102,6 +104,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
           limits, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
           connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
           verifier: platform.deps.verifier, maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS,
+          revocations: platform.deps.revocations,
         });
         closers.push(one.stop);
         webSocket = one.webSocket;
@@ -124,6 +127,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'), persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
         subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
         maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, verifier: platform.deps.verifier, metrics, streamHub,
+        revocations: platform.deps.revocations,
       });
       closers.push(gateway.stop);
       webSocket = gateway.webSocket;

@@ -7,6 +7,7 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
 import type { Logger } from 'pino';
+import type { RevocationList } from '../core/shared/auth/revocations';
 import type { TokenVerifier } from '../core/shared/auth/verifier';
 import type { Redis } from '../core/shared/redis';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
@@ -16,6 +17,7 @@ import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../edge/graphql/limits';
 import type { Subgraph } from '../edge/graphql/subgraph';
 import { introspectionCache, introspectionPlugin } from '../edge/graphql/introspection';
+import { subscriptionUntilRevoked } from '../edge/graphql/revoked-streams';
 import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketEdge, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
 import { routeMatched } from '../edge/http/telemetry';
@@ -75,6 +77,8 @@ export interface GatewayOptions {
    * (the cluster's primary, Redis); this process alone when absent. Closed by its creator.
    */
   streamHub?: StreamHub;
+  /** Subscriptions end when their caller's session is ended, on every transport (edge/graphql/revoked-streams.ts). */
+  revocations?: Pick<RevocationList, 'watch'>;
 }
 
 export interface Gateway {
@@ -146,7 +150,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'Incremental delivery is not served here', extensions: { code: 'BAD_REQUEST' } }] };
     },
     subscribe: ({ document, operationName, variableValues, contextValue }) => operations.subscribe(transport, { document, operationName, contextValue },
-      () => federated.subscribe({ document, operationName, variables: variableValues, context: contextValue })),
+      async () => subscriptionUntilRevoked(await federated.subscribe({ document, operationName, variables: variableValues, context: contextValue }),
+        contextValue, opts.revocations)),
   });
   const streaming = servesSubscriptions ? streamingTransports({
     graphs: { sse: graphOver('sse'), multipart: graphOver('multipart') },

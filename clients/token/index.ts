@@ -1,6 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import type { Ctx } from '../../core/shared/context';
-import type { ClientIntrospection, Introspection, RealmInfo, TokenResponse, TokenService, UserInfo } from '../../core/token/service';
+import type { ClientIntrospection, Introspection, RealmInfo, RevocationsPage, TokenResponse, TokenService, UserInfo } from '../../core/token/service';
 import { callOptions, httpClient, type HttpClientOptions } from '../shared/http';
 
 type Params = Record<string, string | undefined>;
@@ -37,6 +37,9 @@ export function tokenClient(opts: HttpClientOptions): TokenService {
     introspectForClient: ({ realm, ...req }, ctx) =>
       request<ClientIntrospection>('POST', `${realmPath(realm)}/protocol/openid-connect/token/introspect`, form(req, ctx)),
     revoke: async (req, ctx) => void (await request('POST', `${p}/oauth/connect/revoke`, form(req, ctx))),
+    revocations: ({ feed, after }, ctx) => request<RevocationsPage>('GET', `${p}/revocations`, {
+      ...callOptions(ctx), query: { feed, after: after === undefined ? undefined : String(after) },
+    }),
     userinfo: ({ realm, authorization }, ctx) => request<UserInfo>('GET', `${realmPath(realm)}/protocol/openid-connect/userinfo`, {
       ...callOptions(ctx), headers: authorization ? { authorization } : undefined,
     }),

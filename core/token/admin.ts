@@ -6,6 +6,7 @@ import { LOGIN_CLIENT_ID } from './authenticate';
 import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
 import type { KeyGenerator } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
+import { revokedUntil } from './revocations';
 import { parseScopes } from './scopes';
 import { randomSecret, type SecretHasher } from './secrets';
 
@@ -41,12 +42,20 @@ export interface TokenAdminDeps {
   keyAdded?(realmId: string): void;
   /** Whether the user is locked for every source (the failure counts say); never when absent. */
   lockedForAll?(user: UserRecord): Promise<boolean>;
+  /** After sessions were ended: resolves once this process's revoked-sessions list holds them. */
+  revoked?(): Promise<void>;
 }
 
 export function createTokenAdmin(deps: TokenAdminDeps) {
   const { store, clock, hasher, keyed } = deps;
   const hashClientSecret = async (secret: string) => (isGeneratedSecret(secret) ? keyed.hash(secret) : hasher.hash(secret));
-  const endSessions = (of: { realmId: string; userId?: string; clientId?: string }) => store.sessions.revokeAll(of, clock.now());
+  /** Ends the sessions of `of` (their access tokens refused everywhere within a second): how many. */
+  const endSessions = async (realm: RealmRecord, of: { userId?: string; clientId?: string } = {}) => {
+    const now = clock.now();
+    const ended = await store.sessions.revokeAll({ realmId: realm.id, ...of }, now, revokedUntil(realm, now));
+    if (ended) await deps.revoked?.().catch(() => undefined);
+    return ended;
+  };
   const iso = (ms: number) => new Date(ms).toISOString();
 
   async function realmOf(id: string | undefined): Promise<RealmRecord> {
@@ -105,7 +114,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     async setRealmEnabled(id: string, enabled: boolean): Promise<RealmView> {
       const realm = await realmOf(id);
       await store.realms.setEnabled(realm.id, enabled);
-      if (!enabled) await endSessions({ realmId: realm.id });
+      if (!enabled) await endSessions(realm);
       return (await realmViews([{ ...realm, enabled }]))[0]!;
     },
 
@@ -164,7 +173,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     async setClientEnabled(realm: string | undefined, clientId: string, enabled: boolean): Promise<ClientView> {
       const r = await realmOf(realm);
       if (!(await store.clients.setEnabled(r.id, clientId, enabled))) throw new BadRequest(`no client '${clientId}' in realm ${r.id}`);
-      if (!enabled) await endSessions({ realmId: r.id, clientId });
+      if (!enabled) await endSessions(r, { clientId });
       return clientView((await store.clients.get(r.id, clientId))!);
     },
 
@@ -196,7 +205,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       const r = await realmOf(realm);
       if (!(await store.users.setEnabled(r.id, username, enabled))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
       const user = (await store.users.get(r.id, username))!;
-      if (!enabled) await endSessions({ realmId: r.id, userId: user.id });
+      if (!enabled) await endSessions(r, { userId: user.id });
       return await userView(user);
     },
 
@@ -206,7 +215,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       checkPassword(password);
       if (!(await store.users.setPasswordHash(r.id, username, await hasher.hash(password)))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
       const user = (await store.users.get(r.id, username))!;
-      return { ...(await userView(user)), sessions_ended: await endSessions({ realmId: r.id, userId: user.id }) };
+      return { ...(await userView(user)), sessions_ended: await endSessions(r, { userId: user.id }) };
     },
 
     /** Ends every session of the user: their access and refresh tokens stop working at once. */
@@ -214,11 +223,16 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       const r = await realmOf(realm);
       const user = await store.users.get(r.id, username);
       if (!user) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
-      return { realm: r.id, username: user.username, sessions_ended: await endSessions({ realmId: r.id, userId: user.id }) };
+      return { realm: r.id, username: user.username, sessions_ended: await endSessions(r, { userId: user.id }) };
     },
 
-    /** Drops expired sessions and failure-throttle windows; run periodically by the server. */
-    prune: async (): Promise<number> => (await store.sessions.prune(clock.now())) + (await store.failures.prune(clock.now())),
+    /**
+     * Drops expired sessions, failure-throttle windows and revoked-sessions entries; run
+     * periodically by the server. An entry is kept ten minutes past its end, beyond any verifier's
+     * clock tolerance (TOKEN_CLOCK_SKEW_SECONDS is at most 300).
+     */
+    prune: async (): Promise<number> => (await store.sessions.prune(clock.now())) + (await store.failures.prune(clock.now()))
+      + (await store.revocations.prune(clock.now() - 10 * 60_000)),
   };
 }
 

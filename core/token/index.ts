@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../shared/clock';
+import type { RevocationFeed } from '../shared/auth/revocation-feed';
 import type { KeySource } from '../shared/auth/verifier';
 import { createTokenAdmin, type TokenAdmin } from './admin';
 import { createAuthenticator } from './authenticate';
@@ -18,6 +19,8 @@ import { withRealmCache } from './realm-cache';
 import { redisFailureCounter, type RedisFailureOptions } from './redis/failures';
 import { sqliteTokenStore } from './sqlite';
 import { createTokenService } from './token-service';
+
+export { openRevocationReader } from './revocation-reader';
 import type { Metrics } from '../shared/telemetry/metrics';
 import { tokenTelemetry } from './telemetry';
 
@@ -28,6 +31,8 @@ export interface TokenCore {
   keys: KeyRing;
   /** The realms' public keys, for verifiers in this process. */
   keySource: KeySource;
+  /** The revoked-sessions feed of its store, for verifiers in this process. */
+  revocations: RevocationFeed;
   close(): Promise<void>;
 }
 
@@ -68,6 +73,8 @@ export interface TokenCoreOptions {
   generateKey?: KeyGenerator;
   /** Where tokens issued and refused, and lockouts, are counted (telemetry.ts); nothing when absent. */
   metrics?: Metrics;
+  /** After sessions were ended here: resolves once this process's revoked-sessions list holds them. */
+  revoked?: () => Promise<void>;
 }
 
 /** The store the options name: PostgreSQL when given its pool, else the SQLite file. */
@@ -106,13 +113,15 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     guards,
     onLockout: telemetry.lockout,
   });
-  const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'], telemetry });
+  const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'], telemetry, revoked: opts.revoked });
   const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey, keyAdded: (realmId) => keys.forget(realmId),
     lockedForAll: (user) => lockedForAll(guards, userAccount(user.realmId, user.username, user)),
+    revoked: opts.revoked,
   });
   return {
     service, admin, store, keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },
+    revocations: store.revocations,
     close: () => store.close(),
   };
 }

@@ -81,6 +81,13 @@ export const RevokeRequest = z.object({
   realm: param.string().optional(),
 });
 
+/** A reader of the revoked-sessions list: where it stands (both absent: the whole list). */
+export const RevocationsRequest = z.object({
+  feed: param.string().pipe(z.string().regex(/^[0-9a-f]{1,64}$/, 'the `feed` of an earlier answer')).optional()
+    .describe('The `feed` of the last answer read (another feed, or none: the whole list)'),
+  after: param.int().pipe(z.int().min(0)).optional().describe('The `last` of the last answer read: only entries after it'),
+});
+
 /** A realm named in a path: its id, or `default` for the default realm. */
 export const RealmRef = z.object({ realm: param.id().describe('Realm id, or `default`') });
 
@@ -95,4 +102,5 @@ export type IntrospectRequest = z.output<typeof IntrospectRequest>;
 export type ClientIntrospectRequest = z.output<typeof ClientIntrospectRequest>;
 export type RevokeRequest = z.output<typeof RevokeRequest>;
 export type RealmRef = z.output<typeof RealmRef>;
+export type RevocationsRequest = z.output<typeof RevocationsRequest>;
 export type UserinfoRequest = z.output<typeof UserinfoRequest>;

@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { RevocationFeed } from '../shared/auth/revocation-feed';
 
 export interface RealmRecord {
   id: string;
@@ -109,9 +110,16 @@ export interface TokenStore {
     write(session: SessionRecord): Promise<void>;
     /** Compare-and-set of the current refresh token id; false when it was not `expectedJti` (or the session is revoked). */
     rotate(id: string, expectedJti: string, nextJti: string, expiresAt: number): Promise<boolean>;
-    revoke(id: string, at: number): Promise<void>;
-    /** Ends every open session of a realm, or of one of its users or clients; returns how many. */
-    revokeAll(of: { realmId: string; userId?: string; clientId?: string }, at: number): Promise<number>;
+    /**
+     * Ends a session and, in the same step, adds it to the revoked-sessions feed (kept until
+     * `until`: when its last access token expires), so every verifier refuses its access tokens.
+     */
+    revoke(id: string, at: number, until: number): Promise<void>;
+    /**
+     * Ends every open session of a realm, or of one of its users or clients, and in the same step
+     * adds one entry covering them to the revoked-sessions feed (revocations.ts); returns how many.
+     */
+    revokeAll(of: { realmId: string; userId?: string; clientId?: string }, at: number, until: number): Promise<number>;
     /** Deletes sessions that expired before `before`; returns how many. */
     prune(before: number): Promise<number>;
   };
@@ -125,6 +133,14 @@ export interface TokenStore {
     insert(key: KeyRecord): Promise<void>;
   };
   failures: FailureCounter;
+  /**
+   * The revoked-sessions feed (entries numbered in commit order, under an id of the store's own):
+   * read by every process that verifies access tokens, directly or through the public endpoint.
+   */
+  revocations: RevocationFeed & {
+    /** Deletes entries kept until before `before`; returns how many. */
+    prune(before: number): Promise<number>;
+  };
   /**
    * The server-side key of the keyed hash of generated client secrets: made once per store (one
    * database shared by replicas makes it once, whoever asks first) and the same ever after.

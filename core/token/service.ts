@@ -1,10 +1,12 @@
 import type { JSONWebKeySet } from 'jose';
 import type { Ctx } from '../shared/context';
 import type {
-  ClientIntrospectRequest, ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
+  ClientIntrospectRequest, ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevocationsRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
 } from './inputs';
 
-export type { ClientIntrospectRequest, ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevokeRequest, UserinfoRequest, UserLoginRequest };
+export type {
+  ClientIntrospectRequest, ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevocationsRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
+};
 
 /** spec: "Token response (both flows)". Wire names are the spec's, hyphen included. */
 export interface TokenResponse {
@@ -78,6 +80,21 @@ export interface RealmInfo {
 }
 
 /**
+ * The revoked-sessions list as the token service publishes it (core/shared/auth/revocations.ts):
+ * sessions by id, users and clients by the SHA-256 of their id, realms by id, instants in epoch
+ * milliseconds. Nothing in it lets anyone act: it only ends tokens.
+ */
+export interface RevocationsPage {
+  /** This list's id: a reader sends it back with `last`, and gets the whole list again when it changed. */
+  feed: string;
+  /** The last entry's number: the `after` of the next read. */
+  last: number;
+  /** Whether `entries` is the whole list (replace what you hold) or only what came after `after`. */
+  full: boolean;
+  entries: { realm: string; kind: 'session' | 'user' | 'client' | 'realm'; subject: string; up_to: number; until: number }[];
+}
+
+/**
  * The token service as every face (REST, GraphQL, remote client) sees it. Each method takes one
  * input object in the spec's wire names, validated by the schema of the same name in inputs.ts,
  * and the call's context (docs/service-conventions.md).
@@ -95,6 +112,8 @@ export interface TokenService {
   introspectForClient(req: ClientIntrospectRequest, ctx?: Ctx): Promise<ClientIntrospection>;
   /** RFC 7009: ends the session a token belongs to. Unknown or invalid tokens are ignored. */
   revoke(req: RevokeRequest, ctx?: Ctx): Promise<void>;
+  /** The revoked-sessions list (or what was added to it after a reader's last read), for verifiers that do not reach the store. */
+  revocations(req: RevocationsRequest, ctx?: Ctx): Promise<RevocationsPage>;
   /** OIDC userinfo for an active access token of the realm; InvalidToken otherwise. */
   userinfo(req: UserinfoRequest, ctx?: Ctx): Promise<UserInfo>;
   realm(req: Partial<RealmRef>, ctx?: Ctx): Promise<RealmInfo>;

@@ -12,6 +12,7 @@ import { clientIntrospectionOf, introspectionOf, userinfoOf } from './introspect
 import { createIssuer } from './issuer';
 import type { KeyRing } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
+import { revokedUntil } from './revocations';
 import { grantScopes, parseScopes } from './scopes';
 import type { RealmInfo, TokenResponse, TokenService } from './service';
 import { tokenTelemetry, type TokenTelemetry } from './telemetry';
@@ -28,6 +29,8 @@ export interface TokenServiceDeps {
   audience: readonly string[];
   /** Counts tokens issued and refused (telemetry.ts); nothing when absent. */
   telemetry?: TokenTelemetry;
+  /** After sessions were ended: resolves once this process's revoked-sessions list holds them. */
+  revoked?: () => Promise<void>;
 }
 
 /** Path segment and parameter value meaning the default realm. */
@@ -35,6 +38,13 @@ export const DEFAULT_REALM_ALIAS = 'default';
 
 export function createTokenService(deps: TokenServiceDeps): TokenService {
   const { store, clock, auth } = deps;
+  /** Ends a session, its access tokens refused here before this returns (and everywhere within a second). */
+  const endSession = async (realm: RealmRecord, sid: string) => {
+    const now = clock.now();
+    await store.sessions.revoke(sid, now, revokedUntil(realm, now));
+    // The entry is committed: a failure to read it back here is the follower's to report and retry.
+    await deps.revoked?.().catch(() => undefined);
+  };
   const telemetry = deps.telemetry ?? tokenTelemetry();
   /** A token endpoint, counted once per request as issued or refused under its grant type. */
   const counted = <R>(grantOf: (req: R) => string, issue: (req: R, ctx?: Ctx) => Promise<TokenResponse>) =>
@@ -93,7 +103,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     const session = await store.sessions.get(String(claims.sid));
     if (!session || session.revokedAt !== null || session.realmId !== realm.id) throw new InvalidGrant();
     if (session.refreshJti !== claims.jti) {
-      await store.sessions.revoke(session.id, clock.now());
+      await endSession(realm, session.id);
       throw new InvalidGrant('Refresh token was already used; the session has been ended');
     }
     const c = await client(session.clientId);
@@ -186,7 +196,16 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       if (!req.token) return;
       const refreshClaims = await issuer.verifyRefresh(realm, req.token).catch(() => undefined);
       const sid = refreshClaims?.sid ?? (await verifier.verifyToken(req.token, { realm: realm.id }).catch(() => undefined))?.claims.sid;
-      if (sid) await store.sessions.revoke(String(sid), clock.now());
+      if (sid) await endSession(realm, String(sid));
+    },
+
+    async revocations(req) {
+      const cursor = req.feed !== undefined && req.after !== undefined ? { feed: req.feed, after: req.after } : undefined;
+      const batch = await store.revocations.read(cursor);
+      return {
+        feed: batch.cursor.feed, last: batch.cursor.after, full: batch.full,
+        entries: batch.entries.map((e) => ({ realm: e.realm, kind: e.kind, subject: e.subject, up_to: e.upTo, until: e.until })),
+      };
     },
 
     async userinfo(req) {

@@ -6,6 +6,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { InvalidToken } from '../../core/shared/auth/caller';
+import type { RevocationList } from '../../core/shared/auth/revocations';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import { Unauthenticated } from '../../core/shared/errors';
 import { connectionAuthorization, contextFromConnection, type GraphContext } from './context';
@@ -17,6 +18,7 @@ import { DEFAULT_SOCKETS_PER_ADDRESS, refuseTooManySockets, socketsPerAddress } 
 import { CLOSE, guardSocket, type GuardedSocket } from './ws-guard';
 import { keepSocketsAlive } from './ws-keepalive';
 import { forgivePeerGone } from './ws-peer-gone';
+import { subscriptionUntilRevoked } from './revoked-streams';
 import { operationTrace } from './trace';
 
 export interface WebSocketOptions {
@@ -42,6 +44,11 @@ export interface WebSocketOptions {
   verifier?: TokenVerifier;
   /** Open sockets one client address may hold in this process (GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, default 50); more are refused with 429. */
   maxSocketsPerAddress?: number;
+  /**
+   * A graph without its own `subscribe` (a subgraph served alone): its subscriptions end when their
+   * caller's session is ended (revoked-streams.ts). A graph with its own ends them itself.
+   */
+  revocations?: Pick<RevocationList, 'watch'>;
 }
 
 /** What the HTTP server in front adds: how it resolves a client's address (TRUST_PROXY). */
@@ -151,7 +158,8 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
   const endpoint = useServer({
     schema: graph.schema,
     execute: run as never,
-    subscribe: (graph.subscribe ?? subscribe) as never,
+    subscribe: (graph.subscribe ?? (async (args: ExecutionArgs) =>
+      subscriptionUntilRevoked(await subscribe(args), args.contextValue as GraphContext, opts.revocations))) as never,
     isProd: true,
     connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
     onConnect: async (ctx) => {

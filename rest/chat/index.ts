@@ -1,4 +1,7 @@
 import type { ChatService } from '../../core/chat/service';
+import { InvalidToken } from '../../core/shared/auth/caller';
+import { endWhenRevoked, sessionOfCaller } from '../../core/shared/auth/end-when-revoked';
+import type { RevocationList } from '../../core/shared/auth/revocations';
 import { GenerateAnswerBody, GetSourcesBody } from '../../core/chat/inputs';
 import { chatDocs, chatSchemas, chatServiceDocs } from './docs';
 import type { ChatCaller } from '../../core/chat/credentials';
@@ -27,7 +30,7 @@ const refusals = {
  * (DECISIONS); errors are `{"detail": ...}`. A stream is refused with a status until the model has
  * accepted the call; after that, failures end it with a chunk whose `finish_reason` is `error`.
  */
-export function chatRest(chat: ChatService): RestService {
+export function chatRest(chat: ChatService, revocations?: Pick<RevocationList, 'watch'>): RestService {
   return {
     title: 'Chat proxy',
     version: '1.0.0',
@@ -46,12 +49,22 @@ export function chatRest(chat: ChatService): RestService {
         method: 'post', path: '/stream_generate_answer', summary: 'A grounded answer, streamed', tags: ['chat'],
         description: 'Server-sent events: `data: {"generated_search_text","response","finish_reason":null}` per piece, the last with '
           + '`finish_reason` set (`stop`, `length`, `content_filter`, `error`, or `tool_calls` with the `tool_calls` list), then `data: [DONE]`. '
-          + '`Accept: application/x-ndjson` gives one object per line instead.',
+          + '`Accept: application/x-ndjson` gives one object per line instead. When the token\'s session is ended while the answer streams '
+          + '(logout, revocation, a disabled user or client), the stream ends with `finish_reason` `error` and `detail` `Invalid token: revoked`.',
         input: { body: GenerateAnswerBody }, docs: chatDocs.stream,
         responses: { 200: { description: 'The answer, chunk by chunk', contentType: 'text/event-stream' }, ...refusals },
         handle: async ({ body }, { ctx, req, res }) => {
-          const answer = await chat.streamAnswer(questionOf(body), ctx);
-          await streamObjects(req, res, answer.chunks);
+          if (!revocations) return void await streamObjects(req, res, (await chat.streamAnswer(questionOf(body), ctx)).chunks);
+          // A stream whose user's session is ended while it runs ends as a failure midway does, saying
+          // why, and its model call stops (as when the caller leaves).
+          const stop = new AbortController();
+          const answer = await chat.streamAnswer(questionOf(body), { ...ctx, signal: AbortSignal.any([ctx.signal!, stop.signal]) });
+          const ended = () => {
+            stop.abort(new InvalidToken('revoked'));
+            return { generated_search_text: answer.generatedSearchText, response: '', finish_reason: 'error' as const, detail: 'Invalid token: revoked' };
+          };
+          const chunks = endWhenRevoked(answer.chunks[Symbol.asyncIterator](), [sessionOfCaller(ctx.caller.user)], revocations, ended);
+          await streamObjects(req, res, chunks);
           return undefined;
         },
       }),

@@ -66,6 +66,16 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
           return { msg: 'ok' };
         },
       }),
+      define({
+        method: 'get', path: '/revocations', summary: 'The revoked-sessions list, for verifiers apart from the token service', tags: ['token'],
+        description: 'Sessions ended before their access tokens expire (logout, revocation, a disabled user or client, a refresh token used twice): '
+          + 'a service that verifies access tokens offline and cannot read the token store polls it about every half second, sending back '
+          + '`feed` and `last` (as `after`) to get only what is new. Public: it holds session ids, hashed user and client ids and realm ids, '
+          + 'which let nobody act.',
+        input: { query: S.RevocationsRequest },
+        responses: { 200: { description: 'The list, or what came after `after`', schema: S.RevocationsResponse } },
+        handle: async (input, { ctx, res }) => noStore(res, await token.revocations(input, ctx)),
+      }),
       ...discoveryRoutes(token, publicUrl),
     ],
   };

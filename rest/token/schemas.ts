@@ -4,7 +4,9 @@ import { z } from 'zod';
  * Wire schemas of the token service's answers (spec: "Token service" under Resources). Its
  * inputs are the core's (core/token/inputs.ts), shared with the GraphQL face.
  */
-export { ClientIntrospectRequest, IntrospectRequest, RealmRef, RevokeRequest, TokenRequest, UserinfoRequest, UserLoginRequest } from '../../core/token/inputs';
+export {
+  ClientIntrospectRequest, IntrospectRequest, RealmRef, RevocationsRequest, RevokeRequest, TokenRequest, UserinfoRequest, UserLoginRequest,
+} from '../../core/token/inputs';
 export { Msg } from '../shared/schemas';
 
 export const TokenResponse = z.object({
@@ -79,4 +81,18 @@ export const UserInfoResponse = z.object({
   email_verified: z.boolean(),
   tenant_id: z.string(),
   realm_access: z.object({ roles: z.array(z.string()) }),
+});
+
+/** The revoked-sessions list (core/token/service.ts RevocationsPage). */
+export const RevocationsResponse = z.object({
+  feed: z.string().describe('This list\'s id: send it back as `feed` with `last` as `after`'),
+  last: z.int().describe('The last entry\'s number'),
+  full: z.boolean().describe('true: the whole list (replace what you hold); false: only the entries after `after`'),
+  entries: z.array(z.object({
+    realm: z.string(),
+    kind: z.enum(['session', 'user', 'client', 'realm']),
+    subject: z.string().describe('session: its id (sid); user, client: the SHA-256 (base64url, 22 characters) of the user\'s id or the client\'s id; realm: its id'),
+    up_to: z.int().describe('user, client, realm: the sessions started up to this instant (epoch ms) are ended'),
+    until: z.int().describe('Epoch ms past which no access token it ends is valid'),
+  })),
 });

@@ -76,7 +76,7 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
     });
     return { ...core, close: () => void offload?.close() };
   },
-  rest: (core) => rest().chatRest(core.service),
+  rest: (core, deps) => rest().chatRest(core.service, deps.revocations),
   credentials: () => chatCredentials,
   subgraph: { sdl: () => readSchemaFile('chat/chat.graphql'), resolvers: (core, edge) => subgraph().chatResolvers(core.service, edge.callOf) },
   client: (opts) => client().chatClient(opts),

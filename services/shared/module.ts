@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Credentials } from '../../core/shared/auth/credentials';
+import type { RevocationFeed } from '../../core/shared/auth/revocation-feed';
+import type { RevocationList } from '../../core/shared/auth/revocations';
 import type { KeySource, TokenVerifier } from '../../core/shared/auth/verifier';
 import type { Clock } from '../../core/shared/clock';
 import type { Config } from '../../core/shared/config';
@@ -19,8 +21,16 @@ export interface SharedDeps<C = Record<string, unknown>> {
   log: Logger;
   /** Where the realms' public keys come from: a service of this process, or the issuer's JWKS. */
   keys: KeySource;
-  /** Verifies bearer access tokens with `keys` and TOKEN_CLOCK_SKEW_SECONDS. */
+  /** Verifies bearer access tokens with `keys`, TOKEN_CLOCK_SKEW_SECONDS and `revocations`. */
   verifier: TokenVerifier;
+  /**
+   * The sessions ended before their access tokens expire, in memory, kept current in the
+   * background from the token service's feed (bin/revocations.ts); a serving process loads it
+   * before it listens.
+   */
+  revocations: RevocationList;
+  /** After sessions were ended in this process: resolves once `revocations` holds them. */
+  revoked(): Promise<void>;
   /** RFC 9068 audiences of every registered service. */
   audiences: readonly string[];
   /**
@@ -52,6 +62,8 @@ export interface ServiceInstance {
   close(): void | Promise<void>;
   /** A service that holds signing keys offers them to verifiers in the same process. */
   keySource?: KeySource;
+  /** A service that keeps the revoked-sessions feed offers it to the same process's list. */
+  revocations?: RevocationFeed;
   /** False while it cannot serve yet (search: its in-memory indexes are still loading); /readyz says so. */
   ready?(): boolean;
 }
@@ -130,6 +142,11 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
   bootstrap?(instance: I, current: Readonly<Record<string, string>>, ctx: BootstrapContext): Promise<Record<string, string>>;
   /** The service's interface over its REST paths, for a deployment where it runs elsewhere. */
   client?(opts: { baseUrl: string }): unknown;
+  /**
+   * A service that keeps the revoked-sessions feed: how a process that does not run it reads the
+   * feed (its store when this process can reach it, else its public endpoint).
+   */
+  revocationReader?(deps: SharedDeps<z.output<S>>): Promise<RevocationReader>;
 }
 
 /**
@@ -146,6 +163,9 @@ export interface BootstrapContext {
   /** Says that this start found another replica's accounts in place of its own (their secrets stay in that replica's bootstrap.json). */
   joined(): void;
 }
+
+/** A feed read from another process's store or endpoint, and how to let go of what reading it opened. */
+export type RevocationReader = RevocationFeed & { close?(): void | Promise<void> };
 
 export const audienceOf = (m: Pick<ServiceModule, 'name' | 'audience'>): string => m.audience ?? m.name;
 

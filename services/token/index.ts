@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { openTokenCore, type TokenCore } from '../../core/token';
+import { openRevocationReader, openTokenCore, type TokenCore } from '../../core/token';
 import { TOKEN_PG_MIGRATIONS } from '../../core/token/postgres/schema';
 import { hashingPoolOptions } from '../../core/token/admission';
 import type { KeyGenerator } from '../../core/token/keys';
@@ -15,6 +15,7 @@ import { tokenCommands } from './cli';
 const rest = () => require('../../rest/token') as typeof import('../../rest/token');
 const subgraph = () => require('../../subgraphs/token') as typeof import('../../subgraphs/token');
 const client = () => require('../../clients/token') as typeof import('../../clients/token');
+const remoteRevocations = () => require('../../clients/token/revocations') as typeof import('../../clients/token/revocations');
 
 const count = (fallback: number) => z.coerce.number().int().positive().max(1_000_000).default(fallback);
 
@@ -51,7 +52,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
   audience: 'account',
   config: Settings,
   migrations: TOKEN_PG_MIGRATIONS,
-  open: ({ config, clock, audiences, fairPool, log, postgres, redis, metrics }, { admin }) => openTokenCore({
+  open: ({ config, clock, audiences, fairPool, log, postgres, redis, metrics, revoked }, { admin }) => openTokenCore({
     file: join(config.PLATFORM_DATA_DIR, 'token.db'),
     postgres,
     redis: redis && {
@@ -71,6 +72,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
     hasher: opts.hasher,
     generateKey: opts.generateKey,
     metrics,
+    revoked,
   }),
   rest: (core, { config }) => rest().tokenRest(core.service, config.PUBLIC_URL),
   subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core, edge) => subgraph().tokenResolvers(core.service, edge) },
@@ -78,4 +80,10 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
   jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],
   bootstrap: tokenBootstrap,
   client: (opts) => client().tokenClient(opts),
+  // A process without the token service reads the revoked-sessions list from the token store when it
+  // shares it (DATABASE_URL, or the data directory holding token.db), else polls AUTH_ISSUER_URL.
+  revocationReader: async ({ config, postgres }) => (await openRevocationReader(config.DATABASE_URL
+    ? { postgres }
+    : { file: join(config.PLATFORM_DATA_DIR, 'token.db') }))
+    ?? remoteRevocations().remoteRevocations(client().tokenClient({ baseUrl: config.AUTH_ISSUER_URL })),
 });

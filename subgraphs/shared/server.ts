@@ -12,7 +12,7 @@ import { cachedIntrospection } from '../../edge/graphql/introspection-http';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../../edge/graphql/limits';
 import type { Subgraph } from '../../edge/graphql/subgraph';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
-import { serveWebSocket, type SocketEdge, type WebSocketEndpoint } from '../../edge/graphql/ws';
+import { serveWebSocket, type SocketEdge, type WebSocketEndpoint, type WebSocketOptions } from '../../edge/graphql/ws';
 import { routeMatched } from '../../edge/http/telemetry';
 
 export interface SubgraphRouterOptions {
@@ -30,6 +30,8 @@ export interface SubgraphRouterOptions {
   verifier?: TokenVerifier;
   /** Open graphql-ws sockets per client address (GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, default 50). */
   maxSocketsPerAddress?: number;
+  /** Subscriptions over graphql-ws end when their caller's session is ended (edge/graphql/revoked-streams.ts). */
+  revocations?: WebSocketOptions['revocations'];
 }
 
 export interface SubgraphRouter {
@@ -91,7 +93,7 @@ export async function subgraphRouter(
     ? (http: Server, edge?: SocketEdge) => serveWebSocket(http, subgraph, log, {
       limits, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
       keepAliveMs: opts.keepAliveMs, introspection: opts.introspection, introspectionCache: schemaAnswers,
-      verifier: opts.verifier, maxSocketsPerAddress: opts.maxSocketsPerAddress,
+      verifier: opts.verifier, maxSocketsPerAddress: opts.maxSocketsPerAddress, revocations: opts.revocations,
     }, edge)
     : undefined;
   return { router, webSocket, stop: () => server.stop() };

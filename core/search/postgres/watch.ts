@@ -1,5 +1,7 @@
-import { Client } from 'pg';
 import type { PgPool } from '../../shared/postgres';
+import { changeWatch as feedWatch, type ChangeWatch, type WatchOptions } from '../../shared/postgres/watch';
+
+export type { ChangeWatch, WatchOptions };
 
 /** The channel every search write notifies, with its change's id, in its own transaction. */
 export const CHANNEL = 'search_changes';
@@ -7,134 +9,6 @@ export const CHANNEL = 'search_changes';
 /** The listening connection's application_name (pg_stat_activity shows it). */
 export const LISTENER_NAME = 'platform search listener';
 
-export interface WatchOptions {
-  /** Listen for notifications (default); without, only the poll moves the version (a command that does not search). */
-  listen?: boolean;
-  /** How often the changes table is read in case a notification was missed (ms). */
-  pollMs?: number;
-  /** How long to wait before listening again after the listening connection dropped (ms). */
-  reconnectMs?: number;
-  /** A failure to listen or to poll (the server is down or restarting), told once until it works again; the watch keeps trying. */
-  onError?: (err: Error) => void;
-}
-
-export interface ChangeWatch {
-  /** Moves whenever a change not seen before was heard of: synchronous, in memory. */
-  version(): string;
-  /** A change this process committed (its notification, when it comes back, is not counted again). */
-  saw(changeId: number): void;
-  close(): Promise<void>;
-}
-
-const SEEN_KEPT = 10_000;
-
-/**
- * The store's data version on PostgreSQL: a counter in memory, moved by
- * - this process's own commits (at once),
- * - `LISTEN search_changes` on one dedicated connection (another replica's commit, within
- *   milliseconds); when that connection drops it is opened again, and the version moves once it
- *   listens again, since changes may have gone unheard meanwhile,
- * - a poll of the changes table's highest id every `pollMs` (a fallback that needs no notification;
- *   the first, at open, only notes where the table stands, and covers the moment before the
- *   listening connection is up).
- * Each change id moves it once, however it was heard of, so a read never moves it and a write
- * moves it once on every replica. The in-memory indexes catch up from the durable table, so what
- * the version only signals is never lost.
- */
-export function changeWatch(pool: PgPool, opts: WatchOptions = {}): ChangeWatch {
-  const pollMs = opts.pollMs ?? 1000;
-  const reconnectMs = opts.reconnectMs ?? 1000;
-  // Told once per outage of each (listening, polling), not at every retry: a success makes the next failure worth telling.
-  const failing = { listen: false, poll: false };
-  const failed = (what: keyof typeof failing, err: Error) => {
-    if (!failing[what]) (opts.onError ?? (() => undefined))(err);
-    failing[what] = true;
-  };
-  let counter = 0;
-  let highest = 0;
-  const seen = new Set<number>();
-  let closed = false;
-  let listener: Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  /** Whether a listening connection was ever tried: only the very first one, at open, does not move the version. */
-  let listenedBefore = false;
-
-  const saw = (id: number) => {
-    if (!Number.isSafeInteger(id) || seen.has(id)) return;
-    seen.add(id);
-    if (seen.size > SEEN_KEPT) {
-      // Insertion order: the oldest go first.
-      let drop = seen.size - SEEN_KEPT / 2;
-      for (const old of seen) {
-        if (drop-- <= 0) break;
-        seen.delete(old);
-      }
-    }
-    highest = Math.max(highest, id);
-    counter++;
-  };
-
-  const listen = () => {
-    if (closed) return;
-    const client = new Client({ ...pool.options, application_name: LISTENER_NAME });
-    listener = client;
-    const dropped = (err?: Error) => {
-      if (listener !== client) return;
-      listener = undefined;
-      listenedBefore = true;
-      if (err) failed('listen', err);
-      client.end().catch(() => undefined);
-      if (!closed) retry = setTimeout(listen, reconnectMs).unref();
-    };
-    client.on('notification', (m) => saw(Number(m.payload)));
-    client.on('error', dropped);
-    client.on('end', () => dropped());
-    client.connect()
-      .then(() => client.query(`LISTEN ${CHANNEL}`))
-      .then(() => {
-        // Listening again: whatever happened while nobody listened is caught up from the table.
-        if (listener === client && listenedBefore) counter++;
-        listenedBefore = true;
-        failing.listen = false;
-      }, dropped);
-  };
-
-  let polling = false;
-  /** The first poll, if it works, only notes where the table is: the version starts from there. */
-  let baseline = true;
-  const readHighest = () => {
-    if (polling || closed) return;
-    polling = true;
-    pool.query<{ id: string | null }>({ name: 'search.changes.highest', text: 'SELECT max(id) AS id FROM search_changes' })
-      .then(({ rows }) => {
-        const id = Number(rows[0]?.id ?? 0);
-        if (baseline) highest = Math.max(highest, id);
-        else if (id > highest) saw(id);
-        baseline = false;
-        failing.poll = false;
-      }, (err: Error) => {
-        baseline = false;
-        failed('poll', err);
-      })
-      .finally(() => {
-        polling = false;
-      });
-  };
-  readHighest();
-  const poll = setInterval(readHighest, pollMs);
-  poll.unref();
-  if (opts.listen ?? true) listen();
-
-  return {
-    version: () => `pg.${counter}`,
-    saw,
-    close: async () => {
-      closed = true;
-      clearInterval(poll);
-      if (retry) clearTimeout(retry);
-      const client = listener;
-      listener = undefined;
-      await client?.end().catch(() => undefined);
-    },
-  };
-}
+/** Search's data version: the shared change watch (core/shared/postgres/watch.ts) on `search_changes`. */
+export const changeWatch = (pool: PgPool, opts: WatchOptions = {}): ChangeWatch =>
+  feedWatch(pool, { channel: CHANNEL, table: 'search_changes', listenerName: LISTENER_NAME }, opts);

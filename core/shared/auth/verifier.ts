@@ -1,6 +1,8 @@
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type KeyLike } from 'jose';
 import { epochSeconds, systemClock, type Clock } from '../clock';
+import { Unavailable } from '../errors';
 import { bearerToken, InvalidToken, MissingCredentials, type Caller } from './caller';
+import type { RevocationList } from './revocations';
 
 /**
  * Offline verification of the token service's access tokens, for every service that accepts them.
@@ -8,7 +10,8 @@ import { bearerToken, InvalidToken, MissingCredentials, type Caller } from './ca
  * used), header `typ` at+jwt (RFC 9068 §4), a well-formed `kid` the issuing realm publishes, an
  * issuer under this platform's realms (optionally one of `realms`), `exp` and `iat` within the
  * clock tolerance (a token from the future is refused), payload `typ` Bearer (Keycloak's claim;
- * refresh tokens are not access tokens), and, when asked, an audience naming the service.
+ * refresh tokens are not access tokens), when asked an audience naming the service, and, given the
+ * revoked-sessions list, a session that was not ended (a lookup in memory: revocations.ts).
  */
 export const TOKEN_ALG = 'RS256';
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -26,6 +29,18 @@ export interface VerifierOptions {
   clock?: Clock;
   /** When set, only these realms' tokens are accepted. */
   realms?: readonly string[];
+  /**
+   * The sessions ended before their tokens expire (logout, revocation, a disabled user or client);
+   * while `loading` says so (its first read has not succeeded yet), every token is refused with 503.
+   */
+  revocations?: Pick<RevocationList, 'revoked'> & { loading?(): boolean };
+}
+
+/** A token cannot be checked against the revoked-sessions list yet (its source does not answer). */
+export class RevocationsLoading extends Unavailable {
+  constructor() {
+    super('The list of revoked sessions is not loaded yet; try again shortly.', 2, { code: 'revocations_loading' });
+  }
 }
 
 export interface VerifiedToken {
@@ -82,9 +97,13 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
       });
       if (payload.typ !== 'Bearer') throw new InvalidToken('wrong token type');
       if (Number(payload.iat) > epochSeconds(clock) + tolerance) throw new InvalidToken('issued in the future');
+      if (opts.revocations?.loading?.()) throw new RevocationsLoading();
+      if (opts.revocations?.revoked({ realm, sessionId: str(payload.sid), subject: str(payload.sub), clientId: str(payload.azp) })) {
+        throw new InvalidToken('revoked');
+      }
       return { realm, claims: payload as VerifiedToken['claims'] };
     } catch (err) {
-      if (err instanceof InvalidToken) throw err;
+      if (err instanceof InvalidToken || err instanceof RevocationsLoading) throw err;
       if (err instanceof joseErrors.JWTExpired) throw new InvalidToken('expired');
       if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw new InvalidToken('not issued for this service');
       throw new InvalidToken('signature or claims rejected');

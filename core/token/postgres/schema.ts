@@ -70,4 +70,19 @@ export const TOKEN_PG_MIGRATIONS = [
   CREATE INDEX token_sessions_user ON token_sessions (user_id) WHERE user_id IS NOT NULL;
   CREATE TABLE token_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL, reset_at TIMESTAMPTZ NOT NULL);
   `,
+  // 2: the revoked-sessions feed every replica follows (core/shared/auth/revocations.ts). Writers
+  // take an advisory lock before their entry's id and hold it to their commit, so entries commit in
+  // id order and a reader that has id N has every entry up to N. Instants in epoch milliseconds, as
+  // the entries carry them.
+  `
+  CREATE TABLE token_revocations (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    realm_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    up_to BIGINT NOT NULL,
+    until BIGINT NOT NULL
+  );
+  INSERT INTO token_settings (key, value) VALUES ('revocations_feed', md5(random()::text || clock_timestamp()::text)) ON CONFLICT (key) DO NOTHING;
+  `,
 ];

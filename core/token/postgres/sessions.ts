@@ -1,6 +1,8 @@
 import type { PgPool } from '../../shared/postgres';
 import type { SessionRecord, TokenStore } from '../ports';
-import { queries } from './query';
+import { sessionEntry, sessionsEntry } from '../revocations';
+import { queries, transaction } from './query';
+import { recordRevocation } from './revocations';
 import * as row from './rows';
 
 /** The columns written, each from its array: one statement whatever the batch's size. */
@@ -61,20 +63,28 @@ export function pgSessions(pool: PgPool): TokenStore['sessions'] & { flush(): Pr
     rotate: async (id, expected, next, expiresAt) => (await q.count('sessions.rotate',
       'UPDATE token_sessions SET refresh_jti = $3, expires_at = $4 WHERE id = $1 AND refresh_jti = $2 AND revoked_at IS NULL',
       [id, expected, next, at(expiresAt)])) === 1,
-    revoke: async (id, when) => {
-      await q.count('sessions.revoke', 'UPDATE token_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, at(when)]);
+    // Each ends sessions and adds the entry that ends their access tokens everywhere, in one transaction.
+    revoke: async (id, when, until) => {
+      await transaction(pool, async (t) => {
+        const realmId = await t.one('sessions.revoke', 'UPDATE token_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING realm_id',
+          [id, at(when)], (r) => r.realm_id as string);
+        if (realmId) await recordRevocation(t, sessionEntry(realmId, id, until));
+      });
     },
-    revokeAll: (of, when) => {
-      if (of.userId) {
-        return q.count('sessions.revoke-user', 'UPDATE token_sessions SET revoked_at = $3 WHERE user_id = $1 AND realm_id = $2 AND revoked_at IS NULL',
-          [of.userId, of.realmId, at(when)]);
-      }
-      if (of.clientId) {
-        return q.count('sessions.revoke-client', 'UPDATE token_sessions SET revoked_at = $3 WHERE realm_id = $1 AND client_id = $2 AND revoked_at IS NULL',
-          [of.realmId, of.clientId, at(when)]);
-      }
-      return q.count('sessions.revoke-realm', 'UPDATE token_sessions SET revoked_at = $2 WHERE realm_id = $1 AND revoked_at IS NULL', [of.realmId, at(when)]);
-    },
+    revokeAll: (of, when, until) => transaction(pool, async (t) => {
+      const ids = (r: row.Row) => r.id as string;
+      const ended = of.userId
+        ? await t.many('sessions.revoke-user', 'UPDATE token_sessions SET revoked_at = $3 WHERE user_id = $1 AND realm_id = $2 AND revoked_at IS NULL RETURNING id',
+          [of.userId, of.realmId, at(when)], ids)
+        : of.clientId
+          ? await t.many('sessions.revoke-client', 'UPDATE token_sessions SET revoked_at = $3 WHERE realm_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING id',
+            [of.realmId, of.clientId, at(when)], ids)
+          : await t.many('sessions.revoke-realm', 'UPDATE token_sessions SET revoked_at = $2 WHERE realm_id = $1 AND revoked_at IS NULL RETURNING id',
+            [of.realmId, at(when)], ids);
+      const entry = sessionsEntry(of, when, until, ended);
+      if (entry) await recordRevocation(t, entry);
+      return ended.length;
+    }),
     prune: (before) => q.count('sessions.prune', 'DELETE FROM token_sessions WHERE expires_at < $1', [at(before)]),
   };
 }

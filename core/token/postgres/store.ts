@@ -3,6 +3,7 @@ import type { PgPool } from '../../shared/postgres';
 import type { ClientRecord, KeyRecord, TokenStore } from '../ports';
 import { pgFailureCounter } from './failures';
 import { queries, transaction } from './query';
+import { pgRevocations } from './revocations';
 import * as row from './rows';
 import { pgSessions } from './sessions';
 
@@ -22,15 +23,19 @@ const setting = (q: Q, key: string) => q.one('settings.get', 'SELECT value FROM 
 /**
  * The token store in PostgreSQL (`DATABASE_URL`), one database for every replica: the same port
  * and the same atomic steps as token.db (test/core/token/store-contracts.ts). `pool` belongs to the
- * caller; `close` only writes the sessions still queued.
+ * caller; `close` writes the sessions still queued and ends the revocation feed's listener.
  */
 export function pgTokenStore(pool: PgPool): TokenStore {
   const q = queries(pool);
   const sessions = pgSessions(pool);
+  const revocations = pgRevocations(pool);
   let hashKey: Promise<Buffer> | undefined;
 
   return {
-    close: () => sessions.flush(),
+    close: async () => {
+      await revocations.close();
+      await sessions.flush();
+    },
     /** Made by whichever replica asks first (INSERT … ON CONFLICT DO NOTHING), then read by all. */
     secretHashKey: () => (hashKey ??= (async () => {
       await q.count('settings.init', 'INSERT INTO token_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING',
@@ -103,5 +108,6 @@ export function pgTokenStore(pool: PgPool): TokenStore {
       },
     },
     failures: pgFailureCounter(pool),
+    revocations,
   };
 }

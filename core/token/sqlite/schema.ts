@@ -91,4 +91,18 @@ export const tokenMigrations: string[] = [
   `
   INSERT INTO meta (key, value) VALUES ('secret_hash_key', lower(hex(randomblob(32)))) ON CONFLICT (key) DO NOTHING;
   `,
+  // 5: the revoked-sessions feed every worker follows (core/shared/auth/revocations.ts): entries in
+  // commit order (AUTOINCREMENT never reuses an id), and the feed's own id, so a reader holding a
+  // cursor of another store, or one past its last entry (a restored backup), reads it all again.
+  `
+  CREATE TABLE revocations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    realm_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    up_to INTEGER NOT NULL,
+    until INTEGER NOT NULL
+  );
+  INSERT INTO meta (key, value) VALUES ('revocations_feed', lower(hex(randomblob(16)))) ON CONFLICT (key) DO NOTHING;
+  `,
 ];

@@ -1,5 +1,7 @@
 import { groupCommit, openDatabase, statements, toJson, type Db } from '../../shared/sqlite';
 import type { ClientRecord, FailureCounter, KeyRecord, SessionRecord, TokenStore } from '../ports';
+import { sessionEntry, sessionsEntry } from '../revocations';
+import { sqliteRevocations } from './revocations';
 import * as row from './rows';
 import { tokenMigrations } from './schema';
 
@@ -47,6 +49,22 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
     return true;
   });
   const writeSession = groupCommit(db, sessionRow);
+  const revocations = sqliteRevocations(db);
+  // Each ends sessions and adds the entry that ends their access tokens everywhere, in one transaction.
+  const revokeOne = db.transaction((id: string, at: number, until: number) => {
+    const realmId = one('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING realm_id', (r) => r.realm_id as string)(at, id);
+    if (realmId) revocations.record(sessionEntry(realmId, id, until));
+  });
+  const revokeAll = db.transaction((of: Parameters<TokenStore['sessions']['revokeAll']>[0], at: number, until: number) => {
+    const ended = of.userId
+      ? many('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND realm_id = ? AND revoked_at IS NULL RETURNING id', (r) => r.id as string)(at, of.userId, of.realmId)
+      : of.clientId
+        ? many('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND client_id = ? AND revoked_at IS NULL RETURNING id', (r) => r.id as string)(at, of.realmId, of.clientId)
+        : many('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND revoked_at IS NULL RETURNING id', (r) => r.id as string)(at, of.realmId);
+    const entry = sessionsEntry(of, at, until, ended);
+    if (entry) revocations.record(entry);
+    return ended.length;
+  });
 
   return {
     db,
@@ -91,12 +109,8 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       write: writeSession,
       rotate: later((id, expected, next, expiresAt) =>
         run('UPDATE sessions SET refresh_jti = ?, expires_at = ? WHERE id = ? AND refresh_jti = ? AND revoked_at IS NULL')(next, expiresAt, id, expected) === 1),
-      revoke: later((id, at) => void run('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')(at, id)),
-      revokeAll: later((of, at) => {
-        if (of.userId) return run('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND realm_id = ? AND revoked_at IS NULL')(at, of.userId, of.realmId);
-        if (of.clientId) return run('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND client_id = ? AND revoked_at IS NULL')(at, of.realmId, of.clientId);
-        return run('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND revoked_at IS NULL')(at, of.realmId);
-      }),
+      revoke: later((id, at, until) => void revokeOne(id, at, until)),
+      revokeAll: later((of, at, until) => revokeAll(of, at, until)),
       prune: later((before) => run('DELETE FROM sessions WHERE expires_at < ?')(before)),
     },
     keys: {
@@ -107,6 +121,7 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       insert: later(keyRow),
     },
     failures: sqliteFailureCounter(db),
+    revocations: revocations.feed,
   };
 }
 

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { remoteJwksKeySource } from '../../../core/shared/auth/key-sources';
 import { authorize, InsufficientRole, InvalidToken, MissingCredentials, type Caller } from '../../../core/shared/auth/caller';
-import { createTokenVerifier, issuerBaseFor, type KeySource, type VerifierOptions } from '../../../core/shared/auth/verifier';
+import { createRevocationList, hashedSubject } from '../../../core/shared/auth/revocations';
+import { createTokenVerifier, issuerBaseFor, RevocationsLoading, type KeySource, type VerifierOptions } from '../../../core/shared/auth/verifier';
 import { Forbidden, Unauthenticated } from '../../../core/shared/errors';
 import type { TokenCore } from '../../../core/token';
 import type { TokenResponse } from '../../../core/token/service';
@@ -282,5 +283,36 @@ describe('createTokenVerifier with remoteJwksKeySource', () => {
   it('refuses every token when the token service cannot be reached', async () => {
     const v = verifierAt(0, { keys: remoteJwksKeySource('http://127.0.0.1:1') });
     await refusal(v.verify(clientToken.access_token), /unknown key id/);
+  });
+});
+
+describe('createTokenVerifier with the revoked-sessions list', () => {
+  const listAt = () => createRevocationList({ clock: testClock(issuedAt), toleranceMs: 30_000 });
+
+  it('refuses a token whose session is listed, and accepts the others', async () => {
+    const list = listAt();
+    const verifier = verifierAt(0, { revocations: list });
+    const sid = String(decodeJwt(userToken.access_token).sid);
+    list.apply([{ realm, kind: 'session', subject: sid, upTo: 0, until: issuedAt + 300_000 }]);
+    await refusal(verifier.verify(userToken.access_token), /^Invalid token: revoked$/);
+    await expect(verifier.verify(clientToken.access_token)).resolves.toMatchObject({ clientId: 'svc-a' });
+  });
+
+  it('refuses every token of a user or client listed as a whole', async () => {
+    const list = listAt();
+    const verifier = verifierAt(0, { revocations: list });
+    list.apply([{ realm, kind: 'user', subject: hashedSubject(aliceId), upTo: issuedAt, until: issuedAt + 300_000 }]);
+    await refusal(verifier.verify(userToken.access_token), /revoked/);
+    await expect(verifier.verify(clientToken.access_token)).resolves.toBeDefined();
+    list.apply([{ realm, kind: 'client', subject: hashedSubject('svc-a'), upTo: issuedAt, until: issuedAt + 300_000 }]);
+    await refusal(verifier.verify(clientToken.access_token), /revoked/);
+  });
+
+  it('refuses every token with 503 while the list is not loaded, before anything else is said of a valid token', async () => {
+    const verifier = verifierAt(0, { revocations: { revoked: () => false, loading: () => true } });
+    await expect(verifier.verify(userToken.access_token)).rejects.toBeInstanceOf(RevocationsLoading);
+    await expect(verifier.verify(userToken.access_token)).rejects.toMatchObject({ kind: 'unavailable', retryAfterSeconds: 2 });
+    // A token that is invalid anyway is still a 401.
+    await refusal(verifier.verify('garbage'), /malformed/);
   });
 });

@@ -1,14 +1,16 @@
 import { migrate, openPool } from '../../../core/shared/postgres';
 import { TOKEN_PG_MIGRATIONS, pgTokenStore } from '../../../core/token/postgres';
 import { describePg, freshDatabase, sharedTestDatabase } from '../../shared/postgres';
+import { REVOCATIONS } from '../../../core/token/postgres/revocations';
+import { eventually } from '../../shared/replicas';
 import { tokenStoreContract } from './store-contracts';
-import type { Opened } from './store-fixtures';
+import { givenRealm, sessionRecord, type Opened } from './store-fixtures';
 import type { TokenStore } from '../../../core/token/ports';
 
 const MIGRATIONS = [{ scope: 'token', sql: TOKEN_PG_MIGRATIONS }];
 
 /** A database of its own, migrated, with two pools on it (two replicas); dropped on close. */
-async function freshStores(): Promise<Opened<TokenStore>> {
+async function freshStores(): Promise<Opened<TokenStore> & { database: string }> {
   const db = await freshDatabase();
   const pools = [openPool(db.url, { max: 4 }), openPool(db.url, { max: 4 })] as const;
   await migrate(pools[0], 'token', TOKEN_PG_MIGRATIONS);
@@ -16,6 +18,7 @@ async function freshStores(): Promise<Opened<TokenStore>> {
   let now = Date.now();
   return {
     one, two,
+    database: new URL(db.url).pathname.slice(1),
     now: () => now,
     advance: async (ms) => void (now += ms),
     close: async () => {
@@ -36,5 +39,37 @@ describePg('the token store on PostgreSQL', () => {
       await Promise.all([s.one.close(), s.two.close()]);
       await s.close();
     } };
+  });
+});
+
+/** The revoked-sessions feed's follower on PostgreSQL: a replica whose listening connection is cut hears again. */
+describePg('the revoked-sessions feed on PostgreSQL, its listener cut', () => {
+  it('listens again when its connection is cut, and a follower hears the other replica\'s revocations after', async () => {
+    const s = await freshStores();
+    const followers: (() => void)[] = [];
+    try {
+      const { realm } = await givenRealm(s.one);
+      let told = 0;
+      followers.push(s.two.revocations.follow(() => told++));
+      const admin = openPool(process.env.DATABASE_URL!, { max: 1 });
+      const mine = 'application_name = $1 AND datname = $2';
+      const listeners = () => admin.query(`SELECT pid FROM pg_stat_activity WHERE ${mine}`, [REVOCATIONS.listenerName, s.database]);
+      await eventually(async () => (await listeners()).rowCount === 1);
+      const cut = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE ${mine}`, [REVOCATIONS.listenerName, s.database]);
+      expect(cut.rows[0].n).toBe(1);
+      // Listening again tells the follower (entries may have come meanwhile), and it listens again.
+      const before = told;
+      await eventually(async () => told > before && (await listeners()).rowCount === 1);
+      const session = sessionRecord(realm.id);
+      await s.one.sessions.write(session);
+      const beforeRevoke = told;
+      await s.one.sessions.revoke(session.id, s.now(), s.now() + 300_000);
+      await eventually(async () => told > beforeRevoke);
+      expect((await s.two.revocations.read()).entries.map((e) => e.subject)).toContain(session.id);
+      await admin.end();
+    } finally {
+      followers.forEach((stop) => stop());
+      await s.close();
+    }
   });
 });

@@ -44,11 +44,11 @@ export function sessionCases(s: () => Opened<TokenStore>) {
       const { realm } = await givenRealm(one);
       const session = sessionRecord(realm.id);
       await one.sessions.write(session);
-      await two.sessions.revoke(session.id, now() + 5);
-      await one.sessions.revoke(session.id, now() + 9);
+      await two.sessions.revoke(session.id, now() + 5, now() + 300_000);
+      await one.sessions.revoke(session.id, now() + 9, now() + 300_000);
       expect((await one.sessions.get(session.id))?.revokedAt).toBe(now() + 5);
       expect(await two.sessions.rotate(session.id, session.refreshJti, randomUUID(), session.expiresAt)).toBe(false);
-      await one.sessions.revoke(randomUUID(), now());
+      await one.sessions.revoke(randomUUID(), now(), now() + 300_000);
     });
 
     it('ends the open sessions of a user, of a client, or of a realm, and only those, counting them', async () => {
@@ -70,14 +70,14 @@ export function sessionCases(s: () => Opened<TokenStore>) {
         return read.filter(([, isOpen]) => isOpen).map(([k]) => k);
       };
 
-      expect(await two.sessions.revokeAll({ realmId: a.realm.id, userId: ann }, now())).toBe(2);
+      expect(await two.sessions.revokeAll({ realmId: a.realm.id, userId: ann }, now(), now() + 300_000)).toBe(2);
       expect(await open()).toEqual(['bobSvc', 'svcAlone', 'appAlone', 'elsewhere']);
       expect((await one.sessions.get(sessions.annEnded.id))?.revokedAt).toBe(now() - 1);
-      expect(await one.sessions.revokeAll({ realmId: a.realm.id, clientId: 'svc' }, now())).toBe(2);
+      expect(await one.sessions.revokeAll({ realmId: a.realm.id, clientId: 'svc' }, now(), now() + 300_000)).toBe(2);
       expect(await open()).toEqual(['appAlone', 'elsewhere']);
-      expect(await two.sessions.revokeAll({ realmId: a.realm.id }, now())).toBe(1);
+      expect(await two.sessions.revokeAll({ realmId: a.realm.id }, now(), now() + 300_000)).toBe(1);
       expect(await open()).toEqual(['elsewhere']);
-      expect(await one.sessions.revokeAll({ realmId: a.realm.id }, now())).toBe(0);
+      expect(await one.sessions.revokeAll({ realmId: a.realm.id }, now(), now() + 300_000)).toBe(0);
     });
 
     it('prunes the sessions that expired before an instant, and only those', async () => {

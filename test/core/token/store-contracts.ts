@@ -1,5 +1,6 @@
 import type { TokenStore } from '../../../core/token/ports';
 import { failureCounterCases } from './store-contracts-failures';
+import { revocationCases } from './store-contracts-revocations';
 import { sessionCases } from './store-contracts-sessions';
 import {
   clientRecord, givenRealm, inParallel, keyRecord, realmRecord, T0, unique, useOpened, userRecord, type OpenStore, type Opened,
@@ -19,6 +20,7 @@ export function tokenStoreContract(name: string, open: OpenStore) {
     userCases(s);
     keyCases(s, open);
     sessionCases(s);
+    revocationCases(s);
     describe('failures', () => failureCounterCases(() => {
       const { one, two, now, advance } = s();
       return { one: one.failures, two: two.failures, now, advance, close: async () => undefined };
