@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { JsonTooDeep, jsonTextTooDeep, MAX_JSON_DEPTH } from '../../core/shared/json-depth';
 
@@ -5,6 +6,8 @@ export interface JsonBodyOptions {
   limit: number;
   /** Content types read as JSON (default `application/json`). */
   type?: string | string[];
+  /** A body that comes with no Content-Type is read as JSON too (what boto3 sends InvokeModel's body with). */
+  untyped?: boolean;
   /** Only objects and arrays at the top (default true, express's). */
   strict?: boolean;
 }
@@ -17,6 +20,15 @@ function textOf(body: Buffer, encoding: string | undefined): Buffer | string {
   } catch {
     return body;
   }
+}
+
+/** body-parser's test of a request: one of these media types (exact ones, parameters aside), or no Content-Type at all. */
+function jsonOrUntyped(types: string | string[]) {
+  const taken = new Set([types].flat().map((t) => t.toLowerCase()));
+  return (req: IncomingMessage) => {
+    const type = req.headers['content-type'];
+    return !type || taken.has(type.split(';', 1)[0]!.trim().toLowerCase());
+  };
 }
 
 /** body-parser's `type` for a body refused by the depth scan (see bodyTooDeep). */
@@ -36,7 +48,7 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
   return express.json({
     limit: opts.limit,
     strict: opts.strict ?? true,
-    type: opts.type ?? 'application/json',
+    type: opts.untyped ? jsonOrUntyped(opts.type ?? 'application/json') : opts.type ?? 'application/json',
     // body-parser passes what is thrown here on as the request's error after setting its `status`
     // and `expose` (which a PlatformError cannot take: a plain error carries our `type` instead).
     verify: (_req, _res, body, encoding) => {

@@ -60,10 +60,9 @@ function presentedBy(req: Request, route: Route, body?: unknown): Presented {
  */
 export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const router = Router();
-  const parsers: RequestHandler[] = [
-    jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }),
-    express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }),
-  ];
+  const form = express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 });
+  const parsers: RequestHandler[] = [jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }), form];
+  const untypedParsers: RequestHandler[] = [jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes, untyped: true }), form];
   const credentials = svc.credentials ?? noCredentials;
   const tools = (): CredentialTools => {
     if (!opts.verifier) throw new Error(`${svc.prefix} needs a token verifier`);
@@ -93,7 +92,8 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
       if (route.errorBody) res.locals.errorBody = route.errorBody;
       next();
     };
-    router[route.method](route.path, errorFormat, ...early, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
+    const bodies = !route.input ? [] : route.untypedJson ? untypedParsers : parsers;
+    router[route.method](route.path, errorFormat, ...early, ...bodies, ...uploads, async (req, res) => {
       const input = (route.input && !uploadOf(res) ? parseRequest(route.input, req) : {}) as InputOf<InputSpec> & { body?: unknown };
       const caller = resolves && credentials.inBody ? await credentials.resolve(presentedBy(req, route, input.body), tools()) : res.locals.caller;
       const body = await route.handle(input, { ctx: contextOf(req, res, caller), req, res, checked: res.locals.checked });
