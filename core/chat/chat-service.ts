@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Caller } from '../shared/auth/caller';
+import { leftBy } from '../shared/cancel';
 import type { Ctx } from '../shared/context';
 import type { ChatStream, ToolCall } from '../models/chat';
 import { CONTINUE, CONTINUE_ANSWER, processQuery, type HistoryTurn, type ModelChoice, type Question } from './conversation';
@@ -87,7 +88,7 @@ export function createChatService(d: ChatDeps): ChatService {
    * The answer's chunks; the answer's span and metrics end with them (the last chunk read, a
    * failure midway: `error`, or the caller leaving: not an error of ours, the span says `cancelled`).
    */
-  async function* chunks(p: Prepared, requestId: string | undefined, opened: { span: Span; trace: Trace }, start: bigint): AsyncGenerator<AnswerChunk> {
+  async function* chunks(p: Prepared, ctx: Ctx<ChatCaller>, opened: { span: Span; trace: Trace }, start: bigint): AsyncGenerator<AnswerChunk> {
     const { span, trace } = opened;
     const chunk = (response: string, finish: AnswerChunk['finish_reason']): AnswerChunk => ({ generated_search_text: p.searchText, response, finish_reason: finish });
     let finish: AnswerChunk['finish_reason'];
@@ -99,7 +100,9 @@ export function createChatService(d: ChatDeps): ChatService {
         for await (const piece of p.answer.pieces) if (piece) yield chunk(piece, null);
         ({ finishReason: finish, toolCalls: calls } = await p.answer.done);
       } catch (err) {
-        d.log?.warn({ err: (err as Error).message, requestId, model: p.model.id, ...traceFields(trace) }, 'chat: the model failed midway; the stream ends with finish_reason error');
+        // The caller left (the model call was aborted for it): nobody reads on, nothing failed.
+        if (leftBy(err, ctx.signal)) return;
+        d.log?.warn({ err: (err as Error).message, requestId: ctx.requestId, model: p.model.id, ...traceFields(trace) }, 'chat: the model failed midway; the stream ends with finish_reason error');
         failed(span, err);
         finish = 'error';
       }
@@ -147,7 +150,7 @@ export function createChatService(d: ChatDeps): ChatService {
         answered?.(true, ctx.signal?.aborted === true, start);
         throw err;
       }
-      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx.requestId, { span, trace }, start) };
+      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx, { span, trace }, start) };
     },
     async getSources(q, ctx) {
       const caller = askingUser(ctx.caller, q.tenantId);

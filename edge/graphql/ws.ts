@@ -121,6 +121,12 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
     },
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),
     onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),
+    // An operation the client completed, or whose socket closed, before it ended (graphql-ws has
+    // taken it off the socket's list by then; one that ended on its own is still there): the client
+    // left, as an HTTP client that closes its connection does, a 499 at info level, once.
+    onComplete: (ctx, id, payload) => {
+      if (!(id in ctx.subscriptions)) log.info({ id, operationName: payload.operationName ?? undefined, status: 499 }, 'graphql-ws: the client left before the operation ended');
+    },
   }, wss, 0); // graphql-ws's own keep-alive mistakes a busy event loop for dead peers
   const stopPings = keepSocketsAlive(wss, opts.keepAliveMs ?? 10_000);
 

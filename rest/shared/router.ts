@@ -1,6 +1,7 @@
 import express, { Router, type RequestHandler, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { authorize, type Caller } from '../../core/shared/auth/caller';
+import { CallerLeft } from '../../core/shared/cancel';
 import { noCredentials, type CredentialTools, type Presented } from '../../core/shared/auth/credentials';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import type { Ctx } from '../../core/shared/context';
@@ -36,8 +37,8 @@ function contextOf(req: Request, res: Response, caller: unknown): Ctx<unknown> {
       if (!signal) {
         const controller = new AbortController();
         // Only a caller that leaves before the answer is complete aborts.
-        if (res.closed && !res.writableFinished) controller.abort();
-        else res.once('close', () => !res.writableFinished && controller.abort());
+        if (res.closed && !res.writableFinished) controller.abort(new CallerLeft());
+        else res.once('close', () => !res.writableFinished && controller.abort(new CallerLeft()));
         signal = controller.signal;
       }
       return signal;

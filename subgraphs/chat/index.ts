@@ -1,5 +1,6 @@
 import type { ChatCaller } from '../../core/chat/credentials';
 import type { AnswerStream, ChatService } from '../../core/chat/service';
+import { CallerLeft } from '../../core/shared/cancel';
 import { UpstreamFailed } from '../../core/shared/errors';
 import type { FinishReason } from '../../core/models/chat';
 import type { CallOf } from '../../edge/graphql/calls';
@@ -19,14 +20,6 @@ import { chunkView, FINISH, sourcesView, sourceView } from './views';
 type Args = { input: AskInput };
 type ChunkView = ReturnType<typeof chunkView>;
 
-/** Why a stream stopped early: the subscriber completed it or went away. */
-class SubscriberLeft extends Error {
-  constructor() {
-    super('the subscriber left');
-    this.name = 'SubscriberLeft';
-  }
-}
-
 /**
  * The answer's chunks as GraphQL values, sources and model on the first. `return()` (the client
  * completed the subscription, or its socket closed) aborts the model call at once, even while a
@@ -45,7 +38,8 @@ function subscription(stream: AnswerStream, stop: AbortController): AsyncIterabl
       return { done: false, value: view };
     },
     async return() {
-      stop.abort(new SubscriberLeft());
+      // Why the stream stopped early: the subscriber completed it or went away.
+      stop.abort(new CallerLeft('The subscriber left before the answer was complete'));
       // Ends the service's generator once its pending chunk settles (the abort makes it settle).
       chunks.return?.(undefined).catch(() => undefined);
       return { done: true, value: undefined };
