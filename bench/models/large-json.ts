@@ -7,13 +7,15 @@
  * long string as the baseline) are sent LARGE_JSON_CONCURRENCY at a time. With LARGE_JSON_BEFORE
  * (the root of another checkout, built: an older commit's), that build is started beside this one
  * and every phase runs against it first, then against this one, so both are measured in the same
- * run under the same conditions. Prints each phase's statuses and the probes' p50, p99 and max.
+ * run under the same conditions. Prints each phase's statuses, the CPU time the platform's main
+ * thread spent per request (Linux: its event loop and garbage collection; the probes' share is
+ * small), and the probes' p50, p99 and max.
  *
  * Env: LARGE_JSON_BYTES (1000000), LARGE_JSON_COUNT (24), LARGE_JSON_CONCURRENCY (8),
  * LARGE_JSON_IDLE_SECONDS (3), LARGE_JSON_CALLS (a comma-separated subset of the names),
  * LARGE_JSON_BEFORE, WORKERS (1), LOG_LEVEL (warn). Needs `npm run build` first (and in LARGE_JSON_BEFORE).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { largeCalls, type LargeParams } from './large-json-bodies';
@@ -38,10 +40,23 @@ async function target(dir: string, label: string, port: number, root?: string): 
   return { label, platform, params: { apiKey: boot.api_key!, userToken: '', tenant: boot.tenant_id! }, tok: tokens(platform.url, boot) };
 }
 
-const cell = (p: Probes, statuses: string) => {
+const cell = (p: Probes, statuses: string, loopMs?: number) => {
   const s = summary(p);
-  return `${statuses} | ${s.p50} | ${s.p99} | ${s.max}`;
+  return `${statuses} | ${loopMs === undefined ? '' : loopMs.toFixed(1)} | ${s.p50} | ${s.p99} | ${s.max}`;
 };
+
+/**
+ * CPU time of a process's main thread (its event loop, garbage collection included), in ms, from
+ * Linux's schedstat; undefined elsewhere. Per request, it is what a request costs everyone else,
+ * whatever the machine's load (the probes' wall-clock figures grow with it).
+ */
+function loopCpuMs(pid: number | undefined): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
 
 async function main(): Promise<number> {
   process.env.WORKERS ||= '1';
@@ -59,8 +74,8 @@ async function main(): Promise<number> {
   const targets = [...(beforeRoot ? [await target(dir, 'before', p2!, beforeRoot)] : []), await target(dir, 'after', p1!)];
   const names = largeCalls(targets[0]!.params, 1000, 0).map((c) => c.name).filter((n) => !only?.length || only.includes(n));
 
-  const heads = targets.map((t) => `${t.label}: answers | p50 ms | p99 ms | max ms`).join(' | ');
-  out.write(`| requests | ${heads} |\n|---|${targets.map(() => '---|---:|---:|---:|').join('')}\n`);
+  const heads = targets.map((t) => `${t.label}: answers | loop CPU ms per request | p50 ms | p99 ms | max ms`).join(' | ');
+  out.write(`| requests | ${heads} |\n|---|${targets.map(() => '---|---:|---:|---:|---:|').join('')}\n`);
   const idle = await Promise.all(targets.map(async (t) => cell(await probe(t.platform.url, sleep(idleSeconds * 1000)), '')));
   out.write(`| idle | ${idle.join(' | ')} |\n`);
   for (const [k, name] of names.entries()) {
@@ -69,9 +84,14 @@ async function main(): Promise<number> {
       t.params.userToken = (await t.tok.headers()).authorization!.slice('Bearer '.length);
       // Made before the phase, so that making them does not delay this process's probes; each differs (its seed).
       const calls = Array.from({ length: count }, (_, i) => largeCalls(t.params, bytes, 1000 * k + i + 1).find((c) => c.name === name)!.make());
+      const pid = t.platform.child.proc.pid;
+      const cpuBefore = loopCpuMs(pid);
       const sent = flood(t.platform.url, (i) => calls[i]!, count, concurrency);
       const probes = await probe(t.platform.url, sent);
-      cells.push(cell(probes, statusesOf(await sent)));
+      const statuses = statusesOf(await sent);
+      const cpuAfter = loopCpuMs(pid);
+      // The probes' own cost is in it too: a few hundredths of a millisecond each.
+      cells.push(cell(probes, statuses, cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / count));
     }
     out.write(`| ${name} | ${cells.join(' | ')} |\n`);
   }

@@ -19,6 +19,7 @@ import type { UsageStore } from './ports';
 import { wordCount } from './usage';
 import type { CallMeta } from '../shared/context';
 import { failed, startSpan, type Trace } from '../shared/telemetry/tracing';
+import { nextTurn } from '../shared/turns';
 
 export interface GatewayDeps {
   catalog: readonly CatalogModel[];
@@ -105,6 +106,8 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         expectInputKinds(model, messages);
         const chat = provider(model, 'chat');
         // Tool definitions and a response schema are prompt too: counted against the context and in usage.
+        // Written out as JSON in a turn of the event loop of their own: a megabyte of them takes some 6 ms.
+        if (input.tools?.length || input.responseFormat?.type === 'json_schema') await nextTurn();
         const texts = promptTexts(messages, input.tools, input.responseFormat);
         const within = await promptTokensWithin(d.offload, model, texts, call.signal);
         // A short prompt is counted later, if at all (its upstream may count it), unless a count of its

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { JsonTooDeep, jsonTextTooDeep, MAX_JSON_DEPTH } from '../../core/shared/json-depth';
-import { inItsTurn } from './turns';
+import { inItsTurn } from '../../core/shared/turns';
 
 export interface JsonBodyOptions {
   limit: number;
@@ -39,7 +39,7 @@ const TOO_DEEP = 'entity.too.deep';
 export const bodyTooDeep = (err: unknown): JsonTooDeep | undefined =>
   ((err as { type?: unknown } | null)?.type === TOO_DEEP ? new JsonTooDeep(MAX_JSON_DEPTH, 'The request body') : undefined);
 
-/** Bodies over this many bytes are parsed in a turn of the event loop of their own (turns.ts). */
+/** Bodies over this many bytes are parsed in a turn of the event loop of their own (core/shared/turns.ts). */
 export const LARGE_BODY_BYTES = 64 * 1024;
 
 /** The charset a request names, lower-cased (none: undefined). */
@@ -64,7 +64,7 @@ function parseJson(text: string, strict: boolean): unknown {
  * servers), as express.json: the raw body is scanned once before it is parsed, and a body nesting
  * deeper than MAX_JSON_DEPTH is refused (JsonTooDeep, a 400 in the route's own error format)
  * instead of reaching code that walks it recursively and overflows the stack. A UTF-8 body over
- * LARGE_BODY_BYTES is parsed in its own turn of the event loop (turns.ts), one at a time, and what
+ * LARGE_BODY_BYTES is parsed in its own turn of the event loop (core/shared/turns.ts), one at a time, and what
  * the route does with it synchronously follows in that turn; bodies in other charsets (UTF-16) go
  * through express.json as they always did.
  */
