@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { Caller } from '../shared/auth/caller';
 import { leftBy } from '../shared/cancel';
+import { BadRequest } from '../shared/errors';
 import type { Ctx } from '../shared/context';
 import type { ChatStream, ToolCall } from '../models/chat';
 import { CONTINUE, CONTINUE_ANSWER, processQuery, type HistoryTurn, type ModelChoice, type Question } from './conversation';
 import { askingUser, type ChatCaller } from './credentials';
 import type { AnswerModels, ModelHandle, Retrieval } from './ports';
-import { buildPrompt, numberSources, type PromptTokens } from './prompt';
+import { buildPrompt, inlinePromptTokens, numberSources, type PromptTokens } from './prompt';
+import { promptTexts } from '../models/prompt-texts';
 import { limited, retrieve, type RetrievalLimits } from './retrieval';
 import { cleanRewrite, planSearchText } from './search-text';
 import type { AnswerChunk, AnswerSource, AnswerToolCall, ChatService } from './service';
@@ -74,9 +76,15 @@ export function createChatService(d: ChatDeps): ChatService {
     const searchText = await searchTextOf({ question, continuing, history: q.history, given: q.searchText, prevContext }, model, apiKey, call);
     const found = await retrieve(d.retrieval, d.limits, { searchText, files: q.files }, { ...call, caller });
     const room = Math.min(q.model.maxTokens ?? model.maxOutputTokens ?? 1024, Math.floor(model.contextLength / 2));
+    // The gateway counts the tools' definitions with the prompt (prompt-texts.ts): the messages get what they leave.
+    const toolTokens = q.tools?.length ? await (d.tokens ?? inlinePromptTokens).count(promptTexts([], q.tools), model.contextLength, call.signal) : 0;
+    if (toolTokens && toolTokens >= model.contextLength - room) {
+      throw new BadRequest(`The tools' definitions take ${toolTokens >= model.contextLength ? 'more than ' : ''}${Math.min(toolTokens, model.contextLength)} tokens, `
+        + `over the ${model.contextLength - room} the model reads besides its answer.`, { code: 'context_length_exceeded' });
+    }
     const { messages, sources } = await buildPrompt({
       instructions: q.instructions, examples: q.examples, history: q.history, prevContext, question, files: found.files, search: found.search,
-    }, numberSources(found.files, found.search), model.contextLength - room, d.tokens, call.signal);
+    }, numberSources(found.files, found.search), model.contextLength - room - toolTokens, d.tokens, call.signal);
     const answer = await d.models.chat(model, {
       apiKey, messages, temperature: q.model.temperature, maxTokens: q.model.maxTokens, stream, route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
       ...(q.tools?.length && { tools: q.tools }),
