@@ -1,10 +1,11 @@
 import type { Response } from 'express';
+import { drained } from '../shared/stream';
 
 /**
  * OpenAI's embeddings answer (`{"object":"list","data":[{"object":"embedding","index","embedding"}],
- * "model","usage"}`), written by the route itself: float vectors become JSON text a slice at a time,
- * and the event loop is given back between slices. 2,048 vectors of 1,024 numbers are two million
- * numbers to print: some 50 ms as one JSON.stringify of the whole answer.
+ * "model","usage"}`), written by the route itself a slice of vectors at a time, the event loop given
+ * back between slices (and the socket drained): 2,048 vectors of 1,024 numbers are two million
+ * numbers to print, some 50 ms as one JSON.stringify of the whole answer, and megabytes of text.
  */
 const SLICE = 64;
 
@@ -17,12 +18,17 @@ function floatsOf(v: Float32Array): string {
 }
 
 export async function sendEmbeddings(res: Response, a: { model: string; vectors: Float32Array[]; promptTokens: number; format?: 'float' | 'base64' }): Promise<void> {
-  const data: string[] = [];
-  for (let i = 0; i < a.vectors.length; i++) {
-    const v = a.vectors[i]!;
-    data.push(`{"object":"embedding","index":${i},"embedding":${a.format === 'base64' ? JSON.stringify(base64Of(v)) : floatsOf(v)}}`);
-    if (i % SLICE === SLICE - 1) await new Promise((resolve) => setImmediate(resolve));
-  }
+  const item = (v: Float32Array, i: number) => `{"object":"embedding","index":${i},"embedding":${a.format === 'base64' ? JSON.stringify(base64Of(v)) : floatsOf(v)}}`;
   const usage = JSON.stringify({ prompt_tokens: a.promptTokens, total_tokens: a.promptTokens });
-  res.type('application/json').send(`{"object":"list","model":${JSON.stringify(a.model)},"data":[${data.join(',')}],"usage":${usage}}`);
+  const tail = `],"usage":${usage}}`;
+  const head = `{"object":"list","model":${JSON.stringify(a.model)},"data":[`;
+  res.type('application/json');
+  if (a.vectors.length <= SLICE) return void res.send(head + a.vectors.map(item).join(',') + tail);
+  res.write(head);
+  for (let from = 0; from < a.vectors.length && !res.destroyed; from += SLICE) {
+    const text = (from ? ',' : '') + a.vectors.slice(from, from + SLICE).map((v, k) => item(v, from + k)).join(',');
+    if (!res.write(text)) await drained(res);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  res.end(tail);
 }
