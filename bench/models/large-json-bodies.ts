@@ -56,9 +56,20 @@ function words(bytes: number, seed: number): string[] {
 const json = (p: LargeParams) => ({ 'content-type': 'application/json', 'api-key': p.apiKey });
 const user = (text: string) => [{ role: 'user', content: text }];
 
+/**
+ * A built-in chat model with a context of two million tokens (the bench's catalog, LARGE_CHAT_CATALOG):
+ * large tool sets and prompts are answered, not refused for the context, so both builds do the
+ * whole of their work on them.
+ */
+export const LARGE_CHAT = 'large-context-chat';
+export const LARGE_CHAT_CATALOG = {
+  id: LARGE_CHAT, group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 2_000_000, maxOutputTokens: 1024, inputKinds: ['text'],
+  price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active',
+};
+
 /** Every kind of call, each carrying about `bytes` of structure; `seed` varies them. */
 export function largeCalls(p: LargeParams, bytes: number, seed: number): LargeKind[] {
-  const m = 'local-chat';
+  const m = LARGE_CHAT;
   const base = '/proxy/api/v1';
   const azure = `${base}/azure/openai/deployments/${m}/chat/completions?api-version=2024-10-21`;
   const embeddings = `${base}/azure/openai/deployments/local-embed/embeddings?api-version=2024-10-21`;
@@ -104,11 +115,11 @@ export function largeCalls(p: LargeParams, bytes: number, seed: number): LargeKi
     })],
     ['graphql chat answer: history', '/graphql', () => ({
       query: 'mutation($i: AskInput!) { generateAnswer(input: $i) { response } }',
-      variables: { i: { query: q, history: Array.from({ length: 200 }, (_, i) => ({ userQuery: `Question ${i} of ${seed}?`, response: long(200, i) })) } },
+      variables: { i: { query: q, modelId: m, history: Array.from({ length: 200 }, (_, i) => ({ userQuery: `Question ${i} of ${seed}?`, response: long(200, i) })) } },
     }), bearer],
     ['chat proxy: tool_defns', '/api/generate_answer', () => ({
       request: { user_cred: { token: p.userToken, client: { tenant_id: p.tenant } }, bot_config: { caller_version: '1' }, task_process: { service: 'bench' }, kvp: {} },
-      query: q, api_key: p.apiKey, tool_defns: tools().map((s, i) => ({ type: 'function', function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: s } })),
+      query: q, api_key: p.apiKey, model_info: { modelId: m }, tool_defns: tools().map((s, i) => ({ type: 'function', function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: s } })),
     }), { 'content-type': 'application/json' }],
   ];
   return calls.map(([name, path, body, headers]) => ({ name, make: () => ({ name, path, body: JSON.stringify(body()), headers: headers ?? json(p) }) }));

@@ -4,7 +4,8 @@
  * The platform (`platform start`, WORKERS=1 unless set, so every request meets the same event
  * loop) is probed on `/healthz`, one probe after another: idle, then while LARGE_JSON_COUNT requests
  * of one kind (large-json-bodies.ts: about LARGE_JSON_BYTES of structure each, the plain body of one
- * long string as the baseline) are sent LARGE_JSON_CONCURRENCY at a time. With LARGE_JSON_BEFORE
+ * long string as the baseline; chat calls go to a built-in model with a context of two million
+ * tokens, so both builds answer them) are sent LARGE_JSON_CONCURRENCY at a time. With LARGE_JSON_BEFORE
  * (the root of another checkout, built: an older commit's), that build is started beside this one
  * and every phase runs against it first, then against this one, so both are measured in the same
  * run under the same conditions. Prints each phase's statuses, the CPU time the platform's main
@@ -15,10 +16,11 @@
  * LARGE_JSON_IDLE_SECONDS (3), LARGE_JSON_CALLS (a comma-separated subset of the names),
  * LARGE_JSON_BEFORE, WORKERS (1), LOG_LEVEL (warn). Needs `npm run build` first (and in LARGE_JSON_BEFORE).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { largeCalls, type LargeParams } from './large-json-bodies';
+import { LARGE_CHAT_CATALOG, largeCalls, type LargeParams } from './large-json-bodies';
+import { DEFAULT_CATALOG } from '../../core/models/catalog';
 import { flood, probe, statusesOf, summary, type Probes } from './probe';
 import { tokens, type Bootstrap } from '../shared/http-client';
 import { freePorts, machineLine, makeTempDir, runBench, startPlatform, type Platform } from '../shared/platform';
@@ -70,6 +72,9 @@ async function main(): Promise<number> {
   out.write(`${machineLine()}\nplatform WORKERS=${process.env.WORKERS}; per kind ${count} requests of about ${bytes} bytes of JSON, ${concurrency} at a time; `
     + `/healthz probed one request after another (5 ms apart) from this process; a new connection for every request${beforeRoot ? `; before = ${beforeRoot}` : ''}\n\n`);
   const dir = makeTempDir('large-json-bench-');
+  // Both builds read the same catalog: the built-in models and one with a context large enough to answer every request.
+  process.env.MODELS_CATALOG_FILE = join(dir, 'catalog.json');
+  writeFileSync(process.env.MODELS_CATALOG_FILE, JSON.stringify({ models: [...DEFAULT_CATALOG.models, LARGE_CHAT_CATALOG] }));
   const [p1, p2] = await freePorts(2);
   const targets = [...(beforeRoot ? [await target(dir, 'before', p2!, beforeRoot)] : []), await target(dir, 'after', p1!)];
   const names = largeCalls(targets[0]!.params, 1000, 0).map((c) => c.name).filter((n) => !only?.length || only.includes(n));
