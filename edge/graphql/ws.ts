@@ -5,6 +5,7 @@ import { execute, subscribe, type DocumentNode, type ExecutionArgs, type GraphQL
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
+import { CallerLeft } from '../../core/shared/cancel';
 import { contextFromConnection, type GraphContext } from './context';
 import { formatExecutionError } from './errors';
 import type { IntrospectionCache } from './introspection';
@@ -53,6 +54,18 @@ const pathOf = (url: string | undefined) => {
     return undefined;
   }
 };
+
+/** Per socket, a signal that aborts (CallerLeft) when it closes: its client has left every operation on it. */
+const closings = new WeakMap<object, AbortSignal>();
+function closing(socket: { once(event: 'close', listener: () => void): unknown }): AbortSignal {
+  let signal = closings.get(socket);
+  if (!signal) {
+    const left = new AbortController();
+    socket.once('close', () => left.abort(new CallerLeft('The client closed its socket before the operation ended')));
+    closings.set(socket, (signal = left.signal));
+  }
+  return signal;
+}
 
 /** The text each prepared document was parsed from, for the introspection cache's key. */
 const sources = new WeakMap<DocumentNode, string>();
@@ -115,7 +128,8 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       const document = prepare(payload);
       if (Array.isArray(document)) return document;
       sources.set(document as DocumentNode, payload.query);
-      const contextValue = contextFromConnection(ctx.connectionParams, ctx.extra.request);
+      // The socket's end aborts its operations' work (a model call), also one not started yet.
+      const contextValue: GraphContext = { ...contextFromConnection(ctx.connectionParams, ctx.extra.request), signal: closing(ctx.extra.socket) };
       contextValue.trace = operationTrace(payload.extensions, ctx.connectionParams);
       return { schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables, contextValue };
     },

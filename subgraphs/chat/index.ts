@@ -82,7 +82,10 @@ export const chatResolvers = (chat: ChatService, callOf: CallOf<ChatCaller>) => 
       subscribe: async (_: unknown, { input }: Args, ctx: GraphContext) => {
         const question = questionOf(input);
         const stop = new AbortController();
-        const stream = await chat.streamAnswer(question, await callOf(ctx, { signal: stop.signal }));
+        // Stopped by the subscriber completing it (return()), or by its transport's end (ctx.signal:
+        // a socket that closes, an HTTP client that leaves), also before the first chunk.
+        const signal = ctx.signal ? AbortSignal.any([stop.signal, ctx.signal]) : stop.signal;
+        const stream = await chat.streamAnswer(question, await callOf(ctx, { signal }));
         return subscription(stream, stop);
       },
       resolve: (chunk: ChunkView) => chunk,

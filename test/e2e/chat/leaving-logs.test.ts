@@ -55,11 +55,12 @@ describe('a client that leaves a chat answer is a 499 at info level, once, never
     });
   }
 
-  for (const how of ['closes its socket', 'completes the subscription'] as const) {
-    it(`graphql-ws: a subscriber that ${how} mid-stream`, async () => {
+  for (const how of ['closes its socket', 'completes the subscription', 'closes its socket before the first chunk'] as const) {
+    it(`graphql-ws: a subscriber that ${how}${how.includes('first') ? '' : ' mid-stream'}`, async () => {
       const from = l.lines.length;
-      const operationName = how === 'closes its socket' ? 'SocketClosed' : 'Completed';
-      l.upstream.script({ answer: ['one ', 'two ', 'three ', 'four '], stallAfter: 3 });
+      const early = how.includes('first');
+      const operationName = early ? 'ClosedEarly' : how === 'closes its socket' ? 'SocketClosed' : 'Completed';
+      l.upstream.script(early ? { stall: true } : { answer: ['one ', 'two ', 'three ', 'four '], stallAfter: 3 });
       const seen = l.upstream.requests.length;
       const ws = new WebSocket(`${l.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
       const messages: any[] = [];
@@ -68,8 +69,10 @@ describe('a client that leaves a chat answer is a 499 at info level, once, never
       ws.send(JSON.stringify({ type: 'connection_init', payload: graphHeaders() }));
       await until(() => messages.some((m) => m.type === 'connection_ack'), 'connection_ack');
       ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SUB(operationName), operationName, variables: { i: ask } } }));
-      await until(() => messages.some((m) => m.type === 'next'), 'first chunk');
-      if (how === 'closes its socket') ws.terminate();
+      // Mid-stream: once the first chunk came; early: once the model has the call (its upstream stalls).
+      if (early) await nextUpstream(l, seen);
+      else await until(() => messages.some((m) => m.type === 'next'), 'first chunk');
+      if (how !== 'completes the subscription') ws.terminate();
       else ws.send(JSON.stringify({ id: '1', type: 'complete' }));
       await (await nextUpstream(l, seen)).cut;
       const left = await until(() => {
