@@ -10,55 +10,17 @@
  * LONG_PROMPT_IDLE_SECONDS (3), LONG_PROMPT_ROUTES (a comma-separated subset of the names, all by
  * default), WORKERS (1), LOG_LEVEL (warn). Needs `npm run build` first.
  */
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { longCalls, unbroken, type LongCall } from './long-prompt-routes';
-import { tokens, send, type Bootstrap } from '../shared/http-client';
+import { longCalls, unbroken } from './long-prompt-routes';
+import { flood, probe, summary, statusesOf, type Probes } from './probe';
+import { tokens, type Bootstrap } from '../shared/http-client';
 import { freePorts, machineLine, makeTempDir, runBench, startPlatform } from '../shared/platform';
 
 const intEnv = (name: string, fallback: number) => Number(process.env[name] || fallback);
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-
-interface Probes {
-  /** Each probe's latency (until it failed, for a failed one). */
-  ms: number[];
-  /** Probes that got no 200: the server closed the connection, or answered another status. */
-  failed: number;
-}
-
-/** Probes `/healthz` one after another until `stop` resolves. */
-async function probe(url: string, stop: Promise<unknown>): Promise<Probes> {
-  const out: Probes = { ms: [], failed: 0 };
-  let done = false;
-  void stop.finally(() => (done = true));
-  while (!done) {
-    const started = performance.now();
-    const ok = await send('GET', `${url}/healthz`, undefined, {}, { timeoutMs: 600_000, fresh: true }).then((r) => r.status === 200, () => false);
-    out.ms.push(performance.now() - started);
-    if (!ok) out.failed++;
-    await sleep(5);
-  }
-  return out;
-}
-
-/** `count` calls, `concurrency` at a time; the statuses seen (or the network error), counted. */
-async function flood(url: string, call: (i: number) => LongCall, count: number, concurrency: number): Promise<Map<string, number>> {
-  const statuses = new Map<string, number>();
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const c = call(next++);
-      const status = await send('POST', url + c.path, c.body, c.headers, { timeoutMs: 600_000, fresh: true })
-        .then((r) => String(r.status), (err: NodeJS.ErrnoException) => err.code ?? err.message);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
-  }));
-  return statuses;
-}
 
 const row = (name: string, p: Probes, statuses = '') => {
-  const s = [...p.ms].sort((a, b) => a - b);
-  return `| ${name} | ${statuses} | ${s.length} | ${p.failed} | ${pct(s, 50).toFixed(1)} | ${pct(s, 99).toFixed(1)} | ${(s.at(-1) ?? NaN).toFixed(1)} |`;
+  const s = summary(p);
+  return `| ${name} | ${statuses} | ${s.n} | ${s.failed} | ${s.p50} | ${s.p99} | ${s.max} |`;
 };
 
 async function main(): Promise<number> {
@@ -91,7 +53,7 @@ async function main(): Promise<number> {
     const prompts = Array.from({ length: count }, (_, i) => call(name, i));
     const sent = flood(platform.url, (i) => prompts[i]!, count, concurrency);
     const probes = await probe(platform.url, sent);
-    const statuses = [...(await sent)].map(([s, n]) => `${n}×${s}`).join(' ');
+    const statuses = statusesOf(await sent);
     all.ms.push(...probes.ms);
     all.failed += probes.failed;
     out.write(`${row(name, probes, statuses)}\n`);

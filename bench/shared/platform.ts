@@ -38,14 +38,18 @@ export interface Platform {
   logFile: string;
 }
 
-/** Starts `platform start` on `port` over a fresh data dir inside `dir` and waits for the search health route. */
-export async function startPlatform(dir: string, port: number): Promise<Platform> {
-  if (!existsSync(resolve(ROOT, PLATFORM_JS))) throw new Error(`${PLATFORM_JS} is missing: run 'npm run build' first`);
+/**
+ * Starts `platform start` on `port` over a fresh data dir inside `dir` and waits for the search
+ * health route; `root` is the checkout whose build runs (this one's by default; another build, an
+ * older commit's, to compare in the same run).
+ */
+export async function startPlatform(dir: string, port: number, root = ROOT): Promise<Platform> {
+  if (!existsSync(resolve(root, PLATFORM_JS))) throw new Error(`${resolve(root, PLATFORM_JS)} is missing: run 'npm run build' first`);
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
   const env = { ...process.env, METRICS_PORT: '0', HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PUBLIC_URL: '' };
   const logFile = join(dir, 'platform.log');
-  const child = startChild('platform', [PLATFORM_JS, 'start'], { cwd: ROOT, env, logFile });
+  const child = startChild('platform', [PLATFORM_JS, 'start'], { cwd: root, env, logFile });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(`${url}${SEARCH_HEALTH}`, child, 60_000);
   const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;

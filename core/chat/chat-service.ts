@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { Caller } from '../shared/auth/caller';
+import { leftBy } from '../shared/cancel';
+import { BadRequest } from '../shared/errors';
 import type { Ctx } from '../shared/context';
 import type { ChatStream, ToolCall } from '../models/chat';
 import { CONTINUE, CONTINUE_ANSWER, processQuery, type HistoryTurn, type ModelChoice, type Question } from './conversation';
 import { askingUser, type ChatCaller } from './credentials';
 import type { AnswerModels, ModelHandle, Retrieval } from './ports';
-import { buildPrompt, numberSources, type PromptTokens } from './prompt';
+import { buildPrompt, inlinePromptTokens, numberSources, type PromptTokens } from './prompt';
+import { promptTexts } from '../models/prompt-texts';
 import { limited, retrieve, type RetrievalLimits } from './retrieval';
 import { cleanRewrite, planSearchText } from './search-text';
 import type { AnswerChunk, AnswerSource, AnswerToolCall, ChatService } from './service';
@@ -73,9 +76,15 @@ export function createChatService(d: ChatDeps): ChatService {
     const searchText = await searchTextOf({ question, continuing, history: q.history, given: q.searchText, prevContext }, model, apiKey, call);
     const found = await retrieve(d.retrieval, d.limits, { searchText, files: q.files }, { ...call, caller });
     const room = Math.min(q.model.maxTokens ?? model.maxOutputTokens ?? 1024, Math.floor(model.contextLength / 2));
+    // The gateway counts the tools' definitions with the prompt (prompt-texts.ts): the messages get what they leave.
+    const toolTokens = q.tools?.length ? await (d.tokens ?? inlinePromptTokens).count(promptTexts([], q.tools), model.contextLength, call.signal) : 0;
+    if (toolTokens && toolTokens >= model.contextLength - room) {
+      throw new BadRequest(`The tools' definitions take ${toolTokens >= model.contextLength ? 'more than ' : ''}${Math.min(toolTokens, model.contextLength)} tokens, `
+        + `over the ${model.contextLength - room} the model reads besides its answer.`, { code: 'context_length_exceeded' });
+    }
     const { messages, sources } = await buildPrompt({
       instructions: q.instructions, examples: q.examples, history: q.history, prevContext, question, files: found.files, search: found.search,
-    }, numberSources(found.files, found.search), model.contextLength - room, d.tokens, call.signal);
+    }, numberSources(found.files, found.search), model.contextLength - room - toolTokens, d.tokens, call.signal);
     const answer = await d.models.chat(model, {
       apiKey, messages, temperature: q.model.temperature, maxTokens: q.model.maxTokens, stream, route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
       ...(q.tools?.length && { tools: q.tools }),
@@ -87,7 +96,7 @@ export function createChatService(d: ChatDeps): ChatService {
    * The answer's chunks; the answer's span and metrics end with them (the last chunk read, a
    * failure midway: `error`, or the caller leaving: not an error of ours, the span says `cancelled`).
    */
-  async function* chunks(p: Prepared, requestId: string | undefined, opened: { span: Span; trace: Trace }, start: bigint): AsyncGenerator<AnswerChunk> {
+  async function* chunks(p: Prepared, ctx: Ctx<ChatCaller>, opened: { span: Span; trace: Trace }, start: bigint): AsyncGenerator<AnswerChunk> {
     const { span, trace } = opened;
     const chunk = (response: string, finish: AnswerChunk['finish_reason']): AnswerChunk => ({ generated_search_text: p.searchText, response, finish_reason: finish });
     let finish: AnswerChunk['finish_reason'];
@@ -99,7 +108,9 @@ export function createChatService(d: ChatDeps): ChatService {
         for await (const piece of p.answer.pieces) if (piece) yield chunk(piece, null);
         ({ finishReason: finish, toolCalls: calls } = await p.answer.done);
       } catch (err) {
-        d.log?.warn({ err: (err as Error).message, requestId, model: p.model.id, ...traceFields(trace) }, 'chat: the model failed midway; the stream ends with finish_reason error');
+        // The caller left (the model call was aborted for it): nobody reads on, nothing failed.
+        if (leftBy(err, ctx.signal)) return;
+        d.log?.warn({ err: (err as Error).message, requestId: ctx.requestId, model: p.model.id, ...traceFields(trace) }, 'chat: the model failed midway; the stream ends with finish_reason error');
         failed(span, err);
         finish = 'error';
       }
@@ -147,7 +158,7 @@ export function createChatService(d: ChatDeps): ChatService {
         answered?.(true, ctx.signal?.aborted === true, start);
         throw err;
       }
-      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx.requestId, { span, trace }, start) };
+      return { generatedSearchText: p.searchText, model: p.model.id, sources: p.sources, chunks: chunks(p, ctx, { span, trace }, start) };
     },
     async getSources(q, ctx) {
       const caller = askingUser(ctx.caller, q.tenantId);

@@ -113,7 +113,10 @@ export interface ChatStream {
 
 export interface EmbedRequest {
   model: string;
+  /** The texts (token-id inputs decoded, for a provider that does not take them; none when `tokenIds` is given). */
   inputs: string[];
+  /** The inputs as token ids, as the caller sent them, to a provider that takes them (`takesTokenIds`). */
+  tokenIds?: (readonly number[])[];
   dimensions?: number;
 }
 
@@ -158,6 +161,8 @@ export interface Transcript {
  * upstream request, which belongs to `trace` (the model call's span: its client span is that span's child).
  */
 export interface ModelProvider {
+  /** Its `embed` takes token ids (EmbedRequest.tokenIds) as they came, as the OpenAI wire does; others get them decoded. */
+  takesTokenIds?: boolean;
   chat?(req: ChatRequest, signal?: AbortSignal, trace?: Trace): Promise<ChatStream>;
   embed?(req: EmbedRequest, signal?: AbortSignal, trace?: Trace): Promise<{ vectors: Float32Array[]; promptTokens?: number }>;
   generateImage?(req: ImageRequest, signal?: AbortSignal, trace?: Trace): Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;

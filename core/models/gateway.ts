@@ -10,14 +10,16 @@ import type { ApiKeys } from './keys';
 import type { KeyLimits } from './limits';
 import type { Meter, MeteredCall } from './metering';
 import type { Offload } from './offload';
-import { guardPrompt, inputTokensWithin, promptTokensWithin } from './prompt-checks';
+import { decodedInputs, guardPrompt, inputTokensWithin, promptTokensWithin } from './prompt-checks';
 import { promptTexts } from './prompt-texts';
 import { chatPromptTokens } from './tokens';
+import { tokenIdCounts, tokenIdInputs } from './token-ids';
 import type { KeyCaller, ModelsService } from './service';
 import type { UsageStore } from './ports';
 import { wordCount } from './usage';
 import type { CallMeta } from '../shared/context';
 import { failed, startSpan, type Trace } from '../shared/telemetry/tracing';
+import { nextTurn } from '../shared/turns';
 
 export interface GatewayDeps {
   catalog: readonly CatalogModel[];
@@ -103,7 +105,14 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         expectKind(model, 'chat');
         expectInputKinds(model, messages);
         const chat = provider(model, 'chat');
-        const promptTokens = await promptTokensWithin(d.offload, model, messages.map((m) => m.text), call.signal);
+        // Tool definitions and a response schema are prompt too: counted against the context and in usage.
+        // Written out as JSON in a turn of the event loop of their own: a megabyte of them takes some 6 ms.
+        if (input.tools?.length || input.responseFormat?.type === 'json_schema') await nextTurn();
+        const texts = promptTexts(messages, input.tools, input.responseFormat);
+        const within = await promptTokensWithin(d.offload, model, texts, call.signal);
+        // A short prompt is counted later, if at all (its upstream may count it), unless a count of its
+        // messages alone would differ from what a provider estimates from them.
+        const promptTokens = typeof within === 'function' && texts.length > messages.length ? within() : within;
         const level = caller.options.use_guard;
         const guarded = level === 0 ? undefined : await guardPrompt(d.offload, messages, call.signal);
         const guard = guarded ? guardLabel(new Set(guarded.redacted)) : 'off';
@@ -116,7 +125,7 @@ export function gatewayService(d: GatewayDeps): ModelsService {
         const upstream = () => chat(request, call.signal, trace);
         const { stream, outcome } = caller.options.is_cache === 0
           ? { stream: await upstream(), outcome: 'BYPASS' as const }
-          : await d.cache.through(cacheKey(caller.key.tenant, { catalog: model.id, ...request, stream: undefined, promptTokens: undefined }), upstream);
+          : await d.cache.through(cacheKey(caller.key.tenant, model.id, request), upstream);
         let answer = stream;
         if (level === 2) {
           let blocked = false;
@@ -128,17 +137,23 @@ export function gatewayService(d: GatewayDeps): ModelsService {
       });
     },
     embed(input, call) {
-      const { model, inputs } = input;
+      const { model } = input;
       const m: MeteredCall = { caller: call.caller, model, route: input.route };
       const startedAt = d.clock.now();
-      const wordsSent = inputs.reduce((n, t) => n + wordCount(t), 0);
+      const ids = tokenIdInputs(input.inputs);
+      const given = ids ? undefined : input.inputs as string[];
+      let wordsSent = given?.reduce((n, t) => n + wordCount(t), 0);
       return metered(m, startedAt, call, async (trace) => {
         await d.limits.admit(call.caller.key);
         expectKind(model, 'embedding');
         const embed = provider(model, 'embed');
-        const counts = await inputTokensWithin(d.offload, model, inputs, call.signal);
+        // Token ids are their own count; they go on as they came to an upstream that takes them.
+        const counts = ids ? tokenIdCounts(model, ids) : await inputTokensWithin(d.offload, model, given!, call.signal);
+        const passed = ids && d.providerOf(model).takesTokenIds ? ids : undefined;
+        const texts = given ?? (passed ? [] : await decodedInputs(d.offload, ids!, call.signal));
+        if (ids && !passed) wordsSent = texts.reduce((n, t) => n + wordCount(t), 0);
         const calledAt = d.clock.now();
-        const r = await embed({ model: model.upstream.model ?? model.id, inputs, dimensions: input.dimensions }, call.signal, trace);
+        const r = await embed({ model: model.upstream.model ?? model.id, inputs: texts, ...(passed && { tokenIds: passed }), dimensions: input.dimensions }, call.signal, trace);
         const promptTokens = r.promptTokens ?? counts.reduce((a, b) => a + b, 0);
         d.meter.record(m, { status: 200, startedAt, upstreamMs: d.clock.now() - calledAt, tokensIn: promptTokens, wordsSent, guard: 'off' });
         return { vectors: r.vectors, promptTokens };

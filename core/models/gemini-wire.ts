@@ -115,17 +115,36 @@ export const BatchEmbedContentsRequest = z.object({ requests: z.array(EmbedConte
 /** The caller's own data: function arguments and results, and JSON Schemas, keep their keys as sent. */
 const VERBATIM = new Set(['args', 'response', 'parametersJsonSchema', 'responseJsonSchema']);
 
+const camel = (k: string) => (k.includes('_') ? k.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()) : k);
+
 /**
  * Protobuf's JSON mapping takes `system_instruction` as well as `systemInstruction`: read both
- * (not inside the caller's own data, and a schema's `properties` keep their names).
+ * (not inside the caller's own data, and a schema's `properties` keep their names). Copies only the
+ * objects and arrays that hold such a key, so a body the SDKs sent (camelCase already: a megabyte of
+ * function declarations) is read without a new object made.
  */
 function camelKeys(v: unknown, names = false): unknown {
-  if (Array.isArray(v)) return v.map((x) => camelKeys(x));
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = camelKeys(v[i]);
+      if (x !== v[i]) (out ??= v.slice())[i] = x;
+    }
+    return out ?? v;
+  }
   if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => {
-    const key = names ? k : k.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-    return [key, VERBATIM.has(key) && !names ? x : camelKeys(x, !names && key === 'properties')];
-  }));
+  const keys = Object.keys(v);
+  let entries: [string, unknown][] | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const x = (v as Record<string, unknown>)[k];
+    const key = names ? k : camel(k);
+    const value = VERBATIM.has(key) && !names ? x : camelKeys(x, !names && key === 'properties');
+    if (!entries && (key !== k || value !== x)) entries = keys.slice(0, i).map((j) => [j, (v as Record<string, unknown>)[j]]);
+    entries?.push([key, value]);
+  }
+  // fromEntries: a `__proto__` key stays an own property, as JSON.parse made it.
+  return entries ? Object.fromEntries(entries) : v;
 }
 
 /** The body against a Gemini schema: a 400 naming every bad field. */

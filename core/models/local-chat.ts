@@ -38,7 +38,8 @@ export const localChat = (offload?: Offload): Required<Pick<ModelProvider, 'chat
         for (let i = 0; i < words.length; i += 3) {
           if (signal?.aborted) return;
           const piece = words.slice(i, i + 3).join('');
-          if (req.maxTokens !== undefined && sent.with(piece) > req.maxTokens) {
+          // Counted no further than the limit: one piece may be a whole JSON answer of a large schema.
+          if (req.maxTokens !== undefined && sent.with(piece, req.maxTokens) > req.maxTokens) {
             finishReason = 'length';
             break;
           }

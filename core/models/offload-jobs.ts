@@ -2,10 +2,12 @@ import { guardTexts } from './guard';
 import { extractiveAnswer } from './extractive-answer';
 import type { ChatMessage } from './chat';
 import { countAll, countTokens, fitIndex } from './tokens';
+import { decodeTokenIds } from './token-ids';
+import { hashingVectors } from '../shared/text/embedder';
 
 /**
- * The work on a request's text whose cost grows with its length: token counts, the input guard and
- * the built-in chat model's answer.
+ * The work on a request's text whose cost grows with its length: token counts, the input guard,
+ * the built-in chat model's answer and embedder's vectors, token ids decoded to text.
  * Pure functions of plain data, so that offload.ts can run them in a worker thread.
  */
 export const JOBS = {
@@ -16,6 +18,8 @@ export const JOBS = {
   fit: (text: string, room: number, from: 'start' | 'end') => fitIndex(text, room, from),
   guard: (messages: readonly { role: string; text: string }[]) => guardTexts(messages),
   answer: (messages: readonly Pick<ChatMessage, 'role' | 'text'>[]) => extractiveAnswer(messages),
+  embed: (texts: readonly string[], dimensions: number) => hashingVectors(texts, dimensions),
+  decode: (ids: readonly (readonly number[])[]) => decodeTokenIds(ids),
 };
 
 export type Jobs = typeof JOBS;

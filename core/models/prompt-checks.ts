@@ -4,6 +4,7 @@ import type { ChatMessage } from './chat';
 import { GuardrailViolation, type Detector } from './guard';
 import type { Offload } from './offload';
 import { countAll, minTokens } from './tokens';
+import { InvalidTokenIds } from './token-ids';
 
 /**
  * The checks a prompt meets before it goes upstream, bounded in the time they take: its length
@@ -56,4 +57,12 @@ export async function guardPrompt<M extends Pick<ChatMessage, 'role' | 'text'>>(
   const g = await offload.run('guard', [texts], chars(texts.map((t) => t.text)), signal);
   if (g.blocked.length) throw new GuardrailViolation(g.blocked);
   return { messages: messages.map((m, i) => ({ ...m, text: g.texts[i]! })), redacted: g.redacted };
+}
+
+/** Decodes in the offload pool's thread (never here: loading the vocabulary would hold the event loop); a 400 naming the first id that is no token. */
+export async function decodedInputs(offload: Offload, ids: readonly (readonly number[])[], signal?: AbortSignal): Promise<string[]> {
+  const d = await offload.run('decode', [ids], Number.MAX_SAFE_INTEGER, signal);
+  if ('texts' in d) return d.texts;
+  const { input, at, id } = d.invalid;
+  throw new InvalidTokenIds(`Invalid token id ${id} at input[${input}][${at}]: not a token of cl100k_base (the encoding of OpenAI's embedding models).`);
 }

@@ -45,8 +45,12 @@ export interface ModelsService<C = KeyCaller> {
    * answering. The caller's signal aborts the upstream call.
    */
   chat(input: ChatInput, ctx: Ctx<C>): Promise<ChatCall>;
-  /** Vectors for texts from an embedding model: 400 for a model of another kind or an input over its context length. */
-  embed(input: Metered & { inputs: string[]; dimensions?: number }, ctx: Ctx<C>): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
+  /**
+   * Vectors for texts, or for token ids (cl100k_base's, as OpenAI's clients send them: token-ids.ts),
+   * from an embedding model: 400 for a model of another kind, an input over its context length, or
+   * an id that is no token.
+   */
+  embed(input: Metered & { inputs: string[] | (readonly number[])[]; dimensions?: number }, ctx: Ctx<C>): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
   /** One picture from an image model (`n` = 1 is the route's to check). */
   generateImage(input: Metered & { prompt: string; size?: string; quality?: string; style?: string }, ctx: Ctx<C>):
     Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;

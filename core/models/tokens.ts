@@ -164,8 +164,8 @@ export function runningCount() {
     return { head: text.slice(0, last), tail: text.slice(last) };
   };
   return {
-    /** The tokens there would be with `piece` added. */
-    with: (piece: string) => counted + countTokens(tail + piece),
+    /** The tokens there would be with `piece` added; once over `limit`, some number over it (a long piece is not counted to its end). */
+    with: (piece: string, limit = Infinity) => counted + countTokens(tail + piece, limit - counted),
     add(piece: string): number {
       const s = split(tail + piece);
       counted += countTokens(s.head);

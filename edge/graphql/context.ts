@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Presented } from '../../core/shared/auth/credentials';
-import { BadRequest } from '../../core/shared/errors';
+import { CallerLeft } from '../../core/shared/cancel';
 import type { Trace } from '../../core/shared/telemetry/tracing';
 import { clientAddressOf } from '../http/client-address';
 import { requestSpanOf, type RequestSpan } from '../http/telemetry';
@@ -52,13 +52,6 @@ export function contextFrom(req: Request, opts: { answeredInResponse?: boolean }
       return (signal ??= res && leaving(res));
     },
   };
-}
-
-/** Why a call was aborted: its HTTP client went away. Nobody is left to read it; it is no server fault. */
-class CallerLeft extends BadRequest {
-  constructor() {
-    super('The caller left before the answer was complete', { code: 'caller_left' });
-  }
 }
 
 /** A signal that aborts when the response closes before it was complete (the client left). */

@@ -8,6 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { InvalidToken } from '../../core/shared/auth/caller';
 import type { RevocationList } from '../../core/shared/auth/revocations';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
+import { CallerLeft } from '../../core/shared/cancel';
 import { Unauthenticated } from '../../core/shared/errors';
 import { connectionAuthorization, contextFromConnection, type GraphContext } from './context';
 import { formatExecutionError } from './errors';
@@ -77,6 +78,18 @@ const pathOf = (url: string | undefined) => {
     return undefined;
   }
 };
+
+/** Per socket, a signal that aborts (CallerLeft) when it closes: its client has left every operation on it. */
+const closings = new WeakMap<object, AbortSignal>();
+function closing(socket: { once(event: 'close', listener: () => void): unknown }): AbortSignal {
+  let signal = closings.get(socket);
+  if (!signal) {
+    const left = new AbortController();
+    socket.once('close', () => left.abort(new CallerLeft('The client closed its socket before the operation ended')));
+    closings.set(socket, (signal = left.signal));
+  }
+  return signal;
+}
 
 /** The text each prepared document was parsed from, for the introspection cache's key. */
 const sources = new WeakMap<DocumentNode, string>();
@@ -179,12 +192,19 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       const document = prepare(payload);
       if (Array.isArray(document)) return document;
       sources.set(document as DocumentNode, payload.query);
-      const contextValue = contextFromConnection(ctx.connectionParams, ctx.extra.request, addresses.get(ctx.extra.request));
+      // The socket's end aborts its operations' work (a model call), also one not started yet.
+      const contextValue: GraphContext = { ...contextFromConnection(ctx.connectionParams, ctx.extra.request, addresses.get(ctx.extra.request)), signal: closing(ctx.extra.socket) };
       contextValue.trace = operationTrace(payload.extensions, ctx.connectionParams);
       return { schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables, contextValue };
     },
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),
     onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),
+    // An operation the client completed, or whose socket closed, before it ended (graphql-ws has
+    // taken it off the socket's list by then; one that ended on its own is still there): the client
+    // left, as an HTTP client that closes its connection does, a 499 at info level, once.
+    onComplete: (ctx, id, payload) => {
+      if (!(id in ctx.subscriptions)) log.info({ id, operationName: payload.operationName ?? undefined, status: 499 }, 'graphql-ws: the client left before the operation ended');
+    },
   }, wss, 0); // graphql-ws's own keep-alive mistakes a busy event loop for dead peers
   const stopPings = keepSocketsAlive(wss, opts.keepAliveMs ?? 10_000);
 

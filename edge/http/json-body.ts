@@ -1,10 +1,14 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { JsonTooDeep, jsonTextTooDeep, MAX_JSON_DEPTH } from '../../core/shared/json-depth';
+import { inItsTurn } from '../../core/shared/turns';
 
 export interface JsonBodyOptions {
   limit: number;
   /** Content types read as JSON (default `application/json`). */
   type?: string | string[];
+  /** A body that comes with no Content-Type is read as JSON too (what boto3 sends InvokeModel's body with). */
+  untyped?: boolean;
   /** Only objects and arrays at the top (default true, express's). */
   strict?: boolean;
 }
@@ -19,6 +23,15 @@ function textOf(body: Buffer, encoding: string | undefined): Buffer | string {
   }
 }
 
+/** body-parser's test of a request: one of these media types (exact ones, parameters aside), or no Content-Type at all. */
+function jsonOrUntyped(types: string | string[]) {
+  const taken = new Set([types].flat().map((t) => t.toLowerCase()));
+  return (req: IncomingMessage) => {
+    const type = req.headers['content-type'];
+    return !type || taken.has(type.split(';', 1)[0]!.trim().toLowerCase());
+  };
+}
+
 /** body-parser's `type` for a body refused by the depth scan (see bodyTooDeep). */
 const TOO_DEEP = 'entity.too.deep';
 
@@ -26,21 +39,66 @@ const TOO_DEEP = 'entity.too.deep';
 export const bodyTooDeep = (err: unknown): JsonTooDeep | undefined =>
   ((err as { type?: unknown } | null)?.type === TOO_DEEP ? new JsonTooDeep(MAX_JSON_DEPTH, 'The request body') : undefined);
 
+/** Bodies over this many bytes are parsed in a turn of the event loop of their own (core/shared/turns.ts). */
+export const LARGE_BODY_BYTES = 64 * 1024;
+
+/** The charset a request names, lower-cased (none: undefined). */
+const charsetOf = (req: IncomingMessage) => /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+
+/** body-parser's refusal of text that is not JSON (or not an object or array at the top, when strict). */
+const unparsable = (message: string, body: string) => Object.assign(new SyntaxError(message), { status: 400, statusCode: 400, expose: true, type: 'entity.parse.failed', body });
+
+/** JSON.parse as express.json parses: an empty body is `{}`; strict takes only an object or an array at the top. */
+function parseJson(text: string, strict: boolean): unknown {
+  if (!text.length) return {};
+  if (strict && !/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw unparsable('Unexpected token: a JSON body is an object or an array', text);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw unparsable((e as Error).message, text);
+  }
+}
+
 /**
- * express.json for every endpoint that reads JSON bodies (the REST routes, the GraphQL servers):
- * the raw body is scanned once before it is parsed, and a body nesting deeper than MAX_JSON_DEPTH
- * is refused (JsonTooDeep, a 400 in the route's own error format) instead of reaching code that
- * walks it recursively and overflows the stack.
+ * The JSON body parser of every endpoint that reads JSON bodies (the REST routes, the GraphQL
+ * servers), as express.json: the raw body is scanned once before it is parsed, and a body nesting
+ * deeper than MAX_JSON_DEPTH is refused (JsonTooDeep, a 400 in the route's own error format)
+ * instead of reaching code that walks it recursively and overflows the stack. A UTF-8 body over
+ * LARGE_BODY_BYTES is parsed in its own turn of the event loop (core/shared/turns.ts), one at a time, and what
+ * the route does with it synchronously follows in that turn; bodies in other charsets (UTF-16) go
+ * through express.json as they always did.
  */
 export function jsonBody(opts: JsonBodyOptions): RequestHandler {
-  return express.json({
+  const strict = opts.strict ?? true;
+  const common = {
     limit: opts.limit,
-    strict: opts.strict ?? true,
-    type: opts.type ?? 'application/json',
+    type: opts.untyped ? jsonOrUntyped(opts.type ?? 'application/json') : opts.type ?? 'application/json',
     // body-parser passes what is thrown here on as the request's error after setting its `status`
     // and `expose` (which a PlatformError cannot take: a plain error carries our `type` instead).
-    verify: (_req, _res, body, encoding) => {
+    verify: (_req: IncomingMessage, _res: unknown, body: Buffer, encoding: string) => {
       if (jsonTextTooDeep(textOf(body, encoding))) throw Object.assign(new Error('JSON body too deep'), { type: TOO_DEEP });
     },
-  });
+  };
+  const json = express.json({ ...common, strict });
+  const raw = express.raw(common);
+  return (req, res, next) => {
+    const charset = charsetOf(req);
+    if (charset && !/^utf-?8$/.test(charset)) return json(req, res, next);
+    raw(req, res, (err?: unknown) => {
+      if (err || !Buffer.isBuffer(req.body)) return next(err);
+      const bytes: Buffer = req.body;
+      const parse = () => {
+        try {
+          // As body-parser decodes UTF-8: a byte order mark is not part of the text.
+          const text = bytes.toString('utf8');
+          req.body = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, strict);
+        } catch (e) {
+          return next(e);
+        }
+        next();
+      };
+      if (bytes.length > LARGE_BODY_BYTES) inItsTurn(parse);
+      else parse();
+    });
+  };
 }

@@ -9,6 +9,8 @@ import { chatDocs, embeddingsDocs } from './docs-azure';
 import { DEPLOYMENTS, InvalidParam, parseBody, type Door } from './doors';
 import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
+import { embeddingInputs } from '../../core/models/embedding-input';
+import { sendEmbeddings } from './embeddings-answer';
 
 /**
  * Chat completions and embeddings in the OpenAI wire format (requests, responses, SSE chunks,
@@ -16,33 +18,33 @@ import { streamObjects } from '../shared/stream';
  * `openai` SDK's AzureOpenAI client works with only its endpoint and key changed, and the OpenAI
  * layouts, so `new OpenAI({ baseURL })` does.
  */
-const EmbeddingsRequest = z.object({
-  input: z.union([z.string(), z.array(z.string()).min(1).max(2048)]),
+const TokenIds = z.array(z.int().min(0)).min(1).describe('Token ids (cl100k_base for the built-in and non-OpenAI models; as they came to an OpenAI-wire upstream)');
+/** What OpenAPI shows; `input` is read by embeddingInputs (one loop over a megabyte of token ids, not a schema per id). */
+const EmbeddingsRequestDocs = z.object({
+  input: z.union([z.string(), z.array(z.string()).min(1).max(2048), TokenIds, z.array(TokenIds).min(1).max(2048)]),
   model: z.string().optional(),
   encoding_format: z.enum(['float', 'base64']).optional(),
   dimensions: z.int().positive().optional(),
 });
-
-const base64Of = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+const EmbeddingsRequest = EmbeddingsRequestDocs.extend({ input: z.unknown() });
 
 export function embeddingsRoute(models: ModelsService, door: Door): Route {
   return define({
     method: 'post', path: door.path('/embeddings'), tags: door.tags,
-    summary: 'Embeddings (OpenAI wire format; float or base64)',
-    input: { query: door.query, body: z.unknown() }, credential: lmKey, errorBody: door.errorBody, docs: embeddingsDocs(door, EmbeddingsRequest),
+    summary: 'Embeddings (OpenAI wire format: texts or token ids; float or base64)',
+    input: { query: door.query, body: z.unknown() }, credential: lmKey, errorBody: door.errorBody, docs: embeddingsDocs(door, EmbeddingsRequestDocs),
     responses: { 200: { description: 'A list of embeddings' } },
-    handle: async (input, { req, ctx }) => {
+    handle: async (input, { req, res, ctx }) => {
       const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
       const route = `${door.vendor}.embeddings`;
-      const body = await refusing(models, { model, route }, ctx, () => parseBody(EmbeddingsRequest, input.body));
-      const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+      const { body, inputs } = await refusing(models, { model, route }, ctx, () => {
+        const b = parseBody(EmbeddingsRequest, input.body);
+        return { body: b, inputs: embeddingInputs(b.input) };
+      });
       const { vectors, promptTokens } = await models.embed({ model, route, inputs, dimensions: body.dimensions }, ctx);
       if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) throw new InvalidParam(`This model makes ${vectors[0]?.length}-dimensional vectors.`, 'dimensions');
-      return {
-        object: 'list', model: model.id,
-        data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: body.encoding_format === 'base64' ? base64Of(v) : Array.from(v) })),
-        usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-      };
+      await sendEmbeddings(res, { model: model.id, vectors, promptTokens, format: body.encoding_format });
+      return undefined;
     },
   });
 }

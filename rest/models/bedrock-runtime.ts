@@ -64,7 +64,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     }),
     define({
       method: 'post', path: path('invoke'), tags: ['group C'], summary: 'Bedrock runtime InvokeModel (Anthropic, Nova or Llama native bodies; Titan or Cohere bodies for an embedding model)',
-      input: { body: z.unknown() }, credential: lmKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
+      input: { body: z.unknown() }, untypedJson: true, credential: lmKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).invoke,
       responses: { 200: { description: "The model family's native answer" } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke');
@@ -80,7 +80,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
     }),
     define({
       method: 'post', path: path('invoke-with-response-stream'), tags: ['group C'], summary: 'Bedrock runtime InvokeModelWithResponseStream (AWS event stream of chunks)',
-      input: { body: z.unknown() }, credential: lmKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).stream,
+      input: { body: z.unknown() }, untypedJson: true, credential: lmKey, errorBody: bedrockErrorBody, docs: invokeDocs(LlamaRequest).stream,
       responses: { 200: { description: '`chunk` events whose bytes are the native stream events', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke-with-response-stream');

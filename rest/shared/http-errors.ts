@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { isBearerError, type BearerError } from '../../core/shared/auth/caller';
+import { isAbort } from '../../core/shared/cancel';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
 import { traceFields } from '../../core/shared/telemetry/tracing';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
@@ -23,6 +24,8 @@ export function bearerChallenge(e: BearerError): string {
 /** Express error middleware for one service; keep all four parameters (express counts them). */
 export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequestHandler =>
   (err, req, res, _next) => {
+    // A call stopped because its caller left: nobody to answer and nothing wrong (the access log says 499).
+    if (callerGone(res) && isAbort(err)) return;
     const e = toPlatformError(err);
     const status = STATUS[e.kind];
     if (!e.expose) {
@@ -39,3 +42,6 @@ export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequ
   };
 
 export const requestIdOf = (req: Request): string | undefined => (req as Request & { id?: string }).id;
+
+/** The caller closed the connection (or the stream) before its answer was complete. */
+export const callerGone = (res: Response): boolean => !res.writableFinished && (res.closed || res.destroyed);

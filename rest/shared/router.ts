@@ -1,6 +1,7 @@
 import express, { Router, type RequestHandler, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { authorize, type Caller } from '../../core/shared/auth/caller';
+import { CallerLeft } from '../../core/shared/cancel';
 import { noCredentials, type CredentialTools, type Presented } from '../../core/shared/auth/credentials';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import type { Ctx } from '../../core/shared/context';
@@ -36,8 +37,8 @@ function contextOf(req: Request, res: Response, caller: unknown): Ctx<unknown> {
       if (!signal) {
         const controller = new AbortController();
         // Only a caller that leaves before the answer is complete aborts.
-        if (res.closed && !res.writableFinished) controller.abort();
-        else res.once('close', () => !res.writableFinished && controller.abort());
+        if (res.closed && !res.writableFinished) controller.abort(new CallerLeft());
+        else res.once('close', () => !res.writableFinished && controller.abort(new CallerLeft()));
         signal = controller.signal;
       }
       return signal;
@@ -60,10 +61,9 @@ function presentedBy(req: Request, route: Route, body?: unknown): Presented {
  */
 export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const router = Router();
-  const parsers: RequestHandler[] = [
-    jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }),
-    express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 }),
-  ];
+  const form = express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 });
+  const parsers: RequestHandler[] = [jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }), form];
+  const untypedParsers: RequestHandler[] = [jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes, untyped: true }), form];
   const credentials = svc.credentials ?? noCredentials;
   const tools = (): CredentialTools => {
     if (!opts.verifier) throw new Error(`${svc.prefix} needs a token verifier`);
@@ -93,7 +93,8 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
       if (route.errorBody) res.locals.errorBody = route.errorBody;
       next();
     };
-    router[route.method](route.path, errorFormat, ...early, ...(route.input ? parsers : []), ...uploads, async (req, res) => {
+    const bodies = !route.input ? [] : route.untypedJson ? untypedParsers : parsers;
+    router[route.method](route.path, errorFormat, ...early, ...bodies, ...uploads, async (req, res) => {
       const input = (route.input && !uploadOf(res) ? parseRequest(route.input, req) : {}) as InputOf<InputSpec> & { body?: unknown };
       const caller = resolves && credentials.inBody ? await credentials.resolve(presentedBy(req, route, input.body), tools()) : res.locals.caller;
       const body = await route.handle(input, { ctx: contextOf(req, res, caller), req, res, checked: res.locals.checked });

@@ -40,6 +40,11 @@ export interface Route<I extends InputSpec = InputSpec, C = unknown> {
    * `input` is not validated (the handler validates the metadata part itself).
    */
   upload?: UploadLimits;
+  /**
+   * Its body is JSON also when it comes without a Content-Type: boto3 sends InvokeModel's body
+   * (the model's native JSON) with none unless told, as botocore adds none to a blob payload.
+   */
+  untypedJson?: boolean;
   /** This route's error body, when it differs from its service's (a vendor's wire format). */
   errorBody?: ErrorBody;
   /** Anyone may call it (health): no caller is established. Every other route gets its service's caller in `ctx.caller`. */

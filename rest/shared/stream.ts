@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { CallerLeft } from '../../core/shared/cancel';
 import { PlatformError } from '../../core/shared/errors';
 import { streamOpened } from '../../edge/http/telemetry';
 
@@ -62,7 +63,7 @@ export function openObjectStream(req: Request, res: Response, opts: StreamOption
   const gone = () => ended || res.writableEnded || res.destroyed;
   res.once('close', () => {
     if (heartbeat) clearInterval(heartbeat);
-    if (!ended) controller.abort();
+    if (!ended) controller.abort(new CallerLeft());
   });
   return {
     format,
@@ -107,7 +108,7 @@ export type Producer = AsyncIterable<unknown> | ((signal: AbortSignal) => AsyncI
 export async function streamObjects(req: Request, res: Response, produce: Producer, opts: PipeOptions = {}): Promise<void> {
   const leaving = new AbortController();
   res.on('close', () => {
-    if (!res.writableFinished) leaving.abort();
+    if (!res.writableFinished) leaving.abort(new CallerLeft());
   });
   const items = (typeof produce === 'function' ? produce(leaving.signal) : produce)[Symbol.asyncIterator]();
   const stop = async () => {

@@ -1,5 +1,6 @@
 import type { ChatCaller } from '../../core/chat/credentials';
 import type { AnswerStream, ChatService } from '../../core/chat/service';
+import { CallerLeft } from '../../core/shared/cancel';
 import { UpstreamFailed } from '../../core/shared/errors';
 import type { FinishReason } from '../../core/models/chat';
 import type { CallOf } from '../../edge/graphql/calls';
@@ -18,14 +19,6 @@ import { chunkView, FINISH, sourcesView, sourceView } from './views';
 
 type Args = { input: AskInput };
 type ChunkView = ReturnType<typeof chunkView>;
-
-/** Why a stream stopped early: the subscriber completed it or went away. */
-class SubscriberLeft extends Error {
-  constructor() {
-    super('the subscriber left');
-    this.name = 'SubscriberLeft';
-  }
-}
 
 /**
  * The answer's chunks as GraphQL values, sources and model on the first, each with the text so far. `return()` (the client
@@ -47,7 +40,8 @@ function subscription(stream: AnswerStream, stop: AbortController): AsyncIterabl
       return { done: false, value: view };
     },
     async return() {
-      stop.abort(new SubscriberLeft());
+      // Why the stream stopped early: the subscriber completed it or went away.
+      stop.abort(new CallerLeft('The subscriber left before the answer was complete'));
       // Ends the service's generator once its pending chunk settles (the abort makes it settle).
       chunks.return?.(undefined).catch(() => undefined);
       return { done: true, value: undefined };
@@ -90,7 +84,10 @@ export const chatResolvers = (chat: ChatService, callOf: CallOf<ChatCaller>) => 
       subscribe: async (_: unknown, { input }: Args, ctx: GraphContext) => {
         const question = questionOf(input);
         const stop = new AbortController();
-        const stream = await chat.streamAnswer(question, await callOf(ctx, { signal: stop.signal }));
+        // Stopped by the subscriber completing it (return()), or by its transport's end (ctx.signal:
+        // a socket that closes, an HTTP client that leaves), also before the first chunk.
+        const signal = ctx.signal ? AbortSignal.any([stop.signal, ctx.signal]) : stop.signal;
+        const stream = await chat.streamAnswer(question, await callOf(ctx, { signal }));
         return subscription(stream, stop);
       },
       resolve: (chunk: ChunkView) => chunk,

@@ -89,12 +89,12 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
           cached: answer.cache === 'HIT', guard: answer.guard,
         };
       },
-      embed: async (_: unknown, input: { model: string; inputs: string[] }, ctx: Ctx) => {
+      embed: async (_: unknown, input: { model: string; inputs?: string[] | null; tokenIds?: number[][] | null }, ctx: Ctx) => {
         const call = await callOf(ctx, { signal: ctx.signal });
         const model = await models.model({ id: input.model }, call);
         const route = 'graphql.embed';
-        const { inputs } = await refusing(models, { model, route }, call, () => parseArgs(EmbedArgs, { inputs: input.inputs }));
-        const { vectors, promptTokens } = await models.embed({ model, route, inputs }, call);
+        const args = await refusing(models, { model, route }, call, () => parseArgs(EmbedArgs, { inputs: input.inputs, tokenIds: input.tokenIds }));
+        const { vectors, promptTokens } = await models.embed({ model, route, inputs: args.inputs ?? args.tokenIds! }, call);
         return { model: modelView(model), vectors: vectors.map((v) => Array.from(v)), dimensions: vectors[0]?.length ?? 0, promptTokens };
       },
     },

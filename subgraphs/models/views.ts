@@ -19,7 +19,15 @@ export const ChatArgs = z.object({
   stop: z.array(z.string().min(1).max(1000)).max(4).optional(),
 });
 
-export const EmbedArgs = z.object({ inputs: z.array(z.string().max(MAX_CONTENT)).min(1).max(2048) });
+/** Texts or token ids (OpenAI's arrays of integers), one of the two; GRAPHQL_MAX_VARIABLE_VALUES bounds how many ids. */
+export const EmbedArgs = z.object({
+  inputs: z.array(z.string().max(MAX_CONTENT)).min(1).max(2048).optional(),
+  tokenIds: z.array(z.array(z.int().min(0)).min(1)).min(1).max(2048).optional(),
+}).check((c) => {
+  if ((c.value.inputs === undefined) === (c.value.tokenIds === undefined)) {
+    c.issues.push({ code: 'custom', input: c.value, path: ['inputs'], message: 'Give inputs (texts) or tokenIds (token ids), one of the two' });
+  }
+});
 
 export const modelView = (m: CatalogModel) => ({
   id: m.id,

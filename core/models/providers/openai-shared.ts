@@ -65,10 +65,13 @@ export function openAiWire(t: OpenAiTarget, http: UpstreamHttp): Required<ModelP
       return chatStreamOf(events, { ...opts, decode: (e) => openAiChunk(e.data, vendor), endedAs: () => (sawDone ? 'stop' : undefined) });
     },
 
+    takesTokenIds: true,
+
     async embed(req, signal, trace) {
-      const res = await post('embeddings', req.model, defined({ input: req.inputs, encoding_format: 'float', dimensions: req.dimensions }), signal, trace);
+      const input = req.tokenIds ?? req.inputs;
+      const res = await post('embeddings', req.model, defined({ input, encoding_format: 'float', dimensions: req.dimensions }), signal, trace);
       const body = parseAnswer(Embeddings, await res.json(), vendor, 'embeddings');
-      if (body.data.length !== req.inputs.length) throw unreadable(vendor, `${body.data.length} embeddings for ${req.inputs.length} inputs`);
+      if (body.data.length !== input.length) throw unreadable(vendor, `${body.data.length} embeddings for ${input.length} inputs`);
       const sorted = body.data.every((d) => d.index !== undefined) ? [...body.data].sort((a, b) => a.index! - b.index!) : body.data;
       return { vectors: sorted.map((d) => Float32Array.from(d.embedding)), promptTokens: body.usage?.prompt_tokens };
     },

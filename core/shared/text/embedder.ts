@@ -35,27 +35,31 @@ function fnv1a(s: string): number {
  * so that is its weight: with this embedder, hybrid is full text. A real model takes weight 1.
  */
 export function hashingEmbedder(dimensions = 1024): Embedder {
-  const embedOne = (text: string): Float32Array => {
-    const v = new Float32Array(dimensions);
-    const counts = new Map<string, number>();
-    for (const w of wordsOf(text)) if (!STOPWORDS.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
-    for (const [word, count] of counts) {
-      const h = fnv1a(word);
-      v[h % dimensions]! += (h & 0x80000000 ? -1 : 1) * (1 + Math.log(count));
-    }
-    let norm = 0;
-    for (const x of v) norm += x * x;
-    norm = Math.sqrt(norm);
-    if (norm > 0) for (let i = 0; i < dimensions; i++) v[i]! /= norm;
-    return v;
-  };
   return {
     id: `hashing-words-${dimensions}`,
     dimensions,
     fusionWeight: 0.03,
     sparse: true,
-    embed: async (texts) => texts.map(embedOne),
+    embed: async (texts) => hashingVectors(texts, dimensions),
   };
+}
+
+/** The built-in embedder's vectors, computed here and now (what a worker thread runs for long inputs). */
+export const hashingVectors = (texts: readonly string[], dimensions = 1024): Float32Array[] => texts.map((t) => embedOne(t, dimensions));
+
+function embedOne(text: string, dimensions: number): Float32Array {
+  const v = new Float32Array(dimensions);
+  const counts = new Map<string, number>();
+  for (const w of wordsOf(text)) if (!STOPWORDS.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  for (const [word, count] of counts) {
+    const h = fnv1a(word);
+    v[h % dimensions]! += (h & 0x80000000 ? -1 : 1) * (1 + Math.log(count));
+  }
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < dimensions; i++) v[i]! /= norm;
+  return v;
 }
 
 /** Cosine similarity of two L2-normalised vectors. */

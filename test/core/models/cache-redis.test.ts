@@ -55,7 +55,8 @@ async function listen(onSocket: (s: net.Socket) => void): Promise<{ port: number
 
 d('the Redis chat cache', () => {
   const prefix = `test:cache-redis:${randomUUID()}:`;
-  const key = (tenant: string, request: unknown) => cacheKey(tenant, request);
+  // Each distinct `request` a distinct chat request (its one message's text).
+  const key = (tenant: string, request: unknown) => cacheKey(tenant, 'local-chat', { model: 'm', messages: [{ role: 'user', text: JSON.stringify(request) }] });
   // Every cache a test opens is closed after it, passed or not, so no client outlives its test.
   const opened: OpenedRedisChatCache[] = [];
   const track = (c: OpenedRedisChatCache) => (opened.push(c), c);

@@ -95,4 +95,14 @@ describe('token counts', () => {
       expect(running.add(piece)).toBe(countTokens(sent));
     }
   });
+
+  it('count a next piece no further than a limit: a piece of a hundred thousand tokens against a limit of ten is not counted to its end', () => {
+    const running = runningCount();
+    running.add('Some words first. ');
+    const huge = JSON.stringify(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`key${i}`, `value ${i}`])));
+    const whole = running.with(huge);
+    const limited = running.with(huge, 10);
+    expect(limited).toBeGreaterThan(10);
+    expect(limited).toBeLessThan(whole / 10);
+  });
 });

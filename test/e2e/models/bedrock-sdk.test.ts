@@ -121,6 +121,40 @@ describe('model gateway: group C through @aws-sdk/client-bedrock-runtime', () =>
     expect(JSON.parse(utf8(json.body)).content).toEqual(msg.content);
   });
 
+  it('InvokeModel and its streaming variant without a Content-Type (boto3 sends none unless told: botocore adds none to a blob payload) read the body as JSON', async () => {
+    const whole = JSON.parse(utf8((await client.send(new InvokeModelCommand({ modelId: 'local-chat', body: JSON.stringify(anthropicBody) }))).body));
+    // The JS SDK always names one (octet-stream by default): a middleware takes it off, as boto3 sends it.
+    const untyped = clientFor(key);
+    untyped.middlewareStack.add((next) => async (args) => {
+      const headers = (args.request as { headers: Record<string, string> }).headers;
+      for (const h of Object.keys(headers)) if (h.toLowerCase() === 'content-type') delete headers[h];
+      return next(args);
+    }, { step: 'finalizeRequest', name: 'dropContentType' });
+    const r = await untyped.send(new InvokeModelCommand({ modelId: 'local-chat', body: JSON.stringify(anthropicBody) }));
+    expect(JSON.parse(utf8(r.body)).content).toEqual(whole.content);
+    const s = await untyped.send(new InvokeModelWithResponseStreamCommand({ modelId: 'local-chat', body: JSON.stringify(anthropicBody) }));
+    const events: any[] = [];
+    for await (const e of s.body!) if (e.chunk?.bytes) events.push(JSON.parse(utf8(e.chunk.bytes)));
+    expect(events.flatMap((e) => (e.type === 'content_block_delta' ? [e.delta.text] : [])).join('')).toBe(whole.content[0].text);
+
+    // Raw HTTP/1.1, as boto3 sends it: the body and no Content-Type.
+    for (const op of ['invoke', 'invoke-with-response-stream']) {
+      const res = await fetch(`${p.url}/proxy/api/v1/bedrock/model/local-chat/${op}`, {
+        method: 'POST', headers: { authorization: `Bearer ${key}` }, body: new Blob([JSON.stringify(anthropicBody)]),
+      });
+      expect({ op, status: res.status, type: res.headers.get('content-type') }).toEqual({
+        op, status: 200, type: op === 'invoke' ? 'application/json' : 'application/vnd.amazon.eventstream',
+      });
+      if (op === 'invoke') expect(((await res.json()) as any).content).toEqual(whole.content);
+      else await res.arrayBuffer();
+    }
+    // Other routes still take JSON only as JSON: a typeless body to Converse is no body.
+    const converseUntyped = await fetch(`${p.url}/proxy/api/v1/bedrock/model/local-chat/converse`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}` }, body: new Blob([JSON.stringify(converse)]),
+    });
+    expect(converseUntyped.status).toBe(400);
+  });
+
   it('InvokeModelWithResponseStream with an Anthropic body streams its events as chunks', async () => {
     const whole = JSON.parse(utf8((await client.send(new InvokeModelCommand({ modelId: 'local-chat', body: JSON.stringify(anthropicBody) }))).body));
     const r = await client.send(new InvokeModelWithResponseStreamCommand({ modelId: 'local-chat', contentType: 'application/json', body: JSON.stringify(anthropicBody) }));

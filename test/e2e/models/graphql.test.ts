@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import pino from 'pino';
 import { configParts } from '../../../bin/deps';
 import { startPlatform } from '../../../bin/start';
@@ -82,6 +83,22 @@ describe('model gateway through GraphQL', () => {
     expect(e).toMatchObject({ dimensions: 1024, model: { id: 'local-embed', kind: 'EMBEDDING' } });
     expect(e.promptTokens).toBeGreaterThan(0);
     expect(e.vectors).toEqual((await hashingEmbedder().embed(texts)).map((v) => Array.from(v)));
+  });
+
+  it('embed: token ids (cl100k_base, as OpenAI\'s clients send them) give their texts\' vectors, counted exactly; a bad id or both kinds is BAD_USER_INPUT', async () => {
+    const texts = ['Glaciers retreat as the climate warms.', 'Sourdough bread needs a starter.'];
+    const ids = texts.map((t) => cl100k(t));
+    const byIds = 'mutation($m: ID!, $t: [[Int!]!], $i: [String!]) { embed(model: $m, tokenIds: $t, inputs: $i) { vectors promptTokens } }';
+    const r = await gql(byIds, { m: 'local-embed', t: ids });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data.embed).toEqual({ vectors: (await hashingEmbedder().embed(texts)).map((v) => Array.from(v)), promptTokens: ids[0]!.length + ids[1]!.length });
+    const unknown = await gql(byIds, { m: 'local-embed', t: [[9906, 100_261]] });
+    expect(unknown.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', reason: 'invalid_token_id' } });
+    expect(unknown.body.errors[0].message).toContain('Invalid token id 100261 at input[0][1]');
+    const negative = await gql(byIds, { m: 'local-embed', t: [[-1]] });
+    expect(negative.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['tokenIds', 0, 0] }] });
+    const both = await gql(byIds, { m: 'local-embed', t: [[1]], i: ['x'] });
+    expect(both.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['inputs'], msg: 'Give inputs (texts) or tokenIds (token ids), one of the two' }] });
   });
 
   it('usage shows the calls of the key\'s tenant, in all and per model', async () => {

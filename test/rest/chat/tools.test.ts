@@ -41,6 +41,21 @@ describe('tool_defns', () => {
     expect(unmatched.body).not.toHaveProperty('tool_calls');
   });
 
+  it('leaves the tools\' share of the context to them: a long history is cut to what the definitions leave (the gateway counts them with the prompt)', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      name: `lookup_${i}`, description: `Looks up record kind ${i} in the archive of the company`,
+      parameters: { type: 'object', properties: Object.fromEntries(Array.from({ length: 4 }, (_, j) => [`field_${j}`, { type: 'string', description: `The field ${j} of the record` }])) },
+    }));
+    const history = Array.from({ length: 200 }, (_, i) => ({ user_query: `Question ${i} about the glaciers of the north?`, response: `Answer ${i}: the glaciers retreat as the climate warms, year after year.`.repeat(3) }));
+    const r = await f.post('/api/generate_answer', f.body(QUESTION, { tool_defns: [weather, ...many], history_prompt: history }));
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ finish_reason: 'tool_calls', tool_calls: calls });
+    const tooMany = Array.from({ length: 75 }, (_, i) => ({ ...many[i % 40]!, name: `lookup_${i}` }));
+    const over = await f.post('/api/generate_answer', f.body(QUESTION, { tool_defns: tooMany }));
+    expect(over.status).toBe(400);
+    expect(over.body.detail).toMatch(/^The tools' definitions take \d+ tokens, over the 7168 the model reads besides its answer\.$/);
+  });
+
   it('refuses (422, naming the entry) a definition without a name, a name all_tools does not hold, and a bad all_tools entry', async () => {
     const noName = await f.post('/api/generate_answer', f.body(QUESTION, { tool_defns: [{ description: 'nameless' }] }));
     expect(noName.status).toBe(422);

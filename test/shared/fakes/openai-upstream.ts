@@ -72,7 +72,10 @@ export function startFakeOpenAi(opts: { answer?: string; record?: boolean } = {}
       const path = req.path.split('?')[0]!;
       if (path.endsWith('/chat/completions')) return chat(req, step, reply, fallback);
       if (path.endsWith('/embeddings')) {
-        const inputs: string[] = typeof req.json?.input === 'string' ? [req.json.input] : req.json?.input ?? [];
+        // Texts, or token ids (OpenAI takes arrays of integers too): each input's vector from its text or its ids.
+        const given: unknown = req.json?.input;
+        const inputs: string[] = (typeof given === 'string' || typeof (given as unknown[] | undefined)?.[0] === 'number' ? [given] : (given as unknown[] | undefined) ?? [])
+          .map((t) => (typeof t === 'string' ? t : (t as number[]).join(' ')));
         return reply.json(200, {
           object: 'list', model: req.json?.model ?? 'fake-embed',
           data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t, req.json?.dimensions ?? 8) })),
