@@ -27,6 +27,18 @@ function workerExecArgv(): string[] {
   return given ? process.execArgv : [...process.execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`];
 }
 
+/**
+ * A worker that dies (a crash, SIGKILL) closes its IPC channel before the primary sees it exit; a
+ * message sent in between (a hashing turn, an event stream's request, a metrics scrape) makes the
+ * Worker emit 'error', which with no listener would end the primary and every other worker with it.
+ * The message is lost with the worker; its 'exit' follows and cleans up after it.
+ */
+export function survivesClosedChannel(worker: Pick<Worker, 'on'>): void {
+  worker.on('error', (err: NodeJS.ErrnoException) => {
+    if (err?.code !== 'ERR_IPC_CHANNEL_CLOSED') process.stderr.write(`platform: a worker's IPC channel failed: ${err?.message ?? err}\n`);
+  });
+}
+
 export function runPrimary(count: number, graceMs: number, onReady: (url: string) => void, onFatal: (why: string) => void): void {
   cluster.setupPrimary({ execArgv: workerExecArgv() });
   let ready = 0;
@@ -36,6 +48,7 @@ export function runPrimary(count: number, graceMs: number, onReady: (url: string
   const streams = streamHubBroker();
   const fork = (id: number): Worker => {
     const worker = cluster.fork({ PLATFORM_WORKER_ID: String(id) });
+    survivesClosedChannel(worker);
     pools.serve(worker);
     streams.serve(String(worker.id), worker);
     let isReady = false;
