@@ -15,7 +15,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   testTimeout: 30000,
-  // test/e2e gets 90 s (it starts processes and platforms): see the file.
+  // test/e2e gets 90 s, the folders that start platforms in process 60 s: see the file.
   setupFilesAfterEnv: ['<rootDir>/test/shared/timeouts.ts'],
   reporters: ['default', '<rootDir>/test/shared/summary-reporter.js'],
 };

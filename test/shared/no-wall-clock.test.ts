@@ -59,6 +59,7 @@ describe('what the scan finds', () => {
     expect(kinds('const t0 = performance.now(); await f(); const took = performance.now() - t0; expect(took).toBeLessThan(50);')).toEqual(['bound']);
     expect(kinds('const elapsed = measure(); expect(elapsed).not.toBeGreaterThan(10);')).toEqual(['bound']);
     expect(kinds('expect(res.body.length).toBeLessThan(10); expect(count).toBeGreaterThan(0);')).toEqual([]);
+    expect(kinds('await eventually(() => seen(), 5000); await eventually(() => seen(), 20_000); await eventually(() => seen());')).toEqual(['bound']);
   });
 
   it('a fixed sleep, unless it paces a poll', () => {

@@ -2,10 +2,16 @@ import { sep } from 'node:path';
 
 /**
  * Per-test timeouts that hold on a loaded machine (jest.config.js runs this before each test file).
- * A test or hook under test/e2e starts processes, browsers or whole platforms and drives them over
- * real sockets: on a machine with a load average of 4 and more that takes several times as long as
- * on a quiet one, so they get 90 s (jest.config.js's 30 s stays for the rest). A timeout bounds a
- * hang; it is no assertion on speed. A test that needs longer says so itself.
+ * On a machine with a load average of 4 and more everything takes several times as long as on a
+ * quiet one; a timeout bounds a hang, it is no assertion on speed. jest.config.js gives 30 s; the
+ * folders whose tests start whole platforms get more:
+ * - test/e2e, 90 s: it starts processes, browsers and platforms and drives them over real sockets;
+ * - test/gateway, test/rest, test/clients, test/services, 60 s: their hooks start platforms in this
+ *   process (a first start also loads and compiles the services' modules), which took 10 to 15 s at
+ *   a load average of 10.
+ * A test or hook that needs longer says so itself.
  */
-const E2E = `${sep}test${sep}e2e${sep}`;
-if (expect.getState().testPath?.includes(E2E)) jest.setTimeout(90_000);
+const path = expect.getState().testPath ?? '';
+const under = (...dirs: string[]) => dirs.some((d) => path.includes(`${sep}test${sep}${d}${sep}`));
+if (under('e2e')) jest.setTimeout(90_000);
+else if (under('gateway', 'rest', 'clients', 'services')) jest.setTimeout(60_000);

@@ -5,7 +5,8 @@ import ts from 'typescript';
  *
  * - `bound`: an assertion on elapsed time: `expect(<something timed>)` with a comparison, where
  *   <something timed> reads the clock (`Date.now()`, `performance.now()`, `process.hrtime`) or is a
- *   name bound to such a reading, or is named like a duration (`elapsed`, `tookMs`, `latency`...).
+ *   name bound to such a reading, or is named like a duration (`elapsed`, `tookMs`, `latency`...);
+ *   or a wait (`eventually`) given a deadline under 10 s, which asserts "within" all the same.
  * - `sleep`: a fixed wait: `new Promise((r) => setTimeout(r, n))`, or `sleep(n)` from
  *   node:timers/promises, outside a loop (inside one it is a poll's pace: the loop waits for its condition).
  * - `timed`: something done after a fixed delay, `setTimeout(() => act(), n)`: a bet that by then
@@ -83,6 +84,9 @@ export function scan(fileName: string, source: string): Finding[] {
         }
       }
       if (sleepNames.has(callee) && !inLoop(node, 1)) add('sleep', node);
+      // A short deadline on a wait is a bound in disguise: "seen within 5 s".
+      const deadline = callee === 'eventually' ? node.arguments[1] : undefined;
+      if (deadline && ts.isNumericLiteral(deadline) && Number(deadline.text.replace(/_/g, '')) < 10_000) add('bound', node);
     }
     ts.forEachChild(node, visit);
   };
