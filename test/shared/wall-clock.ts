@@ -78,8 +78,7 @@ export function scan(fileName: string, source: string): Finding[] {
       if (callee === 'setTimeout' && node.arguments.length >= 2) {
         if (resolvesPromise(node)) {
           if (!inLoop(node, 2)) add('sleep', node);
-        } else if ((ts.isArrowFunction(node.arguments[0]!) || ts.isFunctionExpression(node.arguments[0]!)) && !/\breject\(/.test(node.arguments[0]!.getText(file))) {
-          // A timer that rejects is a deadline (a start that hangs fails), no bet on timing.
+        } else if ((ts.isArrowFunction(node.arguments[0]!) || ts.isFunctionExpression(node.arguments[0]!)) && !isDeadline(node, file)) {
           add('timed', node);
         }
       }
@@ -92,6 +91,17 @@ export function scan(fileName: string, source: string): Finding[] {
   };
   visit(file);
   return findings;
+}
+
+/**
+ * A timer that rejects or stops a process, or that the code clears when what it waits for comes, is
+ * a deadline (a start that hangs fails, a run that overstays is stopped): no bet on timing.
+ */
+function isDeadline(call: ts.CallExpression, file: ts.SourceFile): boolean {
+  if (/\breject\(|\.kill\(/.test(call.arguments[0]!.getText(file))) return true;
+  const holder = call.parent;
+  if (!ts.isVariableDeclaration(holder) || !ts.isIdentifier(holder.name)) return false;
+  return new RegExp(`clearTimeout\\(${holder.name.text}\\)`).test(file.text);
 }
 
 /** The `x` of `expect(x).not?.toBe...`. */
