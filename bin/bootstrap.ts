@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { bootstrapPath } from '../services/shared/cli';
-import type { Opened } from './deps';
+import type { BootstrapScope, Opened } from './deps';
 
 export { bootstrapPath };
 
@@ -14,13 +14,6 @@ export interface BootstrapResult {
    * holds the ids of its realm and demo accounts, and their secrets are in that replica's file only.
    */
   joined: boolean;
-}
-
-export interface BootstrapScope {
-  /** The stores are shared with other data directories (PostgreSQL). */
-  shared: boolean;
-  /** Runs the bootstrap while no other process bootstraps the same stores (an advisory lock on PostgreSQL). */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 const alone: BootstrapScope = { shared: false, exclusive: (fn) => fn() };

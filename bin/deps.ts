@@ -10,13 +10,20 @@ import { createFairPool, type FairPool, type FairPoolOptions } from '../core/sha
 import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from '../services/shared/module';
 import type { OpenedRedis } from '../core/shared/redis';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
-import type { BootstrapScope } from './bootstrap';
 import { followRevocationFeed } from './revocations';
 import { workerPools, type Channel } from './shared-pools';
 
 // Loaded only when configured: commands and SQLite deployments never load the drivers.
 const postgres = () => require('../core/shared/postgres') as typeof import('../core/shared/postgres');
 const redisClient = () => require('../core/shared/redis') as typeof import('../core/shared/redis');
+
+/** How a first-start bootstrap runs beside other processes on the same stores (bin/bootstrap.ts). */
+export interface BootstrapScope {
+  /** The stores are shared with other data directories (PostgreSQL). */
+  shared: boolean;
+  /** Runs the bootstrap while no other process bootstraps the same stores (an advisory lock on PostgreSQL). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+}
 
 /** Any fixed number (another than the migrations'): the advisory lock under which replicas bootstrap one at a time. */
 const BOOTSTRAP_LOCK = 0x626f6f74; // "boot"

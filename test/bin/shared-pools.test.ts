@@ -109,7 +109,8 @@ describe('fair pools shared by the workers of a machine', () => {
     const g = gate();
     const holding = live.run('1.1.1.1', () => g.opened);
     void dying.pools('hash', OPTS).run('3.3.3.3', async () => undefined);
-    await new Promise((r) => setTimeout(r, 10));
+    // Its turn asked for (it travels over the channel): waiting behind the one running.
+    while (!broker.load('hash').waiting) await new Promise((r) => setImmediate(r));
     dying.die();
     g.open();
     await holding;

@@ -155,9 +155,12 @@ describe('subscriptions', () => {
 
     it.each([['GraphQL over SSE', 'text/event-stream'], ['multipart', 'multipart/mixed;subscriptionSpec=1.0']])('%s: the client gone while the subscription was starting', async (_t, accept) => {
       const started = g.seen.ticksStarted;
+      const before = g.seen.ticksAsked;
       const leave = new AbortController();
       const asked = post({ query: 'subscription { ticks(count: 0, hold: true, delayMs: 200) { id } }' }, { accept }, leave.signal);
-      setTimeout(() => leave.abort(), 50);
+      // Gone once the subscription is being opened (its resolver waits 200 ms before it opens).
+      await until(async () => g.seen.ticksAsked, before + 1);
+      leave.abort();
       await expect(asked).rejects.toThrow();
       // Opened after the client had gone: ended at once, never left waiting for an event that never comes.
       await until(async () => g.seen.ticksStarted, started + 1);

@@ -36,6 +36,8 @@ type Item @key(fields: "id") { id: ID! label: String! }
 export interface Seen {
   ticksOpen: number;
   ticksStarted: number;
+  /** Subscriptions to ticks asked for (their resolver entered, before any delay). */
+  ticksAsked: number;
   traceparents: (string | undefined)[];
 }
 
@@ -87,6 +89,7 @@ export function subgraphs(seen: Seen): Subgraph[] {
     Subscription: {
       ticks: {
         subscribe: (_: unknown, { count, hold, delayMs }: { count: number; hold?: boolean; delayMs?: number }, ctx: GraphContext) => inSpan(ctx.trace, 'alpha ticks', {}, async () => {
+          seen.ticksAsked++;
           if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
           return ticking(count, hold === true, seen);
         }),
@@ -124,13 +127,15 @@ export interface TelemetryGraph {
   metric(name: string): Promise<string>;
   /** The sum of a metric's series that have these labels (a histogram's `<name>_count` or `_sum`), 0 when none. */
   value(name: string, labels: Record<string, string>): Promise<number>;
+  /** Connections open to the gateway's server now (upgraded ones too). */
+  connections(): Promise<number>;
   /** Stops the gateway and the servers. */
   stop(): Promise<void>;
 }
 
 /** The gateway over these subgraphs, on a server of its own with graphql-ws, metrics (and tracing when asked) on. */
 export async function telemetryGraph(opts: { remote?: boolean; tracing?: boolean; keepAliveMs?: number } = {}): Promise<TelemetryGraph> {
-  const seen: Seen = { ticksOpen: 0, ticksStarted: 0, traceparents: [] };
+  const seen: Seen = { ticksOpen: 0, ticksStarted: 0, ticksAsked: 0, traceparents: [] };
   const metrics = prometheusMetrics({ maxTenants: 10 });
   const remotes: { server: Server; router: SubgraphRouter; ws?: WebSocketEndpoint }[] = [];
   const targets: Record<string, SubgraphTarget> = {};
@@ -158,6 +163,7 @@ export async function telemetryGraph(opts: { remote?: boolean; tracing?: boolean
   const metric = async (name: string) => (metrics.registry.getSingleMetric(name) ? metrics.registry.getSingleMetricAsString(name) : '');
   return {
     url, metrics, seen, gateway, metric,
+    connections: () => new Promise((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     async value(name, labels) {
       // A histogram's series by their own name: `<name>_count`, `_sum`.
       const base = metrics.registry.getSingleMetric(name) ? name : name.replace(/_(count|sum)$/, '');

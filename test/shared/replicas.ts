@@ -102,12 +102,5 @@ export async function startReplicas(opts: ReplicaSetOptions) {
 
 export type ReplicaSet = Awaited<ReturnType<typeof startReplicas>>;
 
-/** Polls `check` until it holds (or `timeoutMs` passes); resolves with how long it took. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000, everyMs = 25): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Kept here too: replica tests import it from this file. */
+export { eventually } from './wait';

@@ -11,6 +11,7 @@ import { STATUS } from '../../../edge/http/errors';
 import { chatFixture, type ChatFixture } from '../../e2e/chat/fixture';
 import { post, sseChunks } from '../../e2e/chat/wire';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
+import { eventually } from '../../shared/wait';
 
 /**
  * The chat proxy's remote mode: a second chat core whose search and model gateway are the first
@@ -164,7 +165,7 @@ describe('streams that do not end well', () => {
     // A caller who left is not a failure: its stream ends quietly, with no error chunk (issue 30).
     expect(chunks.map((c) => c.finish_reason)).toEqual(chunks.map(() => null));
     await upstream.requests.at(-1)!.cut;
-    for (let i = 0; i < 50 && errorsOf(await usage()) === before; i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => errorsOf(await usage()) !== before);
     expect(errorsOf(await usage())).toBe(before + 1);
   });
 

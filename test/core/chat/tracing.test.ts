@@ -10,6 +10,7 @@ import type { Ctx } from '../../../core/shared/context';
 import { extractTrace } from '../../../core/shared/telemetry/tracing';
 import { STATUS, toPlatformError } from '../../../edge/http/errors';
 import { recordSpans } from '../../shared/telemetry';
+import { eventually } from '../../shared/wait';
 
 /**
  * The spans of a chat answer in process (chat, search and the model gateway in one process, as
@@ -90,7 +91,7 @@ describe('a chat answer\'s spans, in process', () => {
     const searched = one('search passages_hybrid');
     for await (const _c of s.chunks) { /* read to the end */ }
     // The model call's usage row (which ends its span) may be written a moment after the stream's end.
-    for (let i = 0; i < 100 && !named('model chat.stream_generate_answer local-chat').length; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => named('model chat.stream_generate_answer local-chat').length > 0);
     const root = one('chat answer');
     expect(root.attributes['chat.stream']).toBe(true);
     for (const child of [rewrite, searched, one('model chat.stream_generate_answer local-chat')]) expect(descends(child, root)).toBe(true);

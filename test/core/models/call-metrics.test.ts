@@ -5,6 +5,7 @@ import { openModelsCore, type ModelsCore } from '../../../core/models';
 import type { CatalogModel } from '../../../core/models/catalog';
 import { prometheusMetrics, type PrometheusMetrics } from '../../../core/shared/telemetry/prometheus';
 import { STATUS, toPlatformError } from '../../../edge/http/errors';
+import { eventually } from '../../shared/wait';
 
 /** A priced chat model served by the offline provider: its cost in the metrics is the catalog's price of its tokens. */
 const PRICED = {
@@ -24,13 +25,7 @@ async function value(m: PrometheusMetrics, name: string, labels: Record<string, 
 }
 
 /** Polls until `read` is true: a streamed call is recorded once its stream has ended, the counting done. */
-async function until(read: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await read()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the call was never recorded');
-}
+const until = (read: () => Promise<boolean>) => eventually(read);
 
 describe('the model gateway\'s metrics (written from each usage row)', () => {
   let dir: string;

@@ -18,9 +18,13 @@ describe('Bedrock adapter', () => {
   let bedrock: ModelProvider;
   beforeEach(async () => {
     fake = await startFakeBedrock();
-    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 400, retries: 2, retryBaseMs: 5 });
+    // A healthy stream has room to pause on a loaded machine; the tests of a silence use `impatient`.
+    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 10_000, retries: 2, retryBaseMs: 5 });
     bedrock = bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, region: 'eu-west-1', credentialEnv: 'BEDROCK_TEST_CREDENTIAL' }), { env, http });
   });
+  /** The adapter with a 400 ms read timeout (and `retries`), for the tests that wait for it. */
+  const impatient = (retries = http.settings.retries) =>
+    bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, credentialEnv: 'BEDROCK_TEST_CREDENTIAL' }), { env, http: { ...http, settings: { ...http.settings, readTimeoutMs: 400, retries } } });
   afterEach(async () => {
     await http.close();
     await fake.close();
@@ -100,15 +104,14 @@ describe('Bedrock adapter', () => {
   });
 
   it('times out before the answer (504)', async () => {
-    const once = bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, credentialEnv: 'BEDROCK_TEST_CREDENTIAL' }),
-      { env, http: { ...http, settings: { ...http.settings, retries: 0 } } });
+    const once = impatient(0);
     fake.script({ stall: true });
     expect(await failure(once.chat!({ model: 'm', messages: hi }))).toBeInstanceOf(UpstreamTimeout);
   });
 
   it('fails the stream when it goes silent midway (504) or sends an exception event (502); done says error', async () => {
     fake.script({ stallAfter: 2 }, { exception: 'modelStreamErrorException', answer: ['partial '] });
-    const silent = await drainFailing(await bedrock.chat!({ model: 'm', messages: hi }));
+    const silent = await drainFailing(await impatient().chat!({ model: 'm', messages: hi }));
     expect(silent).toMatchObject({ pieces: ['Warming water expands '], finishReason: 'error' });
     expect(silent.error).toBeInstanceOf(UpstreamTimeout);
     const broken = await drainFailing(await bedrock.chat!({ model: 'm', messages: hi }));

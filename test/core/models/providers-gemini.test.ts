@@ -13,15 +13,24 @@ describe('Gemini adapter', () => {
   let fake: FakeGemini;
   let http: UpstreamHttp;
   let gemini: ModelProvider;
+  let quick: UpstreamHttp | undefined;
   beforeEach(async () => {
     fake = await startFakeGemini();
-    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 300, retries: 2, retryBaseMs: 5 });
+    // A healthy answer has room to pause on a loaded machine; the tests of a silence use `impatient`.
+    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 10_000, retries: 2, retryBaseMs: 5 });
     gemini = geminiProvider(modelOf({ provider: 'gemini', baseUrl: fake.url, credentialEnv: 'GEMINI_TEST_KEY' }), { env, http });
   });
   afterEach(async () => {
     await http.close();
+    await quick?.close();
+    quick = undefined;
     await fake.close();
   });
+  /** The adapter with a 300 ms read timeout, for the tests that wait for it. */
+  const impatient = () => {
+    quick = upstreamHttp({ ...http.settings, readTimeoutMs: 300 });
+    return geminiProvider(modelOf({ provider: 'gemini', baseUrl: fake.url, credentialEnv: 'GEMINI_TEST_KEY' }), { env, http: quick });
+  };
 
   it('streams generateContent: system instruction, model turns, inline data, generation config, usage', async () => {
     const r = await drain(await gemini.chat!({
@@ -90,8 +99,9 @@ describe('Gemini adapter', () => {
 
   it('times out before the answer (504) and midway (pieces throw, done says error)', async () => {
     fake.script({ stall: true }, { stallAfter: 1 });
-    expect(await failure(gemini.chat!({ model: 'g', messages: hi }))).toBeInstanceOf(UpstreamTimeout);
-    const midway = await drainFailing(await gemini.chat!({ model: 'g', messages: hi }));
+    const slowToTell = impatient();
+    expect(await failure(slowToTell.chat!({ model: 'g', messages: hi }))).toBeInstanceOf(UpstreamTimeout);
+    const midway = await drainFailing(await slowToTell.chat!({ model: 'g', messages: hi }));
     expect(midway).toMatchObject({ pieces: ['Ice melts and '], finishReason: 'error' });
     expect(midway.error).toBeInstanceOf(UpstreamTimeout);
   });

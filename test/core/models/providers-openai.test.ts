@@ -14,15 +14,24 @@ describe('Azure OpenAI adapter', () => {
   let fake: FakeOpenAi;
   let http: UpstreamHttp;
   let azure: ModelProvider;
+  let quick: UpstreamHttp | undefined;
   beforeEach(async () => {
     fake = await startFakeOpenAi();
-    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 300, retries: 2, retryBaseMs: 5 });
+    // A healthy answer has room to pause on a loaded machine; the tests of a silence use `impatient`.
+    http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 10_000, retries: 2, retryBaseMs: 5 });
     azure = azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: `${fake.url}/`, model: 'gpt-4o-dep', credentialEnv: 'AZURE_TEST_KEY' }), { env, http });
   });
   afterEach(async () => {
     await http.close();
+    await quick?.close();
+    quick = undefined;
     await fake.close();
   });
+  /** The adapter with a 300 ms read timeout, for the tests that wait for it. */
+  const impatient = () => {
+    quick = upstreamHttp({ ...http.settings, readTimeoutMs: 300 });
+    return azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: `${fake.url}/`, model: 'gpt-4o-dep', credentialEnv: 'AZURE_TEST_KEY' }), { env, http: quick });
+  };
 
   it('streams the answer from the deployment, with the key, system prompt, image and sampling settings', async () => {
     const r = await drain(await azure.chat!({
@@ -104,12 +113,12 @@ describe('Azure OpenAI adapter', () => {
 
   it('times out a deployment that never answers (504)', async () => {
     fake.script({ stall: true });
-    expect(await failure(azure.chat!({ model: 'd', messages: hi }))).toBeInstanceOf(UpstreamTimeout);
+    expect(await failure(impatient().chat!({ model: 'd', messages: hi }))).toBeInstanceOf(UpstreamTimeout);
   });
 
   it('fails the stream when the upstream goes silent or resets midway; done says error', async () => {
     fake.script({ stallAfter: 3 });
-    const stalled = await drainFailing(await azure.chat!({ model: 'd', messages: hi }));
+    const stalled = await drainFailing(await impatient().chat!({ model: 'd', messages: hi }));
     expect(stalled.pieces).toEqual(['Sea levels rise ', 'because glaciers and ']);
     expect(stalled.error).toBeInstanceOf(UpstreamTimeout);
     expect(stalled.finishReason).toBe('error');

@@ -5,6 +5,7 @@ import { LISTENER_NAME } from '../../../core/search/postgres/watch';
 import type { SearchRequest } from '../../../core/search/types';
 import { testClock } from '../../shared/helpers';
 import { describePg } from '../../shared/postgres';
+import { eventually as waitUntil } from '../../shared/wait';
 import { searchTestDatabase } from './pg-fixture';
 
 const as = (tenantId: string): Ctx<Caller> => ({
@@ -14,15 +15,8 @@ const T = as('t');
 const req = (mode: SearchRequest['mode'], query: string): SearchRequest => ({ mode, query, filters: {}, offset: 0, limit: 10 });
 const titles = async (core: SearchCore, mode: SearchRequest['mode'], query: string) => (await core.service.search(req(mode, query), T)).hits.map((h) => h.object.title);
 
-/** Polls until `check` holds (at most 5 s); returns how long it took. */
-async function eventually(check: () => Promise<boolean>): Promise<number> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > 5000) throw new Error('not within 5 s');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return Date.now() - start;
-}
+/** Polls until `check` holds; returns how long it took (reported, never asserted). */
+const eventually = (check: () => Promise<boolean>) => waitUntil(check, 20_000, 5);
 
 /**
  * Search cores on two pools of one database (two replicas): each finds what the other wrote, in

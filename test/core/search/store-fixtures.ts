@@ -1,6 +1,7 @@
 import type { Chunk } from '../../../core/search/chunker';
 import type { PreparedObject, SearchStore, Selection, VectorFormat } from '../../../core/search/ports';
 import type { Filters, ObjectFields } from '../../../core/search/types';
+import { eventually } from '../../shared/wait';
 
 /**
  * What the search store contracts (store-contracts.ts) are written with: two handles on one backing
@@ -65,10 +66,7 @@ export async function titles(store: SearchStore, seqs: Iterable<number>): Promis
   return [...objects.values()].map((o) => o.title).sort();
 }
 
-/** Whether the handle's data version moves from `before` within 5 s (another handle's write reaches it by notification or poll). */
-export async function versionMoves(store: SearchStore, before: string, withinMs = 5000): Promise<boolean> {
-  for (const until = Date.now() + withinMs; Date.now() < until; await new Promise((r) => setTimeout(r, 5))) {
-    if (store.feeds.dataVersion() !== before) return true;
-  }
-  return store.feeds.dataVersion() !== before;
+/** Whether the handle's data version moves from `before` (another handle's write reaches it by notification or poll); false after a generous wait. */
+export async function versionMoves(store: SearchStore, before: string): Promise<boolean> {
+  return eventually(() => store.feeds.dataVersion() !== before, 20_000, 5).then(() => true, () => false);
 }

@@ -1,6 +1,7 @@
 import { openPool, transaction } from '../../../core/shared/postgres';
 import { DATABASE_URL, describePg } from '../../shared/postgres';
 import { tcpProxy, viaProxy } from '../../shared/tcp-proxy';
+import { eventually } from '../../shared/wait';
 
 describePg('a transaction whose connection dies', () => {
   it('fails the transaction (no uncaught error ending the process), drops the connection, and the pool works again after', async () => {
@@ -13,17 +14,21 @@ describePg('a transaction whose connection dies', () => {
     try {
       let inside!: () => void;
       const entered = new Promise<void>((resolve) => (inside = resolve));
+      let goOn!: () => void;
+      const serverGone = new Promise<void>((resolve) => (goOn = resolve));
       const running = transaction(pool, async (client) => {
         await client.query('SELECT 1');
         inside();
         // Still checked out, between two statements, when the server goes away.
-        await new Promise((r) => setTimeout(r, 300));
+        await serverGone;
         await client.query('SELECT 2');
       });
       await entered;
       proxy.down();
+      goOn();
       await expect(running).rejects.toThrow();
-      await new Promise((r) => setTimeout(r, 100));
+      // The dead connection is dropped, not kept for the next caller: what it raises later has no one to reach.
+      await eventually(() => pool.totalCount === 0);
       expect(uncaught).toEqual([]);
       proxy.up();
       expect(await transaction(pool, async (client) => (await client.query<{ n: number }>('SELECT 41 + 1 AS n')).rows[0]!.n)).toBe(42);

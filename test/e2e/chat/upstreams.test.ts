@@ -38,7 +38,7 @@ describe('the chat proxy alone, when the search service fails', () => {
   let stalledUrl: string;
   const chats: Started[] = [];
   const chatAlone = async (searchUrl: string) => {
-    const c = await startInTemp('chat', { AUTH_ISSUER_URL: f.url, SEARCH_URL: searchUrl, MODELS_URL: f.url, CHAT_SEARCH_TIMEOUT_MS: '300' });
+    const c = await startInTemp('chat', { AUTH_ISSUER_URL: f.url, SEARCH_URL: searchUrl, MODELS_URL: f.url, CHAT_SEARCH_TIMEOUT_MS: '3000' });
     chats.push(c);
     return c;
   };
@@ -76,7 +76,7 @@ describe('the chat proxy alone, when the search service fails', () => {
     const chat = await chatAlone(stalledUrl);
     const r = await post(`${chat.url}/api/stream_generate_answer`, f.body('What are the side effects of aspirin?'));
     expect(r.status).toBe(504);
-    expect(JSON.parse(r.text).detail).toBe('the semantic search did not finish within 300 ms');
+    expect(JSON.parse(r.text).detail).toBe('the semantic search did not finish within 3000 ms');
     expect(sseChunks(r.text).chunks).toEqual([]);
   });
 });

@@ -79,10 +79,10 @@ describeReplicas('three replicas on one PostgreSQL and one Redis', () => {
       const body = await res.json() as { result: { object_id: string }[] };
       return body.result.some((r) => r.object_id === id);
     };
-    const delays = [await eventually(() => found(1), 5000), await eventually(() => found(2), 5000)];
+    const delays = [await eventually(() => found(1)), await eventually(() => found(2))];
     process.stdout.write(`search: created on replica 1, found on 2 and 3 after ${delays.join(' and ')} ms\n`);
     expect((await fetch(`${url(2)}/cl/search/api/v2/objects/${id}`, { method: 'DELETE', headers: auth })).status).toBeLessThan(300);
-    const gone = [await eventually(async () => !(await found(0)), 5000), await eventually(async () => !(await found(1)), 5000)];
+    const gone = [await eventually(async () => !(await found(0))), await eventually(async () => !(await found(1)))];
     process.stdout.write(`search: deleted on replica 3, gone on 1 and 2 after ${gone.join(' and ')} ms\n`);
   });
 
@@ -102,7 +102,7 @@ describeReplicas('three replicas on one PostgreSQL and one Redis', () => {
       return (await res.json() as { totals: { requests: number } }).totals.requests;
     };
     // Usage rows are written as each call ends (group commit): every replica's calls, on every replica.
-    await eventually(async () => (await totals(2)) >= 9, 5000);
+    await eventually(async () => (await totals(2)) >= 9);
     expect(await totals(0)).toBe(await totals(2));
   });
 

@@ -67,22 +67,22 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
       const created = await call(0, 'POST', '/objects', { title: `Note ${i}`, content: `The ${word} nest on the cliffs.` });
       expect(created.status).toBe(201);
       const id = created.body.object_id as string;
-      delays.found!.push(await eventually(async () => (await found(1, word)).includes(id), 5000, 10));
+      delays.found!.push(await eventually(async () => (await found(1, word)).includes(id), 20_000, 10));
       expect((await call(0, 'DELETE', `/objects/${id}`)).status).toBe(200);
-      delays.gone!.push(await eventually(async () => !(await found(1, word)).includes(id), 5000, 10));
+      delays.gone!.push(await eventually(async () => !(await found(1, word)).includes(id), 20_000, 10));
       expect((await call(1, 'GET', `/objects/${id}`)).status).toBe(404);
     }
   });
 
   it('finds on B, started again, what A wrote while B was stopped', async () => {
     const before = await call(0, 'POST', '/objects', { title: 'Before', content: 'Shearwaters fly low over the waves.' });
-    await eventually(async () => (await found(1, 'shearwaters')).includes(before.body.object_id), 5000, 10);
+    await eventually(async () => (await found(1, 'shearwaters')).includes(before.body.object_id), 20_000, 10);
     await set.kill(1, 'SIGTERM');
     const meanwhile = await call(0, 'POST', '/objects', { title: 'Meanwhile', content: 'Storm petrels patter on the water.' });
     expect(meanwhile.status).toBe(201);
     expect((await call(0, 'DELETE', `/objects/${before.body.object_id}`)).status).toBe(200);
     await set.restart(1);
-    await eventually(async () => (await found(1, 'petrels')).includes(meanwhile.body.object_id), 5000, 10);
+    await eventually(async () => (await found(1, 'petrels')).includes(meanwhile.body.object_id), 20_000, 10);
     expect(await found(1, 'shearwaters')).toEqual([]);
   }, 120_000);
 
@@ -96,7 +96,7 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
       expect(JSON.parse(ingest.stdout)).toMatchObject({ files: 2, created: 2 });
       const again = await cli(0, ['ingest', docs, '--tenant', TENANT]);
       expect(JSON.parse(again.stdout)).toMatchObject({ files: 2, created: 0, unchanged: 2 });
-      for (const i of [0, 1]) await eventually(async () => (await found(i, 'skuas seabirds')).length === 1, 5000, 10);
+      for (const i of [0, 1]) await eventually(async () => (await found(i, 'skuas seabirds')).length === 1, 20_000, 10);
       const reindex = await cli(0, ['reindex']);
       expect(reindex.status).toBe(0);
       expect(JSON.parse(reindex.stdout).passages).toBeGreaterThanOrEqual(2);
@@ -104,7 +104,7 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
         await eventually(async () => {
           const r = await call(i, 'POST', `/semantic?${new URLSearchParams({ query_string: 'little auks pack ice', page_size: '3' })}`, {});
           return r.status === 200 && r.body.result[0]?.title === 'auks.txt';
-        }, 5000, 10);
+        }, 20_000, 10);
       }
     } finally {
       rmSync(docs, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { searchFixture, type SearchFixture } from './fixture';
 
@@ -25,19 +26,16 @@ describe('search service over HTTP: objects', () => {
     const url = new URL(f.url);
     const boundary = 'xyzzy';
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="half.txt"\r\nContent-Type: text/plain\r\n\r\n`;
-    await new Promise<void>((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname, () => {
-        socket.write(`POST ${V2}/objects HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${f.a}\r\n`
-          + `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${head}${'half a file '.repeat(100)}`);
-        setTimeout(() => {
-          socket.destroy();
-          resolve();
-        }, 100);
-      });
-      socket.on('error', reject);
-    });
-    await new Promise((r) => setTimeout(r, 100));
+    // The server's side of this request: it has the head, then its answer ends (the connection gone).
+    const served = new Promise<ServerResponse>((resolve) => f.platform.server.once('request', (_req, res) => resolve(res)));
+    const socket = connect(Number(url.port), url.hostname);
+    socket.write(`POST ${V2}/objects HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${f.a}\r\n`
+      + `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${head}${'half a file '.repeat(100)}`);
+    const res = await served;
+    socket.destroy();
+    if (!res.writableEnded && !res.destroyed) await new Promise((resolve) => res.once('close', resolve));
     expect(await count()).toBe(before);
     expect((await f.call('POST', `${V2}/objects`, { body: { content: 'still here' } })).status).toBe(201);
+    expect(await count()).toBe(before + 1);
   });
 });

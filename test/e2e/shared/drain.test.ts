@@ -7,17 +7,36 @@ import { join } from 'node:path';
 import { DATABASE_URL, freshDatabase } from '../../shared/postgres';
 
 const REDIS_URL = process.env.REDIS_URL;
-import { eventually } from '../../shared/replicas';
+import { eventually } from '../../shared/wait';
 
-/** A raw HTTP request whose body is still being sent: in flight until `finish`. */
+/**
+ * A raw HTTP request whose body is still being sent: in flight until `finish`. It asks for a 100
+ * Continue, which Node's server sends once it has the request's head: `inFlight` resolves then.
+ */
 function slowRequest(port: number) {
   const body = 'grant_type=client_credentials&client_id=nobody&client_secret=wrong';
   const socket: Socket = connect(port, '127.0.0.1');
+  let head = '';
   let answer = '';
-  socket.on('data', (d) => (answer += d));
+  let continued!: () => void;
+  const inFlight = new Promise<void>((resolve) => (continued = resolve));
+  socket.on('data', (d) => {
+    if (head.endsWith('\r\n\r\n')) return void (answer += d);
+    head += d;
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    // `HTTP/1.1 100 Continue`, then the answer (in the same packet, perhaps).
+    answer = head.slice(end + 4);
+    head = head.slice(0, end + 4);
+    continued();
+  });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(`POST /auth/api/v1/oauth/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+  socket.write(`POST /auth/api/v1/oauth/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 10)}`);
   return {
+    inFlight: async () => {
+      await inFlight;
+      expect(head).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+    },
     finish: () => socket.write(body.slice(10)),
     answer: async () => {
       await closed;
@@ -44,9 +63,8 @@ describe('stopping drains what is in flight', () => {
     const p = await startInTemp('all');
     try {
       const slow = slowRequest(p.port);
-      await new Promise((r) => setTimeout(r, 200));
+      await slow.inFlight();
       const closing = p.close(10_000);
-      await new Promise((r) => setTimeout(r, 200));
       expect(await refused(p.port)).toBe(true);
       slow.finish();
       const answer = await slow.waitForAnswer();
@@ -62,7 +80,7 @@ describe('stopping drains what is in flight', () => {
     const p = await startInTemp('all');
     try {
       const slow = slowRequest(p.port);
-      await new Promise((r) => setTimeout(r, 200));
+      await slow.inFlight();
       await p.close(300);
       // The connection was closed without an answer.
       expect(await slow.answer()).toBe('');
@@ -75,7 +93,7 @@ describe('stopping drains what is in flight', () => {
     const p = await startInTemp('all');
     try {
       // Search says when its in-memory indexes are warm (at once over an empty store).
-      await eventually(async () => (await fetch(`${p.url}/readyz`)).status === 200, 5000);
+      await eventually(async () => (await fetch(`${p.url}/readyz`)).status === 200);
       const res = await fetch(`${p.url}/readyz`);
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
@@ -92,13 +110,15 @@ describe('stopping drains what is in flight', () => {
     const proc = await startPlatformProcess(['start'], { NODE_ENV: 'production', PORT: String(port), PLATFORM_DATA_DIR: dir, WORKERS: '1', SHUTDOWN_GRACE_SECONDS: '10' });
     try {
       const slow = slowRequest(port);
-      await new Promise((r) => setTimeout(r, 200));
+      await slow.inFlight();
       const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
       proc.child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 300));
+      // SIGTERM taken: the port refuses connections; the process waits for the request in flight.
+      await eventually(() => refused(port));
       expect(proc.child.exitCode).toBeNull();
       slow.finish();
-      expect(await slow.waitForAnswer()).toMatch(/^HTTP\/1\.1 401/);
+      // Answered before the process ended (its exit closes the connection).
+      expect(await slow.answer()).toMatch(/^HTTP\/1\.1 401/);
       expect(await exited).toBe(0);
     } finally {
       if (proc.child.exitCode === null) proc.child.kill('SIGKILL');

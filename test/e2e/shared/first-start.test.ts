@@ -58,7 +58,7 @@ describe('the first start at a terminal', () => {
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: childEnv({ PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' }) });
     let out = '';
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start within 20 s:\n${out}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
       child.stdout.on('data', (d) => {
         out += d;
         if (out.includes('Ready.')) {

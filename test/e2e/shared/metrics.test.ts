@@ -6,6 +6,7 @@ import { parseMetrics, scrape, type Scrape } from '../../shared/telemetry';
 import { startPlatformProcess, stopProcess, type PlatformProcess } from './processes';
 import { freePort, run, ROOT } from './server';
 import { postOperation, run as runOperation, socketClient } from './subscription-wire';
+import { eventually } from '../../shared/wait';
 
 /**
  * `platform start` with two workers and METRICS_PORT: traffic through REST (tokens, search, a
@@ -47,9 +48,13 @@ describe('METRICS_PORT: Prometheus metrics of every worker, on the management po
     await ws.dispose();
     expect(sub.error).toBeUndefined();
     expect(sub.results.at(-1)?.data?.answerStream?.finishReason).toBeTruthy();
-    // A subscription's end reaches the worker's gauge just after the client sees it.
-    await new Promise((r) => setTimeout(r, 300));
-    m = await scrape(metricsUrl);
+    // A subscription's end (its gauge, its operation, its model call) is recorded just after the client sees it.
+    await eventually(async () => {
+      m = await scrape(metricsUrl);
+      return m.total('platform_graphql_subscriptions_open', { transport: 'ws' }) === 0
+        && m.total('platform_graphql_operations_total', { operation: 'Stream', type: 'subscription' }) >= 1
+        && m.total('platform_model_calls_total', { model: 'local-chat' }) >= 2;
+    });
   }, 120_000);
   afterAll(async () => {
     if (p) await stopProcess(p.child);

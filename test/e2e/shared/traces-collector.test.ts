@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startPlatformProcess, stopProcess, type PlatformProcess } from './processes';
 import { freePort } from './server';
+import { eventually } from '../../shared/wait';
 
 /**
  * A collector that is down or stalls costs the spans, never the platform: requests are answered as
@@ -42,7 +43,7 @@ async function stalling(): Promise<Collector> {
 }
 
 const graphql = (url: string) => fetch(`${url}/graphql`, {
-  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }), signal: AbortSignal.timeout(5000),
+  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }), signal: AbortSignal.timeout(15_000),
 });
 
 describe.each([
@@ -65,7 +66,7 @@ describe.each([
         expect(await r.json()).toEqual({ data: { __typename: 'Query' } });
         await sleep(50);
       }
-      for (let i = 0; i < 100 && !p.output().includes('spans may be lost'); i++) await sleep(100);
+      await eventually(() => p!.output().includes('spans may be lost'));
       expect(p.output()).toMatch(/"level":40,[^\n]*"msg":"traces: [^"\n]+; spans may be lost: check OTEL_EXPORTER_OTLP_ENDPOINT and the collector"/);
       // At most one such line a minute, however many batches failed.
       expect(p.output().match(/spans may be lost/g)).toHaveLength(1);

@@ -27,7 +27,8 @@ beforeAll(async () => {
       { id: 'old-chat', group: 'A', kind: 'chat', contextLength: 8192, status: 'Deactivated', upstream: { provider: 'local' } },
     ],
   }));
-  f = await chatInProcess({ MODELS_CATALOG_FILE: catalog, MODELS_UPSTREAM_READ_TIMEOUT_MS: '300', MODELS_UPSTREAM_RETRIES: '0' });
+  // Short enough for the stall test to wait out, long enough for fifty answers at once on a loaded machine.
+  f = await chatInProcess({ MODELS_CATALOG_FILE: catalog, MODELS_UPSTREAM_READ_TIMEOUT_MS: '3000', MODELS_UPSTREAM_RETRIES: '0' });
 });
 afterAll(async () => {
   await f?.close();

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import request from 'supertest';
 import { inProcess } from '../../shared/in-process';
 import { closedPort, modelsInProcess, type ModelsInProcess } from './fixture';
+import { eventually } from '../../shared/wait';
 
 const REDIS_URL = process.env.REDIS_URL;
 const d = REDIS_URL ? describe : describe.skip;
@@ -12,13 +14,19 @@ const d = REDIS_URL ? describe : describe.skip;
  */
 d('model gateway: the Redis cache', () => {
   const started: ModelsInProcess[] = [];
+  let admin: Redis | undefined;
   afterAll(async () => {
     for (const p of started) await p.close();
+    admin?.disconnect();
   });
 
   it('an answer one platform got from its model is a HIT on the other, for the same tenant only', async () => {
-    const [one, two] = [await modelsInProcess({ env: { REDIS_URL: REDIS_URL! } }), await modelsInProcess({ env: { REDIS_URL: REDIS_URL! } })];
+    // A key prefix of their own: the entry the first writes is the only one under it.
+    const env = { REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomUUID()}:` };
+    const [one, two] = [await modelsInProcess({ env }), await modelsInProcess({ env })];
     started.push(one!, two!);
+    const redis = (admin = new Redis(REDIS_URL!));
+    const entries = () => redis.keys(`${env.REDIS_KEY_PREFIX}models:cache:*`);
     // A tenant of its own, so no other run's entries can answer.
     const tenant = `redis-${randomUUID()}`;
     const keyOn = (p: ModelsInProcess, t: string) => p.newKey('r', '--tenant', t);
@@ -30,11 +38,13 @@ d('model gateway: the Redis cache', () => {
     };
     const first = await ask(one!, await keyOn(one!, tenant));
     expect(first.cache).toBe('MISS');
-    await new Promise((r) => setTimeout(r, 100)); // the entry is written as the answer ends
+    // The entry is written as the answer ends.
+    await eventually(async () => (await entries()).length === 1);
     const second = await ask(two!, await keyOn(two!, tenant));
     expect(second.cache).toBe('HIT');
     expect(second.body.choices[0].message.content).toBe(first.body.choices[0].message.content);
     expect((await ask(two!, await keyOn(two!, `${tenant}-other`))).cache).toBe('MISS');
+    await redis.del(...(await entries()));
   });
 
   it('a Redis that cannot be reached stops start-up with a message saying so', async () => {

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
+import { eventually } from '../../shared/wait';
 import { modelsInProcess, type ModelsInProcess } from './fixture';
 
 const OC_KEY = 'ollama-responses-token-0123456789';
@@ -43,7 +44,7 @@ describe('model gateway: the Responses API over a vendor upstream', () => {
     }
   };
   const recorded = async (n: number) => {
-    for (let i = 0; i < 100 && rows().length < n; i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => rows().length >= n);
     return rows();
   };
 

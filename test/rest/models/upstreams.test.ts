@@ -42,7 +42,8 @@ describe('model gateway: vendor upstreams behind group A', () => {
         { id: 'gem-chat', group: 'A', kind: 'chat', contextLength: 8192,
           upstream: { provider: 'gemini', baseUrl: gemini.url, model: 'gemini-2.0-flash', credentialEnv: 'E2E_GEMINI_KEY' } },
       ] },
-      env: { MODELS_UPSTREAM_READ_TIMEOUT_MS: '300', MODELS_UPSTREAM_RETRIES: '1' },
+      // Short enough for the stall test to wait out, long enough for a healthy answer on a loaded machine.
+      env: { MODELS_UPSTREAM_READ_TIMEOUT_MS: '3000', MODELS_UPSTREAM_RETRIES: '1' },
     });
     url = await p.listen();
     key = p.key;

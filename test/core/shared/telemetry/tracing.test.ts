@@ -25,7 +25,7 @@ const spans = () => exporter.getFinishedSpans();
 describe('span helpers', () => {
   it('inSpan starts its span under the trace it is given, across awaits, and marks a failure with the error message only', async () => {
     await inSpan(undefined, 'outer', {}, async (_span, outer) => {
-      await new Promise((r) => setTimeout(r, 1));
+      await new Promise((r) => setImmediate(r));
       await inSpan(outer, 'inner', { k: 'v' }, async () => undefined);
     });
     await expect(inSpan(undefined, 'failing', {}, async () => {
@@ -51,7 +51,7 @@ describe('span helpers', () => {
 
   it('a span started for a stream is ended by its owner; its trace parents what the stream does later', async () => {
     const { span, trace: inside } = startSpan(undefined, 'stream', {});
-    await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => setImmediate(r));
     await inSpan(inside, 'later pull', {}, async () => undefined);
     expect(spans().map((s) => s.name)).toEqual(['later pull']);
     span.end();
