@@ -7,7 +7,8 @@
  * (c) limit counters (SQLite, Redis) vs rate-limiter-flexible.
  * The libraries not in the project are installed into a temporary folder kept between runs.
  * Redis is measured when REDIS_URL is set. BENCH_ROUNDS (default 5) rounds of BENCH_ROUND_MS
- * (default 300) per measurement, ours and theirs alternating.
+ * (default 300) per measurement, ours and theirs alternating. BENCH_ONLY=limits, retries or counters
+ * runs that part alone.
  */
 import { loadavg } from 'node:os';
 import { installTempPackages } from '../shared/temp-packages';
@@ -22,9 +23,10 @@ async function main() {
   const ms = Number(process.env.BENCH_ROUND_MS || 300);
   const modules = installTempPackages('platform-bench-libs-1', { ...ARMOR_PACKAGES, ...RLF_PACKAGES }, (s) => process.stderr.write(s));
   print(`# bench:libs (node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${rounds} rounds of ${ms} ms, medians)\n`);
-  await compareOperationLimits(modules, rounds, ms, print);
-  await compareRetries(rounds, ms, print);
-  await compareCounters(modules, rounds, ms, print);
+  const only = process.env.BENCH_ONLY;
+  if (!only || only === 'limits') await compareOperationLimits(modules, rounds, ms, print);
+  if (!only || only === 'retries') await compareRetries(rounds, ms, print);
+  if (!only || only === 'counters') await compareCounters(modules, rounds, ms, print);
 }
 
 main().then(() => process.exit(0), (err: unknown) => {

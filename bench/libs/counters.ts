@@ -19,7 +19,7 @@ import type { LimitCounters } from '../../core/models/ports';
 import { redisFailureCounter } from '../../core/token/redis/failures';
 import { sqliteTokenStore } from '../../core/token/sqlite';
 import type { FailureCounter } from '../../core/token/ports';
-import { perOp, ratio, sideBySide } from './timing';
+import { ratio, sideBySide, us, type Pair } from './timing';
 
 export const RLF_PACKAGES = { 'rate-limiter-flexible': '11.4.0' };
 
@@ -81,9 +81,13 @@ export async function compareCounters(modules: string, rounds: number, ms: numbe
   // A table is created asynchronously by the constructor.
   const settle = () => sleep(50);
 
-  print('| store | operation | ours | rate-limiter-flexible | rlf/ours time |\n|---|---|---|---|---|\n');
+  print('Per operation: CPU time of this process for SQLite (in process), wall time for Redis (a server does the work).\n\n');
+  print('| store | operation | ours | rate-limiter-flexible | rlf/ours |\n|---|---|---|---|---|\n');
   let n = 0;
-  const row = (store: string, op: string, r: { ours: number; theirs: number }) => print(`| ${store} | ${op} | ${perOp(r.ours)} | ${perOp(r.theirs)} | ${ratio(r)} |\n`);
+  const row = (store: string, op: string, r: Pair) => {
+    const of = store.startsWith('Redis') ? 'wallUs' : 'cpuUs';
+    print(`| ${store} | ${op} | ${us(r.ours[of])} | ${us(r.theirs[of])} | ${ratio(r, of)} |\n`);
+  };
   for (const side of sides) {
     const open = side.theirs(1e9, 'open');
     const full = side.theirs(10, 'full');
@@ -100,12 +104,13 @@ export async function compareCounters(modules: string, rounds: number, ms: numbe
     row(side.name, 'failed login: refused (window full, token core)', await sideBySide(() => reserved(side.failures, 'locked', 5), () => consumed(locked, 'locked'), rounds, ms));
     if (side.name.startsWith('Redis')) {
       const r = await sideBySide(batch(32, () => taken(side.ours, `k${n++ % KEYS}`, 1e9)), batch(32, () => consumed(open, `k${n++ % KEYS}`)), rounds, ms);
-      row(side.name, 'take a request, admitted, 32 in flight (per request)', { ours: r.ours * 32, theirs: r.theirs * 32 });
+      const per = (c: { wallUs: number; cpuUs: number }) => ({ wallUs: c.wallUs / 32, cpuUs: c.cpuUs / 32 });
+      row(side.name, 'take a request, admitted, 32 in flight (per request)', { ours: per(r.ours), theirs: per(r.theirs) });
     }
   }
   const memory = new rlf.RateLimiterMemory({ points: 1e9, duration: WINDOW_MS / 1000 });
   const memRate = await sideBySide(() => consumed(memory, `k${n++ % KEYS}`), () => consumed(memory, `k${n++ % KEYS}`), 1, ms);
-  print(`| memory (one process only) | take a request, admitted | - | ${perOp(memRate.theirs)} | - |\n`);
+  print(`| memory (one process only) | take a request, admitted | - | ${us(memRate.theirs.cpuUs)} | - |\n`);
 
   if (redis && redis2) {
     print('\n200 takes at once over two Redis connections (two replicas), limit 50: ');

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, FormData as UndiciFormData, RetryAgent, type Dispatcher } from 'undici';
 import type { RetryPolicy } from '../../core/shared/http/retry';
 import { httpTransport } from '../../core/shared/http/transport';
-import { perOp, ratio, sideBySide } from './timing';
+import { ratio, sideBySide, us } from './timing';
 
 const SETTINGS = { connectTimeoutMs: 5000, readTimeoutMs: 1000, retries: 2, retryBaseMs: 50 };
 const BODY = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'Say hi.' }] });
@@ -87,8 +87,14 @@ export async function compareRetries(rounds: number, ms: number, print: (s: stri
   print(`Both on undici ${(require('undici/package.json') as { version: string }).version}, timeouts connect ${SETTINGS.connectTimeoutMs} ms, read ${SETTINGS.readTimeoutMs} ms; ${SETTINGS.retries} retries from ${SETTINGS.retryBaseMs} ms (RetryAgent: POST allowed, throwOnError false, maxTimeout = our Retry-After budget).\n\n`);
 
   let seq = 0;
+  const plain = async () => {
+    const res = await agent.request({ origin, path: '/v1/chat', method: 'POST', headers: headers('ok', `p${seq++}`, true), body: BODY });
+    await res.body.text();
+  };
   const r = await sideBySide(() => ours('ok', `o${seq++}`), () => theirs('ok', `t${seq++}`), rounds, ms);
-  print(`A 2xx POST, one connection, back to back: ours ${perOp(r.ours)}, RetryAgent ${perOp(r.theirs)} (RetryAgent/ours time ${ratio(r)}).\n\n`);
+  const bare = await sideBySide(() => ours('ok', `o${seq++}`), plain, rounds, ms);
+  print(`A 2xx POST, one connection, back to back, CPU per request (client and the local server, one process): ours ${us(r.ours.cpuUs)}, RetryAgent ${us(r.theirs.cpuUs)}, RetryAgent/ours ${ratio(r, 'cpuUs')} (wall ${us(r.ours.wallUs)} and ${us(r.theirs.wallUs)}); `
+    + `measured again beside undici's plain Agent: ours ${us(bare.ours.cpuUs)}, Agent ${us(bare.theirs.cpuUs)}, Agent/ours ${ratio(bare, 'cpuUs')}.\n\n`);
 
   const closed = await new Promise<string>((resolve) => {
     const s = createServer();
