@@ -83,7 +83,8 @@ function armorPreparer(modules: string) {
   };
 }
 
-function ourPreparer() {
+/** The outcome of one document through the guard, parse and validation: `accepted` or the first error's code. */
+export function ourPreparer() {
   const schema = buildSchema(SDL);
   return (query: string): string => {
     const prepared = operationPreparer(schema, DEFAULT_GRAPHQL_LIMITS)({ query });
