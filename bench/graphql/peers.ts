@@ -4,13 +4,12 @@
  * its CLI serving the supergraph file with the caller's credentials propagated) and a plain
  * `@apollo/gateway` set up as its documentation shows (bench/graphql/apollo-peer.ts).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { alive, startChild, waitHealthy, type Child } from '../shared/procs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT } from '../shared/platform';
+import { installTempPackages } from '../shared/temp-packages';
 
 /** The newest release whose `engines` allow Node 20 (>=20.0.0). */
 export const HIVE_VERSION = '2.15.1';
@@ -23,15 +22,8 @@ export interface Peer {
 
 /** The package's folder, installing it first when this machine has no copy yet. */
 export function installHive(log: (s: string) => void): string {
-  const prefix = join(tmpdir(), `platform-bench-hive-gateway-${HIVE_VERSION}`);
-  const pkg = join(prefix, 'node_modules', '@graphql-hive', 'gateway');
-  if (!existsSync(join(pkg, 'dist', 'bin.js'))) {
-    log(`installing @graphql-hive/gateway@${HIVE_VERSION} into ${prefix} ...\n`);
-    execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `@graphql-hive/gateway@${HIVE_VERSION}`], { stdio: 'inherit' });
-  }
-  const version = (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string }).version;
-  if (version !== HIVE_VERSION) throw new Error(`expected @graphql-hive/gateway ${HIVE_VERSION} in ${pkg}, found ${version}`);
-  return pkg;
+  const modules = installTempPackages(`platform-bench-hive-gateway-${HIVE_VERSION}`, { '@graphql-hive/gateway': HIVE_VERSION }, log, '@graphql-hive/gateway/dist/bin.js');
+  return join(modules, '@graphql-hive', 'gateway');
 }
 
 /** `hive-gateway supergraph <file>`: one process (--fork 1), credentials propagated to every subgraph, logs at error. */

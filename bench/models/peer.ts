@@ -3,25 +3,16 @@
  * `@portkey-ai/gateway`), installed into a temporary folder (kept between runs) and run as its own
  * server, pointed at the same fake upstream through its `x-portkey-custom-host` header.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, waitHealthy, type Child } from '../shared/procs';
+import { installTempPackages } from '../shared/temp-packages';
 
 export const PORTKEY_VERSION = '1.15.2';
 
 /** The package's folder, installing it first when this machine has no copy yet. */
 export function installPortkey(log: (s: string) => void): string {
-  const prefix = join(tmpdir(), `platform-bench-portkey-${PORTKEY_VERSION}`);
-  const pkg = join(prefix, 'node_modules', '@portkey-ai', 'gateway');
-  if (!existsSync(join(pkg, 'build', 'start-server.js'))) {
-    log(`installing @portkey-ai/gateway@${PORTKEY_VERSION} into ${prefix} ...\n`);
-    execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `@portkey-ai/gateway@${PORTKEY_VERSION}`], { stdio: 'inherit' });
-  }
-  const version = (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string }).version;
-  if (version !== PORTKEY_VERSION) throw new Error(`expected @portkey-ai/gateway ${PORTKEY_VERSION} in ${pkg}, found ${version}`);
-  return pkg;
+  const modules = installTempPackages(`platform-bench-portkey-${PORTKEY_VERSION}`, { '@portkey-ai/gateway': PORTKEY_VERSION }, log, '@portkey-ai/gateway/build/start-server.js');
+  return join(modules, '@portkey-ai', 'gateway');
 }
 
 export async function startPortkey(pkg: string, port: number, logFile: string): Promise<{ child: Child; url: string }> {
