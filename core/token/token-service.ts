@@ -5,7 +5,7 @@ import { Unauthenticated } from '../shared/errors';
 import type { Ctx } from '../shared/context';
 import type { Authenticator } from './authenticate';
 import { InvalidRequest, RealmNotFound } from './errors';
-import { GRANTS, grantFor, type GrantClient, type GrantDeps, type GrantType } from './grants';
+import { GRANTS, grantFor, LOGIN_GRANTS, type GrantClient, type GrantDeps } from './grants';
 import { clientIntrospectionOf, introspectionOf, userinfoOf } from './introspection';
 import { createIssuer } from './issuer';
 import type { KeyRing } from './keys';
@@ -29,9 +29,6 @@ export interface TokenServiceDeps {
   /** After sessions were ended: resolves once this process's revoked-sessions list holds them. */
   revoked?: () => Promise<void>;
 }
-
-/** The grants of the login endpoint (the token endpoint takes them all). */
-const LOGIN_GRANTS: readonly GrantType[] = ['password', 'refresh_token'];
 
 /** Path segment and parameter value meaning the default realm. */
 export const DEFAULT_REALM_ALIAS = 'default';

@@ -15,10 +15,14 @@ export const GRANTS = {
 
 export type GrantType = keyof typeof GRANTS;
 
-const ALL = Object.keys(GRANTS) as GrantType[];
+/** The token endpoint's grant types (discovery's `grant_types_supported`), in the map's order. */
+export const GRANT_TYPES: readonly GrantType[] = Object.keys(GRANTS) as GrantType[];
+
+/** The login endpoint's. */
+export const LOGIN_GRANTS: readonly GrantType[] = ['password', 'refresh_token'];
 
 /** The grant of `grantType` among those a door accepts (all by default), or unsupported_grant_type. */
-export function grantFor(grantType: string, accepted: readonly GrantType[] = ALL): Grant {
+export function grantFor(grantType: string, accepted: readonly GrantType[] = GRANT_TYPES): Grant {
   // `accepted` holds only the map's own keys, so `grantType` never reaches the prototype ('constructor', '__proto__').
   if (!(accepted as readonly string[]).includes(grantType)) throw new UnsupportedGrantType(grantType);
   return GRANTS[grantType as GrantType];
