@@ -1,5 +1,4 @@
-import type { Grant } from './grant';
-import { withClient } from './grant';
+import { withClient, type Grant } from './grant';
 import { newSession } from './new-session';
 
 /** RFC 6749 §4.4: a client on its own behalf (a service account); no user, no other parameter. */

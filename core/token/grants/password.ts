@@ -1,5 +1,4 @@
-import type { Grant } from './grant';
-import { clientIn } from './grant';
+import { clientIn, type Grant } from './grant';
 import { newSession } from './new-session';
 
 /**

@@ -5,8 +5,7 @@ import { InvalidGrant, InvalidRequest } from '../errors';
 import type { ClientRecord, RealmRecord } from '../ports';
 import { grantScopes, parseScopes } from '../scopes';
 import type { TokenResponse } from '../service';
-import type { Ask, Grant, GrantDeps } from './grant';
-import { withClient } from './grant';
+import { withClient, type Ask, type Grant, type GrantDeps } from './grant';
 
 /** Rotation: each refresh token works once; presenting a used one ends the whole session. */
 async function rotate(deps: GrantDeps, realm: RealmRecord, token: string, ask: Ask, ctx: Ctx,
