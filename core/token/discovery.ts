@@ -1,3 +1,4 @@
+import { GRANT_TYPES } from './grants';
 import type { RealmInfo } from './service';
 
 /** The two well-known documents served under a realm's issuer: OpenID Connect Discovery and RFC 8414. */
@@ -20,7 +21,7 @@ export function discoveryDocument(realm: RealmInfo, publicUrl: string) {
     revocation_endpoint: endpoint('revoke'),
     jwks_uri: realm.jwksUri,
     userinfo_endpoint: `${realm.issuer}/protocol/openid-connect/userinfo`,
-    grant_types_supported: ['client_credentials', 'password', 'refresh_token'],
+    grant_types_supported: [...GRANT_TYPES],
     scopes_supported: ['openid', 'profile', 'email'],
     response_types_supported: ['token'],
     subject_types_supported: ['public'],

@@ -1,19 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../shared/clock';
-import { uuidv7 } from '../shared/ids';
 import { bearerToken, InvalidToken, MissingCredentials } from '../shared/auth/caller';
 import { createTokenVerifier, issuerBaseFor } from '../shared/auth/verifier';
 import { Unauthenticated } from '../shared/errors';
 import type { Ctx } from '../shared/context';
 import type { Authenticator } from './authenticate';
-import { grantAudience, parseTargets } from './audience';
-import { InvalidGrant, InvalidRequest, RealmNotFound, UnsupportedGrantType } from './errors';
+import { InvalidRequest, RealmNotFound } from './errors';
+import { GRANTS, grantFor, LOGIN_GRANTS, type GrantClient, type GrantDeps } from './grants';
 import { clientIntrospectionOf, introspectionOf, userinfoOf } from './introspection';
 import { createIssuer } from './issuer';
 import type { KeyRing } from './keys';
-import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
+import type { RealmRecord, TokenStore } from './ports';
 import { revokedUntil } from './revocations';
-import { grantScopes, parseScopes } from './scopes';
 import type { RealmInfo, TokenResponse, TokenService } from './service';
 import { tokenTelemetry, type TokenTelemetry } from './telemetry';
 
@@ -75,53 +72,11 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     return realm;
   }
 
-  /** What a request asks of a grant: scopes and (RFC 8707) the services its access token is for. */
-  type Ask = { scopes?: string; resource?: string[]; audience?: string[] };
-
-  /** A new session, written while its tokens are signed; answered only once both are done. */
-  async function grant(realm: RealmRecord, client: ClientRecord, user: UserRecord | undefined, ask: Ask, ctx: Ctx) {
-    const scope = grantScopes(client.scopes, ask.scopes);
-    const targets = parseTargets(ask.resource, ask.audience);
-    const audience = grantAudience(deps.audience, targets);
-    const now = clock.now();
-    const session = {
-      id: uuidv7(now), realmId: realm.id, clientId: client.clientId, userId: user?.id ?? null, scope: scope.join(' '),
-      refreshJti: randomUUID(), createdAt: now, expiresAt: now + realm.refreshTokenLifespan * 1000, revokedAt: null,
-    };
-    const narrowed = targets.length ? { audience, granted: audience } : {};
-    const [tokens] = await Promise.all([issuer.issue({ realm, client, user, session, scope: scope.join(' '), ...narrowed }, ctx), store.sessions.write(session)]);
-    return tokens;
-  }
-
-  /** Rotation: each refresh token works once; presenting a used one ends the whole session. */
-  async function refreshSession(realm: RealmRecord, token: string, ask: Ask, ctx: Ctx,
-    client: (sessionClientId: string) => Promise<ClientRecord>): Promise<TokenResponse> {
-    const claims = await issuer.verifyRefresh(realm, token);
-    // RFC 8707 §2.2: a refresh may narrow the audience the grant was given, never widen it.
-    const granted = Array.isArray(claims.resource) ? claims.resource.filter((a): a is string => typeof a === 'string') : undefined;
-    const audience = grantAudience(granted ?? deps.audience, parseTargets(ask.resource, ask.audience));
-    const session = await store.sessions.get(String(claims.sid));
-    if (!session || session.revokedAt !== null || session.realmId !== realm.id) throw new InvalidGrant();
-    if (session.refreshJti !== claims.jti) {
-      await endSession(realm, session.id);
-      throw new InvalidGrant('Refresh token was already used; the session has been ended');
-    }
-    const c = await client(session.clientId);
-    if (c.clientId !== session.clientId) throw new InvalidGrant('Refresh token was issued to another client');
-    const user = session.userId ? await store.users.getById(session.userId) : undefined;
-    if (!c.enabled || (session.userId && !user?.enabled)) throw new InvalidGrant();
-
-    const scope = grantScopes(parseScopes(session.scope), ask.scopes);
-    const next = { ...session, refreshJti: randomUUID(), expiresAt: clock.now() + realm.refreshTokenLifespan * 1000 };
-    if (!(await store.sessions.rotate(session.id, session.refreshJti, next.refreshJti, next.expiresAt))) throw new InvalidGrant();
-    return issuer.issue({ realm, client: c, user, session: next, scope: scope.join(' '), audience, granted }, ctx);
-  }
-
-  const refresh: TokenService['refresh'] = async (req, ctx = {}) => {
-    const realm = await resolveRealm(req.realm);
-    return auth.throttled(ctx, (attempt) => refreshSession(realm, req.refresh_token, req, ctx,
-      (sessionClient) => auth.loginClient(attempt, realm, req.client_id || sessionClient, req.client_secret)));
-  };
+  const grants: GrantDeps = { store, auth, issuer, clock, audience: deps.audience, endSession };
+  /** The login and refresh endpoints' client: named or the public login client, authenticated within the grant's step. */
+  const loginClient = (realm: RealmRecord, req: { client_id?: string; client_secret?: string }): GrantClient => ({
+    authenticate: (attempt, sessionClientId) => auth.loginClient(attempt, realm, req.client_id || sessionClientId, req.client_secret),
+  });
 
   const realmInfo = (r: RealmRecord): RealmInfo => ({
     id: r.id, name: r.name, enabled: r.enabled, issuer: issuerBase + r.id, jwksUri: `${issuerBase}${r.id}/protocol/openid-connect/certs`,
@@ -141,39 +96,27 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   }
 
   return {
+    // The token endpoint: the client authenticates in a step of its own, before the grant's parameters are checked.
     issueForClient: counted((req) => req.grant_type || 'client_credentials', async (req, ctx = {}) => {
       const realm = await resolveRealm(req.realm);
-      const grantType = req.grant_type || 'client_credentials';
-      if (!['client_credentials', 'password', 'refresh_token'].includes(grantType)) throw new UnsupportedGrantType(grantType);
+      const grant = grantFor(req.grant_type || 'client_credentials');
       const client = await auth.throttled(ctx, (attempt) => auth.client(attempt, realm, req.client_id, req.client_secret));
-      if (grantType === 'refresh_token') {
-        if (!req.refresh_token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
-        return refreshSession(realm, req.refresh_token, req, ctx, async () => client);
-      }
-      if (grantType === 'password') {
-        const user = await auth.throttled(ctx, (attempt) => auth.user(attempt, realm, req.username ?? '', req.password ?? ''));
-        return grant(realm, client, user, req, ctx);
-      }
-      return grant(realm, client, undefined, req, ctx);
+      grant.check(req);
+      return grant.issue({ req, realm, client: { authenticated: client }, ctx }, grants);
     }),
 
-    // Its refresh_token grant runs `refresh` itself, not the counted method: each request counts once.
+    // The login endpoint: the grant's parameters checked before the realm is looked up; the client (optional) authenticated within the grant's step.
     loginUser: counted((req) => req.grant_type || 'password', async (req, ctx = {}) => {
-      const grantType = req.grant_type || 'password';
-      if (grantType === 'refresh_token') {
-        if (!req.refresh_token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
-        return refresh({ ...req, refresh_token: req.refresh_token }, ctx);
-      }
-      if (grantType !== 'password') throw new UnsupportedGrantType(grantType);
+      const grant = grantFor(req.grant_type || 'password', LOGIN_GRANTS);
+      grant.check(req);
       const realm = await resolveRealm(req.realm);
-      const { client, user } = await auth.throttled(ctx, async (attempt) => ({
-        client: await auth.loginClient(attempt, realm, req.client_id, req.client_secret),
-        user: await auth.user(attempt, realm, req.username ?? '', req.password ?? ''),
-      }));
-      return grant(realm, client, user, req, ctx);
+      return grant.issue({ req, realm, client: loginClient(realm, req), ctx }, grants);
     }),
 
-    refresh: counted(() => 'refresh_token', refresh),
+    refresh: counted(() => 'refresh_token', async (req, ctx = {}) => {
+      const realm = await resolveRealm(req.realm);
+      return GRANTS.refresh_token.issue({ req, realm, client: loginClient(realm, req), ctx }, grants);
+    }),
 
     async introspect(req) {
       // spec: the introspection realm is mandatory, so it never falls back to the default realm.

@@ -1,3 +1,4 @@
+import { GRANT_TYPES, LOGIN_GRANTS } from '../../core/token/grants';
 import type { OperationDocs, ServiceDocs } from '../shared/routes';
 
 /**
@@ -16,15 +17,15 @@ export const tokenServiceDocs: ServiceDocs = {
     + 'and `resource` (RFC 8707) asks for a token whose `aud` names only that service.',
 };
 
-const grant = (values: string[], fallback: string) => ({
-  grant_type: { schema: { enum: values, default: fallback }, description: `${values.join(', ')} (default ${fallback})` },
+const grant = (values: readonly string[], fallback: string) => ({
+  grant_type: { schema: { enum: [...values], default: fallback }, description: `${values.join(', ')} (default ${fallback})` },
 });
 
 const defaultRealm = { realm: { example: 'default' } };
 
 export const tokenDocs: Record<'token' | 'login' | 'realm' | 'userinfo', OperationDocs> = {
-  token: { params: grant(['client_credentials', 'password', 'refresh_token'], 'client_credentials') },
-  login: { params: grant(['password', 'refresh_token'], 'password') },
+  token: { params: grant(GRANT_TYPES, 'client_credentials') },
+  login: { params: grant(LOGIN_GRANTS, 'password') },
   realm: { params: defaultRealm },
   userinfo: { params: defaultRealm, security: [{ bearerAuth: [] }] },
 };
