@@ -61,12 +61,15 @@ export function openStream(res: Response, opts: StreamOptions): EventStream {
   const write = (chunk: Chunk) => (gone() || res.write(chunk) ? Promise.resolve() : drained(res));
   // A socket still draining is not idle, so it gets no heartbeat.
   const beat = opts.heartbeat;
-  const heartbeat = beat ? setInterval(() => void (res.writableNeedDrain || write(beat.frame)), beat.everyMs) : undefined;
+  const heartbeat = beat && !res.closed ? setInterval(() => void (res.writableNeedDrain || write(beat.frame)), beat.everyMs) : undefined;
   heartbeat?.unref();
-  res.once('close', () => {
+  const closed = () => {
     if (heartbeat) clearInterval(heartbeat);
     if (!ended) controller.abort(new CallerLeft());
-  });
+  };
+  // A response that closed already (the client left while the answer was starting) has no close to come.
+  if (res.closed) closed();
+  else res.once('close', closed);
   if (opts.opening !== undefined) void write(opts.opening);
   return {
     signal: controller.signal,
