@@ -75,8 +75,6 @@ export const defaultErrorEvent = (err: unknown) => ({
   error: { message: err instanceof PlatformError && err.expose ? err.message : 'Internal server error' },
 });
 
-export type { Producer };
-
 /**
  * Streams what a producer yields, one object per event (pipeStream). Nothing is sent before the
  * first object, so a failure before it throws and the router's error handler answers with a status
