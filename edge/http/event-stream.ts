@@ -92,7 +92,7 @@ export type Producer<T> = AsyncIterable<T> | ((signal: AbortSignal) => AsyncIter
 export interface PipeOptions<T> extends StreamOptions {
   /** One item's frame(s). */
   frame(item: T): Chunk;
-  /** The last frame written when the producer fails midway (the wire's error event); told of the failure first, e.g. to log it. */
+  /** The last frame written when the producer fails midway (the wire's error event); given the failure, which it may also log. */
   failure(err: unknown): Chunk;
   /** Written as the response ends normally or after a failure (`data: [DONE]`, a JSON array's `]`). */
   last?(): Chunk | undefined;
