@@ -102,7 +102,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       if (subgraphs[0]) {
         const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, {
           limits, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
-          connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
+          connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.STREAM_HEARTBEAT_MS,
           verifier: platform.deps.verifier, maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS,
           revocations: platform.deps.revocations,
         });
@@ -125,7 +125,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
         queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
         persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'), persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
-        subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.GRAPHQL_KEEPALIVE_MS,
+        subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.STREAM_HEARTBEAT_MS,
         maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, verifier: platform.deps.verifier, metrics, streamHub,
         revocations: platform.deps.revocations,
       });
@@ -142,7 +142,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       readiness: readinessOf(platform, opened, () => tracker?.draining() ?? false),
       log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES,
       corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra: graph, publicUrl: config.PUBLIC_URL,
-      metrics, tracing: !!tracing,
+      metrics, tracing: !!tracing, heartbeatMs: config.STREAM_HEARTBEAT_MS,
     });
     const server = createServer(app);
     const tracked = requestTracker(server);

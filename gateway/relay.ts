@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 import type { DocumentNode, ExecutionResult, FormattedExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
@@ -7,7 +6,10 @@ import { formatExecutionError } from '../edge/graphql/errors';
 import type { OperationPayload } from '../edge/graphql/prepare';
 import type { SocketGraph } from '../edge/graphql/ws';
 
-/** What the HTTP streaming transports (GraphQL over SSE, multipart) share: run an operation, relay its results, stop when the client leaves. */
+/**
+ * What the HTTP streaming transports (GraphQL over SSE, multipart) share: run an operation, relay its
+ * results, stop when the client leaves. Their responses are written by the edge's writer (edge/http/event-stream.ts).
+ */
 type Result = ExecutionResult | FormattedExecutionResult;
 export type Outcome = AsyncIterableIterator<Result> | Result;
 
@@ -15,26 +17,6 @@ export const isStream = (o: Outcome): o is AsyncIterableIterator<Result> => Symb
 
 /** The answer sent when an operation's events fail midway (the cause is logged, never shown). */
 export const INTERNAL_ERROR = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
-
-/** Writes to a streamed response, each write waiting for a slow client to drain; nothing once the client has gone. */
-export interface Writer {
-  write(text: string): Promise<void>;
-  readonly gone: boolean;
-}
-
-export function responseWriter(res: Response): Writer {
-  let gone = res.closed;
-  res.once('close', () => (gone = true));
-  return {
-    get gone() {
-      return gone;
-    },
-    async write(text) {
-      if (gone) return;
-      if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-    },
-  };
-}
 
 /** Starts one operation on the graph: a subscription's events, or the one result of a query or mutation. */
 export async function startOperation(graph: Required<SocketGraph>, kind: 'subscription' | 'other', document: DocumentNode,

@@ -62,7 +62,7 @@ export interface GatewayOptions {
   connectionInitTimeoutMs?: number;
   /** Open graphql-ws sockets per client address in this process (GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, default 50). */
   maxSocketsPerAddress?: number;
-  /** Between keep-alives of an open subscription: WebSocket pings, multipart heartbeats, SSE comments (default 10000 ms). */
+  /** Between keep-alives of an open subscription (STREAM_HEARTBEAT_MS): WebSocket pings, multipart heartbeats, SSE comments (default 10000 ms). */
   keepAliveMs?: number;
   /**
    * Verifies bearer tokens for graphql-sse's single connection mode (a stream belongs to the caller

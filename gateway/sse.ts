@@ -2,52 +2,34 @@ import type { Request, Response } from 'express';
 import type { DocumentNode } from 'graphql';
 import type { Logger } from 'pino';
 import { contextFrom } from '../edge/graphql/context';
-import { streamOpened } from '../edge/http/telemetry';
+import { DEFAULT_STREAM_HEARTBEAT_MS } from '../core/shared/config';
+import { openStream, type EventStream as Stream } from '../edge/http/event-stream';
+import { SSE_HEAD, sseComment, sseEvent as frame } from '../edge/http/stream-frames';
 import type { OperationPayload } from '../edge/graphql/prepare';
 import type { SocketGraph } from '../edge/graphql/ws';
-import { INTERNAL_ERROR, relay, responseWriter, startOperation, stopOnClose, type Writer } from './relay';
+import { INTERNAL_ERROR, relay, startOperation, stopOnClose } from './relay';
 
 /** GraphQL over Server-Sent Events (graphql-sse's protocol): the event stream both of its modes write. */
 export interface SseOptions {
   graph: Required<SocketGraph>;
   log: Logger;
-  /** Between keep-alive comments (`:`), default 10000 ms. */
+  /** Between keep-alive comments (`:`), STREAM_HEARTBEAT_MS; default 10000 ms. */
   heartbeatMs?: number;
 }
 
 /** One event: `next` with a result (or `{id, payload}` in single-connection mode), `complete` (`{id}` there, nothing in distinct mode). */
-export const sseEvent = (event: 'next' | 'complete', data?: unknown) => `event: ${event}\ndata:${data === undefined ? '' : ` ${JSON.stringify(data)}`}\n\n`;
+export const sseEvent = (event: 'next' | 'complete', data?: unknown) => frame(data === undefined ? undefined : JSON.stringify(data), event);
 
-/** An open event stream: its writer, and `end()` to stop its keep-alives and finish the response. */
-export interface EventStream extends Writer {
-  end(): void;
-}
+/** An open event stream (the edge's writer): its writes, and `end()` to stop its keep-alives and finish the response. */
+export type EventStream = Pick<Stream, 'write' | 'gone' | 'end'>;
 
 /**
  * Starts an event stream on `res`: 200 with its headers (no buffering by a proxy on the way), a
  * first comment at once (some browsers show nothing before a first chunk), then a comment every
- * heartbeatMs while the stream is idle. It counts among the open streams until the response closes.
+ * heartbeatMs (STREAM_HEARTBEAT_MS) while the stream is idle. It counts among the open streams until the response closes.
  */
-export function openEventStream(res: Response, heartbeatMs = 10_000): EventStream {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no',
-  });
-  streamOpened(res.req, res);
-  const writer = responseWriter(res);
-  void writer.write(':\n\n');
-  const heartbeat = setInterval(() => void (res.writableNeedDrain || writer.write(':\n\n')), heartbeatMs);
-  heartbeat.unref();
-  res.once('close', () => clearInterval(heartbeat));
-  return {
-    get gone() {
-      return writer.gone;
-    },
-    write: writer.write,
-    end() {
-      clearInterval(heartbeat);
-      if (!res.writableEnded && !res.destroyed) res.end();
-    },
-  };
+export function openEventStream(res: Response, heartbeatMs = DEFAULT_STREAM_HEARTBEAT_MS): EventStream {
+  return openStream(res, { headers: SSE_HEAD, opening: sseComment(), heartbeat: { frame: sseComment(), everyMs: heartbeatMs } });
 }
 
 /**

@@ -2,16 +2,18 @@ import type { Request, RequestHandler, Response } from 'express';
 import { getOperationAST, parse, type DocumentNode, type GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/shared/auth/verifier';
+import { DEFAULT_STREAM_HEARTBEAT_MS } from '../core/shared/config';
 import { BadRequest, UnsupportedMediaType } from '../core/shared/errors';
 import { better, listed, mediaRanges } from '../edge/graphql/accept';
 import { contextFrom } from '../edge/graphql/context';
 import { refuseCrossSite } from '../edge/graphql/csrf';
 import { formatExecutionError } from '../edge/graphql/errors';
-import { streamOpened } from '../edge/http/telemetry';
+import { openStream } from '../edge/http/event-stream';
+import { multipartFraming } from '../edge/http/stream-frames';
 import type { GraphqlLimits } from '../edge/graphql/limits';
 import { operationPreparer, type OperationPayload } from '../edge/graphql/prepare';
 import type { SocketGraph } from '../edge/graphql/ws';
-import { INTERNAL_ERROR, relay, responseWriter, startOperation, stopOnClose } from './relay';
+import { INTERNAL_ERROR, relay, startOperation, stopOnClose } from './relay';
 import { distinctStream } from './sse';
 import { singleConnections, TOKEN_HEADER, type SingleConnectionOptions } from './sse-single';
 import type { StreamHub } from './stream-hub/hub';
@@ -22,7 +24,7 @@ export interface StreamingOptions {
   limits: GraphqlLimits;
   log: Logger;
   introspection?: boolean;
-  /** Between keep-alives: multipart heartbeats (`{}`), SSE comments; default 10000 ms. */
+  /** Between keep-alives (STREAM_HEARTBEAT_MS): multipart heartbeats (`{}`), SSE comments; default 10000 ms. */
   heartbeatMs?: number;
   /** Serves graphql-sse's single connection mode, whose streams belong to the verified caller who reserved them. */
   verifier?: TokenVerifier;
@@ -42,9 +44,8 @@ type Kind = 'subscription' | 'other';
 /** An operation as a GET's query string or a POST's JSON body carries it. */
 type HttpOperation = OperationPayload & { extensions?: Record<string, unknown> | null };
 
-const BOUNDARY = 'graphql';
-const PART = `\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n`;
-const END = `\r\n--${BOUNDARY}--\r\n`;
+/** Apollo's multipart subscription framing: boundary `graphql`, one JSON part per event. */
+const MULTIPART = multipartFraming('graphql', ';subscriptionSpec="1.0"');
 /** Answers Apollo Server gives as JSON, and the wildcards that take them. */
 const JSON_TYPES = ['application/graphql-response+json', 'application/json', 'application/*', '*/*'];
 
@@ -112,25 +113,20 @@ function operationOf(req: Request): HttpOperation {
  */
 async function multipart(req: Request, res: Response, opts: StreamingOptions, document: DocumentNode, payload: OperationPayload) {
   const outcome = await startOperation(opts.graphs.multipart, 'subscription', document, payload, contextFrom(req));
-  res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${BOUNDARY}";subscriptionSpec="1.0"`, 'cache-control': 'no-cache, no-store' });
-  res.flushHeaders();
-  streamOpened(req, res);
-  const writer = responseWriter(res);
-  const write = (json: string) => writer.write(PART + json);
+  const stream = openStream(res, { headers: MULTIPART.head, heartbeat: { frame: MULTIPART.part('{}'), everyMs: opts.heartbeatMs ?? DEFAULT_STREAM_HEARTBEAT_MS } });
+  const write = (json: string) => stream.write(MULTIPART.part(json));
   const unwatch = stopOnClose(res, outcome);
-  const heartbeat = setInterval(() => void write('{}'), opts.heartbeatMs ?? 10_000);
   try {
     if (Symbol.asyncIterator in outcome) await write('{}');
     await relay(outcome, {
       send: (result) => write(JSON.stringify({ payload: result })),
       failed: () => write(JSON.stringify({ payload: null, errors: [INTERNAL_ERROR] })),
-      stopped: () => writer.gone,
+      stopped: () => stream.gone,
       log: opts.log,
     });
   } finally {
-    clearInterval(heartbeat);
     unwatch();
-    if (!writer.gone) res.end(END);
+    stream.end(MULTIPART.end);
   }
 }
 

@@ -92,8 +92,14 @@ const Platform = z.object({
   GRAPHQL_APQ_CACHE_MB: count(10, 4096),
   /** Milliseconds the gateway waits for a remote subgraph's answer before the error names it (UPSTREAM_ERROR). */
   GRAPHQL_SUBGRAPH_TIMEOUT_MS: count(120_000, 3_600_000),
-  /** Milliseconds between keep-alives of an open subscription: WebSocket pings, multipart heartbeats (SSE's are 12 s). */
-  GRAPHQL_KEEPALIVE_MS: count(10_000, 600_000),
+  /**
+   * Milliseconds between heartbeats of every open stream: REST server-sent events' comments, GraphQL
+   * over SSE's comments, multipart heartbeats, graphql-ws pings. Unset: GRAPHQL_KEEPALIVE_MS, its
+   * name before issue 31, when that is set, else 10 s.
+   */
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().positive().max(600_000).optional(),
+  /** STREAM_HEARTBEAT_MS's former name, still read when that is unset. */
+  GRAPHQL_KEEPALIVE_MS: z.coerce.number().int().positive().max(600_000).optional(),
   /** Milliseconds a WebSocket may take to send connection_init before it is closed (4408). */
   GRAPHQL_WS_INIT_TIMEOUT_MS: count(3000, 600_000),
   /**
@@ -104,7 +110,11 @@ const Platform = z.object({
   GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS: count(50, 100_000),
 });
 
-export type Config = Readonly<z.output<typeof Platform> & {
+/** Between heartbeats of an open stream when STREAM_HEARTBEAT_MS (or its former name) is unset, and where no setting is given (tests). */
+export const DEFAULT_STREAM_HEARTBEAT_MS = 10_000;
+
+export type Config = Readonly<Omit<z.output<typeof Platform>, 'STREAM_HEARTBEAT_MS' | 'GRAPHQL_KEEPALIVE_MS'> & {
+  STREAM_HEARTBEAT_MS: number;
   PUBLIC_URL: string;
   AUTH_ISSUER_URL: string;
   /** `SUBGRAPH_<NAME>_URL` of each registered subgraph that is reached over HTTP. */
@@ -140,5 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const subgraphUrls = Object.fromEntries((parts.subgraphs ?? [])
     .map((n) => [n, c[subgraphUrlVar(n)]])
     .filter((e): e is [string, string] => typeof e[1] === 'string'));
-  return Object.freeze({ ...c, PUBLIC_URL: publicUrl, AUTH_ISSUER_URL: c.AUTH_ISSUER_URL ?? publicUrl, subgraphUrls, metricsPortSet: given.METRICS_PORT !== undefined });
+  const { GRAPHQL_KEEPALIVE_MS: formerHeartbeat, ...settings } = c;
+  const heartbeatMs = c.STREAM_HEARTBEAT_MS ?? formerHeartbeat ?? DEFAULT_STREAM_HEARTBEAT_MS;
+  return Object.freeze({ ...settings, STREAM_HEARTBEAT_MS: heartbeatMs, PUBLIC_URL: publicUrl, AUTH_ISSUER_URL: c.AUTH_ISSUER_URL ?? publicUrl, subgraphUrls, metricsPortSet: given.METRICS_PORT !== undefined });
 }

@@ -9,6 +9,7 @@ import { InvalidToken } from '../../core/shared/auth/caller';
 import type { RevocationList } from '../../core/shared/auth/revocations';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import { CallerLeft } from '../../core/shared/cancel';
+import { DEFAULT_STREAM_HEARTBEAT_MS } from '../../core/shared/config';
 import { Unauthenticated } from '../../core/shared/errors';
 import { connectionAuthorization, contextFromConnection, type GraphContext } from './context';
 import { formatExecutionError } from './errors';
@@ -30,7 +31,7 @@ export interface WebSocketOptions {
   maxPayloadBytes?: number;
   /** A socket that sends no connection_init within this is closed with 4408 (default 3000 ms, graphql-ws's). */
   connectionInitTimeoutMs?: number;
-  /** Between WebSocket pings that keep an idle socket open and find dead ones (default 10000 ms). */
+  /** Between WebSocket pings that keep an idle socket open and find dead ones (STREAM_HEARTBEAT_MS, default 10000 ms). */
   keepAliveMs?: number;
   /** Operations running at once on one socket (default 20). */
   maxOperationsPerSocket?: number;
@@ -206,7 +207,7 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       if (!(id in ctx.subscriptions)) log.info({ id, operationName: payload.operationName ?? undefined, status: 499 }, 'graphql-ws: the client left before the operation ended');
     },
   }, wss, 0); // graphql-ws's own keep-alive mistakes a busy event loop for dead peers
-  const stopPings = keepSocketsAlive(wss, opts.keepAliveMs ?? 10_000);
+  const stopPings = keepSocketsAlive(wss, opts.keepAliveMs ?? DEFAULT_STREAM_HEARTBEAT_MS);
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (pathOf(req.url) === path && req.headers.upgrade?.toLowerCase() === 'websocket') {

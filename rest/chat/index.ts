@@ -53,8 +53,8 @@ export function chatRest(chat: ChatService, revocations?: Pick<RevocationList, '
           + '(logout, revocation, a disabled user or client), the stream ends with `finish_reason` `error` and `detail` `Invalid token: revoked`.',
         input: { body: GenerateAnswerBody }, docs: chatDocs.stream,
         responses: { 200: { description: 'The answer, chunk by chunk', contentType: 'text/event-stream' }, ...refusals },
-        handle: async ({ body }, { ctx, req, res }) => {
-          if (!revocations) return void await streamObjects(req, res, (await chat.streamAnswer(questionOf(body), ctx)).chunks);
+        handle: async ({ body }, { ctx, req, res, heartbeatMs }) => {
+          if (!revocations) return void await streamObjects(req, res, (await chat.streamAnswer(questionOf(body), ctx)).chunks, { heartbeatMs });
           // A stream whose user's session is ended while it runs ends as a failure midway does, saying
           // why, and its model call stops (as when the caller leaves).
           const stop = new AbortController();
@@ -64,7 +64,7 @@ export function chatRest(chat: ChatService, revocations?: Pick<RevocationList, '
             return { generated_search_text: answer.generatedSearchText, response: '', finish_reason: 'error' as const, detail: 'Invalid token: revoked' };
           };
           const chunks = endWhenRevoked(answer.chunks[Symbol.asyncIterator](), [sessionOfCaller(ctx.caller.user)], revocations, ended);
-          await streamObjects(req, res, chunks);
+          await streamObjects(req, res, chunks, { heartbeatMs });
           return undefined;
         },
       }),

@@ -1,4 +1,3 @@
-import { drained } from '../shared/stream';
 import { opaqueId } from '../../core/shared/ids';
 import type { Response } from 'express';
 import { z } from 'zod';
@@ -8,7 +7,8 @@ import { anthropicErrorType, anthropicMessage, anthropicStreamEvents, type Anthr
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 import type { Ctx } from '../../core/shared/context';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
-import { streamOpened } from '../../edge/http/telemetry';
+import { pipeStream } from '../../edge/http/event-stream';
+import { VENDOR_SSE_HEAD, sseEvent } from '../../edge/http/stream-frames';
 import { requestIdOf, type ErrorBody } from '../shared/http-errors';
 import { groupC, wireBody } from './bedrock-common';
 import { collect, refusing } from '../../core/models/refusing';
@@ -30,30 +30,26 @@ export const anthropicMessageId = () => `msg_${opaqueId()}`;
 
 
 /**
- * Writes Anthropic's events as SSE (`event: <type>` then `data: <json>`), a `ping` after the first
- * block starts as Anthropic sends; a failure midway is its `event: error`. Stops when the caller goes.
+ * Writes Anthropic's events as SSE (`event: <type>` then `data: <json>`) with the edge's writer, a
+ * `ping` after the first block starts as Anthropic sends; a failure midway is its `event: error`.
+ * Stops when the caller goes.
  */
-export async function anthropicSse(res: Response, events: AsyncIterable<AnthropicEvent>): Promise<void> {
-  res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
-  res.flushHeaders();
-  streamOpened(res.req, res);
-  const gone = () => res.writableEnded || res.destroyed;
-  const send = (e: AnthropicEvent) => (gone() || res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`) ? Promise.resolve() : drained(res));
+export function anthropicSse(res: Response, events: AsyncIterable<AnthropicEvent>): Promise<void> {
+  const event = (e: AnthropicEvent) => sseEvent(JSON.stringify(e), e.type);
   let pinged = false;
-  try {
-    for await (const e of events) {
-      await send(e);
-      if (e.type === 'content_block_start' && !pinged) await send({ type: 'ping' });
-      pinged ||= e.type === 'content_block_start';
-      if (gone()) return;
-    }
-  } catch (err) {
-    if (gone()) return;
-    const p = toPlatformError(err);
-    await send({ type: 'error', error: { type: anthropicErrorType(STATUS[p.kind]), message: p.expose ? p.message : 'Internal server error' } });
-  } finally {
-    if (!gone()) res.end();
-  }
+  return pipeStream(res, events, {
+    headers: VENDOR_SSE_HEAD,
+    head: 'once',
+    frame(e) {
+      const ping = e.type === 'content_block_start' && !pinged;
+      pinged ||= ping;
+      return ping ? event(e) + event({ type: 'ping' }) : event(e);
+    },
+    failure(err) {
+      const p = toPlatformError(err);
+      return event({ type: 'error', error: { type: anthropicErrorType(STATUS[p.kind]), message: p.expose ? p.message : 'Internal server error' } });
+    },
+  });
 }
 
 /** A Messages call (the Bedrock route's or Anthropic's own API's) and its answer: the message object, or its events streamed. */

@@ -55,7 +55,7 @@ export function chatRoute(models: ModelsService, door: Door): Route {
     summary: 'Chat completions (OpenAI wire format; tools, response_format; `stream: true` for server-sent events)',
     input: { query: door.query, body: z.unknown() }, credential: lmKey, errorBody: door.errorBody, docs: chatDocs(door),
     responses: { 200: { description: 'A chat.completion, or chat.completion.chunk events' } },
-    handle: async (input, { req, res, ctx }) => {
+    handle: async (input, { req, res, ctx, heartbeatMs }) => {
       const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
       const route = `${door.vendor}.chat.completions`;
       const { body, call } = await refusing(models, { model, route }, ctx, () => {
@@ -71,7 +71,7 @@ export function chatRoute(models: ModelsService, door: Door): Route {
       gatewayHeaders(res, stream);
       const meta = { id: `chatcmpl-${opaqueId()}`, created: Math.floor(Date.now() / 1000), model: model.id };
       if (!body.stream) return chatCompletion(meta, await collect(stream));
-      await streamObjects(req, res, () => chatCompletionChunks(meta, stream, body.stream_options?.include_usage === true));
+      await streamObjects(req, res, () => chatCompletionChunks(meta, stream, body.stream_options?.include_usage === true), { heartbeatMs });
       return undefined;
     },
   });

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { drained } from '../shared/stream';
+import { drained } from '../../edge/http/event-stream';
 
 /**
  * OpenAI's embeddings answer (`{"object":"list","data":[{"object":"embedding","index","embedding"}],

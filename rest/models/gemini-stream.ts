@@ -1,9 +1,9 @@
-import { drained } from '../shared/stream';
 import type { Response } from 'express';
 import { InvalidArgument } from '../../core/models/gemini-wire';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
-import { streamOpened } from '../../edge/http/telemetry';
+import { pipeStream } from '../../edge/http/event-stream';
+import { JSON_ARRAY_HEAD, VENDOR_SSE_HEAD, jsonArray, sseEvent } from '../../edge/http/stream-frames';
 import type { ErrorBody } from '../shared/http-errors';
 
 /**
@@ -46,34 +46,19 @@ function streamedError(err: unknown) {
 
 /**
  * Streams GenerateContentResponse objects as `data: {...}` events (`sse`) or as the elements of one
- * JSON array (`json`). Nothing is written before the first object, so a failure before it still
- * answers with its status; a failure midway is Google's error object as the last event (element).
- * Stops reading when the caller goes away.
+ * JSON array (`json`), with the edge's writer. Nothing is written before the first object, so a
+ * failure before it still answers with its status; a failure midway is Google's error object as the
+ * last event (element). Stops reading when the caller goes away. No heartbeat: the Python
+ * google-genai SDK reads a line that is not `data: ` as part of a JSON error, so an SSE comment
+ * would break it (docs/decisions.md, Issue 31: streams).
  */
-export async function geminiStream(res: Response, format: 'sse' | 'json', objects: AsyncIterable<unknown>): Promise<void> {
-  const items = objects[Symbol.asyncIterator]();
-  let next = await items.next();
-  res.status(200).set(format === 'sse'
-    ? { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }
-    : { 'Content-Type': 'application/json; charset=utf-8', 'X-Accel-Buffering': 'no' });
-  res.flushHeaders();
-  streamOpened(res.req, res);
-  const gone = () => res.writableEnded || res.destroyed;
-  let written = 0;
-  const send = (value: unknown) => {
-    const json = JSON.stringify(value);
-    const text = format === 'sse' ? `data: ${json}\r\n\r\n` : `${written ? ',\r\n' : '['}${json}`;
-    written++;
-    return gone() || res.write(text) ? Promise.resolve() : drained(res);
-  };
-  try {
-    for (; !next.done; next = await items.next()) {
-      await send(next.value);
-      if (gone()) return void (await items.return?.());
-    }
-  } catch (err) {
-    if (!gone()) await send(streamedError(err));
-  } finally {
-    if (!gone()) res.end(format === 'json' ? (written ? ']' : '[]') : undefined);
-  }
+export function geminiStream(res: Response, format: 'sse' | 'json', objects: AsyncIterable<unknown>): Promise<void> {
+  const array = jsonArray();
+  const frame = (value: unknown) => (format === 'sse' ? sseEvent(JSON.stringify(value), undefined, '\r\n') : array.element(JSON.stringify(value)));
+  return pipeStream(res, objects, {
+    headers: format === 'sse' ? VENDOR_SSE_HEAD : JSON_ARRAY_HEAD,
+    frame,
+    failure: (err) => frame(streamedError(err)),
+    last: () => (format === 'json' ? array.close() : undefined),
+  });
 }

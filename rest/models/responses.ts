@@ -41,7 +41,7 @@ export function responsesRoutes(models: ModelsService, stored: StoredResponses):
       + 'continues it (its `instructions` are not carried over) and `item_reference` items name its output items. `background` is refused.',
     input: { query: ApiVersion, body: z.unknown() }, credential: lmKey, errorBody: openAiErrorBody, docs: responsesDocs,
     responses: { 200: { description: 'A response object, or response.* events' } },
-    handle: async (input, { req, res, ctx }) => {
+    handle: async (input, { req, res, ctx, heartbeatMs }) => {
       const id = (input.body as { model?: unknown } | null)?.model;
       if (typeof id !== 'string' || !id) throw new InvalidParam("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
       const model = await models.model({ id }, ctx);
@@ -63,7 +63,7 @@ export function responsesRoutes(models: ModelsService, stored: StoredResponses):
         await keep(response);
         return response;
       }
-      await streamObjects(req, res, responseStreamEvents(meta, stream, keep), { typedEvents: true });
+      await streamObjects(req, res, responseStreamEvents(meta, stream, keep), { typedEvents: true, heartbeatMs });
       return undefined;
     },
   });

@@ -31,6 +31,8 @@ export interface RestAppOptions {
   metrics?: Metrics;
   /** Whether each request gets a server span (OpenTelemetry on). */
   tracing?: boolean;
+  /** Between heartbeats of a streamed answer (STREAM_HEARTBEAT_MS); 10 s when absent. */
+  heartbeatMs?: number;
 }
 
 /** Each check's state (`up`, `down`, `loading`, `draining`); ready only when every one is fine. */
@@ -75,7 +77,7 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   app.get(`${DOCS_ASSETS_PATH}/docs-init.js`, (_req, res) => void res.type('js').send(docsInitScript));
   app.use(DOCS_ASSETS_PATH, docsAssets());
   for (const svc of services) {
-    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576, verifier: opts.verifier, publicUrl: opts.publicUrl }));
+    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576, verifier: opts.verifier, publicUrl: opts.publicUrl, heartbeatMs: opts.heartbeatMs }));
   }
   for (const { path, router } of opts.extra ?? []) app.use(path, router);
   app.use(() => {

@@ -2,6 +2,7 @@ import express, { Router, type RequestHandler, type Request, type Response } fro
 import type { Logger } from 'pino';
 import { authorize, type Caller } from '../../core/shared/auth/caller';
 import { CallerLeft } from '../../core/shared/cancel';
+import { DEFAULT_STREAM_HEARTBEAT_MS } from '../../core/shared/config';
 import { noCredentials, type CredentialTools, type Presented } from '../../core/shared/auth/credentials';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import type { Ctx } from '../../core/shared/context';
@@ -23,6 +24,8 @@ export interface MountOptions {
   verifier?: TokenVerifier;
   /** PUBLIC_URL: offered as a server in OpenAPI, after the page's own origin. */
   publicUrl?: string;
+  /** Between heartbeats of a streamed answer (STREAM_HEARTBEAT_MS), handed to handlers; 10 s when absent. */
+  heartbeatMs?: number;
 }
 
 /** The call's context; its abort signal is made only when a handler asks for it (streams do). */
@@ -61,6 +64,7 @@ function presentedBy(req: Request, route: Route, body?: unknown): Presented {
  */
 export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const router = Router();
+  const heartbeatMs = opts.heartbeatMs ?? DEFAULT_STREAM_HEARTBEAT_MS;
   const form = express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 });
   const parsers: RequestHandler[] = [jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }), form];
   const untypedParsers: RequestHandler[] = [jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes, untyped: true }), form];
@@ -97,7 +101,7 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
     router[route.method](route.path, errorFormat, ...early, ...bodies, ...uploads, async (req, res) => {
       const input = (route.input && !uploadOf(res) ? parseRequest(route.input, req) : {}) as InputOf<InputSpec> & { body?: unknown };
       const caller = resolves && credentials.inBody ? await credentials.resolve(presentedBy(req, route, input.body), tools()) : res.locals.caller;
-      const body = await route.handle(input, { ctx: contextOf(req, res, caller), req, res, checked: res.locals.checked });
+      const body = await route.handle(input, { ctx: contextOf(req, res, caller), req, res, checked: res.locals.checked, heartbeatMs });
       if (!res.headersSent) res.json(body);
     });
   }

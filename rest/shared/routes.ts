@@ -24,6 +24,8 @@ export interface RouteContext<C = unknown> {
   res: Response;
   /** What the route's `before` returned. */
   checked?: unknown;
+  /** Between heartbeats of a streamed answer (STREAM_HEARTBEAT_MS): what a route that streams passes to its writer. */
+  heartbeatMs: number;
 }
 
 /** One REST operation: its contract (for validation, auth and OpenAPI) and its thin handler. */

@@ -20,7 +20,7 @@ export interface SubgraphRouterOptions {
   limits?: Partial<GraphqlLimits>;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
   connectionInitTimeoutMs?: number;
-  /** Between WebSocket pings (default 10000 ms). */
+  /** Between WebSocket pings (STREAM_HEARTBEAT_MS, default 10000 ms). */
   keepAliveMs?: number;
   /** Answers introspection (`__schema`, `__type`); default true (`GRAPHQL_INTROSPECTION`). */
   introspection?: boolean;
