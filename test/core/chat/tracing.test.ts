@@ -5,6 +5,7 @@ import type { ChatCaller } from '../../../core/chat/credentials';
 import { inProcessModels, inProcessRetrieval } from '../../../core/chat/in-process';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
 import { openSearchCore, type SearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { extractTrace } from '../../../core/shared/telemetry/tracing';
@@ -49,7 +50,7 @@ describe('a chat answer\'s spans, in process', () => {
 
   beforeAll(async () => {
     unrecord = recordSpans(provider);
-    search = openSearchCore({ file: ':memory:' });
+    search = openSearchCore({ stores: sqliteSearchStores(':memory:')});
     models = openModelsCore({ file: ':memory:', statusOf: (err) => STATUS[toPlatformError(err).kind] });
     chat = openChatCore({
       retrieval: inProcessRetrieval(search.service),
