@@ -4,6 +4,7 @@ import type { Question } from '../../../core/chat/conversation';
 import type { ChatCaller } from '../../../core/chat/credentials';
 import { inProcessModels, inProcessRetrieval } from '../../../core/chat/in-process';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
+import { sqliteModelsStores } from '../../../core/models/sqlite';
 import { openSearchCore, type SearchCore } from '../../../core/search';
 import { sqliteSearchStores } from '../../../core/search/sqlite';
 import type { Caller } from '../../../core/shared/auth/caller';
@@ -50,8 +51,8 @@ describe('a chat answer\'s spans, in process', () => {
 
   beforeAll(async () => {
     unrecord = recordSpans(provider);
-    search = openSearchCore({ stores: sqliteSearchStores(':memory:')});
-    models = openModelsCore({ file: ':memory:', statusOf: (err) => STATUS[toPlatformError(err).kind] });
+    search = openSearchCore({ stores: sqliteSearchStores(':memory:') });
+    models = openModelsCore({ stores: sqliteModelsStores(':memory:'), statusOf: (err) => STATUS[toPlatformError(err).kind] });
     chat = openChatCore({
       retrieval: inProcessRetrieval(search.service),
       models: inProcessModels(models.service, models.keyCaller),
