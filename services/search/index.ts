@@ -10,7 +10,7 @@ import { SEARCH_PREFIX } from '../../rest/search/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { defineService } from '../shared/module';
 import { searchCommands } from './cli';
-import { embedderFor } from './embedder';
+import { embedderFor } from './peers/models';
 import { searchStores } from './stores';
 import type { ModelsInstance } from '../models';
 

@@ -2,7 +2,8 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type Rea
 import { openChatCore, type ChatCore } from '../../../core/chat';
 import type { Question } from '../../../core/chat/conversation';
 import type { ChatCaller } from '../../../core/chat/credentials';
-import { inProcessModels, inProcessRetrieval } from '../../../core/chat/in-process';
+import { inProcessModels } from '../../../services/chat/peers/models';
+import { inProcessRetrieval } from '../../../services/chat/peers/search';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
 import { sqliteModelsStores } from '../../../core/models/sqlite';
 import { openSearchCore, type SearchCore } from '../../../core/search';
