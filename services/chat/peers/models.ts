@@ -7,10 +7,8 @@ import type { KeyCaller, ModelsService } from '../../../core/models/service';
 import { BadRequest, NotFound } from '../../../core/shared/errors';
 import type { ModelsInstance } from '../../models';
 
-/**
- * The chat proxy's adapters to the model gateway (its peer): in process when the gateway runs
- * here, over its REST paths when it runs elsewhere.
- */
+// The chat proxy's adapters to the model gateway (its peer): in process when the gateway runs
+// here, over its REST paths when it runs elsewhere.
 
 /** A model of the gateway's catalog listing (GET /proxy/api/v1/models), the fields the proxy reads. */
 interface ModelWire {

@@ -5,10 +5,8 @@ import { MAX_PAGE_SIZE } from '../../../core/search/inputs';
 import type { SearchService } from '../../../core/search/service';
 import type { SearchInstance } from '../../search';
 
-/**
- * The chat proxy's adapters to the search service (its peer): in process when the search service
- * runs here, over its REST paths when it runs elsewhere.
- */
+// The chat proxy's adapters to the search service (its peer): in process when the search service
+// runs here, over its REST paths when it runs elsewhere.
 
 const CHUNK_SEARCH = '/cl/search/api/v2/chunk/search';
 

@@ -6,10 +6,8 @@ import { BadRequest } from '../../../core/shared/errors';
 import type { Embedder } from '../../../core/shared/text/embedder';
 import type { ModelsInstance } from '../../models';
 
-/**
- * The search service's adapters to the model gateway (its peer): the embedder, in process when the
- * gateway runs here, over its REST paths when it runs elsewhere, and the choice between them.
- */
+// The search service's adapters to the model gateway (its peer): the embedder, in process when the
+// gateway runs here, over its REST paths when it runs elsewhere, and the choice between them.
 
 /**
  * The search service's embedder when it embeds through the model gateway (SEARCH_EMBEDDING_MODEL):
