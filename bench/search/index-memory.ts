@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Caller } from '../../core/shared/auth/caller';
 import type { Ctx } from '../../core/shared/context';
 import { openSearchCore } from '../../core/search';
+import { sqliteSearchStores } from '../../core/search/sqlite';
 import { scifactDir } from '../shared/datasets';
 import { loadSciFact } from '../shared/scifact';
 
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'search-memory-'));
   const file = join(dir, 'search.db');
   try {
-    const writer = openSearchCore({ file });
+    const writer = openSearchCore({ stores: sqliteSearchStores(file) });
     for (let c = 0; c < copies; c++) {
       for (let i = 0; i < docs.length; i += 8) {
         await Promise.all(docs.slice(i, i + 8).map((d) => writer.service.createObject({ title: d.title, content: d.text }, as(`tenant-${c}`))));
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
     const passages = await writer.store.admin.chunkCount();
     await writer.close();
 
-    const replica = openSearchCore({ file });
+    const replica = openSearchCore({ stores: sqliteSearchStores(file) });
     const before = measured();
     const started = Date.now();
     await replica.warmUp();

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openTokenCore } from '../../core/token';
+import { sqliteTokenStores } from '../../core/token/sqlite';
 import { scryptHasher } from '../../core/token/secrets';
 import { floodOnce, idle, type Row } from './auth-flood-run';
 import { freePort, killAllSync, startChild, stopAll, waitHealthy } from '../shared/procs';
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
   const boot = JSON.parse(readFileSync(join(dir, 'data', 'bootstrap.json'), 'utf8')) as Record<string, string>;
 
   // Accounts for the floods, written into the running server's token.db as `platform` would.
-  const admin = await openTokenCore({ file: join(dir, 'data', 'token.db'), publicUrl: url, durable: true });
+  const admin = await openTokenCore({ stores: sqliteTokenStores(join(dir, 'data', 'token.db'), { durable: true }), publicUrl: url });
   const realm = boot.realm!;
   const legacy = await admin.admin.createClient({ realm, clientId: 'legacy' });
   await admin.store.clients.setSecretHash(realm, 'legacy', await scryptHasher().hash(legacy.client_secret));

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { openTokenCore } from '../../core/token';
+import { sqliteTokenStores } from '../../core/token/sqlite';
 import { honestCallers, login, percentile, scryptCalls, wave } from './distributed-flood-run';
 import { freePort, killAllSync, startChild, stopChild, waitHealthy } from '../shared/procs';
 import { intEnv, loadAverage } from '../shared/settings';
@@ -58,7 +59,7 @@ async function measure(name: string, root: string, waves: number, idleLogins: nu
     for (let i = 0; i < 600 && !existsSync(join(data, 'bootstrap.json')); i++) await new Promise((r) => setTimeout(r, 100));
 
     // Two realms (one per attack, so one's failures do not fill the other's count), written into the running server's token.db as `platform` would.
-    const admin = await openTokenCore({ file: join(data, 'token.db'), publicUrl: url, durable: true });
+    const admin = await openTokenCore({ stores: sqliteTokenStores(join(data, 'token.db'), { durable: true }), publicUrl: url });
     const realms: { id: string; users: string[] }[] = [];
     for (const [r, count] of [['one-account', idleLogins + waves * MAX_HONEST], ['fresh-names', waves * MAX_HONEST]] as const) {
       const id = (await admin.admin.createRealm({ name: r })).id;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRevocationList, hashedSubject } from '../../core/shared/auth/revocations';
 import { createTokenVerifier, issuerBaseFor, type TokenVerifier } from '../../core/shared/auth/verifier';
 import { openTokenCore } from '../../core/token';
+import { sqliteTokenStores } from '../../core/token/sqlite';
 
 const PUBLIC_URL = 'http://127.0.0.1:1';
 
@@ -12,7 +13,7 @@ const PUBLIC_URL = 'http://127.0.0.1:1';
  * Rounds alternate between the three, each starting with the next; the median round of each is reported.
  */
 export async function verifyCost(rounds = 9, perRound = 5000): Promise<string[]> {
-  const core = await openTokenCore({ file: ':memory:', publicUrl: PUBLIC_URL });
+  const core = await openTokenCore({ stores: sqliteTokenStores(':memory:'), publicUrl: PUBLIC_URL });
   try {
     const realm = (await core.admin.createRealm({ name: 'bench' })).id;
     const c = await core.admin.createClient({ realm, clientId: 'svc', roles: ['search:read'] });

@@ -5,7 +5,7 @@ import { anthropicCountBody } from '../../core/models/anthropic-wire';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { Transcript } from '../../core/models/chat';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
-import { chatBody } from '../../core/models/providers/openai-chat-shared';
+import { chatBody } from '../../core/models/client-wire';
 import type { ModelsService } from '../../core/models/service';
 import type { UsageTotals } from '../../core/models/usage';
 import { httpClient, type HttpClientOptions, type RequestOptions } from '../shared/http';

@@ -1,10 +1,9 @@
 import type { ChatStream } from '../../core/models/chat';
-import { chatStreamOf } from '../../core/models/upstream/chat-stream';
-import { openAiChunk, openAiCompletion } from '../../core/models/upstream/openai-stream';
+import { chatStreamOf, openAiChunk, openAiCompletion } from '../../core/models/client-wire';
 
 /**
- * The model gateway's group A chat answers as its REST clients read them (clients/chat/models.ts,
- * clients/models/index.ts), with the decoder the vendor adapters use (upstream/openai-stream.ts).
+ * The model gateway's group A chat answers as its REST clients read them (services/chat/peers/models.ts,
+ * clients/models/index.ts), with the decoder the vendor adapters use (core/models/client-wire.ts).
  */
 export const GATEWAY = 'the model gateway';
 export const PREFIX = '/proxy/api/v1';

@@ -1,5 +1,4 @@
 import { systemClock, type Clock } from '../shared/clock';
-import { answerCache, type CacheOp, type ChatCache } from './cache';
 import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';
 import { gatewayService, keyCallerOf } from './gateway';
 import { apiKeys, type ApiKeys } from './keys';
@@ -10,8 +9,7 @@ import { KeyOptions } from './key-options';
 import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
-import { openModelsDb, sqliteAnswerStore, sqliteKeyStore, sqliteLimitCounters, sqliteResponseStore, sqliteUsageStore } from './sqlite';
-import type { KeyStore, LimitCounters, ResponseStore, UsageStore } from './ports';
+import type { ModelsStores } from './stores';
 import { storedResponses, type StoredResponses } from './stored-responses';
 import type { Metrics } from '../shared/telemetry/metrics';
 
@@ -38,29 +36,20 @@ export interface ModelsCore {
 }
 
 export interface ModelsCoreOptions {
-  /** SQLite file, or `:memory:`. */
-  file: string;
+  /**
+   * Its ports' adapters, as the composition root picked them: `sqliteModelsStores(file)`
+   * (core/models/sqlite), with `pgModelsStores(pool)` (core/models/postgres) and
+   * `redisModelsStores(client)` (core/models/redis) in place of some. Closing the core closes them.
+   */
+  stores: ModelsStores;
   clock?: Clock;
-  durable?: boolean;
   /** A catalog JSON file; the built-in catalog when absent. */
   catalogFile?: string;
-  /** How long a cached answer is served (`is_cache` 1). */
-  cacheTtlSeconds?: number;
-  /** A cache elsewhere (Redis) instead of the one in the SQLite file. */
-  cache?: ChatCache;
-  /**
-   * Shared stores instead of the SQLite file's (PostgreSQL for keys, usage and stored responses,
-   * Redis for the limit counts), so every replica sees the same keys, totals, limits and responses.
-   */
-  shared?: { keys?: KeyStore; usage?: UsageStore; limits?: LimitCounters; responses?: ResponseStore };
   /** How long a stored response is kept (default 30 days, as OpenAI), and the most JSON it may hold (default 8 MiB). */
   responsesTtlDays?: number;
   responsesMaxBytes?: number;
-  /** Bounds of the cache in the SQLite file (default 10,000 answers, 64 MiB). */
-  cacheMaxEntries?: number;
-  cacheMaxBytes?: number;
-  /** Told when the cache or the limit counts fail (the call goes on without the cache). */
-  onStoreError?: (what: CacheOp | 'limits', err: Error) => void;
+  /** Told when the limit counts fail (the call goes on without them). */
+  onStoreError?: (what: 'limits', err: Error) => void;
   /** Where the catalog's credential variables are read. */
   env?: Readonly<Record<string, string | undefined>>;
   upstream?: Partial<UpstreamSettings>;
@@ -72,25 +61,16 @@ export interface ModelsCoreOptions {
   metrics?: Metrics;
 }
 
-/**
- * Wires the model gateway over its catalog, its providers and its stores: the one place that picks
- * the adapters of its ports (all of them in models.db; the answers elsewhere when `cache` is given).
- */
+/** Wires the model gateway over its catalog, its providers and the adapters it is given. */
 export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const { models: catalog, sources: catalogSources } = loadCatalogFile(opts.catalogFile);
-  const db = openModelsDb(opts.file, { durable: opts.durable });
+  const { stores } = opts;
   const clock = opts.clock ?? systemClock;
-  const keys = apiKeys(opts.shared?.keys ?? sqliteKeyStore(db), clock);
-  const usage = opts.shared?.usage ?? sqliteUsageStore(db);
-  const limits = keyLimits({ clock, counters: opts.shared?.limits ?? sqliteLimitCounters(db), onError: (err) => opts.onStoreError?.('limits', err as Error) });
-  const cacheBytes = opts.cacheMaxBytes ?? 64 * 2 ** 20;
-  const answers = sqliteAnswerStore(db, { clock, maxEntries: opts.cacheMaxEntries ?? 10_000, maxBytes: cacheBytes });
-  const cache = opts.cache ?? answerCache(answers, {
-    ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000, maxEntryBytes: Math.min(2 ** 20, Math.floor(cacheBytes / 10)),
-    onError: (op, err) => opts.onStoreError?.(op, err),
-  });
+  const keys = apiKeys(stores.keys, clock);
+  const { usage, cache } = stores;
+  const limits = keyLimits({ clock, counters: stores.limits, onError: (err) => opts.onStoreError?.('limits', err as Error) });
   const responses = storedResponses({
-    store: opts.shared?.responses ?? sqliteResponseStore(db), clock,
+    store: stores.responses, clock,
     ttlMs: (opts.responsesTtlDays ?? 30) * 86_400_000, maxBytes: opts.responsesMaxBytes ?? 8 * 2 ** 20,
   });
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
@@ -104,12 +84,12 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
       options: KeyOptions.parse({}),
     }),
-    prune: async () => (opts.cache ? 0 : answers.sweep()) + (await limits.prune()) + (await responses.prune()),
+    prune: async () => cache.sweep() + (await limits.prune()) + (await responses.prune()),
     close: async () => {
       await offload.close();
       await http.close();
       await usage.flush();
-      db.close();
+      stores.close();
     },
   };
 }

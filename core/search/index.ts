@@ -6,12 +6,10 @@ import { coverageReranker } from './rerank';
 import { createSearchService } from './search-service';
 import type { SearchService } from './service';
 import { lexicalSearch } from './lexical';
-import type { SearchStore } from './ports';
+import type { SearchStore, SearchStores } from './ports';
 import { searchIndex } from './search-index';
 import { vectorSearch } from './semantic';
-import type { PgPool } from '../shared/postgres';
-import type { WatchOptions } from './postgres/watch';
-import { openSqliteSearchStore, type SqliteSearchStore } from './sqlite';
+import type { SqliteSearchStore } from './sqlite';
 import { createSearchAdmin, type SearchAdmin } from './admin';
 import type { Metrics } from '../shared/telemetry/metrics';
 import { indexGauges } from './telemetry';
@@ -36,15 +34,17 @@ export interface SearchCore {
   close(): Promise<void>;
 }
 
-export type SearchCoreOptions = SearchCoreSettings & (
-  /** SQLite file, or `:memory:` (the embedded store). */
-  | { file: string; pool?: undefined }
-  /** The process's PostgreSQL pool (DATABASE_URL): the store every replica shares; `watch` tunes how this one hears of the others' writes. */
-  | { pool: PgPool; watch?: WatchOptions; file?: undefined });
+export interface SearchCoreOptions extends SearchCoreSettings {
+  /**
+   * Its stores' adapters, as the composition root picked them: `sqliteSearchStores(file)` (the
+   * embedded store) or `pgSearchStores(pool, watch)` (the store every replica shares).
+   */
+  stores: SearchStores;
+}
 
 export interface SearchCoreSettings {
   clock?: Clock;
-  durable?: boolean;
+  /** Its embedder: SEARCH_EMBEDDING_MODEL through the model gateway (services/search/peers/), the built-in one when absent. */
   embedder?: Embedder;
   reranker?: Reranker;
   rerankWeight?: number;
@@ -62,13 +62,10 @@ export interface SearchCoreSettings {
   metrics?: Metrics;
 }
 
-// The PostgreSQL adapter (and the driver) load only when a pool is given.
-const postgres = () => require('./postgres') as typeof import('./postgres');
-
-/** Wires the search service over its store, embedded (SQLite) or shared (PostgreSQL); the one place that picks its adapters. */
+/** Wires the search service over the adapters it is given. */
 export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const clock = opts.clock ?? systemClock;
-  const store = opts.pool ? postgres().openPgSearchStore(opts.pool, opts.watch) : openSqliteSearchStore(opts.file, { durable: opts.durable });
+  const store = opts.stores;
   const { feeds } = store;
   const embedder = opts.embedder ?? hashingEmbedder();
   const index = searchIndex(store.queries, () => feeds.dataVersion());

@@ -147,6 +147,7 @@ export interface AdminStore {
   pruneChanges(keep: number): Promise<number>;
 }
 
+/** Everything the search service keeps, behind its ports (one store per engine: SQLite or PostgreSQL). */
 export interface SearchStore {
   objects: ObjectStore;
   queries: IndexQueries;
@@ -154,3 +155,10 @@ export interface SearchStore {
   admin: AdminStore;
   close(): Promise<void>;
 }
+
+/**
+ * The adapters of the search service's stores, as the composition root picked them
+ * (services/search/stores.ts): `sqliteSearchStores(file)` (core/search/sqlite) or
+ * `pgSearchStores(pool)` (core/search/postgres). Closing the core closes them.
+ */
+export type SearchStores = SearchStore;

@@ -4,7 +4,7 @@ import type { KeySource } from '../shared/auth/verifier';
 import { createTokenAdmin, type TokenAdmin } from './admin';
 import { createAuthenticator } from './authenticate';
 import { createKeyRing, generateRealmKey, type KeyGenerator, type KeyRing } from './keys';
-import type { TokenStore } from './ports';
+import type { TokenStore, TokenStores } from './ports';
 import { createFairPool, type FairPool, type FairPoolOptions } from '../shared/fair-pool';
 import { keyedHasher } from './keyed-hash';
 import { scryptHasher, type SecretHasher } from './secrets';
@@ -12,15 +12,9 @@ import { createSecretVerifier } from './secret-verifier';
 import { createGuards, hashingPoolOptions, lockedForAll } from './admission';
 import { DEFAULT_LOCKOUT, userAccount, type LockoutPolicy } from './lockout';
 import type { TokenService } from './service';
-import type { PgPool } from '../shared/postgres';
-import type { Redis } from '../shared/redis';
-import { pgTokenStore } from './postgres';
-import { withRealmCache } from './realm-cache';
-import { redisFailureCounter, type RedisFailureOptions } from './redis/failures';
-import { sqliteTokenStore } from './sqlite';
 import { createTokenService } from './token-service';
 
-export { openRevocationReader } from './revocation-reader';
+export { pgRevocationReader, sqliteRevocationReader } from './revocation-reader';
 import type { Metrics } from '../shared/telemetry/metrics';
 import { tokenTelemetry } from './telemetry';
 
@@ -37,21 +31,16 @@ export interface TokenCore {
 }
 
 export interface TokenCoreOptions {
-  /** The embedded store: a SQLite file, or `:memory:`; used when no `postgres` pool is given. */
-  file?: string;
   /**
-   * PostgreSQL (DATABASE_URL), migrated with TOKEN_PG_MIGRATIONS: the store every replica shares.
-   * The caller owns the pool (closing the core does not end it).
+   * Its ports' adapters, as the composition root picked them: `sqliteTokenStores(file)`
+   * (core/token/sqlite) or `pgTokenStores(pool)` (core/token/postgres), with Redis's throttles
+   * (core/token/redis) or the store's own. Closing the core closes `stores.store`.
    */
-  postgres?: PgPool;
-  /** Redis (REDIS_URL): the per-source and per-realm failure counts go there, exact across replicas (fails open: docs/redis.md); lockouts stay in the store. */
-  redis?: { client: Redis } & RedisFailureOptions;
+  stores: TokenStores;
   publicUrl: string;
   clock?: Clock;
   /** Wrong passwords per account and source, and per account, before a lock, and the window they are counted in (lockout.ts). */
   lockout?: Partial<LockoutPolicy>;
-  /** Every commit waits for the disk (administration, SQLite); see core/shared/sqlite.ts. */
-  durable?: boolean;
   /** Failed authentications allowed per caller source per minute; unlimited when absent. */
   authFailuresPerMinute?: number;
   /**
@@ -77,19 +66,10 @@ export interface TokenCoreOptions {
   revoked?: () => Promise<void>;
 }
 
-/** The store the options name: PostgreSQL when given its pool, else the SQLite file. */
-function openStore(opts: TokenCoreOptions): TokenStore {
-  // Realms are read by every request: on the shared store they are kept for half a second (realm-cache.ts).
-  if (opts.postgres) return withRealmCache(pgTokenStore(opts.postgres));
-  if (!opts.file) throw new Error('the token core needs a SQLite file or a PostgreSQL pool');
-  return sqliteTokenStore(opts.file, { durable: opts.durable });
-}
-
-/** Wires the token service over its store; the one place that picks its adapters. */
+/** Wires the token service over the adapters it is given. */
 export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> {
   const clock = opts.clock ?? systemClock;
-  const store = openStore(opts);
-  const failures = opts.redis ? redisFailureCounter(opts.redis.client, opts.redis) : store.failures;
+  const { store, throttles: failures } = opts.stores;
   const keys = createKeyRing(store);
   const hasher = opts.hasher ?? scryptHasher();
   const keyed = keyedHasher(await store.secretHashKey());

@@ -170,6 +170,17 @@ export interface FailureCounter {
   prune(now: number): Promise<number>;
 }
 
+/**
+ * The adapters of the token service's ports, one per port, as the composition root picked them
+ * (services/token/stores.ts): `sqliteTokenStores` or `pgTokenStores`, with Redis's throttles or not.
+ */
+export interface TokenStores {
+  /** Realms, clients, users, keys, sessions, lockouts and the revoked-sessions feed. */
+  store: TokenStore;
+  /** The per-source and per-realm failure counts (the throttles); lockouts are always counted in `store`. */
+  throttles: FailureCounter;
+}
+
 export interface FailureWindow {
   count: number;
   resetAt: number;

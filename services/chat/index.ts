@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { openChatCore, type ChatCore } from '../../core/chat';
 import { chatCredentials, type ChatCaller } from '../../core/chat/credentials';
-import { inProcessModels, inProcessRetrieval } from '../../core/chat/in-process';
 import { offloadPromptTokens } from '../../core/chat/prompt';
 import { isActive } from '../../core/models/catalog';
 import { defaultOffload } from '../../core/models/offload';
@@ -11,12 +10,13 @@ import { defineService } from '../shared/module';
 import type { ModelsInstance } from '../models';
 import type { SearchInstance } from '../search';
 
-// The faces (REST routes, subgraph resolvers, REST clients) load on first use: a CLI command opens the core alone.
+import { modelsPeer } from './peers/models';
+import { searchPeer } from './peers/search';
+
+// The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
 const rest = () => require('../../rest/chat') as typeof import('../../rest/chat');
 const subgraph = () => require('../../subgraphs/chat') as typeof import('../../subgraphs/chat');
 const client = () => require('../../clients/chat') as typeof import('../../clients/chat');
-const remoteModels = () => require('../../clients/chat/models') as typeof import('../../clients/chat/models');
-const remoteSearch = () => require('../../clients/chat/retrieval') as typeof import('../../clients/chat/retrieval');
 
 const ms = (fallback: number) => z.coerce.number().int().min(10).max(600_000).default(fallback);
 
@@ -67,8 +67,8 @@ export const createChatModule = () => defineService<ChatInstance, typeof Setting
       metrics: deps.metrics,
       defaultModel: config.CHAT_DEFAULT_MODEL,
       tokens: offloadPromptTokens(models?.offload ?? offload!),
-      retrieval: search ? inProcessRetrieval(search.service) : remoteSearch().restRetrieval({ baseUrl: config.SEARCH_URL ?? config.PUBLIC_URL }),
-      models: models ? inProcessModels(models.service, models.keyCaller) : remoteModels().restAnswerModels({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL }),
+      retrieval: searchPeer(search, config.SEARCH_URL ?? config.PUBLIC_URL),
+      models: modelsPeer(models, config.MODELS_URL ?? config.PUBLIC_URL),
       limits: {
         searchMs: config.CHAT_SEARCH_TIMEOUT_MS, extractMs: config.CHAT_EXTRACT_TIMEOUT_MS, rewriteMs: config.CHAT_REWRITE_TIMEOUT_MS,
         sources: config.CHAT_SOURCES, filePassages: config.CHAT_FILE_PASSAGES,

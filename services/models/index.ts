@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { z } from 'zod';
 import { modelKeyCredentials } from '../../core/shared/auth/credentials';
 import type { KeyCaller } from '../../core/models/service';
@@ -14,14 +13,12 @@ import { MODELS_PREFIX } from '../../rest/models/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { defineService } from '../shared/module';
 import { modelsCommands } from './cli';
+import { modelsStores } from './stores';
 
 // The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
 const rest = () => require('../../rest/models') as typeof import('../../rest/models');
 const subgraph = () => require('../../subgraphs/models') as typeof import('../../subgraphs/models');
 const client = () => require('../../clients/models') as typeof import('../../clients/models');
-const redisCache = () => require('../../core/models/redis/answer-store') as typeof import('../../core/models/redis/answer-store');
-const redisLimits = () => require('../../core/models/redis/limit-counters') as typeof import('../../core/models/redis/limit-counters');
-const postgres = () => require('../../core/models/postgres') as typeof import('../../core/models/postgres');
 const http = () => require('../../edge/http/errors') as typeof import('../../edge/http/errors');
 
 /** The first start's LM key's name (DECISIONS: the first start creates one for the demo tenant). */
@@ -60,22 +57,14 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
   audience: 'models',
   config: Settings,
   migrations: MODELS_PG_MIGRATIONS,
-  open: async ({ config, clock, log, postgres: pool, redis, metrics }, { admin }) => {
-    // The answers are cached, and a key's limits counted, in Redis when there is one (the CLI has none: it serves no answers).
-    const cache = redis ? redisCache().redisChatCache({
-      client: redis, prefix: `${config.REDIS_KEY_PREFIX}models:cache:`, ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
-      onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
-    }) : undefined;
+  open: async (deps, { admin }) => {
+    const { config, clock, log, metrics } = deps;
+    const onStoreError = (what: string, err: Error) => log.warn({ what, err: err.message }, 'models: a shared store failed');
     const core = openModelsCore({
-      file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
-      cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache,
-      shared: {
-        ...(pool ? { keys: postgres().pgKeyStore(pool), usage: postgres().pgUsageStore(pool), responses: postgres().pgResponseStore(pool) } : {}),
-        ...(redis ? { limits: redisLimits().redisLimitCounters(redis, `${config.REDIS_KEY_PREFIX}models:limits:`) } : {}),
-      },
+      stores: modelsStores(deps, { admin, onError: onStoreError }), clock, catalogFile: config.MODELS_CATALOG_FILE,
       responsesTtlDays: config.MODELS_RESPONSES_TTL_DAYS, responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
-      onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => {
+      onStoreError, statusOf: (err) => {
         const { STATUS, toPlatformError } = http();
         return STATUS[toPlatformError(err).kind];
       },

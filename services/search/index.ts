@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { Caller } from '../../core/shared/auth/caller';
 import { bearerCredentials } from '../../core/shared/auth/credentials';
@@ -11,7 +10,8 @@ import { SEARCH_PREFIX } from '../../rest/search/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { defineService } from '../shared/module';
 import { searchCommands } from './cli';
-import { embedderFor } from './embedder';
+import { embedderFor } from './peers/models';
+import { searchStores } from './stores';
 import type { ModelsInstance } from '../models';
 
 // The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
@@ -62,16 +62,10 @@ export const createSearchModule = () => defineService<SearchInstance, typeof Set
   migrations: SEARCH_PG_MIGRATIONS,
   open: async (deps, { admin }) => {
     const { config, clock, log } = deps;
-    // PostgreSQL when DATABASE_URL is set (every replica's store; a server listens for the others'
-    // writes, a command does not need to), else search.db in the data directory.
-    const store = deps.postgres
-      ? { pool: deps.postgres, watch: { listen: !admin, onError: (err: Error) => log.warn({ err: err.message }, 'search: following the change feed failed; retrying') } }
-      : { file: join(config.PLATFORM_DATA_DIR, 'search.db') };
     const core = openSearchCore({
-      ...store,
+      stores: searchStores(deps, { admin }),
       embedder: await embedderFor(config, deps.peer<ModelsInstance>('models')),
       clock,
-      durable: admin,
       maxObjectsPerTenant: config.SEARCH_MAX_OBJECTS_PER_TENANT,
       exactBelow: config.SEARCH_EXACT_BELOW,
       rerankWeight: config.SEARCH_RERANK_WEIGHT,

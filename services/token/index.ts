@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { openRevocationReader, openTokenCore, type TokenCore } from '../../core/token';
+import { openTokenCore, pgRevocationReader, sqliteRevocationReader, type TokenCore } from '../../core/token';
 import { TOKEN_PG_MIGRATIONS } from '../../core/token/postgres/schema';
 import { hashingPoolOptions } from '../../core/token/admission';
 import type { KeyGenerator } from '../../core/token/keys';
@@ -10,6 +10,7 @@ import { readSchemaFile } from '../../edge/graphql/sdl';
 import { defineService } from '../shared/module';
 import { tokenBootstrap } from './bootstrap';
 import { tokenCommands } from './cli';
+import { tokenStores } from './stores';
 
 // The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
 const rest = () => require('../../rest/token') as typeof import('../../rest/token');
@@ -52,28 +53,23 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
   audience: 'account',
   config: Settings,
   migrations: TOKEN_PG_MIGRATIONS,
-  open: ({ config, clock, audiences, fairPool, log, postgres, redis, metrics, revoked }, { admin }) => openTokenCore({
-    file: join(config.PLATFORM_DATA_DIR, 'token.db'),
-    postgres,
-    redis: redis && {
-      client: redis,
-      prefix: `${config.REDIS_KEY_PREFIX}token:failures:`,
-      onOutage: (err) => log.error({ err: err.message }, 'token: Redis does not answer; the per-address and per-realm failure limits are off until it does (lockouts still count)'),
-      onRecovery: () => log.info('token: Redis answers again; the per-address and per-realm failure limits are back'),
-    },
-    publicUrl: config.PUBLIC_URL,
-    clock,
-    durable: admin,
-    lockout: { threshold: config.LOCKOUT_THRESHOLD, accountThreshold: config.LOCKOUT_ACCOUNT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
-    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
-    realmFailuresPerMinute: config.AUTH_REALM_FAILURES_PER_MINUTE,
-    pool: fairPool('token.hashing', hashingPoolOptions(config.AUTH_HASH_CONCURRENCY)),
-    audience: audiences,
-    hasher: opts.hasher,
-    generateKey: opts.generateKey,
-    metrics,
-    revoked,
-  }),
+  open: (deps, { admin }) => {
+    const { config, fairPool } = deps;
+    return openTokenCore({
+      stores: tokenStores(deps, { admin }),
+      publicUrl: config.PUBLIC_URL,
+      clock: deps.clock,
+      lockout: { threshold: config.LOCKOUT_THRESHOLD, accountThreshold: config.LOCKOUT_ACCOUNT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
+      authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+      realmFailuresPerMinute: config.AUTH_REALM_FAILURES_PER_MINUTE,
+      pool: fairPool('token.hashing', hashingPoolOptions(config.AUTH_HASH_CONCURRENCY)),
+      audience: deps.audiences,
+      hasher: opts.hasher,
+      generateKey: opts.generateKey,
+      metrics: deps.metrics,
+      revoked: deps.revoked,
+    });
+  },
   rest: (core, { config }) => rest().tokenRest(core.service, config.PUBLIC_URL),
   subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core, edge) => subgraph().tokenResolvers(core.service, edge) },
   commands: tokenCommands,
@@ -82,8 +78,8 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) => defineServic
   client: (opts) => client().tokenClient(opts),
   // A process without the token service reads the revoked-sessions list from the token store when it
   // shares it (DATABASE_URL, or the data directory holding token.db), else polls AUTH_ISSUER_URL.
-  revocationReader: async ({ config, postgres }) => (await openRevocationReader(config.DATABASE_URL
-    ? { postgres }
-    : { file: join(config.PLATFORM_DATA_DIR, 'token.db') }))
+  revocationReader: async ({ config, postgres }) => (await (config.DATABASE_URL
+    ? postgres && pgRevocationReader(postgres)
+    : sqliteRevocationReader(join(config.PLATFORM_DATA_DIR, 'token.db'))))
     ?? remoteRevocations().remoteRevocations(client().tokenClient({ baseUrl: config.AUTH_ISSUER_URL })),
 });

@@ -6,6 +6,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { ConfigError, loadConfig } from '../../core/shared/config';
 import type { ModelsService } from '../../core/models/service';
 import { openTokenCore } from '../../core/token';
+import { sqliteTokenStores } from '../../core/token/sqlite';
 import { modelsResolvers } from '../../subgraphs/models';
 import { fastHasher, pooledKeys } from '../shared/helpers';
 import { freePort, startInTemp, type Started } from '../e2e/shared/server';
@@ -161,7 +162,7 @@ describe('a gateway whose subgraph is down', () => {
     await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
     token = await startInTemp('token');
     // As `platform realm create` would, against the running server's data dir.
-    const admin = await openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     realm = (await admin.admin.createRealm({ name: 'far' })).id;
     admin.close();
     const dead = `http://127.0.0.1:${await freePort()}/graphql`;

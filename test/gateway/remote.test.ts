@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { openTokenCore } from '../../core/token';
+import { sqliteTokenStores } from '../../core/token/sqlite';
 import { startInTemp, type Started } from '../e2e/shared/server';
 import { fastHasher, pooledKeys } from '../shared/helpers';
 
@@ -22,7 +23,7 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
       SUBGRAPH_CHAT_URL: `${chat.url}/graphql`,
     });
     // As `platform realm create` / `client create` would, against the running server's data dir.
-    const admin = await openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const r = (await admin.admin.createRealm({ name: 'remote' })).id;
     const c = await admin.admin.createClient({ realm: r, clientId: 'far', roles: ['search:read'] });
     admin.close();

@@ -5,6 +5,7 @@ import { configParts } from '../../bin/deps';
 import { helpText } from '../../bin/platform';
 import { loadConfig } from '../../core/shared/config';
 import { openTokenCore } from '../../core/token';
+import { sqliteTokenStores } from '../../core/token/sqlite';
 import { SERVICES } from '../../services/registry';
 import { ROOT, startInTemp, type Started } from '../e2e/shared/server';
 import { fastHasher, pooledKeys, testModules } from '../shared/helpers';
@@ -20,7 +21,7 @@ describe('a service added to the registry alone is found by every part of the pl
     server = await startInTemp('all', { NOTES_GREETING: 'hi there' }, modules);
     const boot = server.bootstrap!.values;
     // As `platform client create` would: a client holding the notes service's role.
-    const admin = await openTokenCore({ file: join(server.dataDir, 'token.db'), publicUrl: server.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({ stores: sqliteTokenStores(join(server.dataDir, 'token.db')), publicUrl: server.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const c = await admin.admin.createClient({ realm: boot.realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'acme' });
     admin.close();
     const token = async (id: string, secret: string) =>
@@ -114,7 +115,7 @@ describe('a service running apart from the token service', () => {
     token = await startInTemp('token', {}, modules);
     // No token service in this process: keys come from the JWKS of AUTH_ISSUER_URL.
     notes = await startInTemp('notes', { AUTH_ISSUER_URL: token.url }, modules);
-    const admin = await openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const realm = (await admin.admin.createRealm({ name: 'far' })).id;
     const c = await admin.admin.createClient({ realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'far-tenant' });
     admin.close();

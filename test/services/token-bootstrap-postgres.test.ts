@@ -1,5 +1,6 @@
 import { migrate, openPool, withAdvisoryLock, type PgPool } from '../../core/shared/postgres';
 import { openTokenCore, type TokenCore } from '../../core/token';
+import { pgTokenStores } from '../../core/token/postgres';
 import { TOKEN_PG_MIGRATIONS } from '../../core/token/postgres';
 import { tokenBootstrap } from '../../services/token/bootstrap';
 import { fastHasher, pooledKeys } from '../shared/crypto-fixtures';
@@ -13,7 +14,7 @@ describePg('the token bootstrap of replicas starting together on one database', 
     db = await freshDatabase();
     pools = [0, 1, 2].map(() => openPool(db.url, { max: 4 }));
     await migrate(pools[0]!, 'token', TOKEN_PG_MIGRATIONS);
-    cores = await Promise.all(pools.map((postgres) => openTokenCore({ postgres, publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys })));
+    cores = await Promise.all(pools.map((postgres) => openTokenCore({ stores: pgTokenStores(postgres), publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys })));
   });
   afterAll(async () => {
     await Promise.all(cores.map((c) => c.close()));

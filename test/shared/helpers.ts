@@ -7,6 +7,7 @@ import { callsFor, type CallOf, type SubgraphEdge } from '../../edge/graphql/cal
 import type { GraphContext } from '../../edge/graphql/context';
 import type { Clock } from '../../core/shared/clock';
 import { openTokenCore, type TokenCore } from '../../core/token';
+import { sqliteTokenStores } from '../../core/token/sqlite';
 import { createRestApp } from '../../rest/shared/app';
 import { tokenRest } from '../../rest/token';
 import { createModelsModule } from '../../services/models';
@@ -50,7 +51,7 @@ export interface FixtureOptions {
 /** An in-memory token core with cheap crypto (the same code, smaller parameters). */
 export const testTokenCore = (clock: Clock, opts: FixtureOptions = {}) =>
   openTokenCore({
-    file: ':memory:', publicUrl: PUBLIC_URL, clock, lockout: opts.lockout, authFailuresPerMinute: opts.authFailuresPerMinute,
+    stores: sqliteTokenStores(':memory:'), publicUrl: PUBLIC_URL, clock, lockout: opts.lockout, authFailuresPerMinute: opts.authFailuresPerMinute,
     audience: ['account', 'search'], hasher: fastHasher, generateKey: pooledKeys,
   });
 

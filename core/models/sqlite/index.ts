@@ -5,3 +5,4 @@ export { sqliteUsageStore } from './usage';
 export { sqliteLimitCounters } from './limit-counters';
 export { sqliteAnswerStore, type SqliteAnswerStoreOptions } from './answer-store';
 export { sqliteResponseStore } from './responses';
+export { sqliteModelsStores, type SqliteModelsStoresOptions } from './stores';

@@ -1,5 +1,5 @@
 import type { PgPool } from '../../shared/postgres';
-import type { SearchStore } from '../ports';
+import type { SearchStores } from '../ports';
 import { pgAdminStore } from './admin';
 import { pgIndexFeeds } from './feeds';
 import { pgObjectStore } from './objects';
@@ -13,7 +13,7 @@ export { SEARCH_PG_MIGRATIONS } from './schema';
  * process's (this store does not end it); the store holds one more connection of its own, the
  * one that listens for other replicas' changes, ended by `close`.
  */
-export function openPgSearchStore(pool: PgPool, opts: WatchOptions = {}): SearchStore {
+export function pgSearchStores(pool: PgPool, opts: WatchOptions = {}): SearchStores {
   const watch = changeWatch(pool, opts);
   return {
     objects: pgObjectStore(pool, watch.saw),

@@ -1,5 +1,5 @@
 import { openDatabase, type Db } from '../../shared/sqlite';
-import type { SearchStore } from '../ports';
+import type { SearchStores } from '../ports';
 import { sqliteAdminStore } from './admin';
 import { sqliteIndexFeeds } from './feeds';
 import { foldLegacyCustomMetadata } from './fold-custom';
@@ -7,13 +7,13 @@ import { sqliteObjectStore } from './objects';
 import { sqliteIndexQueries } from './queries';
 import { SEARCH_MIGRATIONS } from './schema';
 
-export interface SqliteSearchStore extends SearchStore {
+export interface SqliteSearchStore extends SearchStores {
   /** The connection, for what only SQLite has (tests that write an older version's rows). */
   db: Db;
 }
 
 /** The embedded search store: one SQLite file (or `:memory:`), shared by worker processes and `platform` commands in WAL mode. */
-export function openSqliteSearchStore(file: string, opts: { durable?: boolean } = {}): SqliteSearchStore {
+export function sqliteSearchStores(file: string, opts: { durable?: boolean } = {}): SqliteSearchStore {
   const db = openDatabase(file, SEARCH_MIGRATIONS, opts);
   foldLegacyCustomMetadata(db);
   // Writes of this connection: SQLite's data_version only counts the other connections' commits.

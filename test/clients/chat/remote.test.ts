@@ -1,8 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { restAnswerModels } from '../../../clients/chat/models';
-import { restRetrieval } from '../../../clients/chat/retrieval';
+import { restAnswerModels } from '../../../services/chat/peers/models';
+import { restRetrieval } from '../../../services/chat/peers/search';
 import { openChatCore, type ChatCore } from '../../../core/chat';
 import type { AnswerChunk } from '../../../core/chat/service';
 import { PlatformError } from '../../../core/shared/errors';
@@ -15,7 +15,7 @@ import { eventually } from '../../shared/wait';
 
 /**
  * The chat proxy's remote mode: a second chat core whose search and model gateway are the first
- * platform's, reached over their REST paths (clients/chat-*.ts), gives what the platform's own chat
+ * platform's, reached over their REST paths (services/chat/peers/), gives what the platform's own chat
  * proxy (in process) gives. `oc-chat` is a model on a fake OpenAI-compatible upstream, so a stream
  * can be stalled or broken midway.
  */

@@ -2,9 +2,12 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type Rea
 import { openChatCore, type ChatCore } from '../../../core/chat';
 import type { Question } from '../../../core/chat/conversation';
 import type { ChatCaller } from '../../../core/chat/credentials';
-import { inProcessModels, inProcessRetrieval } from '../../../core/chat/in-process';
+import { inProcessModels } from '../../../services/chat/peers/models';
+import { inProcessRetrieval } from '../../../services/chat/peers/search';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
+import { sqliteModelsStores } from '../../../core/models/sqlite';
 import { openSearchCore, type SearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { extractTrace } from '../../../core/shared/telemetry/tracing';
@@ -49,8 +52,8 @@ describe('a chat answer\'s spans, in process', () => {
 
   beforeAll(async () => {
     unrecord = recordSpans(provider);
-    search = openSearchCore({ file: ':memory:' });
-    models = openModelsCore({ file: ':memory:', statusOf: (err) => STATUS[toPlatformError(err).kind] });
+    search = openSearchCore({ stores: sqliteSearchStores(':memory:') });
+    models = openModelsCore({ stores: sqliteModelsStores(':memory:'), statusOf: (err) => STATUS[toPlatformError(err).kind] });
     chat = openChatCore({
       retrieval: inProcessRetrieval(search.service),
       models: inProcessModels(models.service, models.keyCaller),

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
+import { sqliteModelsStores } from '../../../core/models/sqlite';
 import type { CatalogModel } from '../../../core/models/catalog';
 import { prometheusMetrics, type PrometheusMetrics } from '../../../core/shared/telemetry/prometheus';
 import { STATUS, toPlatformError } from '../../../edge/http/errors';
@@ -39,7 +40,7 @@ describe('the model gateway\'s metrics (written from each usage row)', () => {
     const catalogFile = join(dir, 'catalog.json');
     writeFileSync(catalogFile, JSON.stringify({ models: [PRICED] }));
     metrics = prometheusMetrics({ maxTenants: 2 });
-    core = openModelsCore({ file: ':memory:', catalogFile, metrics, statusOf: (err) => STATUS[toPlatformError(err).kind] });
+    core = openModelsCore({ stores: sqliteModelsStores(':memory:'), catalogFile, metrics, statusOf: (err) => STATUS[toPlatformError(err).kind] });
     model = core.catalog.find((m) => m.id === 'priced-chat')!;
     for (const t of ['t1', 't2', 't3']) keys[t] = (await core.keys.create({ name: t, tenant: t })).apiKey;
   });

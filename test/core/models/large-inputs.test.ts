@@ -1,5 +1,6 @@
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
+import { sqliteModelsStores } from '../../../core/models/sqlite';
 import type { CatalogModel } from '../../../core/models/catalog';
 import type { ToolDefinition } from '../../../core/models/chat';
 import { inlineOffload, type Offload } from '../../../core/models/offload';
@@ -40,7 +41,7 @@ describe('large structures in model calls', () => {
   let chatModel: CatalogModel;
   let embedModel: CatalogModel;
   beforeAll(async () => {
-    core = openModelsCore({ file: ':memory:', offload, statusOf: (err) => STATUS[toPlatformError(err).kind] });
+    core = openModelsCore({ stores: sqliteModelsStores(':memory:'), offload, statusOf: (err) => STATUS[toPlatformError(err).kind] });
     caller = await core.keyCaller((await core.keys.create({ name: 'large', tenant: 't' })).apiKey);
     chatModel = core.catalog.find((m) => m.id === 'local-chat')!;
     embedModel = core.catalog.find((m) => m.id === 'local-embed')!;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
+import { sqliteModelsStores } from '../../../core/models/sqlite';
 import type { CatalogModel } from '../../../core/models/catalog';
 import { STATUS, toPlatformError } from '../../../edge/http/errors';
 import { startFakeBedrock, type FakeBedrock } from '../../shared/fakes/bedrock-upstream';
@@ -33,7 +34,7 @@ describe('a model call\'s spans', () => {
       upstream: { provider: 'bedrock', model: 'amazon.nova-pro-v1:0', baseUrl: fake.url, region: 'eu-west-1', credentialEnv: 'BEDROCK_TEST_CREDENTIAL' },
     }] }));
     core = openModelsCore({
-      file: ':memory:', catalogFile, env: { BEDROCK_TEST_CREDENTIAL: `${ACCESS_KEY}:${SECRET}` }, upstream: { retries: 0 },
+      stores: sqliteModelsStores(':memory:'), catalogFile, env: { BEDROCK_TEST_CREDENTIAL: `${ACCESS_KEY}:${SECRET}` }, upstream: { retries: 0 },
       statusOf: (err) => STATUS[toPlatformError(err).kind],
     });
     nova = core.catalog.find((m) => m.id === 'nova')!;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
 import { foldCustom, splitCustom } from '../../../core/search/custom-metadata';
 import type { ObjectFields } from '../../../core/search/types';
 
@@ -33,14 +34,14 @@ describe('custom_metadata and the object\'s tags, kvp and taxonomy', () => {
     const dir = mkdtempSync(join(tmpdir(), 'search-fold-'));
     const file = join(dir, 'search.db');
     try {
-      const before = openSearchCore({ file });
+      const before = openSearchCore({ stores: sqliteSearchStores(file) });
       const o = await before.service.createObject({ content: 'Herons stand still in shallow water.', tags: ['top'] }, A);
       // As an earlier version stored it: custom_metadata's tags and kvp kept as ordinary keys.
       before.db!.prepare('UPDATE objects SET custom_metadata = ? WHERE id = ?').run(JSON.stringify({ tags: ['old'], kvp: { pond: 'big' }, note: 'n' }), o.id);
       before.db!.prepare("DELETE FROM meta WHERE key = 'custom_metadata_folded'").run();
       before.close();
 
-      const after = openSearchCore({ file });
+      const after = openSearchCore({ stores: sqliteSearchStores(file) });
       try {
         const found = await after.service.search({ mode: 'fulltext', query: 'herons', filters: { customMetadata: { tags: ['old'], kvp: { pond: 'big' } } }, offset: 0, limit: 5 }, A);
         expect(found.hits.map((h) => h.object.id)).toEqual([o.id]);

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
 
 /**
  * Two ingests of one folder through two connections to one search.db, interleaved at every await
@@ -23,7 +24,7 @@ describe('ingesting the same files twice at once', () => {
     core.db!.prepare('SELECT source_key AS k, count(*) AS n FROM objects WHERE deleted_at IS NULL GROUP BY source_key').all() as { k: string; n: number }[];
 
   it('one adds each file, the other reports it unchanged; after a change one replaces it', async () => {
-    const [one, two] = [openSearchCore({ file }), openSearchCore({ file })];
+    const [one, two] = [openSearchCore({ stores: sqliteSearchStores(file) }), openSearchCore({ stores: sqliteSearchStores(file) })];
     try {
       const first = await Promise.all([one.admin.ingest(docs, { tenant: 't' }), two.admin.ingest(docs, { tenant: 't' })]);
       expect(first.map((r) => r.created).sort()).toEqual([0, 3]);

@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
 import { Bm25Index } from '../../../core/search/lexical/bm25';
 import { tokens } from '../../../core/shared/text/tokenize';
 import { testClock } from '../../shared/helpers';
@@ -50,8 +51,8 @@ describe('the in-memory BM25 index', () => {
 
   it('follows writes made through another connection: added, renamed and deleted objects', async () => {
     const file = `/tmp/lexical-${process.pid}-${Date.now()}.db`;
-    const server = openSearchCore({ file, clock: testClock() });
-    const cli = openSearchCore({ file, clock: testClock() });
+    const server = openSearchCore({ stores: sqliteSearchStores(file), clock: testClock() });
+    const cli = openSearchCore({ stores: sqliteSearchStores(file), clock: testClock() });
     const search = async (query: string) => (await server.service.search({ mode: 'fulltext', query, filters: {}, offset: 0, limit: 10 }, as('t'))).hits.map((h) => h.object.title);
     await server.service.createObject({ content: 'Penguins waddle.', title: 'Penguins' }, as('t'));
     expect(await search('penguins')).toEqual(['Penguins']);
@@ -65,7 +66,7 @@ describe('the in-memory BM25 index', () => {
     expect(await search('penguins')).toEqual(['Penguins']);
     // A process that starts later warms its indexes up in slices, then answers the same.
     for (let i = 0; i < 30; i++) await cli.service.createObject({ content: `Gannets number ${i} plunge into the sea.`, title: `Gannet ${i}` }, as('u'));
-    const late = openSearchCore({ file, clock: testClock() });
+    const late = openSearchCore({ stores: sqliteSearchStores(file), clock: testClock() });
     await late.warmUp();
     const gannets = await late.service.search({ mode: 'hybrid', query: 'gannets plunge', filters: {}, offset: 0, limit: 50 }, as('u'));
     expect(gannets.total).toBe(30);

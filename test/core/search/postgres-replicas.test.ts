@@ -1,6 +1,7 @@
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore, type SearchCore } from '../../../core/search';
+import { pgSearchStores } from '../../../core/search/postgres';
 import { LISTENER_NAME } from '../../../core/search/postgres/watch';
 import type { SearchRequest } from '../../../core/search/types';
 import { testClock } from '../../shared/helpers';
@@ -31,7 +32,7 @@ describePg('search replicas on PostgreSQL', () => {
   let pools: Awaited<ReturnType<typeof db.pools>>['pools'];
   beforeEach(async () => {
     ({ pools, end } = await db.pools(3));
-    [a, b] = [openSearchCore({ pool: pools[0]!, clock: testClock() }), openSearchCore({ pool: pools[1]!, clock: testClock() })];
+    [a, b] = [openSearchCore({ stores: pgSearchStores(pools[0]!), clock: testClock() }), openSearchCore({ stores: pgSearchStores(pools[1]!), clock: testClock() })];
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);
@@ -60,7 +61,7 @@ describePg('search replicas on PostgreSQL', () => {
     await b.close();
     await a.service.createObject({ content: 'Puffins nest in burrows.', title: 'Puffins' }, T);
     await a.service.deleteObject({ id: gone.id }, T);
-    b = openSearchCore({ pool: pools[2]!, clock: testClock() });
+    b = openSearchCore({ stores: pgSearchStores(pools[2]!), clock: testClock() });
     await b.warmUp();
     expect(await titles(b, 'fulltext', 'puffins')).toEqual(['Puffins']);
     expect(await titles(b, 'hybrid', 'gannets plunge')).toEqual([]);

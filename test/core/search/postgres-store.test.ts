@@ -1,4 +1,4 @@
-import { openPgSearchStore } from '../../../core/search/postgres';
+import { pgSearchStores } from '../../../core/search/postgres';
 import { describePg } from '../../shared/postgres';
 import { searchTestDatabase } from './pg-fixture';
 import { searchStoreContract } from './store-contracts';
@@ -11,7 +11,7 @@ describePg('the search store on PostgreSQL', () => {
   const db = searchTestDatabase();
   searchStoreContract('PostgreSQL', async () => {
     const { pools, end } = await db.pools(2);
-    const [one, two] = pools.map((pool) => openPgSearchStore(pool, { pollMs: 200 })) as [ReturnType<typeof openPgSearchStore>, ReturnType<typeof openPgSearchStore>];
+    const [one, two] = pools.map((pool) => pgSearchStores(pool, { pollMs: 200 })) as [ReturnType<typeof pgSearchStores>, ReturnType<typeof pgSearchStores>];
     return {
       one, two,
       close: async () => {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore, type SearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
+import { pgSearchStores } from '../../../core/search/postgres';
 import type { SearchRequest } from '../../../core/search/types';
 import { testClock } from '../../shared/helpers';
 import { describePg } from '../../shared/postgres';
@@ -83,11 +85,11 @@ describe('a replica group (SEARCH_TENANTS)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'search-group-'));
     const file = join(dir, 'search.db');
     try {
-      const writer = openSearchCore({ file, clock: testClock() });
+      const writer = openSearchCore({ stores: sqliteSearchStores(file), clock: testClock() });
       await writer.service.createObject({ content: 'Glaciers retreat as the climate warms.', title: 'A climate' }, A);
       await writer.service.createObject({ content: 'Climate secrets of tenant B.', title: 'B climate' }, B);
       await writer.close();
-      const group = openSearchCore({ file, clock: testClock(), tenants: ['tenant-a'] });
+      const group = openSearchCore({ stores: sqliteSearchStores(file), clock: testClock(), tenants: ['tenant-a'] });
       await group.warmUp();
       expect(group.held()).toEqual(['tenant-a']);
       const found = await group.service.search(req('fulltext', 'climate'), B);
@@ -101,7 +103,7 @@ describe('a replica group (SEARCH_TENANTS)', () => {
 });
 
 searchCoreCases('SQLite', async () => {
-  const core = openSearchCore({ file: ':memory:', clock: testClock() });
+  const core = openSearchCore({ stores: sqliteSearchStores(':memory:'), clock: testClock() });
   return { core, close: () => core.close() };
 });
 
@@ -109,7 +111,7 @@ describePg('on PostgreSQL', () => {
   const db = searchTestDatabase();
   searchCoreCases('PostgreSQL', async () => {
     const { pools, end } = await db.pools(1);
-    const core = openSearchCore({ pool: pools[0]!, clock: testClock() });
+    const core = openSearchCore({ stores: pgSearchStores(pools[0]!), clock: testClock() });
     return {
       core,
       close: async () => {

@@ -1,4 +1,5 @@
 import { openSearchCore, type SearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
 import type { SearchRequest } from '../../../core/search/types';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
@@ -32,7 +33,7 @@ describe('the search core\'s metrics', () => {
   let metrics: PrometheusMetrics;
   beforeEach(async () => {
     metrics = prometheusMetrics({ maxTenants: 2 });
-    core = openSearchCore({ file: ':memory:', embedder: failingEmbedder(), metrics });
+    core = openSearchCore({ stores: sqliteSearchStores(':memory:'), embedder: failingEmbedder(), metrics });
     await core.service.createObject({ content: 'Glaciers retreat as the climate warms; sea levels rise.', title: 'Climate' }, A);
     await core.service.createObject({ content: 'Sourdough bread needs a starter, flour and water.', title: 'Baking' }, A);
     await core.service.createObject({ content: 'Climate of tenant B.', title: 'B climate' }, caller('tenant-b'));

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openTokenCore, type TokenCore } from '../../../core/token';
+import { sqliteTokenStores } from '../../../core/token/sqlite';
 import { AuthenticationFailed } from '../../../core/token/errors';
 import { fastHasher, pooledKeys } from '../../shared/crypto-fixtures';
 
-const open = (file: string) => openTokenCore({ file, publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
+const open = (file: string) => openTokenCore({ stores: sqliteTokenStores(file), publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
 const KEYED = /^hmac-sha256\$[A-Za-z0-9+/]{43}=$/;
 
 describe('generated client secrets are kept as keyed fast hashes', () => {

@@ -2,6 +2,7 @@ import { RateLimited } from '../../../core/shared/errors';
 import { createFairPool } from '../../../core/shared/fair-pool';
 import { hashingPoolOptions } from '../../../core/token/admission';
 import { openTokenCore, type TokenCoreOptions } from '../../../core/token';
+import { sqliteTokenStores } from '../../../core/token/sqlite';
 import { AuthenticationFailed } from '../../../core/token/errors';
 import type { SecretHasher } from '../../../core/token/secrets';
 import { fastHasher, PUBLIC_URL, pooledKeys, testClock } from '../../shared/helpers';
@@ -44,7 +45,7 @@ async function world(opts: Partial<TokenCoreOptions> = {}) {
   h.open();
   const pool = createFairPool(hashingPoolOptions(1));
   const core = await openTokenCore({
-    file: ':memory:', publicUrl: PUBLIC_URL, clock, audience: ['account'], hasher: h.hasher, generateKey: pooledKeys,
+    stores: sqliteTokenStores(':memory:'), publicUrl: PUBLIC_URL, clock, audience: ['account'], hasher: h.hasher, generateKey: pooledKeys,
     authFailuresPerMinute: 30, pool, ...opts,
   });
   const realm = (await core.admin.createRealm({ name: 'main' })).id;

@@ -1,4 +1,5 @@
 import { openTokenCore, type TokenCoreOptions } from '../../../core/token';
+import { sqliteTokenStores } from '../../../core/token/sqlite';
 import { AuthenticationFailed } from '../../../core/token/errors';
 import type { SecretHasher } from '../../../core/token/secrets';
 import { fastHasher, PUBLIC_URL, pooledKeys, testClock } from '../../shared/helpers';
@@ -24,7 +25,7 @@ async function world(opts: Partial<TokenCoreOptions> = {}) {
   const clock = testClock();
   const counted = countingHasher();
   const core = await openTokenCore({
-    file: ':memory:', publicUrl: PUBLIC_URL, clock, audience: ['account'], hasher: counted.hasher, generateKey: pooledKeys, ...opts,
+    stores: sqliteTokenStores(':memory:'), publicUrl: PUBLIC_URL, clock, audience: ['account'], hasher: counted.hasher, generateKey: pooledKeys, ...opts,
   });
   const realm = (await core.admin.createRealm({ name: 'main' })).id;
   await core.admin.createUser({ realm, username: 'alice', password: PASSWORD });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTokenCore } from '../../../core/token';
+import { sqliteTokenStores } from '../../../core/token/sqlite';
 import { freeAttempt } from '../../../core/token/attempt';
 import { keyedHasher } from '../../../core/token/keyed-hash';
 import { OWASP_SCRYPT, scryptHasher } from '../../../core/token/secrets';
@@ -168,7 +169,7 @@ describe('rehash on login', () => {
   it('redoes a hash made with weaker parameters after the next successful login, and the old password still works', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rehash-'));
     const file = join(dir, 'token.db');
-    const weak = await openTokenCore({ file, publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
+    const weak = await openTokenCore({ stores: sqliteTokenStores(file), publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
     const realm = (await weak.admin.createRealm({ name: 'r' })).id;
     await weak.admin.createUser({ realm, username: 'old', password: 'an old password' });
     // A secret a person chose is kept with the slow hash, like a password.
@@ -176,7 +177,7 @@ describe('rehash on login', () => {
     await weak.close();
 
     const stronger = scryptHasher({ N: 2 ** 11, r: 8, p: 1 });
-    const core = await openTokenCore({ file, publicUrl: 'http://x', hasher: stronger, generateKey: pooledKeys });
+    const core = await openTokenCore({ stores: sqliteTokenStores(file), publicUrl: 'http://x', hasher: stronger, generateKey: pooledKeys });
     const stored = async () => [(await core.store.users.get(realm, 'old'))!.passwordHash, (await core.store.clients.get(realm, 'old-client'))!.secretHash!];
     expect((await stored()).every((h) => h.startsWith('scrypt$1024$'))).toBe(true);
     await core.service.loginUser({ realm, username: 'old', password: 'an old password' });

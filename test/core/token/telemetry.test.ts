@@ -1,4 +1,5 @@
 import { openTokenCore } from '../../../core/token';
+import { sqliteTokenStores } from '../../../core/token/sqlite';
 import { prometheusMetrics } from '../../../core/shared/telemetry/prometheus';
 import { fastHasher, PUBLIC_URL, pooledKeys, testClock } from '../../shared/helpers';
 import { seriesValue } from '../../shared/telemetry';
@@ -9,7 +10,7 @@ const PASSWORD = 'correct horse battery';
 async function world() {
   const metrics = prometheusMetrics({ maxTenants: 2 });
   const core = await openTokenCore({
-    file: ':memory:', publicUrl: PUBLIC_URL, clock: testClock(), lockout: { threshold: 3, seconds: 600 }, authFailuresPerMinute: 4,
+    stores: sqliteTokenStores(':memory:'), publicUrl: PUBLIC_URL, clock: testClock(), lockout: { threshold: 3, seconds: 600 }, authFailuresPerMinute: 4,
     audience: ['account'], hasher: fastHasher, generateKey: pooledKeys, metrics,
   });
   const realm = (await core.admin.createRealm({ name: 'main' })).id;

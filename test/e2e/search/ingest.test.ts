@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { openSearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
 import { docxWith, pdfWith } from '../../core/search/fixtures';
 import { platformCli } from '../shared/server';
 
@@ -56,7 +57,7 @@ describe('platform ingest <folder>', () => {
   }, 60_000);
 
   it('the objects are searchable by their text, each format, with folders, tags and repos set', async () => {
-    const core = openSearchCore({ file: join(dataDir, 'search.db') });
+    const core = openSearchCore({ stores: sqliteSearchStores(join(dataDir, 'search.db'))});
     try {
       for (const [query, file] of [['hedgehogs worms', 'a.txt'], ['setts', 'b.md'], ['blind', 'c.html'], ['rodents', 'd.docx'], ['heartbeat', 'e.pdf']]) {
         const page = await core.service.search({ mode: 'fulltext', query: query!, filters: {}, offset: 0, limit: 5 }, asTenant('acme'));

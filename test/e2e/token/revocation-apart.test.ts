@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openTokenCore, type TokenCore } from '../../../core/token';
+import { sqliteTokenStores } from '../../../core/token/sqlite';
 import { fastHasher, pooledKeys } from '../../shared/helpers';
 import { freePort, startInTemp, type Started } from '../shared/server';
 import { accepts, login, revokeByRest, waitFor, type Bootstrap } from './revocation-faces';
@@ -83,7 +84,7 @@ describe('revocation seen by parts served apart', () => {
     expect(await accepts(search.url, 'search', t.access_token, boot.tenant_id)).toBe(true);
     await token.close();
     // As `platform user logout` does, on token.db: only the file can tell search now.
-    const admin = await openTokenCore({ file: join(token.dataDir, 'token.db'), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     try {
       expect(await admin.admin.logout(boot.realm, boot.username)).toMatchObject({ sessions_ended: expect.any(Number) });
     } finally {

@@ -2,6 +2,7 @@ import type { Caller } from '../../../core/shared/auth/caller';
 import { graphql } from 'graphql';
 import pino from 'pino';
 import { openSearchCore } from '../../../core/search';
+import { sqliteSearchStores } from '../../../core/search/sqlite';
 import type { SearchService } from '../../../core/search/service';
 import { buildSubgraph } from '../../../edge/graphql/subgraph';
 import { readSchemaFile } from '../../../edge/graphql/sdl';
@@ -16,7 +17,7 @@ const caller = (tenantId: string): Caller => ({
 
 describe('Document entities of the search subgraph', () => {
   it('are fetched in one batch per request, however many references an operation holds', async () => {
-    const core = openSearchCore({ file: ':memory:', clock: testClock() });
+    const core = openSearchCore({ stores: sqliteSearchStores(':memory:'), clock: testClock() });
     const ctx = (tenant: string) => ({ caller: caller(tenant) });
     const ids: string[] = [];
     for (const title of ['one', 'two', 'three']) ids.push((await core.service.createObject({ content: `text ${title}`, title }, ctx('a'))).id);

@@ -1,7 +1,12 @@
-import type { Retrieval } from '../../core/chat/ports';
-import { MAX_PAGE_SIZE } from '../../core/search/inputs';
-import { passageFromWire, type PassageWire } from '../search/wire';
-import { callOptions, httpClient } from '../shared/http';
+import { passageFromWire, type PassageWire } from '../../../clients/search/wire';
+import { callOptions, httpClient } from '../../../clients/shared/http';
+import type { Retrieval } from '../../../core/chat/ports';
+import { MAX_PAGE_SIZE } from '../../../core/search/inputs';
+import type { SearchService } from '../../../core/search/service';
+import type { SearchInstance } from '../../search';
+
+// The chat proxy's adapters to the search service (its peer): in process when the search service
+// runs here, over its REST paths when it runs elsewhere.
 
 const CHUNK_SEARCH = '/cl/search/api/v2/chunk/search';
 
@@ -27,3 +32,17 @@ export function restRetrieval(opts: { baseUrl: string; timeoutMs?: number }): Re
     },
   };
 }
+
+/** The search service of this process, as the user. */
+export const inProcessRetrieval = (search: SearchService): Retrieval => ({
+  async passages(req, call) {
+    const page = await search.passages({
+      query: req.query, filters: req.fileNames ? { fileNames: req.fileNames } : {}, offset: 0, limit: req.limit, mode: 'hybrid', rerank: true,
+    }, call);
+    return page.passages;
+  },
+});
+
+/** The search service of this process when it runs here, else the one at `baseUrl` (SEARCH_URL, or PUBLIC_URL). */
+export const searchPeer = (search: SearchInstance | undefined, baseUrl: string): Retrieval =>
+  (search ? inProcessRetrieval(search.service) : restRetrieval({ baseUrl }));

@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { AnswerModels, ModelHandle } from '../../core/chat/ports';
-import { BadRequest, NotFound } from '../../core/shared/errors';
-import { openAiMessages, openAiTool } from '../../core/models/providers/openai-chat-shared';
-import { httpClient, type RequestOptions } from '../shared/http';
-import { API_VERSION, GATEWAY, PREFIX, streamOf, wholeOf, type CompletionWire } from '../models/wire';
+import { API_VERSION, GATEWAY, PREFIX, streamOf, wholeOf, type CompletionWire } from '../../../clients/models/wire';
+import { httpClient, type RequestOptions } from '../../../clients/shared/http';
+import type { AnswerModels, ModelHandle } from '../../../core/chat/ports';
+import { openAiMessages, openAiTool } from '../../../core/models/client-wire';
+import type { KeyCaller, ModelsService } from '../../../core/models/service';
+import { BadRequest, NotFound } from '../../../core/shared/errors';
+import type { ModelsInstance } from '../../models';
+
+// The chat proxy's adapters to the model gateway (its peer): in process when the gateway runs
+// here, over its REST paths when it runs elsewhere.
 
 /** A model of the gateway's catalog listing (GET /proxy/api/v1/models), the fields the proxy reads. */
 interface ModelWire {
@@ -72,3 +77,33 @@ export function restAnswerModels(opts: { baseUrl: string; timeoutMs?: number }):
     },
   };
 }
+
+/**
+ * The model gateway of this process, called with the user's LM key, which `keyCaller` (the gateway's
+ * own declared credential) turns into its caller: its keys, limits, cache, guardrails and usage apply.
+ */
+export const inProcessModels = (models: ModelsService, keyCaller: (apiKey: string | undefined) => Promise<KeyCaller>): AnswerModels => {
+  const resolve = async (apiKey: string | undefined, id: string) => {
+    const caller = await keyCaller(apiKey);
+    const model = await models.model({ id }, { caller });
+    if (model.kind !== 'chat') throw new BadRequest(`${id} is a ${model.kind} model, not a chat model`, { code: 'model_not_chat' });
+    return { caller, model };
+  };
+  return {
+    async open(apiKey, id) {
+      const { model } = await resolve(apiKey, id);
+      return { id: model.id, contextLength: model.contextLength, maxOutputTokens: model.maxOutputTokens };
+    },
+    async chat(handle, req, call) {
+      const { caller, model } = await resolve(req.apiKey, handle.id);
+      return models.chat({
+        model, route: req.route, messages: req.messages, temperature: req.temperature, maxTokens: req.maxTokens, stream: req.stream,
+        ...(req.tools?.length && { tools: req.tools }),
+      }, { ...call, caller });
+    },
+  };
+};
+
+/** The model gateway of this process when it runs here, else the one at `baseUrl` (MODELS_URL, or PUBLIC_URL). */
+export const modelsPeer = (models: ModelsInstance | undefined, baseUrl: string): AnswerModels =>
+  (models ? inProcessModels(models.service, models.keyCaller) : restAnswerModels({ baseUrl }));
