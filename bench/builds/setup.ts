@@ -5,10 +5,9 @@
  * chat proxy's default model), and a few documents for the chat proxy to ground its answers in.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
-import { CHAT_MODEL } from '../chat/setup';
+import { useChatModel } from '../chat/setup';
 import { createObject, tokens, type Bootstrap, type Tokens } from '../shared/http-client';
 import { ROOT, startPlatform, type Platform } from '../shared/platform';
 import type { Side } from './figures';
@@ -48,18 +47,12 @@ export function checkout(side: Side, root: string): Checkout {
 export const checkouts = (before: string, after = ROOT): Checkout[] => [checkout('before', before), checkout('after', after)];
 
 /**
- * What both platforms get: the bench's catalog (the default one and CHAT_MODEL on the fake
- * upstream), the chat proxy's default model, WORKERS (1 unless set), and no shared stores or
+ * What both platforms get: `npm run bench:chat`'s catalog (the default one and its chat model on the
+ * fake upstream), that model as the chat proxy's default, WORKERS (1 unless set), and no shared stores or
  * telemetry settings from this shell (each build its own SQLite data dir, traces at their default, off).
  */
 export function commonEnvironment(dir: string, upstream: string): void {
-  const catalog = join(dir, 'catalog.json');
-  writeFileSync(catalog, JSON.stringify({ models: [...DEFAULT_CATALOG.models, {
-    id: CHAT_MODEL, group: 'A', kind: 'chat', contextLength: 8192, maxOutputTokens: 256,
-    upstream: { provider: 'openai-compatible', baseUrl: `${upstream}/v1`, model: 'bench-model' },
-  }] }));
-  process.env.MODELS_CATALOG_FILE = catalog;
-  process.env.CHAT_DEFAULT_MODEL = CHAT_MODEL;
+  useChatModel(dir, upstream);
   process.env.WORKERS ||= '1';
   for (const name of Object.keys(process.env)) if (/^OTEL_/.test(name) || name === 'DATABASE_URL' || name === 'REDIS_URL') delete process.env[name];
 }

@@ -108,15 +108,11 @@ async function main(): Promise<number> {
     `verdicts (req/s at most ${tolerance * 100} % lower, p50 at most ${tolerance * 100} % higher; reported only, the exit code does not depend on them):`,
     ...verdicts(paired, tolerance),
   ];
+  const warnings = builds.flatMap((b) => logWarnings(b.p.logFile).map((w) => `  ${b.side}: ${w}`));
+  if (warnings.length) out.push('', 'platform warnings:', ...warnings);
+  out.push('', failures.length ? 'FAILURES:' : 'all runs clean: every answer 200 with the expected body', ...failures.map((f) => `- ${f}`));
   process.stdout.write(`${out.join('\n')}\n`);
-  const warnings = builds.flatMap((b) => logWarnings(b.p.logFile).map((w) => `${b.side}: ${w}`));
-  if (warnings.length) process.stdout.write(`\nplatform warnings:\n${warnings.join('\n')}\n`);
-  if (failures.length) {
-    process.stdout.write(`\nFAILURES:\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
-    return 1;
-  }
-  process.stdout.write('\nall runs clean: every answer 200 with the expected body\n');
-  return 0;
+  return failures.length ? 1 : 0;
 }
 
 runBench('bench:builds', main);
