@@ -62,12 +62,14 @@ export const pick = {
 } satisfies Record<string, Pick>;
 
 /**
- * Whether a scenario regressed beyond `tolerance` (0.05: 5 %): fewer requests per second, or a
- * slower p50 (for a stream, of the first chunk too). p99 and CPU are shown, not judged: on a shared
- * machine they move most from run to run.
+ * Whether a scenario regressed beyond `tolerance` (0.05: 5 %): more server CPU per answer (the steady
+ * figure on a shared machine), fewer requests per second, or a slower p50 (for a stream, of the
+ * first chunk too). p99 is shown, not judged: it moves most from run to run.
  */
 export function regressions(p: Paired, tolerance: number): string[] {
   const out: string[] = [];
+  const cpu = compare(p, pick.cpuMs).ratio;
+  if (cpu > 1 + tolerance) out.push(`CPU/answer ${cpu.toFixed(3)}x`);
   const rps = compare(p, pick.rps).ratio;
   if (rps < 1 - tolerance) out.push(`req/s ${rps.toFixed(3)}x`);
   for (const [name, f] of [['p50', pick.p50], ['first chunk p50', pick.firstP50]] as const) {
@@ -75,4 +77,10 @@ export function regressions(p: Paired, tolerance: number): string[] {
     if (r > 1 + tolerance) out.push(`${name} ${r.toFixed(3)}x`);
   }
   return out;
+}
+
+/** The lowest and highest of the rounds' ratios of `pick`: how much the machine moved them. */
+export function spread(p: Paired, f: Pick): [number, number] {
+  const r = roundRatios(p, f).filter(Number.isFinite);
+  return r.length ? [Math.min(...r), Math.max(...r)] : [Number.NaN, Number.NaN];
 }

@@ -1,6 +1,6 @@
 /** The table and lines `npm run bench:builds` prints (Markdown, pasteable as is). */
 import { fixed, markdownTable } from '../shared/progress';
-import { compare, pick, regressions, roundRatios, type Paired, type Pick } from './figures';
+import { compare, pick, regressions, roundRatios, spread, type Paired, type Pick } from './figures';
 
 const times = (r: number) => (Number.isFinite(r) ? `${r.toFixed(2)}x` : 'n/a');
 
@@ -22,14 +22,20 @@ export function table(all: Paired[]): string {
   return markdownTable(head, rows);
 }
 
-/** Each scenario's req/s ratio round by round, so the noise shows. */
+/** Each scenario's req/s and CPU per answer, after/before round by round, so the noise shows. */
 export const roundLines = (all: Paired[]): string[] =>
-  all.map((p) => `  ${p.scenario}: ${roundRatios(p, pick.rps).map(times).join(' ')}`);
+  all.map((p) => `  ${p.scenario}: req/s ${roundRatios(p, pick.rps).map(times).join(' ')}; CPU/answer ${roundRatios(p, pick.cpuMs).map(times).join(' ')}`);
 
-/** The verdict per scenario, reported only (the exit code does not depend on it). */
+/**
+ * The verdict per scenario, reported only (the exit code does not depend on it). Where req/s's
+ * rounds straddle 1.00x by more than the tolerance on both sides, the machine moved it more than
+ * the change could show: said so, so that a flag on req/s alone is read with CPU per answer beside it.
+ */
 export function verdicts(all: Paired[], tolerance: number): string[] {
   return all.map((p) => {
     const bad = regressions(p, tolerance);
-    return `  ${p.scenario}: ${bad.length ? `REGRESSION? ${bad.join(', ')}` : 'no regression'}`;
+    const [lo, hi] = spread(p, pick.rps);
+    const noisy = lo < 1 - tolerance && hi > 1 + tolerance ? `; req/s rounds from ${times(lo)} to ${times(hi)}: the machine's noise, read CPU/answer` : '';
+    return `  ${p.scenario}: ${bad.length ? `REGRESSION? ${bad.join(', ')}` : 'no regression'}${noisy}`;
   });
 }

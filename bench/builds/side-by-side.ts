@@ -102,10 +102,11 @@ async function main(): Promise<number> {
     '',
     table(paired),
     '',
-    'req/s after/before, round by round:',
+    'after/before, round by round:',
     ...roundLines(paired),
     '',
-    `verdicts (req/s at most ${tolerance * 100} % lower, p50 at most ${tolerance * 100} % higher; reported only, the exit code does not depend on them):`,
+    `verdicts (CPU per answer at most ${tolerance * 100} % higher, req/s at most ${tolerance * 100} % lower, p50 at most ${tolerance * 100} % higher; ` +
+      'reported only, the exit code does not depend on them; on a machine busy with other work, CPU per answer is the steady figure):',
     ...verdicts(paired, tolerance),
   ];
   const warnings = builds.flatMap((b) => logWarnings(b.p.logFile).map((w) => `  ${b.side}: ${w}`));

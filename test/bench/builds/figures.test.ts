@@ -1,4 +1,4 @@
-import { compare, orderOf, pick, regressions, roundRatios, type Paired, type Run } from '../../../bench/builds/figures';
+import { compare, orderOf, pick, regressions, roundRatios, spread, type Paired, type Run } from '../../../bench/builds/figures';
 
 const run = (rps: number, p50: number, extra: Partial<Run> = {}): Run => ({
   name: 'x', rps, requests: rps * 3, p50, p99: p50 * 3, non2xx: 0, errors: 0, badBodies: 0, codes: '', ...extra,
@@ -33,6 +33,14 @@ describe('bench:builds figures: two builds, round by round', () => {
     const stream = (first: number) => [run(100, 30, { firstP50: first }), run(100, 30, { firstP50: first })];
     expect(regressions(paired(stream(10), stream(11)), 0.05)).toEqual(['first chunk p50 1.100x']);
     expect(regressions(paired(stream(10), stream(10.4)), 0.05)).toEqual([]);
+  });
+
+  it('flags more CPU per answer beyond the tolerance, and gives the rounds\' spread', () => {
+    const cpu = (ms: number) => [run(100, 1, { cpuMs: ms }), run(100, 1, { cpuMs: ms })];
+    expect(regressions(paired(cpu(1), cpu(1.2)), 0.05)).toEqual(['CPU/answer 1.200x']);
+    expect(regressions(paired(cpu(1), cpu(1.04)), 0.05)).toEqual([]);
+    expect(spread(paired(before, after), pick.rps)).toEqual([0.98, 1.01]);
+    expect(spread(paired([run(1, 1)], [run(1, 1)]), pick.cpuMs).every(Number.isNaN)).toBe(true);
   });
 
   it('alternates which build goes first', () => {
