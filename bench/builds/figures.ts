@@ -62,9 +62,9 @@ export const pick = {
 } satisfies Record<string, Pick>;
 
 /**
- * Whether a scenario regressed beyond `tolerance` (0.05: 5 %): more server CPU per answer (the steady
- * figure on a shared machine), fewer requests per second, or a slower p50 (for a stream, of the
- * first chunk too). p99 is shown, not judged: it moves most from run to run.
+ * Whether a scenario regressed beyond `tolerance` (0.05: 5 %): more server CPU per answer (the
+ * steadiest figure on a quiet shared machine), fewer requests per second, or a slower p50 (for a
+ * stream, of the first chunk too). p99 is shown, not judged: it moves most from run to run.
  */
 export function regressions(p: Paired, tolerance: number): string[] {
   const out: string[] = [];

@@ -28,14 +28,14 @@ export const roundLines = (all: Paired[]): string[] =>
 
 /**
  * The verdict per scenario, reported only (the exit code does not depend on it). Where req/s's
- * rounds straddle 1.00x by more than the tolerance on both sides, the machine moved it more than
- * the change could show: said so, so that a flag on req/s alone is read with CPU per answer beside it.
+ * rounds straddle 1.00x by more than the tolerance on both sides, the machine moved the figures
+ * more than the tolerance: said so, since a flag is then as likely the machine as the change.
  */
 export function verdicts(all: Paired[], tolerance: number): string[] {
   return all.map((p) => {
     const bad = regressions(p, tolerance);
     const [lo, hi] = spread(p, pick.rps);
-    const noisy = lo < 1 - tolerance && hi > 1 + tolerance ? `; req/s rounds from ${times(lo)} to ${times(hi)}: the machine's noise, read CPU/answer` : '';
+    const noisy = lo < 1 - tolerance && hi > 1 + tolerance ? `; req/s rounds from ${times(lo)} to ${times(hi)}: the machine moved them more than that` : '';
     return `  ${p.scenario}: ${bad.length ? `REGRESSION? ${bad.join(', ')}` : 'no regression'}${noisy}`;
   });
 }

@@ -106,7 +106,7 @@ async function main(): Promise<number> {
     ...roundLines(paired),
     '',
     `verdicts (CPU per answer at most ${tolerance * 100} % higher, req/s at most ${tolerance * 100} % lower, p50 at most ${tolerance * 100} % higher; ` +
-      'reported only, the exit code does not depend on them; on a machine busy with other work, CPU per answer is the steady figure):',
+      'reported only, the exit code does not depend on them; a run of two builds of one commit shows how far the machine moves them):',
     ...verdicts(paired, tolerance),
   ];
   const warnings = builds.flatMap((b) => logWarnings(b.p.logFile).map((w) => `  ${b.side}: ${w}`));
