@@ -32,8 +32,8 @@ export interface ChatPlatform extends Platform {
   ingestSeconds: number;
 }
 
-/** The platform over a fresh data dir with a catalog model answered by `upstream`, and `docs` ingested. */
-export async function startChatPlatform(dir: string, port: number, upstream: string, docs: readonly Doc[], concurrency: number): Promise<ChatPlatform> {
+/** For the platforms started after: a catalog file in `dir` with CHAT_MODEL answered by `upstream`, the chat proxy's default model. */
+export function useChatModel(dir: string, upstream: string): void {
   const catalog = join(dir, 'catalog.json');
   writeFileSync(catalog, JSON.stringify({ models: [...DEFAULT_CATALOG.models, {
     id: CHAT_MODEL, group: 'A', kind: 'chat', contextLength: 8192, maxOutputTokens: 256,
@@ -41,6 +41,11 @@ export async function startChatPlatform(dir: string, port: number, upstream: str
   }] }));
   process.env.MODELS_CATALOG_FILE = catalog;
   process.env.CHAT_DEFAULT_MODEL = CHAT_MODEL;
+}
+
+/** The platform over a fresh data dir with a catalog model answered by `upstream`, and `docs` ingested. */
+export async function startChatPlatform(dir: string, port: number, upstream: string, docs: readonly Doc[], concurrency: number): Promise<ChatPlatform> {
+  useChatModel(dir, upstream);
   const platform = await startPlatform(dir, port);
   const boot = JSON.parse(readFileSync(join(platform.dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap & { tenant_id?: string };
   if (!boot.api_key) throw new Error('bootstrap.json holds no api_key');
