@@ -1,7 +1,10 @@
 import { systemClock, type Clock } from '../shared/clock';
 import { answerCache, type CacheOp, type ChatCache } from './cache';
 import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';
-import { gatewayService, keyCallerOf } from './gateway';
+import { keyCallerOf } from './key-caller';
+import { createModelsService } from './models-service';
+import { meteredPipeline } from './pipeline';
+import type { StatusOf } from './call-end';
 import { apiKeys, type ApiKeys } from './keys';
 import { keyLimits } from './limits';
 import { meter } from './metering';
@@ -66,14 +69,14 @@ export interface ModelsCoreOptions {
   upstream?: Partial<UpstreamSettings>;
   /** Worker threads for long texts (offload.ts); everything in the event loop when absent. Closed with the core. */
   offload?: Offload;
-  /** The HTTP status an error stands for (the usage records keep it). */
-  statusOf(err: unknown): number;
+  /** The number a usage row keeps for how its call ended (call-end.ts; the HTTP edge's: edge/http/call-status.ts). */
+  statusOf: StatusOf;
   /** Where each call's figures are counted (call-metrics.ts); nothing is counted when absent. */
   metrics?: Metrics;
 }
 
 /**
- * Wires the model gateway over its catalog, its providers and its stores: the one place that picks
+ * Wires the models service over its catalog, its providers and its stores: the one place that picks
  * the adapters of its ports (all of them in models.db; the answers elsewhere when `cache` is given).
  */
 export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
@@ -96,7 +99,8 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
-  const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload, metrics: opts.metrics }), offload, clock, providerOf, statusOf: opts.statusOf });
+  const metered = meteredPipeline({ limits, clock, providerOf, meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }) });
+  const service = createModelsService({ catalog, usage, cache, offload, clock, providerOf, metered });
   return {
     service, keys, catalog, catalogSources, offload, responses,
     keyCaller: keyCallerOf(keys),

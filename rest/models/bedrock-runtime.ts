@@ -7,7 +7,7 @@ import { pipeEventStream } from './eventstream';
 import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './bedrock-common';
 import { LlamaRequest, nativeCall } from './bedrock-invoke';
 import { invokeAnswer, invokeEmbedding } from './bedrock-embed';
-import { collect, refusing } from '../../core/models/refusing';
+import { collect } from '../../core/models/collect';
 import { define, gatewayHeaders, lmKey } from './common';
 import { converseDocs, converseStreamDocs, invokeDocs } from './docs-bedrock';
 import type { Route } from '../shared/routes';
@@ -34,9 +34,8 @@ export function converseRoute(models: ModelsService, path: string, route: string
     responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
     handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
       const m = await groupC(models, ctx, modelIdOf(req), route);
-      const call = await refusing(models, m, ctx, async () => converseCall(wireBody(ConverseRequest, input.body)));
       const started = Date.now();
-      const stream = await models.chat({ ...m, ...call, stream: false }, ctx);
+      const stream = await models.chat({ ...m, read: () => ({ ...converseCall(wireBody(ConverseRequest, input.body)), stream: false }) }, ctx);
       gatewayHeaders(res, stream);
       return converseResponse(await collect(stream), Date.now() - started);
     }),
@@ -54,9 +53,8 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.converse-stream');
-        const call = await refusing(models, m, ctx, async () => converseCall(wireBody(ConverseRequest, input.body)));
         const started = Date.now();
-        const stream = await models.chat({ ...m, ...call, stream: true }, ctx);
+        const stream = await models.chat({ ...m, read: () => ({ ...converseCall(wireBody(ConverseRequest, input.body)), stream: true }) }, ctx);
         gatewayHeaders(res, stream);
         await pipeEventStream(res, converseStreamEvents(stream, () => Date.now() - started), streamException);
         return undefined;
@@ -70,8 +68,13 @@ export function runtimeRoutes(models: ModelsService): Route[] {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke');
         if (m.model.kind === 'embedding') return invokeEmbedding(models, m, input.body, res, ctx);
         const started = Date.now();
-        const native = await refusing(models, m, ctx, async () => nativeCall(input.body, m.model.id, started));
-        const stream = await models.chat({ ...m, ...native.chat, stream: false }, ctx);
+        let native!: ReturnType<typeof nativeCall>;
+        const stream = await models.chat({
+          ...m, read: () => {
+            native = nativeCall(input.body, m.model.id, started);
+            return { ...native.chat, stream: false };
+          },
+        }, ctx);
         gatewayHeaders(res, stream);
         const answer = await collect(stream);
         invokeAnswer(res, native.answer(answer), { inputTokens: answer.usage.promptTokens, outputTokens: answer.usage.completionTokens, started });
@@ -85,8 +88,13 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke-with-response-stream');
         const started = Date.now();
-        const native = await refusing(models, m, ctx, async () => nativeCall(input.body, m.model.id, started));
-        const stream = await models.chat({ ...m, ...native.chat, stream: true }, ctx);
+        let native!: ReturnType<typeof nativeCall>;
+        const stream = await models.chat({
+          ...m, read: () => {
+            native = nativeCall(input.body, m.model.id, started);
+            return { ...native.chat, stream: true };
+          },
+        }, ctx);
         gatewayHeaders(res, stream);
         let firstByte = 0;
         const metrics = invocationMetrics(started, () => firstByte);

@@ -22,7 +22,7 @@ const client = () => require('../../clients/models') as typeof import('../../cli
 const redisCache = () => require('../../core/models/redis/answer-store') as typeof import('../../core/models/redis/answer-store');
 const redisLimits = () => require('../../core/models/redis/limit-counters') as typeof import('../../core/models/redis/limit-counters');
 const postgres = () => require('../../core/models/postgres') as typeof import('../../core/models/postgres');
-const http = () => require('../../edge/http/errors') as typeof import('../../edge/http/errors');
+const callStatus = () => (require('../../edge/http/call-status') as typeof import('../../edge/http/call-status')).callStatus;
 
 /** The first start's LM key's name (DECISIONS: the first start creates one for the demo tenant). */
 const DEMO_KEY = 'demo';
@@ -75,10 +75,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       },
       responsesTtlDays: config.MODELS_RESPONSES_TTL_DAYS, responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
-      onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (err) => {
-        const { STATUS, toPlatformError } = http();
-        return STATUS[toPlatformError(err).kind];
-      },
+      onStoreError: (what, err) => log.warn({ what, err: err.message }, 'models: a shared store failed'), statusOf: (end) => callStatus()(end),
       metrics,
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,

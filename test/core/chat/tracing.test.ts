@@ -8,7 +8,7 @@ import { openSearchCore, type SearchCore } from '../../../core/search';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { extractTrace } from '../../../core/shared/telemetry/tracing';
-import { STATUS, toPlatformError } from '../../../edge/http/errors';
+import { callStatus } from '../../../edge/http/call-status';
 import { recordSpans } from '../../shared/telemetry';
 import { eventually } from '../../shared/wait';
 
@@ -50,7 +50,7 @@ describe('a chat answer\'s spans, in process', () => {
   beforeAll(async () => {
     unrecord = recordSpans(provider);
     search = openSearchCore({ file: ':memory:' });
-    models = openModelsCore({ file: ':memory:', statusOf: (err) => STATUS[toPlatformError(err).kind] });
+    models = openModelsCore({ file: ':memory:', statusOf: callStatus });
     chat = openChatCore({
       retrieval: inProcessRetrieval(search.service),
       models: inProcessModels(models.service, models.keyCaller),

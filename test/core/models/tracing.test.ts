@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
 import type { CatalogModel } from '../../../core/models/catalog';
-import { STATUS, toPlatformError } from '../../../edge/http/errors';
+import { callStatus } from '../../../edge/http/call-status';
 import { startFakeBedrock, type FakeBedrock } from '../../shared/fakes/bedrock-upstream';
 import { recordSpans } from '../../shared/telemetry';
 
@@ -34,7 +34,7 @@ describe('a model call\'s spans', () => {
     }] }));
     core = openModelsCore({
       file: ':memory:', catalogFile, env: { BEDROCK_TEST_CREDENTIAL: `${ACCESS_KEY}:${SECRET}` }, upstream: { retries: 0 },
-      statusOf: (err) => STATUS[toPlatformError(err).kind],
+      statusOf: callStatus,
     });
     nova = core.catalog.find((m) => m.id === 'nova')!;
     apiKey = (await core.keys.create({ name: 'spans', tenant: 'tenant-a' })).apiKey;
