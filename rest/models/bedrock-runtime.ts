@@ -2,7 +2,8 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { ChatUsage } from '../../core/models/chat';
 import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat, converseTools } from '../../core/models/converse-wire';
-import type { ModelsService } from '../../core/models/service';
+import type { Ctx } from '../../core/shared/context';
+import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 import { pipeEventStream } from './eventstream';
 import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './bedrock-common';
 import { LlamaRequest, nativeCall } from './bedrock-invoke';
@@ -26,6 +27,18 @@ const converseCall = (body: ConverseRequest) => ({ messages: converseToChat(body
 const invocationMetrics = (started: number, firstByte: () => number) => (u: ChatUsage) => ({
   inputTokenCount: u.promptTokens, outputTokenCount: u.completionTokens, invocationLatency: Date.now() - started, firstByteLatency: firstByte(),
 });
+
+/** An InvokeModel chat: its native body read in the call, and kept for the answer's native shape. */
+async function invoke(models: ModelsService, m: Metered, body: unknown, started: number, stream: boolean, ctx: Ctx<KeyCaller>) {
+  let native!: ReturnType<typeof nativeCall>;
+  const answer = await models.chat({
+    ...m, read: () => {
+      native = nativeCall(body, m.model.id, started);
+      return { ...native.chat, stream };
+    },
+  }, ctx);
+  return { native, stream: answer };
+}
 
 /** Converse (`/converse` and the group C messages routes of families 2 and 3). */
 export function converseRoute(models: ModelsService, path: string, route: string, modelIdOf: (req: Request) => unknown, summary: string): Route {
@@ -68,13 +81,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke');
         if (m.model.kind === 'embedding') return invokeEmbedding(models, m, input.body, res, ctx);
         const started = Date.now();
-        let native!: ReturnType<typeof nativeCall>;
-        const stream = await models.chat({
-          ...m, read: () => {
-            native = nativeCall(input.body, m.model.id, started);
-            return { ...native.chat, stream: false };
-          },
-        }, ctx);
+        const { native, stream } = await invoke(models, m, input.body, started, false, ctx);
         gatewayHeaders(res, stream);
         const answer = await collect(stream);
         invokeAnswer(res, native.answer(answer), { inputTokens: answer.usage.promptTokens, outputTokens: answer.usage.completionTokens, started });
@@ -88,13 +95,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke-with-response-stream');
         const started = Date.now();
-        let native!: ReturnType<typeof nativeCall>;
-        const stream = await models.chat({
-          ...m, read: () => {
-            native = nativeCall(input.body, m.model.id, started);
-            return { ...native.chat, stream: true };
-          },
-        }, ctx);
+        const { native, stream } = await invoke(models, m, input.body, started, true, ctx);
         gatewayHeaders(res, stream);
         let firstByte = 0;
         const metrics = invocationMetrics(started, () => firstByte);
