@@ -6,7 +6,7 @@ import type { CatalogModel } from '../../core/models/catalog';
 import type { Transcript } from '../../core/models/chat';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
 import { chatBody } from '../../core/models/providers/openai-chat-shared';
-import { fieldsOf } from '../../core/models/pipeline';
+import { fieldsOf } from '../../core/models/given';
 import type { ChatFields, Metered, ModelsService } from '../../core/models/service';
 import type { UsageTotals } from '../../core/models/usage';
 import { httpClient, type HttpClientOptions, type RequestOptions } from '../shared/http';

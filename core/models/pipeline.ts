@@ -7,6 +7,7 @@ import type { ChatMessage, ChatStream, ModelProvider } from './chat';
 import { GuardrailViolation } from './guard';
 import type { KeyLimits } from './limits';
 import type { CallOutcome, Meter, MeteredCall } from './metering';
+import { fieldsOf } from './given';
 import type { Given, KeyCaller, Metered } from './service';
 
 /**
@@ -78,10 +79,6 @@ export function expectInputKinds(model: CatalogModel, messages: readonly ChatMes
     }
   }
 }
-
-/** A method's fields: as given, or read (Given). */
-export const fieldsOf = <F>(input: Given<F>): F | Promise<F> =>
-  typeof (input as { read?: unknown }).read === 'function' ? (input as { read(): F | Promise<F> }).read() : input as F;
 
 export function meteredPipeline(d: PipelineDeps) {
   const provider = <K extends keyof ModelProvider>(model: CatalogModel, method: K): NonNullable<ModelProvider[K]> => {
