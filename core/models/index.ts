@@ -4,7 +4,7 @@ import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalo
 import { keyCallerOf } from './key-caller';
 import { createModelsService } from './models-service';
 import { meteredPipeline } from './pipeline';
-import type { StatusOf } from './call-end';
+import type { StatusOf } from '../shared/call-end';
 import { apiKeys, type ApiKeys } from './keys';
 import { keyLimits } from './limits';
 import { meter } from './metering';
@@ -69,7 +69,7 @@ export interface ModelsCoreOptions {
   upstream?: Partial<UpstreamSettings>;
   /** Worker threads for long texts (offload.ts); everything in the event loop when absent. Closed with the core. */
   offload?: Offload;
-  /** The number a usage row keeps for how its call ended (call-end.ts; the HTTP edge's: edge/http/call-status.ts). */
+  /** The number a usage row keeps for how its call ended (core/shared/call-end.ts; the HTTP edge's: edge/http/call-status.ts). */
   statusOf: StatusOf;
   /** Where each call's figures are counted (call-metrics.ts); nothing is counted when absent. */
   metrics?: Metrics;

@@ -9,7 +9,7 @@ import type { Metrics } from '../shared/telemetry/metrics';
 import type { Span } from '../shared/telemetry/tracing';
 import { callMetrics } from './call-metrics';
 import { UpstreamFailed } from '../shared/errors';
-import type { CallEnd, StatusOf } from './call-end';
+import type { CallEnd, StatusOf } from '../shared/call-end';
 
 /** How a stream the upstream broke off (or ended with an error) ends, whatever the error was. */
 const BROKE: CallEnd = { failed: new UpstreamFailed('The upstream failed midway through its answer', { code: 'upstream_failed' }) };

@@ -22,7 +22,7 @@ import type { Given, KeyCaller, Metered } from './service';
  * 7. the usage record: ok with the step's figures (a stream's when it ends), or how it failed
  *    (`left` when the caller went away), with the guard's block when it blocked.
  *
- * A method declares only its differences (`Method`); nothing here names a status (call-end.ts).
+ * A method declares only its differences (`Method`); nothing here names a status (core/shared/call-end.ts).
  */
 export interface Method<F, R, K extends keyof ModelProvider = never> {
   /** The kind of catalog model it calls; none when no model is called (counting tokens). */

@@ -1,4 +1,4 @@
-import type { CallEnd } from '../../core/models/call-end';
+import type { CallEnd } from '../../core/shared/call-end';
 import { STATUS, toPlatformError } from './errors';
 
 /** nginx's "client closed request": the caller left before the answer was complete (core/shared/cancel.ts). */
