@@ -6,7 +6,8 @@ import type { CatalogModel } from '../../core/models/catalog';
 import type { Transcript } from '../../core/models/chat';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
 import { chatBody } from '../../core/models/client-wire';
-import type { ModelsService } from '../../core/models/service';
+import { fieldsOf } from '../../core/models/given';
+import type { ChatFields, Metered, ModelsService } from '../../core/models/service';
 import type { UsageTotals } from '../../core/models/usage';
 import { httpClient, type HttpClientOptions, type RequestOptions } from '../shared/http';
 import { API_VERSION, PREFIX, streamOf, wholeOf, type CompletionWire } from './wire';
@@ -49,8 +50,9 @@ const isActive = (m: CatalogModel) => m.status.toLowerCase() === 'active';
  * The model gateway over its REST paths (the catalog, usage, the Azure OpenAI wire of group A and
  * Anthropic's token count),
  * for a deployment where it runs elsewhere: the gateway's keys, limits, cache, guardrails and usage
- * apply there, and its refusals come back as the same platform errors. `refused` records nothing
- * here: a call this side refuses never reached the gateway, which records the calls it refuses.
+ * apply there, and its refusals come back as the same platform errors. An input given as a
+ * reading (`read`) is read here, and a reading that fails is recorded nowhere: the call never
+ * reached the gateway, which records the calls it refuses.
  */
 export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCaller> {
   const http = httpClient({ timeoutMs: 300_000, retries: 0, ...opts });
@@ -79,7 +81,8 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
     },
     async chat(input, ctx) {
       // The gateway names the route itself (`azure.chat.completions`) when it meters the call.
-      const { model, route: _route, ...request } = input;
+      const { model } = input;
+      const { model: _m, route: _r, ...request }: ChatFields & Partial<Metered> = await fieldsOf(input);
       let cache: CacheOutcome = 'MISS';
       let guard = 'n/a';
       const o: RequestOptions = {
@@ -99,13 +102,17 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       const first = await chunks.next();
       return { ...streamOf(first, chunks, ctx.signal), cache, guard };
     },
-    async embed({ model, inputs, dimensions }, ctx) {
+    async embed(input, ctx) {
+      const { model } = input;
+      const { inputs, dimensions } = await fieldsOf(input);
       const r = await http.request<{ data: { embedding: number[] }[]; usage: { prompt_tokens: number } }>('POST', deployment(model, 'embeddings'), {
         ...as(ctx), query: azure, json: { input: inputs, ...(dimensions !== undefined && { dimensions }) },
       });
       return { vectors: r.data.map((d) => Float32Array.from(d.embedding)), promptTokens: r.usage.prompt_tokens };
     },
-    async generateImage({ model, prompt, size, quality, style }, ctx) {
+    async generateImage(input, ctx) {
+      const { model } = input;
+      const { prompt, size, quality, style } = await fieldsOf(input);
       // As a data URL, which also says the picture's type.
       const r = await http.request<{ data: { url: string; revised_prompt?: string }[] }>('POST', deployment(model, 'images/generations'), {
         ...as(ctx), query: azure, json: { prompt, n: 1, size, quality, style, response_format: 'url' },
@@ -114,7 +121,9 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       const [, mimeType = 'application/octet-stream', b64 = ''] = /^data:([^;,]+);base64,(.*)$/s.exec(url) ?? [];
       return { b64, mimeType, ...(revisedPrompt !== undefined && { revisedPrompt }) };
     },
-    async transcribe({ model, audio, filename, mimeType, temperature, language, prompt }, ctx): Promise<Transcript> {
+    async transcribe(input, ctx): Promise<Transcript> {
+      const { model } = input;
+      const { audio, filename, mimeType, temperature, language, prompt } = await fieldsOf(input);
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(audio)], { type: mimeType }), filename);
       form.append('response_format', 'verbose_json');
@@ -129,15 +138,14 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
         ...(r.segments?.length ? { segments: r.segments } : {}),
       };
     },
-    async countTokens({ model, messages, tools }, ctx) {
+    async countTokens(input, ctx) {
+      const { model } = input;
+      const { messages, tools } = await fieldsOf(input);
       // Through the gateway's Anthropic door (`/v1/messages/count_tokens`), which counts with the same tokenizer.
       const r = await http.request<{ input_tokens: number }>('POST', `${PREFIX}/anthropic/v1/messages/count_tokens`, {
         ...as(ctx), json: anthropicCountBody(model.id, messages, tools),
       });
       return { tokens: r.input_tokens };
-    },
-    refused() {
-      // Nothing reached the gateway elsewhere: there is nothing of it to record here.
     },
     async usage({ from, to }, ctx) {
       const r = await http.request<{ totals: UsageTotals; by_model: (UsageTotals & { model: string })[] }>('GET', `${PREFIX}/usage`, {

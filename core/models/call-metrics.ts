@@ -37,7 +37,7 @@ export function callMetrics(metrics: Metrics = noMetrics): ((f: CallFigures) => 
     tokens.inc({ model: f.model, tenant, direction: 'output' }, f.tokensOut);
     cost.inc({ model: f.model, tenant }, f.cost);
     cache.inc({ model: f.model, tenant, result: f.cache.toLowerCase() });
-    // The gateway writes `blocked:<detectors>` when the input guard refused the call (gateway.ts).
+    // The pipeline writes `blocked:<detectors>` when the input guard refused the call (pipeline.ts).
     if (f.guard.startsWith('blocked:')) blocks.inc({ model: f.model, tenant });
   };
 }

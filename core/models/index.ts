@@ -1,6 +1,9 @@
 import { systemClock, type Clock } from '../shared/clock';
 import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';
-import { gatewayService, keyCallerOf } from './gateway';
+import { keyCallerOf } from './key-caller';
+import { createModelsService } from './models-service';
+import { meteredPipeline } from './pipeline';
+import type { StatusOf } from '../shared/call-end';
 import { apiKeys, type ApiKeys } from './keys';
 import { keyLimits } from './limits';
 import { meter } from './metering';
@@ -55,13 +58,13 @@ export interface ModelsCoreOptions {
   upstream?: Partial<UpstreamSettings>;
   /** Worker threads for long texts (offload.ts); everything in the event loop when absent. Closed with the core. */
   offload?: Offload;
-  /** The HTTP status an error stands for (the usage records keep it). */
-  statusOf(err: unknown): number;
+  /** The number a usage row keeps for how its call ended (core/shared/call-end.ts; the HTTP edge's: edge/http/call-status.ts). */
+  statusOf: StatusOf;
   /** Where each call's figures are counted (call-metrics.ts); nothing is counted when absent. */
   metrics?: Metrics;
 }
 
-/** Wires the model gateway over its catalog, its providers and the adapters it is given. */
+/** Wires the models service over its catalog, its providers and the adapters it is given. */
 export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const { models: catalog, sources: catalogSources } = loadCatalogFile(opts.catalogFile);
   const { stores } = opts;
@@ -76,7 +79,8 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
-  const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload, metrics: opts.metrics }), offload, clock, providerOf, statusOf: opts.statusOf });
+  const metered = meteredPipeline({ limits, clock, providerOf, meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }) });
+  const service = createModelsService({ catalog, usage, cache, offload, clock, providerOf, metered });
   return {
     service, keys, catalog, catalogSources, offload, responses,
     keyCaller: keyCallerOf(keys),

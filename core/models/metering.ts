@@ -8,16 +8,21 @@ import type { Offload } from './offload';
 import type { Metrics } from '../shared/telemetry/metrics';
 import type { Span } from '../shared/telemetry/tracing';
 import { callMetrics } from './call-metrics';
+import { UpstreamFailed } from '../shared/errors';
+import type { CallEnd, StatusOf } from '../shared/call-end';
+
+/** How a stream the upstream broke off (or ended with an error) ends, whatever the error was. */
+const BROKE: CallEnd = { failed: new UpstreamFailed('The upstream failed midway through its answer', { code: 'upstream_failed' }) };
 
 /**
  * A metered call and whose it is; `span` is its trace span (`model <route> <model id>`, started by
- * the gateway), ended when the call is recorded: at the end of its stream for a chat answer.
+ * the pipeline), ended when the call is recorded: at the end of its stream for a chat answer.
  */
 export type MeteredCall = Metered & { caller: KeyCaller; span?: Span };
 
-/** One call's record, as the gateway knows it when the call ends. */
+/** One call's record, as the pipeline knows it when the call ends. */
 export interface CallOutcome {
-  status: number;
+  end: CallEnd;
   startedAt: number;
   upstreamMs?: number | null;
   /** Counted only when the upstream does not say (tokenizing costs). */
@@ -34,10 +39,11 @@ export interface CallOutcome {
  * budget, and gives each row to the metrics (call-metrics.ts) and ends the call's span: the one
  * place every call is recorded, refused or not.
  */
-export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits; offload: Offload; metrics?: Metrics }) {
+export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits; offload: Offload; statusOf: StatusOf; metrics?: Metrics }) {
   const observe = callMetrics(deps.metrics);
   const record = (m: MeteredCall, o: CallOutcome) => {
     const now = deps.clock.now();
+    const status = deps.statusOf(o.end);
     const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = m.caller.options;
     const tokensIn = (typeof o.tokensIn === 'function' ? o.tokensIn() : o.tokensIn) ?? 0;
     const tokensOut = o.tokensOut ?? 0;
@@ -46,26 +52,27 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
     const guard = o.guard ?? 'n/a';
     deps.limits.spend(m.caller.key, tokensIn + tokensOut);
     void deps.usage.record({
-      at: now, keyId: m.caller.key.id, tenant: m.caller.key.tenant, model: m.model.id, route: m.route, status: o.status,
+      at: now, keyId: m.caller.key.id, tenant: m.caller.key.tenant, model: m.model.id, route: m.route, status,
       latencyMs: now - o.startedAt, upstreamMs: o.upstreamMs ?? null, tokensIn, tokensOut, wordsSent: o.wordsSent ?? 0,
       wordsReceived: o.wordsReceived ?? 0, cache, guard, options: profile,
     }, cost).catch(() => undefined);
-    observe?.({ model: m.model.id, tenant: m.caller.key.tenant, route: m.route, status: o.status, latencyMs: now - o.startedAt, tokensIn, tokensOut, cost, cache, guard });
+    observe?.({ model: m.model.id, tenant: m.caller.key.tenant, route: m.route, status, latencyMs: now - o.startedAt, tokensIn, tokensOut, cost, cache, guard });
     if (m.span) {
       // Tracing off, the span records nothing: its attributes are not even built.
       if (m.span.isRecording()) {
-        m.span.setAttributes({ 'http.response.status_code': o.status, 'gen_ai.usage.input_tokens': tokensIn, 'gen_ai.usage.output_tokens': tokensOut, 'model.cache': cache });
-        if (o.status >= 500) m.span.setStatus({ code: 2 }); // ERROR, as the server span marks a 5xx
+        m.span.setAttributes({ 'http.response.status_code': status, 'gen_ai.usage.input_tokens': tokensIn, 'gen_ai.usage.output_tokens': tokensOut, 'model.cache': cache });
+        // ERROR, as the HTTP server span marks a 5xx (OpenTelemetry's HTTP conventions, on the status kept).
+        if (status >= 500) m.span.setStatus({ code: 2 });
       }
       m.span.end();
     }
   };
 
   /**
-   * The stream, recorded when it ends: 200 with the upstream's token counts when it finished, 502
-   * when the upstream failed midway, 499 when the caller left before the end.
+   * The stream, recorded when it ends: ok with the upstream's token counts when it finished, failed
+   * as an upstream failure when the upstream failed midway, left when the caller left before the end.
    */
-  const stream = (m: MeteredCall, s: ChatStream, o: CallOutcome & { calledAt: number; signal?: AbortSignal }): ChatStream => {
+  const stream = (m: MeteredCall, s: ChatStream, o: Omit<CallOutcome, 'end'> & { calledAt: number; signal?: AbortSignal }): ChatStream => {
     let text = '';
     let firstAt: number | null = null;
     let failed = false;
@@ -85,8 +92,8 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
         const upstreamMs = o.cache === 'HIT' ? null : (firstAt ?? deps.clock.now()) - o.calledAt;
         const settle = (finishReason: FinishReason | null, usage?: { promptTokens: number; completionTokens: number }) => {
           // A caller who left aborts the upstream read, which then fails: still the caller's 499.
-          const status = !ended && o.signal?.aborted ? 499 : failed || finishReason === 'error' ? 502 : ended ? 200 : 499;
-          const write = (tokensOut: number) => record(m, { ...o, upstreamMs, status, tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut, wordsReceived: wordCount(text) });
+          const end: CallEnd = !ended && o.signal?.aborted ? 'left' : failed || finishReason === 'error' ? BROKE : ended ? 'ok' : 'left';
+          const write = (tokensOut: number) => record(m, { ...o, upstreamMs, end, tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut, wordsReceived: wordCount(text) });
           // What the upstream did not count is counted here, off the event loop when long.
           if (usage) write(usage.completionTokens);
           else void deps.offload.run('count', [[text], Infinity], text.length).then(write, () => write(0));

@@ -6,7 +6,7 @@ import type { ChatMessage, ChatRequest, ChatStream, ToolDefinition, Transcript }
 import type { KeyOptions } from './key-options';
 import type { ApiKey } from './keys';
 
-/** The caller of a gateway route: its key (tenant, allowed models, limits) and the options it sent with it. */
+/** The caller of a models route: its key (tenant, allowed models, limits) and the options it sent with it. */
 export interface KeyCaller {
   key: ApiKey;
   options: KeyOptions;
@@ -22,17 +22,32 @@ export interface Metered {
   route: string;
 }
 
-/** A chat call: the provider-neutral request (its model is the catalog's, named in Metered). */
-export type ChatInput = Metered & Omit<ChatRequest, 'model'>;
+/**
+ * A metered method's fields, given as they are (a caller in process), or read from a wire format
+ * (a vendor body, GraphQL arguments) by `read`, which the call runs first: a request its reading
+ * refuses (a malformed body, `n` != 1) is a refused call, recorded in usage like any other.
+ */
+export type Given<F> = F | { read(): F | Promise<F> };
+
+/** The provider-neutral chat request (its model is the catalog's, named in Metered). */
+export type ChatFields = Omit<ChatRequest, 'model'>;
+export type EmbedFields = { inputs: string[] | (readonly number[])[]; dimensions?: number };
+export type ImageFields = { prompt: string; size?: string; quality?: string; style?: string };
+export type TranscribeFields = { audio: Buffer; filename: string; mimeType: string; temperature?: number; language?: string; prompt?: string };
+export type CountFields = { messages: ChatMessage[]; tools?: ToolDefinition[] };
+
+/** A chat call: its model and route, and its request. */
+export type ChatInput = Metered & Given<ChatFields>;
 
 /** A chat answer on its way: pieces, then how it ended; whether it came from the cache; what the guard did. */
 export type ChatCall = ChatStream & { cache: CacheOutcome; guard: string };
 
 /**
- * The model gateway's interface (see docs/service-conventions.md): every method acts as `ctx.caller`,
+ * The models service's interface (see docs/service-conventions.md): every method acts as `ctx.caller`,
  * the key its edge established (the module declares it: the `api-key` header, or where a vendor's
- * SDK puts it). Each metered call checks the key's limits (429), the model's kind and input kinds
- * (400), and records itself in usage, refused or not, once it has ended.
+ * SDK puts it). Each metered call (chat, embed, generateImage, transcribe, countTokens) runs the
+ * one pipeline (pipeline.ts): its input read (`Given`), the key's limits (429), the model's kind and
+ * input kinds (400), the call, and a usage record of it, refused or not, once it has ended.
  */
 export interface ModelsService<C = KeyCaller> {
   /** The catalog models the key may use. */
@@ -50,12 +65,12 @@ export interface ModelsService<C = KeyCaller> {
    * from an embedding model: 400 for a model of another kind, an input over its context length, or
    * an id that is no token.
    */
-  embed(input: Metered & { inputs: string[] | (readonly number[])[]; dimensions?: number }, ctx: Ctx<C>): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
+  embed(input: Metered & Given<EmbedFields>, ctx: Ctx<C>): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
   /** One picture from an image model (`n` = 1 is the route's to check). */
-  generateImage(input: Metered & { prompt: string; size?: string; quality?: string; style?: string }, ctx: Ctx<C>):
+  generateImage(input: Metered & Given<ImageFields>, ctx: Ctx<C>):
     Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
   /** The text of an audio file from a transcription model. */
-  transcribe(input: Metered & { audio: Buffer; filename: string; mimeType: string; temperature?: number; language?: string; prompt?: string }, ctx: Ctx<C>):
+  transcribe(input: Metered & Given<TranscribeFields>, ctx: Ctx<C>):
     Promise<Transcript>;
   /**
    * A prompt's tokens as the gateway counts them (core/models/tokens.ts: the messages as a chat call
@@ -63,9 +78,7 @@ export interface ModelsService<C = KeyCaller> {
    * the key may use. No model is called: admitted under the key's limits (429) and recorded in
    * usage as a call with no tokens, which costs nothing.
    */
-  countTokens(input: Metered & { messages: ChatMessage[]; tools?: ToolDefinition[] }, ctx: Ctx<C>): Promise<{ tokens: number }>;
-  /** Records a call its edge refused before it reached the model (a malformed body, `n` != 1): usage counts every call. */
-  refused(input: Metered & { error: unknown; startedAt: number }, ctx: Ctx<C>): void;
+  countTokens(input: Metered & Given<CountFields>, ctx: Ctx<C>): Promise<{ tokens: number }>;
   /** The key's tenant's usage between two instants, in all and per model. */
   usage(input: { from: Date; to: Date }, ctx: Ctx<C>): Promise<{ totals: UsageTotals; byModel: (UsageTotals & { model: string })[] }>;
 }

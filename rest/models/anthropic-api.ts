@@ -7,7 +7,6 @@ import type { Ctx } from '../../core/shared/context';
 import type { CatalogModel } from '../../core/models/catalog';
 import { CountTokensRequest, MessagesRequest, anthropicPrompt } from '../../core/models/anthropic-wire';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
-import { refusing } from '../../core/models/refusing';
 import { requestIdOf } from '../shared/http-errors';
 import type { Route } from '../shared/routes';
 import { anthropicAnswer, anthropicErrorBody } from './anthropic';
@@ -79,7 +78,7 @@ export function anthropicApiRoutes(models: ModelsService): Route[] {
       handle: async (input, { req, res, ctx }) => {
         requestIdHeader(req, res);
         const m = { model: await modelOf(models, input.body, ctx), route: 'anthropic.messages' };
-        return anthropicAnswer(models, m, await refusing(models, m, ctx, () => wireBody(MessagesRequest, input.body)), res, ctx);
+        return anthropicAnswer(models, m, () => wireBody(MessagesRequest, input.body), res, ctx);
       },
     }),
     define({
@@ -89,8 +88,7 @@ export function anthropicApiRoutes(models: ModelsService): Route[] {
       handle: async (input, { req, res, ctx }) => {
         requestIdHeader(req, res);
         const m = { model: await modelOf(models, input.body, ctx), route: 'anthropic.count_tokens' };
-        const prompt = await refusing(models, m, ctx, () => anthropicPrompt(wireBody(CountTokensRequest, input.body)));
-        return { input_tokens: (await models.countTokens({ ...m, ...prompt }, ctx)).tokens };
+        return { input_tokens: (await models.countTokens({ ...m, read: () => anthropicPrompt(wireBody(CountTokensRequest, input.body)) }, ctx)).tokens };
       },
     }),
     define({

@@ -11,7 +11,7 @@ import { pipeStream } from '../../edge/http/event-stream';
 import { VENDOR_SSE_HEAD, sseEvent } from '../../edge/http/stream-frames';
 import { requestIdOf, type ErrorBody } from '../shared/http-errors';
 import { groupC, wireBody } from './bedrock-common';
-import { collect, refusing } from '../../core/models/refusing';
+import { collect } from '../../core/models/collect';
 import { define, gatewayHeaders, lmKey } from './common';
 import { anthropicDocs } from './docs-bedrock';
 import type { Route } from '../shared/routes';
@@ -52,9 +52,15 @@ export function anthropicSse(res: Response, events: AsyncIterable<AnthropicEvent
   });
 }
 
-/** A Messages call (the Bedrock route's or Anthropic's own API's) and its answer: the message object, or its events streamed. */
-export async function anthropicAnswer(models: ModelsService, m: Metered, body: AnthropicRequest | MessagesRequest, res: Response, ctx: Ctx<KeyCaller>) {
-  const stream = await models.chat({ ...m, ...anthropicChat(body), stream: body.stream === true }, ctx);
+/** A Messages call (the Bedrock route's or Anthropic's own API's; its body read in the call) and its answer: the message object, or its events streamed. */
+export async function anthropicAnswer(models: ModelsService, m: Metered, read: () => AnthropicRequest | MessagesRequest, res: Response, ctx: Ctx<KeyCaller>) {
+  let body!: AnthropicRequest | MessagesRequest;
+  const stream = await models.chat({
+    ...m, read: () => {
+      body = read();
+      return { ...anthropicChat(body), stream: body.stream === true };
+    },
+  }, ctx);
   gatewayHeaders(res, stream);
   const meta = { id: anthropicMessageId(), model: m.model.id };
   if (!body.stream) return anthropicMessage(meta, await collect(stream));
@@ -71,7 +77,7 @@ export function anthropicRoutes(models: ModelsService): Route[] {
     responses: { 200: { description: 'A message object, or message_start ... message_stop events' } },
     handle: async (input, { req, res, ctx }) => {
       const m = await groupC(models, ctx, req.query.modelId, 'bedrock.messages.anthropic');
-      return anthropicAnswer(models, m, await refusing(models, m, ctx, () => wireBody(AnthropicRequest, input.body)), res, ctx);
+      return anthropicAnswer(models, m, () => wireBody(AnthropicRequest, input.body), res, ctx);
     },
   })];
 }

@@ -5,7 +5,6 @@ import type { CatalogModel } from '../../core/models/catalog';
 import type { ModelsService } from '../../core/models/service';
 import type { ErrorBody } from '../shared/http-errors';
 import { DEPLOYMENTS, InvalidParam, parseBody, type Door } from './doors';
-import { refusing } from '../../core/models/refusing';
 import { define, lmKey } from './common';
 import { imagesDocs, transcriptionsDocs } from './docs-azure';
 import { uploadOf } from '../shared/multipart';
@@ -98,13 +97,15 @@ export function imagesRoute(models: ModelsService, door: Door): Route {
     handle: async (input, { req, ctx }) => {
       const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
       const route = `${door.vendor}.images.generations`;
-      const body = await refusing(models, { model, route }, ctx, () => {
-        const b = parseBody(ImageRequest, input.body);
-        if ((b.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported for image generation.', 'n');
-        return b;
-      });
-      const size = body.size === 'auto' ? undefined : body.size ?? undefined;
-      const image = await models.generateImage({ model, route, prompt: body.prompt, size, quality: body.quality ?? undefined, style: body.style ?? undefined }, ctx);
+      let body!: z.output<typeof ImageRequest>;
+      const image = await models.generateImage({
+        model, route, read: () => {
+          body = parseBody(ImageRequest, input.body);
+          if ((body.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported for image generation.', 'n');
+          const size = body.size === 'auto' ? undefined : body.size ?? undefined;
+          return { prompt: body.prompt, size, quality: body.quality ?? undefined, style: body.style ?? undefined };
+        },
+      }, ctx);
       // Azure's dall-e-3 answers a URL by default; the gateway stores nothing to link to, so its URL
       // is a data: URL holding the picture itself (the SDKs and browsers read it like any other).
       const picture = body.response_format === 'b64_json' ? { b64_json: image.b64 } : { url: `data:${image.mimeType};base64,${image.b64}` };
@@ -127,15 +128,17 @@ export function transcriptionsRoute(models: ModelsService, door: Door): Route {
       const upload = uploadOf(res);
       const model = (checked as CatalogModel | undefined) ?? await door.modelOf(models, ctx, req, apiVersionOf(door, req), upload?.fields);
       const route = `${door.vendor}.audio.transcriptions`;
-      const { fields, audio } = await refusing(models, { model, route }, ctx, () => {
-        const audio = audioOf(upload?.file);
-        const fields = parseBody(TranscriptionFields, upload!.fields);
-        if (fields.stream === 'true') throw new InvalidParam('Streamed transcriptions are not supported here.', 'stream');
-        return { fields, audio };
-      });
+      let fields!: z.output<typeof TranscriptionFields>;
       const t = await models.transcribe({
-        model, route, audio: audio.bytes, filename: audio.filename, mimeType: audio.mimeType,
-        temperature: fields.temperature, language: fields.language, prompt: fields.prompt,
+        model, route, read: () => {
+          const audio = audioOf(upload?.file);
+          fields = parseBody(TranscriptionFields, upload!.fields);
+          if (fields.stream === 'true') throw new InvalidParam('Streamed transcriptions are not supported here.', 'stream');
+          return {
+            audio: audio.bytes, filename: audio.filename, mimeType: audio.mimeType,
+            temperature: fields.temperature, language: fields.language, prompt: fields.prompt,
+          };
+        },
       }, ctx);
       switch (fields.response_format) {
         case 'json': return { text: t.text };

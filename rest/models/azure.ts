@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { chatCompletion, chatCompletionChunks } from '../../core/models/openai-answer';
 import { ChatCompletionRequest, toChatMessages, toolsOf } from '../../core/models/openai-wire';
 import type { ModelsService } from '../../core/models/service';
-import { collect, refusing } from '../../core/models/refusing';
+import { collect } from '../../core/models/collect';
 import { define, gatewayHeaders, lmKey } from './common';
 import { chatDocs, embeddingsDocs } from './docs-azure';
 import { DEPLOYMENTS, InvalidParam, parseBody, type Door } from './doors';
@@ -37,11 +37,13 @@ export function embeddingsRoute(models: ModelsService, door: Door): Route {
     handle: async (input, { req, res, ctx }) => {
       const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
       const route = `${door.vendor}.embeddings`;
-      const { body, inputs } = await refusing(models, { model, route }, ctx, () => {
-        const b = parseBody(EmbeddingsRequest, input.body);
-        return { body: b, inputs: embeddingInputs(b.input) };
-      });
-      const { vectors, promptTokens } = await models.embed({ model, route, inputs, dimensions: body.dimensions }, ctx);
+      let body!: z.output<typeof EmbeddingsRequest>;
+      const { vectors, promptTokens } = await models.embed({
+        model, route, read: () => {
+          body = parseBody(EmbeddingsRequest, input.body);
+          return { inputs: embeddingInputs(body.input), dimensions: body.dimensions };
+        },
+      }, ctx);
       if (body.dimensions !== undefined && body.dimensions !== vectors[0]?.length) throw new InvalidParam(`This model makes ${vectors[0]?.length}-dimensional vectors.`, 'dimensions');
       await sendEmbeddings(res, { model: model.id, vectors, promptTokens, format: body.encoding_format });
       return undefined;
@@ -58,15 +60,17 @@ export function chatRoute(models: ModelsService, door: Door): Route {
     handle: async (input, { req, res, ctx, heartbeatMs }) => {
       const model = await door.modelOf(models, ctx, req, input['api-version'] as string | undefined, input.body);
       const route = `${door.vendor}.chat.completions`;
-      const { body, call } = await refusing(models, { model, route }, ctx, () => {
-        const b = parseBody(ChatCompletionRequest, input.body);
-        if ((b.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
-        return { body: b, call: { messages: toChatMessages(b.messages), ...toolsOf(b) } };
-      });
+      let body!: ChatCompletionRequest;
       const stream = await models.chat({
-        model, route, ...call, maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
-        temperature: body.temperature ?? undefined, topP: body.top_p ?? undefined, stream: body.stream === true,
-        stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
+        model, route, read: () => {
+          body = parseBody(ChatCompletionRequest, input.body);
+          if ((body.n ?? 1) !== 1) throw new InvalidParam('Only n = 1 is supported.', 'n');
+          return {
+            messages: toChatMessages(body.messages), ...toolsOf(body), maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+            temperature: body.temperature ?? undefined, topP: body.top_p ?? undefined, stream: body.stream === true,
+            stop: typeof body.stop === 'string' ? [body.stop] : body.stop ?? undefined,
+          };
+        },
       }, ctx);
       gatewayHeaders(res, stream);
       const meta = { id: `chatcmpl-${opaqueId()}`, created: Math.floor(Date.now() / 1000), model: model.id };

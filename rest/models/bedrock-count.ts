@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { Base64, ConverseRequest, converseToChat, converseTools } from '../../core/models/converse-wire';
 import { BadRequest } from '../../core/shared/errors';
 import type { ModelsService } from '../../core/models/service';
-import { refusing } from '../../core/models/refusing';
 import type { Route } from '../shared/routes';
 import { amzn, bedrockErrorBody, groupC, wireBody } from './bedrock-common';
 import { nativeCall } from './bedrock-invoke';
@@ -38,7 +37,7 @@ export function countTokensRoute(models: ModelsService): Route {
     responses: { 200: { description: '`{"inputTokens": n}`' } },
     handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
       const m = await groupC(models, ctx, req.params.modelId, 'bedrock.count-tokens');
-      const prompt = await refusing(models, m, ctx, () => {
+      const counted = await models.countTokens({ ...m, read: () => {
         const { converse, invokeModel } = wireBody(CountTokensBody, input.body).input;
         if ((converse === undefined) === (invokeModel === undefined)) {
           throw new BadRequest('input: exactly one of converse or invokeModel is required', { code: 'invalid_request' });
@@ -46,8 +45,8 @@ export function countTokensRoute(models: ModelsService): Route {
         if (converse) return { messages: converseToChat(converse), tools: converseTools(converse).tools };
         const { messages, tools } = nativeCall(nativeBody(invokeModel!.body), m.model.id, Date.now()).chat;
         return { messages, tools };
-      });
-      return { inputTokens: (await models.countTokens({ ...m, ...prompt }, ctx)).tokens };
+      } }, ctx);
+      return { inputTokens: counted.tokens };
     }),
   });
 }

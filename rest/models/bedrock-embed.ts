@@ -5,7 +5,6 @@ import type { Ctx } from '../../core/shared/context';
 import { BadRequest } from '../../core/shared/errors';
 import { isPlainObject } from '../../core/shared/validation';
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
-import { refusing } from '../../core/models/refusing';
 import { wireBody } from './bedrock-common';
 
 /**
@@ -47,14 +46,15 @@ export function invokeAnswer(res: Response, body: unknown, h: { inputTokens: num
 
 export async function invokeEmbedding(models: ModelsService, m: Metered, body: unknown, res: Response, ctx: Ctx<KeyCaller>): Promise<void> {
   const started = Date.now();
-  const call = await refusing(models, m, ctx, () => {
-    if (isPlainObject(body) && 'inputText' in body) return { titan: wireBody(TitanEmbedRequest, body) };
-    if (isPlainObject(body) && 'texts' in body) return { cohere: wireBody(CohereEmbedRequest, body) };
-    throw new BadRequest(`${m.model.id} is an embedding model: send a Titan body (inputText, dimensions, normalize) or a Cohere body (texts, input_type)`, { code: 'invalid_request' });
-  });
+  let call!: { titan?: z.output<typeof TitanEmbedRequest>; cohere?: z.output<typeof CohereEmbedRequest> };
+  const { vectors, promptTokens } = await models.embed({ ...m, read: () => {
+    if (isPlainObject(body) && 'inputText' in body) call = { titan: wireBody(TitanEmbedRequest, body) };
+    else if (isPlainObject(body) && 'texts' in body) call = { cohere: wireBody(CohereEmbedRequest, body) };
+    else throw new BadRequest(`${m.model.id} is an embedding model: send a Titan body (inputText, dimensions, normalize) or a Cohere body (texts, input_type)`, { code: 'invalid_request' });
+    return call.titan ? { inputs: [call.titan.inputText], dimensions: call.titan.dimensions } : { inputs: call.cohere!.texts };
+  } }, ctx);
   if (call.titan) {
     const t = call.titan;
-    const { vectors, promptTokens } = await models.embed({ ...m, inputs: [t.inputText], dimensions: t.dimensions }, ctx);
     const v = vectors[0]!;
     if (t.dimensions !== undefined && t.dimensions !== v.length) throw new BadRequest(`dimensions: this model makes ${v.length}-dimensional vectors`, { code: 'invalid_request' });
     // Titan's default: a unit vector.
@@ -65,7 +65,6 @@ export async function invokeEmbedding(models: ModelsService, m: Metered, body: u
     return invokeAnswer(res, { embedding, inputTextTokenCount: promptTokens, ...byType }, { inputTokens: promptTokens, outputTokens: 0, started });
   }
   const c = call.cohere!;
-  const { vectors, promptTokens } = await models.embed({ ...m, inputs: c.texts }, ctx);
   const embeddings = vectors.map((v) => Array.from(v));
   const answer = c.embedding_types
     ? { id: randomUUID(), response_type: 'embeddings_by_type', embeddings: { float: embeddings }, texts: c.texts }

@@ -2,12 +2,13 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { ChatUsage } from '../../core/models/chat';
 import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat, converseTools } from '../../core/models/converse-wire';
-import type { ModelsService } from '../../core/models/service';
+import type { Ctx } from '../../core/shared/context';
+import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 import { pipeEventStream } from './eventstream';
 import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './bedrock-common';
 import { LlamaRequest, nativeCall } from './bedrock-invoke';
 import { invokeAnswer, invokeEmbedding } from './bedrock-embed';
-import { collect, refusing } from '../../core/models/refusing';
+import { collect } from '../../core/models/collect';
 import { define, gatewayHeaders, lmKey } from './common';
 import { converseDocs, converseStreamDocs, invokeDocs } from './docs-bedrock';
 import type { Route } from '../shared/routes';
@@ -27,6 +28,18 @@ const invocationMetrics = (started: number, firstByte: () => number) => (u: Chat
   inputTokenCount: u.promptTokens, outputTokenCount: u.completionTokens, invocationLatency: Date.now() - started, firstByteLatency: firstByte(),
 });
 
+/** An InvokeModel chat: its native body read in the call, and kept for the answer's native shape. */
+async function invoke(models: ModelsService, m: Metered, body: unknown, started: number, stream: boolean, ctx: Ctx<KeyCaller>) {
+  let native!: ReturnType<typeof nativeCall>;
+  const answer = await models.chat({
+    ...m, read: () => {
+      native = nativeCall(body, m.model.id, started);
+      return { ...native.chat, stream };
+    },
+  }, ctx);
+  return { native, stream: answer };
+}
+
 /** Converse (`/converse` and the group C messages routes of families 2 and 3). */
 export function converseRoute(models: ModelsService, path: string, route: string, modelIdOf: (req: Request) => unknown, summary: string): Route {
   return define({
@@ -34,9 +47,8 @@ export function converseRoute(models: ModelsService, path: string, route: string
     responses: { 200: { description: 'The Converse answer: output.message, stopReason, usage, metrics' } },
     handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
       const m = await groupC(models, ctx, modelIdOf(req), route);
-      const call = await refusing(models, m, ctx, async () => converseCall(wireBody(ConverseRequest, input.body)));
       const started = Date.now();
-      const stream = await models.chat({ ...m, ...call, stream: false }, ctx);
+      const stream = await models.chat({ ...m, read: () => ({ ...converseCall(wireBody(ConverseRequest, input.body)), stream: false }) }, ctx);
       gatewayHeaders(res, stream);
       return converseResponse(await collect(stream), Date.now() - started);
     }),
@@ -54,9 +66,8 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       responses: { 200: { description: 'messageStart, contentBlockDelta..., contentBlockStop, messageStop, metadata', contentType: 'application/vnd.amazon.eventstream' } },
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.converse-stream');
-        const call = await refusing(models, m, ctx, async () => converseCall(wireBody(ConverseRequest, input.body)));
         const started = Date.now();
-        const stream = await models.chat({ ...m, ...call, stream: true }, ctx);
+        const stream = await models.chat({ ...m, read: () => ({ ...converseCall(wireBody(ConverseRequest, input.body)), stream: true }) }, ctx);
         gatewayHeaders(res, stream);
         await pipeEventStream(res, converseStreamEvents(stream, () => Date.now() - started), streamException);
         return undefined;
@@ -70,8 +81,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke');
         if (m.model.kind === 'embedding') return invokeEmbedding(models, m, input.body, res, ctx);
         const started = Date.now();
-        const native = await refusing(models, m, ctx, async () => nativeCall(input.body, m.model.id, started));
-        const stream = await models.chat({ ...m, ...native.chat, stream: false }, ctx);
+        const { native, stream } = await invoke(models, m, input.body, started, false, ctx);
         gatewayHeaders(res, stream);
         const answer = await collect(stream);
         invokeAnswer(res, native.answer(answer), { inputTokens: answer.usage.promptTokens, outputTokens: answer.usage.completionTokens, started });
@@ -85,8 +95,7 @@ export function runtimeRoutes(models: ModelsService): Route[] {
       handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
         const m = await groupC(models, ctx, modelId(req), 'bedrock.invoke-with-response-stream');
         const started = Date.now();
-        const native = await refusing(models, m, ctx, async () => nativeCall(input.body, m.model.id, started));
-        const stream = await models.chat({ ...m, ...native.chat, stream: true }, ctx);
+        const { native, stream } = await invoke(models, m, input.body, started, true, ctx);
         gatewayHeaders(res, stream);
         let firstByte = 0;
         const metrics = invocationMetrics(started, () => firstByte);

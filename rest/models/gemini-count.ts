@@ -2,7 +2,6 @@ import type { Ctx } from '../../core/shared/context';
 import { isPlainObject } from '../../core/shared/validation';
 import { GenerateContentRequest, InvalidArgument, geminiBody, geminiToChat } from '../../core/models/gemini-wire';
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
-import { refusing } from '../../core/models/refusing';
 
 /**
  * Gemini's `models/{model}:countTokens`: `{"contents": [...]}` or `{"generateContentRequest":
@@ -10,7 +9,7 @@ import { refusing } from '../../core/models/refusing';
  * `{"totalTokens": n}` with the gateway's count (ModelsService.countTokens).
  */
 export async function geminiCountTokens(models: ModelsService, m: Metered, body: unknown, ctx: Ctx<KeyCaller>) {
-  const prompt = await refusing(models, m, ctx, () => {
+  const counted = await models.countTokens({ ...m, read: () => {
     const b = isPlainObject(body) ? body : {};
     const whole = b.generateContentRequest ?? b.generate_content_request;
     if (whole !== undefined && b.contents !== undefined) {
@@ -18,6 +17,6 @@ export async function geminiCountTokens(models: ModelsService, m: Metered, body:
     }
     const { messages, tools } = geminiToChat(geminiBody(GenerateContentRequest, whole ?? { contents: b.contents }));
     return { messages, tools };
-  });
-  return { totalTokens: (await models.countTokens({ ...m, ...prompt }, ctx)).tokens };
+  } }, ctx);
+  return { totalTokens: counted.tokens };
 }

@@ -9,7 +9,7 @@ import {
   geminiToChat, textOnly,
 } from '../../core/models/gemini-wire';
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
-import { collect, refusing } from '../../core/models/refusing';
+import { collect } from '../../core/models/collect';
 import { define, gatewayHeaders } from './common';
 import { geminiCallDocs, geminiListDocs, geminiModelDocs } from './docs-gemini';
 import { geminiCountTokens } from './gemini-count';
@@ -58,8 +58,7 @@ const servedHere = (m: CatalogModel) => m.kind === 'chat' || m.kind === 'embeddi
 
 export function geminiRoutes(models: ModelsService): Route[] {
   async function generate(m: Metered, body: unknown, stream: 'sse' | 'json' | undefined, { res, ctx }: RouteContext<KeyCaller>) {
-    const input = await refusing(models, m, ctx, () => geminiToChat(geminiBody(GenerateContentRequest, body)));
-    const answer = await models.chat({ ...m, ...input, stream: stream !== undefined }, ctx);
+    const answer = await models.chat({ ...m, read: () => ({ ...geminiToChat(geminiBody(GenerateContentRequest, body)), stream: stream !== undefined }) }, ctx);
     gatewayHeaders(res, answer);
     const meta = { responseId: opaqueId(), modelVersion: m.model.id };
     if (!stream) return geminiResponse(meta, await collect(answer));
@@ -68,9 +67,11 @@ export function geminiRoutes(models: ModelsService): Route[] {
   }
 
   /** One embedContent or several (batch): text parts only, one outputDimensionality, this path's model. */
-  async function embed(m: Metered, requests: EmbedContentRequest[], field: (i: number) => string, ctx: Ctx<KeyCaller>) {
-    const { inputs, dimensions } = await refusing(models, m, ctx, () => {
-      const dimensions = requests[0]?.outputDimensionality;
+  async function embed(m: Metered, read: () => EmbedContentRequest[], field: (i: number) => string, ctx: Ctx<KeyCaller>) {
+    let dimensions: number | undefined;
+    const { vectors } = await models.embed({ ...m, read: () => {
+      const requests = read();
+      dimensions = requests[0]?.outputDimensionality;
       const wrong = (i: number, f: string, description: string) => new InvalidArgument([{ field: `${field(i)}${f}`, description }]);
       requests.forEach((r, i) => {
         if (r.model !== undefined && r.model !== m.model.id && r.model !== `models/${m.model.id}`) throw wrong(i, 'model', `The model in the request does not match the path (models/${m.model.id})`);
@@ -80,8 +81,7 @@ export function geminiRoutes(models: ModelsService): Route[] {
         throw wrong(0, 'outputDimensionality', `This model makes ${m.model.dimensions}-dimensional vectors`);
       }
       return { inputs: requests.map((r, i) => textOnly(r.content.parts, `${field(i)}content`)), dimensions };
-    });
-    const { vectors } = await models.embed({ ...m, inputs, dimensions }, ctx);
+    } }, ctx);
     if (dimensions !== undefined && dimensions !== vectors[0]?.length) {
       throw new InvalidArgument([{ field: `${field(0)}outputDimensionality`, description: `This model makes ${vectors[0]?.length}-dimensional vectors` }]);
     }
@@ -96,14 +96,11 @@ export function geminiRoutes(models: ModelsService): Route[] {
       case 'generateContent': return generate(m, body, undefined, rc);
       case 'streamGenerateContent': return generate(m, body, rc.req.query.alt === 'sse' ? 'sse' : 'json', rc);
       case 'embedContent': {
-        const one = await refusing(models, m, ctx, () => geminiBody(EmbedContentRequest, body));
-        const [embedding] = await embed(m, [one], () => '', ctx);
+        const [embedding] = await embed(m, () => [geminiBody(EmbedContentRequest, body)], () => '', ctx);
         return { embedding };
       }
-      case 'batchEmbedContents': {
-        const { requests } = await refusing(models, m, ctx, () => geminiBody(BatchEmbedContentsRequest, body));
-        return { embeddings: await embed(m, requests, (i) => `requests[${i}].`, ctx) };
-      }
+      case 'batchEmbedContents':
+        return { embeddings: await embed(m, () => geminiBody(BatchEmbedContentsRequest, body).requests, (i) => `requests[${i}].`, ctx) };
       case 'countTokens': return geminiCountTokens(models, m, body, ctx);
     }
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collect, refusing } from '../../core/models/refusing';
+import { collect } from '../../core/models/collect';
 import { responseObject, responseOutput, responseStreamEvents, type ResponseMeta, type ResponseObject } from '../../core/models/responses-events';
 import { ResponsesRequest, responsesToChat } from '../../core/models/responses-wire';
 import type { CatalogModel } from '../../core/models/catalog';
@@ -46,12 +46,15 @@ export function responsesRoutes(models: ModelsService, stored: StoredResponses):
       if (typeof id !== 'string' || !id) throw new InvalidParam("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
       const model = await models.model({ id }, ctx);
       const tenant = ctx.caller.key.tenant;
-      const { body, chat, conversation } = await refusing(models, { model, route }, ctx, async () => {
-        const b = parseBody(ResponsesRequest, input.body);
-        const items = await stored.conversation(tenant, b);
-        return { body: b, conversation: items, chat: responsesToChat({ ...b, input: items }) };
-      });
-      const stream = await models.chat({ model, route, ...chat }, ctx);
+      let body!: ResponsesRequest;
+      let conversation!: Awaited<ReturnType<StoredResponses['conversation']>>;
+      const stream = await models.chat({
+        model, route, read: async () => {
+          body = parseBody(ResponsesRequest, input.body);
+          conversation = await stored.conversation(tenant, body);
+          return responsesToChat({ ...body, input: conversation });
+        },
+      }, ctx);
       gatewayHeaders(res, stream);
       const meta: ResponseMeta = { id: `resp_${opaqueId()}`, createdAt: Math.floor(Date.now() / 1000), model: model.id, request: body };
       const keep = async (response: ResponseObject) => {

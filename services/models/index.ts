@@ -19,7 +19,7 @@ import { modelsStores } from './stores';
 const rest = () => require('../../rest/models') as typeof import('../../rest/models');
 const subgraph = () => require('../../subgraphs/models') as typeof import('../../subgraphs/models');
 const client = () => require('../../clients/models') as typeof import('../../clients/models');
-const http = () => require('../../edge/http/errors') as typeof import('../../edge/http/errors');
+const callStatus = () => (require('../../edge/http/call-status') as typeof import('../../edge/http/call-status')).callStatus;
 
 /** The first start's LM key's name (DECISIONS: the first start creates one for the demo tenant). */
 const DEMO_KEY = 'demo';
@@ -64,10 +64,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       stores: modelsStores(deps, { admin, onError: onStoreError }), clock, catalogFile: config.MODELS_CATALOG_FILE,
       responsesTtlDays: config.MODELS_RESPONSES_TTL_DAYS, responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
-      onStoreError, statusOf: (err) => {
-        const { STATUS, toPlatformError } = http();
-        return STATUS[toPlatformError(err).kind];
-      },
+      onStoreError, statusOf: (end) => callStatus()(end),
       metrics,
       upstream: {
         connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,

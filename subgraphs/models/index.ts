@@ -4,7 +4,7 @@ import { DateTimeResolver, SafeIntResolver } from 'graphql-scalars';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { FinishReason } from '../../core/models/chat';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
-import { collect, refusing } from '../../core/models/refusing';
+import { collect } from '../../core/models/collect';
 import type { CallOf } from '../../edge/graphql/calls';
 import { parseArgs } from '../shared/args';
 import type { GraphContext } from '../../edge/graphql/context';
@@ -75,12 +75,16 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
         const call = await callOf(ctx, { signal: ctx.signal });
         const model = await models.model({ id: input.model }, call);
         const route = 'graphql.chat';
-        const args = await refusing(models, { model, route }, call, () => parseArgs(ChatArgs, {
-          messages: input.messages, maxTokens: input.maxTokens, temperature: input.temperature, topP: input.topP, stop: input.stop,
-        }, {}, ['input']));
         const answer = await models.chat({
-          model, route, messages: args.messages.map((m) => ({ role: ROLE[m.role], text: m.content })),
-          maxTokens: args.maxTokens, temperature: args.temperature, topP: args.topP, stop: args.stop, stream: false,
+          model, route, read: () => {
+            const args = parseArgs(ChatArgs, {
+              messages: input.messages, maxTokens: input.maxTokens, temperature: input.temperature, topP: input.topP, stop: input.stop,
+            }, {}, ['input']);
+            return {
+              messages: args.messages.map((m) => ({ role: ROLE[m.role], text: m.content })),
+              maxTokens: args.maxTokens, temperature: args.temperature, topP: args.topP, stop: args.stop, stream: false,
+            };
+          },
         }, call);
         const { text, finishReason, usage } = await collect(answer);
         return {
@@ -93,8 +97,12 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
         const call = await callOf(ctx, { signal: ctx.signal });
         const model = await models.model({ id: input.model }, call);
         const route = 'graphql.embed';
-        const args = await refusing(models, { model, route }, call, () => parseArgs(EmbedArgs, { inputs: input.inputs, tokenIds: input.tokenIds }));
-        const { vectors, promptTokens } = await models.embed({ model, route, inputs: args.inputs ?? args.tokenIds! }, call);
+        const { vectors, promptTokens } = await models.embed({
+          model, route, read: () => {
+            const args = parseArgs(EmbedArgs, { inputs: input.inputs, tokenIds: input.tokenIds });
+            return { inputs: args.inputs ?? args.tokenIds! };
+          },
+        }, call);
         return { model: modelView(model), vectors: vectors.map((v) => Array.from(v)), dimensions: vectors[0]?.length ?? 0, promptTokens };
       },
     },

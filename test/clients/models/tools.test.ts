@@ -1,6 +1,6 @@
 import { modelsClient } from '../../../clients/models';
 import { CatalogModel } from '../../../core/models/catalog';
-import { collect } from '../../../core/models/refusing';
+import { collect } from '../../../core/models/collect';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 
 const model = CatalogModel.parse({ id: 'gpt-tools', group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 8192 });

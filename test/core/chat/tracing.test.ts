@@ -11,7 +11,7 @@ import { sqliteSearchStores } from '../../../core/search/sqlite';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { extractTrace } from '../../../core/shared/telemetry/tracing';
-import { STATUS, toPlatformError } from '../../../edge/http/errors';
+import { callStatus } from '../../../edge/http/call-status';
 import { recordSpans } from '../../shared/telemetry';
 import { eventually } from '../../shared/wait';
 
@@ -53,7 +53,7 @@ describe('a chat answer\'s spans, in process', () => {
   beforeAll(async () => {
     unrecord = recordSpans(provider);
     search = openSearchCore({ stores: sqliteSearchStores(':memory:') });
-    models = openModelsCore({ stores: sqliteModelsStores(':memory:'), statusOf: (err) => STATUS[toPlatformError(err).kind] });
+    models = openModelsCore({ stores: sqliteModelsStores(':memory:'), statusOf: callStatus });
     chat = openChatCore({
       retrieval: inProcessRetrieval(search.service),
       models: inProcessModels(models.service, models.keyCaller),

@@ -5,7 +5,7 @@ import { openModelsCore, type ModelsCore } from '../../../core/models';
 import { sqliteModelsStores } from '../../../core/models/sqlite';
 import type { CatalogModel } from '../../../core/models/catalog';
 import { prometheusMetrics, type PrometheusMetrics } from '../../../core/shared/telemetry/prometheus';
-import { STATUS, toPlatformError } from '../../../edge/http/errors';
+import { callStatus } from '../../../edge/http/call-status';
 import { eventually } from '../../shared/wait';
 
 /** A priced chat model served by the offline provider: its cost in the metrics is the catalog's price of its tokens. */
@@ -40,7 +40,7 @@ describe('the model gateway\'s metrics (written from each usage row)', () => {
     const catalogFile = join(dir, 'catalog.json');
     writeFileSync(catalogFile, JSON.stringify({ models: [PRICED] }));
     metrics = prometheusMetrics({ maxTenants: 2 });
-    core = openModelsCore({ stores: sqliteModelsStores(':memory:'), catalogFile, metrics, statusOf: (err) => STATUS[toPlatformError(err).kind] });
+    core = openModelsCore({ stores: sqliteModelsStores(':memory:'), catalogFile, metrics, statusOf: callStatus });
     model = core.catalog.find((m) => m.id === 'priced-chat')!;
     for (const t of ['t1', 't2', 't3']) keys[t] = (await core.keys.create({ name: t, tenant: t })).apiKey;
   });

@@ -6,7 +6,7 @@ import type { ToolDefinition } from '../../../core/models/chat';
 import { inlineOffload, type Offload } from '../../../core/models/offload';
 import type { KeyCaller } from '../../../core/models/service';
 import { hashingVectors } from '../../../core/shared/text/embedder';
-import { STATUS, toPlatformError } from '../../../edge/http/errors';
+import { callStatus } from '../../../edge/http/call-status';
 
 /**
  * Large structures go where long texts go (issue 30: eight callers sending 1 MB tool schemas held the
@@ -41,7 +41,7 @@ describe('large structures in model calls', () => {
   let chatModel: CatalogModel;
   let embedModel: CatalogModel;
   beforeAll(async () => {
-    core = openModelsCore({ stores: sqliteModelsStores(':memory:'), offload, statusOf: (err) => STATUS[toPlatformError(err).kind] });
+    core = openModelsCore({ stores: sqliteModelsStores(':memory:'), offload, statusOf: callStatus });
     caller = await core.keyCaller((await core.keys.create({ name: 'large', tenant: 't' })).apiKey);
     chatModel = core.catalog.find((m) => m.id === 'local-chat')!;
     embedModel = core.catalog.find((m) => m.id === 'local-embed')!;

@@ -11,7 +11,7 @@ const letters = (n: number, alphabet = 'abcdefghijklmnopqrstuvwxyz', seed = 7) =
   let x = seed;
   return Array.from({ length: n }, () => alphabet[(x = (Math.imul(x, 1103515245) + 12345) >>> 0) % alphabet.length]).join('');
 };
-const prose = readFileSync(join(ROOT, 'docs', 'decisions.md'), 'utf8') + readFileSync(join(ROOT, 'core', 'models', 'gateway.ts'), 'utf8')
+const prose = readFileSync(join(ROOT, 'docs', 'decisions.md'), 'utf8') + readFileSync(join(ROOT, 'core', 'models', 'models-service.ts'), 'utf8')
   + 'Héllo wörld — 中文字符 こんにちは 😀😀\n\n  two  spaces\tand\ttabs\r\nDon\'t "quote" it\'s (x) [y] 12345678 3.14159 camelCase HTTPServer x1y2';
 
 describe('token counts', () => {

@@ -5,7 +5,7 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@
 import { openModelsCore, type ModelsCore } from '../../../core/models';
 import { sqliteModelsStores } from '../../../core/models/sqlite';
 import type { CatalogModel } from '../../../core/models/catalog';
-import { STATUS, toPlatformError } from '../../../edge/http/errors';
+import { callStatus } from '../../../edge/http/call-status';
 import { startFakeBedrock, type FakeBedrock } from '../../shared/fakes/bedrock-upstream';
 import { recordSpans } from '../../shared/telemetry';
 
@@ -35,7 +35,7 @@ describe('a model call\'s spans', () => {
     }] }));
     core = openModelsCore({
       stores: sqliteModelsStores(':memory:'), catalogFile, env: { BEDROCK_TEST_CREDENTIAL: `${ACCESS_KEY}:${SECRET}` }, upstream: { retries: 0 },
-      statusOf: (err) => STATUS[toPlatformError(err).kind],
+      statusOf: callStatus,
     });
     nova = core.catalog.find((m) => m.id === 'nova')!;
     apiKey = (await core.keys.create({ name: 'spans', tenant: 'tenant-a' })).apiKey;

@@ -1,0 +1,127 @@
+import type { Clock } from '../shared/clock';
+import type { Ctx } from '../shared/context';
+import { BadRequest, UpstreamFailed } from '../shared/errors';
+import { failed, startSpan, type Trace } from '../shared/telemetry/tracing';
+import type { CatalogModel } from './catalog';
+import type { ChatMessage, ChatStream, ModelProvider } from './chat';
+import { GuardrailViolation } from './guard';
+import type { KeyLimits } from './limits';
+import type { CallOutcome, Meter, MeteredCall } from './metering';
+import { fieldsOf } from './given';
+import type { Given, KeyCaller, Metered } from './service';
+
+/**
+ * The one metered pipeline every method of the models service runs (models-service.ts), in order:
+ *
+ * 1. the input read (`Given`: a wire body or GraphQL arguments), a refusal recorded in usage;
+ * 2. the call's span (`model <route> <model id>`), ended by its usage record;
+ * 3. admission under the key's limits (429);
+ * 4. the model's kind and what else the method checks of it (input kinds): 400;
+ * 5. the provider's method the call needs (502 `provider_unavailable` when it has none);
+ * 6. the method's own step: counting, guarding, calling the upstream;
+ * 7. the usage record: ok with the step's figures (a stream's when it ends), or how it failed
+ *    (`left` when the caller went away), with the guard's block when it blocked.
+ *
+ * A method declares only its differences (`Method`); nothing here names a status (core/shared/call-end.ts).
+ */
+export interface Method<F, R, K extends keyof ModelProvider = never> {
+  /** The kind of catalog model it calls; none when no model is called (counting tokens). */
+  kind?: CatalogModel['kind'];
+  /** What it checks of its fields against the model beyond its kind (400). */
+  check?(model: CatalogModel, fields: F): void;
+  /** The provider's method it calls. */
+  provider?: K;
+  /** Its own step: what it counts, guards and calls, and what usage records of it. */
+  run(fields: F, step: Step<K>): Promise<Answer<R>>;
+}
+
+/** What the pipeline hands a method's step. */
+export interface Step<K extends keyof ModelProvider> {
+  model: CatalogModel;
+  caller: KeyCaller;
+  signal?: AbortSignal;
+  /** The call's span's trace: the upstream's client span is its child. */
+  trace: Trace;
+  /** The provider's method (`Method.provider`). */
+  upstream: NonNullable<ModelProvider[K]>;
+}
+
+/** The figures of an answered call (its end and start are the pipeline's). */
+export type Figures = Omit<CallOutcome, 'end' | 'startedAt'>;
+
+/** A step's answer: a value recorded now, or a stream recorded when it ends (`value` gets it metered). */
+export type Answer<R> =
+  | { value: R; usage: Figures }
+  | { stream: ChatStream; usage: Figures & { calledAt: number }; value: (metered: ChatStream) => R };
+
+export interface PipelineDeps {
+  limits: KeyLimits;
+  meter: Meter;
+  clock: Clock;
+  /** The provider that serves a catalog model. */
+  providerOf(model: CatalogModel): ModelProvider;
+}
+
+const KIND_NAMES = { chat: 'a chat', embedding: 'an embedding', image: 'an image', transcription: 'a transcription' } as const;
+
+function expectKind(model: CatalogModel, kind: CatalogModel['kind']) {
+  if (model.kind !== kind) throw new BadRequest(`The model ${model.id} is not ${KIND_NAMES[kind]} model`, { code: 'unsupported_model' });
+}
+
+/** DECISIONS: an image, a document or a video to a model whose catalog entry lacks that input kind is a 400. */
+export function expectInputKinds(model: CatalogModel, messages: readonly ChatMessage[]) {
+  for (const m of messages) {
+    for (const a of m.attachments ?? []) {
+      if (!model.inputKinds.includes(a.kind)) {
+        const what = a.kind === 'Docs' ? 'document' : a.kind.toLowerCase();
+        throw new BadRequest(`The model ${model.id} does not accept ${what} input (it takes ${model.inputKinds.join(', ')}).`, { code: 'unsupported_input' });
+      }
+    }
+  }
+}
+
+export function meteredPipeline(d: PipelineDeps) {
+  const provider = <K extends keyof ModelProvider>(model: CatalogModel, method: K): NonNullable<ModelProvider[K]> => {
+    const p = d.providerOf(model)[method];
+    if (!p) throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`, { code: 'provider_unavailable' });
+    return p as NonNullable<ModelProvider[K]>;
+  };
+
+  /** Reads the input's fields; a reading that fails is a refused call, recorded (before any span or admission). */
+  async function read<F>(m: MeteredCall, input: Given<F>): Promise<F> {
+    const startedAt = d.clock.now();
+    try {
+      return await fieldsOf(input);
+    } catch (err) {
+      d.meter.record(m, { end: { failed: err }, startedAt, guard: 'n/a' });
+      throw err;
+    }
+  }
+
+  return async function run<F, R, K extends keyof ModelProvider = never>(method: Method<F, R, K>, input: Metered & Given<F>, call: Ctx<KeyCaller>): Promise<R> {
+    const { caller, signal } = call;
+    const { model, route } = input;
+    const m: MeteredCall = { caller, model, route };
+    const fields = await read(m, input);
+    const startedAt = d.clock.now();
+    const { span, trace } = startSpan(call.trace, `model ${route} ${model.id}`, { 'gen_ai.request.model': model.id, 'gen_ai.system': model.upstream.provider, 'model.route': route });
+    m.span = span;
+    try {
+      await d.limits.admit(caller.key);
+      if (method.kind) expectKind(model, method.kind);
+      method.check?.(model, fields);
+      const upstream = (method.provider ? provider(model, method.provider) : undefined) as NonNullable<ModelProvider[K]>;
+      const a = await method.run(fields, { model, caller, signal, trace, upstream });
+      if ('stream' in a) return a.value(d.meter.stream(m, a.stream, { ...a.usage, startedAt, signal }));
+      d.meter.record(m, { ...a.usage, end: 'ok', startedAt });
+      return a.value;
+    } catch (err) {
+      failed(span, err);
+      const guard = err instanceof GuardrailViolation ? `blocked:${err.detectors.join(',')}` : 'n/a';
+      d.meter.record(m, { end: signal?.aborted ? 'left' : { failed: err }, startedAt, guard });
+      throw err;
+    }
+  };
+}
+
+export type MeteredPipeline = ReturnType<typeof meteredPipeline>;
