@@ -1,0 +1,44 @@
+// ESLint: typescript-eslint's type-aware recommended rules over every TypeScript file, and the
+// plain recommended rules over the JavaScript ones (examples, fixtures, configs). Formatting is
+// Prettier's (.prettierrc.json); eslint-config-prettier turns off the rules it owns.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data*/**', 'coverage/**', 'backups/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // Heavy modules (the OpenTelemetry SDK, a service's core) are required on first use, inside the
+      // function that needs them, so a process that does not run them never loads them.
+      '@typescript-eslint/no-require-imports': 'off',
+      // A method of a service interface is `async` even when one implementation has nothing to await:
+      // its errors then reach the caller as rejections, never as synchronous throws.
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // Tests and benchmarks read other programs' JSON answers, typed as what they are: unknown wire data.
+    files: ['test/**', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    files: ['**/*.{js,mjs,cjs}'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { ...globals.node } },
+  },
+  prettier,
+);
