@@ -104,7 +104,7 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
         for (const m of served) if (m.migrations?.length) await migrateAt(config.DATABASE_URL, deps.postgres, m.name, m.migrations);
       }
       if (config.REDIS_URL && !opts.admin && !redis) {
-        redis = redisClient().openRedis(config.REDIS_URL, { onError: (err) => log.warn({ err: err.message }, 'redis: the connection failed; reconnecting') });
+        redis = redisClient().openRedis(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, onError: (err) => log.warn({ err: err.message }, 'redis: the connection failed; reconnecting') });
         deps.redis = redis.client;
         await redis.ping();
       }

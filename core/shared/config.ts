@@ -32,12 +32,17 @@ const Platform = z.object({
    * authentications, cached answers, persisted queries); per machine when absent (docs/redis.md).
    */
   REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional()),
+  /** Before every key the platform keeps in Redis: deployments (or tests) sharing one Redis keep apart by it. */
+  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits, and _ : . - (at most 64)').default('platform:'),
+  /**
+   * Milliseconds one Redis command may take before it fails; the caller then goes on without Redis
+   * (limits and throttles fail open, the cache is skipped: docs/redis.md).
+   */
+  REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(300),
   /**
    * Seconds a stopping process (SIGTERM) lets requests in flight, streamed answers included, finish
    * before it cuts them; it stops taking new ones at once and /readyz answers 503 meanwhile.
    */
-  /** Before every key the platform keeps in Redis: deployments (or tests) sharing one Redis keep apart by it. */
-  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits, and _ : . - (at most 64)').default('platform:'),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest JSON or form body accepted, in bytes (413 above). */

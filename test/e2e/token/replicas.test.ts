@@ -18,7 +18,8 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
 
   beforeAll(async () => {
     // A low bound per account, so a test reaches it from a few addresses.
-    set = await startReplicas({ count: 2, env: { LOCKOUT_ACCOUNT_THRESHOLD: '12' } });
+    // Redis's commands get 5 s, not 300 ms: on a loaded machine a timed-out count fails open (docs/redis.md).
+    set = await startReplicas({ count: 2, env: { LOCKOUT_ACCOUNT_THRESHOLD: '12', REDIS_COMMAND_TIMEOUT_MS: '5000' } });
     boot = set.credentials();
     cliDir = mkdtempSync(join(tmpdir(), 'token-replicas-cli-'));
   }, 180_000);
