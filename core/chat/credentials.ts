@@ -1,8 +1,7 @@
 import { authorize, type Caller } from '../shared/auth/caller';
 import { bearerCaller, type Credentials } from '../shared/auth/credentials';
 import { Forbidden, Unauthenticated } from '../shared/errors';
-
-export const READ_ROLE = 'search:read';
+import { READ_ROLE } from '../search/roles';
 
 /**
  * Who asks the chat proxy: the user (a verified access token for the chat audience) and the LM key

@@ -16,8 +16,7 @@ import type { NewObject, Passage, PassagePage, PassageRequest, Scope, SearchPage
 import type { Metrics } from '../shared/telemetry/metrics';
 import { queryTelemetry } from './telemetry';
 
-export const READ_ROLE = 'search:read';
-export const WRITE_ROLE = 'search:write';
+import { READ_ROLE, WRITE_ROLE } from './roles';
 
 export interface SearchServiceDeps {
   store: ObjectStore;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { READ_ROLE, WRITE_ROLE } from '../../core/search/search-service';
+import { READ_ROLE, WRITE_ROLE } from '../../core/search/roles';
 import type { Caller } from '../../core/shared/auth/caller';
 import type { ErrorBody } from '../shared/http-errors';
 import { defineFor } from '../shared/routes';
