@@ -2,7 +2,7 @@ import type { Clock } from '../shared/clock';
 import { BadRequest, UpstreamFailed } from '../shared/errors';
 import { cacheKey, type ChatCache } from './cache';
 import { isActive, type CatalogModel } from './catalog';
-import type { ChatMessage, ModelProvider } from './chat';
+import type { ChatMessage, ModelProvider } from './neutral';
 import { DeactivatedModel, InvalidKey, MissingKey, ModelNotAllowed, UnknownModel } from './errors';
 import { guardOutput, GuardrailViolation } from './guard';
 import { parseApiKeyHeader } from './key-options';

@@ -5,7 +5,7 @@ import { gatewayService, keyCallerOf } from './gateway';
 import { apiKeys, type ApiKeys } from './keys';
 import { keyLimits } from './limits';
 import { meter } from './metering';
-import { providerRegistry } from './providers';
+import { providerRegistry } from './vendors/registry';
 import { KeyOptions } from './key-options';
 import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';

@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../../../core/models/chat';
-import { extractiveAnswer, NO_ANSWER } from '../../../core/models/extractive-answer';
-import { localChat } from '../../../core/models/local-chat';
+import type { ChatMessage } from '../../../core/models/neutral';
+import { extractiveAnswer, NO_ANSWER } from '../../../core/models/vendors/local/extractive-answer';
+import { localChat } from '../../../core/models/vendors/local/chat';
 
 const sources: ChatMessage = {
   role: 'system',

@@ -1,4 +1,4 @@
-import type { ChatStream, ChatUsage, FinishReason, ToolCall } from './chat';
+import type { ChatStream, ChatUsage, FinishReason, ToolCall } from '../../neutral';
 
 /**
  * A neutral chat answer in OpenAI's chat-completions wire: the whole `chat.completion`, or the

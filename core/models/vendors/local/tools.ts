@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { queryWords, wordsOf } from '../shared/text/words';
-import type { ChatMessage, ChatRequest, ResponseFormat, ToolCall, ToolDefinition } from './chat';
+import { queryWords, wordsOf } from '../../../shared/text/words';
+import type { ChatMessage, ChatRequest, ResponseFormat, ToolCall, ToolDefinition } from '../../neutral';
 
 /**
  * How the built-in offline chat model (`local-chat`) uses tools and structured output, so every

@@ -1,8 +1,8 @@
-import { hashingVectors } from '../../shared/text/embedder';
-import type { ModelProvider } from '../chat';
-import type { Offload } from '../offload';
-import { localChat } from '../local-chat';
-import { localImage } from '../local-image';
+import { hashingVectors } from '../../../shared/text/embedder';
+import type { ModelProvider } from '../../neutral';
+import type { Offload } from '../../offload';
+import { localChat } from './chat';
+import { localImage } from './image';
 
 /**
  * The built-in offline provider: the extractive chat model, the hashing embedder (the search

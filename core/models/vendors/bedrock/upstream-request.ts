@@ -1,11 +1,11 @@
 import type {
   ContentBlock, ConverseStreamCommandInput, Message, ToolChoice as BedrockToolChoice, ToolConfiguration, ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
-import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
-import type { Attachment, ChatMessage, ChatRequest, FinishReason, ResponseFormat } from '../chat';
+import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../shared/errors';
+import type { Attachment, ChatMessage, ChatRequest, FinishReason, ResponseFormat } from '../../neutral';
 import { argumentsObject, resultObject } from '../tool-calls';
-import { transportError } from '../../shared/http/failures';
-import { blot, statusError } from '../upstream/errors';
+import { transportError } from '../../../shared/http/failures';
+import { blot, statusError } from '../../upstream/errors';
 
 /**
  * The Bedrock Converse shapes the AWS SDK sends (it signs and frames them itself): system messages

@@ -1,7 +1,7 @@
-import { UpstreamFailed } from '../../shared/errors';
-import { unreadable } from '../../shared/http/failures';
-import type { ChatUsage, FinishReason } from '../chat';
-import type { StreamEvent, ToolCallDelta } from './chat-stream';
+import { UpstreamFailed } from '../../../shared/errors';
+import { unreadable } from '../../../shared/http/failures';
+import type { ChatUsage, FinishReason } from '../../neutral';
+import type { StreamEvent, ToolCallDelta } from '../../upstream/chat-stream';
 
 /**
  * The OpenAI chat-completions answer read back, whoever sent it: a vendor upstream (Azure OpenAI,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Attachment, ChatMessage, ChatRequest, ToolChoice, ToolDefinition } from './chat';
-import { inputOf } from './anthropic-answer';
-import { Base64 } from './converse-wire';
+import type { Attachment, ChatMessage, ChatRequest, ToolChoice, ToolDefinition } from '../../neutral';
+import { inputOf } from './door-answer';
+import { Base64 } from '../bedrock/door-request';
 
 /**
  * Anthropic's Messages API requests (its own API at `/anthropic/v1/messages`, group C family 1, and

@@ -1,6 +1,6 @@
-import type { ProviderFactory } from './types';
-import { credentialOf, trimBase } from './credential-shared';
-import { openAiWire } from './openai-shared';
+import type { ProviderFactory } from '../types';
+import { credentialOf, trimBase } from '../credentials';
+import { openAiWire } from '../openai/api';
 
 /** Ollama's own address: the usual OpenAI-compatible server of a machine with no vendor account. */
 export const DEFAULT_OPENAI_COMPATIBLE_URL = 'http://127.0.0.1:11434/v1';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { ModelProvider } from '../chat';
-import type { Trace } from '../../shared/telemetry/tracing';
-import { unreadable } from '../../shared/http/failures';
-import { chatStreamOf } from '../upstream/chat-stream';
-import { parseAnswer } from '../upstream/errors';
-import type { UpstreamHttp } from '../upstream/http';
-import { openAiChunk, openAiCompletion } from '../upstream/openai-stream';
-import { chatBody } from './openai-chat-shared';
+import type { ModelProvider } from '../../neutral';
+import type { Trace } from '../../../shared/telemetry/tracing';
+import { unreadable } from '../../../shared/http/failures';
+import { chatStreamOf } from '../../upstream/chat-stream';
+import { parseAnswer } from '../../upstream/errors';
+import type { UpstreamHttp } from '../../upstream/http';
+import { openAiChunk, openAiCompletion } from './upstream-answer';
+import { chatBody } from './upstream-request';
 
 /**
  * The OpenAI wire (chat completions streamed, embeddings, image generation, transcription), shared

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { BadRequest, ValidationFailed } from '../shared/errors';
-import { parseInput } from '../shared/validation';
-import { resultObject } from './tool-calls';
-import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from './chat';
+import { BadRequest, ValidationFailed } from '../../../shared/errors';
+import { parseInput } from '../../../shared/validation';
+import { resultObject } from '../tool-calls';
+import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from '../../neutral';
 
 /**
  * Gemini's generateContent and embedContent shapes (group B), read into the provider-neutral

@@ -1,7 +1,7 @@
-import { UpstreamFailed } from '../../shared/errors';
-import type { ProviderFactory } from './types';
-import { credentialOf, trimBase } from './credential-shared';
-import { openAiWire } from './openai-shared';
+import { UpstreamFailed } from '../../../shared/errors';
+import type { ProviderFactory } from '../types';
+import { credentialOf, trimBase } from '../credentials';
+import { openAiWire } from '../openai/api';
 
 /** The GA api-version that has chat (with stream usage), embeddings, image generation and transcription. */
 export const AZURE_API_VERSION = '2024-10-21';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
-import { BadRequest } from '../shared/errors';
-import type { ImageRequest } from './chat';
+import { BadRequest } from '../../../shared/errors';
+import type { ImageRequest } from '../../neutral';
 
 /**
  * The built-in offline image model (`local-image`). There are no weights to run here, so it does

@@ -1,4 +1,4 @@
-import type { ChatStream, ChatUsage, FinishReason, ToolCall } from './chat';
+import type { ChatStream, ChatUsage, FinishReason, ToolCall } from '../../neutral';
 
 /**
  * Anthropic's answers: the message object and the stream events (`message_start`, then per

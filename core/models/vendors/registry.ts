@@ -1,10 +1,10 @@
 import type { CatalogModel } from '../catalog';
-import type { ModelProvider } from '../chat';
-import { azureOpenAiProvider } from './azure-openai';
-import { bedrockProvider } from './bedrock';
-import { geminiProvider } from './gemini';
-import { localProvider } from './local';
-import { openAiCompatibleProvider } from './openai-compatible';
+import type { ModelProvider } from '../neutral';
+import { azureOpenAiProvider } from './azure/provider';
+import { bedrockProvider } from './bedrock/provider';
+import { geminiProvider } from './gemini/provider';
+import { localProvider } from './local/provider';
+import { openAiCompatibleProvider } from './openai-compatible/provider';
 import type { ProviderDeps, ProviderFactory } from './types';
 
 export type { ProviderDeps, ProviderFactory };

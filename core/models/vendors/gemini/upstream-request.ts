@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { UpstreamFailed } from '../../shared/errors';
-import type { ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolChoice } from '../chat';
-import { unreadable } from '../../shared/http/failures';
-import type { StreamEvent, ToolCallDelta } from '../upstream/chat-stream';
+import { UpstreamFailed } from '../../../shared/errors';
+import type { ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolChoice } from '../../neutral';
+import { unreadable } from '../../../shared/http/failures';
+import type { StreamEvent, ToolCallDelta } from '../../upstream/chat-stream';
 import { argumentsObject, resultObject, toolNameOf } from '../tool-calls';
 
 /**

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { ProviderFactory } from './types';
-import { unreadable } from '../../shared/http/failures';
-import { chatStreamOf } from '../upstream/chat-stream';
-import { parseAnswer } from '../upstream/errors';
-import { credentialOf, trimBase } from './credential-shared';
-import { generateContentBody, geminiDecoder } from './gemini-shared';
+import type { ProviderFactory } from '../types';
+import { unreadable } from '../../../shared/http/failures';
+import { chatStreamOf } from '../../upstream/chat-stream';
+import { parseAnswer } from '../../upstream/errors';
+import { credentialOf, trimBase } from '../credentials';
+import { generateContentBody, geminiDecoder } from './upstream-request';
 
 export const GEMINI_URL = 'https://generativelanguage.googleapis.com';
 

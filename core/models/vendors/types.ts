@@ -1,5 +1,5 @@
 import type { CatalogModel } from '../catalog';
-import type { ModelProvider } from '../chat';
+import type { ModelProvider } from '../neutral';
 import type { Offload } from '../offload';
 import type { UpstreamHttp } from '../upstream/http';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { BadRequest } from '../shared/errors';
-import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from './chat';
-import { resultObject } from './tool-calls';
+import { BadRequest } from '../../../shared/errors';
+import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from '../../neutral';
+import { resultObject } from '../tool-calls';
 
 /**
  * Bedrock's Converse shapes (group C families 2 and 3, `/model/{id}/converse`, and the Nova native

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { BadRequest } from '../shared/errors';
-import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice } from './chat';
+import { BadRequest } from '../../../shared/errors';
+import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice } from '../../neutral';
 
 /**
  * The OpenAI / Azure OpenAI chat-completions request, as the group A routes and the OpenAI door

@@ -1,7 +1,7 @@
-import { PlatformError } from '../shared/errors';
-import { opaqueId } from '../shared/ids';
-import type { ChatStream, ChatUsage, FinishReason, ToolCall } from './chat';
-import type { ResponsesRequest } from './responses-wire';
+import { PlatformError } from '../../../shared/errors';
+import { opaqueId } from '../../../shared/ids';
+import type { ChatStream, ChatUsage, FinishReason, ToolCall } from '../../neutral';
+import type { ResponsesRequest } from './responses-request';
 
 /**
  * OpenAI's Responses API answers: the `response` object and its stream events, as OpenAI writes

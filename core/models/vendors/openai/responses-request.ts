@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { BadRequest } from '../shared/errors';
-import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from './chat';
-import { imageOf } from './openai-wire';
+import { BadRequest } from '../../../shared/errors';
+import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../neutral';
+import { imageOf } from './door-request';
 
 /**
  * OpenAI's Responses API request (`POST /responses`), as the gateway reads it into the

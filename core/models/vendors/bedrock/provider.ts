@@ -2,14 +2,14 @@ import {
   BedrockRuntimeClient, ConverseStreamCommand, InvokeModelCommand, type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
-import { UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
-import type { ProviderFactory } from './types';
-import { chatStreamOf, type StreamEvent } from '../upstream/chat-stream';
-import { unreadable } from '../../shared/http/failures';
-import { parseAnswer } from '../upstream/errors';
-import { bedrockError, bedrockFinish, converseInput } from './bedrock-shared';
-import { credentialOf } from './credential-shared';
-import { inSpan, SpanKind, type Trace } from '../../shared/telemetry/tracing';
+import { UpstreamFailed, UpstreamTimeout } from '../../../shared/errors';
+import type { ProviderFactory } from '../types';
+import { chatStreamOf, type StreamEvent } from '../../upstream/chat-stream';
+import { unreadable } from '../../../shared/http/failures';
+import { parseAnswer } from '../../upstream/errors';
+import { bedrockError, bedrockFinish, converseInput } from './upstream-request';
+import { credentialOf } from '../credentials';
+import { inSpan, SpanKind, type Trace } from '../../../shared/telemetry/tracing';
 
 const TitanEmbedding = z.object({ embedding: z.array(z.number()).min(1), inputTextTokenCount: z.number().optional() });
 /** Embedding calls in flight at once: Titan takes one text per call. */

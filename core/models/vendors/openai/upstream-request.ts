@@ -1,5 +1,5 @@
-import { BadRequest } from '../../shared/errors';
-import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../chat';
+import { BadRequest } from '../../../shared/errors';
+import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../neutral';
 
 /**
  * The OpenAI chat-completions request as the gateway sends it upstream (Azure OpenAI and the

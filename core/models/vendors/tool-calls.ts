@@ -1,5 +1,5 @@
-import { BadRequest } from '../shared/errors';
-import type { ChatMessage, ToolCall } from './chat';
+import { BadRequest } from '../../shared/errors';
+import type { ChatMessage, ToolCall } from '../neutral';
 
 /**
  * What the vendors that carry tool calls as JSON objects (Gemini `functionCall.args`, Bedrock
