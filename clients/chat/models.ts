@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AnswerModels, ModelHandle } from '../../core/chat/ports';
 import { BadRequest, NotFound } from '../../core/shared/errors';
-import { openAiMessages, openAiTool } from '../../core/models/vendors/openai/upstream-request';
+import { openAiMessages, openAiTool } from '../../core/models/vendors/openai';
 import { httpClient, type RequestOptions } from '../shared/http';
 import { API_VERSION, GATEWAY, PREFIX, streamOf, wholeOf, type CompletionWire } from '../models/wire';
 

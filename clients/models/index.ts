@@ -1,11 +1,11 @@
 import type { Ctx } from '../../core/shared/context';
 import { PlatformError } from '../../core/shared/errors';
 import type { CacheOutcome } from '../../core/models/cache';
-import { anthropicCountBody } from '../../core/models/vendors/anthropic/door-request';
+import { anthropicCountBody } from '../../core/models/vendors/anthropic';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { Transcript } from '../../core/models/neutral';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
-import { chatBody } from '../../core/models/vendors/openai/upstream-request';
+import { chatBody } from '../../core/models/vendors/openai';
 import type { ModelsService } from '../../core/models/service';
 import type { UsageTotals } from '../../core/models/usage';
 import { httpClient, type HttpClientOptions, type RequestOptions } from '../shared/http';

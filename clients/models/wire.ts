@@ -1,6 +1,6 @@
 import type { ChatStream } from '../../core/models/neutral';
 import { chatStreamOf } from '../../core/models/upstream/chat-stream';
-import { openAiChunk, openAiCompletion } from '../../core/models/vendors/openai/upstream-answer';
+import { openAiChunk, openAiCompletion } from '../../core/models/vendors/openai';
 
 /**
  * The model gateway's group A chat answers as its REST clients read them (clients/chat/models.ts,

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { ChatUsage } from '../../core/models/neutral';
-import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat, converseTools } from '../../core/models/vendors/bedrock/door-request';
+import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat, converseTools } from '../../core/models/vendors/bedrock';
 import type { ModelsService } from '../../core/models/service';
 import { pipeEventStream } from './eventstream';
 import { amzn, bedrockErrorBody, groupC, streamException, wireBody } from './bedrock-common';

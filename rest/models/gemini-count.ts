@@ -1,6 +1,6 @@
 import type { Ctx } from '../../core/shared/context';
 import { isPlainObject } from '../../core/shared/validation';
-import { GenerateContentRequest, InvalidArgument, geminiBody, geminiToChat } from '../../core/models/vendors/gemini/door-request';
+import { GenerateContentRequest, InvalidArgument, geminiBody, geminiToChat } from '../../core/models/vendors/gemini';
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 import { refusing } from '../../core/models/refusing';
 

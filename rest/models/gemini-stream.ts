@@ -1,6 +1,6 @@
 import { drained } from '../shared/stream';
 import type { Response } from 'express';
-import { InvalidArgument } from '../../core/models/vendors/gemini/door-request';
+import { InvalidArgument } from '../../core/models/vendors/gemini';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
 import { streamOpened } from '../../edge/http/telemetry';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { collect, refusing } from '../../core/models/refusing';
-import { responseObject, responseOutput, responseStreamEvents, type ResponseMeta, type ResponseObject } from '../../core/models/vendors/openai/responses-answer';
-import { ResponsesRequest, responsesToChat } from '../../core/models/vendors/openai/responses-request';
+import { responseObject, responseOutput, responseStreamEvents, type ResponseMeta, type ResponseObject, ResponsesRequest, responsesToChat } from '../../core/models/vendors/openai';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { ModelsService } from '../../core/models/service';
 import type { StoredResponses } from '../../core/models/stored-responses';

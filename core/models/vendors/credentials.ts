@@ -1,6 +1,6 @@
 import { UpstreamFailed } from '../../shared/errors';
 import type { CatalogModel } from '../catalog';
-import type { ProviderDeps } from './types';
+import type { Env } from '../upstream/spec';
 
 /**
  * The upstream credential of a catalog model: the value of the environment variable its catalog
@@ -8,7 +8,7 @@ import type { ProviderDeps } from './types';
  * variable needs no restart of the adapter. A variable named but empty is the gateway's
  * misconfiguration (502), worded without the variable's value; `required` makes its absence one too.
  */
-export function credentialOf(model: CatalogModel, env: ProviderDeps['env'], vendor: string, required: boolean): string | undefined {
+export function credentialOf(model: CatalogModel, env: Env, vendor: string, required: boolean): string | undefined {
   const name = model.upstream.credentialEnv;
   const value = name ? env[name]?.trim() : undefined;
   if (value) return value;

@@ -1,15 +1,19 @@
 import type { CatalogModel } from '../catalog';
 import type { ModelProvider } from '../neutral';
-import { azureOpenAiProvider } from './azure/provider';
-import { bedrockProvider } from './bedrock/provider';
-import { geminiProvider } from './gemini/provider';
-import { localProvider } from './local/provider';
-import { openAiCompatibleProvider } from './openai-compatible/provider';
-import type { ProviderDeps, ProviderFactory } from './types';
+import type { ProviderDeps, ProviderFactory } from '../upstream/spec';
+import { azureOpenAiProvider } from './azure';
+import { bedrockProvider } from './bedrock';
+import { geminiProvider } from './gemini';
+import { localProvider } from './local';
+import { openAiCompatibleProvider } from './openai-compatible';
 
 export type { ProviderDeps, ProviderFactory };
 
-const FACTORIES: Record<CatalogModel['upstream']['provider'], ProviderFactory> = {
+/**
+ * The vendors the catalog's `upstream.provider` names, one line each: a new vendor is its folder
+ * here and its line below (and its name in catalog.ts's enum). Anthropic's folder has doors only.
+ */
+const VENDORS: Record<CatalogModel['upstream']['provider'], ProviderFactory> = {
   local: (_model, deps) => localProvider(deps.offload),
   'azure-openai': azureOpenAiProvider,
   'openai-compatible': openAiCompatibleProvider,
@@ -22,7 +26,7 @@ export function providerRegistry(deps: ProviderDeps): (model: CatalogModel) => M
   const made = new Map<string, ModelProvider>();
   return (model) => {
     let p = made.get(model.id);
-    if (!p) made.set(model.id, (p = FACTORIES[model.upstream.provider](model, deps)));
+    if (!p) made.set(model.id, (p = VENDORS[model.upstream.provider](model, deps)));
     return p;
   };
 }

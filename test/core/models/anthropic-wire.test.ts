@@ -1,7 +1,6 @@
 import { parseInput } from '../../../core/shared/validation';
 import { ValidationFailed } from '../../../core/shared/errors';
-import { AnthropicRequest, CountTokensRequest, MessagesRequest, anthropicChat, anthropicCountBody, anthropicToChat } from '../../../core/models/vendors/anthropic/door-request';
-import { anthropicMessage, anthropicStreamEvents } from '../../../core/models/vendors/anthropic/door-answer';
+import { AnthropicRequest, CountTokensRequest, MessagesRequest, anthropicChat, anthropicCountBody, anthropicToChat, anthropicMessage, anthropicStreamEvents } from '../../../core/models/vendors/anthropic';
 import type { ChatDone, ChatMessage } from '../../../core/models/neutral';
 import { promptTexts } from '../../../core/models/prompt-texts';
 

@@ -1,6 +1,5 @@
 import type { ChatMessage } from '../../../core/models/neutral';
-import { extractiveAnswer, NO_ANSWER } from '../../../core/models/vendors/local/extractive-answer';
-import { localChat } from '../../../core/models/vendors/local/chat';
+import { extractiveAnswer, NO_ANSWER, localChat } from '../../../core/models/vendors/local';
 
 const sources: ChatMessage = {
   role: 'system',

@@ -1,6 +1,5 @@
 import type { ChatDone, ChatStream } from '../../../core/models/neutral';
-import { responseObject, responseOutput, responseStreamEvents, type ResponseEvent, type ResponseMeta } from '../../../core/models/vendors/openai/responses-answer';
-import { ResponsesRequest, responsesToChat } from '../../../core/models/vendors/openai/responses-request';
+import { responseObject, responseOutput, responseStreamEvents, type ResponseEvent, type ResponseMeta, ResponsesRequest, responsesToChat } from '../../../core/models/vendors/openai';
 import { UpstreamFailed } from '../../../core/shared/errors';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';

@@ -1,19 +1,22 @@
 import { UpstreamFailed } from '../../../shared/errors';
-import type { ProviderFactory } from '../types';
+import type { CatalogModel } from '../../catalog';
+import { httpProvider } from '../../upstream/http-provider';
+import type { Env, HttpApi } from '../../upstream/spec';
 import { credentialOf, trimBase } from '../credentials';
-import { openAiWire } from '../openai/api';
+import { openAiApi } from '../openai/api';
 
 /** The GA api-version that has chat (with stream usage), embeddings, image generation and transcription. */
 export const AZURE_API_VERSION = '2024-10-21';
 
 /**
- * Azure OpenAI: `{baseUrl}/openai/deployments/{deployment}/{operation}?api-version=...` with the
- * resource key in `api-key`. The deployment is the catalog's upstream model (or the model's id).
+ * Azure OpenAI as data: `{baseUrl}/openai/deployments/{deployment}/{operation}?api-version=...`
+ * with the resource key in `api-key`, the OpenAI wire otherwise. The deployment is the catalog's
+ * upstream model (or the model's id).
  */
-export const azureOpenAiProvider: ProviderFactory = (model, { env, http }) => {
+export function azureApi(model: CatalogModel, env: Env): HttpApi {
   const vendor = 'Azure OpenAI';
   const version = encodeURIComponent(model.upstream.apiVersion ?? AZURE_API_VERSION);
-  return openAiWire({
+  return openAiApi({
     vendor,
     url: (operation, deployment) => {
       if (!model.upstream.baseUrl) {
@@ -24,5 +27,7 @@ export const azureOpenAiProvider: ProviderFactory = (model, { env, http }) => {
     auth: () => ({ 'api-key': credentialOf(model, env, vendor, true)! }),
     modelInBody: false,
     maxTokensField: 'max_completion_tokens',
-  }, http);
-};
+  });
+}
+
+export const azureOpenAiProvider = httpProvider(azureApi);

@@ -1,17 +1,14 @@
 import type {
   ContentBlock, ConverseStreamCommandInput, Message, ToolChoice as BedrockToolChoice, ToolConfiguration, ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
-import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../shared/errors';
-import type { Attachment, ChatMessage, ChatRequest, FinishReason, ResponseFormat } from '../../neutral';
+import { BadRequest } from '../../../shared/errors';
+import type { Attachment, ChatMessage, ChatRequest, ResponseFormat } from '../../neutral';
 import { argumentsObject, resultObject } from '../tool-calls';
-import { transportError } from '../../../shared/http/failures';
-import { blot, statusError } from '../../upstream/errors';
 
 /**
  * The Bedrock Converse shapes the AWS SDK sends (it signs and frames them itself): system messages
  * become `system` blocks, attachments image / document / video blocks with their bytes, tool calls
- * `toolUse` blocks and tool results `toolResult` blocks of the user's turn, tools `toolConfig`, and
- * the SDK's errors become the gateway's (upstream/errors.ts has the rules).
+ * `toolUse` blocks and tool results `toolResult` blocks of the user's turn, tools `toolConfig`.
  */
 /** A JSON document as the SDK types it. */
 type DocumentType = NonNullable<ToolUseBlock['input']>;
@@ -111,38 +108,4 @@ export function converseInput(req: ChatRequest): ConverseStreamCommandInput {
     modelId: req.model, messages, ...(system.length ? { system } : {}), ...(Object.keys(inferenceConfig).length ? { inferenceConfig } : {}),
     ...(toolConfig && { toolConfig }), ...(outputConfig && { outputConfig }),
   };
-}
-
-const FINISH: Record<string, FinishReason> = {
-  end_turn: 'stop', stop_sequence: 'stop', tool_use: 'tool_calls', max_tokens: 'length', model_context_window_exceeded: 'length',
-  guardrail_intervened: 'content_filter', content_filtered: 'content_filter',
-};
-export const bedrockFinish = (r: string | undefined): FinishReason => FINISH[r ?? ''] ?? 'stop';
-
-const MISCONFIGURED = new Set([
-  'AccessDeniedException', 'ResourceNotFoundException', 'UnrecognizedClientException', 'InvalidSignatureException',
-  'ExpiredTokenException', 'IncompleteSignatureException', 'CredentialsProviderError',
-]);
-const FAILED = new Set([
-  'ServiceUnavailableException', 'InternalServerException', 'ModelErrorException', 'ModelNotReadyException', 'ModelStreamErrorException',
-]);
-
-/** An AWS SDK error (or a stream's exception event) as the gateway's; an abort rethrows the caller's reason. */
-export function bedrockError(err: unknown, vendor: string, signal?: AbortSignal, secrets: readonly string[] = []): unknown {
-  if (signal?.aborted) return signal.reason ?? err;
-  if (err instanceof PlatformError) return err;
-  const e = (err ?? {}) as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-  const name = (e.name ?? '').replace(/^[a-z]/, (c) => c.toUpperCase());
-  const status = e.$metadata?.httpStatusCode;
-  if (name === 'ThrottlingException' || name === 'ServiceQuotaExceededException') {
-    return new RateLimited(`${vendor} is rate limiting the gateway (${name}); retry in 1 s`, 1, { code: 'upstream_rate_limited', cause: err });
-  }
-  if (name === 'ValidationException') return new BadRequest(blot(e.message || `${vendor} rejected the request`, secrets), { code: 'upstream_rejected' });
-  if (MISCONFIGURED.has(name)) {
-    return new UpstreamFailed(`${vendor} refused the gateway's configuration (${name}${status ? `, HTTP ${status}` : ''}); it needs fixing`, { code: 'upstream_misconfigured' });
-  }
-  if (name === 'ModelTimeoutException' || name === 'TimeoutError') return new UpstreamTimeout(`${vendor} did not answer in time`, { code: 'upstream_timeout', cause: err });
-  if (FAILED.has(name)) return new UpstreamFailed(`${vendor} failed (${name}${status ? `, HTTP ${status}` : ''})`, { code: 'upstream_error', cause: err });
-  if (status) return statusError(vendor, status, JSON.stringify({ message: e.message }), {}, secrets);
-  return transportError(vendor, err);
 }

@@ -1,18 +1,20 @@
-import type { ProviderFactory } from '../types';
+import type { CatalogModel } from '../../catalog';
+import { httpProvider } from '../../upstream/http-provider';
+import type { Env, HttpApi } from '../../upstream/spec';
 import { credentialOf, trimBase } from '../credentials';
-import { openAiWire } from '../openai/api';
+import { openAiApi } from '../openai/api';
 
 /** Ollama's own address: the usual OpenAI-compatible server of a machine with no vendor account. */
 export const DEFAULT_OPENAI_COMPATIBLE_URL = 'http://127.0.0.1:11434/v1';
 
 /**
- * An OpenAI-compatible server (Ollama, vLLM, llama.cpp): `{baseUrl}/{operation}`, the base URL
- * including its `/v1`; `Authorization: Bearer` only when the catalog names a credential.
+ * An OpenAI-compatible server (Ollama, vLLM, llama.cpp) as data: `{baseUrl}/{operation}`, the base
+ * URL including its `/v1`; `Authorization: Bearer` only when the catalog names a credential.
  */
-export const openAiCompatibleProvider: ProviderFactory = (model, { env, http }) => {
+export function openAiCompatibleApi(model: CatalogModel, env: Env): HttpApi {
   const vendor = 'OpenAI-compatible server';
   const base = trimBase(model.upstream.baseUrl ?? DEFAULT_OPENAI_COMPATIBLE_URL);
-  return openAiWire({
+  return openAiApi({
     vendor,
     url: (operation) => `${base}/${operation}`,
     auth: (): Record<string, string> => {
@@ -21,5 +23,7 @@ export const openAiCompatibleProvider: ProviderFactory = (model, { env, http }) 
     },
     modelInBody: true,
     maxTokensField: 'max_tokens',
-  }, http);
-};
+  });
+}
+
+export const openAiCompatibleProvider = httpProvider(openAiCompatibleApi);
