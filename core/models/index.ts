@@ -10,6 +10,7 @@ import { KeyOptions } from './key-options';
 import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
+import type { Env } from './upstream/spec';
 import { openModelsDb, sqliteAnswerStore, sqliteKeyStore, sqliteLimitCounters, sqliteResponseStore, sqliteUsageStore } from './sqlite';
 import type { KeyStore, LimitCounters, ResponseStore, UsageStore } from './ports';
 import { storedResponses, type StoredResponses } from './stored-responses';
@@ -61,8 +62,11 @@ export interface ModelsCoreOptions {
   cacheMaxBytes?: number;
   /** Told when the cache or the limit counts fail (the call goes on without the cache). */
   onStoreError?: (what: CacheOp | 'limits', err: Error) => void;
-  /** Where the catalog's credential variables are read. */
-  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where the catalog's credential variables are read: the composition root passes the process's
+   * environment (services/models); none given, no upstream credential is found (the built-in models need none).
+   */
+  env?: Env;
   upstream?: Partial<UpstreamSettings>;
   /** Worker threads for long texts (offload.ts); everything in the event loop when absent. Closed with the core. */
   offload?: Offload;
@@ -95,7 +99,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   });
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
-  const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
+  const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
   const service = gatewayService({ catalog, keys, usage, cache, limits, meter: meter({ clock, usage, limits, offload, metrics: opts.metrics }), offload, clock, providerOf, statusOf: opts.statusOf });
   return {
     service, keys, catalog, catalogSources, offload, responses,

@@ -67,7 +67,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
       onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
     }) : undefined;
     const core = openModelsCore({
-      file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE,
+      file: join(config.PLATFORM_DATA_DIR, 'models.db'), clock, durable: admin, catalogFile: config.MODELS_CATALOG_FILE, env: process.env,
       cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, cache,
       shared: {
         ...(pool ? { keys: postgres().pgKeyStore(pool), usage: postgres().pgUsageStore(pool), responses: postgres().pgResponseStore(pool) } : {}),

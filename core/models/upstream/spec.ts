@@ -12,7 +12,7 @@ import type { UpstreamHttp } from './http';
  * out, decodes the stream the provider names and maps the vendor's statuses (http-provider.ts).
  */
 
-/** Where the catalog's credential variables are read: given by the composition root, never read from process.env here. */
+/** Where the catalog's credential variables are read: given by the composition root (services/models), never read from the process here. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** What an adapter gets: the environment (credentials are named by the catalog, read from here) and the pooled HTTP client. */
