@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { BadRequest } from '../../../shared/errors';
-import type { Attachment, ChatMessage, ChatStream, ChatUsage, FinishReason, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from '../../neutral';
+import type { Attachment, ChatMessage, ResponseFormat, ToolCall, ToolChoice, ToolDefinition } from '../../neutral';
 import { resultObject } from '../tool-calls';
 
 /**
  * Bedrock's Converse shapes (group C families 2 and 3, `/model/{id}/converse`, and the Nova native
- * body of `/invoke`), read into the provider-neutral ChatMessage and written back from a ChatStream.
+ * body of `/invoke`), read into the provider-neutral ChatMessage (written back by door-answer.ts).
  * `bytes` is base64 text, as the AWS SDKs send blobs in JSON. Unknown fields are ignored, as
  * Bedrock ignores `additionalModelRequestFields` it does not know. Tools pass through:
  * `toolConfig` becomes the call's tools and choice, `toolUse` blocks of assistant turns its tool
@@ -149,57 +149,4 @@ export function converseTools(body: Pick<ConverseRequest, 'toolConfig' | 'output
     ...(tools.length && { tools, toolChoice }),
     ...(json && schema && { responseFormat: { type: 'json_schema', name: json.name ?? 'response', schema, ...(json.description && { description: json.description }) } }),
   };
-}
-
-const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'content_filtered', tool_calls: 'tool_use', error: 'end_turn' };
-export const converseStopReason = (f: FinishReason) => STOP[f];
-
-export const converseUsage = (u: ChatUsage) => ({ inputTokens: u.promptTokens, outputTokens: u.completionTokens, totalTokens: u.promptTokens + u.completionTokens });
-
-const toolUseOf = (c: ToolCall) => ({ toolUseId: c.id, name: c.name, input: resultObject(c.arguments) ?? {} });
-
-/** The answer's message: its text block (none when it only called tools), then its toolUse blocks. */
-export const converseMessage = (a: { text: string; toolCalls?: ToolCall[] }) => ({
-  role: 'assistant', content: [...(a.text || !a.toolCalls?.length ? [{ text: a.text }] : []), ...(a.toolCalls ?? []).map((c) => ({ toolUse: toolUseOf(c) }))],
-});
-
-/** Converse's answer: the message, why it stopped, tokens and latency. */
-export const converseResponse = (a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] }, latencyMs: number) => ({
-  output: { message: converseMessage(a) },
-  stopReason: converseStopReason(a.finishReason),
-  usage: converseUsage(a.usage),
-  metrics: { latencyMs },
-});
-
-/** One ConverseStream event: its `:event-type` and its payload. */
-export interface ConverseEvent {
-  event: 'messageStart' | 'contentBlockStart' | 'contentBlockDelta' | 'contentBlockStop' | 'messageStop' | 'metadata';
-  payload: Record<string, unknown>;
-}
-
-/**
- * ConverseStream's events for an answer: messageStart, a contentBlockDelta per piece, contentBlockStop,
- * then each tool call as its own block (contentBlockStart with its id and name, a contentBlockDelta
- * with its input's JSON, contentBlockStop), messageStop with the stop reason, metadata with usage
- * and latency. A failure midway is thrown from the iteration (the route writes it as an exception event).
- */
-export async function* converseStreamEvents(stream: ChatStream, latencyMs: () => number): AsyncGenerator<ConverseEvent> {
-  yield { event: 'messageStart', payload: { role: 'assistant' } };
-  let texts = 0;
-  for await (const text of stream.pieces) {
-    texts++;
-    yield { event: 'contentBlockDelta', payload: { contentBlockIndex: 0, delta: { text } } };
-  }
-  const { finishReason, usage, toolCalls = [] } = await stream.done;
-  // The text is block 0 when there was any (or nothing else); the calls follow it.
-  const first = texts || !toolCalls.length ? 1 : 0;
-  if (first) yield { event: 'contentBlockStop', payload: { contentBlockIndex: 0 } };
-  for (const [i, c] of toolCalls.entries()) {
-    const contentBlockIndex = first + i;
-    yield { event: 'contentBlockStart', payload: { contentBlockIndex, start: { toolUse: { toolUseId: c.id, name: c.name } } } };
-    yield { event: 'contentBlockDelta', payload: { contentBlockIndex, delta: { toolUse: { input: JSON.stringify(toolUseOf(c).input) } } } };
-    yield { event: 'contentBlockStop', payload: { contentBlockIndex } };
-  }
-  yield { event: 'messageStop', payload: { stopReason: converseStopReason(finishReason) } };
-  yield { event: 'metadata', payload: { usage: converseUsage(usage), metrics: { latencyMs: latencyMs() } } };
 }

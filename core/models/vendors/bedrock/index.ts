@@ -5,6 +5,7 @@
  * (provider, upstream/aws-sdk.ts).
  */
 export * from './door-request';
+export * from './door-answer';
 export * from './upstream-request';
 export * from './upstream-answer';
 export * from './provider';

@@ -4,9 +4,39 @@ import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice, 
 /**
  * The OpenAI chat-completions request as the gateway sends it upstream (Azure OpenAI and the
  * OpenAI-compatible servers: Ollama, vLLM, llama.cpp) and as its REST clients send it to the
- * gateway; the answer is read back by upstream/openai-stream.ts.
+ * gateway; the answer is read back by upstream-answer.ts. (The doors read the same request with
+ * door-request.ts's schema.)
  */
 type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: 'file'; file: { filename: string; file_data: string } };
+
+export interface ChatCompletionToolCall { id: string; type: 'function'; function: { name: string; arguments: string } }
+export type ChatCompletionMessage =
+  | { role: 'tool'; tool_call_id: string; content: string }
+  | { role: 'system' | 'user' | 'assistant'; content: string | Part[] | null; tool_calls?: ChatCompletionToolCall[] };
+export interface FunctionTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+export type ChatCompletionToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+export type ChatCompletionFormat =
+  | { type: 'text' | 'json_object' }
+  | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; description?: string; strict?: boolean } };
+
+/** What the gateway sends to `chat/completions`. */
+export interface ChatCompletionBody {
+  model?: string;
+  messages: ChatCompletionMessage[];
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  stop?: string[];
+  tools?: FunctionTool[];
+  tool_choice?: ChatCompletionToolChoice;
+  response_format?: ChatCompletionFormat;
+  stream?: true;
+  stream_options?: { include_usage: true };
+}
 
 function partOf(a: Attachment, vendor: string): Part {
   const dataUrl = `data:${a.mimeType};base64,${a.data}`;
@@ -15,7 +45,7 @@ function partOf(a: Attachment, vendor: string): Part {
   throw new BadRequest(`${vendor} chat completions take no video input`, { code: 'unsupported_input' });
 }
 
-function messageOf(m: ChatMessage, vendor: string) {
+function messageOf(m: ChatMessage, vendor: string): ChatCompletionMessage {
   // A tool result answers its call by id; one without an id (a wire that has none) is the user's turn.
   if (m.role === 'tool') return m.toolCallId ? { role: 'tool', tool_call_id: m.toolCallId, content: m.text } : { role: 'user', content: m.text };
   const content = m.attachments?.length ? [...(m.text ? [{ type: 'text', text: m.text } as Part] : []), ...m.attachments.map((a) => partOf(a, vendor))] : m.text;
@@ -28,14 +58,14 @@ function messageOf(m: ChatMessage, vendor: string) {
 
 export const openAiMessages = (messages: readonly ChatMessage[], vendor: string) => messages.map((m) => messageOf(m, vendor));
 
-export const openAiTool = (t: ToolDefinition) => ({
+export const openAiTool = (t: ToolDefinition): FunctionTool => ({
   type: 'function',
   function: { name: t.name, ...(t.description !== undefined && { description: t.description }), ...(t.parameters && { parameters: t.parameters }), ...(t.strict !== undefined && { strict: t.strict }) },
 });
 
-export const openAiToolChoice = (c: ToolChoice) => (c.type === 'tool' ? { type: 'function', function: { name: c.name } } : c.type);
+export const openAiToolChoice = (c: ToolChoice): ChatCompletionToolChoice => (c.type === 'tool' ? { type: 'function', function: { name: c.name } } : c.type);
 
-export function openAiResponseFormat(f: ResponseFormat) {
+export function openAiResponseFormat(f: ResponseFormat): ChatCompletionFormat {
   if (f.type !== 'json_schema') return { type: f.type };
   const { name, schema, description, strict } = f;
   return { type: 'json_schema', json_schema: { name, schema, ...(description !== undefined && { description }), ...(strict !== undefined && { strict }) } };
@@ -45,7 +75,7 @@ export function openAiResponseFormat(f: ResponseFormat) {
  * The request, streamed unless the caller reads the answer whole (`stream: false`); `maxTokensField`
  * is `max_completion_tokens` for Azure (its reasoning models refuse `max_tokens`).
  */
-export function chatBody(req: ChatRequest, vendor: string, opts: { maxTokensField: 'max_tokens' | 'max_completion_tokens'; model?: string }) {
+export function chatBody(req: ChatRequest, vendor: string, opts: { maxTokensField: 'max_tokens' | 'max_completion_tokens'; model?: string }): ChatCompletionBody {
   return {
     ...(opts.model ? { model: opts.model } : {}),
     messages: openAiMessages(req.messages, vendor),
