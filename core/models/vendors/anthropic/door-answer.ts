@@ -8,8 +8,40 @@ import type { ChatStream, ChatUsage, FinishReason, ToolCall } from '../../neutra
  * whose `input_json_delta` carries the arguments' JSON text.
  */
 
+export type StopReason = 'end_turn' | 'max_tokens' | 'refusal' | 'tool_use';
+export interface TextBlock { type: 'text'; text: string }
+export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; caller: { type: 'direct' } }
+export type ContentBlock = TextBlock | ToolUseBlock;
+export interface Usage { input_tokens: number; output_tokens: number }
+
+/** A Messages answer as the Anthropic SDKs read it. */
+export interface AnthropicMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: ContentBlock[];
+  stop_reason: StopReason | null;
+  stop_sequence: null;
+  stop_details: null;
+  container: null;
+  usage: Usage;
+}
+
+/** One event of a streamed Messages answer. */
+export type AnthropicStreamEvent =
+  | { type: 'message_start'; message: AnthropicMessage }
+  | { type: 'content_block_start'; index: number; content_block: ContentBlock }
+  | { type: 'content_block_delta'; index: number; delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string } }
+  | { type: 'content_block_stop'; index: number }
+  | { type: 'message_delta'; delta: { stop_reason: StopReason; stop_sequence: null }; usage: Usage }
+  | { type: 'message_stop' };
+
+/** Any event a door writes on a Messages stream: the answer's, and its own `ping` and `error`. */
+export type AnthropicEvent = { type: string } & Record<string, unknown>;
+
 // A guardrail cut (content_filter) is Anthropic's `refusal`: the answer stopped for policy reasons.
-const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'refusal', tool_calls: 'tool_use', error: 'end_turn' };
+const STOP: Record<FinishReason, StopReason> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'refusal', tool_calls: 'tool_use', error: 'end_turn' };
 export const anthropicStopReason = (f: FinishReason) => STOP[f];
 
 export interface AnthropicMeta {
@@ -20,15 +52,15 @@ export interface AnthropicMeta {
 
 /** Anthropic's tool-use ids start `toolu_`; a call's own id is kept after it (ids sent back map to the same call). */
 const toolUseId = (id: string) => (id.startsWith('toolu_') ? id : `toolu_${id}`);
-const toolUse = (c: ToolCall, input: Record<string, unknown>) => ({ type: 'tool_use', id: toolUseId(c.id), name: c.name, input, caller: { type: 'direct' } });
+const toolUse = (c: ToolCall, input: Record<string, unknown>): ToolUseBlock => ({ type: 'tool_use', id: toolUseId(c.id), name: c.name, input, caller: { type: 'direct' } });
 
-const usageOf = (u: ChatUsage) => ({ input_tokens: u.promptTokens, output_tokens: u.completionTokens });
+const usageOf = (u: ChatUsage): Usage => ({ input_tokens: u.promptTokens, output_tokens: u.completionTokens });
 
-export function anthropicMessage(meta: AnthropicMeta, a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] }) {
+export function anthropicMessage(meta: AnthropicMeta, a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] }): AnthropicMessage {
   const calls = a.toolCalls ?? [];
   return {
     id: meta.id, type: 'message', role: 'assistant', model: meta.model,
-    content: [...(a.text || !calls.length ? [{ type: 'text', text: a.text }] : []), ...calls.map((c) => toolUse(c, inputOf(c.arguments)))],
+    content: [...(a.text || !calls.length ? [{ type: 'text' as const, text: a.text }] : []), ...calls.map((c) => toolUse(c, inputOf(c.arguments)))],
     stop_reason: anthropicStopReason(a.finishReason), stop_sequence: null, stop_details: null, container: null,
     usage: usageOf(a.usage),
   };
@@ -44,15 +76,13 @@ export function inputOf(args: string): Record<string, unknown> {
   }
 }
 
-export type AnthropicEvent = { type: string } & Record<string, unknown>;
-
 /**
  * Anthropic's stream events for an answer. The prompt's token count is known only once the answer
  * has ended, so message_start says 0 and message_delta carries both counts (the Anthropic SDKs take
  * `input_tokens` from it). The text block starts with the first piece (at the end, empty, when
  * there is neither text nor a tool call). A failure midway is thrown from the iteration.
  */
-export async function* anthropicStreamEvents(meta: AnthropicMeta, stream: ChatStream): AsyncGenerator<AnthropicEvent> {
+export async function* anthropicStreamEvents(meta: AnthropicMeta, stream: ChatStream): AsyncGenerator<AnthropicStreamEvent> {
   yield {
     type: 'message_start',
     message: {
