@@ -18,8 +18,14 @@ export interface ResponseMeta {
   request: ResponsesRequest;
 }
 
-export type OutputItem = Record<string, unknown> & { type: string; id: string };
 type Status = 'in_progress' | 'completed' | 'incomplete' | 'failed';
+
+// Type aliases, not interfaces: the stored-responses code takes them as JSON records (an interface has no index signature).
+export type OutputText = { type: 'output_text'; annotations: []; logprobs: []; text: string };
+/** An output item: the answer's text, or one call of a function (the request reads both back: responses-request.ts). */
+export type OutputItem = OutputMessage | OutputFunctionCall;
+export type OutputMessage = { id: string; type: 'message'; status: Status; role: 'assistant'; content: OutputText[] };
+export type OutputFunctionCall = { id: string; type: 'function_call'; status: Status; arguments: string; call_id: string; name: string };
 
 const INCOMPLETE: Partial<Record<FinishReason, string>> = { length: 'max_output_tokens', content_filter: 'content_filter' };
 const statusOf = (f: FinishReason): Status => (f === 'error' ? 'failed' : INCOMPLETE[f] ? 'incomplete' : 'completed');
@@ -52,11 +58,11 @@ export function responseObject(meta: ResponseMeta, s: { output: OutputItem[]; fi
 
 export type ResponseObject = ReturnType<typeof responseObject>;
 
-const messageItem = (id: string, text: string | undefined, status: Status): OutputItem => ({
+const messageItem = (id: string, text: string | undefined, status: Status): OutputMessage => ({
   id, type: 'message', status, role: 'assistant', content: text === undefined ? [] : [{ type: 'output_text', annotations: [], logprobs: [], text }],
 });
 
-const callItem = (c: ToolCall, status: Status, args = c.arguments): OutputItem =>
+const callItem = (c: ToolCall, status: Status, args = c.arguments): OutputFunctionCall =>
   ({ id: `fc_${opaqueId()}`, type: 'function_call', status, arguments: args, call_id: c.id, name: c.name });
 
 /** The output of a whole answer. */
