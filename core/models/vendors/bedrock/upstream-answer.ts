@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { FinishReason } from '../../neutral';
 import type { StreamEvent } from '../../upstream/chat-stream';
 
-/** Bedrock's answers read back: the ConverseStream events as stream events, and a Titan embedding. */
+/**
+ * Bedrock's answers read back: the ConverseStream events as stream events, and a Titan embedding.
+ */
+
 const FINISH: Record<string, FinishReason> = {
   end_turn: 'stop', stop_sequence: 'stop', tool_use: 'tool_calls', max_tokens: 'length', model_context_window_exceeded: 'length',
   guardrail_intervened: 'content_filter', content_filtered: 'content_filter',

@@ -4,7 +4,10 @@ import type { FinishReason } from '../../neutral';
 import type { StreamEvent, ToolCallDelta } from '../../upstream/chat-stream';
 import { GenerateContentResponse } from './wire';
 
-/** Gemini's answer (a whole GenerateContentResponse, or each chunk of its stream) read back as stream events. */
+/**
+ * Gemini's answer (a whole GenerateContentResponse, or each chunk of its stream) read back as stream events.
+ */
+
 const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE']);
 /** STOP and the others: stop; MAX_TOKENS: length; the safety family: content_filter. */
 export const geminiFinish = (r: string): FinishReason => (r === 'MAX_TOKENS' ? 'length' : FILTERED.has(r) ? 'content_filter' : 'stop');
