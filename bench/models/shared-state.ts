@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answerCache } from '../../core/models/cache';
-import type { ChatStream } from '../../core/models/chat';
+import type { ChatStream } from '../../core/models/neutral';
 import { keyLimits } from '../../core/models/limits';
 import { openModelsDb, sqliteAnswerStore, sqliteLimitCounters } from '../../core/models/sqlite';
 import { systemClock } from '../../core/shared/clock';

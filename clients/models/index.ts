@@ -1,9 +1,9 @@
 import type { Ctx } from '../../core/shared/context';
 import { PlatformError } from '../../core/shared/errors';
 import type { CacheOutcome } from '../../core/models/cache';
-import { anthropicCountBody } from '../../core/models/anthropic-wire';
+import { anthropicCountBody } from '../../core/models/vendors/anthropic';
 import type { CatalogModel } from '../../core/models/catalog';
-import type { Transcript } from '../../core/models/chat';
+import type { Transcript } from '../../core/models/neutral';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
 import { chatBody } from '../../core/models/client-wire';
 import { fieldsOf } from '../../core/models/given';

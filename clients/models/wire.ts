@@ -1,4 +1,4 @@
-import type { ChatStream } from '../../core/models/chat';
+import type { ChatStream } from '../../core/models/neutral';
 import { chatStreamOf, openAiChunk, openAiCompletion } from '../../core/models/client-wire';
 
 /**

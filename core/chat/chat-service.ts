@@ -3,7 +3,7 @@ import type { Caller } from '../shared/auth/caller';
 import { leftBy } from '../shared/cancel';
 import { BadRequest } from '../shared/errors';
 import type { Ctx } from '../shared/context';
-import type { ChatStream, ToolCall } from '../models/chat';
+import type { ChatStream, ToolCall } from '../models/neutral';
 import { CONTINUE, CONTINUE_ANSWER, processQuery, type HistoryTurn, type ModelChoice, type Question } from './conversation';
 import { askingUser, type ChatCaller } from './credentials';
 import type { AnswerModels, ModelHandle, Retrieval } from './ports';

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../models/chat';
+import type { ToolDefinition } from '../models/neutral';
 /** The spec's continuation constant and what it becomes. */
 export const CONTINUE_ANSWER = '$continue_answer';
 export const CONTINUE = 'continue';

@@ -1,6 +1,6 @@
 import type { Caller } from '../shared/auth/caller';
 import type { Ctx } from '../shared/context';
-import type { ChatMessage, ChatStream, ToolDefinition } from '../models/chat';
+import type { ChatMessage, ChatStream, ToolDefinition } from '../models/neutral';
 import type { Passage } from '../search/types';
 
 /**

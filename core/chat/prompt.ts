@@ -1,5 +1,5 @@
 import { BadRequest } from '../shared/errors';
-import type { ChatMessage } from '../models/chat';
+import type { ChatMessage } from '../models/neutral';
 import type { Offload } from '../models/offload';
 import { countAll, fitIndex } from '../models/tokens';
 import type { Passage } from '../search/types';

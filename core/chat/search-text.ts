@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../models/chat';
+import type { ChatMessage } from '../models/neutral';
 import type { HistoryTurn } from './conversation';
 
 /** The instruction that asks the model for a standalone search question (local-chat recognises "standalone question"). */

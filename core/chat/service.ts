@@ -1,5 +1,5 @@
 import type { Ctx } from '../shared/context';
-import type { FinishReason } from '../models/chat';
+import type { FinishReason } from '../models/neutral';
 
 /** A call the model made, in OpenAI's shape (what a bot already parses): its id, and the function's name and JSON arguments. */
 export interface AnswerToolCall {

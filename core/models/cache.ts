@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { ChatDone, ChatRequest, ChatStream } from './chat';
+import type { ChatDone, ChatRequest, ChatStream } from './neutral';
 import type { AnswerStore } from './ports';
 
 /**

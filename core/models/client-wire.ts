@@ -4,6 +4,5 @@
  * the neutral call and the answer's decoder, the same the gateway uses with the vendors that speak
  * it. Clients import them from here, never from a vendor's or the upstream's own files.
  */
-export { chatBody, openAiMessages, openAiTool } from './providers/openai-chat-shared';
-export { openAiChunk, openAiCompletion } from './upstream/openai-stream';
+export { chatBody, openAiMessages, openAiTool, openAiChunk, openAiCompletion } from './vendors/openai';
 export { chatStreamOf } from './upstream/chat-stream';

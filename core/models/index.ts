@@ -7,12 +7,13 @@ import type { StatusOf } from '../shared/call-end';
 import { apiKeys, type ApiKeys } from './keys';
 import { keyLimits } from './limits';
 import { meter } from './metering';
-import { providerRegistry } from './providers';
+import { providerRegistry } from './vendors/registry';
 import { KeyOptions } from './key-options';
 import { inlineOffload, type Offload } from './offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
 import type { ModelsStores } from './stores';
+import type { Env } from './upstream/spec';
 import { storedResponses, type StoredResponses } from './stored-responses';
 import type { Metrics } from '../shared/telemetry/metrics';
 
@@ -53,8 +54,11 @@ export interface ModelsCoreOptions {
   responsesMaxBytes?: number;
   /** Told when the limit counts fail (the call goes on without them). */
   onStoreError?: (what: 'limits', err: Error) => void;
-  /** Where the catalog's credential variables are read. */
-  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where the catalog's credential variables are read: the composition root passes the process's
+   * environment (services/models); none given, no upstream credential is found (the built-in models need none).
+   */
+  env?: Env;
   upstream?: Partial<UpstreamSettings>;
   /** Worker threads for long texts (offload.ts); everything in the event loop when absent. Closed with the core. */
   offload?: Offload;
@@ -78,7 +82,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   });
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
-  const providerOf = providerRegistry({ env: opts.env ?? process.env, http, offload });
+  const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
   const metered = meteredPipeline({ limits, clock, providerOf, meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }) });
   const service = createModelsService({ catalog, usage, cache, offload, clock, providerOf, metered });
   return {

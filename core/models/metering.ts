@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock';
-import type { ChatStream, FinishReason } from './chat';
+import type { ChatStream, FinishReason } from './neutral';
 import type { KeyCaller, Metered } from './service';
 import type { UsageStore } from './ports';
 import { costOf, wordCount } from './usage';

@@ -11,7 +11,7 @@ import { chatPromptTokens } from './tokens';
 import { tokenIdCounts, tokenIdInputs } from './token-ids';
 import type { ChatCall, ChatFields, CountFields, EmbedFields, ImageFields, ModelsService, TranscribeFields } from './service';
 import type { UsageStore } from './ports';
-import type { ModelProvider, Transcript } from './chat';
+import type { ModelProvider, Transcript } from './neutral';
 import { wordCount } from './usage';
 import { nextTurn } from '../shared/turns';
 

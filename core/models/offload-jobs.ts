@@ -1,6 +1,6 @@
 import { guardTexts } from './guard';
-import { extractiveAnswer } from './extractive-answer';
-import type { ChatMessage } from './chat';
+import { extractiveAnswer } from './vendors/local/extractive-answer';
+import type { ChatMessage } from './neutral';
 import { countAll, countTokens, fitIndex } from './tokens';
 import { decodeTokenIds } from './token-ids';
 import { hashingVectors } from '../shared/text/embedder';

@@ -3,7 +3,7 @@ import type { Ctx } from '../shared/context';
 import { BadRequest, UpstreamFailed } from '../shared/errors';
 import { failed, startSpan, type Trace } from '../shared/telemetry/tracing';
 import type { CatalogModel } from './catalog';
-import type { ChatMessage, ChatStream, ModelProvider } from './chat';
+import type { ChatMessage, ChatStream, ModelProvider } from './neutral';
 import { GuardrailViolation } from './guard';
 import type { KeyLimits } from './limits';
 import type { CallOutcome, Meter, MeteredCall } from './metering';

@@ -1,6 +1,6 @@
 import { BadRequest } from '../shared/errors';
 import type { CatalogModel } from './catalog';
-import type { ChatMessage } from './chat';
+import type { ChatMessage } from './neutral';
 import { GuardrailViolation, type Detector } from './guard';
 import type { Offload } from './offload';
 import { countAll, minTokens } from './tokens';

@@ -2,7 +2,7 @@ import type { Ctx } from '../shared/context';
 import type { CatalogModel } from './catalog';
 import type { CacheOutcome } from './cache';
 import type { UsageTotals } from './usage';
-import type { ChatMessage, ChatRequest, ChatStream, ToolDefinition, Transcript } from './chat';
+import type { ChatMessage, ChatRequest, ChatStream, ToolDefinition, Transcript } from './neutral';
 import type { KeyOptions } from './key-options';
 import type { ApiKey } from './keys';
 

@@ -1,7 +1,7 @@
 import type { Example, HistoryTurn, Question, SourcesQuestion } from '../../core/chat/conversation';
 import type { GenerateAnswerBody, GetSourcesBody, Turn } from '../../core/chat/inputs';
 import type { z } from 'zod';
-import type { ToolDefinition } from '../../core/models/chat';
+import type { ToolDefinition } from '../../core/models/neutral';
 import { ToolDefinitionBody } from '../../core/chat/inputs';
 import { ValidationFailed } from '../../core/shared/errors';
 

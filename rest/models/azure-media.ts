@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { Transcript, TranscriptSegment } from '../../core/models/chat';
+import type { Transcript, TranscriptSegment } from '../../core/models/neutral';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { ModelsService } from '../../core/models/service';
 import type { ErrorBody } from '../shared/http-errors';

@@ -1,7 +1,6 @@
 import { opaqueId } from '../../core/shared/ids';
 import { z } from 'zod';
-import { chatCompletion, chatCompletionChunks } from '../../core/models/openai-answer';
-import { ChatCompletionRequest, toChatMessages, toolsOf } from '../../core/models/openai-wire';
+import { chatCompletion, chatCompletionChunks, ChatCompletionRequest, toChatMessages, toolsOf, embeddingInputs } from '../../core/models/vendors/openai';
 import type { ModelsService } from '../../core/models/service';
 import { collect } from '../../core/models/collect';
 import { define, gatewayHeaders, lmKey } from './common';
@@ -9,7 +8,6 @@ import { chatDocs, embeddingsDocs } from './docs-azure';
 import { DEPLOYMENTS, InvalidParam, parseBody, type Door } from './doors';
 import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
-import { embeddingInputs } from '../../core/models/embedding-input';
 import { sendEmbeddings } from './embeddings-answer';
 
 /**

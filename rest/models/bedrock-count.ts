@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Base64, ConverseRequest, converseToChat, converseTools } from '../../core/models/converse-wire';
+import { Base64, ConverseRequest, converseToChat, converseTools } from '../../core/models/vendors/bedrock';
 import { BadRequest } from '../../core/shared/errors';
 import type { ModelsService } from '../../core/models/service';
 import type { Route } from '../shared/routes';

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { AnthropicRequest, anthropicChat } from '../../core/models/anthropic-wire';
-import { anthropicMessage, anthropicStreamEvents } from '../../core/models/anthropic-answer';
-import type { ChatMessage, ChatRequest, ChatStream, ChatUsage, FinishReason, ToolCall } from '../../core/models/chat';
+import { AnthropicRequest, anthropicChat, anthropicMessage, anthropicStreamEvents } from '../../core/models/vendors/anthropic';
+import type { ChatMessage, ChatRequest, ChatStream, ChatUsage, FinishReason, ToolCall } from '../../core/models/neutral';
 import {
   NovaInvokeRequest, converseMessage, converseStopReason, converseStreamEvents, converseToChat, converseTools, converseUsage,
-} from '../../core/models/converse-wire';
+} from '../../core/models/vendors/bedrock';
 import { BadRequest } from '../../core/shared/errors';
 import { isPlainObject } from '../../core/shared/validation';
 import { anthropicMessageId } from './anthropic';

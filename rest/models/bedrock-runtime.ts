@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { ChatUsage } from '../../core/models/chat';
-import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat, converseTools } from '../../core/models/converse-wire';
+import type { ChatUsage } from '../../core/models/neutral';
+import { ConverseRequest, converseResponse, converseStreamEvents, converseToChat, converseTools } from '../../core/models/vendors/bedrock';
 import type { Ctx } from '../../core/shared/context';
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 import { pipeEventStream } from './eventstream';

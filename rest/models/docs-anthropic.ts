@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CountTokensRequest, MessagesRequest } from '../../core/models/anthropic-wire';
+import { CountTokensRequest, MessagesRequest } from '../../core/models/vendors/anthropic';
 import { CONTEXT, failures, modelParam, QUESTION } from './docs';
 import { AnthropicError, AnthropicMessage, AnthropicStreamEvent } from './docs-bedrock';
 import type { OperationDocs } from '../shared/routes';

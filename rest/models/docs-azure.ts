@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChatCompletionRequest } from '../../core/models/openai-wire';
+import { ChatCompletionRequest } from '../../core/models/vendors/openai';
 import { CONTEXT, failures, QUESTION } from './docs';
 import type { Door } from './doors';
 import type { OperationDocs } from '../shared/routes';

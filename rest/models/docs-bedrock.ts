@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AnthropicRequest } from '../../core/models/anthropic-wire';
-import { ConverseRequest, NovaInvokeRequest } from '../../core/models/converse-wire';
+import { AnthropicRequest } from '../../core/models/vendors/anthropic';
+import { ConverseRequest, NovaInvokeRequest } from '../../core/models/vendors/bedrock';
 import { CohereEmbedRequest, TitanEmbedRequest } from './bedrock-embed';
 import { CONTEXT, failures, QUESTION } from './docs';
 import type { Json } from '../shared/openapi';

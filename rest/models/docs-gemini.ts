@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BatchEmbedContentsRequest, EmbedContentRequest, GenerateContentRequest } from '../../core/models/gemini-wire';
+import { BatchEmbedContentsRequest, EmbedContentRequest, GenerateContentRequest } from '../../core/models/vendors/gemini';
 import { CONTEXT, failures, modelParam, QUESTION } from './docs';
 import type { OperationDocs } from '../shared/routes';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ResponsesRequest } from '../../core/models/responses-wire';
+import { ResponsesRequest } from '../../core/models/vendors/openai';
 import type { OperationDocs } from '../shared/routes';
 import { AzureError } from './docs-azure';
 import { CONTEXT, failures, QUESTION } from './docs';

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { CatalogModel } from '../../core/models/catalog';
-import { InvalidParam } from '../../core/models/openai-wire';
+import { InvalidParam } from '../../core/models/vendors/openai';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
 import type { Ctx } from '../../core/shared/context';
 import { ValidationFailed, type PlatformError } from '../../core/shared/errors';

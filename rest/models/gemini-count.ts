@@ -1,6 +1,6 @@
 import type { Ctx } from '../../core/shared/context';
 import { isPlainObject } from '../../core/shared/validation';
-import { GenerateContentRequest, InvalidArgument, geminiBody, geminiToChat } from '../../core/models/gemini-wire';
+import { GenerateContentRequest, InvalidArgument, geminiBody, geminiToChat } from '../../core/models/vendors/gemini';
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 
 /**

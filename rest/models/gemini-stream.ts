@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { InvalidArgument } from '../../core/models/gemini-wire';
+import { InvalidArgument } from '../../core/models/vendors/gemini';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
 import { pipeStream } from '../../edge/http/event-stream';

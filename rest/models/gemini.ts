@@ -7,7 +7,7 @@ import type { CatalogModel } from '../../core/models/catalog';
 import {
   BatchEmbedContentsRequest, EmbedContentRequest, GenerateContentRequest, InvalidArgument, geminiBody, geminiChunks, geminiResponse,
   geminiToChat, textOnly,
-} from '../../core/models/gemini-wire';
+} from '../../core/models/vendors/gemini';
 import type { KeyCaller, Metered, ModelsService } from '../../core/models/service';
 import { collect } from '../../core/models/collect';
 import { define, gatewayHeaders } from './common';

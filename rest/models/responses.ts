@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { collect } from '../../core/models/collect';
-import { responseObject, responseOutput, responseStreamEvents, type ResponseMeta, type ResponseObject } from '../../core/models/responses-events';
-import { ResponsesRequest, responsesToChat } from '../../core/models/responses-wire';
+import { responseObject, responseOutput, responseStreamEvents, type ResponseMeta, type ResponseObject, ResponsesRequest, responsesToChat } from '../../core/models/vendors/openai';
 import type { CatalogModel } from '../../core/models/catalog';
 import type { ModelsService } from '../../core/models/service';
 import type { StoredResponses } from '../../core/models/stored-responses';

@@ -61,7 +61,7 @@ export const createModelsModule = () => defineService<ModelsInstance, typeof Set
     const { config, clock, log, metrics } = deps;
     const onStoreError = (what: string, err: Error) => log.warn({ what, err: err.message }, 'models: a shared store failed');
     const core = openModelsCore({
-      stores: modelsStores(deps, { admin, onError: onStoreError }), clock, catalogFile: config.MODELS_CATALOG_FILE,
+      stores: modelsStores(deps, { admin, onError: onStoreError }), clock, catalogFile: config.MODELS_CATALOG_FILE, env: process.env,
       responsesTtlDays: config.MODELS_RESPONSES_TTL_DAYS, responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
       offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
       onStoreError, statusOf: (end) => callStatus()(end),

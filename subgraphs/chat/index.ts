@@ -2,7 +2,7 @@ import type { ChatCaller } from '../../core/chat/credentials';
 import type { AnswerStream, ChatService } from '../../core/chat/service';
 import { CallerLeft } from '../../core/shared/cancel';
 import { UpstreamFailed } from '../../core/shared/errors';
-import type { FinishReason } from '../../core/models/chat';
+import type { FinishReason } from '../../core/models/neutral';
 import type { CallOf } from '../../edge/graphql/calls';
 import type { GraphContext } from '../../edge/graphql/context';
 import { questionOf, sourcesQuestionOf, type AskInput } from './args';

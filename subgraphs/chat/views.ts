@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../core/models/chat';
+import type { FinishReason } from '../../core/models/neutral';
 import type { AnswerChunk, AnswerSource, AnswerStream, SourcesResult } from '../../core/chat/service';
 
 /** The chat service's wire values as the subgraph's enums and camelCase fields. */

@@ -1,5 +1,5 @@
 import { PlatformError, UpstreamFailed } from '../../shared/errors';
-import type { ChatDone, ChatMessage, ChatStream, ChatUsage, FinishReason, ToolCall } from '../chat';
+import type { ChatDone, ChatMessage, ChatStream, ChatUsage, FinishReason, ToolCall } from '../neutral';
 import { chatPromptTokens, countTokens } from '../tokens';
 import { unreadable } from '../../shared/http/failures';
 

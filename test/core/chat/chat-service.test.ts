@@ -6,7 +6,7 @@ import type { AnswerModels, Retrieval } from '../../../core/chat/ports';
 import { REWRITE_INSTRUCTION } from '../../../core/chat/search-text';
 import { Forbidden, NotFound, Unauthenticated } from '../../../core/shared/errors';
 import type { Ctx } from '../../../core/shared/context';
-import type { ChatMessage, ChatStream } from '../../../core/models/chat';
+import type { ChatMessage, ChatStream } from '../../../core/models/neutral';
 
 const user = { tenantId: 'acme', subject: 'ann', roles: ['search:read'], audience: ['chat'], bearer: 'tok' } as Caller;
 /** The caller the edge established: the user's verified token and their LM key. */

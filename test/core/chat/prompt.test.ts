@@ -1,6 +1,6 @@
 import { buildPrompt, numberSources } from '../../../core/chat/prompt';
 import { BadRequest } from '../../../core/shared/errors';
-import { promptTokens } from '../../../core/models/extractive-answer';
+import { promptTokens } from '../../../core/models/vendors/local';
 import type { Passage } from '../../../core/search/types';
 
 const words = (n: number, w = 'alpha') => Array.from({ length: n }, (_, i) => `${w}${i}`).join(' ');

@@ -2,7 +2,7 @@ import { createChatService } from '../../../core/chat/chat-service';
 import type { Question } from '../../../core/chat/conversation';
 import type { ChatCaller } from '../../../core/chat/credentials';
 import type { AnswerModels, Retrieval } from '../../../core/chat/ports';
-import type { ChatStream } from '../../../core/models/chat';
+import type { ChatStream } from '../../../core/models/neutral';
 import type { Caller } from '../../../core/shared/auth/caller';
 import type { Ctx } from '../../../core/shared/context';
 import { UpstreamFailed, Unauthenticated } from '../../../core/shared/errors';

@@ -1,8 +1,7 @@
 import { parseInput } from '../../../core/shared/validation';
 import { ValidationFailed } from '../../../core/shared/errors';
-import { AnthropicRequest, CountTokensRequest, MessagesRequest, anthropicChat, anthropicCountBody, anthropicToChat } from '../../../core/models/anthropic-wire';
-import { anthropicMessage, anthropicStreamEvents } from '../../../core/models/anthropic-answer';
-import type { ChatDone, ChatMessage } from '../../../core/models/chat';
+import { AnthropicRequest, CountTokensRequest, MessagesRequest, anthropicChat, anthropicCountBody, anthropicToChat, anthropicMessage, anthropicStreamEvents } from '../../../core/models/vendors/anthropic';
+import type { ChatDone, ChatMessage } from '../../../core/models/neutral';
 import { promptTexts } from '../../../core/models/prompt-texts';
 
 /** Anthropic's Messages wire read into the neutral chat call and written back, tools included. */

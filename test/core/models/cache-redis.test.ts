@@ -3,7 +3,7 @@ import net from 'node:net';
 import { Redis } from 'ioredis';
 import { cacheKey } from '../../../core/models/cache';
 import { openRedisChatCache, type OpenedRedisChatCache, type OpenRedisOptions, type RedisCacheOp } from '../../../core/models/redis/answer-store';
-import type { ChatStream, FinishReason } from '../../../core/models/chat';
+import type { ChatStream, FinishReason } from '../../../core/models/neutral';
 
 // Needs a real Redis: this machine runs one at redis://127.0.0.1:6379 and CI sets REDIS_URL.
 const url = process.env.REDIS_URL;

@@ -1,5 +1,5 @@
 import { answerCache, cacheKey, type CacheOp } from '../../../core/models/cache';
-import type { ChatStream } from '../../../core/models/chat';
+import type { ChatStream } from '../../../core/models/neutral';
 import { openModelsDb, sqliteAnswerStore } from '../../../core/models/sqlite';
 import type { AnswerStore } from '../../../core/models/ports';
 import { testClock } from '../../shared/helpers';

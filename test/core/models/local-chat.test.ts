@@ -1,6 +1,5 @@
-import type { ChatMessage } from '../../../core/models/chat';
-import { extractiveAnswer, NO_ANSWER } from '../../../core/models/extractive-answer';
-import { localChat } from '../../../core/models/local-chat';
+import type { ChatMessage } from '../../../core/models/neutral';
+import { extractiveAnswer, NO_ANSWER, localChat } from '../../../core/models/vendors/local';
 
 const sources: ChatMessage = {
   role: 'system',

@@ -1,5 +1,5 @@
 import { crc32, inflateSync } from 'node:zlib';
-import { imageSize, localImage } from '../../../core/models/local-image';
+import { imageSize, localImage } from '../../../core/models/vendors/local';
 
 /** Reads a PNG back: its chunks (each CRC checked), IHDR fields and inflated scanlines. */
 function readPng(bytes: Buffer) {

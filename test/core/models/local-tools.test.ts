@@ -1,6 +1,5 @@
-import type { ChatMessage, ChatRequest, ToolDefinition } from '../../../core/models/chat';
-import { localChat } from '../../../core/models/local-chat';
-import { chosenTool, formatted, toolCallFor } from '../../../core/models/local-tools';
+import type { ChatMessage, ChatRequest, ToolDefinition } from '../../../core/models/neutral';
+import { localChat, chosenTool, formatted, toolCallFor } from '../../../core/models/vendors/local';
 
 const weather: ToolDefinition = {
   name: 'get_weather', description: 'The current weather in a city',

@@ -1,6 +1,6 @@
 import { UpstreamFailed } from '../../../core/shared/errors';
 import { chatStreamOf } from '../../../core/models/upstream/chat-stream';
-import { finishOf, openAiChunk, openAiCompletion } from '../../../core/models/upstream/openai-stream';
+import { finishOf, openAiChunk, openAiCompletion } from '../../../core/models/vendors/openai';
 import { drain, drainFailing } from './provider-helpers';
 
 /** The one OpenAI chat-completions decoder (vendor adapters and the gateway's REST clients), over chatStreamOf. */

@@ -1,6 +1,5 @@
-import type { ChatStream } from '../../../core/models/chat';
-import { chatCompletion, chatCompletionChunks } from '../../../core/models/openai-answer';
-import { ChatCompletionRequest, InvalidParam, toChatMessages, toolsOf } from '../../../core/models/openai-wire';
+import type { ChatStream } from '../../../core/models/neutral';
+import { chatCompletion, chatCompletionChunks, ChatCompletionRequest, InvalidParam, toChatMessages, toolsOf } from '../../../core/models/vendors/openai';
 import { parseInput } from '../../../core/shared/validation';
 
 const weather = { type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, strict: true } };

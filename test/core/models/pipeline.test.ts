@@ -1,5 +1,5 @@
 import type { CatalogModel } from '../../../core/models/catalog';
-import type { ChatStream, ModelProvider } from '../../../core/models/chat';
+import type { ChatStream, ModelProvider } from '../../../core/models/neutral';
 import { KeyOptions } from '../../../core/models/key-options';
 import type { KeyLimits } from '../../../core/models/limits';
 import type { CallOutcome, Meter, MeteredCall } from '../../../core/models/metering';

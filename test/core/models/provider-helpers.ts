@@ -1,5 +1,5 @@
 import { CatalogModel } from '../../../core/models/catalog';
-import type { ChatStream } from '../../../core/models/chat';
+import type { ChatStream } from '../../../core/models/neutral';
 
 /** A catalog model whose upstream is the given one. */
 export const modelOf = (upstream: Record<string, unknown>, extra: Record<string, unknown> = {}): CatalogModel =>

@@ -1,6 +1,6 @@
 import { BadRequest, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../core/shared/errors';
-import type { ModelProvider } from '../../../core/models/chat';
-import { bedrockProvider } from '../../../core/models/providers/bedrock';
+import type { ModelProvider } from '../../../core/models/neutral';
+import { bedrockProvider } from '../../../core/models/vendors/bedrock';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
 import { vectorOf } from '../../shared/fakes/fake-http';
 import { modelIdOf, startFakeBedrock, type FakeBedrock } from '../../shared/fakes/bedrock-upstream';

@@ -1,6 +1,6 @@
 import { BadRequest, UpstreamFailed, UpstreamTimeout } from '../../../core/shared/errors';
-import type { ModelProvider } from '../../../core/models/chat';
-import { geminiProvider } from '../../../core/models/providers/gemini';
+import type { ModelProvider } from '../../../core/models/neutral';
+import { geminiProvider } from '../../../core/models/vendors/gemini';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
 import { startFakeGemini, type FakeGemini } from '../../shared/fakes/gemini-upstream';
 import { drain, drainFailing, failure, modelOf, PNG_B64 } from './provider-helpers';

@@ -1,7 +1,7 @@
 import { BadRequest, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../../core/shared/errors';
-import type { ModelProvider } from '../../../core/models/chat';
-import { azureOpenAiProvider } from '../../../core/models/providers/azure-openai';
-import { openAiCompatibleProvider } from '../../../core/models/providers/openai-compatible';
+import type { ModelProvider } from '../../../core/models/neutral';
+import { azureOpenAiProvider } from '../../../core/models/vendors/azure';
+import { openAiCompatibleProvider } from '../../../core/models/vendors/openai-compatible';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
 import { FAKE_PNG_B64, startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { drain, drainFailing, failure, modelOf, PNG_B64, tick } from './provider-helpers';

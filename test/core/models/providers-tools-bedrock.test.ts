@@ -1,5 +1,5 @@
-import type { ChatMessage, ModelProvider, ToolDefinition } from '../../../core/models/chat';
-import { bedrockProvider } from '../../../core/models/providers/bedrock';
+import type { ChatMessage, ModelProvider, ToolDefinition } from '../../../core/models/neutral';
+import { bedrockProvider } from '../../../core/models/vendors/bedrock';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
 import { startFakeBedrock, type FakeBedrock } from '../../shared/fakes/bedrock-upstream';
 import { drain, failure, modelOf } from './provider-helpers';

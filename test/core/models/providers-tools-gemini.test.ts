@@ -1,5 +1,5 @@
-import type { ChatMessage, ModelProvider, ToolDefinition } from '../../../core/models/chat';
-import { geminiProvider } from '../../../core/models/providers/gemini';
+import type { ChatMessage, ModelProvider, ToolDefinition } from '../../../core/models/neutral';
+import { geminiProvider } from '../../../core/models/vendors/gemini';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
 import { startFakeGemini, type FakeGemini } from '../../shared/fakes/gemini-upstream';
 import { drain, failure, modelOf } from './provider-helpers';

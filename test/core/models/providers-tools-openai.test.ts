@@ -1,6 +1,6 @@
-import type { ChatMessage, ModelProvider, ToolDefinition } from '../../../core/models/chat';
-import { azureOpenAiProvider } from '../../../core/models/providers/azure-openai';
-import { openAiCompatibleProvider } from '../../../core/models/providers/openai-compatible';
+import type { ChatMessage, ModelProvider, ToolDefinition } from '../../../core/models/neutral';
+import { azureOpenAiProvider } from '../../../core/models/vendors/azure';
+import { openAiCompatibleProvider } from '../../../core/models/vendors/openai-compatible';
 import { upstreamHttp, type UpstreamHttp } from '../../../core/models/upstream/http';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { drain, modelOf } from './provider-helpers';

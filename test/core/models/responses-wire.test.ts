@@ -1,6 +1,5 @@
-import type { ChatDone, ChatStream } from '../../../core/models/chat';
-import { responseObject, responseOutput, responseStreamEvents, type ResponseEvent, type ResponseMeta } from '../../../core/models/responses-events';
-import { ResponsesRequest, responsesToChat } from '../../../core/models/responses-wire';
+import type { ChatDone, ChatStream } from '../../../core/models/neutral';
+import { responseObject, responseOutput, responseStreamEvents, type ResponseEvent, type ResponseMeta, ResponsesRequest, responsesToChat } from '../../../core/models/vendors/openai';
 import { UpstreamFailed } from '../../../core/shared/errors';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';

@@ -1,6 +1,6 @@
 import { openModelsDb, sqliteResponseStore } from '../../../core/models/sqlite';
 import { ConversationTooLarge, ItemNotFound, PreviousResponseNotFound, ResponseNotFound, storedResponses } from '../../../core/models/stored-responses';
-import { ResponsesRequest } from '../../../core/models/responses-wire';
+import { ResponsesRequest } from '../../../core/models/vendors/openai';
 import { testClock } from '../../shared/helpers';
 
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
-import { ConverseRequest, converseToChat, converseTools } from '../../../core/models/converse-wire';
-import { GenerateContentRequest, geminiBody, geminiToChat, jsonSchemaOf } from '../../../core/models/gemini-wire';
+import { ConverseRequest, converseToChat, converseTools } from '../../../core/models/vendors/bedrock';
+import { GenerateContentRequest, geminiBody, geminiToChat, jsonSchemaOf } from '../../../core/models/vendors/gemini';
 import { parseInput } from '../../../core/shared/validation';
 
 /** How the Gemini and Converse wires read tools, calls and results into the neutral call. */

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import request from 'supertest';
-import { NO_ANSWER } from '../../../core/models/extractive-answer';
+import { NO_ANSWER } from '../../../core/models/vendors/local';
 import { ANSWER, modelsInProcess, QUESTION, SOURCES, type ModelsInProcess } from './fixture';
 
 const SOURDOUGH = 'What does sourdough bread need?';

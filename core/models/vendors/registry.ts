@@ -1,0 +1,32 @@
+import type { CatalogModel } from '../catalog';
+import type { ModelProvider } from '../neutral';
+import type { ProviderDeps, ProviderFactory } from '../upstream/spec';
+import { azureOpenAiProvider } from './azure';
+import { bedrockProvider } from './bedrock';
+import { geminiProvider } from './gemini';
+import { localProvider } from './local';
+import { openAiCompatibleProvider } from './openai-compatible';
+
+export type { ProviderDeps, ProviderFactory };
+
+/**
+ * The vendors the catalog's `upstream.provider` names, one line each: a new vendor is its folder
+ * here and its line below (and its name in catalog.ts's enum). Anthropic's folder has doors only.
+ */
+const VENDORS: Record<CatalogModel['upstream']['provider'], ProviderFactory> = {
+  local: (_model, deps) => localProvider(deps.offload),
+  'azure-openai': azureOpenAiProvider,
+  'openai-compatible': openAiCompatibleProvider,
+  gemini: geminiProvider,
+  bedrock: bedrockProvider,
+};
+
+/** The provider of each catalog model, made once per model. */
+export function providerRegistry(deps: ProviderDeps): (model: CatalogModel) => ModelProvider {
+  const made = new Map<string, ModelProvider>();
+  return (model) => {
+    let p = made.get(model.id);
+    if (!p) made.set(model.id, (p = VENDORS[model.upstream.provider](model, deps)));
+    return p;
+  };
+}
