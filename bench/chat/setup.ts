@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../core/models/catalog/catalog';
 import { startChild } from '../shared/procs';
 import { tokens, type Bootstrap, type Tokens } from '../shared/http-client';
 import type { Doc } from '../shared/scifact';

@@ -20,7 +20,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LARGE_CHAT_CATALOG, largeCalls, type LargeParams } from './large-json-bodies';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../core/models/catalog/catalog';
 import { flood, probe, statusesOf, summary, type Probes } from './probe';
 import { tokens, type Bootstrap } from '../shared/http-client';
 import { freePorts, machineLine, makeTempDir, runBench, startPlatform, type Platform } from '../shared/platform';

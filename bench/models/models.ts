@@ -14,7 +14,7 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../core/models/catalog/catalog';
 import { load, verify, type Measured } from '../shared/load';
 import { merged, oneClient, type Latency } from './latency';
 import { installPortkey, PORTKEY_VERSION, startPortkey } from './peer';

@@ -1,14 +1,14 @@
 import type { Ctx } from '../../core/shared/context';
 import { PlatformError } from '../../core/shared/errors';
-import type { CacheOutcome } from '../../core/models/cache';
+import type { CacheOutcome } from '../../core/models/answers/cache';
 import { anthropicCountBody } from '../../core/models/vendors/anthropic';
-import type { CatalogModel } from '../../core/models/catalog';
+import type { CatalogModel } from '../../core/models/catalog/catalog';
 import type { Transcript } from '../../core/models/neutral';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from '../../core/models/errors';
 import { chatBody } from '../../core/models/client-wire';
 import { fieldsOf } from '../../core/models/given';
 import type { ChatFields, Metered, ModelsService } from '../../core/models/service';
-import type { UsageTotals } from '../../core/models/usage';
+import type { UsageTotals } from '../../core/models/usage/usage';
 import { httpClient, type HttpClientOptions, type RequestOptions } from '../shared/http';
 import { API_VERSION, PREFIX, streamOf, wholeOf, type CompletionWire } from './wire';
 

@@ -8,7 +8,7 @@ import { CONTINUE, CONTINUE_ANSWER, processQuery, type HistoryTurn, type ModelCh
 import { askingUser, type ChatCaller } from './credentials';
 import type { AnswerModels, ModelHandle, Retrieval } from './ports';
 import { buildPrompt, inlinePromptTokens, numberSources, type PromptTokens } from './prompt';
-import { promptTexts } from '../models/prompt-texts';
+import { promptTexts } from '../models/prompt/prompt-texts';
 import { limited, retrieve, type RetrievalLimits } from './retrieval';
 import { cleanRewrite, planSearchText } from './search-text';
 import type { AnswerChunk, AnswerSource, AnswerToolCall, ChatService } from './service';

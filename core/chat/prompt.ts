@@ -1,7 +1,7 @@
 import { BadRequest } from '../shared/errors';
 import type { ChatMessage } from '../models/neutral';
-import type { Offload } from '../models/offload';
-import { countAll, fitIndex } from '../models/tokens';
+import type { Offload } from '../models/offload/offload';
+import { countAll, fitIndex } from '../models/prompt/tokens';
 import type { Passage } from '../search/types';
 import { CONTINUE, type HistoryTurn } from './conversation';
 import type { AnswerSource } from './service';

@@ -1,20 +1,20 @@
 import { systemClock, type Clock } from '../shared/clock';
-import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog';
-import { keyCallerOf } from './key-caller';
+import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog/catalog';
+import { keyCallerOf } from './keys/key-caller';
 import { createModelsService } from './models-service';
 import { meteredPipeline } from './pipeline';
 import type { StatusOf } from '../shared/call-end';
-import { apiKeys, type ApiKeys } from './keys';
-import { keyLimits } from './limits';
-import { meter } from './metering';
+import { apiKeys, type ApiKeys } from './keys/keys';
+import { keyLimits } from './keys/limits';
+import { meter } from './usage/metering';
 import { providerRegistry } from './vendors/registry';
-import { KeyOptions } from './key-options';
-import { inlineOffload, type Offload } from './offload';
+import { KeyOptions } from './keys/key-options';
+import { inlineOffload, type Offload } from './offload/offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
 import type { ModelsStores } from './stores';
 import type { Env } from './upstream/spec';
-import { storedResponses, type StoredResponses } from './stored-responses';
+import { storedResponses, type StoredResponses } from './answers/stored-responses';
 import type { Metrics } from '../shared/telemetry/metrics';
 
 export interface ModelsCore {

@@ -1,18 +1,18 @@
-import { cacheKey, type ChatCache } from './cache';
-import type { CatalogModel } from './catalog';
+import { cacheKey, type ChatCache } from './answers/cache';
+import type { CatalogModel } from './catalog/catalog';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from './errors';
-import { isActive } from './catalog';
-import { guardOutput } from './guard';
-import type { Offload } from './offload';
+import { isActive } from './catalog/catalog';
+import { guardOutput } from './prompt/guard';
+import type { Offload } from './offload/offload';
 import { expectInputKinds, type MeteredPipeline } from './pipeline';
-import { decodedInputs, guardPrompt, inputTokensWithin, promptTokensWithin } from './prompt-checks';
-import { promptTexts } from './prompt-texts';
-import { chatPromptTokens } from './tokens';
-import { tokenIdCounts, tokenIdInputs } from './token-ids';
+import { decodedInputs, guardPrompt, inputTokensWithin, promptTokensWithin } from './prompt/prompt-checks';
+import { promptTexts } from './prompt/prompt-texts';
+import { chatPromptTokens } from './prompt/tokens';
+import { tokenIdCounts, tokenIdInputs } from './prompt/token-ids';
 import type { ChatCall, ChatFields, CountFields, EmbedFields, ImageFields, ModelsService, TranscribeFields } from './service';
 import type { UsageStore } from './ports';
 import type { ModelProvider, Transcript } from './neutral';
-import { wordCount } from './usage';
+import { wordCount } from './usage/usage';
 import { nextTurn } from '../shared/turns';
 
 export interface ModelsServiceDeps {

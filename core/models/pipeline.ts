@@ -2,11 +2,11 @@ import type { Clock } from '../shared/clock';
 import type { Ctx } from '../shared/context';
 import { BadRequest, UpstreamFailed } from '../shared/errors';
 import { failed, startSpan, type Trace } from '../shared/telemetry/tracing';
-import type { CatalogModel } from './catalog';
+import type { CatalogModel } from './catalog/catalog';
 import type { ChatMessage, ChatStream, ModelProvider } from './neutral';
-import { GuardrailViolation } from './guard';
-import type { KeyLimits } from './limits';
-import type { CallOutcome, Meter, MeteredCall } from './metering';
+import { GuardrailViolation } from './prompt/guard';
+import type { KeyLimits } from './keys/limits';
+import type { CallOutcome, Meter, MeteredCall } from './usage/metering';
 import { fieldsOf } from './given';
 import type { Given, KeyCaller, Metered } from './service';
 

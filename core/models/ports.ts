@@ -1,5 +1,5 @@
-import type { ApiKey } from './api-key';
-import type { UsageRecord, UsageReport } from './usage';
+import type { ApiKey } from './keys/api-key';
+import type { UsageRecord, UsageReport } from './usage/usage';
 
 /**
  * What the model gateway keeps outside a process, so that every process serving it (the workers of

@@ -1,10 +1,10 @@
 import type { Ctx } from '../shared/context';
-import type { CatalogModel } from './catalog';
-import type { CacheOutcome } from './cache';
-import type { UsageTotals } from './usage';
+import type { CatalogModel } from './catalog/catalog';
+import type { CacheOutcome } from './answers/cache';
+import type { UsageTotals } from './usage/usage';
 import type { ChatMessage, ChatRequest, ChatStream, ToolDefinition, Transcript } from './neutral';
-import type { KeyOptions } from './key-options';
-import type { ApiKey } from './keys';
+import type { KeyOptions } from './keys/key-options';
+import type { ApiKey } from './keys/keys';
 
 /** The caller of a models route: its key (tenant, allowed models, limits) and the options it sent with it. */
 export interface KeyCaller {

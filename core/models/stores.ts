@@ -1,4 +1,4 @@
-import type { ChatCache } from './cache';
+import type { ChatCache } from './answers/cache';
 import type { KeyStore, LimitCounters, ResponseStore, UsageStore } from './ports';
 
 /**

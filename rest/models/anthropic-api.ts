@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { BadRequest, NotFound } from '../../core/shared/errors';
 import { isPlainObject } from '../../core/shared/validation';
 import type { Ctx } from '../../core/shared/context';
-import type { CatalogModel } from '../../core/models/catalog';
+import type { CatalogModel } from '../../core/models/catalog/catalog';
 import { CountTokensRequest, MessagesRequest, anthropicPrompt } from '../../core/models/vendors/anthropic';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
 import { requestIdOf } from '../shared/http-errors';

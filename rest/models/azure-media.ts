@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { Transcript, TranscriptSegment } from '../../core/models/neutral';
-import type { CatalogModel } from '../../core/models/catalog';
+import type { CatalogModel } from '../../core/models/catalog/catalog';
 import type { ModelsService } from '../../core/models/service';
 import type { ErrorBody } from '../shared/http-errors';
 import { DEPLOYMENTS, InvalidParam, parseBody, type Door } from './doors';

@@ -1,4 +1,4 @@
-import type { CatalogModel } from '../../core/models/catalog';
+import type { CatalogModel } from '../../core/models/catalog/catalog';
 import type { ModelsService } from '../../core/models/service';
 import { define, lmKey } from './common';
 import { modelsDocs } from './docs';

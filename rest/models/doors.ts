@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { CatalogModel } from '../../core/models/catalog';
+import type { CatalogModel } from '../../core/models/catalog/catalog';
 import { InvalidParam } from '../../core/models/vendors/openai';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
 import type { Ctx } from '../../core/shared/context';

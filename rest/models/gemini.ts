@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { Ctx } from '../../core/shared/context';
 import { NotFound } from '../../core/shared/errors';
-import type { CatalogModel } from '../../core/models/catalog';
+import type { CatalogModel } from '../../core/models/catalog/catalog';
 import {
   BatchEmbedContentsRequest, EmbedContentRequest, GenerateContentRequest, InvalidArgument, geminiBody, geminiChunks, geminiResponse,
   geminiToChat, textOnly,

@@ -1,5 +1,5 @@
 import type { ModelsService } from '../../core/models/service';
-import type { StoredResponses } from '../../core/models/stored-responses';
+import type { StoredResponses } from '../../core/models/answers/stored-responses';
 import type { ErrorBody } from '../shared/http-errors';
 import { z } from 'zod';
 import { anthropicApiRoutes } from './anthropic-api';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoredResponses } from '../../core/models/stored-responses';
+import type { StoredResponses } from '../../core/models/answers/stored-responses';
 import type { Route } from '../shared/routes';
 import { define, lmKey } from './common';
 import { InvalidParam, openAiErrorBody } from './doors';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { collect } from '../../core/models/collect';
 import { responseObject, responseOutput, responseStreamEvents, type ResponseMeta, type ResponseObject, ResponsesRequest, responsesToChat } from '../../core/models/vendors/openai';
-import type { CatalogModel } from '../../core/models/catalog';
+import type { CatalogModel } from '../../core/models/catalog/catalog';
 import type { ModelsService } from '../../core/models/service';
-import type { StoredResponses } from '../../core/models/stored-responses';
+import type { StoredResponses } from '../../core/models/answers/stored-responses';
 import { opaqueId } from '../../core/shared/ids';
 import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';

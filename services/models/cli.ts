@@ -1,5 +1,5 @@
 import { listFlag, tenantFlag, UsageError } from '../shared/cli';
-import type { ApiKey } from '../../core/models/keys';
+import type { ApiKey } from '../../core/models/keys/keys';
 import type { CliCommand } from '../shared/module';
 import type { ModelsInstance } from './instance';
 

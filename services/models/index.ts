@@ -6,9 +6,9 @@ import { MODELS_PG_MIGRATIONS } from '../../core/models/postgres/schema';
 import type { ModelsInstance } from './instance';
 
 export type { ModelsInstance };
-import { catalogReport } from '../../core/models/catalog-report';
-import { loadTokenizer } from '../../core/models/tokens';
-import { defaultOffload } from '../../core/models/offload';
+import { catalogReport } from '../../core/models/catalog/catalog-report';
+import { loadTokenizer } from '../../core/models/prompt/tokens';
+import { defaultOffload } from '../../core/models/offload/offload';
 import { MODELS_PREFIX } from '../../rest/models/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { defineService } from '../shared/module';

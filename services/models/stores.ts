@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { CacheOp } from '../../core/models/cache';
+import type { CacheOp } from '../../core/models/answers/cache';
 import { sqliteModelsStores } from '../../core/models/sqlite';
 import type { ModelsStores } from '../../core/models/stores';
 import type { SharedDeps } from '../shared/module';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { DateTimeResolver, SafeIntResolver } from 'graphql-scalars';
-import type { CatalogModel } from '../../core/models/catalog';
+import type { CatalogModel } from '../../core/models/catalog/catalog';
 import type { FinishReason } from '../../core/models/neutral';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
 import { collect } from '../../core/models/collect';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isActive, type CatalogModel } from '../../core/models/catalog';
-import type { UsageTotals } from '../../core/models/usage';
+import { isActive, type CatalogModel } from '../../core/models/catalog/catalog';
+import type { UsageTotals } from '../../core/models/usage/usage';
 
 /**
  * The models subgraph's shapes: catalog entries and usage rows as GraphQL objects (enum values

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../core/models/catalog/catalog';
 import { chatFixture, type ChatFixture } from '../e2e/chat/fixture';
 import { post, sseChunks, type Chunk } from '../e2e/chat/wire';
 import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstream';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'graphql-ws';
 import { WebSocketServer } from 'ws';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../core/models/catalog/catalog';
 import { chatFixture, type ChatFixture } from '../e2e/chat/fixture';
 import { post, sseChunks, type Chunk } from '../e2e/chat/wire';
 import { freePort, startInTemp, type Started } from '../e2e/shared/server';

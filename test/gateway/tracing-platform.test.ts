@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { SpanKind } from '@opentelemetry/api';
-import { DEFAULT_CATALOG } from '../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../core/models/catalog/catalog';
 import type { ModelsInstance } from '../../services/models';
 import { startInTemp, type Started } from '../e2e/shared/server';
 import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstream';

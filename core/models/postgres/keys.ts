@@ -1,5 +1,5 @@
 import type { PgPool } from '../../shared/postgres';
-import type { ApiKey } from '../api-key';
+import type { ApiKey } from '../keys/api-key';
 import type { KeyStore } from '../ports';
 
 interface KeyRow {

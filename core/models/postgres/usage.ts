@@ -1,6 +1,6 @@
 import type { PgPool } from '../../shared/postgres';
 import type { UsageStore } from '../ports';
-import type { UsageRecord, UsageTotals } from '../usage';
+import type { UsageRecord, UsageTotals } from '../usage/usage';
 
 const TOTALS = `count(*)::int AS requests, coalesce(sum(tokens_in), 0)::float8 AS tokens_in, coalesce(sum(tokens_out), 0)::float8 AS tokens_out,
   coalesce(sum(words_sent), 0)::float8 AS words_sent, coalesce(sum(words_received), 0)::float8 AS words_received,

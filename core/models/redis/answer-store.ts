@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { openRedis } from '../../shared/redis';
-import { answerCache, type CacheOp, type ChatCache } from '../cache';
+import { answerCache, type CacheOp, type ChatCache } from '../answers/cache';
 import type { AnswerStore } from '../ports';
 
 /**

@@ -1,5 +1,5 @@
 import { statements, type Db, type Row } from '../../shared/sqlite';
-import type { ApiKey } from '../api-key';
+import type { ApiKey } from '../keys/api-key';
 import type { KeyStore } from '../ports';
 
 const toKey = (r: Row): ApiKey => ({

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../../shared/clock';
-import { answerCache, type CacheOp } from '../cache';
+import { answerCache, type CacheOp } from '../answers/cache';
 import type { ModelsStores } from '../stores';
 import { sqliteAnswerStore } from './answer-store';
 import { openModelsDb } from './db';

@@ -1,6 +1,6 @@
 import { groupCommit, statements, type Db } from '../../shared/sqlite';
 import type { UsageStore } from '../ports';
-import type { UsageRecord, UsageTotals } from '../usage';
+import type { UsageRecord, UsageTotals } from '../usage/usage';
 
 const TOTALS = `count(*) AS requests, coalesce(sum(tokens_in), 0) AS tokens_in, coalesce(sum(tokens_out), 0) AS tokens_out,
   coalesce(sum(words_sent), 0) AS words_sent, coalesce(sum(words_received), 0) AS words_received,

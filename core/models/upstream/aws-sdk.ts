@@ -5,7 +5,7 @@ import {
 import { UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
 import { unreadable } from '../../shared/http/failures';
 import { inSpan, SpanKind, type Trace } from '../../shared/telemetry/tracing';
-import type { CatalogModel } from '../catalog';
+import type { CatalogModel } from '../catalog/catalog';
 import type { ChatRequest, EmbedRequest } from '../neutral';
 import { sdkError } from './aws-errors';
 import { chatStreamOf, type StreamEvent } from './chat-stream';

@@ -1,6 +1,6 @@
 import { PlatformError, UpstreamFailed } from '../../shared/errors';
 import type { ChatDone, ChatMessage, ChatStream, ChatUsage, FinishReason, ToolCall } from '../neutral';
-import { chatPromptTokens, countTokens } from '../tokens';
+import { chatPromptTokens, countTokens } from '../prompt/tokens';
 import { unreadable } from '../../shared/http/failures';
 
 /** What an adapter reads out of one piece of its vendor's stream. */

@@ -1,6 +1,6 @@
 import type { ModelProvider } from '../neutral';
 import type { Trace } from '../../shared/telemetry/tracing';
-import type { CatalogModel } from '../catalog';
+import type { CatalogModel } from '../catalog/catalog';
 import { chatStreamOf } from './chat-stream';
 import type { UpstreamHttp, UpstreamResponse } from './http';
 import type { Env, Exchange, HttpApi, ProviderFactory } from './spec';

@@ -1,6 +1,6 @@
-import type { CatalogModel } from '../catalog';
+import type { CatalogModel } from '../catalog/catalog';
 import type { ChatRequest, EmbedRequest, FinishReason, ImageRequest, ModelProvider, Transcript, TranscriptionRequest } from '../neutral';
-import type { Offload } from '../offload';
+import type { Offload } from '../offload/offload';
 import type { StreamEvent } from './chat-stream';
 import type { UpstreamHttp } from './http';
 

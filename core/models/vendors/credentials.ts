@@ -1,5 +1,5 @@
 import { UpstreamFailed } from '../../shared/errors';
-import type { CatalogModel } from '../catalog';
+import type { CatalogModel } from '../catalog/catalog';
 import type { Env } from '../upstream/spec';
 
 /**

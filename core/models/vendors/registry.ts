@@ -1,4 +1,4 @@
-import type { CatalogModel } from '../catalog';
+import type { CatalogModel } from '../catalog/catalog';
 import type { ModelProvider } from '../neutral';
 import type { ProviderDeps, ProviderFactory } from '../upstream/spec';
 import { azureOpenAiProvider } from './azure';

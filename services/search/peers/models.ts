@@ -1,5 +1,5 @@
 import { httpClient } from '../../../clients/shared/http';
-import type { CatalogModel } from '../../../core/models/catalog';
+import type { CatalogModel } from '../../../core/models/catalog/catalog';
 import type { KeyCaller, ModelsService } from '../../../core/models/service';
 import type { Config } from '../../../core/shared/config';
 import { BadRequest } from '../../../core/shared/errors';

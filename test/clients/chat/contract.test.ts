@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chatClient } from '../../../clients/chat';
 import type { AnswerChunk, AnswerStream } from '../../../core/chat/service';
 import { PlatformError } from '../../../core/shared/errors';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import type { ChatInstance } from '../../../services/chat';
 import { chatFixture, type BodyChat, type ChatFixture } from '../../e2e/chat/fixture';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';

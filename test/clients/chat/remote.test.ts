@@ -6,7 +6,7 @@ import { restRetrieval } from '../../../services/chat/peers/search';
 import { openChatCore, type ChatCore } from '../../../core/chat';
 import type { AnswerChunk } from '../../../core/chat/service';
 import { PlatformError } from '../../../core/shared/errors';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { STATUS } from '../../../edge/http/errors';
 import { chatFixture, type ChatFixture } from '../../e2e/chat/fixture';
 import { post, sseChunks } from '../../e2e/chat/wire';

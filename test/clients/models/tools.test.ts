@@ -1,5 +1,5 @@
 import { modelsClient } from '../../../clients/models';
-import { CatalogModel } from '../../../core/models/catalog';
+import { CatalogModel } from '../../../core/models/catalog/catalog';
 import { collect } from '../../../core/models/collect';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 

@@ -2,7 +2,7 @@ import { parseInput } from '../../../core/shared/validation';
 import { ValidationFailed } from '../../../core/shared/errors';
 import { AnthropicRequest, CountTokensRequest, MessagesRequest, anthropicChat, anthropicCountBody, anthropicToChat, anthropicMessage, anthropicStreamEvents } from '../../../core/models/vendors/anthropic';
 import type { ChatDone, ChatMessage } from '../../../core/models/neutral';
-import { promptTexts } from '../../../core/models/prompt-texts';
+import { promptTexts } from '../../../core/models/prompt/prompt-texts';
 
 /** Anthropic's Messages wire read into the neutral chat call and written back, tools included. */
 const weather = { name: 'get_weather', description: 'The weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Redis } from 'ioredis';
-import { cacheKey } from '../../../core/models/cache';
+import { cacheKey } from '../../../core/models/answers/cache';
 import { openRedisChatCache, type OpenedRedisChatCache, type OpenRedisOptions, type RedisCacheOp } from '../../../core/models/redis/answer-store';
 import type { ChatStream, FinishReason } from '../../../core/models/neutral';
 

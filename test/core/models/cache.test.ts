@@ -1,4 +1,4 @@
-import { answerCache, cacheKey, type CacheOp } from '../../../core/models/cache';
+import { answerCache, cacheKey, type CacheOp } from '../../../core/models/answers/cache';
 import type { ChatStream } from '../../../core/models/neutral';
 import { openModelsDb, sqliteAnswerStore } from '../../../core/models/sqlite';
 import type { AnswerStore } from '../../../core/models/ports';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
 import { sqliteModelsStores } from '../../../core/models/sqlite';
-import type { CatalogModel } from '../../../core/models/catalog';
+import type { CatalogModel } from '../../../core/models/catalog/catalog';
 import { prometheusMetrics, type PrometheusMetrics } from '../../../core/shared/telemetry/prometheus';
 import { callStatus } from '../../../edge/http/call-status';
 import { eventually } from '../../shared/wait';

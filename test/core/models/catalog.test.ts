@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CatalogError, loadCatalog, loadCatalogFile } from '../../../core/models/catalog';
-import { catalogReport } from '../../../core/models/catalog-report';
+import { CatalogError, loadCatalog, loadCatalogFile } from '../../../core/models/catalog/catalog';
+import { catalogReport } from '../../../core/models/catalog/catalog-report';
 
 const EXAMPLE = join(__dirname, '..', '..', '..', 'docs', 'catalog.example.json');
 const gptX = { id: 'gpt-x', group: 'A', upstream: { provider: 'azure-openai', baseUrl: 'https://x.test', credentialEnv: 'AZURE_KEY' }, contextLength: 128000 };

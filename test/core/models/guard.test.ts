@@ -1,4 +1,4 @@
-import { GuardrailViolation, guardInput, guardOutput, redact } from '../../../core/models/guard';
+import { GuardrailViolation, guardInput, guardOutput, redact } from '../../../core/models/prompt/guard';
 
 describe('guardrails', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { parseApiKeyHeader, pythonLiteralToJson } from '../../../core/models/key-options';
+import { parseApiKeyHeader, pythonLiteralToJson } from '../../../core/models/keys/key-options';
 
 describe('the api-key header', () => {
   it('is the key alone, with every option at its default', () => {

@@ -1,4 +1,4 @@
-import { apiKeys } from '../../../core/models/keys';
+import { apiKeys } from '../../../core/models/keys/keys';
 import { sqliteKeyStore } from '../../../core/models/sqlite';
 import { NotFound } from '../../../core/shared/errors';
 import { twoConnections } from './models-db';

@@ -1,9 +1,9 @@
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
 import { sqliteModelsStores } from '../../../core/models/sqlite';
-import type { CatalogModel } from '../../../core/models/catalog';
+import type { CatalogModel } from '../../../core/models/catalog/catalog';
 import type { ToolDefinition } from '../../../core/models/neutral';
-import { inlineOffload, type Offload } from '../../../core/models/offload';
+import { inlineOffload, type Offload } from '../../../core/models/offload/offload';
 import type { KeyCaller } from '../../../core/models/service';
 import { hashingVectors } from '../../../core/shared/text/embedder';
 import { callStatus } from '../../../edge/http/call-status';

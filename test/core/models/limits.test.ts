@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { RateLimited } from '../../../core/shared/errors';
 import { openDatabase } from '../../../core/shared/sqlite';
 import { MODELS_MIGRATIONS } from '../../../core/models/sqlite/schema';
-import type { ApiKey } from '../../../core/models/keys';
-import { keyLimits } from '../../../core/models/limits';
+import type { ApiKey } from '../../../core/models/keys/keys';
+import { keyLimits } from '../../../core/models/keys/limits';
 import { openModelsDb, sqliteLimitCounters } from '../../../core/models/sqlite';
 import { testClock } from '../../shared/helpers';
 

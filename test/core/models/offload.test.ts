@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RateLimited } from '../../../core/shared/errors';
-import { inlineOffload, workerOffload, type Offload } from '../../../core/models/offload';
-import { countTokens } from '../../../core/models/tokens';
+import { inlineOffload, workerOffload, type Offload } from '../../../core/models/offload/offload';
+import { countTokens } from '../../../core/models/prompt/tokens';
 import { hashingVectors } from '../../../core/shared/text/embedder';
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 
 // The compiled worker (npm test builds before jest runs).
-const SCRIPT = join(__dirname, '..', '..', '..', 'dist', 'core', 'models', 'offload-worker.js');
+const SCRIPT = join(__dirname, '..', '..', '..', 'dist', 'core', 'models', 'offload', 'offload-worker.js');
 const letters = (n: number, seed: number) => {
   let x = seed;
   return Array.from({ length: n }, () => String.fromCharCode(97 + ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) % 26))).join('');

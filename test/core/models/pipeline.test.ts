@@ -1,8 +1,8 @@
-import type { CatalogModel } from '../../../core/models/catalog';
+import type { CatalogModel } from '../../../core/models/catalog/catalog';
 import type { ChatStream, ModelProvider } from '../../../core/models/neutral';
-import { KeyOptions } from '../../../core/models/key-options';
-import type { KeyLimits } from '../../../core/models/limits';
-import type { CallOutcome, Meter, MeteredCall } from '../../../core/models/metering';
+import { KeyOptions } from '../../../core/models/keys/key-options';
+import type { KeyLimits } from '../../../core/models/keys/limits';
+import type { CallOutcome, Meter, MeteredCall } from '../../../core/models/usage/metering';
 import { meteredPipeline, type Method } from '../../../core/models/pipeline';
 import type { KeyCaller } from '../../../core/models/service';
 import { BadRequest, RateLimited } from '../../../core/shared/errors';

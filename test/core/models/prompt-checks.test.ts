@@ -1,9 +1,9 @@
 import { BadRequest } from '../../../core/shared/errors';
-import { CatalogModel } from '../../../core/models/catalog';
-import { GuardrailViolation } from '../../../core/models/guard';
-import { inlineOffload, type Offload } from '../../../core/models/offload';
-import { guardPrompt, inputTokensWithin, promptTokensWithin } from '../../../core/models/prompt-checks';
-import { countTokens, MAX_TOKEN_BYTES } from '../../../core/models/tokens';
+import { CatalogModel } from '../../../core/models/catalog/catalog';
+import { GuardrailViolation } from '../../../core/models/prompt/guard';
+import { inlineOffload, type Offload } from '../../../core/models/offload/offload';
+import { guardPrompt, inputTokensWithin, promptTokensWithin } from '../../../core/models/prompt/prompt-checks';
+import { countTokens, MAX_TOKEN_BYTES } from '../../../core/models/prompt/tokens';
 
 const model = CatalogModel.parse({ id: 'm', group: 'A', upstream: { provider: 'local' }, contextLength: 1000 });
 

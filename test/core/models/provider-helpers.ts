@@ -1,4 +1,4 @@
-import { CatalogModel } from '../../../core/models/catalog';
+import { CatalogModel } from '../../../core/models/catalog/catalog';
 import type { ChatStream } from '../../../core/models/neutral';
 
 /** A catalog model whose upstream is the given one. */

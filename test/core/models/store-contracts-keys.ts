@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hashOfKey, newKeyText, prefixOf, type ApiKey } from '../../../core/models/api-key';
+import { hashOfKey, newKeyText, prefixOf, type ApiKey } from '../../../core/models/keys/api-key';
 import type { KeyStore } from '../../../core/models/ports';
 import type { Opened } from './store-contracts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UsageStore } from '../../../core/models/ports';
-import type { UsageRecord, UsageTotals } from '../../../core/models/usage';
+import type { UsageRecord, UsageTotals } from '../../../core/models/usage/usage';
 import type { Opened } from './store-contracts';
 
 const ZERO: UsageTotals = { requests: 0, tokens_in: 0, tokens_out: 0, words_sent: 0, words_received: 0, cache_hits: 0, errors: 0, cost: 0 };

@@ -1,5 +1,5 @@
 import { openModelsDb, sqliteResponseStore } from '../../../core/models/sqlite';
-import { ConversationTooLarge, ItemNotFound, PreviousResponseNotFound, ResponseNotFound, storedResponses } from '../../../core/models/stored-responses';
+import { ConversationTooLarge, ItemNotFound, PreviousResponseNotFound, ResponseNotFound, storedResponses } from '../../../core/models/answers/stored-responses';
 import { ResponsesRequest } from '../../../core/models/vendors/openai';
 import { testClock } from '../../shared/helpers';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens as whole, decode } from 'gpt-tokenizer';
-import { countAll, countTokens, cutsOf, fitIndex, MAX_RUN, MAX_TOKEN_BYTES, minTokens, runningCount } from '../../../core/models/tokens';
+import { countAll, countTokens, cutsOf, fitIndex, MAX_RUN, MAX_TOKEN_BYTES, minTokens, runningCount } from '../../../core/models/prompt/tokens';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const plain = { disallowedSpecial: new Set<string>() };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { openModelsCore, type ModelsCore } from '../../../core/models';
 import { sqliteModelsStores } from '../../../core/models/sqlite';
-import type { CatalogModel } from '../../../core/models/catalog';
+import type { CatalogModel } from '../../../core/models/catalog/catalog';
 import { callStatus } from '../../../edge/http/call-status';
 import { startFakeBedrock, type FakeBedrock } from '../../shared/fakes/bedrock-upstream';
 import { recordSpans } from '../../shared/telemetry';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { chatFixture, type ChatFixture } from './fixture';
 import { joined, post, sseChunks } from './wire';

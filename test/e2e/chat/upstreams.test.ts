@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { chatFixture, type ChatFixture } from './fixture';
 import { post, sseChunks } from './wire';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import {
   BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, InvokeModelCommand, type ContentBlock, type ConverseStreamOutput, type Message, type ToolConfiguration,
 } from '@aws-sdk/client-bedrock-runtime';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { startFakeGemini, type FakeGemini } from '../../shared/fakes/gemini-upstream';
 import { startInTemp, type Started } from '../shared/server';
 

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { configParts } from '../../../bin/deps';
 import { startPlatform } from '../../../bin/start';
 import { loadConfig } from '../../../core/shared/config';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { hashingEmbedder } from '../../../core/shared/text/embedder';
 import { readSupergraph } from '../../../gateway/supergraph';
 import { testModules } from '../../shared/helpers';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { configParts } from '../../../bin/deps';
 import { startPlatform, type RunningPlatform } from '../../../bin/start';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { loadConfig } from '../../../core/shared/config';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import type { RecordedRequest } from '../../shared/fakes/fake-http';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { newTraceparent, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../shared/telemetry';
 import { startPlatformProcess, stopProcess, type PlatformProcess } from './processes';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { inProcess, type InProcess } from '../../shared/in-process';
 
 export const SOURCES = 'Sources:\n[1] Glaciers retreat as the climate warms. Sea levels rise as ice melts.\n[2] Sourdough bread needs a starter.';

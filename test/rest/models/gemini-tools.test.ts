@@ -1,5 +1,5 @@
 import 'undici';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { modelsInProcess, type ModelsInProcess } from './fixture';
 

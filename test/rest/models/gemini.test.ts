@@ -3,7 +3,7 @@ import request from 'supertest';
 // is the test's own global, where only the undici package puts one (a plain Node process gets it from
 // its built-in fetch); the gateway in process no longer loads undici before its first upstream call.
 import 'undici';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { hashingEmbedder } from '../../../core/shared/text/embedder';
 import { closedPort, modelsInProcess, type ModelsInProcess } from './fixture';
 

@@ -1,6 +1,6 @@
 import { AzureOpenAI } from 'openai';
 import request from 'supertest';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { startFakeGemini, type FakeGemini } from '../../shared/fakes/gemini-upstream';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { modelsInProcess, type ModelsInProcess } from './fixture';

@@ -1,5 +1,5 @@
 import { UpstreamFailed } from '../../../shared/errors';
-import type { CatalogModel } from '../../catalog';
+import type { CatalogModel } from '../../catalog/catalog';
 import { httpProvider } from '../../upstream/http-provider';
 import type { Env, HttpApi } from '../../upstream/spec';
 import { credentialOf, trimBase } from '../credentials';

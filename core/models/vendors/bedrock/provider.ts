@@ -1,4 +1,4 @@
-import type { CatalogModel } from '../../catalog';
+import type { CatalogModel } from '../../catalog/catalog';
 import { bedrockRuntimeProvider, type BedrockRuntimeApi } from '../../upstream/aws-sdk';
 import { parseAnswer } from '../../upstream/errors';
 import type { Env } from '../../upstream/spec';

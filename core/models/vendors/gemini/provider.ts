@@ -1,4 +1,4 @@
-import type { CatalogModel } from '../../catalog';
+import type { CatalogModel } from '../../catalog/catalog';
 import { unreadable } from '../../../shared/http/failures';
 import { parseAnswer } from '../../upstream/errors';
 import { httpProvider } from '../../upstream/http-provider';

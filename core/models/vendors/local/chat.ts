@@ -1,8 +1,8 @@
 import type { ChatDone, ChatRequest, ChatStream, FinishReason, ModelProvider } from '../../neutral';
 import { extractiveAnswer, NO_ANSWER } from './extractive-answer';
 import { chosenTool, formatted, toolCallFor, toolResultsAnswer } from './tools';
-import type { Offload } from '../../offload';
-import { chatPromptTokens, countTokens, runningCount } from '../../tokens';
+import type { Offload } from '../../offload/offload';
+import { chatPromptTokens, countTokens, runningCount } from '../../prompt/tokens';
 
 /**
  * The built-in offline chat model (`local-chat`), streaming the answer extractive-answer.ts works

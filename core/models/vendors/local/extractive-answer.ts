@@ -1,7 +1,7 @@
 import { tokens } from '../../../shared/text/tokenize';
 import { queryWords, wordsOf } from '../../../shared/text/words';
 import type { ChatMessage } from '../../neutral';
-import { chatPromptTokens } from '../../tokens';
+import { chatPromptTokens } from '../../prompt/tokens';
 
 /**
  * The built-in offline chat model (`local-chat`): extractive. It answers the last user message with

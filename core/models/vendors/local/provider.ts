@@ -1,6 +1,6 @@
 import { hashingVectors } from '../../../shared/text/embedder';
 import type { ModelProvider } from '../../neutral';
-import type { Offload } from '../../offload';
+import type { Offload } from '../../offload/offload';
 import { localChat } from './chat';
 import { localImage } from './image';
 

@@ -1,4 +1,4 @@
-import type { CatalogModel } from '../../catalog';
+import type { CatalogModel } from '../../catalog/catalog';
 import { httpProvider } from '../../upstream/http-provider';
 import type { Env, HttpApi } from '../../upstream/spec';
 import { credentialOf, trimBase } from '../credentials';

@@ -1,5 +1,5 @@
 import { InvalidParam } from './door-request';
-import { MAX_EMBEDDING_INPUTS } from '../../token-ids';
+import { MAX_EMBEDDING_INPUTS } from '../../prompt/token-ids';
 
 /**
  * OpenAI's embeddings `input`: a string, an array of strings, an array of token ids (integers) or

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { BadRequest } from '../shared/errors';
-import { JsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from '../shared/json-depth';
+import { BadRequest } from '../../shared/errors';
+import { JsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from '../../shared/json-depth';
 
 /**
  * The `api-key` header (DECISIONS): `<key>` or `<key>/<options>`, the options a JSON object or a

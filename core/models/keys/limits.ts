@@ -1,7 +1,7 @@
-import type { Clock } from '../shared/clock';
-import { RateLimited } from '../shared/errors';
+import type { Clock } from '../../shared/clock';
+import { RateLimited } from '../../shared/errors';
 import type { ApiKey } from './keys';
-import type { LimitCounters } from './ports';
+import type { LimitCounters } from '../ports';
 
 /**
  * A key's limits (`platform key create --rpm N --token-budget N`), counted where every process

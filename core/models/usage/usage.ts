@@ -1,4 +1,4 @@
-import type { CatalogModel } from './catalog';
+import type { CatalogModel } from '../catalog/catalog';
 
 /**
  * Usage records (DECISIONS): one per call, kept by the usage store (ports.ts), and their totals per

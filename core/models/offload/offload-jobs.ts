@@ -1,9 +1,9 @@
-import { guardTexts } from './guard';
-import { extractiveAnswer } from './vendors/local/extractive-answer';
-import type { ChatMessage } from './neutral';
-import { countAll, countTokens, fitIndex } from './tokens';
-import { decodeTokenIds } from './token-ids';
-import { hashingVectors } from '../shared/text/embedder';
+import { guardTexts } from '../prompt/guard';
+import { extractiveAnswer } from '../vendors/local/extractive-answer';
+import type { ChatMessage } from '../neutral';
+import { countAll, countTokens, fitIndex } from '../prompt/tokens';
+import { decodeTokenIds } from '../prompt/token-ids';
+import { hashingVectors } from '../../shared/text/embedder';
 
 /**
  * The work on a request's text whose cost grows with its length: token counts, the input guard,

@@ -1,9 +1,9 @@
-import type { Clock } from '../shared/clock';
-import { NotFound } from '../shared/errors';
-import { opaqueId } from '../shared/ids';
-import { InvalidParam } from './vendors/openai/door-request';
-import type { ResponseItem, ResponseStore, StoredResponse } from './ports';
-import { conversationItems, type ConversationItem, type ResponsesRequest } from './vendors/openai/responses-request';
+import type { Clock } from '../../shared/clock';
+import { NotFound } from '../../shared/errors';
+import { opaqueId } from '../../shared/ids';
+import { InvalidParam } from '../vendors/openai/door-request';
+import type { ResponseItem, ResponseStore, StoredResponse } from '../ports';
+import { conversationItems, type ConversationItem, type ResponsesRequest } from '../vendors/openai/responses-request';
 
 /**
  * The Responses API's stored responses (OpenAI keeps each response made with `store` not false):

@@ -1,8 +1,8 @@
-import { BadRequest } from '../shared/errors';
-import type { CatalogModel } from './catalog';
-import type { ChatMessage } from './neutral';
+import { BadRequest } from '../../shared/errors';
+import type { CatalogModel } from '../catalog/catalog';
+import type { ChatMessage } from '../neutral';
 import { GuardrailViolation, type Detector } from './guard';
-import type { Offload } from './offload';
+import type { Offload } from '../offload/offload';
 import { countAll, minTokens } from './tokens';
 import { InvalidTokenIds } from './token-ids';
 

@@ -1,4 +1,4 @@
-import type { ChatMessage, ResponseFormat, ToolDefinition } from './neutral';
+import type { ChatMessage, ResponseFormat, ToolDefinition } from '../neutral';
 
 /**
  * What a prompt's token count counts (a chat call's context check and usage, ModelsService.countTokens):

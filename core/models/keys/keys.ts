@@ -1,8 +1,8 @@
-import type { Clock } from '../shared/clock';
-import { NotFound } from '../shared/errors';
-import { uuidv7 } from '../shared/ids';
+import type { Clock } from '../../shared/clock';
+import { NotFound } from '../../shared/errors';
+import { uuidv7 } from '../../shared/ids';
 import { hashOfKey, mayBeKey, newKeyText, prefixOf, type ApiKey, type NewKey } from './api-key';
-import type { KeyStore } from './ports';
+import type { KeyStore } from '../ports';
 
 export type { ApiKey, NewKey } from './api-key';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { ChatDone, ChatRequest, ChatStream } from './neutral';
-import type { AnswerStore } from './ports';
+import type { ChatDone, ChatRequest, ChatStream } from '../neutral';
+import type { AnswerStore } from '../ports';
 
 /**
  * The response cache (DECISIONS `is_cache`): identical chat requests of one tenant (same model,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { RateLimited } from '../shared/errors';
+import { RateLimited } from '../../shared/errors';
 import { runJob, type JobName, type Jobs } from './offload-jobs';
 
 /**

@@ -1,4 +1,4 @@
-import { noMetrics, type Metrics } from '../shared/telemetry/metrics';
+import { noMetrics, type Metrics } from '../../shared/telemetry/metrics';
 
 /** One usage row's figures, as the metrics read them. */
 export interface CallFigures {

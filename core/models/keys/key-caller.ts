@@ -1,7 +1,7 @@
-import { InvalidKey, MissingKey } from './errors';
+import { InvalidKey, MissingKey } from '../errors';
 import { parseApiKeyHeader } from './key-options';
 import type { ApiKeys } from './keys';
-import type { KeyCaller } from './service';
+import type { KeyCaller } from '../service';
 
 /**
  * The caller an LM key establishes (the module's declared credential: `api-key: <key>[/<options>]`):

@@ -1,15 +1,15 @@
-import type { Clock } from '../shared/clock';
-import type { ChatStream, FinishReason } from './neutral';
-import type { KeyCaller, Metered } from './service';
-import type { UsageStore } from './ports';
+import type { Clock } from '../../shared/clock';
+import type { ChatStream, FinishReason } from '../neutral';
+import type { KeyCaller, Metered } from '../service';
+import type { UsageStore } from '../ports';
 import { costOf, wordCount } from './usage';
-import type { KeyLimits } from './limits';
-import type { Offload } from './offload';
-import type { Metrics } from '../shared/telemetry/metrics';
-import type { Span } from '../shared/telemetry/tracing';
+import type { KeyLimits } from '../keys/limits';
+import type { Offload } from '../offload/offload';
+import type { Metrics } from '../../shared/telemetry/metrics';
+import type { Span } from '../../shared/telemetry/tracing';
 import { callMetrics } from './call-metrics';
-import { UpstreamFailed } from '../shared/errors';
-import type { CallEnd, StatusOf } from '../shared/call-end';
+import { UpstreamFailed } from '../../shared/errors';
+import type { CallEnd, StatusOf } from '../../shared/call-end';
 
 /** How a stream the upstream broke off (or ended with an error) ends, whatever the error was. */
 const BROKE: CallEnd = { failed: new UpstreamFailed('The upstream failed midway through its answer', { code: 'upstream_failed' }) };

@@ -1,6 +1,6 @@
 import type * as Cl100k from 'gpt-tokenizer/encoding/cl100k_base';
-import { BadRequest } from '../shared/errors';
-import type { CatalogModel } from './catalog';
+import { BadRequest } from '../../shared/errors';
+import type { CatalogModel } from '../catalog/catalog';
 
 /**
  * Embedding inputs sent as token ids (OpenAI's `input` may be an array of integers, or an array of

@@ -1,4 +1,4 @@
-import { BadRequest } from '../shared/errors';
+import { BadRequest } from '../../shared/errors';
 
 /**
  * Guardrails (DECISIONS `use_guard`): detectors over the text of a request (and, with 2, of the
