@@ -38,7 +38,9 @@ export default tseslint.config(
   {
     files: ['**/*.{js,mjs,cjs}'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { ...globals.node } },
+    // Plain JavaScript is linted without type information: the project service (tsconfig.json) does
+    // not hold these files, so disableTypeChecked's parser options are kept next to the globals.
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
   },
   prettier,
 );
