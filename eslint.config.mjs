@@ -19,6 +19,12 @@ export default tseslint.config(
       // A method of a service interface is `async` even when one implementation has nothing to await:
       // its errors then reach the caller as rejections, never as synchronous throws.
       '@typescript-eslint/require-await': 'off',
+      // The default allow list names URL and URLSearchParams from TypeScript's lib; Node's types declare the
+      // global ones in its `url` module, which the default does not match. Both print as a URL does.
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allow: [{ name: ['Error', 'URL', 'URLSearchParams'], from: 'lib' }, { name: ['URL', 'URLSearchParams'], from: 'package', package: 'url' }] },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },
   },
