@@ -67,7 +67,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface HttpClient {
   /** One JSON answer (`undefined` for 204). */
-  request<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions): Promise<T>;
+  request<T = unknown>(this: void, method: HttpMethod, path: string, options?: RequestOptions): Promise<T>;
   /** The objects of an SSE or NDJSON answer; leaving the loop early closes the connection. */
   stream<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions): AsyncGenerator<T>;
   /** As `stream`, with each object's SSE event name. */

@@ -56,7 +56,7 @@ export interface SessionOf {
 
 export interface RevocationList {
   /** Whether the token's session was ended: synchronous, in memory. */
-  revoked(session: SessionOf): boolean;
+  revoked(this: void, session: SessionOf): boolean;
   /** Adds entries; `replace` drops every entry first (a full reload). Tells the watchers of sessions it ends. */
   apply(entries: readonly Revocation[], replace?: boolean): void;
   /** Drops entries whose tokens have all expired (run on every apply and by the follower's timer). */
