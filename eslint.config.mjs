@@ -28,6 +28,9 @@ export default tseslint.config(
       // A `let` read by a closure written before its one assignment (bin/start.ts: readiness asks the
       // request tracker made after the app) stays a `let`: a `const` there would be read before it exists.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // As only-throw-error by default: passing on a value caught or an abort's reason (typed unknown or
+      // any) keeps it as it came; only a new rejection with something other than an Error is refused.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },
   },

@@ -148,7 +148,7 @@ export function httpClient(opts: HttpClientOptions): HttpClient {
     const framing = framingOf(res.headers['content-type']);
     if (!framing) {
       await res.body.dump();
-      throw unreadable(who, `${res.headers['content-type'] ?? 'no content type'}, not a stream`);
+      throw unreadable(who, `${String(res.headers['content-type'] ?? 'no content type')}, not a stream`);
     }
     // The timeout bounds the wait for the head and then each silence: a stream lasts as long as its
     // producer speaks (SSE heartbeats keep it alive), bounded by the caller's signal. Our services

@@ -122,7 +122,7 @@ export function createRevocationList(opts: RevocationListOptions): RevocationLis
       return;
     }
     let of = principals.get(e.realm);
-    if (!of) principals.set(e.realm, (of = new Map()));
+    if (!of) principals.set(e.realm, (of = new Map<string, { upTo: number; until: number }>()));
     const key = principalKey(e.kind, e.subject);
     const had = of.get(key);
     of.set(key, { upTo: Math.max(e.upTo, had?.upTo ?? -Infinity), until: Math.max(e.until, had?.until ?? 0) });
