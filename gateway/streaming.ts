@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { getOperationAST, parse, type DocumentNode, type GraphQLError } from 'graphql';
+import { getOperationAST, OperationTypeNode, parse, type DocumentNode, type GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/shared/auth/verifier';
 import { DEFAULT_STREAM_HEARTBEAT_MS } from '../core/shared/config';
@@ -56,7 +56,7 @@ function operationKind(body: unknown): Kind | 'unparsable' {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
   if (typeof query !== 'string' || !/\bsubscription\b/.test(query)) return 'other';
   try {
-    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'subscription' ? 'subscription' : 'other';
+    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.SUBSCRIPTION ? 'subscription' : 'other';
   } catch {
     return 'unparsable';
   }
@@ -153,12 +153,12 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
     const document = prepare(payload);
     if (Array.isArray(document)) return void res.status(400).json(refusal(document));
     const operation = getOperationAST(document as DocumentNode, payload.operationName ?? undefined)?.operation;
-    if (req.method === 'GET' && operation === 'mutation') {
+    if (req.method === 'GET' && operation === OperationTypeNode.MUTATION) {
       return void res.status(405).set('allow', 'POST').json({ errors: [{
         message: 'GET requests only support query and subscription operations, not mutation operations', extensions: { code: 'BAD_REQUEST' },
       }] });
     }
-    return { document: document as DocumentNode, kind: operation === 'subscription' ? 'subscription' : 'other' };
+    return { document: document as DocumentNode, kind: operation === OperationTypeNode.SUBSCRIPTION ? 'subscription' : 'other' };
   };
 
   /** Answers the request, or says false to leave it to Apollo Server. */
