@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/shared/auth/verifier';
 import { DEFAULT_STREAM_HEARTBEAT_MS } from '../core/shared/config';
 import { BadRequest, UnsupportedMediaType } from '../core/shared/errors';
+import { isPlainObject } from '../core/shared/validation';
 import { better, listed, mediaRanges } from '../edge/graphql/accept';
 import { contextFrom } from '../edge/graphql/context';
 import { refuseCrossSite } from '../edge/graphql/csrf';
@@ -94,7 +95,8 @@ function operationOf(req: Request): HttpOperation {
     read = { query: params.get('query') ?? undefined, operationName: params.get('operationName') || undefined, variables: json('variables'), extensions: json('extensions') };
   } else {
     if (!req.is('application/json')) throw new UnsupportedMediaType('Send the operation as JSON: `content-type: application/json`', { code: 'BAD_REQUEST' });
-    read = typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? req.body : {};
+    const body: unknown = req.body;
+    read = isPlainObject(body) ? body : {};
   }
   const { query, operationName, variables, extensions } = read;
   const object = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
@@ -178,7 +180,7 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
       return true;
     }
     if (req.method !== 'POST' && req.method !== 'GET') return false;
-    const body = req.method === 'POST' ? req.body : Object.fromEntries(queryParams(req));
+    const body: unknown = req.method === 'POST' ? req.body : Object.fromEntries(queryParams(req));
     const kind = operationKind(body);
     const transport = transportFor(accept, kind === 'subscription' ? 'subscription' : 'other');
     if (transport === 'sse') {

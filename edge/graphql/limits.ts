@@ -134,8 +134,9 @@ function check(query: string, operationName: unknown, limits: GraphqlLimits, ser
 /** The query, operationName and variables of a request, read as Apollo reads them (POST JSON body, GET query string). */
 function requested(req: Request): { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } {
   if (req.method === 'POST') {
-    if (Array.isArray(req.body)) throw refuse('BATCHING_NOT_SUPPORTED', 'Batched requests (a JSON array) are not supported: send one operation per request');
-    return typeof req.body === 'object' && req.body !== null ? req.body : {};
+    const body: unknown = req.body;
+    if (Array.isArray(body)) throw refuse('BATCHING_NOT_SUPPORTED', 'Batched requests (a JSON array) are not supported: send one operation per request');
+    return typeof body === 'object' && body !== null ? body : {};
   }
   if (req.method !== 'GET') return {};
   const params = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
