@@ -13,9 +13,9 @@ export type Flags = Record<string, string | undefined>;
 export function parseArgs(argv: readonly string[], accepts: CommandFlags): { flags: Flags; args: string[] } {
   const values = new Set(accepts.values);
   const switches = new Set(accepts.switches);
-  const options = Object.fromEntries([
-    ...[...values].map((name) => [name, { type: 'string' as const }]),
-    ...[...switches].map((name) => [name, { type: 'boolean' as const }]),
+  const options = Object.fromEntries<{ type: 'string' | 'boolean' }>([
+    ...[...values].map((name) => [name, { type: 'string' }] as const),
+    ...[...switches].map((name) => [name, { type: 'boolean' }] as const),
   ]);
   const { tokens } = tokenize({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const flags: Flags = {};

@@ -83,7 +83,7 @@ export function ask(opts: AskOptions, out: (s: string) => void, err: (s: string)
       next: (r: FormattedExecutionResult<{ answerStream: Chunk }>) => {
         for (const e of r.errors ?? []) {
           failed = true;
-          err(`error: ${e.message}${e.extensions?.code ? ` (${String(e.extensions.code)})` : ''}\n`);
+          err(`error: ${e.message}${typeof e.extensions?.code === 'string' && e.extensions.code ? ` (${e.extensions.code})` : ''}\n`);
         }
         const chunk = r.data?.answerStream;
         if (!chunk) return;

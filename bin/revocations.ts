@@ -14,7 +14,7 @@ async function feedFor(deps: SharedDeps, modules: readonly ServiceModule[], open
   const own = opened.find((o) => o.instance.revocations);
   if (own) return { feed: own.instance.revocations!, where: `the ${own.module.name} service's store` };
   // Else the service that keeps it, running elsewhere: its store if reachable from here, else its endpoint.
-  const keeper = modules.find((m) => m.revocationReader);
+  const keeper = modules.find((m) => m.revocationReader !== undefined);
   if (!keeper) return undefined;
   const reader = await keeper.revocationReader!(deps as never);
   return { feed: reader, reader, where: `the ${keeper.name} service running elsewhere` };

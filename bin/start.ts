@@ -106,7 +106,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
           verifier: platform.deps.verifier, maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS,
           revocations: platform.deps.revocations,
         });
-        closers.push(one.stop);
+        closers.push(() => one.stop());
         webSocket = one.webSocket;
         graph.push({ path: '/', router: one.router });
       }
@@ -129,7 +129,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, verifier: platform.deps.verifier, metrics, streamHub,
         revocations: platform.deps.revocations,
       });
-      closers.push(gateway.stop);
+      closers.push(() => gateway.stop());
       webSocket = gateway.webSocket;
       graph.push({ path: '/', router: gateway.router });
       // The offline GraphiQL is a landing page too: off with it in production.

@@ -1,4 +1,5 @@
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { OperationTypeNode } from 'graphql';
 import type { GraphContext } from '../edge/graphql/context';
 
 /**
@@ -11,7 +12,7 @@ import type { GraphContext } from '../edge/graphql/context';
 export function dedupeKey(opts: GraphQLDataSourceProcessOptions<Partial<GraphContext>>): string | undefined {
   // @apollo/gateway does not export the kinds' enum; its value for a client's operation:
   if ((opts.kind as string) !== 'incoming operation' || !('incomingRequestContext' in opts)) return undefined;
-  if (opts.incomingRequestContext.operation?.operation !== 'query') return undefined;
+  if (opts.incomingRequestContext.operation?.operation !== OperationTypeNode.QUERY) return undefined;
   const { request, context } = opts;
   const h = context.headers ?? {};
   return JSON.stringify([request.query, request.operationName ?? null, request.variables ?? null, h.authorization ?? null, h['api-key'] ?? null, context.clientAddress ?? null]);

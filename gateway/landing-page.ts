@@ -45,7 +45,7 @@ export function sandboxLandingPage(opts: { graphiqlPath: string }): ApolloServer
   return {
     async serverWillStart(service) {
       const listener = await apollo.serverWillStart?.(service);
-      const render = listener?.renderLandingPage;
+      const render = listener?.renderLandingPage?.bind(listener);
       if (!render) throw new Error("Apollo's landing page plugin renders no page");
       return {
         async renderLandingPage() {

@@ -24,6 +24,9 @@ export interface RemoteSourceOptions {
  */
 export const subgraphAgent = (timeoutMs: number) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
+/** An operation's context; a health check's or schema load's has none of its fields. */
+const contextOf = (options: GraphQLDataSourceProcessOptions<GraphContext>): Partial<GraphContext> => options.context;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const parseOrUndefined = (query: string | undefined) => {
@@ -75,11 +78,12 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
   private readonly shared = inflight<{ status: number; text: string }, Trace | undefined>();
 
   process(options: GraphQLDataSourceProcessOptions<GraphContext>) {
-    return (this.opts.timed ?? untimed)(options.context?.trace, (trace) => this.fetch(options, trace));
+    return (this.opts.timed ?? untimed)(contextOf(options).trace, (trace) => this.fetch(options, trace));
   }
 
   private async fetch(options: GraphQLDataSourceProcessOptions<GraphContext>, trace: Trace | undefined) {
-    const { request, context } = options;
+    const { request } = options;
+    const context = contextOf(options);
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     for (const name of FORWARDED_HEADERS) {
       const value = context.headers?.[name];

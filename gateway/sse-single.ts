@@ -6,7 +6,7 @@ import { BadRequest, Conflict, NotFound, RateLimited } from '../core/shared/erro
 import { injectTrace } from '../core/shared/telemetry/tracing';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
 import { formatExecutionError } from '../edge/graphql/errors';
-import type { OperationPayload } from '../edge/graphql/prepare';
+import { isRefusal, type OperationPayload } from '../edge/graphql/prepare';
 import { operationTrace } from '../edge/graphql/trace';
 import { INTERNAL_ERROR, relay, startOperation, stopOutcome, type Outcome } from './relay';
 import { openEventStream, sseEvent, type EventStream, type SseOptions } from './sse';
@@ -90,7 +90,7 @@ export function singleConnections(opts: SingleConnectionOptions) {
     const live = () => h.ops.has(op.id) && held.get(token) === h;
     const document = opts.prepare(op.payload);
     let outcome: Outcome;
-    if (Array.isArray(document)) {
+    if (isRefusal(document)) {
       outcome = { errors: document.map((e) => formatExecutionError(e, opts.log)) };
     } else {
       const context: GraphContext = {

@@ -1,9 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { getOperationAST, parse, type DocumentNode, type GraphQLError } from 'graphql';
+import { getOperationAST, OperationTypeNode, parse, type DocumentNode, type GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
 import type { TokenVerifier } from '../core/shared/auth/verifier';
 import { DEFAULT_STREAM_HEARTBEAT_MS } from '../core/shared/config';
 import { BadRequest, UnsupportedMediaType } from '../core/shared/errors';
+import { isPlainObject } from '../core/shared/validation';
 import { better, listed, mediaRanges } from '../edge/graphql/accept';
 import { contextFrom } from '../edge/graphql/context';
 import { refuseCrossSite } from '../edge/graphql/csrf';
@@ -56,7 +57,7 @@ function operationKind(body: unknown): Kind | 'unparsable' {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
   if (typeof query !== 'string' || !/\bsubscription\b/.test(query)) return 'other';
   try {
-    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'subscription' ? 'subscription' : 'other';
+    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.SUBSCRIPTION ? 'subscription' : 'other';
   } catch {
     return 'unparsable';
   }
@@ -94,7 +95,8 @@ function operationOf(req: Request): HttpOperation {
     read = { query: params.get('query') ?? undefined, operationName: params.get('operationName') || undefined, variables: json('variables'), extensions: json('extensions') };
   } else {
     if (!req.is('application/json')) throw new UnsupportedMediaType('Send the operation as JSON: `content-type: application/json`', { code: 'BAD_REQUEST' });
-    read = typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? req.body : {};
+    const body: unknown = req.body;
+    read = isPlainObject(body) ? body : {};
   }
   const { query, operationName, variables, extensions } = read;
   const object = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
@@ -153,12 +155,12 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
     const document = prepare(payload);
     if (Array.isArray(document)) return void res.status(400).json(refusal(document));
     const operation = getOperationAST(document as DocumentNode, payload.operationName ?? undefined)?.operation;
-    if (req.method === 'GET' && operation === 'mutation') {
+    if (req.method === 'GET' && operation === OperationTypeNode.MUTATION) {
       return void res.status(405).set('allow', 'POST').json({ errors: [{
         message: 'GET requests only support query and subscription operations, not mutation operations', extensions: { code: 'BAD_REQUEST' },
       }] });
     }
-    return { document: document as DocumentNode, kind: operation === 'subscription' ? 'subscription' : 'other' };
+    return { document: document as DocumentNode, kind: operation === OperationTypeNode.SUBSCRIPTION ? 'subscription' : 'other' };
   };
 
   /** Answers the request, or says false to leave it to Apollo Server. */
@@ -178,7 +180,7 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
       return true;
     }
     if (req.method !== 'POST' && req.method !== 'GET') return false;
-    const body = req.method === 'POST' ? req.body : Object.fromEntries(queryParams(req));
+    const body: unknown = req.method === 'POST' ? req.body : Object.fromEntries(queryParams(req));
     const kind = operationKind(body);
     const transport = transportFor(accept, kind === 'subscription' ? 'subscription' : 'other');
     if (transport === 'sse') {

@@ -53,7 +53,7 @@ function socketFailure(serviceName: string, err: unknown): ExecutionResult {
     return { errors: [{ message: why || 'Invalid token', extensions: { code: 'UNAUTHENTICATED', serviceName } }] as never };
   }
   if (typeof close?.code === 'number') {
-    return failed(`The ${serviceName} subgraph closed the subscription (${close.code}${close.reason ? ` ${String(close.reason)}` : ''})`);
+    return failed(`The ${serviceName} subgraph closed the subscription (${close.code}${typeof close.reason === 'string' && close.reason ? ` ${close.reason}` : ''})`);
   }
   return failed(`The ${serviceName} subgraph is unavailable`);
 }

@@ -73,7 +73,12 @@ async function main(): Promise<number> {
   const tick = progress('runs', runs);
   let done = 0;
   if (warmup) {
-    for (const s of all) for (const b of builds) (await measure(s, b, warmup), tick(++done, `: warm-up, ${s.name}, ${b.side}`));
+    for (const s of all) {
+      for (const b of builds) {
+        await measure(s, b, warmup);
+        tick(++done, `: warm-up, ${s.name}, ${b.side}`);
+      }
+    }
   }
   const paired: Paired[] = all.map((s) => ({ scenario: s.name, before: [], after: [] }));
   const loads: string[] = [];

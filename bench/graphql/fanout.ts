@@ -69,7 +69,7 @@ export async function fanOut(graphqlUrl: string, params: Record<string, string>,
   })));
   const wallMs = performance.now() - t0;
   clearInterval(sampler);
-  await Promise.all(clients.map((c) => c.dispose()));
+  await Promise.all(clients.map(async (c) => c.dispose()));
   return {
     subscribers: n, firstP50: pct(firsts, 0.5), firstP99: pct(firsts, 0.99), doneP50: pct(dones, 0.5), doneP99: pct(dones, 0.99),
     failed, firstError, rssBeforeMiB, rssPeakMiB, wallMs,

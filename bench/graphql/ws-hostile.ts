@@ -54,7 +54,7 @@ function hostile(url: string, from: string, init: string): Promise<{ outcome: st
     ws.on('error', () => resolve({ outcome: 'error' }));
     ws.on('open', () => ws.send(init));
     ws.on('message', (m) => {
-      if (JSON.parse(String(m)).type === 'connection_ack') resolve({ outcome: 'ack', ws });
+      if (JSON.parse(String(m as Buffer)).type === 'connection_ack') resolve({ outcome: 'ack', ws });
     });
     ws.on('close', (code) => resolve({ outcome: `close ${code}` }));
   });

@@ -89,7 +89,7 @@ export function ourPreparer() {
   return (query: string): string => {
     const prepared = operationPreparer(schema, DEFAULT_GRAPHQL_LIMITS)({ query });
     if (!Array.isArray(prepared)) return 'accepted';
-    const errors = prepared as readonly { message: string; extensions: { code?: unknown } }[];
+    const errors = prepared as readonly { message: string; extensions: { code?: string } }[];
     return `${errors[0].extensions.code}${errors.length > 1 ? ` (${errors.length} errors)` : ''}`;
   };
 }

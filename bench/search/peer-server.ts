@@ -32,7 +32,7 @@ function serve(): void {
   app.use(express.json());
   app.get('/healthz', (_req, res) => void res.status(allReady ? 200 : 503).json({ status: allReady ? 'ok' : 'starting' }));
   app.post('/search', (req, res) => {
-    const query = String(req.query.query_string ?? '');
+    const query = typeof req.query.query_string === 'string' ? req.query.query_string : '';
     const size = Math.min(100, Math.max(1, Number(req.query.page_size ?? 20)));
     const hits = index.search(query);
     res.json({

@@ -31,7 +31,12 @@ export function treeCpuSeconds(root: number | undefined): number | undefined {
     const tree = new Set([root]);
     for (let grew = true; grew;) {
       grew = false;
-      for (const p of all) if (tree.has(p.ppid) && !tree.has(p.pid)) (tree.add(p.pid), (grew = true));
+      for (const p of all) {
+        if (tree.has(p.ppid) && !tree.has(p.pid)) {
+          tree.add(p.pid);
+          grew = true;
+        }
+      }
     }
     return all.filter((p) => tree.has(p.pid)).reduce((sum, p) => sum + p.ticks, 0) / TICKS_PER_SECOND;
   } catch {

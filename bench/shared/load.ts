@@ -80,9 +80,10 @@ export function measure(name: string, opts: autocannon.Options): Promise<Measure
   let latencies = new Float64Array(1 << 16);
   let n = 0;
   return new Promise((resolve, reject) => {
-    current = autocannon(opts, (err: unknown, r: autocannon.Result) => {
+    // autocannon calls back as Node does: an Error or nothing.
+    current = autocannon(opts, (err: Error | null, r: autocannon.Result) => {
       current = undefined;
-      if (err) return reject(err instanceof Error ? err : new Error(String(err)));
+      if (err) return reject(err);
       const sorted = latencies.subarray(0, n).sort();
       const codes = Object.entries(r.statusCodeStats ?? {})
         .map(([code, s]) => `${code}:${s.count ?? 0}`)

@@ -17,7 +17,7 @@ export function documentedConfig(root: string, port: number, replicas: readonly 
   const doc = readFileSync(join(root, 'docs', 'deploy', 'nginx-platform.conf'), 'utf8');
   const servers = replicas.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n');
   const out = doc
-    .replace(/(    server 127\.0\.0\.1:\d+ [^\n]*\n)+/, `${servers}\n`)
+    .replace(/( {4}server 127\.0\.0\.1:\d+ [^\n]*\n)+/, `${servers}\n`)
     .replace('listen 8080;', `listen 127.0.0.1:${port};`);
   if (out === doc) throw new Error('docs/deploy/nginx-platform.conf no longer has the shape this bench edits');
   return out;

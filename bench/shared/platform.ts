@@ -90,7 +90,12 @@ export function treeRssMiB(pid: number | undefined): { pid: number; mib: number 
   const tree = new Set([pid]);
   for (let grew = true; grew;) {
     grew = false;
-    for (const [p, parent] of parentOf) if (tree.has(parent) && !tree.has(p)) (tree.add(p), (grew = true));
+    for (const [p, parent] of parentOf) {
+      if (tree.has(parent) && !tree.has(p)) {
+        tree.add(p);
+        grew = true;
+      }
+    }
   }
   return [...tree].filter((p) => rss.has(p)).map((p) => ({ pid: p, mib: rss.get(p)! }));
 }

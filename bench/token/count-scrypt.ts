@@ -10,7 +10,6 @@ import { join } from 'node:path';
 const dir = process.env.BENCH_SCRYPT_DIR;
 if (dir) {
   // The module object itself (an import would copy its properties): the platform reads `scrypt` from it at each call.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const crypto = require('node:crypto') as { scrypt: typeof Crypto.scrypt };
   const original = crypto.scrypt;
   let calls = 0;

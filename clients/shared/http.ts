@@ -67,7 +67,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface HttpClient {
   /** One JSON answer (`undefined` for 204). */
-  request<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions): Promise<T>;
+  request<T = unknown>(this: void, method: HttpMethod, path: string, options?: RequestOptions): Promise<T>;
   /** The objects of an SSE or NDJSON answer; leaving the loop early closes the connection. */
   stream<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions): AsyncGenerator<T>;
   /** As `stream`, with each object's SSE event name. */
@@ -148,7 +148,7 @@ export function httpClient(opts: HttpClientOptions): HttpClient {
     const framing = framingOf(res.headers['content-type']);
     if (!framing) {
       await res.body.dump();
-      throw unreadable(who, `${res.headers['content-type'] ?? 'no content type'}, not a stream`);
+      throw unreadable(who, `${String(res.headers['content-type'] ?? 'no content type')}, not a stream`);
     }
     // The timeout bounds the wait for the head and then each silence: a stream lasts as long as its
     // producer speaks (SSE heartbeats keep it alive), bounded by the caller's signal. Our services

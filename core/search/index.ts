@@ -78,7 +78,7 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const { service, add } = createSearchService({
     store: store.objects, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates, metrics: opts.metrics,
   });
-  if (opts.metrics) indexGauges(opts.metrics, { counts: lexical.counts, memoryBytes: () => lexical.memoryBytes() + vectors.memoryBytes() + index.memoryBytes() });
+  if (opts.metrics) indexGauges(opts.metrics, { counts: () => lexical.counts(), memoryBytes: () => lexical.memoryBytes() + vectors.memoryBytes() + index.memoryBytes() });
   const admin = createSearchAdmin({ store: store.admin, add, embedder });
   let closed = false;
   const warmUp = async () => {

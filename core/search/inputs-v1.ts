@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseJsonBounded } from '../shared/json-depth';
-import { param } from '../shared/params';
+import { last, param } from '../shared/params';
 import { isPlainObject } from '../shared/validation';
 import { dateRange, jsonObject, list, MAX_PAGE_SIZE, MAX_QUERY_CHARS, queryString, taxonomy } from './inputs';
 import type { JsonObject } from './types';
@@ -35,7 +35,7 @@ export const V1Search = z.object({
  * what the same object selects in a body. Text that is not a JSON object is the words themselves.
  */
 const objectText = (v: unknown) => {
-  const x = Array.isArray(v) ? v.at(-1) : v;
+  const x = last(v);
   if (typeof x !== 'string' || !/^\s*\{[^]*\}\s*$/.test(x)) return x;
   try {
     const parsed = parseJsonBounded(x); // too deep: a 400 naming the limit

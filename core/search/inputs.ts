@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { param } from '../shared/params';
+import { last, param } from '../shared/params';
 import { parseJsonBounded } from '../shared/json-depth';
 import type { Json } from './types';
 
@@ -32,8 +32,8 @@ export const pageSize = (fallback: number, min = 1) => param.int().check(z.gte(m
 export const score = (fallback: number) => param.number().check(z.gte(0), z.lte(1)).default(fallback);
 
 /** `sorting_by` and `order` (v2): `None` means by relevance. */
-export const sortingBy = () => z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), z.enum(['None', 'title', 'updated_at'])).default('None');
-export const order = () => z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), z.enum(['None', 'asc', 'desc'])).default('asc');
+export const sortingBy = () => z.preprocess(last, z.enum(['None', 'title', 'updated_at'])).default('None');
+export const order = () => z.preprocess(last, z.enum(['None', 'asc', 'desc'])).default('asc');
 
 /** A date or date-time (ISO 8601), or null for an open end. */
 const instant = z.union([z.null(), z.iso.datetime({ offset: true, local: true }), z.iso.date()]);

@@ -6,7 +6,8 @@ import { MAX_JSON_DEPTH, parseJsonBounded } from './json-depth';
  * (JSON bodies). A scalar sent twice takes the last value, as FastAPI does; arrays are the
  * repeated key (`tags=a&tags=b`); objects (kvp, taxonomy) are JSON text.
  */
-const last = (v: unknown) => (Array.isArray(v) ? v.at(-1) : v);
+/** A value sent twice (an array from a query string) read as its last. */
+export const last = (v: unknown): unknown => (Array.isArray(v) ? v.at(-1) : v);
 
 const numeric = (int: boolean) => (v: unknown) => {
   const x = last(v);

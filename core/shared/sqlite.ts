@@ -92,18 +92,18 @@ export function statements(db: Db) {
     return st;
   };
   return {
-    one<T>(sql: string, map: (r: Row) => T) {
+    one: <T>(sql: string, map: (r: Row) => T) => {
       const st = prepared(sql);
       return (...args: unknown[]): T | undefined => {
         const r = st.get(...args) as Row | undefined;
         return r ? map(r) : undefined;
       };
     },
-    many<T>(sql: string, map: (r: Row) => T) {
+    many: <T>(sql: string, map: (r: Row) => T) => {
       const st = prepared(sql);
       return (...args: unknown[]): T[] => (st.all(...args) as Row[]).map(map);
     },
-    run(sql: string) {
+    run: (sql: string) => {
       const st = prepared(sql);
       return (...args: unknown[]): number => st.run(...args).changes;
     },

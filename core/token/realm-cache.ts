@@ -61,9 +61,9 @@ export function withRealmCache(store: TokenStore, opts: { ttlMs?: number; now?: 
       ...store.realms,
       get,
       getDefaultId,
-      create: writing(store.realms.create),
-      setEnabled: writing(store.realms.setEnabled),
-      setDefaultId: writing(store.realms.setDefaultId),
+      create: writing(store.realms.create.bind(store.realms)),
+      setEnabled: writing(store.realms.setEnabled.bind(store.realms)),
+      setDefaultId: writing(store.realms.setDefaultId.bind(store.realms)),
     },
   };
 }

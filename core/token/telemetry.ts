@@ -26,7 +26,7 @@ export interface TokenTelemetry {
   issued(grantType: string): void;
   failed(grantType: string, err: unknown): void;
   /** Failed attempts locked an account or throttled a caller address. */
-  lockout(): void;
+  lockout(this: void): void;
 }
 
 const nothing: TokenTelemetry = { issued() {}, failed() {}, lockout() {} };

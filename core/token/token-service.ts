@@ -139,7 +139,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       if (!req.token) return;
       const refreshClaims = await issuer.verifyRefresh(realm, req.token).catch(() => undefined);
       const sid = refreshClaims?.sid ?? (await verifier.verifyToken(req.token, { realm: realm.id }).catch(() => undefined))?.claims.sid;
-      if (sid) await endSession(realm, String(sid));
+      if (typeof sid === 'string' && sid) await endSession(realm, sid);
     },
 
     async revocations(req) {

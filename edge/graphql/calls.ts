@@ -29,5 +29,5 @@ export interface SubgraphEdge<C> {
   /** The ctx of a call as the service's callers are declared. */
   callOf: CallOf<C>;
   /** A caller established another way (the token subgraph's `viewer` reads a bearer token), with its own audience or none. */
-  callsFor<D>(credentials: Credentials<D>, audience?: string): CallOf<D>;
+  callsFor<D>(this: void, credentials: Credentials<D>, audience?: string): CallOf<D>;
 }

@@ -66,7 +66,7 @@ export function toGraphQLError(thrown: unknown, log: Logger): GraphQLError {
   return new GraphQLError(INTERNAL, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 }
 
-type Fn = (...args: any[]) => unknown;
+type Fn = (...args: unknown[]) => unknown;
 type ResolverMap = Record<string, Record<string, unknown>>;
 
 /** Wraps every resolver function so whatever it throws leaves as a coded GraphQLError. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import {
-  execute, getOperationAST, Kind, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type GraphQLSchema,
+  execute, getOperationAST, Kind, OperationTypeNode, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 
@@ -13,7 +13,7 @@ const SCHEMA_FIELDS = new Set(['__schema', '__type', '__typename']);
  * on the schema and the document alone.
  */
 export function pureIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
-  if (operation.operation !== 'query' || operation.variableDefinitions?.length) return false;
+  if (operation.operation !== OperationTypeNode.QUERY || operation.variableDefinitions?.length) return false;
   const fragments = new Map(document.definitions
     .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
   const entered = new Set<string>();
@@ -100,7 +100,7 @@ export function introspectionCache(maxBytes = 16 * 2 ** 20): IntrospectionCache 
  * 16.9+ introspection beside other fields, which federation's own schema model does not know) is
  * the client's request, not a server failure: a 400 validation error, not a 500.
  */
-export function introspectionPlugin(cache: IntrospectionCache): ApolloServerPlugin<any> {
+export function introspectionPlugin(cache: IntrospectionCache): ApolloServerPlugin {
   return {
     async requestDidStart() {
       return {

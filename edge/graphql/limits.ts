@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import {
-  GraphQLError, Kind, MaxIntrospectionDepthRule, parse, specifiedRules,
+  GraphQLError, Kind, MaxIntrospectionDepthRule, OperationTypeNode, parse, specifiedRules,
   type DocumentNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationRule,
 } from 'graphql';
 import { BadRequest } from '../../core/shared/errors';
@@ -119,14 +119,14 @@ function selectOperation(doc: DocumentNode, operationName: unknown): OperationDe
 function check(query: string, operationName: unknown, limits: GraphqlLimits, servesSubscriptions: boolean): void {
   const doc = parseBounded(query, limits.maxTokens);
   const operation = selectOperation(doc, operationName);
-  if (operation.operation === 'subscription' && !servesSubscriptions) {
+  if (operation.operation === OperationTypeNode.SUBSCRIPTION && !servesSubscriptions) {
     throw refuse('SUBSCRIPTIONS_NOT_SUPPORTED', 'Subscriptions are not served at this endpoint');
   }
   const size = measure(doc, operation);
   if (size.depth > limits.maxDepth) throw refuse('QUERY_TOO_DEEP', `The operation is nested ${size.depth} levels deep; the limit is ${limits.maxDepth}`);
   if (size.aliases > limits.maxAliases) throw refuse('TOO_MANY_ALIASES', `The operation uses ${size.aliases} aliases; the limit is ${limits.maxAliases}`);
   if (size.cost > limits.maxCost) throw refuse('QUERY_TOO_COSTLY', `The operation selects ${size.cost} fields, fragments expanded; the limit is ${limits.maxCost}`);
-  if (operation.operation === 'mutation' && size.roots > limits.maxMutations) {
+  if (operation.operation === OperationTypeNode.MUTATION && size.roots > limits.maxMutations) {
     throw refuse('TOO_MANY_MUTATIONS', `The operation runs ${size.roots} mutations; the limit is ${limits.maxMutations} per request`);
   }
 }
@@ -134,8 +134,9 @@ function check(query: string, operationName: unknown, limits: GraphqlLimits, ser
 /** The query, operationName and variables of a request, read as Apollo reads them (POST JSON body, GET query string). */
 function requested(req: Request): { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } {
   if (req.method === 'POST') {
-    if (Array.isArray(req.body)) throw refuse('BATCHING_NOT_SUPPORTED', 'Batched requests (a JSON array) are not supported: send one operation per request');
-    return typeof req.body === 'object' && req.body !== null ? req.body : {};
+    const body: unknown = req.body;
+    if (Array.isArray(body)) throw refuse('BATCHING_NOT_SUPPORTED', 'Batched requests (a JSON array) are not supported: send one operation per request');
+    return typeof body === 'object' && body !== null ? body : {};
   }
   if (req.method !== 'GET') return {};
   const params = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');

@@ -25,6 +25,9 @@ function guard(limits: GraphqlLimits) {
   };
 }
 
+/** Whether a prepared operation was refused (Array.isArray would read the readonly list as any[]). */
+export const isRefusal = (prepared: DocumentNode | readonly GraphQLError[]): prepared is readonly GraphQLError[] => Array.isArray(prepared);
+
 /**
  * Readies an operation that arrives outside Apollo Server: bounded by the same limits as over HTTP
  * before it is parsed, parsed with the token cap, validated with the same rules (introspection off

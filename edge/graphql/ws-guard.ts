@@ -39,7 +39,7 @@ const receiverOf = (ws: WebSocket): Receiver | undefined => {
 
 const lengthOf = (data: unknown): number => {
   if (Buffer.isBuffer(data) || data instanceof ArrayBuffer) return data.byteLength;
-  if (Array.isArray(data)) return data.reduce((n: number, b: Buffer) => n + b.byteLength, 0);
+  if (Array.isArray(data)) return (data as Buffer[]).reduce((n, b) => n + b.byteLength, 0);
   return 0;
 };
 

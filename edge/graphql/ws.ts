@@ -15,7 +15,7 @@ import { connectionAuthorization, contextFromConnection, type GraphContext } fro
 import { formatExecutionError } from './errors';
 import type { IntrospectionCache } from './introspection';
 import type { GraphqlLimits } from './limits';
-import { operationPreparer, refusal } from './prepare';
+import { isRefusal, operationPreparer, refusal } from './prepare';
 import { DEFAULT_SOCKETS_PER_ADDRESS, refuseTooManySockets, socketsPerAddress } from './ws-admission';
 import { CLOSE, guardSocket, type GuardedSocket } from './ws-guard';
 import { keepSocketsAlive } from './ws-keepalive';
@@ -191,7 +191,7 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
         return [refusal(`At most ${maxOperations} operations run at once on one socket`, 'TOO_MANY_OPERATIONS')];
       }
       const document = prepare(payload);
-      if (Array.isArray(document)) return document;
+      if (isRefusal(document)) return document;
       sources.set(document as DocumentNode, payload.query);
       // The socket's end aborts its operations' work (a model call), also one not started yet.
       const contextValue: GraphContext = { ...contextFromConnection(ctx.connectionParams, ctx.extra.request, addresses.get(ctx.extra.request)), signal: closing(ctx.extra.socket) };

@@ -51,7 +51,7 @@ const unparsable = (message: string, body: string) => Object.assign(new SyntaxEr
 /** JSON.parse as express.json parses: an empty body is `{}`; strict takes only an object or an array at the top. */
 function parseJson(text: string, strict: boolean): unknown {
   if (!text.length) return {};
-  if (strict && !/^[\x20\x09\x0a\x0d]*[[{]/.test(text)) throw unparsable('Unexpected token: a JSON body is an object or an array', text);
+  if (strict && !/^[ \t\n\r]*[[{]/.test(text)) throw unparsable('Unexpected token: a JSON body is an object or an array', text);
   try {
     return JSON.parse(text);
   } catch (e) {

@@ -63,7 +63,7 @@ export function responses(route: Route, docs: OperationDocs, w: SchemaWriter): J
   const out: Json = {};
   for (const [status, r] of Object.entries({ ...route.responses, ...docs.responses })) {
     const content = r.content ?? (r.schema ? { [r.contentType ?? 'application/json']: r.schema } : {});
-    const entries = Object.entries(content).map(([type, s]) => [type, s ? { schema: w.schema(s) } : {}]);
+    const entries = Object.entries(content).map(([type, s]) => [type, s ? { schema: w.schema(s) } : {}] as const);
     out[status] = { description: r.description, ...(entries.length ? { content: Object.fromEntries(entries) } : {}) };
   }
   if (route.auth) {

@@ -15,7 +15,7 @@ import { httpErrors, requestIdOf } from './http-errors';
 import { multipart, uploadOf } from './multipart';
 import { buildOpenApi } from './openapi';
 import type { Method, RestService, Route } from './routes';
-import { parseRequest, type InputOf, type InputSpec } from './validation';
+import { parseRequest } from './validation';
 
 export interface MountOptions {
   log: Logger;
@@ -99,8 +99,8 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
     };
     const bodies = !route.input ? [] : route.untypedJson ? untypedParsers : parsers;
     router[route.method](route.path, errorFormat, ...early, ...bodies, ...uploads, async (req, res) => {
-      const input = (route.input && !uploadOf(res) ? parseRequest(route.input, req) : {}) as InputOf<InputSpec> & { body?: unknown };
-      const caller = resolves && credentials.inBody ? await credentials.resolve(presentedBy(req, route, input.body), tools()) : res.locals.caller;
+      const input = (route.input && !uploadOf(res) ? parseRequest(route.input, req) : {}) as { body?: unknown };
+      const caller = resolves && credentials.inBody ? await credentials.resolve(presentedBy(req, route, input.body), tools()) : (res.locals.caller as unknown);
       const body = await route.handle(input, { ctx: contextOf(req, res, caller), req, res, checked: res.locals.checked, heartbeatMs });
       if (!res.headersSent) res.json(body);
     });

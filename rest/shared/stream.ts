@@ -44,7 +44,7 @@ function objectFraming(req: Request, opts: StreamOptions) {
       // SSE comments keep idle proxies from closing the connection while a model thinks.
       heartbeat: sse ? { frame: sseComment('ping'), everyMs: opts.heartbeatMs ?? DEFAULT_STREAM_HEARTBEAT_MS } : undefined,
     },
-    frame(value: unknown) {
+    frame: (value: unknown) => {
       const json = JSON.stringify(value);
       return sse ? sseEvent(json, opts.typedEvents ? `${(value as { type?: string }).type}` : undefined) : ndjsonLine(json);
     },

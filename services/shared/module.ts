@@ -30,7 +30,7 @@ export interface SharedDeps<C = Record<string, unknown>> {
    */
   revocations: RevocationList;
   /** After sessions were ended in this process: resolves once `revocations` holds them. */
-  revoked(): Promise<void>;
+  revoked(this: void): Promise<void>;
   /** RFC 9068 audiences of every registered service. */
   audiences: readonly string[];
   /**
@@ -42,7 +42,7 @@ export interface SharedDeps<C = Record<string, unknown>> {
    * A fair pool for slow work (password hashes), one per name for the whole machine: with several
    * workers the primary process hands out the turns, so its bounds hold across them.
    */
-  fairPool(name: string, opts: FairPoolOptions): FairPool;
+  fairPool(this: void, name: string, opts: FairPoolOptions): FairPool;
   /**
    * PostgreSQL (DATABASE_URL): one pool per process, shared by its services, whose migrations have
    * run; absent without DATABASE_URL (each service keeps its SQLite file in PLATFORM_DATA_DIR).
@@ -71,7 +71,7 @@ export interface ServiceInstance {
 /** Standard streams and helpers for a CLI command. */
 export interface CliIo {
   /** The first line of standard input (secrets that must not appear in the process list). */
-  readSecret(): Promise<string>;
+  readSecret(this: void): Promise<string>;
 }
 
 /** The flags a command takes; `platform` refuses any other (every command also takes --data-dir and --help). */

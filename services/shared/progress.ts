@@ -1,7 +1,7 @@
 import { SingleBar } from 'cli-progress';
 
 /** A progress bar on standard error when it is a terminal; nothing otherwise (the JSON result goes to standard output). */
-export function progressBar(label: string): { update(done: number, total: number, item: string): void; stop(): void } {
+export function progressBar(label: string): { update(this: void, done: number, total: number, item: string): void; stop(): void } {
   if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
   const bar = new SingleBar({ stream: process.stderr, format: `${label} [{bar}] {value}/{total} {item}`, hideCursor: true, clearOnComplete: true });
   let started = false;

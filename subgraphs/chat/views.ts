@@ -31,7 +31,7 @@ export function sourcesView({ sources: s }: SourcesResult) {
     })),
     searchTextResult: texts.search_text_result ?? '',
     extractedTextResult: texts.extracted_text_result ?? '',
-    context: String((s.llm_data as { context?: unknown }).context ?? ''),
+    context: (s.llm_data as { context?: string }).context ?? '',
     uploadFiles: Array.isArray(uploads) ? uploads.filter((f): f is string => typeof f === 'string') : [],
     numNewUploads: s.num_new_uploads,
     history: s.history_prompt.map((t) => ({ userQuery: t.user_query, response: t.response ?? null })),

@@ -164,7 +164,7 @@ describe('a gateway whose subgraph is down', () => {
     // As `platform realm create` would, against the running server's data dir.
     const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     realm = (await admin.admin.createRealm({ name: 'far' })).id;
-    admin.close();
+    await admin.close();
     const dead = `http://127.0.0.1:${await freePort()}/graphql`;
     gateway = await startInTemp('gateway', {
       SUBGRAPH_TOKEN_URL: `${token.url}/graphql`, SUBGRAPH_SEARCH_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`,

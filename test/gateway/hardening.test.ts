@@ -37,7 +37,7 @@ describe('the gateway refuses abusive or broken requests with 4xx, never stallin
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     for (const gateway of gateways) await gateway.stop();
-    fx.core.close();
+    await fx.core.close();
   });
 
   const gql = (body: unknown, to = app) => request(to).post('/graphql').set('content-type', 'application/json').send(body as object);

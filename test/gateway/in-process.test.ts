@@ -20,7 +20,7 @@ describe('the federated graph with the token subgraph in process', () => {
   });
   afterAll(async () => {
     await gateway.stop();
-    fx.core.close();
+    await fx.core.close();
   });
 
   const gql = (query: string, variables: Record<string, unknown> = {}) =>

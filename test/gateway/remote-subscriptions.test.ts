@@ -68,7 +68,7 @@ const connect = (base: string, params: Record<string, string | undefined>, keepO
   return c;
 };
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  await Promise.all(clients.splice(0).map(async (c) => c.dispose()));
 });
 const user = () => ({ authorization: f.a, 'api-key': f.apiKey });
 

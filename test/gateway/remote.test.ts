@@ -26,7 +26,7 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
     const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const r = (await admin.admin.createRealm({ name: 'remote' })).id;
     const c = await admin.admin.createClient({ realm: r, clientId: 'far', roles: ['search:read'] });
-    admin.close();
+    await admin.close();
     creds = { realm: r, client_id: 'far', client_secret: c.client_secret };
   });
   afterAll(async () => {

@@ -92,7 +92,7 @@ describe('REST and GraphQL agree on every input of one table', () => {
   });
   afterAll(async () => {
     await gateway.stop();
-    f.core.close();
+    await f.core.close();
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {

@@ -38,7 +38,7 @@ afterAll(async () => {
 
 const clients: Client[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  await Promise.all(clients.splice(0).map(async (c) => c.dispose()));
 });
 
 /** A session of its own (a client of tenant-a with the read role): its access token. */

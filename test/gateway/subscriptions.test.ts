@@ -33,7 +33,7 @@ const connect = (params: Record<string, string | undefined>, keepOpen = false) =
   return c;
 };
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  await Promise.all(clients.splice(0).map(async (c) => c.dispose()));
 });
 const user = () => ({ authorization: f.a, 'api-key': f.apiKey });
 

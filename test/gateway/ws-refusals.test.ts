@@ -34,8 +34,8 @@ const exchange = (frames: (string | Buffer)[], opts: { from?: string; headers?: 
   ws.on('error', reject);
   ws.on('open', () => ws.send(frames[0]!));
   ws.on('message', (m) => {
-    got.push(String(m));
-    const type = JSON.parse(String(m)).type;
+    got.push(String(m as Buffer));
+    const type = JSON.parse(String(m as Buffer)).type;
     if (type === 'complete') ws.close(1000);
     if (type !== 'connection_ack') return;
     if (frames.length === 1) ws.close(1000);
@@ -71,7 +71,7 @@ describe('connection_init credentials', () => {
       ws.on('error', reject);
       ws.on('open', () => ws.send(init()));
       ws.on('message', (m) => {
-        const msg = JSON.parse(String(m));
+        const msg = JSON.parse(String(m as Buffer));
         if (msg.type === 'connection_ack') ws.send(sub);
         if (msg.type === 'next') resolve(msg.payload);
       });
@@ -117,7 +117,7 @@ describe('open sockets per client address', () => {
     const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: from, headers });
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
-      res.on('data', (d: Buffer) => (body += d));
+      res.on('data', (d: Buffer) => (body += String(d)));
       res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, retryAfter: res.headers['retry-after'], body: JSON.parse(body) })));
     });
     ws.on('error', reject);

@@ -23,7 +23,7 @@ describe('a service added to the registry alone is found by every part of the pl
     // As `platform client create` would: a client holding the notes service's role.
     const admin = await openTokenCore({ stores: sqliteTokenStores(join(server.dataDir, 'token.db')), publicUrl: server.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const c = await admin.admin.createClient({ realm: boot.realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'acme' });
-    admin.close();
+    await admin.close();
     const token = async (id: string, secret: string) =>
       ((await (await fetch(`${server.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: id, client_secret: secret }) })).json()) as { access_token: string }).access_token;
     reader = await token('reader', c.client_secret);
@@ -118,7 +118,7 @@ describe('a service running apart from the token service', () => {
     const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
     const realm = (await admin.admin.createRealm({ name: 'far' })).id;
     const c = await admin.admin.createClient({ realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'far-tenant' });
-    admin.close();
+    await admin.close();
     const res = await fetch(`${token.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ realm, client_id: 'reader', client_secret: c.client_secret }) });
     bearer = ((await res.json()) as { access_token: string }).access_token;
   });

@@ -11,7 +11,7 @@ const hexPort = (port: number) => port.toString(16).toUpperCase().padStart(4, '0
 
 function inodeOf(serverPort: number, clientPort: number): string | undefined {
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
+    let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch {

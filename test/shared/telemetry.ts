@@ -48,7 +48,11 @@ export function parseMetrics(text: string): Scrape {
   const byName = new Map<string, Family>();
   const open = (name: string) => {
     let f = byName.get(name);
-    if (!f) byName.set(name, (f = { name, help: '', type: 'untyped', samples: [] })) && families.push(f);
+    if (!f) {
+      f = { name, help: '', type: 'untyped', samples: [] };
+      byName.set(name, f);
+      families.push(f);
+    }
     return f;
   };
   for (const line of text.split('\n')) {

@@ -11,7 +11,7 @@ export type Db = PgPool | PoolClient;
  * what was stored.
  */
 const clean = (v: unknown): unknown => {
-  if (typeof v === 'string') return v.includes('\u0000') ? v.replace(/\u0000/g, '\uFFFD') : v;
+  if (typeof v === 'string') return v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v;
   if (Array.isArray(v)) return v.map(clean);
   return v;
 };

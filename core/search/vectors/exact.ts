@@ -73,7 +73,7 @@ class TopK {
 
   /** Best first. Empties the heap. */
   drain(): VectorHit[] {
-    const out: VectorHit[] = new Array(this.n);
+    const out = new Array<VectorHit>(this.n);
     while (this.n > 0) {
       const last = --this.n;
       out[last] = { id: this.ids[0]!, similarity: this.sims[0]! };

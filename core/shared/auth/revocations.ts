@@ -56,7 +56,7 @@ export interface SessionOf {
 
 export interface RevocationList {
   /** Whether the token's session was ended: synchronous, in memory. */
-  revoked(session: SessionOf): boolean;
+  revoked(this: void, session: SessionOf): boolean;
   /** Adds entries; `replace` drops every entry first (a full reload). Tells the watchers of sessions it ends. */
   apply(entries: readonly Revocation[], replace?: boolean): void;
   /** Drops entries whose tokens have all expired (run on every apply and by the follower's timer). */
@@ -122,7 +122,7 @@ export function createRevocationList(opts: RevocationListOptions): RevocationLis
       return;
     }
     let of = principals.get(e.realm);
-    if (!of) principals.set(e.realm, (of = new Map()));
+    if (!of) principals.set(e.realm, (of = new Map<string, { upTo: number; until: number }>()));
     const key = principalKey(e.kind, e.subject);
     const had = of.get(key);
     of.set(key, { upTo: Math.max(e.upTo, had?.upTo ?? -Infinity), until: Math.max(e.until, had?.until ?? 0) });

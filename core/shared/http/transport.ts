@@ -103,8 +103,7 @@ export function httpTransport(settings: TransportSettings): Transport {
         // Read to its end (it is short), so the connection serves the next attempt.
         await res.body.dump();
       } catch (err) {
-        const stop = abortedBy(x.signal, err);
-        if (stop) throw stop;
+        if (x.signal?.aborted) throw abortedBy(x.signal, err);
         wait = retryDelay(policy, attempt, waited, { error: err });
         if (wait === undefined) throw transportError(who, err);
       }

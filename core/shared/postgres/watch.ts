@@ -26,9 +26,9 @@ export interface WatchOptions {
 
 export interface ChangeWatch {
   /** Moves whenever a change not seen before was heard of: synchronous, in memory. */
-  version(): string;
+  version(this: void): string;
   /** A change this process committed (its notification, when it comes back, is not counted again). */
-  saw(changeId: number): void;
+  saw(this: void, changeId: number): void;
   close(): Promise<void>;
 }
 

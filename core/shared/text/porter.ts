@@ -121,6 +121,7 @@ export function porterStem(word: string): string {
   if (word.length < MIN_BYTES && (word.length < 2 || (word.charCodeAt(0) | word.charCodeAt(1)) < 0x80)) return word;
   let stem = cache.get(word);
   if (stem !== undefined) return stem;
+  // eslint-disable-next-line no-control-regex -- ASCII is U+0000 to U+007F, its control characters included
   const ascii = /^[\x00-\x7f]*$/.test(word);
   const bytes = ascii ? word : Buffer.from(word, 'utf8').toString('latin1');
   if (bytes.length < MIN_BYTES || bytes.length > MAX_BYTES) stem = word;

@@ -57,7 +57,8 @@ export function pgSessions(pool: PgPool): TokenStore['sessions'] & { flush(): Pr
     write: (s) => new Promise<void>((resolve, reject) => {
       pending.push({ s, resolve, reject });
       // The writes of this turn of the event loop go together.
-      start(new Promise<void>((r) => setImmediate(r)));
+      // Never rejects: a failed batch rejects each write's own promise.
+      void start(new Promise<void>((r) => setImmediate(r)));
     }),
     get: (id) => q.one('sessions.get', 'SELECT * FROM token_sessions WHERE id = $1', [id], row.session),
     rotate: async (id, expected, next, expiresAt) => (await q.count('sessions.rotate',

@@ -39,7 +39,7 @@ describe('custom_metadata and the object\'s tags, kvp and taxonomy', () => {
       // As an earlier version stored it: custom_metadata's tags and kvp kept as ordinary keys.
       before.db!.prepare('UPDATE objects SET custom_metadata = ? WHERE id = ?').run(JSON.stringify({ tags: ['old'], kvp: { pond: 'big' }, note: 'n' }), o.id);
       before.db!.prepare("DELETE FROM meta WHERE key = 'custom_metadata_folded'").run();
-      before.close();
+      await before.close();
 
       const after = openSearchCore({ stores: sqliteSearchStores(file) });
       try {
@@ -52,7 +52,7 @@ describe('custom_metadata and the object\'s tags, kvp and taxonomy', () => {
         expect(basic.total).toBe(1);
         expect((after.db!.prepare('SELECT custom_metadata AS c FROM objects WHERE id = ?').get(o.id) as { c: string }).c).toBe('{"note":"n"}');
       } finally {
-        after.close();
+        await after.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

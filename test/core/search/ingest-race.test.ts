@@ -38,8 +38,8 @@ describe('ingesting the same files twice at once', () => {
       expect(second[0]!.objects).toEqual(second[1]!.objects);
       expect(live(one)).toEqual(['a', 'b', 'c'].map((n) => ({ k: join(docs, `${n}.txt`), n: 1 })));
     } finally {
-      one.close();
-      two.close();
+      await one.close();
+      await two.close();
     }
   });
 });

@@ -71,9 +71,9 @@ describe('the in-memory BM25 index', () => {
     const gannets = await late.service.search({ mode: 'hybrid', query: 'gannets plunge', filters: {}, offset: 0, limit: 50 }, as('u'));
     expect(gannets.total).toBe(30);
     expect((await late.service.search({ mode: 'fulltext', query: 'penguins', filters: {}, offset: 0, limit: 5 }, as('t'))).total).toBe(1);
-    late.close();
-    server.close();
-    cli.close();
+    await late.close();
+    await server.close();
+    await cli.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
   });
 });

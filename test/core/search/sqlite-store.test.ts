@@ -12,8 +12,8 @@ searchStoreContract('SQLite (search.db)', async () => {
   return {
     one, two,
     close: async () => {
-      one.close();
-      two.close();
+      await one.close();
+      await two.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,5 @@
 import { createPublicKey, randomUUID, type JsonWebKey } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { remoteJwksKeySource } from '../../../core/shared/auth/key-sources';
@@ -221,13 +221,15 @@ describe('createTokenVerifier with remoteJwksKeySource', () => {
   const requests: string[] = [];
 
   beforeAll(async () => {
-    server = createServer(async (req, res) => {
+    const answer = async (req: IncomingMessage, res: ServerResponse) => {
       requests.push(req.url ?? '');
       const m = /^\/auth\/api\/v1\/realms\/([^/]+)\/protocol\/openid-connect\/certs$/.exec(req.url ?? '');
       const known = m && (await core.store.realms.get(decodeURIComponent(m[1]!)));
       res.writeHead(known ? 200 : 404, { 'content-type': 'application/json' });
       res.end(JSON.stringify(known ? await core.keys.jwks(known.id) : { detail: 'Realm not found' }));
-    });
+    };
+    // A failed answer cuts the connection (the verifier under test sees that), not an unhandled rejection.
+    server = createServer((req, res) => void answer(req, res).catch((err: Error) => res.destroy(err)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

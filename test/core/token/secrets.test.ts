@@ -186,7 +186,7 @@ describe('rehash on login', () => {
     await eventually(async () => (await stored()).every((h) => h.startsWith('scrypt$2048$')));
     await expect(core.service.loginUser({ realm, username: 'old', password: 'an old password' })).resolves.toMatchObject({ token_type: 'Bearer' });
     await expect(core.service.issueForClient({ realm, client_id: 'old-client', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
-    core.close();
+    await core.close();
     rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -112,7 +112,7 @@ describe('the token service under the throttle', () => {
     await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from('10.0.0.2'))).resolves.toMatchObject({ token_type: 'Bearer' });
     clock.advance(60_000);
     await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from('10.0.0.1'))).resolves.toMatchObject({ token_type: 'Bearer' });
-    core.close();
+    await core.close();
   });
 
   it('hashes no more wrong passwords sent in parallel from one address than its limit; the rest get 429', async () => {
@@ -125,7 +125,7 @@ describe('the token service under the throttle', () => {
     expect(reasons.filter((r) => r instanceof RateLimited)).toHaveLength(17);
     expect(scrypt).toHaveBeenCalledTimes(3);
     scrypt.mockRestore();
-    core.close();
+    await core.close();
   });
 
   it('counts parallel wrong client secrets too (a keyed hash each), 429 past the limit', async () => {
@@ -135,7 +135,7 @@ describe('the token service under the throttle', () => {
     const reasons = settled.map((s) => (s.status === 'rejected' ? s.reason : s.value));
     expect(reasons.filter((r) => r instanceof AuthenticationFailed)).toHaveLength(3);
     expect(reasons.filter((r) => r instanceof RateLimited)).toHaveLength(17);
-    core.close();
+    await core.close();
   });
 
   it('gives the place of a login that succeeds back: parallel logins up to the limit, again and again, and any number of keyed client checks', async () => {
@@ -148,7 +148,7 @@ describe('the token service under the throttle', () => {
     const tokens = await Promise.all(Array.from({ length: 20 }, () => core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from)));
     expect(tokens.every((t) => t.token_type === 'Bearer')).toBe(true);
     expect((await core.store.failures.count('10.0.0.6', Date.UTC(2026, 0, 1))).count).toBe(0);
-    core.close();
+    await core.close();
   });
 
   it('counts a check waiting for the hashing pool, or for an identical check, against the limit', async () => {
@@ -161,7 +161,7 @@ describe('the token service under the throttle', () => {
     expect(reasons.filter((r) => r instanceof RateLimited)).toHaveLength(7);
     expect(scrypt).toHaveBeenCalledTimes(1);
     scrypt.mockRestore();
-    core.close();
+    await core.close();
   });
 
   it('does not count successful authentications', async () => {
@@ -169,6 +169,6 @@ describe('the token service under the throttle', () => {
     for (let i = 0; i < 5; i++) {
       await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, { clientAddress: '10.0.0.3' })).resolves.toBeDefined();
     }
-    core.close();
+    await core.close();
   });
 });

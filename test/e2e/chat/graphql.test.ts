@@ -121,7 +121,7 @@ const connect = (connectionParams: Record<string, string>, keepOpen = false) => 
   return client;
 };
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  await Promise.all(clients.splice(0).map(async (c) => c.dispose()));
 });
 
 describe('served alone: answerStream over graphql-ws', () => {
@@ -255,7 +255,7 @@ describe('served alone: answerStream over graphql-ws', () => {
     // A client that never answers the closing handshake (ws would wait 30 s for it): the stop ends it itself.
     const straggler = tcpConnect(alone.port, '127.0.0.1').on('error', () => undefined);
     let head = '';
-    await new Promise<void>((resolve) => straggler.on('data', (d) => ((head += d), head.includes('\r\n\r\n') && resolve())).write(
+    await new Promise<void>((resolve) => straggler.on('data', (d) => ((head += String(d)), head.includes('\r\n\r\n') && resolve())).write(
       'GET /graphql HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n'
       + 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n'));
     expect(head).toMatch(/^HTTP\/1\.1 101 /);

@@ -64,7 +64,7 @@ describe('a client that leaves a chat answer is a 499 at info level, once, never
       const seen = l.upstream.requests.length;
       const ws = new WebSocket(`${l.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
       const messages: any[] = [];
-      ws.on('message', (d) => messages.push(JSON.parse(String(d))));
+      ws.on('message', (d) => messages.push(JSON.parse(String(d as Buffer))));
       await new Promise((resolve) => ws.once('open', resolve));
       ws.send(JSON.stringify({ type: 'connection_init', payload: graphHeaders() }));
       await until(() => messages.some((m) => m.type === 'connection_ack'), 'connection_ack');

@@ -117,7 +117,7 @@ async function runAndWatch(page: Page, until: RegExp, run = () => page.locator('
   try {
     await page.waitForFunction((source) => (globalThis as unknown as InPage).seen.some((t) => new RegExp(source).test(t)), until.source, { timeout: 20_000 });
   } catch (err) {
-    throw new Error(`${(err as Error).message}\nthe response pane showed:\n${(await seen()).join('\n---\n')}`);
+    throw new Error(`${(err as Error).message}\nthe response pane showed:\n${(await seen()).join('\n---\n')}`, { cause: err });
   }
   return seen();
 }

@@ -35,7 +35,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all(Object.values(servers).map((s) => s.stop())));
 
 const clients: Client[] = [];
-afterEach(() => Promise.all(clients.splice(0).map((c) => c.dispose())));
+afterEach(() => Promise.all(clients.splice(0).map(async (c) => c.dispose())));
 
 /** An operation over plain HTTP POST, its body given as JSON text (deep values cannot go through JSON.stringify). */
 const postText = async (base: string, text: string, accept?: string) => {
@@ -56,7 +56,7 @@ const rawSubscribe = (base: string, payloadText: string) => new Promise<any>((re
   ws.on('error', reject);
   ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: {} })));
   ws.on('message', (data) => {
-    const m = JSON.parse(String(data));
+    const m = JSON.parse(String(data as Buffer));
     if (m.type === 'connection_ack') return void ws.send(`{"id":"1","type":"subscribe","payload":${payloadText}}`);
     if (m.type === 'ping') return;
     ws.close();

@@ -71,7 +71,7 @@ describe('platform ingest <folder>', () => {
       const old = await core.service.search({ mode: 'fulltext', query: 'hedgehogs', filters: {}, offset: 0, limit: 5 }, asTenant('acme'));
       expect(old.total).toBe(1);
     } finally {
-      core.close();
+      await core.close();
     }
   });
 

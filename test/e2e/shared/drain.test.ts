@@ -21,8 +21,8 @@ function slowRequest(port: number) {
   let continued!: () => void;
   const inFlight = new Promise<void>((resolve) => (continued = resolve));
   socket.on('data', (d) => {
-    if (head.endsWith('\r\n\r\n')) return void (answer += d);
-    head += d;
+    if (head.endsWith('\r\n\r\n')) return void (answer += String(d));
+    head += String(d);
     const end = head.indexOf('\r\n\r\n');
     if (end < 0) return;
     // `HTTP/1.1 100 Continue`, then the answer (in the same packet, perhaps).

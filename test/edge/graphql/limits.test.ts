@@ -42,7 +42,7 @@ describe('the token subgraph served alone bounds every operation before running 
   afterAll(async () => {
     await dflt.stop();
     await tight.stop();
-    fx.core.close();
+    await fx.core.close();
   });
 
   it('answers operations within the limits, introspection included', async () => {

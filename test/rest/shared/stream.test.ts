@@ -55,6 +55,7 @@ describe('object streams (SSE, or NDJSON on request)', () => {
   app.get('/fails-chat', (req, res) => streamObjects(req, res, failing(new Error('x')), {
     errorEvent: () => ({ response: '', finish_reason: 'error' }),
   }));
+  // eslint-disable-next-line require-yield -- a producer that fails before its first value
   app.get('/fails-first', (req, res) => streamObjects(req, res, (async function* () {
     throw new UpstreamTimeout('Model did not answer');
   })()));

@@ -19,7 +19,7 @@ describe('429 after repeated failed authentications, and the caller address behi
     expect(res.status).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.body).toMatchObject({ error: 'slow_down', detail: 'Too many failed authentications; try again later' });
-    core.close();
+    await core.close();
   });
 
   it('cannot be escaped with a made-up X-Forwarded-For when no proxy is trusted (the default)', async () => {
@@ -29,7 +29,7 @@ describe('429 after repeated failed authentications, and the caller address behi
     }
     const spoofed = await request(app).post(TOKEN).set('x-forwarded-for', '198.51.100.99').query({ realm, ...client });
     expect(spoofed.status).toBe(429);
-    core.close();
+    await core.close();
   });
 
   it('believes X-Forwarded-For only from trusted proxies', async () => {
@@ -37,13 +37,13 @@ describe('429 after repeated failed authentications, and the caller address behi
     const ok = await request(trusting.app).post(TOKEN).set('x-forwarded-for', '203.0.113.7').query({ realm: trusting.realm, ...trusting.client });
     const seen = await request(trusting.app).post(INTROSPECT).type('form').send({ realm: trusting.realm, token: ok.body.access_token });
     expect(seen.body).toMatchObject({ clientAddress: '203.0.113.7', clientHost: '203.0.113.7' });
-    trusting.core.close();
+    await trusting.core.close();
 
     const strict = await setup(false);
     const spoofed = await request(strict.app).post(TOKEN).set('x-forwarded-for', '203.0.113.7').query({ realm: strict.realm, ...strict.client });
     const seen2 = await request(strict.app).post(INTROSPECT).type('form').send({ realm: strict.realm, token: spoofed.body.access_token });
     expect(seen2.body.clientAddress).toBe('127.0.0.1');
-    strict.core.close();
+    await strict.core.close();
   });
 
   it('reads TRUST_PROXY (no proxy trusted by default), the failure limits, the lockout and AUTH_HASH_CONCURRENCY from the environment', () => {

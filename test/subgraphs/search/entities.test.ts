@@ -34,6 +34,6 @@ describe('Document entities of the search subgraph', () => {
     expect(result.errors).toBeUndefined();
     expect(result.data!._entities).toEqual([{ id: ids[0], title: 'one' }, { id: ids[1], title: 'two' }, { id: ids[2], title: 'three' }, null, { id: ids[0], title: 'one' }]);
     expect(batches).toEqual([[...ids, foreign]]);
-    core.close();
+    await core.close();
   });
 });
