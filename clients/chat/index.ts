@@ -70,8 +70,8 @@ export function chatClient(opts: HttpClientOptions): ChatService {
       }
       return {
         generatedSearchText: first.done ? s.gen_search_text : first.value.generated_search_text,
-        model: String(s.model_info.modelId ?? ''),
-        sources: passagesOf(String(s.llm_data.context ?? ''), s.citations),
+        model: typeof s.model_info.modelId === 'string' ? s.model_info.modelId : '',
+        sources: passagesOf(typeof s.llm_data.context === 'string' ? s.llm_data.context : '', s.citations),
         chunks: chunks(),
       };
     },

@@ -28,7 +28,7 @@ export interface ModelsCore {
   /** The Responses API's stored responses (`store` not false), per tenant, until they expire. */
   responses: StoredResponses;
   /** The caller an LM key (`<key>[/<options>]`) establishes: 401 when missing, unknown or revoked; 400 for a bad option. */
-  keyCaller(header: string | undefined): Promise<KeyCaller>;
+  keyCaller(this: void, header: string | undefined): Promise<KeyCaller>;
   /**
    * The caller another service of this process calls as when it has no LM key of its own (search
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.

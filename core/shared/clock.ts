@@ -1,6 +1,6 @@
 /** Time as a port, so tests can move it. Milliseconds since the epoch. */
 export interface Clock {
-  now(): number;
+  now(this: void): number;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };

@@ -54,7 +54,7 @@ function page(all: CatalogModel[], q: z.output<typeof ListQuery>) {
     return i;
   };
   let from = 0;
-  let to = all.length;
+  let to: number;
   if (q.before_id !== undefined) {
     to = at(q.before_id);
     from = Math.max(0, to - q.limit);

@@ -63,8 +63,8 @@ export interface ChatStreamOptions {
  * (a parsed chunk) as its event, so no other loop runs per chunk.
  */
 export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStreamOptions): ChatStream;
-export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode(item: T): StreamEvent }): ChatStream;
-export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode?(item: T): StreamEvent }): ChatStream {
+export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode(this: void, item: T): StreamEvent }): ChatStream;
+export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode?(this: void, item: T): StreamEvent }): ChatStream {
   let settle!: (v: ChatDone) => void;
   const done = new Promise<ChatDone>((resolve) => (settle = resolve));
   const decode = opts.decode;

@@ -61,7 +61,7 @@ export interface HttpApi {
   /** Names the upstream in error messages (`Azure OpenAI`, `Gemini`, ...). */
   vendor: string;
   /** The auth headers, read at each call (a rotated credential needs no restart); throws 502 when the credential is missing. */
-  auth(): Record<string, string>;
+  auth(this: void): Record<string, string>;
   /** Its embeddings take token ids as they came (EmbedRequest.tokenIds). */
   takesTokenIds?: boolean;
   chat?: ChatExchange;

@@ -15,10 +15,10 @@ export interface RedisOptions {
 export interface OpenedRedis {
   client: Redis;
   /** Resolves once Redis answers; rejects with a message naming the server (without credentials). */
-  ping(): Promise<void>;
+  ping(this: void): Promise<void>;
   /** Whether the connection is up now (readiness). */
   ready(): boolean;
-  close(): Promise<void>;
+  close(this: void): Promise<void>;
 }
 
 const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));

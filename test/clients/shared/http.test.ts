@@ -40,10 +40,10 @@ describe('the REST client helper: requests', () => {
   let leaveAfter429 = () => undefined as unknown;
   app.get('/always-429', (req, res) => {
     count('always-429');
-    res.status(429).set('Retry-After', String(req.query.after)).json({ detail: 'Slow down', error: 'slow_down' });
+    res.status(429).set('Retry-After', `${req.query.after as string}`).json({ detail: 'Slow down', error: 'slow_down' });
     leaveAfter429();
   });
-  app.get('/unavailable', (req, res) => void (count('unavailable'), res.status(503).set(req.query.after ? { 'Retry-After': String(req.query.after) } : {}).json({ detail: 'Down' })));
+  app.get('/unavailable', (req, res) => void (count('unavailable'), res.status(503).set(req.query.after ? { 'Retry-After': `${req.query.after as string}` } : {}).json({ detail: 'Down' })));
   app.get('/hang', () => undefined);
   const uploads: string[] = [];
   app.post('/upload-once-503', (req, res) => {

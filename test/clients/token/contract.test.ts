@@ -34,7 +34,7 @@ describe.each(['in process', 'REST client'] as const)('the token service contrac
   });
   afterAll(async () => {
     await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    fx.core.close();
+    await fx.core.close();
   });
 
   it('issues a client token that introspects active with the client as azp', async () => {

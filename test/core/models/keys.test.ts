@@ -27,7 +27,7 @@ describe('API keys', () => {
     const other = await s.one.create({ name: 'b', tenant: 't' });
     expect((await s.two.verify(k.apiKey))?.id).toBe(k.id);
     for (const text of [`${k.apiKey}x`, k.apiKey.slice(1), k.prefix, '', `lmk-${'a'.repeat(300)}`]) expect(await s.two.verify(text)).toBeUndefined();
-    s.advance(1000);
+    await s.advance(1000);
     const revoked = await s.two.revoke(k.id);
     expect(revoked.revokedAt).toEqual(new Date(s.now()));
     expect(await s.one.verify(k.apiKey)).toBeUndefined();

@@ -178,7 +178,7 @@ export function jsonSchemaOf(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(jsonSchemaOf);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
+  for (const [k, v] of Object.entries(schema as Record<string, unknown>)) {
     if (k === 'propertyOrdering' || k === 'nullable') continue;
     if (k === 'type' && typeof v === 'string') out.type = v.toLowerCase();
     else if (k === 'properties' && v && typeof v === 'object') out.properties = Object.fromEntries(Object.entries(v).map(([n, x]) => [n, jsonSchemaOf(x)]));

@@ -43,7 +43,7 @@ export function chosenTool(req: Pick<ChatRequest, 'tools' | 'toolChoice' | 'mess
 
 /** A value of the schema, built from the question (see above). */
 function valueOf(schema: Schema | undefined, text: string, exclude: Set<string>, depth = 0): unknown {
-  const type = Array.isArray(schema?.type) ? schema!.type.find((t) => t !== 'null') : schema?.type;
+  const type = Array.isArray(schema?.type) ? (schema!.type as unknown[]).find((t) => t !== 'null') : schema?.type;
   if (Array.isArray(schema?.enum) && schema!.enum.length) return schema!.enum[0];
   if (type === 'number' || type === 'integer') {
     const n = /-?\d+(?:\.\d+)?/.exec(text)?.[0];
@@ -93,7 +93,7 @@ export function formatted(format: ResponseFormat | undefined, answer: string): s
   if (format.type === 'json_object') return JSON.stringify({ answer });
   let placed = false;
   const fill = (schema: Schema | undefined, depth: number): unknown => {
-    const type = Array.isArray(schema?.type) ? schema!.type.find((t) => t !== 'null') : schema?.type;
+    const type = Array.isArray(schema?.type) ? (schema!.type as unknown[]).find((t) => t !== 'null') : schema?.type;
     if (!placed && (type === 'string' || (type === undefined && !schema?.properties)) && !schema?.enum) {
       placed = true;
       return answer;

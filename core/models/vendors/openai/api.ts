@@ -16,7 +16,7 @@ export interface OpenAiTarget {
   vendor: string;
   url(operation: OpenAiOperation, model: string): string;
   /** The auth headers (read at each call; throws 502 when the credential is missing). */
-  auth(): Record<string, string>;
+  auth(this: void): Record<string, string>;
   /** Azure takes the deployment from the URL; the others need `model` in the body. */
   modelInBody: boolean;
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
