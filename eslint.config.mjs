@@ -45,6 +45,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/unbound-method': 'off',
+      // They stringify what sockets and child processes hand them (ws's RawData, a Buffer or its chunks).
+      '@typescript-eslint/no-base-to-string': 'off',
     },
   },
   {

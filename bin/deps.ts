@@ -53,7 +53,7 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
   let following: { follower: RevocationFollower; close(): Promise<void> } | undefined;
   const deps: SharedDeps = {
     // loadConfig validated every registered service's settings into the same object.
-    config: config as Config & Record<string, unknown>,
+    config: config,
     clock,
     log,
     keys,

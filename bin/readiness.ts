@@ -28,7 +28,7 @@ export function readinessOf(stores: Stores, opened: readonly Opened[], draining:
   let last: { at: number; answer: Promise<Readiness> } | undefined;
   const check = async (): Promise<Readiness> => {
     // A check that fails or hangs: the stores, whichever they are, count as down.
-    const reach = await within(stores.reachable(), CHECK_TIMEOUT_MS, { stores: false } as Record<string, boolean | undefined>);
+    const reach = await within(stores.reachable(), CHECK_TIMEOUT_MS, { stores: false });
     const checks: Record<string, string> = {};
     for (const [name, up] of Object.entries(reach)) if (up !== undefined) checks[name] = up ? 'up' : 'down';
     for (const { module, instance } of opened) if (instance.ready) checks[module.name] = instance.ready() ? 'ready' : 'loading';

@@ -16,7 +16,7 @@ async function feedFor(deps: SharedDeps, modules: readonly ServiceModule[], open
   // Else the service that keeps it, running elsewhere: its store if reachable from here, else its endpoint.
   const keeper = modules.find((m) => m.revocationReader !== undefined);
   if (!keeper) return undefined;
-  const reader = await keeper.revocationReader!(deps as never);
+  const reader = await keeper.revocationReader!(deps);
   return { feed: reader, reader, where: `the ${keeper.name} service running elsewhere` };
 }
 

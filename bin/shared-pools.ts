@@ -23,7 +23,7 @@ export interface Channel {
   on(event: 'message', listener: (msg: unknown) => void): unknown;
 }
 
-const poolMessage = (msg: unknown) => (msg as Partial<PoolMessage> | null)?.fairPool as PoolMessage['fairPool'] | undefined;
+const poolMessage = (msg: unknown) => (msg as Partial<PoolMessage> | null)?.fairPool;
 
 /** The worker's side: named pools whose turns come from the primary, all over one channel. */
 export function workerPools(channel: Channel): (name: string, opts: FairPoolOptions) => FairPool {

@@ -122,7 +122,7 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
         let served = false;
         const own: GraphQLDataSource = {
           process: async (options) => {
-            if (served) return real!.process(options);
+            if (served) return real.process(options);
             served = true;
             return event as never;
           },

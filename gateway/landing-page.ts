@@ -36,7 +36,7 @@ function withOfflineFallback(html: string, graphiqlPath: string): string {
   const tag = SANDBOX_SCRIPT.exec(html);
   if (!tag) throw new Error("Apollo's landing page has no embedded Sandbox script tag: update gateway/landing-page.ts");
   const at = tag.index + tag[0].length;
-  return html.slice(0, at) + fallback(tag[1]!, graphiqlPath) + html.slice(at);
+  return html.slice(0, at) + fallback(tag[1], graphiqlPath) + html.slice(at);
 }
 
 /** The landing page plugin for the gateway: Apollo's local default (embedded Sandbox) plus the fallback. */

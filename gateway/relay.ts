@@ -54,7 +54,7 @@ export interface RelayOptions {
 
 /** Sends an operation's results until they end, the client stops (its events are then ended), or they fail. */
 export async function relay(outcome: Outcome, opts: RelayOptions): Promise<void> {
-  const format = (r: Result): FormattedExecutionResult => (r.errors ? { ...r, errors: r.errors.map((e) => formatExecutionError(e, opts.log)) } : r as FormattedExecutionResult);
+  const format = (r: Result): FormattedExecutionResult => (r.errors ? { ...r, errors: r.errors.map((e) => formatExecutionError(e, opts.log)) } : r);
   if (!isStream(outcome)) return opts.send(format(outcome));
   try {
     for (;;) {

@@ -98,7 +98,7 @@ export function singleConnections(opts: SingleConnectionOptions) {
         trace: op.traceparent ? operationTrace({ traceparent: op.traceparent }, undefined) : undefined,
       };
       try {
-        outcome = await startOperation(opts.graph, op.kind, document as DocumentNode, op.payload, context);
+        outcome = await startOperation(opts.graph, op.kind, document, op.payload, context);
       } catch (err) {
         opts.log.error({ err }, 'operation failed to start');
         outcome = { errors: [INTERNAL_ERROR] };

@@ -76,7 +76,7 @@ function streamedChat(pieces: number): Scenario {
     what: `POST ${CHAT_PATH} (the chat proxy: retrieval over 3 documents, then ${CHAT_MODEL} streamed, ${pieces} pieces)`,
     async run(b, seconds, concurrency) {
       const ask = async (client: Client, i: number) =>
-        streamOnce(client, CHAT_PATH, chatBody(b, await userToken(b.tok), QUESTIONS[i % QUESTIONS.length]!), json, pieces, STOP);
+        streamOnce(client, CHAT_PATH, chatBody(b, await userToken(b.tok), QUESTIONS[i % QUESTIONS.length]), json, pieces, STOP);
       const check = new Client(b.p.url);
       await ask(check, 0).finally(() => check.close());
       const whole: number[] = [];

@@ -52,7 +52,7 @@ async function main(): Promise<number> {
   const ports = await freePorts(2);
   for (const [i, c] of checkouts(process.env.BEFORE!, after).entries()) {
     log(`starting ${c.side}: ${c.root} (${c.commit}) ...\n`);
-    builds.push(await startBuild(c, dir, ports[i]!));
+    builds.push(await startBuild(c, dir, ports[i]));
   }
   const bySide = (side: string) => builds.find((b) => b.side === side)!;
   const failures: string[] = [];
@@ -87,7 +87,7 @@ async function main(): Promise<number> {
     for (const [i, s] of all.entries()) {
       for (const side of orderOf(round)) {
         const m = await measure(s, bySide(side), seconds);
-        paired[i]![side].push(m);
+        paired[i][side].push(m);
         tick(++done, `: round ${round + 1}, ${s.name}, ${side} ${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(2)} ms`);
       }
     }

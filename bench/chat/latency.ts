@@ -25,7 +25,7 @@ export async function warmWorkers(url: string, a: Asker, qs: readonly Question[]
   for (let c = 0; c < 2 * workers; c++) {
     const client = connection(url);
     try {
-      for (let i = 0; i < calls; i++) for (const way of WAYS) await a.ask(client, way, qs[(c * calls + i) % qs.length]!);
+      for (let i = 0; i < calls; i++) for (const way of WAYS) await a.ask(client, way, qs[(c * calls + i) % qs.length]);
     } finally {
       await client.close();
     }
@@ -39,7 +39,7 @@ export async function rounds(url: string, a: Asker, qs: readonly Question[], cal
     const client = connection(url);
     try {
       for (let i = 0; i < per; i++) {
-        const q = qs[(r * per + i) % qs.length]!;
+        const q = qs[(r * per + i) % qs.length];
         for (const way of i % 2 ? [...WAYS].reverse() : WAYS) got.get(way)!.push(await a.ask(client, way, q));
         tick(r * per + i + 1);
       }

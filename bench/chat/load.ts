@@ -29,7 +29,7 @@ async function run(url: string, a: Asker, way: Way, qs: readonly Question[], str
     try {
       while (performance.now() < end) {
         try {
-          const s = await a.ask(client, way, qs[next++ % qs.length]!);
+          const s = await a.ask(client, way, qs[next++ % qs.length]);
           if (performance.now() > end) break;
           out.answers++;
           out.whole.push(s.whole);

@@ -57,7 +57,7 @@ export async function startChatPlatform(dir: string, port: number, upstream: str
 }
 
 /** The raw access token (`request.user_cred.token`), valid for at least another minute. */
-export const userToken = async (tok: Tokens) => (await tok.headers()).authorization!.slice('Bearer '.length);
+export const userToken = async (tok: Tokens) => (await tok.headers()).authorization.slice('Bearer '.length);
 
 /** A stream_generate_answer body asking `query` as the bootstrap tenant's user (test/e2e/chat/fixture.ts's shape). */
 export const chatBody = (p: { tenant: string; apiKey: string }, token: string, query: string) => JSON.stringify({

@@ -47,5 +47,5 @@ export async function streamOnce(client: Client, path: string, body: string, hea
   if (res.statusCode !== 200 || sent.length !== pieces || !text.includes(end)) {
     throw new Error(`POST ${path}: status ${res.statusCode}, ${sent.length} of ${pieces} pieces, body ${text.slice(0, 400)}`);
   }
-  return { first: first - t0, whole: t2 - t0, toUpstream: sent[0]! - t0, gaps };
+  return { first: first - t0, whole: t2 - t0, toUpstream: sent[0] - t0, gaps };
 }

@@ -43,7 +43,7 @@ async function main() {
     const parts: Buffer[] = [];
     req.on('data', (b: Buffer) => parts.push(b));
     req.on('end', () => {
-      const path = (req.url ?? '/').split('?')[0]!;
+      const path = (req.url ?? '/').split('?')[0];
       if (req.method === 'GET' && path === '/last') return void res.writeHead(200, { 'content-type': 'application/json' }).end(last);
       if (req.method !== 'POST' || !path.endsWith('/chat/completions')) return void res.writeHead(404).end('{"error":{"message":"not found"}}');
       last = Buffer.concat(parts).toString('utf8');

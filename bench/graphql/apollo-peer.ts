@@ -35,4 +35,4 @@ async function main(file: string, port: number) {
   process.once('SIGTERM', () => void server.stop().then(() => process.exit(0)));
 }
 
-void main(process.argv[2]!, Number(process.argv[3]));
+void main(process.argv[2], Number(process.argv[3]));

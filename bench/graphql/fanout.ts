@@ -27,7 +27,7 @@ export interface FanOut {
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]! : Number.NaN;
+  return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] : Number.NaN;
 };
 const rss = (pid: number | undefined) => treeRssMiB(pid).reduce((sum, p) => sum + p.mib, 0);
 

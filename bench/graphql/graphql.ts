@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   const dir = makeTempDir('platform-bench-graphql-');
   const d = await startDeployments(dir, log);
   const failures: string[] = [];
-  const auth = async () => ({ authorization: (await d.platform.tok.headers()).authorization!, 'api-key': d.platform.apiKey });
+  const auth = async () => ({ authorization: (await d.platform.tok.headers()).authorization, 'api-key': d.platform.apiKey });
 
   /** One target: checked once, warmed, loaded; CPU per response of the server process that answers it. */
   const run = async (t: Target | VariedTarget, serverPid: number | undefined): Promise<Measured> => {
@@ -81,7 +81,7 @@ async function main(): Promise<number> {
     name: 'REST: the realm\'s OpenID discovery document', method: 'GET', url: `${d.platform.url}/auth/api/v1/realms/${realm}/.well-known/openid-configuration`,
     check: (j) => typeof (j as Record<string, unknown>)?.jwks_uri === 'string', marker: '"jwks_uri"',
   }, pid(d.platform)));
-  one.push(await run(gql('token subgraph directly (served alone)', d.alone.token!.url, ONE, '"jwksUri"'), pid(d.alone.token!)));
+  one.push(await run(gql('token subgraph directly (served alone)', d.alone.token.url, ONE, '"jwksUri"'), pid(d.alone.token)));
   one.push(await run(gql('our gateway, subgraphs in process', d.platform.url, ONE, '"jwksUri"'), pid(d.platform)));
   one.push(await run(gql('our gateway, remote subgraphs', d.gateway.url, ONE, '"jwksUri"'), pid(d.gateway)));
   one.push(await run(gql(apollo.name, apollo.url, ONE, '"jwksUri"'), pid(apollo)));
@@ -89,7 +89,7 @@ async function main(): Promise<number> {
 
   log('three-subgraph query ...\n');
   const slices: Measured[] = [];
-  for (const [name, query] of SLICES) slices.push(await run(gql(`${name} subgraph directly, its part`, d.alone[name]!.url, query, '"data"', await auth()), pid(d.alone[name]!)));
+  for (const [name, query] of SLICES) slices.push(await run(gql(`${name} subgraph directly, its part`, d.alone[name].url, query, '"data"', await auth()), pid(d.alone[name])));
   const three: Measured[] = [];
   three.push(await run(gql('our gateway, subgraphs in process', d.platform.url, THREE, '"models":[{', await auth()), pid(d.platform)));
   three.push(await run(gql('our gateway, remote subgraphs', d.gateway.url, THREE, '"models":[{', await auth()), pid(d.gateway)));
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
     const all = bodies(query, searches);
     return { ...gql(name, url, query, marker, headers), body: all[0], bodies: all };
   };
-  const searchVaried = await run(varied('search subgraph directly, its part', d.alone.search!.url, SEARCH_VARIED, '"data"', await auth()), pid(d.alone.search!));
+  const searchVaried = await run(varied('search subgraph directly, its part', d.alone.search.url, SEARCH_VARIED, '"data"', await auth()), pid(d.alone.search));
   const threeVaried: Measured[] = [];
   threeVaried.push(await run(varied(inProc, d.platform.url, THREE_VARIED, '"models":[{', await auth()), pid(d.platform)));
   threeVaried.push(await run(varied(remote, d.gateway.url, THREE_VARIED, '"models":[{', await auth()), pid(d.gateway)));
@@ -152,10 +152,10 @@ async function main(): Promise<number> {
     }
     out.push('');
   }
-  const oneRatio = rps(one, inProc) / one[0]!.rps;
+  const oneRatio = rps(one, inProc) / one[0].rps;
   const ahead = (rows: Measured[]) => [apollo.name, hive.name].every((p) => rps(rows, remote) > rps(rows, p));
   out.push('### Targets', '');
-  out.push(`- one-subgraph query through the gateway >= 0.6x the same data over REST: ${oneRatio >= 0.6 ? 'met' : 'not met'} (${x(rps(one, inProc), one[0]!.rps)} in process, ${x(rps(one, remote), one[0]!.rps)} remote)`);
+  out.push(`- one-subgraph query through the gateway >= 0.6x the same data over REST: ${oneRatio >= 0.6 ? 'met' : 'not met'} (${x(rps(one, inProc), one[0].rps)} in process, ${x(rps(one, remote), one[0].rps)} remote)`);
   out.push(`- ahead of plain @apollo/gateway and Hive Gateway on every query (same remote subgraphs): ${ahead(one) && ahead(three) && ahead(threeVaried) ? 'met' : 'not met'}`
     + ` (one subgraph: ${x(rps(one, remote), rps(one, apollo.name))} Apollo's, ${x(rps(one, remote), rps(one, hive.name))} Hive's;`
     + ` three: ${x(rps(three, remote), rps(three, apollo.name))}, ${x(rps(three, remote), rps(three, hive.name))};`

@@ -41,17 +41,17 @@ export async function startDeployments(dir: string, log: (s: string) => void): P
   const upstream = await startUpstream(dir);
   const [platformPort, gatewayPort, apolloPort, hivePort, ...servicePorts] = await freePorts(4 + SERVICES.length);
   log('starting the platform in one process ...\n');
-  const platform = await startChatPlatform(dir, platformPort!, upstream, DOCS, 4);
+  const platform = await startChatPlatform(dir, platformPort, upstream, DOCS, 4);
   // The parts apart share its data (tokens it issued verify against its JWKS, its documents, its key).
   const common = { ...process.env, METRICS_PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: '', PLATFORM_DATA_DIR: platform.dataDir, AUTH_ISSUER_URL: platform.url, LOG_LEVEL: 'warn' };
   const alone: Deployments['alone'] = {};
   const urls = Object.fromEntries(SERVICES.map((m, i) => [m.name, `http://127.0.0.1:${servicePorts[i]}`]));
   log(`starting ${SERVICES.map((m) => m.name).join(', ')} each alone, and the gateway alone in front of them ...\n`);
   for (const m of SERVICES) {
-    const env = { ...common, PORT: String(new URL(urls[m.name]!).port), SEARCH_URL: urls.search, MODELS_URL: urls.models };
+    const env = { ...common, PORT: String(new URL(urls[m.name]).port), SEARCH_URL: urls.search, MODELS_URL: urls.models };
     const child = startChild(m.name, [PLATFORM_JS, 'serve', m.name], { cwd: ROOT, env, logFile: join(dir, `${m.name}.log`) });
     await waitHealthy(`${urls[m.name]}/healthz`, child, 60_000);
-    alone[m.name] = { child, url: urls[m.name]! };
+    alone[m.name] = { child, url: urls[m.name] };
   }
   const subgraphEnv = Object.fromEntries(SERVICES.map((m) => [`SUBGRAPH_${m.name.toUpperCase()}_URL`, `${urls[m.name]}/graphql`]));
   const gwChild = startChild('gateway', [PLATFORM_JS, 'serve', 'gateway'], {
@@ -66,8 +66,8 @@ export async function startDeployments(dir: string, log: (s: string) => void): P
   const supergraphFile = join(dir, 'supergraph.graphql');
   writeFileSync(supergraphFile, sdl);
   log('starting the peers ...\n');
-  const apollo = await startApolloPeer(supergraphFile, apolloPort!, dir);
-  const hive = await startHive(installHive(log), supergraphFile, hivePort!, dir);
+  const apollo = await startApolloPeer(supergraphFile, apolloPort, dir);
+  const hive = await startHive(installHive(log), supergraphFile, hivePort, dir);
   await waitGraph(`${hive.url}/graphql`, hive.child);
   return { platform, alone, gateway, peers: [apollo, hive], supergraphFile };
 }

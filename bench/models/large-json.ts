@@ -76,8 +76,8 @@ async function main(): Promise<number> {
   process.env.MODELS_CATALOG_FILE = join(dir, 'catalog.json');
   writeFileSync(process.env.MODELS_CATALOG_FILE, JSON.stringify({ models: [...DEFAULT_CATALOG.models, LARGE_CHAT_CATALOG] }));
   const [p1, p2] = await freePorts(2);
-  const targets = [...(beforeRoot ? [await target(dir, 'before', p2!, beforeRoot)] : []), await target(dir, 'after', p1!)];
-  const names = largeCalls(targets[0]!.params, 1000, 0).map((c) => c.name).filter((n) => !only?.length || only.includes(n));
+  const targets = [...(beforeRoot ? [await target(dir, 'before', p2, beforeRoot)] : []), await target(dir, 'after', p1)];
+  const names = largeCalls(targets[0].params, 1000, 0).map((c) => c.name).filter((n) => !only?.length || only.includes(n));
 
   const heads = targets.map((t) => `${t.label}: answers | loop CPU ms per request | p50 ms | p99 ms | max ms`).join(' | ');
   out.write(`| requests | ${heads} |\n|---|${targets.map(() => '---|---:|---:|---:|---:|').join('')}\n`);
@@ -86,12 +86,12 @@ async function main(): Promise<number> {
   for (const [k, name] of names.entries()) {
     const cells: string[] = [];
     for (const t of targets) {
-      t.params.userToken = (await t.tok.headers()).authorization!.slice('Bearer '.length);
+      t.params.userToken = (await t.tok.headers()).authorization.slice('Bearer '.length);
       // Made before the phase, so that making them does not delay this process's probes; each differs (its seed).
       const calls = Array.from({ length: count }, (_, i) => largeCalls(t.params, bytes, 1000 * k + i + 1).find((c) => c.name === name)!.make());
       const pid = t.platform.child.proc.pid;
       const cpuBefore = loopCpuMs(pid);
-      const sent = flood(t.platform.url, (i) => calls[i]!, count, concurrency);
+      const sent = flood(t.platform.url, (i) => calls[i], count, concurrency);
       const probes = await probe(t.platform.url, sent);
       const statuses = statusesOf(await sent);
       const cpuAfter = loopCpuMs(pid);

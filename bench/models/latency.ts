@@ -65,4 +65,4 @@ function summary(name: string, whole: number[], first: number[]): Latency {
 }
 
 /** The rounds of one way as one measurement. */
-export const merged = (rounds: Latency[]): Latency => summary(rounds[0]!.name, rounds.flatMap((r) => r.whole), rounds.flatMap((r) => r.first));
+export const merged = (rounds: Latency[]): Latency => summary(rounds[0].name, rounds.flatMap((r) => r.whole), rounds.flatMap((r) => r.first));

@@ -35,7 +35,7 @@ async function main(): Promise<number> {
     '/healthz probed one request after another (5 ms apart) from this process; a new connection for every request\n\n');
   const dir = makeTempDir('long-prompt-bench-');
   const [port] = await freePorts(1);
-  const platform = await startPlatform(dir, port!);
+  const platform = await startPlatform(dir, port);
   const boot = platform.boot as Bootstrap & { tenant_id?: string };
   const tok = tokens(platform.url, boot);
   // A user token valid for another minute at least (the chat proxy's `request.user_cred.token`), taken before each phase.
@@ -48,10 +48,10 @@ async function main(): Promise<number> {
   out.write(`${row('idle', await probe(platform.url, sleep(idleSeconds * 1000)))}\n`);
   const all: Probes = { ms: [], failed: 0 };
   for (const name of names) {
-    params.userToken = (await tok.headers()).authorization!.slice('Bearer '.length);
+    params.userToken = (await tok.headers()).authorization.slice('Bearer '.length);
     // Made before the phase, so that making them does not delay this process's probes.
     const prompts = Array.from({ length: count }, (_, i) => call(name, i));
-    const sent = flood(platform.url, (i) => prompts[i]!, count, concurrency);
+    const sent = flood(platform.url, (i) => prompts[i], count, concurrency);
     const probes = await probe(platform.url, sent);
     const statuses = statusesOf(await sent);
     all.ms.push(...probes.ms);

@@ -28,7 +28,7 @@ async function measure(name: string, op: (i: number) => unknown): Promise<string
     times.push(Number(process.hrtime.bigint() - t) / 1000);
   }
   times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(1);
   return `${name.padEnd(48)} p50 ${at(0.5).padStart(7)} µs   p99 ${at(0.99).padStart(7)} µs`;
 }
 
@@ -73,7 +73,7 @@ async function run(dir: string, who: string): Promise<void> {
 
 async function main() {
   const procs = Number(process.env.BENCH_PROCESSES || 1);
-  if (process.argv[2]) return run(process.argv[2], process.argv[3]!);
+  if (process.argv[2]) return run(process.argv[2], process.argv[3]);
   const dir = mkdtempSync(join(tmpdir(), 'bench-shared-state-'));
   try {
     // Files and migrations first, so the processes start on equal terms.

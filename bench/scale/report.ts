@@ -48,7 +48,7 @@ export function pgVsSqlite(rows: Row[], sqlite: string, pg: string): string {
 export function replicasVsOne(rows: Row[], setups: string[]): string {
   const lines = [`N replicas / 1 replica behind nginx, req/s (${setups.length} setups):`];
   for (const e of ENDPOINTS) {
-    const one = find(rows, setups[0]!, e);
+    const one = find(rows, setups[0], e);
     lines.push(`  ${e}: ${setups.slice(1).map((s, i) => `${i + 2} replicas ${fixed(ratio(find(rows, s, e), one))}x`).join(', ') || 'n/a'}`);
   }
   return lines.join('\n');

@@ -30,7 +30,7 @@ export function seeded(seed: number): () => number {
 function shuffle<T>(xs: T[], r: () => number): T[] {
   for (let i = xs.length - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
-    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+    [xs[i], xs[j]] = [xs[j], xs[i]];
   }
   return xs;
 }
@@ -44,7 +44,7 @@ export function syntheticCorpus(docs: number, opts: { vocabulary?: number; seed?
   const vocabSize = opts.vocabulary ?? 6000;
   const topics = Math.max(10, Math.round(docs / 20));
   const rand = seeded(seed);
-  const pick = <T>(xs: readonly T[], r: () => number) => xs[Math.floor(r() * xs.length)]!;
+  const pick = <T>(xs: readonly T[], r: () => number) => xs[Math.floor(r() * xs.length)];
 
   const words = new Set<string>();
   const need = vocabSize + topics * TOPIC_WORDS;
@@ -62,10 +62,10 @@ export function syntheticCorpus(docs: number, opts: { vocabulary?: number; seed?
     let hi = vocabSize - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (cdf[mid]! < x) lo = mid + 1;
+      if (cdf[mid] < x) lo = mid + 1;
       else hi = mid;
     }
-    return vocabulary[lo]!;
+    return vocabulary[lo];
   };
 
   /** About 900 words (700 to 1,100): sentences of 8 to 24 words, paragraphs of 3 to 7 sentences. */
@@ -81,7 +81,7 @@ export function syntheticCorpus(docs: number, opts: { vocabulary?: number; seed?
       for (let s = 3 + Math.floor(r() * 5); s > 0 && n < target; s--) {
         const len = Math.min(target - n, 8 + Math.floor(r() * 17));
         const ws = Array.from({ length: len }, word);
-        ws[0] = ws[0]![0]!.toUpperCase() + ws[0]!.slice(1);
+        ws[0] = ws[0][0].toUpperCase() + ws[0].slice(1);
         sentences.push(`${ws.join(' ')}.`);
         n += len;
       }
@@ -97,8 +97,8 @@ export function syntheticCorpus(docs: number, opts: { vocabulary?: number; seed?
     return Array.from({ length: n }, () => {
       const topic = Math.floor(r() * topics);
       const own = shuffle(topicWords(topic), r);
-      const everyday = Array.from({ length: 1 + Math.floor(r() * 2) }, () => vocabulary[100 + Math.floor(r() * 2900)]!);
-      return { text: shuffle([own[0]!, own[1]!, ...everyday], r).join(' '), topic };
+      const everyday = Array.from({ length: 1 + Math.floor(r() * 2) }, () => vocabulary[100 + Math.floor(r() * 2900)]);
+      return { text: shuffle([own[0], own[1], ...everyday], r).join(' '), topic };
     });
   }
 

@@ -22,10 +22,10 @@ export function loadPaths(t: PathsTarget, seconds: number, connections: number):
   let next = 0;
   const request: autocannon.Request = {
     method: t.method,
-    path: t.paths[0]!,
+    path: t.paths[0],
     body: t.body,
     headers: t.headers?.(),
-    setupRequest: (req) => ({ ...req, path: t.paths[next++ % t.paths.length]!, headers: t.headers?.() ?? req.headers }),
+    setupRequest: (req) => ({ ...req, path: t.paths[next++ % t.paths.length], headers: t.headers?.() ?? req.headers }),
   };
   return measure(t.name, {
     url: t.baseUrl,

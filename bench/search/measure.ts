@@ -46,7 +46,7 @@ export async function rankAll(url: string, tok: Tokens, mode: Mode, queries: rea
     if (refs.some((r) => !r)) note('hits without ext_user_id_ref');
     if (new Set(refs).size !== refs.length) note('pages listing a document twice');
     if (hits.some((h) => typeof h.score !== 'number' || !(h.score >= 0 && h.score <= 1))) note('pages with a score outside [0, 1]');
-    if (hits.some((h, i) => i > 0 && h.score > hits[i - 1]!.score + 1e-9)) note('pages not sorted by score');
+    if (hits.some((h, i) => i > 0 && h.score > hits[i - 1].score + 1e-9)) note('pages not sorted by score');
     rankings.push(refs);
     tick(rankings.length);
   }

@@ -64,11 +64,11 @@ async function main(): Promise<number> {
       // Several fresh connections at once, so every worker gets one and loads what this mode needs now.
       process.stderr.write(`${mode}: first queries after ingest...\n`);
       const firsts = await Promise.all(Array.from({ length: 2 * workers }, (_, i) =>
-        search(url, tok, searchPath(mode, texts[texts.length - 1 - i]!, 20), { fresh: true, timeoutMs: 900_000 })));
+        search(url, tok, searchPath(mode, texts[texts.length - 1 - i], 20), { fresh: true, timeoutMs: 900_000 })));
       r.firstMs[mode] = Math.max(...firsts.map((f) => f.ms));
       const ranked = await rankAll(url, tok, mode, texts, 20);
       const precision = ranked.rankings.reduce((sum, refs, i) =>
-        sum + refs.slice(0, 10).filter((ref) => topicOf(ref) === queries[i]!.topic).length / 10, 0) / queries.length;
+        sum + refs.slice(0, 10).filter((ref) => topicOf(ref) === queries[i].topic).length / 10, 0) / queries.length;
       r.modes[mode] = { p50: percentile(ranked.times, 0.5), p99: percentile(ranked.times, 0.99), precision10: precision };
       r.oddities.push(...ranked.oddities);
     }
@@ -79,7 +79,7 @@ async function main(): Promise<number> {
     await stopMeasured(child, failures);
     r.oddities.push(...logWarnings(platform.logFile));
 
-    r.ann = await measureAnn(docs, (i) => all[i]!, texts, process.env.SCALE_DENSE_INDEX === '1');
+    r.ann = await measureAnn(docs, (i) => all[i], texts, process.env.SCALE_DENSE_INDEX === '1');
   } catch (err) {
     failures.push(`stopped early: ${(err as Error)?.stack ?? String(err)}`);
   }

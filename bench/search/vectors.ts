@@ -56,13 +56,13 @@ function zipfSampler(words: string[]): () => string {
     let lo = 0, hi = cdf.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (cdf[mid]! < x) lo = mid + 1; else hi = mid;
+      if (cdf[mid] < x) lo = mid + 1; else hi = mid;
     }
-    return words[lo]!;
+    return words[lo];
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 function latency(queries: Float32Array[], run: (q: Float32Array) => unknown): string {
   const times = queries.map((q) => {
@@ -104,7 +104,7 @@ async function main() {
   console.log('\nexact scan, k=10, p50 / p99 ms, short queries | passages:');
   for (const n of [...new Set([5000, 10_000, 20_000, 50_000, N])].filter((n) => n <= N)) {
     const prefix = new ExactStore(DIMS);
-    for (let id = 0; id < n; id++) prefix.add(id, vectors[id]!);
+    for (let id = 0; id < n; id++) prefix.add(id, vectors[id]);
     const run = (q: Float32Array) => prefix.search(q, 10);
     console.log(`  n=${n}: ${latency(short.slice(0, 200), run)} | ${latency(passages.slice(0, 200), run)}`);
   }

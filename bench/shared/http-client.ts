@@ -137,7 +137,7 @@ export async function pool<T>(items: readonly T[], concurrency: number, fn: (ite
     while (!failed && next < items.length) {
       const i = next++;
       try {
-        await fn(items[i]!, i);
+        await fn(items[i], i);
       } catch (err) {
         failed = true;
         throw err;

@@ -52,7 +52,7 @@ export async function verify(t: Target): Promise<void> {
 }
 
 const percentile = (sorted: Float64Array, p: number) =>
-  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]! : Number.NaN;
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] : Number.NaN;
 
 let current: autocannon.Instance | undefined;
 

@@ -89,5 +89,5 @@ export function quality(queries: readonly Query[], rankings: readonly (readonly 
 export function percentile(samples: readonly number[], p: number): number {
   if (!samples.length) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }

@@ -39,7 +39,7 @@ function varint(buf: Buffer, pos: number): [number, number] {
   let shift = 0;
   for (;;) {
     if (pos >= buf.length) throw new Error('truncated varint');
-    const b = buf[pos++]!;
+    const b = buf[pos++];
     value += (b & 0x7f) * 2 ** shift;
     if (b < 0x80) return [value, pos];
     shift += 7;

@@ -7,7 +7,7 @@ export const median = (values: number[]): number => {
   const v = values.filter(Number.isFinite).sort((x, y) => x - y);
   if (!v.length) return Number.NaN;
   const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 };
 
 /** One endpoint on one setup: its runs, one per round. */

@@ -40,18 +40,18 @@ async function main(): Promise<void> {
 
   // Accounts for the floods, written into the running server's token.db as `platform` would.
   const admin = await openTokenCore({ stores: sqliteTokenStores(join(dir, 'data', 'token.db'), { durable: true }), publicUrl: url });
-  const realm = boot.realm!;
+  const realm = boot.realm;
   const legacy = await admin.admin.createClient({ realm, clientId: 'legacy' });
   await admin.store.clients.setSecretHash(realm, 'legacy', await scryptHasher().hash(legacy.client_secret));
   const users = ['victim', 'login-0', 'login-1', 'login-2', 'login-3'];
   await Promise.all(users.map((username) => admin.admin.createUser({ realm, username, password: PASSWORD })));
   await admin.close();
 
-  const valid = { client: { client_id: boot.client_id!, client_secret: boot.client_secret! }, password: PASSWORD };
+  const valid = { client: { client_id: boot.client_id, client_secret: boot.client_secret }, password: PASSWORD };
   const rows: Row[] = [await idle(url, realm, valid, 'login-0', Number(process.env.BENCH_IDLE_PROBES || 200))];
   const floods: [string, (i: number) => Record<string, string>, 'token' | 'login'][] = [
     ['60 wrong secrets, client kept as scrypt', (i) => ({ client_id: 'legacy', client_secret: `wrong-${i}` }), 'token'],
-    ['60 wrong secrets, generated client (keyed)', (i) => ({ client_id: boot.client_id!, client_secret: `wrong-${i}` }), 'token'],
+    ['60 wrong secrets, generated client (keyed)', (i) => ({ client_id: boot.client_id, client_secret: `wrong-${i}` }), 'token'],
     ['60 wrong passwords', (i) => ({ username: 'victim', password: `wrong-${i}` }), 'login'],
   ];
   for (const [k, [name, form, path]] of floods.entries()) {

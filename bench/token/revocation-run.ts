@@ -60,9 +60,9 @@ export async function startBuild(build: Build, dir: string, env: Record<string, 
 }
 
 /** A fresh session of the demo client (or of `client`): its access token. */
-export async function clientToken(url: string, boot: Record<string, string>, client = { id: boot.client_id!, secret: boot.client_secret! }): Promise<string> {
+export async function clientToken(url: string, boot: Record<string, string>, client = { id: boot.client_id, secret: boot.client_secret }): Promise<string> {
   const res = await fetch(`${url}/auth/api/v1/oauth/connect/token`, {
-    method: 'POST', body: new URLSearchParams({ realm: boot.realm!, client_id: client.id, client_secret: client.secret }),
+    method: 'POST', body: new URLSearchParams({ realm: boot.realm, client_id: client.id, client_secret: client.secret }),
   });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
@@ -94,7 +94,7 @@ export async function oneRevocation(issueUrl: string, revoking: Client, conns: C
   await new Promise((r) => setTimeout(r, Math.random() * 250));
   const res = await revoking.request({
     path: '/auth/api/v1/oauth/connect/revoke', method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ realm: boot.realm!, token }).toString(),
+    body: new URLSearchParams({ realm: boot.realm, token }).toString(),
   });
   await res.body.dump();
   if (res.statusCode !== 200) throw new Error(`revoke: ${res.statusCode}`);
@@ -137,7 +137,7 @@ export async function onTwoWorkers(url: string, logFile: string): Promise<{ revo
     if (groups.length >= 2 && groups.some((g) => g.length >= 2)) {
       const others = groups.find((g) => g.length >= 2)!;
       const revoking = groups.find((g) => g !== others)!;
-      return { revoking: revoking[0]!, others: others.slice(0, 2), unused: [...revoking.slice(1), ...others.slice(2)] };
+      return { revoking: revoking[0], others: others.slice(0, 2), unused: [...revoking.slice(1), ...others.slice(2)] };
     }
   }
   throw new Error('40 connections all reached one worker');
@@ -149,6 +149,6 @@ export function summary(ms: (number | undefined)[], timeoutMs: number): string {
   const got = ms.filter((m): m is number => m !== undefined).sort((a, b) => a - b);
   const never = ms.length - got.length;
   if (got.length === 0) return `never within ${timeoutMs / 1000} s (${ms.length} of ${ms.length}: the token works until it expires)`;
-  const p = (q: number) => got[Math.min(got.length - 1, Math.floor(q * got.length))]!.toFixed(1);
+  const p = (q: number) => got[Math.min(got.length - 1, Math.floor(q * got.length))].toFixed(1);
   return `p50 ${p(0.5)} ms, p90 ${p(0.9)} ms, max ${got.at(-1)!.toFixed(1)} ms over ${ms.length}${never ? `, ${never} never within ${timeoutMs / 1000} s` : ''}`;
 }

@@ -41,8 +41,8 @@ export async function verifyCost(rounds = 9, perRound = 5000): Promise<string[]>
         times.get(name)!.push(Number(process.hrtime.bigint() - t0) / 1000 / perRound);
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const before = median(times.get(variants[0]![0])!);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const before = median(times.get(variants[0][0])!);
     return variants.map(([name]) => {
       const m = median(times.get(name)!);
       return `| ${name} | ${m.toFixed(1)} µs | ${(m / before).toFixed(3)}x |`;

@@ -31,7 +31,7 @@ import { verifyCost } from './revocation-verify';
 const ROOT = resolve(__dirname, '..', '..', '..');
 const builds: Build[] = (process.env.BENCH_BUILDS || `new=${ROOT}`).split(',').map((b) => {
   const [name, root] = b.split('=');
-  return { name: name!, root: resolve(root!) };
+  return { name: name, root: resolve(root) };
 });
 const N = Number(process.env.BENCH_REVOCATIONS || 50);
 const NEVER_MS = Number(process.env.BENCH_NEVER_MS || 3000);
@@ -55,10 +55,10 @@ async function propagation(build: Build, dir: string, replicas: boolean): Promis
   }
   try {
     const p = await startBuild(build, dir, env, replicas ? 2 : 1);
-    const [a, b] = [p.urls[0]!, p.urls.at(-1)!];
+    const [a, b] = [p.urls[0], p.urls.at(-1)!];
     // Workers: revoked through a connection of one worker, asked on two of the other's; replicas:
     // revoked through A, asked on two connections to B.
-    const { revoking, others, unused } = replicas ? { revoking: pinned(a, 1)[0]!, others: pinned(b, 2), unused: [] } : await onTwoWorkers(a, p.logs[0]!);
+    const { revoking, others, unused } = replicas ? { revoking: pinned(a, 1)[0], others: pinned(b, 2), unused: [] } : await onTwoWorkers(a, p.logs[0]);
     const ms: (number | undefined)[] = [];
     for (let i = 0; i < N; i++) {
       ms.push(await oneRevocation(a, revoking, others, p.boot, NEVER_MS));
@@ -92,24 +92,24 @@ async function cost(dir: string): Promise<string[]> {
   const targets: Target[] = [];
   for (const build of builds) {
     const p = await startBuild(build, dir, { WORKERS: '1' });
-    targets.push({ name: build.name, url: p.urls[0]!, token: await clientToken(p.urls[0]!, p.boot) });
+    targets.push({ name: build.name, url: p.urls[0], token: await clientToken(p.urls[0], p.boot) });
   }
   // The last build again, its list loaded: 1,000 sessions revoked and a client of the realm disabled.
   const last = builds.at(-1)!;
   const loaded = await startBuild({ ...last, name: `${last.name}-loaded` }, dir, { WORKERS: '1' });
   for (let i = 0; i < 1000; i++) {
-    const t = await clientToken(loaded.urls[0]!, loaded.boot);
-    await fetch(`${loaded.urls[0]}/auth/api/v1/oauth/connect/revoke`, { method: 'POST', body: new URLSearchParams({ realm: loaded.boot.realm!, token: t }) });
+    const t = await clientToken(loaded.urls[0], loaded.boot);
+    await fetch(`${loaded.urls[0]}/auth/api/v1/oauth/connect/revoke`, { method: 'POST', body: new URLSearchParams({ realm: loaded.boot.realm, token: t }) });
   }
   // A client of the same realm with a session, disabled: an entry that covers a whole client (each request then hashes).
   const cli = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [join(last.root, 'dist', 'bin', 'platform.js'), ...args],
-    { env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', PLATFORM_DATA_DIR: loaded.dataDirs[0]!, METRICS_PORT: '0' }, encoding: 'utf8' })) as Record<string, string>;
+    { env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', PLATFORM_DATA_DIR: loaded.dataDirs[0], METRICS_PORT: '0' }, encoding: 'utf8' })) as Record<string, string>;
   const gone = cli('client', 'create', '--client-id', 'gone');
-  await clientToken(loaded.urls[0]!, loaded.boot, { id: 'gone', secret: gone.client_secret! });
+  await clientToken(loaded.urls[0], loaded.boot, { id: 'gone', secret: gone.client_secret });
   cli('client', 'disable', '--client-id', 'gone');
   const list = (await (await fetch(`${loaded.urls[0]}/auth/api/v1/revocations`)).json()) as { entries: { kind: string }[] };
   const kinds = list.entries.reduce<Record<string, number>>((m, e) => ({ ...m, [e.kind]: (m[e.kind] ?? 0) + 1 }), {});
-  targets.push({ name: `${last.name}, list loaded (${Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(', ')})`, url: loaded.urls[0]!, token: await clientToken(loaded.urls[0]!, loaded.boot) });
+  targets.push({ name: `${last.name}, list loaded (${Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(', ')})`, url: loaded.urls[0], token: await clientToken(loaded.urls[0], loaded.boot) });
   const rows: string[] = [];
   for (const graphql of [false, true]) {
     const got = new Map<string, { rps: number[]; p99: number[] }>();

@@ -24,7 +24,7 @@ function passagesOf(context: string, citations: Citation[]): AnswerSource[] {
     return i;
   });
   return citations.map((c, k) => {
-    const from = starts[k]! < 0 ? -1 : starts[k]! + header(c).length;
+    const from = starts[k] < 0 ? -1 : starts[k] + header(c).length;
     const next = starts.slice(k + 1).find((s) => s >= 0);
     const text = from < 0 ? '' : context.slice(from, next === undefined ? undefined : next - 2);
     return {

@@ -117,7 +117,7 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       const r = await http.request<{ data: { url: string; revised_prompt?: string }[] }>('POST', deployment(model, 'images/generations'), {
         ...as(ctx), query: azure, json: { prompt, n: 1, size, quality, style, response_format: 'url' },
       });
-      const { url, revised_prompt: revisedPrompt } = r.data[0]!;
+      const { url, revised_prompt: revisedPrompt } = r.data[0];
       const [, mimeType = 'application/octet-stream', b64 = ''] = /^data:([^;,]+);base64,(.*)$/s.exec(url) ?? [];
       return { b64, mimeType, ...(revisedPrompt !== undefined && { revisedPrompt }) };
     },

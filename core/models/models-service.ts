@@ -130,7 +130,7 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
           // The transcript is the upstream's answer: redacted, never blocked.
           const texts = [t.text, ...(t.segments ?? []).map((s) => s.text)].map((text) => ({ role: 'assistant' as const, text }));
           const g = await guardPrompt(offload, texts, signal);
-          t = { ...t, text: g.messages[0]!.text, segments: t.segments?.map((s, i) => ({ ...s, text: g.messages[i + 1]!.text })) };
+          t = { ...t, text: g.messages[0].text, segments: t.segments?.map((s, i) => ({ ...s, text: g.messages[i + 1].text })) };
           guard = guardLabel(new Set(g.redacted));
         }
         const tokensOut = await offload.run('count', [[t.text], Infinity], t.text.length, signal);

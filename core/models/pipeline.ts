@@ -84,7 +84,7 @@ export function meteredPipeline(d: PipelineDeps) {
   const provider = <K extends keyof ModelProvider>(model: CatalogModel, method: K): NonNullable<ModelProvider[K]> => {
     const p = d.providerOf(model)[method];
     if (!p) throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`, { code: 'provider_unavailable' });
-    return p as NonNullable<ModelProvider[K]>;
+    return p;
   };
 
   /** Reads the input's fields; a reading that fails is a refused call, recorded (before any span or admission). */

@@ -98,7 +98,7 @@ export function createSearchAdmin(d: { store: AdminStore; add: Add; embedder: Em
       let done = 0;
       for (let page = await d.store.chunkPage(0, 256); page.length; page = await d.store.chunkPage(page.at(-1)!.id, 256)) {
         const vectors = await d.embedder.embed(page.map((c) => `${c.title}\n${c.text}`));
-        await d.store.writeVectors(d.embedder, page.map((c, i) => ({ chunkId: c.id, vector: vectors[i]! })));
+        await d.store.writeVectors(d.embedder, page.map((c, i) => ({ chunkId: c.id, vector: vectors[i] })));
         done += page.length;
         onProgress?.(done, total, '');
       }

@@ -39,8 +39,8 @@ function cut(ws: Word[], from: number, target: number): number {
   const limit = Math.min(ws.length, from + target);
   if (limit === ws.length) return limit;
   const half = from + Math.ceil(target / 2);
-  for (let i = limit; i > half; i--) if (ws[i]!.paragraphStart) return i;
-  for (let i = limit - 1; i >= half; i--) if (ws[i]!.sentenceEnd) return i + 1;
+  for (let i = limit; i > half; i--) if (ws[i].paragraphStart) return i;
+  for (let i = limit - 1; i >= half; i--) if (ws[i].sentenceEnd) return i + 1;
   return limit;
 }
 
@@ -51,8 +51,8 @@ export function chunkText(text: string, opts: ChunkOptions = {}): Chunk[] {
   const chunks: Chunk[] = [];
   for (let from = 0; from < ws.length;) {
     const to = cut(ws, from, target);
-    const start = ws[from]!.start;
-    const end = ws[to - 1]!.end;
+    const start = ws[from].start;
+    const end = ws[to - 1].end;
     chunks.push({ index: chunks.length, text: text.slice(start, end), start, end });
     if (to >= ws.length) break;
     // Overlap, but always move forward.

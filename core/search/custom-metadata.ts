@@ -19,7 +19,7 @@ export function splitCustom(m: JsonObject | undefined): { own: Partial<OwnFields
   const { tags, kvp, taxonomy, ...rest } = m;
   const own: Partial<OwnFields> = {};
   if (typeof tags === 'string') own.tags = [tags];
-  else if (Array.isArray(tags) && tags.every((t) => typeof t === 'string')) own.tags = tags as string[];
+  else if (Array.isArray(tags) && tags.every((t) => typeof t === 'string')) own.tags = tags;
   else if (tags !== undefined) rest.tags = tags;
   if (isObject(kvp)) own.kvp = kvp;
   else if (kvp !== undefined) rest.kvp = kvp;

@@ -24,7 +24,7 @@ const BY_TYPE: Record<string, Extractable> = {
 /** The kind of a file from its extension, else its media type; undefined when it is none we read. */
 export function kindOf(fileName: string, contentType?: string): Extractable | undefined {
   const ext = extname(fileName).slice(1).toLowerCase();
-  return BY_EXTENSION[ext] ?? BY_TYPE[(contentType ?? '').split(';')[0]!.trim().toLowerCase()];
+  return BY_EXTENSION[ext] ?? BY_TYPE[(contentType ?? '').split(';')[0].trim().toLowerCase()];
 }
 
 export interface ExtractOptions {

@@ -48,7 +48,7 @@ export function filterConditions(f: Filters): Condition[] {
   }
   for (const [field, key] of Object.entries(METADATA_KEYS)) {
     if (key === 'customMetadata') continue;
-    for (const [path, values] of filterTerms(f[key] as never, field)) term(path, values);
+    for (const [path, values] of filterTerms(f[key], field)) term(path, values);
   }
   const custom = splitCustom(f.customMetadata);
   if (custom.own.tags?.length) term('tags', custom.own.tags);

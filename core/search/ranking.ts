@@ -57,7 +57,7 @@ export function ranking(d: RankingDeps) {
     const [vector] = await d.embedder.embed([query]);
     const k = Math.min(d.maxCandidates, Math.max(100, want * 3));
     const best = new Map<number, Scored>();
-    for (const h of await d.vectors.search(tenant, vector!, k, await d.index.allowed(sel))) {
+    for (const h of await d.vectors.search(tenant, vector, k, await d.index.allowed(sel))) {
       // Orthogonal or opposite: nothing in common, not a match however few results there are.
       if (h.similarity <= 0) continue;
       if (!best.has(h.seq)) best.set(h.seq, { seq: h.seq, chunkId: h.chunkId, score: Math.max(0, Math.min(1, (1 + h.similarity) / 2)) });
@@ -98,10 +98,10 @@ export function ranking(d: RankingDeps) {
     // (scores here are relative to the best fused one, i.e. a list's first place is worth 1).
     const top = scored.slice(0, 50);
     const relevance = await d.reranker.rerank(query, await texts(top));
-    const order = top.map((_, i) => i).sort((a, b) => relevance[b]! - relevance[a]! || a - b);
+    const order = top.map((_, i) => i).sort((a, b) => relevance[b] - relevance[a] || a - b);
     const bonus = new Map(order.map((i, rank) => [i, (d.rerankWeight * (RRF_K + 1)) / (RRF_K + rank + 1)]));
     const all = [...top.map((s, i) => ({ ...s, score: s.score + bonus.get(i)! })), ...scored.slice(50)].sort((a, b) => b.score - a.score);
-    const best = all[0]!.score || 1;
+    const best = all[0].score || 1;
     return all.map((s) => ({ ...s, score: s.score / best }));
   };
 
@@ -109,7 +109,7 @@ export function ranking(d: RankingDeps) {
   const passages = async (tenant: string, sel: Selection, req: PassageRequest): Promise<{ chunkId: number; score: number }[]> => {
     const [vector] = await d.embedder.embed([req.query]);
     const k = Math.min(d.maxCandidates, Math.max(100, (req.offset + req.limit) * 3));
-    const sem = (await d.vectors.search(tenant, vector!, k, await d.index.allowed(sel))).filter((h) => h.similarity > 0);
+    const sem = (await d.vectors.search(tenant, vector, k, await d.index.allowed(sel))).filter((h) => h.similarity > 0);
     let scored: { chunkId: number; score: number }[];
     if (req.mode === 'semantic') {
       scored = sem.map((h) => ({ chunkId: h.chunkId, score: (1 + h.similarity) / 2 }));

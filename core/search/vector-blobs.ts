@@ -12,7 +12,7 @@ export function vectorBlob(v: Float32Array, sparse = false): Buffer {
   for (let d = 0, at = 0; d < v.length; d++) {
     if (v[d] === 0) continue;
     out.writeUInt32LE(d, at);
-    out.writeFloatLE(v[d]!, at + 4);
+    out.writeFloatLE(v[d], at + 4);
     at += 8;
   }
   return out;

@@ -55,7 +55,7 @@ export function createFairPool(opts: FairPoolOptions): FairPool {
     let bestAt = Infinity;
     for (const [key, jobs] of waiting) {
       if ((running.get(key) ?? 0) >= perKey) continue;
-      const own = jobs[0]!.priority;
+      const own = jobs[0].priority;
       const priority = opts.crowded !== undefined && jobs.length + (running.get(key) ?? 0) > 1 ? Math.max(own, opts.crowded) : own;
       const at = servedAt.get(key) ?? 0;
       if (priority < bestPriority || (priority === bestPriority && at < bestAt)) [best, bestPriority, bestAt] = [key, priority, at];
@@ -66,7 +66,7 @@ export function createFairPool(opts: FairPoolOptions): FairPool {
   /** Behind the key's jobs of the same or a more urgent priority. */
   const enqueue = (jobs: Job[], job: Job) => {
     let i = jobs.length;
-    while (i > 0 && jobs[i - 1]!.priority > job.priority) i--;
+    while (i > 0 && jobs[i - 1].priority > job.priority) i--;
     jobs.splice(i, 0, job);
   };
 

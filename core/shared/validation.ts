@@ -66,7 +66,7 @@ export function check<S extends z.ZodType>(
 ): z.output<S> | undefined {
   const result = schema.safeParse(data, { reportInput: true });
   if (result.success) return result.data;
-  for (const issue of result.error.issues) issues.push(pydanticIssue(issue as Issue, where(keyPath(issue.path))));
+  for (const issue of result.error.issues) issues.push(pydanticIssue(issue, where(keyPath(issue.path))));
   return undefined;
 }
 

@@ -115,7 +115,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       const realm = await realmOf(id);
       await store.realms.setEnabled(realm.id, enabled);
       if (!enabled) await endSessions(realm);
-      return (await realmViews([{ ...realm, enabled }]))[0]!;
+      return (await realmViews([{ ...realm, enabled }]))[0];
     },
 
     async setDefaultRealm(id: string): Promise<RealmView> {

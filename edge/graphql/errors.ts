@@ -74,12 +74,12 @@ export function withErrorCodes<R extends ResolverMap>(resolvers: R, log: Logger)
   const out: ResolverMap = {};
   for (const [type, fields] of Object.entries(resolvers)) {
     if (fields instanceof GraphQLScalarType) {
-      out[type] = fields as unknown as Record<string, unknown>;
+      out[type] = fields;
       continue;
     }
     out[type] = {};
     for (const [name, value] of Object.entries(fields)) {
-      out[type]![name] = typeof value === 'function'
+      out[type][name] = typeof value === 'function'
         ? async (...args: unknown[]) => {
           try {
             return await (value as Fn)(...args);

@@ -3,7 +3,7 @@ import type { IntrospectionCache } from './introspection';
 
 /** Accept values whose answer is Apollo Server's `application/json` (what fetch and curl send, or nothing). */
 const plainJson = (accept: string | undefined) =>
-  !accept || accept.split(',').every((part) => ['*/*', 'application/json'].includes(part.split(';')[0]!.trim().toLowerCase()));
+  !accept || accept.split(',').every((part) => ['*/*', 'application/json'].includes(part.split(';')[0].trim().toLowerCase()));
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && Object.keys(v).length === 0);
 

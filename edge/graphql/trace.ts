@@ -98,5 +98,5 @@ export async function watchedOpening<T>(
     ended(hasErrors(opened));
     return opened;
   }
-  return watchedEvents(opened as AsyncIterableIterator<T>, streaming?.() ?? ended);
+  return watchedEvents(opened, streaming?.() ?? ended);
 }

@@ -192,11 +192,11 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
       }
       const document = prepare(payload);
       if (isRefusal(document)) return document;
-      sources.set(document as DocumentNode, payload.query);
+      sources.set(document, payload.query);
       // The socket's end aborts its operations' work (a model call), also one not started yet.
       const contextValue: GraphContext = { ...contextFromConnection(ctx.connectionParams, ctx.extra.request, addresses.get(ctx.extra.request)), signal: closing(ctx.extra.socket) };
       contextValue.trace = operationTrace(payload.extensions, ctx.connectionParams);
-      return { schema: graph.schema, document: document as DocumentNode, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+      return { schema: graph.schema, document: document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
     },
     onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),
     onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),

@@ -28,7 +28,7 @@ function jsonOrUntyped(types: string | string[]) {
   const taken = new Set([types].flat().map((t) => t.toLowerCase()));
   return (req: IncomingMessage) => {
     const type = req.headers['content-type'];
-    return !type || taken.has(type.split(';', 1)[0]!.trim().toLowerCase());
+    return !type || taken.has(type.split(';', 1)[0].trim().toLowerCase());
   };
 }
 

@@ -41,7 +41,7 @@ export function routeMatched(res: Response, route: string): void {
 function routeOf(req: Request, res: Response): string {
   const matched = res.locals.route as string | undefined;
   if (matched) return matched;
-  const path = req.originalUrl.split('?')[0]!;
+  const path = req.originalUrl.split('?')[0];
   return FIXED.has(path) ? path : 'other';
 }
 

@@ -152,7 +152,7 @@ export function redisStreamHub(client: Redis, opts: RedisHubOptions): StreamHub 
       failing = false;
       results?.forEach(([err, kept], i) => {
         if (err || kept !== 0) return;
-        const token = tokens[i]![0];
+        const token = tokens[i][0];
         held.delete(token);
         lostListeners.forEach((l) => l(token));
       });
@@ -183,7 +183,7 @@ export function redisStreamHub(client: Redis, opts: RedisHubOptions): StreamHub 
       const [status, holder] = (await client.eval(ROUTE, 2, k.stream, k.queue, owner, msg.type, opId, op, maxQueued)) as string[];
       if (status === 'deliver') {
         if (holder === id) return handler ? handler(msg) : { refused: 'not_found' };
-        return ask(holder!, owner, msg);
+        return ask(holder, owner, msg);
       }
       return status === 'ok' ? { ok: true } : { refused: status as HubRefusal };
     },

@@ -57,8 +57,8 @@ function audioOf(file: { field: string; name: string; bytes: Buffer; contentType
   if (!file || file.field !== 'file') throw new InvalidParam("Field required: 'file' (an audio file, sent as multipart/form-data)", 'file');
   if (!file.bytes.length) throw new InvalidParam('The audio file is empty.', 'file', 'invalid_file_format');
   const extension = /\.([A-Za-z0-9]+)$/.exec(file.name)?.[1]?.toLowerCase() ?? '';
-  const type = file.contentType.split(';')[0]!.trim().toLowerCase();
-  if (AUDIO_TYPES[extension]) return { bytes: file.bytes, filename: file.name, mimeType: EXTENSION_OF[type] ? type : AUDIO_TYPES[extension]! };
+  const type = file.contentType.split(';')[0].trim().toLowerCase();
+  if (AUDIO_TYPES[extension]) return { bytes: file.bytes, filename: file.name, mimeType: EXTENSION_OF[type] ? type : AUDIO_TYPES[extension] };
   if (EXTENSION_OF[type]) return { bytes: file.bytes, filename: `${file.name}.${EXTENSION_OF[type]}`, mimeType: type };
   throw new InvalidParam(`Invalid file format. Supported formats: ${Object.keys(AUDIO_TYPES).sort().join(', ')}`, 'file', 'invalid_file_format');
 }

@@ -55,7 +55,7 @@ export async function invokeEmbedding(models: ModelsService, m: Metered, body: u
   } }, ctx);
   if (call.titan) {
     const t = call.titan;
-    const v = vectors[0]!;
+    const v = vectors[0];
     if (t.dimensions !== undefined && t.dimensions !== v.length) throw new BadRequest(`dimensions: this model makes ${v.length}-dimensional vectors`, { code: 'invalid_request' });
     // Titan's default: a unit vector.
     const embedding = t.normalize === false ? Array.from(v) : unit(v);

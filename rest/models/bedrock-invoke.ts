@@ -43,14 +43,14 @@ const LLAMA3_TURN = /<\|start_header_id\|>(system|user|assistant|ipython)<\|end_
 
 /** A Llama prompt's turns: its chat template's (Llama 3 headers, Llama 2 `[INST]`), else the whole prompt as the user's. */
 export function llamaTurns(prompt: string): ChatMessage[] {
-  const turns = [...prompt.matchAll(LLAMA3_TURN)].map((t) => ({ role: t[1] === 'ipython' ? 'tool' as const : t[1] as 'system' | 'user' | 'assistant', text: t[2]!.trim() }));
+  const turns = [...prompt.matchAll(LLAMA3_TURN)].map((t) => ({ role: t[1] === 'ipython' ? 'tool' as const : t[1] as 'system' | 'user' | 'assistant', text: t[2].trim() }));
   if (turns.length) return turns.filter((t) => t.text);
   if (prompt.includes('[INST]')) {
     const out: ChatMessage[] = [];
     for (const part of prompt.split(/<\/?s>|\[INST\]/).map((s) => s.trim()).filter(Boolean)) {
       const [asked, answered] = part.split('[/INST]').map((s) => s.trim());
       const sys = /<<SYS>>([\s\S]*?)<<\/SYS>>/.exec(asked ?? '');
-      if (sys) out.push({ role: 'system', text: sys[1]!.trim() });
+      if (sys) out.push({ role: 'system', text: sys[1].trim() });
       const question = (asked ?? '').replace(/<<SYS>>[\s\S]*?<<\/SYS>>/, '').trim();
       if (question) out.push({ role: 'user', text: question });
       if (answered) out.push({ role: 'assistant', text: answered });

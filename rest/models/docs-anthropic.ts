@@ -36,10 +36,10 @@ export const anthropicApiDocs: Record<'messages' | 'countTokens' | 'models' | 'm
     body: { content: { 'application/json': CountTokensRequest }, example: countExample },
     responses: { 200: { description: "The prompt's tokens", schema: AnthropicTokenCount }, ...errors },
   },
-  models: { params: listParams, responses: { 200: { description: 'The chat models this key may use', schema: AnthropicModelList }, 400: errors[400]!, 401: errors[401]! } },
+  models: { params: listParams, responses: { 200: { description: 'The chat models this key may use', schema: AnthropicModelList }, 400: errors[400], 401: errors[401] } },
   model: {
     params: modelParam('local-chat', 'model_id'),
-    responses: { 200: { description: 'The model', schema: ModelInfo }, 401: errors[401]!, 403: errors[403]!, 404: errors[404]! },
+    responses: { 200: { description: 'The model', schema: ModelInfo }, 401: errors[401], 403: errors[403], 404: errors[404] },
   },
 };
 

@@ -80,12 +80,12 @@ const callDocs = (base: string, tags: string[], label: string): OperationDocs[] 
 ];
 
 export const geminiListDocs = (tags: string[]): OperationDocs => ({
-  tags, responses: { 200: { description: 'The chat and embedding models this key may use', schema: GeminiModelList }, 400: errors[400]!, 401: errors[401]! },
+  tags, responses: { 200: { description: 'The chat and embedding models this key may use', schema: GeminiModelList }, 400: errors[400], 401: errors[401] },
 });
 
 export const geminiModelDocs = (base: string, tags: string[]): OperationDocs => ({
   path: `${base}/models/{model}`, tags, params: modelParam('local-chat'),
-  responses: { 200: { description: "The model's limits and methods", schema: GeminiModel }, 401: errors[401]!, 403: errors[403]!, 404: errors[404]! },
+  responses: { 200: { description: "The model's limits and methods", schema: GeminiModel }, 401: errors[401], 403: errors[403], 404: errors[404] },
 });
 
 export const geminiSchemas = { GoogleError, GenerateContentResponse, EmbedContentResponse, BatchEmbedContentsResponse, CountTokensResponse, GeminiModel, GeminiModelList };

@@ -41,7 +41,7 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
     return parseInput(schema, body ?? {});
   } catch (err) {
     if (!(err instanceof ValidationFailed)) throw err;
-    const first = err.issues[0]!;
+    const first = err.issues[0];
     throw new InvalidParam(`${first.msg}: '${first.loc.join('.')}'`, first.loc.join('.'));
   }
 }

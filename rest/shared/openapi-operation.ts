@@ -20,7 +20,7 @@ export function parameters(route: Route, path: string, docs: OperationDocs, w: S
   add('query', route.input?.query ?? route.input?.merged);
   add('header', route.input?.header);
   for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
-    if (!out.has(name!)) out.set(name!, { name, in: 'path', required: true, schema: { type: 'string' } });
+    if (!out.has(name)) out.set(name, { name, in: 'path', required: true, schema: { type: 'string' } });
   }
   for (const [name, more] of Object.entries(docs.params ?? {})) {
     const given = out.get(name);

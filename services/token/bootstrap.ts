@@ -33,7 +33,7 @@ async function createFree<T>(name: string, taken: (n: string) => Promise<unknown
 export async function tokenBootstrap(token: TokenCore, current: Readonly<Record<string, string>>, ctx?: BootstrapContext): Promise<Record<string, string>> {
   const { store, admin } = token;
   const defaultRealm = await store.realms.getDefaultId();
-  if (defaultRealm && FIELDS.every((f) => current[f])) return Object.fromEntries(FIELDS.map((f) => [f, current[f]!]));
+  if (defaultRealm && FIELDS.every((f) => current[f])) return Object.fromEntries(FIELDS.map((f) => [f, current[f]]));
   if (defaultRealm && ctx?.shared) {
     const [client, user] = await Promise.all([store.clients.get(defaultRealm, DEMO_CLIENT), store.users.get(defaultRealm, DEMO_USER)]);
     if (client && user) {

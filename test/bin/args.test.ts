@@ -56,7 +56,7 @@ describe('the platform command\'s flags', () => {
     const lines = helpText().split('\n').filter((l) => l.trim().startsWith('platform '));
     expect(lines.length).toBeGreaterThan(10);
     for (const line of lines) {
-      const command = line.trim().split(/\s+/)[1]!;
+      const command = line.trim().split(/\s+/)[1];
       const accepts = commandFlags(command);
       expect({ command, accepts: Boolean(accepts) }).toEqual({ command, accepts: true });
       const taken = [...accepts!.values ?? [], ...accepts!.switches ?? []];

@@ -45,7 +45,7 @@ describe('docs/grafana-dashboard.json', () => {
     for (const v of vars.filter((x) => x.type === 'query')) {
       expect(v.datasource?.uid).toBe(DATASOURCE);
       const metric = /^label_values\((\w+),\s*(\w+)\)$/.exec(v.definition ?? '');
-      expect(metric && KNOWN_METRICS[metric[1]!.replace(/_count$/, '')]).toBeTruthy();
+      expect(metric && KNOWN_METRICS[metric[1].replace(/_count$/, '')]).toBeTruthy();
     }
   });
 
@@ -91,10 +91,10 @@ describe('the metric list of the dashboard test', () => {
       const text = read(file);
       for (const hit of text.matchAll(/name:\s*'(platform_[a-z0-9_]+)'/g)) {
         // The declaration's own labels, when written as a literal list beside the name.
-        const rest = text.slice(hit.index! + hit[0].length);
+        const rest = text.slice(hit.index + hit[0].length);
         const own = rest.slice(0, Math.min(...[rest.indexOf('name:'), rest.indexOf('});'), 600].filter((n) => n >= 0)));
         const list = /labels:\s*\[([^\]]*)\]/.exec(own);
-        declared.push({ name: hit[1]!, file, labels: list ? [...list[1]!.matchAll(/'([^']+)'/g)].map((l) => l[1]!) : undefined });
+        declared.push({ name: hit[1], file, labels: list ? [...list[1].matchAll(/'([^']+)'/g)].map((l) => l[1]) : undefined });
       }
     }
     // The foundation's at least: the HTTP histogram, streams, the DB pool, Redis.
@@ -102,7 +102,7 @@ describe('the metric list of the dashboard test', () => {
     const unknown = declared.filter((d) => !PLATFORM_METRICS[d.name]).map((d) => `${d.name} (${d.file})`);
     expect(unknown).toEqual([]);
     const relabelled = declared
-      .filter((d) => d.labels && [...d.labels].sort().join() !== [...PLATFORM_METRICS[d.name]!.labels].sort().join())
+      .filter((d) => d.labels && [...d.labels].sort().join() !== [...PLATFORM_METRICS[d.name].labels].sort().join())
       .map((d) => `${d.name} (${d.file}): ${d.labels!.join(', ')}`);
     expect(relabelled).toEqual([]);
   });
@@ -116,7 +116,7 @@ describe('the metric list of the dashboard test', () => {
 
 describe('docs/observability.md', () => {
   const doc = read('docs/observability.md');
-  const blocks = (lang: string) => [...doc.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((b) => b[1]!);
+  const blocks = (lang: string) => [...doc.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((b) => b[1]);
 
   it('documents every platform metric', () => {
     expect(Object.keys(PLATFORM_METRICS).filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
@@ -126,7 +126,7 @@ describe('docs/observability.md', () => {
     const examples = blocks('promql').flatMap((b) => b.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#')))
       // An expression continued on the next line ("/ sum ...") is read whole.
       .reduce<string[]>((all, line) => (/^\s*[/*+-]/.test(line) && all.length ? [...all.slice(0, -1), `${all.at(-1)} ${line}`] : [...all, line]), []);
-    const rules = blocks('yaml').flatMap((b) => [...b.matchAll(/^\s*expr:\s*(.+)$/gm)].map((e) => e[1]!));
+    const rules = blocks('yaml').flatMap((b) => [...b.matchAll(/^\s*expr:\s*(.+)$/gm)].map((e) => e[1]));
     expect(examples.length).toBeGreaterThan(8);
     expect(rules.length).toBeGreaterThan(4);
     const bad = [...examples, ...rules].map((expr) => ({ expr, problems: problemsOf(expr) })).filter((e) => e.problems.length);

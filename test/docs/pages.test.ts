@@ -45,12 +45,12 @@ describe('the shell blocks of the README and docs/', () => {
 
 describe('the links of the README and docs/', () => {
   const links = docPages().flatMap((page) => [...prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
-    .map((m) => ({ page, target: m[1]! })));
+    .map((m) => ({ page, target: m[1] })));
 
   it('name no path outside the repository, even as code', () => {
     // A path in backquotes is a link a reader follows by hand.
     const outside = docPages().flatMap((page) => [...readFileSync(join(ROOT, page), 'utf8').replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?\n\s*\2\s*$/gm, '').matchAll(/`(\.\.\/[^`\s]+)`/g)]
-      .filter((m) => relative(ROOT, resolve(dirname(join(ROOT, page)), m[1]!)).startsWith('..')).map((m) => `${page}: ${m[1]}`));
+      .filter((m) => relative(ROOT, resolve(dirname(join(ROOT, page)), m[1])).startsWith('..')).map((m) => `${page}: ${m[1]}`));
     expect(outside).toEqual([]);
   });
 
@@ -86,10 +86,10 @@ describe('git', () => {
     // What the pages' commands name (PLATFORM_DATA_DIR=..., mkdir, cat >, backups/), and the default data directory.
     const code = allPages().flatMap((p) => p.blocks).map((b) => b.code).join('\n');
     const written = new Set(['data', 'data-1', 'data-2', 'data.restored', 'backups', 'parts.env']);
-    for (const m of code.matchAll(/PLATFORM_DATA_DIR=\.?\/?([\w.-]+)/g)) written.add(m[1]!);
-    for (const m of code.matchAll(/mkdir (?:-m \d+ )?([\w.-]+)/g)) written.add(m[1]!);
-    for (const m of code.matchAll(/cat > ([\w.-]+)/g)) written.add(m[1]!);
-    for (const m of code.matchAll(/"(\w+)\/\$\(date/g)) written.add(m[1]!);
+    for (const m of code.matchAll(/PLATFORM_DATA_DIR=\.?\/?([\w.-]+)/g)) written.add(m[1]);
+    for (const m of code.matchAll(/mkdir (?:-m \d+ )?([\w.-]+)/g)) written.add(m[1]);
+    for (const m of code.matchAll(/cat > ([\w.-]+)/g)) written.add(m[1]);
+    for (const m of code.matchAll(/"(\w+)\/\$\(date/g)) written.add(m[1]);
     const files = [...written].map((w) => (w.includes('.env') ? w : `${w}/bootstrap.json`));
     expect(files.filter((f) => !ignored(f))).toEqual([]);
     // Not everything: the sources stay tracked.

@@ -101,17 +101,17 @@ export function readPromql(expr: string): Read {
   const ident = (t: string | undefined) => t !== undefined && /^[A-Za-z_:]/.test(t);
   let depth = 0;
   for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
+    const t = tokens[i];
     if (t === '(') depth++;
     else if (t === ')') depth--;
     else if (t === '{') {
       // Label matchers: `label op "value"`, comma-separated.
-      for (i++; i < tokens.length && tokens[i] !== '}'; i++) if (ident(tokens[i]) && ['=', '!=', '=~', '!~'].includes(tokens[i + 1]!)) r.labels.push(tokens[i]!);
+      for (i++; i < tokens.length && tokens[i] !== '}'; i++) if (ident(tokens[i]) && ['=', '!=', '=~', '!~'].includes(tokens[i + 1])) r.labels.push(tokens[i]);
       if (tokens[i] !== '}') r.errors.push('unclosed {');
     } else if (ident(t)) {
       if (LABEL_LISTS.has(t)) {
         if (tokens[i + 1] !== '(') continue; // group_left without labels
-        for (i += 2; i < tokens.length && tokens[i] !== ')'; i++) if (ident(tokens[i])) r.labels.push(tokens[i]!);
+        for (i += 2; i < tokens.length && tokens[i] !== ')'; i++) if (ident(tokens[i])) r.labels.push(tokens[i]);
       } else if (OPERATORS.has(t)) {
         continue;
       } else if (AGGREGATORS.has(t) || FUNCTIONS.has(t)) {
@@ -129,7 +129,7 @@ export function readPromql(expr: string): Read {
 
 /** The metric a series name belongs to: itself, or a histogram's for its `_bucket`, `_sum`, `_count`. */
 export function metricOf(series: string): { name: string; info: MetricInfo } | undefined {
-  if (KNOWN_METRICS[series]) return { name: series, info: KNOWN_METRICS[series]! };
+  if (KNOWN_METRICS[series]) return { name: series, info: KNOWN_METRICS[series] };
   const base = series.replace(/_(bucket|sum|count)$/, '');
   const info = KNOWN_METRICS[base];
   return info?.type === 'histogram' && base !== series ? { name: base, info } : undefined;

@@ -86,8 +86,8 @@ describe('the gateway with its default settings', () => {
     // Comments are not tokens, so each document is ~100 KB yet within GRAPHQL_MAX_TOKENS; 11 pass 1 MiB.
     const queries = Array.from({ length: 11 }, (_, i) => `# ${String(i).repeat(100_000)}\n{ realm { name } }`);
     for (const query of queries) expect((await post(p.url, { query, extensions: apq(sha256(query)) })).body.errors).toBeUndefined();
-    expect(codes(await post(p.url, { extensions: apq(sha256(queries[0]!)) }))).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
-    expect((await post(p.url, { extensions: apq(sha256(queries[10]!)) })).body).toEqual({ data: { realm: { name: 'default' } } });
+    expect(codes(await post(p.url, { extensions: apq(sha256(queries[0])) }))).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+    expect((await post(p.url, { extensions: apq(sha256(queries[10])) })).body).toEqual({ data: { realm: { name: 'default' } } });
   });
 
   it('keeps CSRF prevention on: a simple GET or text/plain POST without a preflight header is refused', async () => {

@@ -38,7 +38,7 @@ describe.each([['the gateway', 'gateway', 'all'], ['search served alone', 'searc
   let schema: GraphQLSchema;
   beforeAll(async () => {
     server = await startInTemp(role);
-    schema = SCHEMAS[key]!();
+    schema = SCHEMAS[key]();
   }, 60_000);
   afterAll(() => server?.stop());
 
@@ -71,7 +71,7 @@ describe.each([['the gateway', 'gateway', 'all'], ['search served alone', 'searc
     expect(answers).toHaveLength(300);
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
-    expect(JSON.parse(answers[0]!.text)).toEqual(await graphqlJs(schema, query));
+    expect(JSON.parse(answers[0].text)).toEqual(await graphqlJs(schema, query));
   });
 
   it('an introspection with variables is answered per variables, not from another answer', async () => {

@@ -30,7 +30,7 @@ const MODEL_CHAT = 'mutation { chat(input: { model: "oc-chat", messages: [{ role
 /** Resolves with the upstream's next chat request once it has arrived. */
 async function nextUpstreamRequest(upstream: FakeOpenAi, seen: number): Promise<RecordedRequest> {
   while (upstream.requests.length <= seen) await new Promise((resolve) => setTimeout(resolve, 20));
-  return upstream.requests[seen]!;
+  return upstream.requests[seen];
 }
 
 export function leaveEveryWay(setup: () => LeavingSetup) {

@@ -18,7 +18,7 @@ describe('InProcessDataSource', () => {
     const s = source();
     const q = 'query($n: String!) { hello(name: $n) }';
     const exec = (n: string) => s.process(request(q, { n }));
-    Object.assign(schema.getQueryType()!.getFields().hello!, {
+    Object.assign(schema.getQueryType()!.getFields().hello, {
       resolve: (_: unknown, args: { name: string }, ctx: { greeting: string }) => {
         calls++;
         return `${ctx.greeting} ${args.name}`;
@@ -41,7 +41,7 @@ describe('InProcessDataSource', () => {
 
   it('keeps at most the number of documents it is given, dropping the oldest', async () => {
     const s = source(2);
-    Object.assign(schema.getQueryType()!.getFields().hello!, { resolve: () => 'x' });
+    Object.assign(schema.getQueryType()!.getFields().hello, { resolve: () => 'x' });
     for (const n of ['a', 'b', 'c']) expect(await s.process(request(`{ hello(name: "${n}") }`))).toEqual({ data: { hello: 'x' } });
     const held = (s as unknown as { prepared: Map<string, unknown> }).prepared;
     expect([...held.keys()]).toEqual(['{ hello(name: "b") }', '{ hello(name: "c") }']);
@@ -53,7 +53,7 @@ describe('identical queries in flight share one execution', () => {
   let runs = 0;
   let release!: () => void;
   let gate: Promise<void>;
-  Object.assign(schema.getQueryType()!.getFields().me!, {
+  Object.assign(schema.getQueryType()!.getFields().me, {
     resolve: async (_: unknown, __: unknown, ctx: { headers: Record<string, string> }) => {
       runs++;
       await gate;
@@ -61,7 +61,7 @@ describe('identical queries in flight share one execution', () => {
       return ctx.headers.authorization;
     },
   });
-  Object.assign(schema.getMutationType()!.getFields().bump!, { resolve: () => ++runs });
+  Object.assign(schema.getMutationType()!.getFields().bump, { resolve: () => ++runs });
   const call = (s: InProcessDataSource, query: string, authorization: string, operation = 'query') => s.process({
     kind: 'incoming operation', request: { query, variables: {} }, context: { headers: { authorization }, clientAddress: '10.0.0.1' },
     incomingRequestContext: { operation: { operation } },

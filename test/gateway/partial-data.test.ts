@@ -31,14 +31,14 @@ beforeAll(async () => {
   f = await chatFixture();
   const shared = { PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, LOG_LEVEL: 'silent' };
   for (const name of ['token', 'search', 'models'] as const) alone[name] = await startInTemp(name, shared);
-  alone.chat = await startInTemp('chat', { ...shared, SEARCH_URL: alone.search!.url, MODELS_URL: alone.models!.url });
+  alone.chat = await startInTemp('chat', { ...shared, SEARCH_URL: alone.search.url, MODELS_URL: alone.models.url });
   // A gateway's settings in front of the parts: the issuer of the tokens it checks (as the README's parts.env gives every part), and where the subgraphs are.
   const urls = (models: string) => ({
     AUTH_ISSUER_URL: f.url,
-    SUBGRAPH_TOKEN_URL: `${alone.token!.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search!.url}/graphql`,
-    SUBGRAPH_MODELS_URL: models, SUBGRAPH_CHAT_URL: `${alone.chat!.url}/graphql`,
+    SUBGRAPH_TOKEN_URL: `${alone.token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search.url}/graphql`,
+    SUBGRAPH_MODELS_URL: models, SUBGRAPH_CHAT_URL: `${alone.chat.url}/graphql`,
   });
-  up = await startInTemp('gateway', urls(`${alone.models!.url}/graphql`));
+  up = await startInTemp('gateway', urls(`${alone.models.url}/graphql`));
   // The models subgraph down; the chat proxy still reaches the model gateway's REST paths.
   modelsDown = await startInTemp('gateway', urls(`http://127.0.0.1:${await freePort()}/graphql`));
 }, 90_000);
@@ -106,9 +106,9 @@ describe('the models subgraph down, the others served alone', () => {
       const { results, error } = await run(client, ANSWER_STREAM, ASPIRIN);
       expect(error).toBeUndefined();
       expect(results.map((x) => x.data.answerStream.response).join('')).toContain('stomach upset');
-      expect(results[0]!.data.answerStream.model).toBeNull();
-      expect(results[0]!.data.answerStream.sources[0]).toMatchObject({ title: 'Aspirin', document: { title: 'Aspirin' } });
-      expect(results[0]!.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR', serviceName: 'models' }) })]);
+      expect(results[0].data.answerStream.model).toBeNull();
+      expect(results[0].data.answerStream.sources[0]).toMatchObject({ title: 'Aspirin', document: { title: 'Aspirin' } });
+      expect(results[0].errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR', serviceName: 'models' }) })]);
     } finally {
       await client.dispose();
     }

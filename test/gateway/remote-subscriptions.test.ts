@@ -31,8 +31,8 @@ const TALKATIVE = 'One two three four five six seven eight nine ten eleven twelv
 /** A gateway's settings in front of the parts (and, as the README's parts.env gives every part, the issuer of the tokens it checks). */
 const subgraphUrls = (chatUrl: string) => ({
   AUTH_ISSUER_URL: f.url,
-  SUBGRAPH_TOKEN_URL: `${alone.token!.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search!.url}/graphql`,
-  SUBGRAPH_MODELS_URL: `${alone.models!.url}/graphql`, SUBGRAPH_CHAT_URL: chatUrl,
+  SUBGRAPH_TOKEN_URL: `${alone.token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search.url}/graphql`,
+  SUBGRAPH_MODELS_URL: `${alone.models.url}/graphql`, SUBGRAPH_CHAT_URL: chatUrl,
 });
 
 beforeAll(async () => {
@@ -49,7 +49,7 @@ beforeAll(async () => {
   for (const name of ['token', 'search', 'models'] as const) {
     alone[name] = await startInTemp(name, { ...shared, MODELS_CATALOG_FILE: catalogFile });
   }
-  alone.chat = await startInTemp('chat', { ...shared, SEARCH_URL: alone.search!.url, MODELS_URL: alone.models!.url });
+  alone.chat = await startInTemp('chat', { ...shared, SEARCH_URL: alone.search.url, MODELS_URL: alone.models.url });
   gateway = await startInTemp('gateway', { ...subgraphUrls(`${alone.chat.url}/graphql`), GRAPHQL_KEEPALIVE_MS: '200' });
 }, 90_000);
 afterAll(async () => {
@@ -100,7 +100,7 @@ it("carries the caller's credentials to the chat subgraph: none is UNAUTHENTICAT
   const none = await run(connect(gateway.url, { 'api-key': f.apiKey }), ANSWER_STREAM, { input: { query: ASPIRIN } });
   expect(none.results).toEqual([{ errors: [expect.objectContaining({ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })] }]);
   const other = await run(connect(gateway.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN, tenantId: 'tenant-b' } });
-  expect(other.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN', serviceName: 'chat' });
+  expect(other.results[0].errors![0].extensions).toMatchObject({ code: 'FORBIDDEN', serviceName: 'chat' });
   const unknown = await run(connect(gateway.url, user()), 'subscription { answerStream(input: {query: "x"}) { nope } }', {});
   expect(unknown.error).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
 });
@@ -109,7 +109,7 @@ it('ends the model call behind a remote chat subgraph when the subscriber comple
   const input = { query: ASPIRIN, modelId: 'oc-chat' };
   upstream.script({ answer: TALKATIVE, stallAfter: 3 });
   const { results } = await run(connect(gateway.url, user(), true), ANSWER_STREAM, { input }, (_r, stop) => stop());
-  expect(results[0]!.data.answerStream).toMatchObject({ response: 'One two three ', model: { id: 'oc-chat', contextLength: 4096 } });
+  expect(results[0].data.answerStream).toMatchObject({ response: 'One two three ', model: { id: 'oc-chat', contextLength: 4096 } });
   await upstream.requests.at(-1)!.cut;
 
   upstream.script({ answer: TALKATIVE, stallAfter: 3 });
@@ -123,7 +123,7 @@ leaveEveryWay(() => ({ base: gateway.url, upstream, headers: user() }));
 
 it('ends a subscription with an UPSTREAM_ERROR naming chat when the chat subgraph is down, or goes down midway', async () => {
   const nowhere = await startInTemp('gateway', subgraphUrls(`http://127.0.0.1:${await freePort()}/graphql`));
-  const mortal = await startInTemp('chat', { PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, SEARCH_URL: alone.search!.url, MODELS_URL: alone.models!.url });
+  const mortal = await startInTemp('chat', { PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, SEARCH_URL: alone.search.url, MODELS_URL: alone.models.url });
   const doomed = await startInTemp('gateway', subgraphUrls(`${mortal.url}/graphql`));
   try {
     const down = await run(connect(nowhere.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } });
@@ -138,9 +138,9 @@ it('ends a subscription with an UPSTREAM_ERROR naming chat when the chat subgrap
     await mortal.stop();
     const { results, error } = await streaming;
     expect(error).toBeUndefined();
-    expect(results[0]!.data.answerStream.response).toBe('One two three ');
+    expect(results[0].data.answerStream.response).toBe('One two three ');
     expect(results.at(-1)!.errors).toEqual([expect.objectContaining({ extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } })]);
-    expect(results.at(-1)!.errors![0]!.message).toMatch(/^The chat subgraph closed the subscription \(1001/);
+    expect(results.at(-1)!.errors![0].message).toMatch(/^The chat subgraph closed the subscription \(1001/);
   } finally {
     await nowhere.stop();
     await doomed.stop();

@@ -68,12 +68,12 @@ it('graphql-ws: ends the running subscription with UNAUTHENTICATED, stops the mo
     if (r.data?.answerStream?.response) void revoke(token);
   });
   expect(error).toBeUndefined();
-  expect(results[0]!.data.answerStream).toMatchObject({ response: 'One two three ', finishReason: null });
+  expect(results[0].data.answerStream).toMatchObject({ response: 'One two three ', finishReason: null });
   expect(results.at(-1)).toEqual({ errors: [REVOKED] });
   await platform.upstream.requests.at(-1)!.cut;
 
   const again = await run(client, 'query { viewer { username } }', {});
-  expect(again.results[0]!.errors).toEqual([expect.objectContaining({ message: 'Invalid token: revoked', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
+  expect(again.results[0].errors).toEqual([expect.objectContaining({ message: 'Invalid token: revoked', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
 });
 
 it('GraphQL over SSE and multipart: the stream ends with UNAUTHENTICATED, and the model call stops', async () => {

@@ -92,7 +92,7 @@ describe('the workers of a cluster, through the primary', () => {
     expect(await w3.reserve('t3', 'alice', BOUNDS)).toBe(false);
     expect(broker.size()).toBe(2);
 
-    ends[1]!.primaryEnd.emit('exit');
+    ends[1].primaryEnd.emit('exit');
     expect(await w3.send('alice', operation('t1', 'after'), 5)).toEqual({ refused: 'not_found' });
     expect(broker.size()).toBe(1);
     await w1.closed('t2');

@@ -41,7 +41,7 @@ const stallNext = () => {
   upstream.script({ answer: TALKATIVE, stallAfter: 3 });
   return async () => {
     while (upstream.requests.length <= seen) await new Promise((resolve) => setTimeout(resolve, 20));
-    await upstream.requests[seen]!.cut;
+    await upstream.requests[seen].cut;
   };
 };
 
@@ -109,7 +109,7 @@ describe('@graphql-tools/executor-http 3 (GET + SSE)', () => {
     const leave = new AbortController();
     const events = await executor({ ...user(), 'apollo-require-preflight': 'true' })({ document: parse(ANSWER_STREAM), variables: STALLING, signal: leave.signal });
     const it = (events as AsyncIterable<Result>)[Symbol.asyncIterator]();
-    expect(((await it.next()).value as any).data.answerStream.response).toBe('One two three ');
+    expect(((await it.next()).value).data.answerStream.response).toBe('One two three ');
     leave.abort();
     await cut();
   });
@@ -234,7 +234,7 @@ describe('Accept negotiation, the CSRF rule and GET', () => {
     const preferred = await postAs('application/json;q=0.5, text/event-stream', QUERY);
     expect(typeOf(preferred)).toBe('text/event-stream');
     const { results, complete } = sseResults(await preferred.text());
-    expect([results.length, complete, results[0]!.data.sources.citations[0].title]).toEqual([1, true, 'Aspirin']);
+    expect([results.length, complete, results[0].data.sources.citations[0].title]).toEqual([1, true, 'Aspirin']);
 
     const tie = await postAs('multipart/mixed;subscriptionSpec="1.0", text/event-stream', ANSWER_STREAM);
     expect(typeOf(tie)).toBe('multipart/mixed');

@@ -56,11 +56,11 @@ describe('over graphql-ws', () => {
     const client = connect(user());
     const q = await run(client, 'query($input: AskInput!) { sources(input: $input) { model { id contextLength } citations { title document { title } } } }',
       { input: { query: ASPIRIN } });
-    expect(q.results[0]!.errors).toBeUndefined();
-    expect(q.results[0]!.data.sources.model).toEqual({ id: 'local-chat', contextLength: 8192 });
-    expect(q.results[0]!.data.sources.citations[0]).toEqual({ title: 'Aspirin', document: { title: 'Aspirin' } });
+    expect(q.results[0].errors).toBeUndefined();
+    expect(q.results[0].data.sources.model).toEqual({ id: 'local-chat', contextLength: 8192 });
+    expect(q.results[0].data.sources.citations[0]).toEqual({ title: 'Aspirin', document: { title: 'Aspirin' } });
     const m = await run(client, 'mutation($input: AskInput!) { generateAnswer(input: $input) { response finishReason } }', { input: { query: ASPIRIN } });
-    expect(m.results[0]!.data.generateAnswer).toEqual({ response: joined(rest), finishReason: 'STOP' });
+    expect(m.results[0].data.generateAnswer).toEqual({ response: joined(rest), finishReason: 'STOP' });
   });
 
   it('fifty subscribers at once on one socket each, each gets the whole answer', async () => {
@@ -76,7 +76,7 @@ describe('over graphql-ws', () => {
     const input = { query: ASPIRIN, modelId: 'oc-chat' };
     stalling();
     const { results } = await run(connect(user(), true), STREAM, { input }, (_r, stop) => stop());
-    expect(results[0]!.data.answerStream).toMatchObject({ response: 'One two three ', finishReason: null, model: { id: 'oc-chat', contextLength: 4096 } });
+    expect(results[0].data.answerStream).toMatchObject({ response: 'One two three ', finishReason: null, model: { id: 'oc-chat', contextLength: 4096 } });
     const completed = upstream.requests.at(-1)!;
     await completed.cut;
 
@@ -91,9 +91,9 @@ describe('over graphql-ws', () => {
   it('answers an unauthorised subscription with an error naming the subgraph, an unknown field with a validation error', async () => {
     const none = await run(connect({ 'api-key': f.apiKey }), STREAM, { input: { query: ASPIRIN } });
     expect(none.results).toHaveLength(1);
-    expect(none.results[0]!.errors).toEqual([expect.objectContaining({ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })]);
+    expect(none.results[0].errors).toEqual([expect.objectContaining({ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })]);
     const other = await run(connect(user()), STREAM, { input: { query: ASPIRIN, tenantId: 'tenant-b' } });
-    expect(other.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN', serviceName: 'chat' });
+    expect(other.results[0].errors![0].extensions).toMatchObject({ code: 'FORBIDDEN', serviceName: 'chat' });
     const unknown = await run(connect(user()), 'subscription { nope }', {});
     expect(unknown.error).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
     const deep = await run(connect(user()), `subscription { answerStream(input: {query: "x"}) { ${Array.from({ length: 31 }, (_, i) => `a${i}: response`).join(' ')} } }`, {});
@@ -125,7 +125,7 @@ describe('over HTTP', () => {
     expect(complete).toBe(true);
     expectTheAnswer(results);
     const q = sseResults(await (await postOperation(f.url, { query: '{ sources(input: {query: "aspirin"}) { citations { document { title } } } }' }, headers('text/event-stream'))).text());
-    expect(q.results[0]!.data.sources.citations[0].document.title).toBe('Aspirin');
+    expect(q.results[0].data.sources.citations[0].document.title).toBe('Aspirin');
   });
 
   it('GraphQL over SSE refuses an invalid operation with a coded 400', async () => {

@@ -32,7 +32,7 @@ const named = (name: string, spans = exporter.getFinishedSpans()) => spans.filte
 const one = (name: string, spans?: ReadableSpan[]) => {
   const found = named(name, spans);
   expect(found.map((s) => s.name)).toEqual([name]);
-  return found[0]!;
+  return found[0];
 };
 /** Whether `span` descends from `ancestor` (through any spans between, Apollo's own included). */
 function descends(span: ReadableSpan, ancestor: ReadableSpan, spans = exporter.getFinishedSpans()): boolean {
@@ -162,9 +162,9 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
     await until(async () => named('graphql query OnStream').length + sender().length, 2);
     const op = one('graphql query OnStream');
     const [request] = sender();
-    expect(request!.attributes['http.response.status_code']).toBe(202);
+    expect(request.attributes['http.response.status_code']).toBe(202);
     expect(op.kind).toBe(SpanKind.INTERNAL);
-    expect(parentOf(op)).toBe(idOf(request!));
+    expect(parentOf(op)).toBe(idOf(request));
   });
 
   it('graphql-ws: an operation is a root span, or continues the trace its extensions or connection_init name', async () => {
@@ -203,20 +203,20 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
     await until(async () => named(carrier).length, 3);
     const fetches = named(carrier);
     const [first, ...joined] = [...fetches].sort((a, b) => Number(a.links.length) - Number(b.links.length));
-    expect(first!.links).toEqual([]);
-    expect(first!.attributes.shared).toBeUndefined();
+    expect(first.links).toEqual([]);
+    expect(first.attributes.shared).toBeUndefined();
     for (const f of joined) {
-      expect(f.links.map((l) => l.context.spanId)).toEqual([idOf(first!)]);
+      expect(f.links.map((l) => l.context.spanId)).toEqual([idOf(first)]);
       expect(f.attributes.shared).toBe(true);
-      expect(f.spanContext().traceId).not.toBe(first!.spanContext().traceId);
+      expect(f.spanContext().traceId).not.toBe(first.spanContext().traceId);
     }
     // The resolver ran once, in the first caller's trace.
     await until(async () => named('alpha work').length, 1);
-    expect(descends(one('alpha work'), first!)).toBe(true);
+    expect(descends(one('alpha work'), first)).toBe(true);
     if (remote) {
       // One exchange, which carried the first caller's fetch span.
       const sent = g.seen.traceparents.slice(before);
-      expect(sent).toEqual([`00-${first!.spanContext().traceId}-${idOf(first!)}-01`]);
+      expect(sent).toEqual([`00-${first.spanContext().traceId}-${idOf(first)}-01`]);
     }
   });
 });

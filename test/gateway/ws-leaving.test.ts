@@ -22,7 +22,7 @@ const leaver = (query: string, afterMs: number) => new Promise<void>((resolve) =
   ws.on('error', () => resolve());
   ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
   ws.on('message', (m) => {
-    if (JSON.parse(String(m as Buffer)).type !== 'connection_ack') return;
+    if (JSON.parse(String(m)).type !== 'connection_ack') return;
     ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
     setTimeout(() => {
       ws.terminate();
@@ -37,7 +37,7 @@ const answered = (query: string) => new Promise<unknown>((resolve, reject) => {
   ws.on('error', reject);
   ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
   ws.on('message', (m) => {
-    const msg = JSON.parse(String(m as Buffer));
+    const msg = JSON.parse(String(m));
     if (msg.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
     if (msg.type === 'next') {
       ws.close();

@@ -32,10 +32,10 @@ const exchange = (frames: (string | Buffer)[], opts: { from?: string; headers?: 
   const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: opts.from, headers: opts.headers });
   const got: string[] = [];
   ws.on('error', reject);
-  ws.on('open', () => ws.send(frames[0]!));
+  ws.on('open', () => ws.send(frames[0]));
   ws.on('message', (m) => {
-    got.push(String(m as Buffer));
-    const type = JSON.parse(String(m as Buffer)).type;
+    got.push(String(m));
+    const type = JSON.parse(String(m)).type;
     if (type === 'complete') ws.close(1000);
     if (type !== 'connection_ack') return;
     if (frames.length === 1) ws.close(1000);
@@ -71,7 +71,7 @@ describe('connection_init credentials', () => {
       ws.on('error', reject);
       ws.on('open', () => ws.send(init()));
       ws.on('message', (m) => {
-        const msg = JSON.parse(String(m as Buffer));
+        const msg = JSON.parse(String(m));
         if (msg.type === 'connection_ack') ws.send(sub);
         if (msg.type === 'next') resolve(msg.payload);
       });
@@ -137,7 +137,7 @@ describe('open sockets per client address', () => {
     const four = await open('127.0.0.4');
     await expect(open('127.0.0.3')).rejects.toMatchObject({ status: 429 });
     // A socket closed gives its place back.
-    await closing(two[0]!);
+    await closing(two[0]);
     const again = await open('127.0.0.2');
     await Promise.all([...two.slice(1), ...three, four, again].map(closing));
   });

@@ -27,7 +27,7 @@ describe('a service added to the registry alone is found by every part of the pl
     const token = async (id: string, secret: string) =>
       ((await (await fetch(`${server.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: id, client_secret: secret }) })).json()) as { access_token: string }).access_token;
     reader = await token('reader', c.client_secret);
-    demo = await token(boot.client_id!, boot.client_secret!);
+    demo = await token(boot.client_id, boot.client_secret);
   });
   afterAll(() => server?.stop());
 

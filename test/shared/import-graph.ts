@@ -26,7 +26,7 @@ export function sourceFiles(root: string, dirs: readonly string[]): string[] {
 /** Comments and string contents hide nothing: only lines that start a statement are read. */
 function specifiers(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  return [...code.matchAll(SPECIFIER)].map((m) => m[1]!);
+  return [...code.matchAll(SPECIFIER)].map((m) => m[1]);
 }
 
 export function importEdges(root: string, files: readonly string[]): ImportEdge[] {

@@ -81,8 +81,8 @@ export async function inProcess(names: readonly string[], env: Record<string, st
     return {
       app, config, instances, bootstrap: values, metrics,
       async bearer(clientId, tenantId, roles) {
-        const c = await token.admin.createClient({ realm: values.realm!, clientId, tenantId, roles });
-        const t = await token.service.issueForClient({ realm: values.realm!, client_id: clientId, client_secret: c.client_secret });
+        const c = await token.admin.createClient({ realm: values.realm, clientId, tenantId, roles });
+        const t = await token.service.issueForClient({ realm: values.realm, client_id: clientId, client_secret: c.client_secret });
         return `Bearer ${t.access_token}`;
       },
       cli: (name, ...argv) => serviceCommand(opened, name, argv),

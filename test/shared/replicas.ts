@@ -69,14 +69,14 @@ export async function startReplicas(opts: ReplicaSetOptions) {
     databaseUrl: db.url,
     publicUrl: env.PUBLIC_URL,
     /** The first start's credentials (realm, client, user, LM key). */
-    credentials: () => JSON.parse(readFileSync(join(replicas[0]!.dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>,
+    credentials: () => JSON.parse(readFileSync(join(replicas[0].dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>,
     /** Starts replica `i` again on its port and data directory (after a kill or a stop). */
     async restart(i: number) {
-      const r = replicas[i]!;
+      const r = replicas[i];
       r.process = await startPlatformProcess(['start'], { ...env, PORT: String(r.port), PLATFORM_DATA_DIR: r.dataDir });
     },
     kill(i: number, signal: NodeJS.Signals = 'SIGKILL') {
-      const child = replicas[i]!.process.child;
+      const child = replicas[i].process.child;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill(signal);
       return exited;

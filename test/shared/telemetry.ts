@@ -59,7 +59,7 @@ export function parseMetrics(text: string): Scrape {
     if (!line.trim()) continue;
     const meta = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
     if (meta) {
-      const f = open(meta[2]!);
+      const f = open(meta[2]);
       if (meta[1] === 'HELP') f.help = meta[3]!;
       else f.type = meta[3]!;
       continue;
@@ -72,16 +72,16 @@ export function parseMetrics(text: string): Scrape {
       LABEL.lastIndex = 0;
       let at = 0;
       for (let m = LABEL.exec(head[3]); m; m = LABEL.exec(head[3])) {
-        labels[m[1]!] = unescape(m[2]!);
+        labels[m[1]] = unescape(m[2]);
         at = LABEL.lastIndex;
       }
       if (at !== head[3].length) throw new Error(`bad labels: ${line}`);
     }
     // Go's ParseFloat, as Prometheus reads values: NaN and Inf in any case.
-    const raw = head[4]!.toLowerCase();
+    const raw = head[4].toLowerCase();
     const value = raw === 'nan' ? NaN : /^[+-]?inf$/.test(raw) ? (raw.startsWith('-') ? -Infinity : Infinity) : Number(head[4]);
     if (Number.isNaN(value) && raw !== 'nan') throw new Error(`bad value: ${line}`);
-    const name = head[1]!;
+    const name = head[1];
     const family = byName.get(name) ?? byName.get(name.replace(/_(bucket|sum|count)$/, '')) ?? open(name);
     family.samples.push({ name, labels, value });
   }

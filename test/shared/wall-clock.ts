@@ -60,7 +60,7 @@ export function scan(fileName: string, source: string): Finding[] {
   const sleepNames = new Set<string>();
   const add = (kind: Kind, node: ts.Node) => {
     const line = file.getLineAndCharacterOfPosition(node.getStart(file)).line;
-    findings.push({ kind, line: line + 1, text: source.split('\n')[line]!.trim() });
+    findings.push({ kind, line: line + 1, text: source.split('\n')[line].trim() });
   };
 
   const visit = (node: ts.Node) => {
@@ -78,7 +78,7 @@ export function scan(fileName: string, source: string): Finding[] {
       if (callee === 'setTimeout' && node.arguments.length >= 2) {
         if (resolvesPromise(node)) {
           if (!inLoop(node, 2)) add('sleep', node);
-        } else if ((ts.isArrowFunction(node.arguments[0]!) || ts.isFunctionExpression(node.arguments[0]!)) && !isDeadline(node, file)) {
+        } else if ((ts.isArrowFunction(node.arguments[0]) || ts.isFunctionExpression(node.arguments[0])) && !isDeadline(node, file)) {
           add('timed', node);
         }
       }
@@ -98,7 +98,7 @@ export function scan(fileName: string, source: string): Finding[] {
  * a deadline (a start that hangs fails, a run that overstays is stopped): no bet on timing.
  */
 function isDeadline(call: ts.CallExpression, file: ts.SourceFile): boolean {
-  if (/\breject\(|\.kill\(/.test(call.arguments[0]!.getText(file))) return true;
+  if (/\breject\(|\.kill\(/.test(call.arguments[0].getText(file))) return true;
   const holder = call.parent;
   if (!ts.isVariableDeclaration(holder) || !ts.isIdentifier(holder.name)) return false;
   return new RegExp(`clearTimeout\\(${holder.name.text}\\)`).test(file.text);

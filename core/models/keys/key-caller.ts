@@ -10,7 +10,7 @@ import type { KeyCaller } from '../service';
  */
 export const keyCallerOf = (keys: Pick<ApiKeys, 'verify'>) => async (header: string | undefined): Promise<KeyCaller> => {
   if (!header?.trim()) throw new MissingKey();
-  const found = await keys.verify(header.split('/', 1)[0]!.trim());
+  const found = await keys.verify(header.split('/', 1)[0].trim());
   if (!found) throw new InvalidKey();
   return { key: found, options: parseApiKeyHeader(header).options };
 };

@@ -37,7 +37,7 @@ export class BadKeyOption extends BadRequest {
 export function pythonLiteralToJson(text: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = text[i];
     if (c === "'" || c === '"') {
       let s = '';
       for (i++; i < text.length && text[i] !== c; i++) {
@@ -55,7 +55,7 @@ export function pythonLiteralToJson(text: string): string {
     const word = /^(True|False|None)\b/.exec(text.slice(i));
     if (word) {
       out += { True: 'true', False: 'false', None: 'null' }[word[1] as 'True' | 'False' | 'None'];
-      i += word[1]!.length - 1;
+      i += word[1].length - 1;
       continue;
     }
     out += c;
@@ -101,7 +101,7 @@ function parseOptions(text: string): KeyOptions {
   const given = Object.fromEntries(Object.entries(raw as Record<string, unknown>).filter(([, v]) => v !== null));
   const parsed = KeyOptions.safeParse(given);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     const name = String(issue.path[0] ?? 'options');
     throw new BadKeyOption(`Invalid api-key option '${name}': ${optionHint(name)}`);
   }

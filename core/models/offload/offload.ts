@@ -83,7 +83,7 @@ export function workerOffload(o: PoolOptions): Offload {
         return Promise.reject(new RateLimited('Too many long prompts are being read at once; retry shortly.', 1, { code: 'too_many_long_prompts' }));
       }
       return new Promise((resolve, reject) => {
-        const waiting: Waiting = { job: { name, args }, resolve: resolve as (v: unknown) => void, reject, signal };
+        const waiting: Waiting = { job: { name, args }, resolve: resolve, reject, signal };
         queue.push(waiting);
         // A caller that leaves while its job waits takes it out of the queue.
         signal?.addEventListener('abort', () => {

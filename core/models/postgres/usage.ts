@@ -60,7 +60,7 @@ export function pgUsageStore(pool: PgPool, opts: { delayMs?: number } = {}): Usa
         text: `SELECT model, ${TOTALS} FROM models_usage WHERE tenant = $1 AND at >= $2 AND at < $3 GROUP BY model ORDER BY model COLLATE "C"`, values,
       }),
     ]);
-    return { totals: all.rows[0]!, byModel: byModel.rows };
+    return { totals: all.rows[0], byModel: byModel.rows };
   };
 
   return {

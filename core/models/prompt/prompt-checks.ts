@@ -56,7 +56,7 @@ export async function guardPrompt<M extends Pick<ChatMessage, 'role' | 'text'>>(
   const texts = messages.map((m) => ({ role: m.role, text: m.text }));
   const g = await offload.run('guard', [texts], chars(texts.map((t) => t.text)), signal);
   if (g.blocked.length) throw new GuardrailViolation(g.blocked);
-  return { messages: messages.map((m, i) => ({ ...m, text: g.texts[i]! })), redacted: g.redacted };
+  return { messages: messages.map((m, i) => ({ ...m, text: g.texts[i] })), redacted: g.redacted };
 }
 
 /** Decodes in the offload pool's thread (never here: loading the vocabulary would hold the event loop); a 400 naming the first id that is no token. */

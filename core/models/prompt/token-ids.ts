@@ -57,8 +57,8 @@ export type Decoded = { texts: string[] } | { invalid: { input: number; at: numb
 /** The texts the ids stand for in cl100k_base, or where the first id that is none of its tokens sits (never throws: it runs in a worker thread). */
 export function decodeTokenIds(ids: readonly (readonly number[])[]): Decoded {
   for (let i = 0; i < ids.length; i++) {
-    const input = ids[i]!;
-    for (let j = 0; j < input.length; j++) if (!decodable(input[j]!)) return { invalid: { input: i, at: j, id: input[j]! } };
+    const input = ids[i];
+    for (let j = 0; j < input.length; j++) if (!decodable(input[j])) return { invalid: { input: i, at: j, id: input[j] } };
   }
   return { texts: ids.map((input) => encoding().decode(input as number[])) };
 }

@@ -139,14 +139,14 @@ export function fitIndex(text: string, room: number, from: 'start' | 'end'): num
   let n = 0;
   if (from === 'start') {
     for (let k = 1; k < bounds.length; k++) {
-      n += countPiece(text, bounds[k - 1]!, bounds[k]!);
-      if (n > room) return bounds[k - 1]!;
+      n += countPiece(text, bounds[k - 1], bounds[k]);
+      if (n > room) return bounds[k - 1];
     }
     return text.length;
   }
   for (let k = bounds.length - 1; k > 0; k--) {
-    n += countPiece(text, bounds[k - 1]!, bounds[k]!);
-    if (n > room) return bounds[k]!;
+    n += countPiece(text, bounds[k - 1], bounds[k]);
+    if (n > room) return bounds[k];
   }
   return 0;
 }
@@ -160,7 +160,7 @@ export function runningCount() {
   let tail = '';
   const split = (text: string) => {
     const cuts = cutsOf(text, false);
-    const last = cuts.length > 1 ? cuts[cuts.length - 2]! : 0;
+    const last = cuts.length > 1 ? cuts[cuts.length - 2] : 0;
     return { head: text.slice(0, last), tail: text.slice(last) };
   };
   return {

@@ -79,7 +79,7 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
         client: new BedrockRuntimeClient({
           region,
           ...(api.endpoint ? { endpoint: api.endpoint } : {}),
-          ...(credential ? { credentials: { accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey!, ...(sessionToken ? { sessionToken } : {}) } } : {}),
+          ...(credential ? { credentials: { accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } } : {}),
           maxAttempts: retries + 1,
           // The SDK's own HTTP/2 handler, configured; one session per call, as its Bedrock default.
           requestHandler: { requestTimeout: readTimeoutMs, disableConcurrentStreams: true },
@@ -159,7 +159,7 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
           await Promise.all(Array.from({ length: Math.min(api.embed.concurrency, req.inputs.length) }, async () => {
             while (next < req.inputs.length) {
               const i = next++;
-              results[i] = await one(req.inputs[i]!);
+              results[i] = await one(req.inputs[i]);
             }
           }));
         } catch (err) {

@@ -55,7 +55,7 @@ export function statusError(vendor: string, status: number, text: string, h: Hea
   const v = vendorError(text);
   // Gemini answers a bad API key with 400 INVALID_ARGUMENT: still the gateway's credential, not the caller's request.
   if (MISCONFIGURED[status] || v.reason === 'API_KEY_INVALID') {
-    const what = MISCONFIGURED[status] ?? MISCONFIGURED[401]!;
+    const what = MISCONFIGURED[status] ?? MISCONFIGURED[401];
     return new UpstreamFailed(`${vendor} ${what} (HTTP ${status}); the gateway's upstream configuration needs fixing`, { code: 'upstream_misconfigured' });
   }
   if (status === 400 || status === 413 || status === 422) {

@@ -114,7 +114,7 @@ export class Bm25Index {
     for (const doc of this.bySeq.get(seq) ?? []) {
       if (!this.alive[doc]) continue;
       this.alive[doc] = false;
-      this.totalLength -= this.lengths[doc]!;
+      this.totalLength -= this.lengths[doc];
       this.live--;
       this.dead++;
     }
@@ -135,17 +135,17 @@ export class Bm25Index {
       const { docs, tfs } = p;
       const idf = Math.max(1e-6, Math.log((this.live + this.dead - df + 0.5) / (df + 0.5)));
       for (let i = 0; i < df; i++) {
-        const doc = docs[i]!;
-        const tf = tfs[i]!;
+        const doc = docs[i];
+        const tf = tfs[i];
         if (acc[doc] === 0) touched.push(doc);
-        acc[doc]! += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[doc]!) / avg));
+        acc[doc] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[doc]) / avg));
       }
     }
     const out: PassageScore[] = [];
     for (const doc of touched) {
-      const score = acc[doc]!;
+      const score = acc[doc];
       acc[doc] = 0;
-      if (this.alive[doc] && accept(this.seqs[doc]!)) out.push({ chunkId: this.chunkIds[doc]!, seq: this.seqs[doc]!, score });
+      if (this.alive[doc] && accept(this.seqs[doc])) out.push({ chunkId: this.chunkIds[doc], seq: this.seqs[doc], score });
     }
     return out;
   }

@@ -24,7 +24,7 @@ export function pgIndexFeeds(pool: PgPool, dataVersion: () => string): IndexFeed
       `SELECT id, object_seq AS seq FROM search_changes WHERE tenant = $1 AND id > $2 AND kind IN ('update', 'delete') ORDER BY id`, [tenant, afterId]))
       .map((r) => ({ id: num(r.id), seq: num(r.seq) })),
     lastChange: async (tenant) => num((await rows<{ id: string }>(pool, 'feeds.last-change',
-      `SELECT coalesce(max(id), 0) AS id FROM search_changes WHERE tenant = $1 AND kind IN ('update', 'delete')`, [tenant]))[0]!.id),
+      `SELECT coalesce(max(id), 0) AS id FROM search_changes WHERE tenant = $1 AND kind IN ('update', 'delete')`, [tenant]))[0].id),
     liveChunks: async (seq, upToId) => (await rows<PassageRow>(pool, 'feeds.live-chunks',
       `SELECT c.id, c.object_seq AS seq, c.text, o.title FROM search_chunks c JOIN search_objects o ON o.seq = c.object_seq
        WHERE c.object_seq = $1 AND c.id <= $2 AND o.deleted_at IS NULL ORDER BY c.idx`, [seq, upToId])).map(({ id, text, title }) => ({ id: num(id), text, title })),

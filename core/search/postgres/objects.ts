@@ -59,7 +59,7 @@ const REMOVE = `WITH o AS (
 export function pgObjectStore(pool: PgPool, saw: (changeId: number) => void): ObjectStore {
   /** Locks the tenant's row; returns its live objects. */
   const lockTenant = async (c: PoolClient, tenant: string) => num((await rows<{ live: string }>(c, 'tenants.lock',
-    `INSERT INTO search_tenants (tenant, live) VALUES ($1, 0) ON CONFLICT (tenant) DO UPDATE SET live = search_tenants.live RETURNING live`, [tenant]))[0]!.live);
+    `INSERT INTO search_tenants (tenant, live) VALUES ($1, 0) ON CONFLICT (tenant) DO UPDATE SET live = search_tenants.live RETURNING live`, [tenant]))[0].live);
   /** Locks the tenant of an object; false when there is no such object. */
   const lockTenantOf = async (c: PoolClient, seq: number) => (await rows(c, 'tenants.lock-of',
     `INSERT INTO search_tenants (tenant, live) SELECT tenant, 0 FROM search_objects WHERE seq = $1
@@ -83,7 +83,7 @@ export function pgObjectStore(pool: PgPool, saw: (changeId: number) => void): Ob
       p.chunks.map((ch) => ftsWords(ch.text)), p.embedderId, p.vectors.map((v) => vectorBlob(v, p.sparseVectors)),
       terms.map((t) => t[0]), terms.map((t) => t[1]),
     ]);
-    return { seq: num(row!.seq), change: num(row!.change) };
+    return { seq: num(row.seq), change: num(row.change) };
   };
 
   const remove = async (c: PoolClient, seq: number, systemMetadata: JsonObject, by: string, now: number): Promise<number | undefined> => {
@@ -106,7 +106,7 @@ export function pgObjectStore(pool: PgPool, saw: (changeId: number) => void): Ob
         if (previous && previous.contentHash === p.contentHash) return { outcome: { id: previous.id, outcome: 'unchanged' as const }, changes: [] };
         const changes: number[] = [];
         if (previous) {
-          const removed = await remove(c, previous.seq, deletedSystem((await getLive(c, p.tenant, previous.id))!), p.createdBy, p.now);
+          const removed = await remove(c, previous.seq, deletedSystem((await getLive(c, p.tenant, previous.id))), p.createdBy, p.now);
           if (removed !== undefined) {
             changes.push(removed);
             live--;
@@ -138,7 +138,7 @@ export function pgObjectStore(pool: PgPool, saw: (changeId: number) => void): Ob
         }
         const [row] = await rows<{ change: string }>(c, 'objects.updated', `WITH ${CHANGE('(SELECT tenant FROM search_objects WHERE seq = $1)', '$1::bigint', 'update')}
           SELECT (SELECT id FROM ch) AS change, (SELECT count(*) FROM n) AS notified`, [seq]);
-        return num(row!.change);
+        return num(row.change);
       });
       if (change !== undefined) saw(change);
     },

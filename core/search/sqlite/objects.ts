@@ -55,7 +55,7 @@ export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
       insertChunk(seq, c.index, c.start, c.end, c.text);
       const chunkId = lastId()!;
       insertChunkFts(chunkId, p.fields.title, c.text);
-      insertVector(chunkId, p.embedderId, vectorBlob(p.vectors[i]!, p.sparseVectors));
+      insertVector(chunkId, p.embedderId, vectorBlob(p.vectors[i], p.sparseVectors));
     });
     indexFields(seq, p.fields);
     return seq;

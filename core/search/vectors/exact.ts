@@ -20,10 +20,10 @@ function scorer(q: Float32Array): Score {
   for (let i = 0; i < q.length; i++) if (q[i] !== 0) nonzero.push(i);
   if (nonzero.length * 2 < q.length) {
     const at = Int32Array.from(nonzero);
-    const w = Float64Array.from(nonzero, (i) => q[i]!);
+    const w = Float64Array.from(nonzero, (i) => q[i]);
     return (data, offset) => {
       let s = 0;
-      for (let j = 0; j < at.length; j++) s += w[j]! * data[offset + at[j]!]!;
+      for (let j = 0; j < at.length; j++) s += w[j] * data[offset + at[j]];
       return s;
     };
   }
@@ -33,12 +33,12 @@ function scorer(q: Float32Array): Score {
     let i = 0;
     // Four independent sums let the CPU overlap the multiply-adds.
     for (; i + 3 < d; i += 4) {
-      s0 += q[i]! * data[offset + i]!;
-      s1 += q[i + 1]! * data[offset + i + 1]!;
-      s2 += q[i + 2]! * data[offset + i + 2]!;
-      s3 += q[i + 3]! * data[offset + i + 3]!;
+      s0 += q[i] * data[offset + i];
+      s1 += q[i + 1] * data[offset + i + 1];
+      s2 += q[i + 2] * data[offset + i + 2];
+      s3 += q[i + 3] * data[offset + i + 3];
     }
-    for (; i < d; i++) s0 += q[i]! * data[offset + i]!;
+    for (; i < d; i++) s0 += q[i] * data[offset + i];
     return s0 + s1 + s2 + s3;
   };
 }
@@ -59,14 +59,14 @@ class TopK {
       let i = this.n++;
       while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (this.sims[parent]! <= sim) break;
+        if (this.sims[parent] <= sim) break;
         this.sims[i] = this.sims[parent]!;
         this.ids[i] = this.ids[parent]!;
         i = parent;
       }
       this.sims[i] = sim;
       this.ids[i] = id;
-    } else if (this.k > 0 && sim > this.sims[0]!) {
+    } else if (this.k > 0 && sim > this.sims[0]) {
       this.siftDown(id, sim, this.n);
     }
   }
@@ -76,8 +76,8 @@ class TopK {
     const out = new Array<VectorHit>(this.n);
     while (this.n > 0) {
       const last = --this.n;
-      out[last] = { id: this.ids[0]!, similarity: this.sims[0]! };
-      this.siftDown(this.ids[last]!, this.sims[last]!, last);
+      out[last] = { id: this.ids[0], similarity: this.sims[0] };
+      this.siftDown(this.ids[last], this.sims[last], last);
     }
     return out;
   }
@@ -88,8 +88,8 @@ class TopK {
     for (;;) {
       let child = 2 * i + 1;
       if (child >= size) break;
-      if (child + 1 < size && this.sims[child + 1]! < this.sims[child]!) child++;
-      if (this.sims[child]! >= sim) break;
+      if (child + 1 < size && this.sims[child + 1] < this.sims[child]) child++;
+      if (this.sims[child] >= sim) break;
       this.sims[i] = this.sims[child]!;
       this.ids[i] = this.ids[child]!;
       i = child;
@@ -161,7 +161,7 @@ export class ExactStore {
     const d = this.dimensions;
     const score = scorer(query);
     for (let slot = 0; slot < this.ids.length; slot++) {
-      const id = this.ids[slot]!;
+      const id = this.ids[slot];
       if (accept && !accept(id)) continue;
       top.offer(id, score(this.data, slot * d));
     }
@@ -172,7 +172,7 @@ export class ExactStore {
   *entries(): IterableIterator<{ id: number; vector: Float32Array }> {
     const d = this.dimensions;
     for (let slot = 0; slot < this.ids.length; slot++) {
-      yield { id: this.ids[slot]!, vector: this.data.subarray(slot * d, (slot + 1) * d) };
+      yield { id: this.ids[slot], vector: this.data.subarray(slot * d, (slot + 1) * d) };
     }
   }
 }

@@ -92,7 +92,7 @@ export class HnswIndex {
     if (n <= 0) return [];
     const point = Array.from(query);
     const { distances, neighbors } = accept ? this.index.searchKnn(point, n, accept) : this.index.searchKnn(point, n);
-    return neighbors.map((id, i) => ({ id, similarity: 1 - distances[i]! }));
+    return neighbors.map((id, i) => ({ id, similarity: 1 - distances[i] }));
   }
 
   /** Beam width for later searches (benchmarks compare several on one graph). */

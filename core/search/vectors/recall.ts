@@ -21,7 +21,7 @@ export function measureRecall(index: Searchable, exact: Searchable, queries: rea
       continue;
     }
     const ids = new Set(truth.map((h) => h.id));
-    const cutoff = truth[truth.length - 1]!.similarity - TIE;
+    const cutoff = truth[truth.length - 1].similarity - TIE;
     const found = index.search(q, k).filter((h) => ids.has(h.id) || h.similarity >= cutoff).length;
     total += Math.min(found, truth.length) / truth.length;
   }

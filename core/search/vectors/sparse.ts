@@ -41,9 +41,9 @@ export class SparseIndex implements VectorIndex {
     this.alive.push(true);
     this.docOf.set(id, doc);
     for (let d = 0; d < vector.length; d++) {
-      const v = vector[d]!;
+      const v = vector[d];
       if (v === 0) continue;
-      const p = this.postings[d]!;
+      const p = this.postings[d];
       if (p.n === p.docs.length) {
         p.docs = doubled(p.docs);
         p.values = doubled(p.values);
@@ -68,23 +68,23 @@ export class SparseIndex implements VectorIndex {
     const acc = this.scratch;
     const touched: number[] = [];
     for (let d = 0; d < query.length; d++) {
-      const q = query[d]!;
+      const q = query[d];
       if (q === 0) continue;
-      const { docs, values, n } = this.postings[d]!;
+      const { docs, values, n } = this.postings[d];
       for (let i = 0; i < n; i++) {
-        const doc = docs[i]!;
+        const doc = docs[i];
         if (acc[doc] === 0) touched.push(doc);
-        acc[doc]! += q * values[i]!;
+        acc[doc] += q * values[i];
       }
     }
     // Keep the best k as we go (a min-heap on similarity); `accept` is asked only of a passage
     // that would enter it, so a query touching most of the collection allocates nothing per passage.
     const heap: VectorHit[] = [];
     for (const doc of touched) {
-      const similarity = acc[doc]!;
+      const similarity = acc[doc];
       acc[doc] = 0;
-      if (!this.alive[doc] || (heap.length === k && similarity <= heap[0]!.similarity)) continue;
-      const id = this.ids[doc]!;
+      if (!this.alive[doc] || (heap.length === k && similarity <= heap[0].similarity)) continue;
+      const id = this.ids[doc];
       if (accept && !accept(id)) continue;
       if (heap.length < k) push(heap, { id, similarity });
       else replaceTop(heap, { id, similarity });
@@ -103,8 +103,8 @@ function push(heap: VectorHit[], hit: VectorHit): void {
   heap.push(hit);
   for (let i = heap.length - 1; i > 0;) {
     const parent = (i - 1) >> 1;
-    if (!less(heap[i]!, heap[parent]!)) break;
-    [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+    if (!less(heap[i], heap[parent])) break;
+    [heap[i], heap[parent]] = [heap[parent], heap[i]];
     i = parent;
   }
 }
@@ -115,10 +115,10 @@ function replaceTop(heap: VectorHit[], hit: VectorHit): void {
     const l = 2 * i + 1;
     const r = l + 1;
     let m = i;
-    if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
-    if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
+    if (l < heap.length && less(heap[l], heap[m])) m = l;
+    if (r < heap.length && less(heap[r], heap[m])) m = r;
     if (m === i) return;
-    [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+    [heap[i], heap[m]] = [heap[m], heap[i]];
     i = m;
   }
 }

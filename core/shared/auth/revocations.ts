@@ -40,7 +40,7 @@ const V7 = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 /** When a session started, from its UUIDv7 id; -Infinity for any other id (sessions made before ids were UUIDv7s). */
 export function sessionStartedAt(sid: string): number {
   const m = V7.exec(sid);
-  return m ? parseInt(m[1]! + m[2]!, 16) : -Infinity;
+  return m ? parseInt(m[1] + m[2], 16) : -Infinity;
 }
 
 /** What of a verified access token the list is checked against. */

@@ -101,7 +101,7 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
       if (opts.revocations?.revoked({ realm, sessionId: str(payload.sid), subject: str(payload.sub), clientId: str(payload.azp) })) {
         throw new InvalidToken('revoked');
       }
-      return { realm, claims: payload as VerifiedToken['claims'] };
+      return { realm, claims: payload };
     } catch (err) {
       if (err instanceof InvalidToken || err instanceof RevocationsLoading) throw err;
       if (err instanceof joseErrors.JWTExpired) throw new InvalidToken('expired');

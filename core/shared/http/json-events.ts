@@ -88,7 +88,7 @@ export async function* jsonEvents(body: AsyncIterable<Uint8Array>, o: JsonEvents
     for await (const chunk of body) {
       reader.push(chunk);
       // Parsed one by one as they are handed out: a bad item fails the stream after the good ones before it.
-      for (let i = 0; i < ready.length; i++) yield parsed(ready[i]!, o.who);
+      for (let i = 0; i < ready.length; i++) yield parsed(ready[i], o.who);
       ready.length = 0;
     }
     reader.end();

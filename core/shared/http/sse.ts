@@ -52,7 +52,7 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>, who = 'the ser
   const reader = sseReader((e) => void ready.push(e), who);
   for await (const chunk of body) {
     reader.push(chunk);
-    for (let i = 0; i < ready.length; i++) yield ready[i]!;
+    for (let i = 0; i < ready.length; i++) yield ready[i];
     ready.length = 0;
   }
   reader.end();

@@ -60,7 +60,7 @@ function wireBody(body: Exchange['body']): string | Buffer | WireFormData | unde
   const { FormData } = undici();
   if (body instanceof FormData) return body;
   const form = new FormData();
-  for (const [name, value] of body) form.append(name, value as string | Blob);
+  for (const [name, value] of body) form.append(name, value);
   return form;
 }
 

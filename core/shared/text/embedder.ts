@@ -53,18 +53,18 @@ function embedOne(text: string, dimensions: number): Float32Array {
   for (const w of wordsOf(text)) if (!STOPWORDS.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
   for (const [word, count] of counts) {
     const h = fnv1a(word);
-    v[h % dimensions]! += (h & 0x80000000 ? -1 : 1) * (1 + Math.log(count));
+    v[h % dimensions] += (h & 0x80000000 ? -1 : 1) * (1 + Math.log(count));
   }
   let norm = 0;
   for (const x of v) norm += x * x;
   norm = Math.sqrt(norm);
-  if (norm > 0) for (let i = 0; i < dimensions; i++) v[i]! /= norm;
+  if (norm > 0) for (let i = 0; i < dimensions; i++) v[i] /= norm;
   return v;
 }
 
 /** Cosine similarity of two L2-normalised vectors. */
 export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
-  for (let i = 0; i < a.length; i++) dot += a[i]! * b[i]!;
+  for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
   return dot;
 }

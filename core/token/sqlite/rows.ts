@@ -5,5 +5,5 @@ import { tokenRows } from '../rows';
 export const { realm, client, user, session, key } = tokenRows({
   bool: (v) => v === 1,
   time: (v) => v as number,
-  json: <T>(v: unknown) => fromJson(v as string) as T,
+  json: <T>(v: unknown) => fromJson<T>(v as string),
 });

@@ -3,7 +3,7 @@ import { everyTrace, paired, targets, type Cell } from '../../../bench/telemetry
 
 const run = (rps: number, cpuMs?: number): Measured => ({
   name: 'x', rps, requests: rps * 3, p50: 1, p99: 2, non2xx: 0, errors: 0, badBodies: 0, codes: '', ...(cpuMs === undefined ? {} : { cpuMs }),
-} as Measured);
+});
 const cell = (setup: Cell['setup'], runs: Measured[]): Cell => ({ endpoint: 'q', setup, setupName: `(${setup})`, runs });
 
 describe('bench:telemetry report: ratios round by round', () => {

@@ -29,8 +29,8 @@ describe('models REST client: tools', () => {
       toolChoice: { type: 'required' as const }, responseFormat: { type: 'json_object' as const },
     };
     expect(await collect(await client.chat(input, ctx))).toMatchObject({ finishReason: 'tool_calls', toolCalls: [{ id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' }] });
-    expect(fake.requests[0]!.path).toBe('/proxy/api/v1/azure/openai/deployments/gpt-tools/chat/completions?api-version=2024-10-21');
-    expect(fake.requests[0]!.json).toMatchObject({
+    expect(fake.requests[0].path).toBe('/proxy/api/v1/azure/openai/deployments/gpt-tools/chat/completions?api-version=2024-10-21');
+    expect(fake.requests[0].json).toMatchObject({
       tools: [{ type: 'function', function: weather }], tool_choice: 'required', response_format: { type: 'json_object' }, stream: true,
     });
     expect(await collect(await client.chat({ ...input, stream: false }, ctx))).toMatchObject({ finishReason: 'tool_calls', toolCalls: [{ id: 'call_b', arguments: '{"city":"Oslo"}' }] });

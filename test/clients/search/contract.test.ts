@@ -21,7 +21,7 @@ let readOnly: Ctx<Caller>;
 
 const asCaller = async (bearer: string): Promise<Ctx<Caller>> => {
   const verifier = createTokenVerifier({ issuerBase: issuerBaseFor(f.platform.config.PUBLIC_URL), keys: f.platform.instances.token.keySource! });
-  return { caller: (await verifier.authenticate(bearer)) as Caller };
+  return { caller: (await verifier.authenticate(bearer)) };
 };
 
 beforeAll(async () => {

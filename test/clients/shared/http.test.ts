@@ -154,7 +154,7 @@ describe('the REST client helper: requests', () => {
     const r = await client.request<{ type: string; bodies: string[] }>('POST', '/upload-once-503', { multipart: form });
     expect(r.bodies).toHaveLength(2);
     const unbounded = (body: string) => body.replace(/----formdata-undici-\d+/g, 'BOUNDARY');
-    expect(unbounded(r.bodies[1]!)).toBe(unbounded(r.bodies[0]!));
+    expect(unbounded(r.bodies[1])).toBe(unbounded(r.bodies[0]));
     for (const body of r.bodies) {
       expect(body).toContain('name="file"; filename="hello %22there%22.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF-fake-wave\r\n');
       expect(body).toContain('name="language"\r\n\r\nen\r\n');

@@ -32,7 +32,7 @@ const named = (name: string) => exporter.getFinishedSpans().filter((s) => s.name
 const one = (name: string) => {
   const found = named(name);
   expect(found.map((s) => s.name)).toEqual([name]);
-  return found[0]!;
+  return found[0];
 };
 /** Whether `ancestor` is `span`'s parent, or its parent's, and so on. */
 function descends(span: ReadableSpan, ancestor: ReadableSpan): boolean {

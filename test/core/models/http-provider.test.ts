@@ -79,7 +79,7 @@ describe('a provider as data, called by the upstream folder', () => {
     expect(provider.transcribe).toBeUndefined();
     expect(provider.takesTokenIds).toBeUndefined();
     const { vectors } = await provider.embed!({ model: 'e', inputs: ['a'] });
-    expect([...vectors[0]!]).toEqual([1, 2]);
+    expect([...vectors[0]]).toEqual([1, 2]);
     expect(sent[0]).toMatchObject({ url: 'https://fake/embed', body: '{"inputs":["a"]}', headers: { accept: 'application/json' } });
   });
 });

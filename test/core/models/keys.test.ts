@@ -17,7 +17,7 @@ describe('API keys', () => {
     expect(await s.two.list('t')).toEqual([listed]);
     const rows = s.dbs[0].prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
     expect(rows).toHaveLength(1);
-    expect(Object.values(rows[0]!).some((v) => typeof v === 'string' && v.includes(apiKey.slice(10)))).toBe(false);
+    expect(Object.values(rows[0]).some((v) => typeof v === 'string' && v.includes(apiKey.slice(10)))).toBe(false);
     await s.close();
   });
 

@@ -73,7 +73,7 @@ describe('large structures in model calls', () => {
     const texts = Array.from({ length: 300 }, (_, i) => `text number ${i} about glaciers and the sea`);
     const r = await core.service.embed({ model: embedModel, route: 'test', inputs: texts }, { caller });
     expect(jobs.map((j) => j.name)).toEqual(['countEach', 'embed']);
-    expect(jobs[1]!.size).toBeGreaterThan(8192);
+    expect(jobs[1].size).toBeGreaterThan(8192);
     expect(r.vectors).toEqual(hashingVectors(texts));
 
     jobs.splice(0);
@@ -81,6 +81,6 @@ describe('large structures in model calls', () => {
     const byIds = await core.service.embed({ model: embedModel, route: 'test', inputs: ids }, { caller });
     expect(jobs.map((j) => j.name)).toEqual(['decode', 'embed']);
     expect(byIds.vectors).toEqual(hashingVectors(['Glaciers retreat as the climate warms.', 'Sourdough needs a starter.']));
-    expect(byIds.promptTokens).toBe(ids[0]!.length + ids[1]!.length);
+    expect(byIds.promptTokens).toBe(ids[0].length + ids[1].length);
   });
 });

@@ -13,7 +13,7 @@ function readPng(bytes: Buffer) {
     chunks.push({ type, data });
     at += 12 + length;
   }
-  const ihdr = chunks[0]!.data;
+  const ihdr = chunks[0].data;
   const idat = Buffer.concat(chunks.filter((c) => c.type === 'IDAT').map((c) => c.data));
   return {
     types: chunks.map((c) => c.type),

@@ -21,9 +21,9 @@ describe('local-chat with tools', () => {
     expect(r.finishReason).toBe('tool_calls');
     expect(r.text).toBe('');
     expect(r.toolCalls).toHaveLength(1);
-    expect(r.toolCalls![0]!.name).toBe('get_weather');
-    expect(JSON.parse(r.toolCalls![0]!.arguments)).toEqual({ city: 'Paris', unit: 'celsius' });
-    expect(r.toolCalls![0]!.id).toMatch(/^call_[0-9a-f]{24}$/);
+    expect(r.toolCalls![0].name).toBe('get_weather');
+    expect(JSON.parse(r.toolCalls![0].arguments)).toEqual({ city: 'Paris', unit: 'celsius' });
+    expect(r.toolCalls![0].id).toMatch(/^call_[0-9a-f]{24}$/);
     expect(r.usage.completionTokens).toBeGreaterThan(0);
   });
 

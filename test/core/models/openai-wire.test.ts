@@ -94,7 +94,7 @@ describe('the neutral answer written in the OpenAI chat wire', () => {
       }],
       usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
     });
-    expect(chatCompletion(meta, { text: 'Sunny.', finishReason: 'stop', usage }).choices[0]!.message).toEqual({ role: 'assistant', content: 'Sunny.', refusal: null });
+    expect(chatCompletion(meta, { text: 'Sunny.', finishReason: 'stop', usage }).choices[0].message).toEqual({ role: 'assistant', content: 'Sunny.', refusal: null });
   });
 
   it('streams text deltas, then each tool call (named, then its arguments), the finish chunk and usage', async () => {
@@ -109,7 +109,7 @@ describe('the neutral answer written in the OpenAI chat wire', () => {
       {},
       'usage',
     ]);
-    expect(chunks.map((c) => (c.choices.length ? c.choices[0]!.finish_reason : 'usage'))).toEqual([null, null, null, null, null, 'tool_calls', 'usage']);
+    expect(chunks.map((c) => (c.choices.length ? c.choices[0].finish_reason : 'usage'))).toEqual([null, null, null, null, null, 'tool_calls', 'usage']);
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
   });
 });

@@ -64,7 +64,7 @@ describe('the metered pipeline', () => {
   it('records a call its checks refuse: the limits, the kind, a provider without the method', async () => {
     const limited = setUp({ refuseAdmission: true });
     await expect(limited.run(embedding, { model, route: 'r', texts: [] }, { caller })).rejects.toBeInstanceOf(RateLimited);
-    expect(limited.records[0]!.outcome.end).toEqual({ failed: expect.any(RateLimited) });
+    expect(limited.records[0].outcome.end).toEqual({ failed: expect.any(RateLimited) });
 
     const { run, records } = setUp({ provider: {} });
     await expect(run({ ...embedding, kind: 'chat' }, { model, route: 'r', texts: [] }, { caller })).rejects.toMatchObject({ code: 'unsupported_model' });
@@ -78,6 +78,6 @@ describe('the metered pipeline', () => {
     gone.abort();
     const leaving: Method<{ texts: string[] }, number> = { run: async () => { throw new Error('aborted'); } };
     await expect(run(leaving, { model, route: 'r', texts: [] }, { caller, signal: gone.signal })).rejects.toThrow('aborted');
-    expect(records[0]!.outcome.end).toBe('left');
+    expect(records[0].outcome.end).toBe('left');
   });
 });

@@ -43,7 +43,7 @@ describe('Bedrock adapter', () => {
     }));
     expect(r.pieces).toEqual(['Warming water expands ', 'and land ice ', 'melts into the ', 'sea.']);
     expect(r).toMatchObject({ finishReason: 'stop', usage: { promptTokens: 10, completionTokens: 4 } });
-    const sent = fake.requests[0]!;
+    const sent = fake.requests[0];
     expect(sent.path).toBe('/model/amazon.nova-pro-v1%3A0/converse-stream');
     expect(modelIdOf(sent)).toBe('amazon.nova-pro-v1:0');
     // Signed with the access key for the catalog's region; the secret itself never travels.
@@ -126,13 +126,13 @@ describe('Bedrock adapter', () => {
     expect((await it.next()).value).toBe('Warming water expands ');
     controller.abort();
     await failure(it.next());
-    await fake.requests[0]!.cut;
+    await fake.requests[0].cut;
     expect((await stream.done).finishReason).toBe('error');
 
     const left = await bedrock.chat!({ model: 'm', messages: hi });
     for await (const _ of left.pieces) break;
-    await fake.requests[1]!.cut;
-    expect(fake.requests[1]!.wasCut).toBe(true);
+    await fake.requests[1].cut;
+    expect(fake.requests[1].wasCut).toBe(true);
   });
 
   it('embeds with InvokeModel and a Titan body, one call per input, in order', async () => {
@@ -141,7 +141,7 @@ describe('Bedrock adapter', () => {
     expect(r.promptTokens).toBe(6);
     expect(fake.requests.map((q) => q.path)).toEqual(Array(3).fill('/model/amazon.titan-embed-text-v2%3A0/invoke'));
     expect(fake.requests.map((q) => q.json.inputText).sort()).toEqual(['four five six', 'one two', 'three']);
-    expect(fake.requests[0]!.json.dimensions).toBe(8);
+    expect(fake.requests[0].json.dimensions).toBe(8);
     expect(r.vectors.map((v) => Array.from(v))).toEqual(['one two', 'three', 'four five six'].map((t) => Array.from(Float32Array.from(vectorOf(t, 8)))));
   });
 

@@ -44,7 +44,7 @@ describe('Gemini adapter', () => {
     }));
     expect(r.pieces).toEqual(['Ice melts and ', 'the oceans expand ', 'as they warm.']);
     expect(r).toMatchObject({ finishReason: 'stop', usage: { promptTokens: 9, completionTokens: 6 } });
-    const sent = fake.requests[0]!;
+    const sent = fake.requests[0];
     expect(sent.path).toBe('/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse');
     expect(sent.headers['x-goog-api-key']).toBe(KEY);
     expect(sent.json).toEqual({
@@ -62,7 +62,7 @@ describe('Gemini adapter', () => {
     fake.script({ finishReason: 'MAX_TOKENS' });
     const r = await drain(await gemini.chat!({ model: 'gemini-2.0-flash', messages: hi, stream: false }));
     expect(r).toMatchObject({ pieces: ['Ice melts and the oceans expand as they warm.'], finishReason: 'length', usage: { promptTokens: 9, completionTokens: 6 } });
-    expect(fake.requests[0]!.path).toBe('/v1beta/models/gemini-2.0-flash:generateContent');
+    expect(fake.requests[0].path).toBe('/v1beta/models/gemini-2.0-flash:generateContent');
   });
 
   it('maps finish reasons, and a blocked prompt to content_filter with no text', async () => {
@@ -114,9 +114,9 @@ describe('Gemini adapter', () => {
     await it.next();
     controller.abort();
     await failure(it.next());
-    await fake.requests[0]!.cut;
+    await fake.requests[0].cut;
     expect((await stream.done).finishReason).toBe('error');
-    expect(fake.requests[0]!.wasCut).toBe(true);
+    expect(fake.requests[0].wasCut).toBe(true);
   });
 
   it('embeds with batchEmbedContents', async () => {

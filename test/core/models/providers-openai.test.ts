@@ -43,7 +43,7 @@ describe('Azure OpenAI adapter', () => {
     }));
     expect(r.pieces).toEqual(['Sea levels rise ', 'because glaciers and ', 'ice sheets melt ', 'as the climate ', 'warms.']);
     expect(r).toMatchObject({ finishReason: 'stop', usage: { promptTokens: 12, completionTokens: 5 } });
-    const sent = fake.requests[0]!;
+    const sent = fake.requests[0];
     expect(sent.path).toBe('/openai/deployments/gpt-4o-dep/chat/completions?api-version=2024-10-21');
     expect(sent.headers['api-key']).toBe(KEY);
     expect(sent.headers.authorization).toBeUndefined();
@@ -60,8 +60,8 @@ describe('Azure OpenAI adapter', () => {
     fake.script({ finishReason: 'length', usage: { prompt_tokens: 7, completion_tokens: 3 } });
     const r = await drain(await azure.chat!({ model: 'gpt-4o-dep', messages: hi, stream: false }));
     expect(r).toMatchObject({ pieces: ['Sea levels rise because glaciers and ice sheets melt as the climate warms.'], finishReason: 'length', usage: { promptTokens: 7, completionTokens: 3 } });
-    expect(fake.requests[0]!.json.stream).toBeUndefined();
-    expect(fake.requests[0]!.headers.accept).toBe('application/json');
+    expect(fake.requests[0].json.stream).toBeUndefined();
+    expect(fake.requests[0].headers.accept).toBe('application/json');
     fake.script({ raw: '{"choices": []}' });
     await expect(drain(await azure.chat!({ model: 'd', messages: hi, stream: false }))).rejects.toMatchObject({ code: 'upstream_bad_response' });
   });
@@ -76,7 +76,7 @@ describe('Azure OpenAI adapter', () => {
   it('uses the catalog api-version', async () => {
     const pinned = azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: fake.url, apiVersion: '2025-01-01-preview', credentialEnv: 'AZURE_TEST_KEY' }), { env, http });
     await drain(await pinned.chat!({ model: 'dep', messages: hi }));
-    expect(fake.requests[0]!.path).toBe('/openai/deployments/dep/chat/completions?api-version=2025-01-01-preview');
+    expect(fake.requests[0].path).toBe('/openai/deployments/dep/chat/completions?api-version=2025-01-01-preview');
   });
 
   it('passes a 400 through with Azure\'s message, content_filter named', async () => {
@@ -160,7 +160,7 @@ describe('Azure OpenAI adapter', () => {
     while (!fake.requests.length) await tick();
     before.abort();
     expect((await pending).name).toBe('AbortError');
-    await fake.requests[0]!.cut;
+    await fake.requests[0].cut;
 
     const during = new AbortController();
     const stream = await azure.chat!({ model: 'd', messages: hi }, during.signal);
@@ -168,14 +168,14 @@ describe('Azure OpenAI adapter', () => {
     expect((await it.next()).value).toBe('Sea levels rise ');
     during.abort();
     expect(await failure(it.next())).toMatchObject({ name: 'AbortError' });
-    await fake.requests[1]!.cut;
+    await fake.requests[1].cut;
     expect((await stream.done).finishReason).toBe('error');
 
     // A caller that stops reading (the client left) closes the upstream request too.
     const left = await azure.chat!({ model: 'd', messages: hi });
     for await (const _ of left.pieces) break;
-    await fake.requests[2]!.cut;
-    expect(fake.requests[2]!.wasCut).toBe(true);
+    await fake.requests[2].cut;
+    expect(fake.requests[2].wasCut).toBe(true);
   });
 
   it('refuses to call without its credential (502) and sends nothing', async () => {
@@ -200,7 +200,7 @@ describe('Azure OpenAI adapter', () => {
     const t = await azure.transcribe!({ model: 'whisper', audio: Buffer.from('RIFF-fake-wave'), filename: 'hello.wav', mimeType: 'audio/wav', language: 'en', temperature: 0 });
     expect(t).toEqual({ text: 'Hello there. General Kenobi.', language: 'english', duration: 2.5, segments: [
       { id: 0, start: 0, end: 1.2, text: ' Hello there.' }, { id: 1, start: 1.2, end: 2.5, text: ' General Kenobi.' }] });
-    const form = fake.requests[2]!;
+    const form = fake.requests[2];
     expect(form.path).toBe('/openai/deployments/whisper/audio/transcriptions?api-version=2024-10-21');
     expect(form.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     const body = form.body.toString();
@@ -237,7 +237,7 @@ describe('OpenAI-compatible adapter', () => {
     expect(r.text).toBe('Local models answer too.');
     expect(fake.requests[0]).toMatchObject({ path: '/v1/chat/completions', json: {
       model: 'llama3.2', max_tokens: 9, stream: true, messages: [{ role: 'assistant', content: 'Earlier.' }, { role: 'user', content: 'result' }] } });
-    expect(fake.requests[0]!.headers.authorization).toBeUndefined();
+    expect(fake.requests[0].headers.authorization).toBeUndefined();
 
     const keyed = openAiCompatibleProvider(modelOf({ provider: 'openai-compatible', baseUrl: `${fake.url}/v1`, credentialEnv: 'LOCAL_TEST_KEY' }), { env, http });
     await keyed.embed!({ model: 'nomic-embed-text', inputs: ['x'] });
@@ -245,8 +245,8 @@ describe('OpenAI-compatible adapter', () => {
     await keyed.transcribe!({ model: 'whisper-1', audio: Buffer.from('a'), filename: 'a.mp3', mimeType: 'audio/mpeg' });
     expect(fake.requests.slice(1).map((q) => q.path)).toEqual(['/v1/embeddings', '/v1/images/generations', '/v1/audio/transcriptions']);
     expect(fake.requests.slice(1).every((q) => q.headers.authorization === 'Bearer local-token-abcdef')).toBe(true);
-    expect(fake.requests[1]!.json).toMatchObject({ model: 'nomic-embed-text' });
-    expect(fake.requests[3]!.body.toString()).toContain('name="model"\r\n\r\nwhisper-1\r\n');
+    expect(fake.requests[1].json).toMatchObject({ model: 'nomic-embed-text' });
+    expect(fake.requests[3].body.toString()).toContain('name="model"\r\n\r\nwhisper-1\r\n');
   });
 
   it('reports a server that is down as 502 upstream_unavailable', async () => {

@@ -33,7 +33,7 @@ describe('Bedrock adapter with tools', () => {
       text: 'Let me look.', finishReason: 'tool_calls',
       toolCalls: [{ id: 'tu-1', name: 'get_weather', arguments: '{"city":"Paris"}' }, { id: 'tu-2', name: 'get_weather', arguments: '{"city":"Lyon"}' }],
     });
-    expect(fake.requests[0]!.json.toolConfig).toEqual({
+    expect(fake.requests[0].json.toolConfig).toEqual({
       tools: [{ toolSpec: { name: 'get_weather', description: 'The weather in a city', inputSchema: { json: weather.parameters } } }],
       toolChoice: { tool: { name: 'get_weather' } },
     });
@@ -64,7 +64,7 @@ describe('Bedrock adapter with tools', () => {
       ],
     }));
     expect(r).toMatchObject({ text: 'Sunny in Paris, rain in Lyon.', finishReason: 'stop' });
-    const sent = fake.requests[0]!.json;
+    const sent = fake.requests[0].json;
     expect(sent.messages).toEqual([
       { role: 'user', content: [{ text: 'Weather in Paris and Lyon?' }] },
       { role: 'assistant', content: [

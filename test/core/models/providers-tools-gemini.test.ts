@@ -33,7 +33,7 @@ describe('Gemini adapter with tools', () => {
       pieces: [], finishReason: 'tool_calls',
       toolCalls: [{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Paris"}' }, { id: 'g-2', name: 'get_weather', arguments: '{"city":"Lyon"}' }],
     });
-    expect(fake.requests[0]!.json).toMatchObject({
+    expect(fake.requests[0].json).toMatchObject({
       tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'The weather in a city', parametersJsonSchema: weather.parameters }] }],
       toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } },
     });
@@ -43,16 +43,16 @@ describe('Gemini adapter with tools', () => {
     fake.script({ toolCalls: [{ name: 'get_weather', args: { city: 'Oslo' } }] }, {}, {}, {});
     const r = await drain(await gemini.chat!({ model: 'g', messages: ask, tools: [weather], toolChoice: { type: 'required' }, stream: false }));
     expect(r).toMatchObject({ finishReason: 'tool_calls', toolCalls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
-    expect(fake.requests[0]!.json.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+    expect(fake.requests[0].json.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
     await drain(await gemini.chat!({ model: 'g', messages: ask, tools: [weather], toolChoice: { type: 'none' }, responseFormat: { type: 'json_object' } }));
-    expect(fake.requests[1]!.json).toMatchObject({ toolConfig: { functionCallingConfig: { mode: 'NONE' } }, generationConfig: { responseMimeType: 'application/json' } });
+    expect(fake.requests[1].json).toMatchObject({ toolConfig: { functionCallingConfig: { mode: 'NONE' } }, generationConfig: { responseMimeType: 'application/json' } });
     const schema = { type: 'object', properties: { answer: { type: 'string' } } };
     await drain(await gemini.chat!({ model: 'g', messages: ask, tools: [weather], toolChoice: { type: 'auto' }, responseFormat: { type: 'json_schema', name: 'a', schema } }));
-    expect(fake.requests[2]!.json).toMatchObject({ toolConfig: { functionCallingConfig: { mode: 'AUTO' } }, generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema } });
+    expect(fake.requests[2].json).toMatchObject({ toolConfig: { functionCallingConfig: { mode: 'AUTO' } }, generationConfig: { responseMimeType: 'application/json', responseJsonSchema: schema } });
     const plain = await drain(await gemini.chat!({ model: 'g', messages: ask }));
     expect(plain).toMatchObject({ finishReason: 'stop' });
     expect(plain.toolCalls).toBeUndefined();
-    expect(fake.requests[3]!.json).not.toHaveProperty('tools');
+    expect(fake.requests[3].json).not.toHaveProperty('tools');
   });
 
   it('sends the round trip back up: functionCall parts in the model turn, the results as functionResponse parts of one user turn', async () => {
@@ -67,7 +67,7 @@ describe('Gemini adapter with tools', () => {
       ],
     }));
     expect(r).toMatchObject({ text: 'Sunny in Paris, rain in Lyon.', finishReason: 'stop' });
-    expect(fake.requests[0]!.json.contents).toEqual([
+    expect(fake.requests[0].json.contents).toEqual([
       { role: 'user', parts: [{ text: 'Weather in Paris and Lyon?' }] },
       { role: 'model', parts: [
         { functionCall: { id: 'call_0', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' },

@@ -37,7 +37,7 @@ describe('OpenAI-wire adapters with tools', () => {
       pieces: [], finishReason: 'tool_calls',
       toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }, { id: 'call_2', name: 'get_weather', arguments: '{"city":"Lyon"}' }],
     });
-    expect(fake.requests[0]!.json).toMatchObject({
+    expect(fake.requests[0].json).toMatchObject({
       tools: [{ type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: weather.parameters, strict: true } }],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       response_format: { type: 'json_schema', json_schema: { name: 'w', schema: { type: 'object' }, strict: true } },
@@ -49,13 +49,13 @@ describe('OpenAI-wire adapters with tools', () => {
     fake.script({ toolCalls: [{ id: 'call_9', name: 'get_weather', args: { city: 'Oslo' } }] }, {}, {});
     const r = await drain(await azure.chat!({ model: 'd', messages: ask, tools: [weather], toolChoice: { type: 'required' }, stream: false }));
     expect(r).toMatchObject({ finishReason: 'tool_calls', toolCalls: [{ id: 'call_9', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
-    expect(fake.requests[0]!.json.tool_choice).toBe('required');
+    expect(fake.requests[0].json.tool_choice).toBe('required');
     await drain(await azure.chat!({ model: 'd', messages: ask, tools: [weather], toolChoice: { type: 'none' }, responseFormat: { type: 'json_object' } }));
-    expect(fake.requests[1]!.json).toMatchObject({ tool_choice: 'none', response_format: { type: 'json_object' } });
+    expect(fake.requests[1].json).toMatchObject({ tool_choice: 'none', response_format: { type: 'json_object' } });
     const plain = await drain(await azure.chat!({ model: 'd', messages: ask }));
     expect(plain.toolCalls).toBeUndefined();
-    expect(fake.requests[2]!.json).not.toHaveProperty('tools');
-    expect(fake.requests[2]!.json).not.toHaveProperty('tool_choice');
+    expect(fake.requests[2].json).not.toHaveProperty('tools');
+    expect(fake.requests[2].json).not.toHaveProperty('tool_choice');
   });
 
   it('sends the round trip back up: the assistant turn with tool_calls, each result as a tool message with its tool_call_id', async () => {
@@ -70,7 +70,7 @@ describe('OpenAI-wire adapters with tools', () => {
       ],
     }));
     expect(r).toMatchObject({ text: 'It is sunny in Paris.', finishReason: 'stop' });
-    expect(fake.requests[0]!.json.messages).toEqual([
+    expect(fake.requests[0].json.messages).toEqual([
       { role: 'user', content: 'What is the weather in Paris?' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: '{"sky":"sunny"}' },

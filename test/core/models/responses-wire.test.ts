@@ -116,7 +116,7 @@ describe('Responses wire: answers', () => {
       { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', call_id: 'call_1', name: 'f', arguments: '{}' },
     ]);
     expect(responseOutput({ text: 'Hm', finishReason: 'tool_calls', toolCalls: [call] }).map((i) => i.type)).toEqual(['message', 'function_call']);
-    expect(responseOutput({ text: 'Cut', finishReason: 'length' })[0]!.status).toBe('incomplete');
+    expect(responseOutput({ text: 'Cut', finishReason: 'length' })[0].status).toBe('incomplete');
   });
 
   it('streams text then calls, the calls after the message (output_index 1), numbered in order', async () => {

@@ -34,8 +34,8 @@ export function responseStoreContract(name: string, open: () => Promise<Opened<R
       await s.one.put(r);
       expect(await s.two.get(tenant, r.id, s.now())).toEqual(r);
       const [msg, call] = r.response.output;
-      const found = await s.two.items(tenant, [call!.id, 'msg_unknown', msg!.id], s.now());
-      expect(found).toEqual(new Map([[msg!.id, msg], [call!.id, call]]));
+      const found = await s.two.items(tenant, [call.id, 'msg_unknown', msg.id], s.now());
+      expect(found).toEqual(new Map([[msg.id, msg], [call.id, call]]));
       expect(await s.one.items(tenant, [], s.now())).toEqual(new Map());
       expect(await s.one.get(tenant, 'resp_unknown', s.now())).toBeUndefined();
     });
@@ -55,7 +55,7 @@ export function responseStoreContract(name: string, open: () => Promise<Opened<R
       await s.one.put(r);
       expect(await s.two.delete(tenant, r.id, s.now())).toBe(true);
       expect(await s.one.get(tenant, r.id, s.now())).toBeUndefined();
-      expect(await s.one.items(tenant, [r.response.output[0]!.id], s.now())).toEqual(new Map());
+      expect(await s.one.items(tenant, [r.response.output[0].id], s.now())).toEqual(new Map());
       expect(await s.one.delete(tenant, r.id, s.now())).toBe(false);
     });
 
@@ -67,13 +67,13 @@ export function responseStoreContract(name: string, open: () => Promise<Opened<R
       expect(await s.two.get(tenant, short.id, s.now())).toEqual(short);
       await s.advance(1);
       expect(await s.two.get(tenant, short.id, s.now())).toBeUndefined();
-      expect(await s.two.items(tenant, [short.response.output[0]!.id], s.now())).toEqual(new Map());
+      expect(await s.two.items(tenant, [short.response.output[0].id], s.now())).toEqual(new Map());
       expect(await s.one.delete(tenant, short.id, s.now())).toBe(false);
       expect(await s.one.prune(s.now())).toBeGreaterThanOrEqual(1);
       // Pruned: not there even for a clock set back.
       expect(await s.one.get(tenant, short.id, s.now() - 1000)).toBeUndefined();
       expect(await s.two.get(tenant, long.id, s.now())).toEqual(long);
-      expect((await s.two.items(tenant, [long.response.output[1]!.id], s.now())).size).toBe(1);
+      expect((await s.two.items(tenant, [long.response.output[1].id], s.now())).size).toBe(1);
     });
   });
 }

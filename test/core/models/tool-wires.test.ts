@@ -47,7 +47,7 @@ describe('Gemini wire: function calling read into the neutral call', () => {
       try {
         geminiToChat(geminiBody(GenerateContentRequest, body));
       } catch (err) {
-        return (err as { fieldViolations: { field: string }[] }).fieldViolations[0]!.field;
+        return (err as { fieldViolations: { field: string }[] }).fieldViolations[0].field;
       }
       throw new Error('expected a 400');
     };

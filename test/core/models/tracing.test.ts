@@ -56,8 +56,8 @@ describe('a model call\'s spans', () => {
     const call = await core.service.chat({ model: nova, route: ROUTE, messages: [{ role: 'user', text: 'Why do seas rise?' }] }, { caller });
     const [bedrock] = named('bedrock ConverseStream');
     expect(bedrock).toBeDefined();
-    expect(bedrock!.kind).toBe(2); // CLIENT
-    expect(bedrock!.attributes).toMatchObject({ 'rpc.service': 'BedrockRuntime', 'rpc.method': 'ConverseStream', 'cloud.region': 'eu-west-1' });
+    expect(bedrock.kind).toBe(2); // CLIENT
+    expect(bedrock.attributes).toMatchObject({ 'rpc.service': 'BedrockRuntime', 'rpc.method': 'ConverseStream', 'cloud.region': 'eu-west-1' });
     expect(named(`model ${ROUTE} nova`)).toEqual([]);
     let answer = '';
     for await (const p of call.pieces) answer += p;
@@ -65,9 +65,9 @@ describe('a model call\'s spans', () => {
     await call.done;
     const [span] = named(`model ${ROUTE} nova`);
     expect(span).toBeDefined();
-    expect(bedrock!.parentSpanContext?.spanId).toBe(span!.spanContext().spanId);
-    expect(span!.attributes).toMatchObject({ 'gen_ai.request.model': 'nova', 'gen_ai.system': 'bedrock', 'model.route': ROUTE, 'http.response.status_code': 200, 'model.cache': 'BYPASS' });
-    expect(span!.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+    expect(bedrock.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(span.attributes).toMatchObject({ 'gen_ai.request.model': 'nova', 'gen_ai.system': 'bedrock', 'model.route': ROUTE, 'http.response.status_code': 200, 'model.cache': 'BYPASS' });
+    expect(span.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
     // The credential never reaches a span.
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => [s.attributes, s.events]))).not.toContain(SECRET);
   });
@@ -79,9 +79,9 @@ describe('a model call\'s spans', () => {
       .rejects.toMatchObject({ code: 'upstream_misconfigured' });
     const [span] = named(`model ${ROUTE} nova`);
     const [bedrock] = named('bedrock ConverseStream');
-    expect(span!.status.code).toBe(2);
-    expect(bedrock!.status.code).toBe(2);
-    expect(span!.attributes['http.response.status_code']).toBe(502);
-    expect(bedrock!.parentSpanContext?.spanId).toBe(span!.spanContext().spanId);
+    expect(span.status.code).toBe(2);
+    expect(bedrock.status.code).toBe(2);
+    expect(span.attributes['http.response.status_code']).toBe(502);
+    expect(bedrock.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
   });
 });

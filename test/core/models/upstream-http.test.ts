@@ -89,9 +89,9 @@ describe('upstream HTTP client', () => {
     for (const r of fake.requests) {
       expect(r.headers['content-type']).toMatch(/^multipart\/form-data; boundary=----formdata-undici-\d+$/);
       expect(Number(r.headers['content-length'])).toBe(r.body.length);
-      expect(unbounded(r.body)).toBe(unbounded(fake.requests[0]!.body));
+      expect(unbounded(r.body)).toBe(unbounded(fake.requests[0].body));
     }
-    expect(fake.requests[2]!.body.toString()).toContain('name="file"; filename="hello.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF-fake-wave\r\n');
+    expect(fake.requests[2].body.toString()).toContain('name="file"; filename="hello.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF-fake-wave\r\n');
   });
 
   it('maps 401/403/404 to 502 upstream_misconfigured without the credential', async () => {
@@ -169,8 +169,8 @@ describe('upstream HTTP client', () => {
     while (!fake.requests.length) await new Promise((r) => setImmediate(r));
     controller.abort();
     expect((await pending).name).toBe('AbortError');
-    await fake.requests[0]!.cut;
-    expect(fake.requests[0]!.wasCut).toBe(true);
+    await fake.requests[0].cut;
+    expect(fake.requests[0].wasCut).toBe(true);
   });
 
   it('aborts during the backoff between two attempts', async () => {

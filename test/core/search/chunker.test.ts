@@ -17,23 +17,23 @@ describe('chunkText', () => {
     const text = words(500);
     const chunks = chunkText(text, { targetWords: 200, overlapWords: 40 });
     expect(chunks.map((c) => count(c.text))).toEqual([200, 200, 180]);
-    expect(chunks[1]!.text.startsWith('w160 ')).toBe(true);
-    expect(chunks[2]!.text.endsWith(' w499')).toBe(true);
+    expect(chunks[1].text.startsWith('w160 ')).toBe(true);
+    expect(chunks[2].text.endsWith(' w499')).toBe(true);
     for (const c of chunks) expect(text.slice(c.start, c.end)).toBe(c.text);
   });
 
   it('ends a window at a paragraph break when one falls in its second half', () => {
     const text = `${words(150, 'a')}\n\n${words(150, 'b')}`;
     const [first, second] = chunkText(text, { targetWords: 200, overlapWords: 20 });
-    expect(first!.text).toBe(words(150, 'a'));
-    expect(second!.text.startsWith('a130 ')).toBe(true);
+    expect(first.text).toBe(words(150, 'a'));
+    expect(second.text.startsWith('a130 ')).toBe(true);
   });
 
   it('else ends it at a sentence end in its second half', () => {
     const sentence = (n: number, p: string) => `${words(n, p)}.`;
     const text = `${sentence(130, 'a')} ${sentence(130, 'b')}`;
     const [first] = chunkText(text, { targetWords: 200, overlapWords: 0 });
-    expect(first!.text).toBe(sentence(130, 'a'));
+    expect(first.text).toBe(sentence(130, 'a'));
   });
 
   it('always moves forward, even with an overlap as large as the window', () => {

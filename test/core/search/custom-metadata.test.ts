@@ -45,7 +45,7 @@ describe('custom_metadata and the object\'s tags, kvp and taxonomy', () => {
       try {
         const found = await after.service.search({ mode: 'fulltext', query: 'herons', filters: { customMetadata: { tags: ['old'], kvp: { pond: 'big' } } }, offset: 0, limit: 5 }, A);
         expect(found.hits.map((h) => h.object.id)).toEqual([o.id]);
-        const shown = found.hits[0]!.object;
+        const shown = found.hits[0].object;
         expect(shown).toMatchObject({ tags: ['top', 'old'], kvp: { pond: 'big' }, updatedAt: o.updatedAt });
         expect(shown.customMetadata).toEqual({ note: 'n', tags: ['top', 'old'], kvp: { pond: 'big' }, taxonomy: {} });
         const basic = await after.service.search({ mode: 'basic', query: 'old', filters: {}, offset: 0, limit: 5 }, A);

@@ -50,7 +50,7 @@ describe('extractText on PDF (the built code, in a Node process)', () => {
   const run = (bytes: Buffer, name: string) => new Promise<{ ok?: unknown; error?: string }>((resolve, reject) => {
     const script = `require(${JSON.stringify(join(ROOT, 'dist', 'core', 'search', 'extract.js'))}).extractText({ name: ${JSON.stringify(name)}, bytes: Buffer.from(process.argv[1], 'base64') })
       .then((r) => console.log(JSON.stringify({ ok: r })), (e) => console.log(JSON.stringify({ error: e.message })))`;
-    execFile(process.execPath, ['-e', script, bytes.toString('base64')], (err, stdout) => (err ? reject(err as Error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!))));
+    execFile(process.execPath, ['-e', script, bytes.toString('base64')], (err, stdout) => (err ? reject(new Error(err.message)) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!))));
   });
 
   it('reads the text of a PDF', async () => {

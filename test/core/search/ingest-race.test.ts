@@ -29,13 +29,13 @@ describe('ingesting the same files twice at once', () => {
       const first = await Promise.all([one.admin.ingest(docs, { tenant: 't' }), two.admin.ingest(docs, { tenant: 't' })]);
       expect(first.map((r) => r.created).sort()).toEqual([0, 3]);
       expect(first.map((r) => r.unchanged).sort()).toEqual([0, 3]);
-      expect(first[0]!.objects).toEqual(first[1]!.objects);
+      expect(first[0].objects).toEqual(first[1].objects);
 
       writeFileSync(join(docs, 'a.txt'), 'Puffins changed their minds.');
       const second = await Promise.all([one.admin.ingest(docs, { tenant: 't' }), two.admin.ingest(docs, { tenant: 't' })]);
       expect(second.map((r) => r.replaced).sort()).toEqual([0, 1]);
       expect(second.map((r) => r.unchanged).sort()).toEqual([2, 3]);
-      expect(second[0]!.objects).toEqual(second[1]!.objects);
+      expect(second[0].objects).toEqual(second[1].objects);
       expect(live(one)).toEqual(['a', 'b', 'c'].map((n) => ({ k: join(docs, `${n}.txt`), n: 1 })));
     } finally {
       await one.close();

@@ -27,14 +27,14 @@ describe('the in-memory BM25 index', () => {
     const index = new Bm25Index();
     DOCS.forEach(([title, text], i) => {
       db.prepare('INSERT INTO f (rowid, title, text) VALUES (?, ?, ?)').run(i + 1, title, text);
-      index.add(i + 1, i + 1, tokens(title!), tokens(text!));
+      index.add(i + 1, i + 1, tokens(title), tokens(text));
     });
     for (const query of ['climate warming', 'glaciers retreat ice', 'bread', 'oceans heat models clouds']) {
       const match = tokens(query).map((t) => `"${t}"`).join(' OR ');
       const fts = db.prepare('SELECT rowid AS id, -bm25(f, 2.0, 1.0) AS s FROM f WHERE f MATCH ? ORDER BY s DESC').all(match) as { id: number; s: number }[];
       const ours = index.search(tokens(query), () => true).sort((a, b) => b.score - a.score);
       expect(ours.map((p) => p.chunkId)).toEqual(fts.map((r) => r.id));
-      ours.forEach((p, i) => expect(p.score).toBeCloseTo(fts[i]!.s, 9));
+      ours.forEach((p, i) => expect(p.score).toBeCloseTo(fts[i].s, 9));
     }
   });
 

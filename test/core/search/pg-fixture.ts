@@ -28,7 +28,7 @@ export function searchTestDatabase() {
     async pools(n: number): Promise<{ pools: PgPool[]; end(): Promise<void> }> {
       const { url } = await ready();
       const pools = Array.from({ length: n }, () => openPool(url, { max: 4 }));
-      await pools[0]!.query(`TRUNCATE ${TABLES} RESTART IDENTITY CASCADE; UPDATE search_settings SET value = 1`);
+      await pools[0].query(`TRUNCATE ${TABLES} RESTART IDENTITY CASCADE; UPDATE search_settings SET value = 1`);
       return { pools, end: async () => void (await Promise.all(pools.map((p) => p.end()))) };
     },
   };

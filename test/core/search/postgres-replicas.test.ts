@@ -32,7 +32,7 @@ describePg('search replicas on PostgreSQL', () => {
   let pools: Awaited<ReturnType<typeof db.pools>>['pools'];
   beforeEach(async () => {
     ({ pools, end } = await db.pools(3));
-    [a, b] = [openSearchCore({ stores: pgSearchStores(pools[0]!), clock: testClock() }), openSearchCore({ stores: pgSearchStores(pools[1]!), clock: testClock() })];
+    [a, b] = [openSearchCore({ stores: pgSearchStores(pools[0]), clock: testClock() }), openSearchCore({ stores: pgSearchStores(pools[1]), clock: testClock() })];
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);
@@ -61,7 +61,7 @@ describePg('search replicas on PostgreSQL', () => {
     await b.close();
     await a.service.createObject({ content: 'Puffins nest in burrows.', title: 'Puffins' }, T);
     await a.service.deleteObject({ id: gone.id }, T);
-    b = openSearchCore({ stores: pgSearchStores(pools[2]!), clock: testClock() });
+    b = openSearchCore({ stores: pgSearchStores(pools[2]), clock: testClock() });
     await b.warmUp();
     expect(await titles(b, 'fulltext', 'puffins')).toEqual(['Puffins']);
     expect(await titles(b, 'hybrid', 'gannets plunge')).toEqual([]);
@@ -70,12 +70,12 @@ describePg('search replicas on PostgreSQL', () => {
   it('listens again when its connection is cut, and hears the other replica after', async () => {
     await b.warmUp();
     const before = b.store.feeds.dataVersion();
-    const { rows } = await pools[2]!.query<{ n: number }>(
+    const { rows } = await pools[2].query<{ n: number }>(
       'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_NAME]);
-    expect(rows[0]!.n).toBe(2);
+    expect(rows[0].n).toBe(2);
     // Listening again moves the version (changes may have gone unheard meanwhile).
     await eventually(async () => b.store.feeds.dataVersion() !== before);
-    await eventually(async () => (await pools[2]!.query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+    await eventually(async () => (await pools[2].query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
       [LISTENER_NAME])).rowCount === 2);
     await a.service.createObject({ content: 'Terns migrate far.', title: 'Terns' }, T);
     await eventually(async () => (await titles(b, 'fulltext', 'terns')).includes('Terns'));

@@ -41,9 +41,9 @@ const searchCoreCases = (name: string, open: Open) => describe(`search core on $
   it('full text finds a tenant its own objects, best first, with scores in [0,1]', async () => {
     const page = await core.service.search(req('fulltext', 'climate warms'), A);
     expect(page.hits.map((h) => h.object.title)).toEqual(['Climate', 'Mars']);
-    expect(page.hits[0]!.score).toBe(1);
-    expect(page.hits[1]!.score).toBeGreaterThan(0);
-    expect(page.hits[1]!.score).toBeLessThan(1);
+    expect(page.hits[0].score).toBe(1);
+    expect(page.hits[1].score).toBeGreaterThan(0);
+    expect(page.hits[1].score).toBeLessThan(1);
     expect(page.total).toBe(2);
     expect(page.aggregations.tags).toEqual([{ key: 'science', doc_count: 2 }, { key: 'ice', doc_count: 1 }]);
   });
@@ -74,9 +74,9 @@ const searchCoreCases = (name: string, open: Open) => describe(`search core on $
 
   it('soft delete hides the object everywhere', async () => {
     const [hit] = (await core.service.search(req('fulltext', 'sourdough'), A)).hits;
-    await core.service.deleteObject({ id: hit!.object.id }, A);
+    await core.service.deleteObject({ id: hit.object.id }, A);
     expect((await core.service.search(req('fulltext', 'sourdough'), A)).total).toBe(0);
-    await expect(core.service.getObject({ id: hit!.object.id }, A)).rejects.toThrow('Object not found');
+    await expect(core.service.getObject({ id: hit.object.id }, A)).rejects.toThrow('Object not found');
   });
 });
 
@@ -111,7 +111,7 @@ describePg('on PostgreSQL', () => {
   const db = searchTestDatabase();
   searchCoreCases('PostgreSQL', async () => {
     const { pools, end } = await db.pools(1);
-    const core = openSearchCore({ stores: pgSearchStores(pools[0]!), clock: testClock() });
+    const core = openSearchCore({ stores: pgSearchStores(pools[0]), clock: testClock() });
     return {
       core,
       close: async () => {

@@ -16,10 +16,10 @@ export function feedCases(s: () => Opened) {
       expect(all.map((p) => p.id)).toEqual([...all.map((p) => p.id)].sort((x, y) => x - y));
       const firstTwo = (await one.feeds.chunksSince('ta', 0, 2));
       expect(firstTwo.map((p) => p.text)).toEqual(['a one', 'a two']);
-      expect((await one.feeds.chunksSince('ta', firstTwo[1]!.id, 100)).map((p) => p.text)).toEqual(['c one']);
+      expect((await one.feeds.chunksSince('ta', firstTwo[1].id, 100)).map((p) => p.text)).toEqual(['c one']);
       expect((await one.feeds.chunksSince('tb', 0, 100)).map((p) => [p.seq, p.text])).toEqual([[b, 'b one']]);
-      expect((await one.feeds.liveChunks(a, all[0]!.id)).map((p) => [p.text, p.title])).toEqual([['a one', 'A']]);
-      expect((await one.feeds.liveChunks(a, all[2]!.id)).map((p) => p.text)).toEqual(['a one', 'a two']);
+      expect((await one.feeds.liveChunks(a, all[0].id)).map((p) => [p.text, p.title])).toEqual([['a one', 'A']]);
+      expect((await one.feeds.liveChunks(a, all[2].id)).map((p) => p.text)).toEqual(['a one', 'a two']);
       expect((await one.feeds.tenants()).sort()).toEqual(['ta', 'tb']);
     });
 
@@ -37,9 +37,9 @@ export function feedCases(s: () => Opened) {
       (await one.objects.update(x, px.fields, false, 'alice', T0 + DAY, false));
       const changes = (await two.feeds.changesSince('ta', 0));
       expect(changes.map((ch) => ch.seq)).toEqual([a, b]);
-      expect(changes[0]!.id).toBeLessThan(changes[1]!.id);
-      expect((await two.feeds.changesSince('ta', changes[0]!.id)).map((ch) => ch.seq)).toEqual([b]);
-      expect((await one.feeds.lastChange('ta'))).toBe(changes[1]!.id);
+      expect(changes[0].id).toBeLessThan(changes[1].id);
+      expect((await two.feeds.changesSince('ta', changes[0].id)).map((ch) => ch.seq)).toEqual([b]);
+      expect((await one.feeds.lastChange('ta'))).toBe(changes[1].id);
       expect((await one.feeds.changesSince('ta', (await one.feeds.lastChange('ta'))))).toEqual([]);
       expect((await one.feeds.changesSince('tb', 0)).map((ch) => ch.seq)).toEqual([x]);
       // The renamed object's passages carry its new title.
@@ -64,7 +64,7 @@ export function feedCases(s: () => Opened) {
       await two.objects.update(a, { ...pa.fields, title: 'A3' }, false, 'alice', T0 + 2 * DAY, true);
       const next = await one.feeds.changesSince('ta', 0);
       expect(next.map((ch) => ch.seq)).toEqual([a]);
-      expect(next[0]!.id).toBeGreaterThan(head);
+      expect(next[0].id).toBeGreaterThan(head);
     });
 
     it('feeds each tenant the vectors of one embedder in passage order, dense or sparse, as written', async () => {
@@ -74,7 +74,7 @@ export function feedCases(s: () => Opened) {
       const ids = await passageIds(two, 'ta');
       const vectors = (await two.feeds.vectorsSince('ta', 0, FORMAT, 100));
       expect(vectors.map((v) => [v.id, v.seq, [...v.vector]])).toEqual(ids.map((id, i) => [id, a, [...vectorOf(i)]]));
-      expect((await two.feeds.vectorsSince('ta', ids[0]!, FORMAT, 1)).map((v) => v.id)).toEqual([ids[1]]);
+      expect((await two.feeds.vectorsSince('ta', ids[0], FORMAT, 1)).map((v) => v.id)).toEqual([ids[1]]);
       expect((await two.feeds.vectorsSince('ta', 0, { ...FORMAT, id: 'another-embedder' }, 100))).toEqual([]);
 
       const SPARSE: VectorFormat = { id: 'sparse-8d', dimensions: 8, sparse: true };
@@ -91,7 +91,7 @@ export function feedCases(s: () => Opened) {
       expect((await two.admin.chunkCount())).toBe(4);
       const page = (await two.admin.chunkPage(0, 3));
       expect(page.map((p) => [p.title, p.text])).toEqual([['A', 'a one'], ['A', 'a two'], ['B', 'b one']]);
-      expect((await two.admin.chunkPage(page[2]!.id, 3)).map((p) => p.text)).toEqual(['c one']);
+      expect((await two.admin.chunkPage(page[2].id, 3)).map((p) => p.text)).toEqual(['c one']);
 
       const NEXT: VectorFormat = { id: 'next-embedder', dimensions: 4, sparse: false };
       const generation = (await one.feeds.vectorsGeneration());
@@ -114,7 +114,7 @@ export function feedCases(s: () => Opened) {
         ['update', () => one.objects.update(seq, { ...p.fields, title: 'A2' }, false, 'alice', T0 + DAY, true)],
         ['putSource', () => one.objects.putSource({ ...prepared({ title: 'S' }), sourceKey: '/s', contentHash: 'h' }, () => ({}))],
         ['remove', () => one.objects.remove(seq, {}, 'alice', T0 + DAY)],
-        ['writeVectors', async () => one.admin.writeVectors(FORMAT, [{ chunkId: (await passageIds(one, 'ta'))[0]!, vector: vectorOf(9) }])],
+        ['writeVectors', async () => one.admin.writeVectors(FORMAT, [{ chunkId: (await passageIds(one, 'ta'))[0], vector: vectorOf(9) }])],
         ['bumpVectorsGeneration', () => one.admin.bumpVectorsGeneration()],
       ];
       for (const [name, write] of writes) {
@@ -125,7 +125,7 @@ export function feedCases(s: () => Opened) {
         await write();
         // The writing handle's at once; the other's as soon as it hears of the write (SQLite: at once too).
         expect([name, one.feeds.dataVersion() !== before[0]]).toEqual([name, true]);
-        expect([name, await versionMoves(two, before[1]!)]).toEqual([name, true]);
+        expect([name, await versionMoves(two, before[1])]).toEqual([name, true]);
       }
     });
   });

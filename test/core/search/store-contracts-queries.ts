@@ -13,7 +13,7 @@ export function queryCases(s: () => Opened) {
       const both = (await two.queries.chunks(sel('ta'), { mode: 'all', words: ['glacier', 'retreat'] }));
       expect((await titles(two, both.map((m) => m.seq)))).toEqual(['Glaciers', 'Sea ice']);
       // Ranked best first by a relevance where larger is better.
-      expect(both[0]!.raw).toBeGreaterThanOrEqual(both[1]!.raw);
+      expect(both[0].raw).toBeGreaterThanOrEqual(both[1].raw);
       const best = both.find((m) => m.seq === gseq)!;
       expect((await two.queries.chunkTexts([best.chunkId!])).get(best.chunkId!)).toMatchObject({ seq: gseq, idx: 1, text: 'Glaciers retreat as the climate warms.' });
       expect((await two.queries.chunks(sel('ta'), { mode: 'all', words: ['clim'] }))).toHaveLength(2);

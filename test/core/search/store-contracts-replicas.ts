@@ -59,7 +59,7 @@ export function replicaCases(s: () => Opened) {
       const refused = results.filter((r) => r.status === 'rejected');
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(20);
       expect(refused).toHaveLength(30);
-      for (const r of refused) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(ObjectQuotaReached);
+      for (const r of refused) expect((r).reason).toBeInstanceOf(ObjectQuotaReached);
       expect((await one.queries.allowed(sel('ta'))).size).toBe(20);
       expect((await two.queries.listing(sel('ta'))).length).toBe(20);
     });
@@ -79,7 +79,7 @@ export function replicaCases(s: () => Opened) {
       const live = await two.objects.bySource('ta', '/docs/changing.txt');
       expect(versions.map((r) => r.id)).toContain(live!.id);
       // Exactly one live object per source file, and each replaced version was soft-deleted.
-      expect(await titles(one, await one.queries.allowed(sel('ta')))).toEqual([(await one.objects.get('ta', live!.id))!.title, (await one.objects.get('ta', same[0]!.id))!.title].sort());
+      expect(await titles(one, await one.queries.allowed(sel('ta')))).toEqual([(await one.objects.get('ta', live!.id))!.title, (await one.objects.get('ta', same[0].id))!.title].sort());
       const replaced = versions.filter((r) => r.outcome === 'replaced').length;
       expect((await two.feeds.changesSince('ta', 0))).toHaveLength(replaced);
     });

@@ -122,7 +122,7 @@ function objectCases(s: () => Opened) {
       expect((await two.objects.putSource(v2, (old) => (seen.push(old), { is_deleted: true, replaced_by: 'v2' })))).toEqual({ id: v2.id, outcome: 'replaced' });
       expect(seen.map((o) => o.id)).toEqual([v1.id]);
       expect((await one.objects.get('ta', v1.id))).toBeUndefined();
-      const old = (await one.queries.objects([seen[0]!.seq])).get(seen[0]!.seq)!;
+      const old = (await one.queries.objects([seen[0].seq])).get(seen[0].seq)!;
       expect(old.systemMetadata).toEqual({ is_deleted: true, replaced_by: 'v2' });
       expect(old.deletedAt?.getTime()).toBe(T0 + DAY);
       expect((await one.objects.bySource('ta', '/docs/a.txt'))).toMatchObject({ id: v2.id, contentHash: 'h2' });

@@ -4,8 +4,8 @@ import { blobVector, vectorBlob } from '../../../core/search/vector-blobs';
 describe('vectors as blobs', () => {
   it('keep a sparse vector as its nonzero entries, and read it back exactly', async () => {
     const [v] = await hashingEmbedder(1024).embed(['glaciers retreat as the climate warms and sea levels rise']);
-    const blob = vectorBlob(v!, true);
-    expect(blob.byteLength).toBe(8 * v!.filter((x) => x !== 0).length);
+    const blob = vectorBlob(v, true);
+    expect(blob.byteLength).toBe(8 * v.filter((x) => x !== 0).length);
     expect(blob.byteLength).toBeLessThan(200);
     expect(blobVector(blob, 1024, true)).toEqual(v);
   });

@@ -30,12 +30,12 @@ const randomVectors = (rand: () => number, n: number, dims: number) =>
 function clusteredVectors(rand: () => number, n: number, dims: number, clusters: number): Float32Array[] {
   const centres = randomVectors(rand, clusters, dims);
   return Array.from({ length: n }, (_, i) => {
-    const c = centres[i % clusters]!;
+    const c = centres[i % clusters];
     return normalised(c.map((x) => x + (0.3 / Math.sqrt(dims)) * gaussian(rand)));
   });
 }
 
-const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
 
 /** The naive answer: score everything, sort everything. */
 const naive = (vectors: Float32Array[], q: Float32Array, k: number, accept = (_id: number) => true) =>
@@ -60,7 +60,7 @@ describe('the exact vector index', () => {
       const truth = naive(vectors, q, 10);
       const hits = index.search(q, 10);
       expect(hits.map((h) => h.id)).toEqual(truth.map((h) => h.id));
-      hits.forEach((h, i) => expect(h.similarity).toBeCloseTo(truth[i]!.similarity, 5));
+      hits.forEach((h, i) => expect(h.similarity).toBeCloseTo(truth[i].similarity, 5));
     }
   });
 
@@ -73,46 +73,46 @@ describe('the exact vector index', () => {
 
   it('returns only ids the filter accepts', () => {
     const even = (id: number) => id % 2 === 0;
-    const hits = index.search(queries[0]!, 25, even);
+    const hits = index.search(queries[0], 25, even);
     expect(hits).toHaveLength(25);
-    expect(hits.map((h) => h.id)).toEqual(naive(vectors, queries[0]!, 25, even).map((h) => h.id));
+    expect(hits.map((h) => h.id)).toEqual(naive(vectors, queries[0], 25, even).map((h) => h.id));
   });
 
   it('returns fewer than k when fewer are stored, and nothing for k = 0', () => {
     const small = filled(createVectorIndex({ dimensions: 32 }), vectors.slice(0, 3));
-    expect(small.search(queries[0]!, 10)).toHaveLength(3);
-    expect(small.search(queries[0]!, 0)).toEqual([]);
+    expect(small.search(queries[0], 10)).toHaveLength(3);
+    expect(small.search(queries[0], 0)).toEqual([]);
   });
 
   it('forgets a removed id and keeps the others findable', () => {
     const idx = filled(createVectorIndex({ dimensions: 32 }), vectors.slice(0, 100));
-    const best = idx.search(vectors[7]!, 1)[0]!;
+    const best = idx.search(vectors[7], 1)[0];
     expect(best.id).toBe(7);
     idx.remove(7);
     idx.remove(7);
     expect(idx.size).toBe(99);
-    expect(idx.search(vectors[7]!, 100).map((h) => h.id)).not.toContain(7);
+    expect(idx.search(vectors[7], 100).map((h) => h.id)).not.toContain(7);
     // The last vector was moved into 7's slot: it must still be found as itself.
-    expect(idx.search(vectors[99]!, 1)[0]).toMatchObject({ id: 99 });
+    expect(idx.search(vectors[99], 1)[0]).toMatchObject({ id: 99 });
   });
 
   it('replaces the vector of a re-added id', () => {
     const idx = filled(createVectorIndex({ dimensions: 32 }), vectors.slice(0, 100));
-    idx.add(5, vectors[500]!);
+    idx.add(5, vectors[500]);
     expect(idx.size).toBe(100);
-    expect(idx.search(vectors[500]!, 1)[0]).toMatchObject({ id: 5 });
-    expect(idx.search(vectors[5]!, 1)[0]!.id).not.toBe(5);
+    expect(idx.search(vectors[500], 1)[0]).toMatchObject({ id: 5 });
+    expect(idx.search(vectors[5], 1)[0].id).not.toBe(5);
   });
 
   it('throws on a vector or query of the wrong size', () => {
     expect(() => index.add(1, new Float32Array(31))).toThrow('vector has 31 dimensions, expected 32');
     expect(() => index.search(new Float32Array(64), 10)).toThrow('query has 64 dimensions, expected 32');
-    expect(() => index.add(-1, vectors[0]!)).toThrow('id must be an integer');
+    expect(() => index.add(-1, vectors[0])).toThrow('id must be an integer');
   });
 
   it('ranks any candidate list with exactTopK', () => {
     const candidates = vectors.slice(0, 300).map((vector, id) => ({ id, vector }));
-    expect(exactTopK(queries[1]!, candidates, 5)).toEqual(naive(vectors.slice(0, 300), queries[1]!, 5).map((h) => ({ id: h.id, similarity: expect.closeTo(h.similarity, 5) })));
+    expect(exactTopK(queries[1], candidates, 5)).toEqual(naive(vectors.slice(0, 300), queries[1], 5).map((h) => ({ id: h.id, similarity: expect.closeTo(h.similarity, 5) })));
   });
 });
 
@@ -122,29 +122,29 @@ describe('the index past exactBelow (HNSW)', () => {
     const index = createVectorIndex({ dimensions: 16, exactBelow: 500 });
     vectors.slice(0, 499).forEach((v, id) => index.add(id, v));
     expect(index.approximate).toBe(false);
-    index.add(499, vectors[499]!);
+    index.add(499, vectors[499]);
     expect(index.approximate).toBe(true);
     vectors.slice(500).forEach((v, i) => index.add(500 + i, v));
     expect(index.size).toBe(600);
-    expect(index.search(vectors[123]!, 1)[0]).toMatchObject({ id: 123, similarity: expect.closeTo(1, 5) });
+    expect(index.search(vectors[123], 1)[0]).toMatchObject({ id: 123, similarity: expect.closeTo(1, 5) });
     // Fewer than exactBelow again: still HNSW.
     for (let id = 0; id < 200; id++) index.remove(id);
     expect(index).toMatchObject({ size: 400, approximate: true });
-    expect(index.search(vectors[10]!, 400).map((h) => h.id).filter((id) => id < 200)).toEqual([]);
+    expect(index.search(vectors[10], 400).map((h) => h.id).filter((id) => id < 200)).toEqual([]);
   });
 
   it('re-adds removed and replaced ids without duplicates', () => {
     const vectors = randomVectors(prng(3), 400, 16);
     const index = filled(createVectorIndex({ dimensions: 16, exactBelow: 100 }), vectors.slice(0, 300));
     for (let id = 0; id < 50; id++) index.remove(id);
-    for (let id = 300; id < 330; id++) index.add(id, vectors[id]!); // take freed slots
-    for (let id = 0; id < 50; id++) index.add(id, vectors[id]!); // some revived, some new slots
-    index.add(60, vectors[399]!);
+    for (let id = 300; id < 330; id++) index.add(id, vectors[id]); // take freed slots
+    for (let id = 0; id < 50; id++) index.add(id, vectors[id]); // some revived, some new slots
+    index.add(60, vectors[399]);
     expect(index.size).toBe(330);
-    const ids = index.search(vectors[0]!, 330).map((h) => h.id);
+    const ids = index.search(vectors[0], 330).map((h) => h.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(index.search(vectors[20]!, 1)[0]).toMatchObject({ id: 20 });
-    expect(index.search(vectors[399]!, 1)[0]).toMatchObject({ id: 60 });
+    expect(index.search(vectors[20], 1)[0]).toMatchObject({ id: 20 });
+    expect(index.search(vectors[399], 1)[0]).toMatchObject({ id: 60 });
   });
 
   const recallOn = (vectors: Float32Array[], queries: Float32Array[]) => {

@@ -41,7 +41,7 @@ describePg('PostgreSQL migrations (platform_migrations)', () => {
   it('applies each migration once when replicas start at the same moment (each its own pool)', async () => {
     const applied = await Promise.all(Array.from({ length: 6 }, () => migrate(pool(), 'test', MIGRATIONS)));
     expect(applied.reduce((a, b) => a + b, 0)).toBe(2);
-    expect((await pools[0]!.query('SELECT count(*)::int AS n FROM b')).rows).toEqual([{ n: 1 }]);
+    expect((await pools[0].query('SELECT count(*)::int AS n FROM b')).rows).toEqual([{ n: 1 }]);
   });
 
   it('leaves nothing half done when a migration fails, and says which', async () => {

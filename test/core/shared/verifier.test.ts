@@ -108,12 +108,12 @@ describe('createTokenVerifier with in-process keys', () => {
 
   it('refuses a token with alg none', async () => {
     const [header, payload] = clientToken.access_token.split('.');
-    const { kid } = JSON.parse(Buffer.from(header!, 'base64url').toString()) as { kid: string };
+    const { kid } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { kid: string };
     await refusal(verifierAt().verify(`${b64({ alg: 'none', typ: 'JWT', kid })}.${payload}.`), /algorithm/);
   });
 
   it('refuses a token signed with HS256 using the public key bytes as the secret', async () => {
-    const jwk = (await core.service.jwks({ realm })).keys[0]!;
+    const jwk = (await core.service.jwks({ realm })).keys[0];
     const publicPem = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
     const forged = await new SignJWT(decodeJwt(clientToken.access_token))
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: jwk.kid })
@@ -126,7 +126,7 @@ describe('createTokenVerifier with in-process keys', () => {
 
   it('refuses a token whose payload was changed after signing', async () => {
     const [header, payload, signature] = clientToken.access_token.split('.');
-    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>;
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const tampered = `${header}.${b64({ ...claims, tenant_id: 'tenant-evil', realm_access: { roles: ['admin'] } })}.${signature}`;
     await refusal(verifierAt().verify(tampered), /signature/);
   });
@@ -224,7 +224,7 @@ describe('createTokenVerifier with remoteJwksKeySource', () => {
     const answer = async (req: IncomingMessage, res: ServerResponse) => {
       requests.push(req.url ?? '');
       const m = /^\/auth\/api\/v1\/realms\/([^/]+)\/protocol\/openid-connect\/certs$/.exec(req.url ?? '');
-      const known = m && (await core.store.realms.get(decodeURIComponent(m[1]!)));
+      const known = m && (await core.store.realms.get(decodeURIComponent(m[1])));
       res.writeHead(known ? 200 : 404, { 'content-type': 'application/json' });
       res.end(JSON.stringify(known ? await core.keys.jwks(known.id) : { detail: 'Realm not found' }));
     };

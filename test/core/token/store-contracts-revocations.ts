@@ -88,7 +88,7 @@ export function revocationCases(s: () => Opened<TokenStore>) {
           await new Promise((r) => setImmediate(r));
         }
       })();
-      await inParallel(s(), 40, (store, i) => store.sessions.revoke(sessions[i]!.id, now(), now() + 300_000));
+      await inParallel(s(), 40, (store, i) => store.sessions.revoke(sessions[i].id, now(), now() + 300_000));
       writing = false;
       await reader;
       seen.push(...(await two.revocations.read(cursor)).entries);

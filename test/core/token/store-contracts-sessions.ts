@@ -18,7 +18,7 @@ export function sessionCases(s: () => Opened<TokenStore>) {
       const { one, two } = s();
       const { realm } = await givenRealm(one);
       const sessions = Array.from({ length: 200 }, (_, i) => sessionRecord(realm.id, { clientId: `c${i % 7}`, createdAt: T0 + i }));
-      await inParallel(s(), 200, (store, i) => store.sessions.write(sessions[i]!));
+      await inParallel(s(), 200, (store, i) => store.sessions.write(sessions[i]));
       const read = await Promise.all(sessions.map((x, i) => (i % 2 ? one : two).sessions.get(x.id)));
       expect(read).toEqual(sessions);
     });
@@ -29,13 +29,13 @@ export function sessionCases(s: () => Opened<TokenStore>) {
       const session = sessionRecord(realm.id);
       await one.sessions.write(session);
       const next = Array.from({ length: 50 }, () => randomUUID());
-      const won = await inParallel(s(), 50, (store, i) => store.sessions.rotate(session.id, session.refreshJti, next[i]!, session.expiresAt + i + 1));
+      const won = await inParallel(s(), 50, (store, i) => store.sessions.rotate(session.id, session.refreshJti, next[i], session.expiresAt + i + 1));
       expect(won.filter(Boolean)).toHaveLength(1);
       const w = won.indexOf(true);
       expect(await two.sessions.get(session.id)).toEqual({ ...session, refreshJti: next[w], expiresAt: session.expiresAt + w + 1 });
       // The used token cannot rotate again; the current one can.
       expect(await one.sessions.rotate(session.id, session.refreshJti, randomUUID(), session.expiresAt)).toBe(false);
-      expect(await two.sessions.rotate(session.id, next[w]!, 'third', session.expiresAt + 99)).toBe(true);
+      expect(await two.sessions.rotate(session.id, next[w], 'third', session.expiresAt + 99)).toBe(true);
       expect(await one.sessions.rotate(randomUUID(), 'third', 'x', session.expiresAt)).toBe(false);
     });
 
@@ -86,11 +86,11 @@ export function sessionCases(s: () => Opened<TokenStore>) {
       // Far in the past, so sessions of other cases sharing the store are not in the way.
       const t = T0 - 10 * 365 * 86_400_000;
       const [expired, edge, live] = [t - 1, t, t + 1].map((expiresAt) => sessionRecord(realm.id, { createdAt: t - 10, expiresAt }));
-      await Promise.all([expired, edge, live].map((x) => one.sessions.write(x!)));
+      await Promise.all([expired, edge, live].map((x) => one.sessions.write(x)));
       expect(await two.sessions.prune(t)).toBe(1);
-      expect(await one.sessions.get(expired!.id)).toBeUndefined();
-      expect(await one.sessions.get(edge!.id)).toEqual(edge);
-      expect(await one.sessions.get(live!.id)).toEqual(live);
+      expect(await one.sessions.get(expired.id)).toBeUndefined();
+      expect(await one.sessions.get(edge.id)).toEqual(edge);
+      expect(await one.sessions.get(live.id)).toEqual(live);
     });
   });
 }

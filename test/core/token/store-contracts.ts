@@ -101,9 +101,9 @@ function realmCases(s: () => Opened<TokenStore>, open: OpenStore) {
       try {
         const name = unique('default');
         const realms = Array.from({ length: 50 }, () => realmRecord({ name }));
-        const won = await inParallel(fresh, 50, (store, i) => store.realms.create(realms[i]!, { key: keyRecord(realms[i]!.id), clients: [] }));
+        const won = await inParallel(fresh, 50, (store, i) => store.realms.create(realms[i], { key: keyRecord(realms[i].id), clients: [] }));
         expect(won.filter(Boolean)).toHaveLength(1);
-        const winner = realms[won.indexOf(true)]!;
+        const winner = realms[won.indexOf(true)];
         expect(await fresh.two.realms.getDefaultId()).toBe(winner.id);
         expect((await fresh.one.realms.list()).map((r) => r.id)).toEqual([winner.id]);
       } finally {
@@ -245,8 +245,8 @@ function keyCases(s: () => Opened<TokenStore>, open: OpenStore) {
       const fresh = await open({ fresh: true });
       try {
         const keys = await inParallel(fresh, 50, (store) => store.secretHashKey());
-        expect(keys[0]!.length).toBeGreaterThanOrEqual(32);
-        for (const k of [...keys, await fresh.one.secretHashKey(), await fresh.two.secretHashKey()]) expect(k.equals(keys[0]!)).toBe(true);
+        expect(keys[0].length).toBeGreaterThanOrEqual(32);
+        for (const k of [...keys, await fresh.one.secretHashKey(), await fresh.two.secretHashKey()]) expect(k.equals(keys[0])).toBe(true);
       } finally {
         await fresh.close();
       }

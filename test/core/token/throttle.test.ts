@@ -54,8 +54,8 @@ describe('reservations: an attempt in flight counts against the limit', () => {
     await expect(t.reserve('a')).rejects.toThrow(RateLimited);
     await expect(t.check('a')).rejects.toThrow(RateLimited);
     await expect(t.reserve('b')).resolves.toBeDefined();
-    await held[0]!.release();
-    await held[0]!.release(); // a second release gives nothing more back
+    await held[0].release();
+    await held[0].release(); // a second release gives nothing more back
     const again = await t.reserve('a');
     await expect(t.reserve('a')).rejects.toThrow(RateLimited);
     await again.release();

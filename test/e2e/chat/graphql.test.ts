@@ -148,9 +148,9 @@ describe('served alone: answerStream over graphql-ws', () => {
   it('takes Authorization and apiKey too, or the upgrade request\'s headers; queries and mutations work over the socket', async () => {
     const client = connect({ Authorization: f.a, apiKey: f.apiKey });
     const answer = await ask(client, 'mutation($input: AskInput!) { generateAnswer(input: $input) { response finishReason } }', { query: ASPIRIN });
-    expect(answer.results[0]!.data.generateAnswer).toMatchObject({ response: expect.stringContaining('stomach upset'), finishReason: 'STOP' });
+    expect(answer.results[0].data.generateAnswer).toMatchObject({ response: expect.stringContaining('stomach upset'), finishReason: 'STOP' });
     const sources = await ask(client, 'query($input: AskInput!) { sources(input: $input) { citations { title } } }', { query: ASPIRIN });
-    expect(sources.results[0]!.data.sources.citations[0].title).toBe('Aspirin');
+    expect(sources.results[0].data.sources.citations[0].title).toBe('Aspirin');
     // A Node client can set headers on the upgrade request itself.
     class WithHeaders extends WebSocket {
       constructor(url: string, protocols?: string | string[]) {
@@ -177,7 +177,7 @@ describe('served alone: answerStream over graphql-ws', () => {
     // Complete: the socket stays open (no lazy close), so only the operation's end can stop the call.
     stalling();
     const { results } = await ask(connect(user(), true), STREAM, input, (_r, stop) => stop());
-    expect(results[0]!.data.answerStream).toMatchObject({ response: 'One two three ', finishReason: null, model: { id: 'oc-chat' } });
+    expect(results[0].data.answerStream).toMatchObject({ response: 'One two three ', finishReason: null, model: { id: 'oc-chat' } });
     const completed = upstream.requests.at(-1)!;
     await completed.cut;
     expect(await recorded(before + 1)).toBe(before + 1);
@@ -195,15 +195,15 @@ describe('served alone: answerStream over graphql-ws', () => {
   it('answers a subscriber without a bearer token with UNAUTHENTICATED, refuses a bad one at connection_init (4403); another tenant is FORBIDDEN', async () => {
     const none = await ask(connect({ 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
     expect(none.results).toHaveLength(1);
-    expect(none.results[0]!.data).toBeUndefined();
-    expect(none.results[0]!.errors).toEqual([expect.objectContaining({ message: 'Not authenticated', path: ['answerStream'], extensions: { code: 'UNAUTHENTICATED' } })]);
+    expect(none.results[0].data).toBeUndefined();
+    expect(none.results[0].errors).toEqual([expect.objectContaining({ message: 'Not authenticated', path: ['answerStream'], extensions: { code: 'UNAUTHENTICATED' } })]);
     const bad = await ask(connect({ authorization: 'Bearer not.a.token', 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
     expect(bad.results).toEqual([]);
     expect({ code: bad.error.code, reason: bad.error.reason }).toEqual({ code: 4403, reason: 'Forbidden: Invalid token: malformed' });
     const other = await ask(connect(user()), STREAM, { query: ASPIRIN, tenantId: 'tenant-b' });
-    expect(other.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'tenant_mismatch' });
+    expect(other.results[0].errors![0].extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'tenant_mismatch' });
     const empty = await ask(connect(user()), STREAM, { query: '' });
-    expect(empty.results[0]!.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [expect.objectContaining({ loc: ['input', 'query'] })] });
+    expect(empty.results[0].errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [expect.objectContaining({ loc: ['input', 'query'] })] });
   });
 
   it('bounds socket operations as HTTP ones, and refuses invalid ones with an error message', async () => {
@@ -215,7 +215,7 @@ describe('served alone: answerStream over graphql-ws', () => {
     const invalid = await ask(client, 'subscription { answerStream { nope } }', {});
     expect(invalid.error[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     const variables = await ask(client, STREAM, { query: 42 });
-    expect(variables.results[0]!.errors![0]!.extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    expect(variables.results[0].errors![0].extensions).toEqual({ code: 'BAD_USER_INPUT' });
   });
 
   it('closes a socket that sends no connection_init within the timeout (4408)', async () => {

@@ -20,7 +20,7 @@ const graphHeaders = () => ({ authorization: `Bearer ${token}`, 'api-key': `${l.
 
 beforeAll(async () => {
   l = await startLeaving();
-  const login = await fetch(`${l.url}/auth/api/v1/oauth/connect/user/login?username=${l.boot.username}&password=${encodeURIComponent(l.boot.password!)}`, { method: 'POST' });
+  const login = await fetch(`${l.url}/auth/api/v1/oauth/connect/user/login?username=${l.boot.username}&password=${encodeURIComponent(l.boot.password)}`, { method: 'POST' });
   token = ((await login.json()) as { access_token: string }).access_token;
 }, 60_000);
 afterAll(() => l?.stop());
@@ -64,7 +64,7 @@ describe('a client that leaves a chat answer is a 499 at info level, once, never
       const seen = l.upstream.requests.length;
       const ws = new WebSocket(`${l.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
       const messages: any[] = [];
-      ws.on('message', (d) => messages.push(JSON.parse(String(d as Buffer))));
+      ws.on('message', (d) => messages.push(JSON.parse(String(d))));
       await new Promise((resolve) => ws.once('open', resolve));
       ws.send(JSON.stringify({ type: 'connection_init', payload: graphHeaders() }));
       await until(() => messages.some((m) => m.type === 'connection_ack'), 'connection_ack');

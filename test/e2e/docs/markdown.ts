@@ -71,11 +71,11 @@ export function parsePage(path: string, text = readFileSync(join(ROOT, path), 'u
   const page: Page = { path, blocks: [] };
   let pending: string | undefined;
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+    const line = lines[i];
     const pageMark = PAGE.exec(line);
     if (pageMark) {
       if (page.directive) throw new Error(`${path}:${i + 1}: a second docs-test page comment`);
-      page.directive = parseDirective(pageMark[1]!, `${path}:${i + 1}`);
+      page.directive = parseDirective(pageMark[1], `${path}:${i + 1}`);
       continue;
     }
     const blockMark = BLOCK.exec(line);
@@ -85,15 +85,15 @@ export function parsePage(path: string, text = readFileSync(join(ROOT, path), 'u
     }
     const fence = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)/.exec(line);
     if (fence) {
-      const close = new RegExp(`^\\s*${fence[2]![0] === '`' ? '`' : '~'}{${fence[2]!.length},}\\s*$`);
+      const close = new RegExp(`^\\s*${fence[2][0] === '`' ? '`' : '~'}{${fence[2].length},}\\s*$`);
       let end = i + 1;
-      while (end < lines.length && !close.test(lines[end]!)) end++;
-      if (SHELL.has(fence[3]!)) {
-        const block: ShellBlock = { page: path, line: i + 1, code: lines.slice(i + 1, end).map((l) => l.slice(fence[1]!.length)).join('\n') };
+      while (end < lines.length && !close.test(lines[end])) end++;
+      if (SHELL.has(fence[3])) {
+        const block: ShellBlock = { page: path, line: i + 1, code: lines.slice(i + 1, end).map((l) => l.slice(fence[1].length)).join('\n') };
         if (pending !== undefined) {
           const why = /^not run: (.+)$/.exec(pending);
           if (!why) throw new Error(`${path}:${i}: '<!-- docs-test: ${pending} -->': a block's comment is 'not run: <why>'`);
-          block.notRun = why[1]!.trim();
+          block.notRun = why[1].trim();
         }
         page.blocks.push(block);
       } else if (pending !== undefined) {

@@ -48,7 +48,7 @@ export function npmStart(dir: string, env: Record<string, string>, timeoutMs = 9
       if (!m || !out.includes('Ready.')) return;
       child.stdout.off('data', ready);
       clearTimeout(timer);
-      resolve({ url: m[1]!, output: () => out, stop, left });
+      resolve({ url: m[1], output: () => out, stop, left });
     });
   });
 }

@@ -48,7 +48,7 @@ interface InPage {
 async function setEditor(page: Page, selector: string, text: string) {
   await page.locator(selector).first().waitFor();
   await page.evaluate(([sel, value]) => {
-    (globalThis as unknown as InPage).document.querySelector(sel!)!.CodeMirror!.setValue(value!);
+    (globalThis as unknown as InPage).document.querySelector(sel)!.CodeMirror!.setValue(value);
   }, [selector, text]);
 }
 
@@ -193,7 +193,7 @@ d('the offline GraphiQL in a browser', () => {
     // While it was written, the pane showed the answer growing, not only its newest piece.
     const grown = seen.flatMap((t) => /"answerSoFar":\s*"([^"]*)",\s*"finishReason":\s*null/.exec(t)?.[1] ?? []);
     expect(grown.length).toBeGreaterThan(1);
-    grown.forEach((text, i) => i > 0 && expect(text.startsWith(grown[i - 1]!)).toBe(true));
+    grown.forEach((text, i) => i > 0 && expect(text.startsWith(grown[i - 1])).toBe(true));
   });
 
   it('streams an answer to a subscription whose credentials are typed in the header pane', async () => {
@@ -224,6 +224,6 @@ d('the offline GraphiQL in a browser', () => {
     await page.screenshot({ path: GRAPHIQL_SCREENSHOT });
     // While a subscription runs, the execute button stops it.
     await page.locator('.graphiql-execute-button').click();
-    await upstream.requests[seen]!.cut;
+    await upstream.requests[seen].cut;
   });
 });

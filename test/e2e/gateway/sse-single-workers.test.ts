@@ -33,8 +33,8 @@ beforeAll(async () => {
   p = await startPlatformProcess(['start'], { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, WORKERS: '3', LOG_LEVEL: 'warn' });
   url = `${p.url}/graphql`;
   const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-  user = { authorization: await token({ realm: boot.realm!, username: boot.username!, password: boot.password! }, 'user/login'), 'api-key': boot.api_key! };
-  client = { authorization: await token({ realm: boot.realm!, client_id: boot.client_id!, client_secret: boot.client_secret! }, 'token') };
+  user = { authorization: await token({ realm: boot.realm, username: boot.username, password: boot.password }, 'user/login'), 'api-key': boot.api_key };
+  client = { authorization: await token({ realm: boot.realm, client_id: boot.client_id, client_secret: boot.client_secret }, 'token') };
   lanes = await lanesToWorkers(`${p.url}/healthz`, p.child.pid!, 3);
 }, 120_000);
 afterAll(async () => {
@@ -61,10 +61,10 @@ function events(stream: Answer) {
 }
 
 const reserve = async (lane: Lane, who = user) => {
-  const r = await send(url, lane.agent, 'PUT', { authorization: who.authorization! });
+  const r = await send(url, lane.agent, 'PUT', { authorization: who.authorization });
   return { status: r.status, token: await r.text() };
 };
-const openStream = (lane: Lane, streamToken: string, who = user) => send(url, lane.agent, 'GET', { authorization: who.authorization!, [TOKEN]: streamToken, accept: 'text/event-stream' });
+const openStream = (lane: Lane, streamToken: string, who = user) => send(url, lane.agent, 'GET', { authorization: who.authorization, [TOKEN]: streamToken, accept: 'text/event-stream' });
 const operate = async (lane: Lane, streamToken: string, operationId: string, query: string, who = user) => {
   const r = await send(url, lane.agent, 'POST', { ...who, [TOKEN]: streamToken, 'content-type': 'application/json' }, JSON.stringify({ query, extensions: { operationId } }));
   const body = await r.text();
@@ -88,8 +88,8 @@ it('a reservation on one worker, its stream on a second and its operations on a 
   expect(seen.text).toMatch(/"id":"s1","payload":\{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null/);
   expect(seen.text).toContain('"id":"s1","payload":{"data":{"answerStream":{"response":"","finishReason":"STOP"}}}');
   // Cancelling from yet another worker reaches the holder (200), and an unknown id is no error.
-  expect((await send(url, a.agent, 'DELETE', { authorization: user.authorization!, [TOKEN]: made.token }).then((r) => r.text().then(() => r.status)))).toBe(400);
-  const cancelled = await send(`${url}?operationId=nothing-running`, a.agent, 'DELETE', { authorization: user.authorization!, [TOKEN]: made.token });
+  expect((await send(url, a.agent, 'DELETE', { authorization: user.authorization, [TOKEN]: made.token }).then((r) => r.text().then(() => r.status)))).toBe(400);
+  const cancelled = await send(`${url}?operationId=nothing-running`, a.agent, 'DELETE', { authorization: user.authorization, [TOKEN]: made.token });
   await cancelled.text();
   expect(cancelled.status).toBe(200);
   stream.res.destroy();
@@ -101,7 +101,7 @@ it('operations sent before the stream opens wait for it on any worker, each id t
   const made = await reserve(c);
   expect(await operate(a, made.token, 'early', '{ __typename }')).toEqual({ status: 202, code: undefined });
   expect(await operate(b, made.token, 'early', '{ __typename }')).toEqual({ status: 409, code: 'OPERATION_ID_TAKEN' });
-  for (let i = 1; i < 20; i++) expect((await operate([a, b, c][i % 3]!, made.token, `op${i}`, '{ __typename }')).status).toBe(202);
+  for (let i = 1; i < 20; i++) expect((await operate([a, b, c][i % 3], made.token, `op${i}`, '{ __typename }')).status).toBe(202);
   expect(await operate(c, made.token, 'op20', '{ __typename }')).toEqual({ status: 400, code: 'TOO_MANY_OPERATIONS' });
   const stream = await openStream(b, made.token);
   const seen = events(stream);
@@ -127,7 +127,7 @@ it('a stream belongs to the caller who reserved it, is opened once, and a caller
 
   const tokens: string[] = [];
   for (let i = 0; ; i++) {
-    const r = await reserve([a, b, c][i % 3]!, client);
+    const r = await reserve([a, b, c][i % 3], client);
     if (r.status !== 201) {
       expect(r.status).toBe(429);
       break;

@@ -21,18 +21,18 @@ describe('the GraphQL tour across five processes: four services served apart and
     expect(JSON.parse(init.stdout)).toEqual({ credentials: join(dataDir, 'bootstrap.json'), created: true });
     const [token, search, models, chat, gw] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
     const at = (port: number) => `http://127.0.0.1:${port}`;
-    const common = { PLATFORM_DATA_DIR: dataDir, AUTH_ISSUER_URL: at(token!), WORKERS: '1', LOG_LEVEL: 'warn' };
+    const common = { PLATFORM_DATA_DIR: dataDir, AUTH_ISSUER_URL: at(token), WORKERS: '1', LOG_LEVEL: 'warn' };
     const serve = async (name: string, port: number, env: Record<string, string> = {}) => {
       const p = await startPlatformProcess(['serve', name, '--port', String(port)], { ...common, ...env });
       procs.push(p);
       return p;
     };
-    await serve('token', token!);
-    await Promise.all([serve('search', search!, { MODELS_URL: at(models!) }), serve('models', models!)]);
-    await serve('chat', chat!, { SEARCH_URL: at(search!), MODELS_URL: at(models!) });
-    gateway = await serve('gateway', gw!, {
-      SUBGRAPH_TOKEN_URL: `${at(token!)}/graphql`, SUBGRAPH_SEARCH_URL: `${at(search!)}/graphql`,
-      SUBGRAPH_MODELS_URL: `${at(models!)}/graphql`, SUBGRAPH_CHAT_URL: `${at(chat!)}/graphql`,
+    await serve('token', token);
+    await Promise.all([serve('search', search, { MODELS_URL: at(models) }), serve('models', models)]);
+    await serve('chat', chat, { SEARCH_URL: at(search), MODELS_URL: at(models) });
+    gateway = await serve('gateway', gw, {
+      SUBGRAPH_TOKEN_URL: `${at(token)}/graphql`, SUBGRAPH_SEARCH_URL: `${at(search)}/graphql`,
+      SUBGRAPH_MODELS_URL: `${at(models)}/graphql`, SUBGRAPH_CHAT_URL: `${at(chat)}/graphql`,
     });
   }, 90_000);
   afterAll(async () => {

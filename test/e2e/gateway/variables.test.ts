@@ -1,7 +1,7 @@
 import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startInTemp, type Started } from '../shared/server';
-import { multipartParts, postOperation, run, socketClient, wsUrl, type Result } from '../shared/subscription-wire';
+import { multipartParts, postOperation, run, socketClient, wsUrl } from '../shared/subscription-wire';
 
 /**
  * GraphQL variables nested thousands of levels deep (they overflowed the stack: an unlogged
@@ -56,7 +56,7 @@ const rawSubscribe = (base: string, payloadText: string) => new Promise<any>((re
   ws.on('error', reject);
   ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: {} })));
   ws.on('message', (data) => {
-    const m = JSON.parse(String(data as Buffer));
+    const m = JSON.parse(String(data));
     if (m.type === 'connection_ack') return void ws.send(`{"id":"1","type":"subscribe","payload":${payloadText}}`);
     if (m.type === 'ping') return;
     ws.close();
@@ -71,7 +71,7 @@ const overSocket = async (base: string, query: string, variables: Record<string,
 };
 
 describe.each([['the gateway', 'gateway', PASSAGES], ['search served alone', 'search', PASSAGES], ['chat served alone', 'chat', SOURCES]])('on %s', (_name, role, query) => {
-  const base = () => servers[role]!.url;
+  const base = () => servers[role].url;
   const deepVariables = (n: number) => (query === PASSAGES ? `{"k":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}` : `{"input":{"query":"x","files":${deepText(n)}}}`);
 
   it.each([4500, 100_000])('refuses a variable nested %i levels over POST: 400 naming the limit', async (depth) => {
@@ -105,20 +105,20 @@ describe.each([['the gateway', 'gateway', PASSAGES], ['search served alone', 'se
 
 describe.each([['the gateway', 'gateway'], ['chat served alone', 'chat']])('over graphql-ws on %s', (_name, role) => {
   it.each([4500, 100_000])('refuses a variable nested %i levels, naming the limit', async (depth) => {
-    const m = await rawSubscribe(servers[role]!.url, `{"query":${JSON.stringify(STREAM)},"variables":{"input":{"query":"x","files":${deepText(depth)}}}}`);
+    const m = await rawSubscribe(servers[role].url, `{"query":${JSON.stringify(STREAM)},"variables":{"input":{"query":"x","files":${deepText(depth)}}}}`);
     expect(m.type).toBe('error');
     expect(refusalOf({ errors: m.payload })).toEqual(tooDeep);
   });
 
   it('refuses variables holding too many values, naming the limit', async () => {
-    const many = await overSocket(servers[role]!.url, STREAM, { input: { query: 'x', files: Array.from({ length: MAX_VALUES + 1 }, () => 'a.txt') } });
+    const many = await overSocket(servers[role].url, STREAM, { input: { query: 'x', files: Array.from({ length: MAX_VALUES + 1 }, () => 'a.txt') } });
     expect(many.results).toEqual([]);
     expect({ code: many.error?.extensions?.code, reason: many.error?.extensions?.reason, message: many.error?.message }).toEqual(tooLarge);
   });
 
   it('still answers an operation with ordinary variables', async () => {
-    const r = await overSocket(servers[role]!.url, TYPE, { name: 'Subscription' });
-    expect({ results: r.results as Result[], error: r.error }).toEqual({ results: [{ data: { __type: { name: 'Subscription' } } }], error: undefined });
+    const r = await overSocket(servers[role].url, TYPE, { name: 'Subscription' });
+    expect({ results: r.results, error: r.error }).toEqual({ results: [{ data: { __type: { name: 'Subscription' } } }], error: undefined });
   });
 });
 
@@ -126,18 +126,18 @@ describe('over GraphQL over SSE and multipart at the gateway', () => {
   const transports = [['SSE', 'text/event-stream'], ['multipart', 'multipart/mixed;subscriptionSpec=1.0']] as const;
 
   it.each(transports)('%s: a variable nested 4,500 levels is a 400 naming the limit', async (_t, accept) => {
-    const r = await postText(servers.gateway!.url, `{"query":${JSON.stringify(STREAM)},"variables":{"input":{"query":"x","files":${deepText(4500)}}}}`, accept);
+    const r = await postText(servers.gateway.url, `{"query":${JSON.stringify(STREAM)},"variables":{"input":{"query":"x","files":${deepText(4500)}}}}`, accept);
     expect({ status: r.status, ...refusalOf(r.body) }).toEqual({ status: 400, ...tooDeep });
   });
 
   it.each(transports)('%s: variables holding too many values are a 400 naming the limit', async (_t, accept) => {
     const variables = { input: { query: 'x', files: Array.from({ length: MAX_VALUES + 1 }, () => 'a.txt') } };
-    const res = await postOperation(servers.gateway!.url, { query: STREAM, variables }, { accept });
+    const res = await postOperation(servers.gateway.url, { query: STREAM, variables }, { accept });
     expect({ status: res.status, ...refusalOf(await res.json()) }).toEqual({ status: 400, ...tooLarge });
   });
 
   it('multipart still streams with ordinary variables (the refusal comes from the bound, not the transport)', async () => {
-    const res = await postOperation(servers.gateway!.url, { query: STREAM, variables: { input: { query: 'x' } } }, { accept: 'multipart/mixed;subscriptionSpec=1.0' });
+    const res = await postOperation(servers.gateway.url, { query: STREAM, variables: { input: { query: 'x' } } }, { accept: 'multipart/mixed;subscriptionSpec=1.0' });
     expect(res.status).toBe(200);
     const { parts } = multipartParts(await res.text());
     // No credentials: the subscription ends with the chat subgraph's UNAUTHENTICATED, which is not the bound.

@@ -35,7 +35,7 @@ describe('model gateway: group C tools through @aws-sdk/client-bedrock-runtime',
     process.env.E2E_GEMINI_TOOLS_KEY = GEMINI_KEY;
     p = await startInTemp('all', { MODELS_CATALOG_FILE: file, MODELS_UPSTREAM_RETRIES: '0' }).finally(() => rmSync(file, { force: true }));
     client = new BedrockRuntimeClient({
-      endpoint: `${p.url}/proxy/api/v1/bedrock`, region: 'us-east-1', token: { token: p.bootstrap!.values.api_key! }, authSchemePreference: ['httpBearerAuth'], maxAttempts: 1,
+      endpoint: `${p.url}/proxy/api/v1/bedrock`, region: 'us-east-1', token: { token: p.bootstrap!.values.api_key }, authSchemePreference: ['httpBearerAuth'], maxAttempts: 1,
     });
   }, 60_000);
   afterAll(async () => {
@@ -74,7 +74,7 @@ describe('model gateway: group C tools through @aws-sdk/client-bedrock-runtime',
       ],
     }));
     expect(second.stopReason).toBe('end_turn');
-    expect(second.output!.message!.content![0]!.text).toContain('Sunny and 24 degrees in Paris.');
+    expect(second.output!.message!.content![0].text).toContain('Sunny and 24 degrees in Paris.');
   });
 
   it('ConverseStream: contentBlockStart toolUse, its input in contentBlockDelta, contentBlockStop, stopReason tool_use; the round trip streams the answer', async () => {
@@ -83,7 +83,7 @@ describe('model gateway: group C tools through @aws-sdk/client-bedrock-runtime',
     expect(first.toolUses).toEqual([{ toolUseId: expect.any(String), name: 'get_weather', input: { city: 'Paris' } }]);
     const kinds = first.events.map((e) => Object.keys(e)[0]);
     expect(kinds.slice(-5)).toEqual(['contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata']);
-    const { toolUseId, name, input } = first.toolUses[0]!;
+    const { toolUseId, name, input } = first.toolUses[0];
     const assistant: ContentBlock[] = [{ toolUse: { toolUseId, name, input: input as never } }];
     const second = await streamed([
       ...ask, { role: 'assistant', content: assistant },
@@ -97,11 +97,11 @@ describe('model gateway: group C tools through @aws-sdk/client-bedrock-runtime',
     gemini.script({ toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] }, { answer: 'It is sunny in Paris.' });
     const first = await streamed(ask, 'gem-tools', { toolChoice: { any: {} } });
     expect(first).toMatchObject({ stopReason: 'tool_use', toolUses: [{ name: 'get_weather', input: { city: 'Paris' } }] });
-    expect(gemini.requests[0]!.json).toMatchObject({
-      tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'The current weather in a city', parametersJsonSchema: toolConfig.tools![0]!.toolSpec!.inputSchema!.json }] }],
+    expect(gemini.requests[0].json).toMatchObject({
+      tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'The current weather in a city', parametersJsonSchema: toolConfig.tools![0].toolSpec!.inputSchema!.json }] }],
       toolConfig: { functionCallingConfig: { mode: 'ANY' } },
     });
-    const { toolUseId } = first.toolUses[0]!;
+    const { toolUseId } = first.toolUses[0];
     const r = await client.send(new ConverseCommand({
       modelId: 'gem-tools', toolConfig,
       messages: [
@@ -109,8 +109,8 @@ describe('model gateway: group C tools through @aws-sdk/client-bedrock-runtime',
         { role: 'user', content: [{ toolResult: { toolUseId, content: [{ json: { sky: 'sunny' } }] } }] },
       ],
     }));
-    expect(r.output!.message!.content![0]!.text).toBe('It is sunny in Paris.');
-    expect(gemini.requests[1]!.json.contents.slice(1)).toEqual([
+    expect(r.output!.message!.content![0].text).toBe('It is sunny in Paris.');
+    expect(gemini.requests[1].json.contents.slice(1)).toEqual([
       { role: 'model', parts: [{ functionCall: { id: toolUseId, name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
       { role: 'user', parts: [{ functionResponse: { id: toolUseId, name: 'get_weather', response: { sky: 'sunny' } } }] },
     ]);

@@ -39,7 +39,7 @@ describe('a catalog file', () => {
     expect(listed.data.map((m) => m.id)).toEqual(['local-chat', 'local-embed', 'local-image', ...exampleIds]);
     const answer = await chat(p.url, p.key, 'local-chat');
     expect(answer.status).toBe(200);
-    expect(((await answer.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toMatch(/ice melts/i);
+    expect(((await answer.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toMatch(/ice melts/i);
     // A vendor model without its credential fails as misconfigured, without reaching the vendor.
     const gemini = await chat(p.url, p.key, 'gemini-2.5-flash');
     expect(gemini.status).toBe(502);

@@ -91,7 +91,7 @@ describe('model gateway through GraphQL', () => {
     const byIds = 'mutation($m: ID!, $t: [[Int!]!], $i: [String!]) { embed(model: $m, tokenIds: $t, inputs: $i) { vectors promptTokens } }';
     const r = await gql(byIds, { m: 'local-embed', t: ids });
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.embed).toEqual({ vectors: (await hashingEmbedder().embed(texts)).map((v) => Array.from(v)), promptTokens: ids[0]!.length + ids[1]!.length });
+    expect(r.body.data.embed).toEqual({ vectors: (await hashingEmbedder().embed(texts)).map((v) => Array.from(v)), promptTokens: ids[0].length + ids[1].length });
     const unknown = await gql(byIds, { m: 'local-embed', t: [[9906, 100_261]] });
     expect(unknown.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', reason: 'invalid_token_id' } });
     expect(unknown.body.errors[0].message).toContain('Invalid token id 100261 at input[0][1]');

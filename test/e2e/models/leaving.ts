@@ -48,7 +48,7 @@ export async function startLeaving(): Promise<Leaving> {
   const platform = await startPlatform(config, { role: 'all', modules, log });
   const boot = platform.bootstrap!.values;
   return {
-    url: platform.url, platform, upstream, apiKey: boot.api_key!, boot, lines,
+    url: platform.url, platform, upstream, apiKey: boot.api_key, boot, lines,
     async stop() {
       await platform.close();
       await upstream.close();

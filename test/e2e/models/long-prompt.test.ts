@@ -54,9 +54,9 @@ describe('a long unbroken prompt stalls no one', () => {
     p = await startPlatformProcess(['start'], { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' });
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
     key = `${boot.api_key}/{"is_cache": 0}`;
-    const form = new URLSearchParams({ client_id: boot.client_id!, client_secret: boot.client_secret!, realm: boot.realm! });
+    const form = new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret, realm: boot.realm });
     const t = await (await fetch(`${p.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: form })).json() as { access_token: string };
-    user = { token: t.access_token, tenant: boot.tenant_id! };
+    user = { token: t.access_token, tenant: boot.tenant_id };
   }, 120_000);
   afterAll(async () => {
     await stopProcess(p.child);

@@ -7,7 +7,7 @@ import { DATABASE_URL } from '../../shared/postgres';
 const form = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
 
 async function clientToken(base: string, creds: Record<string, string>): Promise<string> {
-  const res = await fetch(`${base}/auth/api/v1/oauth/connect/token`, form({ client_id: creds.client_id!, client_secret: creds.client_secret! }));
+  const res = await fetch(`${base}/auth/api/v1/oauth/connect/token`, form({ client_id: creds.client_id, client_secret: creds.client_secret }));
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
@@ -58,17 +58,17 @@ describeReplicas('faults: a replica killed mid-ingest, the database restarted mi
     try {
       const creds = set.credentials();
       const urls = set.replicas.map((r) => r.url);
-      const token = await clientToken(urls[0]!, creds);
+      const token = await clientToken(urls[0], creds);
       const acknowledged: string[] = [];
       let missingRetryAfter = 0;
       let n = 0;
       const worker = async (w: number) => {
         while (!stop) {
-          const base = urls[(n + w) % urls.length]!;
+          const base = urls[(n + w) % urls.length];
           const i = n++;
           const res = i % 2
             ? await createObject(base, token, `traffic ${i} ${randomUUID()}`).catch(() => undefined)
-            : await fetch(`${base}/auth/api/v1/oauth/connect/token`, form({ client_id: creds.client_id!, client_secret: creds.client_secret! })).catch(() => undefined);
+            : await fetch(`${base}/auth/api/v1/oauth/connect/token`, form({ client_id: creds.client_id, client_secret: creds.client_secret })).catch(() => undefined);
           // A refused connection (a replica gone) must not spin: the test then fails on its checks.
           if (!res) {
             statuses.set(0, (statuses.get(0) ?? 0) + 1);
@@ -106,7 +106,7 @@ describeReplicas('faults: a replica killed mid-ingest, the database restarted mi
       expect(missingRetryAfter).toBe(0);
       // 0: no answer at all (a replica that died): none either.
       expect([...statuses.keys()].filter((s) => ![200, 201, 503].includes(s))).toEqual([]);
-      const auth = { authorization: `Bearer ${await clientToken(urls[1]!, creds)}` };
+      const auth = { authorization: `Bearer ${await clientToken(urls[1], creds)}` };
       const found = await Promise.all(acknowledged.map((id) => fetch(`${urls[1]}/cl/search/api/v2/objects/${id}`, { headers: auth }).then((r) => r.status)));
       expect(found.filter((s) => s !== 200)).toEqual([]);
     } catch (err) {
@@ -126,8 +126,8 @@ describeReplicas('faults: a replica killed mid-ingest, the database restarted mi
     const set = await startReplicas({ count: 1, env: { REDIS_URL: viaProxy(REDIS_URL!, proxy.port) } });
     try {
       const creds = set.credentials();
-      const base = set.replicas[0]!.url;
-      const made = await platformCli(set.replicas[0]!.dataDir, ['key', 'create', '--name', 'redis-down', '--rpm', '100'], undefined, set.env);
+      const base = set.replicas[0].url;
+      const made = await platformCli(set.replicas[0].dataDir, ['key', 'create', '--name', 'redis-down', '--rpm', '100'], undefined, set.env);
       const key = JSON.parse(made.stdout).api_key as string;
       const chat = () => fetch(`${base}/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21`, {
         method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' },
@@ -138,7 +138,7 @@ describeReplicas('faults: a replica killed mid-ingest, the database restarted mi
       proxy.down();
       // Token issue (failure throttle), a limited key's call (rpm, answer cache), a GraphQL query (persisted queries): all answer.
       expect((await clientToken(base, creds)).length).toBeGreaterThan(20);
-      const wrong = await fetch(`${base}/auth/api/v1/oauth/connect/token`, form({ client_id: creds.client_id!, client_secret: 'wrong' }));
+      const wrong = await fetch(`${base}/auth/api/v1/oauth/connect/token`, form({ client_id: creds.client_id, client_secret: 'wrong' }));
       expect(wrong.status).toBe(401);
       const answered = await chat();
       expect(answered.status).toBe(200);

@@ -25,7 +25,7 @@ const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
     set = await startReplicas({ count: REPLICAS, publicPort: port, env: { LOG_LEVEL: 'info' } });
     lb = await startNginx(port, set.replicas.map((r) => r.port));
     const { DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX } = set.env;
-    env = { BASE: lb.url, GRAPHQL_URL: `${lb.url}/graphql`, PLATFORM_DATA_DIR: set.replicas[0]!.dataDir, DATABASE_URL: DATABASE_URL!, REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: REDIS_KEY_PREFIX! };
+    env = { BASE: lb.url, GRAPHQL_URL: `${lb.url}/graphql`, PLATFORM_DATA_DIR: set.replicas[0].dataDir, DATABASE_URL: DATABASE_URL, REDIS_URL: REDIS_URL, REDIS_KEY_PREFIX: REDIS_KEY_PREFIX };
   }, 180_000);
   afterAll(async () => {
     await lb?.stop();
@@ -39,7 +39,7 @@ const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
     const all = await Promise.all(Array.from({ length: 20 }, () => fetch(`${lb.url}/readyz`).then(async (res) => ({ status: res.status, body: await res.json() }))));
     for (const r of all) expect(r).toEqual({ status: 200, body: { status: 'ready', checks: { postgres: 'up', redis: 'up', search: 'ready' } } });
     // The access log line is written as each answer ends.
-    const each = () => answered().map((n, i) => n - before[i]!);
+    const each = () => answered().map((n, i) => n - before[i]);
     await eventually(() => each().reduce((a, b) => a + b, 0) >= 20);
     expect(each().reduce((a, b) => a + b, 0)).toBe(20);
     for (const n of each()) expect(n).toBeGreaterThan(0);

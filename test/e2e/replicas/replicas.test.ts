@@ -13,16 +13,16 @@ jest.setTimeout(120_000);
 describeReplicas('three replicas on one PostgreSQL and one Redis', () => {
   let set: ReplicaSet;
   let creds: Record<string, string>;
-  const url = (i: number) => set.replicas[i]!.url;
+  const url = (i: number) => set.replicas[i].url;
   const form = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
   const post = async (i: number, path: string, body: Record<string, string>) => {
     const res = await fetch(`${url(i)}${path}`, form(body));
     return { status: res.status, body: await res.json() as any };
   };
-  const clientToken = async (i: number) => (await post(i, '/auth/api/v1/oauth/connect/token', { client_id: creds.client_id!, client_secret: creds.client_secret! })).body.access_token as string;
-  const login = (i: number, username: string, password: string) => post(i, '/auth/api/v1/oauth/connect/user/login', { realm: creds.realm!, username, password });
-  const introspect = async (i: number, token: string) => (await post(i, '/auth/api/v1/oauth/connect/introspect', { realm: creds.realm!, token })).body.active as string;
-  const cli = (args: string[], input?: string) => platformCli(set.replicas[0]!.dataDir, args, input, set.env);
+  const clientToken = async (i: number) => (await post(i, '/auth/api/v1/oauth/connect/token', { client_id: creds.client_id, client_secret: creds.client_secret })).body.access_token as string;
+  const login = (i: number, username: string, password: string) => post(i, '/auth/api/v1/oauth/connect/user/login', { realm: creds.realm, username, password });
+  const introspect = async (i: number, token: string) => (await post(i, '/auth/api/v1/oauth/connect/introspect', { realm: creds.realm, token })).body.active as string;
+  const cli = (args: string[], input?: string) => platformCli(set.replicas[0].dataDir, args, input, set.env);
 
   beforeAll(async () => {
     // Counts across replicas are exact while Redis answers; its commands get 5 s, not 300 ms, so a loaded
@@ -33,36 +33,36 @@ describeReplicas('three replicas on one PostgreSQL and one Redis', () => {
   afterAll(() => set?.stop());
 
   it('a token issued by one replica is active on every other; revoked on one, inactive on all', async () => {
-    const pair = (await login(0, creds.username!, creds.password!)).body;
+    const pair = (await login(0, creds.username, creds.password)).body;
     expect(await introspect(1, pair.access_token)).toBe('true');
     expect(await introspect(2, pair.access_token)).toBe('true');
-    const revoked = await post(1, '/auth/api/v1/oauth/connect/revoke', { realm: creds.realm!, token: pair.refresh_token, client_id: creds.client_id! });
+    const revoked = await post(1, '/auth/api/v1/oauth/connect/revoke', { realm: creds.realm, token: pair.refresh_token, client_id: creds.client_id });
     expect(revoked.status).toBeLessThan(300);
     for (const i of [0, 1, 2]) expect(await introspect(i, pair.access_token)).toBe('false');
   });
 
   it('a refresh token rotated on one replica is refused, as reused, on another', async () => {
-    const first = (await login(0, creds.username!, creds.password!)).body;
-    const rotated = await post(1, '/auth/api/v1/oauth/connect/user/login', { realm: creds.realm!, grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const first = (await login(0, creds.username, creds.password)).body;
+    const rotated = await post(1, '/auth/api/v1/oauth/connect/user/login', { realm: creds.realm, grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expect(rotated.status).toBe(200);
-    const reused = await post(2, '/auth/api/v1/oauth/connect/user/login', { realm: creds.realm!, grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const reused = await post(2, '/auth/api/v1/oauth/connect/user/login', { realm: creds.realm, grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
   });
 
   it('counts wrong passwords made on every replica toward one lockout; a user disabled with the CLI is refused everywhere', async () => {
     const username = `lock-${randomUUID().slice(0, 8)}`;
-    const created = await cli(['user', 'create', '--username', username, '--password', 'right-password-1', '--realm', creds.realm!]);
+    const created = await cli(['user', 'create', '--username', username, '--password', 'right-password-1', '--realm', creds.realm]);
     expect(created.status).toBe(0);
     for (const i of [0, 1, 2, 0, 1]) expect((await login(i, username, 'wrong')).status).toBe(401);
     // Five failures across three replicas: locked, the right password is refused on each.
     for (const i of [0, 1, 2]) expect((await login(i, username, 'right-password-1')).status).toBe(401);
 
     const other = `off-${randomUUID().slice(0, 8)}`;
-    expect((await cli(['user', 'create', '--username', other, '--password', 'right-password-2', '--realm', creds.realm!])).status).toBe(0);
+    expect((await cli(['user', 'create', '--username', other, '--password', 'right-password-2', '--realm', creds.realm])).status).toBe(0);
     const before = (await login(2, other, 'right-password-2')).body;
     expect(await introspect(0, before.access_token)).toBe('true');
-    expect((await cli(['user', 'disable', '--username', other, '--realm', creds.realm!])).status).toBe(0);
+    expect((await cli(['user', 'disable', '--username', other, '--realm', creds.realm])).status).toBe(0);
     for (const i of [0, 1, 2]) expect((await login(i, other, 'right-password-2')).status).toBe(401);
     for (const i of [0, 1, 2]) expect(await introspect(i, before.access_token)).toBe('false');
   });
@@ -111,7 +111,7 @@ describeReplicas('three replicas on one PostgreSQL and one Redis', () => {
   it('a persisted query registered through one replica is known to the others', async () => {
     const query = `{ models { id } } # ${randomUUID()}`;
     const sha256Hash = createHash('sha256').update(query).digest('hex');
-    const gql = (i: number, body: unknown) => fetch(`${url(i)}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': creds.api_key! }, body: JSON.stringify(body) })
+    const gql = (i: number, body: unknown) => fetch(`${url(i)}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': creds.api_key }, body: JSON.stringify(body) })
       .then((r) => r.json() as Promise<any>);
     const extensions = { persistedQuery: { version: 1, sha256Hash } };
     expect((await gql(1, { extensions })).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');

@@ -70,7 +70,7 @@ describeReplicas('revocation seen by another replica (PostgreSQL)', () => {
   it('every token of a client disabled by `platform client disable`', async () => {
     const clientId = `svc-${n++}`;
     const c = await cli('client', 'create', '--client-id', clientId, '--roles', 'search:read', '--tenant', boot.tenant_id);
-    const t = await clientToken(A, boot, clientId, c.client_secret!);
+    const t = await clientToken(A, boot, clientId, c.client_secret);
     await endsOnB(t.access_token, () => cli('client', 'disable', '--client-id', clientId));
   });
 
@@ -85,7 +85,7 @@ describeReplicas('revocation seen by another replica (PostgreSQL)', () => {
 
   it('a replica started after a revocation refuses the token from its first request', async () => {
     const t = await login(A, boot);
-    await stopProcess(set.replicas[1]!.process.child);
+    await stopProcess(set.replicas[1].process.child);
     await revokeByRest(A, boot, t.refresh_token);
     await set.restart(1);
     for (const face of FACES) expect(await accepts(B, face, t.access_token, boot.tenant_id)).toBe(false);

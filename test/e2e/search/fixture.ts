@@ -19,7 +19,7 @@ export interface SearchFixture {
 export async function searchFixture(env: Record<string, string> = {}): Promise<SearchFixture> {
   const platform = await startInTemp('all', env);
   const token = platform.instances.token as unknown as TokenCore;
-  const realm = platform.bootstrap!.values.realm!;
+  const realm = platform.bootstrap!.values.realm;
   const tokenFor = async (clientId: string, tenantId: string, roles: string[]) => {
     const c = await token.admin.createClient({ realm, clientId, tenantId, roles });
     const res = await fetch(`${platform.url}/auth/api/v1/oauth/connect/token`, {

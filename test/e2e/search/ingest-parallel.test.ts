@@ -64,7 +64,7 @@ describe(`${RUNS} parallel 'platform ingest' runs of one folder into one data di
   }, 600_000);
 
   it('a changed file is replaced by one run; the others keep the new version', async () => {
-    writeFileSync(paths[0]!, 'Otters changed: they also juggle pebbles.');
+    writeFileSync(paths[0], 'Otters changed: they also juggle pebbles.');
     const reports = (await ingestAll(RERUNS)).map(reportOf);
     expect(reports.reduce((n, r) => n + r.replaced, 0)).toBe(1);
     expect(reports.reduce((n, r) => n + r.created, 0)).toBe(0);

@@ -60,12 +60,12 @@ describe('platform ingest <folder>', () => {
     const core = openSearchCore({ stores: sqliteSearchStores(join(dataDir, 'search.db'))});
     try {
       for (const [query, file] of [['hedgehogs worms', 'a.txt'], ['setts', 'b.md'], ['blind', 'c.html'], ['rodents', 'd.docx'], ['heartbeat', 'e.pdf']]) {
-        const page = await core.service.search({ mode: 'fulltext', query: query!, filters: {}, offset: 0, limit: 5 }, asTenant('acme'));
+        const page = await core.service.search({ mode: 'fulltext', query: query, filters: {}, offset: 0, limit: 5 }, asTenant('acme'));
         expect(page.hits.map((h) => h.object.fileName)).toEqual([file]);
       }
       const sub = await core.service.search({ mode: 'basic', query: '', filters: { folders: ['docs/sub'] }, offset: 0, limit: 5 }, asTenant('acme'));
       expect(sub.hits.map((h) => h.object.fileName)).toEqual(['b.md']);
-      expect(sub.hits[0]!.object).toMatchObject({ tags: ['wildlife'], repos: ['field-notes'], fileExtension: 'md' });
+      expect(sub.hits[0].object).toMatchObject({ tags: ['wildlife'], repos: ['field-notes'], fileExtension: 'md' });
       const other = await core.service.search({ mode: 'fulltext', query: 'hedgehogs', filters: {}, offset: 0, limit: 5 }, asTenant('someone-else'));
       expect(other.total).toBe(0);
       const old = await core.service.search({ mode: 'fulltext', query: 'hedgehogs', filters: {}, offset: 0, limit: 5 }, asTenant('acme'));

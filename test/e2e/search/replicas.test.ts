@@ -21,10 +21,10 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
   const delays: Record<string, number[]> = { found: [], gone: [] };
 
   const cli = (i: number, args: string[]) =>
-    run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env: { ...set.env, PLATFORM_DATA_DIR: set.replicas[i]!.dataDir } });
-  const realmOf = (i: number) => (JSON.parse(readFileSync(join(set.replicas[i]!.dataDir, 'bootstrap.json'), 'utf8')) as { realm: string }).realm;
+    run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env: { ...set.env, PLATFORM_DATA_DIR: set.replicas[i].dataDir } });
+  const realmOf = (i: number) => (JSON.parse(readFileSync(join(set.replicas[i].dataDir, 'bootstrap.json'), 'utf8')) as { realm: string }).realm;
   const bearerFor = async (i: number, clientId: string, secret: string) => {
-    const res = await fetch(`${set.replicas[i]!.url}/auth/api/v1/oauth/connect/token`, {
+    const res = await fetch(`${set.replicas[i].url}/auth/api/v1/oauth/connect/token`, {
       method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id: clientId, client_secret: secret, realm: realmOf(i) }),
     });
@@ -32,8 +32,8 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
     return `Bearer ${((await res.json()) as { access_token: string }).access_token}`;
   };
   const call = async (i: number, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${set.replicas[i]!.url}${PREFIX}${path}`, {
-      method, headers: { authorization: bearers[i]!, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    const res = await fetch(`${set.replicas[i].url}${PREFIX}${path}`, {
+      method, headers: { authorization: bearers[i], 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as any };
   };
@@ -57,8 +57,8 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
   }, 180_000);
 
   afterAll(async () => {
-    process.stdout.write(`search replicas (REST, two processes): found on the other after ${delays.found!.join(', ')} ms; `
-      + `a delete gone after ${delays.gone!.join(', ')} ms\n`);
+    process.stdout.write(`search replicas (REST, two processes): found on the other after ${delays.found.join(', ')} ms; `
+      + `a delete gone after ${delays.gone.join(', ')} ms\n`);
     await set?.stop();
   });
 
@@ -67,9 +67,9 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
       const created = await call(0, 'POST', '/objects', { title: `Note ${i}`, content: `The ${word} nest on the cliffs.` });
       expect(created.status).toBe(201);
       const id = created.body.object_id as string;
-      delays.found!.push(await eventually(async () => (await found(1, word)).includes(id), 20_000, 10));
+      delays.found.push(await eventually(async () => (await found(1, word)).includes(id), 20_000, 10));
       expect((await call(0, 'DELETE', `/objects/${id}`)).status).toBe(200);
-      delays.gone!.push(await eventually(async () => !(await found(1, word)).includes(id), 20_000, 10));
+      delays.gone.push(await eventually(async () => !(await found(1, word)).includes(id), 20_000, 10));
       expect((await call(1, 'GET', `/objects/${id}`)).status).toBe(404);
     }
   });

@@ -49,7 +49,7 @@ describe('platform backup and restore', () => {
     port = String(await freePort());
     await start(dataDir);
     boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-    const t = await call('/auth/api/v1/oauth/connect/token', { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id!, client_secret: boot.client_secret! }) });
+    const t = await call('/auth/api/v1/oauth/connect/token', { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }) });
     expect(t.status).toBe(200);
     token = ((await t.json()) as { access_token: string }).access_token;
     for (let i = 0; i < 30; i++) before.push(await addObject(i, 'before'));
@@ -85,7 +85,7 @@ describe('platform backup and restore', () => {
     expect(cp.status).toBe(0);
     await start(restored);
 
-    const introspect = await call('/auth/api/v1/oauth/connect/introspect', { method: 'POST', body: new URLSearchParams({ realm: boot.realm!, token }) });
+    const introspect = await call('/auth/api/v1/oauth/connect/introspect', { method: 'POST', body: new URLSearchParams({ realm: boot.realm, token }) });
     expect(await introspect.json()).toMatchObject({ active: 'true', client_id: boot.client_id });
     for (const id of before) expect((await call(`/cl/search/api/v2/objects/${id}`, { headers: bearer() })).status).toBe(200);
 
@@ -102,8 +102,8 @@ describe('platform backup and restore', () => {
     const all = await call('/cl/search/api/v2/fulltext?query_string=backupcheck&page_size=100', { method: 'POST', headers: bearer() });
     expect(((await all.json()) as { result_count: number }).result_count).toBe(before.length + kept.length);
     // The LM key (models.db) and the first start's credentials came back too.
-    expect((await call('/proxy/api/v1/models', { headers: { 'api-key': boot.api_key! } })).status).toBe(200);
-    const login = await call('/auth/api/v1/oauth/connect/token', { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id!, client_secret: boot.client_secret! }) });
+    expect((await call('/proxy/api/v1/models', { headers: { 'api-key': boot.api_key } })).status).toBe(200);
+    const login = await call('/auth/api/v1/oauth/connect/token', { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }) });
     expect(login.status).toBe(200);
   }, 180_000);
 });

@@ -46,7 +46,7 @@ describe('the platform command administering a data directory', () => {
       expect(l.status).toBe(0);
       expect(l.stdout).not.toMatch(/scrypt|secret|password/i);
     }
-    expect(json(lists[1]!.stdout).map((c: { client_id: string }) => c.client_id).sort()).toEqual(['billing', 'platform-login']);
+    expect(json(lists[1].stdout).map((c: { client_id: string }) => c.client_id).sort()).toEqual(['billing', 'platform-login']);
   });
 
   it('changes what a running server answers: a disabled user\'s tokens turn inactive at once', async () => {

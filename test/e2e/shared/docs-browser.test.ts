@@ -62,7 +62,7 @@ d('the docs pages, in a browser: Try it out answers 200 on every service', () =>
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
     server = await startInTemp();
     origin = `http://docs.test:${server.port}`;
-    creds = server.bootstrap!.values as unknown as Record<string, string>;
+    creds = server.bootstrap!.values;
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
   }, 60_000);
   afterAll(async () => {
@@ -85,8 +85,8 @@ d('the docs pages, in a browser: Try it out answers 200 on every service', () =>
   it('token: the token endpoint with a client\'s id and secret, introspection, the login with a user\'s, userinfo', async () => {
     await page.goto(`${origin}/auth/api/v1/docs`);
     const client = await tryIt(page, 'post', '/auth/api/v1/oauth/connect/token', async (op) => {
-      await op.locator('tr[data-param-name="client_id"] input').fill(creds.client_id!);
-      await op.locator('tr[data-param-name="client_secret"] input').fill(creds.client_secret!);
+      await op.locator('tr[data-param-name="client_id"] input').fill(creds.client_id);
+      await op.locator('tr[data-param-name="client_secret"] input').fill(creds.client_secret);
     });
     expect(client.status).toBe(200);
     clientToken = JSON.parse(client.body).access_token;
@@ -96,8 +96,8 @@ d('the docs pages, in a browser: Try it out answers 200 on every service', () =>
     expect(introspected.status).toBe(200);
     expect(JSON.parse(introspected.body)).toMatchObject({ active: 'true', client_id: creds.client_id });
     const user = await tryIt(page, 'post', '/auth/api/v1/oauth/connect/user/login', async (op) => {
-      await op.locator('tr[data-param-name="username"] input').fill(creds.username!);
-      await op.locator('tr[data-param-name="password"] input').fill(creds.password!);
+      await op.locator('tr[data-param-name="username"] input').fill(creds.username);
+      await op.locator('tr[data-param-name="password"] input').fill(creds.password);
     });
     expect(user.status).toBe(200);
     userToken = JSON.parse(user.body).access_token;
@@ -122,7 +122,7 @@ d('the docs pages, in a browser: Try it out answers 200 on every service', () =>
 
   it('models: Authorize with the LM key; chat completion, Gemini and Bedrock on local-chat, each with its path parameters', async () => {
     await page.goto(`${origin}/proxy/api/v1/docs`);
-    await authorize(page, creds.api_key!);
+    await authorize(page, creds.api_key);
     const azure = await tryIt(page, 'post', '/proxy/api/v1/azure/openai/deployments/{model}/chat/completions');
     expect(azure.status).toBe(200);
     expect(JSON.parse(azure.body)).toMatchObject({ object: 'chat.completion', model: 'local-chat' });
@@ -143,7 +143,7 @@ d('the docs pages, in a browser: Try it out answers 200 on every service', () =>
     const answer = await tryIt(page, 'post', '/api/generate_answer', async (op) => {
       const body = op.locator('textarea.body-param__text');
       const example = await body.inputValue();
-      await body.fill(example.replace('<access token of a user>', userToken).replace('<tenant id>', creds.tenant_id!).replace('<LM key>', creds.api_key!));
+      await body.fill(example.replace('<access token of a user>', userToken).replace('<tenant id>', creds.tenant_id).replace('<LM key>', creds.api_key));
     });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ finish_reason: expect.any(String), response: expect.any(String) });

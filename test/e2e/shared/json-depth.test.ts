@@ -67,10 +67,10 @@ describe('JSON nested too deep, on every route group', () => {
   beforeAll(async () => {
     p = await startInTemp('all');
     const v = p.bootstrap!.values;
-    client = { id: v.client_id!, secret: v.client_secret! };
+    client = { id: v.client_id, secret: v.client_secret };
     const token = await fetch(`${p.url}/auth/api/v1/oauth/connect/token?client_id=${client.id}&client_secret=${encodeURIComponent(client.secret)}`, { method: 'POST' });
     const bearer = ((await token.json()) as { access_token: string }).access_token;
-    headers = { bearer: { authorization: `Bearer ${bearer}` }, 'api-key': { 'api-key': v.api_key! }, none: {} };
+    headers = { bearer: { authorization: `Bearer ${bearer}` }, 'api-key': { 'api-key': v.api_key }, none: {} };
   }, 60_000);
   afterAll(() => p.stop());
 
@@ -120,7 +120,7 @@ describe('JSON nested too deep, on every route group', () => {
     const chat = (key: string) => fetch(`${p.url}${MODELS}/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: '{"messages":[{"role":"user","content":"hi"}]}',
     });
-    const key = headers['api-key']!['api-key']!;
+    const key = headers['api-key']['api-key'];
     for (const options of [`{"x":${arrays(5000)}}`, `{'x': ${arrays(5000)}, 'is_cache': 0}`]) {
       const res = await chat(`${key}/${options}`);
       expect({ status: res.status, message: azureError(await res.json()) }).toEqual({ status: 400, message: expect.stringMatching(/api-key.*\b128\b/) });

@@ -31,11 +31,11 @@ describe('METRICS_PORT: Prometheus metrics of every worker, on the management po
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     p = await startPlatformProcess(['start'], { PLATFORM_DATA_DIR: dataDir, PORT: String(await freePort()), WORKERS: '2', METRICS_PORT: String(port), LOG_LEVEL: 'warn' });
     boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-    const issue = (secret: string) => post('/auth/api/v1/oauth/connect/token', { form: { client_id: boot.client_id!, client_secret: secret } });
+    const issue = (secret: string) => post('/auth/api/v1/oauth/connect/token', { form: { client_id: boot.client_id, client_secret: secret } });
     // Three tokens and one refused secret, spread over both workers by the primary.
-    const issued = await Promise.all([issue(boot.client_secret!), issue(boot.client_secret!), issue(boot.client_secret!), issue('wrong')]);
+    const issued = await Promise.all([issue(boot.client_secret), issue(boot.client_secret), issue(boot.client_secret), issue('wrong')]);
     expect(issued.map((r) => r.status)).toEqual([200, 200, 200, 401]);
-    token = ((await issued[0]!.json()) as { access_token: string }).access_token;
+    token = ((await issued[0].json()) as { access_token: string }).access_token;
     const auth = { authorization: `Bearer ${token}` };
     expect((await post('/cl/search/api/v2/objects', { headers: auth, body: { title: 'Glaciers', content: 'Glaciers retreat as the climate warms.' } })).status).toBe(201);
     for (let i = 0; i < 2; i++) expect((await post('/cl/search/api/v2/search?query_string=glaciers+climate', { headers: auth, body: {} })).status).toBe(200);
@@ -84,7 +84,7 @@ describe('METRICS_PORT: Prometheus metrics of every worker, on the management po
   });
 
   it('counts model calls, tokens and cost per model and tenant', () => {
-    const tenant = boot.tenant_id!;
+    const tenant = boot.tenant_id;
     expect(m.total('platform_model_calls_total', { model: 'local-chat', tenant, status: '200' })).toBeGreaterThanOrEqual(2);
     expect(m.total('platform_model_tokens_total', { model: 'local-chat', tenant, direction: 'output' })).toBeGreaterThan(0);
     expect(m.has('platform_model_cost_total')).toBe(true);

@@ -117,7 +117,7 @@ describe('the chat proxy answers as its OpenAPI document says', () => {
   beforeAll(async () => {
     const v = p.bootstrap!.values;
     const login = await fetch(`${p.url}/auth/api/v1/oauth/connect/user/login`, {
-      method: 'POST', body: new URLSearchParams({ username: v.username!, password: v.password! }),
+      method: 'POST', body: new URLSearchParams({ username: v.username, password: v.password }),
     });
     const token = ((await login.json()) as { access_token: string }).access_token;
     body = { request: { user_cred: { token, client: { tenant_id: v.tenant_id } } }, query: QUESTION, api_key: key };

@@ -53,19 +53,19 @@ describe('redocly lint', () => {
 
 describe.each(PREFIXES)('%s/openapi.json', (prefix) => {
   it('calls this server first (a relative URL: the page\'s own origin), then PUBLIC_URL', () => {
-    expect(docs[prefix]!.servers.map((s: Json) => s.url)).toEqual(['/', PUBLIC_URL]);
+    expect(docs[prefix].servers.map((s: Json) => s.url)).toEqual(['/', PUBLIC_URL]);
   });
 
   it('says who may call each operation, with schemes it declares', () => {
-    const schemes = Object.keys(docs[prefix]!.components.securitySchemes ?? {});
-    for (const { op } of operations(docs[prefix]!)) {
+    const schemes = Object.keys(docs[prefix].components.securitySchemes ?? {});
+    for (const { op } of operations(docs[prefix])) {
       expect(Array.isArray(op.security)).toBe(true);
       for (const requirement of op.security) for (const name of Object.keys(requirement)) expect(schemes).toContain(name);
     }
   });
 
   it('declares every path parameter', () => {
-    for (const { path, op } of operations(docs[prefix]!)) {
+    for (const { path, op } of operations(docs[prefix])) {
       const declared = op.parameters.filter((p: Json) => p.in === 'path').map((p: Json) => p.name).sort();
       expect({ path, declared }).toEqual({ path, declared: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort() });
     }
@@ -73,7 +73,7 @@ describe.each(PREFIXES)('%s/openapi.json', (prefix) => {
 });
 
 describe('what each document says', () => {
-  const op = (prefix: string, method: string, path: string) => docs[prefix]!.paths[prefix + path][method] as Json;
+  const op = (prefix: string, method: string, path: string) => docs[prefix].paths[prefix + path][method] as Json;
   const param = (o: Json, name: string) => o.parameters.find((p: Json) => p.name === name) as Json;
 
   it('token: grant_type offers its allowed values, not a free string; userinfo takes a bearer token', () => {
@@ -83,7 +83,7 @@ describe('what each document says', () => {
     expect(op('/auth/api/v1', 'post', '/oauth/connect/token').security).toEqual([]);
     expect(param(op('/auth/api/v1', 'post', '/oauth/connect/introspect'), 'realm')).toMatchObject({ in: 'query', required: true, example: 'default' });
     expect(op('/auth/api/v1', 'get', '/realms/{realm}/protocol/openid-connect/userinfo').security).toEqual([{ bearerAuth: [] }]);
-    expect(docs['/auth/api/v1']!.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(docs['/auth/api/v1'].components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
   it('search: a bearer scheme on every search', () => {
@@ -92,8 +92,8 @@ describe('what each document says', () => {
   });
 
   it('models: an api-key header scheme on every call, the model in the path or in ?modelId=, with an offline example', () => {
-    expect(docs['/proxy/api/v1']!.components.securitySchemes.apiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'api-key' }));
-    for (const { op: o } of operations(docs['/proxy/api/v1']!)) expect(o.security).toEqual([{ apiKey: [] }]);
+    expect(docs['/proxy/api/v1'].components.securitySchemes.apiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'api-key' }));
+    for (const { op: o } of operations(docs['/proxy/api/v1'])) expect(o.security).toEqual([{ apiKey: [] }]);
     const azure = op('/proxy/api/v1', 'post', '/azure/openai/deployments/{model}/chat/completions');
     expect(param(azure, 'model')).toMatchObject({ in: 'path', required: true, example: 'local-chat' });
     expect(param(azure, 'api-version')).toMatchObject({ in: 'query', required: true });
@@ -103,7 +103,7 @@ describe('what each document says', () => {
   });
 
   it.each(['/proxy/api/v1', '/api'])('%s: every answer and every failure has a schema for each of its media types', (prefix) => {
-    for (const { path, method, op: o } of operations(docs[prefix]!)) {
+    for (const { path, method, op: o } of operations(docs[prefix])) {
       for (const [status, r] of Object.entries(o.responses as Json)) {
         const content = Object.entries((r.content ?? {}) as Json);
         expect({ path, method, status, media: content.length > 0 }).toEqual({ path, method, status, media: true });
@@ -120,8 +120,8 @@ describe('what each document says', () => {
   });
 
   it('chat: no header scheme (credentials are body fields), and the example body shows where they go', () => {
-    expect(docs['/api']!.components.securitySchemes).toBeUndefined();
-    expect(docs['/api']!.info.description).toMatch(/request\.user_cred\.token.*api_key/s);
+    expect(docs['/api'].components.securitySchemes).toBeUndefined();
+    expect(docs['/api'].info.description).toMatch(/request\.user_cred\.token.*api_key/s);
     const example = op('/api', 'post', '/generate_answer').requestBody.content['application/json'].example;
     expect(example).toMatchObject({ request: { user_cred: { token: expect.any(String), client: { tenant_id: expect.any(String) } } }, api_key: expect.any(String) });
   });

@@ -28,7 +28,7 @@ export function startPlatformProcess(args: string[], env: Record<string, string>
         child.stdout.off('data', ready);
         clearTimeout(timer);
         child.removeAllListeners('exit');
-        resolve({ child, output: () => out, url: m[1]! });
+        resolve({ child, output: () => out, url: m[1] });
       }
     });
   });

@@ -42,7 +42,7 @@ const PROMTOOL = PROMETHEUS && join(PROMETHEUS, '..', 'promtool');
     p = await startPlatformProcess(['start'], { PLATFORM_DATA_DIR: join(dir, 'data'), PORT: String(await freePort()), WORKERS: '2', METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn' });
     const boot = JSON.parse(readFileSync(join(dir, 'data', 'bootstrap.json'), 'utf8')) as Record<string, string>;
     for (let i = 0; i < 4; i++) {
-      const r = await fetch(`${p.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id!, client_secret: boot.client_secret! }) });
+      const r = await fetch(`${p.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }) });
       expect(r.status).toBe(200);
     }
     // The scrape configuration docs/deploy/prometheus.yml gives, at a one-second interval.
@@ -65,16 +65,16 @@ const PROMTOOL = PROMETHEUS && join(PROMETHEUS, '..', 'promtool');
     const targets = await eventually(async () => {
       const r = (await (await fetch(`${api}/api/v1/targets`)).json()) as { data: { activeTargets: { health: string; lastError: string; scrapeUrl: string }[] } };
       return r.data.activeTargets;
-    }, (t) => t.length === 1 && t[0]!.health === 'up', 'target up');
+    }, (t) => t.length === 1 && t[0].health === 'up', 'target up');
     expect(targets[0]).toMatchObject({ health: 'up', lastError: '', scrapeUrl: `http://127.0.0.1:${metricsPort}/metrics` });
   }, 60_000);
 
   it('answers PromQL over the platform figures: the tokens issued by both workers, latency quantiles per route', async () => {
-    const issued = await eventually(() => query('sum(platform_token_issued_total)'), (r) => r.length === 1 && r[0]!.value[1] === '4', 'four tokens');
-    expect(issued[0]!.value[1]).toBe('4');
+    const issued = await eventually(() => query('sum(platform_token_issued_total)'), (r) => r.length === 1 && r[0].value[1] === '4', 'four tokens');
+    expect(issued[0].value[1]).toBe('4');
     const p95 = await query('histogram_quantile(0.95, sum by (le, route) (platform_http_server_request_duration_seconds_bucket{route="/auth/api/v1/oauth/connect/token"}))');
     expect(p95).toHaveLength(1);
-    expect(Number(p95[0]!.value[1])).toBeGreaterThan(0);
+    expect(Number(p95[0].value[1])).toBeGreaterThan(0);
     const lag = await query('nodejs_eventloop_lag_p99_seconds{job="platform"}');
     expect(lag).toHaveLength(1);
   }, 60_000);

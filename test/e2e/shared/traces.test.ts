@@ -49,7 +49,7 @@ async function teardown(s: Setup | undefined, procs: PlatformProcess[]) {
 
 /** A token of the demo client and a document to ground answers in, through `base`'s REST paths. */
 async function prepare(base: string, boot: Record<string, string>): Promise<string> {
-  const t = await fetch(`${base}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id!, client_secret: boot.client_secret! }) });
+  const t = await fetch(`${base}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }) });
   const token = ((await t.json()) as { access_token: string }).access_token;
   const doc = await fetch(`${base}/cl/search/api/v2/objects`, {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -63,7 +63,7 @@ const named = (spans: ReceivedSpan[], re: RegExp) => spans.filter((s) => re.test
 /** The names of a span's ancestors received, nearest first. */
 function ancestors(spans: ReceivedSpan[], span: ReceivedSpan): string[] {
   const out: string[] = [];
-  for (let at = spans.find((s) => s.spanId === span.parentSpanId); at; at = spans.find((s) => s.spanId === at!.parentSpanId)) out.push(at.name);
+  for (let at = spans.find((s) => s.spanId === span.parentSpanId); at; at = spans.find((s) => s.spanId === at.parentSpanId)) out.push(at.name);
   return out;
 }
 
@@ -74,11 +74,11 @@ function expectAnswerTrace(spans: ReceivedSpan[], operation: RegExp) {
   const [search] = named(spans, /^search /);
   const [model] = named(spans, /^model .*up-chat$/);
   expect({ op: !!op, chat: !!chat, search: !!search, model: !!model }).toEqual({ op: true, chat: true, search: true, model: true });
-  expect(ancestors(spans, chat!)).toContain(op!.name);
-  expect(ancestors(spans, search!)).toContain('chat answer');
-  expect(ancestors(spans, model!)).toContain('chat answer');
+  expect(ancestors(spans, chat)).toContain(op.name);
+  expect(ancestors(spans, search)).toContain('chat answer');
+  expect(ancestors(spans, model)).toContain('chat answer');
   // The vendor's HTTP request: a client span below the model call.
-  const vendor = spans.find((s) => s.kind === 3 && ancestors(spans, s).includes(model!.name));
+  const vendor = spans.find((s) => s.kind === 3 && ancestors(spans, s).includes(model.name));
   expect(vendor).toBeDefined();
 }
 
@@ -104,7 +104,7 @@ describe('traces in one process (OTLP/JSON)', () => {
     p = await startPlatformProcess(['start'], { ...s.env, PORT: String(await freePort()) });
     procs.push(p);
     const token = await prepare(p.url, s.boot());
-    headers = { authorization: `Bearer ${token}`, 'api-key': s.boot().api_key! };
+    headers = { authorization: `Bearer ${token}`, 'api-key': s.boot().api_key };
   }, 90_000);
   afterAll(() => teardown(s, procs));
 
@@ -160,25 +160,25 @@ describe('traces with the services apart (OTLP/protobuf): one trace across five 
 
   beforeAll(async () => {
     s = await setup('http/protobuf');
-    expect((await platformCli(s.env.PLATFORM_DATA_DIR!, ['init'], undefined, { MODELS_CATALOG_FILE: s.env.MODELS_CATALOG_FILE! })).status).toBe(0);
+    expect((await platformCli(s.env.PLATFORM_DATA_DIR, ['init'], undefined, { MODELS_CATALOG_FILE: s.env.MODELS_CATALOG_FILE })).status).toBe(0);
     const [tk, search, models, chat, gw] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
     const at = (port: number) => `http://127.0.0.1:${port}`;
     const serve = async (name: string, port: number, env: Record<string, string> = {}) => {
-      const proc = await startPlatformProcess(['serve', name, '--port', String(port)], { ...s.env, AUTH_ISSUER_URL: at(tk!), ...env });
+      const proc = await startPlatformProcess(['serve', name, '--port', String(port)], { ...s.env, AUTH_ISSUER_URL: at(tk), ...env });
       procs.push(proc);
       return proc;
     };
-    token = await serve('token', tk!);
-    await Promise.all([serve('search', search!, { MODELS_URL: at(models!) }), serve('models', models!)]);
-    await serve('chat', chat!, { SEARCH_URL: at(search!), MODELS_URL: at(models!) });
-    gateway = await serve('gateway', gw!, {
-      SUBGRAPH_TOKEN_URL: `${at(tk!)}/graphql`, SUBGRAPH_SEARCH_URL: `${at(search!)}/graphql`,
-      SUBGRAPH_MODELS_URL: `${at(models!)}/graphql`, SUBGRAPH_CHAT_URL: `${at(chat!)}/graphql`,
+    token = await serve('token', tk);
+    await Promise.all([serve('search', search, { MODELS_URL: at(models) }), serve('models', models)]);
+    await serve('chat', chat, { SEARCH_URL: at(search), MODELS_URL: at(models) });
+    gateway = await serve('gateway', gw, {
+      SUBGRAPH_TOKEN_URL: `${at(tk)}/graphql`, SUBGRAPH_SEARCH_URL: `${at(search)}/graphql`,
+      SUBGRAPH_MODELS_URL: `${at(models)}/graphql`, SUBGRAPH_CHAT_URL: `${at(chat)}/graphql`,
     });
     // The document goes to the search service itself (the REST paths are each service's own).
-    const t = await fetch(`${token.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: s.boot().client_id!, client_secret: s.boot().client_secret! }) });
+    const t = await fetch(`${token.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: s.boot().client_id, client_secret: s.boot().client_secret }) });
     const access = ((await t.json()) as { access_token: string }).access_token;
-    const doc = await fetch(`${at(search!)}/cl/search/api/v2/objects`, {
+    const doc = await fetch(`${at(search)}/cl/search/api/v2/objects`, {
       method: 'POST', headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Glaciers', content: 'Glaciers retreat as the climate warms; their meltwater raises the sea.' }),
     });
@@ -189,7 +189,7 @@ describe('traces with the services apart (OTLP/protobuf): one trace across five 
 
   it('the gateway, the chat proxy, the search and the model gateway each add their spans to the caller\'s trace, and the vendor gets it', async () => {
     const { traceparent, traceId } = newTraceparent();
-    const r = await postOperation(gateway.url, { query: ASK, variables: { q: 'Why do glaciers retreat?' } }, { authorization: `Bearer ${s.env.ACCESS}`, 'api-key': s.boot().api_key!, traceparent });
+    const r = await postOperation(gateway.url, { query: ASK, variables: { q: 'Why do glaciers retreat?' } }, { authorization: `Bearer ${s.env.ACCESS}`, 'api-key': s.boot().api_key, traceparent });
     expect(r.status).toBe(200);
     expect(((await r.json()) as any).data.generateAnswer.response).toContain('Glaciers retreat');
     const services = ['ai-platform-gateway', 'ai-platform-chat', 'ai-platform-search', 'ai-platform-models'];

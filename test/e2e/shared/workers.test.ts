@@ -47,32 +47,32 @@ describe('platform start with two worker processes', () => {
     expect(out).toContain('(2 worker processes)');
     expect(workersOf(child.pid!)).toHaveLength(2);
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => token({ client_id: boot.client_id!, client_secret: boot.client_secret! })));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => token({ client_id: boot.client_id, client_secret: boot.client_secret })));
     expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
   });
 
   it('shares the failed-authentication throttle between workers', async () => {
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-    for (let i = 0; i < 3; i++) expect((await token({ client_id: boot.client_id!, client_secret: 'wrong' })).status).toBe(401);
-    for (let i = 0; i < 4; i++) expect((await token({ client_id: boot.client_id!, client_secret: 'wrong' })).status).toBe(429);
+    for (let i = 0; i < 3; i++) expect((await token({ client_id: boot.client_id, client_secret: 'wrong' })).status).toBe(401);
+    for (let i = 0; i < 4; i++) expect((await token({ client_id: boot.client_id, client_secret: 'wrong' })).status).toBe(429);
   });
 
   it('shares an address\'s lockout on an account between workers; another address still signs in', async () => {
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
     const login = (from: string, password: string) => fetch(`${url}/auth/api/v1/oauth/connect/user/login`, {
-      method: 'POST', headers: { connection: 'close', 'x-forwarded-for': from }, body: new URLSearchParams({ username: boot.username!, password }),
+      method: 'POST', headers: { connection: 'close', 'x-forwarded-for': from }, body: new URLSearchParams({ username: boot.username, password }),
     }).then((r) => r.status);
     for (let i = 0; i < 2; i++) expect(await login('198.51.100.9', `wrong ${i}`)).toBe(401);
-    expect(await login('198.51.100.9', boot.password!)).toBe(401);
-    expect(await login('198.51.100.10', boot.password!)).toBe(200);
+    expect(await login('198.51.100.9', boot.password)).toBe(401);
+    expect(await login('198.51.100.10', boot.password)).toBe(200);
   });
 
   it('replaces a worker that dies, and stops every process on SIGTERM', async () => {
     const [victim] = workersOf(child.pid!);
-    process.kill(victim!, 'SIGKILL');
+    process.kill(victim, 'SIGKILL');
     // One snapshot a look: the victim may be reaped between two calls.
     let now = workersOf(child.pid!);
-    for (let i = 0; i < 200 && !(now.length === 2 && !now.includes(victim!)); i++) {
+    for (let i = 0; i < 200 && !(now.length === 2 && !now.includes(victim)); i++) {
       await sleep(100);
       now = workersOf(child.pid!);
     }

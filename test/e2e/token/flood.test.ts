@@ -46,9 +46,9 @@ describe('a flood of wrong credentials from one address', () => {
     boot = server.bootstrap!.values;
     const token = server.instances.token as unknown as TokenCore;
     // A client whose secret is still an scrypt hash, as a data directory from before keeps it.
-    const { client_secret } = await token.admin.createClient({ realm: boot.realm!, clientId: 'legacy' });
-    await token.store.clients.setSecretHash(boot.realm!, 'legacy', await counter.inner.hash(client_secret));
-    for (const username of ['victim', 'victim2']) await token.admin.createUser({ realm: boot.realm!, username, password: 'the victim password' });
+    const { client_secret } = await token.admin.createClient({ realm: boot.realm, clientId: 'legacy' });
+    await token.store.clients.setSecretHash(boot.realm, 'legacy', await counter.inner.hash(client_secret));
+    for (const username of ['victim', 'victim2']) await token.admin.createUser({ realm: boot.realm, username, password: 'the victim password' });
   });
   afterAll(() => server?.stop());
 
@@ -56,7 +56,7 @@ describe('a flood of wrong credentials from one address', () => {
     fetch(server.url + path, {
       method: 'POST',
       headers: { 'x-forwarded-for': from, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ realm: boot.realm!, ...form }),
+      body: new URLSearchParams({ realm: boot.realm, ...form }),
     }).then(async (res) => {
       await res.arrayBuffer();
       order.push({ who, status: res.status });
@@ -73,8 +73,8 @@ describe('a flood of wrong credentials from one address', () => {
     return { floodStatuses, validStatuses, lastFlood: order.map((a) => a.who).lastIndexOf('flood') };
   }
   const validFrom = (from: string) => [
-    post(TOKEN, from, { client_id: boot.client_id!, client_secret: boot.client_secret! }, 'valid client'),
-    post(LOGIN, from, { username: boot.username!, password: boot.password! }, 'valid login'),
+    post(TOKEN, from, { client_id: boot.client_id, client_secret: boot.client_secret }, 'valid client'),
+    post(LOGIN, from, { username: boot.username, password: boot.password }, 'valid login'),
   ];
   const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 
@@ -106,7 +106,7 @@ describe('a flood of wrong credentials from one address', () => {
 
   it('answers 60 wrong secrets for a generated client with no slow hash at all: its budget of 401s, then 429', async () => {
     const statuses = await Promise.all(Array.from({ length: 60 }, (_, i) =>
-      post(TOKEN, '198.51.100.5', { client_id: boot.client_id!, client_secret: `wrong-c-${i}` }, 'flood')));
+      post(TOKEN, '198.51.100.5', { client_id: boot.client_id, client_secret: `wrong-c-${i}` }, 'flood')));
     expect(count(statuses, 401)).toBe(BUDGET);
     expect(count(statuses, 429)).toBe(60 - BUDGET);
     expect(counter.hashed('wrong-c-')).toBe(0);

@@ -14,7 +14,7 @@ describe('openid-client against a realm, from its discovery document alone', () 
     server = await startInTemp('all');
     boot = server.bootstrap!.values;
     const issuer = await Issuer.discover(`${server.url}/auth/api/v1/realms/${boot.realm}/.well-known/openid-configuration`);
-    client = new issuer.Client({ client_id: boot.client_id!, client_secret: boot.client_secret!, token_endpoint_auth_method: 'client_secret_basic' });
+    client = new issuer.Client({ client_id: boot.client_id, client_secret: boot.client_secret, token_endpoint_auth_method: 'client_secret_basic' });
   });
   afterAll(() => server?.stop());
 
@@ -59,7 +59,7 @@ describe('openid-client against a realm, from its discovery document alone', () 
   });
 
   it('is told invalid_client for a wrong secret, in the OAuth error format', async () => {
-    const wrong = new client.issuer.Client({ client_id: boot.client_id!, client_secret: 'not the secret', token_endpoint_auth_method: 'client_secret_basic' });
+    const wrong = new client.issuer.Client({ client_id: boot.client_id, client_secret: 'not the secret', token_endpoint_auth_method: 'client_secret_basic' });
     await expect(wrong.grant({ grant_type: 'client_credentials' })).rejects.toMatchObject({ error: 'invalid_client' });
   });
 });

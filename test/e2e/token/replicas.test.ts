@@ -30,14 +30,14 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
 
   /** A POST as `from` (the replicas trust a proxy on loopback, so X-Forwarded-For names the caller). */
   const post = async (replica: number, path: string, form: Record<string, string>, from?: string) => {
-    const res = await fetch(`${set.replicas[replica]!.url}/auth/api/v1/oauth/connect/${path}`, {
+    const res = await fetch(`${set.replicas[replica].url}/auth/api/v1/oauth/connect/${path}`, {
       method: 'POST', body: new URLSearchParams(form), headers: from ? { 'x-forwarded-for': from } : {},
     });
     return { status: res.status, body: (await res.json()) as Json };
   };
-  const login = (replica: number, username = boot.username!, password = boot.password!, from?: string) =>
-    post(replica, 'user/login', { realm: boot.realm!, username, password }, from);
-  const introspect = async (replica: number, token: string) => (await post(replica, 'introspect', { realm: boot.realm!, token })).body.active;
+  const login = (replica: number, username = boot.username, password = boot.password, from?: string) =>
+    post(replica, 'user/login', { realm: boot.realm, username, password }, from);
+  const introspect = async (replica: number, token: string) => (await post(replica, 'introspect', { realm: boot.realm, token })).body.active;
   /** The `platform` command against the same database, as an operator runs it from any host. */
   const cli = async (args: string[], input?: string) => {
     const r = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env: { ...set.env, PLATFORM_DATA_DIR: cliDir }, input });
@@ -47,22 +47,22 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
 
   it('gives both replicas the first one\'s default realm and demo accounts: the second\'s bootstrap.json has their ids, not their secrets', async () => {
     expect(boot.realm).toMatch(/^[0-9a-f-]{36}$/);
-    const second = JSON.parse(readFileSync(join(set.replicas[B]!.dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
+    const second = JSON.parse(readFileSync(join(set.replicas[B].dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
     expect(second).toEqual({ realm: boot.realm, tenant_id: boot.tenant_id, client_id: boot.client_id, username: boot.username });
-    expect((await post(B, 'token', { realm: second.realm!, client_id: second.client_id!, client_secret: boot.client_secret! })).status).toBe(200);
+    expect((await post(B, 'token', { realm: second.realm, client_id: second.client_id, client_secret: boot.client_secret })).status).toBe(200);
     const realms = (await cli(['realm', 'list'])) as unknown as Json[];
     expect(realms.filter((r) => r.default)).toEqual([expect.objectContaining({ realm: boot.realm, name: 'default' })]);
     expect(realms).toHaveLength(1);
   });
 
   it('answers a token issued by one replica as active on the other, with the same claims', async () => {
-    const issued = await post(A, 'token', { realm: boot.realm!, client_id: boot.client_id!, client_secret: boot.client_secret! });
+    const issued = await post(A, 'token', { realm: boot.realm, client_id: boot.client_id, client_secret: boot.client_secret });
     expect(issued.status).toBe(200);
     const token = issued.body.access_token as string;
-    const [onA, onB] = [await post(A, 'introspect', { realm: boot.realm!, token }), await post(B, 'introspect', { realm: boot.realm!, token })];
+    const [onA, onB] = [await post(A, 'introspect', { realm: boot.realm, token }), await post(B, 'introspect', { realm: boot.realm, token })];
     expect(onB.body).toMatchObject({ active: 'true', client_id: boot.client_id, tenant_id: boot.tenant_id });
     expect(onB.body).toEqual(onA.body);
-    const userinfo = await fetch(`${set.replicas[B]!.url}/auth/api/v1/realms/${boot.realm}/protocol/openid-connect/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+    const userinfo = await fetch(`${set.replicas[B].url}/auth/api/v1/realms/${boot.realm}/protocol/openid-connect/userinfo`, { headers: { authorization: `Bearer ${token}` } });
     expect(userinfo.status).toBe(200);
   });
 
@@ -70,13 +70,13 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
     const first = await login(A);
     expect(first.status).toBe(200);
     expect(await introspect(B, first.body.access_token as string)).toBe('true');
-    expect((await post(A, 'revoke', { realm: boot.realm!, token: first.body.refresh_token as string })).status).toBe(200);
+    expect((await post(A, 'revoke', { realm: boot.realm, token: first.body.refresh_token as string })).status).toBe(200);
     expect(await introspect(B, first.body.access_token as string)).toBe('false');
     expect(await introspect(A, first.body.access_token as string)).toBe('false');
-    expect((await post(B, 'user/login', { realm: boot.realm!, grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string })).status).toBe(400);
+    expect((await post(B, 'user/login', { realm: boot.realm, grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string })).status).toBe(400);
 
     const [onA, onB] = [await login(A), await login(B)];
-    expect(await cli(['user', 'logout', '--username', boot.username!])).toMatchObject({ sessions_ended: 2 });
+    expect(await cli(['user', 'logout', '--username', boot.username])).toMatchObject({ sessions_ended: 2 });
     for (const replica of [A, B]) {
       for (const t of [onA, onB]) expect(await introspect(replica, t.body.access_token as string)).toBe('false');
     }
@@ -108,7 +108,7 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
   it('rotates a refresh token once across replicas: a reuse on the other ends the session, and of parallel uses exactly one wins', async () => {
     const first = await login(A);
     const refresh = (replica: number, token: string) =>
-      post(replica, 'user/login', { realm: boot.realm!, grant_type: 'refresh_token', refresh_token: token });
+      post(replica, 'user/login', { realm: boot.realm, grant_type: 'refresh_token', refresh_token: token });
     const rotated = await refresh(B, first.body.refresh_token as string);
     expect(rotated.status).toBe(200);
     expect(await introspect(A, rotated.body.access_token as string)).toBe('true');

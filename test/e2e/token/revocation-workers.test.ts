@@ -85,7 +85,7 @@ describe('revocation seen by every worker of platform start (WORKERS=2, SQLite)'
   it('every token of a client disabled by `platform client disable`', async () => {
     const clientId = `svc-${n++}`;
     const c = await cli('client', 'create', '--client-id', clientId, '--roles', 'search:read', '--tenant', boot.tenant_id);
-    const t = await clientToken(server.url, boot, clientId, c.client_secret!);
+    const t = await clientToken(server.url, boot, clientId, c.client_secret);
     await endsEverywhere(t.access_token, () => cli('client', 'disable', '--client-id', clientId));
   });
 

@@ -50,7 +50,7 @@ describe('tool_defns', () => {
     const r = await f.post('/api/generate_answer', f.body(QUESTION, { tool_defns: [weather, ...many], history_prompt: history }));
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ finish_reason: 'tool_calls', tool_calls: calls });
-    const tooMany = Array.from({ length: 75 }, (_, i) => ({ ...many[i % 40]!, name: `lookup_${i}` }));
+    const tooMany = Array.from({ length: 75 }, (_, i) => ({ ...many[i % 40], name: `lookup_${i}` }));
     const over = await f.post('/api/generate_answer', f.body(QUESTION, { tool_defns: tooMany }));
     expect(over.status).toBe(400);
     expect(over.body.detail).toMatch(/^The tools' definitions take \d+ tokens, over the 7168 the model reads besides its answer\.$/);

@@ -36,22 +36,22 @@ describe('model gateway: group A image generation', () => {
     const r = await client.images.generate({ model: 'local-image', prompt: 'A lighthouse at dusk', n: 1, response_format: 'b64_json' });
     expect(r.created).toBeGreaterThan(1_700_000_000);
     expect(r.data).toHaveLength(1);
-    const png = Buffer.from(r.data![0]!.b64_json!, 'base64');
+    const png = Buffer.from(r.data![0].b64_json!, 'base64');
     expect(png.subarray(0, 8)).toEqual(PNG_SIGNATURE);
     expect(dimensions(png)).toEqual({ width: 1024, height: 1024 });
-    expect(r.data![0]!.revised_prompt).toContain('A lighthouse at dusk');
+    expect(r.data![0].revised_prompt).toContain('A lighthouse at dusk');
     const again = await client.images.generate({ model: 'local-image', prompt: 'A lighthouse at dusk', response_format: 'b64_json' });
-    expect(again.data![0]!.b64_json).toBe(r.data![0]!.b64_json);
+    expect(again.data![0].b64_json).toBe(r.data![0].b64_json);
   });
 
   it('answers a data: URL by default (nothing is stored to link to), honouring size, quality and style', async () => {
     const r = await client.images.generate({ model: 'local-image', prompt: 'A lighthouse at dusk' });
-    const url = r.data![0]!.url!;
+    const url = r.data![0].url!;
     expect(url.startsWith('data:image/png;base64,')).toBe(true);
     const png = Buffer.from(url.slice('data:image/png;base64,'.length), 'base64');
     expect(png.subarray(0, 8)).toEqual(PNG_SIGNATURE);
     const wide = await client.images.generate({ model: 'local-image', prompt: 'A lighthouse at dusk', size: '1792x1024', quality: 'hd', style: 'natural', response_format: 'b64_json' });
-    expect(dimensions(Buffer.from(wide.data![0]!.b64_json!, 'base64'))).toEqual({ width: 1792, height: 1024 });
+    expect(dimensions(Buffer.from(wide.data![0].b64_json!, 'base64'))).toEqual({ width: 1792, height: 1024 });
     const small = await raw({ prompt: 'A lighthouse at dusk', size: '256x256', response_format: 'b64_json' });
     expect(dimensions(Buffer.from(small.body.data[0].b64_json, 'base64'))).toEqual({ width: 256, height: 256 });
   });

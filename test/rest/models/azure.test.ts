@@ -34,10 +34,10 @@ describe('model gateway: group A chat completions', () => {
       model: 'local-chat', messages: [{ role: 'system', content: SOURCES }, { role: 'user', content: 'Why do sea levels rise?' }],
     });
     expect(r.object).toBe('chat.completion');
-    expect(r.choices[0]!.message).toMatchObject({ role: 'assistant' });
-    expect(r.choices[0]!.message.content).toContain('Sea levels rise as ice melts.');
-    expect(r.choices[0]!.message.content).not.toContain('Sourdough');
-    expect(r.choices[0]!.finish_reason).toBe('stop');
+    expect(r.choices[0].message).toMatchObject({ role: 'assistant' });
+    expect(r.choices[0].message.content).toContain('Sea levels rise as ice melts.');
+    expect(r.choices[0].message.content).not.toContain('Sourdough');
+    expect(r.choices[0].finish_reason).toBe('stop');
     expect(r.usage!.prompt_tokens).toBeGreaterThan(10);
     expect(r.usage!.total_tokens).toBe(r.usage!.prompt_tokens + r.usage!.completion_tokens);
   });
@@ -59,7 +59,7 @@ describe('model gateway: group A chat completions', () => {
       }
     }
     expect(chunks).toBeGreaterThan(3);
-    expect(text).toBe(whole.choices[0]!.message.content);
+    expect(text).toBe(whole.choices[0].message.content);
     expect(finishes.at(-1)).toBe('stop');
     expect(usage).toEqual(whole.usage);
   });
@@ -92,12 +92,12 @@ describe('model gateway: group A chat completions', () => {
   it('embeddings: the search service\'s default embedder, as floats or base64 (the SDK\'s default)', async () => {
     const r = await client.embeddings.create({ model: 'local-embed', input: ['glaciers retreat', 'sourdough bread'] }, { path: '/deployments/local-embed/embeddings' });
     expect(r.data).toHaveLength(2);
-    expect(r.data[0]!.embedding).toHaveLength(1024);
-    const norm = Math.sqrt(r.data[0]!.embedding.reduce((a, x) => a + x * x, 0));
+    expect(r.data[0].embedding).toHaveLength(1024);
+    const norm = Math.sqrt(r.data[0].embedding.reduce((a, x) => a + x * x, 0));
     expect(norm).toBeCloseTo(1, 5);
     expect(r.usage.prompt_tokens).toBeGreaterThan(0);
     const [same] = await hashingEmbedder().embed(['glaciers retreat']);
-    expect(r.data[0]!.embedding).toEqual(Array.from(same!));
+    expect(r.data[0].embedding).toEqual(Array.from(same));
     const res = await request(p.app).post(`${PATH}/local-embed/embeddings?api-version=2024-10-21-preview`).set('api-key', key).send({ input: 'x', dimensions: 3 });
     expect(res.status).toBe(400);
     const chatModel = await request(p.app).post(`${PATH}/local-chat/embeddings?api-version=2024-10-21-preview`).set('api-key', key).send({ input: 'x' });

@@ -54,7 +54,7 @@ describe('model gateway: group C messages routes', () => {
     const names = events.map(([name]) => name);
     expect(names.slice(0, 3)).toEqual(['message_start', 'content_block_start', 'ping']);
     expect(names.slice(-3)).toEqual(['content_block_stop', 'message_delta', 'message_stop']);
-    expect(events[0]![1].message).toMatchObject({ role: 'assistant', model: 'local-chat', content: [] });
+    expect(events[0][1].message).toMatchObject({ role: 'assistant', model: 'local-chat', content: [] });
     const text = events.filter(([n]) => n === 'content_block_delta').map(([, d]) => d.delta.type === 'text_delta' && d.delta.text).join('');
     expect(text).toBe(whole.body.content[0].text);
     expect(events.at(-2)![1]).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: whole.body.usage });

@@ -37,15 +37,15 @@ describe('token ids as embedding input', () => {
     const r = await client.embeddings.create({ model: 'local-embed', input: ids });
     const want = await embedder.embed(TEXTS);
     expect(r.data.map((d) => d.index)).toEqual([0, 1]);
-    r.data.forEach((d, i) => expect(d.embedding).toEqual(Array.from(want[i]!)));
-    expect(r.usage).toEqual({ prompt_tokens: ids[0]!.length + ids[1]!.length, total_tokens: ids[0]!.length + ids[1]!.length });
+    r.data.forEach((d, i) => expect(d.embedding).toEqual(Array.from(want[i])));
+    expect(r.usage).toEqual({ prompt_tokens: ids[0].length + ids[1].length, total_tokens: ids[0].length + ids[1].length });
   });
 
   it('float, one array of ids, and the same through the Azure door over raw HTTP', async () => {
-    const ids = cl100k(TEXTS[0]!);
-    const want = Array.from((await embedder.embed([TEXTS[0]!]))[0]!);
+    const ids = cl100k(TEXTS[0]);
+    const want = Array.from((await embedder.embed([TEXTS[0]]))[0]);
     const sdk = await client.embeddings.create({ model: 'local-embed', input: ids, encoding_format: 'float' });
-    expect(sdk.data[0]!.embedding).toEqual(want);
+    expect(sdk.data[0].embedding).toEqual(want);
     const raw = await request(p.app).post(azure('local-embed')).set('api-key', p.key).send({ input: ids });
     expect(raw.status).toBe(200);
     expect(raw.body).toMatchObject({ object: 'list', model: 'local-embed', usage: { prompt_tokens: ids.length, total_tokens: ids.length } });
@@ -57,7 +57,7 @@ describe('token ids as embedding input', () => {
     const before = upstream.requests.length;
     const r = await client.embeddings.create({ model: 'oc-embed', input: ids, encoding_format: 'float' });
     expect(r.data).toHaveLength(2);
-    expect(upstream.requests[before]!.json).toMatchObject({ model: 'nomic', input: ids });
+    expect(upstream.requests[before].json).toMatchObject({ model: 'nomic', input: ids });
     // The upstream's own count: the fake counts 3 per input.
     expect(r.usage.prompt_tokens).toBe(6);
   });

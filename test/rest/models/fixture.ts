@@ -39,7 +39,7 @@ export async function modelsInProcess(opts: { catalog?: object; env?: Record<str
   }
   const p = await inProcess(['models'], env).finally(() => dir && rmSync(dir, { recursive: true, force: true }));
   return Object.assign(p, {
-    key: p.bootstrap.api_key!,
+    key: p.bootstrap.api_key,
     newKey: async (name: string, ...flags: string[]) => (await p.cli('key', 'create', '--name', name, ...flags)).api_key as string,
   });
 }

@@ -50,13 +50,13 @@ describe('model gateway: group B function calling', () => {
   it('generateContent: a functionCall part back, then the functionResponse round trip answers from the result', async () => {
     const first = await ai.models.generateContent({ model: 'local-chat', contents: QUESTION, config: config() });
     expect(first.functionCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: 'get_weather', args: { city: 'Paris' } }]);
-    expect(first.candidates![0]!.finishReason).toBe(sdk.FinishReason.STOP);
-    const call = first.functionCalls![0]!;
+    expect(first.candidates![0].finishReason).toBe(sdk.FinishReason.STOP);
+    const call = first.functionCalls![0];
     const second = await ai.models.generateContent({
       model: 'local-chat', config: config(),
       contents: [
         { role: 'user', parts: [{ text: QUESTION }] },
-        first.candidates![0]!.content!,
+        first.candidates![0].content!,
         { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: { forecast: 'Sunny and 24 degrees in Paris.' } } }] },
       ],
     });
@@ -69,12 +69,12 @@ describe('model gateway: group B function calling', () => {
     for await (const c of await ai.models.generateContentStream({ model: 'local-chat', contents: QUESTION, config: config() })) chunks.push(c);
     const calls = chunks.flatMap((c) => c.functionCalls ?? []);
     expect(calls).toEqual([{ id: expect.any(String), name: 'get_weather', args: { city: 'Paris' } }]);
-    expect(chunks.at(-1)!.candidates![0]!.finishReason).toBe(sdk.FinishReason.STOP);
+    expect(chunks.at(-1)!.candidates![0].finishReason).toBe(sdk.FinishReason.STOP);
     // A chat keeps the call in its history and sends the response after it.
     const chat = ai.chats.create({ model: 'local-chat', config: config() });
     const asked = await chat.sendMessage({ message: QUESTION });
     const answered = await chat.sendMessage({ message: [{ functionResponse: { name: 'get_weather', response: { output: 'Rainy in Paris.' } } }] });
-    expect(asked.functionCalls![0]!.name).toBe('get_weather');
+    expect(asked.functionCalls![0].name).toBe('get_weather');
     expect(answered.text).toContain('Rainy in Paris.');
   });
 
@@ -115,9 +115,9 @@ describe('model gateway: group B function calling', () => {
     fake.script({ toolCalls: [{ id: 'call_up1', name: 'get_weather', args: { city: 'Paris' } }] }, { answer: 'It is sunny in Paris.' });
     const chunks = [];
     for await (const c of await ai.models.generateContentStream({ model: 'oc-tools', contents: QUESTION, config: config({ toolConfig: { functionCallingConfig: { mode: sdk.FunctionCallingConfigMode.ANY } } }) })) chunks.push(c);
-    const call = chunks.flatMap((c) => c.functionCalls ?? [])[0]!;
+    const call = chunks.flatMap((c) => c.functionCalls ?? [])[0];
     expect(call).toEqual({ id: 'call_up1', name: 'get_weather', args: { city: 'Paris' } });
-    expect(fake.requests[0]!.json).toMatchObject({
+    expect(fake.requests[0].json).toMatchObject({
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
       tool_choice: 'required',
     });
@@ -130,7 +130,7 @@ describe('model gateway: group B function calling', () => {
       ],
     });
     expect(r.text).toBe('It is sunny in Paris.');
-    expect(fake.requests[1]!.json.messages.slice(1)).toEqual([
+    expect(fake.requests[1].json.messages.slice(1)).toEqual([
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_up1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_up1', content: '{"sky":"sunny"}' },
     ]);

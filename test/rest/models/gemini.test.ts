@@ -55,8 +55,8 @@ describe('model gateway: group B generateContent', () => {
     const r = await ai.models.generateContent({ model: 'local-chat', contents: QUESTION, config: { systemInstruction: SOURCES } });
     expect(r.text).toContain('Sea levels rise as ice melts.');
     expect(r.text).not.toContain('Sourdough');
-    expect(r.candidates![0]!.finishReason).toBe(sdk.FinishReason.STOP);
-    expect(r.candidates![0]!.content!.role).toBe('model');
+    expect(r.candidates![0].finishReason).toBe(sdk.FinishReason.STOP);
+    expect(r.candidates![0].content!.role).toBe('model');
     expect(r.modelVersion).toBe('local-chat');
     expect(r.responseId).toEqual(expect.any(String));
     const u = r.usageMetadata!;
@@ -71,8 +71,8 @@ describe('model gateway: group B generateContent', () => {
     for await (const c of await ai.models.generateContentStream(params)) chunks.push(c);
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.map((c) => c.text ?? '').join('')).toBe(whole.text);
-    expect(chunks.slice(0, -1).every((c) => c.candidates![0]!.finishReason === undefined)).toBe(true);
-    expect(chunks.at(-1)!.candidates![0]!.finishReason).toBe(sdk.FinishReason.STOP);
+    expect(chunks.slice(0, -1).every((c) => c.candidates![0].finishReason === undefined)).toBe(true);
+    expect(chunks.at(-1)!.candidates![0].finishReason).toBe(sdk.FinishReason.STOP);
     expect(chunks.at(-1)!.usageMetadata).toEqual(whole.usageMetadata);
   });
 
@@ -108,10 +108,10 @@ describe('model gateway: group B generateContent', () => {
     const r = await ai.models.embedContent({ model: 'local-embed', contents: ['glaciers retreat', 'sourdough bread'] });
     expect(r.embeddings).toHaveLength(2);
     const [a, b] = await hashingEmbedder().embed(['glaciers retreat', 'sourdough bread']);
-    expect(r.embeddings![0]!.values).toEqual(Array.from(a!));
-    expect(r.embeddings![1]!.values).toEqual(Array.from(b!));
+    expect(r.embeddings![0].values).toEqual(Array.from(a));
+    expect(r.embeddings![1].values).toEqual(Array.from(b));
     const one = await post('models/local-embed:embedContent', { content: { parts: [{ text: 'glaciers retreat' }] } });
-    expect(one.body).toEqual({ embedding: { values: Array.from(a!) } });
+    expect(one.body).toEqual({ embedding: { values: Array.from(a) } });
     const dims = await ai.models.embedContent({ model: 'local-embed', contents: 'x', config: { outputDimensionality: 3 } }).catch((e: unknown) => e);
     expect(dims).toBeInstanceOf(sdk.ApiError);
     expect((dims as ApiError).status).toBe(400);

@@ -32,17 +32,17 @@ describe('tools on Azure\'s layouts', () => {
     const client = new AzureOpenAI({ endpoint: `${origin}/proxy/api/v1/azure`, apiKey: p.key, apiVersion: '2024-10-21', deployment: 'local-chat', maxRetries: 0 });
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: QUESTION }];
     const first = await client.chat.completions.create({ model: 'local-chat', messages, tools: [weatherTool], tool_choice: { type: 'function', function: { name: 'get_weather' } } });
-    expect(first.choices[0]!.finish_reason).toBe('tool_calls');
-    const call = first.choices[0]!.message.tool_calls![0]! as { id: string; function: { name: string; arguments: string } };
+    expect(first.choices[0].finish_reason).toBe('tool_calls');
+    const call = first.choices[0].message.tool_calls![0] as { id: string; function: { name: string; arguments: string } };
     expect(call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Paris"}' });
-    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(WEATHER) });
+    messages.push(first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(WEATHER) });
     const answer = await client.chat.completions.stream({ model: 'local-chat', messages, tools: [weatherTool] }).finalChatCompletion();
-    expect(answer.choices[0]!.finish_reason).toBe('stop');
-    expect(answer.choices[0]!.message.content).toContain('get_weather returned: {"city":"Paris","temperature":21,"sky":"sunny"}');
+    expect(answer.choices[0].finish_reason).toBe('stop');
+    expect(answer.choices[0].message.content).toContain('get_weather returned: {"city":"Paris","temperature":21,"sky":"sunny"}');
 
     const streamed = await client.chat.completions.stream({ model: 'local-chat', messages: [{ role: 'user', content: QUESTION }], tools: [weatherTool] }).finalChatCompletion();
-    expect(streamed.choices[0]!.message.tool_calls).toEqual([{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
-    expect(streamed.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(streamed.choices[0].message.tool_calls).toEqual([{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+    expect(streamed.choices[0].finish_reason).toBe('tool_calls');
   });
 
   it('@ai-sdk/azure chat model on the v1 layout: generateText and streamText run the tool and answer from its result', async () => {
@@ -57,7 +57,7 @@ describe('tools on Azure\'s layouts', () => {
     const r = await generateText({ model: azure.chat('local-chat'), prompt: QUESTION, tools, stopWhen: stepCountIs(3) });
     expect(asked).toEqual([{ city: 'Paris' }]);
     expect(r.steps).toHaveLength(2);
-    expect(r.steps[0]!.finishReason).toBe('tool-calls');
+    expect(r.steps[0].finishReason).toBe('tool-calls');
     expect(r.text).toContain('"sky":"sunny"');
     const s = streamText({ model: azure.chat('local-chat'), prompt: QUESTION, tools, stopWhen: stepCountIs(3) });
     expect(await s.text).toBe(r.text);
@@ -68,7 +68,7 @@ describe('tools on Azure\'s layouts', () => {
     const azure = createAzure({ baseURL: `${origin}/proxy/api/v1/azure/openai`, apiKey: p.key });
     const { embedding } = await embed({ model: azure.textEmbedding('local-embed'), value: 'glaciers retreat' });
     const [same] = await hashingEmbedder().embed(['glaciers retreat']);
-    expect(embedding).toEqual(Array.from(same!));
+    expect(embedding).toEqual(Array.from(same));
   });
 
   it('Azure\'s v1 paths take api-version v1, preview or none, the model in the body', async () => {

@@ -44,10 +44,10 @@ describe('the OpenAI-compatible door, through the openai SDK', () => {
   it('chat: answers from the context, with usage; any catalog chat model, whatever its group', async () => {
     const r = await client.chat.completions.create({ model: 'local-chat', messages: [{ role: 'system', content: SOURCES }, { role: 'user', content: 'Why do sea levels rise?' }] });
     expect(r).toMatchObject({ object: 'chat.completion', model: 'local-chat', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant' } }] });
-    expect(r.choices[0]!.message.content).toContain('Sea levels rise as ice melts.');
+    expect(r.choices[0].message.content).toContain('Sea levels rise as ice melts.');
     expect(r.usage!.total_tokens).toBe(r.usage!.prompt_tokens + r.usage!.completion_tokens);
     const groupC = await client.chat.completions.create({ model: 'nova-local', messages: [{ role: 'system', content: SOURCES }, { role: 'user', content: 'Why do sea levels rise?' }] });
-    expect(groupC.choices[0]!.message.content).toBe(r.choices[0]!.message.content);
+    expect(groupC.choices[0].message.content).toBe(r.choices[0].message.content);
   });
 
   it('chat stream: the SDK\'s stream helper gathers the same answer as chunks', async () => {
@@ -58,24 +58,24 @@ describe('the OpenAI-compatible door, through the openai SDK', () => {
     stream.on('content', () => deltas++);
     const final = await stream.finalChatCompletion();
     expect(deltas).toBeGreaterThan(1);
-    expect(final.choices[0]!.message.content).toBe(whole.choices[0]!.message.content);
-    expect(final.choices[0]!.finish_reason).toBe('stop');
+    expect(final.choices[0].message.content).toBe(whole.choices[0].message.content);
+    expect(final.choices[0].finish_reason).toBe('stop');
     expect(final.usage).toEqual(whole.usage);
   });
 
   it('tools round trip: the model calls get_weather, the result goes back, it answers from it', async () => {
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: QUESTION }];
     const first = await client.chat.completions.create({ model: 'local-chat', messages, tools: [weatherTool], tool_choice: 'auto', parallel_tool_calls: false });
-    const choice = first.choices[0]!;
+    const choice = first.choices[0];
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBeNull();
-    const call = choice.message.tool_calls![0]!;
+    const call = choice.message.tool_calls![0];
     expect(call).toMatchObject({ type: 'function', id: expect.stringMatching(/^call_/), function: { name: 'get_weather' } });
     expect(JSON.parse((call as { function: { arguments: string } }).function.arguments)).toEqual({ city: 'Paris' });
     messages.push(choice.message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(WEATHER) });
     const second = await client.chat.completions.create({ model: 'local-chat', messages, tools: [weatherTool] });
-    expect(second.choices[0]!.finish_reason).toBe('stop');
-    expect(second.choices[0]!.message.content).toContain('"temperature":21');
+    expect(second.choices[0].finish_reason).toBe('stop');
+    expect(second.choices[0].message.content).toContain('"temperature":21');
   });
 
   it('tools round trip streamed: delta.tool_calls before the finish chunk; the SDK\'s runTools runs the function and sends its result back', async () => {
@@ -109,9 +109,9 @@ describe('the OpenAI-compatible door, through the openai SDK', () => {
     const parsed = await client.chat.completions.parse({
       model: 'local-chat', messages: [{ role: 'system', content: SOURCES }, { role: 'user', content: 'Why do sea levels rise?' }], response_format: zodResponseFormat(Answer, 'answer'),
     });
-    expect(parsed.choices[0]!.message.parsed).toEqual({ answer: expect.stringContaining('Sea levels rise as ice melts.') });
+    expect(parsed.choices[0].message.parsed).toEqual({ answer: expect.stringContaining('Sea levels rise as ice melts.') });
     const json = await client.chat.completions.create({ model: 'local-chat', messages: [{ role: 'user', content: 'Why do sea levels rise?' }], response_format: { type: 'json_object' } });
-    expect(JSON.parse(json.choices[0]!.message.content!)).toHaveProperty('answer');
+    expect(JSON.parse(json.choices[0].message.content!)).toHaveProperty('answer');
   });
 
   it('embeddings: base64 (the SDK\'s default, decoded by it) and float agree with the search embedder', async () => {
@@ -119,8 +119,8 @@ describe('the OpenAI-compatible door, through the openai SDK', () => {
     const floats = await client.embeddings.create({ model: 'local-embed', input: ['glaciers retreat', 'sourdough bread'], encoding_format: 'float' });
     const [same] = await hashingEmbedder().embed(['glaciers retreat']);
     expect(byDefault.data).toHaveLength(2);
-    expect(byDefault.data[0]!.embedding).toEqual(Array.from(same!));
-    expect(floats.data[0]!.embedding).toEqual(byDefault.data[0]!.embedding);
+    expect(byDefault.data[0].embedding).toEqual(Array.from(same));
+    expect(floats.data[0].embedding).toEqual(byDefault.data[0].embedding);
     expect(floats.usage.prompt_tokens).toBeGreaterThan(0);
   });
 
@@ -135,8 +135,8 @@ describe('the OpenAI-compatible door, through the openai SDK', () => {
 
   it('images: the local image model draws a PNG', async () => {
     const r = await client.images.generate({ model: 'local-image', prompt: 'A lighthouse at dusk', size: '256x256', response_format: 'b64_json' });
-    expect(Buffer.from(r.data![0]!.b64_json!, 'base64').subarray(1, 4).toString()).toBe('PNG');
-    expect(r.data![0]!.revised_prompt).toContain('A lighthouse at dusk');
+    expect(Buffer.from(r.data![0].b64_json!, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(r.data![0].revised_prompt).toContain('A lighthouse at dusk');
   });
 
   it('audio transcriptions: multipart with the model in the form, through an OpenAI upstream', async () => {

@@ -24,7 +24,7 @@ d('model gateway: the Redis cache', () => {
     // A key prefix of their own: the entry the first writes is the only one under it.
     const env = { REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: `test:${randomUUID()}:` };
     const [one, two] = [await modelsInProcess({ env }), await modelsInProcess({ env })];
-    started.push(one!, two!);
+    started.push(one, two);
     const redis = (admin = new Redis(REDIS_URL!));
     const entries = () => redis.keys(`${env.REDIS_KEY_PREFIX}models:cache:*`);
     // A tenant of its own, so no other run's entries can answer.
@@ -36,14 +36,14 @@ d('model gateway: the Redis cache', () => {
         .send(JSON.stringify({ messages: [{ role: 'system', content: 'Glaciers retreat. Seas rise as ice melts.' }, { role: 'user', content: 'Why do seas rise?' }] }));
       return { cache: res.headers['x-cache'] as string | undefined, body: res.body };
     };
-    const first = await ask(one!, await keyOn(one!, tenant));
+    const first = await ask(one, await keyOn(one, tenant));
     expect(first.cache).toBe('MISS');
     // The entry is written as the answer ends.
     await eventually(async () => (await entries()).length === 1);
-    const second = await ask(two!, await keyOn(two!, tenant));
+    const second = await ask(two, await keyOn(two, tenant));
     expect(second.cache).toBe('HIT');
     expect(second.body.choices[0].message.content).toBe(first.body.choices[0].message.content);
-    expect((await ask(two!, await keyOn(two!, `${tenant}-other`))).cache).toBe('MISS');
+    expect((await ask(two, await keyOn(two, `${tenant}-other`))).cache).toBe('MISS');
     await redis.del(...(await entries()));
   });
 

@@ -67,9 +67,9 @@ describe('model gateway: the Vercel AI SDK\'s default (Responses) models', () =>
       model: model('local-chat'), prompt: 'What is the weather in Paris?', tools: { weather: weather() }, stopWhen: stepCountIs(3), maxRetries: 0,
     });
     expect(r.steps).toHaveLength(2);
-    expect(r.steps[0]!.finishReason).toBe('tool-calls');
-    expect(r.steps[0]!.toolCalls).toEqual([expect.objectContaining({ toolName: 'weather', input: { city: 'Paris' } })]);
-    expect(r.steps[0]!.toolResults).toEqual([expect.objectContaining({ toolName: 'weather', output: { city: 'Paris', temperature_c: 21, sky: 'clear' } })]);
+    expect(r.steps[0].finishReason).toBe('tool-calls');
+    expect(r.steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'weather', input: { city: 'Paris' } })]);
+    expect(r.steps[0].toolResults).toEqual([expect.objectContaining({ toolName: 'weather', output: { city: 'Paris', temperature_c: 21, sky: 'clear' } })]);
     expect(r.text).toBe(RESULT);
     expect(r.finishReason).toBe('stop');
   });

@@ -48,7 +48,7 @@ describe('model gateway: stored responses through the openai SDK', () => {
     expect(items.map((i) => i.type)).toEqual(['message', 'message', 'message', 'message', 'message', 'message']);
     expect(items.map((i) => ('role' in i ? i.role : ''))).toEqual(['developer', 'user', 'assistant', 'user', 'assistant', 'user']);
     expect(items.every((i) => typeof i.id === 'string' && i.id.length > 3)).toBe(true);
-    expect(items[2]!.id).toBe(first.output[0]!.id);
+    expect(items[2].id).toBe(first.output[0].id);
     const newest = await client.responses.inputItems.list(third!.id, { limit: 1 });
     expect(newest.data).toEqual([expect.objectContaining({ role: 'user', content: [{ type: 'input_text', text: GLACIERS }] })]);
     expect(newest.has_more).toBe(true);
@@ -107,7 +107,7 @@ describe('model gateway: stored responses through the openai SDK', () => {
     expect(await stranger.responses.delete(mine.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
     const chained = await stranger.responses.create({ model: 'local-chat', previous_response_id: mine.id, input: SOURDOUGH }).catch((e) => e);
     expect(chained.error).toMatchObject({ code: 'previous_response_not_found' });
-    const referenced = await stranger.responses.create({ model: 'local-chat', input: [{ type: 'item_reference', id: mine.output[0]!.id! }] }).catch((e) => e);
+    const referenced = await stranger.responses.create({ model: 'local-chat', input: [{ type: 'item_reference', id: mine.output[0].id! }] }).catch((e) => e);
     expect(referenced).toBeInstanceOf(OpenAI.NotFoundError);
     expect(referenced.error).toMatchObject({ param: 'input', code: 'item_not_found' });
     // Still there for its own tenant.
@@ -120,7 +120,7 @@ describe('model gateway: stored responses through the openai SDK', () => {
     expect(await client.responses.retrieve(r.id).catch((e) => e)).toBeInstanceOf(OpenAI.NotFoundError);
     const chained = await client.responses.create({ model: 'local-chat', previous_response_id: r.id, input: 'more' }).catch((e) => e);
     expect(chained.error).toMatchObject({ code: 'previous_response_not_found' });
-    const ref = await client.responses.create({ model: 'local-chat', input: [{ type: 'item_reference', id: r.output[0]!.id! }] }).catch((e) => e);
+    const ref = await client.responses.create({ model: 'local-chat', input: [{ type: 'item_reference', id: r.output[0].id! }] }).catch((e) => e);
     expect(ref).toBeInstanceOf(OpenAI.NotFoundError);
   });
 

@@ -66,7 +66,7 @@ describe('model gateway: the Responses API over a vendor upstream', () => {
       if (e.type === 'response.output_text.delta') seen += e.delta;
       if (seen.includes('two')) break;
     }
-    const cut = upstream.requests[sent]!;
+    const cut = upstream.requests[sent];
     await cut.cut;
     expect(cut.wasCut).toBe(true);
     expect(seen).toBe('one two ');

@@ -101,7 +101,7 @@ describe('model gateway: the Responses API through the openai SDK', () => {
     const second = await client.responses.create({ model: 'local-chat', input, tools: [WEATHER] });
     expect(second.output_text).toBe('get_weather returned: {"temperature_c":21,"sky":"clear"}');
     const none = await client.responses.create({ model: 'local-chat', input: ASK_WEATHER, tools: [WEATHER], tool_choice: 'none' });
-    expect(none.output[0]!.type).toBe('message');
+    expect(none.output[0].type).toBe('message');
   });
 
   it('streams a function call: the item added, its arguments\' delta and done, the item done, then response.completed', async () => {

@@ -49,7 +49,7 @@ describe('search service over HTTP: objects', () => {
       { name: 'page.html', bytes: '<html><body><h1>Penguins</h1><p>Penguins huddle for warmth.</p><script>steal()</script></body></html>', type: 'text/html' },
       { name: 'report.docx', bytes: await docxWith(['Narwhals have a single long tooth.']) },
     ];
-    for (const [file, query] of [[files[0]!, 'walruses tusks'], [files[1]!, 'penguins huddle'], [files[2]!, 'narwhals tooth']] as const) {
+    for (const [file, query] of [[files[0], 'walruses tusks'], [files[1], 'penguins huddle'], [files[2], 'narwhals tooth']] as const) {
       const r = await f.call('POST', `${V2}/objects`, { raw: form(file, { tags: ['upload'], folders: ['inbox'] }) });
       expect(r.status).toBe(201);
       const got = (await f.call('GET', `${V2}/objects/${r.body.object_id}`)).body.result;

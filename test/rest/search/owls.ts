@@ -27,5 +27,5 @@ export async function addOwls(call: Call): Promise<Record<'inner' | 'top' | 'oth
   const up = await call('POST', `${V2}/objects`, { raw: form });
   expect(up.status).toBe(201);
   ids.upload = up.body.object_id;
-  return ids as Record<'inner' | 'top' | 'other' | 'upload', string>;
+  return ids;
 }

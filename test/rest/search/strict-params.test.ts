@@ -18,7 +18,7 @@ describe('search parameters as the spec types them', () => {
   beforeAll(async () => {
     f = await searchInProcess();
     for (const [name, title, content] of [['bread', 'Sourdough', 'Sourdough bread needs a starter and patience.'], ['rye', 'Rye loaf', 'Rye bread is dense and dark.'], ['tea', 'Green tea', 'Brew green tea below boiling.']]) {
-      made[name!] = (await f.call('POST', `${V2}/objects`, { body: { title, content } })).body.object_id;
+      made[name] = (await f.call('POST', `${V2}/objects`, { body: { title, content } })).body.object_id;
     }
   }, 60_000);
   afterAll(() => f?.stop());

@@ -144,7 +144,7 @@ describe('GET /auth/api/v1/openapi.json', () => {
     doc = res.body as OpenApi;
   });
 
-  const params = (path: string, method = 'post') => Object.fromEntries(doc.paths[PREFIX + path]![method]!.parameters.map((p) => [p.name, p]));
+  const params = (path: string, method = 'post') => Object.fromEntries(doc.paths[PREFIX + path][method].parameters.map((p) => [p.name, p]));
 
   it('is OpenAPI 3.1 describing the token service at version 1.2.3', () => {
     expect(doc.openapi).toMatch(/^3\.1\./);
@@ -160,27 +160,27 @@ describe('GET /auth/api/v1/openapi.json', () => {
 
   it('lists the four spec paths with their methods', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(SPEC_PATHS));
-    expect(Object.keys(doc.paths[`${PREFIX}/healthz`]!)).toEqual(['get']);
-    for (const path of SPEC_PATHS.slice(1)) expect(Object.keys(doc.paths[path]!)).toEqual(['post']);
+    expect(Object.keys(doc.paths[`${PREFIX}/healthz`])).toEqual(['get']);
+    for (const path of SPEC_PATHS.slice(1)) expect(Object.keys(doc.paths[path])).toEqual(['post']);
   });
 
   it('describes the token endpoint\'s query parameters, client_id and client_secret required', () => {
     const p = params('/oauth/connect/token');
     expect(Object.keys(p)).toEqual(expect.arrayContaining(['realm', 'client_id', 'client_secret', 'grant_type', 'scopes']));
-    for (const name of ['realm', 'client_id', 'client_secret', 'grant_type', 'scopes']) expect(p[name]!.in).toBe('query');
-    expect(p.client_id!.required).toBe(true);
-    expect(p.client_secret!.required).toBe(true);
-    expect(p.realm!.required).toBe(false);
-    expect(p.realm!.schema).toMatchObject({ type: 'string', format: 'uuid' });
-    expect(p.grant_type!.required).toBe(false);
-    expect(p.scopes!.required).toBe(false);
+    for (const name of ['realm', 'client_id', 'client_secret', 'grant_type', 'scopes']) expect(p[name].in).toBe('query');
+    expect(p.client_id.required).toBe(true);
+    expect(p.client_secret.required).toBe(true);
+    expect(p.realm.required).toBe(false);
+    expect(p.realm.schema).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(p.grant_type.required).toBe(false);
+    expect(p.scopes.required).toBe(false);
   });
 
   it('describes the login endpoint\'s query parameters', () => {
     const p = params('/oauth/connect/user/login');
     expect(Object.keys(p)).toEqual(expect.arrayContaining(['realm', 'username', 'password', 'grant_type', 'scopes']));
-    for (const name of ['realm', 'username', 'password', 'grant_type', 'scopes']) expect(p[name]!.in).toBe('query');
-    expect(p.realm!.required).toBe(false);
+    for (const name of ['realm', 'username', 'password', 'grant_type', 'scopes']) expect(p[name].in).toBe('query');
+    expect(p.realm.required).toBe(false);
   });
 
   it('describes the introspection parameters, realm required and token optional', () => {
@@ -192,16 +192,16 @@ describe('GET /auth/api/v1/openapi.json', () => {
   it('has the HTTPValidationError and ValidationError components, the 422 of every input endpoint referring to it', () => {
     const { ValidationError, HTTPValidationError } = doc.components.schemas;
     expect(ValidationError).toMatchObject({ type: 'object', properties: { loc: { type: 'array' }, msg: { type: 'string' }, type: { type: 'string' } } });
-    expect(ValidationError!.required).toEqual(expect.arrayContaining(['loc', 'msg', 'type']));
+    expect(ValidationError.required).toEqual(expect.arrayContaining(['loc', 'msg', 'type']));
     expect(HTTPValidationError).toMatchObject({ type: 'object', properties: { detail: { type: 'array' } } });
     for (const path of SPEC_PATHS.slice(1)) {
-      expect(doc.paths[path]!.post!.responses['422']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
+      expect(doc.paths[path].post.responses['422'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
     }
   });
 
   it('names the spec\'s other schemas', () => {
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Msg', 'TokenRequest', 'UserLoginRequest']));
-    expect(doc.paths[`${PREFIX}/healthz`]!.get!.responses['200']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Msg' });
+    expect(doc.paths[`${PREFIX}/healthz`].get.responses['200'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/Msg' });
   });
 });
 
@@ -211,9 +211,9 @@ describe('GET /auth/api/v1/docs', () => {
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
 
-    const scripts = [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!);
-    const styles = [...page.text.matchAll(/<link[^>]*\shref="([^"]+)"/g)].map((m) => m[1]!);
-    const openapi = [...page.text.matchAll(/data-openapi="([^"]+)"/g)].map((m) => m[1]!);
+    const scripts = [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]);
+    const styles = [...page.text.matchAll(/<link[^>]*\shref="([^"]+)"/g)].map((m) => m[1]);
+    const openapi = [...page.text.matchAll(/data-openapi="([^"]+)"/g)].map((m) => m[1]);
     expect(scripts.length).toBeGreaterThan(0);
     expect(styles.length).toBeGreaterThan(0);
     expect(openapi).toEqual([`${PREFIX}/openapi.json`]);
@@ -229,7 +229,7 @@ describe('GET /auth/api/v1/docs', () => {
       expect({ href, status: res.status }).toEqual({ href, status: 200 });
       expect(res.headers['content-type']).toMatch(/^text\/css/);
     }
-    const spec = await request(f.app).get(openapi[0]!);
+    const spec = await request(f.app).get(openapi[0]);
     expect(spec.status).toBe(200);
     expect(spec.body.openapi).toMatch(/^3\.1\./);
   });
@@ -237,7 +237,7 @@ describe('GET /auth/api/v1/docs', () => {
   it('serves a script that defines Swagger UI and one that starts it', async () => {
     const page = await request(f.app).get(`${PREFIX}/docs`);
     const scripts = await Promise.all(
-      [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(async (m) => (await request(f.app).get(m[1]!)).text),
+      [...page.text.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(async (m) => (await request(f.app).get(m[1])).text),
     );
     expect(scripts.some((js) => /\.SwaggerUIBundle\s*=/.test(js))).toBe(true);
     expect(scripts.some((js) => /SwaggerUIBundle\(\s*\{/.test(js) && js.includes('data-openapi'))).toBe(true);

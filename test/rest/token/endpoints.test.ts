@@ -308,7 +308,7 @@ describe('refresh_token grant with rotation', () => {
 
   it('exchanges a refresh token for new tokens in the same session', async () => {
     const first = await clientToken();
-    const res = await refreshAsClient(first.refresh_token!);
+    const res = await refreshAsClient(first.refresh_token);
     expectTokenResponse(res);
     expect(res.body.session_state).toBe(first.session_state);
     expect(res.body.refresh_token).not.toBe(first.refresh_token);
@@ -326,15 +326,15 @@ describe('refresh_token grant with rotation', () => {
 
   it('refuses a used refresh token the second time and then ends the whole session', async () => {
     const first = await clientToken();
-    const second = await refreshAsClient(first.refresh_token!);
+    const second = await refreshAsClient(first.refresh_token);
     expect(second.status).toBe(200);
 
-    const replay = await refreshAsClient(first.refresh_token!);
+    const replay = await refreshAsClient(first.refresh_token);
     expect(replay.status).toBe(400);
     expect(replay.body).toMatchObject({ error: 'invalid_grant' });
 
     expect(await introspect(f, second.body.access_token)).toEqual({ active: 'false' });
-    expect(await introspect(f, first.access_token!)).toEqual({ active: 'false' });
+    expect(await introspect(f, first.access_token)).toEqual({ active: 'false' });
     const next = await refreshAsClient(second.body.refresh_token);
     expect(next.status).toBe(400);
     expect(next.body).toMatchObject({ error: 'invalid_grant' });
@@ -352,7 +352,7 @@ describe('refresh_token grant with rotation', () => {
 
   it('refuses an access token presented as a refresh token', async () => {
     const first = await clientToken();
-    const res = await refreshAsClient(first.access_token!);
+    const res = await refreshAsClient(first.access_token);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_grant' });
   });

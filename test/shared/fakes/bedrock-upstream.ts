@@ -83,7 +83,7 @@ export function startFakeBedrock(opts: { answer?: string } = {}): Promise<FakeBe
       headers: { 'x-amzn-errortype': `${code ?? EXCEPTIONS[status] ?? 'InternalServerException'}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'fake-request' },
     }),
     answer(req, step = {}, reply) {
-      const op = /^\/model\/[^/]+\/([\w-]+)$/.exec(req.path.split('?')[0]!)?.[1];
+      const op = /^\/model\/[^/]+\/([\w-]+)$/.exec(req.path.split('?')[0])?.[1];
       if (op === 'converse' || op === 'converse-stream') return converse(step, reply, fallback, op === 'converse-stream');
       if (op === 'invoke') {
         const text: string = req.json?.inputText ?? '';

@@ -62,7 +62,7 @@ export function startFakeGemini(opts: { answer?: string } = {}): Promise<FakeGem
     }),
     answer(req, step = {}, reply) {
       const [path, query = ''] = req.path.split('?');
-      const method = /^\/v1beta\/models\/[^/:]+:(\w+)$/.exec(path!)?.[1];
+      const method = /^\/v1beta\/models\/[^/:]+:(\w+)$/.exec(path)?.[1];
       if (method === 'generateContent' || method === 'streamGenerateContent') {
         return generate(step, reply, fallback, method === 'streamGenerateContent', new URLSearchParams(query).get('alt') === 'sse');
       }

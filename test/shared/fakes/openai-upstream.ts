@@ -69,7 +69,7 @@ export function startFakeOpenAi(opts: { answer?: string; record?: boolean } = {}
       headers: status === 429 ? { 'retry-after': '0' } : undefined,
     }),
     answer(req, step = {}, reply) {
-      const path = req.path.split('?')[0]!;
+      const path = req.path.split('?')[0];
       if (path.endsWith('/chat/completions')) return chat(req, step, reply, fallback);
       if (path.endsWith('/embeddings')) {
         // Texts, or token ids (OpenAI takes arrays of integers too): each input's vector from its text or its ids.

@@ -26,7 +26,7 @@ describe('Document entities of the search subgraph', () => {
     const batches: (readonly string[])[] = [];
     const counting: SearchService = { ...core.service, getObjects: (input, call) => (batches.push(input.ids), core.service.getObjects(input, call)) };
     const { schema } = buildSubgraph('search', readSchemaFile('search/search.graphql'), searchResolvers(counting, fixedCallOf(caller('a'))), pino({ level: 'silent' }));
-    const representations = [...ids, foreign, ids[0]!].map((id) => ({ __typename: 'Document', id }));
+    const representations = [...ids, foreign, ids[0]].map((id) => ({ __typename: 'Document', id }));
     const result = await graphql({
       schema, contextValue: graphContext(), variableValues: { r: representations },
       source: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Document { id title } } }',

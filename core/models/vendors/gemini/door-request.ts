@@ -135,7 +135,7 @@ function camelKeys(v: unknown, names = false): unknown {
   const keys = Object.keys(v);
   let entries: [string, unknown][] | undefined;
   for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
+    const k = keys[i];
     const x = (v as Record<string, unknown>)[k];
     const key = names ? k : camel(k);
     const value = VERBATIM.has(key) && !names ? x : camelKeys(x, !names && key === 'properties');
@@ -205,7 +205,7 @@ function toolsOf(body: Body): { tools?: ToolDefinition[]; toolChoice?: ToolChoic
   const mode = cfg?.mode ?? 'AUTO';
   // ANY (and VALIDATED, which also keeps calls to the schema) must call; one allowed function is that function.
   const toolChoice: ToolChoice = mode === 'NONE' ? { type: 'none' } : mode === 'ANY' || mode === 'VALIDATED'
-    ? (allowed?.length === 1 ? { type: 'tool', name: allowed[0]! } : { type: 'required' }) : { type: 'auto' };
+    ? (allowed?.length === 1 ? { type: 'tool', name: allowed[0] } : { type: 'required' }) : { type: 'auto' };
   return { tools, toolChoice };
 }
 
@@ -227,7 +227,7 @@ function responseFormatOf(cfg: NonNullable<Body['generationConfig']>): ResponseF
 /** A function's result as the tool message's text: a lone `output` (or `result`) string as it is, else the object's JSON. */
 function resultText(response: Record<string, unknown>): string {
   const keys = Object.keys(response);
-  const only = keys.length === 1 ? response[keys[0]!] : undefined;
+  const only = keys.length === 1 ? response[keys[0]] : undefined;
   return (keys[0] === 'output' || keys[0] === 'result') && typeof only === 'string' ? only : JSON.stringify(response);
 }
 

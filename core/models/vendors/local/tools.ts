@@ -37,14 +37,14 @@ export function chosenTool(req: Pick<ChatRequest, 'tools' | 'toolChoice' | 'mess
   if (choice.type === 'tool') return tools.find((t) => t.name === choice.name);
   const question = new Set(queryWords(last.text));
   const ranked = tools.map((t, i) => ({ t, i, s: score(t, question) })).sort((a, b) => b.s - a.s || a.i - b.i);
-  if (ranked[0]!.s > 0 || choice.type === 'required') return ranked[0]!.t;
+  if (ranked[0].s > 0 || choice.type === 'required') return ranked[0].t;
   return undefined;
 }
 
 /** A value of the schema, built from the question (see above). */
 function valueOf(schema: Schema | undefined, text: string, exclude: Set<string>, depth = 0): unknown {
-  const type = Array.isArray(schema?.type) ? (schema!.type as unknown[]).find((t) => t !== 'null') : schema?.type;
-  if (Array.isArray(schema?.enum) && schema!.enum.length) return schema!.enum[0];
+  const type = Array.isArray(schema?.type) ? (schema.type as unknown[]).find((t) => t !== 'null') : schema?.type;
+  if (Array.isArray(schema?.enum) && schema.enum.length) return schema.enum[0];
   if (type === 'number' || type === 'integer') {
     const n = /-?\d+(?:\.\d+)?/.exec(text)?.[0];
     return n === undefined ? 0 : type === 'integer' ? Math.trunc(Number(n)) : Number(n);
@@ -54,7 +54,7 @@ function valueOf(schema: Schema | undefined, text: string, exclude: Set<string>,
   if (type === 'object' || schema?.properties) {
     if (depth > 8) return {};
     const props = schema?.properties ?? {};
-    const required = Array.isArray(schema?.required) ? (schema!.required as string[]) : Object.keys(props);
+    const required = Array.isArray(schema?.required) ? (schema.required as string[]) : Object.keys(props);
     return Object.fromEntries(required.filter((k) => k in props).map((k) => [k, valueOf(props[k], text, exclude, depth + 1)]));
   }
   if (type === 'null') return null;
@@ -75,7 +75,7 @@ function contentWords(text: string): string[] {
 
 /** The call local-chat makes: an id stable for the same request (so a cached answer and a fresh one agree). */
 export function toolCallFor(tool: ToolDefinition, question: string): ToolCall {
-  const args = JSON.stringify(valueOf((tool.parameters ?? { type: 'object', properties: {} }) as Schema, question, new Set(nameWords(tool.name))) ?? {});
+  const args = JSON.stringify(valueOf((tool.parameters ?? { type: 'object', properties: {} }), question, new Set(nameWords(tool.name))) ?? {});
   const id = `call_${createHash('sha256').update(`${tool.name}\n${args}`).digest('hex').slice(0, 24)}`;
   return { id, name: tool.name, arguments: args };
 }
@@ -93,7 +93,7 @@ export function formatted(format: ResponseFormat | undefined, answer: string): s
   if (format.type === 'json_object') return JSON.stringify({ answer });
   let placed = false;
   const fill = (schema: Schema | undefined, depth: number): unknown => {
-    const type = Array.isArray(schema?.type) ? (schema!.type as unknown[]).find((t) => t !== 'null') : schema?.type;
+    const type = Array.isArray(schema?.type) ? (schema.type as unknown[]).find((t) => t !== 'null') : schema?.type;
     if (!placed && (type === 'string' || (type === undefined && !schema?.properties)) && !schema?.enum) {
       placed = true;
       return answer;
@@ -104,5 +104,5 @@ export function formatted(format: ResponseFormat | undefined, answer: string): s
     }
     return valueOf(schema, '', new Set(), depth);
   };
-  return JSON.stringify(fill(format.schema as Schema, 0));
+  return JSON.stringify(fill(format.schema, 0));
 }

@@ -76,7 +76,7 @@ export function openAiApi(t: OpenAiTarget): HttpApi {
       })),
       answer(json) {
         const body = parseAnswer(ImagesAnswer, json, vendor, 'image generation');
-        const image = body.data[0]!;
+        const image = body.data[0];
         return { b64: image.b64_json, mimeType: `image/${body.output_format ?? 'png'}`, ...(image.revised_prompt ? { revisedPrompt: image.revised_prompt } : {}) };
       },
     },

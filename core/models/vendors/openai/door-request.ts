@@ -99,7 +99,7 @@ export const textOf = (content: OpenAiMessage['content']) =>
 export function imageOf(url: string): Attachment {
   const m = /^data:([\w.+-]+\/[\w.+-]+);base64,([A-Za-z0-9+/=\s]*)$/.exec(url);
   if (!m) throw new BadRequest('image_url.url must be a data URL with base64 bytes (data:image/png;base64,...).', { code: 'invalid_image_url' });
-  return { kind: 'image', mimeType: m[1]!, data: m[2]!.replace(/\s+/g, '') };
+  return { kind: 'image', mimeType: m[1], data: m[2].replace(/\s+/g, '') };
 }
 
 const LEGACY = 'is deprecated and not supported here: use tools and tool_choice (the tool calls come back in message.tool_calls)';

@@ -57,7 +57,7 @@ type Item = z.output<typeof Item>;
 export type ConversationItem = Exclude<Item, { type: 'item_reference' }>;
 const Resolved = z.array(Item.refine((i) => i.type !== 'item_reference', 'a stored conversation holds no references'));
 /** Items kept as JSON (a stored conversation, a stored answer's output), read again as input items. */
-export const conversationItems = (json: unknown[]): ConversationItem[] => Resolved.parse(json) as ConversationItem[];
+export const conversationItems = (json: unknown[]): ConversationItem[] => Resolved.parse(json);
 
 const FunctionTool = z.object({
   type: z.string(),

@@ -70,7 +70,7 @@ function failureOf(w: Wire, who: string, ownCodes: boolean): UpstreamFailed | un
 
 function objectOf(json: unknown, who: string, what: string): Wire {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw unreadable(who, what);
-  return json as Wire;
+  return json;
 }
 
 /** One `chat.completion.chunk` as its event (text, finish reason, usage); a midway error throws. */

@@ -32,12 +32,12 @@ describe('span helpers', () => {
       throw new Error('no such model');
     })).rejects.toThrow('no such model');
     const [inner, outer, failing] = spans();
-    expect(inner!.parentSpanContext?.spanId).toBe(outer!.spanContext().spanId);
-    expect(inner!.spanContext().traceId).toBe(outer!.spanContext().traceId);
-    expect(inner!.attributes).toEqual({ k: 'v' });
-    expect(outer!.parentSpanContext).toBeUndefined();
-    expect(failing!.status).toEqual({ code: 2, message: 'no such model' });
-    expect(failing!.spanContext().traceId).not.toBe(outer!.spanContext().traceId);
+    expect(inner.parentSpanContext?.spanId).toBe(outer.spanContext().spanId);
+    expect(inner.spanContext().traceId).toBe(outer.spanContext().traceId);
+    expect(inner.attributes).toEqual({ k: 'v' });
+    expect(outer.parentSpanContext).toBeUndefined();
+    expect(failing.status).toEqual({ code: 2, message: 'no such model' });
+    expect(failing.spanContext().traceId).not.toBe(outer.spanContext().traceId);
   });
 
   it('nothing is carried implicitly: a span without a parent is a root, even inside another span\'s work', async () => {
@@ -45,8 +45,8 @@ describe('span helpers', () => {
       await inSpan(undefined, 'unrelated', {}, async () => undefined);
     });
     const [unrelated, request] = spans();
-    expect(unrelated!.parentSpanContext).toBeUndefined();
-    expect(unrelated!.spanContext().traceId).not.toBe(request!.spanContext().traceId);
+    expect(unrelated.parentSpanContext).toBeUndefined();
+    expect(unrelated.spanContext().traceId).not.toBe(request.spanContext().traceId);
   });
 
   it('a span started for a stream is ended by its owner; its trace parents what the stream does later', async () => {
@@ -56,7 +56,7 @@ describe('span helpers', () => {
     expect(spans().map((s) => s.name)).toEqual(['later pull']);
     span.end();
     const [pull, stream] = spans();
-    expect(pull!.parentSpanContext?.spanId).toBe(stream!.spanContext().spanId);
+    expect(pull.parentSpanContext?.spanId).toBe(stream.spanContext().spanId);
   });
 
   it('injects and extracts W3C traceparent, and names the trace for logs', async () => {
@@ -67,7 +67,7 @@ describe('span helpers', () => {
       expect(headers.traceparent).not.toContain('b7ad6b7169203331');
       expect(traceFields(inside).trace_id).toBe('0af7651916cd43dd8448eb211c80319c');
     });
-    expect(spans()[0]!.parentSpanContext?.spanId).toBe('b7ad6b7169203331');
+    expect(spans()[0].parentSpanContext?.spanId).toBe('b7ad6b7169203331');
     expect(traceFields(undefined)).toEqual({});
     expect(injectTrace({}, undefined)).toEqual({});
     // A traceparent that is not one starts no trace.
