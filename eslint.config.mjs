@@ -23,7 +23,12 @@ export default tseslint.config(
       // global ones in its `url` module, which the default does not match. Both print as a URL does.
       '@typescript-eslint/restrict-template-expressions': [
         'error',
-        { allow: [{ name: ['Error', 'URL', 'URLSearchParams'], from: 'lib' }, { name: ['URL', 'URLSearchParams'], from: 'package', package: 'url' }] },
+        {
+          allow: [
+            { name: ['Error', 'URL', 'URLSearchParams'], from: 'lib' },
+            { name: ['URL', 'URLSearchParams'], from: 'package', package: 'url' },
+          ],
+        },
       ],
       // A `let` read by a closure written before its one assignment (bin/start.ts: readiness asks the
       // request tracker made after the app) stays a `let`: a `const` there would be read before it exists.
@@ -31,7 +36,10 @@ export default tseslint.config(
       // As only-throw-error by default: passing on a value caught or an abort's reason (typed unknown or
       // any) keeps it as it came; only a new rejection with something other than an Error is refused.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
     },
   },
   {

@@ -16,7 +16,7 @@ const USAGE = [
   '  npm run -s ask -- [--url URL] [--token T] [--api-key K] [--model M] [--tenant ID] "question"',
   '',
   '  --url      the graph (default GRAPHQL_URL or http://127.0.0.1:8080/graphql; http(s) or ws(s))',
-  '  --token    the user\'s access token (default ACCESS_TOKEN)',
+  "  --token    the user's access token (default ACCESS_TOKEN)",
   '  --api-key  the model gateway key (default API_KEY)',
 ].join('\n');
 
@@ -61,15 +61,24 @@ export function askOptions(flags: Flags, args: string[], env: NodeJS.ProcessEnv)
 function footer(first: Chunk | undefined, last: Chunk | undefined): string {
   const lines = [''];
   if (first?.model) lines.push(`model: ${first.model.id} (context ${first.model.contextLength} tokens)`);
-  for (const s of first?.sources ?? []) lines.push(`[${s.citation}] ${s.document?.title ?? s.title}${s.document ? ` (document ${s.document.id})` : ''}`);
+  for (const s of first?.sources ?? [])
+    lines.push(`[${s.citation}] ${s.document?.title ?? s.title}${s.document ? ` (document ${s.document.id})` : ''}`);
   if (last?.finishReason) lines.push(`finish: ${last.finishReason}`);
   return `${lines.join('\n')}\n`;
 }
 
 /** Subscribes, writes the answer to `out` piece by piece, resolves with the exit code. */
 export function ask(opts: AskOptions, out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal): Promise<number> {
-  const params = Object.fromEntries(Object.entries({ authorization: opts.token && `Bearer ${opts.token}`, 'api-key': opts.apiKey }).filter(([, v]) => v));
-  const client = createClient({ url: opts.url.replace(/^http/i, 'ws'), webSocketImpl: WebSocket, connectionParams: params, retryAttempts: 0, lazy: true });
+  const params = Object.fromEntries(
+    Object.entries({ authorization: opts.token && `Bearer ${opts.token}`, 'api-key': opts.apiKey }).filter(([, v]) => v),
+  );
+  const client = createClient({
+    url: opts.url.replace(/^http/i, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: params,
+    retryAttempts: 0,
+    lazy: true,
+  });
   const input = { query: opts.question, ...(opts.modelId && { modelId: opts.modelId }), ...(opts.tenantId && { tenantId: opts.tenantId }) };
   return new Promise<number>((resolve) => {
     let first: Chunk | undefined;
@@ -79,40 +88,51 @@ export function ask(opts: AskOptions, out: (s: string) => void, err: (s: string)
       void client.dispose();
       resolve(code);
     };
-    const stop = client.subscribe<{ answerStream: Chunk }>({ query: ANSWER_STREAM, variables: { input } }, {
-      next: (r: FormattedExecutionResult<{ answerStream: Chunk }>) => {
-        for (const e of r.errors ?? []) {
-          failed = true;
-          err(`error: ${e.message}${typeof e.extensions?.code === 'string' && e.extensions.code ? ` (${e.extensions.code})` : ''}\n`);
-        }
-        const chunk = r.data?.answerStream;
-        if (!chunk) return;
-        first ??= chunk;
-        last = chunk;
-        out(chunk.response);
+    const stop = client.subscribe<{ answerStream: Chunk }>(
+      { query: ANSWER_STREAM, variables: { input } },
+      {
+        next: (r: FormattedExecutionResult<{ answerStream: Chunk }>) => {
+          for (const e of r.errors ?? []) {
+            failed = true;
+            err(`error: ${e.message}${typeof e.extensions?.code === 'string' && e.extensions.code ? ` (${e.extensions.code})` : ''}\n`);
+          }
+          const chunk = r.data?.answerStream;
+          if (!chunk) return;
+          first ??= chunk;
+          last = chunk;
+          out(chunk.response);
+        },
+        error: (e: unknown) => {
+          const why = Array.isArray(e)
+            ? e.map((x: { message: string }) => x.message).join('; ')
+            : (e as { reason?: string; message?: string })?.reason || (e as Error)?.message || `cannot reach ${opts.url}`;
+          err(`error: ${why}\n`);
+          finish(1);
+        },
+        complete: () => {
+          if (first) out(footer(first, last));
+          finish(failed ? 1 : 0);
+        },
       },
-      error: (e: unknown) => {
-        const why = Array.isArray(e) ? e.map((x: { message: string }) => x.message).join('; ')
-          : (e as { reason?: string; message?: string })?.reason || (e as Error)?.message || `cannot reach ${opts.url}`;
-        err(`error: ${why}\n`);
-        finish(1);
+    );
+    signal?.addEventListener(
+      'abort',
+      () => {
+        stop();
+        finish(130);
       },
-      complete: () => {
-        if (first) out(footer(first, last));
-        finish(failed ? 1 : 0);
-      },
-    });
-    signal?.addEventListener('abort', () => {
-      stop();
-      finish(130);
-    }, { once: true });
+      { once: true },
+    );
   });
 }
 
 if (require.main === module) {
   let opts: AskOptions;
   try {
-    const { flags, args } = parseArgs(process.argv.slice(2), { values: ['url', 'token', 'api-key', 'model', 'tenant'], switches: ['help'] });
+    const { flags, args } = parseArgs(process.argv.slice(2), {
+      values: ['url', 'token', 'api-key', 'model', 'tenant'],
+      switches: ['help'],
+    });
     if (flags.help) {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
@@ -124,7 +144,12 @@ if (require.main === module) {
   }
   const leave = new AbortController();
   process.once('SIGINT', () => leave.abort());
-  void ask(opts, (s) => process.stdout.write(s), (s) => process.stderr.write(s), leave.signal).then((code) => {
+  void ask(
+    opts,
+    (s) => process.stdout.write(s),
+    (s) => process.stderr.write(s),
+    leave.signal,
+  ).then((code) => {
     process.exitCode = code;
   });
 }

@@ -88,7 +88,11 @@ async function backupDatabase(src: string, dest: string, name: string, opts: Bac
   }
 }
 
-export async function backupDataDir(dataDir: string, target: string, opts: BackupOptions = {}): Promise<{ backup: string; data_dir: string; files: BackedUp[]; bytes: number }> {
+export async function backupDataDir(
+  dataDir: string,
+  target: string,
+  opts: BackupOptions = {},
+): Promise<{ backup: string; data_dir: string; files: BackedUp[]; bytes: number }> {
   const from = resolve(dataDir);
   const to = resolve(target);
   if (!existsSync(from) || !statSync(from).isDirectory()) throw new NotFound(`no data directory at ${from}`);

@@ -19,7 +19,9 @@ export function secureDataDir(dir: string): string[] {
       chmodSync(path, mode);
       changed.push(`${path}: ${current.toString(8).padStart(4, '0')} -> ${mode.toString(8).padStart(4, '0')}`);
     } catch (err) {
-      throw new ConfigError(`${path} is readable by other users (mode ${current.toString(8)}) and could not be restricted: ${(err as Error).message}`);
+      throw new ConfigError(
+        `${path} is readable by other users (mode ${current.toString(8)}) and could not be restricted: ${(err as Error).message}`,
+      );
     }
   };
   tighten(dir, 0o700);

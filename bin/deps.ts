@@ -44,7 +44,13 @@ export interface Opened {
  * holds them (the first opened that offers a key source) or else from the issuer's JWKS
  * (AUTH_ISSUER_URL), decided on first use, so services can be opened in any order.
  */
-export function sharedDeps(config: Config, modules: readonly ServiceModule[], log: Logger, clock: Clock = systemClock, metrics: Metrics = noMetrics) {
+export function sharedDeps(
+  config: Config,
+  modules: readonly ServiceModule[],
+  log: Logger,
+  clock: Clock = systemClock,
+  metrics: Metrics = noMetrics,
+) {
   let source: KeySource | undefined;
   const instances = new Map<string, ServiceInstance>();
   const keys: KeySource = { key: (realm, kid) => (source ??= remoteJwksKeySource(config.AUTH_ISSUER_URL)).key(realm, kid) };
@@ -58,7 +64,10 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
     log,
     keys,
     verifier: createTokenVerifier({
-      issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL), keys, clock, clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS,
+      issuerBase: issuerBaseFor(config.AUTH_ISSUER_URL),
+      keys,
+      clock,
+      clockToleranceSec: config.TOKEN_CLOCK_SKEW_SECONDS,
       revocations: { revoked: revocations.revoked, loading: () => following !== undefined && !following.follower.loaded() },
     }),
     revocations,
@@ -71,7 +80,9 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
   let redis: OpenedRedis | undefined;
   // Read on each scrape: the pool's connections by state, and whether Redis is connected.
   metrics.gauge({
-    name: 'platform_db_pool_connections', help: 'PostgreSQL connections of the pool, by state (idle, busy, waiting: queries queued for one)', labels: ['state'],
+    name: 'platform_db_pool_connections',
+    help: 'PostgreSQL connections of the pool, by state (idle, busy, waiting: queries queued for one)',
+    labels: ['state'],
     collect(g) {
       const pool = deps.postgres;
       if (!pool) return;
@@ -80,12 +91,15 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
       g.set({ state: 'waiting' }, pool.waitingCount);
     },
   });
-  if (config.REDIS_URL) metrics.gauge({
-    name: 'platform_redis_up', help: 'Whether the connection to REDIS_URL is up (1) or not (0)', aggregate: 'min',
-    collect(g) {
-      if (redis) g.set({}, redis.ready() ? 1 : 0);
-    },
-  });
+  if (config.REDIS_URL)
+    metrics.gauge({
+      name: 'platform_redis_up',
+      help: 'Whether the connection to REDIS_URL is up (1) or not (0)',
+      aggregate: 'min',
+      collect(g) {
+        if (redis) g.set({}, redis.ready() ? 1 : 0);
+      },
+    });
   return {
     deps,
     /**
@@ -104,7 +118,10 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
         for (const m of served) if (m.migrations?.length) await migrateAt(config.DATABASE_URL, deps.postgres, m.name, m.migrations);
       }
       if (config.REDIS_URL && !opts.admin && !redis) {
-        redis = redisClient().openRedis(config.REDIS_URL, { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, onError: (err) => log.warn({ err: err.message }, 'redis: the connection failed; reconnecting') });
+        redis = redisClient().openRedis(config.REDIS_URL, {
+          commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+          onError: (err) => log.warn({ err: err.message }, 'redis: the connection failed; reconnecting'),
+        });
         deps.redis = redis.client;
         await redis.ping();
       }
@@ -121,7 +138,11 @@ export function sharedDeps(config: Config, modules: readonly ServiceModule[], lo
     /** Whether PostgreSQL and Redis, where configured, answer now (readiness). */
     async reachable(): Promise<{ postgres?: boolean; redis?: boolean }> {
       const out: { postgres?: boolean; redis?: boolean } = {};
-      if (deps.postgres) out.postgres = await deps.postgres.query('SELECT 1').then(() => true, () => false);
+      if (deps.postgres)
+        out.postgres = await deps.postgres.query('SELECT 1').then(
+          () => true,
+          () => false,
+        );
       if (redis) out.redis = redis.ready();
       return out;
     },

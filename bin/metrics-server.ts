@@ -16,7 +16,9 @@ export async function serveMetrics(config: Config, source: MetricsSource, warn: 
     return await listen(config, source);
   } catch (err) {
     if (config.metricsPortSet || !(err instanceof ConfigError)) throw err;
-    warn(`metrics not served: the default METRICS_PORT ${config.METRICS_PORT} is taken (another process on this host?); set METRICS_PORT to a free port, or 0`);
+    warn(
+      `metrics not served: the default METRICS_PORT ${config.METRICS_PORT} is taken (another process on this host?); set METRICS_PORT to a free port, or 0`,
+    );
     return undefined;
   }
 }
@@ -27,9 +29,10 @@ export async function serveMetrics(config: Config, source: MetricsSource, warn: 
  */
 export function coalesced(source: MetricsSource): MetricsSource {
   let gathering: ReturnType<MetricsSource> | undefined;
-  return () => (gathering ??= source().finally(() => {
-    gathering = undefined;
-  }));
+  return () =>
+    (gathering ??= source().finally(() => {
+      gathering = undefined;
+    }));
 }
 
 async function listen(config: Config, gather: MetricsSource): Promise<Server> {
@@ -44,18 +47,29 @@ async function listen(config: Config, gather: MetricsSource): Promise<Server> {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('Method Not Allowed\n');
       return;
     }
-    source().then(({ contentType, body }) => {
-      res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : body);
-    }, (err: unknown) => {
-      res.writeHead(503, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${err instanceof Error ? err.message : String(err)}\n`);
-    });
+    source().then(
+      ({ contentType, body }) => {
+        res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : body);
+      },
+      (err: unknown) => {
+        res
+          .writeHead(503, { 'content-type': 'text/plain' })
+          .end(`metrics unavailable: ${err instanceof Error ? err.message : String(err)}\n`);
+      },
+    );
   });
   server.keepAliveTimeout = 65_000;
   const host = config.METRICS_HOST ?? config.HOST;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(new ConfigError(err.code === 'EADDRINUSE'
-      ? `METRICS_PORT ${config.METRICS_PORT} on ${host} is taken: set METRICS_PORT to a free port (each process on a host needs its own), or 0 to turn metrics off`
-      : `METRICS_PORT ${config.METRICS_PORT} on ${host}: ${err.message}`)));
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new ConfigError(
+          err.code === 'EADDRINUSE'
+            ? `METRICS_PORT ${config.METRICS_PORT} on ${host} is taken: set METRICS_PORT to a free port (each process on a host needs its own), or 0 to turn metrics off`
+            : `METRICS_PORT ${config.METRICS_PORT} on ${host}: ${err.message}`,
+        ),
+      ),
+    );
     server.listen(config.METRICS_PORT, host, () => resolve());
   });
   return server;

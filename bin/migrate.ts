@@ -9,7 +9,8 @@ import { UsageError } from '../services/shared/cli';
  * DATABASE_URL there is nothing to do: SQLite files are migrated as they are opened.
  */
 export async function migrateDatabase(config: Config, modules: readonly ServiceModule[]) {
-  if (!config.DATABASE_URL) throw new UsageError('DATABASE_URL is not set: the SQLite files of the data directory are migrated as they are opened');
+  if (!config.DATABASE_URL)
+    throw new UsageError('DATABASE_URL is not set: the SQLite files of the data directory are migrated as they are opened');
   const pool = openPool(config.DATABASE_URL, { max: 1 });
   try {
     const applied: Record<string, number> = {};

@@ -26,11 +26,11 @@ export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
     '  platform start                               everything on PORT (default 8080), WORKERS processes',
     `  platform serve <${names}> [--port N]    one part alone (gateway: SUBGRAPH_<NAME>_URL)`,
     ...modules.flatMap((m) => (m.commands ?? []).flatMap((c) => c.usage.map((u) => `  ${u}`))),
-    '  platform init                                create the first start\'s realm, demo client, user and LM key without serving',
-    '  platform credentials [--shell]               the first start\'s credentials (--shell: export lines)',
+    "  platform init                                create the first start's realm, demo client, user and LM key without serving",
+    "  platform credentials [--shell]               the first start's credentials (--shell: export lines)",
     '  platform backup <dir>                        copy every store and bootstrap.json into <dir>, also while the server runs',
     '  platform compose [--check]                   write (or check) schema/supergraph.graphql',
-    '  platform migrate                             bring DATABASE_URL\'s tables to this version (replicas also do it as they start)',
+    "  platform migrate                             bring DATABASE_URL's tables to this version (replicas also do it as they start)",
     '',
     'Every command takes --data-dir D (default PLATFORM_DATA_DIR or ./data) and prints JSON.',
     'Commands that take a password or secret read it from standard input when it is not given.',
@@ -61,7 +61,10 @@ export function configFrom(flags: Record<string, string | undefined>, modules: r
  */
 async function serviceCommand(module: ServiceModule, command: string, words: string[], flags: Record<string, string | undefined>) {
   const platform = sharedDeps(configFrom(flags), SERVICES, pino({ level: 'silent' }));
-  const opened = await platform.open(SERVICES.filter((m) => m === module || module.uses?.includes(m.name)), { admin: true });
+  const opened = await platform.open(
+    SERVICES.filter((m) => m === module || module.uses?.includes(m.name)),
+    { admin: true },
+  );
   try {
     const cmd = module.commands!.find((c) => c.name === command)!;
     print(await cmd.run(opened.find((o) => o.module === module)!.instance, words, flags, { readSecret: readStdinLine }));
@@ -135,7 +138,11 @@ export async function main(argv: string[]): Promise<void> {
       if (!flags.shell) return print(creds);
       // One `export NAME='value'` per field, for eval in a shell.
       const quote = (v: string) => `'${String(v).replace(/'/g, `'\\''`)}'`;
-      process.stdout.write(Object.entries(creds).map(([k, v]) => `export ${k.toUpperCase()}=${quote(v)}\n`).join(''));
+      process.stdout.write(
+        Object.entries(creds)
+          .map(([k, v]) => `export ${k.toUpperCase()}=${quote(v)}\n`)
+          .join(''),
+      );
       return;
     }
     case 'backup': {

@@ -15,8 +15,9 @@ interface Stores {
 
 const within = <T>(p: Promise<T>, ms: number, fallback: T): Promise<T> => {
   let timer: NodeJS.Timeout;
-  return Promise.race([p.catch(() => fallback), new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))])
-    .finally(() => clearTimeout(timer));
+  return Promise.race([p.catch(() => fallback), new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]).finally(
+    () => clearTimeout(timer),
+  );
 };
 
 /**

@@ -9,7 +9,11 @@ type Opened = { module: ServiceModule; instance: ServiceInstance };
 const FIRST_READ_RETRY_MS = 1000;
 
 /** Where a process reads the revoked-sessions feed from, and what it opened to read it. */
-async function feedFor(deps: SharedDeps, modules: readonly ServiceModule[], opened: readonly Opened[]): Promise<{ feed: RevocationFeed; reader?: RevocationReader; where: string } | undefined> {
+async function feedFor(
+  deps: SharedDeps,
+  modules: readonly ServiceModule[],
+  opened: readonly Opened[],
+): Promise<{ feed: RevocationFeed; reader?: RevocationReader; where: string } | undefined> {
   // A service of this process keeps it (the token service): its store.
   const own = opened.find((o) => o.instance.revocations);
   if (own) return { feed: own.instance.revocations!, where: `the ${own.module.name} service's store` };
@@ -27,12 +31,21 @@ async function feedFor(deps: SharedDeps, modules: readonly ServiceModule[], open
  * not up yet, on another host), it resolves anyway and tries again every second: meanwhile
  * `loaded()` is false and the verifier refuses every token with 503 (core/shared/auth/verifier.ts).
  */
-export async function followRevocationFeed(deps: SharedDeps, list: RevocationList, modules: readonly ServiceModule[], opened: readonly Opened[], log: Logger):
-  Promise<{ follower: RevocationFollower; close(): Promise<void> } | undefined> {
+export async function followRevocationFeed(
+  deps: SharedDeps,
+  list: RevocationList,
+  modules: readonly ServiceModule[],
+  opened: readonly Opened[],
+  log: Logger,
+): Promise<{ follower: RevocationFollower; close(): Promise<void> } | undefined> {
   const found = await feedFor(deps, modules, opened);
   if (!found) return undefined;
   const follower = followRevocations(found.feed, list, {
-    onError: (err) => log.warn({ err: err.message }, `revocations: reading the revoked-sessions list from ${found.where} failed; the last list read is kept (none yet: tokens are refused with 503), retrying`),
+    onError: (err) =>
+      log.warn(
+        { err: err.message },
+        `revocations: reading the revoked-sessions list from ${found.where} failed; the last list read is kept (none yet: tokens are refused with 503), retrying`,
+      ),
     onRecovery: () => log.info(`revocations: the revoked-sessions list from ${found.where} is read again`),
   });
   let closed = false;

@@ -27,7 +27,7 @@ function banner(config: Config, role: string, url: string, boot: BootstrapResult
   if (boot?.joined) {
     // Replicas on one database: the first one's realm, demo accounts and key serve them all; only its file holds their secrets.
     out(`  credentials: ${boot.file} has the ids of the demo accounts another replica made on this database;`);
-    out('               their secrets are in that replica\'s bootstrap.json (docs/replicas.md)');
+    out("               their secrets are in that replica's bootstrap.json (docs/replicas.md)");
   } else if (boot?.created) {
     out(`\nFirst start: the default realm, a demo client and a demo user are ready; their credentials are in ${boot.file} (mode 0600).`);
     // Standard output is the log in a container: secrets go only to a person at a terminal.
@@ -83,21 +83,35 @@ export async function serve(config: Config, role: string): Promise<void> {
     let metrics: unknown;
     if (config.METRICS_PORT > 0) {
       const aggregate = new (promClient().AggregatorRegistry)();
-      metrics = await serveMetrics(config, async () => ({ contentType: aggregate.contentType, body: await aggregate.clusterMetrics() }), warn);
+      metrics = await serveMetrics(
+        config,
+        async () => ({ contentType: aggregate.contentType, body: await aggregate.clusterMetrics() }),
+        warn,
+      );
     }
-    runPrimary(config.WORKERS, config.SHUTDOWN_GRACE_SECONDS * 1000, (url) => banner(config, role, url, boot, tightened, !!metrics), (why) => {
-      process.stderr.write(`platform: ${why}\n`);
-      process.exit(1);
-    });
+    runPrimary(
+      config.WORKERS,
+      config.SHUTDOWN_GRACE_SECONDS * 1000,
+      (url) => banner(config, role, url, boot, tightened, !!metrics),
+      (why) => {
+        process.stderr.write(`platform: ${why}\n`);
+        process.exit(1);
+      },
+    );
     return;
   }
   const running = await startPlatform(config, { role });
   const registry = running.metrics.registry;
-  const metrics = registry && await serveMetrics(config, (async () => ({ contentType: registry.contentType, body: await registry.metrics() })) satisfies MetricsSource, warn)
-    .catch(async (err: unknown) => {
+  const metrics =
+    registry &&
+    (await serveMetrics(
+      config,
+      (async () => ({ contentType: registry.contentType, body: await registry.metrics() })) satisfies MetricsSource,
+      warn,
+    ).catch(async (err: unknown) => {
       await running.close();
       throw err;
-    });
+    }));
   banner(config, role, running.url, running.bootstrap, running.tightened, !!metrics);
   // Each signal may come twice (the process group's, and npm's forwarded copy): one stop.
   let stopping = false;

@@ -73,14 +73,22 @@ export function poolBroker() {
         if (m?.op !== 'acquire') return;
         let pool = pools.get(m.pool);
         if (!pool) pools.set(m.pool, (pool = createFairPool(m.opts)));
-        pool.run(m.key, () => new Promise<void>((release) => {
-          if (worker.isDead()) return release();
-          held.set(m.id, release);
-          worker.send({ fairPool: { op: 'granted', id: m.id } });
-        }), Number.isSafeInteger(m.priority) ? m.priority : 0).catch((err: unknown) => {
-          const e = err instanceof RateLimited ? err : new RateLimited('Too much work in progress; try again later', 1);
-          if (!worker.isDead()) worker.send({ fairPool: { op: 'refused', id: m.id, message: e.message, retryAfterSeconds: e.retryAfterSeconds } });
-        });
+        pool
+          .run(
+            m.key,
+            () =>
+              new Promise<void>((release) => {
+                if (worker.isDead()) return release();
+                held.set(m.id, release);
+                worker.send({ fairPool: { op: 'granted', id: m.id } });
+              }),
+            Number.isSafeInteger(m.priority) ? m.priority : 0,
+          )
+          .catch((err: unknown) => {
+            const e = err instanceof RateLimited ? err : new RateLimited('Too much work in progress; try again later', 1);
+            if (!worker.isDead())
+              worker.send({ fairPool: { op: 'refused', id: m.id, message: e.message, retryAfterSeconds: e.retryAfterSeconds } });
+          });
       });
       worker.once('exit', () => {
         for (const release of held.values()) release();

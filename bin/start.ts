@@ -85,7 +85,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   // Spans still buffered leave last, after the services have closed.
   const closers: (() => unknown)[] = [() => tracing?.shutdown(), () => platform.close(), () => closeAll(opened)];
   try {
-    const bootstrap = (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened, platform.bootstrapScope()) : undefined;
+    const bootstrap =
+      (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened, platform.bootstrapScope()) : undefined;
     // Sessions ended before this process started must be refused from its first request.
     await platform.followRevocations(opened);
     if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
@@ -95,15 +96,23 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // The gateway, or a subgraph served alone with subscriptions, also takes graphql-ws clients on the same server.
     let webSocket: SubgraphRouter['webSocket'];
     const limits = {
-      maxTokens: config.GRAPHQL_MAX_TOKENS, maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES,
-      maxCost: config.GRAPHQL_MAX_COST, maxMutations: config.GRAPHQL_MAX_MUTATIONS, maxVariableValues: config.GRAPHQL_MAX_VARIABLE_VALUES,
+      maxTokens: config.GRAPHQL_MAX_TOKENS,
+      maxDepth: config.GRAPHQL_MAX_DEPTH,
+      maxAliases: config.GRAPHQL_MAX_ALIASES,
+      maxCost: config.GRAPHQL_MAX_COST,
+      maxMutations: config.GRAPHQL_MAX_MUTATIONS,
+      maxVariableValues: config.GRAPHQL_MAX_VARIABLE_VALUES,
     };
     if (served.length === 1 && role !== 'all') {
       if (subgraphs[0]) {
         const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, {
-          limits, introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
-          connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.STREAM_HEARTBEAT_MS,
-          verifier: platform.deps.verifier, maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS,
+          limits,
+          introspection: config.GRAPHQL_INTROSPECTION,
+          landingPage: config.GRAPHQL_LANDING_PAGE,
+          connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS,
+          keepAliveMs: config.STREAM_HEARTBEAT_MS,
+          verifier: platform.deps.verifier,
+          maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS,
           revocations: platform.deps.revocations,
         });
         closers.push(() => one.stop());
@@ -115,18 +124,31 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       for (const m of modules.filter((x) => x.subgraph)) {
         const url = config.subgraphUrls[m.name];
         if (url) targets[m.name] = { url };
-        else if (!targets[m.name]) throw new ConfigError(`${subgraphUrlVar(m.name)} is required to run the gateway without the ${m.name} service`);
+        else if (!targets[m.name])
+          throw new ConfigError(`${subgraphUrlVar(m.name)} is required to run the gateway without the ${m.name} service`);
       }
       const streamHub = streamHubFor(config, platform.deps.redis, log);
       closers.push(() => streamHub.close());
       const supergraphSdl = supergraphOf(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
       const gateway = await createGateway({
-        supergraphSdl, targets, log, bodyLimitBytes: config.BODY_LIMIT_BYTES, limits,
-        introspection: config.GRAPHQL_INTROSPECTION, landingPage: config.GRAPHQL_LANDING_PAGE,
-        queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB, persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
-        persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'), persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
-        subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS, connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS, keepAliveMs: config.STREAM_HEARTBEAT_MS,
-        maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS, verifier: platform.deps.verifier, metrics, streamHub,
+        supergraphSdl,
+        targets,
+        log,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        limits,
+        introspection: config.GRAPHQL_INTROSPECTION,
+        landingPage: config.GRAPHQL_LANDING_PAGE,
+        queryPlanCacheMiB: config.GRAPHQL_QUERY_PLAN_CACHE_MB,
+        persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
+        persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'),
+        persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
+        subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS,
+        connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS,
+        keepAliveMs: config.STREAM_HEARTBEAT_MS,
+        maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS,
+        verifier: platform.deps.verifier,
+        metrics,
+        streamHub,
         revocations: platform.deps.revocations,
       });
       closers.push(() => gateway.stop());
@@ -140,9 +162,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     let tracker: RequestTracker | undefined;
     const app = createRestApp(rest, {
       readiness: readinessOf(platform, opened, () => tracker?.draining() ?? false),
-      log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      corsOrigins: config.CORS_ORIGINS, trustProxy: config.TRUST_PROXY, extra: graph, publicUrl: config.PUBLIC_URL,
-      metrics, tracing: !!tracing, heartbeatMs: config.STREAM_HEARTBEAT_MS,
+      log,
+      verifier: platform.deps.verifier,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      corsOrigins: config.CORS_ORIGINS,
+      trustProxy: config.TRUST_PROXY,
+      extra: graph,
+      publicUrl: config.PUBLIC_URL,
+      metrics,
+      tracing: !!tracing,
+      heartbeatMs: config.STREAM_HEARTBEAT_MS,
     });
     const server = createServer(app);
     const tracked = requestTracker(server);
@@ -159,13 +188,19 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     return {
-      url: `http://${host}:${port}`, port, server, bootstrap, tightened, metrics,
+      url: `http://${host}:${port}`,
+      port,
+      server,
+      bootstrap,
+      tightened,
+      metrics,
       instances: Object.fromEntries(opened.map((o) => [o.module.name, o.instance])),
       async close(graceMs = 0) {
         const drained = tracked.drain(graceMs);
         // Open WebSockets would hold server.close() until their clients left.
         await sockets?.close();
-        if (!(await drained)) log.warn({ requests: tracked.active(), graceMs }, 'stopping: requests still running after the grace period are cut');
+        if (!(await drained))
+          log.warn({ requests: tracked.active(), graceMs }, 'stopping: requests still running after the grace period are cut');
         server.closeAllConnections();
         for (const close of closers.reverse()) await close();
       },
@@ -177,14 +212,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
 }
 
 function scheduleJobs(opened: readonly Opened[], log: Logger): () => void {
-  const timers = opened.flatMap(({ module, instance }) => (module.jobs ?? []).map((job) => {
-    const timer = setInterval(() => {
-      Promise.resolve()
-        .then(() => job.run(instance))
-        .catch((err: unknown) => log.error({ err, job: job.name, service: module.name }, 'background job failed'));
-    }, job.everyMs);
-    timer.unref();
-    return timer;
-  }));
+  const timers = opened.flatMap(({ module, instance }) =>
+    (module.jobs ?? []).map((job) => {
+      const timer = setInterval(() => {
+        Promise.resolve()
+          .then(() => job.run(instance))
+          .catch((err: unknown) => log.error({ err, job: job.name, service: module.name }, 'background job failed'));
+      }, job.everyMs);
+      timer.unref();
+      return timer;
+    }),
+  );
   return () => timers.forEach(clearInterval);
 }

@@ -57,24 +57,30 @@ export const tracingWanted = (config: Config): boolean => config.OTEL_TRACES_EXP
 
 export function startTracing(config: Config, role: string, log: Logger): Tracing | undefined {
   if (!tracingWanted(config)) return undefined;
-  const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
-  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { NodeTracerProvider, BatchSpanProcessor } =
+    require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } =
+    require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const protocol = config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL;
-  const { OTLPTraceExporter } = (protocol === 'http/json'
-    ? require('@opentelemetry/exporter-trace-otlp-http')
-    : require('@opentelemetry/exporter-trace-otlp-proto')) as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+  const { OTLPTraceExporter } = (
+    protocol === 'http/json' ? require('@opentelemetry/exporter-trace-otlp-http') : require('@opentelemetry/exporter-trace-otlp-proto')
+  ) as typeof import('@opentelemetry/exporter-trace-otlp-proto');
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (envDetector) win over the platform's own name.
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': role === 'all' ? 'ai-platform' : `ai-platform-${role}` }))
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
-  const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } =
+    require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   // Each copy of @opentelemetry/core in the tree reports a failed export to the API's diagnostic
   // logger (silent unless set), which is global: set here, it reaches the platform's log.
   const warn = errorWarnings(log);
   const quiet = () => undefined;
-  api.diag.setLogger({ error: warn, warn: quiet, info: quiet, debug: quiet, verbose: quiet }, { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
+  api.diag.setLogger(
+    { error: warn, warn: quiet, info: quiet, debug: quiet, verbose: quiet },
+    { logLevel: api.DiagLogLevel.ERROR, suppressOverrideMessage: true },
+  );
   // What provider.register() would do, less two things. No context manager: the platform carries
   // each request's trace by hand (core/shared/telemetry/tracing.ts), since on Node 20 the
   // AsyncLocalStorage one slows every promise of the process, traced or not (about 5% of the GraphQL
@@ -82,13 +88,17 @@ export function startTracing(config: Config, role: string, log: Logger): Tracing
   // .fetch, .postprocessing) left unrecorded: the gateway's `graphql <type> <operation>` and
   // `subgraph <name>` spans say the same, and six more spans a request cost a fifth of its CPU.
   const silent = new api.ProxyTracerProvider();
-  api.propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+  api.propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
   api.trace.setGlobalTracerProvider({
-    getTracer: (name, version, options) => (name === APOLLO_TRACER ? silent.getTracer(name, version, options) : provider.getTracer(name, version, options)),
+    getTracer: (name, version, options) =>
+      name === APOLLO_TRACER ? silent.getTracer(name, version, options) : provider.getTracer(name, version, options),
   });
   return {
-    shutdown: () => provider.shutdown().catch((err: unknown) => {
-      log.warn(`traces still buffered at stop not exported: ${messageOf(err)}`);
-    }),
+    shutdown: () =>
+      provider.shutdown().catch((err: unknown) => {
+        log.warn(`traces still buffered at stop not exported: ${messageOf(err)}`);
+      }),
   };
 }

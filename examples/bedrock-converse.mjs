@@ -5,17 +5,22 @@ import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, CountToke
 
 const BASE = process.env.BASE ?? 'http://127.0.0.1:8080';
 const client = new BedrockRuntimeClient({
-  endpoint: `${BASE}/proxy/api/v1/bedrock`, region: 'us-east-1',
-  token: { token: process.env.API_KEY }, authSchemePreference: ['httpBearerAuth'],
+  endpoint: `${BASE}/proxy/api/v1/bedrock`,
+  region: 'us-east-1',
+  token: { token: process.env.API_KEY },
+  authSchemePreference: ['httpBearerAuth'],
 });
 
 const toolConfig = {
-  tools: [{
-    toolSpec: {
-      name: 'get_weather', description: 'The current weather in a city',
-      inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  tools: [
+    {
+      toolSpec: {
+        name: 'get_weather',
+        description: 'The current weather in a city',
+        inputSchema: { json: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+      },
     },
-  }],
+  ],
 };
 const question = { role: 'user', content: [{ text: 'What is the weather in Paris?' }] };
 
@@ -23,11 +28,17 @@ const first = await client.send(new ConverseCommand({ modelId: 'local-chat', mes
 const use = first.output.message.content.find((block) => block.toolUse).toolUse;
 console.log('tool call:', use.name, JSON.stringify(use.input), first.stopReason);
 
-const out = await client.send(new ConverseStreamCommand({
-  modelId: 'local-chat', toolConfig,
-  messages: [question, first.output.message,
-    { role: 'user', content: [{ toolResult: { toolUseId: use.toolUseId, content: [{ json: { temperature_c: 21, sky: 'sunny' } }] } }] }],
-}));
+const out = await client.send(
+  new ConverseStreamCommand({
+    modelId: 'local-chat',
+    toolConfig,
+    messages: [
+      question,
+      first.output.message,
+      { role: 'user', content: [{ toolResult: { toolUseId: use.toolUseId, content: [{ json: { temperature_c: 21, sky: 'sunny' } }] } }] },
+    ],
+  }),
+);
 process.stdout.write('answer: ');
 for await (const event of out.stream) process.stdout.write(event.contentBlockDelta?.delta?.text ?? '');
 process.stdout.write('\n');

@@ -10,7 +10,8 @@ const BASE = process.env.BASE ?? 'http://127.0.0.1:8080';
 const url = `${BASE}/graphql`;
 // A user's token (password grant) for the chat proxy; the LM key for the model.
 const login = await fetch(`${BASE}/auth/api/v1/oauth/connect/user/login`, {
-  method: 'POST', body: new URLSearchParams({ realm: process.env.REALM, username: process.env.USERNAME, password: process.env.PASSWORD }),
+  method: 'POST',
+  body: new URLSearchParams({ realm: process.env.REALM, username: process.env.USERNAME, password: process.env.PASSWORD }),
 });
 const headers = { authorization: `Bearer ${(await login.json()).access_token}`, 'api-key': process.env.API_KEY };
 const query = 'subscription($q: String!) { answerStream(input: { query: $q }) { response finishReason } }';

@@ -5,10 +5,15 @@ import OpenAI from 'openai';
 const BASE = process.env.BASE ?? 'http://127.0.0.1:8080';
 const client = new OpenAI({ baseURL: `${BASE}/proxy/api/v1`, apiKey: process.env.API_KEY });
 
-const tools = [{
-  type: 'function', name: 'get_weather', description: 'The current weather in a city', strict: false,
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-}];
+const tools = [
+  {
+    type: 'function',
+    name: 'get_weather',
+    description: 'The current weather in a city',
+    strict: false,
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
 const input = [{ role: 'user', content: 'What is the weather in Paris?' }];
 
 const first = await client.responses.create({ model: 'local-chat', input, tools, store: false });

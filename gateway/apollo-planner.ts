@@ -70,18 +70,35 @@ export interface ApolloPlanner {
 }
 
 class Planned implements SubscriptionPlan {
-  constructor(readonly primary: PrimaryFetch, readonly restSubgraphs: readonly string[], readonly queryPlan: QueryPlan) {}
+  constructor(
+    readonly primary: PrimaryFetch,
+    readonly restSubgraphs: readonly string[],
+    readonly queryPlan: QueryPlan,
+  ) {}
 }
 
 /** The subgraphs a plan node fetches from, in order, each once. */
 function subgraphsOf(node: PlanNode | undefined, into = new Set<string>()): Set<string> {
   if (!node) return into;
   switch (node.kind) {
-    case 'Fetch': into.add(node.serviceName); break;
-    case 'Sequence': case 'Parallel': for (const n of node.nodes) subgraphsOf(n, into); break;
-    case 'Flatten': subgraphsOf(node.node, into); break;
-    case 'Condition': subgraphsOf(node.ifClause, into); subgraphsOf(node.elseClause, into); break;
-    case 'Defer': subgraphsOf(node.primary.node, into); for (const d of node.deferred) subgraphsOf(d.node, into); break;
+    case 'Fetch':
+      into.add(node.serviceName);
+      break;
+    case 'Sequence':
+    case 'Parallel':
+      for (const n of node.nodes) subgraphsOf(n, into);
+      break;
+    case 'Flatten':
+      subgraphsOf(node.node, into);
+      break;
+    case 'Condition':
+      subgraphsOf(node.ifClause, into);
+      subgraphsOf(node.elseClause, into);
+      break;
+    case 'Defer':
+      subgraphsOf(node.primary.node, into);
+      for (const d of node.deferred) subgraphsOf(d.node, into);
+      break;
   }
   return into;
 }
@@ -101,7 +118,12 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       const node = planner.buildQueryPlan(operationFromDocument(api, document, { operationName })).node;
       if (node?.kind !== 'Subscription') return undefined;
       const { primary: fetch, rest } = node;
-      const primary = { subgraph: fetch.serviceName, operation: fetch.operation, operationName: fetch.operationName, variableUsages: fetch.variableUsages ?? [] };
+      const primary = {
+        subgraph: fetch.serviceName,
+        operation: fetch.operation,
+        operationName: fetch.operationName,
+        variableUsages: fetch.variableUsages ?? [],
+      };
       const first: PlanNode = { ...fetch };
       const queryPlan: QueryPlan = { kind: 'QueryPlan', node: rest ? { kind: 'Sequence', nodes: [first, rest] } : first };
       return new Planned(primary, [...subgraphsOf(rest)], queryPlan);
@@ -113,7 +135,13 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
       const request = {
         request: { query: print(document), operationName, variables },
-        context, logger: log, document, operationName: operationName ?? null, cache: undefined, schema: apiSchema, overallCachePolicy: undefined,
+        context,
+        logger: log,
+        document,
+        operationName: operationName ?? null,
+        cache: undefined,
+        schema: apiSchema,
+        overallCachePolicy: undefined,
       };
       const real = dataSources[primary.subgraph];
       // The data sources with the primary fetch (the plan's first on its subgraph) answered by the
@@ -131,8 +159,15 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       };
       // Each event its own metrics: the executor appends to them (paths of errors) and a long
       // subscription must not accumulate them.
-      return async (event) => executeQueryPlan(queryPlan, answering(event), { ...request, metrics: {} } as unknown as Parameters<typeof executeQueryPlan>[2],
-        operationContext, supergraphSchema, api) as Promise<ExecutionResult>;
+      return async (event) =>
+        executeQueryPlan(
+          queryPlan,
+          answering(event),
+          { ...request, metrics: {} } as unknown as Parameters<typeof executeQueryPlan>[2],
+          operationContext,
+          supergraphSchema,
+          api,
+        ) as Promise<ExecutionResult>;
     },
   };
 }

@@ -15,7 +15,14 @@ export function dedupeKey(opts: GraphQLDataSourceProcessOptions<Partial<GraphCon
   if (opts.incomingRequestContext.operation?.operation !== OperationTypeNode.QUERY) return undefined;
   const { request, context } = opts;
   const h = context.headers ?? {};
-  return JSON.stringify([request.query, request.operationName ?? null, request.variables ?? null, h.authorization ?? null, h['api-key'] ?? null, context.clientAddress ?? null]);
+  return JSON.stringify([
+    request.query,
+    request.operationName ?? null,
+    request.variables ?? null,
+    h.authorization ?? null,
+    h['api-key'] ?? null,
+    context.clientAddress ?? null,
+  ]);
 }
 
 /** A call's share of a run: its result, and whether the run is its own or whose it joined. */

@@ -16,12 +16,16 @@ export interface SubgraphFetches {
   /** The fetches of `subgraph` (remote: over HTTP, else in this process). */
   of(subgraph: string, remote: boolean): TimedFetch;
   /** A subscription's stream on `subgraph`, opened by `open` with the stream's trace: timed and in its span, under `parent`, over its whole life. */
-  stream(subgraph: string, remote: boolean, parent: Trace | undefined, open: (trace: Trace | undefined) => Promise<Opened>): Promise<Opened>;
+  stream(
+    subgraph: string,
+    remote: boolean,
+    parent: Trace | undefined,
+    open: (trace: Trace | undefined) => Promise<Opened>,
+  ): Promise<Opened>;
 }
 
 /** Runs the fetch alone: a data source built without telemetry (unit tests). */
 export const untimed: TimedFetch = (parent, run) => run(parent);
-
 
 /**
  * platform_graphql_subgraph_fetch_duration_seconds{subgraph,outcome} around every fetch of the
@@ -36,7 +40,8 @@ export const untimed: TimedFetch = (parent, run) => run(parent);
 export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
   const counting = metrics !== noMetrics;
   const duration = metrics.histogram({
-    name: 'platform_graphql_subgraph_fetch_duration_seconds', help: 'Fetches of the gateway from its subgraphs, in process or remote, subscriptions\' streams over their whole life, by subgraph and outcome (error: failed or answered errors)',
+    name: 'platform_graphql_subgraph_fetch_duration_seconds',
+    help: "Fetches of the gateway from its subgraphs, in process or remote, subscriptions' streams over their whole life, by subgraph and outcome (error: failed or answered errors)",
     labels: ['subgraph', 'outcome'],
   });
 
@@ -77,14 +82,28 @@ export function subgraphFetches(metrics: Metrics = noMetrics): SubgraphFetches {
     of(subgraph, remote) {
       const s = shapeOf(subgraph);
       if (!remote) return (parent, run) => s.timed(() => run(parent));
-      return (parent, run) => inSpan(parent, s.name, s.attributes, (span, trace) =>
-        s.timed(() => run(span.isRecording() ? trace : parent), () => span.setStatus({ code: SpanStatusCode.ERROR })), SpanKind.CLIENT);
+      return (parent, run) =>
+        inSpan(
+          parent,
+          s.name,
+          s.attributes,
+          (span, trace) =>
+            s.timed(
+              () => run(span.isRecording() ? trace : parent),
+              () => span.setStatus({ code: SpanStatusCode.ERROR }),
+            ),
+          SpanKind.CLIENT,
+        );
     },
 
     async stream(subgraph, remote, parent, open) {
       const s = shapeOf(subgraph);
       const start = s.now();
-      if (!remote) return watchedOpening(() => open(parent), (error) => s.observe(start, error));
+      if (!remote)
+        return watchedOpening(
+          () => open(parent),
+          (error) => s.observe(start, error),
+        );
       const { span, trace } = startSpan(parent, s.name, s.attributes, SpanKind.CLIENT);
       const ended = (error: boolean, err?: unknown) => {
         s.observe(start, error);

@@ -133,7 +133,8 @@ export function graphiqlRouter(endpoint: string): Router {
     ['graphiql.min.css', join(pkgDir('graphiql'), 'graphiql.min.css')],
   ]);
   const router = Router();
-  router.route('/graphiql')
+  router
+    .route('/graphiql')
     .get((_req, res) => void res.type('html').send(page(endpoint)))
     .all(() => {
       throw new MethodNotAllowed(['GET', 'HEAD']);

@@ -18,7 +18,11 @@ type Prepared = { document: DocumentNode } | { errors: readonly GraphQLError[] }
 export class InProcessDataSource implements GraphQLDataSource<Record<string, unknown>> {
   private readonly prepared = new Map<string, Prepared>();
 
-  constructor(private readonly schema: GraphQLSchema, private readonly maxDocuments = 2000, private readonly timed: TimedFetch = untimed) {}
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly maxDocuments = 2000,
+    private readonly timed: TimedFetch = untimed,
+  ) {}
 
   private prepare(query: string): Prepared {
     let hit = this.prepared.get(query);
@@ -49,9 +53,14 @@ export class InProcessDataSource implements GraphQLDataSource<Record<string, unk
     const { request } = options;
     const prepared = this.prepare(request.query ?? '');
     if ('errors' in prepared) return { errors: prepared.errors };
-    const run = async () => execute({
-      schema: this.schema, document: prepared.document, variableValues: request.variables, operationName: request.operationName, contextValue,
-    });
+    const run = async () =>
+      execute({
+        schema: this.schema,
+        document: prepared.document,
+        variableValues: request.variables,
+        operationName: request.operationName,
+        contextValue,
+      });
     const share = this.shared(dedupeKey(options), run, contextValue.trace);
     if (!share.mine) linkShared(contextValue.trace, share.joined);
     const result = await share.result;

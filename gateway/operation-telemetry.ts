@@ -51,12 +51,26 @@ export interface OperationTelemetry {
 export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelemetry {
   const counting = metrics !== noMetrics;
   const labels = ['operation', 'type', 'outcome'];
-  const total = metrics.counter({ name: 'platform_graphql_operations_total', help: 'GraphQL operations the gateway served, by operation name, type and outcome (error: the answer or an event carried errors)', labels });
-  const duration = metrics.histogram({
-    name: 'platform_graphql_operation_duration_seconds', help: 'GraphQL operations: queries and mutations from request to response, subscriptions over their whole life', labels,
+  const total = metrics.counter({
+    name: 'platform_graphql_operations_total',
+    help: 'GraphQL operations the gateway served, by operation name, type and outcome (error: the answer or an event carried errors)',
+    labels,
   });
-  const open = metrics.gauge({ name: 'platform_graphql_subscriptions_open', help: 'Subscriptions open now, by transport (ws, sse, multipart)', labels: ['transport'] });
-  const transports: Record<Transport, { transport: Transport }> = { ws: { transport: 'ws' }, sse: { transport: 'sse' }, multipart: { transport: 'multipart' } };
+  const duration = metrics.histogram({
+    name: 'platform_graphql_operation_duration_seconds',
+    help: 'GraphQL operations: queries and mutations from request to response, subscriptions over their whole life',
+    labels,
+  });
+  const open = metrics.gauge({
+    name: 'platform_graphql_subscriptions_open',
+    help: 'Subscriptions open now, by transport (ws, sse, multipart)',
+    labels: ['transport'],
+  });
+  const transports: Record<Transport, { transport: Transport }> = {
+    ws: { transport: 'ws' },
+    sse: { transport: 'sse' },
+    multipart: { transport: 'multipart' },
+  };
   // Every transport's series from the start (0, never reset: a second declaration shares the gauge).
   for (const t of Object.values(transports)) open.inc(t, 0);
   const label = operationLabel(metrics);

@@ -49,6 +49,10 @@ export function redisPersistedQueries(client: Redis, opts: { log: Logger; prefix
   return {
     get: (key) => client.get(prefix + key).then((v) => v ?? undefined, failed('reading')),
     set: (key, value) => client.set(prefix + key, value, 'EX', REDIS_APQ_TTL_SECONDS).then(() => undefined, failed('keeping')),
-    delete: (key) => client.del(prefix + key).then((n) => n > 0, () => false),
+    delete: (key) =>
+      client.del(prefix + key).then(
+        (n) => n > 0,
+        () => false,
+      ),
   };
 }

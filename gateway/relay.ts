@@ -19,8 +19,13 @@ export const isStream = (o: Outcome): o is AsyncIterableIterator<Result> => Symb
 export const INTERNAL_ERROR = { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 
 /** Starts one operation on the graph: a subscription's events, or the one result of a query or mutation. */
-export async function startOperation(graph: Required<SocketGraph>, kind: 'subscription' | 'other', document: DocumentNode,
-  payload: OperationPayload, contextValue: GraphContext): Promise<Outcome> {
+export async function startOperation(
+  graph: Required<SocketGraph>,
+  kind: 'subscription' | 'other',
+  document: DocumentNode,
+  payload: OperationPayload,
+  contextValue: GraphContext,
+): Promise<Outcome> {
   const args = { schema: graph.schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
   return (kind === 'subscription' ? graph.subscribe(args) : graph.execute(args)) as Promise<Outcome>;
 }
@@ -54,7 +59,8 @@ export interface RelayOptions {
 
 /** Sends an operation's results until they end, the client stops (its events are then ended), or they fail. */
 export async function relay(outcome: Outcome, opts: RelayOptions): Promise<void> {
-  const format = (r: Result): FormattedExecutionResult => (r.errors ? { ...r, errors: r.errors.map((e) => formatExecutionError(e, opts.log)) } : r);
+  const format = (r: Result): FormattedExecutionResult =>
+    r.errors ? { ...r, errors: r.errors.map((e) => formatExecutionError(e, opts.log)) } : r;
   if (!isStream(outcome)) return opts.send(format(outcome));
   try {
     for (;;) {

@@ -22,7 +22,8 @@ export interface RemoteSourceOptions {
  * Connections to remote subgraphs, kept alive and reused (one agent per gateway); a subgraph gets
  * `timeoutMs` to start answering, and again between pieces of its answer.
  */
-export const subgraphAgent = (timeoutMs: number) => new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+export const subgraphAgent = (timeoutMs: number) =>
+  new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 
 /** An operation's context; a health check's or schema load's has none of its fields. */
 const contextOf = (options: GraphQLDataSourceProcessOptions<GraphContext>): Partial<GraphContext> => options.context;
@@ -45,7 +46,7 @@ const parseOrUndefined = (query: string | undefined) => {
 function fieldErrors(options: GraphQLDataSourceProcessOptions<GraphContext>, error: GraphQLError) {
   const atRoot = 'pathInIncomingRequest' in options && options.pathInIncomingRequest?.length === 0;
   // The plan's document when @apollo/gateway kept it, else the text (parsed only on this failure path).
-  const root = atRoot ? options.document ?? parseOrUndefined(options.request.query) : undefined;
+  const root = atRoot ? (options.document ?? parseOrUndefined(options.request.query)) : undefined;
   const operation = root?.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
   const selections = operation?.kind === Kind.OPERATION_DEFINITION ? operation.selectionSet.selections : [];
   if (!selections.length || selections.some((f) => f.kind !== Kind.FIELD)) throw error;
@@ -91,7 +92,12 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     }
     // The subgraph believes this only from peers its TRUST_PROXY names (loopback by default).
     if (context.clientAddress) headers['x-forwarded-for'] = context.clientAddress;
-    const body = JSON.stringify({ query: request.query, variables: request.variables, operationName: request.operationName, extensions: request.extensions });
+    const body = JSON.stringify({
+      query: request.query,
+      variables: request.variables,
+      operationName: request.operationName,
+      extensions: request.extensions,
+    });
     let status: number;
     let parsed: unknown;
     const key = dedupeKey(options);
@@ -99,10 +105,21 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     // so the subgraph sees its request closed and stops (the chat subgraph: the model call).
     const signal = key === undefined ? context.signal : undefined;
     try {
-      const share = this.shared(key, async () => {
-        const res = await this.opts.dispatcher.request({ origin: this.origin, path: this.path, method: 'POST', headers: injectTrace(headers, trace), body, signal });
-        return { status: res.statusCode, text: await res.body.text() };
-      }, trace);
+      const share = this.shared(
+        key,
+        async () => {
+          const res = await this.opts.dispatcher.request({
+            origin: this.origin,
+            path: this.path,
+            method: 'POST',
+            headers: injectTrace(headers, trace),
+            body,
+            signal,
+          });
+          return { status: res.statusCode, text: await res.body.text() };
+        },
+        trace,
+      );
       if (!share.mine) linkShared(trace, share.joined);
       ({ status, text: parsed } = await share.result);
     } catch (err) {
@@ -115,7 +132,9 @@ export class RemoteDataSource implements GraphQLDataSource<GraphContext> {
     }
     if (status < 200 || status > 299 || !isObject(parsed)) {
       // As RemoteGraphQLDataSource reports it: the status and body in extensions.response.
-      const failure = new GraphQLError(`${status}`, { extensions: { response: { status: status < 200 || status > 299 ? status : undefined, body: parsed } } });
+      const failure = new GraphQLError(`${status}`, {
+        extensions: { response: { status: status < 200 || status > 299 ? status : undefined, body: parsed } },
+      });
       return fieldErrors(options, subgraphFetchFailed(this.opts.name, failure, this.opts.log));
     }
     return parsed as { data?: Record<string, unknown> | null; errors?: GraphQLError[]; extensions?: Record<string, unknown> };

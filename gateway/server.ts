@@ -100,9 +100,10 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   // One data source per subgraph, shared by the gateway's queries and the subscriptions' entity fetches.
   const timeoutMs = opts.subgraphTimeoutMs ?? 120_000;
   const agent = subgraphAgent(timeoutMs);
-  const sourceOf = (name: string, target: SubgraphTarget): GraphQLDataSource => ('schema' in target
-    ? new InProcessDataSource(target.schema, undefined, fetches.of(name, false))
-    : new RemoteDataSource({ name, url: target.url, log: opts.log, dispatcher: agent, timed: fetches.of(name, true) }));
+  const sourceOf = (name: string, target: SubgraphTarget): GraphQLDataSource =>
+    'schema' in target
+      ? new InProcessDataSource(target.schema, undefined, fetches.of(name, false))
+      : new RemoteDataSource({ name, url: target.url, log: opts.log, dispatcher: agent, timed: fetches.of(name, true) });
   const dataSources = Object.fromEntries(Object.entries(opts.targets).map(([name, target]) => [name, sourceOf(name, target)]));
   const gateway = new ApolloGateway({
     supergraphSdl: opts.supergraphSdl,
@@ -113,15 +114,22 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   // @apollo/gateway executes no subscriptions: the gateway runs them itself (gateway/subscriptions.ts).
   const federated = federatedSubscriptions({
-    supergraphSdl: opts.supergraphSdl, dataSources, log: opts.log,
+    supergraphSdl: opts.supergraphSdl,
+    dataSources,
+    log: opts.log,
     stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs, fetches }),
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
   const schemaAnswers = introspectionCache();
   const apqBytes = opts.persistedQueryCacheBytes ?? 10 * 2 ** 20;
-  const persisted = opts.persistedQueryRedis ? undefined
-    : opts.persistedQueryFile ? sqlitePersistedQueries(opts.persistedQueryFile, { maxBytes: apqBytes, log: opts.log }) : undefined;
-  const sharedPersisted = opts.persistedQueryRedis ? redisPersistedQueries(opts.persistedQueryRedis.client, { log: opts.log, prefix: opts.persistedQueryRedis.prefix }) : persisted;
+  const persisted = opts.persistedQueryRedis
+    ? undefined
+    : opts.persistedQueryFile
+      ? sqlitePersistedQueries(opts.persistedQueryFile, { maxBytes: apqBytes, log: opts.log })
+      : undefined;
+  const sharedPersisted = opts.persistedQueryRedis
+    ? redisPersistedQueries(opts.persistedQueryRedis.client, { log: opts.log, prefix: opts.persistedQueryRedis.prefix })
+    : persisted;
   const server = new ApolloServer<GraphContext>({
     // The platform stops the process itself (SIGTERM drains, bin/serve.ts): Apollo's own handler would stop serving at once.
     stopOnTerminationSignals: false,
@@ -135,8 +143,13 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     persistedQueries: { cache: sharedPersisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes }) },
     // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
     // Each operation counted, timed and in its span (operation-telemetry.ts).
-    plugins: [operations.plugin, introspectionPlugin(schemaAnswers), opts.landingPage === false ? ApolloServerPluginLandingPageDisabled()
-      : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' })],
+    plugins: [
+      operations.plugin,
+      introspectionPlugin(schemaAnswers),
+      opts.landingPage === false
+        ? ApolloServerPluginLandingPageDisabled()
+        : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' }),
+    ],
   });
   await server.start();
   /**
@@ -146,17 +159,34 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const graphOver = (transport: Transport): Required<SocketGraph> => ({
     schema: federated.schema,
     execute: async ({ document, operationName, variableValues, contextValue }) => {
-      const response = await server.executeOperation({ query: document, operationName: operationName ?? undefined, variables: variableValues ?? undefined }, { contextValue });
-      return response.body.kind === 'single' ? response.body.singleResult : { errors: [{ message: 'Incremental delivery is not served here', extensions: { code: 'BAD_REQUEST' } }] };
+      const response = await server.executeOperation(
+        { query: document, operationName: operationName ?? undefined, variables: variableValues ?? undefined },
+        { contextValue },
+      );
+      return response.body.kind === 'single'
+        ? response.body.singleResult
+        : { errors: [{ message: 'Incremental delivery is not served here', extensions: { code: 'BAD_REQUEST' } }] };
     },
-    subscribe: ({ document, operationName, variableValues, contextValue }) => operations.subscribe(transport, { document, operationName, contextValue },
-      async () => subscriptionUntilRevoked(await federated.subscribe({ document, operationName, variables: variableValues, context: contextValue }),
-        contextValue, opts.revocations)),
+    subscribe: ({ document, operationName, variableValues, contextValue }) =>
+      operations.subscribe(transport, { document, operationName, contextValue }, async () =>
+        subscriptionUntilRevoked(
+          await federated.subscribe({ document, operationName, variables: variableValues, context: contextValue }),
+          contextValue,
+          opts.revocations,
+        ),
+      ),
   });
-  const streaming = servesSubscriptions ? streamingTransports({
-    graphs: { sse: graphOver('sse'), multipart: graphOver('multipart') },
-    limits, log: opts.log, introspection: opts.introspection, heartbeatMs: opts.keepAliveMs, verifier: opts.verifier, hub: opts.streamHub,
-  }) : undefined;
+  const streaming = servesSubscriptions
+    ? streamingTransports({
+        graphs: { sse: graphOver('sse'), multipart: graphOver('multipart') },
+        limits,
+        log: opts.log,
+        introspection: opts.introspection,
+        heartbeatMs: opts.keepAliveMs,
+        verifier: opts.verifier,
+        hub: opts.streamHub,
+      })
+    : undefined;
   const router = Router();
   router.use(
     '/graphql',
@@ -173,13 +203,27 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   );
   router.use('/graphql', graphqlHttpErrors);
   const webSocket = servesSubscriptions
-    ? (http: Server, edge?: SocketEdge) => serveWebSocket(http, graphOver('ws'), opts.log, {
-      limits, path: '/graphql', maxPayloadBytes: opts.bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
-      keepAliveMs: opts.keepAliveMs, introspection: opts.introspection, verifier: opts.verifier, maxSocketsPerAddress: opts.maxSocketsPerAddress,
-    }, edge)
+    ? (http: Server, edge?: SocketEdge) =>
+        serveWebSocket(
+          http,
+          graphOver('ws'),
+          opts.log,
+          {
+            limits,
+            path: '/graphql',
+            maxPayloadBytes: opts.bodyLimitBytes,
+            connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+            keepAliveMs: opts.keepAliveMs,
+            introspection: opts.introspection,
+            verifier: opts.verifier,
+            maxSocketsPerAddress: opts.maxSocketsPerAddress,
+          },
+          edge,
+        )
     : undefined;
   return {
-    router, webSocket,
+    router,
+    webSocket,
     async stop() {
       streaming?.close();
       await server.stop();

@@ -65,10 +65,16 @@ export function singleConnections(opts: SingleConnectionOptions) {
     return `${caller.realm}\n${caller.subject}`;
   };
 
-  const notFound = () => new NotFound(`Stream not found: reserve one with PUT (a reservation not connected within ${ttlMs / 1000} s is dropped)`, { code: 'STREAM_NOT_FOUND' });
-  const refusal = (why: HubRefusal) => (why === 'not_found' ? notFound()
-    : why === 'taken' ? new Conflict('Operation with ID already exists', { code: 'OPERATION_ID_TAKEN' })
-      : new BadRequest(`At most ${maxOperations} operations run at once on one event stream`, { code: 'TOO_MANY_OPERATIONS' }));
+  const notFound = () =>
+    new NotFound(`Stream not found: reserve one with PUT (a reservation not connected within ${ttlMs / 1000} s is dropped)`, {
+      code: 'STREAM_NOT_FOUND',
+    });
+  const refusal = (why: HubRefusal) =>
+    why === 'not_found'
+      ? notFound()
+      : why === 'taken'
+        ? new Conflict('Operation with ID already exists', { code: 'OPERATION_ID_TAKEN' })
+        : new BadRequest(`At most ${maxOperations} operations run at once on one event stream`, { code: 'TOO_MANY_OPERATIONS' });
   const answered = (reply: HubReply) => {
     if ('refused' in reply) throw refusal(reply.refused);
   };
@@ -94,7 +100,11 @@ export function singleConnections(opts: SingleConnectionOptions) {
       outcome = { errors: document.map((e) => formatExecutionError(e, opts.log)) };
     } else {
       const context: GraphContext = {
-        headers: op.headers, clientAddress: op.clientAddress, requestId: op.requestId, callers: new Map(), memo: new Map(),
+        headers: op.headers,
+        clientAddress: op.clientAddress,
+        requestId: op.requestId,
+        callers: new Map(),
+        memo: new Map(),
         trace: op.traceparent ? operationTrace({ traceparent: op.traceparent }, undefined) : undefined,
       };
       try {
@@ -136,8 +146,10 @@ export function singleConnections(opts: SingleConnectionOptions) {
   const reserve = async (req: Request, res: Response) => {
     const owner = await ownerOf(req);
     const token = randomBytes(24).toString('base64url');
-    if (!await hub.reserve(token, owner, { maxStreams, ttlMs })) {
-      throw new RateLimited(`At most ${maxStreams} event streams, reserved or open, per caller`, Math.ceil(ttlMs / 1000), { code: 'TOO_MANY_STREAMS' });
+    if (!(await hub.reserve(token, owner, { maxStreams, ttlMs }))) {
+      throw new RateLimited(`At most ${maxStreams} event streams, reserved or open, per caller`, Math.ceil(ttlMs / 1000), {
+        code: 'TOO_MANY_STREAMS',
+      });
     }
     res.status(201).set('content-type', 'text/plain; charset=utf-8').end(token);
   };
@@ -146,7 +158,8 @@ export function singleConnections(opts: SingleConnectionOptions) {
     const owner = await ownerOf(req);
     const token = tokenOf(req) ?? '';
     const opened = await hub.open(token, owner);
-    if (!opened.opened) throw opened.why === 'already_open' ? new Conflict('Stream already open', { code: 'STREAM_ALREADY_OPEN' }) : notFound();
+    if (!opened.opened)
+      throw opened.why === 'already_open' ? new Conflict('Stream already open', { code: 'STREAM_ALREADY_OPEN' }) : notFound();
     const h: Held = { stream: openEventStream(res, opts.heartbeatMs), ops: new Map() };
     held.set(token, h);
     res.once('close', () => drop(token));
@@ -163,22 +176,41 @@ export function singleConnections(opts: SingleConnectionOptions) {
 
   return {
     /** Whether the request belongs to this mode: a reservation, a cancellation, or a request naming a stream. */
-    handles: (req: Request) => req.method === 'PUT' || req.method === 'DELETE' || ((req.method === 'GET' || req.method === 'POST') && tokenOf(req) !== undefined),
+    handles: (req: Request) =>
+      req.method === 'PUT' || req.method === 'DELETE' || ((req.method === 'GET' || req.method === 'POST') && tokenOf(req) !== undefined),
     /** PUT, DELETE, or opening the stream (the request asks for text/event-stream). */
-    control: (req: Request, res: Response): Promise<void> => (req.method === 'PUT' ? reserve(req, res) : req.method === 'DELETE' ? cancel(req, res) : open(req, res)),
+    control: (req: Request, res: Response): Promise<void> =>
+      req.method === 'PUT' ? reserve(req, res) : req.method === 'DELETE' ? cancel(req, res) : open(req, res),
     /** Checks an operation's request before its document is read: the caller's token and the operation id. */
-    async admit(req: Request, payload: OperationPayload & { extensions?: Record<string, unknown> | null }): Promise<{ owner: string; id: string }> {
+    async admit(
+      req: Request,
+      payload: OperationPayload & { extensions?: Record<string, unknown> | null },
+    ): Promise<{ owner: string; id: string }> {
       const owner = await ownerOf(req);
       const id = payload.extensions?.operationId;
-      if (typeof id !== 'string' || !id || id.length > 128) throw new BadRequest('Operation ID is missing: send it as extensions.operationId (at most 128 characters)', { code: 'BAD_REQUEST' });
+      if (typeof id !== 'string' || !id || id.length > 128)
+        throw new BadRequest('Operation ID is missing: send it as extensions.operationId (at most 128 characters)', {
+          code: 'BAD_REQUEST',
+        });
       return { owner, id };
     },
     /** Hands an admitted, prepared operation to its stream's holder: 202, its results on the stream once it is open. */
-    async run(req: Request, res: Response, { owner, id }: { owner: string; id: string }, kind: 'subscription' | 'other', payload: OperationPayload) {
+    async run(
+      req: Request,
+      res: Response,
+      { owner, id }: { owner: string; id: string },
+      kind: 'subscription' | 'other',
+      payload: OperationPayload,
+    ) {
       const context = contextFrom(req, { answeredInResponse: false });
       const trace = injectTrace({}, context.trace);
       const op: HubOperation = {
-        id, kind, payload, headers: context.headers, clientAddress: context.clientAddress, requestId: context.requestId,
+        id,
+        kind,
+        payload,
+        headers: context.headers,
+        clientAddress: context.clientAddress,
+        requestId: context.requestId,
         ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
       };
       answered(await hub.send(owner, { type: 'operation', token: tokenOf(req) ?? '', op }, maxOperations));

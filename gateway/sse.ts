@@ -37,7 +37,14 @@ export function openEventStream(res: Response, heartbeatMs = DEFAULT_STREAM_HEAR
  * events, then `complete` and the end of the response. A query or mutation is one `next`. The client
  * going away ends the subscription, and so the model call behind it.
  */
-export async function distinctStream(req: Request, res: Response, opts: SseOptions, kind: 'subscription' | 'other', document: DocumentNode, payload: OperationPayload) {
+export async function distinctStream(
+  req: Request,
+  res: Response,
+  opts: SseOptions,
+  kind: 'subscription' | 'other',
+  document: DocumentNode,
+  payload: OperationPayload,
+) {
   const outcome = await startOperation(opts.graph, kind, document, payload, contextFrom(req));
   const stream = openEventStream(res, opts.heartbeatMs);
   const unwatch = stopOnClose(res, outcome);

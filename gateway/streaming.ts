@@ -57,7 +57,10 @@ function operationKind(body: unknown): Kind | 'unparsable' {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
   if (typeof query !== 'string' || !/\bsubscription\b/.test(query)) return 'other';
   try {
-    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === OperationTypeNode.SUBSCRIPTION ? 'subscription' : 'other';
+    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation ===
+      OperationTypeNode.SUBSCRIPTION
+      ? 'subscription'
+      : 'other';
   } catch {
     return 'unparsable';
   }
@@ -92,17 +95,26 @@ function operationOf(req: Request): HttpOperation {
         throw new BadRequest(`The ${name} parameter is not JSON`, { code: 'BAD_REQUEST' });
       }
     };
-    read = { query: params.get('query') ?? undefined, operationName: params.get('operationName') || undefined, variables: json('variables'), extensions: json('extensions') };
+    read = {
+      query: params.get('query') ?? undefined,
+      operationName: params.get('operationName') || undefined,
+      variables: json('variables'),
+      extensions: json('extensions'),
+    };
   } else {
-    if (!req.is('application/json')) throw new UnsupportedMediaType('Send the operation as JSON: `content-type: application/json`', { code: 'BAD_REQUEST' });
+    if (!req.is('application/json'))
+      throw new UnsupportedMediaType('Send the operation as JSON: `content-type: application/json`', { code: 'BAD_REQUEST' });
     const body: unknown = req.body;
     read = isPlainObject(body) ? body : {};
   }
   const { query, operationName, variables, extensions } = read;
   const object = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
-  if (typeof query !== 'string' || !query) throw new BadRequest('The operation has no query: send `query` (persisted queries are not served over SSE)', { code: 'BAD_REQUEST' });
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw new BadRequest('operationName must be a string', { code: 'BAD_REQUEST' });
-  if (!object(variables) || !object(extensions)) throw new BadRequest('variables and extensions must be JSON objects', { code: 'BAD_REQUEST' });
+  if (typeof query !== 'string' || !query)
+    throw new BadRequest('The operation has no query: send `query` (persisted queries are not served over SSE)', { code: 'BAD_REQUEST' });
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    throw new BadRequest('operationName must be a string', { code: 'BAD_REQUEST' });
+  if (!object(variables) || !object(extensions))
+    throw new BadRequest('variables and extensions must be JSON objects', { code: 'BAD_REQUEST' });
   return { query, operationName, variables, extensions } as HttpOperation;
 }
 
@@ -115,7 +127,10 @@ function operationOf(req: Request): HttpOperation {
  */
 async function multipart(req: Request, res: Response, opts: StreamingOptions, document: DocumentNode, payload: OperationPayload) {
   const outcome = await startOperation(opts.graphs.multipart, 'subscription', document, payload, contextFrom(req));
-  const stream = openStream(res, { headers: MULTIPART.head, heartbeat: { frame: MULTIPART.part('{}'), everyMs: opts.heartbeatMs ?? DEFAULT_STREAM_HEARTBEAT_MS } });
+  const stream = openStream(res, {
+    headers: MULTIPART.head,
+    heartbeat: { frame: MULTIPART.part('{}'), everyMs: opts.heartbeatMs ?? DEFAULT_STREAM_HEARTBEAT_MS },
+  });
   const write = (json: string) => stream.write(MULTIPART.part(json));
   const unwatch = stopOnClose(res, outcome);
   try {
@@ -156,9 +171,17 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
     if (Array.isArray(document)) return void res.status(400).json(refusal(document));
     const operation = getOperationAST(document as DocumentNode, payload.operationName ?? undefined)?.operation;
     if (req.method === 'GET' && operation === OperationTypeNode.MUTATION) {
-      return void res.status(405).set('allow', 'POST').json({ errors: [{
-        message: 'GET requests only support query and subscription operations, not mutation operations', extensions: { code: 'BAD_REQUEST' },
-      }] });
+      return void res
+        .status(405)
+        .set('allow', 'POST')
+        .json({
+          errors: [
+            {
+              message: 'GET requests only support query and subscription operations, not mutation operations',
+              extensions: { code: 'BAD_REQUEST' },
+            },
+          ],
+        });
     }
     return { document: document as DocumentNode, kind: operation === OperationTypeNode.SUBSCRIPTION ? 'subscription' : 'other' };
   };
@@ -192,7 +215,11 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
     }
     // A broken subscription sent for multipart gets its syntax error here: Apollo would answer 406,
     // as it cannot answer JSON to a client that accepts only multipart.
-    if (kind === 'unparsable' && req.method === 'POST' && listed(mediaRanges(accept), 'multipart/mixed', (r) => 'subscriptionspec' in r.params)) {
+    if (
+      kind === 'unparsable' &&
+      req.method === 'POST' &&
+      listed(mediaRanges(accept), 'multipart/mixed', (r) => 'subscriptionspec' in r.params)
+    ) {
       const refused = prepare(body as OperationPayload);
       if (Array.isArray(refused)) {
         res.status(400).json(refusal(refused));
@@ -201,8 +228,11 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
     }
     if (kind !== 'subscription') return false;
     if (req.method === 'GET' || transport !== 'multipart') {
-      throw new BadRequest('A subscription is streamed: subscribe over graphql-ws (a WebSocket to this URL), or ask for '
-        + '`Accept: text/event-stream` (GraphQL over SSE, GET or POST) or POST with `Accept: multipart/mixed;subscriptionSpec=1.0`', { code: 'SUBSCRIPTIONS_NOT_SUPPORTED' });
+      throw new BadRequest(
+        'A subscription is streamed: subscribe over graphql-ws (a WebSocket to this URL), or ask for ' +
+          '`Accept: text/event-stream` (GraphQL over SSE, GET or POST) or POST with `Accept: multipart/mixed;subscriptionSpec=1.0`',
+        { code: 'SUBSCRIPTIONS_NOT_SUPPORTED' },
+      );
     }
     const payload = body as OperationPayload;
     const document = prepare(payload);
@@ -216,14 +246,17 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
 
   return {
     handler: (req, res, next) => {
-      route(req, res).then((answered) => answered || next(), (err: unknown) => {
-        if (res.headersSent) {
-          opts.log.error({ err }, 'streamed operation failed');
-          res.destroy();
-        } else {
-          next(err);
-        }
-      });
+      route(req, res).then(
+        (answered) => answered || next(),
+        (err: unknown) => {
+          if (res.headersSent) {
+            opts.log.error({ err }, 'streamed operation failed');
+            res.destroy();
+          } else {
+            next(err);
+          }
+        },
+      );
     },
     close: () => single?.close(),
   };

@@ -53,7 +53,9 @@ function socketFailure(serviceName: string, err: unknown): ExecutionResult {
     return { errors: [{ message: why || 'Invalid token', extensions: { code: 'UNAUTHENTICATED', serviceName } }] as never };
   }
   if (typeof close?.code === 'number') {
-    return failed(`The ${serviceName} subgraph closed the subscription (${close.code}${typeof close.reason === 'string' && close.reason ? ` ${close.reason}` : ''})`);
+    return failed(
+      `The ${serviceName} subgraph closed the subscription (${close.code}${typeof close.reason === 'string' && close.reason ? ` ${close.reason}` : ''})`,
+    );
   }
   return failed(`The ${serviceName} subgraph is unavailable`);
 }
@@ -65,11 +67,25 @@ function socketFailure(serviceName: string, err: unknown): ExecutionResult {
  * Ending the iterator completes the subscription and closes the socket; a socket that fails becomes
  * one last event with an UPSTREAM_ERROR.
  */
-function remote(serviceName: string, url: string, op: SubgraphOperation, ackTimeoutMs: number, at: Trace | undefined): AsyncIterableIterator<ExecutionResult> {
-  const connectionParams = Object.fromEntries(FORWARDED_HEADERS.flatMap((h) => (op.context.headers[h] ? [[h, op.context.headers[h]]] : [])));
+function remote(
+  serviceName: string,
+  url: string,
+  op: SubgraphOperation,
+  ackTimeoutMs: number,
+  at: Trace | undefined,
+): AsyncIterableIterator<ExecutionResult> {
+  const connectionParams = Object.fromEntries(
+    FORWARDED_HEADERS.flatMap((h) => (op.context.headers[h] ? [[h, op.context.headers[h]]] : [])),
+  );
   const client = createClient({
-    url: webSocketUrl(url), webSocketImpl: WebSocket, connectionParams, lazy: true, lazyCloseTimeout: 0, retryAttempts: 0,
-    connectionAckWaitTimeout: ackTimeoutMs, keepAlive: 12_000,
+    url: webSocketUrl(url),
+    webSocketImpl: WebSocket,
+    connectionParams,
+    lazy: true,
+    lazyCloseTimeout: 0,
+    retryAttempts: 0,
+    connectionAckWaitTimeout: ackTimeoutMs,
+    keepAlive: 12_000,
   });
   const trace = injectTrace({}, at);
   const extensions = 'traceparent' in trace ? { extensions: trace } : {};
@@ -122,10 +138,19 @@ export function subgraphStream(opts: SubgraphStreamOptions): SubgraphStream {
     }
     return doc;
   };
-  const open = async (serviceName: string, target: StreamTarget, op: SubgraphOperation, trace: Trace | undefined): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> => {
+  const open = async (
+    serviceName: string,
+    target: StreamTarget,
+    op: SubgraphOperation,
+    trace: Trace | undefined,
+  ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> => {
     if ('url' in target) return remote(serviceName, target.url, op, opts.ackTimeoutMs ?? 120_000, trace);
     const outcome = await subscribe({
-      schema: target.schema, document: parsed(op.query), operationName: op.operationName, variableValues: op.variables, contextValue: op.context,
+      schema: target.schema,
+      document: parsed(op.query),
+      operationName: op.operationName,
+      variableValues: op.variables,
+      contextValue: op.context,
     });
     if (!(Symbol.asyncIterator in outcome)) return coded(outcome, opts.log);
     const log = opts.log;

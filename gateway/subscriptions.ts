@@ -34,10 +34,12 @@ export interface FederatedSubscriptionOptions {
 }
 
 /** An error of a subgraph's answer, marked with the subgraph's name as the gateway marks fetch errors. */
-const fromSubgraph = (serviceName: string) => (e: { message?: string; path?: readonly (string | number)[]; extensions?: Record<string, unknown> }) =>
-  new GraphQLError(e.message || `Error while subscribing at the ${serviceName} subgraph`, {
-    path: e.path, extensions: { code: 'UPSTREAM_ERROR', ...e.extensions, serviceName },
-  });
+const fromSubgraph =
+  (serviceName: string) => (e: { message?: string; path?: readonly (string | number)[]; extensions?: Record<string, unknown> }) =>
+    new GraphQLError(e.message || `Error while subscribing at the ${serviceName} subgraph`, {
+      path: e.path,
+      extensions: { code: 'UPSTREAM_ERROR', ...e.extensions, serviceName },
+    });
 
 /**
  * Federated subscriptions, which @apollo/gateway plans but does not execute. The query planner
@@ -79,7 +81,12 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
       const vars = variables ?? {};
       const run = planner.runner(plan, { document, operationName: name, variables: vars, context }, opts.dataSources);
       const used = Object.fromEntries(primary.variableUsages.filter((v) => vars[v] !== undefined).map((v) => [v, vars[v]]));
-      const opened = await opts.stream.open(primary.subgraph, { query: primary.operation, operationName: primary.operationName, variables: used, context });
+      const opened = await opts.stream.open(primary.subgraph, {
+        query: primary.operation,
+        operationName: primary.operationName,
+        variables: used,
+        context,
+      });
       const marked = fromSubgraph(primary.subgraph);
       if (!('next' in opened)) return { ...opened, errors: opened.errors?.map(marked) };
 

@@ -24,7 +24,9 @@ const HEADER = '# Composed by `platform compose` from subgraphs with SHA-256 ';
 
 function inputsHash(subgraphs: readonly SubgraphSource[]): string {
   const version = (require('@apollo/composition/package.json') as { version: string }).version;
-  return createHash('sha256').update(JSON.stringify([version, subgraphs.map((s) => [s.name, s.sdl])])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([version, subgraphs.map((s) => [s.name, s.sdl])]))
+    .digest('hex');
 }
 
 /**
@@ -32,7 +34,9 @@ function inputsHash(subgraphs: readonly SubgraphSource[]): string {
  * inputs' hash; throws listing every composition error.
  */
 export function composeSupergraph(subgraphs: readonly SubgraphSource[]): string {
-  const result = composition().composeServices(subgraphs.map(({ name, sdl }) => ({ name, url: placeholderUrl(name), typeDefs: parse(sdl) })));
+  const result = composition().composeServices(
+    subgraphs.map(({ name, sdl }) => ({ name, url: placeholderUrl(name), typeDefs: parse(sdl) })),
+  );
   if (result.errors) throw new Error(`supergraph does not compose:\n${result.errors.map((e) => `  ${e.message}`).join('\n')}`);
   return `${HEADER}${inputsHash(subgraphs)}\n${result.supergraphSdl.trimEnd()}\n`;
 }

@@ -5,9 +5,4 @@ import { createSearchModule } from './search';
 import { createTokenModule } from './token';
 
 /** Every service of the platform, in start and composition order: adding one is one line here. */
-export const SERVICES: readonly ServiceModule[] = [
-  createTokenModule(),
-  createSearchModule(),
-  createModelsModule(),
-  createChatModule(),
-];
+export const SERVICES: readonly ServiceModule[] = [createTokenModule(), createSearchModule(), createModelsModule(), createChatModule()];

@@ -72,7 +72,10 @@ export function regressions(p: Paired, tolerance: number): string[] {
   if (cpu > 1 + tolerance) out.push(`CPU/answer ${cpu.toFixed(3)}x`);
   const rps = compare(p, pick.rps).ratio;
   if (rps < 1 - tolerance) out.push(`req/s ${rps.toFixed(3)}x`);
-  for (const [name, f] of [['p50', pick.p50], ['first chunk p50', pick.firstP50]] as const) {
+  for (const [name, f] of [
+    ['p50', pick.p50],
+    ['first chunk p50', pick.firstP50],
+  ] as const) {
     const r = compare(p, f).ratio;
     if (r > 1 + tolerance) out.push(`${name} ${r.toFixed(3)}x`);
   }

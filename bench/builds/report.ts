@@ -11,8 +11,21 @@ const cells = (p: Paired, f: Pick, digits: number) => {
 };
 
 export function table(all: Paired[]): string {
-  const head = ['scenario', 'before req/s', 'after req/s', 'req/s after/before', 'before p50 ms', 'after p50 ms', 'p50 after/before',
-    'before p99 ms', 'after p99 ms', 'p99 after/before', 'before CPU ms/req', 'after CPU ms/req', 'CPU after/before'];
+  const head = [
+    'scenario',
+    'before req/s',
+    'after req/s',
+    'req/s after/before',
+    'before p50 ms',
+    'after p50 ms',
+    'p50 after/before',
+    'before p99 ms',
+    'after p99 ms',
+    'p99 after/before',
+    'before CPU ms/req',
+    'after CPU ms/req',
+    'CPU after/before',
+  ];
   const rows = all.flatMap((p) => {
     const row = [p.scenario, ...cells(p, pick.rps, 0), ...cells(p, pick.p50, 2), ...cells(p, pick.p99, 2), ...cells(p, pick.cpuMs, 3)];
     if (!p.before.some((r) => r.firstP50 !== undefined)) return [row];
@@ -24,7 +37,10 @@ export function table(all: Paired[]): string {
 
 /** Each scenario's req/s and CPU per answer, after/before round by round, so the noise shows. */
 export const roundLines = (all: Paired[]): string[] =>
-  all.map((p) => `  ${p.scenario}: req/s ${roundRatios(p, pick.rps).map(times).join(' ')}; CPU/answer ${roundRatios(p, pick.cpuMs).map(times).join(' ')}`);
+  all.map(
+    (p) =>
+      `  ${p.scenario}: req/s ${roundRatios(p, pick.rps).map(times).join(' ')}; CPU/answer ${roundRatios(p, pick.cpuMs).map(times).join(' ')}`,
+  );
 
 /**
  * The verdict per scenario, reported only (the exit code does not depend on it). Where req/s's
@@ -35,7 +51,10 @@ export function verdicts(all: Paired[], tolerance: number): string[] {
   return all.map((p) => {
     const bad = regressions(p, tolerance);
     const [lo, hi] = spread(p, pick.rps);
-    const noisy = lo < 1 - tolerance && hi > 1 + tolerance ? `; req/s rounds from ${times(lo)} to ${times(hi)}: the machine moved them more than that` : '';
+    const noisy =
+      lo < 1 - tolerance && hi > 1 + tolerance
+        ? `; req/s rounds from ${times(lo)} to ${times(hi)}: the machine moved them more than that`
+        : '';
     return `  ${p.scenario}: ${bad.length ? `REGRESSION? ${bad.join(', ')}` : 'no regression'}${noisy}`;
   });
 }

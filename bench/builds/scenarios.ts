@@ -30,7 +30,8 @@ export interface Scenario {
 }
 
 const loaded = (name: string, what: string, target: (b: Build) => Target): Scenario => ({
-  name, what,
+  name,
+  what,
   async run(b, seconds, concurrency) {
     const t = target(b);
     await verify(t);
@@ -44,18 +45,33 @@ const MODELS_QUERY = '{ models { id contextLength } }';
 const STOP = '"finish_reason":"stop"';
 
 const tokenIssue = loaded('token issue', 'POST /auth/api/v1/oauth/connect/token?client_id&client_secret (the demo client, RS256)', (b) => ({
-  ...tokenTarget(b.p.url, b.p.boot), name: 'token issue',
+  ...tokenTarget(b.p.url, b.p.boot),
+  name: 'token issue',
 }));
 
-const modelChat = loaded('model chat', `POST /proxy/api/v1/chat/completions, model ${CHAT_MODEL} (fake upstream, answers at once), not streamed`, (b) => ({
-  name: 'model chat', method: 'POST', url: `${b.p.url}/proxy/api/v1/chat/completions`,
-  headers: { ...json, 'api-key': b.apiKey }, body: JSON.stringify({ ...(JSON.parse(promptBody(false)) as object), model: CHAT_MODEL }),
-  check: (j) => isObject(j) && Array.isArray(j.choices) && typeof (j.choices[0] as { message?: { content?: unknown } })?.message?.content === 'string',
-  marker: STOP,
-}));
+const modelChat = loaded(
+  'model chat',
+  `POST /proxy/api/v1/chat/completions, model ${CHAT_MODEL} (fake upstream, answers at once), not streamed`,
+  (b) => ({
+    name: 'model chat',
+    method: 'POST',
+    url: `${b.p.url}/proxy/api/v1/chat/completions`,
+    headers: { ...json, 'api-key': b.apiKey },
+    body: JSON.stringify({ ...(JSON.parse(promptBody(false)) as object), model: CHAT_MODEL }),
+    check: (j) =>
+      isObject(j) &&
+      Array.isArray(j.choices) &&
+      typeof (j.choices[0] as { message?: { content?: unknown } })?.message?.content === 'string',
+    marker: STOP,
+  }),
+);
 
 const graphql = loaded('GraphQL', `POST /graphql \`${MODELS_QUERY}\` with the demo LM key`, (b) => ({
-  name: 'GraphQL', method: 'POST', url: `${b.p.url}/graphql`, headers: { ...json, 'api-key': b.apiKey }, body: JSON.stringify({ query: MODELS_QUERY }),
+  name: 'GraphQL',
+  method: 'POST',
+  url: `${b.p.url}/graphql`,
+  headers: { ...json, 'api-key': b.apiKey },
+  body: JSON.stringify({ query: MODELS_QUERY }),
   check: (j) => {
     const r = j as { data?: { models?: { id?: unknown }[] }; errors?: unknown } | undefined;
     return !r?.errors && Array.isArray(r?.data?.models) && r.data.models.some((m) => m.id === CHAT_MODEL);
@@ -105,9 +121,17 @@ function streamedChat(pieces: number): Scenario {
       };
       await Promise.all(Array.from({ length: concurrency }, loop));
       return {
-        name: 'streamed chat', rps: whole.length / seconds, requests: whole.length, p50: percentile(whole, 0.5), p99: percentile(whole, 0.99),
-        firstP50: percentile(first, 0.5), firstP99: percentile(first, 0.99),
-        non2xx: 0, errors, badBodies: 0, codes: errors ? `errors: ${errors}, the first: ${firstError}` : '',
+        name: 'streamed chat',
+        rps: whole.length / seconds,
+        requests: whole.length,
+        p50: percentile(whole, 0.5),
+        p99: percentile(whole, 0.99),
+        firstP50: percentile(first, 0.5),
+        firstP99: percentile(first, 0.99),
+        non2xx: 0,
+        errors,
+        badBodies: 0,
+        codes: errors ? `errors: ${errors}, the first: ${firstError}` : '',
       };
     },
   };

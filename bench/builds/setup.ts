@@ -23,9 +23,13 @@ export interface Checkout {
 
 /** Why BEFORE or AFTER cannot be measured, or undefined when both can. */
 export function unusable(before: string | undefined, after: string): string | undefined {
-  const how = 'make it with `git worktree add /tmp/before <commit> && cd /tmp/before && npm install && npm run build` (docs/performance.md, "Two builds side by side")';
+  const how =
+    'make it with `git worktree add /tmp/before <commit> && cd /tmp/before && npm install && npm run build` (docs/performance.md, "Two builds side by side")';
   if (!before) return `BEFORE is not set: name the checkout to compare this one with, already built; ${how}`;
-  for (const [name, root] of [['BEFORE', before], ['AFTER', after]] as const) {
+  for (const [name, root] of [
+    ['BEFORE', before],
+    ['AFTER', after],
+  ] as const) {
     if (!existsSync(root)) return `${name}=${root} does not exist; ${how}`;
     if (!existsSync(join(root, PLATFORM_JS))) return `${name}=${root} is not built (no ${PLATFORM_JS}): run 'npm run build' there first`;
   }
@@ -33,7 +37,8 @@ export function unusable(before: string | undefined, after: string): string | un
 }
 
 export function checkout(side: Side, root: string): Checkout {
-  const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   let commit = 'not a git checkout';
   try {
     commit = git('rev-parse', '--short', 'HEAD');
@@ -54,7 +59,8 @@ export const checkouts = (before: string, after = ROOT): Checkout[] => [checkout
 export function commonEnvironment(dir: string, upstream: string): void {
   useChatModel(dir, upstream);
   process.env.WORKERS ||= '1';
-  for (const name of Object.keys(process.env)) if (/^OTEL_/.test(name) || name === 'DATABASE_URL' || name === 'REDIS_URL') delete process.env[name];
+  for (const name of Object.keys(process.env))
+    if (/^OTEL_/.test(name) || name === 'DATABASE_URL' || name === 'REDIS_URL') delete process.env[name];
 }
 
 /** A few documents for the chat proxy's retrieval. */

@@ -83,7 +83,11 @@ async function main(): Promise<number> {
   const paired: Paired[] = all.map((s) => ({ scenario: s.name, before: [], after: [] }));
   const loads: string[] = [];
   for (let round = 0; round < rounds; round++) {
-    loads.push(loadavg().map((l) => l.toFixed(2)).join(' '));
+    loads.push(
+      loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' '),
+    );
     for (const [i, s] of all.entries()) {
       for (const side of orderOf(round)) {
         const m = await measure(s, bySide(side), seconds);
@@ -101,7 +105,7 @@ async function main(): Promise<number> {
       'one fake upstream for both (bench/chat/upstream.ts)',
     `${concurrency} requests in flight, ${seconds} s per run, ${rounds} rounds (before first in odd-numbered rounds, after first in even-numbered ones)` +
       `${warmup ? ` after a ${warmup} s warm-up of each build and scenario` : ''}; figures are medians of the rounds, ratios the median of the rounds' ratios; ` +
-      'CPU: the platform\'s processes\' user + system time per answer',
+      "CPU: the platform's processes' user + system time per answer",
     `load average at the start of each round: ${loads.join('; ')}`,
     ...all.map((s) => `${s.name}: ${s.what}`),
     '',

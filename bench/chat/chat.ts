@@ -43,8 +43,10 @@ async function main(): Promise<number> {
   const docs = sci.docs.slice(0, intEnv('BENCH_CHAT_DOCS', sci.docs.length));
   const claims = sci.queries.map((q) => q.text);
   const out = process.stdout;
-  out.write(`${machineLine()}\nplatform WORKERS=${workers}; fake upstream (one process): ${pieces} pieces ${gap} ms apart; SciFact: ${docs.length} abstracts, ` +
-    `${claims.length} test claims; one client: ${calls} answers per way in 4 rounds (ways interleaved); load: ${streams} streams, ${seconds} s after ${warmup} s warm-up\n\n`);
+  out.write(
+    `${machineLine()}\nplatform WORKERS=${workers}; fake upstream (one process): ${pieces} pieces ${gap} ms apart; SciFact: ${docs.length} abstracts, ` +
+      `${claims.length} test claims; one client: ${calls} answers per way in 4 rounds (ways interleaved); load: ${streams} streams, ${seconds} s after ${warmup} s warm-up\n\n`,
+  );
 
   const dir = makeTempDir('chat-bench-');
   const [port] = (await freePorts(1)) as [number];
@@ -53,7 +55,13 @@ async function main(): Promise<number> {
   out.write(`ingested ${docs.length} abstracts in ${p.ingestSeconds.toFixed(1)} s (${(docs.length / p.ingestSeconds).toFixed(0)}/s)\n`);
 
   // One chat call per claim gives its prompt; it also warms the indexes the workers build after ingest.
-  const qs = await capture(p, upstream, claims, pieces, progress('prompts (one chat call per claim, then the same prompt direct)', claims.length));
+  const qs = await capture(
+    p,
+    upstream,
+    claims,
+    pieces,
+    progress('prompts (one chat call per claim, then the same prompt direct)', claims.length),
+  );
   const a = asker(p, pieces);
   await warmWorkers(p.url, a, qs, workers, warmCalls);
   const times = await rounds(p.url, a, qs, calls, 4, progress('one client, both ways', Math.ceil(calls / 4) * 4));
@@ -61,15 +69,34 @@ async function main(): Promise<number> {
 
   const f = figures(times);
   const failures = load.filter((r) => r.errors).map((r) => `${r.way} @${r.streams}: ${r.errors} errors, the first: ${r.firstError}`);
-  out.write(`\nOne client, calls in a row (ms; * on the upstream's clock and this one's, whose constant offset cancels in "added")\n\n${latencyTable(times)}\n\n`);
+  out.write(
+    `\nOne client, calls in a row (ms; * on the upstream's clock and this one's, whose constant offset cancels in "added")\n\n${latencyTable(times)}\n\n`,
+  );
   out.write(`${streams} concurrent streams (answers finished within ${seconds} s; ms)\n\n${loadTable(load)}\n\n`);
   out.write(`${targetLines(f).join('\n')}\n`);
   await stopMeasured(p.child, failures);
   const warnings = logWarnings(p.logFile);
   if (warnings.length) out.write(`\n${warnings.join('\n')}\n`);
   const json = process.env.BENCH_CHAT_JSON || join(tmpdir(), `bench-chat-${Date.now()}.json`);
-  writeFileSync(json, JSON.stringify({ machine: machineLine(), workers, pieces, gap, docs: docs.length, ingestSeconds: p.ingestSeconds, figures: f,
-    latency: times, load: load.map(({ whole: _w, first: _f, ...r }) => r), failures }, null, 1));
+  writeFileSync(
+    json,
+    JSON.stringify(
+      {
+        machine: machineLine(),
+        workers,
+        pieces,
+        gap,
+        docs: docs.length,
+        ingestSeconds: p.ingestSeconds,
+        figures: f,
+        latency: times,
+        load: load.map(({ whole: _w, first: _f, ...r }) => r),
+        failures,
+      },
+      null,
+      1,
+    ),
+  );
   out.write(`\nfigures as JSON: ${json}\n`);
   if (failures.length) {
     out.write(`\nFAILURES:\n${failures.join('\n')}\n`);

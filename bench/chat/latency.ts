@@ -32,7 +32,14 @@ export async function warmWorkers(url: string, a: Asker, qs: readonly Question[]
   }
 }
 
-export async function rounds(url: string, a: Asker, qs: readonly Question[], calls: number, count: number, tick: (n: number) => void): Promise<WayTimes[]> {
+export async function rounds(
+  url: string,
+  a: Asker,
+  qs: readonly Question[],
+  calls: number,
+  count: number,
+  tick: (n: number) => void,
+): Promise<WayTimes[]> {
   const got = new Map<Way, Streamed[]>(WAYS.map((w) => [w, []]));
   const per = Math.ceil(calls / count);
   for (let r = 0; r < count; r++) {
@@ -49,6 +56,12 @@ export async function rounds(url: string, a: Asker, qs: readonly Question[], cal
   }
   return WAYS.map((way) => {
     const s = got.get(way)!;
-    return { way, first: s.map((x) => x.first), whole: s.map((x) => x.whole), toUpstream: s.map((x) => x.toUpstream), gaps: s.flatMap((x) => x.gaps) };
+    return {
+      way,
+      first: s.map((x) => x.first),
+      whole: s.map((x) => x.whole),
+      toUpstream: s.map((x) => x.toUpstream),
+      gaps: s.flatMap((x) => x.gaps),
+    };
   });
 }

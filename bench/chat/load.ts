@@ -49,7 +49,14 @@ async function run(url: string, a: Asker, way: Way, qs: readonly Question[], str
 }
 
 /** Each way after its own warm-up. */
-export async function throughput(url: string, a: Asker, qs: readonly Question[], streams: number, seconds: number, warmup: number): Promise<Throughput[]> {
+export async function throughput(
+  url: string,
+  a: Asker,
+  qs: readonly Question[],
+  streams: number,
+  seconds: number,
+  warmup: number,
+): Promise<Throughput[]> {
   const rows: Throughput[] = [];
   for (const way of WAYS) {
     if (warmup > 0) await run(url, a, way, qs, streams, warmup);

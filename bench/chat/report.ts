@@ -23,8 +23,11 @@ export function figures(t: WayTimes[]): ChatFigures {
   const d = t.find((x) => x.way === 'direct')!;
   const c = t.find((x) => x.way === 'chat')!;
   return {
-    addedFirst: p50(c.first) - p50(d.first), addedFirst99: p99(c.first) - p99(d.first), addedWhole: p50(c.whole) - p50(d.whole),
-    addedToUpstream: p50(c.toUpstream) - p50(d.toUpstream), addedPerPiece: p50(c.gaps) - p50(d.gaps),
+    addedFirst: p50(c.first) - p50(d.first),
+    addedFirst99: p99(c.first) - p99(d.first),
+    addedWhole: p50(c.whole) - p50(d.whole),
+    addedToUpstream: p50(c.toUpstream) - p50(d.toUpstream),
+    addedPerPiece: p50(c.gaps) - p50(d.gaps),
   };
 }
 
@@ -33,12 +36,44 @@ export function latencyTable(t: WayTimes[]): string {
   const f = figures(t);
   const d = t.find((x) => x.way === 'direct')!;
   const c = t.find((x) => x.way === 'chat')!;
-  const row = (w: WayTimes) => [w.way, String(w.first.length), fixed(p50(w.first)), fixed(p99(w.first)), fixed(p50(w.whole)), fixed(p99(w.whole)),
-    fixed(p50(w.toUpstream)), fixed(p50(w.gaps), 3), fixed(p99(w.gaps), 3)];
+  const row = (w: WayTimes) => [
+    w.way,
+    String(w.first.length),
+    fixed(p50(w.first)),
+    fixed(p99(w.first)),
+    fixed(p50(w.whole)),
+    fixed(p99(w.whole)),
+    fixed(p50(w.toUpstream)),
+    fixed(p50(w.gaps), 3),
+    fixed(p99(w.gaps), 3),
+  ];
   return markdownTable(
-    ['way', 'answers', 'first piece p50', 'p99', 'whole answer p50', 'p99', 'until upstream asked p50*', 'piece upstream→client p50*', 'p99*'],
-    [row(d), row(c), ['added by the chat proxy', '', signed(f.addedFirst), signed(f.addedFirst99), signed(f.addedWhole), signed(p99(c.whole) - p99(d.whole)),
-      signed(f.addedToUpstream), signed(f.addedPerPiece), signed(p99(c.gaps) - p99(d.gaps))]],
+    [
+      'way',
+      'answers',
+      'first piece p50',
+      'p99',
+      'whole answer p50',
+      'p99',
+      'until upstream asked p50*',
+      'piece upstream→client p50*',
+      'p99*',
+    ],
+    [
+      row(d),
+      row(c),
+      [
+        'added by the chat proxy',
+        '',
+        signed(f.addedFirst),
+        signed(f.addedFirst99),
+        signed(f.addedWhole),
+        signed(p99(c.whole) - p99(d.whole)),
+        signed(f.addedToUpstream),
+        signed(f.addedPerPiece),
+        signed(p99(c.gaps) - p99(d.gaps)),
+      ],
+    ],
   );
 }
 
@@ -46,8 +81,16 @@ export function loadTable(rows: Throughput[]): string {
   const d = rows.find((r) => r.way === 'direct');
   return markdownTable(
     ['way', 'concurrent streams', 'answers/s', 'first piece p50', 'whole p50', 'whole p99', 'errors', 'answers/s vs direct'],
-    rows.map((r) => [r.way, String(r.streams), fixed(r.perSecond, 1), fixed(p50(r.first)), fixed(p50(r.whole)), fixed(p99(r.whole)), String(r.errors),
-      d ? `${fixed(r.perSecond / d.perSecond)}x` : 'n/a']),
+    rows.map((r) => [
+      r.way,
+      String(r.streams),
+      fixed(r.perSecond, 1),
+      fixed(p50(r.first)),
+      fixed(p50(r.whole)),
+      fixed(p99(r.whole)),
+      String(r.errors),
+      d ? `${fixed(r.perSecond / d.perSecond)}x` : 'n/a',
+    ]),
   );
 }
 

@@ -18,7 +18,11 @@ export const CHAT_MODEL = 'bench-chat';
 
 export async function startUpstream(dir: string): Promise<string> {
   const file = join(dir, 'upstream.json');
-  const child = startChild('upstream', [join(ROOT, 'dist', 'bench', 'chat', 'upstream.js')], { cwd: ROOT, env: { ...process.env, BENCH_UPSTREAM_FILE: file }, logFile: join(dir, 'upstream.log') });
+  const child = startChild('upstream', [join(ROOT, 'dist', 'bench', 'chat', 'upstream.js')], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_UPSTREAM_FILE: file },
+    logFile: join(dir, 'upstream.log'),
+  });
   for (let i = 0; i < 100 && !existsSync(file); i++) await sleep(100);
   if (!existsSync(file)) throw new Error(`the fake upstream did not start:\n${child.output()}`);
   return (JSON.parse(readFileSync(file, 'utf8')) as { url: string }).url;
@@ -35,16 +39,34 @@ export interface ChatPlatform extends Platform {
 /** For the platforms started after: a catalog file in `dir` with CHAT_MODEL answered by `upstream`, the chat proxy's default model. */
 export function useChatModel(dir: string, upstream: string): void {
   const catalog = join(dir, 'catalog.json');
-  writeFileSync(catalog, JSON.stringify({ models: [...DEFAULT_CATALOG.models, {
-    id: CHAT_MODEL, group: 'A', kind: 'chat', contextLength: 8192, maxOutputTokens: 256,
-    upstream: { provider: 'openai-compatible', baseUrl: `${upstream}/v1`, model: 'bench-model' },
-  }] }));
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: CHAT_MODEL,
+          group: 'A',
+          kind: 'chat',
+          contextLength: 8192,
+          maxOutputTokens: 256,
+          upstream: { provider: 'openai-compatible', baseUrl: `${upstream}/v1`, model: 'bench-model' },
+        },
+      ],
+    }),
+  );
   process.env.MODELS_CATALOG_FILE = catalog;
   process.env.CHAT_DEFAULT_MODEL = CHAT_MODEL;
 }
 
 /** The platform over a fresh data dir with a catalog model answered by `upstream`, and `docs` ingested. */
-export async function startChatPlatform(dir: string, port: number, upstream: string, docs: readonly Doc[], concurrency: number): Promise<ChatPlatform> {
+export async function startChatPlatform(
+  dir: string,
+  port: number,
+  upstream: string,
+  docs: readonly Doc[],
+  concurrency: number,
+): Promise<ChatPlatform> {
   useChatModel(dir, upstream);
   const platform = await startPlatform(dir, port);
   const boot = JSON.parse(readFileSync(join(platform.dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap & { tenant_id?: string };
@@ -52,7 +74,9 @@ export async function startChatPlatform(dir: string, port: number, upstream: str
   if (!boot.tenant_id) throw new Error('bootstrap.json holds no tenant_id');
   const tok = tokens(platform.url, boot);
   const post = ingestObject(platform.url, tok);
-  const { seconds } = await ingest('ingest SciFact', docs, concurrency, (d) => post({ title: d.title, content: d.text, ext_user_id_ref: d.id }));
+  const { seconds } = await ingest('ingest SciFact', docs, concurrency, (d) =>
+    post({ title: d.title, content: d.text, ext_user_id_ref: d.id }),
+  );
   return { ...platform, tenant: boot.tenant_id, tok, apiKey: `${boot.api_key}/{"is_cache": 0, "use_guard": 0}`, ingestSeconds: seconds };
 }
 
@@ -60,7 +84,15 @@ export async function startChatPlatform(dir: string, port: number, upstream: str
 export const userToken = async (tok: Tokens) => (await tok.headers()).authorization.slice('Bearer '.length);
 
 /** A stream_generate_answer body asking `query` as the bootstrap tenant's user (test/e2e/chat/fixture.ts's shape). */
-export const chatBody = (p: { tenant: string; apiKey: string }, token: string, query: string) => JSON.stringify({
-  request: { user_cred: { token, client: { tenant_id: p.tenant } }, bot_config: { caller_version: '1' }, task_process: { service: 'bench' }, kvp: {} },
-  query, api_key: p.apiKey, model_info: { modelId: CHAT_MODEL },
-});
+export const chatBody = (p: { tenant: string; apiKey: string }, token: string, query: string) =>
+  JSON.stringify({
+    request: {
+      user_cred: { token, client: { tenant_id: p.tenant } },
+      bot_config: { caller_version: '1' },
+      task_process: { service: 'bench' },
+      kvp: {},
+    },
+    query,
+    api_key: p.apiKey,
+    model_info: { modelId: CHAT_MODEL },
+  });

@@ -23,7 +23,14 @@ const STAMP = /\[\[t:(\d+(?:\.\d+)?)\]\]/g;
 const now = () => performance.timeOrigin + performance.now();
 
 /** POSTs `body` to `path` on `client` and reads the stream to its end; throws unless it is 200 with `pieces` pieces and `end`. */
-export async function streamOnce(client: Client, path: string, body: string, headers: Record<string, string>, pieces: number, end: string): Promise<Streamed> {
+export async function streamOnce(
+  client: Client,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+  pieces: number,
+  end: string,
+): Promise<Streamed> {
   const t0 = now();
   const res = await client.request({ method: 'POST', path, headers, body });
   let text = '';

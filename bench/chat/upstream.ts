@@ -19,7 +19,8 @@ const GAP_MS = Number(process.env.BENCH_CHAT_GAP_MS || 2);
 const stamp = () => `[[t:${(performance.timeOrigin + performance.now()).toFixed(3)}]] `;
 
 const base = { id: 'chatcmpl-bench', created: 1_700_000_000, model: 'bench-model', system_fingerprint: 'fp_bench' };
-const event = (choices: object[], extra: object = {}) => `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
+const event = (choices: object[], extra: object = {}) =>
+  `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
 const delta = (d: object, finish: string | null = null) => event([{ index: 0, delta: d, finish_reason: finish, logprobs: null }]);
 
 async function streamed(res: ServerResponse, usage: boolean): Promise<void> {
@@ -45,14 +46,26 @@ async function main() {
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0];
       if (req.method === 'GET' && path === '/last') return void res.writeHead(200, { 'content-type': 'application/json' }).end(last);
-      if (req.method !== 'POST' || !path.endsWith('/chat/completions')) return void res.writeHead(404).end('{"error":{"message":"not found"}}');
+      if (req.method !== 'POST' || !path.endsWith('/chat/completions'))
+        return void res.writeHead(404).end('{"error":{"message":"not found"}}');
       last = Buffer.concat(parts).toString('utf8');
       const body = JSON.parse(last) as { stream?: boolean; stream_options?: { include_usage?: boolean } };
       if (body.stream) return void streamed(res, !!body.stream_options?.include_usage).catch(() => res.destroy());
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        ...base, object: 'chat.completion', usage: { prompt_tokens: 100, completion_tokens: CHUNKS, total_tokens: 100 + CHUNKS },
-        choices: [{ index: 0, message: { role: 'assistant', content: Array.from({ length: CHUNKS }, stamp).join('') }, finish_reason: 'stop', logprobs: null }],
-      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          ...base,
+          object: 'chat.completion',
+          usage: { prompt_tokens: 100, completion_tokens: CHUNKS, total_tokens: 100 + CHUNKS },
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: Array.from({ length: CHUNKS }, stamp).join('') },
+              finish_reason: 'stop',
+              logprobs: null,
+            },
+          ],
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -49,7 +49,13 @@ const lastUpstreamBody = async (upstream: string) => JSON.parse((await send('GET
  * Asks each query through the chat proxy once, keeps the messages the upstream got, and checks that
  * the direct request makes the upstream get the same ones. Runs on one connection, one call at a time.
  */
-export async function capture(p: ChatPlatform, upstream: string, queries: readonly string[], pieces: number, tick: (n: number) => void): Promise<Question[]> {
+export async function capture(
+  p: ChatPlatform,
+  upstream: string,
+  queries: readonly string[],
+  pieces: number,
+  tick: (n: number) => void,
+): Promise<Question[]> {
   const client = new Client(p.url, { pipelining: 1, keepAliveTimeout: 30_000 });
   const a = asker(p, pieces);
   const out: Question[] = [];
@@ -57,7 +63,10 @@ export async function capture(p: ChatPlatform, upstream: string, queries: readon
     for (const query of queries) {
       await a.ask(client, 'chat', { query, direct: '' });
       const sent = await lastUpstreamBody(upstream);
-      const q = { query, direct: JSON.stringify({ messages: sent.messages, max_tokens: sent.max_tokens, temperature: sent.temperature, stream: true }) };
+      const q = {
+        query,
+        direct: JSON.stringify({ messages: sent.messages, max_tokens: sent.max_tokens, temperature: sent.temperature, stream: true }),
+      };
       await a.ask(client, 'direct', q);
       const again = await lastUpstreamBody(upstream);
       if (JSON.stringify(again.messages) !== JSON.stringify(sent.messages) || again.max_tokens !== sent.max_tokens) {

@@ -18,13 +18,14 @@ async function main(file: string, port: number) {
   process.env.APOLLO_TELEMETRY_DISABLED = 'true';
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(file, 'utf8'),
-    buildService: ({ url }) => new RemoteGraphQLDataSource<Context>({
-      url,
-      willSendRequest({ request, context }) {
-        if (context.authorization) request.http?.headers.set('authorization', context.authorization);
-        if (context.apiKey) request.http?.headers.set('api-key', context.apiKey);
-      },
-    }),
+    buildService: ({ url }) =>
+      new RemoteGraphQLDataSource<Context>({
+        url,
+        willSendRequest({ request, context }) {
+          if (context.authorization) request.http?.headers.set('authorization', context.authorization);
+          if (context.apiKey) request.http?.headers.set('api-key', context.apiKey);
+        },
+      }),
   });
   const server = new ApolloServer<Context>({ gateway });
   const { url } = await startStandaloneServer(server, {

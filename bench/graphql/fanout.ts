@@ -31,9 +31,17 @@ const pct = (xs: number[], p: number) => {
 };
 const rss = (pid: number | undefined) => treeRssMiB(pid).reduce((sum, p) => sum + p.mib, 0);
 
-export async function fanOut(graphqlUrl: string, params: Record<string, string>, n: number, serverPid: number | undefined, question: string): Promise<FanOut> {
+export async function fanOut(
+  graphqlUrl: string,
+  params: Record<string, string>,
+  n: number,
+  serverPid: number | undefined,
+  question: string,
+): Promise<FanOut> {
   const url = graphqlUrl.replace(/^http/, 'ws');
-  const clients = Array.from({ length: n }, () => createClient({ url, webSocketImpl: WebSocket, connectionParams: params, retryAttempts: 0, lazy: true }));
+  const clients = Array.from({ length: n }, () =>
+    createClient({ url, webSocketImpl: WebSocket, connectionParams: params, retryAttempts: 0, lazy: true }),
+  );
   const rssBeforeMiB = rss(serverPid);
   let rssPeakMiB = rssBeforeMiB;
   const sampler = setInterval(() => (rssPeakMiB = Math.max(rssPeakMiB, rss(serverPid))), 50);
@@ -46,32 +54,52 @@ export async function fanOut(graphqlUrl: string, params: Record<string, string>,
     firstError ??= why;
   };
   const t0 = performance.now();
-  await Promise.all(clients.map((client) => new Promise<void>((resolve) => {
-    const start = performance.now();
-    let first = true;
-    client.subscribe({ query: FANOUT_QUERY, variables: { input: { query: question } } }, {
-      next: (r) => {
-        if (first) {
-          first = false;
-          firsts.push(performance.now() - start);
-          if (r.errors) fail(JSON.stringify(r.errors[0]));
-        }
-      },
-      error: (e) => {
-        fail(Array.isArray(e) ? JSON.stringify(e[0]) : String((e as { reason?: string; message?: string })?.reason ?? (e as Error)?.message ?? e));
-        resolve();
-      },
-      complete: () => {
-        dones.push(performance.now() - start);
-        resolve();
-      },
-    });
-  })));
+  await Promise.all(
+    clients.map(
+      (client) =>
+        new Promise<void>((resolve) => {
+          const start = performance.now();
+          let first = true;
+          client.subscribe(
+            { query: FANOUT_QUERY, variables: { input: { query: question } } },
+            {
+              next: (r) => {
+                if (first) {
+                  first = false;
+                  firsts.push(performance.now() - start);
+                  if (r.errors) fail(JSON.stringify(r.errors[0]));
+                }
+              },
+              error: (e) => {
+                fail(
+                  Array.isArray(e)
+                    ? JSON.stringify(e[0])
+                    : String((e as { reason?: string; message?: string })?.reason ?? (e as Error)?.message ?? e),
+                );
+                resolve();
+              },
+              complete: () => {
+                dones.push(performance.now() - start);
+                resolve();
+              },
+            },
+          );
+        }),
+    ),
+  );
   const wallMs = performance.now() - t0;
   clearInterval(sampler);
   await Promise.all(clients.map(async (c) => c.dispose()));
   return {
-    subscribers: n, firstP50: pct(firsts, 0.5), firstP99: pct(firsts, 0.99), doneP50: pct(dones, 0.5), doneP99: pct(dones, 0.99),
-    failed, firstError, rssBeforeMiB, rssPeakMiB, wallMs,
+    subscribers: n,
+    firstP50: pct(firsts, 0.5),
+    firstP99: pct(firsts, 0.99),
+    doneP50: pct(dones, 0.5),
+    doneP99: pct(dones, 0.99),
+    failed,
+    firstError,
+    rssBeforeMiB,
+    rssPeakMiB,
+    wallMs,
   };
 }

@@ -40,8 +40,13 @@ const SLICES: [string, string][] = [
 
 type Json = { data?: Record<string, any>; errors?: unknown[] } | undefined;
 const gql = (name: string, url: string, query: string, marker: string, headers: Record<string, string> = {}): Target => ({
-  name, method: 'POST', url: `${url}/graphql`, body: JSON.stringify({ query }), headers: { 'content-type': 'application/json', ...headers },
-  check: (j) => !(j as Json)?.errors && Boolean((j as Json)?.data), marker,
+  name,
+  method: 'POST',
+  url: `${url}/graphql`,
+  body: JSON.stringify({ query }),
+  headers: { 'content-type': 'application/json', ...headers },
+  check: (j) => !(j as Json)?.errors && Boolean((j as Json)?.data),
+  marker,
 });
 
 async function main(): Promise<number> {
@@ -77,10 +82,18 @@ async function main(): Promise<number> {
   log('one-subgraph query ...\n');
   const realm = d.platform.boot.realm;
   const one: Measured[] = [];
-  one.push(await run({
-    name: 'REST: the realm\'s OpenID discovery document', method: 'GET', url: `${d.platform.url}/auth/api/v1/realms/${realm}/.well-known/openid-configuration`,
-    check: (j) => typeof (j as Record<string, unknown>)?.jwks_uri === 'string', marker: '"jwks_uri"',
-  }, pid(d.platform)));
+  one.push(
+    await run(
+      {
+        name: "REST: the realm's OpenID discovery document",
+        method: 'GET',
+        url: `${d.platform.url}/auth/api/v1/realms/${realm}/.well-known/openid-configuration`,
+        check: (j) => typeof (j as Record<string, unknown>)?.jwks_uri === 'string',
+        marker: '"jwks_uri"',
+      },
+      pid(d.platform),
+    ),
+  );
   one.push(await run(gql('token subgraph directly (served alone)', d.alone.token.url, ONE, '"jwksUri"'), pid(d.alone.token)));
   one.push(await run(gql('our gateway, subgraphs in process', d.platform.url, ONE, '"jwksUri"'), pid(d.platform)));
   one.push(await run(gql('our gateway, remote subgraphs', d.gateway.url, ONE, '"jwksUri"'), pid(d.gateway)));
@@ -89,7 +102,10 @@ async function main(): Promise<number> {
 
   log('three-subgraph query ...\n');
   const slices: Measured[] = [];
-  for (const [name, query] of SLICES) slices.push(await run(gql(`${name} subgraph directly, its part`, d.alone[name].url, query, '"data"', await auth()), pid(d.alone[name])));
+  for (const [name, query] of SLICES)
+    slices.push(
+      await run(gql(`${name} subgraph directly, its part`, d.alone[name].url, query, '"data"', await auth()), pid(d.alone[name])),
+    );
   const three: Measured[] = [];
   three.push(await run(gql('our gateway, subgraphs in process', d.platform.url, THREE, '"models":[{', await auth()), pid(d.platform)));
   three.push(await run(gql('our gateway, remote subgraphs', d.gateway.url, THREE, '"models":[{', await auth()), pid(d.gateway)));
@@ -102,7 +118,10 @@ async function main(): Promise<number> {
     const all = bodies(query, searches);
     return { ...gql(name, url, query, marker, headers), body: all[0], bodies: all };
   };
-  const searchVaried = await run(varied('search subgraph directly, its part', d.alone.search.url, SEARCH_VARIED, '"data"', await auth()), pid(d.alone.search));
+  const searchVaried = await run(
+    varied('search subgraph directly, its part', d.alone.search.url, SEARCH_VARIED, '"data"', await auth()),
+    pid(d.alone.search),
+  );
   const threeVaried: Measured[] = [];
   threeVaried.push(await run(varied(inProc, d.platform.url, THREE_VARIED, '"models":[{', await auth()), pid(d.platform)));
   threeVaried.push(await run(varied(remote, d.gateway.url, THREE_VARIED, '"models":[{', await auth()), pid(d.gateway)));
@@ -112,7 +131,10 @@ async function main(): Promise<number> {
   const fans: [string, FanOut][] = [];
   if (subscribers > 0) {
     const question = 'What are the side effects of aspirin?';
-    for (const [name, url, p] of [['our gateway, subgraphs in process', d.platform.url, pid(d.platform)], ['our gateway, remote subgraphs', d.gateway.url, pid(d.gateway)]] as const) {
+    for (const [name, url, p] of [
+      ['our gateway, subgraphs in process', d.platform.url, pid(d.platform)],
+      ['our gateway, remote subgraphs', d.gateway.url, pid(d.gateway)],
+    ] as const) {
       log(`subscription fan-out, ${name} ...\n`);
       const f = await fanOut(`${url}/graphql`, await auth(), subscribers, p, question);
       if (f.failed) failures.push(`fan-out through ${name}: ${f.failed} of ${subscribers} failed (first: ${f.firstError})`);
@@ -124,8 +146,11 @@ async function main(): Promise<number> {
   const rps = (rows: Measured[], name: string) => rows.find((r) => r.name === name)?.rps ?? Number.NaN;
   const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
   const out = [
-    header({ seconds, coldSeconds: 0, connections, warmup }, before).split('\n').filter((l) => !l.includes('cold')).join('\n'),
-    'every process WORKERS=1 (one process each, as the peers); server CPU: the answering process only (a gateway\'s own, not its subgraphs\')',
+    header({ seconds, coldSeconds: 0, connections, warmup }, before)
+      .split('\n')
+      .filter((l) => !l.includes('cold'))
+      .join('\n'),
+    "every process WORKERS=1 (one process each, as the peers); server CPU: the answering process only (a gateway's own, not its subgraphs')",
     '',
     `### One-subgraph query \`${ONE}\` (baseline: the same data over REST)`,
     '',
@@ -145,22 +170,36 @@ async function main(): Promise<number> {
     '',
   ];
   if (fans.length) {
-    out.push(`### Subscription fan-out: ${subscribers} streamed answers at once over graphql-ws (each its own socket; the fake model streams 10 pieces 2 ms apart)`, '');
-    out.push('| through | first event p50 ms | p99 ms | whole answer p50 ms | p99 ms | all done in ms | failed | server RSS before MiB | peak MiB |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    out.push(
+      `### Subscription fan-out: ${subscribers} streamed answers at once over graphql-ws (each its own socket; the fake model streams 10 pieces 2 ms apart)`,
+      '',
+    );
+    out.push(
+      '| through | first event p50 ms | p99 ms | whole answer p50 ms | p99 ms | all done in ms | failed | server RSS before MiB | peak MiB |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
     for (const [name, f] of fans) {
-      out.push(`| ${name} | ${f.firstP50.toFixed(0)} | ${f.firstP99.toFixed(0)} | ${f.doneP50.toFixed(0)} | ${f.doneP99.toFixed(0)} | ${f.wallMs.toFixed(0)} | ${f.failed} | ${f.rssBeforeMiB.toFixed(0)} | ${f.rssPeakMiB.toFixed(0)} |`);
+      out.push(
+        `| ${name} | ${f.firstP50.toFixed(0)} | ${f.firstP99.toFixed(0)} | ${f.doneP50.toFixed(0)} | ${f.doneP99.toFixed(0)} | ${f.wallMs.toFixed(0)} | ${f.failed} | ${f.rssBeforeMiB.toFixed(0)} | ${f.rssPeakMiB.toFixed(0)} |`,
+      );
     }
     out.push('');
   }
   const oneRatio = rps(one, inProc) / one[0].rps;
   const ahead = (rows: Measured[]) => [apollo.name, hive.name].every((p) => rps(rows, remote) > rps(rows, p));
   out.push('### Targets', '');
-  out.push(`- one-subgraph query through the gateway >= 0.6x the same data over REST: ${oneRatio >= 0.6 ? 'met' : 'not met'} (${x(rps(one, inProc), one[0].rps)} in process, ${x(rps(one, remote), one[0].rps)} remote)`);
-  out.push(`- ahead of plain @apollo/gateway and Hive Gateway on every query (same remote subgraphs): ${ahead(one) && ahead(three) && ahead(threeVaried) ? 'met' : 'not met'}`
-    + ` (one subgraph: ${x(rps(one, remote), rps(one, apollo.name))} Apollo's, ${x(rps(one, remote), rps(one, hive.name))} Hive's;`
-    + ` three: ${x(rps(three, remote), rps(three, apollo.name))}, ${x(rps(three, remote), rps(three, hive.name))};`
-    + ` three, varied words: ${x(rps(threeVaried, remote), rps(threeVaried, apollo.name))}, ${x(rps(threeVaried, remote), rps(threeVaried, hive.name))})`);
-  out.push(`- gateway over the token subgraph directly, one-subgraph query: ${x(rps(one, remote), rps(one, 'token subgraph directly (served alone)'))} remote`);
+  out.push(
+    `- one-subgraph query through the gateway >= 0.6x the same data over REST: ${oneRatio >= 0.6 ? 'met' : 'not met'} (${x(rps(one, inProc), one[0].rps)} in process, ${x(rps(one, remote), one[0].rps)} remote)`,
+  );
+  out.push(
+    `- ahead of plain @apollo/gateway and Hive Gateway on every query (same remote subgraphs): ${ahead(one) && ahead(three) && ahead(threeVaried) ? 'met' : 'not met'}` +
+      ` (one subgraph: ${x(rps(one, remote), rps(one, apollo.name))} Apollo's, ${x(rps(one, remote), rps(one, hive.name))} Hive's;` +
+      ` three: ${x(rps(three, remote), rps(three, apollo.name))}, ${x(rps(three, remote), rps(three, hive.name))};` +
+      ` three, varied words: ${x(rps(threeVaried, remote), rps(threeVaried, apollo.name))}, ${x(rps(threeVaried, remote), rps(threeVaried, hive.name))})`,
+  );
+  out.push(
+    `- gateway over the token subgraph directly, one-subgraph query: ${x(rps(one, remote), rps(one, 'token subgraph directly (served alone)'))} remote`,
+  );
   process.stdout.write(`${out.join('\n')}\n`);
   const warnings = logWarnings(d.platform.logFile);
   if (warnings.length) process.stdout.write(`\nplatform warnings:\n${warnings.join('\n')}\n`);

@@ -19,7 +19,12 @@ import { freePort, startChild, stopAll, waitHealthy, type Child } from '../share
 const FLOOD = Number(process.env.FLOOD ?? 300);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 20);
 const QUERY = getIntrospectionQuery({
-  descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: process.env.ONE_OF === '1',
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  schemaDescription: true,
+  inputValueDeprecation: true,
+  oneOf: process.env.ONE_OF === '1',
 });
 
 const pct = (xs: number[], p: number) => {
@@ -48,7 +53,11 @@ async function flood(url: string): Promise<{ statuses: Map<number, number>; bodi
   const worker = async () => {
     while (next < FLOOD) {
       next++;
-      const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) });
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: QUERY }),
+      });
       bodies.add(await res.text());
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
@@ -66,11 +75,14 @@ async function measure(name: string, url: string, server: Child) {
   done = true;
   const cpu1 = treeCpuSeconds(server.proc.pid);
   const busy = await during;
-  const cpuMs = cpu0 !== undefined && cpu1 !== undefined ? `, server CPU ${(((cpu1 - cpu0) * 1000) / FLOOD).toFixed(1)} ms per introspection` : '';
+  const cpuMs =
+    cpu0 !== undefined && cpu1 !== undefined ? `, server CPU ${(((cpu1 - cpu0) * 1000) / FLOOD).toFixed(1)} ms per introspection` : '';
   const codes = [...result.statuses].map(([s, n]) => `${s}:${n}`).join(' ');
-  console.log(`${name}: /healthz idle p50 ${pct(idle, 50).toFixed(1)} ms, p99 ${pct(idle, 99).toFixed(1)} ms (${idle.length} samples); `
-    + `during the flood p50 ${pct(busy, 50).toFixed(1)} ms, p99 ${pct(busy, 99).toFixed(1)} ms, max ${Math.max(...busy).toFixed(1)} ms (${busy.length} samples); `
-    + `flood ${FLOOD} at ${CONCURRENCY} in ${(result.ms / 1000).toFixed(2)} s, statuses ${codes}, ${result.bodies.size} distinct bodies${cpuMs}`);
+  console.log(
+    `${name}: /healthz idle p50 ${pct(idle, 50).toFixed(1)} ms, p99 ${pct(idle, 99).toFixed(1)} ms (${idle.length} samples); ` +
+      `during the flood p50 ${pct(busy, 50).toFixed(1)} ms, p99 ${pct(busy, 99).toFixed(1)} ms, max ${Math.max(...busy).toFixed(1)} ms (${busy.length} samples); ` +
+      `flood ${FLOOD} at ${CONCURRENCY} in ${(result.ms / 1000).toFixed(2)} s, statuses ${codes}, ${result.bodies.size} distinct bodies${cpuMs}`,
+  );
 }
 
 async function main() {
@@ -80,12 +92,18 @@ async function main() {
   const [allPort, searchPort] = [await freePort(), await freePort()];
   const env = { ...process.env, METRICS_PORT: '0', WORKERS: '1', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PLATFORM_DATA_DIR: dir };
   try {
-    const all = startChild('platform', [platform, 'start'], { env: { ...env, PORT: String(allPort) }, cwd: root, logFile: join(dir, 'all.log') });
+    const all = startChild('platform', [platform, 'start'], {
+      env: { ...env, PORT: String(allPort) },
+      cwd: root,
+      logFile: join(dir, 'all.log'),
+    });
     const allUrl = `http://127.0.0.1:${allPort}`;
     await waitHealthy(`${allUrl}/healthz`, all, 60_000);
     await measure('gateway (platform start)', allUrl, all);
     const search = startChild('search', [platform, 'serve', 'search'], {
-      env: { ...env, PORT: String(searchPort), AUTH_ISSUER_URL: allUrl, PUBLIC_URL: '' }, cwd: root, logFile: join(dir, 'search.log'),
+      env: { ...env, PORT: String(searchPort), AUTH_ISSUER_URL: allUrl, PUBLIC_URL: '' },
+      cwd: root,
+      logFile: join(dir, 'search.log'),
     });
     const searchUrl = `http://127.0.0.1:${searchPort}`;
     await waitHealthy(`${searchUrl}/healthz`, search, 60_000);

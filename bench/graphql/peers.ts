@@ -22,37 +22,55 @@ export interface Peer {
 
 /** The package's folder, installing it first when this machine has no copy yet. */
 export function installHive(log: (s: string) => void): string {
-  const modules = installTempPackages(`platform-bench-hive-gateway-${HIVE_VERSION}`, { '@graphql-hive/gateway': HIVE_VERSION }, log, '@graphql-hive/gateway/dist/bin.js');
+  const modules = installTempPackages(
+    `platform-bench-hive-gateway-${HIVE_VERSION}`,
+    { '@graphql-hive/gateway': HIVE_VERSION },
+    log,
+    '@graphql-hive/gateway/dist/bin.js',
+  );
   return join(modules, '@graphql-hive', 'gateway');
 }
 
 /** `hive-gateway supergraph <file>`: one process (--fork 1), credentials propagated to every subgraph, logs at error. */
 export async function startHive(pkg: string, supergraphFile: string, port: number, dir: string): Promise<Peer> {
   const config = join(dir, 'hive-gateway.config.mjs');
-  writeFileSync(config, [
-    'export const gatewayConfig = {',
-    '  logging: "error",',
-    '  propagateHeaders: {',
-    '    fromClientToSubgraphs: ({ request }) => ({',
-    '      authorization: request.headers.get("authorization") ?? undefined,',
-    '      "api-key": request.headers.get("api-key") ?? undefined,',
-    '    }),',
-    '  },',
-    '};',
-    '',
-  ].join('\n'));
-  const child = startChild('hive-gateway', [join(pkg, 'dist', 'bin.js'), 'supergraph', supergraphFile, '--fork', '1', '--host', '127.0.0.1', '--port', String(port), '-c', config], {
-    cwd: dir, env: { ...process.env, NODE_ENV: 'production' }, logFile: join(dir, 'hive-gateway.log'),
-  });
+  writeFileSync(
+    config,
+    [
+      'export const gatewayConfig = {',
+      '  logging: "error",',
+      '  propagateHeaders: {',
+      '    fromClientToSubgraphs: ({ request }) => ({',
+      '      authorization: request.headers.get("authorization") ?? undefined,',
+      '      "api-key": request.headers.get("api-key") ?? undefined,',
+      '    }),',
+      '  },',
+      '};',
+      '',
+    ].join('\n'),
+  );
+  const child = startChild(
+    'hive-gateway',
+    [join(pkg, 'dist', 'bin.js'), 'supergraph', supergraphFile, '--fork', '1', '--host', '127.0.0.1', '--port', String(port), '-c', config],
+    {
+      cwd: dir,
+      env: { ...process.env, NODE_ENV: 'production' },
+      logFile: join(dir, 'hive-gateway.log'),
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(`${url}/healthcheck`, child, 60_000);
   return { name: `Hive Gateway ${HIVE_VERSION}`, child, url };
 }
 
 export async function startApolloPeer(supergraphFile: string, port: number, dir: string): Promise<Peer> {
-  const version = (JSON.parse(readFileSync(join(ROOT, 'node_modules', '@apollo', 'gateway', 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (
+    JSON.parse(readFileSync(join(ROOT, 'node_modules', '@apollo', 'gateway', 'package.json'), 'utf8')) as { version: string }
+  ).version;
   const child = startChild('apollo-gateway', [join(ROOT, 'dist', 'bench', 'graphql', 'apollo-peer.js'), supergraphFile, String(port)], {
-    cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, logFile: join(dir, 'apollo-gateway.log'),
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production' },
+    logFile: join(dir, 'apollo-gateway.log'),
   });
   const url = `http://127.0.0.1:${port}`;
   await waitGraph(url, child);
@@ -64,8 +82,15 @@ export async function waitGraph(url: string, child: Child, timeoutMs = 60_000): 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!alive(child)) throw new Error(`${child.name} exited (${await child.exited}):\n${child.output()}`);
-    const ok = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}', signal: AbortSignal.timeout(2000) })
-      .then((r) => r.status === 200, () => false);
+    const ok = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query":"{ __typename }"}',
+      signal: AbortSignal.timeout(2000),
+    }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return;
     await sleep(100);
   }

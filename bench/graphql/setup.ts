@@ -28,7 +28,11 @@ export interface Deployments {
 
 /** A few documents to search and ground answers in. */
 export const DOCS: Doc[] = [
-  { id: 'd1', title: 'Aspirin', text: 'Aspirin reduces fever and relieves mild pain. Its common side effects are stomach upset and heartburn.' },
+  {
+    id: 'd1',
+    title: 'Aspirin',
+    text: 'Aspirin reduces fever and relieves mild pain. Its common side effects are stomach upset and heartburn.',
+  },
   { id: 'd2', title: 'Glaciers', text: 'Glaciers retreat as the climate warms. Their meltwater raises the sea level.' },
   { id: 'd3', title: 'Penguins', text: 'Emperor penguins breed during the Antarctic winter; the male keeps the egg warm on its feet.' },
   { id: 'd4', title: 'Volcanoes', text: 'A volcano erupts when pressure from magma builds beneath the crust.' },
@@ -43,7 +47,15 @@ export async function startDeployments(dir: string, log: (s: string) => void): P
   log('starting the platform in one process ...\n');
   const platform = await startChatPlatform(dir, platformPort, upstream, DOCS, 4);
   // The parts apart share its data (tokens it issued verify against its JWKS, its documents, its key).
-  const common = { ...process.env, METRICS_PORT: '0', HOST: '127.0.0.1', PUBLIC_URL: '', PLATFORM_DATA_DIR: platform.dataDir, AUTH_ISSUER_URL: platform.url, LOG_LEVEL: 'warn' };
+  const common = {
+    ...process.env,
+    METRICS_PORT: '0',
+    HOST: '127.0.0.1',
+    PUBLIC_URL: '',
+    PLATFORM_DATA_DIR: platform.dataDir,
+    AUTH_ISSUER_URL: platform.url,
+    LOG_LEVEL: 'warn',
+  };
   const alone: Deployments['alone'] = {};
   const urls = Object.fromEntries(SERVICES.map((m, i) => [m.name, `http://127.0.0.1:${servicePorts[i]}`]));
   log(`starting ${SERVICES.map((m) => m.name).join(', ')} each alone, and the gateway alone in front of them ...\n`);
@@ -55,7 +67,9 @@ export async function startDeployments(dir: string, log: (s: string) => void): P
   }
   const subgraphEnv = Object.fromEntries(SERVICES.map((m) => [`SUBGRAPH_${m.name.toUpperCase()}_URL`, `${urls[m.name]}/graphql`]));
   const gwChild = startChild('gateway', [PLATFORM_JS, 'serve', 'gateway'], {
-    cwd: ROOT, env: { ...common, ...subgraphEnv, PORT: String(gatewayPort) }, logFile: join(dir, 'gateway.log'),
+    cwd: ROOT,
+    env: { ...common, ...subgraphEnv, PORT: String(gatewayPort) },
+    logFile: join(dir, 'gateway.log'),
   });
   const gateway = { name: 'our gateway, remote subgraphs', child: gwChild, url: `http://127.0.0.1:${gatewayPort}` };
   await waitHealthy(`${gateway.url}/healthz`, gwChild, 60_000);

@@ -10,7 +10,8 @@ import { STOPWORDS } from '../../core/shared/text/words';
 import { readDatasetText, scifactDir } from '../shared/datasets';
 import { measure, type Measured, type Target } from '../shared/load';
 
-export const THREE_VARIED = 'query Three($q: String!) { viewer { username realm { name } } search(query: $q) { totalCount hits { document { title } } } models { id contextLength } }';
+export const THREE_VARIED =
+  'query Three($q: String!) { viewer { username realm { name } } search(query: $q) { totalCount hits { document { title } } } models { id contextLength } }';
 export const SEARCH_VARIED = 'query Search($q: String!) { search(query: $q) { totalCount hits { document { title } } } }';
 
 /** What the identical rows search for. */
@@ -37,7 +38,8 @@ export function searchWords(dir = scifactDir()): string[] {
 export const variedSearches = (dir = scifactDir()): string[] => searchWords(dir).map((w) => `${TOPIC} ${w}`);
 
 /** One request body per search: `query` with `$q` bound to it. */
-export const bodies = (query: string, searches: readonly string[]): string[] => searches.map((q) => JSON.stringify({ query, variables: { q } }));
+export const bodies = (query: string, searches: readonly string[]): string[] =>
+  searches.map((q) => JSON.stringify({ query, variables: { q } }));
 
 /** A target whose requests carry `bodies` in turn; its `body` (the first) is the one verify() sends. */
 export interface VariedTarget extends Target {
@@ -57,13 +59,15 @@ export function loadVaried(t: VariedTarget, seconds: number, connections: number
     connections,
     pipelining: 1,
     duration: seconds,
-    requests: [{
-      method: t.method,
-      path: new URL(t.url).pathname,
-      headers: t.headers,
-      body: encoded[0],
-      setupRequest: (req) => ({ ...req, body: encoded[next++ % encoded.length] }),
-    }],
+    requests: [
+      {
+        method: t.method,
+        path: new URL(t.url).pathname,
+        headers: t.headers,
+        body: encoded[0],
+        setupRequest: (req) => ({ ...req, body: encoded[next++ % encoded.length] }),
+      },
+    ],
     verifyBody: (body) => String(body).includes(t.marker),
   });
 }

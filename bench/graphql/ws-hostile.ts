@@ -65,7 +65,9 @@ async function attack(url: string): Promise<{ outcomes: [string, number][]; stil
   const outcomes = new Map<string, number>();
   let stillOpen = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const got = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => hostile(url, `127.0.1.${1 + (i % 250)}`, INITS[i % INITS.length])));
+    const got = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => hostile(url, `127.0.1.${1 + (i % 250)}`, INITS[i % INITS.length])),
+    );
     for (const g of got) outcomes.set(g.outcome, (outcomes.get(g.outcome) ?? 0) + 1);
     await sleep(1000);
     stillOpen += got.filter((g) => g.ws?.readyState === WebSocket.OPEN).length;
@@ -78,8 +80,17 @@ async function measure(name: string, root: string, dir: string) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = startChild(name, [join(root, 'dist', 'bin', 'platform.js'), 'start'], {
-    env: { ...process.env, METRICS_PORT: '0', WORKERS: '1', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: join(dir, name) },
-    cwd: root, logFile: join(dir, `${name}.log`),
+    env: {
+      ...process.env,
+      METRICS_PORT: '0',
+      WORKERS: '1',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PLATFORM_DATA_DIR: join(dir, name),
+    },
+    cwd: root,
+    logFile: join(dir, `${name}.log`),
   });
   try {
     await waitHealthy(`${url}/healthz`, child, 90_000);
@@ -96,11 +107,16 @@ async function measure(name: string, root: string, dir: string) {
     const cpu1 = treeCpuSeconds(child.proc.pid);
     const busy = await during;
     await worker.terminate();
-    const cpu = cpu0 !== undefined && cpu1 !== undefined ? `; server CPU ${(((cpu1 - cpu0) * 1000) / (ROUNDS * CLIENTS)).toFixed(2)} ms per hostile socket (with the /healthz probes)` : '';
+    const cpu =
+      cpu0 !== undefined && cpu1 !== undefined
+        ? `; server CPU ${(((cpu1 - cpu0) * 1000) / (ROUNDS * CLIENTS)).toFixed(2)} ms per hostile socket (with the /healthz probes)`
+        : '';
     const seen = result.outcomes.map(([o, n]) => `${o}: ${n}`).join(', ');
-    console.log(`${name}: /healthz idle p50 ${pct(idle, 50).toFixed(1)} ms, p99 ${pct(idle, 99).toFixed(1)} ms; `
-      + `during ${ROUNDS} x ${CLIENTS} hostile inits p50 ${pct(busy, 50).toFixed(1)} ms, p99 ${pct(busy, 99).toFixed(1)} ms, max ${Math.max(...busy).toFixed(1)} ms `
-      + `(${busy.length} samples); sockets: ${seen}; still open 1 s after their wave: ${result.stillOpen}${cpu}`);
+    console.log(
+      `${name}: /healthz idle p50 ${pct(idle, 50).toFixed(1)} ms, p99 ${pct(idle, 99).toFixed(1)} ms; ` +
+        `during ${ROUNDS} x ${CLIENTS} hostile inits p50 ${pct(busy, 50).toFixed(1)} ms, p99 ${pct(busy, 99).toFixed(1)} ms, max ${Math.max(...busy).toFixed(1)} ms ` +
+        `(${busy.length} samples); sockets: ${seen}; still open 1 s after their wave: ${result.stillOpen}${cpu}`,
+    );
   } finally {
     await stopChild(child);
   }

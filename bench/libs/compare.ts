@@ -22,14 +22,21 @@ async function main() {
   const rounds = Number(process.env.BENCH_ROUNDS || 5);
   const ms = Number(process.env.BENCH_ROUND_MS || 300);
   const modules = installTempPackages('platform-bench-libs-1', { ...ARMOR_PACKAGES, ...RLF_PACKAGES }, (s) => process.stderr.write(s));
-  print(`# bench:libs (node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}, ${rounds} rounds of ${ms} ms, medians)\n`);
+  print(
+    `# bench:libs (node ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, ${rounds} rounds of ${ms} ms, medians)\n`,
+  );
   const only = process.env.BENCH_ONLY;
   if (!only || only === 'limits') await compareOperationLimits(modules, rounds, ms, print);
   if (!only || only === 'retries') await compareRetries(rounds, ms, print);
   if (!only || only === 'counters') await compareCounters(modules, rounds, ms, print);
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -29,26 +29,42 @@ interface Limiter {
   penalty(key: string, points?: number): Promise<unknown>;
 }
 type LimiterClass = new (opts: Record<string, unknown>) => Limiter;
-interface Rlf { RateLimiterMemory: LimiterClass; RateLimiterRedis: LimiterClass; RateLimiterSQLite: LimiterClass }
+interface Rlf {
+  RateLimiterMemory: LimiterClass;
+  RateLimiterRedis: LimiterClass;
+  RateLimiterSQLite: LimiterClass;
+}
 
 const WINDOW_MS = 60_000;
 const KEYS = 100;
 
 /** true when admitted: rate-limiter-flexible rejects with its result when the points are used up. */
-const consumed = (l: Limiter, key: string) => l.consume(key).then(() => true, (r: unknown) => {
-  if (r instanceof Error) throw r;
-  return false;
-});
-const taken = (c: LimitCounters, key: string, limit: number, windowMs = WINDOW_MS, now = Date.now()) => c.takeRequest(key, limit, windowMs, now).then((a) => a.admitted);
+const consumed = (l: Limiter, key: string) =>
+  l.consume(key).then(
+    () => true,
+    (r: unknown) => {
+      if (r instanceof Error) throw r;
+      return false;
+    },
+  );
+const taken = (c: LimitCounters, key: string, limit: number, windowMs = WINDOW_MS, now = Date.now()) =>
+  c.takeRequest(key, limit, windowMs, now).then((a) => a.admitted);
 
 /** Runs `op` `inFlight` at a time per call, so one call of the result is `inFlight` operations. */
-const batch = (inFlight: number, op: (i: number) => Promise<unknown>) => () => Promise.all(Array.from({ length: inFlight }, (_, i) => op(i)));
+const batch = (inFlight: number, op: (i: number) => Promise<unknown>) => () =>
+  Promise.all(Array.from({ length: inFlight }, (_, i) => op(i)));
 
-interface Side { name: string; ours: LimitCounters; failures: FailureCounter; theirs: (points: number, prefix: string, seconds?: number) => Limiter }
+interface Side {
+  name: string;
+  ours: LimitCounters;
+  failures: FailureCounter;
+  theirs: (points: number, prefix: string, seconds?: number) => Limiter;
+}
 
 /** The token service's failed-authentication window (LOCKOUT_SECONDS' default). */
 const FAILURE_WINDOW_MS = 900_000;
-const reserved = (c: FailureCounter, key: string, limit: number) => c.reserve(key, limit, FAILURE_WINDOW_MS, Date.now()).then((w) => w.reserved);
+const reserved = (c: FailureCounter, key: string, limit: number) =>
+  c.reserve(key, limit, FAILURE_WINDOW_MS, Date.now()).then((w) => w.reserved);
 
 export async function compareCounters(modules: string, rounds: number, ms: number, print: (s: string) => void) {
   const rlf = require(join(modules, 'rate-limiter-flexible')) as Rlf;
@@ -58,12 +74,21 @@ export async function compareCounters(modules: string, rounds: number, ms: numbe
   rlfDb.pragma('journal_mode = WAL');
   const tokenStore = sqliteTokenStore(join(dir, 'token.db'));
   let tables = 0;
-  const sides: Side[] = [{
-    name: 'SQLite (better-sqlite3, one file, WAL)',
-    ours: sqliteLimitCounters(db),
-    failures: tokenStore.failures,
-    theirs: (points, _prefix, seconds = WINDOW_MS / 1000) => new rlf.RateLimiterSQLite({ storeClient: rlfDb, storeType: 'better-sqlite3', tableName: `rlf${tables++}`, points, duration: seconds }),
-  }];
+  const sides: Side[] = [
+    {
+      name: 'SQLite (better-sqlite3, one file, WAL)',
+      ours: sqliteLimitCounters(db),
+      failures: tokenStore.failures,
+      theirs: (points, _prefix, seconds = WINDOW_MS / 1000) =>
+        new rlf.RateLimiterSQLite({
+          storeClient: rlfDb,
+          storeType: 'better-sqlite3',
+          tableName: `rlf${tables++}`,
+          points,
+          duration: seconds,
+        }),
+    },
+  ];
   const redisUrl = process.env.REDIS_URL;
   const redis = redisUrl ? new Redis(redisUrl, { lazyConnect: false }) : undefined;
   const redis2 = redisUrl ? new Redis(redisUrl) : undefined;
@@ -73,7 +98,8 @@ export async function compareCounters(modules: string, rounds: number, ms: numbe
       name: 'Redis (ioredis)',
       ours: redisLimitCounters(redis, `${run}ours:`),
       failures: redisFailureCounter(redis, { prefix: `${run}failures:` }),
-      theirs: (points, prefix, seconds = WINDOW_MS / 1000) => new rlf.RateLimiterRedis({ storeClient: redis, keyPrefix: `${run}rlf:${prefix}`, points, duration: seconds }),
+      theirs: (points, prefix, seconds = WINDOW_MS / 1000) =>
+        new rlf.RateLimiterRedis({ storeClient: redis, keyPrefix: `${run}rlf:${prefix}`, points, duration: seconds }),
     });
   }
   print('\n## (c) Limit counters: core/models counters vs rate-limiter-flexible\n\n');
@@ -95,21 +121,82 @@ export async function compareCounters(modules: string, rounds: number, ms: numbe
     const logins = side.theirs(1e9, 'logins', FAILURE_WINDOW_MS / 1000);
     const locked = side.theirs(5, 'locked', FAILURE_WINDOW_MS / 1000);
     await settle();
-    for (let i = 0; i < 20; i++) await Promise.all([taken(side.ours, 'full', 10), consumed(full, 'full'), reserved(side.failures, 'locked', 5), consumed(locked, 'locked')]);
-    row(side.name, `take a request, admitted (${KEYS} keys)`, await sideBySide(() => taken(side.ours, `k${n++ % KEYS}`, 1e9), () => consumed(open, `k${n++ % KEYS}`), rounds, ms));
-    row(side.name, 'take a request, refused (limit reached)', await sideBySide(() => taken(side.ours, 'full', 10), () => consumed(full, 'full'), rounds, ms));
+    for (let i = 0; i < 20; i++)
+      await Promise.all([
+        taken(side.ours, 'full', 10),
+        consumed(full, 'full'),
+        reserved(side.failures, 'locked', 5),
+        consumed(locked, 'locked'),
+      ]);
+    row(
+      side.name,
+      `take a request, admitted (${KEYS} keys)`,
+      await sideBySide(
+        () => taken(side.ours, `k${n++ % KEYS}`, 1e9),
+        () => consumed(open, `k${n++ % KEYS}`),
+        rounds,
+        ms,
+      ),
+    );
+    row(
+      side.name,
+      'take a request, refused (limit reached)',
+      await sideBySide(
+        () => taken(side.ours, 'full', 10),
+        () => consumed(full, 'full'),
+        rounds,
+        ms,
+      ),
+    );
     const period = Date.UTC(2026, 0, 1);
-    row(side.name, 'count a call\'s tokens (budget)', await sideBySide(() => side.ours.spendTokens(`k${n++ % KEYS}`, period, 120), () => budget.penalty(`k${n++ % KEYS}:${period}`, 120), rounds, ms));
-    row(side.name, `failed login: reserve a place (${KEYS} keys, token core)`, await sideBySide(() => reserved(side.failures, `ip${n++ % KEYS}`, 1e9), () => consumed(logins, `ip${n++ % KEYS}`), rounds, ms));
-    row(side.name, 'failed login: refused (window full, token core)', await sideBySide(() => reserved(side.failures, 'locked', 5), () => consumed(locked, 'locked'), rounds, ms));
+    row(
+      side.name,
+      "count a call's tokens (budget)",
+      await sideBySide(
+        () => side.ours.spendTokens(`k${n++ % KEYS}`, period, 120),
+        () => budget.penalty(`k${n++ % KEYS}:${period}`, 120),
+        rounds,
+        ms,
+      ),
+    );
+    row(
+      side.name,
+      `failed login: reserve a place (${KEYS} keys, token core)`,
+      await sideBySide(
+        () => reserved(side.failures, `ip${n++ % KEYS}`, 1e9),
+        () => consumed(logins, `ip${n++ % KEYS}`),
+        rounds,
+        ms,
+      ),
+    );
+    row(
+      side.name,
+      'failed login: refused (window full, token core)',
+      await sideBySide(
+        () => reserved(side.failures, 'locked', 5),
+        () => consumed(locked, 'locked'),
+        rounds,
+        ms,
+      ),
+    );
     if (side.name.startsWith('Redis')) {
-      const r = await sideBySide(batch(32, () => taken(side.ours, `k${n++ % KEYS}`, 1e9)), batch(32, () => consumed(open, `k${n++ % KEYS}`)), rounds, ms);
+      const r = await sideBySide(
+        batch(32, () => taken(side.ours, `k${n++ % KEYS}`, 1e9)),
+        batch(32, () => consumed(open, `k${n++ % KEYS}`)),
+        rounds,
+        ms,
+      );
       const per = (c: { wallUs: number; cpuUs: number }) => ({ wallUs: c.wallUs / 32, cpuUs: c.cpuUs / 32 });
       row(side.name, 'take a request, admitted, 32 in flight (per request)', { ours: per(r.ours), theirs: per(r.theirs) });
     }
   }
   const memory = new rlf.RateLimiterMemory({ points: 1e9, duration: WINDOW_MS / 1000 });
-  const memRate = await sideBySide(() => consumed(memory, `k${n++ % KEYS}`), () => consumed(memory, `k${n++ % KEYS}`), 1, ms);
+  const memRate = await sideBySide(
+    () => consumed(memory, `k${n++ % KEYS}`),
+    () => consumed(memory, `k${n++ % KEYS}`),
+    1,
+    ms,
+  );
   print(`| memory (one process only) | take a request, admitted | - | ${us(memRate.theirs.cpuUs)} | - |\n`);
 
   if (redis && redis2) {

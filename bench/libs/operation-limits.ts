@@ -44,7 +44,10 @@ fragment KeyFields on Key { id name createdAt scopes }`,
   { name: 'directives (700 on one field)', query: `{ node { name ${repeat(700, () => '@include(if: true)')} } }` },
   { name: 'repeated field (4,900, over the cost limit)', query: `{ node { ${repeat(4900, () => 'name')} } }` },
   { name: 'repeated field (1,900, under every limit)', query: `{ node { ${repeat(1900, () => 'name')} } }` },
-  { name: 'fragment bomb (2^30 fields expanded)', query: `{ node { ...F30 } } fragment F0 on Node { name } ${repeat(30, (i) => `fragment F${i + 1} on Node { ...F${i} ...F${i} }`)}` },
+  {
+    name: 'fragment bomb (2^30 fields expanded)',
+    query: `{ node { ...F30 } } fragment F0 on Node { name } ${repeat(30, (i) => `fragment F${i + 1} on Node { ...F${i} ...F${i} }`)}`,
+  },
   { name: 'tokens (100,000)', query: `{ node { ${repeat(99_990, () => 'name')} } }` },
 ];
 
@@ -60,23 +63,31 @@ interface Graphql {
 /** Armor's protections with the platform's limits (cost: one per field, as ours counts). */
 function armorPreparer(modules: string) {
   const gql = require(join(modules, 'graphql')) as Graphql;
-  const { MaxTokensParserWLexer } = require(join(modules, '@escape.tech/graphql-armor-max-tokens')) as { MaxTokensParserWLexer: new (s: string, o: object) => { parseDocument(): unknown } };
+  const { MaxTokensParserWLexer } = require(join(modules, '@escape.tech/graphql-armor-max-tokens')) as {
+    MaxTokensParserWLexer: new (s: string, o: object) => { parseDocument(): unknown };
+  };
   const { maxDepthRule } = require(join(modules, '@escape.tech/graphql-armor-max-depth')) as { maxDepthRule: (o: object) => Rule };
   const { maxAliasesRule } = require(join(modules, '@escape.tech/graphql-armor-max-aliases')) as { maxAliasesRule: (o: object) => Rule };
-  const { maxDirectivesRule } = require(join(modules, '@escape.tech/graphql-armor-max-directives')) as { maxDirectivesRule: (o: object) => Rule };
+  const { maxDirectivesRule } = require(join(modules, '@escape.tech/graphql-armor-max-directives')) as {
+    maxDirectivesRule: (o: object) => Rule;
+  };
   const { costLimitRule } = require(join(modules, '@escape.tech/graphql-armor-cost-limit')) as { costLimitRule: (o: object) => Rule };
   const schema = gql.buildSchema(SDL);
   const limits = DEFAULT_GRAPHQL_LIMITS;
   return (query: string): string => {
     const rules = [
       ...gql.specifiedRules,
-      maxDepthRule({ n: limits.maxDepth }), maxAliasesRule({ n: limits.maxAliases }), maxDirectivesRule({ n: 50 }),
+      maxDepthRule({ n: limits.maxDepth }),
+      maxAliasesRule({ n: limits.maxAliases }),
+      maxDirectivesRule({ n: 50 }),
       costLimitRule({ maxCost: limits.maxCost, objectCost: 1, scalarCost: 1, depthCostFactor: 1 }),
     ];
     try {
       new MaxTokensParserWLexer(query, { n: limits.maxTokens }).parseDocument();
       const errors = gql.validate(schema, gql.parse(query), rules);
-      return errors.length ? `invalid: ${errors.length > 1 ? `${errors.length} errors, first ` : ''}"${errors[0].message.slice(0, 70)}"` : 'accepted';
+      return errors.length
+        ? `invalid: ${errors.length > 1 ? `${errors.length} errors, first ` : ''}"${errors[0].message.slice(0, 70)}"`
+        : 'accepted';
     } catch (err) {
       return `refused: "${(err as Error).message.slice(0, 70)}"`;
     }
@@ -98,13 +109,22 @@ export async function compareOperationLimits(modules: string, rounds: number, ms
   const ours = ourPreparer();
   const armor = armorPreparer(modules);
   print('\n## (a) GraphQL operation limits: document guard vs graphql-armor\n\n');
-  print(`Limits: ${DEFAULT_GRAPHQL_LIMITS.maxTokens} tokens, depth ${DEFAULT_GRAPHQL_LIMITS.maxDepth}, ${DEFAULT_GRAPHQL_LIMITS.maxAliases} aliases, cost ${DEFAULT_GRAPHQL_LIMITS.maxCost} fields (armor: also 50 directives). CPU time to accept or refuse one document, parse and validation included (wall time in parentheses).\n\n`);
+  print(
+    `Limits: ${DEFAULT_GRAPHQL_LIMITS.maxTokens} tokens, depth ${DEFAULT_GRAPHQL_LIMITS.maxDepth}, ${DEFAULT_GRAPHQL_LIMITS.maxAliases} aliases, cost ${DEFAULT_GRAPHQL_LIMITS.maxCost} fields (armor: also 50 directives). CPU time to accept or refuse one document, parse and validation included (wall time in parentheses).\n\n`,
+  );
   print('| document | bytes | ours | armor | ours: outcome | armor: outcome | armor/ours CPU |\n|---|---|---|---|---|---|---|\n');
   const rows = [];
   for (const doc of DOCUMENTS) {
-    const r = await sideBySide(() => ours(doc.query), () => armor(doc.query), rounds, ms);
+    const r = await sideBySide(
+      () => ours(doc.query),
+      () => armor(doc.query),
+      rounds,
+      ms,
+    );
     rows.push({ name: doc.name, ...r });
-    print(`| ${doc.name} | ${doc.query.length.toLocaleString('en')} | ${us(r.ours.cpuUs)} (${us(r.ours.wallUs)}) | ${us(r.theirs.cpuUs)} (${us(r.theirs.wallUs)}) | ${ours(doc.query)} | ${armor(doc.query)} | ${ratio(r, 'cpuUs')} |\n`);
+    print(
+      `| ${doc.name} | ${doc.query.length.toLocaleString('en')} | ${us(r.ours.cpuUs)} (${us(r.ours.wallUs)}) | ${us(r.theirs.cpuUs)} (${us(r.theirs.wallUs)}) | ${ours(doc.query)} | ${armor(doc.query)} | ${ratio(r, 'cpuUs')} |\n`,
+    );
   }
   return rows;
 }

@@ -34,7 +34,10 @@ export async function cost(op: () => unknown, ms: number, min = 3): Promise<Cost
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const medianCost = (cs: Cost[]): Cost => ({ wallUs: median(cs.map((c) => c.wallUs)), cpuUs: median(cs.map((c) => c.cpuUs)) });
 
-export interface Pair { ours: Cost; theirs: Cost }
+export interface Pair {
+  ours: Cost;
+  theirs: Cost;
+}
 
 /** Median cost of each side over `rounds` rounds, the sides alternating (ours first in even rounds), so drift hits both. */
 export async function sideBySide(ours: () => unknown, theirs: () => unknown, rounds: number, ms: number): Promise<Pair> {

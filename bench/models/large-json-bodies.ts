@@ -63,8 +63,15 @@ const user = (text: string) => [{ role: 'user', content: text }];
  */
 export const LARGE_CHAT = 'large-context-chat';
 export const LARGE_CHAT_CATALOG = {
-  id: LARGE_CHAT, group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 2_000_000, maxOutputTokens: 1024, inputKinds: ['text'],
-  price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active',
+  id: LARGE_CHAT,
+  group: 'A',
+  kind: 'chat',
+  upstream: { provider: 'local' },
+  contextLength: 2_000_000,
+  maxOutputTokens: 1024,
+  inputKinds: ['text'],
+  price: { inputPerMillion: 0, outputPerMillion: 0 },
+  status: 'Active',
 };
 
 /** Every kind of call, each carrying about `bytes` of structure; `seed` varies them. */
@@ -81,56 +88,168 @@ export function largeCalls(p: LargeParams, bytes: number, seed: number): LargeKi
   const bearer = { ...json(p), authorization: `Bearer ${p.userToken}` };
   const calls: [string, string, () => unknown, Record<string, string>?][] = [
     ['plain 1 MB string (baseline)', azure, () => ({ messages: user(`${'a'.repeat(bytes)} ${seed}`) })],
-    ['azure chat: tools', azure, () => ({ messages: user(q), tools: tools().map((s, i) => ({ type: 'function', function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: s } })) })],
-    ['azure chat: response_format', azure, () => ({ messages: user(q), response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: schemaOf(bytes, seed) } } })],
-    ['azure chat: message parts', azure, () => ({ messages: [{ role: 'user', content: words(bytes / 3.3, seed).map((text) => ({ type: 'text', text })) }] })],
+    [
+      'azure chat: tools',
+      azure,
+      () => ({
+        messages: user(q),
+        tools: tools().map((s, i) => ({ type: 'function', function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: s } })),
+      }),
+    ],
+    [
+      'azure chat: response_format',
+      azure,
+      () => ({
+        messages: user(q),
+        response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: schemaOf(bytes, seed) } },
+      }),
+    ],
+    [
+      'azure chat: message parts',
+      azure,
+      () => ({ messages: [{ role: 'user', content: words(bytes / 3.3, seed).map((text) => ({ type: 'text', text })) }] }),
+    ],
     ['azure chat: tool results', azure, () => ({ messages: toolRound(bytes, seed) })],
-    ['openai responses: tools', `${base}/responses`, () => ({
-      model: m, input: q, tools: tools().map((s, i) => ({ type: 'function', name: `tool_${i}`, description: `Tool ${i}`, parameters: s })),
-    })],
-    ['anthropic messages: tools', `${base}/anthropic/v1/messages`, () => ({
-      model: m, max_tokens: 100, messages: user(q), tools: tools().map((s, i) => ({ name: `tool_${i}`, description: `Tool ${i}`, input_schema: s })),
-    })],
-    ['gemini: functionDeclarations', `${base}/gemini/models/${m}:generateContent`, () => ({
-      contents: [{ role: 'user', parts: [{ text: q }] }],
-      tools: [{ functionDeclarations: tools().map((s, i) => ({ name: `tool_${i}`, description: `Tool ${i}`, parameters: geminiSchema(s) })) }],
-    })],
-    ['gemini: responseSchema', `${base}/gemini/models/${m}:generateContent`, () => ({
-      contents: [{ role: 'user', parts: [{ text: q }] }], generationConfig: { responseMimeType: 'application/json', responseSchema: geminiSchema(schemaOf(bytes, seed)) },
-    })],
-    ['bedrock converse: toolConfig', `${base}/bedrock/model/${m}/converse`, () => ({
-      messages: [{ role: 'user', content: [{ text: q }] }],
-      toolConfig: { tools: tools().map((s, i) => ({ toolSpec: { name: `tool_${i}`, description: `Tool ${i}`, inputSchema: { json: s } } })) },
-    })],
-    ['bedrock invoke: tools', `${base}/bedrock/model/${m}/invoke`, () => ({
-      anthropic_version: 'bedrock-2023-05-31', max_tokens: 100, messages: user(q), tools: tools().map((s, i) => ({ name: `tool_${i}`, input_schema: s })),
-    })],
-    ['azure embeddings: 2048 texts', embeddings, () => ({ input: Array.from({ length: 2048 }, (_, i) => words(bytes / 2048 * 1.2, seed + i).join(' ')) })],
-    ['azure embeddings: token ids', embeddings, () => ({
-      input: Array.from({ length: 64 }, (_, i) => Array.from({ length: Math.floor(bytes / 64 / 6) }, (_, j) => 1000 + ((seed * 7919 + i * 104_729 + j * 31) % 90_000))),
-    })],
-    ['graphql models chat: messages', '/graphql', () => ({
-      query: 'mutation($i: ChatInput!) { chat(input: $i) { content } }',
-      variables: { i: { model: m, messages: [...Array.from({ length: 998 }, (_, i) => ({ role: i % 2 ? 'ASSISTANT' : 'USER', content: long(1000, i) })), { role: 'USER', content: q }] } },
-    })],
-    ['graphql chat answer: history', '/graphql', () => ({
-      query: 'mutation($i: AskInput!) { generateAnswer(input: $i) { response } }',
-      variables: { i: { query: q, modelId: m, history: Array.from({ length: 200 }, (_, i) => ({ userQuery: `Question ${i} of ${seed}?`, response: long(200, i) })) } },
-    }), bearer],
-    ['chat proxy: tool_defns', '/api/generate_answer', () => ({
-      request: { user_cred: { token: p.userToken, client: { tenant_id: p.tenant } }, bot_config: { caller_version: '1' }, task_process: { service: 'bench' }, kvp: {} },
-      query: q, api_key: p.apiKey, model_info: { modelId: m }, tool_defns: tools().map((s, i) => ({ type: 'function', function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: s } })),
-    }), { 'content-type': 'application/json' }],
+    [
+      'openai responses: tools',
+      `${base}/responses`,
+      () => ({
+        model: m,
+        input: q,
+        tools: tools().map((s, i) => ({ type: 'function', name: `tool_${i}`, description: `Tool ${i}`, parameters: s })),
+      }),
+    ],
+    [
+      'anthropic messages: tools',
+      `${base}/anthropic/v1/messages`,
+      () => ({
+        model: m,
+        max_tokens: 100,
+        messages: user(q),
+        tools: tools().map((s, i) => ({ name: `tool_${i}`, description: `Tool ${i}`, input_schema: s })),
+      }),
+    ],
+    [
+      'gemini: functionDeclarations',
+      `${base}/gemini/models/${m}:generateContent`,
+      () => ({
+        contents: [{ role: 'user', parts: [{ text: q }] }],
+        tools: [
+          { functionDeclarations: tools().map((s, i) => ({ name: `tool_${i}`, description: `Tool ${i}`, parameters: geminiSchema(s) })) },
+        ],
+      }),
+    ],
+    [
+      'gemini: responseSchema',
+      `${base}/gemini/models/${m}:generateContent`,
+      () => ({
+        contents: [{ role: 'user', parts: [{ text: q }] }],
+        generationConfig: { responseMimeType: 'application/json', responseSchema: geminiSchema(schemaOf(bytes, seed)) },
+      }),
+    ],
+    [
+      'bedrock converse: toolConfig',
+      `${base}/bedrock/model/${m}/converse`,
+      () => ({
+        messages: [{ role: 'user', content: [{ text: q }] }],
+        toolConfig: {
+          tools: tools().map((s, i) => ({ toolSpec: { name: `tool_${i}`, description: `Tool ${i}`, inputSchema: { json: s } } })),
+        },
+      }),
+    ],
+    [
+      'bedrock invoke: tools',
+      `${base}/bedrock/model/${m}/invoke`,
+      () => ({
+        anthropic_version: 'bedrock-2023-05-31',
+        max_tokens: 100,
+        messages: user(q),
+        tools: tools().map((s, i) => ({ name: `tool_${i}`, input_schema: s })),
+      }),
+    ],
+    [
+      'azure embeddings: 2048 texts',
+      embeddings,
+      () => ({ input: Array.from({ length: 2048 }, (_, i) => words((bytes / 2048) * 1.2, seed + i).join(' ')) }),
+    ],
+    [
+      'azure embeddings: token ids',
+      embeddings,
+      () => ({
+        input: Array.from({ length: 64 }, (_, i) =>
+          Array.from({ length: Math.floor(bytes / 64 / 6) }, (_, j) => 1000 + ((seed * 7919 + i * 104_729 + j * 31) % 90_000)),
+        ),
+      }),
+    ],
+    [
+      'graphql models chat: messages',
+      '/graphql',
+      () => ({
+        query: 'mutation($i: ChatInput!) { chat(input: $i) { content } }',
+        variables: {
+          i: {
+            model: m,
+            messages: [
+              ...Array.from({ length: 998 }, (_, i) => ({ role: i % 2 ? 'ASSISTANT' : 'USER', content: long(1000, i) })),
+              { role: 'USER', content: q },
+            ],
+          },
+        },
+      }),
+    ],
+    [
+      'graphql chat answer: history',
+      '/graphql',
+      () => ({
+        query: 'mutation($i: AskInput!) { generateAnswer(input: $i) { response } }',
+        variables: {
+          i: {
+            query: q,
+            modelId: m,
+            history: Array.from({ length: 200 }, (_, i) => ({ userQuery: `Question ${i} of ${seed}?`, response: long(200, i) })),
+          },
+        },
+      }),
+      bearer,
+    ],
+    [
+      'chat proxy: tool_defns',
+      '/api/generate_answer',
+      () => ({
+        request: {
+          user_cred: { token: p.userToken, client: { tenant_id: p.tenant } },
+          bot_config: { caller_version: '1' },
+          task_process: { service: 'bench' },
+          kvp: {},
+        },
+        query: q,
+        api_key: p.apiKey,
+        model_info: { modelId: m },
+        tool_defns: tools().map((s, i) => ({ type: 'function', function: { name: `tool_${i}`, description: `Tool ${i}`, parameters: s } })),
+      }),
+      { 'content-type': 'application/json' },
+    ],
   ];
-  return calls.map(([name, path, body, headers]) => ({ name, make: () => ({ name, path, body: JSON.stringify(body()), headers: headers ?? json(p) }) }));
+  return calls.map(([name, path, body, headers]) => ({
+    name,
+    make: () => ({ name, path, body: JSON.stringify(body()), headers: headers ?? json(p) }),
+  }));
 }
 
 /** Gemini's Schema: capital types, as the SDKs send a `Type.OBJECT`. */
 function geminiSchema(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(geminiSchema);
   if (!s || typeof s !== 'object') return s;
-  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === 'type' && typeof v === 'string' ? v.toUpperCase()
-    : k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([n, x]) => [n, geminiSchema(x)])) : geminiSchema(v)]));
+  return Object.fromEntries(
+    Object.entries(s).map(([k, v]) => [
+      k,
+      k === 'type' && typeof v === 'string'
+        ? v.toUpperCase()
+        : k === 'properties'
+          ? Object.fromEntries(Object.entries(v as object).map(([n, x]) => [n, geminiSchema(x)]))
+          : geminiSchema(v),
+    ]),
+  );
 }
 
 /** An assistant turn that called tools, and its many results (JSON objects as text), then the question again. */
@@ -138,10 +257,20 @@ function toolRound(bytes: number, seed: number): unknown[] {
   const out: unknown[] = [{ role: 'user', content: `Look up item ${seed}.` }];
   const per = 100;
   for (let r = 0, size = 0; size < bytes; r++) {
-    const calls = Array.from({ length: per }, (_, i) => ({ id: `call_${r}_${i}`, type: 'function', function: { name: 'lookup', arguments: `{"id":${i}}` } }));
+    const calls = Array.from({ length: per }, (_, i) => ({
+      id: `call_${r}_${i}`,
+      type: 'function',
+      function: { name: 'lookup', arguments: `{"id":${i}}` },
+    }));
     out.push({ role: 'assistant', content: null, tool_calls: calls });
     for (const c of calls) {
-      const content = JSON.stringify({ id: c.id, rows: [{ k: `r${r}`, v: seed }, { k: 'n', v: r }] });
+      const content = JSON.stringify({
+        id: c.id,
+        rows: [
+          { k: `r${r}`, v: seed },
+          { k: 'n', v: r },
+        ],
+      });
       out.push({ role: 'tool', tool_call_id: c.id, content });
       size += content.length + 170;
     }

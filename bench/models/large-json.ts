@@ -66,18 +66,24 @@ async function main(): Promise<number> {
   const count = intEnv('LARGE_JSON_COUNT', 24);
   const concurrency = intEnv('LARGE_JSON_CONCURRENCY', 8);
   const idleSeconds = intEnv('LARGE_JSON_IDLE_SECONDS', 3);
-  const only = process.env.LARGE_JSON_CALLS?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = process.env.LARGE_JSON_CALLS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const beforeRoot = process.env.LARGE_JSON_BEFORE ? resolve(process.env.LARGE_JSON_BEFORE) : undefined;
   const out = process.stdout;
-  out.write(`${machineLine()}\nplatform WORKERS=${process.env.WORKERS}; per kind ${count} requests of about ${bytes} bytes of JSON, ${concurrency} at a time; `
-    + `/healthz probed one request after another (5 ms apart) from this process; a new connection for every request${beforeRoot ? `; before = ${beforeRoot}` : ''}\n\n`);
+  out.write(
+    `${machineLine()}\nplatform WORKERS=${process.env.WORKERS}; per kind ${count} requests of about ${bytes} bytes of JSON, ${concurrency} at a time; ` +
+      `/healthz probed one request after another (5 ms apart) from this process; a new connection for every request${beforeRoot ? `; before = ${beforeRoot}` : ''}\n\n`,
+  );
   const dir = makeTempDir('large-json-bench-');
   // Both builds read the same catalog: the built-in models and one with a context large enough to answer every request.
   process.env.MODELS_CATALOG_FILE = join(dir, 'catalog.json');
   writeFileSync(process.env.MODELS_CATALOG_FILE, JSON.stringify({ models: [...DEFAULT_CATALOG.models, LARGE_CHAT_CATALOG] }));
   const [p1, p2] = await freePorts(2);
   const targets = [...(beforeRoot ? [await target(dir, 'before', p2, beforeRoot)] : []), await target(dir, 'after', p1)];
-  const names = largeCalls(targets[0].params, 1000, 0).map((c) => c.name).filter((n) => !only?.length || only.includes(n));
+  const names = largeCalls(targets[0].params, 1000, 0)
+    .map((c) => c.name)
+    .filter((n) => !only?.length || only.includes(n));
 
   const heads = targets.map((t) => `${t.label}: answers | loop CPU ms per request | p50 ms | p99 ms | max ms`).join(' | ');
   out.write(`| requests | ${heads} |\n|---|${targets.map(() => '---|---:|---:|---:|---:|').join('')}\n`);
@@ -88,7 +94,11 @@ async function main(): Promise<number> {
     for (const t of targets) {
       t.params.userToken = (await t.tok.headers()).authorization.slice('Bearer '.length);
       // Made before the phase, so that making them does not delay this process's probes; each differs (its seed).
-      const calls = Array.from({ length: count }, (_, i) => largeCalls(t.params, bytes, 1000 * k + i + 1).find((c) => c.name === name)!.make());
+      const calls = Array.from({ length: count }, (_, i) =>
+        largeCalls(t.params, bytes, 1000 * k + i + 1)
+          .find((c) => c.name === name)!
+          .make(),
+      );
       const pid = t.platform.child.proc.pid;
       const cpuBefore = loopCpuMs(pid);
       const sent = flood(t.platform.url, (i) => calls[i], count, concurrency);

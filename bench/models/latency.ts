@@ -29,7 +29,8 @@ export interface Latency {
   ttfb99: number;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN;
 
 export async function oneClient(call: Call, n: number, warm: number): Promise<Latency> {
   const u = new URL(call.url);
@@ -47,7 +48,8 @@ export async function oneClient(call: Call, n: number, warm: number): Promise<La
         text += (chunk as Buffer).toString('utf8');
       }
       const t2 = performance.now();
-      if (res.statusCode !== 200 || !text.includes(call.marker)) throw new Error(`${call.name}: status ${res.statusCode}, body ${text.slice(0, 300)}`);
+      if (res.statusCode !== 200 || !text.includes(call.marker))
+        throw new Error(`${call.name}: status ${res.statusCode}, body ${text.slice(0, 300)}`);
       if (i < warm) continue;
       whole.push(t2 - t0);
       first.push((t1 || t2) - t0);
@@ -65,4 +67,9 @@ function summary(name: string, whole: number[], first: number[]): Latency {
 }
 
 /** The rounds of one way as one measurement. */
-export const merged = (rounds: Latency[]): Latency => summary(rounds[0].name, rounds.flatMap((r) => r.whole), rounds.flatMap((r) => r.first));
+export const merged = (rounds: Latency[]): Latency =>
+  summary(
+    rounds[0].name,
+    rounds.flatMap((r) => r.whole),
+    rounds.flatMap((r) => r.first),
+  );

@@ -29,10 +29,14 @@ async function main(): Promise<number> {
   const count = intEnv('LONG_PROMPT_COUNT', 20);
   const concurrency = intEnv('LONG_PROMPT_CONCURRENCY', 4);
   const idleSeconds = intEnv('LONG_PROMPT_IDLE_SECONDS', 3);
-  const only = process.env.LONG_PROMPT_ROUTES?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = process.env.LONG_PROMPT_ROUTES?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const out = process.stdout;
-  out.write(`${machineLine()}\nplatform WORKERS=${process.env.WORKERS}; ${count} prompts of ${chars} letters without a space per route, ${concurrency} at a time; ` +
-    '/healthz probed one request after another (5 ms apart) from this process; a new connection for every request\n\n');
+  out.write(
+    `${machineLine()}\nplatform WORKERS=${process.env.WORKERS}; ${count} prompts of ${chars} letters without a space per route, ${concurrency} at a time; ` +
+      '/healthz probed one request after another (5 ms apart) from this process; a new connection for every request\n\n',
+  );
   const dir = makeTempDir('long-prompt-bench-');
   const [port] = await freePorts(1);
   const platform = await startPlatform(dir, port);
@@ -41,8 +45,11 @@ async function main(): Promise<number> {
   // A user token valid for another minute at least (the chat proxy's `request.user_cred.token`), taken before each phase.
   const params = { apiKey: boot.api_key!, userToken: '', tenant: boot.tenant_id! };
   // Each prompt differs (its seed), so nothing is answered from a cache, the tokenizer's included.
-  const names = longCalls(params, '').map((c) => c.name).filter((n) => !only?.length || only.includes(n));
-  const call = (name: string, i: number) => longCalls(params, unbroken(chars, 1000 * names.indexOf(name) + i + 1)).find((c) => c.name === name)!;
+  const names = longCalls(params, '')
+    .map((c) => c.name)
+    .filter((n) => !only?.length || only.includes(n));
+  const call = (name: string, i: number) =>
+    longCalls(params, unbroken(chars, 1000 * names.indexOf(name) + i + 1)).find((c) => c.name === name)!;
 
   out.write('| phase | prompts answered | probes | failed | /healthz p50 ms | p99 ms | max ms |\n|---|---|---|---|---|---|---|\n');
   out.write(`${row('idle', await probe(platform.url, sleep(idleSeconds * 1000)))}\n`);

@@ -28,7 +28,11 @@ const intEnv = (name: string, fallback: number) => Number(process.env[name] || f
 
 async function startUpstream(dir: string): Promise<string> {
   const file = join(dir, 'upstream.json');
-  const child = startChild('upstream', [join(ROOT, 'dist', 'bench', 'models', 'upstream.js')], { cwd: ROOT, env: { ...process.env, BENCH_UPSTREAM_FILE: file }, logFile: join(dir, 'upstream.log') });
+  const child = startChild('upstream', [join(ROOT, 'dist', 'bench', 'models', 'upstream.js')], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_UPSTREAM_FILE: file },
+    logFile: join(dir, 'upstream.log'),
+  });
   for (let i = 0; i < 100 && !existsSync(file); i++) await sleep(100);
   if (!existsSync(file)) throw new Error(`the fake upstream did not start:\n${child.output()}`);
   return (JSON.parse(readFileSync(file, 'utf8')) as { url: string }).url;
@@ -39,16 +43,30 @@ async function main(): Promise<number> {
   const warmup = intEnv('BENCH_WARMUP_SECONDS', 1);
   const calls = intEnv('BENCH_ONE_CLIENT_CALLS', 1000);
   const out = process.stdout;
-  out.write(`${machineLine()}\nplatform WORKERS=${platformWorkers()}; Portkey ${PORTKEY_VERSION} (one process); fake upstream (one process); ` +
-    `one client: ${calls} calls per way in 4 rounds (each way in turn); load: ${seconds} s after ${warmup} s warm-up\n\n`);
+  out.write(
+    `${machineLine()}\nplatform WORKERS=${platformWorkers()}; Portkey ${PORTKEY_VERSION} (one process); fake upstream (one process); ` +
+      `one client: ${calls} calls per way in 4 rounds (each way in turn); load: ${seconds} s after ${warmup} s warm-up\n\n`,
+  );
   const dir = makeTempDir('models-bench-');
   const pkg = installPortkey((s) => out.write(s));
   const [platformPort, portkeyPort] = (await freePorts(2)) as [number, number];
   const upstream = await startUpstream(dir);
   const catalog = join(dir, 'catalog.json');
-  writeFileSync(catalog, JSON.stringify({ models: [...DEFAULT_CATALOG.models, {
-    id: BENCH_MODEL, group: 'A', kind: 'chat', contextLength: 8192, upstream: { provider: 'openai-compatible', baseUrl: `${upstream}/v1`, model: 'bench-model' },
-  }] }));
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: BENCH_MODEL,
+          group: 'A',
+          kind: 'chat',
+          contextLength: 8192,
+          upstream: { provider: 'openai-compatible', baseUrl: `${upstream}/v1`, model: 'bench-model' },
+        },
+      ],
+    }),
+  );
   process.env.MODELS_CATALOG_FILE = catalog;
   const platform = await startPlatform(dir, platformPort);
   const portkey = await startPortkey(pkg, portkeyPort, join(dir, 'portkey.log'));
@@ -89,7 +107,9 @@ async function main(): Promise<number> {
     const s = got.get(`${way} stream`);
     if (s) streamed.push({ ...merged(s), name: way });
   }
-  out.write(`One client, one keep-alive connection, calls in a row (ms; "added" is against the direct call)\n\n${latencyTable(whole, streamed)}\n\n`);
+  out.write(
+    `One client, one keep-alive connection, calls in a row (ms; "added" is against the direct call)\n\n${latencyTable(whole, streamed)}\n\n`,
+  );
 
   const rows: (Measured & { way: string; connections: number; stream: boolean })[] = [];
   const failures: string[] = [];
@@ -101,7 +121,8 @@ async function main(): Promise<number> {
           await verify(t);
           if (warmup) await load(t, warmup, connections);
           const m = await load(t, seconds, connections);
-          if (m.non2xx || m.errors || m.badBodies) failures.push(`${t.name}: ${m.non2xx} non-2xx (${m.codes}), ${m.errors} errors, ${m.badBodies} bad bodies`);
+          if (m.non2xx || m.errors || m.badBodies)
+            failures.push(`${t.name}: ${m.non2xx} non-2xx (${m.codes}), ${m.errors} errors, ${m.badBodies} bad bodies`);
           rows.push({ ...m, way, connections, stream });
         });
       }
@@ -113,17 +134,21 @@ async function main(): Promise<number> {
   const d = whole.find((l) => l.name === 'direct')!;
   const gs = streamed.find((l) => l.name === 'gateway')!;
   const ds = streamed.find((l) => l.name === 'direct')!;
-  const vsPortkey = rows.filter((r) => r.way === 'gateway').flatMap((r) => {
-    const peer = rows.find((x) => x.way === 'portkey' && x.connections === r.connections && x.stream === r.stream);
-    return peer ? [r.rps / peer.rps] : [];
-  });
-  out.write([
-    `target: added latency p50 under 1 ms (no guards): ${(g.p50 - d.p50).toFixed(2)} ms: ${verdict(g.p50 - d.p50 < 1)}`,
-    `target: added latency p99 under 3 ms (no guards): ${(g.p99 - d.p99).toFixed(2)} ms: ${verdict(g.p99 - d.p99 < 3)}`,
-    `target: at least 2x Portkey's requests/s: ${vsPortkey.map((v) => `${v.toFixed(2)}x`).join(', ')}: ${verdict(vsPortkey.every((v) => v >= 2))}`,
-    `target: stream first byte within 1 ms of direct (p50): ${(gs.ttfb50 - ds.ttfb50).toFixed(2)} ms: ${verdict(gs.ttfb50 - ds.ttfb50 <= 1)}`,
-    ...[...new Set(notes)],
-  ].join('\n'));
+  const vsPortkey = rows
+    .filter((r) => r.way === 'gateway')
+    .flatMap((r) => {
+      const peer = rows.find((x) => x.way === 'portkey' && x.connections === r.connections && x.stream === r.stream);
+      return peer ? [r.rps / peer.rps] : [];
+    });
+  out.write(
+    [
+      `target: added latency p50 under 1 ms (no guards): ${(g.p50 - d.p50).toFixed(2)} ms: ${verdict(g.p50 - d.p50 < 1)}`,
+      `target: added latency p99 under 3 ms (no guards): ${(g.p99 - d.p99).toFixed(2)} ms: ${verdict(g.p99 - d.p99 < 3)}`,
+      `target: at least 2x Portkey's requests/s: ${vsPortkey.map((v) => `${v.toFixed(2)}x`).join(', ')}: ${verdict(vsPortkey.every((v) => v >= 2))}`,
+      `target: stream first byte within 1 ms of direct (p50): ${(gs.ttfb50 - ds.ttfb50).toFixed(2)} ms: ${verdict(gs.ttfb50 - ds.ttfb50 <= 1)}`,
+      ...[...new Set(notes)],
+    ].join('\n'),
+  );
   out.write('\n');
   await stopMeasured(platform.child, failures);
   await stopMeasured(portkey.child, failures);

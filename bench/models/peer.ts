@@ -11,13 +11,20 @@ export const PORTKEY_VERSION = '1.15.2';
 
 /** The package's folder, installing it first when this machine has no copy yet. */
 export function installPortkey(log: (s: string) => void): string {
-  const modules = installTempPackages(`platform-bench-portkey-${PORTKEY_VERSION}`, { '@portkey-ai/gateway': PORTKEY_VERSION }, log, '@portkey-ai/gateway/build/start-server.js');
+  const modules = installTempPackages(
+    `platform-bench-portkey-${PORTKEY_VERSION}`,
+    { '@portkey-ai/gateway': PORTKEY_VERSION },
+    log,
+    '@portkey-ai/gateway/build/start-server.js',
+  );
   return join(modules, '@portkey-ai', 'gateway');
 }
 
 export async function startPortkey(pkg: string, port: number, logFile: string): Promise<{ child: Child; url: string }> {
   const child = startChild('portkey', [join(pkg, 'build', 'start-server.js'), `--port=${port}`, '--headless'], {
-    cwd: pkg, env: { ...process.env, NODE_ENV: 'production' }, logFile,
+    cwd: pkg,
+    env: { ...process.env, NODE_ENV: 'production' },
+    logFile,
   });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(`${url}/`, child, 60_000);

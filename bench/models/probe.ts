@@ -28,7 +28,10 @@ export async function probe(url: string, stop: Promise<unknown>): Promise<Probes
   void stop.finally(() => (done = true));
   while (!done) {
     const started = performance.now();
-    const ok = await send('GET', `${url}/healthz`, undefined, {}, { timeoutMs: 600_000, fresh: true }).then((r) => r.status === 200, () => false);
+    const ok = await send('GET', `${url}/healthz`, undefined, {}, { timeoutMs: 600_000, fresh: true }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     out.ms.push(performance.now() - started);
     if (!ok) out.failed++;
     await sleep(5);
@@ -40,14 +43,18 @@ export async function probe(url: string, stop: Promise<unknown>): Promise<Probes
 export async function flood(url: string, call: (i: number) => FloodCall, count: number, concurrency: number): Promise<Map<string, number>> {
   const statuses = new Map<string, number>();
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const c = call(next++);
-      const status = await send('POST', url + c.path, c.body, c.headers, { timeoutMs: 600_000, fresh: true })
-        .then((r) => String(r.status), (err: NodeJS.ErrnoException) => err.code ?? err.message);
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const c = call(next++);
+        const status = await send('POST', url + c.path, c.body, c.headers, { timeoutMs: 600_000, fresh: true }).then(
+          (r) => String(r.status),
+          (err: NodeJS.ErrnoException) => err.code ?? err.message,
+        );
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
   return statuses;
 }
 

@@ -50,7 +50,18 @@ async function run(dir: string, who: string): Promise<void> {
   const pieces = Array.from({ length: 60 }, (_, i) => `word${i} `);
   await drain((await cache.through('hot', async () => answer(pieces))).stream);
   const limits = keyLimits({ clock: systemClock, counters: sqliteLimitCounters(db) });
-  const key = (id: string, over: object) => ({ id, prefix: '', name: '', tenant: 't', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null, ...over });
+  const key = (id: string, over: object) => ({
+    id,
+    prefix: '',
+    name: '',
+    tenant: 't',
+    models: null,
+    requestsPerMinute: null,
+    tokenBudget: null,
+    createdAt: new Date(0),
+    revokedAt: null,
+    ...over,
+  });
   const gw = openDatabase(join(dir, 'gateway.db'), GATEWAY_MIGRATIONS);
   const apq = sqliteCache(gw, { table: 'persisted_queries', maxEntries: 1_000_000, maxBytes: 10 * 2 ** 20, now: Date.now });
   apq.set('apq:hot', '{ realm { name } }', null);
@@ -58,8 +69,12 @@ async function run(dir: string, who: string): Promise<void> {
   const lines = [
     await measure('cache: lookup that misses', (i) => store.get(`${who}absent${i}`)),
     await measure('cache: lookup that hits (read only)', () => store.get('hot')),
-    await measure('cache: a HIT through the cache, replayed', async () => drain((await cache.through('hot', async () => answer(pieces))).stream)),
-    await measure('cache: a MISS recorded and written (store full)', async (i) => drain((await cache.through(`${who}new${i}`, async () => answer(pieces))).stream)),
+    await measure('cache: a HIT through the cache, replayed', async () =>
+      drain((await cache.through('hot', async () => answer(pieces))).stream),
+    ),
+    await measure('cache: a MISS recorded and written (store full)', async (i) =>
+      drain((await cache.through(`${who}new${i}`, async () => answer(pieces))).stream),
+    ),
     // rpm high enough that every call is admitted: the count-and-insert transaction each time.
     await measure('limits: admit, --rpm (one write transaction)', () => limits.admit(key(`${who}rpm`, { requestsPerMinute: 1_000_000 }))),
     await measure('limits: admit, --token-budget (one read)', () => limits.admit(key(`${who}budget`, { tokenBudget: 1e12 }))),
@@ -79,11 +94,19 @@ async function main() {
     // Files and migrations first, so the processes start on equal terms.
     openModelsDb(join(dir, 'models.db')).close();
     openDatabase(join(dir, 'gateway.db'), GATEWAY_MIGRATIONS).close();
-    process.stdout.write(`${OPS} operations each, ${procs} process(es) at once; node ${process.version}; ${execFileSync('nproc').toString().trim()} cores\n`);
-    await Promise.all(Array.from({ length: procs }, (_, i) => new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [__filename, dir, `process ${i + 1}`], { stdio: ['ignore', 'inherit', 'inherit'] });
-      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`process ${i + 1} exited ${code}`))));
-    })));
+    process.stdout.write(
+      `${OPS} operations each, ${procs} process(es) at once; node ${process.version}; ${execFileSync('nproc').toString().trim()} cores\n`,
+    );
+    await Promise.all(
+      Array.from(
+        { length: procs },
+        (_, i) =>
+          new Promise<void>((resolve, reject) => {
+            const child = spawn(process.execPath, [__filename, dir, `process ${i + 1}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+            child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`process ${i + 1} exited ${code}`))));
+          }),
+      ),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,13 +6,22 @@ import { portkeyHeaders } from './peer';
 export const BENCH_MODEL = 'bench-chat';
 
 /** A prompt of realistic size: a system message with a few sources, a question. */
-const SOURCES = Array.from({ length: 6 }, (_, i) =>
-  `[${i + 1}] Glaciers in region ${i + 1} retreated by ${(i + 2) * 7} metres a year between 2000 and 2020 as summer temperatures rose; ` +
-  'meltwater raised the sea level and fed rivers downstream.').join('\n');
-export const chatBody = (stream: boolean) => JSON.stringify({
-  model: 'bench-model', max_tokens: 64, ...(stream ? { stream: true } : {}),
-  messages: [{ role: 'system', content: `Answer from these sources.\n${SOURCES}` }, { role: 'user', content: 'How fast did the glaciers retreat, and why?' }],
-});
+const SOURCES = Array.from(
+  { length: 6 },
+  (_, i) =>
+    `[${i + 1}] Glaciers in region ${i + 1} retreated by ${(i + 2) * 7} metres a year between 2000 and 2020 as summer temperatures rose; ` +
+    'meltwater raised the sea level and fed rivers downstream.',
+).join('\n');
+export const chatBody = (stream: boolean) =>
+  JSON.stringify({
+    model: 'bench-model',
+    max_tokens: 64,
+    ...(stream ? { stream: true } : {}),
+    messages: [
+      { role: 'system', content: `Answer from these sources.\n${SOURCES}` },
+      { role: 'user', content: 'How fast did the glaciers retreat, and why?' },
+    ],
+  });
 
 export interface Routes {
   upstream: string;
@@ -40,10 +49,20 @@ export function ways(r: Routes): Record<Way, { url: string; headers: Record<stri
 const STREAM_END = 'data: [DONE]';
 const ANSWER_END = '"finish_reason":"stop"';
 
-export const callOf = (name: string, w: { url: string; headers: Record<string, string> }, stream: boolean): Call =>
-  ({ name, url: w.url, headers: w.headers, body: chatBody(stream), marker: stream ? STREAM_END : ANSWER_END });
+export const callOf = (name: string, w: { url: string; headers: Record<string, string> }, stream: boolean): Call => ({
+  name,
+  url: w.url,
+  headers: w.headers,
+  body: chatBody(stream),
+  marker: stream ? STREAM_END : ANSWER_END,
+});
 
 export const targetOf = (name: string, w: { url: string; headers: Record<string, string> }, stream: boolean): Target => ({
-  name, method: 'POST', url: w.url, headers: w.headers, body: chatBody(stream), marker: stream ? STREAM_END : ANSWER_END,
+  name,
+  method: 'POST',
+  url: w.url,
+  headers: w.headers,
+  body: chatBody(stream),
+  marker: stream ? STREAM_END : ANSWER_END,
   check: (j) => stream || (typeof j === 'object' && j !== null && 'choices' in j),
 });

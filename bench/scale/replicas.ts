@@ -30,16 +30,26 @@ export interface Shared {
 /** The environment of every platform: this one's, without the stores unless `shared` gives them. */
 function envFor(port: number, dataDir: string, shared?: Shared): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...process.env, METRICS_PORT: '0', HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir, WORKERS: '1',
-    LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PUBLIC_URL: '', SUBGRAPH_TOKEN_URL: '',
+    ...process.env,
+    METRICS_PORT: '0',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PLATFORM_DATA_DIR: dataDir,
+    WORKERS: '1',
+    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+    PUBLIC_URL: '',
+    SUBGRAPH_TOKEN_URL: '',
   };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   delete env.REDIS_KEY_PREFIX;
   if (shared) {
     Object.assign(env, {
-      DATABASE_URL: shared.databaseUrl, REDIS_URL: shared.redisUrl, REDIS_KEY_PREFIX: shared.redisPrefix,
-      PUBLIC_URL: shared.publicUrl, TRUST_PROXY: 'loopback',
+      DATABASE_URL: shared.databaseUrl,
+      REDIS_URL: shared.redisUrl,
+      REDIS_KEY_PREFIX: shared.redisPrefix,
+      PUBLIC_URL: shared.publicUrl,
+      TRUST_PROXY: 'loopback',
     });
   }
   return env;
@@ -50,7 +60,11 @@ export async function startReplica(dir: string, name: string, shared?: Shared): 
   const port = await freePort();
   const dataDir = join(dir, name);
   mkdirSync(dataDir);
-  const child = startChild(name, [PLATFORM_JS, 'start'], { cwd: ROOT, env: envFor(port, dataDir, shared), logFile: join(dir, `${name}.log`) });
+  const child = startChild(name, [PLATFORM_JS, 'start'], {
+    cwd: ROOT,
+    env: envFor(port, dataDir, shared),
+    logFile: join(dir, `${name}.log`),
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitHealthy(`${url}/readyz`, child, 120_000);
   return { name, child, port, url, dataDir };

@@ -16,7 +16,17 @@ export interface Row {
 export function resultsTable(rows: Row[]): string {
   return markdownTable(
     ['setup', 'endpoint', 'req/s', 'p50 ms', 'p99 ms', 'platform CPU ms/req', 'PostgreSQL CPU ms/req', 'responses', 'non-2xx'],
-    rows.map((r) => [r.setup, r.endpoint, whole(r.m.rps), fixed(r.m.p50), fixed(r.m.p99), fixed(r.platformCpuMs, 3), fixed(r.dbCpuMs, 3), whole(r.m.requests), String(r.m.non2xx)]),
+    rows.map((r) => [
+      r.setup,
+      r.endpoint,
+      whole(r.m.rps),
+      fixed(r.m.p50),
+      fixed(r.m.p99),
+      fixed(r.platformCpuMs, 3),
+      fixed(r.dbCpuMs, 3),
+      whole(r.m.requests),
+      String(r.m.non2xx),
+    ]),
     2,
   );
 }
@@ -38,8 +48,13 @@ export function pgVsSqlite(rows: Row[], sqlite: string, pg: string): string {
   for (const e of ENDPOINTS) {
     const lite = find(rows, sqlite, e);
     const onPg = find(rows, pg, e);
-    const r = lite?.platformCpuMs !== undefined && onPg?.platformCpuMs !== undefined ? lite.platformCpuMs / (onPg.platformCpuMs + (onPg.dbCpuMs ?? 0)) : undefined;
-    lines.push(`  ${e}: ${fixed(lite?.platformCpuMs, 3)} / (${fixed(onPg?.platformCpuMs, 3)} + ${fixed(onPg?.dbCpuMs, 3)}) ms = ${fixed(r)}x`);
+    const r =
+      lite?.platformCpuMs !== undefined && onPg?.platformCpuMs !== undefined
+        ? lite.platformCpuMs / (onPg.platformCpuMs + (onPg.dbCpuMs ?? 0))
+        : undefined;
+    lines.push(
+      `  ${e}: ${fixed(lite?.platformCpuMs, 3)} / (${fixed(onPg?.platformCpuMs, 3)} + ${fixed(onPg?.dbCpuMs, 3)}) ms = ${fixed(r)}x`,
+    );
   }
   return lines.join('\n');
 }
@@ -49,7 +64,14 @@ export function replicasVsOne(rows: Row[], setups: string[]): string {
   const lines = [`N replicas / 1 replica behind nginx, req/s (${setups.length} setups):`];
   for (const e of ENDPOINTS) {
     const one = find(rows, setups[0], e);
-    lines.push(`  ${e}: ${setups.slice(1).map((s, i) => `${i + 2} replicas ${fixed(ratio(find(rows, s, e), one))}x`).join(', ') || 'n/a'}`);
+    lines.push(
+      `  ${e}: ${
+        setups
+          .slice(1)
+          .map((s, i) => `${i + 2} replicas ${fixed(ratio(find(rows, s, e), one))}x`)
+          .join(', ') || 'n/a'
+      }`,
+    );
   }
   return lines.join('\n');
 }

@@ -47,11 +47,20 @@ async function main(): Promise<number> {
   const c = corpus(docs);
   const out = process.stdout;
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  out.write(`${header(s, loadBefore).split('\n').filter((l) => !l.includes('cold run') && !l.startsWith('platform:')).join('\n')}\n`);
-  out.write(`platforms: \`platform start\` with WORKERS=1 each (one process per replica, so 1, 2 and 3 replicas compare process for process), ` +
-    `LOG_LEVEL=${process.env.LOG_LEVEL || 'warn'}; autocannon ${s.connections} connections, ${s.seconds} s per run after ${s.warmup} s warm-up\n`);
-  out.write(`corpus: SciFact's first ${c.docs.length} abstracts, ${c.paths.length} test queries (full text, page_size 20); ` +
-    `PostgreSQL server ${new URL(serverUrl).host}, Redis ${new URL(redisUrl).host}\n\n`);
+  out.write(
+    `${header(s, loadBefore)
+      .split('\n')
+      .filter((l) => !l.includes('cold run') && !l.startsWith('platform:'))
+      .join('\n')}\n`,
+  );
+  out.write(
+    `platforms: \`platform start\` with WORKERS=1 each (one process per replica, so 1, 2 and 3 replicas compare process for process), ` +
+      `LOG_LEVEL=${process.env.LOG_LEVEL || 'warn'}; autocannon ${s.connections} connections, ${s.seconds} s per run after ${s.warmup} s warm-up\n`,
+  );
+  out.write(
+    `corpus: SciFact's first ${c.docs.length} abstracts, ${c.paths.length} test queries (full text, page_size 20); ` +
+      `PostgreSQL server ${new URL(serverUrl).host}, Redis ${new URL(redisUrl).host}\n\n`,
+  );
 
   const dir = makeTempDir('platform-bench-scale-');
   const rows: Row[] = [];
@@ -67,7 +76,8 @@ async function main(): Promise<number> {
     for (const endpoint of ENDPOINTS) {
       const l = await loadOf(endpoint, url, boot, c);
       if (l.kind === 'one') await verify(l.target);
-      const run = (secs: number): Promise<Measured> => (l.kind === 'one' ? load(l.target, secs, s.connections) : loadPaths(l.target, secs, s.connections));
+      const run = (secs: number): Promise<Measured> =>
+        l.kind === 'one' ? load(l.target, secs, s.connections) : loadPaths(l.target, secs, s.connections);
       if (s.warmup > 0) {
         const bad = problems(await run(s.warmup));
         if (bad) failures.push(`${setup}: warm-up ${bad}`);
@@ -80,11 +90,19 @@ async function main(): Promise<number> {
       const [after, dbAfter] = [cpu(), dbCpu()];
       const per = (a: number | undefined, b: number | undefined) =>
         a !== undefined && b !== undefined && Number.isFinite(a - b) && m.requests ? ((b - a) * 1000) / m.requests : undefined;
-      const row: Row = { setup, endpoint, m, platformCpuMs: per(before, after), dbCpuMs: setup === SQLITE ? undefined : per(dbBefore, dbAfter) };
+      const row: Row = {
+        setup,
+        endpoint,
+        m,
+        platformCpuMs: per(before, after),
+        dbCpuMs: setup === SQLITE ? undefined : per(dbBefore, dbAfter),
+      };
       rows.push(row);
       const bad = problems(m);
       if (bad) failures.push(`${setup}: ${bad}`);
-      say(`  ${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms; status codes ${m.codes || 'none'}, ${m.errors} connection errors`);
+      say(
+        `  ${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms; status codes ${m.codes || 'none'}, ${m.errors} connection errors`,
+      );
     }
   };
   const stop = async (r: Replica) => {
@@ -122,9 +140,16 @@ async function main(): Promise<number> {
           running.push(await startReplica(dir, `pg-${n}`, shared));
         }
         const replicas = running.slice(0, n);
-        nginx = await startNginx(ROOT, nginxPort, replicas.map((r) => r.port));
+        nginx = await startNginx(
+          ROOT,
+          nginxPort,
+          replicas.map((r) => r.port),
+        );
         await measureSetup(behind(n), nginx.url, boot, [...replicas.map((r) => r.child.proc.pid), nginx.pid]);
-        const errors = nginx.errors().split('\n').filter((l) => /\[(error|crit|alert|emerg)\]/.test(l));
+        const errors = nginx
+          .errors()
+          .split('\n')
+          .filter((l) => /\[(error|crit|alert|emerg)\]/.test(l));
         if (errors.length) failures.push(`nginx with ${n} replicas logged ${errors.length} errors, first: ${errors[0]}`);
         await nginx.stop();
         nginx = undefined;

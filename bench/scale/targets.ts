@@ -42,5 +42,8 @@ export async function loadOf(endpoint: Endpoint, url: string, boot: Bootstrap, c
   const headers = await tok.headers();
   const first = await search(url, tok, c.paths[0]);
   if (!first.hits.length) throw new Error(`${url}: the first query found nothing: was the corpus ingested?`);
-  return { kind: 'paths', target: { name: endpoint, baseUrl: url, method: 'POST', paths: c.paths, body: '{}', headers: () => headers, marker: SUCCESS } };
+  return {
+    kind: 'paths',
+    target: { name: endpoint, baseUrl: url, method: 'POST', paths: c.paths, body: '{}', headers: () => headers, marker: SUCCESS },
+  };
 }

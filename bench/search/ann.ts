@@ -42,7 +42,12 @@ const timed = (queries: readonly Float32Array[], run: (q: Float32Array) => unkno
     return performance.now() - t;
   });
 
-export async function measureAnn(docs: number, doc: (i: number) => SyntheticDoc, queryTexts: readonly string[], dense: boolean): Promise<AnnResult> {
+export async function measureAnn(
+  docs: number,
+  doc: (i: number) => SyntheticDoc,
+  queryTexts: readonly string[],
+  dense: boolean,
+): Promise<AnnResult> {
   const embedder = hashingEmbedder();
   const exact = new ExactStore(embedder.dimensions, 1 << 16);
   const tick = progress('in-process: embed passages', docs);
@@ -57,11 +62,17 @@ export async function measureAnn(docs: number, doc: (i: number) => SyntheticDoc,
   const acceptAll = () => true;
 
   const variants: { name: string; opts: VectorIndexOptions }[] = [
-    { name: `service index for ${embedder.id} (sparse: ${embedder.sparse ?? false})`, opts: { dimensions: embedder.dimensions, sparse: embedder.sparse } },
+    {
+      name: `service index for ${embedder.id} (sparse: ${embedder.sparse ?? false})`,
+      opts: { dimensions: embedder.dimensions, sparse: embedder.sparse },
+    },
   ];
   if (dense) {
     const d = VECTOR_DEFAULTS;
-    variants.push({ name: `dense path (exactBelow ${d.exactBelow}, HNSW m ${d.m}, efC ${d.efConstruction}, efSearch ${d.efSearch})`, opts: { dimensions: embedder.dimensions } });
+    variants.push({
+      name: `dense path (exactBelow ${d.exactBelow}, HNSW m ${d.m}, efC ${d.efConstruction}, efSearch ${d.efSearch})`,
+      opts: { dimensions: embedder.dimensions },
+    });
   }
   const indexes: IndexResult[] = [];
   for (const { name, opts } of variants) {
@@ -73,9 +84,13 @@ export async function measureAnn(docs: number, doc: (i: number) => SyntheticDoc,
     const filtered = { search: (q: Float32Array, k: number) => index.search(q, k, acceptAll) };
     const times = timed(queries, (q) => index.search(q, 10, acceptAll));
     indexes.push({
-      name, approximate: index.approximate, buildSeconds,
-      recall10: measureRecall(index, exact, queries, 10), recall10Filtered: measureRecall(filtered, exact, queries, 10),
-      p50: percentile(times, 0.5), p99: percentile(times, 0.99),
+      name,
+      approximate: index.approximate,
+      buildSeconds,
+      recall10: measureRecall(index, exact, queries, 10),
+      recall10Filtered: measureRecall(filtered, exact, queries, 10),
+      p50: percentile(times, 0.5),
+      p99: percentile(times, 0.99),
     });
   }
   const exactTimes = timed(queries.slice(0, 50), (q) => exact.search(q, 10));

@@ -35,7 +35,10 @@ function shuffle<T>(xs: T[], r: () => number): T[] {
   return xs;
 }
 
-const SYLLABLES = 'ba be bi bo bu da de di do ka ke ki ko lu la le li lo ma me mi mo na ne ni no pa pe po ra re ri ro sa se si so ta te ti to va ve vi zo tra gre flo stu'.split(' ');
+const SYLLABLES =
+  'ba be bi bo bu da de di do ka ke ki ko lu la le li lo ma me mi mo na ne ni no pa pe po ra re ri ro sa se si so ta te ti to va ve vi zo tra gre flo stu'.split(
+    ' ',
+  );
 const TOPIC_WORDS = 5;
 const TOPIC_SHARE = 0.06;
 

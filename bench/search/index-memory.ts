@@ -17,7 +17,20 @@ import { scifactDir } from '../shared/datasets';
 import { loadSciFact } from '../shared/scifact';
 
 const as = (tenantId: string): Ctx<Caller> => ({
-  caller: { realm: 'r', subject: 'bench', tenantId, roles: ['search:read', 'search:write'], scopes: [], clientId: 'c', username: 'bench', sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: '' },
+  caller: {
+    realm: 'r',
+    subject: 'bench',
+    tenantId,
+    roles: ['search:read', 'search:write'],
+    scopes: [],
+    clientId: 'c',
+    username: 'bench',
+    sessionId: 's',
+    tokenId: 't',
+    expiresAt: 0,
+    audience: ['search'],
+    bearer: '',
+  },
 });
 
 const MiB = 2 ** 20;
@@ -40,7 +53,9 @@ async function main(): Promise<void> {
     const writer = openSearchCore({ stores: sqliteSearchStores(file) });
     for (let c = 0; c < copies; c++) {
       for (let i = 0; i < docs.length; i += 8) {
-        await Promise.all(docs.slice(i, i + 8).map((d) => writer.service.createObject({ title: d.title, content: d.text }, as(`tenant-${c}`))));
+        await Promise.all(
+          docs.slice(i, i + 8).map((d) => writer.service.createObject({ title: d.title, content: d.text }, as(`tenant-${c}`))),
+        );
       }
     }
     const passages = await writer.store.admin.chunkCount();
@@ -52,12 +67,18 @@ async function main(): Promise<void> {
     await replica.warmUp();
     const ms = Date.now() - started;
     const after = measured();
-    const per1000 = (k: keyof typeof before) => ((after[k] - before[k]) / passages) * 1000 / MiB;
-    process.stdout.write(`${docs.length * copies} objects, ${passages} passages in ${copies} tenants; warm-up ${(ms / 1000).toFixed(1)} s\n`);
-    process.stdout.write(`per 1,000 passages: V8 heap +${per1000('heap').toFixed(2)} MiB, array buffers +${per1000('buffers').toFixed(2)} MiB, `
-      + `RSS +${per1000('rss').toFixed(2)} MiB\n`);
-    process.stdout.write(`in all: heap +${((after.heap - before.heap) / MiB).toFixed(1)} MiB, array buffers +${((after.buffers - before.buffers) / MiB).toFixed(1)} MiB, `
-      + `RSS +${((after.rss - before.rss) / MiB).toFixed(1)} MiB\n`);
+    const per1000 = (k: keyof typeof before) => (((after[k] - before[k]) / passages) * 1000) / MiB;
+    process.stdout.write(
+      `${docs.length * copies} objects, ${passages} passages in ${copies} tenants; warm-up ${(ms / 1000).toFixed(1)} s\n`,
+    );
+    process.stdout.write(
+      `per 1,000 passages: V8 heap +${per1000('heap').toFixed(2)} MiB, array buffers +${per1000('buffers').toFixed(2)} MiB, ` +
+        `RSS +${per1000('rss').toFixed(2)} MiB\n`,
+    );
+    process.stdout.write(
+      `in all: heap +${((after.heap - before.heap) / MiB).toFixed(1)} MiB, array buffers +${((after.buffers - before.buffers) / MiB).toFixed(1)} MiB, ` +
+        `RSS +${((after.rss - before.rss) / MiB).toFixed(1)} MiB\n`,
+    );
     await replica.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

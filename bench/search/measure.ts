@@ -18,7 +18,8 @@ export async function ingest<T>(label: string, items: readonly T[], concurrency:
   return { seconds, perSecond: items.length / seconds };
 }
 
-export const ingestObject = (url: string, tok: Tokens) => async (body: Record<string, unknown>) => void (await createObject(url, tok, body));
+export const ingestObject = (url: string, tok: Tokens) => async (body: Record<string, unknown>) =>
+  void (await createObject(url, tok, body));
 
 export interface Ranked {
   /** Per query, the ext_user_id_ref of each hit in order. */
@@ -29,7 +30,14 @@ export interface Ranked {
 }
 
 /** Runs each query once, one at a time, and checks the pages as it goes. */
-export async function rankAll(url: string, tok: Tokens, mode: Mode, queries: readonly string[], pageSize: number, minScore?: number): Promise<Ranked> {
+export async function rankAll(
+  url: string,
+  tok: Tokens,
+  mode: Mode,
+  queries: readonly string[],
+  pageSize: number,
+  minScore?: number,
+): Promise<Ranked> {
   const odd = new Map<string, number>();
   const note = (what: string) => odd.set(what, (odd.get(what) ?? 0) + 1);
   const rankings: string[][] = [];
@@ -73,11 +81,24 @@ export interface LoadSettings {
  * one. Failures (non-2xx, errors, bodies without the marker) of either run go to `failures`.
  */
 export async function measureLoad(
-  name: string, baseUrl: string, paths: readonly string[], headers: () => Promise<Record<string, string>>, marker: string,
-  s: LoadSettings, failures: string[], serverPid?: number,
+  name: string,
+  baseUrl: string,
+  paths: readonly string[],
+  headers: () => Promise<Record<string, string>>,
+  marker: string,
+  s: LoadSettings,
+  failures: string[],
+  serverPid?: number,
 ): Promise<Measured> {
   let current = await headers();
-  const refresh = setInterval(() => void headers().then((h) => (current = h), () => undefined), 30_000);
+  const refresh = setInterval(
+    () =>
+      void headers().then(
+        (h) => (current = h),
+        () => undefined,
+      ),
+    30_000,
+  );
   const target = { name, baseUrl, method: 'POST' as const, paths, body: '{}', headers: () => current, marker };
   try {
     if (s.warmup > 0) {

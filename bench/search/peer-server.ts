@@ -18,10 +18,13 @@ const workers = Math.max(1, Number(process.env.PEER_WORKERS ?? 1));
 
 function serve(): void {
   const index = peerIndex();
-  const docs = readDatasetText(corpus).split('\n').filter((l) => l.trim()).map((l) => {
-    const d = JSON.parse(l) as { _id: string; title: string; text: string };
-    return { id: d._id, title: d.title, text: d.text };
-  });
+  const docs = readDatasetText(corpus)
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const d = JSON.parse(l) as { _id: string; title: string; text: string };
+      return { id: d._id, title: d.title, text: d.text };
+    });
   index.addAll(docs);
   let allReady = workers === 1;
   process.on('message', (m) => {
@@ -52,12 +55,15 @@ if (!Number.isInteger(port) || port <= 0 || !corpus) {
 if (workers > 1 && cluster.isPrimary) {
   let ready = 0;
   for (let i = 0; i < workers; i++) {
-    cluster.fork().on('message', (m) => {
-      if (m === 'ready' && ++ready === workers) for (const w of Object.values(cluster.workers ?? {})) w?.send('all-ready');
-    }).on('exit', (code, signal) => {
-      process.stderr.write(`search peer: a worker exited (${signal ?? `code ${code}`})\n`);
-      process.exit(1);
-    });
+    cluster
+      .fork()
+      .on('message', (m) => {
+        if (m === 'ready' && ++ready === workers) for (const w of Object.values(cluster.workers ?? {})) w?.send('all-ready');
+      })
+      .on('exit', (code, signal) => {
+        process.stderr.write(`search peer: a worker exited (${signal ?? `code ${code}`})\n`);
+        process.exit(1);
+      });
   }
   const stop = () => {
     for (const w of Object.values(cluster.workers ?? {})) w?.removeAllListeners('exit').process.kill('SIGTERM');

@@ -34,7 +34,12 @@ export function measurePeerInProcess(docs: readonly Doc[], queries: readonly Que
   const index = peerIndex();
   index.addAll(docs.map((d) => ({ id: d.id, title: d.title, text: d.text })));
   const buildMs = performance.now() - started;
-  const rankings = queries.map((q) => index.search(q.text).slice(0, 100).map((h) => String(h.id)));
+  const rankings = queries.map((q) =>
+    index
+      .search(q.text)
+      .slice(0, 100)
+      .map((h) => String(h.id)),
+  );
   const times = queries.map((q) => {
     const t = performance.now();
     index.search(q.text);
@@ -45,7 +50,13 @@ export function measurePeerInProcess(docs: readonly Doc[], queries: readonly Que
 }
 
 /** Starts the peer server with `workers` processes and waits until all have their index. */
-export async function startPeerServer(root: string, port: number, corpus: string, workers: number, logFile: string): Promise<{ child: Child; url: string }> {
+export async function startPeerServer(
+  root: string,
+  port: number,
+  corpus: string,
+  workers: number,
+  logFile: string,
+): Promise<{ child: Child; url: string }> {
   const env = { ...process.env, PORT: String(port), PEER_CORPUS: corpus, PEER_WORKERS: String(workers) };
   const child = startChild('minisearch peer', [join(__dirname, 'peer-server.js')], { cwd: root, env, logFile });
   const url = `http://127.0.0.1:${port}`;

@@ -35,20 +35,52 @@ export function searchReport(r: SearchResults): string {
   const peer = `MiniSearch ${r.peerVersion ?? ''}`.trim();
   const q = r.quality;
   const qualityRows = (Object.keys(RANKING_URL) as Mode[]).map((m) => [
-    `platform REST ${m} (${RANKING_URL[m]})`, fixed(q[m]?.ndcg10, 4), fixed(q[m]?.recall100, 4), fixed(q[m]?.p50),
+    `platform REST ${m} (${RANKING_URL[m]})`,
+    fixed(q[m]?.ndcg10, 4),
+    fixed(q[m]?.recall100, 4),
+    fixed(q[m]?.p50),
   ]);
-  qualityRows.push([`${peer} in process (defaults)`, fixed(r.peerInProcess?.ndcg10, 4), fixed(r.peerInProcess?.recall100, 4), fixed(r.peerInProcess?.p50)]);
+  qualityRows.push([
+    `${peer} in process (defaults)`,
+    fixed(r.peerInProcess?.ndcg10, 4),
+    fixed(r.peerInProcess?.recall100, 4),
+    fixed(r.peerInProcess?.p50),
+  ]);
 
   const loadRow = (name: string, m: Measured | undefined) => [
-    name, fixed(m?.p50), fixed(m?.p99), whole(m?.rps), fixed(m?.cpuMs), whole(m?.requests),
-    m ? String(m.non2xx) : 'n/a', m ? String(m.errors) : 'n/a', m ? String(m.badBodies) : 'n/a',
+    name,
+    fixed(m?.p50),
+    fixed(m?.p99),
+    whole(m?.rps),
+    fixed(m?.cpuMs),
+    whole(m?.requests),
+    m ? String(m.non2xx) : 'n/a',
+    m ? String(m.errors) : 'n/a',
+    m ? String(m.badBodies) : 'n/a',
   ];
   const one = r.oneClient;
   const inProcess = r.peerInProcess;
   const speedRows = [
-    ['platform REST fulltext, one client, sequential', fixed(one?.p50), fixed(one?.p99), whole(one?.qps), '-', ...(one ? [String(r.queries), '0', '0', '0'] : ['n/a', 'n/a', 'n/a', 'n/a'])],
+    [
+      'platform REST fulltext, one client, sequential',
+      fixed(one?.p50),
+      fixed(one?.p99),
+      whole(one?.qps),
+      '-',
+      ...(one ? [String(r.queries), '0', '0', '0'] : ['n/a', 'n/a', 'n/a', 'n/a']),
+    ],
     loadRow(`platform REST fulltext, autocannon (WORKERS=${r.workers})`, r.load),
-    [`${peer} in process, one client`, fixed(inProcess?.p50), fixed(inProcess?.p99), whole(inProcess?.qps), '-', inProcess ? String(r.queries) : 'n/a', '-', '-', '-'],
+    [
+      `${peer} in process, one client`,
+      fixed(inProcess?.p50),
+      fixed(inProcess?.p99),
+      whole(inProcess?.qps),
+      '-',
+      inProcess ? String(r.queries) : 'n/a',
+      '-',
+      '-',
+      '-',
+    ],
     loadRow(`${peer} express, autocannon (${r.workers} processes)`, r.peerLoad),
   ];
 
@@ -76,11 +108,16 @@ export function searchReport(r: SearchResults): string {
     markdownTable(['ranking', 'nDCG@10', 'recall@100', 'p50 ms (page_size 100)'], qualityRows),
     '',
     'speed: full text, page_size 20 (default min_relevant_score); platform queries cycle through the 300 test claims',
-    markdownTable(['run', 'p50 ms', 'p99 ms', 'queries/s', 'server CPU ms/query', 'requests', 'non-2xx', 'conn errors', 'bad bodies'], speedRows),
+    markdownTable(
+      ['run', 'p50 ms', 'p99 ms', 'queries/s', 'server CPU ms/query', 'requests', 'non-2xx', 'conn errors', 'bad bodies'],
+      speedRows,
+    ),
     '',
     targets.join('\n'),
     r.oddities.length
       ? `\nlooked wrong in the service (its answers and its log):\n${r.oddities.map((o) => `  - ${o}`).join('\n')}`
-      : q.fulltext ? '\nservice answers: nothing odd (scores in [0, 1], sorted, no repeats, result_count consistent)' : '',
+      : q.fulltext
+        ? '\nservice answers: nothing odd (scores in [0, 1], sorted, no repeats, result_count consistent)'
+        : '',
   ].join('\n');
 }

@@ -23,14 +23,26 @@ import { syntheticCorpus } from './corpus';
 import { percentile } from '../shared/scifact';
 import { ingest, ingestObject, measureLoad, rankAll } from './measure';
 import { measureAnn } from './ann';
-import { logWarnings, machineLine, makeTempDir, platformWorkers, runBench, startPlatform, stopMeasured, treeRssMiB } from '../shared/platform';
+import {
+  logWarnings,
+  machineLine,
+  makeTempDir,
+  platformWorkers,
+  runBench,
+  startPlatform,
+  stopMeasured,
+  treeRssMiB,
+} from '../shared/platform';
 import { scaleReport, type ScaleResults } from './scale-results';
 import { settings } from '../shared/settings';
 
 const MODES: Mode[] = ['fulltext', 'semantic', 'hybrid'];
 
 const diskMiB = (dataDir: string) =>
-  readdirSync(dataDir).filter((f) => f.startsWith('search.db')).reduce((sum, f) => sum + statSync(join(dataDir, f)).size, 0) / 2 ** 20;
+  readdirSync(dataDir)
+    .filter((f) => f.startsWith('search.db'))
+    .reduce((sum, f) => sum + statSync(join(dataDir, f)).size, 0) /
+  2 ** 20;
 
 async function main(): Promise<number> {
   const s = settings();
@@ -39,21 +51,36 @@ async function main(): Promise<number> {
   const corpus = syntheticCorpus(docs);
   const queries = corpus.queries(Number(process.env.SCALE_QUERIES || 300));
   const workers = platformWorkers();
-  process.stdout.write(`${machineLine()}\nplatform WORKERS=${workers}, LOG_LEVEL=${process.env.LOG_LEVEL || 'warn'}; ` +
-    `autocannon ${s.connections} connections, ${s.seconds} s after ${s.warmup} s warm-up\n\n`);
+  process.stdout.write(
+    `${machineLine()}\nplatform WORKERS=${workers}, LOG_LEVEL=${process.env.LOG_LEVEL || 'warn'}; ` +
+      `autocannon ${s.connections} connections, ${s.seconds} s after ${s.warmup} s warm-up\n\n`,
+  );
 
   process.stderr.write(`generating ${docs} documents...\n`);
   const all = Array.from({ length: docs }, (_, i) => corpus.doc(i));
   const passages = all.reduce((n, d) => n + chunkText(d.content).length, 0);
   const failures: string[] = [];
-  const r: ScaleResults = { docs, passages, topics: corpus.topics, queries: queries.length, workers, concurrency, modes: {}, firstMs: {}, failures, oddities: [] };
+  const r: ScaleResults = {
+    docs,
+    passages,
+    topics: corpus.topics,
+    queries: queries.length,
+    workers,
+    concurrency,
+    modes: {},
+    firstMs: {},
+    failures,
+    oddities: [],
+  };
   const dir = makeTempDir('search-scale-');
   try {
     const platform = await startPlatform(dir, await freePort());
     const { url, child } = platform;
     const tok = tokens(url, platform.boot);
     const post = ingestObject(url, tok);
-    r.ingest = await ingest('ingest', all, concurrency, (d) => post({ title: d.title, content: d.content, ext_user_id_ref: d.id, tags: [`topic-${d.topic}`] }));
+    r.ingest = await ingest('ingest', all, concurrency, (d) =>
+      post({ title: d.title, content: d.content, ext_user_id_ref: d.id, tags: [`topic-${d.topic}`] }),
+    );
     r.diskMiB = diskMiB(platform.dataDir);
     r.rssAfterIngest = treeRssMiB(child.proc.pid);
     r.settleSeconds = await untilIdle(child.proc.pid);
@@ -63,17 +90,32 @@ async function main(): Promise<number> {
     for (const mode of MODES) {
       // Several fresh connections at once, so every worker gets one and loads what this mode needs now.
       process.stderr.write(`${mode}: first queries after ingest...\n`);
-      const firsts = await Promise.all(Array.from({ length: 2 * workers }, (_, i) =>
-        search(url, tok, searchPath(mode, texts[texts.length - 1 - i], 20), { fresh: true, timeoutMs: 900_000 })));
+      const firsts = await Promise.all(
+        Array.from({ length: 2 * workers }, (_, i) =>
+          search(url, tok, searchPath(mode, texts[texts.length - 1 - i], 20), { fresh: true, timeoutMs: 900_000 }),
+        ),
+      );
       r.firstMs[mode] = Math.max(...firsts.map((f) => f.ms));
       const ranked = await rankAll(url, tok, mode, texts, 20);
-      const precision = ranked.rankings.reduce((sum, refs, i) =>
-        sum + refs.slice(0, 10).filter((ref) => topicOf(ref) === queries[i].topic).length / 10, 0) / queries.length;
+      const precision =
+        ranked.rankings.reduce(
+          (sum, refs, i) => sum + refs.slice(0, 10).filter((ref) => topicOf(ref) === queries[i].topic).length / 10,
+          0,
+        ) / queries.length;
       r.modes[mode] = { p50: percentile(ranked.times, 0.5), p99: percentile(ranked.times, 0.99), precision10: precision };
       r.oddities.push(...ranked.oddities);
     }
     const paths = texts.map((q) => searchPath('fulltext', q, 20));
-    r.load = await measureLoad('platform REST fulltext', url, paths, () => tok.headers(), '"status":"success"', s, failures, child.proc.pid);
+    r.load = await measureLoad(
+      'platform REST fulltext',
+      url,
+      paths,
+      () => tok.headers(),
+      '"status":"success"',
+      s,
+      failures,
+      child.proc.pid,
+    );
     r.diskMiB = diskMiB(platform.dataDir);
     r.rssAfterQueries = treeRssMiB(child.proc.pid);
     await stopMeasured(child, failures);

@@ -17,7 +17,17 @@ import { loadSciFact, percentile, quality } from '../shared/scifact';
 import { ingest, ingestObject, measureLoad, oneClient, rankAll } from './measure';
 import { measurePeerInProcess, minisearchVersion, peerPath, startPeerServer } from './peer';
 import { searchReport, type SearchResults } from './results';
-import { freePorts, logWarnings, machineLine, makeTempDir, platformWorkers, ROOT, runBench, startPlatform, stopMeasured } from '../shared/platform';
+import {
+  freePorts,
+  logWarnings,
+  machineLine,
+  makeTempDir,
+  platformWorkers,
+  ROOT,
+  runBench,
+  startPlatform,
+  stopMeasured,
+} from '../shared/platform';
 import { settings } from '../shared/settings';
 
 const MODES: Mode[] = ['fulltext', 'semantic', 'hybrid', 'hybrid re-ranked'];
@@ -31,8 +41,10 @@ async function main(): Promise<number> {
   const workers = platformWorkers();
   const out = process.stdout;
   out.write(`${machineLine()}\n`);
-  out.write(`SciFact from ${datasetDir}: ${docs.length} docs, ${queries.length} test queries; platform WORKERS=${workers}, ` +
-    `LOG_LEVEL=${process.env.LOG_LEVEL || 'warn'}; autocannon ${s.connections} connections, ${s.seconds} s after ${s.warmup} s warm-up\n\n`);
+  out.write(
+    `SciFact from ${datasetDir}: ${docs.length} docs, ${queries.length} test queries; platform WORKERS=${workers}, ` +
+      `LOG_LEVEL=${process.env.LOG_LEVEL || 'warn'}; autocannon ${s.connections} connections, ${s.seconds} s after ${s.warmup} s warm-up\n\n`,
+  );
 
   const dir = makeTempDir('search-bench-');
   const [platformPort, peerPort] = (await freePorts(2)) as [number, number];
@@ -54,7 +66,11 @@ async function main(): Promise<number> {
 
     const paths = texts.map((q) => searchPath('fulltext', q, 20));
     const times = await oneClient(url, tok, paths);
-    r.oneClient = { p50: percentile(times, 0.5), p99: percentile(times, 0.99), qps: 1000 / (times.reduce((a, b) => a + b, 0) / times.length) };
+    r.oneClient = {
+      p50: percentile(times, 0.5),
+      p99: percentile(times, 0.99),
+      qps: 1000 / (times.reduce((a, b) => a + b, 0) / times.length),
+    };
     r.load = await measureLoad('platform REST fulltext', url, paths, () => tok.headers(), SUCCESS, s, failures, platform.child.proc.pid);
     await stopMeasured(platform.child, failures);
     r.oddities.push(...logWarnings(platform.logFile));
@@ -66,8 +82,18 @@ async function main(): Promise<number> {
     const peerPaths = texts.map((q) => peerPath(q, 20));
     const json = { 'content-type': 'application/json' };
     const check = await send('POST', peer.url + peerPaths[0], '{}', json);
-    if (check.status !== 200 || !check.text.includes(SUCCESS)) throw new Error(`peer: check request answered ${check.status} ${check.text.slice(0, 200)}`);
-    r.peerLoad = await measureLoad(`MiniSearch ${r.peerVersion} express`, peer.url, peerPaths, async () => json, SUCCESS, s, failures, peer.child.proc.pid);
+    if (check.status !== 200 || !check.text.includes(SUCCESS))
+      throw new Error(`peer: check request answered ${check.status} ${check.text.slice(0, 200)}`);
+    r.peerLoad = await measureLoad(
+      `MiniSearch ${r.peerVersion} express`,
+      peer.url,
+      peerPaths,
+      async () => json,
+      SUCCESS,
+      s,
+      failures,
+      peer.child.proc.pid,
+    );
     await stopMeasured(peer.child, failures);
   } catch (err) {
     failures.push(`stopped early: ${(err as Error)?.stack ?? String(err)}`);

@@ -53,10 +53,12 @@ function zipfSampler(words: string[]): () => string {
   words.forEach((_, r) => (cdf[r] = sum += 1 / (r + 2.7)));
   return () => {
     const x = rand() * sum;
-    let lo = 0, hi = cdf.length - 1;
+    let lo = 0,
+      hi = cdf.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (cdf[mid] < x) lo = mid + 1; else hi = mid;
+      if (cdf[mid] < x) lo = mid + 1;
+      else hi = mid;
     }
     return words[lo];
   };
@@ -65,11 +67,13 @@ function zipfSampler(words: string[]): () => string {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 function latency(queries: Float32Array[], run: (q: Float32Array) => unknown): string {
-  const times = queries.map((q) => {
-    const t = performance.now();
-    run(q);
-    return performance.now() - t;
-  }).sort((a, b) => a - b);
+  const times = queries
+    .map((q) => {
+      const t = performance.now();
+      run(q);
+      return performance.now() - t;
+    })
+    .sort((a, b) => a - b);
   return `${percentile(times, 0.5).toFixed(2)} / ${percentile(times, 0.99).toFixed(2)}`;
 }
 
@@ -94,7 +98,9 @@ async function main() {
   const hnsw = new HnswIndex({ dimensions: DIMS, m: M, efConstruction: EFC, efSearch: 64, initialCapacity: N });
   vectors.forEach((v, id) => hnsw.add(id, v));
   const buildS = (performance.now() - t) / 1000;
-  console.log(`\nHNSW m=${M} efConstruction=${EFC}: built in ${buildS.toFixed(1)} s (${Math.round(N / buildS)} adds/s), RSS +${(rssMb() - before).toFixed(0)} MB`);
+  console.log(
+    `\nHNSW m=${M} efConstruction=${EFC}: built in ${buildS.toFixed(1)} s (${Math.round(N / buildS)} adds/s), RSS +${(rssMb() - before).toFixed(0)} MB`,
+  );
 
   const store = new ExactStore(DIMS);
   vectors.forEach((v, id) => store.add(id, v));

@@ -8,19 +8,25 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-interface Proc { pid: number; ppid: number; ticks: number }
+interface Proc {
+  pid: number;
+  ppid: number;
+  ticks: number;
+}
 
 function processes(): Proc[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces): state ppid ... utime(14) stime(15).
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return [{ pid: Number(pid), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) }];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        // Fields after the command name (which may hold spaces): state ppid ... utime(14) stime(15).
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return [{ pid: Number(pid), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) }];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** CPU seconds used so far by `root` and its descendants. */

@@ -8,7 +8,9 @@ import { gunzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 
 /** The repository root, from dist/bench/shared/ (built) or bench/shared/ (tests run the sources). */
-const ROOT = [resolve(__dirname, '..', '..'), resolve(__dirname, '..', '..', '..')].find((d) => existsSync(join(d, 'package.json'))) ?? resolve(__dirname, '..', '..', '..');
+const ROOT =
+  [resolve(__dirname, '..', '..'), resolve(__dirname, '..', '..', '..')].find((d) => existsSync(join(d, 'package.json'))) ??
+  resolve(__dirname, '..', '..', '..');
 
 export const BUNDLED_SCIFACT = join(ROOT, 'bench', 'datasets', 'scifact');
 

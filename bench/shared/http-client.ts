@@ -25,7 +25,13 @@ export interface SendOptions {
 }
 
 /** One request; resolves with any status (callers decide what is an error), rejects on network errors. */
-export function send(method: 'GET' | 'POST', url: string, body?: string, headers: Record<string, string> = {}, opts: SendOptions = {}): Promise<Reply> {
+export function send(
+  method: 'GET' | 'POST',
+  url: string,
+  body?: string,
+  headers: Record<string, string> = {},
+  opts: SendOptions = {},
+): Promise<Reply> {
   const started = performance.now();
   const timeoutMs = opts.timeoutMs ?? 120_000;
   return new Promise((resolve, reject) => {
@@ -71,7 +77,10 @@ export function tokens(baseUrl: string, boot: Bootstrap) {
   let issuedAt = 0;
   const issue = async () => {
     const form = new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret, realm: boot.realm }).toString();
-    const r = expect2xx('token', await send('POST', `${baseUrl}/auth/api/v1/oauth/connect/token`, form, { 'content-type': 'application/x-www-form-urlencoded' }));
+    const r = expect2xx(
+      'token',
+      await send('POST', `${baseUrl}/auth/api/v1/oauth/connect/token`, form, { 'content-type': 'application/x-www-form-urlencoded' }),
+    );
     if (!isObject(r.json) || typeof r.json.access_token !== 'string') throw new Error(`token: no access_token in ${r.text.slice(0, 300)}`);
     token = r.json.access_token;
     issuedAt = Date.now();
@@ -112,10 +121,16 @@ export interface Hit {
 }
 
 /** Runs a search and returns its hits; throws on a non-2xx or a body not shaped like the spec's. */
-export async function search(baseUrl: string, tok: Tokens, path: string, opts?: SendOptions): Promise<{ hits: Hit[]; count: number; ms: number }> {
+export async function search(
+  baseUrl: string,
+  tok: Tokens,
+  path: string,
+  opts?: SendOptions,
+): Promise<{ hits: Hit[]; count: number; ms: number }> {
   const r = expect2xx(`POST ${path.slice(0, 120)}`, await send('POST', baseUrl + path, '{}', await tok.headers(), opts));
   const j = r.json;
-  if (!isObject(j) || j.status !== 'success' || !Array.isArray(j.result)) throw new Error(`POST ${path.slice(0, 120)}: unexpected body ${r.text.slice(0, 300)}`);
+  if (!isObject(j) || j.status !== 'success' || !Array.isArray(j.result))
+    throw new Error(`POST ${path.slice(0, 120)}: unexpected body ${r.text.slice(0, 300)}`);
   return { hits: j.result as Hit[], count: Number(j.result_count), ms: r.ms };
 }
 
@@ -129,7 +144,12 @@ export async function createObject(baseUrl: string, tok: Tokens, body: Record<st
 }
 
 /** Calls `fn` on every item with at most `concurrency` in flight; stops at the first failure. */
-export async function pool<T>(items: readonly T[], concurrency: number, fn: (item: T, i: number) => Promise<void>, onDone?: (n: number) => void): Promise<void> {
+export async function pool<T>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, i: number) => Promise<void>,
+  onDone?: (n: number) => void,
+): Promise<void> {
   let next = 0;
   let done = 0;
   let failed = false;

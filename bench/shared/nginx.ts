@@ -16,18 +16,17 @@ export const NGINX = process.env.NGINX_PATH ?? ['/usr/sbin/nginx', '/usr/local/s
 export function documentedConfig(root: string, port: number, replicas: readonly number[]): string {
   const doc = readFileSync(join(root, 'docs', 'deploy', 'nginx-platform.conf'), 'utf8');
   const servers = replicas.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n');
-  const out = doc
-    .replace(/( {4}server 127\.0\.0\.1:\d+ [^\n]*\n)+/, `${servers}\n`)
-    .replace('listen 8080;', `listen 127.0.0.1:${port};`);
+  const out = doc.replace(/( {4}server 127\.0\.0\.1:\d+ [^\n]*\n)+/, `${servers}\n`).replace('listen 8080;', `listen 127.0.0.1:${port};`);
   if (out === doc) throw new Error('docs/deploy/nginx-platform.conf no longer has the shape this bench edits');
   return out;
 }
 
-const portOpen = (port: number) => new Promise<boolean>((resolve) => {
-  const s = connect(port, '127.0.0.1');
-  s.once('connect', () => (s.destroy(), resolve(true)));
-  s.once('error', () => resolve(false));
-});
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
 
 export interface Nginx {
   url: string;
@@ -43,7 +42,9 @@ export async function startNginx(root: string, port: number, replicas: readonly 
   const dir = mkdtempSync(join(tmpdir(), 'platform-nginx-'));
   mkdirSync(join(dir, 'logs'));
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
-  writeFileSync(join(dir, 'nginx.conf'), `${user}worker_processes ${workers};
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `${user}worker_processes ${workers};
 pid ${dir}/nginx.pid;
 error_log ${dir}/logs/error.log warn;
 events { worker_connections 4096; }
@@ -56,8 +57,11 @@ http {
   scgi_temp_path ${dir}/scgi;
 ${documentedConfig(root, port, replicas)}
 }
-`);
-  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+`,
+  );
+  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

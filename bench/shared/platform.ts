@@ -47,7 +47,15 @@ export async function startPlatform(dir: string, port: number, root = ROOT): Pro
   if (!existsSync(resolve(root, PLATFORM_JS))) throw new Error(`${resolve(root, PLATFORM_JS)} is missing: run 'npm run build' first`);
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir);
-  const env = { ...process.env, METRICS_PORT: '0', HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PUBLIC_URL: '' };
+  const env = {
+    ...process.env,
+    METRICS_PORT: '0',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PLATFORM_DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+    PUBLIC_URL: '',
+  };
   const logFile = join(dir, 'platform.log');
   const child = startChild('platform', [PLATFORM_JS, 'start'], { cwd: root, env, logFile });
   const url = `http://127.0.0.1:${port}`;
@@ -64,7 +72,10 @@ export function logWarnings(logFile: string): string[] {
     try {
       const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
       if ((entry.level ?? 0) < 40) continue;
-      const what = `platform log level ${entry.level}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`.slice(0, 300);
+      const what = `platform log level ${entry.level}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`.slice(
+        0,
+        300,
+      );
       counts.set(what, (counts.get(what) ?? 0) + 1);
     } catch {
       counts.set(`platform log: ${line.slice(0, 200)}`, 1);
@@ -116,7 +127,9 @@ export async function stopMeasured(child: Child, failures: string[]): Promise<vo
 
 export function machineLine(): string {
   const cpu = cpus();
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   return `node ${process.version}, ${cpu.length} CPUs (${cpu[0]?.model ?? 'unknown'}), ${process.platform}/${process.arch}, load average before start ${load}`;
 }
 

@@ -22,7 +22,11 @@ export { freePort } from './ports';
  * Starts `node <args>` with stdout and stderr going to `logFile` (a file, so nothing here has to
  * drain it); through `prefix` when given (`taskset -c 0`, which execs node in its own process).
  */
-export function startChild(name: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; logFile: string; prefix?: string[] }): Child {
+export function startChild(
+  name: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string; logFile: string; prefix?: string[] },
+): Child {
   const fd = openSync(opts.logFile, 'a');
   const [cmd, ...rest] = [...(opts.prefix ?? []), process.execPath, ...args] as [string, ...string[]];
   const proc = spawn(cmd, rest, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd] });

@@ -6,7 +6,8 @@ export const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not mea
 /** The first `left` columns left-aligned (labels, prose), the others right-aligned (numbers). */
 export function markdownTable(head: string[], rows: string[][], left = 1): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => `| ${head.map((_, i) => (i < left ? (cells[i] ?? '').padEnd(widths[i]) : (cells[i] ?? '').padStart(widths[i]))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${head.map((_, i) => (i < left ? (cells[i] ?? '').padEnd(widths[i]) : (cells[i] ?? '').padStart(widths[i]))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i < left ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(head), rule, ...rows.map(line)].join('\n');
 }

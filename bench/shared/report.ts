@@ -10,7 +10,19 @@ const ratio = (v: number, base: number) => {
 };
 
 export function table(rows: Measured[], baseline: Measured | undefined): string {
-  const head = ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'non-2xx', 'conn errors', 'bad bodies', 'req/s vs baseline', 'p50 vs baseline', 'p99 vs baseline'];
+  const head = [
+    'endpoint',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'server CPU ms/req',
+    'non-2xx',
+    'conn errors',
+    'bad bodies',
+    'req/s vs baseline',
+    'p50 vs baseline',
+    'p99 vs baseline',
+  ];
   const body = rows.map((r) => [
     r.name,
     num(r.rps),
@@ -44,7 +56,12 @@ export function problems(r: Measured): string | undefined {
  * The platform's targets against this run's figures. Printed only: the exit code does not depend
  * on them, so a run that misses them still reports its figures honestly.
  */
-export function targetsBlock(warm: Measured | undefined, cold: Measured | undefined, peer: Measured | undefined, signatureMs?: number): string {
+export function targetsBlock(
+  warm: Measured | undefined,
+  cold: Measured | undefined,
+  peer: Measured | undefined,
+  signatureMs?: number,
+): string {
   const verdict = (ok: boolean | undefined) => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT MET');
   const lines = ['targets (reported only; they do not change the exit code):'];
   const rps = warm && peer ? warm.rps / peer.rps : Number.NaN;

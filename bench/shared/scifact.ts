@@ -28,13 +28,21 @@ export interface SciFact {
 }
 
 const jsonLines = <T>(file: string): T[] =>
-  readDatasetText(file).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
+  readDatasetText(file)
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
 
 export function loadSciFact(dir: string): SciFact {
-  const docs = jsonLines<{ _id: string; title: string; text: string }>(join(dir, 'corpus.jsonl'))
-    .map((d) => ({ id: String(d._id), title: d.title, text: d.text }));
+  const docs = jsonLines<{ _id: string; title: string; text: string }>(join(dir, 'corpus.jsonl')).map((d) => ({
+    id: String(d._id),
+    title: d.title,
+    text: d.text,
+  }));
   const qrels = new Map<string, Set<string>>();
-  const [head, ...rows] = readDatasetText(join(dir, 'qrels', 'test.tsv')).split('\n').filter((l) => l.trim());
+  const [head, ...rows] = readDatasetText(join(dir, 'qrels', 'test.tsv'))
+    .split('\n')
+    .filter((l) => l.trim());
   if (!head?.startsWith('query-id')) throw new Error(`qrels/test.tsv: expected a 'query-id' header, got '${head}'`);
   for (const row of rows) {
     const [q, d, score] = row.split('\t');
@@ -56,9 +64,11 @@ export function distinct(ranking: readonly string[]): string[] {
 
 export function ndcgAt(k: number, ranking: readonly string[], relevant: Set<string>): number {
   let dcg = 0;
-  distinct(ranking).slice(0, k).forEach((id, i) => {
-    if (relevant.has(id)) dcg += 1 / Math.log2(i + 2);
-  });
+  distinct(ranking)
+    .slice(0, k)
+    .forEach((id, i) => {
+      if (relevant.has(id)) dcg += 1 / Math.log2(i + 2);
+    });
   let ideal = 0;
   for (let i = 0; i < Math.min(k, relevant.size); i++) ideal += 1 / Math.log2(i + 2);
   return ideal > 0 ? dcg / ideal : 0;
@@ -66,7 +76,11 @@ export function ndcgAt(k: number, ranking: readonly string[], relevant: Set<stri
 
 export function recallAt(k: number, ranking: readonly string[], relevant: Set<string>): number {
   if (!relevant.size) return 0;
-  return distinct(ranking).slice(0, k).filter((id) => relevant.has(id)).length / relevant.size;
+  return (
+    distinct(ranking)
+      .slice(0, k)
+      .filter((id) => relevant.has(id)).length / relevant.size
+  );
 }
 
 export interface Quality {

@@ -28,7 +28,10 @@ export const settings = (): Settings => ({
 });
 
 /** Read before any child starts, so it shows what else the shared machine was doing. */
-export const loadAverage = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+export const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 export function header(s: Settings, loadBefore: string): string {
   const cpu = cpus();

@@ -21,7 +21,10 @@ export function installTempPackages(folder: string, packages: Record<string, str
   const prefix = join(tmpdir(), folder);
   const modules = join(prefix, 'node_modules');
   const specs = Object.entries(packages).map(([name, version]) => `${name}@${version}`);
-  if (Object.entries(packages).some(([name, version]) => installed(modules, name) !== version) || (ready && !existsSync(join(modules, ready)))) {
+  if (
+    Object.entries(packages).some(([name, version]) => installed(modules, name) !== version) ||
+    (ready && !existsSync(join(modules, ready)))
+  ) {
     log(`installing ${specs.join(' ')} into ${prefix} ...\n`);
     execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', ...specs], { stdio: 'inherit' });
   }

@@ -167,7 +167,11 @@ export function startSink(): Promise<Sink> {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
-      resolve({ url: `http://127.0.0.1:${port}`, counts, close: () => new Promise<void>((done) => server.close(() => done())).then(readAll) });
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        counts,
+        close: () => new Promise<void>((done) => server.close(() => done())).then(readAll),
+      });
     });
   });
 }

@@ -42,26 +42,48 @@ const x = (v: number, base: number) => times(v / base);
  * the bench moves both sides of each ratio alike.
  */
 export function paired(c: Cell, base: Cell, pick: (m: Measured) => number | undefined): number {
-  return median(c.runs.map((r, i) => {
-    const b = base.runs[i];
-    const v = pick(r);
-    const w = b && pick(b);
-    return v === undefined || w === undefined ? Number.NaN : v / w;
-  }));
+  return median(
+    c.runs.map((r, i) => {
+      const b = base.runs[i];
+      const v = pick(r);
+      const w = b && pick(b);
+      return v === undefined || w === undefined ? Number.NaN : v / w;
+    }),
+  );
 }
 const rpsOf = (m: Measured) => m.rps;
 const cpuOf = (m: Measured) => m.cpuMs;
 
 export function table(cells: Cell[]): string {
-  const head = ['endpoint', 'setup', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'req/s each round', 'req/s vs (a)', 'p50 vs (a)', 'p99 vs (a)', 'CPU/req vs (a)'];
+  const head = [
+    'endpoint',
+    'setup',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'server CPU ms/req',
+    'req/s each round',
+    'req/s vs (a)',
+    'p50 vs (a)',
+    'p99 vs (a)',
+    'CPU/req vs (a)',
+  ];
   const rows = cells.map((c) => {
     const s = summarize(c);
     const baseCell = cells.find((b) => b.endpoint === c.endpoint && b.setup === 'a')!;
     const base = summarize(baseCell);
     return [
-      c.endpoint, c.setupName, fixed(s.rps, 0), fixed(s.p50), fixed(s.p99), fixed(s.cpuMs, 3),
+      c.endpoint,
+      c.setupName,
+      fixed(s.rps, 0),
+      fixed(s.p50),
+      fixed(s.p99),
+      fixed(s.cpuMs, 3),
       c.runs.map((r) => fixed(r.rps, 0)).join(' / '),
-      times(paired(c, baseCell, rpsOf)), x(s.p50, base.p50), x(s.p99, base.p99), times(paired(c, baseCell, cpuOf)),
+      times(paired(c, baseCell, rpsOf)),
+      x(s.p50, base.p50),
+      x(s.p99, base.p99),
+      times(paired(c, baseCell, cpuOf)),
     ];
   });
   return markdownTable(head, rows, 2);
@@ -72,7 +94,9 @@ export const ALLOWED: Record<Exclude<SetupKey, 'a'>, number> = { b: 0.05, c: 0.1
 
 /** The targets, judged on req/s (the median of the rounds' ratios); printed only, the exit code does not depend on them. */
 export function targets(cells: Cell[]): string[] {
-  const lines = ['targets (req/s against the baseline, the median of the rounds\' ratios; reported only, they do not change the exit code):'];
+  const lines = [
+    "targets (req/s against the baseline, the median of the rounds' ratios; reported only, they do not change the exit code):",
+  ];
   for (const endpoint of [...new Set(cells.map((c) => c.endpoint))]) {
     const baseCell = cells.find((c) => c.endpoint === endpoint && c.setup === 'a')!;
     for (const key of ['b', 'c'] as const) {
@@ -91,4 +115,5 @@ export function targets(cells: Cell[]): string[] {
 }
 
 /** Whether OTEL_TRACES_SAMPLER records every trace the bench starts (its default, parent-based always on, does). */
-export const everyTrace = (sampler: string | undefined): boolean => !sampler || sampler === 'always_on' || sampler === 'parentbased_always_on';
+export const everyTrace = (sampler: string | undefined): boolean =>
+  !sampler || sampler === 'always_on' || sampler === 'parentbased_always_on';

@@ -29,10 +29,17 @@ const PLATFORM_JS = join('dist', 'bin', 'platform.js');
 /** This environment without stores or telemetry settings of its own, so the three differ only where the bench says. */
 function commonEnv(port: number, dataDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...process.env, HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir, WORKERS: '1',
-    LOG_LEVEL: process.env.LOG_LEVEL || 'warn', PUBLIC_URL: '', SUBGRAPH_TOKEN_URL: '',
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PLATFORM_DATA_DIR: dataDir,
+    WORKERS: '1',
+    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+    PUBLIC_URL: '',
+    SUBGRAPH_TOKEN_URL: '',
   };
-  for (const name of Object.keys(env)) if (/^(OTEL_|METRICS_)/.test(name) || name === 'DATABASE_URL' || name === 'REDIS_URL') delete env[name];
+  for (const name of Object.keys(env))
+    if (/^(OTEL_|METRICS_)/.test(name) || name === 'DATABASE_URL' || name === 'REDIS_URL') delete env[name];
   return env;
 }
 
@@ -50,7 +57,10 @@ const TELEMETRY: Record<SetupKey, (p: SetupPorts) => { name: string; env: Record
   c: (p) => ({
     name: '(c) traces on',
     env: {
-      METRICS_PORT: '0', OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: p.sinkUrl, OTEL_BSP_SCHEDULE_DELAY: '1000',
+      METRICS_PORT: '0',
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: p.sinkUrl,
+      OTEL_BSP_SCHEDULE_DELAY: '1000',
       // The sampler and protocol are the operator's to try (their defaults: every trace, http/protobuf).
       ...(process.env.OTEL_TRACES_SAMPLER ? { OTEL_TRACES_SAMPLER: process.env.OTEL_TRACES_SAMPLER } : {}),
       ...(process.env.OTEL_TRACES_SAMPLER_ARG ? { OTEL_TRACES_SAMPLER_ARG: process.env.OTEL_TRACES_SAMPLER_ARG } : {}),
@@ -66,13 +76,25 @@ export async function startSetup(key: SetupKey, dir: string, ports: SetupPorts):
   mkdirSync(dataDir, { recursive: true });
   const { name, env } = TELEMETRY[key](ports);
   const logFile = join(home, 'platform.log');
-  const child = startChild(`platform ${name}`, [PLATFORM_JS, 'start'], { cwd: ROOT, env: { ...commonEnv(ports.port, dataDir), ...env }, logFile, prefix: ports.prefix });
+  const child = startChild(`platform ${name}`, [PLATFORM_JS, 'start'], {
+    cwd: ROOT,
+    env: { ...commonEnv(ports.port, dataDir), ...env },
+    logFile,
+    prefix: ports.prefix,
+  });
   const url = `http://127.0.0.1:${ports.port}`;
   await waitHealthy(`${url}/healthz`, child, 90_000);
   const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
   return {
-    key, name, child, url, boot, logFile,
-    settings: Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' '),
+    key,
+    name,
+    child,
+    url,
+    boot,
+    logFile,
+    settings: Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' '),
     ...(key === 'b' ? { metricsUrl: `http://127.0.0.1:${ports.metricsPort}/metrics` } : {}),
   };
 }

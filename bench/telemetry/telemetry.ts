@@ -50,7 +50,10 @@ async function targetFor(endpoint: Endpoint, s: Setup): Promise<Target> {
   if (endpoint === 'token issue (client credentials)') return { ...tokenTarget(s.url, s.boot), name: endpoint };
   const token = await issue(s.url, s.boot);
   return {
-    name: endpoint, method: 'POST', url: `${s.url}/graphql`, body: JSON.stringify({ query: ONE }),
+    name: endpoint,
+    method: 'POST',
+    url: `${s.url}/graphql`,
+    body: JSON.stringify({ query: ONE }),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     check: (j) => {
       const r = j as { data?: { realm?: { jwksUri?: unknown } }; errors?: unknown } | undefined;
@@ -64,7 +67,8 @@ async function targetFor(endpoint: Endpoint, s: Setup): Promise<Target> {
 function requestsCounted(exposition: string, route: string): number {
   let n = 0;
   for (const line of exposition.split('\n')) {
-    if (line.startsWith('platform_http_server_request_duration_seconds_count{') && line.includes(`route="${route}"`)) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('platform_http_server_request_duration_seconds_count{') && line.includes(`route="${route}"`))
+      n += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return n;
 }
@@ -74,14 +78,20 @@ async function checkMetrics(s: Setup, sent: Record<Endpoint, number>): Promise<{
   const res = await fetch(s.metricsUrl!, { signal: AbortSignal.timeout(10_000) });
   const text = await res.text();
   const bad: string[] = [];
-  if (res.status !== 200 || !/^text\/plain/.test(res.headers.get('content-type') ?? '')) bad.push(`(b) ${s.metricsUrl} answered ${res.status} ${res.headers.get('content-type')}`);
+  if (res.status !== 200 || !/^text\/plain/.test(res.headers.get('content-type') ?? ''))
+    bad.push(`(b) ${s.metricsUrl} answered ${res.status} ${res.headers.get('content-type')}`);
   const graphql = requestsCounted(text, '/graphql');
   const token = requestsCounted(text, TOKEN_ROUTE);
   // Every load request was answered or cut (499), and each is counted once: at least the measured ones.
-  if (graphql < sent['GraphQL one-subgraph query']) bad.push(`(b) /metrics counts ${graphql} requests on /graphql, the bench sent at least ${sent['GraphQL one-subgraph query']}`);
-  if (token < sent['token issue (client credentials)']) bad.push(`(b) /metrics counts ${token} requests on ${TOKEN_ROUTE}, the bench sent at least ${sent['token issue (client credentials)']}`);
+  if (graphql < sent['GraphQL one-subgraph query'])
+    bad.push(`(b) /metrics counts ${graphql} requests on /graphql, the bench sent at least ${sent['GraphQL one-subgraph query']}`);
+  if (token < sent['token issue (client credentials)'])
+    bad.push(
+      `(b) /metrics counts ${token} requests on ${TOKEN_ROUTE}, the bench sent at least ${sent['token issue (client credentials)']}`,
+    );
   const families = [...text.matchAll(/^# TYPE (platform_\w+) /gm)].map((m) => m[1]);
-  const line = `(b) ${s.metricsUrl}: ${res.status}, ${Math.round(text.length / 1024)} KiB; platform_http_server_request_duration_seconds_count: ` +
+  const line =
+    `(b) ${s.metricsUrl}: ${res.status}, ${Math.round(text.length / 1024)} KiB; platform_http_server_request_duration_seconds_count: ` +
     `/graphql ${graphql}, ${TOKEN_ROUTE} ${token} (measured requests sent: ${sent['GraphQL one-subgraph query']}, ${sent['token issue (client credentials)']}); ` +
     `platform_* families: ${families.join(', ') || 'none'}`;
   return { bad, line };
@@ -95,8 +105,14 @@ function checkSpans(c: SinkCounts, sent: Record<Endpoint, number>): { bad: strin
   if (c.requests === 0 || c.spans === 0) bad.push(`(c) the OTLP sink received ${c.requests} requests and ${c.spans} spans`);
   // Every request is traced unless the operator chose a sampler that records only some (then some must arrive).
   const least = (n: number) => (everyTrace(process.env.OTEL_TRACES_SAMPLER) ? n : 1);
-  if (server.graphql < least(sent['GraphQL one-subgraph query'])) bad.push(`(c) ${server.graphql} server spans '${GRAPHQL_SPAN}' reached the sink, the bench sent at least ${sent['GraphQL one-subgraph query']} requests`);
-  if (server.token < least(sent['token issue (client credentials)'])) bad.push(`(c) ${server.token} server spans 'POST ${TOKEN_ROUTE}' reached the sink, the bench sent at least ${sent['token issue (client credentials)']} requests`);
+  if (server.graphql < least(sent['GraphQL one-subgraph query']))
+    bad.push(
+      `(c) ${server.graphql} server spans '${GRAPHQL_SPAN}' reached the sink, the bench sent at least ${sent['GraphQL one-subgraph query']} requests`,
+    );
+  if (server.token < least(sent['token issue (client credentials)']))
+    bad.push(
+      `(c) ${server.token} server spans 'POST ${TOKEN_ROUTE}' reached the sink, the bench sent at least ${sent['token issue (client credentials)']} requests`,
+    );
   if (c.unreadable) bad.push(`(c) ${c.unreadable} OTLP requests the sink could not read`);
   const names = [...c.names].sort((p, q) => q[1] - p[1]);
   return {
@@ -104,7 +120,10 @@ function checkSpans(c: SinkCounts, sent: Record<Endpoint, number>): { bad: strin
     lines: [
       `(c) OTLP sink: ${c.requests} POST /v1/traces, ${(c.bytes / 2 ** 20).toFixed(1)} MiB, ${c.spans} spans, service.name ${[...c.services].join(', ') || 'none'}; ` +
         `server spans: ${GRAPHQL_SPAN} ${server.graphql}, POST ${TOKEN_ROUTE} ${server.token} (measured requests sent: ${sent['GraphQL one-subgraph query']}, ${sent['token issue (client credentials)']})`,
-      `(c) spans by name: ${names.slice(0, 15).map(([n, k]) => `${n || '(unnamed)'} ${k}`).join('; ')}${names.length > 15 ? `; ... ${names.length - 15} more names` : ''}`,
+      `(c) spans by name: ${names
+        .slice(0, 15)
+        .map(([n, k]) => `${n || '(unnamed)'} ${k}`)
+        .join('; ')}${names.length > 15 ? `; ... ${names.length - 15} more names` : ''}`,
     ],
   };
 }
@@ -122,7 +141,11 @@ async function main(): Promise<number> {
   const [portA, portB, portC, metricsPort] = (await freePorts(4)) as [number, number, number, number];
 
   const setups: Setup[] = [];
-  for (const [key, port] of [['a', portA], ['b', portB], ['c', portC]] as const) {
+  for (const [key, port] of [
+    ['a', portA],
+    ['b', portB],
+    ['c', portC],
+  ] as const) {
     log(`starting setup (${key}) ...\n`);
     const started = Date.now();
     setups.push(await startSetup(key, dir, { port, metricsPort, sinkUrl: sink.url, prefix: cores?.serverPrefix }));
@@ -130,11 +153,16 @@ async function main(): Promise<number> {
   }
   for (const s of setups) {
     const banner = readFileSync(s.logFile, 'utf8');
-    if ((s.key === 'b') !== banner.includes('Metrics:')) failures.push(`${s.name}: its start-up banner ${s.key === 'b' ? 'names no' : 'names a'} metrics address`);
+    if ((s.key === 'b') !== banner.includes('Metrics:'))
+      failures.push(`${s.name}: its start-up banner ${s.key === 'b' ? 'names no' : 'names a'} metrics address`);
   }
 
-  const cells: Cell[] = ENDPOINTS.flatMap((endpoint) => setups.map((s) => ({ endpoint, setup: s.key, setupName: s.name, runs: [] as Measured[] })));
-  const sent = Object.fromEntries(setups.map((s) => [s.key, { 'GraphQL one-subgraph query': 0, 'token issue (client credentials)': 0 }])) as Record<SetupKey, Record<Endpoint, number>>;
+  const cells: Cell[] = ENDPOINTS.flatMap((endpoint) =>
+    setups.map((s) => ({ endpoint, setup: s.key, setupName: s.name, runs: [] as Measured[] })),
+  );
+  const sent = Object.fromEntries(
+    setups.map((s) => [s.key, { 'GraphQL one-subgraph query': 0, 'token issue (client credentials)': 0 }]),
+  ) as Record<SetupKey, Record<Endpoint, number>>;
   const runOnce = async (endpoint: Endpoint, s: Setup): Promise<Measured> => {
     const t = await targetFor(endpoint, s);
     await verify(t);
@@ -153,7 +181,9 @@ async function main(): Promise<number> {
   const loads: string[] = [];
   for (let round = 0; round < rounds; round++) {
     const turn = [...order.slice(round % 3), ...order.slice(0, round % 3)];
-    const avg = loadavg().map((l) => l.toFixed(2)).join(' ');
+    const avg = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
     loads.push(avg);
     log(`round ${round + 1}/${rounds}, order ${turn.join(' ')}, load average ${avg} ...\n`);
     for (const endpoint of ENDPOINTS) {
@@ -167,7 +197,10 @@ async function main(): Promise<number> {
   }
 
   const checks: string[] = [];
-  const metrics = await checkMetrics(setups.find((s) => s.key === 'b')!, sent.b);
+  const metrics = await checkMetrics(
+    setups.find((s) => s.key === 'b')!,
+    sent.b,
+  );
   failures.push(...metrics.bad);
   checks.push(metrics.line);
   // The traced platform exports what it still holds when it stops; the others are stopped alike.
@@ -185,7 +218,7 @@ async function main(): Promise<number> {
     cores?.describe ?? 'cores: not split (BENCH_PIN=0, one core, or no taskset): the servers and the load generator share them',
     `load average at the start of each round: ${loads.join('; ')}`,
     `platform start, WORKERS=1, LOG_LEVEL=${process.env.LOG_LEVEL || 'warn'}, a fresh SQLite data dir each, all three running, one loaded at a time; ` +
-      'server CPU: the platform process\'s user + system time per response',
+      "server CPU: the platform process's user + system time per response",
     ...setups.map((s) => `  ${s.name}: ${s.settings}`),
     `GraphQL: \`${ONE}\` with a bearer token of the bootstrap client; token issue: POST ${TOKEN_ROUTE}?client_id&client_secret (RS256)`,
     '',

@@ -85,6 +85,9 @@ export async function floodOnce(url: string, realm: string, flood: Flood, valid:
   const answers = await all;
   const tally = new Map<number, number>();
   for (const a of answers) tally.set(a.status, (tally.get(a.status) ?? 0) + 1);
-  const text = [...tally].sort(([a], [b]) => a - b).map(([s, n]) => `${n}×${s}`).join(', ');
+  const text = [...tally]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${n}×${s}`)
+    .join(', ');
   return { name: flood.name, answers: text, floodMs, health: await health, ...calls };
 }

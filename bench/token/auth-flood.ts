@@ -32,7 +32,16 @@ async function main(): Promise<void> {
   });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, METRICS_PORT: '0', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: '', PLATFORM_DATA_DIR: join(dir, 'data'), TRUST_PROXY: 'loopback', LOG_LEVEL: process.env.LOG_LEVEL || 'warn' };
+  const env = {
+    ...process.env,
+    METRICS_PORT: '0',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: '',
+    PLATFORM_DATA_DIR: join(dir, 'data'),
+    TRUST_PROXY: 'loopback',
+    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+  };
   const server = startChild('platform', [PLATFORM_JS, 'start'], { env, cwd: ROOT, logFile: join(dir, 'platform.log') });
   await waitHealthy(`${url}/healthz`, server, 180_000);
   for (let i = 0; i < 600 && !existsSync(join(dir, 'data', 'bootstrap.json')); i++) await new Promise((r) => setTimeout(r, 100));
@@ -55,19 +64,36 @@ async function main(): Promise<void> {
     ['60 wrong passwords', (i) => ({ username: 'victim', password: `wrong-${i}` }), 'login'],
   ];
   for (const [k, [name, form, path]] of floods.entries()) {
-    rows.push(await floodOnce(url, realm, { name, form, path, from: `198.51.100.${k + 1}`, validFrom: `203.0.113.${k + 1}` }, valid, `login-${k + 1}`));
+    rows.push(
+      await floodOnce(
+        url,
+        realm,
+        { name, form, path, from: `198.51.100.${k + 1}`, validFrom: `203.0.113.${k + 1}` },
+        valid,
+        `login-${k + 1}`,
+      ),
+    );
   }
 
   const out = process.stdout;
-  out.write(`node ${process.version}, load average before start ${loadBefore}, WORKERS=${process.env.WORKERS ?? 'default'}, real scrypt N=2^17\n\n`);
-  out.write('| while | flood answers | flood took ms | /healthz p50 / p99 / max ms (probes) | valid client token ms | valid login ms |\n|---|---|---:|---|---:|---:|\n');
+  out.write(
+    `node ${process.version}, load average before start ${loadBefore}, WORKERS=${process.env.WORKERS ?? 'default'}, real scrypt N=2^17\n\n`,
+  );
+  out.write(
+    '| while | flood answers | flood took ms | /healthz p50 / p99 / max ms (probes) | valid client token ms | valid login ms |\n|---|---|---:|---|---:|---:|\n',
+  );
   for (const r of rows) {
-    out.write(`| ${r.name} | ${r.answers} | ${r.floodMs} | ${r.health.p50} / ${r.health.p99} / ${r.health.max} (${r.health.n}) | ${r.clientMs} | ${r.loginMs} |\n`);
+    out.write(
+      `| ${r.name} | ${r.answers} | ${r.floodMs} | ${r.health.p50} / ${r.health.p99} / ${r.health.max} (${r.health.n}) | ${r.clientMs} | ${r.loginMs} |\n`,
+    );
   }
   await stopAll();
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  process.stderr.write(`bench:auth-flood failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench:auth-flood failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

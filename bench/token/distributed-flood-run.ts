@@ -40,22 +40,33 @@ export interface WaveResult {
  * 15 sources x 4 wrong passwords at once (source `sourceOf(s)`, account `target(s, i)`); an honest
  * login from a fresh address 50 ms in, then every 1.5 s while the wave lasts (at most `maxHonest`).
  */
-export async function wave(url: string, realm: string, sourceOf: (s: number) => string, target: (s: number, i: number) => string,
-  tag: string, password: string, honest: () => { username: string; from: string }, maxHonest: number): Promise<WaveResult> {
+export async function wave(
+  url: string,
+  realm: string,
+  sourceOf: (s: number) => string,
+  target: (s: number, i: number) => string,
+  tag: string,
+  password: string,
+  honest: () => { username: string; from: string },
+  maxHonest: number,
+): Promise<WaveResult> {
   const t0 = performance.now();
   let over = false;
   const guesses = Array.from({ length: SOURCES * PER_SOURCE }, (_, i) =>
-    login(url, sourceOf(i % SOURCES), { realm, username: target(i % SOURCES, i), password: `wrong ${tag} ${i}` }));
+    login(url, sourceOf(i % SOURCES), { realm, username: target(i % SOURCES, i), password: `wrong ${tag} ${i}` }),
+  );
   const all = Promise.all(guesses).finally(() => (over = true));
   const honestMs: Promise<number>[] = [];
   for (let k = 0; k < maxHonest && (k === 0 || !over); k++) {
     await Promise.race([sleep(k === 0 ? 50 : 1500), all]);
     if (k > 0 && over) break;
     const h = honest();
-    honestMs.push(login(url, h.from, { realm, username: h.username, password }).then((r) => {
-      if (r.status !== 200) throw new Error(`an honest login answered ${r.status}`);
-      return r.ms;
-    }));
+    honestMs.push(
+      login(url, h.from, { realm, username: h.username, password }).then((r) => {
+        if (r.status !== 200) throw new Error(`an honest login answered ${r.status}`);
+        return r.ms;
+      }),
+    );
   }
   const answers = new Map<number, number>();
   for (const a of await all) answers.set(a.status, (answers.get(a.status) ?? 0) + 1);

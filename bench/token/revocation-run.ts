@@ -41,9 +41,19 @@ export async function startBuild(build: Build, dir: string, env: Record<string, 
     const logFile = join(dir, `${build.name}-${i}.log`);
     logs.push(logFile);
     const child = startChild(`${build.name}#${i}`, [platformJs, 'start'], {
-      cwd: build.root, logFile,
-      env: { ...inherited, METRICS_PORT: '0', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), PLATFORM_DATA_DIR: dataDir,
-        PUBLIC_URL: count > 1 ? `http://127.0.0.1:${publicPort}` : '', OTEL_TRACES_EXPORTER: 'none', ...env },
+      cwd: build.root,
+      logFile,
+      env: {
+        ...inherited,
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'warn',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        PLATFORM_DATA_DIR: dataDir,
+        PUBLIC_URL: count > 1 ? `http://127.0.0.1:${publicPort}` : '',
+        OTEL_TRACES_EXPORTER: 'none',
+        ...env,
+      },
     });
     children.push(child);
     await waitHealthy(`${url}/healthz`, child, 180_000);
@@ -60,9 +70,14 @@ export async function startBuild(build: Build, dir: string, env: Record<string, 
 }
 
 /** A fresh session of the demo client (or of `client`): its access token. */
-export async function clientToken(url: string, boot: Record<string, string>, client = { id: boot.client_id, secret: boot.client_secret }): Promise<string> {
+export async function clientToken(
+  url: string,
+  boot: Record<string, string>,
+  client = { id: boot.client_id, secret: boot.client_secret },
+): Promise<string> {
   const res = await fetch(`${url}/auth/api/v1/oauth/connect/token`, {
-    method: 'POST', body: new URLSearchParams({ realm: boot.realm, client_id: client.id, client_secret: client.secret }),
+    method: 'POST',
+    body: new URLSearchParams({ realm: boot.realm, client_id: client.id, client_secret: client.secret }),
   });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
@@ -87,22 +102,32 @@ async function accepted(conn: Client, token: string): Promise<boolean> {
  * the revocation's answer to the slowest connection's first refusal; undefined when a connection
  * still accepted it after `timeoutMs`.
  */
-export async function oneRevocation(issueUrl: string, revoking: Client, conns: Client[], boot: Record<string, string>, timeoutMs: number): Promise<number | undefined> {
+export async function oneRevocation(
+  issueUrl: string,
+  revoking: Client,
+  conns: Client[],
+  boot: Record<string, string>,
+  timeoutMs: number,
+): Promise<number | undefined> {
   const token = await clientToken(issueUrl, boot);
   for (const c of conns) if (!(await accepted(c, token))) throw new Error('a fresh token was refused');
   // At a random moment: one revocation after another would otherwise fall at the same point of the followers' polls.
   await new Promise((r) => setTimeout(r, Math.random() * 250));
   const res = await revoking.request({
-    path: '/auth/api/v1/oauth/connect/revoke', method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    path: '/auth/api/v1/oauth/connect/revoke',
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ realm: boot.realm, token }).toString(),
   });
   await res.body.dump();
   if (res.statusCode !== 200) throw new Error(`revoke: ${res.statusCode}`);
   const t0 = performance.now();
-  const firstRefusal = await Promise.all(conns.map(async (c) => {
-    while (performance.now() - t0 < timeoutMs) if (!(await accepted(c, token))) return performance.now() - t0;
-    return undefined;
-  }));
+  const firstRefusal = await Promise.all(
+    conns.map(async (c) => {
+      while (performance.now() - t0 < timeoutMs) if (!(await accepted(c, token))) return performance.now() - t0;
+      return undefined;
+    }),
+  );
   return firstRefusal.some((t) => t === undefined) ? undefined : Math.max(...(firstRefusal as number[]));
 }
 

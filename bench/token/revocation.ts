@@ -58,7 +58,9 @@ async function propagation(build: Build, dir: string, replicas: boolean): Promis
     const [a, b] = [p.urls[0], p.urls.at(-1)!];
     // Workers: revoked through a connection of one worker, asked on two of the other's; replicas:
     // revoked through A, asked on two connections to B.
-    const { revoking, others, unused } = replicas ? { revoking: pinned(a, 1)[0], others: pinned(b, 2), unused: [] } : await onTwoWorkers(a, p.logs[0]);
+    const { revoking, others, unused } = replicas
+      ? { revoking: pinned(a, 1)[0], others: pinned(b, 2), unused: [] }
+      : await onTwoWorkers(a, p.logs[0]);
     const ms: (number | undefined)[] = [];
     for (let i = 0; i < N; i++) {
       ms.push(await oneRevocation(a, revoking, others, p.boot, NEVER_MS));
@@ -77,14 +79,29 @@ async function propagation(build: Build, dir: string, replicas: boolean): Promis
   }
 }
 
-interface Target { name: string; url: string; token: string }
+interface Target {
+  name: string;
+  url: string;
+  token: string;
+}
 
 function autocannon(url: string, token: string, graphql: boolean): { rps: number; p50: number; p99: number } {
   const args = ['-c', '16', '-d', String(SECONDS), '-j', '-H', `authorization=Bearer ${token}`];
   const target = graphql
-    ? [...args, '-m', 'POST', '-H', 'content-type=application/json', '-b', JSON.stringify({ query: '{ viewer { username } }' }), `${url}/graphql`]
+    ? [
+        ...args,
+        '-m',
+        'POST',
+        '-H',
+        'content-type=application/json',
+        '-b',
+        JSON.stringify({ query: '{ viewer { username } }' }),
+        `${url}/graphql`,
+      ]
     : [...args, `${url}${probePath()}`];
-  const r = JSON.parse(execFileSync(join(ROOT, 'node_modules', '.bin', 'autocannon'), target, { encoding: 'utf8', maxBuffer: 16 << 20 })) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; '2xx': number };
+  const r = JSON.parse(
+    execFileSync(join(ROOT, 'node_modules', '.bin', 'autocannon'), target, { encoding: 'utf8', maxBuffer: 16 << 20 }),
+  ) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; '2xx': number };
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
 }
 
@@ -99,17 +116,31 @@ async function cost(dir: string): Promise<string[]> {
   const loaded = await startBuild({ ...last, name: `${last.name}-loaded` }, dir, { WORKERS: '1' });
   for (let i = 0; i < 1000; i++) {
     const t = await clientToken(loaded.urls[0], loaded.boot);
-    await fetch(`${loaded.urls[0]}/auth/api/v1/oauth/connect/revoke`, { method: 'POST', body: new URLSearchParams({ realm: loaded.boot.realm, token: t }) });
+    await fetch(`${loaded.urls[0]}/auth/api/v1/oauth/connect/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ realm: loaded.boot.realm, token: t }),
+    });
   }
   // A client of the same realm with a session, disabled: an entry that covers a whole client (each request then hashes).
-  const cli = (...args: string[]) => JSON.parse(execFileSync(process.execPath, [join(last.root, 'dist', 'bin', 'platform.js'), ...args],
-    { env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', PLATFORM_DATA_DIR: loaded.dataDirs[0], METRICS_PORT: '0' }, encoding: 'utf8' })) as Record<string, string>;
+  const cli = (...args: string[]) =>
+    JSON.parse(
+      execFileSync(process.execPath, [join(last.root, 'dist', 'bin', 'platform.js'), ...args], {
+        env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', PLATFORM_DATA_DIR: loaded.dataDirs[0], METRICS_PORT: '0' },
+        encoding: 'utf8',
+      }),
+    ) as Record<string, string>;
   const gone = cli('client', 'create', '--client-id', 'gone');
   await clientToken(loaded.urls[0], loaded.boot, { id: 'gone', secret: gone.client_secret });
   cli('client', 'disable', '--client-id', 'gone');
   const list = (await (await fetch(`${loaded.urls[0]}/auth/api/v1/revocations`)).json()) as { entries: { kind: string }[] };
   const kinds = list.entries.reduce<Record<string, number>>((m, e) => ({ ...m, [e.kind]: (m[e.kind] ?? 0) + 1 }), {});
-  targets.push({ name: `${last.name}, list loaded (${Object.entries(kinds).map(([k, v]) => `${v} ${k}`).join(', ')})`, url: loaded.urls[0], token: await clientToken(loaded.urls[0], loaded.boot) });
+  targets.push({
+    name: `${last.name}, list loaded (${Object.entries(kinds)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')})`,
+    url: loaded.urls[0],
+    token: await clientToken(loaded.urls[0], loaded.boot),
+  });
   const rows: string[] = [];
   for (const graphql of [false, true]) {
     const got = new Map<string, { rps: number[]; p99: number[] }>();
@@ -122,7 +153,10 @@ async function cost(dir: string): Promise<string[]> {
         got.set(t.name, g);
       }
     }
-    for (const [name, g] of got) rows.push(`| ${graphql ? 'GraphQL viewer' : 'REST, unknown object (404)'} | ${name} | ${g.rps.map((x) => x.toFixed(0)).join(' / ')} | ${g.p99.join(' / ')} |`);
+    for (const [name, g] of got)
+      rows.push(
+        `| ${graphql ? 'GraphQL viewer' : 'REST, unknown object (404)'} | ${name} | ${g.rps.map((x) => x.toFixed(0)).join(' / ')} | ${g.p99.join(' / ')} |`,
+      );
   }
   await stopAll();
   return rows;
@@ -136,7 +170,7 @@ async function main(): Promise<void> {
   });
   out(`bench:revocation  builds: ${builds.map((b) => `${b.name}=${b.root}`).join(', ')}  load before: ${loadAverage()}`);
   if (PHASES.has('propagation')) {
-    out('\nrevoked -> refused by the other processes (ms from the revocation\'s answer to the slowest connection\'s first refusal):');
+    out("\nrevoked -> refused by the other processes (ms from the revocation's answer to the slowest connection's first refusal):");
     for (const build of builds) out(`  ${build.name}, platform start WORKERS=2 (SQLite): ${await propagation(build, dir, false)}`);
     if (process.env.DATABASE_URL && process.env.REDIS_URL) {
       for (const build of builds) out(`  ${build.name}, two replicas (PostgreSQL): ${await propagation(build, dir, true)}`);
@@ -155,7 +189,10 @@ async function main(): Promise<void> {
   out(`\nload after: ${loadAverage()}`);
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

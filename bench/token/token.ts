@@ -89,7 +89,11 @@ async function main(): Promise<number> {
   const key: { cold?: Measured; warm?: Measured; peer?: Measured } = {}; // what the targets compare
   const started: Child[] = [];
   try {
-    const baseline = startChild('baseline', [BASELINE_JS], { cwd: ROOT, env: { ...env, PORT: String(baselinePort) }, logFile: join(dir, 'baseline.log') });
+    const baseline = startChild('baseline', [BASELINE_JS], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(baselinePort) },
+      logFile: join(dir, 'baseline.log'),
+    });
     started.push(baseline);
     await waitHealthy(`${baselineUrl}/`, baseline);
     await measure(baselineTarget(baselineUrl), baseline);

@@ -28,8 +28,13 @@ function passagesOf(context: string, citations: Citation[]): AnswerSource[] {
     const next = starts.slice(k + 1).find((s) => s >= 0);
     const text = from < 0 ? '' : context.slice(from, next === undefined ? undefined : next - 2);
     return {
-      citation: c.citation, objectId: c.object_id, title: c.title, fileName: c.file_name,
-      category: c.source_category === 'InputFile' ? 'InputFile' : 'search', score: c.score, text,
+      citation: c.citation,
+      objectId: c.object_id,
+      title: c.title,
+      fileName: c.file_name,
+      category: c.source_category === 'InputFile' ? 'InputFile' : 'search',
+      score: c.score,
+      text,
     };
   });
 }
@@ -49,7 +54,10 @@ export function chatClient(opts: HttpClientOptions): ChatService {
     getSources: (q, ctx) => http.request<SourcesResult>('POST', `${P}/get_sources`, { json: sourcesBody(q, ctx.caller), ...callOf(ctx) }),
     async streamAnswer(q, ctx): Promise<AnswerStream> {
       const stream = http.stream<AnswerChunk>('POST', `${P}/stream_generate_answer`, { json: answerBody(q, ctx.caller), ...callOf(ctx) });
-      const sources = http.request<SourcesResult>('POST', `${P}/get_sources`, { json: sourcesBody(groundsOf(q), ctx.caller), ...callOf(ctx) });
+      const sources = http.request<SourcesResult>('POST', `${P}/get_sources`, {
+        json: sourcesBody(groundsOf(q), ctx.caller),
+        ...callOf(ctx),
+      });
       sources.catch(() => undefined); // awaited below, or dropped when the stream is refused first
       // The first chunk comes once everything that can refuse the call has accepted it.
       const first = await stream.next();

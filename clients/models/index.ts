@@ -37,11 +37,16 @@ interface ModelWire {
 
 /** What the listing says of a model; of its upstream, only the provider (the rest is the gateway's secret). */
 const modelOf = (m: ModelWire): CatalogModel => ({
-  id: m.id, group: m.group, kind: m.kind, upstream: { provider: m.owned_by as CatalogModel['upstream']['provider'] },
-  contextLength: m.context_length, ...(m.dimensions !== null && { dimensions: m.dimensions }),
+  id: m.id,
+  group: m.group,
+  kind: m.kind,
+  upstream: { provider: m.owned_by as CatalogModel['upstream']['provider'] },
+  contextLength: m.context_length,
+  ...(m.dimensions !== null && { dimensions: m.dimensions }),
   ...(m.max_output_tokens !== null && { maxOutputTokens: m.max_output_tokens }),
   price: { inputPerMillion: m.price.input_per_million_tokens, outputPerMillion: m.price.output_per_million_tokens },
-  status: m.status, inputKinds: m.input_kinds,
+  status: m.status,
+  inputKinds: m.input_kinds,
 });
 
 const isActive = (m: CatalogModel) => m.status.toLowerCase() === 'active';
@@ -56,10 +61,15 @@ const isActive = (m: CatalogModel) => m.status.toLowerCase() === 'active';
  */
 export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCaller> {
   const http = httpClient({ timeoutMs: 300_000, retries: 0, ...opts });
-  const as = ({ caller, requestId, signal }: Ctx<RemoteKeyCaller>): RequestOptions => ({ headers: { 'api-key': caller.header }, requestId, signal });
+  const as = ({ caller, requestId, signal }: Ctx<RemoteKeyCaller>): RequestOptions => ({
+    headers: { 'api-key': caller.header },
+    requestId,
+    signal,
+  });
   const deployment = (model: CatalogModel, what: string) => `${PREFIX}/azure/openai/deployments/${encodeURIComponent(model.id)}/${what}`;
   const azure = { 'api-version': API_VERSION };
-  const list = async (ctx: Ctx<RemoteKeyCaller>) => (await http.request<{ data: ModelWire[] }>('GET', `${PREFIX}/models`, as(ctx))).data.map(modelOf);
+  const list = async (ctx: Ctx<RemoteKeyCaller>) =>
+    (await http.request<{ data: ModelWire[] }>('GET', `${PREFIX}/models`, as(ctx))).data.map(modelOf);
 
   return {
     listModels: (_input, ctx) => list(ctx),
@@ -86,7 +96,8 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       let cache: CacheOutcome = 'MISS';
       let guard = 'n/a';
       const o: RequestOptions = {
-        ...as(ctx), query: azure,
+        ...as(ctx),
+        query: azure,
         json: chatBody({ ...request, model: model.id }, 'the model gateway', { maxTokensField: 'max_tokens' }),
         onHeaders: (h) => {
           cache = (h.get('x-cache') as CacheOutcome | null) ?? 'MISS';
@@ -105,9 +116,15 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
     async embed(input, ctx) {
       const { model } = input;
       const { inputs, dimensions } = await fieldsOf(input);
-      const r = await http.request<{ data: { embedding: number[] }[]; usage: { prompt_tokens: number } }>('POST', deployment(model, 'embeddings'), {
-        ...as(ctx), query: azure, json: { input: inputs, ...(dimensions !== undefined && { dimensions }) },
-      });
+      const r = await http.request<{ data: { embedding: number[] }[]; usage: { prompt_tokens: number } }>(
+        'POST',
+        deployment(model, 'embeddings'),
+        {
+          ...as(ctx),
+          query: azure,
+          json: { input: inputs, ...(dimensions !== undefined && { dimensions }) },
+        },
+      );
       return { vectors: r.data.map((d) => Float32Array.from(d.embedding)), promptTokens: r.usage.prompt_tokens };
     },
     async generateImage(input, ctx) {
@@ -115,7 +132,9 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       const { prompt, size, quality, style } = await fieldsOf(input);
       // As a data URL, which also says the picture's type.
       const r = await http.request<{ data: { url: string; revised_prompt?: string }[] }>('POST', deployment(model, 'images/generations'), {
-        ...as(ctx), query: azure, json: { prompt, n: 1, size, quality, style, response_format: 'url' },
+        ...as(ctx),
+        query: azure,
+        json: { prompt, n: 1, size, quality, style, response_format: 'url' },
       });
       const { url, revised_prompt: revisedPrompt } = r.data[0];
       const [, mimeType = 'application/octet-stream', b64 = ''] = /^data:([^;,]+);base64,(.*)$/s.exec(url) ?? [];
@@ -131,10 +150,14 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       if (language !== undefined) form.append('language', language);
       if (prompt !== undefined) form.append('prompt', prompt);
       const r = await http.request<{ text: string; language: string | null; duration: number | null; segments: Transcript['segments'] }>(
-        'POST', deployment(model, 'audio/transcriptions'), { ...as(ctx), query: azure, multipart: form },
+        'POST',
+        deployment(model, 'audio/transcriptions'),
+        { ...as(ctx), query: azure, multipart: form },
       );
       return {
-        text: r.text, ...(r.language !== null && { language: r.language }), ...(r.duration !== null && { duration: r.duration }),
+        text: r.text,
+        ...(r.language !== null && { language: r.language }),
+        ...(r.duration !== null && { duration: r.duration }),
         ...(r.segments?.length ? { segments: r.segments } : {}),
       };
     },
@@ -143,13 +166,15 @@ export function modelsClient(opts: HttpClientOptions): ModelsService<RemoteKeyCa
       const { messages, tools } = await fieldsOf(input);
       // Through the gateway's Anthropic door (`/v1/messages/count_tokens`), which counts with the same tokenizer.
       const r = await http.request<{ input_tokens: number }>('POST', `${PREFIX}/anthropic/v1/messages/count_tokens`, {
-        ...as(ctx), json: anthropicCountBody(model.id, messages, tools),
+        ...as(ctx),
+        json: anthropicCountBody(model.id, messages, tools),
       });
       return { tokens: r.input_tokens };
     },
     async usage({ from, to }, ctx) {
       const r = await http.request<{ totals: UsageTotals; by_model: (UsageTotals & { model: string })[] }>('GET', `${PREFIX}/usage`, {
-        ...as(ctx), query: { from: from.toISOString(), to: to.toISOString() },
+        ...as(ctx),
+        query: { from: from.toISOString(), to: to.toISOString() },
       });
       return { totals: r.totals, byModel: r.by_model };
     },

@@ -1,13 +1,30 @@
 import {
-  BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, PlatformError, RateLimited, Unauthenticated,
-  UnsupportedMediaType, UpstreamFailed, UpstreamTimeout, ValidationFailed, type ValidationIssue,
+  BadRequest,
+  Conflict,
+  Forbidden,
+  NotFound,
+  PayloadTooLarge,
+  PlatformError,
+  RateLimited,
+  Unauthenticated,
+  UnsupportedMediaType,
+  UpstreamFailed,
+  UpstreamTimeout,
+  ValidationFailed,
+  type ValidationIssue,
 } from '../../core/shared/errors';
 
 /** A service's error answers turned back into the platform's errors: a remote service throws what the in-process one would. */
 type ErrorClass = new (message: string, options: { code?: string }) => PlatformError;
 const BY_STATUS: Record<number, ErrorClass> = {
-  400: BadRequest, 401: Unauthenticated, 403: Forbidden, 404: NotFound, 409: Conflict, 413: PayloadTooLarge,
-  415: UnsupportedMediaType, 504: UpstreamTimeout,
+  400: BadRequest,
+  401: Unauthenticated,
+  403: Forbidden,
+  404: NotFound,
+  409: Conflict,
+  413: PayloadTooLarge,
+  415: UnsupportedMediaType,
+  504: UpstreamTimeout,
 };
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 

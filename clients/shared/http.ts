@@ -38,8 +38,12 @@ export interface CallOptions {
 }
 
 /** The parts of a service call's context that cross the hop: the caller's token, request id, cancellation, trace. */
-export const callOptions = (ctx?: CallMeta & { caller?: { bearer: string } }): CallOptions =>
-  ({ bearer: ctx?.caller?.bearer, requestId: ctx?.requestId, signal: ctx?.signal, trace: ctx?.trace });
+export const callOptions = (ctx?: CallMeta & { caller?: { bearer: string } }): CallOptions => ({
+  bearer: ctx?.caller?.bearer,
+  requestId: ctx?.requestId,
+  signal: ctx?.signal,
+  trace: ctx?.trace,
+});
 
 export { errorFromResponse };
 /** One parsed object of a streamed answer; `event` is the SSE event name, `message` when none (and for NDJSON). */
@@ -136,7 +140,11 @@ export function httpClient(opts: HttpClientOptions): HttpClient {
     if (o.bearer) headers.authorization = `Bearer ${o.bearer}`;
     if (o.requestId) headers['x-request-id'] = o.requestId;
     const who = base + path;
-    const res = await transport.send({ url: base + withQuery(path, o.query), method, headers, body, signal: o.signal, trace: o.trace }, policy, who);
+    const res = await transport.send(
+      { url: base + withQuery(path, o.query), method, headers, body, signal: o.signal, trace: o.trace },
+      policy,
+      who,
+    );
     if (res.status < 200 || res.status >= 300) throw await refusal(res, who, o.signal);
     o.onHeaders?.(headerReader(res.headers));
     return res;

@@ -1,6 +1,14 @@
 import type { JSONWebKeySet } from 'jose';
 import type { Ctx } from '../../core/shared/context';
-import type { ClientIntrospection, Introspection, RealmInfo, RevocationsPage, TokenResponse, TokenService, UserInfo } from '../../core/token/service';
+import type {
+  ClientIntrospection,
+  Introspection,
+  RealmInfo,
+  RevocationsPage,
+  TokenResponse,
+  TokenService,
+  UserInfo,
+} from '../../core/token/service';
 import { callOptions, httpClient, type HttpClientOptions } from '../shared/http';
 
 type Params = Record<string, string | undefined>;
@@ -15,7 +23,6 @@ interface RealmWire {
   refresh_token_lifespan: number;
   audiences?: string[];
 }
-
 
 /**
  * The token service over its documented REST paths, for subgraphs and services in front of a
@@ -37,17 +44,27 @@ export function tokenClient(opts: HttpClientOptions): TokenService {
     introspectForClient: ({ realm, ...req }, ctx) =>
       request<ClientIntrospection>('POST', `${realmPath(realm)}/protocol/openid-connect/token/introspect`, form(req, ctx)),
     revoke: async (req, ctx) => void (await request('POST', `${p}/oauth/connect/revoke`, form(req, ctx))),
-    revocations: ({ feed, after }, ctx) => request<RevocationsPage>('GET', `${p}/revocations`, {
-      ...callOptions(ctx), query: { feed, after: after === undefined ? undefined : String(after) },
-    }),
-    userinfo: ({ realm, authorization }, ctx) => request<UserInfo>('GET', `${realmPath(realm)}/protocol/openid-connect/userinfo`, {
-      ...callOptions(ctx), headers: authorization ? { authorization } : undefined,
-    }),
+    revocations: ({ feed, after }, ctx) =>
+      request<RevocationsPage>('GET', `${p}/revocations`, {
+        ...callOptions(ctx),
+        query: { feed, after: after === undefined ? undefined : String(after) },
+      }),
+    userinfo: ({ realm, authorization }, ctx) =>
+      request<UserInfo>('GET', `${realmPath(realm)}/protocol/openid-connect/userinfo`, {
+        ...callOptions(ctx),
+        headers: authorization ? { authorization } : undefined,
+      }),
     realm: async (req, ctx) => {
       const r = await request<RealmWire>('GET', realmPath(req?.realm), callOptions(ctx));
       return {
-        id: r.realm, name: r.name, enabled: r.enabled, issuer: r.issuer, jwksUri: r.jwks_uri,
-        accessTokenLifespan: r.access_token_lifespan, refreshTokenLifespan: r.refresh_token_lifespan, audiences: r.audiences ?? [],
+        id: r.realm,
+        name: r.name,
+        enabled: r.enabled,
+        issuer: r.issuer,
+        jwksUri: r.jwks_uri,
+        accessTokenLifespan: r.access_token_lifespan,
+        refreshTokenLifespan: r.refresh_token_lifespan,
+        audiences: r.audiences ?? [],
       } satisfies RealmInfo;
     },
     jwks: (req, ctx) => request<JSONWebKeySet>('GET', `${realmPath(req.realm)}/protocol/openid-connect/certs`, callOptions(ctx)),

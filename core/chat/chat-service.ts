@@ -41,16 +41,28 @@ interface Prepared {
 
 /** The model's tool calls as the answer carries them (none: no field). */
 const toolCallsOf = (calls: ToolCall[] | undefined): { tool_calls?: AnswerToolCall[] } =>
-  (calls?.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {});
+  calls?.length
+    ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+    : {};
 
 export function createChatService(d: ChatDeps): ChatService {
   const modelOf = (choice: ModelChoice) => choice.id ?? d.defaultModel;
   const answered = answerMetrics(d.metrics);
 
   /** The standalone question, from the model, within its own time limit. */
-  async function rewrite(model: ModelHandle, apiKey: string | undefined, messages: Parameters<AnswerModels['chat']>[1]['messages'], fallback: string, call: Ctx) {
+  async function rewrite(
+    model: ModelHandle,
+    apiKey: string | undefined,
+    messages: Parameters<AnswerModels['chat']>[1]['messages'],
+    fallback: string,
+    call: Ctx,
+  ) {
     const text = await limited('rewriting the question', d.limits.rewriteMs, call.signal, async (signal) => {
-      const s = await d.models.chat(model, { apiKey, messages, temperature: 0, maxTokens: 128, stream: false, route: 'chat.rewrite' }, { ...call, signal });
+      const s = await d.models.chat(
+        model,
+        { apiKey, messages, temperature: 0, maxTokens: 128, stream: false, route: 'chat.rewrite' },
+        { ...call, signal },
+      );
       let out = '';
       for await (const piece of s.pieces) out += piece;
       return out;
@@ -58,8 +70,12 @@ export function createChatService(d: ChatDeps): ChatService {
     return cleanRewrite(text, fallback);
   }
 
-  async function searchTextOf(input: { question: string; continuing: boolean; history: HistoryTurn[]; given?: string; prevContext?: string },
-    model: ModelHandle | undefined, apiKey: string | undefined, call: Ctx): Promise<string> {
+  async function searchTextOf(
+    input: { question: string; continuing: boolean; history: HistoryTurn[]; given?: string; prevContext?: string },
+    model: ModelHandle | undefined,
+    apiKey: string | undefined,
+    call: Ctx,
+  ): Promise<string> {
     const plan = planSearchText({ ...input, query: input.question, canRewrite: model !== undefined });
     return plan.kind === 'rewrite' ? rewrite(model!, apiKey, plan.messages, plan.fallback, call) : plan.text;
   }
@@ -73,22 +89,53 @@ export function createChatService(d: ChatDeps): ChatService {
     // Key and model first: a bad key or an unknown model is refused before any search work.
     const model = await d.models.open(apiKey, modelOf(q.model), call);
     const prevContext = continuing ? q.prevContext : undefined;
-    const searchText = await searchTextOf({ question, continuing, history: q.history, given: q.searchText, prevContext }, model, apiKey, call);
+    const searchText = await searchTextOf(
+      { question, continuing, history: q.history, given: q.searchText, prevContext },
+      model,
+      apiKey,
+      call,
+    );
     const found = await retrieve(d.retrieval, d.limits, { searchText, files: q.files }, { ...call, caller });
     const room = Math.min(q.model.maxTokens ?? model.maxOutputTokens ?? 1024, Math.floor(model.contextLength / 2));
     // The gateway counts the tools' definitions with the prompt (prompt-texts.ts): the messages get what they leave.
-    const toolTokens = q.tools?.length ? await (d.tokens ?? inlinePromptTokens).count(promptTexts([], q.tools), model.contextLength, call.signal) : 0;
+    const toolTokens = q.tools?.length
+      ? await (d.tokens ?? inlinePromptTokens).count(promptTexts([], q.tools), model.contextLength, call.signal)
+      : 0;
     if (toolTokens && toolTokens >= model.contextLength - room) {
-      throw new BadRequest(`The tools' definitions take ${toolTokens >= model.contextLength ? 'more than ' : ''}${Math.min(toolTokens, model.contextLength)} tokens, `
-        + `over the ${model.contextLength - room} the model reads besides its answer.`, { code: 'context_length_exceeded' });
+      throw new BadRequest(
+        `The tools' definitions take ${toolTokens >= model.contextLength ? 'more than ' : ''}${Math.min(toolTokens, model.contextLength)} tokens, ` +
+          `over the ${model.contextLength - room} the model reads besides its answer.`,
+        { code: 'context_length_exceeded' },
+      );
     }
-    const { messages, sources } = await buildPrompt({
-      instructions: q.instructions, examples: q.examples, history: q.history, prevContext, question, files: found.files, search: found.search,
-    }, numberSources(found.files, found.search), model.contextLength - room - toolTokens, d.tokens, call.signal);
-    const answer = await d.models.chat(model, {
-      apiKey, messages, temperature: q.model.temperature, maxTokens: q.model.maxTokens, stream, route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
-      ...(q.tools?.length && { tools: q.tools }),
-    }, call);
+    const { messages, sources } = await buildPrompt(
+      {
+        instructions: q.instructions,
+        examples: q.examples,
+        history: q.history,
+        prevContext,
+        question,
+        files: found.files,
+        search: found.search,
+      },
+      numberSources(found.files, found.search),
+      model.contextLength - room - toolTokens,
+      d.tokens,
+      call.signal,
+    );
+    const answer = await d.models.chat(
+      model,
+      {
+        apiKey,
+        messages,
+        temperature: q.model.temperature,
+        maxTokens: q.model.maxTokens,
+        stream,
+        route: stream ? 'chat.stream_generate_answer' : 'chat.generate_answer',
+        ...(q.tools?.length && { tools: q.tools }),
+      },
+      call,
+    );
     return { caller, model, searchText, sources, answer };
   }
 
@@ -96,9 +143,18 @@ export function createChatService(d: ChatDeps): ChatService {
    * The answer's chunks; the answer's span and metrics end with them (the last chunk read, a
    * failure midway: `error`, or the caller leaving: not an error of ours, the span says `cancelled`).
    */
-  async function* chunks(p: Prepared, ctx: Ctx<ChatCaller>, opened: { span: Span; trace: Trace }, start: bigint): AsyncGenerator<AnswerChunk> {
+  async function* chunks(
+    p: Prepared,
+    ctx: Ctx<ChatCaller>,
+    opened: { span: Span; trace: Trace },
+    start: bigint,
+  ): AsyncGenerator<AnswerChunk> {
     const { span, trace } = opened;
-    const chunk = (response: string, finish: AnswerChunk['finish_reason']): AnswerChunk => ({ generated_search_text: p.searchText, response, finish_reason: finish });
+    const chunk = (response: string, finish: AnswerChunk['finish_reason']): AnswerChunk => ({
+      generated_search_text: p.searchText,
+      response,
+      finish_reason: finish,
+    });
     let finish: AnswerChunk['finish_reason'];
     let calls: ToolCall[] | undefined;
     let ended = false;
@@ -110,7 +166,10 @@ export function createChatService(d: ChatDeps): ChatService {
       } catch (err) {
         // The caller left (the model call was aborted for it): nobody reads on, nothing failed.
         if (leftBy(err, ctx.signal)) return;
-        d.log?.warn({ err: (err as Error).message, requestId: ctx.requestId, model: p.model.id, ...traceFields(trace) }, 'chat: the model failed midway; the stream ends with finish_reason error');
+        d.log?.warn(
+          { err: (err as Error).message, requestId: ctx.requestId, model: p.model.id, ...traceFields(trace) },
+          'chat: the model failed midway; the stream ends with finish_reason error',
+        );
         failed(span, err);
         finish = 'error';
       }
@@ -170,7 +229,13 @@ export function createChatService(d: ChatDeps): ChatService {
       const model = apiKey !== undefined ? await d.models.open(apiKey, modelOf(q.model), call) : undefined;
       const searchText = await searchTextOf({ question, continuing, history: q.history, prevContext: q.prevContext }, model, apiKey, call);
       const found = await retrieve(d.retrieval, d.limits, { searchText, files: q.files }, { ...call, caller });
-      return sourcesResult({ question: q, asked: question, searchText, sources: numberSources(found.files, found.search), model: modelOf(q.model) });
+      return sourcesResult({
+        question: q,
+        asked: question,
+        searchText,
+        sources: numberSources(found.files, found.search),
+        model: modelOf(q.model),
+      });
     },
   };
 }

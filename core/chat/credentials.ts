@@ -31,7 +31,8 @@ export const chatCredentials: Credentials<ChatCaller> = {
     const body = presented.body as CredentialFields | undefined;
     if (!body) return { user: await bearerCaller(presented, tools), modelKey: presented.header('api-key') };
     const token = body.request?.user_cred?.token;
-    if (!token?.trim()) throw new Unauthenticated('request.user_cred.token is missing: the user\'s access token is required', { code: 'missing_token' });
+    if (!token?.trim())
+      throw new Unauthenticated("request.user_cred.token is missing: the user's access token is required", { code: 'missing_token' });
     return { user: await tools.verifier.verify(token, { audience: tools.audience }), modelKey: body.api_key ?? undefined };
   },
 };

@@ -51,7 +51,10 @@ export const FileRef = z.object({ file_name: rules.fileName(), source_category: 
 export const Kvp = z.looseObject({
   files: z.array(FileRef).max(MAX_FILES).nullish(),
   /** Few-shot examples: `{user_query, response}` pairs. */
-  examples: z.array(z.object({ user_query: text(MAX_QUERY_CHARS), response: text(MAX_QUERY_CHARS) })).max(20).nullish(),
+  examples: z
+    .array(z.object({ user_query: text(MAX_QUERY_CHARS), response: text(MAX_QUERY_CHARS) }))
+    .max(20)
+    .nullish(),
 });
 
 export const GenerateAnswerRequest = z.object({
@@ -101,11 +104,15 @@ export type GenerateAnswerBody = z.output<typeof GenerateAnswerBody>;
 /** Body of `get_sources`; `api_key` and `model_info` (extensions) let a follow-up be rewritten by the model. */
 export const GetSourcesBody = z.object({
   request: GenerateAnswerRequest,
-  bot_details: z.looseObject({
-    llm_data: z.looseObject({ context: optionalText(MAX_CONTEXT_CHARS), upload_files: z.array(z.unknown()).max(MAX_FILES).nullish() }).nullish(),
-    system_instruction_cache_key: z.string().max(500).nullish(),
-    num_new_uploads: z.int().min(0).nullish(),
-  }).nullish(),
+  bot_details: z
+    .looseObject({
+      llm_data: z
+        .looseObject({ context: optionalText(MAX_CONTEXT_CHARS), upload_files: z.array(z.unknown()).max(MAX_FILES).nullish() })
+        .nullish(),
+      system_instruction_cache_key: z.string().max(500).nullish(),
+      num_new_uploads: z.int().min(0).nullish(),
+    })
+    .nullish(),
   chat_hist: z.array(Turn).max(MAX_TURNS).nullish(),
   model_info: ModelInfo.nullish(),
   api_key: z.string().max(4096).nullish(),

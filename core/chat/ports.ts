@@ -25,7 +25,17 @@ export interface AnswerModels {
   /** Checks the key and the model: 401/403 for the key, 404 for an unknown model. */
   open(apiKey: string | undefined, modelId: string, ctx: Ctx): Promise<ModelHandle>;
   /** Starts the model's answer; resolves when the gateway accepted it (refusals and upstream failures throw). */
-  chat(model: ModelHandle, req: {
-    apiKey: string | undefined; messages: ChatMessage[]; temperature?: number; maxTokens?: number; stream: boolean; route: string; tools?: ToolDefinition[];
-  }, ctx: Ctx): Promise<ChatStream>;
+  chat(
+    model: ModelHandle,
+    req: {
+      apiKey: string | undefined;
+      messages: ChatMessage[];
+      temperature?: number;
+      maxTokens?: number;
+      stream: boolean;
+      route: string;
+      tools?: ToolDefinition[];
+    },
+    ctx: Ctx,
+  ): Promise<ChatStream>;
 }

@@ -23,7 +23,12 @@ export interface Retrieved {
 }
 
 /** Runs `task` with its own deadline and the caller's signal; the deadline aborts it and fails as a 504 naming it. */
-export async function limited<T>(what: string, ms: number, parent: AbortSignal | undefined, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function limited<T>(
+  what: string,
+  ms: number,
+  parent: AbortSignal | undefined,
+  task: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const own = new AbortController();
   const signal = parent ? AbortSignal.any([parent, own.signal]) : own.signal;
   let timer: NodeJS.Timeout | undefined;
@@ -53,15 +58,25 @@ export async function limited<T>(what: string, ms: number, parent: AbortSignal |
  * aborts the other. Both act as the user.
  */
 export async function retrieve(
-  retrieval: Retrieval, limits: RetrievalLimits,
-  req: { searchText: string; files: readonly string[] }, call: Ctx<Caller>,
+  retrieval: Retrieval,
+  limits: RetrievalLimits,
+  req: { searchText: string; files: readonly string[] },
+  call: Ctx<Caller>,
 ): Promise<Retrieved> {
   const both = new AbortController();
   const signal = call.signal ? AbortSignal.any([call.signal, both.signal]) : both.signal;
   const search = limited('the semantic search', limits.searchMs, signal, (s) =>
-    retrieval.passages({ query: searchTextOf(req.searchText), limit: limits.sources }, { ...call, signal: s }));
-  const files = req.files.length === 0 ? Promise.resolve([]) : limited('the uploaded files\' text extraction', limits.extractMs, signal, (s) =>
-    retrieval.passages({ query: searchTextOf(req.searchText), limit: limits.filePassages, fileNames: [...req.files] }, { ...call, signal: s }));
+    retrieval.passages({ query: searchTextOf(req.searchText), limit: limits.sources }, { ...call, signal: s }),
+  );
+  const files =
+    req.files.length === 0
+      ? Promise.resolve([])
+      : limited("the uploaded files' text extraction", limits.extractMs, signal, (s) =>
+          retrieval.passages(
+            { query: searchTextOf(req.searchText), limit: limits.filePassages, fileNames: [...req.files] },
+            { ...call, signal: s },
+          ),
+        );
   try {
     const [found, extracted] = await Promise.all([search, files]);
     return { search: found, files: extracted };

@@ -9,7 +9,13 @@ const joined = (list: AnswerSource[]) => list.map(block).join('\n\n');
  * two results of the concurrent run (`search_text_result`, `extracted_text_result`) and `llm_data`
  * the caller's, its `context` the cited passages and its `upload_files` the files read.
  */
-export function sourcesResult(r: { question: SourcesQuestion; asked: string; searchText: string; sources: AnswerSource[]; model: string }): SourcesResult {
+export function sourcesResult(r: {
+  question: SourcesQuestion;
+  asked: string;
+  searchText: string;
+  sources: AnswerSource[];
+  model: string;
+}): SourcesResult {
   const q = r.question;
   const search = r.sources.filter((s) => s.category === 'search');
   const extracted = r.sources.filter((s) => s.category === 'InputFile');
@@ -26,7 +32,12 @@ export function sourcesResult(r: { question: SourcesQuestion; asked: string; sea
       history_prompt: q.history,
       num_new_uploads: q.numNewUploads ?? q.files.length,
       citations: r.sources.map((s) => ({
-        citation: s.citation, object_id: s.objectId, title: s.title, file_name: s.fileName, source_category: s.category, score: s.score,
+        citation: s.citation,
+        object_id: s.objectId,
+        title: s.title,
+        file_name: s.fileName,
+        source_category: s.category,
+        score: s.score,
       })),
     },
     success: true,

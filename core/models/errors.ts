@@ -2,7 +2,10 @@ import { Forbidden, NotFound, Unauthenticated } from '../shared/errors';
 
 export class MissingKey extends Unauthenticated {
   constructor() {
-    super('Access denied: send an LM key in the api-key header, or where your SDK sends its key (Authorization: Bearer, x-api-key, x-goog-api-key)', { code: 'missing_api_key' });
+    super(
+      'Access denied: send an LM key in the api-key header, or where your SDK sends its key (Authorization: Bearer, x-api-key, x-goog-api-key)',
+      { code: 'missing_api_key' },
+    );
   }
 }
 

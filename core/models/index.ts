@@ -77,19 +77,41 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const { usage, cache } = stores;
   const limits = keyLimits({ clock, counters: stores.limits, onError: (err) => opts.onStoreError?.('limits', err as Error) });
   const responses = storedResponses({
-    store: stores.responses, clock,
-    ttlMs: (opts.responsesTtlDays ?? 30) * 86_400_000, maxBytes: opts.responsesMaxBytes ?? 8 * 2 ** 20,
+    store: stores.responses,
+    clock,
+    ttlMs: (opts.responsesTtlDays ?? 30) * 86_400_000,
+    maxBytes: opts.responsesMaxBytes ?? 8 * 2 ** 20,
   });
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
-  const metered = meteredPipeline({ limits, clock, providerOf, meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }) });
+  const metered = meteredPipeline({
+    limits,
+    clock,
+    providerOf,
+    meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
+  });
   const service = createModelsService({ catalog, usage, cache, offload, clock, providerOf, metered });
   return {
-    service, keys, catalog, catalogSources, offload, responses,
+    service,
+    keys,
+    catalog,
+    catalogSources,
+    offload,
+    responses,
     keyCaller: keyCallerOf(keys),
     serviceCaller: (name) => ({
-      key: { id: `service:${name}`, prefix: '', name, tenant: '_platform', models: null, requestsPerMinute: null, tokenBudget: null, createdAt: new Date(0), revokedAt: null },
+      key: {
+        id: `service:${name}`,
+        prefix: '',
+        name,
+        tenant: '_platform',
+        models: null,
+        requestsPerMinute: null,
+        tokenBudget: null,
+        createdAt: new Date(0),
+        revokedAt: null,
+      },
       options: KeyOptions.parse({}),
     }),
     prune: async () => cache.sweep() + (await limits.prune()) + (await responses.prune()),

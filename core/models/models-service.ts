@@ -49,102 +49,163 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
       if (!allowed(caller.key, id)) throw new ModelNotAllowed(id);
       return m;
     },
-    chat: (input, call) => metered<ChatFields, ChatCall, 'chat'>({
-      kind: 'chat', provider: 'chat',
-      check: (model, f) => expectInputKinds(model, f.messages),
-      async run(f, { model, caller, signal, trace, upstream: chat }) {
-        const { messages } = f;
-        const wordsSent = messages.reduce((n, x) => n + wordCount(x.text), 0);
-        // Tool definitions and a response schema are prompt too: counted against the context and in usage.
-        // Written out as JSON in a turn of the event loop of their own: a megabyte of them takes some 6 ms.
-        if (f.tools?.length || f.responseFormat?.type === 'json_schema') await nextTurn();
-        const texts = promptTexts(messages, f.tools, f.responseFormat);
-        const within = await promptTokensWithin(offload, model, texts, signal);
-        // A short prompt is counted later, if at all (its upstream may count it), unless a count of its
-        // messages alone would differ from what a provider estimates from them.
-        const promptTokens = typeof within === 'function' && texts.length > messages.length ? within() : within;
-        const level = caller.options.use_guard;
-        const guarded = level === 0 ? undefined : await guardPrompt(offload, messages, signal);
-        const guard = guarded ? guardLabel(new Set(guarded.redacted)) : 'off';
-        const { model: _m, route: _r, ...asked } = f as typeof f & { model?: unknown; route?: unknown };
-        const request = {
-          ...asked, model: model.upstream.model ?? model.id, messages: guarded?.messages ?? messages, maxTokens: f.maxTokens ?? model.maxOutputTokens,
-          ...(typeof promptTokens === 'number' ? { promptTokens } : {}),
-        };
-        const calledAt = d.clock.now();
-        const upstream = () => chat(request, signal, trace);
-        const { stream, outcome } = caller.options.is_cache === 0
-          ? { stream: await upstream(), outcome: 'BYPASS' as const }
-          : await d.cache.through(cacheKey(caller.key.tenant, model.id, request), upstream);
-        let answer = stream;
-        if (level === 2) {
-          let blocked = false;
-          const pieces = guardOutput(stream.pieces, () => (blocked = true));
-          answer = { pieces, done: stream.done.then((r) => (blocked ? { ...r, finishReason: 'content_filter' as const } : r)) };
-        }
-        return {
-          stream: answer, usage: { calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard },
-          value: (out) => ({ ...out, cache: outcome, guard }),
-        };
-      },
-    }, input, call),
-    embed: (input, call) => metered<EmbedFields, { vectors: Float32Array[]; promptTokens: number }, 'embed'>({
-      kind: 'embedding', provider: 'embed',
-      async run(f, { model, signal, trace, upstream: embed }) {
-        const ids = tokenIdInputs(f.inputs);
-        const given = ids ? undefined : f.inputs as string[];
-        let wordsSent = given?.reduce((n, t) => n + wordCount(t), 0);
-        // Token ids are their own count; they go on as they came to an upstream that takes them.
-        const counts = ids ? tokenIdCounts(model, ids) : await inputTokensWithin(offload, model, given!, signal);
-        const passed = ids && d.providerOf(model).takesTokenIds ? ids : undefined;
-        const texts = given ?? (passed ? [] : await decodedInputs(offload, ids!, signal));
-        if (ids && !passed) wordsSent = texts.reduce((n, t) => n + wordCount(t), 0);
-        const calledAt = d.clock.now();
-        const r = await embed({ model: model.upstream.model ?? model.id, inputs: texts, ...(passed && { tokenIds: passed }), dimensions: f.dimensions }, signal, trace);
-        const promptTokens = r.promptTokens ?? counts.reduce((a, b) => a + b, 0);
-        return { value: { vectors: r.vectors, promptTokens }, usage: { upstreamMs: d.clock.now() - calledAt, tokensIn: promptTokens, wordsSent, guard: 'off' } };
-      },
-    }, input, call),
-    generateImage: (input, call) => metered<ImageFields, { b64: string; mimeType: string; revisedPrompt?: string }, 'generateImage'>({
-      kind: 'image', provider: 'generateImage',
-      async run(f, { model, caller, signal, trace, upstream: generate }) {
-        const tokensIn = await promptTokensWithin(offload, model, [f.prompt], signal);
-        const g = caller.options.use_guard === 0 ? undefined : await guardPrompt(offload, [{ role: 'user', text: f.prompt }], signal);
-        const calledAt = d.clock.now();
-        const r = await generate({ model: model.upstream.model ?? model.id, prompt: g?.messages[0]!.text ?? f.prompt, size: f.size, quality: f.quality, style: f.style }, signal, trace);
-        return {
-          value: r,
-          usage: { upstreamMs: d.clock.now() - calledAt, tokensIn, wordsSent: wordCount(f.prompt), guard: g ? guardLabel(new Set(g.redacted)) : 'off' },
-        };
-      },
-    }, input, call),
-    transcribe: (input, call) => metered<TranscribeFields, Transcript, 'transcribe'>({
-      kind: 'transcription', provider: 'transcribe',
-      async run(f, { model, caller, signal, trace, upstream: transcribe }) {
-        const calledAt = d.clock.now();
-        const { model: _m, route: _r, ...audio } = f as typeof f & { model?: unknown; route?: unknown };
-        let t = await transcribe({ ...audio, model: model.upstream.model ?? model.id }, signal, trace);
-        const upstreamMs = d.clock.now() - calledAt;
-        let guard = 'off';
-        if (caller.options.use_guard === 2) {
-          // The transcript is the upstream's answer: redacted, never blocked.
-          const texts = [t.text, ...(t.segments ?? []).map((s) => s.text)].map((text) => ({ role: 'assistant' as const, text }));
-          const g = await guardPrompt(offload, texts, signal);
-          t = { ...t, text: g.messages[0].text, segments: t.segments?.map((s, i) => ({ ...s, text: g.messages[i + 1].text })) };
-          guard = guardLabel(new Set(g.redacted));
-        }
-        const tokensOut = await offload.run('count', [[t.text], Infinity], t.text.length, signal);
-        return { value: t, usage: { upstreamMs, tokensOut, wordsReceived: wordCount(t.text), guard } };
-      },
-    }, input, call),
+    chat: (input, call) =>
+      metered<ChatFields, ChatCall, 'chat'>(
+        {
+          kind: 'chat',
+          provider: 'chat',
+          check: (model, f) => expectInputKinds(model, f.messages),
+          async run(f, { model, caller, signal, trace, upstream: chat }) {
+            const { messages } = f;
+            const wordsSent = messages.reduce((n, x) => n + wordCount(x.text), 0);
+            // Tool definitions and a response schema are prompt too: counted against the context and in usage.
+            // Written out as JSON in a turn of the event loop of their own: a megabyte of them takes some 6 ms.
+            if (f.tools?.length || f.responseFormat?.type === 'json_schema') await nextTurn();
+            const texts = promptTexts(messages, f.tools, f.responseFormat);
+            const within = await promptTokensWithin(offload, model, texts, signal);
+            // A short prompt is counted later, if at all (its upstream may count it), unless a count of its
+            // messages alone would differ from what a provider estimates from them.
+            const promptTokens = typeof within === 'function' && texts.length > messages.length ? within() : within;
+            const level = caller.options.use_guard;
+            const guarded = level === 0 ? undefined : await guardPrompt(offload, messages, signal);
+            const guard = guarded ? guardLabel(new Set(guarded.redacted)) : 'off';
+            const { model: _m, route: _r, ...asked } = f as typeof f & { model?: unknown; route?: unknown };
+            const request = {
+              ...asked,
+              model: model.upstream.model ?? model.id,
+              messages: guarded?.messages ?? messages,
+              maxTokens: f.maxTokens ?? model.maxOutputTokens,
+              ...(typeof promptTokens === 'number' ? { promptTokens } : {}),
+            };
+            const calledAt = d.clock.now();
+            const upstream = () => chat(request, signal, trace);
+            const { stream, outcome } =
+              caller.options.is_cache === 0
+                ? { stream: await upstream(), outcome: 'BYPASS' as const }
+                : await d.cache.through(cacheKey(caller.key.tenant, model.id, request), upstream);
+            let answer = stream;
+            if (level === 2) {
+              let blocked = false;
+              const pieces = guardOutput(stream.pieces, () => (blocked = true));
+              answer = { pieces, done: stream.done.then((r) => (blocked ? { ...r, finishReason: 'content_filter' as const } : r)) };
+            }
+            return {
+              stream: answer,
+              usage: { calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard },
+              value: (out) => ({ ...out, cache: outcome, guard }),
+            };
+          },
+        },
+        input,
+        call,
+      ),
+    embed: (input, call) =>
+      metered<EmbedFields, { vectors: Float32Array[]; promptTokens: number }, 'embed'>(
+        {
+          kind: 'embedding',
+          provider: 'embed',
+          async run(f, { model, signal, trace, upstream: embed }) {
+            const ids = tokenIdInputs(f.inputs);
+            const given = ids ? undefined : (f.inputs as string[]);
+            let wordsSent = given?.reduce((n, t) => n + wordCount(t), 0);
+            // Token ids are their own count; they go on as they came to an upstream that takes them.
+            const counts = ids ? tokenIdCounts(model, ids) : await inputTokensWithin(offload, model, given!, signal);
+            const passed = ids && d.providerOf(model).takesTokenIds ? ids : undefined;
+            const texts = given ?? (passed ? [] : await decodedInputs(offload, ids!, signal));
+            if (ids && !passed) wordsSent = texts.reduce((n, t) => n + wordCount(t), 0);
+            const calledAt = d.clock.now();
+            const r = await embed(
+              { model: model.upstream.model ?? model.id, inputs: texts, ...(passed && { tokenIds: passed }), dimensions: f.dimensions },
+              signal,
+              trace,
+            );
+            const promptTokens = r.promptTokens ?? counts.reduce((a, b) => a + b, 0);
+            return {
+              value: { vectors: r.vectors, promptTokens },
+              usage: { upstreamMs: d.clock.now() - calledAt, tokensIn: promptTokens, wordsSent, guard: 'off' },
+            };
+          },
+        },
+        input,
+        call,
+      ),
+    generateImage: (input, call) =>
+      metered<ImageFields, { b64: string; mimeType: string; revisedPrompt?: string }, 'generateImage'>(
+        {
+          kind: 'image',
+          provider: 'generateImage',
+          async run(f, { model, caller, signal, trace, upstream: generate }) {
+            const tokensIn = await promptTokensWithin(offload, model, [f.prompt], signal);
+            const g = caller.options.use_guard === 0 ? undefined : await guardPrompt(offload, [{ role: 'user', text: f.prompt }], signal);
+            const calledAt = d.clock.now();
+            const r = await generate(
+              {
+                model: model.upstream.model ?? model.id,
+                prompt: g?.messages[0]!.text ?? f.prompt,
+                size: f.size,
+                quality: f.quality,
+                style: f.style,
+              },
+              signal,
+              trace,
+            );
+            return {
+              value: r,
+              usage: {
+                upstreamMs: d.clock.now() - calledAt,
+                tokensIn,
+                wordsSent: wordCount(f.prompt),
+                guard: g ? guardLabel(new Set(g.redacted)) : 'off',
+              },
+            };
+          },
+        },
+        input,
+        call,
+      ),
+    transcribe: (input, call) =>
+      metered<TranscribeFields, Transcript, 'transcribe'>(
+        {
+          kind: 'transcription',
+          provider: 'transcribe',
+          async run(f, { model, caller, signal, trace, upstream: transcribe }) {
+            const calledAt = d.clock.now();
+            const { model: _m, route: _r, ...audio } = f as typeof f & { model?: unknown; route?: unknown };
+            let t = await transcribe({ ...audio, model: model.upstream.model ?? model.id }, signal, trace);
+            const upstreamMs = d.clock.now() - calledAt;
+            let guard = 'off';
+            if (caller.options.use_guard === 2) {
+              // The transcript is the upstream's answer: redacted, never blocked.
+              const texts = [t.text, ...(t.segments ?? []).map((s) => s.text)].map((text) => ({ role: 'assistant' as const, text }));
+              const g = await guardPrompt(offload, texts, signal);
+              t = { ...t, text: g.messages[0].text, segments: t.segments?.map((s, i) => ({ ...s, text: g.messages[i + 1].text })) };
+              guard = guardLabel(new Set(g.redacted));
+            }
+            const tokensOut = await offload.run('count', [[t.text], Infinity], t.text.length, signal);
+            return { value: t, usage: { upstreamMs, tokensOut, wordsReceived: wordCount(t.text), guard } };
+          },
+        },
+        input,
+        call,
+      ),
     // No model is called: a usage row with no tokens (and no cost), so the calls still show.
-    countTokens: (input, call) => metered<CountFields, { tokens: number }>({
-      async run(f, { signal }) {
-        const texts = promptTexts(f.messages, f.tools);
-        const counted = await offload.run('count', [texts, Infinity], texts.reduce((n, t) => n + t.length, 0), signal);
-        return { value: { tokens: chatPromptTokens(f.messages, counted) }, usage: { guard: 'off' } };
-      },
-    }, input, call),
+    countTokens: (input, call) =>
+      metered<CountFields, { tokens: number }>(
+        {
+          async run(f, { signal }) {
+            const texts = promptTexts(f.messages, f.tools);
+            const counted = await offload.run(
+              'count',
+              [texts, Infinity],
+              texts.reduce((n, t) => n + t.length, 0),
+              signal,
+            );
+            return { value: { tokens: chatPromptTokens(f.messages, counted) }, usage: { guard: 'off' } };
+          },
+        },
+        input,
+        call,
+      ),
     usage: async ({ from, to }, { caller }) => d.usage.totals(caller.key.tenant, from.getTime(), to.getTime()),
   };
 }

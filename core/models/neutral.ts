@@ -165,6 +165,10 @@ export interface ModelProvider {
   takesTokenIds?: boolean;
   chat?(req: ChatRequest, signal?: AbortSignal, trace?: Trace): Promise<ChatStream>;
   embed?(req: EmbedRequest, signal?: AbortSignal, trace?: Trace): Promise<{ vectors: Float32Array[]; promptTokens?: number }>;
-  generateImage?(req: ImageRequest, signal?: AbortSignal, trace?: Trace): Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
+  generateImage?(
+    req: ImageRequest,
+    signal?: AbortSignal,
+    trace?: Trace,
+  ): Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
   transcribe?(req: TranscriptionRequest, signal?: AbortSignal, trace?: Trace): Promise<Transcript>;
 }

@@ -51,8 +51,7 @@ export type Figures = Omit<CallOutcome, 'end' | 'startedAt'>;
 
 /** A step's answer: a value recorded now, or a stream recorded when it ends (`value` gets it metered). */
 export type Answer<R> =
-  | { value: R; usage: Figures }
-  | { stream: ChatStream; usage: Figures & { calledAt: number }; value: (metered: ChatStream) => R };
+  { value: R; usage: Figures } | { stream: ChatStream; usage: Figures & { calledAt: number }; value: (metered: ChatStream) => R };
 
 export interface PipelineDeps {
   limits: KeyLimits;
@@ -74,7 +73,9 @@ export function expectInputKinds(model: CatalogModel, messages: readonly ChatMes
     for (const a of m.attachments ?? []) {
       if (!model.inputKinds.includes(a.kind)) {
         const what = a.kind === 'Docs' ? 'document' : a.kind.toLowerCase();
-        throw new BadRequest(`The model ${model.id} does not accept ${what} input (it takes ${model.inputKinds.join(', ')}).`, { code: 'unsupported_input' });
+        throw new BadRequest(`The model ${model.id} does not accept ${what} input (it takes ${model.inputKinds.join(', ')}).`, {
+          code: 'unsupported_input',
+        });
       }
     }
   }
@@ -83,7 +84,8 @@ export function expectInputKinds(model: CatalogModel, messages: readonly ChatMes
 export function meteredPipeline(d: PipelineDeps) {
   const provider = <K extends keyof ModelProvider>(model: CatalogModel, method: K): NonNullable<ModelProvider[K]> => {
     const p = d.providerOf(model)[method];
-    if (!p) throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`, { code: 'provider_unavailable' });
+    if (!p)
+      throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`, { code: 'provider_unavailable' });
     return p;
   };
 
@@ -98,13 +100,21 @@ export function meteredPipeline(d: PipelineDeps) {
     }
   }
 
-  return async function run<F, R, K extends keyof ModelProvider = never>(method: Method<F, R, K>, input: Metered & Given<F>, call: Ctx<KeyCaller>): Promise<R> {
+  return async function run<F, R, K extends keyof ModelProvider = never>(
+    method: Method<F, R, K>,
+    input: Metered & Given<F>,
+    call: Ctx<KeyCaller>,
+  ): Promise<R> {
     const { caller, signal } = call;
     const { model, route } = input;
     const m: MeteredCall = { caller, model, route };
     const fields = await read(m, input);
     const startedAt = d.clock.now();
-    const { span, trace } = startSpan(call.trace, `model ${route} ${model.id}`, { 'gen_ai.request.model': model.id, 'gen_ai.system': model.upstream.provider, 'model.route': route });
+    const { span, trace } = startSpan(call.trace, `model ${route} ${model.id}`, {
+      'gen_ai.request.model': model.id,
+      'gen_ai.system': model.upstream.provider,
+      'model.route': route,
+    });
     m.span = span;
     try {
       await d.limits.admit(caller.key);

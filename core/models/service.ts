@@ -33,7 +33,14 @@ export type Given<F> = F | { read(): F | Promise<F> };
 export type ChatFields = Omit<ChatRequest, 'model'>;
 export type EmbedFields = { inputs: string[] | (readonly number[])[]; dimensions?: number };
 export type ImageFields = { prompt: string; size?: string; quality?: string; style?: string };
-export type TranscribeFields = { audio: Buffer; filename: string; mimeType: string; temperature?: number; language?: string; prompt?: string };
+export type TranscribeFields = {
+  audio: Buffer;
+  filename: string;
+  mimeType: string;
+  temperature?: number;
+  language?: string;
+  prompt?: string;
+};
 export type CountFields = { messages: ChatMessage[]; tools?: ToolDefinition[] };
 
 /** A chat call: its model and route, and its request. */
@@ -67,11 +74,9 @@ export interface ModelsService<C = KeyCaller> {
    */
   embed(input: Metered & Given<EmbedFields>, ctx: Ctx<C>): Promise<{ vectors: Float32Array[]; promptTokens: number }>;
   /** One picture from an image model (`n` = 1 is the route's to check). */
-  generateImage(input: Metered & Given<ImageFields>, ctx: Ctx<C>):
-    Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
+  generateImage(input: Metered & Given<ImageFields>, ctx: Ctx<C>): Promise<{ b64: string; mimeType: string; revisedPrompt?: string }>;
   /** The text of an audio file from a transcription model. */
-  transcribe(input: Metered & Given<TranscribeFields>, ctx: Ctx<C>):
-    Promise<Transcript>;
+  transcribe(input: Metered & Given<TranscribeFields>, ctx: Ctx<C>): Promise<Transcript>;
   /**
    * A prompt's tokens as the gateway counts them (core/models/tokens.ts: the messages as a chat call
    * counts its prompt, plus the tools' definitions and the calls' arguments as JSON), for a model

@@ -78,8 +78,15 @@ export function createSearchAdmin(d: { store: AdminStore; add: Add; embedder: Em
           const { kind, text } = await extractText({ name, bytes });
           const folder = relative(dirname(root), dirname(file));
           const { id, outcome } = await d.add(scope, {
-            content: text, fileName: name, fileExtension: kind, size: bytes.byteLength, sourceKey: file, contentHash: hash,
-            tags: opts.tags, repos: opts.repos, folders: opts.folders ?? (folder && !folder.startsWith('..') ? [folder] : []),
+            content: text,
+            fileName: name,
+            fileExtension: kind,
+            size: bytes.byteLength,
+            sourceKey: file,
+            contentHash: hash,
+            tags: opts.tags,
+            repos: opts.repos,
+            folders: opts.folders ?? (folder && !folder.startsWith('..') ? [folder] : []),
             sourceSystemMetadata: { source_url: `file://${file}`, connector_info: 'platform ingest' },
           });
           report[outcome]++;
@@ -98,7 +105,10 @@ export function createSearchAdmin(d: { store: AdminStore; add: Add; embedder: Em
       let done = 0;
       for (let page = await d.store.chunkPage(0, 256); page.length; page = await d.store.chunkPage(page.at(-1)!.id, 256)) {
         const vectors = await d.embedder.embed(page.map((c) => `${c.title}\n${c.text}`));
-        await d.store.writeVectors(d.embedder, page.map((c, i) => ({ chunkId: c.id, vector: vectors[i] })));
+        await d.store.writeVectors(
+          d.embedder,
+          page.map((c, i) => ({ chunkId: c.id, vector: vectors[i] })),
+        );
         done += page.length;
         onProgress?.(done, total, '');
       }

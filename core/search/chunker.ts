@@ -20,7 +20,12 @@ export interface ChunkOptions {
   overlapWords?: number;
 }
 
-interface Word { start: number; end: number; paragraphStart: boolean; sentenceEnd: boolean }
+interface Word {
+  start: number;
+  end: number;
+  paragraphStart: boolean;
+  sentenceEnd: boolean;
+}
 
 function words(text: string): Word[] {
   const out: Word[] = [];
@@ -28,7 +33,12 @@ function words(text: string): Word[] {
   for (const m of text.matchAll(/\S+/g)) {
     const start = m.index;
     const gap = text.slice(previousEnd, start);
-    out.push({ start, end: start + m[0].length, paragraphStart: out.length > 0 && /\n[^\S\n]*\n/.test(gap), sentenceEnd: /[.!?]["')\]]*$/.test(m[0]) });
+    out.push({
+      start,
+      end: start + m[0].length,
+      paragraphStart: out.length > 0 && /\n[^\S\n]*\n/.test(gap),
+      sentenceEnd: /[.!?]["')\]]*$/.test(m[0]),
+    });
     previousEnd = start + m[0].length;
   }
   return out;

@@ -53,5 +53,7 @@ export function foldCustom<T extends Partial<ObjectFields>>(input: T): T {
 }
 
 /** The object as callers see it: its custom_metadata holds its tags, kvp and taxonomy. */
-export const showCustom = (o: StoredObject): StoredObject =>
-  ({ ...o, customMetadata: { ...o.customMetadata, tags: o.tags, kvp: o.kvp, taxonomy: o.taxonomy } });
+export const showCustom = (o: StoredObject): StoredObject => ({
+  ...o,
+  customMetadata: { ...o.customMetadata, tags: o.tags, kvp: o.kvp, taxonomy: o.taxonomy },
+});

@@ -9,6 +9,8 @@ export class ObjectNotFound extends NotFound {
 
 export class ObjectQuotaReached extends Conflict {
   constructor(readonly limit: number) {
-    super(`This tenant already holds ${limit} objects, the most allowed (SEARCH_MAX_OBJECTS_PER_TENANT); delete some first`, { code: 'object_quota_reached' });
+    super(`This tenant already holds ${limit} objects, the most allowed (SEARCH_MAX_OBJECTS_PER_TENANT); delete some first`, {
+      code: 'object_quota_reached',
+    });
   }
 }

@@ -15,9 +15,21 @@ export class UnreadableFile extends BadRequest {
   }
 }
 
-const BY_EXTENSION: Record<string, Extractable> = { txt: 'txt', text: 'txt', md: 'md', markdown: 'md', html: 'html', htm: 'html', pdf: 'pdf', docx: 'docx' };
+const BY_EXTENSION: Record<string, Extractable> = {
+  txt: 'txt',
+  text: 'txt',
+  md: 'md',
+  markdown: 'md',
+  html: 'html',
+  htm: 'html',
+  pdf: 'pdf',
+  docx: 'docx',
+};
 const BY_TYPE: Record<string, Extractable> = {
-  'text/plain': 'txt', 'text/markdown': 'md', 'text/html': 'html', 'application/pdf': 'pdf',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+  'text/html': 'html',
+  'application/pdf': 'pdf',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
 };
 
@@ -32,7 +44,10 @@ export interface ExtractOptions {
   maxPages?: number;
 }
 
-export async function extractText(file: { name: string; bytes: Uint8Array; contentType?: string }, opts: ExtractOptions = {}): Promise<{ kind: Extractable; text: string }> {
+export async function extractText(
+  file: { name: string; bytes: Uint8Array; contentType?: string },
+  opts: ExtractOptions = {},
+): Promise<{ kind: Extractable; text: string }> {
   const kind = kindOf(file.name, file.contentType);
   if (!kind) throw new UnreadableFile(file.name, `only ${EXTRACTABLE.join(', ')} files can be indexed`);
   let text: string;
@@ -41,7 +56,11 @@ export async function extractText(file: { name: string; bytes: Uint8Array; conte
   } catch {
     throw new UnreadableFile(file.name, `not a readable ${kind} file`);
   }
-  text = text.replace(/\r\n?/g, '\n').replace(/[ \t\f\v\u00a0]+/g, ' ').replace(/\n{3,}/g, '\n\n').trim();
+  text = text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\f\v\u00a0]+/g, ' ')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   if (!text) throw new UnreadableFile(file.name, 'it contains no text');
   return { kind, text };
 }
@@ -55,7 +74,10 @@ const READERS: Record<Extractable, (bytes: Uint8Array, opts: ExtractOptions) => 
     const { convert } = await import('html-to-text');
     return convert(utf8(bytes), {
       wordwrap: false,
-      selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }],
+      selectors: [
+        { selector: 'a', options: { ignoreHref: true } },
+        { selector: 'img', format: 'skip' },
+      ],
     });
   },
   docx: async (bytes) => {
@@ -65,7 +87,8 @@ const READERS: Record<Extractable, (bytes: Uint8Array, opts: ExtractOptions) => 
   pdf: async (bytes, opts) => {
     // pdf.js is ESM only; Node 20.19+ loads it from CommonJS (require(esm)).
     const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-    const doc = await pdfjs.getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: false, verbosity: 0 }).promise;
+    const doc = await pdfjs.getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: false, verbosity: 0 })
+      .promise;
     try {
       const pages: string[] = [];
       for (let n = 1; n <= Math.min(doc.numPages, opts.maxPages ?? 2000); n++) {

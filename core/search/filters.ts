@@ -26,13 +26,21 @@ export type Condition =
   | { on: 'nothing' };
 
 const LIST_FIELDS = [
-  ['tags', 'tags'], ['folders', 'folders'], ['repos', 'repos'], ['objectTypes', 'object_type'],
-  ['fileExtensions', 'file_extension'], ['fileNames', 'file_name'],
+  ['tags', 'tags'],
+  ['folders', 'folders'],
+  ['repos', 'repos'],
+  ['objectTypes', 'object_type'],
+  ['fileExtensions', 'file_extension'],
+  ['fileNames', 'file_name'],
 ] as const;
 
 const METADATA_KEYS = {
-  kvp: 'kvp', taxonomy: 'taxonomy', system_metadata: 'systemMetadata', custom_metadata: 'customMetadata',
-  media_metadata: 'mediaMetadata', source_system_metadata: 'sourceSystemMetadata',
+  kvp: 'kvp',
+  taxonomy: 'taxonomy',
+  system_metadata: 'systemMetadata',
+  custom_metadata: 'customMetadata',
+  media_metadata: 'mediaMetadata',
+  source_system_metadata: 'sourceSystemMetadata',
 } as const satisfies Record<(typeof METADATA_FIELDS)[number], keyof Filters>;
 
 const between = (on: 'createdAt' | 'updatedAt', r: DateRange | undefined): Condition[] =>
@@ -52,8 +60,12 @@ export function filterConditions(f: Filters): Condition[] {
   }
   const custom = splitCustom(f.customMetadata);
   if (custom.own.tags?.length) term('tags', custom.own.tags);
-  for (const [path, values] of [...filterTerms(custom.own.kvp, 'kvp'), ...filterTerms(custom.own.taxonomy, 'taxonomy'),
-    ...filterTerms(custom.rest, 'custom_metadata')]) term(path, values);
+  for (const [path, values] of [
+    ...filterTerms(custom.own.kvp, 'kvp'),
+    ...filterTerms(custom.own.taxonomy, 'taxonomy'),
+    ...filterTerms(custom.rest, 'custom_metadata'),
+  ])
+    term(path, values);
   if (f.title) out.push({ on: 'titleContains', value: f.title });
   if (f.size !== undefined) out.push({ on: 'size', value: f.size });
   if (f.extUserIdRef) out.push({ on: 'extUserIdRef', value: f.extUserIdRef });

@@ -73,12 +73,30 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
   const vectors = vectorSearch(feeds, embedder, { exactBelow: opts.exactBelow });
   const maxCandidates = opts.maxCandidates ?? 1000;
   const rank = ranking({
-    index, lexical, vectors, embedder, reranker: opts.reranker ?? coverageReranker(), rerankWeight: opts.rerankWeight ?? 0.05, maxCandidates,
+    index,
+    lexical,
+    vectors,
+    embedder,
+    reranker: opts.reranker ?? coverageReranker(),
+    rerankWeight: opts.rerankWeight ?? 0.05,
+    maxCandidates,
   });
   const { service, add } = createSearchService({
-    store: store.objects, index, vectors, ranking: rank, embedder, clock, maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000, maxCandidates, metrics: opts.metrics,
+    store: store.objects,
+    index,
+    vectors,
+    ranking: rank,
+    embedder,
+    clock,
+    maxObjectsPerTenant: opts.maxObjectsPerTenant ?? 100_000,
+    maxCandidates,
+    metrics: opts.metrics,
   });
-  if (opts.metrics) indexGauges(opts.metrics, { counts: () => lexical.counts(), memoryBytes: () => lexical.memoryBytes() + vectors.memoryBytes() + index.memoryBytes() });
+  if (opts.metrics)
+    indexGauges(opts.metrics, {
+      counts: () => lexical.counts(),
+      memoryBytes: () => lexical.memoryBytes() + vectors.memoryBytes() + index.memoryBytes(),
+    });
   const admin = createSearchAdmin({ store: store.admin, add, embedder });
   let closed = false;
   const warmUp = async () => {
@@ -95,18 +113,30 @@ export function openSearchCore(opts: SearchCoreOptions): SearchCore {
       const now = feeds.dataVersion();
       if (running || closed || now === seen) return;
       running = true;
-      warmUp().then(() => {
-        seen = now;
-        warmed?.();
-      }, () => undefined).finally(() => {
-        running = false;
-      });
+      warmUp()
+        .then(
+          () => {
+            seen = now;
+            warmed?.();
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          running = false;
+        });
     }, everyMs);
     timer.unref();
     return () => clearInterval(timer);
   };
   return {
-    service, admin, embedder, store, db: 'db' in store ? (store.db as SqliteSearchStore['db']) : undefined, warmUp, follow, held: lexical.held,
+    service,
+    admin,
+    embedder,
+    store,
+    db: 'db' in store ? (store.db as SqliteSearchStore['db']) : undefined,
+    warmUp,
+    follow,
+    held: lexical.held,
     close: async () => {
       closed = true;
       await store.close();

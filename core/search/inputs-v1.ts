@@ -13,14 +13,22 @@ import type { JsonObject } from './types';
  * filters may be left out (DECISIONS). `min_relevant_score` is an integer percentage (0-100).
  */
 /** kvp as an object, or (the fulltext table lists it as a list) a list of objects taken together. */
-const kvp = () => z.union([jsonObject(), z.array(jsonObject()).max(100)])
-  .transform((v): JsonObject => (Array.isArray(v) ? Object.assign({}, ...v) as JsonObject : v));
+const kvp = () =>
+  z
+    .union([jsonObject(), z.array(jsonObject()).max(100)])
+    .transform((v): JsonObject => (Array.isArray(v) ? (Object.assign({}, ...v) as JsonObject) : v));
 
 const start = () => param.int().check(z.gte(1));
 const size = () => param.int().check(z.gte(1), z.lte(MAX_PAGE_SIZE));
 const topK = () => param.int().check(z.gte(1), z.lte(MAX_PAGE_SIZE)).default(5);
 
-const filters = { tags: list().optional(), folders: list().optional(), repos: list().optional(), kvp: kvp().optional(), taxonomy: taxonomy().optional() };
+const filters = {
+  tags: list().optional(),
+  folders: list().optional(),
+  repos: list().optional(),
+  kvp: kvp().optional(),
+  taxonomy: taxonomy().optional(),
+};
 
 export const V1Search = z.object({
   query_string: queryString(),
@@ -48,8 +56,16 @@ const objectText = (v: unknown) => {
 
 export const V1Basic = z.object({
   /** A string, or (listed as an object) an object whose text values are the words. */
-  query_string: z.preprocess(objectText, z.union([z.string().max(MAX_QUERY_CHARS), jsonObject()])).optional()
-    .transform((q) => (typeof q === 'object' ? Object.values(q).filter((v) => typeof v === 'string').join(' ') : q ?? '')),
+  query_string: z
+    .preprocess(objectText, z.union([z.string().max(MAX_QUERY_CHARS), jsonObject()]))
+    .optional()
+    .transform((q) =>
+      typeof q === 'object'
+        ? Object.values(q)
+            .filter((v) => typeof v === 'string')
+            .join(' ')
+        : (q ?? ''),
+    ),
   start: start(),
   size: size(),
   kvp: kvp().optional(),

@@ -32,8 +32,13 @@ export function systemMetadata(callers: JsonObject | undefined, f: SystemFacts):
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     ...callersSystem(callers),
-    created_by: f.createdBy, updated_by: f.updatedBy, is_private: f.isPrivate, is_deleted: f.deletedAt !== undefined,
-    created_at: iso(f.createdAt), updated_at: iso(f.updatedAt), ...(f.deletedAt !== undefined ? { deleted_at: iso(f.deletedAt) } : {}),
+    created_by: f.createdBy,
+    updated_by: f.updatedBy,
+    is_private: f.isPrivate,
+    is_deleted: f.deletedAt !== undefined,
+    created_at: iso(f.createdAt),
+    updated_at: iso(f.updatedAt),
+    ...(f.deletedAt !== undefined ? { deleted_at: iso(f.deletedAt) } : {}),
   };
 }
 
@@ -68,7 +73,9 @@ export function newFields(given: Omit<NewObject, 'content'>, content: string): O
 
 /** An object's fields after a patch: each field given (custom_metadata's tags, kvp, taxonomy too) replaces the stored one. */
 export function patchedFields(current: ObjectFields, patch: ObjectPatch): ObjectFields {
-  const given = Object.fromEntries(Object.entries(foldCustom(patch)).filter(([k, v]) => v !== undefined && k !== 'isPrivate')) as Partial<ObjectFields>;
+  const given = Object.fromEntries(
+    Object.entries(foldCustom(patch)).filter(([k, v]) => v !== undefined && k !== 'isPrivate'),
+  ) as Partial<ObjectFields>;
   const next = { ...current, ...given };
   if (given.systemMetadata) next.systemMetadata = { ...callersSystem(current.systemMetadata), ...callersSystem(given.systemMetadata) };
   if (given.fileExtension) next.fileExtension = given.fileExtension.replace(/^\./, '').toLowerCase();

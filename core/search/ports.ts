@@ -73,7 +73,11 @@ export interface ObjectStore {
    * transaction, so parallel runs over one file agree: one adds it, the others find it. A changed
    * file's old version is soft-deleted (its system metadata from `deletedSystem`) in the same transaction.
    */
-  putSource(p: PreparedObject & { sourceKey: string }, deletedSystem: (old: ObjectRecord) => JsonObject, maxPerTenant?: number): Promise<SourceOutcome>;
+  putSource(
+    p: PreparedObject & { sourceKey: string },
+    deletedSystem: (old: ObjectRecord) => JsonObject,
+    maxPerTenant?: number,
+  ): Promise<SourceOutcome>;
   /** Replaces the caller's fields; `titleChanged` says the passages, indexed with the title, need it too. */
   update(seq: number, fields: ObjectFields, isPrivate: boolean, by: string, now: number, titleChanged: boolean): Promise<void>;
   /** Soft delete: the object stays for audit, no search or lookup returns it again. False when it was already gone. */
@@ -124,7 +128,12 @@ export interface IndexFeeds {
   /** The live object's passages with ids up to `upToId`, in order; none once it is deleted. */
   liveChunks(seq: number, upToId: number): Promise<{ id: number; text: string; title: string }[]>;
   /** The tenant's vectors made by `format.id` with chunk ids above `afterId`, in id order, at most `limit` (deleted objects' may be among them). */
-  vectorsSince(tenant: string, afterId: number, format: VectorFormat, limit: number): Promise<{ id: number; seq: number; vector: Float32Array }[]>;
+  vectorsSince(
+    tenant: string,
+    afterId: number,
+    format: VectorFormat,
+    limit: number,
+  ): Promise<{ id: number; seq: number; vector: Float32Array }[]>;
   /** Moves when every vector was rewritten (`platform reindex`): readers start over. */
   vectorsGeneration(): Promise<number>;
 }

@@ -49,7 +49,8 @@ export function ranking(d: RankingDeps) {
   /** Objects ranked by their best passage (BM25 over passage text and title). */
   const fulltext = async (tenant: string, sel: Selection, query: string): Promise<Scored[]> => {
     const best = new Map<number, Match>();
-    for (const p of await lexicalPassages(tenant, sel, query)) if (!best.has(p.seq)) best.set(p.seq, { seq: p.seq, raw: p.score, chunkId: p.chunkId });
+    for (const p of await lexicalPassages(tenant, sel, query))
+      if (!best.has(p.seq)) best.set(p.seq, { seq: p.seq, raw: p.score, chunkId: p.chunkId });
     return relative([...best.values()]);
   };
 
@@ -80,7 +81,13 @@ export function ranking(d: RankingDeps) {
     return [...merged.values()].sort((a, b) => b.score - a.score || b.seq - a.seq);
   };
 
-  const hybrid = async (tenant: string, sel: Selection, req: SearchRequest, want: number, texts: (s: Scored[]) => Promise<{ title: string; text: string }[]>) => {
+  const hybrid = async (
+    tenant: string,
+    sel: Selection,
+    req: SearchRequest,
+    want: number,
+    texts: (s: Scored[]) => Promise<{ title: string; text: string }[]>,
+  ) => {
     const [ft, sem] = await Promise.all([fulltext(tenant, sel, req.query), semantic(tenant, sel, req.query, want)]);
     const fused = reciprocalRankFusion([
       { items: ft.slice(0, d.maxCandidates).map((s) => ({ key: s.seq, chunkId: s.chunkId })), weight: 1 },
@@ -92,7 +99,11 @@ export function ranking(d: RankingDeps) {
   };
 
   /** Re-scores the first 50 with the re-ranker, blended with their rank score by `rerankWeight`. */
-  const rerank = async <T extends { score: number }>(query: string, scored: T[], texts: (top: T[]) => Promise<{ title: string; text: string }[]>): Promise<T[]> => {
+  const rerank = async <T extends { score: number }>(
+    query: string,
+    scored: T[],
+    texts: (top: T[]) => Promise<{ title: string; text: string }[]>,
+  ): Promise<T[]> => {
     if (!scored.length) return scored;
     // The re-ranker's order joins the fusion as one more ranked list of weight `rerankWeight`
     // (scores here are relative to the best fused one, i.e. a list's first place is worth 1).

@@ -38,7 +38,6 @@ function scopeFor(ctx: Ctx<Caller>, role: string): Scope & { caller: Caller } {
   return { tenant: caller.tenantId, subject: caller.subject, caller };
 }
 
-
 export function createSearchService(d: SearchServiceDeps) {
   const query = queryTelemetry(d.metrics);
   /** Adds (or, for `platform ingest`, replaces or keeps) an object as `scope`. */
@@ -49,19 +48,40 @@ export function createSearchService(d: SearchServiceDeps) {
     const fields = newFields(input, input.content);
     const now = d.clock.now();
     const isPrivate = isPrivateIn(input.systemMetadata) ?? false;
-    fields.systemMetadata = systemMetadata(fields.systemMetadata, { createdBy: scope.subject, updatedBy: scope.subject, isPrivate, createdAt: now, updatedAt: now });
+    fields.systemMetadata = systemMetadata(fields.systemMetadata, {
+      createdBy: scope.subject,
+      updatedBy: scope.subject,
+      isPrivate,
+      createdAt: now,
+      updatedAt: now,
+    });
     const { chunks, vectors } = await passagesOf(input.content, fields.title, d.embedder);
     const prepared = {
-      id: uuidv7(now), tenant: scope.tenant, fields, isPrivate, size: input.size ?? Buffer.byteLength(input.content), content: input.content,
-      chunks, vectors, embedderId: d.embedder.id, sparseVectors: d.embedder.sparse, createdBy: scope.subject, now, sourceKey: input.sourceKey, contentHash: hash,
+      id: uuidv7(now),
+      tenant: scope.tenant,
+      fields,
+      isPrivate,
+      size: input.size ?? Buffer.byteLength(input.content),
+      content: input.content,
+      chunks,
+      vectors,
+      embedderId: d.embedder.id,
+      sparseVectors: d.embedder.sparse,
+      createdBy: scope.subject,
+      now,
+      sourceKey: input.sourceKey,
+      contentHash: hash,
     };
     if (!input.sourceKey) {
       await d.store.insert(prepared, d.maxObjectsPerTenant);
       return { id: prepared.id, outcome: 'created' };
     }
     // Decided again inside the write transaction: a parallel run may have added or replaced it since.
-    return d.store.putSource({ ...prepared, sourceKey: input.sourceKey },
-      (old) => deletedSystem(old, scope.subject, now), d.maxObjectsPerTenant);
+    return d.store.putSource(
+      { ...prepared, sourceKey: input.sourceKey },
+      (old) => deletedSystem(old, scope.subject, now),
+      d.maxObjectsPerTenant,
+    );
   };
 
   /** The object just written (gone only if another process deleted it since: then not found, as it would be a moment later). */
@@ -71,9 +91,15 @@ export function createSearchService(d: SearchServiceDeps) {
     return strip(o);
   };
 
-  const deletedSystem = (o: StoredObject, by: string, now: number) => systemMetadata(o.systemMetadata, {
-    createdBy: o.createdBy, updatedBy: by, isPrivate: o.isPrivate, createdAt: o.createdAt.getTime(), updatedAt: now, deletedAt: now,
-  });
+  const deletedSystem = (o: StoredObject, by: string, now: number) =>
+    systemMetadata(o.systemMetadata, {
+      createdBy: o.createdBy,
+      updatedBy: by,
+      isPrivate: o.isPrivate,
+      createdAt: o.createdAt.getTime(),
+      updatedAt: now,
+      deletedAt: now,
+    });
 
   /** The object if the scope may see it (its tenant; not someone else's private object). */
   const visible = async (scope: Scope, id: string): Promise<ObjectRecord> => {
@@ -86,13 +112,22 @@ export function createSearchService(d: SearchServiceDeps) {
   const searchIn = async (scope: Scope & { caller: Caller }, req: SearchRequest): Promise<SearchPage> => {
     const where: Selection = { scope, filters: req.filters };
     const want = req.offset + req.limit;
-    const texts = async (top: Scored[]) => (await hitsFor(d.index, top, req.query, false)).map((h) => ({ title: h.object.title, text: h.snippet }));
+    const texts = async (top: Scored[]) =>
+      (await hitsFor(d.index, top, req.query, false)).map((h) => ({ title: h.object.title, text: h.snippet }));
     let ranked: Scored[];
     switch (req.mode) {
-      case 'fulltext': ranked = await d.ranking.fulltext(scope.tenant, where, req.query); break;
-      case 'semantic': ranked = await d.ranking.semantic(scope.tenant, where, req.query, want); break;
-      case 'basic': ranked = await d.ranking.basic(where, req); break;
-      case 'hybrid': ranked = await d.ranking.hybrid(scope.tenant, where, req, want, texts); break;
+      case 'fulltext':
+        ranked = await d.ranking.fulltext(scope.tenant, where, req.query);
+        break;
+      case 'semantic':
+        ranked = await d.ranking.semantic(scope.tenant, where, req.query, want);
+        break;
+      case 'basic':
+        ranked = await d.ranking.basic(where, req);
+        break;
+      case 'hybrid':
+        ranked = await d.ranking.hybrid(scope.tenant, where, req, want, texts);
+        break;
     }
     if (req.minScore) ranked = ranked.filter((s) => s.score >= req.minScore! - 1e-9);
     const seqs = ranked.map((s) => s.seq);
@@ -115,7 +150,17 @@ export function createSearchService(d: SearchServiceDeps) {
       const t = texts.get(r.chunkId);
       const o = t && objects.get(t.seq);
       if (!t || !o) return [];
-      return [{ objectId: o.id, chunkId: r.chunkId, chunkIndex: t.idx, text: t.text, score: round(r.score), title: o.title, fileName: o.fileName }];
+      return [
+        {
+          objectId: o.id,
+          chunkId: r.chunkId,
+          chunkIndex: t.idx,
+          text: t.text,
+          score: round(r.score),
+          title: o.title,
+          fileName: o.fileName,
+        },
+      ];
     });
     return { total: ranked.length, passages: found };
   };
@@ -163,7 +208,11 @@ export function createSearchService(d: SearchServiceDeps) {
       const now = d.clock.now();
       const isPrivate = patch.isPrivate ?? isPrivateIn(patch.systemMetadata) ?? current.isPrivate;
       fields.systemMetadata = systemMetadata(fields.systemMetadata, {
-        createdBy: current.createdBy, updatedBy: scope.subject, isPrivate, createdAt: current.createdAt.getTime(), updatedAt: now,
+        createdBy: current.createdBy,
+        updatedBy: scope.subject,
+        isPrivate,
+        createdAt: current.createdAt.getTime(),
+        updatedAt: now,
       });
       await d.store.update(current.seq, fields, isPrivate, scope.subject, now, fields.title !== current.title);
       return written(scope, id);
@@ -178,4 +227,3 @@ export function createSearchService(d: SearchServiceDeps) {
   };
   return { service, add };
 }
-

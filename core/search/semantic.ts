@@ -39,7 +39,16 @@ export function vectorSearch(feeds: IndexFeeds, embedder: Embedder, opts: { exac
       generation = now;
     }
     let t = tenants.get(tenant);
-    if (!t) tenants.set(tenant, (t = { index: createVectorIndex({ dimensions: embedder.dimensions, exactBelow: opts.exactBelow, sparse: embedder.sparse }), objectOf: new Map(), seen: 0, version: '' }));
+    if (!t)
+      tenants.set(
+        tenant,
+        (t = {
+          index: createVectorIndex({ dimensions: embedder.dimensions, exactBelow: opts.exactBelow, sparse: embedder.sparse }),
+          objectOf: new Map(),
+          seen: 0,
+          version: '',
+        }),
+      );
     return t;
   };
 

@@ -16,8 +16,16 @@ export type QueryMode = SearchMode | 'passages_hybrid' | 'passages_semantic';
  */
 export function queryTelemetry(metrics: Metrics = noMetrics) {
   const on = metrics !== noMetrics;
-  const queries = metrics.counter({ name: 'platform_search_queries_total', help: 'Search queries run, by mode and outcome (ok, error)', labels: ['mode', 'outcome'] });
-  const duration = metrics.histogram({ name: 'platform_search_query_duration_seconds', help: 'Search queries from start to result, by mode', labels: ['mode'] });
+  const queries = metrics.counter({
+    name: 'platform_search_queries_total',
+    help: 'Search queries run, by mode and outcome (ok, error)',
+    labels: ['mode', 'outcome'],
+  });
+  const duration = metrics.histogram({
+    name: 'platform_search_query_duration_seconds',
+    help: 'Search queries from start to result, by mode',
+    labels: ['mode'],
+  });
   return <T extends { total: number }>(mode: QueryMode, parent: Trace | undefined, run: () => Promise<T>): Promise<T> =>
     inSpan(parent, `search ${mode}`, { 'search.mode': mode }, async (span) => {
       if (!on) {
@@ -46,10 +54,22 @@ export function queryTelemetry(metrics: Metrics = noMetrics) {
  */
 export function indexGauges(metrics: Metrics, held: { counts(): { objects: number; passages: number }; memoryBytes(): number }): void {
   if (metrics === noMetrics) return;
-  metrics.gauge({ name: 'platform_search_index_objects', help: 'Objects in the in-memory search indexes of the process', aggregate: 'max', collect: (g) => g.set({}, held.counts().objects) });
-  metrics.gauge({ name: 'platform_search_index_passages', help: 'Passages in the in-memory search indexes of the process', aggregate: 'max', collect: (g) => g.set({}, held.counts().passages) });
   metrics.gauge({
-    name: 'platform_search_index_memory_bytes', help: 'Estimated memory of the in-memory search indexes (full text, vectors, caches), summed over processes',
-    aggregate: 'sum', collect: (g) => g.set({}, held.memoryBytes()),
+    name: 'platform_search_index_objects',
+    help: 'Objects in the in-memory search indexes of the process',
+    aggregate: 'max',
+    collect: (g) => g.set({}, held.counts().objects),
+  });
+  metrics.gauge({
+    name: 'platform_search_index_passages',
+    help: 'Passages in the in-memory search indexes of the process',
+    aggregate: 'max',
+    collect: (g) => g.set({}, held.counts().passages),
+  });
+  metrics.gauge({
+    name: 'platform_search_index_memory_bytes',
+    help: 'Estimated memory of the in-memory search indexes (full text, vectors, caches), summed over processes',
+    aggregate: 'sum',
+    collect: (g) => g.set({}, held.memoryBytes()),
   });
 }

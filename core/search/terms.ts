@@ -13,7 +13,14 @@ export type Term = [field: string, value: string];
 export const MAX_TERM_LENGTH = 512;
 export const MAX_TERMS_PER_OBJECT = 2000;
 
-export const METADATA_FIELDS = ['kvp', 'taxonomy', 'system_metadata', 'custom_metadata', 'media_metadata', 'source_system_metadata'] as const;
+export const METADATA_FIELDS = [
+  'kvp',
+  'taxonomy',
+  'system_metadata',
+  'custom_metadata',
+  'media_metadata',
+  'source_system_metadata',
+] as const;
 
 const text = (v: Json): string | undefined => {
   if (typeof v === 'string') return v;
@@ -36,21 +43,48 @@ export function flatten(value: Json | undefined, path: string, out: Term[] = [])
 }
 
 /** Every pair of an object, without duplicates, at most MAX_TERMS_PER_OBJECT. */
-export function objectTerms(o: Pick<ObjectFields, 'tags' | 'folders' | 'repos' | 'objectType' | 'fileExtension' | 'fileName' | 'kvp' | 'taxonomy' | 'systemMetadata' | 'customMetadata' | 'mediaMetadata' | 'sourceSystemMetadata'>): Term[] {
+export function objectTerms(
+  o: Pick<
+    ObjectFields,
+    | 'tags'
+    | 'folders'
+    | 'repos'
+    | 'objectType'
+    | 'fileExtension'
+    | 'fileName'
+    | 'kvp'
+    | 'taxonomy'
+    | 'systemMetadata'
+    | 'customMetadata'
+    | 'mediaMetadata'
+    | 'sourceSystemMetadata'
+  >,
+): Term[] {
   const out: Term[] = [];
   const fields: [Json | undefined, string][] = [
-    [o.tags, 'tags'], [o.folders, 'folders'], [o.repos, 'repos'], [o.objectType, 'object_type'], [o.fileExtension, 'file_extension'],
-    [o.fileName, 'file_name'], [o.kvp, 'kvp'], [o.taxonomy, 'taxonomy'], [o.systemMetadata, 'system_metadata'],
-    [o.customMetadata, 'custom_metadata'], [o.mediaMetadata, 'media_metadata'], [o.sourceSystemMetadata, 'source_system_metadata'],
+    [o.tags, 'tags'],
+    [o.folders, 'folders'],
+    [o.repos, 'repos'],
+    [o.objectType, 'object_type'],
+    [o.fileExtension, 'file_extension'],
+    [o.fileName, 'file_name'],
+    [o.kvp, 'kvp'],
+    [o.taxonomy, 'taxonomy'],
+    [o.systemMetadata, 'system_metadata'],
+    [o.customMetadata, 'custom_metadata'],
+    [o.mediaMetadata, 'media_metadata'],
+    [o.sourceSystemMetadata, 'source_system_metadata'],
   ];
   for (const [value, field] of fields) flatten(value, field, out);
   const seen = new Set<string>();
-  return out.filter(([f, v]) => {
-    const key = `${f}\u0000${v}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  }).slice(0, MAX_TERMS_PER_OBJECT);
+  return out
+    .filter(([f, v]) => {
+      const key = `${f}\u0000${v}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .slice(0, MAX_TERMS_PER_OBJECT);
 }
 
 /** A filter object's pairs grouped by field: each field must match one of its values. */

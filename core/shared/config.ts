@@ -5,9 +5,14 @@ const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
 const count = (fallback: number, max = 1_000_000) => z.coerce.number().int().positive().max(max).default(fallback);
 /** A yes/no setting: `true`/`false` (or `1`/`0`, `yes`/`no`, `on`/`off`), anything else refused. */
-const flag = (fallback: boolean) => z.string().trim().toLowerCase()
-  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'expected true or false' }))
-  .transform((v) => ['true', '1', 'yes', 'on'].includes(v)).default(fallback);
+const flag = (fallback: boolean) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'expected true or false' }))
+    .transform((v) => ['true', '1', 'yes', 'on'].includes(v))
+    .default(fallback);
 
 const otlpProtocol = z.enum(['http/protobuf', 'http/json'], { error: 'http/protobuf or http/json (OTLP over gRPC is not offered)' });
 
@@ -24,16 +29,31 @@ const Platform = z.object({
    * PostgreSQL for every service's state (`postgres://user:password@host:5432/db`), shared by any
    * number of replicas; the SQLite files of PLATFORM_DATA_DIR when absent (docs/postgres.md).
    */
-  DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// or postgresql:// URL').optional()),
+  DATABASE_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
   /** Connections each process keeps to DATABASE_URL. */
   DATABASE_POOL_SIZE: count(10, 1000),
   /**
    * Redis for what must be counted or cached across replicas (a key's limits, failed
    * authentications, cached answers, persisted queries); per machine when absent (docs/redis.md).
    */
-  REDIS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL').optional()),
+  REDIS_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL')
+      .optional(),
+  ),
   /** Before every key the platform keeps in Redis: deployments (or tests) sharing one Redis keep apart by it. */
-  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits, and _ : . - (at most 64)').default('platform:'),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, 'letters, digits, and _ : . - (at most 64)')
+    .default('platform:'),
   /**
    * Milliseconds one Redis command may take before it fails; the caller then goes on without Redis
    * (limits and throttles fail open, the cache is skipped: docs/redis.md).
@@ -54,12 +74,34 @@ const Platform = z.object({
    * nobody by default (`false`); `loopback` for a reverse proxy on this host, or a comma-separated
    * list of addresses or subnets.
    */
-  TRUST_PROXY: z.string().default('false').transform((v): false | string[] =>
-    ['false', '0', 'none', ''].includes(v.trim().toLowerCase()) ? false : v.split(',').map((s) => s.trim()).filter(Boolean)),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v): false | string[] =>
+      ['false', '0', 'none', ''].includes(v.trim().toLowerCase())
+        ? false
+        : v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+    ),
   /** Browser origins allowed to call the platform (comma-separated, or `*`); none by default. */
-  CORS_ORIGINS: z.string().default('').transform((v) => v.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean)),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    ),
   /** Processes `platform start` and `platform serve` run (they share the port); the number of cores by default. */
-  WORKERS: z.coerce.number().int().min(1).max(64).default(() => Math.min(64, availableParallelism())),
+  WORKERS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(() => Math.min(64, availableParallelism())),
   /**
    * The management port where the primary process serves Prometheus metrics at /metrics, every
    * worker's figures aggregated; never the public port. 0 turns metrics off (nothing is recorded).
@@ -70,7 +112,17 @@ const Platform = z.object({
   /** Tenants that get a label of their own in the metrics (the first ones seen, per process); the rest count as `other`. 0: no tenant label. */
   METRICS_MAX_TENANTS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** OpenTelemetry traces: `otlp` turns them on (OTLP over HTTP); `none`, the default, leaves them off. */
-  OTEL_TRACES_EXPORTER: z.string().trim().toLowerCase().default('none').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+  OTEL_TRACES_EXPORTER: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .default('none')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .refine((l) => l.every((x) => x === 'otlp' || x === 'none'), 'otlp or none (the platform exports traces over OTLP/HTTP only)'),
   OTEL_SDK_DISABLED: flag(false),
   /** OTLP over HTTP as protobuf (default) or JSON; gRPC is not offered. */
@@ -118,15 +170,17 @@ const Platform = z.object({
 /** Between heartbeats of an open stream when STREAM_HEARTBEAT_MS (or its former name) is unset, and where no setting is given (tests). */
 export const DEFAULT_STREAM_HEARTBEAT_MS = 10_000;
 
-export type Config = Readonly<Omit<z.output<typeof Platform>, 'STREAM_HEARTBEAT_MS' | 'GRAPHQL_KEEPALIVE_MS'> & {
-  STREAM_HEARTBEAT_MS: number;
-  PUBLIC_URL: string;
-  AUTH_ISSUER_URL: string;
-  /** `SUBGRAPH_<NAME>_URL` of each registered subgraph that is reached over HTTP. */
-  subgraphUrls: Readonly<Record<string, string>>;
-  /** Whether METRICS_PORT was set (a taken port then stops start-up) or is the default (then a warning). */
-  metricsPortSet: boolean;
-}>;
+export type Config = Readonly<
+  Omit<z.output<typeof Platform>, 'STREAM_HEARTBEAT_MS' | 'GRAPHQL_KEEPALIVE_MS'> & {
+    STREAM_HEARTBEAT_MS: number;
+    PUBLIC_URL: string;
+    AUTH_ISSUER_URL: string;
+    /** `SUBGRAPH_<NAME>_URL` of each registered subgraph that is reached over HTTP. */
+    subgraphUrls: Readonly<Record<string, string>>;
+    /** Whether METRICS_PORT was set (a taken port then stops start-up) or is the default (then a warning). */
+    metricsPortSet: boolean;
+  }
+>;
 
 export class ConfigError extends Error {}
 
@@ -152,10 +206,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const c = parsed.data as z.output<typeof Platform> & Record<string, unknown>;
   const host = c.HOST === '0.0.0.0' || c.HOST === '::' ? 'localhost' : c.HOST;
   const publicUrl = c.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${c.PORT}`;
-  const subgraphUrls = Object.fromEntries((parts.subgraphs ?? [])
-    .map((n) => [n, c[subgraphUrlVar(n)]])
-    .filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const subgraphUrls = Object.fromEntries(
+    (parts.subgraphs ?? []).map((n) => [n, c[subgraphUrlVar(n)]]).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
   const { GRAPHQL_KEEPALIVE_MS: formerHeartbeat, ...settings } = c;
   const heartbeatMs = c.STREAM_HEARTBEAT_MS ?? formerHeartbeat ?? DEFAULT_STREAM_HEARTBEAT_MS;
-  return Object.freeze({ ...settings, STREAM_HEARTBEAT_MS: heartbeatMs, PUBLIC_URL: publicUrl, AUTH_ISSUER_URL: c.AUTH_ISSUER_URL ?? publicUrl, subgraphUrls, metricsPortSet: given.METRICS_PORT !== undefined });
+  return Object.freeze({
+    ...settings,
+    STREAM_HEARTBEAT_MS: heartbeatMs,
+    PUBLIC_URL: publicUrl,
+    AUTH_ISSUER_URL: c.AUTH_ISSUER_URL ?? publicUrl,
+    subgraphUrls,
+    metricsPortSet: given.METRICS_PORT !== undefined,
+  });
 }

@@ -43,26 +43,54 @@ export abstract class PlatformError extends Error {
   }
 }
 
-export class BadRequest extends PlatformError { readonly kind = 'bad_request'; }
-export class Unauthenticated extends PlatformError { readonly kind = 'unauthenticated'; }
-export class Forbidden extends PlatformError { readonly kind = 'forbidden'; }
-export class NotFound extends PlatformError { readonly kind = 'not_found'; }
-export class Conflict extends PlatformError { readonly kind = 'conflict'; }
-export class PayloadTooLarge extends PlatformError { readonly kind = 'payload_too_large'; }
-export class UnsupportedMediaType extends PlatformError { readonly kind = 'unsupported_media_type'; }
+export class BadRequest extends PlatformError {
+  readonly kind = 'bad_request';
+}
+export class Unauthenticated extends PlatformError {
+  readonly kind = 'unauthenticated';
+}
+export class Forbidden extends PlatformError {
+  readonly kind = 'forbidden';
+}
+export class NotFound extends PlatformError {
+  readonly kind = 'not_found';
+}
+export class Conflict extends PlatformError {
+  readonly kind = 'conflict';
+}
+export class PayloadTooLarge extends PlatformError {
+  readonly kind = 'payload_too_large';
+}
+export class UnsupportedMediaType extends PlatformError {
+  readonly kind = 'unsupported_media_type';
+}
 export class RateLimited extends PlatformError {
   readonly kind = 'rate_limited';
-  constructor(message: string, readonly retryAfterSeconds: number, options?: ErrorOptions & { code?: string }) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    options?: ErrorOptions & { code?: string },
+  ) {
     super(message, options);
   }
 }
-export class UpstreamFailed extends PlatformError { readonly kind = 'upstream'; }
-export class UpstreamTimeout extends PlatformError { readonly kind = 'upstream_timeout'; }
-export class InternalError extends PlatformError { readonly kind = 'internal'; }
+export class UpstreamFailed extends PlatformError {
+  readonly kind = 'upstream';
+}
+export class UpstreamTimeout extends PlatformError {
+  readonly kind = 'upstream_timeout';
+}
+export class InternalError extends PlatformError {
+  readonly kind = 'internal';
+}
 /** A store the platform depends on (PostgreSQL, Redis) cannot be reached for now: try again after `retryAfterSeconds`. */
 export class Unavailable extends PlatformError {
   readonly kind = 'unavailable';
-  constructor(message: string, readonly retryAfterSeconds: number, options?: ErrorOptions & { code?: string }) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    options?: ErrorOptions & { code?: string },
+  ) {
     super(message, options);
   }
 }

@@ -109,7 +109,9 @@ export function createFairPool(opts: FairPoolOptions): FairPool {
     run<T>(key: string, task: () => Promise<T>, priority = 0): Promise<T> {
       const jobs = waiting.get(key) ?? [];
       if (jobs.length >= maxWaiting) {
-        return Promise.reject(new RateLimited('Too many authentications in progress from this address; try again later', 1, { code: 'slow_down' }));
+        return Promise.reject(
+          new RateLimited('Too many authentications in progress from this address; try again later', 1, { code: 'slow_down' }),
+        );
       }
       return new Promise<T>((resolve, reject) => {
         enqueue(jobs, { priority, task, resolve: resolve as (v: unknown) => void, reject });

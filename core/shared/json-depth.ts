@@ -9,7 +9,10 @@ import { BadRequest } from './errors';
 export const MAX_JSON_DEPTH = 128;
 
 export class JsonTooDeep extends BadRequest {
-  constructor(readonly limit: number, what = 'JSON') {
+  constructor(
+    readonly limit: number,
+    what = 'JSON',
+  ) {
     super(`${what} nests deeper than ${limit} levels`, { code: 'json_too_deep' });
   }
 }
@@ -25,7 +28,8 @@ export function jsonTextTooDeep(text: string | Buffer, max = MAX_JSON_DEPTH): bo
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {

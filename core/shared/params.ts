@@ -23,9 +23,16 @@ const numeric = (int: boolean) => (v: unknown) => {
 const integer = (v: unknown, ctx: z.core.$RefinementCtx) => {
   const x = numeric(true)(v);
   if (x === undefined || typeof x === 'number') return x;
-  ctx.addIssue(typeof x === 'string'
-    ? { code: 'custom', input: x, params: { type: 'int_parsing' }, message: 'Input should be a valid integer, unable to parse string as an integer' }
-    : { code: 'custom', input: x, params: { type: 'int_type' }, message: 'Input should be a valid integer' });
+  ctx.addIssue(
+    typeof x === 'string'
+      ? {
+          code: 'custom',
+          input: x,
+          params: { type: 'int_parsing' },
+          message: 'Input should be a valid integer, unable to parse string as an integer',
+        }
+      : { code: 'custom', input: x, params: { type: 'int_type' }, message: 'Input should be a valid integer' },
+  );
   return z.NEVER;
 };
 

@@ -57,7 +57,10 @@ export function sqliteCache(db: Db, opts: SqliteCacheOptions): SqliteCache {
   const insert = s.run(`INSERT INTO ${t} (key, value, bytes, expires_at) VALUES (?, ?, ?, ?)`);
   const expired = s.run(`DELETE FROM ${t} WHERE expires_at <= ?`);
   const oldest = s.run(`DELETE FROM ${t} WHERE seq = (SELECT min(seq) FROM ${t})`);
-  const totals = s.one(`SELECT entries, bytes FROM ${t}_totals WHERE id = 1`, (r) => ({ entries: r.entries as number, bytes: r.bytes as number }));
+  const totals = s.one(`SELECT entries, bytes FROM ${t}_totals WHERE id = 1`, (r) => ({
+    entries: r.entries as number,
+    bytes: r.bytes as number,
+  }));
   const over = () => {
     const n = totals()!;
     return n.entries > opts.maxEntries || n.bytes > opts.maxBytes;

@@ -120,7 +120,11 @@ export const fromJson = <T>(s: string): T => JSON.parse(s) as T;
  * transaction touches, so under load this turns many small commits (and their checkpoints) into
  * few.
  */
-export function groupCommit<T>(db: Db, writeOne: (item: T) => void, opts: { delayMs?: number } = {}): ((item: T) => Promise<void>) & { flush(): void } {
+export function groupCommit<T>(
+  db: Db,
+  writeOne: (item: T) => void,
+  opts: { delayMs?: number } = {},
+): ((item: T) => Promise<void>) & { flush(): void } {
   let pending: { item: T; resolve(): void; reject(err: unknown): void }[] = [];
   const writeAll = db.transaction((items: T[]) => items.forEach(writeOne));
   const flush = () => {
@@ -136,10 +140,11 @@ export function groupCommit<T>(db: Db, writeOne: (item: T) => void, opts: { dela
   };
   // With a delay, rows gather for that long (one commit for many calls in a row, not one each).
   const schedule = opts.delayMs ? () => setTimeout(flush, opts.delayMs).unref() : () => setImmediate(flush);
-  const write = (item: T) => new Promise<void>((resolve, reject) => {
-    if (pending.length === 0) schedule();
-    pending.push({ item, resolve, reject });
-  });
+  const write = (item: T) =>
+    new Promise<void>((resolve, reject) => {
+      if (pending.length === 0) schedule();
+      pending.push({ item, resolve, reject });
+    });
   // Before the database closes: what is queued is written now, not lost.
   return Object.assign(write, { flush });
 }

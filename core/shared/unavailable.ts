@@ -25,9 +25,13 @@ const MESSAGES = [
 export function asUnavailable(err: unknown): Unavailable | undefined {
   if (err instanceof PlatformError || !(err instanceof Error)) return undefined;
   const code = (err as { code?: unknown }).code;
-  const down = (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || NET_CODES.has(code) || code === 'SQLITE_BUSY'))
-    || MESSAGES.some((m) => m.test(err.message));
+  const down =
+    (typeof code === 'string' && (PG_UNAVAILABLE.test(code) || NET_CODES.has(code) || code === 'SQLITE_BUSY')) ||
+    MESSAGES.some((m) => m.test(err.message));
   return down
-    ? new Unavailable('The service cannot reach its database right now; try again shortly.', STORE_RETRY_AFTER_SECONDS, { cause: err, code: 'store_unavailable' })
+    ? new Unavailable('The service cannot reach its database right now; try again shortly.', STORE_RETRY_AFTER_SECONDS, {
+        cause: err,
+        code: 'store_unavailable',
+      })
     : undefined;
 }

@@ -20,24 +20,41 @@ export function pydanticIssue(issue: Issue, loc: (string | number)[]): Validatio
       if (issue.input === undefined) return at('missing', 'Field required');
       const parsing = typeof issue.input === 'string';
       switch (issue.expected) {
-        case 'string': return at('string_type', 'Input should be a valid string');
-        case 'int': return parsing ? at('int_parsing', 'Input should be a valid integer, unable to parse string as an integer') : at('int_type', 'Input should be a valid integer');
-        case 'number': return parsing ? at('float_parsing', 'Input should be a valid number, unable to parse string as a number') : at('float_type', 'Input should be a valid number');
-        case 'boolean': return parsing ? at('bool_parsing', 'Input should be a valid boolean, unable to interpret input') : at('bool_type', 'Input should be a valid boolean');
-        case 'array': return at('list_type', 'Input should be a valid list');
+        case 'string':
+          return at('string_type', 'Input should be a valid string');
+        case 'int':
+          return parsing
+            ? at('int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
+            : at('int_type', 'Input should be a valid integer');
+        case 'number':
+          return parsing
+            ? at('float_parsing', 'Input should be a valid number, unable to parse string as a number')
+            : at('float_type', 'Input should be a valid number');
+        case 'boolean':
+          return parsing
+            ? at('bool_parsing', 'Input should be a valid boolean, unable to interpret input')
+            : at('bool_type', 'Input should be a valid boolean');
+        case 'array':
+          return at('list_type', 'Input should be a valid list');
         case 'object':
         case 'record':
-          return loc.length === 1 ? at('model_attributes_type', 'Input should be a valid dictionary or object to extract fields from') : at('dict_type', 'Input should be a valid dictionary');
-        default: return at(`${issue.expected}_type`, `Input should be a valid ${issue.expected}`);
+          return loc.length === 1
+            ? at('model_attributes_type', 'Input should be a valid dictionary or object to extract fields from')
+            : at('dict_type', 'Input should be a valid dictionary');
+        default:
+          return at(`${issue.expected}_type`, `Input should be a valid ${issue.expected}`);
       }
     }
     case 'invalid_format':
       if (issue.format === 'uuid' || issue.format === 'guid') return at('uuid_parsing', 'Input should be a valid UUID');
-      if (issue.format === 'regex') return at('string_pattern_mismatch', `String should match pattern '${(issue as { pattern?: string }).pattern ?? ''}'`);
+      if (issue.format === 'regex')
+        return at('string_pattern_mismatch', `String should match pattern '${(issue as { pattern?: string }).pattern ?? ''}'`);
       return at(`${issue.format}_parsing`, `Input should be a valid ${issue.format}`);
     case 'too_small':
-      if (issue.origin === 'string') return at('string_too_short', `String should have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`);
-      if (issue.origin === 'array') return at('too_short', `List should have at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'}`);
+      if (issue.origin === 'string')
+        return at('string_too_short', `String should have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`);
+      if (issue.origin === 'array')
+        return at('too_short', `List should have at least ${issue.minimum} item${Number(issue.minimum) === 1 ? '' : 's'}`);
       return issue.inclusive
         ? at('greater_than_equal', `Input should be greater than or equal to ${issue.minimum}`)
         : at('greater_than', `Input should be greater than ${issue.minimum}`);
@@ -62,7 +79,10 @@ const keyPath = (path: PropertyKey[]) => path.map((p) => (typeof p === 'number' 
 
 /** The issues of `data` against `schema`, each located by `where(path)`; the parsed value when none. */
 export function check<S extends z.ZodType>(
-  schema: S, data: unknown, where: (path: (string | number)[]) => (string | number)[], issues: ValidationIssue[],
+  schema: S,
+  data: unknown,
+  where: (path: (string | number)[]) => (string | number)[],
+  issues: ValidationIssue[],
 ): z.output<S> | undefined {
   const result = schema.safeParse(data, { reportInput: true });
   if (result.success) return result.data;
@@ -78,5 +98,4 @@ export function parseInput<S extends z.ZodType>(schema: S, data: unknown, prefix
   return value as z.output<S>;
 }
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

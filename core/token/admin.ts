@@ -23,9 +23,28 @@ import { randomSecret, type SecretHasher } from './secrets';
 export const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
 const NAME = /^[A-Za-z0-9][\w.:@-]{0,127}$/;
 
-export interface RealmInput { name?: string; id?: string; accessTokenLifespan?: number; refreshTokenLifespan?: number }
-export interface ClientInput { realm?: string; clientId: string; tenantId?: string; roles?: string[]; scopes?: string[]; secret?: string }
-export interface UserInput { realm?: string; username: string; password: string; tenantId?: string; roles?: string[]; email?: string }
+export interface RealmInput {
+  name?: string;
+  id?: string;
+  accessTokenLifespan?: number;
+  refreshTokenLifespan?: number;
+}
+export interface ClientInput {
+  realm?: string;
+  clientId: string;
+  tenantId?: string;
+  roles?: string[];
+  scopes?: string[];
+  secret?: string;
+}
+export interface UserInput {
+  realm?: string;
+  username: string;
+  password: string;
+  tenantId?: string;
+  roles?: string[];
+  email?: string;
+}
 
 export type RealmView = Omit<RealmRecord, 'createdAt' | 'refreshSecret'> & { createdAt: string; default: boolean };
 export type ClientView = Omit<ClientRecord, 'secretHash' | 'createdAt' | 'id'> & { public: boolean; createdAt: string };
@@ -73,12 +92,20 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     if (!NAME.test(value)) throw new BadRequest(`${kind} must be 1-128 characters: letters, digits and . _ : @ -`);
   }
 
-  const realmView = ({ refreshSecret: _secret, ...r }: RealmRecord, defaultId: string | undefined): RealmView => ({ ...r, createdAt: iso(r.createdAt), default: defaultId === r.id });
+  const realmView = ({ refreshSecret: _secret, ...r }: RealmRecord, defaultId: string | undefined): RealmView => ({
+    ...r,
+    createdAt: iso(r.createdAt),
+    default: defaultId === r.id,
+  });
   const realmViews = async (realms: RealmRecord[]) => {
     const defaultId = await store.realms.getDefaultId();
     return realms.map((r) => realmView(r, defaultId));
   };
-  const clientView = ({ secretHash, id: _id, ...c }: ClientRecord): ClientView => ({ ...c, public: secretHash === null, createdAt: iso(c.createdAt) });
+  const clientView = ({ secretHash, id: _id, ...c }: ClientRecord): ClientView => ({
+    ...c,
+    public: secretHash === null,
+    createdAt: iso(c.createdAt),
+  });
   const userView = async (user: UserRecord): Promise<UserView> => {
     const { passwordHash: _p, ...u } = user;
     return { ...u, locked: (await deps.lockedForAll?.(user)) ?? false, createdAt: iso(u.createdAt) };
@@ -91,18 +118,32 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       checkName('realm name', name);
       const access = input.accessTokenLifespan ?? 300;
       const refresh = input.refreshTokenLifespan ?? 1800;
-      if (!(access > 0 && refresh >= access)) throw new BadRequest('lifespans must be positive, and the refresh lifespan at least the access one');
+      if (!(access > 0 && refresh >= access))
+        throw new BadRequest('lifespans must be positive, and the refresh lifespan at least the access one');
       const taken = () => new Conflict(`realm '${name}' already exists`);
-      if ((await store.realms.get(id)) || (await store.realms.list()).some((r) => r.name.toLowerCase() === name.toLowerCase())) throw taken();
+      if ((await store.realms.get(id)) || (await store.realms.list()).some((r) => r.name.toLowerCase() === name.toLowerCase()))
+        throw taken();
       const now = clock.now();
       const key = await deps.generateKey(id, now);
       const realm: RealmRecord = {
-        id, name, enabled: true, accessTokenLifespan: access, refreshTokenLifespan: refresh,
-        refreshSecret: randomBytes(64).toString('hex'), createdAt: now,
+        id,
+        name,
+        enabled: true,
+        accessTokenLifespan: access,
+        refreshTokenLifespan: refresh,
+        refreshSecret: randomBytes(64).toString('hex'),
+        createdAt: now,
       };
       const login: ClientRecord = {
-        id: randomUUID(), realmId: id, clientId: LOGIN_CLIENT_ID, secretHash: null, enabled: true,
-        roles: [], scopes: DEFAULT_SCOPES, tenantId: id, createdAt: now,
+        id: randomUUID(),
+        realmId: id,
+        clientId: LOGIN_CLIENT_ID,
+        secretHash: null,
+        enabled: true,
+        roles: [],
+        scopes: DEFAULT_SCOPES,
+        tenantId: id,
+        createdAt: now,
       };
       // One step: another process creating the same name meanwhile makes this one a conflict, never a half realm.
       if (!(await store.realms.create(realm, { key, clients: [login] }))) throw taken();
@@ -199,7 +240,8 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       return { ...(await userView(user)), realm: realm.id };
     },
 
-    listUsers: async (realm?: string): Promise<UserView[]> => Promise.all((await store.users.list((await realmOf(realm)).id)).map(userView)),
+    listUsers: async (realm?: string): Promise<UserView[]> =>
+      Promise.all((await store.users.list((await realmOf(realm)).id)).map(userView)),
 
     async setUserEnabled(realm: string | undefined, username: string, enabled: boolean): Promise<UserView> {
       const r = await realmOf(realm);
@@ -213,7 +255,8 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     async setPassword(realm: string | undefined, username: string, password: string): Promise<UserView & { sessions_ended: number }> {
       const r = await realmOf(realm);
       checkPassword(password);
-      if (!(await store.users.setPasswordHash(r.id, username, await hasher.hash(password)))) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
+      if (!(await store.users.setPasswordHash(r.id, username, await hasher.hash(password))))
+        throw new BadRequest(`no user '${username}' in realm ${r.id}`);
       const user = (await store.users.get(r.id, username))!;
       return { ...(await userView(user)), sessions_ended: await endSessions(r, { userId: user.id }) };
     },
@@ -231,8 +274,10 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
      * periodically by the server. An entry is kept ten minutes past its end, beyond any verifier's
      * clock tolerance (TOKEN_CLOCK_SKEW_SECONDS is at most 300).
      */
-    prune: async (): Promise<number> => (await store.sessions.prune(clock.now())) + (await store.failures.prune(clock.now()))
-      + (await store.revocations.prune(clock.now() - 10 * 60_000)),
+    prune: async (): Promise<number> =>
+      (await store.sessions.prune(clock.now())) +
+      (await store.failures.prune(clock.now())) +
+      (await store.revocations.prune(clock.now() - 10 * 60_000)),
   };
 }
 

@@ -49,10 +49,13 @@ export const hashingPoolOptions = (concurrency: number) => ({ concurrency, perKe
 
 /** Whether `account` reached its bound of failures: every source is refused for it until the window ends. */
 export const lockedForAll = (guards: Guards, account: Account): Promise<boolean> =>
-  guards.account.check(`a|${account.key}`).then(() => false, (err: unknown) => {
-    if (err instanceof RateLimited) return true;
-    throw err;
-  });
+  guards.account.check(`a|${account.key}`).then(
+    () => false,
+    (err: unknown) => {
+      if (err instanceof RateLimited) return true;
+      throw err;
+    },
+  );
 
 /** A slow check's places, or its refusal. */
 export interface Place {
@@ -72,10 +75,11 @@ export interface Place {
 }
 
 /** Taken, or undefined when the count is full. */
-const tryReserve = (t: FailureThrottle, key: string) => t.reserve(key).catch((err: unknown) => {
-  if (err instanceof RateLimited) return undefined;
-  throw err;
-});
+const tryReserve = (t: FailureThrottle, key: string) =>
+  t.reserve(key).catch((err: unknown) => {
+    if (err instanceof RateLimited) return undefined;
+    throw err;
+  });
 
 /**
  * Admission of the slow checks of one request from `source`. Rules, in order:
@@ -98,10 +102,11 @@ export function admission(guards: Guards, source: string) {
         await Promise.all([...places, ...(realm ? [realm] : [])].map((p) => p.release()));
       };
       /** The realm's place; when it has none left, 429 for a source with failures, none for a clean one. */
-      const realmPlace = (dirty: boolean) => guards.realm.reserve(`r|${account.realm}`).catch((err: unknown) => {
-        if (err instanceof RateLimited && !dirty) return undefined;
-        throw err;
-      });
+      const realmPlace = (dirty: boolean) =>
+        guards.realm.reserve(`r|${account.realm}`).catch((err: unknown) => {
+          if (err instanceof RateLimited && !dirty) return undefined;
+          throw err;
+        });
       const refused = async (): Promise<Place> => {
         await realm?.release();
         realm = undefined;
@@ -140,10 +145,11 @@ export function admission(guards: Guards, source: string) {
 
     /** Whether a check answered from memory may pass: the account is locked neither for this source nor for everyone. */
     async open(account: Account): Promise<boolean> {
-      const counted = (t: FailureThrottle, key: string) => t.check(key).catch((err: unknown) => {
-        if (err instanceof RateLimited) return undefined;
-        throw err;
-      });
+      const counted = (t: FailureThrottle, key: string) =>
+        t.check(key).catch((err: unknown) => {
+          if (err instanceof RateLimited) return undefined;
+          throw err;
+        });
       const pair = await counted(guards.pair, pairKey(account));
       if (pair === undefined || (await counted(guards.account, `a|${account.key}`)) === undefined) return false;
       if (pair > 0) await guards.pair.forget(pairKey(account));

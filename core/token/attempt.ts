@@ -28,7 +28,10 @@ export interface Attempt {
 
 /** Runs every check at once, unthrottled (tools and tests that need no limiting). */
 export const freeAttempt: Attempt = {
-  now: async (check) => check(), queued: (_a, check) => check(), join: (_a, pending) => pending, remembered: async () => true,
+  now: async (check) => check(),
+  queued: (_a, check) => check(),
+  join: (_a, pending) => pending,
+  remembered: async () => true,
 };
 
 /**
@@ -89,7 +92,7 @@ export function createAttempts(deps: { guards: Guards; pool: FairPool; locked?: 
       try {
         return await step(attempt);
       } catch (err) {
-        if (err instanceof AuthenticationFailed && !failed && await guards.source.fail(source)) deps.locked?.();
+        if (err instanceof AuthenticationFailed && !failed && (await guards.source.fail(source))) deps.locked?.();
         throw err;
       }
     },

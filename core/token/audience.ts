@@ -8,8 +8,14 @@ import { narrow } from './scopes';
  * `models`, `chat`, `account`), as they appear in `aud`; nothing asked means every service
  * (RFC 9068's default here). A refresh grant may narrow what the session was granted, never widen it.
  */
-export const parseTargets = (...raw: (readonly string[] | undefined)[]): string[] =>
-  [...new Set(raw.flatMap((list) => list ?? []).flatMap((v) => v.split(/[\s,]+/)).filter(Boolean))];
+export const parseTargets = (...raw: (readonly string[] | undefined)[]): string[] => [
+  ...new Set(
+    raw
+      .flatMap((list) => list ?? [])
+      .flatMap((v) => v.split(/[\s,]+/))
+      .filter(Boolean),
+  ),
+];
 
 /** The audiences asked for when each is within `granted` (else invalid_target), or all of `granted`. */
 export const grantAudience = (granted: readonly string[], asked: readonly string[]): string[] =>

@@ -41,7 +41,11 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
   function rehashIfOutdated(id: string, secret: string, stored: string, save: (next: string) => Promise<boolean>) {
     if (!deps.hasher.outdated(stored) || rehashing.has(id)) return;
     rehashing.add(id);
-    void deps.hasher.hash(secret).then(save).catch(() => false).finally(() => rehashing.delete(id));
+    void deps.hasher
+      .hash(secret)
+      .then(save)
+      .catch(() => false)
+      .finally(() => rehashing.delete(id));
   }
 
   /** A generated secret's keyed hash is kept before the answer (later requests skip scrypt); a rehash runs behind it. */
@@ -72,7 +76,12 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     client,
 
     /** A named client for the login endpoint: public ones need no secret, confidential ones do. */
-    async loginClient(attempt: Attempt, realm: RealmRecord, clientId: string | undefined, secret: string | undefined): Promise<ClientRecord> {
+    async loginClient(
+      attempt: Attempt,
+      realm: RealmRecord,
+      clientId: string | undefined,
+      secret: string | undefined,
+    ): Promise<ClientRecord> {
       const found = await store.clients.get(realm.id, clientId || LOGIN_CLIENT_ID);
       if (found && found.secretHash === null && found.enabled) return found;
       return client(attempt, realm, clientId || LOGIN_CLIENT_ID, secret);
@@ -82,7 +91,9 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       const found = await store.users.get(realm.id, username);
       const ok = await secrets.verify(attempt, userAccount(realm.id, username, found), password, found?.passwordHash, 'slow');
       if (!found || !ok || !found.enabled) throw new AuthenticationFailed('invalid_grant');
-      rehashIfOutdated(found.id, password, found.passwordHash, (next) => store.users.replacePasswordHash(found.id, found.passwordHash, next));
+      rehashIfOutdated(found.id, password, found.passwordHash, (next) =>
+        store.users.replacePasswordHash(found.id, found.passwordHash, next),
+      );
       return found;
     },
   };

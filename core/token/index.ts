@@ -93,13 +93,31 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     guards,
     onLockout: telemetry.lockout,
   });
-  const service = createTokenService({ store, keys, auth, clock, publicUrl: opts.publicUrl, audience: opts.audience ?? ['account'], telemetry, revoked: opts.revoked });
-  const admin = createTokenAdmin({ store, clock, hasher, keyed, generateKey: opts.generateKey ?? generateRealmKey, keyAdded: (realmId) => keys.forget(realmId),
+  const service = createTokenService({
+    store,
+    keys,
+    auth,
+    clock,
+    publicUrl: opts.publicUrl,
+    audience: opts.audience ?? ['account'],
+    telemetry,
+    revoked: opts.revoked,
+  });
+  const admin = createTokenAdmin({
+    store,
+    clock,
+    hasher,
+    keyed,
+    generateKey: opts.generateKey ?? generateRealmKey,
+    keyAdded: (realmId) => keys.forget(realmId),
     lockedForAll: (user) => lockedForAll(guards, userAccount(user.realmId, user.username, user)),
     revoked: opts.revoked,
   });
   return {
-    service, admin, store, keys,
+    service,
+    admin,
+    store,
+    keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },
     revocations: store.revocations,
     close: () => store.close(),

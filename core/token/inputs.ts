@@ -11,7 +11,10 @@ const scopes = param.string().optional().describe('Space- or comma-separated sco
 const refreshToken = param.string().optional().describe('With grant_type=refresh_token');
 /** RFC 8707 `resource` and the `audience` parameter: both name services' audiences (repeated, or space-separated). */
 const targets = {
-  resource: param.array().optional().describe('RFC 8707: the audience (a service: search, models, chat, account) the access token is for; repeat for several'),
+  resource: param
+    .array()
+    .optional()
+    .describe('RFC 8707: the audience (a service: search, models, chat, account) the access token is for; repeat for several'),
   audience: param.array().optional().describe('Same as resource (the name Keycloak and Auth0 use)'),
 };
 
@@ -19,39 +22,46 @@ type Grants = Record<string, readonly string[]>;
 
 /** Adds "Field required" for the fields `grant_type` (or its default) needs, reported with any other issue. */
 const requireFor = (grants: Grants, fallback: string) =>
-  z.superRefine<Record<string, unknown>>((v, ctx) => {
-    if (typeof v !== 'object' || v === null) return;
-    const grant = typeof v.grant_type === 'string' && v.grant_type ? v.grant_type : fallback;
-    for (const field of grants[grant] ?? []) {
-      if (v[field] === undefined) {
-        ctx.addIssue({ code: 'custom', path: [field], input: undefined, message: 'Field required', params: { type: 'missing' } });
+  z.superRefine<Record<string, unknown>>(
+    (v, ctx) => {
+      if (typeof v !== 'object' || v === null) return;
+      const grant = typeof v.grant_type === 'string' && v.grant_type ? v.grant_type : fallback;
+      for (const field of grants[grant] ?? []) {
+        if (v[field] === undefined) {
+          ctx.addIssue({ code: 'custom', path: [field], input: undefined, message: 'Field required', params: { type: 'missing' } });
+        }
       }
-    }
-  }, { when: () => true });
+    },
+    { when: () => true },
+  );
 
-export const TokenRequest = z.object({
-  realm,
-  client_id: param.string().describe('Client identifier within the realm'),
-  client_secret: param.string().describe('Secret of the client'),
-  grant_type: param.string().optional().describe('client_credentials (default), password or refresh_token'),
-  scopes,
-  refresh_token: refreshToken,
-  username: param.string().optional().describe('With grant_type=password'),
-  password: param.string().optional().describe('With grant_type=password'),
-  ...targets,
-}).check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'client_credentials'));
+export const TokenRequest = z
+  .object({
+    realm,
+    client_id: param.string().describe('Client identifier within the realm'),
+    client_secret: param.string().describe('Secret of the client'),
+    grant_type: param.string().optional().describe('client_credentials (default), password or refresh_token'),
+    scopes,
+    refresh_token: refreshToken,
+    username: param.string().optional().describe('With grant_type=password'),
+    password: param.string().optional().describe('With grant_type=password'),
+    ...targets,
+  })
+  .check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'client_credentials'));
 
-export const UserLoginRequest = z.object({
-  realm,
-  username: param.string().optional().describe('User name (required for grant_type=password)'),
-  password: param.string().optional().describe('Password of the user (required for grant_type=password)'),
-  grant_type: param.string().optional().describe('password (default) or refresh_token'),
-  scopes,
-  refresh_token: refreshToken,
-  client_id: param.string().optional().describe('A client of the realm; the public client platform-login when absent'),
-  client_secret: param.string().optional().describe('Secret of a confidential client_id'),
-  ...targets,
-}).check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'password'));
+export const UserLoginRequest = z
+  .object({
+    realm,
+    username: param.string().optional().describe('User name (required for grant_type=password)'),
+    password: param.string().optional().describe('Password of the user (required for grant_type=password)'),
+    grant_type: param.string().optional().describe('password (default) or refresh_token'),
+    scopes,
+    refresh_token: refreshToken,
+    client_id: param.string().optional().describe('A client of the realm; the public client platform-login when absent'),
+    client_secret: param.string().optional().describe('Secret of a confidential client_id'),
+    ...targets,
+  })
+  .check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'password'));
 
 export const RefreshRequest = z.object({
   realm,
@@ -72,7 +82,7 @@ export const ClientIntrospectRequest = z.object({
   realm: param.id().describe('Realm id, or `default`'),
   token: param.string().describe('The token to introspect'),
   token_type_hint: param.string().optional().describe('access_token or refresh_token (a hint; only access tokens read active)'),
-  client_id: param.string().describe('The resource server\'s client (or HTTP Basic)'),
+  client_id: param.string().describe("The resource server's client (or HTTP Basic)"),
   client_secret: param.string().describe('Its secret (or HTTP Basic)'),
 });
 
@@ -83,7 +93,10 @@ export const RevokeRequest = z.object({
 
 /** A reader of the revoked-sessions list: where it stands (both absent: the whole list). */
 export const RevocationsRequest = z.object({
-  feed: param.string().pipe(z.string().regex(/^[0-9a-f]{1,64}$/, 'the `feed` of an earlier answer')).optional()
+  feed: param
+    .string()
+    .pipe(z.string().regex(/^[0-9a-f]{1,64}$/, 'the `feed` of an earlier answer'))
+    .optional()
     .describe('The `feed` of the last answer read (another feed, or none: the whole list)'),
   after: param.int().pipe(z.int().min(0)).optional().describe('The `last` of the last answer read: only entries after it'),
 });

@@ -7,10 +7,17 @@ import type { ActiveIntrospection, ClientIntrospection, UserInfo } from './servi
  * when it must read inactive: its session was revoked or expired, or its client, user or realm
  * was disabled since it was issued.
  */
-export async function introspectionOf(store: TokenStore, realm: RealmRecord, c: VerifiedToken['claims']): Promise<ActiveIntrospection | undefined> {
+export async function introspectionOf(
+  store: TokenStore,
+  realm: RealmRecord,
+  c: VerifiedToken['claims'],
+): Promise<ActiveIntrospection | undefined> {
   const session = await store.sessions.get(String(c.sid));
   if (!session || session.revokedAt !== null || session.realmId !== realm.id) return undefined;
-  const [client, user] = await Promise.all([store.clients.get(realm.id, session.clientId), session.userId ? store.users.getById(session.userId) : undefined]);
+  const [client, user] = await Promise.all([
+    store.clients.get(realm.id, session.clientId),
+    session.userId ? store.users.getById(session.userId) : undefined,
+  ]);
   if (!client?.enabled) return undefined;
   if (session.userId && !user?.enabled) return undefined;
 

@@ -47,32 +47,40 @@ export function createIssuer(deps: IssuerDeps) {
       const common = { iss, azp: g.client.clientId, session_state: g.session.id, sid: g.session.id, scope: g.scope };
       const { kid, key } = await deps.keys.signingKey(g.realm.id);
 
-      const access = await signRs256({ typ: ACCESS_TOKEN_TYPE, kid }, {
-        exp,
-        iat,
-        jti: randomUUID(),
-        aud: g.audience ?? deps.audience,
-        sub: g.user?.id ?? g.client.id,
-        typ: 'Bearer',
-        ...common,
-        client_id: g.client.clientId,
-        realm_access: { roles: g.user?.roles ?? g.client.roles },
-        preferred_username: g.user?.username ?? `service-account-${g.client.clientId}`,
-        email_verified: g.user?.emailVerified ?? false,
-        ...(g.user?.email ? { email: g.user.email } : {}),
-        tenant_id: g.user?.tenantId ?? g.client.tenantId,
-        ...(g.user ? {} : { clientId: g.client.clientId, clientHost: address, clientAddress: address }),
-      }, key);
-      const refresh = signHs512({ typ: 'JWT' }, {
-        exp: refreshExp,
-        iat,
-        jti: g.session.refreshJti,
-        aud: iss,
-        sub: g.user?.id ?? g.client.id,
-        typ: 'Refresh',
-        ...common,
-        ...(g.granted ? { resource: g.granted } : {}),
-      }, refreshKey(g.realm));
+      const access = await signRs256(
+        { typ: ACCESS_TOKEN_TYPE, kid },
+        {
+          exp,
+          iat,
+          jti: randomUUID(),
+          aud: g.audience ?? deps.audience,
+          sub: g.user?.id ?? g.client.id,
+          typ: 'Bearer',
+          ...common,
+          client_id: g.client.clientId,
+          realm_access: { roles: g.user?.roles ?? g.client.roles },
+          preferred_username: g.user?.username ?? `service-account-${g.client.clientId}`,
+          email_verified: g.user?.emailVerified ?? false,
+          ...(g.user?.email ? { email: g.user.email } : {}),
+          tenant_id: g.user?.tenantId ?? g.client.tenantId,
+          ...(g.user ? {} : { clientId: g.client.clientId, clientHost: address, clientAddress: address }),
+        },
+        key,
+      );
+      const refresh = signHs512(
+        { typ: 'JWT' },
+        {
+          exp: refreshExp,
+          iat,
+          jti: g.session.refreshJti,
+          aud: iss,
+          sub: g.user?.id ?? g.client.id,
+          typ: 'Refresh',
+          ...common,
+          ...(g.granted ? { resource: g.granted } : {}),
+        },
+        refreshKey(g.realm),
+      );
       return {
         access_token: access,
         expires_in: exp - iat,

@@ -9,7 +9,9 @@ const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
 export function signRs256(header: Record<string, unknown>, payload: object, key: KeyObject): Promise<string> {
   const input = `${part({ alg: 'RS256', ...header })}.${part(payload)}`;
   return new Promise((resolve, reject) => {
-    sign('sha256', Buffer.from(input), key, (err, signature) => (err ? reject(err) : resolve(`${input}.${signature.toString('base64url')}`)));
+    sign('sha256', Buffer.from(input), key, (err, signature) =>
+      err ? reject(err) : resolve(`${input}.${signature.toString('base64url')}`),
+    );
   });
 }
 

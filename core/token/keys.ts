@@ -55,7 +55,10 @@ export function createKeyRing(store: TokenStore, opts: { activeTtlMs?: number; n
     if (known && known.until > t) return known.kid;
     const kid = store.keys.activeKid(realmId);
     active.set(realmId, { kid, until: t + activeTtlMs });
-    kid.then((k) => (k ? undefined : active.delete(realmId)), () => active.delete(realmId));
+    kid.then(
+      (k) => (k ? undefined : active.delete(realmId)),
+      () => active.delete(realmId),
+    );
     return kid;
   }
 

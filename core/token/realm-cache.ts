@@ -36,7 +36,10 @@ export function withRealmCache(store: TokenStore, opts: { ttlMs?: number; now?: 
     const entry: Entry<RealmRecord | undefined> = { at: now(), value: store.realms.get(id) };
     realms.set(id, entry);
     // Only found realms are kept; a failed read is never kept.
-    entry.value.then((r) => r ?? (realms.get(id) === entry && realms.delete(id)), () => realms.get(id) === entry && realms.delete(id));
+    entry.value.then(
+      (r) => r ?? (realms.get(id) === entry && realms.delete(id)),
+      () => realms.get(id) === entry && realms.delete(id),
+    );
     return entry.value;
   };
   const getDefaultId = (): Promise<string | undefined> => {
@@ -47,13 +50,15 @@ export function withRealmCache(store: TokenStore, opts: { ttlMs?: number; now?: 
     return entry.value;
   };
   /** A write of this process: what it changes is read again, once it is done (succeeded or not). */
-  const writing = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    try {
-      return await write(...args);
-    } finally {
-      forget();
-    }
-  };
+  const writing =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await write(...args);
+      } finally {
+        forget();
+      }
+    };
 
   return {
     ...store,

@@ -12,8 +12,13 @@ export interface SessionsOf {
 export const revokedUntil = (realm: Pick<RealmRecord, 'accessTokenLifespan'>, at: number): number => at + realm.accessTokenLifespan * 1000;
 
 /** The list entry for one session ended. */
-export const sessionEntry = (realmId: string, sessionId: string, until: number): Revocation =>
-  ({ realm: realmId, kind: 'session', subject: revocationSubject('session', sessionId), upTo: 0, until });
+export const sessionEntry = (realmId: string, sessionId: string, until: number): Revocation => ({
+  realm: realmId,
+  kind: 'session',
+  subject: revocationSubject('session', sessionId),
+  upTo: 0,
+  until,
+});
 
 /**
  * The list entry for every session of `of` ended at `at` (`ended`: their ids), or none when none

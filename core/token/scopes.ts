@@ -1,8 +1,7 @@
 import { InvalidScope } from './errors';
 
 /** spec/DECISIONS: `scopes` is space- or comma-separated. */
-export const parseScopes = (raw: string | undefined | null): string[] =>
-  [...new Set((raw ?? '').split(/[\s,]+/).filter(Boolean))];
+export const parseScopes = (raw: string | undefined | null): string[] => [...new Set((raw ?? '').split(/[\s,]+/).filter(Boolean))];
 
 /** What was asked for when every one is in `allowed` (else the error `refuse` makes), or all of `allowed` when nothing was asked. */
 export function narrow(allowed: readonly string[], asked: readonly string[], refuse: (refused: string[]) => Error): string[] {

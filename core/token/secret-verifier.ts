@@ -11,7 +11,13 @@ export interface SecretVerifier {
    * undefined (unknown account) it still spends the work of the kind of account named by `unknown`
    * and answers false, so timing does not reveal which accounts exist.
    */
-  verify(attempt: Attempt, account: Account, secret: string, stored: string | undefined | null, unknown: 'keyed' | 'slow'): Promise<boolean>;
+  verify(
+    attempt: Attempt,
+    account: Account,
+    secret: string,
+    stored: string | undefined | null,
+    unknown: 'keyed' | 'slow',
+  ): Promise<boolean>;
 }
 
 /**
@@ -21,7 +27,13 @@ export interface SecretVerifier {
  * secret share one scrypt computation (single flight). The stored hash is part of the key: a
  * changed secret never matches an old entry.
  */
-export function createSecretVerifier(opts: { hasher: SecretHasher; keyed: KeyedHasher; ttlMs?: number; maxEntries?: number; now?: () => number }): SecretVerifier {
+export function createSecretVerifier(opts: {
+  hasher: SecretHasher;
+  keyed: KeyedHasher;
+  ttlMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}): SecretVerifier {
   const { hasher, keyed } = opts;
   const ttlMs = opts.ttlMs ?? 5 * 60_000;
   const maxEntries = opts.maxEntries ?? 10_000;
@@ -58,12 +70,14 @@ export function createSecretVerifier(opts: { hasher: SecretHasher; keyed: KeyedH
     if (!flight) flights.set(key, (flight = { waiting: 0 }));
     const f = flight;
     f.waiting++;
-    return attempt.queued(account, () => {
-      if (isRemembered(key)) return Promise.resolve(true);
-      return (f.pending ??= check(key, secret, stored));
-    }).finally(() => {
-      if (--f.waiting === 0 && flights.get(key) === f) flights.delete(key);
-    });
+    return attempt
+      .queued(account, () => {
+        if (isRemembered(key)) return Promise.resolve(true);
+        return (f.pending ??= check(key, secret, stored));
+      })
+      .finally(() => {
+        if (--f.waiting === 0 && flights.get(key) === f) flights.delete(key);
+      });
   }
 
   return {

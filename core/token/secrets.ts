@@ -6,7 +6,11 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
  * (a hash made with weaker ones is redone at the next successful login). Comparisons are
  * constant-time. Secrets the platform generates get a keyed fast hash instead (keyed-hash.ts).
  */
-export interface ScryptParams { N: number; r: number; p: number }
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
 
 export const OWASP_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_LEN = 32;

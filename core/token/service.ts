@@ -1,11 +1,27 @@
 import type { JSONWebKeySet } from 'jose';
 import type { Ctx } from '../shared/context';
 import type {
-  ClientIntrospectRequest, ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevocationsRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
+  ClientIntrospectRequest,
+  ClientTokenRequest,
+  IntrospectRequest,
+  RealmRef,
+  RefreshRequest,
+  RevocationsRequest,
+  RevokeRequest,
+  UserinfoRequest,
+  UserLoginRequest,
 } from './inputs';
 
 export type {
-  ClientIntrospectRequest, ClientTokenRequest, IntrospectRequest, RealmRef, RefreshRequest, RevocationsRequest, RevokeRequest, UserinfoRequest, UserLoginRequest,
+  ClientIntrospectRequest,
+  ClientTokenRequest,
+  IntrospectRequest,
+  RealmRef,
+  RefreshRequest,
+  RevocationsRequest,
+  RevokeRequest,
+  UserinfoRequest,
+  UserLoginRequest,
 };
 
 /** spec: "Token response (both flows)". Wire names are the spec's, hyphen included. */
@@ -53,7 +69,12 @@ export type Introspection = ActiveIntrospection | { active: 'false' };
  * active access token of the realm is exactly `{"active": false}`.
  */
 export type ClientIntrospection =
-  | (Omit<ActiveIntrospection, 'active' | 'email_verified'> & { active: true; email_verified: boolean; aud: string[]; token_type: 'Bearer' })
+  | (Omit<ActiveIntrospection, 'active' | 'email_verified'> & {
+      active: true;
+      email_verified: boolean;
+      aud: string[];
+      token_type: 'Bearer';
+    })
   | { active: false };
 
 /** OIDC Core §5.3: claims about the user (or service account) behind an access token. */

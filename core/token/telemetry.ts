@@ -6,8 +6,15 @@ const GRANT_TYPES = new Set(['client_credentials', 'password', 'refresh_token'])
 
 /** The `error` codes the token endpoints answer (RFC 6749 §5.2, RFC 8707, RFC 8628's slow_down, ours). */
 const ERRORS = new Set([
-  'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target',
-  'slow_down', 'realm_not_found',
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_target',
+  'slow_down',
+  'realm_not_found',
 ]);
 
 /** An error as an OAuth code: its own when it is one, else its kind's (`temporarily_unavailable`: a store out of reach), else `server_error`. */
@@ -40,8 +47,15 @@ const nothing: TokenTelemetry = { issued() {}, failed() {}, lockout() {} };
 export function tokenTelemetry(metrics: Metrics = noMetrics): TokenTelemetry {
   if (metrics === noMetrics) return nothing;
   const issued = metrics.counter({ name: 'platform_token_issued_total', help: 'Tokens issued, by grant type', labels: ['grant_type'] });
-  const failures = metrics.counter({ name: 'platform_token_failures_total', help: 'Token requests refused, by grant type and OAuth error code', labels: ['grant_type', 'error'] });
-  const lockouts = metrics.counter({ name: 'platform_token_lockouts_total', help: 'Accounts locked, and caller addresses throttled, by failed authentications' });
+  const failures = metrics.counter({
+    name: 'platform_token_failures_total',
+    help: 'Token requests refused, by grant type and OAuth error code',
+    labels: ['grant_type', 'error'],
+  });
+  const lockouts = metrics.counter({
+    name: 'platform_token_lockouts_total',
+    help: 'Accounts locked, and caller addresses throttled, by failed authentications',
+  });
   const grant = (g: string) => (GRANT_TYPES.has(g) ? g : 'other');
   return {
     issued: (g) => issued.inc({ grant_type: grant(g) }),

@@ -31,7 +31,13 @@ export interface Reservation {
   release(): Promise<void>;
 }
 
-export function createFailureThrottle(opts: { counter: FailureCounter; limit: number; windowMs: number; now: () => number; message?: string }): FailureThrottle {
+export function createFailureThrottle(opts: {
+  counter: FailureCounter;
+  limit: number;
+  windowMs: number;
+  now: () => number;
+  message?: string;
+}): FailureThrottle {
   const { counter, limit, windowMs } = opts;
   const message = opts.message ?? 'Too many failed authentications; try again later';
   const refuse = (w: FailureWindow, now: number) =>
@@ -67,5 +73,8 @@ export function createFailureThrottle(opts: { counter: FailureCounter; limit: nu
 const nothing = async () => undefined;
 /** Never throttles (embedded uses that do their own limiting). */
 export const noThrottle: FailureThrottle = {
-  check: async () => 0, reserve: async () => ({ count: 0, filled: false, release: nothing }), fail: async () => false, forget: nothing,
+  check: async () => 0,
+  reserve: async () => ({ count: 0, filled: false, release: nothing }),
+  fail: async () => false,
+  forget: nothing,
 };

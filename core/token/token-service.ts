@@ -44,7 +44,8 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   };
   const telemetry = deps.telemetry ?? tokenTelemetry();
   /** A token endpoint, counted once per request as issued or refused under its grant type. */
-  const counted = <R>(grantOf: (req: R) => string, issue: (req: R, ctx?: Ctx) => Promise<TokenResponse>) =>
+  const counted =
+    <R>(grantOf: (req: R) => string, issue: (req: R, ctx?: Ctx) => Promise<TokenResponse>) =>
     async (req: R, ctx?: Ctx): Promise<TokenResponse> => {
       try {
         const tokens = await issue(req, ctx);
@@ -79,8 +80,14 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   });
 
   const realmInfo = (r: RealmRecord): RealmInfo => ({
-    id: r.id, name: r.name, enabled: r.enabled, issuer: issuerBase + r.id, jwksUri: `${issuerBase}${r.id}/protocol/openid-connect/certs`,
-    accessTokenLifespan: r.accessTokenLifespan, refreshTokenLifespan: r.refreshTokenLifespan, audiences: [...deps.audience],
+    id: r.id,
+    name: r.name,
+    enabled: r.enabled,
+    issuer: issuerBase + r.id,
+    jwksUri: `${issuerBase}${r.id}/protocol/openid-connect/certs`,
+    accessTokenLifespan: r.accessTokenLifespan,
+    refreshTokenLifespan: r.refreshTokenLifespan,
+    audiences: [...deps.audience],
   });
 
   /** The claims and introspection of an access token of `realm` that is active, or undefined. */
@@ -97,26 +104,35 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
 
   return {
     // The token endpoint: the client authenticates in a step of its own, before the grant's parameters are checked.
-    issueForClient: counted((req) => req.grant_type || 'client_credentials', async (req, ctx = {}) => {
-      const realm = await resolveRealm(req.realm);
-      const grant = grantFor(req.grant_type || 'client_credentials');
-      const client = await auth.throttled(ctx, (attempt) => auth.client(attempt, realm, req.client_id, req.client_secret));
-      grant.check(req);
-      return grant.issue({ req, realm, client: { authenticated: client }, ctx }, grants);
-    }),
+    issueForClient: counted(
+      (req) => req.grant_type || 'client_credentials',
+      async (req, ctx = {}) => {
+        const realm = await resolveRealm(req.realm);
+        const grant = grantFor(req.grant_type || 'client_credentials');
+        const client = await auth.throttled(ctx, (attempt) => auth.client(attempt, realm, req.client_id, req.client_secret));
+        grant.check(req);
+        return grant.issue({ req, realm, client: { authenticated: client }, ctx }, grants);
+      },
+    ),
 
     // The login endpoint: the grant's parameters checked before the realm is looked up; the client (optional) authenticated within the grant's step.
-    loginUser: counted((req) => req.grant_type || 'password', async (req, ctx = {}) => {
-      const grant = grantFor(req.grant_type || 'password', LOGIN_GRANTS);
-      grant.check(req);
-      const realm = await resolveRealm(req.realm);
-      return grant.issue({ req, realm, client: loginClient(realm, req), ctx }, grants);
-    }),
+    loginUser: counted(
+      (req) => req.grant_type || 'password',
+      async (req, ctx = {}) => {
+        const grant = grantFor(req.grant_type || 'password', LOGIN_GRANTS);
+        grant.check(req);
+        const realm = await resolveRealm(req.realm);
+        return grant.issue({ req, realm, client: loginClient(realm, req), ctx }, grants);
+      },
+    ),
 
-    refresh: counted(() => 'refresh_token', async (req, ctx = {}) => {
-      const realm = await resolveRealm(req.realm);
-      return GRANTS.refresh_token.issue({ req, realm, client: loginClient(realm, req), ctx }, grants);
-    }),
+    refresh: counted(
+      () => 'refresh_token',
+      async (req, ctx = {}) => {
+        const realm = await resolveRealm(req.realm);
+        return GRANTS.refresh_token.issue({ req, realm, client: loginClient(realm, req), ctx }, grants);
+      },
+    ),
 
     async introspect(req) {
       // spec: the introspection realm is mandatory, so it never falls back to the default realm.
@@ -146,7 +162,9 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       const cursor = req.feed !== undefined && req.after !== undefined ? { feed: req.feed, after: req.after } : undefined;
       const batch = await store.revocations.read(cursor);
       return {
-        feed: batch.cursor.feed, last: batch.cursor.after, full: batch.full,
+        feed: batch.cursor.feed,
+        last: batch.cursor.after,
+        full: batch.full,
         entries: batch.entries.map((e) => ({ realm: e.realm, kind: e.kind, subject: e.subject, up_to: e.upTo, until: e.until })),
       };
     },

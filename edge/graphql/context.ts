@@ -44,7 +44,11 @@ export function contextFrom(req: Request, opts: { answeredInResponse?: boolean }
   const own = res && requestSpanOf(res);
   let signal: AbortSignal | undefined;
   return {
-    headers, clientAddress: clientAddressOf(req), requestId: (req as Request & { id?: string }).id, callers: new Map(), memo: new Map(),
+    headers,
+    clientAddress: clientAddressOf(req),
+    requestId: (req as Request & { id?: string }).id,
+    callers: new Map(),
+    memo: new Map(),
     trace: own?.trace,
     // A request answered before its operation runs (202 on GraphQL over SSE's single connection) cannot be the operation's span.
     requestSpan: opts.answeredInResponse === false ? undefined : own,
@@ -87,7 +91,11 @@ export function connectionAuthorization(params: Readonly<Record<string, unknown>
  * socket stays open stops working. The address is the upgrade request's, as TRUST_PROXY resolves it
  * (ws.ts), else the socket's peer.
  */
-export function contextFromConnection(params: Readonly<Record<string, unknown>> | undefined, upgrade: IncomingMessage, clientAddress?: string): GraphContext {
+export function contextFromConnection(
+  params: Readonly<Record<string, unknown>> | undefined,
+  upgrade: IncomingMessage,
+  clientAddress?: string,
+): GraphContext {
   // Names as HTTP headers are, case-insensitively: GraphiQL sends its header pane as typed (`Api-Key`).
   const named = paramsByName(params);
   const param = (...names: string[]) => names.map((n) => named.get(n.toLowerCase())).find((v): v is string => typeof v === 'string');

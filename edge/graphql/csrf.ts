@@ -20,7 +20,10 @@ export function refuseCrossSite(req: Request, extra: readonly string[] = []): vo
     if (!/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/.test(essence) || !SIMPLE_TYPES.includes(essence)) return;
   }
   if ([...PREFLIGHT_HEADERS, ...extra].some((h) => (req.get(h) ?? '').length > 0)) return;
-  throw new BadRequest('This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Please either specify a '
-    + `'content-type' header (with a type that is not one of ${SIMPLE_TYPES.join(', ')}) or provide a non-empty value for one of `
-    + `the following headers: ${PREFLIGHT_HEADERS.join(', ')}`, { code: 'BAD_REQUEST' });
+  throw new BadRequest(
+    'This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Please either specify a ' +
+      `'content-type' header (with a type that is not one of ${SIMPLE_TYPES.join(', ')}) or provide a non-empty value for one of ` +
+      `the following headers: ${PREFLIGHT_HEADERS.join(', ')}`,
+    { code: 'BAD_REQUEST' },
+  );
 }

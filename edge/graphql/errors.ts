@@ -79,15 +79,16 @@ export function withErrorCodes<R extends ResolverMap>(resolvers: R, log: Logger)
     }
     out[type] = {};
     for (const [name, value] of Object.entries(fields)) {
-      out[type][name] = typeof value === 'function'
-        ? async (...args: unknown[]) => {
-          try {
-            return await (value as Fn)(...args);
-          } catch (err) {
-            throw toGraphQLError(err, log);
-          }
-        }
-        : value;
+      out[type][name] =
+        typeof value === 'function'
+          ? async (...args: unknown[]) => {
+              try {
+                return await (value as Fn)(...args);
+              } catch (err) {
+                throw toGraphQLError(err, log);
+              }
+            }
+          : value;
     }
   }
   return out as R;
@@ -134,18 +135,21 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
  * The other subgraphs' data is still answered (partial data).
  */
 export function subgraphFetchFailed(serviceName: string, error: unknown, log: Logger): GraphQLError {
-  const response = error instanceof GraphQLError ? error.extensions.response as { status?: unknown; body?: unknown } | undefined : undefined;
+  const response =
+    error instanceof GraphQLError ? (error.extensions.response as { status?: unknown; body?: unknown } | undefined) : undefined;
   const status = typeof response?.status === 'number' ? response.status : undefined;
   const first = (response?.body as { errors?: { message?: unknown; extensions?: { code?: unknown } }[] } | undefined)?.errors?.[0];
   if (first && typeof first.message === 'string' && typeof first.extensions?.code === 'string') {
     return new GraphQLError(first.message, { extensions: { code: first.extensions.code, serviceName } });
   }
   if (status === 401 || status === 403) {
-    return new GraphQLError(status === 401 ? 'Authentication required' : 'Forbidden',
-      { extensions: { code: status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', serviceName } });
+    return new GraphQLError(status === 401 ? 'Authentication required' : 'Forbidden', {
+      extensions: { code: status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', serviceName },
+    });
   }
   log.warn({ err: error, serviceName }, 'subgraph fetch failed');
-  const message = status !== undefined ? `The ${serviceName} subgraph answered HTTP ${status}` : `The ${serviceName} subgraph is unavailable`;
+  const message =
+    status !== undefined ? `The ${serviceName} subgraph answered HTTP ${status}` : `The ${serviceName} subgraph is unavailable`;
   return new GraphQLError(message, { extensions: { code: 'UPSTREAM_ERROR', serviceName } });
 }
 
@@ -173,7 +177,11 @@ export const graphqlHttpErrors: ErrorRequestHandler = (err, _req, res, next) => 
   }
   const status = (err as { status?: unknown })?.status;
   if (typeof status !== 'number' || status < 400 || status > 499) return next(err);
-  res.status(status).json(status === 413
-    ? errorsBody('Request body too large', 'PAYLOAD_TOO_LARGE')
-    : errorsBody('Malformed request body: send JSON with a "query" string', 'BAD_REQUEST'));
+  res
+    .status(status)
+    .json(
+      status === 413
+        ? errorsBody('Request body too large', 'PAYLOAD_TOO_LARGE')
+        : errorsBody('Malformed request body: send JSON with a "query" string', 'BAD_REQUEST'),
+    );
 };

@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import {
-  execute, getOperationAST, Kind, OperationTypeNode, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type GraphQLSchema,
-  type OperationDefinitionNode, type SelectionSetNode,
+  execute,
+  getOperationAST,
+  Kind,
+  OperationTypeNode,
+  type DocumentNode,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
 } from 'graphql';
 
 const SCHEMA_FIELDS = new Set(['__schema', '__type', '__typename']);
@@ -14,17 +22,19 @@ const SCHEMA_FIELDS = new Set(['__schema', '__type', '__typename']);
  */
 export function pureIntrospection(document: DocumentNode, operation: OperationDefinitionNode): boolean {
   if (operation.operation !== OperationTypeNode.QUERY || operation.variableDefinitions?.length) return false;
-  const fragments = new Map(document.definitions
-    .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
   const entered = new Set<string>();
-  const only = (set: SelectionSetNode): boolean => set.selections.every((s) => {
-    if (s.kind === Kind.FIELD) return SCHEMA_FIELDS.has(s.name.value);
-    if (s.kind === Kind.INLINE_FRAGMENT) return only(s.selectionSet);
-    if (entered.has(s.name.value)) return true;
-    entered.add(s.name.value);
-    const fragment = fragments.get(s.name.value);
-    return fragment !== undefined && only(fragment.selectionSet);
-  });
+  const only = (set: SelectionSetNode): boolean =>
+    set.selections.every((s) => {
+      if (s.kind === Kind.FIELD) return SCHEMA_FIELDS.has(s.name.value);
+      if (s.kind === Kind.INLINE_FRAGMENT) return only(s.selectionSet);
+      if (entered.has(s.name.value)) return true;
+      entered.add(s.name.value);
+      const fragment = fragments.get(s.name.value);
+      return fragment !== undefined && only(fragment.selectionSet);
+    });
   return only(operation.selectionSet);
 }
 
@@ -34,12 +44,21 @@ export interface IntrospectionCache {
    * from the cache when the same text (and requested operation name) was answered on the same
    * schema before; undefined for any other operation (the server executes it as usual).
    */
-  answer(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, source: string): Promise<ExecutionResult | undefined>;
+  answer(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    source: string,
+  ): Promise<ExecutionResult | undefined>;
   /** The JSON body of an answer already given for this text on the schema answered last, if any. */
   body(source: string, operationName: string | null | undefined): Buffer | undefined;
 }
 
-interface Entry { schema: GraphQLSchema; result: ExecutionResult; body: Buffer }
+interface Entry {
+  schema: GraphQLSchema;
+  result: ExecutionResult;
+  body: Buffer;
+}
 
 // No name and an empty name are different requests (the second names no operation of the document).
 const keyOf = (source: string, operationName: string | null | undefined) =>

@@ -1,7 +1,15 @@
 import type { Request, RequestHandler } from 'express';
 import {
-  GraphQLError, Kind, MaxIntrospectionDepthRule, OperationTypeNode, parse, specifiedRules,
-  type DocumentNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationRule,
+  GraphQLError,
+  Kind,
+  MaxIntrospectionDepthRule,
+  OperationTypeNode,
+  parse,
+  specifiedRules,
+  type DocumentNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationRule,
 } from 'graphql';
 import { BadRequest } from '../../core/shared/errors';
 import { boundRequestJson } from './variables';
@@ -36,7 +44,12 @@ export interface GraphqlLimits {
 }
 
 export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = Object.freeze({
-  maxTokens: 5000, maxDepth: 12, maxAliases: 30, maxCost: 2000, maxMutations: 5, maxVariableValues: 10_000,
+  maxTokens: 5000,
+  maxDepth: 12,
+  maxAliases: 30,
+  maxCost: 2000,
+  maxMutations: 5,
+  maxVariableValues: 10_000,
 });
 
 /** The defaults with `overrides` on top; an undefined override keeps its default. */
@@ -56,7 +69,12 @@ export const introspectionRules: ValidationRule[] = specifiedRules.includes(MaxI
 
 const refuse = (code: string, message: string) => new BadRequest(message, { code });
 
-interface Size { depth: number; cost: number; aliases: number; roots: number }
+interface Size {
+  depth: number;
+  cost: number;
+  aliases: number;
+  roots: number;
+}
 const NOTHING: Size = Object.freeze({ depth: 0, cost: 0, aliases: 0, roots: 0 });
 
 /** One pass over the operation; each fragment is measured once, so a fragment bomb is counted, not expanded. */
@@ -77,8 +95,14 @@ function measure(doc: DocumentNode, operation: OperationDefinitionNode): Size {
   const selections = (set: SelectionSetNode): Size => {
     const total = { depth: 0, cost: 0, aliases: 0, roots: 0 };
     for (const s of set.selections) {
-      const inner = s.kind === Kind.FIELD ? (s.selectionSet ? selections(s.selectionSet) : NOTHING)
-        : s.kind === Kind.INLINE_FRAGMENT ? selections(s.selectionSet) : fragment(s.name.value);
+      const inner =
+        s.kind === Kind.FIELD
+          ? s.selectionSet
+            ? selections(s.selectionSet)
+            : NOTHING
+          : s.kind === Kind.INLINE_FRAGMENT
+            ? selections(s.selectionSet)
+            : fragment(s.name.value);
       total.aliases += inner.aliases + (s.kind === Kind.FIELD && s.alias ? 1 : 0);
       if (s.kind === Kind.FIELD && s.name.value.startsWith('__')) continue;
       const field = s.kind === Kind.FIELD ? 1 : 0;
@@ -109,11 +133,18 @@ function selectOperation(doc: DocumentNode, operationName: unknown): OperationDe
   const operations = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   // An empty name names no operation, as graphql-js and Apollo read it (the gateway answered it 500).
   const name = typeof operationName === 'string' ? operationName : undefined;
-  const chosen = name === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === name);
+  const chosen =
+    name === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((o) => o.name?.value === name);
   if (chosen) return chosen;
   // graphql-js's own words, as a 400 (the gateway's query planner answered 500 INVALID_GRAPHQL).
-  throw refuse('OPERATION_RESOLUTION_FAILURE', name !== undefined ? `Unknown operation named "${name}".`
-    : operations.length ? 'Must provide operation name if query contains multiple operations.' : 'Must provide an operation.');
+  throw refuse(
+    'OPERATION_RESOLUTION_FAILURE',
+    name !== undefined
+      ? `Unknown operation named "${name}".`
+      : operations.length
+        ? 'Must provide operation name if query contains multiple operations.'
+        : 'Must provide an operation.',
+  );
 }
 
 function check(query: string, operationName: unknown, limits: GraphqlLimits, servesSubscriptions: boolean): void {
@@ -123,9 +154,12 @@ function check(query: string, operationName: unknown, limits: GraphqlLimits, ser
     throw refuse('SUBSCRIPTIONS_NOT_SUPPORTED', 'Subscriptions are not served at this endpoint');
   }
   const size = measure(doc, operation);
-  if (size.depth > limits.maxDepth) throw refuse('QUERY_TOO_DEEP', `The operation is nested ${size.depth} levels deep; the limit is ${limits.maxDepth}`);
-  if (size.aliases > limits.maxAliases) throw refuse('TOO_MANY_ALIASES', `The operation uses ${size.aliases} aliases; the limit is ${limits.maxAliases}`);
-  if (size.cost > limits.maxCost) throw refuse('QUERY_TOO_COSTLY', `The operation selects ${size.cost} fields, fragments expanded; the limit is ${limits.maxCost}`);
+  if (size.depth > limits.maxDepth)
+    throw refuse('QUERY_TOO_DEEP', `The operation is nested ${size.depth} levels deep; the limit is ${limits.maxDepth}`);
+  if (size.aliases > limits.maxAliases)
+    throw refuse('TOO_MANY_ALIASES', `The operation uses ${size.aliases} aliases; the limit is ${limits.maxAliases}`);
+  if (size.cost > limits.maxCost)
+    throw refuse('QUERY_TOO_COSTLY', `The operation selects ${size.cost} fields, fragments expanded; the limit is ${limits.maxCost}`);
   if (operation.operation === OperationTypeNode.MUTATION && size.roots > limits.maxMutations) {
     throw refuse('TOO_MANY_MUTATIONS', `The operation runs ${size.roots} mutations; the limit is ${limits.maxMutations} per request`);
   }
@@ -135,7 +169,8 @@ function check(query: string, operationName: unknown, limits: GraphqlLimits, ser
 function requested(req: Request): { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } {
   if (req.method === 'POST') {
     const body: unknown = req.body;
-    if (Array.isArray(body)) throw refuse('BATCHING_NOT_SUPPORTED', 'Batched requests (a JSON array) are not supported: send one operation per request');
+    if (Array.isArray(body))
+      throw refuse('BATCHING_NOT_SUPPORTED', 'Batched requests (a JSON array) are not supported: send one operation per request');
     return typeof body === 'object' && body !== null ? body : {};
   }
   if (req.method !== 'GET') return {};

@@ -1,5 +1,13 @@
 import type { Request, Response } from 'express';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { PlatformError } from '../../core/shared/errors';
 import { refusalExtensions } from './errors';
 import { documentGuard, introspectionRules, type GraphqlLimits } from './limits';
@@ -11,7 +19,8 @@ export interface OperationPayload {
   variables?: Record<string, unknown> | null;
 }
 
-const withCode = (e: GraphQLError, code: string) => new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code } });
+const withCode = (e: GraphQLError, code: string) =>
+  new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, code } });
 export const refusal = (message: string, code: string) => new GraphQLError(message, { extensions: { code } });
 
 /** The document guard of the HTTP endpoint (size, depth, aliases, cost, mutations), on one payload. */

@@ -19,10 +19,16 @@ async function callersOf(context: GraphContext): Promise<Caller[]> {
  * a socket's new operations are refused by the verifier, and this ends those already running, on
  * every transport (graphql-ws, SSE, multipart). Anything else passes through as it is.
  */
-export async function subscriptionUntilRevoked<O>(outcome: O, context: GraphContext, list: Pick<RevocationList, 'watch'> | undefined): Promise<O> {
+export async function subscriptionUntilRevoked<O>(
+  outcome: O,
+  context: GraphContext,
+  list: Pick<RevocationList, 'watch'> | undefined,
+): Promise<O> {
   if (!list || typeof outcome !== 'object' || outcome === null || !(Symbol.asyncIterator in outcome)) return outcome;
   const callers = await callersOf(context);
   if (callers.length === 0) return outcome;
-  const ended = (): ExecutionResult => ({ errors: [new GraphQLError('Invalid token: revoked', { extensions: { code: 'UNAUTHENTICATED', reason: 'invalid_token' } })] });
+  const ended = (): ExecutionResult => ({
+    errors: [new GraphQLError('Invalid token: revoked', { extensions: { code: 'UNAUTHENTICATED', reason: 'invalid_token' } })],
+  });
   return endWhenRevoked(outcome as unknown as AsyncIterator<ExecutionResult>, callers.map(sessionOfCaller), list, ended) as unknown as O;
 }

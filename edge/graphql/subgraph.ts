@@ -15,5 +15,12 @@ export interface Subgraph {
 /** One executable subgraph schema from a service's SDL and resolvers; every resolver error leaves coded. */
 export function buildSubgraph(name: string, sdl: string, resolvers: Record<string, unknown>, log: Logger): Subgraph {
   const typeDefs = parse(sdl);
-  return { name, typeDefs, schema: buildSubgraphSchema({ typeDefs, resolvers: withErrorCodes(resolvers as Record<string, Record<string, unknown>>, log) as SubgraphResolvers }) };
+  return {
+    name,
+    typeDefs,
+    schema: buildSubgraphSchema({
+      typeDefs,
+      resolvers: withErrorCodes(resolvers as Record<string, Record<string, unknown>>, log) as SubgraphResolvers,
+    }),
+  };
 }

@@ -85,7 +85,9 @@ export function watchedEvents<T>(events: AsyncIterator<T>, ended: EventsEnded): 
  * is a stream and may wrap what `ended` is told (a gauge of open streams).
  */
 export async function watchedOpening<T>(
-  open: () => Promise<AsyncIterableIterator<T> | T>, ended: EventsEnded, streaming?: () => EventsEnded,
+  open: () => Promise<AsyncIterableIterator<T> | T>,
+  ended: EventsEnded,
+  streaming?: () => EventsEnded,
 ): Promise<AsyncIterableIterator<T> | T> {
   let opened: AsyncIterableIterator<T> | T;
   try {

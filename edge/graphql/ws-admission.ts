@@ -37,11 +37,24 @@ export function socketsPerAddress(max: number) {
  * TOO_MANY_SOCKETS), as the other refusals at /graphql are written, then the connection closes.
  */
 export function refuseTooManySockets(socket: Duplex, max: number): void {
-  const body = JSON.stringify({ errors: [{
-    message: `At most ${max} open WebSockets per client address: close one, or retry in a moment`,
-    extensions: { code: 'TOO_MANY_SOCKETS' },
-  }] });
+  const body = JSON.stringify({
+    errors: [
+      {
+        message: `At most ${max} open WebSockets per client address: close one, or retry in a moment`,
+        extensions: { code: 'TOO_MANY_SOCKETS' },
+      },
+    ],
+  });
   socket.on('error', () => socket.destroy());
-  socket.end(['HTTP/1.1 429 Too Many Requests', `Retry-After: ${RETRY_AFTER_SECONDS}`, 'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'));
+  socket.end(
+    [
+      'HTTP/1.1 429 Too Many Requests',
+      `Retry-After: ${RETRY_AFTER_SECONDS}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
 }

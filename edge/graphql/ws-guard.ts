@@ -44,7 +44,7 @@ const lengthOf = (data: unknown): number => {
 };
 
 const textOf = (data: unknown): Buffer | string =>
-  (Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data as Buffer[]) : Buffer.from(data as ArrayBuffer));
+  Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data as Buffer[]) : Buffer.from(data as ArrayBuffer);
 
 export interface GuardedSocket {
   /** Lifts the bound on messages from INIT_MAX_BYTES to the body limit: call once connection_init is accepted. */

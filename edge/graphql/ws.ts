@@ -98,17 +98,23 @@ const sources = new WeakMap<DocumentNode, string>();
 type Run = (args: ExecutionArgs) => unknown;
 
 /** graphql-js execution with pure introspection answered from `cache`. */
-const cachedExecute = (cache: IntrospectionCache | undefined) => cache && (async (args: ExecutionArgs) => {
-  const source = sources.get(args.document);
-  return (source !== undefined && await cache.answer(args.schema, args.document, args.operationName, source)) || execute(args);
-});
+const cachedExecute = (cache: IntrospectionCache | undefined) =>
+  cache &&
+  (async (args: ExecutionArgs) => {
+    const source = sources.get(args.document);
+    return (source !== undefined && (await cache.answer(args.schema, args.document, args.operationName, source))) || execute(args);
+  });
 
 /**
  * Why connection_init's credential is refused, if it is: a present `Authorization` that is not a
  * valid access token of this platform is 4403 (the reason says why, as a 401 would); one that
  * cannot be checked now (the issuer's keys unreachable) is 1013, try again later.
  */
-async function credentialRefused(verifier: TokenVerifier, authorization: unknown, log: Logger): Promise<{ code: number; reason: string } | undefined> {
+async function credentialRefused(
+  verifier: TokenVerifier,
+  authorization: unknown,
+  log: Logger,
+): Promise<{ code: number; reason: string } | undefined> {
   if (authorization === undefined) return undefined;
   try {
     if (typeof authorization !== 'string') throw new InvalidToken('expected "Bearer <access token>"');
@@ -116,7 +122,7 @@ async function credentialRefused(verifier: TokenVerifier, authorization: unknown
     return undefined;
   } catch (err) {
     if (err instanceof Unauthenticated) return { code: CLOSE.forbidden, reason: `Forbidden: ${err.message}`.slice(0, 123) };
-    log.warn({ err }, 'graphql-ws: connection_init\'s token could not be verified');
+    log.warn({ err }, "graphql-ws: connection_init's token could not be verified");
     return { code: 1013, reason: 'Try again later' };
   }
 }
@@ -157,7 +163,13 @@ function answerAsHttp(server: Server, req: IncomingMessage, socket: Duplex) {
  * (ws-guard.ts); a connection_init whose `Authorization` is present but not a valid access token
  * with 4403 (an absent one is let in: operations that need a caller refuse it themselves).
  */
-export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, opts: WebSocketOptions, edge: SocketEdge = {}): WebSocketEndpoint {
+export function serveWebSocket(
+  server: Server,
+  graph: SocketGraph,
+  log: Logger,
+  opts: WebSocketOptions,
+  edge: SocketEdge = {},
+): WebSocketEndpoint {
   const path = opts.path ?? '/graphql';
   const maxOperations = opts.maxOperationsPerSocket ?? 20;
   const maxPayloadBytes = opts.maxPayloadBytes ?? 1_048_576;
@@ -169,44 +181,64 @@ export function serveWebSocket(server: Server, graph: SocketGraph, log: Logger, 
   const addresses = new WeakMap<IncomingMessage, string>();
   const guards = new WeakMap<WebSocket, GuardedSocket>();
   const run = (graph.execute ?? cachedExecute(opts.introspectionCache) ?? execute) as Run;
-  const endpoint = useServer({
-    schema: graph.schema,
-    execute: run as never,
-    subscribe: (graph.subscribe ?? (async (args: ExecutionArgs) =>
-      subscriptionUntilRevoked(await subscribe(args), args.contextValue as GraphContext, opts.revocations))) as never,
-    isProd: true,
-    connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
-    onConnect: async (ctx) => {
-      const ws = ctx.extra.socket;
-      const refusal = opts.verifier && await credentialRefused(opts.verifier, connectionAuthorization(ctx.connectionParams, ctx.extra.request), log);
-      if (refusal) {
-        ws.close(refusal.code, refusal.reason);
-        return false;
-      }
-      guards.get(ws)?.acknowledged();
-      return true;
+  const endpoint = useServer(
+    {
+      schema: graph.schema,
+      execute: run as never,
+      subscribe: (graph.subscribe ??
+        (async (args: ExecutionArgs) =>
+          subscriptionUntilRevoked(await subscribe(args), args.contextValue as GraphContext, opts.revocations))) as never,
+      isProd: true,
+      connectionInitWaitTimeout: opts.connectionInitTimeoutMs ?? 3000,
+      onConnect: async (ctx) => {
+        const ws = ctx.extra.socket;
+        const refusal =
+          opts.verifier && (await credentialRefused(opts.verifier, connectionAuthorization(ctx.connectionParams, ctx.extra.request), log));
+        if (refusal) {
+          ws.close(refusal.code, refusal.reason);
+          return false;
+        }
+        guards.get(ws)?.acknowledged();
+        return true;
+      },
+      onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+        if (Object.keys(ctx.subscriptions).length > maxOperations) {
+          return [refusal(`At most ${maxOperations} operations run at once on one socket`, 'TOO_MANY_OPERATIONS')];
+        }
+        const document = prepare(payload);
+        if (isRefusal(document)) return document;
+        sources.set(document, payload.query);
+        // The socket's end aborts its operations' work (a model call), also one not started yet.
+        const contextValue: GraphContext = {
+          ...contextFromConnection(ctx.connectionParams, ctx.extra.request, addresses.get(ctx.extra.request)),
+          signal: closing(ctx.extra.socket),
+        };
+        contextValue.trace = operationTrace(payload.extensions, ctx.connectionParams);
+        return {
+          schema: graph.schema,
+          document: document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue,
+        };
+      },
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined,
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),
+      // An operation the client completed, or whose socket closed, before it ended (graphql-ws has
+      // taken it off the socket's list by then; one that ended on its own is still there): the client
+      // left, as an HTTP client that closes its connection does, a 499 at info level, once.
+      onComplete: (ctx, id, payload) => {
+        if (!(id in ctx.subscriptions))
+          log.info(
+            { id, operationName: payload.operationName ?? undefined, status: 499 },
+            'graphql-ws: the client left before the operation ended',
+          );
+      },
     },
-    onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
-      if (Object.keys(ctx.subscriptions).length > maxOperations) {
-        return [refusal(`At most ${maxOperations} operations run at once on one socket`, 'TOO_MANY_OPERATIONS')];
-      }
-      const document = prepare(payload);
-      if (isRefusal(document)) return document;
-      sources.set(document, payload.query);
-      // The socket's end aborts its operations' work (a model call), also one not started yet.
-      const contextValue: GraphContext = { ...contextFromConnection(ctx.connectionParams, ctx.extra.request, addresses.get(ctx.extra.request)), signal: closing(ctx.extra.socket) };
-      contextValue.trace = operationTrace(payload.extensions, ctx.connectionParams);
-      return { schema: graph.schema, document: document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
-    },
-    onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((e) => formatExecutionError(e, log)) } : undefined),
-    onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatExecutionError(e, log)),
-    // An operation the client completed, or whose socket closed, before it ended (graphql-ws has
-    // taken it off the socket's list by then; one that ended on its own is still there): the client
-    // left, as an HTTP client that closes its connection does, a 499 at info level, once.
-    onComplete: (ctx, id, payload) => {
-      if (!(id in ctx.subscriptions)) log.info({ id, operationName: payload.operationName ?? undefined, status: 499 }, 'graphql-ws: the client left before the operation ended');
-    },
-  }, wss, 0); // graphql-ws's own keep-alive mistakes a busy event loop for dead peers
+    wss,
+    0,
+  ); // graphql-ws's own keep-alive mistakes a busy event loop for dead peers
   const stopPings = keepSocketsAlive(wss, opts.keepAliveMs ?? DEFAULT_STREAM_HEARTBEAT_MS);
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -13,7 +13,13 @@ export const clientAddressOf = (req: Request): string | undefined =>
  * `trust proxy` setting (TRUST_PROXY) exactly as `req.ip` resolves an HTTP request's: the request
  * is read through a view whose prototype is the app's request, the request itself left untouched.
  */
-export const upgradeAddressOf = (app: Express) => (req: IncomingMessage): string | undefined =>
-  clientAddressOf(Object.create(app.request, {
-    headers: { value: req.headers }, socket: { value: req.socket }, connection: { value: req.socket },
-  }) as Request);
+export const upgradeAddressOf =
+  (app: Express) =>
+  (req: IncomingMessage): string | undefined =>
+    clientAddressOf(
+      Object.create(app.request, {
+        headers: { value: req.headers },
+        socket: { value: req.socket },
+        connection: { value: req.socket },
+      }) as Request,
+    );

@@ -1,6 +1,4 @@
-import {
-  BadRequest, InternalError, PayloadTooLarge, PlatformError, UnsupportedMediaType, type ErrorKind,
-} from '../../core/shared/errors';
+import { BadRequest, InternalError, PayloadTooLarge, PlatformError, UnsupportedMediaType, type ErrorKind } from '../../core/shared/errors';
 import { bodyTooDeep } from './json-body';
 import { asUnavailable } from '../../core/shared/unavailable';
 
@@ -30,16 +28,22 @@ export const STATUS: Record<ErrorKind, number> = {
 export function fromBodyParser(err: unknown): PlatformError | undefined {
   const type = (err as { type?: unknown })?.type;
   switch (type) {
-    case 'entity.parse.failed': return new BadRequest('Malformed JSON body', { code: 'invalid_request' });
-    case 'entity.too.large': return new PayloadTooLarge('Request body too large', { code: 'invalid_request' });
-    case 'entity.too.deep': return bodyTooDeep(err);
+    case 'entity.parse.failed':
+      return new BadRequest('Malformed JSON body', { code: 'invalid_request' });
+    case 'entity.too.large':
+      return new PayloadTooLarge('Request body too large', { code: 'invalid_request' });
+    case 'entity.too.deep':
+      return bodyTooDeep(err);
     case 'encoding.unsupported':
-    case 'charset.unsupported': return new UnsupportedMediaType('Unsupported body encoding', { code: 'invalid_request' });
+    case 'charset.unsupported':
+      return new UnsupportedMediaType('Unsupported body encoding', { code: 'invalid_request' });
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-    case 'parameters.too.many': return new BadRequest('Unreadable request body', { code: 'invalid_request' });
-    default: return clientFault(err);
+    case 'parameters.too.many':
+      return new BadRequest('Unreadable request body', { code: 'invalid_request' });
+    default:
+      return clientFault(err);
   }
 }
 

@@ -37,7 +37,7 @@ const TOO_DEEP = 'entity.too.deep';
 
 /** The refusal of a body that nests too deep, from the error body-parser passes on; undefined for any other error. */
 export const bodyTooDeep = (err: unknown): JsonTooDeep | undefined =>
-  ((err as { type?: unknown } | null)?.type === TOO_DEEP ? new JsonTooDeep(MAX_JSON_DEPTH, 'The request body') : undefined);
+  (err as { type?: unknown } | null)?.type === TOO_DEEP ? new JsonTooDeep(MAX_JSON_DEPTH, 'The request body') : undefined;
 
 /** Bodies over this many bytes are parsed in a turn of the event loop of their own (core/shared/turns.ts). */
 export const LARGE_BODY_BYTES = 64 * 1024;
@@ -46,7 +46,8 @@ export const LARGE_BODY_BYTES = 64 * 1024;
 const charsetOf = (req: IncomingMessage) => /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
 
 /** body-parser's refusal of text that is not JSON (or not an object or array at the top, when strict). */
-const unparsable = (message: string, body: string) => Object.assign(new SyntaxError(message), { status: 400, statusCode: 400, expose: true, type: 'entity.parse.failed', body });
+const unparsable = (message: string, body: string) =>
+  Object.assign(new SyntaxError(message), { status: 400, statusCode: 400, expose: true, type: 'entity.parse.failed', body });
 
 /** JSON.parse as express.json parses: an empty body is `{}`; strict takes only an object or an array at the top. */
 function parseJson(text: string, strict: boolean): unknown {
@@ -72,7 +73,7 @@ export function jsonBody(opts: JsonBodyOptions): RequestHandler {
   const strict = opts.strict ?? true;
   const common = {
     limit: opts.limit,
-    type: opts.untyped ? jsonOrUntyped(opts.type ?? 'application/json') : opts.type ?? 'application/json',
+    type: opts.untyped ? jsonOrUntyped(opts.type ?? 'application/json') : (opts.type ?? 'application/json'),
     // body-parser passes what is thrown here on as the request's error after setting its `status`
     // and `expose` (which a PlatformError cannot take: a plain error carries our `type` instead).
     verify: (_req: IncomingMessage, _res: unknown, body: Buffer, encoding: string) => {

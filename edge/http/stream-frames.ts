@@ -6,10 +6,17 @@
 
 /** Server-sent events: the platform's own streams (REST objects, GraphQL over SSE). */
 export const SSE_HEAD: Record<string, string> = {
-  'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive',
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+  Connection: 'keep-alive',
 };
 /** Server-sent events as a vendor's API answers them (Gemini's `?alt=sse`, Anthropic's Messages). */
-export const VENDOR_SSE_HEAD: Record<string, string> = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
+export const VENDOR_SSE_HEAD: Record<string, string> = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+};
 /** One object per line (`Accept: application/x-ndjson`). */
 export const NDJSON_HEAD: Record<string, string> = { ...SSE_HEAD, 'Content-Type': 'application/x-ndjson; charset=utf-8' };
 /** One JSON array whose elements arrive as they are made (Gemini without `?alt=sse`). */
@@ -41,7 +48,10 @@ export function jsonArray() {
 /** multipart/mixed (Apollo's subscription protocol): a head naming the boundary, one JSON part per event, the closing boundary. */
 export function multipartFraming(boundary: string, params = '') {
   return {
-    head: { 'Content-Type': `multipart/mixed;boundary="${boundary}"${params}`, 'Cache-Control': 'no-cache, no-store' } as Record<string, string>,
+    head: { 'Content-Type': `multipart/mixed;boundary="${boundary}"${params}`, 'Cache-Control': 'no-cache, no-store' } as Record<
+      string,
+      string
+    >,
     part: (json: string) => `\r\n--${boundary}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${json}`,
     end: `\r\n--${boundary}--\r\n`,
   };

@@ -64,10 +64,15 @@ export function streamOpened(req: Request, res: Response): void {
  */
 export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): RequestHandler {
   const duration = opts.metrics.histogram({
-    name: 'platform_http_server_request_duration_seconds', help: 'HTTP requests by method, route template and status; _count is the number of requests',
+    name: 'platform_http_server_request_duration_seconds',
+    help: 'HTTP requests by method, route template and status; _count is the number of requests',
     labels: ['method', 'route', 'status'],
   });
-  const open = opts.metrics.gauge({ name: 'platform_http_streams_open', help: 'Streamed answers (SSE, NDJSON, multipart) being written now', labels: ['route'] });
+  const open = opts.metrics.gauge({
+    name: 'platform_http_streams_open',
+    help: 'Streamed answers (SSE, NDJSON, multipart) being written now',
+    labels: ['route'],
+  });
   const hook: Hook = {
     streams(route) {
       open.inc({ route });
@@ -79,12 +84,22 @@ export function serverTelemetry(opts: { metrics: Metrics; tracing: boolean }): R
     res.locals[HOOK] = hook;
     const method = METHODS.has(req.method) ? req.method : 'other';
     if (!opts.tracing) {
-      res.once('close', () => duration.observe({ method, route: routeOf(req, res), status: res.writableFinished ? res.statusCode : 499 }, secondsSince(start)));
+      res.once('close', () =>
+        duration.observe({ method, route: routeOf(req, res), status: res.writableFinished ? res.statusCode : 499 }, secondsSince(start)),
+      );
       return next();
     }
-    const { span, trace } = startSpan(extractTrace(req.headers), method, {
-      'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol, 'x-request-id': String(res.getHeader('x-request-id') ?? ''),
-    }, SpanKind.SERVER);
+    const { span, trace } = startSpan(
+      extractTrace(req.headers),
+      method,
+      {
+        'http.request.method': req.method,
+        'url.path': req.path,
+        'url.scheme': req.protocol,
+        'x-request-id': String(res.getHeader('x-request-id') ?? ''),
+      },
+      SpanKind.SERVER,
+    );
     const own: RequestSpan = { span, trace };
     res.locals[TRACE] = own;
     res.once('close', () => {

@@ -26,9 +26,7 @@ export interface HubOperation {
 }
 
 /** What a request asks of the stream's holder. */
-export type HubMessage =
-  | { type: 'operation'; token: string; op: HubOperation }
-  | { type: 'cancel'; token: string; id: string };
+export type HubMessage = { type: 'operation'; token: string; op: HubOperation } | { type: 'cancel'; token: string; id: string };
 
 /** Why a request about a stream is refused (the HTTP answer it gets: 404, 409, 400). */
 export type HubRefusal = 'not_found' | 'taken' | 'too_many';

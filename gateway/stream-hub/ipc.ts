@@ -13,11 +13,13 @@ type Call =
   | { call: 'send'; owner: string; msg: HubMessage; maxQueued: number }
   | { call: 'closed'; token: string };
 
-export type HubIpcMessage = { sseHub:
-  | (Call & { rid: number })
-  | { rid: number; result: unknown }
-  | { did: number; deliver: HubMessage }
-  | { did: number; delivered: HubReply } };
+export type HubIpcMessage = {
+  sseHub:
+    | (Call & { rid: number })
+    | { rid: number; result: unknown }
+    | { did: number; deliver: HubMessage }
+    | { did: number; delivered: HubReply };
+};
 
 /** One end of an IPC channel (a cluster worker's `process`, or the primary's `Worker`). */
 export interface HubChannel {
@@ -34,7 +36,9 @@ const hubMessage = (raw: unknown) => (raw as Partial<HubIpcMessage> | null)?.sse
 const post = (channel: HubChannel, msg: HubIpcMessage) => {
   try {
     channel.send(msg);
-  } catch { /* the other end is gone */ }
+  } catch {
+    /* the other end is gone */
+  }
 };
 
 /** A worker's hub: every call answered by the primary. */
@@ -46,7 +50,9 @@ export function ipcStreamHub(channel: HubChannel): StreamHub {
     const m = hubMessage(raw);
     if (!m) return;
     if ('deliver' in m) {
-      const answer = handler ? handler(m.deliver).catch((): HubReply => ({ refused: 'not_found' })) : Promise.resolve<HubReply>({ refused: 'not_found' });
+      const answer = handler
+        ? handler(m.deliver).catch((): HubReply => ({ refused: 'not_found' }))
+        : Promise.resolve<HubReply>({ refused: 'not_found' });
       void answer.then((delivered) => post(channel, { sseHub: { did: m.did, delivered } }));
     } else if ('result' in m) {
       const p = pending.get(m.rid);
@@ -57,16 +63,17 @@ export function ipcStreamHub(channel: HubChannel): StreamHub {
       }
     }
   });
-  const call = <T>(body: Call) => new Promise<T>((resolve, reject) => {
-    const rid = ++seq;
-    const timer = setTimeout(() => {
-      pending.delete(rid);
-      reject(new Unavailable('The event streams\' directory (the primary process) did not answer', 1));
-    }, ANSWER_WITHIN_MS);
-    timer.unref();
-    pending.set(rid, { resolve: resolve as (v: unknown) => void, reject, timer });
-    post(channel, { sseHub: { ...body, rid } });
-  });
+  const call = <T>(body: Call) =>
+    new Promise<T>((resolve, reject) => {
+      const rid = ++seq;
+      const timer = setTimeout(() => {
+        pending.delete(rid);
+        reject(new Unavailable("The event streams' directory (the primary process) did not answer", 1));
+      }, ANSWER_WITHIN_MS);
+      timer.unref();
+      pending.set(rid, { resolve: resolve as (v: unknown) => void, reject, timer });
+      post(channel, { sseHub: { ...body, rid } });
+    });
   return {
     reserve: (token, owner, bounds) => call<boolean>({ call: 'reserve', token, owner, bounds }),
     open: (token, owner) => call<Opened>({ call: 'open', token, owner }),
@@ -89,26 +96,30 @@ export function streamHubBroker() {
   let seq = 0;
   const deliveries = new Map<number, { resolve: (r: HubReply) => void; holder: string; timer: NodeJS.Timeout }>();
 
-  const deliver = (holder: string, msg: HubMessage) => new Promise<HubReply>((resolve) => {
-    const channel = workers.get(holder);
-    if (!channel) return resolve({ refused: 'not_found' });
-    const did = ++seq;
-    const timer = setTimeout(() => {
-      // A holder that does not answer has lost its streams for all its clients can tell.
-      deliveries.delete(did);
-      directory.drop(msg.token);
-      resolve({ refused: 'not_found' });
-    }, ANSWER_WITHIN_MS);
-    timer.unref();
-    deliveries.set(did, { resolve, holder, timer });
-    post(channel, { sseHub: { did, deliver: msg } });
-  });
+  const deliver = (holder: string, msg: HubMessage) =>
+    new Promise<HubReply>((resolve) => {
+      const channel = workers.get(holder);
+      if (!channel) return resolve({ refused: 'not_found' });
+      const did = ++seq;
+      const timer = setTimeout(() => {
+        // A holder that does not answer has lost its streams for all its clients can tell.
+        deliveries.delete(did);
+        directory.drop(msg.token);
+        resolve({ refused: 'not_found' });
+      }, ANSWER_WITHIN_MS);
+      timer.unref();
+      deliveries.set(did, { resolve, holder, timer });
+      post(channel, { sseHub: { did, deliver: msg } });
+    });
 
   const answer = async (holder: string, c: Call): Promise<unknown> => {
     switch (c.call) {
-      case 'reserve': return directory.reserve(c.token, c.owner, c.bounds);
-      case 'open': return directory.open(c.token, c.owner, holder);
-      case 'closed': return directory.drop(c.token);
+      case 'reserve':
+        return directory.reserve(c.token, c.owner, c.bounds);
+      case 'open':
+        return directory.open(c.token, c.owner, holder);
+      case 'closed':
+        return directory.drop(c.token);
       case 'send': {
         const route = directory.route(c.owner, c.msg, c.maxQueued);
         return 'deliver' in route ? deliver(route.deliver, c.msg) : route;

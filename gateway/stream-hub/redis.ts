@@ -78,7 +78,11 @@ export interface RedisHubOptions {
 export function redisStreamHub(client: Redis, opts: RedisHubOptions): StreamHub & { lost(listener: (token: string) => void): void } {
   const id = randomUUID();
   const p = opts.prefix;
-  const keys = (token: string, owner: string) => ({ stream: `${p}s:${token}`, queue: `${p}q:${token}`, owned: `${p}o:${createHash('sha256').update(owner).digest('hex')}` });
+  const keys = (token: string, owner: string) => ({
+    stream: `${p}s:${token}`,
+    queue: `${p}q:${token}`,
+    owned: `${p}o:${createHash('sha256').update(owner).digest('hex')}`,
+  });
   const channelOf = (process: string) => `${p}proc:${process}`;
   /** Streams this process holds, with their owners (for the keys of their records). */
   const held = new Map<string, string>();
@@ -101,8 +105,11 @@ export function redisStreamHub(client: Redis, opts: RedisHubOptions): StreamHub 
       waiting.delete(wire.rid);
       return;
     }
-    const answer = handler ? handler(wire.msg).catch((): HubReply => ({ refused: 'not_found' })) : Promise.resolve<HubReply>({ refused: 'not_found' });
-    void answer.then((reply) => client.publish(channelOf(wire.from), JSON.stringify({ rid: wire.rid, reply } satisfies Wire)))
+    const answer = handler
+      ? handler(wire.msg).catch((): HubReply => ({ refused: 'not_found' }))
+      : Promise.resolve<HubReply>({ refused: 'not_found' });
+    void answer
+      .then((reply) => client.publish(channelOf(wire.from), JSON.stringify({ rid: wire.rid, reply } satisfies Wire)))
       .catch((err: unknown) => opts.log.warn({ err }, 'event streams: an answer to another process could not be published'));
   });
   const ready = (async () => {
@@ -147,31 +154,51 @@ export function redisStreamHub(client: Redis, opts: RedisHubOptions): StreamHub 
       const k = keys(token, owner);
       batch.eval(TOUCH, 2, k.stream, k.owned, id, LIVE_MS, Date.now(), token, OWNER_INDEX_MS);
     }
-    batch.exec().then((results) => {
-      if (failing) opts.log.info('event streams: Redis answers again; the streams held here are refreshed');
-      failing = false;
-      results?.forEach(([err, kept], i) => {
-        if (err || kept !== 0) return;
-        const token = tokens[i][0];
-        held.delete(token);
-        lostListeners.forEach((l) => l(token));
-      });
-    }, (err: unknown) => {
-      if (!failing) opts.log.warn({ err: (err as Error).message }, 'event streams: could not refresh the streams held here (their records expire 30 s after the last refresh)');
-      failing = true;
-    });
+    batch.exec().then(
+      (results) => {
+        if (failing) opts.log.info('event streams: Redis answers again; the streams held here are refreshed');
+        failing = false;
+        results?.forEach(([err, kept], i) => {
+          if (err || kept !== 0) return;
+          const token = tokens[i][0];
+          held.delete(token);
+          lostListeners.forEach((l) => l(token));
+        });
+      },
+      (err: unknown) => {
+        if (!failing)
+          opts.log.warn(
+            { err: (err as Error).message },
+            'event streams: could not refresh the streams held here (their records expire 30 s after the last refresh)',
+          );
+        failing = true;
+      },
+    );
   }, TOUCH_EVERY_MS);
   touch.unref();
 
   return {
     async reserve(token, owner, bounds) {
       const k = keys(token, owner);
-      return (await client.eval(RESERVE, 2, k.stream, k.owned, owner, token, Date.now(), bounds.ttlMs, bounds.maxStreams, OWNER_INDEX_MS)) === 1;
+      return (
+        (await client.eval(RESERVE, 2, k.stream, k.owned, owner, token, Date.now(), bounds.ttlMs, bounds.maxStreams, OWNER_INDEX_MS)) === 1
+      );
     },
     async open(token, owner): Promise<Opened> {
       await ready;
       const k = keys(token, owner);
-      const [status, ...queued] = (await client.eval(OPEN, 3, k.stream, k.queue, k.owned, owner, id, LIVE_MS, Date.now(), token)) as string[];
+      const [status, ...queued] = (await client.eval(
+        OPEN,
+        3,
+        k.stream,
+        k.queue,
+        k.owned,
+        owner,
+        id,
+        LIVE_MS,
+        Date.now(),
+        token,
+      )) as string[];
       if (status !== 'opened') return { opened: false, why: status === 'already_open' ? 'already_open' : 'not_found' };
       held.set(token, owner);
       return { opened: true, queued: queued.map((q) => JSON.parse(q) as HubOperation) };
@@ -190,7 +217,10 @@ export function redisStreamHub(client: Redis, opts: RedisHubOptions): StreamHub 
     async closed(token) {
       const owner = held.get(token);
       held.delete(token);
-      if (owner !== undefined) await drop(token, owner, id).catch((err: unknown) => opts.log.warn({ err: (err as Error).message }, 'event streams: a closed stream could not be forgotten (it expires)'));
+      if (owner !== undefined)
+        await drop(token, owner, id).catch((err: unknown) =>
+          opts.log.warn({ err: (err as Error).message }, 'event streams: a closed stream could not be forgotten (it expires)'),
+        );
     },
     serve(h) {
       handler = h;

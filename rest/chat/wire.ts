@@ -16,7 +16,9 @@ type Request = GenerateAnswerBody['request'];
 function queryOf(top: string | null | undefined, request: Request): string {
   const query = [top, request.query, request.user_chat?.query].find((q): q is string => typeof q === 'string' && q.trim() !== '');
   if (query === undefined) {
-    throw new ValidationFailed([{ loc: ['body', 'query'], msg: 'Field required: query, request.query or request.user_chat.query', type: 'missing' }]);
+    throw new ValidationFailed([
+      { loc: ['body', 'query'], msg: 'Field required: query, request.query or request.user_chat.query', type: 'missing' },
+    ]);
   }
   return query;
 }
@@ -52,7 +54,10 @@ const examplesOf = (request: Request): Example[] => kvpOf(request).examples ?? [
 
 /** The spec's `model_info` as the caller's model choice. */
 const modelOf = (info: GenerateAnswerBody['model_info']) => ({
-  id: info?.modelId ?? undefined, temperature: info?.temperature ?? undefined, maxTokens: info?.max_tokens ?? undefined, info: info ?? undefined,
+  id: info?.modelId ?? undefined,
+  temperature: info?.temperature ?? undefined,
+  maxTokens: info?.max_tokens ?? undefined,
+  info: info ?? undefined,
 });
 
 /**
@@ -66,13 +71,26 @@ function toolsOf(body: GenerateAnswerBody): ToolDefinition[] | undefined {
     let defn: z.output<typeof ToolDefinitionBody>;
     if (typeof entry !== 'string') defn = entry;
     else {
-      if (body.all_tools?.[entry] === undefined) throw new ValidationFailed([{ loc: ['body', 'tool_defns', i], msg: `No tool named '${entry}' in all_tools`, type: 'value_error' }]);
+      if (body.all_tools?.[entry] === undefined)
+        throw new ValidationFailed([{ loc: ['body', 'tool_defns', i], msg: `No tool named '${entry}' in all_tools`, type: 'value_error' }]);
       const found = ToolDefinitionBody.safeParse(body.all_tools[entry]);
-      if (!found.success) throw new ValidationFailed([{ loc: ['body', 'all_tools', entry], msg: 'Not a tool definition: {name, description, parameters} or {type: "function", function: {...}}', type: 'value_error' }]);
+      if (!found.success)
+        throw new ValidationFailed([
+          {
+            loc: ['body', 'all_tools', entry],
+            msg: 'Not a tool definition: {name, description, parameters} or {type: "function", function: {...}}',
+            type: 'value_error',
+          },
+        ]);
       defn = found.data;
     }
     const f = 'function' in defn ? defn.function : defn;
-    tools.set(f.name, { name: f.name, ...(f.description ? { description: f.description } : {}), ...(f.parameters ? { parameters: f.parameters } : {}), ...(f.strict != null ? { strict: f.strict } : {}) });
+    tools.set(f.name, {
+      name: f.name,
+      ...(f.description ? { description: f.description } : {}),
+      ...(f.parameters ? { parameters: f.parameters } : {}),
+      ...(f.strict != null ? { strict: f.strict } : {}),
+    });
   });
   return tools.size ? [...tools.values()] : undefined;
 }

@@ -36,8 +36,17 @@ async function modelOf(models: ModelsService, body: unknown, ctx: Ctx<KeyCaller>
 /** The catalog has no release dates: every model says the epoch. */
 const CREATED = new Date(0).toISOString();
 const modelInfo = (m: CatalogModel) => ({
-  type: 'model', id: m.id, display_name: m.id, created_at: CREATED, max_input_tokens: m.contextLength, max_tokens: m.maxOutputTokens ?? null,
-  capabilities: null, deprecated_at: null, lifecycle: 'active', line: null, retires_at: null,
+  type: 'model',
+  id: m.id,
+  display_name: m.id,
+  created_at: CREATED,
+  max_input_tokens: m.contextLength,
+  max_tokens: m.maxOutputTokens ?? null,
+  capabilities: null,
+  deprecated_at: null,
+  lifecycle: 'active',
+  line: null,
+  retires_at: null,
 });
 
 const ListQuery = z.object({
@@ -63,16 +72,26 @@ function page(all: CatalogModel[], q: z.output<typeof ListQuery>) {
     to = Math.min(all.length, from + q.limit);
   }
   const data = all.slice(from, to).map(modelInfo);
-  return { data, has_more: q.before_id !== undefined ? from > 0 : to < all.length, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+  return {
+    data,
+    has_more: q.before_id !== undefined ? from > 0 : to < all.length,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+  };
 }
 
-const chatModels = async (models: ModelsService, ctx: Ctx<KeyCaller>) => (await models.listModels({}, ctx)).filter((m) => m.kind === 'chat');
+const chatModels = async (models: ModelsService, ctx: Ctx<KeyCaller>) =>
+  (await models.listModels({}, ctx)).filter((m) => m.kind === 'chat');
 
 export function anthropicApiRoutes(models: ModelsService): Route[] {
   const common = { tags: ['Anthropic API'], credential: lmKey, errorBody: anthropicErrorBody };
   return [
     define({
-      ...common, method: 'post', path: `${BASE}/messages`, input: { body: z.unknown() }, docs: anthropicApiDocs.messages,
+      ...common,
+      method: 'post',
+      path: `${BASE}/messages`,
+      input: { body: z.unknown() },
+      docs: anthropicApiDocs.messages,
       summary: "Anthropic's Messages API (`stream: true` for server-sent events), any chat model of the catalog",
       responses: { 200: { description: 'A message object, or message_start ... message_stop events' } },
       handle: async (input, { req, res, ctx }) => {
@@ -82,17 +101,27 @@ export function anthropicApiRoutes(models: ModelsService): Route[] {
       },
     }),
     define({
-      ...common, method: 'post', path: `${BASE}/messages/count_tokens`, input: { body: z.unknown() }, docs: anthropicApiDocs.countTokens,
+      ...common,
+      method: 'post',
+      path: `${BASE}/messages/count_tokens`,
+      input: { body: z.unknown() },
+      docs: anthropicApiDocs.countTokens,
       summary: "Anthropic's token count: the prompt's tokens (messages, system, tools) as the gateway counts them",
       responses: { 200: { description: '`{"input_tokens": n}`' } },
       handle: async (input, { req, res, ctx }) => {
         requestIdHeader(req, res);
         const m = { model: await modelOf(models, input.body, ctx), route: 'anthropic.count_tokens' };
-        return { input_tokens: (await models.countTokens({ ...m, read: () => anthropicPrompt(wireBody(CountTokensRequest, input.body)) }, ctx)).tokens };
+        return {
+          input_tokens: (await models.countTokens({ ...m, read: () => anthropicPrompt(wireBody(CountTokensRequest, input.body)) }, ctx))
+            .tokens,
+        };
       },
     }),
     define({
-      ...common, method: 'get', path: `${BASE}/models`, docs: anthropicApiDocs.models,
+      ...common,
+      method: 'get',
+      path: `${BASE}/models`,
+      docs: anthropicApiDocs.models,
       summary: 'Anthropic models list: the chat models this key may use (`limit`, `after_id`, `before_id`)',
       responses: { 200: { description: '`{"data", "has_more", "first_id", "last_id"}`' } },
       handle: async (_input, { req, res, ctx }) => {
@@ -102,13 +131,17 @@ export function anthropicApiRoutes(models: ModelsService): Route[] {
       },
     }),
     define({
-      ...common, method: 'get', path: `${BASE}/models/:model_id`, docs: anthropicApiDocs.model,
+      ...common,
+      method: 'get',
+      path: `${BASE}/models/:model_id`,
+      docs: anthropicApiDocs.model,
       summary: 'Anthropic model: one chat model of the catalog',
       responses: { 200: { description: 'A model (`type: "model"`)' } },
       handle: async (_input, { req, res, ctx }) => {
         requestIdHeader(req, res);
         const model = await models.model({ id: String(req.params.model_id) }, ctx);
-        if (model.kind !== 'chat') throw new NotFound(`The model ${model.id} is not a chat model: the Messages API cannot call it`, { code: 'model_not_found' });
+        if (model.kind !== 'chat')
+          throw new NotFound(`The model ${model.id} is not a chat model: the Messages API cannot call it`, { code: 'model_not_found' });
         return modelInfo(model);
       },
     }),

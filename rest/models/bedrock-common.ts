@@ -14,7 +14,8 @@ import { requestIdOf, type ErrorBody } from '../shared/http-errors';
  */
 /** The model of a group C call (its key already the caller's): 400 without one, then 404/403. */
 export async function groupC(models: ModelsService, ctx: Ctx<KeyCaller>, modelId: unknown, route: string) {
-  if (typeof modelId !== 'string' || !modelId) throw new BadRequest('The modelId query parameter (?modelId=) is required', { code: 'missing_model_id' });
+  if (typeof modelId !== 'string' || !modelId)
+    throw new BadRequest('The modelId query parameter (?modelId=) is required', { code: 'missing_model_id' });
   return { model: await models.model({ id: modelId }, ctx), route };
 }
 
@@ -24,21 +25,31 @@ export function wireBody<S extends z.ZodType>(schema: S, body: unknown): z.outpu
     return parseInput(schema, body ?? {});
   } catch (err) {
     if (!(err instanceof ValidationFailed)) throw err;
-    throw new BadRequest(err.issues.map((i) => `${i.loc.length ? i.loc.join('.') : 'body'}: ${i.msg}`).join('; '), { code: 'invalid_request' });
+    throw new BadRequest(err.issues.map((i) => `${i.loc.length ? i.loc.join('.') : 'body'}: ${i.msg}`).join('; '), {
+      code: 'invalid_request',
+    });
   }
 }
 
 /** The exception name the AWS SDKs map an error to (their `x-amzn-ErrorType`). */
 export function bedrockErrorType(status: number): string {
   switch (status) {
-    case 401: return 'UnrecognizedClientException';
-    case 403: return 'AccessDeniedException';
-    case 404: return 'ResourceNotFoundException';
-    case 429: return 'ThrottlingException';
-    case 502: return 'ModelErrorException';
-    case 503: return 'ServiceUnavailableException';
-    case 504: return 'ModelTimeoutException';
-    default: return status >= 500 ? 'InternalServerException' : 'ValidationException';
+    case 401:
+      return 'UnrecognizedClientException';
+    case 403:
+      return 'AccessDeniedException';
+    case 404:
+      return 'ResourceNotFoundException';
+    case 429:
+      return 'ThrottlingException';
+    case 502:
+      return 'ModelErrorException';
+    case 503:
+      return 'ServiceUnavailableException';
+    case 504:
+      return 'ModelTimeoutException';
+    default:
+      return status >= 500 ? 'InternalServerException' : 'ValidationException';
   }
 }
 
@@ -49,7 +60,8 @@ export function bedrockErrorType(status: number): string {
  */
 export const bedrockErrorBody: ErrorBody = (err, status, res) => {
   // Also for errors raised before the handler's amzn() runs (the key, a body the parser refused).
-  if (res && !res.headersSent) res.set({ 'x-amzn-ErrorType': bedrockErrorType(status), 'x-amzn-RequestId': requestIdOf(res.req) ?? randomUUID() });
+  if (res && !res.headersSent)
+    res.set({ 'x-amzn-ErrorType': bedrockErrorType(status), 'x-amzn-RequestId': requestIdOf(res.req) ?? randomUUID() });
   return { message: err.message, __type: bedrockErrorType(status), ...(err.code ? { reason: err.code } : {}) };
 };
 
@@ -72,8 +84,11 @@ export function streamException(err: unknown): { type: string; payload: { messag
     case 'upstream':
     case 'upstream_timeout':
       return { type: 'modelStreamErrorException', payload: { message, originalStatusCode: STATUS[e.kind], originalMessage: message } };
-    case 'rate_limited': return { type: 'throttlingException', payload: { message } };
-    case 'bad_request': return { type: 'validationException', payload: { message } };
-    default: return { type: 'internalServerException', payload: { message } };
+    case 'rate_limited':
+      return { type: 'throttlingException', payload: { message } };
+    case 'bad_request':
+      return { type: 'validationException', payload: { message } };
+    default:
+      return { type: 'internalServerException', payload: { message } };
   }
 }

@@ -32,21 +32,34 @@ function nativeBody(base64: string): unknown {
 
 export function countTokensRoute(models: ModelsService): Route {
   return define({
-    method: 'post', path: '/bedrock/model/:modelId/count-tokens', tags: ['group C'], summary: 'Bedrock runtime CountTokens (a Converse or InvokeModel input)',
-    input: { body: z.unknown() }, credential: lmKey, errorBody: bedrockErrorBody, docs: countTokensDocs(CountTokensBody),
+    method: 'post',
+    path: '/bedrock/model/:modelId/count-tokens',
+    tags: ['group C'],
+    summary: 'Bedrock runtime CountTokens (a Converse or InvokeModel input)',
+    input: { body: z.unknown() },
+    credential: lmKey,
+    errorBody: bedrockErrorBody,
+    docs: countTokensDocs(CountTokensBody),
     responses: { 200: { description: '`{"inputTokens": n}`' } },
-    handle: (input, { req, res, ctx }) => amzn(req, res, async () => {
-      const m = await groupC(models, ctx, req.params.modelId, 'bedrock.count-tokens');
-      const counted = await models.countTokens({ ...m, read: () => {
-        const { converse, invokeModel } = wireBody(CountTokensBody, input.body).input;
-        if ((converse === undefined) === (invokeModel === undefined)) {
-          throw new BadRequest('input: exactly one of converse or invokeModel is required', { code: 'invalid_request' });
-        }
-        if (converse) return { messages: converseToChat(converse), tools: converseTools(converse).tools };
-        const { messages, tools } = nativeCall(nativeBody(invokeModel!.body), m.model.id, Date.now()).chat;
-        return { messages, tools };
-      } }, ctx);
-      return { inputTokens: counted.tokens };
-    }),
+    handle: (input, { req, res, ctx }) =>
+      amzn(req, res, async () => {
+        const m = await groupC(models, ctx, req.params.modelId, 'bedrock.count-tokens');
+        const counted = await models.countTokens(
+          {
+            ...m,
+            read: () => {
+              const { converse, invokeModel } = wireBody(CountTokensBody, input.body).input;
+              if ((converse === undefined) === (invokeModel === undefined)) {
+                throw new BadRequest('input: exactly one of converse or invokeModel is required', { code: 'invalid_request' });
+              }
+              if (converse) return { messages: converseToChat(converse), tools: converseTools(converse).tools };
+              const { messages, tools } = nativeCall(nativeBody(invokeModel!.body), m.model.id, Date.now()).chat;
+              return { messages, tools };
+            },
+          },
+          ctx,
+        );
+        return { inputTokens: counted.tokens };
+      }),
   });
 }

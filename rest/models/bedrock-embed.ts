@@ -18,7 +18,11 @@ export const TitanEmbedRequest = z.object({
   inputText: z.string().min(1),
   dimensions: z.int().positive().optional(),
   normalize: z.boolean().optional(),
-  embeddingTypes: z.array(z.enum(['float', 'binary'])).min(1).max(2).optional(),
+  embeddingTypes: z
+    .array(z.enum(['float', 'binary']))
+    .min(1)
+    .max(2)
+    .optional(),
 });
 
 export const CohereEmbedRequest = z.object({
@@ -38,31 +42,51 @@ function unit(v: Float32Array): number[] {
 /** Writes an InvokeModel answer as Bedrock does: JSON without a charset (express's res.json would add one), the token counts and latency in headers. */
 export function invokeAnswer(res: Response, body: unknown, h: { inputTokens: number; outputTokens: number; started: number }) {
   res.status(200).setHeader('Content-Type', 'application/json');
-  res.set({
-    'x-amzn-bedrock-input-token-count': String(h.inputTokens), 'x-amzn-bedrock-output-token-count': String(h.outputTokens),
-    'x-amzn-bedrock-invocation-latency': String(Date.now() - h.started),
-  }).end(JSON.stringify(body));
+  res
+    .set({
+      'x-amzn-bedrock-input-token-count': String(h.inputTokens),
+      'x-amzn-bedrock-output-token-count': String(h.outputTokens),
+      'x-amzn-bedrock-invocation-latency': String(Date.now() - h.started),
+    })
+    .end(JSON.stringify(body));
 }
 
 export async function invokeEmbedding(models: ModelsService, m: Metered, body: unknown, res: Response, ctx: Ctx<KeyCaller>): Promise<void> {
   const started = Date.now();
   let call!: { titan?: z.output<typeof TitanEmbedRequest>; cohere?: z.output<typeof CohereEmbedRequest> };
-  const { vectors, promptTokens } = await models.embed({ ...m, read: () => {
-    if (isPlainObject(body) && 'inputText' in body) call = { titan: wireBody(TitanEmbedRequest, body) };
-    else if (isPlainObject(body) && 'texts' in body) call = { cohere: wireBody(CohereEmbedRequest, body) };
-    else throw new BadRequest(`${m.model.id} is an embedding model: send a Titan body (inputText, dimensions, normalize) or a Cohere body (texts, input_type)`, { code: 'invalid_request' });
-    return call.titan ? { inputs: [call.titan.inputText], dimensions: call.titan.dimensions } : { inputs: call.cohere!.texts };
-  } }, ctx);
+  const { vectors, promptTokens } = await models.embed(
+    {
+      ...m,
+      read: () => {
+        if (isPlainObject(body) && 'inputText' in body) call = { titan: wireBody(TitanEmbedRequest, body) };
+        else if (isPlainObject(body) && 'texts' in body) call = { cohere: wireBody(CohereEmbedRequest, body) };
+        else
+          throw new BadRequest(
+            `${m.model.id} is an embedding model: send a Titan body (inputText, dimensions, normalize) or a Cohere body (texts, input_type)`,
+            { code: 'invalid_request' },
+          );
+        return call.titan ? { inputs: [call.titan.inputText], dimensions: call.titan.dimensions } : { inputs: call.cohere!.texts };
+      },
+    },
+    ctx,
+  );
   if (call.titan) {
     const t = call.titan;
     const v = vectors[0];
-    if (t.dimensions !== undefined && t.dimensions !== v.length) throw new BadRequest(`dimensions: this model makes ${v.length}-dimensional vectors`, { code: 'invalid_request' });
+    if (t.dimensions !== undefined && t.dimensions !== v.length)
+      throw new BadRequest(`dimensions: this model makes ${v.length}-dimensional vectors`, { code: 'invalid_request' });
     // Titan's default: a unit vector.
     const embedding = t.normalize === false ? Array.from(v) : unit(v);
     const byType = t.embeddingTypes && {
-      embeddingsByType: Object.fromEntries(t.embeddingTypes.map((type) => [type, type === 'float' ? embedding : embedding.map((x) => (x > 0 ? 1 : 0))])),
+      embeddingsByType: Object.fromEntries(
+        t.embeddingTypes.map((type) => [type, type === 'float' ? embedding : embedding.map((x) => (x > 0 ? 1 : 0))]),
+      ),
     };
-    return invokeAnswer(res, { embedding, inputTextTokenCount: promptTokens, ...byType }, { inputTokens: promptTokens, outputTokens: 0, started });
+    return invokeAnswer(
+      res,
+      { embedding, inputTextTokenCount: promptTokens, ...byType },
+      { inputTokens: promptTokens, outputTokens: 0, started },
+    );
   }
   const c = call.cohere!;
   const embeddings = vectors.map((v) => Array.from(v));

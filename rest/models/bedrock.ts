@@ -14,9 +14,20 @@ export function bedrockRoutes(models: ModelsService): Route[] {
   const modelId = (req: { query: Record<string, unknown> }) => req.query.modelId;
   return [
     ...anthropicRoutes(models),
-    converseRoute(models, '/bedrock/v1/messages/llama', 'bedrock.messages.llama', modelId, 'Messages, family 2 (Bedrock Converse wire format)'),
-    converseRoute(models, '/bedrock/v1/messages/nova', 'bedrock.messages.nova', modelId,
-      'Messages, family 3 (Bedrock Converse wire format; image, document and video blocks for the models that take them)'),
+    converseRoute(
+      models,
+      '/bedrock/v1/messages/llama',
+      'bedrock.messages.llama',
+      modelId,
+      'Messages, family 2 (Bedrock Converse wire format)',
+    ),
+    converseRoute(
+      models,
+      '/bedrock/v1/messages/nova',
+      'bedrock.messages.nova',
+      modelId,
+      'Messages, family 3 (Bedrock Converse wire format; image, document and video blocks for the models that take them)',
+    ),
     ...runtimeRoutes(models),
     countTokensRoute(models),
   ];

@@ -27,18 +27,35 @@ const modelView = (m: CatalogModel) => ({
 export function catalogRoutes(models: ModelsService): Route[] {
   return [
     define({
-      method: 'get', path: '/models', summary: 'The catalog: every model this key may use', tags: ['catalog'],
-      description: 'Needs an LM key (`<key>` or `<key>/<options>`) in the `api-key` header or as `Authorization: Bearer`.', docs: modelsDocs.models,
-      credential: lmKey, errorBody: openAiErrorBody,
-      responses: { 200: { description: 'The models' }, 401: { description: 'No key, unknown or revoked key' }, 400: { description: 'A bad option in the key' } },
+      method: 'get',
+      path: '/models',
+      summary: 'The catalog: every model this key may use',
+      tags: ['catalog'],
+      description: 'Needs an LM key (`<key>` or `<key>/<options>`) in the `api-key` header or as `Authorization: Bearer`.',
+      docs: modelsDocs.models,
+      credential: lmKey,
+      errorBody: openAiErrorBody,
+      responses: {
+        200: { description: 'The models' },
+        401: { description: 'No key, unknown or revoked key' },
+        400: { description: 'A bad option in the key' },
+      },
       handle: async (_input, { ctx }) => ({ object: 'list', data: (await models.listModels({}, ctx)).map(modelView) }),
     }),
     define({
-      method: 'get', path: '/models/:id', summary: 'One model of the catalog (OpenAI\'s retrieve)', tags: ['catalog'],
+      method: 'get',
+      path: '/models/:id',
+      summary: "One model of the catalog (OpenAI's retrieve)",
+      tags: ['catalog'],
       description: 'Needs an LM key, as `GET /models`. A model the key may not use is 403; an unknown or deactivated one 404.',
       docs: modelsDocs.model,
-      credential: lmKey, errorBody: openAiErrorBody,
-      responses: { 200: { description: 'The model' }, 401: { description: 'No key, unknown or revoked key' }, 404: { description: 'Unknown or deactivated model' } },
+      credential: lmKey,
+      errorBody: openAiErrorBody,
+      responses: {
+        200: { description: 'The model' },
+        401: { description: 'No key, unknown or revoked key' },
+        404: { description: 'Unknown or deactivated model' },
+      },
       handle: async (_input, { req, ctx }) => modelView(await models.model({ id: String(req.params.id) }, ctx)),
     }),
   ];

@@ -14,8 +14,11 @@ export function gatewayHeaders(res: Response, call: Pick<ChatCall, 'cache' | 'gu
 
 export class SigV4NotAccepted extends Unauthenticated {
   constructor() {
-    super('AWS Signature Version 4 is not accepted here: send the LM key as a bearer token (a Bedrock API key: '
-      + 'AWS_BEARER_TOKEN_BEDROCK, or token: { token: <key> } with authSchemePreference: ["httpBearerAuth"]) or in the api-key header', { code: 'sigv4_not_supported' });
+    super(
+      'AWS Signature Version 4 is not accepted here: send the LM key as a bearer token (a Bedrock API key: ' +
+        'AWS_BEARER_TOKEN_BEDROCK, or token: { token: <key> } with authSchemePreference: ["httpBearerAuth"]) or in the api-key header',
+      { code: 'sigv4_not_supported' },
+    );
   }
 }
 

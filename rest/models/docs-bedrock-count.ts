@@ -12,7 +12,8 @@ export const countTokensDocs = (body: z.ZodType): OperationDocs => ({
   body: {
     content: { 'application/json': body },
     example: { input: { converse: { system: [{ text: CONTEXT }], messages: [{ role: 'user', content: [{ text: QUESTION }] }] } } },
-    description: '`input.converse` (a Converse request\'s messages, system and toolConfig) or `input.invokeModel.body` (base64 of a native InvokeModel body).',
+    description:
+      "`input.converse` (a Converse request's messages, system and toolConfig) or `input.invokeModel.body` (base64 of a native InvokeModel body).",
   },
   responses: { 200: { description: "The prompt's tokens", schema: z.object({ inputTokens: z.int() }) }, ...errors },
 });

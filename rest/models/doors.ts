@@ -21,7 +21,13 @@ import { modelParam } from './docs';
  */
 export { InvalidParam };
 
-const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'invalid_request_error', 429: 'rate_limit_error' };
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
 
 const wireError = (err: PlatformError, status: number, param: string | null) => ({
   error: { message: err.message, type: ERROR_TYPES[status] ?? 'api_error', param, code: err.code ?? String(status) },
@@ -72,20 +78,37 @@ const bodyModel = async (models: ModelsService, ctx: Ctx<KeyCaller>, body: unkno
 
 export const DEPLOYMENTS: Door = {
   path: (operation) => `/azure/openai/deployments/:model${operation}`,
-  vendor: 'azure', tags: ['group A'], query: ApiVersion, errorBody: azureErrorBody, modelInPath: true,
+  vendor: 'azure',
+  tags: ['group A'],
+  query: ApiVersion,
+  errorBody: azureErrorBody,
+  modelInPath: true,
   async modelOf(models, ctx, req, apiVersion) {
-    if (!apiVersion) throw new InvalidParam('The api-version query parameter (?api-version=) is required for all requests.', 'api-version', 'MissingApiVersionParameter');
+    if (!apiVersion)
+      throw new InvalidParam(
+        'The api-version query parameter (?api-version=) is required for all requests.',
+        'api-version',
+        'MissingApiVersionParameter',
+      );
     return models.model({ id: String(req.params.model) }, ctx);
   },
   params: (example) => ({
     ...modelParam(example),
-    'api-version': { required: true, description: 'Azure OpenAI API version (date-based; a preview suffix is accepted)', example: '2024-10-21' },
+    'api-version': {
+      required: true,
+      description: 'Azure OpenAI API version (date-based; a preview suffix is accepted)',
+      example: '2024-10-21',
+    },
   }),
 };
 
 export const OPENAI: Door = {
   path: (operation) => operation,
-  vendor: 'openai', tags: ['OpenAI'], query: z.object({}), errorBody: openAiErrorBody, modelInPath: false,
+  vendor: 'openai',
+  tags: ['OpenAI'],
+  query: z.object({}),
+  errorBody: openAiErrorBody,
+  modelInPath: false,
   modelOf: (models, ctx, _req, _v, body) => bodyModel(models, ctx, body),
   params: () => ({}),
 };
@@ -93,7 +116,11 @@ export const OPENAI: Door = {
 /** Azure's v1 layout under `base` (`/azure/openai/v1`, or `/azure/openai` as @ai-sdk/azure calls it here). */
 export const azureV1 = (base: string): Door => ({
   path: (operation) => `${base}${operation}`,
-  vendor: 'azure', tags: ['group A (v1)'], query: ApiVersion, errorBody: openAiErrorBody, modelInPath: false,
+  vendor: 'azure',
+  tags: ['group A (v1)'],
+  query: ApiVersion,
+  errorBody: openAiErrorBody,
+  modelInPath: false,
   modelOf: (models, ctx, _req, _v, body) => bodyModel(models, ctx, body),
   params: () => ({ 'api-version': { description: 'Optional on the v1 layout (`v1`, `preview`, or none)', example: 'v1' } }),
 });

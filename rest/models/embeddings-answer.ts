@@ -17,8 +17,12 @@ function floatsOf(v: Float32Array): string {
   return /[NI]/.test(text) ? JSON.stringify(Array.from(v)) : text;
 }
 
-export async function sendEmbeddings(res: Response, a: { model: string; vectors: Float32Array[]; promptTokens: number; format?: 'float' | 'base64' }): Promise<void> {
-  const item = (v: Float32Array, i: number) => `{"object":"embedding","index":${i},"embedding":${a.format === 'base64' ? JSON.stringify(base64Of(v)) : floatsOf(v)}}`;
+export async function sendEmbeddings(
+  res: Response,
+  a: { model: string; vectors: Float32Array[]; promptTokens: number; format?: 'float' | 'base64' },
+): Promise<void> {
+  const item = (v: Float32Array, i: number) =>
+    `{"object":"embedding","index":${i},"embedding":${a.format === 'base64' ? JSON.stringify(base64Of(v)) : floatsOf(v)}}`;
   const usage = JSON.stringify({ prompt_tokens: a.promptTokens, total_tokens: a.promptTokens });
   const tail = `],"usage":${usage}}`;
   const head = `{"object":"list","model":${JSON.stringify(a.model)},"data":[`;
@@ -26,7 +30,12 @@ export async function sendEmbeddings(res: Response, a: { model: string; vectors:
   if (a.vectors.length <= SLICE) return void res.send(head + a.vectors.map(item).join(',') + tail);
   res.write(head);
   for (let from = 0; from < a.vectors.length && !res.destroyed; from += SLICE) {
-    const text = (from ? ',' : '') + a.vectors.slice(from, from + SLICE).map((v, k) => item(v, from + k)).join(',');
+    const text =
+      (from ? ',' : '') +
+      a.vectors
+        .slice(from, from + SLICE)
+        .map((v, k) => item(v, from + k))
+        .join(',');
     if (!res.write(text)) await drained(res);
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -26,8 +26,10 @@ const frame = (h: MessageHeaders, payload: unknown) =>
  * before the first event are the caller's to turn into a status (call this once the answer has started).
  */
 export function pipeEventStream(
-  res: Response, events: AsyncIterable<{ event: string; payload: unknown }>,
-  onError: (err: unknown) => { type: string; payload: { message: string } & Record<string, unknown> }, headers: Record<string, string> = {},
+  res: Response,
+  events: AsyncIterable<{ event: string; payload: unknown }>,
+  onError: (err: unknown) => { type: string; payload: { message: string } & Record<string, unknown> },
+  headers: Record<string, string> = {},
 ): Promise<void> {
   return pipeStream(res, events, {
     headers: { 'Content-Type': 'application/vnd.amazon.eventstream', 'Cache-Control': 'no-cache', ...headers },

@@ -9,14 +9,20 @@ import type { KeyCaller, Metered, ModelsService } from '../../core/models/servic
  * `{"totalTokens": n}` with the gateway's count (ModelsService.countTokens).
  */
 export async function geminiCountTokens(models: ModelsService, m: Metered, body: unknown, ctx: Ctx<KeyCaller>) {
-  const counted = await models.countTokens({ ...m, read: () => {
-    const b = isPlainObject(body) ? body : {};
-    const whole = b.generateContentRequest ?? b.generate_content_request;
-    if (whole !== undefined && b.contents !== undefined) {
-      throw new InvalidArgument([{ field: 'contents', description: 'Send contents or generateContentRequest, not both' }]);
-    }
-    const { messages, tools } = geminiToChat(geminiBody(GenerateContentRequest, whole ?? { contents: b.contents }));
-    return { messages, tools };
-  } }, ctx);
+  const counted = await models.countTokens(
+    {
+      ...m,
+      read: () => {
+        const b = isPlainObject(body) ? body : {};
+        const whole = b.generateContentRequest ?? b.generate_content_request;
+        if (whole !== undefined && b.contents !== undefined) {
+          throw new InvalidArgument([{ field: 'contents', description: 'Send contents or generateContentRequest, not both' }]);
+        }
+        const { messages, tools } = geminiToChat(geminiBody(GenerateContentRequest, whole ?? { contents: b.contents }));
+        return { messages, tools };
+      },
+    },
+    ctx,
+  );
   return { totalTokens: counted.tokens };
 }

@@ -12,10 +12,21 @@ import type { ErrorBody } from '../shared/http-errors';
  * and, without it, one JSON array whose elements arrive as they are made.
  */
 const STATUS_NAMES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND',
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
   // google.rpc has no "method not allowed"; the method is not implemented on that path.
-  405: 'UNIMPLEMENTED', 409: 'ABORTED', 413: 'INVALID_ARGUMENT', 415: 'INVALID_ARGUMENT', 422: 'INVALID_ARGUMENT',
-  429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 502: 'UNAVAILABLE', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+  405: 'UNIMPLEMENTED',
+  409: 'ABORTED',
+  413: 'INVALID_ARGUMENT',
+  415: 'INVALID_ARGUMENT',
+  422: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
 };
 
 /**
@@ -24,7 +35,8 @@ const STATUS_NAMES: Record<number, string> = {
  */
 function detailsOf(err: PlatformError): Record<string, unknown>[] {
   const details: Record<string, unknown>[] = [];
-  if (err instanceof InvalidArgument) details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: err.fieldViolations });
+  if (err instanceof InvalidArgument)
+    details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: err.fieldViolations });
   if (err.code) details.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'gateway' });
   if ('retryAfterSeconds' in err && typeof err.retryAfterSeconds === 'number') {
     details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${err.retryAfterSeconds}s` });
@@ -34,7 +46,14 @@ function detailsOf(err: PlatformError): Record<string, unknown>[] {
 
 export const geminiErrorBody: ErrorBody = (err, status) => {
   const details = detailsOf(err);
-  return { error: { code: status, message: err.message, status: STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'), ...(details.length ? { details } : {}) } };
+  return {
+    error: {
+      code: status,
+      message: err.message,
+      status: STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT'),
+      ...(details.length ? { details } : {}),
+    },
+  };
 };
 
 /** A failure midway, as the error object the SDKs throw from a streamed chunk (never a stack). */
@@ -42,7 +61,6 @@ function streamedError(err: unknown) {
   const e = toPlatformError(err);
   return geminiErrorBody(e.expose ? e : new InternalError('Internal server error'), STATUS[e.kind]);
 }
-
 
 /**
  * Streams GenerateContentResponse objects as `data: {...}` events (`sse`) or as the elements of one
@@ -54,7 +72,8 @@ function streamedError(err: unknown) {
  */
 export function geminiStream(res: Response, format: 'sse' | 'json', objects: AsyncIterable<unknown>): Promise<void> {
   const array = jsonArray();
-  const frame = (value: unknown) => (format === 'sse' ? sseEvent(JSON.stringify(value), undefined, '\r\n') : array.element(JSON.stringify(value)));
+  const frame = (value: unknown) =>
+    format === 'sse' ? sseEvent(JSON.stringify(value), undefined, '\r\n') : array.element(JSON.stringify(value));
   return pipeStream(res, objects, {
     headers: format === 'sse' ? VENDOR_SSE_HEAD : JSON_ARRAY_HEAD,
     frame,

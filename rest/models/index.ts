@@ -52,15 +52,28 @@ export function modelsRest(models: ModelsService, stored: StoredResponses): Rest
     routes: [
       ...catalogRoutes(models),
       define({
-        method: 'get', path: '/usage', summary: "Usage of the key's tenant: calls, tokens, words, cache hits, errors and cost, in all and per model", tags: ['usage'],
-        description: 'Needs an LM key in the `api-key` header or as `Authorization: Bearer`. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
-        input: { query: UsageQuery }, docs: modelsDocs.usage, credential: lmKey,
+        method: 'get',
+        path: '/usage',
+        summary: "Usage of the key's tenant: calls, tokens, words, cache hits, errors and cost, in all and per model",
+        tags: ['usage'],
+        description:
+          'Needs an LM key in the `api-key` header or as `Authorization: Bearer`. `from` and `to` (ISO 8601) bound the period; the last 30 days by default.',
+        input: { query: UsageQuery },
+        docs: modelsDocs.usage,
+        credential: lmKey,
         responses: { 200: { description: 'Usage totals' }, 401: { description: 'No key, unknown or revoked key' } },
         handle: async (input, { ctx }) => {
           const to = input.to ? new Date(input.to) : new Date(Date.now() + 1);
           const from = input.from ? new Date(input.from) : new Date(to.getTime() - 30 * 86_400_000);
           const u = await models.usage({ from, to }, ctx);
-          return { object: 'usage', tenant_id: ctx.caller.key.tenant, from: from.toISOString(), to: to.toISOString(), totals: u.totals, by_model: u.byModel };
+          return {
+            object: 'usage',
+            tenant_id: ctx.caller.key.tenant,
+            from: from.toISOString(),
+            to: to.toISOString(),
+            totals: u.totals,
+            by_model: u.byModel,
+          };
         },
       }),
       ...azureRoutes(models),

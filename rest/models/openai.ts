@@ -13,6 +13,9 @@ import type { Route } from '../shared/routes';
  */
 export function openAiRoutes(models: ModelsService): Route[] {
   return [OPENAI, azureV1('/azure/openai/v1'), azureV1('/azure/openai')].flatMap((door) => [
-    chatRoute(models, door), embeddingsRoute(models, door), imagesRoute(models, door), transcriptionsRoute(models, door),
+    chatRoute(models, door),
+    embeddingsRoute(models, door),
+    imagesRoute(models, door),
+    transcriptionsRoute(models, door),
   ]);
 }

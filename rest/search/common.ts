@@ -15,8 +15,12 @@ export const searchErrorBody: ErrorBody = (err) => ('issues' in err ? { detail: 
 
 const ErrorEnvelope = z.object({ status: z.literal('error'), message: z.string() });
 export const Envelope = z.object({
-  status: z.string(), message: z.string(), result_count: z.int(), result: z.array(z.record(z.string(), z.unknown())),
-  aggregation: z.record(z.string(), z.unknown()), aggregations: z.record(z.string(), z.unknown()),
+  status: z.string(),
+  message: z.string(),
+  result_count: z.int(),
+  result: z.array(z.record(z.string(), z.unknown())),
+  aggregation: z.record(z.string(), z.unknown()),
+  aggregations: z.record(z.string(), z.unknown()),
 });
 export const DataEnvelope = z.object({ status: z.string(), message: z.string(), data: z.string() });
 

@@ -7,16 +7,24 @@ import type { OperationDocs, ServiceDocs } from '../shared/routes';
  * from (a query, no filter: filters narrow an answer, and made-up ones would empty it).
  */
 export const searchServiceDocs: ServiceDocs = {
-  description: 'Every search needs a bearer access token with the role `search:read` (adding, changing and deleting objects: '
-    + '`search:write`): get one at the token service (`POST /auth/api/v1/oauth/connect/token` with a client\'s id and secret; '
-    + 'the demo client has both roles) and **Authorize** with it. v2 takes the query in the query string and filters in a JSON body.',
+  description:
+    'Every search needs a bearer access token with the role `search:read` (adding, changing and deleting objects: ' +
+    "`search:write`): get one at the token service (`POST /auth/api/v1/oauth/connect/token` with a client's id and secret; " +
+    'the demo client has both roles) and **Authorize** with it. v2 takes the query in the query string and filters in a JSON body.',
 };
 
 /** A v2 search: an example query and an empty filter (or `body`). */
-export const v2Docs = (query: string, body: unknown = {}): OperationDocs => ({ params: { query_string: { example: query } }, body: { example: body } });
+export const v2Docs = (query: string, body: unknown = {}): OperationDocs => ({
+  params: { query_string: { example: query } },
+  body: { example: body },
+});
 
 const Created = z.object({ status: z.literal('success'), message: z.string(), object_id: z.string() });
-const Found = z.object({ status: z.literal('success'), message: z.string(), result: z.record(z.string(), z.unknown()).describe('The object and its metadata') });
+const Found = z.object({
+  status: z.literal('success'),
+  message: z.string(),
+  result: z.record(z.string(), z.unknown()).describe('The object and its metadata'),
+});
 
 export const objectDocs: Record<'create' | 'one', OperationDocs> = {
   create: {

@@ -12,14 +12,19 @@ export { SEARCH_PREFIX };
 
 /** The search service's REST face: v1 and v2 side by side, the object endpoints, health. */
 export function searchRest(search: SearchService, opts: { maxUploadBytes: number }): RestService {
-  const health = (version: 'v1' | 'v2') => define({
-    method: 'get', path: `/${version}/healthz`, summary: 'Health', tags: ['health'], public: true,
-    responses: { 200: { description: 'Service is up', schema: Msg } },
-    handle: async () => {
-      await search.health({});
-      return { msg: 'ok' };
-    },
-  });
+  const health = (version: 'v1' | 'v2') =>
+    define({
+      method: 'get',
+      path: `/${version}/healthz`,
+      summary: 'Health',
+      tags: ['health'],
+      public: true,
+      responses: { 200: { description: 'Service is up', schema: Msg } },
+      handle: async () => {
+        await search.health({});
+        return { msg: 'ok' };
+      },
+    });
   return {
     title: 'Search service',
     version: '2.0.0',
@@ -28,6 +33,12 @@ export function searchRest(search: SearchService, opts: { maxUploadBytes: number
     audience: 'search',
     schemas: { Msg },
     docs: searchServiceDocs,
-    routes: [health('v1'), health('v2'), ...searchV1Routes(search), ...searchV2Routes(search), ...searchObjectRoutes(search, opts.maxUploadBytes)],
+    routes: [
+      health('v1'),
+      health('v2'),
+      ...searchV1Routes(search),
+      ...searchV2Routes(search),
+      ...searchObjectRoutes(search, opts.maxUploadBytes),
+    ],
   };
 }

@@ -26,10 +26,22 @@ const metadataOf = (text: string | undefined) => {
 export function searchObjectRoutes(search: SearchService, maxUploadBytes: number): Route[] {
   return [
     define({
-      method: 'post', path: '/v2/objects', summary: 'Add an object (JSON text, or a multipart file upload with metadata)', tags: ['objects'],
-      description: 'multipart/form-data: a `file` part (txt, md, html, pdf or docx) and an optional `metadata` part with the JSON fields below except `content`.',
-      auth: WRITE, upload: { maxBytes: maxUploadBytes, setting: 'SEARCH_MAX_UPLOAD_BYTES' }, input: { body: NewObjectBody }, docs: objectDocs.create,
-      responses: { 201: { description: 'Object created' }, ...failures, 409: { description: 'Object limit of the tenant reached' }, 413: { description: 'Upload too large' } },
+      method: 'post',
+      path: '/v2/objects',
+      summary: 'Add an object (JSON text, or a multipart file upload with metadata)',
+      tags: ['objects'],
+      description:
+        'multipart/form-data: a `file` part (txt, md, html, pdf or docx) and an optional `metadata` part with the JSON fields below except `content`.',
+      auth: WRITE,
+      upload: { maxBytes: maxUploadBytes, setting: 'SEARCH_MAX_UPLOAD_BYTES' },
+      input: { body: NewObjectBody },
+      docs: objectDocs.create,
+      responses: {
+        201: { description: 'Object created' },
+        ...failures,
+        409: { description: 'Object limit of the tenant reached' },
+        413: { description: 'Upload too large' },
+      },
       handle: async (input, { ctx, res }) => {
         const upload = uploadOf(res);
         let id: string;
@@ -46,13 +58,27 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
       },
     }),
     define({
-      method: 'get', path: '/v2/objects/:object_id', summary: 'An object and its metadata', tags: ['objects'], auth: READ, input: { path: ObjectRef }, docs: objectDocs.one,
+      method: 'get',
+      path: '/v2/objects/:object_id',
+      summary: 'An object and its metadata',
+      tags: ['objects'],
+      auth: READ,
+      input: { path: ObjectRef },
+      docs: objectDocs.one,
       responses: { 200: { description: 'Object found' }, ...failures, ...notFound },
-      handle: async (input, { ctx }) => ({ status: 'success', message: 'Object found', result: objectView(await search.getObject({ id: input.object_id }, ctx)) }),
+      handle: async (input, { ctx }) => ({
+        status: 'success',
+        message: 'Object found',
+        result: objectView(await search.getObject({ id: input.object_id }, ctx)),
+      }),
     }),
     define({
-      method: 'patch', path: '/v2/objects/:object_id', summary: "Change an object's metadata (each field given replaces the stored one)", tags: ['objects'],
-      auth: WRITE, input: { path: ObjectRef, body: ObjectPatchBody },
+      method: 'patch',
+      path: '/v2/objects/:object_id',
+      summary: "Change an object's metadata (each field given replaces the stored one)",
+      tags: ['objects'],
+      auth: WRITE,
+      input: { path: ObjectRef, body: ObjectPatchBody },
       responses: { 200: { description: 'Object updated' }, ...failures, ...notFound },
       handle: async (input, { ctx }) => {
         const patch = { ...objectFrom(input.body), isPrivate: input.body.is_private };
@@ -61,8 +87,12 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
       },
     }),
     define({
-      method: 'delete', path: '/v2/objects/:object_id', summary: 'Delete an object (soft delete: it never appears in results again)', tags: ['objects'],
-      auth: WRITE, input: { path: ObjectRef },
+      method: 'delete',
+      path: '/v2/objects/:object_id',
+      summary: 'Delete an object (soft delete: it never appears in results again)',
+      tags: ['objects'],
+      auth: WRITE,
+      input: { path: ObjectRef },
       responses: { 200: { description: 'Object deleted' }, ...failures, ...notFound },
       handle: async (input, { ctx }) => {
         await search.deleteObject({ id: input.object_id }, ctx);

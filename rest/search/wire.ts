@@ -29,8 +29,16 @@ export const objectView = (o: StoredObject) => ({
 export const hitView = (h: SearchHit) => {
   const { object_id, title, file_name, file_extension, object_type, size, ...rest } = objectView(h.object);
   return {
-    object_id, title, file_name, file_extension, object_type, size, score: h.score, snippet: h.snippet,
-    ...(h.highlights ? { highlights: h.highlights } : {}), ...rest,
+    object_id,
+    title,
+    file_name,
+    file_extension,
+    object_type,
+    size,
+    score: h.score,
+    snippet: h.snippet,
+    ...(h.highlights ? { highlights: h.highlights } : {}),
+    ...rest,
   };
 };
 
@@ -45,7 +53,13 @@ export const envelope = (page: SearchPage) => ({
 });
 
 export const passageView = (p: Passage) => ({
-  object_id: p.objectId, chunk_id: p.chunkId, chunk_index: p.chunkIndex, text: p.text, score: p.score, title: p.title, file_name: p.fileName,
+  object_id: p.objectId,
+  chunk_id: p.chunkId,
+  chunk_index: p.chunkIndex,
+  text: p.text,
+  score: p.score,
+  title: p.title,
+  file_name: p.fileName,
 });
 
 /** v1 `search` and `search_lite`: the passages as one string, ready for a prompt. */
@@ -56,14 +70,37 @@ export function dataString(passages: Passage[]): string {
 type WireFilters = z.output<typeof V2Filters>;
 
 export const filtersFrom = (b: Partial<WireFilters>): Filters => ({
-  objectIds: b.object_ids, tags: b.tags, folders: b.folders, repos: b.repos, objectTypes: b.object_type, fileExtensions: b.file_extension,
-  fileNames: b.file_name, title: b.title, size: b.size, extUserIdRef: b.ext_user_id_ref, kvp: b.kvp, taxonomy: b.taxonomy,
-  systemMetadata: b.system_metadata, customMetadata: b.custom_metadata, mediaMetadata: b.media_metadata,
+  objectIds: b.object_ids,
+  tags: b.tags,
+  folders: b.folders,
+  repos: b.repos,
+  objectTypes: b.object_type,
+  fileExtensions: b.file_extension,
+  fileNames: b.file_name,
+  title: b.title,
+  size: b.size,
+  extUserIdRef: b.ext_user_id_ref,
+  kvp: b.kvp,
+  taxonomy: b.taxonomy,
+  systemMetadata: b.system_metadata,
+  customMetadata: b.custom_metadata,
+  mediaMetadata: b.media_metadata,
   sourceSystemMetadata: b.source_system_metadata,
 });
 
 export const objectFrom = (b: z.output<typeof ObjectMetadata>): Omit<NewObject, 'content'> => ({
-  title: b.title, fileName: b.file_name, objectType: b.object_type, fileExtension: b.file_extension, tags: b.tags, folders: b.folders,
-  repos: b.repos, kvp: b.kvp, taxonomy: b.taxonomy, extUserIdRef: b.ext_user_id_ref, systemMetadata: b.system_metadata,
-  customMetadata: b.custom_metadata, mediaMetadata: b.media_metadata, sourceSystemMetadata: b.source_system_metadata,
+  title: b.title,
+  fileName: b.file_name,
+  objectType: b.object_type,
+  fileExtension: b.file_extension,
+  tags: b.tags,
+  folders: b.folders,
+  repos: b.repos,
+  kvp: b.kvp,
+  taxonomy: b.taxonomy,
+  extUserIdRef: b.ext_user_id_ref,
+  systemMetadata: b.system_metadata,
+  customMetadata: b.custom_metadata,
+  mediaMetadata: b.media_metadata,
+  sourceSystemMetadata: b.source_system_metadata,
 });

@@ -77,7 +77,16 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   app.get(`${DOCS_ASSETS_PATH}/docs-init.js`, (_req, res) => void res.type('js').send(docsInitScript));
   app.use(DOCS_ASSETS_PATH, docsAssets());
   for (const svc of services) {
-    app.use(svc.prefix, serviceRouter(svc, { log, bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576, verifier: opts.verifier, publicUrl: opts.publicUrl, heartbeatMs: opts.heartbeatMs }));
+    app.use(
+      svc.prefix,
+      serviceRouter(svc, {
+        log,
+        bodyLimitBytes: opts.bodyLimitBytes ?? 1_048_576,
+        verifier: opts.verifier,
+        publicUrl: opts.publicUrl,
+        heartbeatMs: opts.heartbeatMs,
+      }),
+    );
   }
   for (const { path, router } of opts.extra ?? []) app.use(path, router);
   app.use(() => {

@@ -22,7 +22,8 @@ export function bearerChallenge(e: BearerError): string {
 }
 
 /** Express error middleware for one service; keep all four parameters (express counts them). */
-export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequestHandler =>
+export const httpErrors =
+  (log: Logger, body: ErrorBody = detailBody): ErrorRequestHandler =>
   (err, req, res, _next) => {
     // A call stopped because its caller left: nobody to answer and nothing wrong (the access log says 499).
     if (callerGone(res) && isAbort(err)) return;
@@ -31,7 +32,11 @@ export const httpErrors = (log: Logger, body: ErrorBody = detailBody): ErrorRequ
     if (!e.expose) {
       log.error({ err: e.cause ?? e, reqId: requestIdOf(req), path: req.path, ...traceFields(traceOf(res)) }, 'unhandled error');
     }
-    if (e.kind === 'unavailable') log.warn({ err: (e.cause as Error | undefined)?.message, reqId: requestIdOf(req), path: req.path, ...traceFields(traceOf(res)) }, 'a store is unreachable: 503');
+    if (e.kind === 'unavailable')
+      log.warn(
+        { err: (e.cause as Error | undefined)?.message, reqId: requestIdOf(req), path: req.path, ...traceFields(traceOf(res)) },
+        'a store is unreachable: 503',
+      );
     if (res.headersSent) return void res.end();
     if ('allow' in e && Array.isArray(e.allow)) res.setHeader('Allow', e.allow.join(', '));
     if (isBearerError(e)) res.setHeader('WWW-Authenticate', bearerChallenge(e));

@@ -26,7 +26,10 @@ export function multipart(limits: UploadLimits) {
     if (!req.is('multipart/form-data')) return next();
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: req.headers, limits: { files: 1, fileSize: limits.maxBytes, fields: 20, fieldSize: limits.maxFieldBytes ?? 1_048_576, parts: 22 } });
+      bb = busboy({
+        headers: req.headers,
+        limits: { files: 1, fileSize: limits.maxBytes, fields: 20, fieldSize: limits.maxFieldBytes ?? 1_048_576, parts: 22 },
+      });
     } catch {
       return next(new BadRequest('Malformed multipart body (no boundary)'));
     }
@@ -46,11 +49,14 @@ export function multipart(limits: UploadLimits) {
     bb.on('file', (field, stream, info) => {
       const parts: Buffer[] = [];
       stream.on('data', (d: Buffer) => parts.push(d));
-      stream.on('limit', () => fail(new PayloadTooLarge(`File too large: at most ${limits.maxBytes} bytes${limits.setting ? ` (${limits.setting})` : ''}`)));
+      stream.on('limit', () =>
+        fail(new PayloadTooLarge(`File too large: at most ${limits.maxBytes} bytes${limits.setting ? ` (${limits.setting})` : ''}`)),
+      );
       // A body cut off inside the file: busboy reports it on the file's stream.
       stream.on('error', () => fail(new BadRequest('Malformed multipart body')));
       stream.on('close', () => {
-        if (!failure && !upload.file) upload.file = { field, name: info.filename ?? 'upload', bytes: Buffer.concat(parts), contentType: info.mimeType };
+        if (!failure && !upload.file)
+          upload.file = { field, name: info.filename ?? 'upload', bytes: Buffer.concat(parts), contentType: info.mimeType };
       });
     });
     bb.on('field', (name, value, info) => {

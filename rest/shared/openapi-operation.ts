@@ -13,7 +13,13 @@ export function parameters(route: Route, path: string, docs: OperationDocs, w: S
       const s = field as z.ZodType;
       // OpenAPI ignores an Authorization parameter: the security scheme says it.
       if (where === 'header' && name.toLowerCase() === 'authorization') continue;
-      out.set(name, { name, in: where, required: where === 'path' || !isOptional(s), schema: w.schema(s), ...(s.description ? { description: s.description } : {}) });
+      out.set(name, {
+        name,
+        in: where,
+        required: where === 'path' || !isOptional(s),
+        schema: w.schema(s),
+        ...(s.description ? { description: s.description } : {}),
+      });
     }
   };
   add('path', route.input?.path);
@@ -24,7 +30,10 @@ export function parameters(route: Route, path: string, docs: OperationDocs, w: S
   }
   for (const [name, more] of Object.entries(docs.params ?? {})) {
     const given = out.get(name);
-    out.set(name, given ? { ...given, ...more, schema: { ...(given.schema as Json), ...(more.schema as Json | undefined) } } : { name, ...more });
+    out.set(
+      name,
+      given ? { ...given, ...more, schema: { ...(given.schema as Json), ...(more.schema as Json | undefined) } } : { name, ...more },
+    );
   }
   return [...out.values()];
 }
@@ -49,12 +58,14 @@ export function requestBody(route: Route, docs: OperationDocs, w: SchemaWriter, 
   const generated = generatedBody(route, w, optionalBodies);
   if (!docs.body) return generated;
   const { content, example, description, required } = docs.body;
-  const media = content ? Object.fromEntries(Object.entries(content).map(([type, s]) => [type, { schema: w.schema(s) }])) : { ...(generated?.content as Json) };
+  const media = content
+    ? Object.fromEntries(Object.entries(content).map(([type, s]) => [type, { schema: w.schema(s) }]))
+    : { ...(generated?.content as Json) };
   const [first] = Object.keys(media);
   if (first && example !== undefined) media[first] = { ...(media[first] as Json), example };
   return {
-    required: required ?? (content ? true : generated?.required ?? true),
-    ...(description ?? generated?.description ? { description: description ?? generated?.description } : {}),
+    required: required ?? (content ? true : (generated?.required ?? true)),
+    ...((description ?? generated?.description) ? { description: description ?? generated?.description } : {}),
     content: media,
   };
 }
@@ -76,4 +87,3 @@ export function responses(route: Route, docs: OperationDocs, w: SchemaWriter): J
   }
   return out;
 }
-

@@ -50,7 +50,11 @@ export class SchemaWriter {
   }
 
   private convert(schema: z.ZodType): Json {
-    const { $schema: _s, $defs, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', metadata: this.metadata }) as Json;
+    const {
+      $schema: _s,
+      $defs,
+      ...rest
+    } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', metadata: this.metadata }) as Json;
     const unnamed = Object.keys(($defs ?? {}) as Json).filter((id) => ![...this.ids.values()].includes(id));
     if (unnamed.length) throw new Error(`OpenAPI: schemas ${unnamed.join(', ')} are cyclic or shared without a name`);
     return open(rest) as Json;

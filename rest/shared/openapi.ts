@@ -34,7 +34,9 @@ function referenced(value: unknown, schemas: Json, found = new Set<string>()): S
 
 const servers = (publicUrl?: string) => [
   { url: '/', description: 'This server: the address this page was loaded from' },
-  ...(publicUrl ? [{ url: publicUrl.replace(/\/+$/, ''), description: 'PUBLIC_URL: the address the platform is configured to be reached at' }] : []),
+  ...(publicUrl
+    ? [{ url: publicUrl.replace(/\/+$/, ''), description: 'PUBLIC_URL: the address the platform is configured to be reached at' }]
+    : []),
 ];
 
 export function buildOpenApi(svc: RestService, opts: { publicUrl?: string } = {}): Json {
@@ -46,7 +48,7 @@ export function buildOpenApi(svc: RestService, opts: { publicUrl?: string } = {}
     const operations: readonly OperationDocs[] = Array.isArray(route.docs) ? route.docs : [route.docs ?? {}];
     for (const docs of operations) {
       const relative = docs.path ?? route.path.replace(/:(\w+)/g, '{$1}');
-      const security = route.auth ? [{ bearerAuth: [] }] : docs.security ?? svc.docs?.security ?? [];
+      const security = route.auth ? [{ bearerAuth: [] }] : (docs.security ?? svc.docs?.security ?? []);
       bearer ||= security.some((s) => 'bearerAuth' in s);
       const body = requestBody(route, docs, w, optionalBodies);
       const description = docs.description ?? route.description;

@@ -67,7 +67,10 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   const heartbeatMs = opts.heartbeatMs ?? DEFAULT_STREAM_HEARTBEAT_MS;
   const form = express.urlencoded({ limit: opts.bodyLimitBytes, extended: false, parameterLimit: 200 });
   const parsers: RequestHandler[] = [jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes }), form];
-  const untypedParsers: RequestHandler[] = [jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes, untyped: true }), form];
+  const untypedParsers: RequestHandler[] = [
+    jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes, untyped: true }),
+    form,
+  ];
   const credentials = svc.credentials ?? noCredentials;
   const tools = (): CredentialTools => {
     if (!opts.verifier) throw new Error(`${svc.prefix} needs a token verifier`);
@@ -79,11 +82,16 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
     const uploads = route.upload ? [multipart(route.upload)] : [];
     const resolves = !route.public && credentials.kind !== 'none';
     // The caller is established before any body is read: a stranger cannot make the service buffer an upload.
-    const early: RequestHandler[] = resolves && !credentials.inBody ? [async (req, res, next) => {
-      const caller = await credentials.resolve(presentedBy(req, route), tools());
-      res.locals.caller = route.auth?.roles ? authorize(caller as Caller, { roles: route.auth.roles }) : caller;
-      next();
-    }] : [];
+    const early: RequestHandler[] =
+      resolves && !credentials.inBody
+        ? [
+            async (req, res, next) => {
+              const caller = await credentials.resolve(presentedBy(req, route), tools());
+              res.locals.caller = route.auth?.roles ? authorize(caller as Caller, { roles: route.auth.roles }) : caller;
+              next();
+            },
+          ]
+        : [];
     if (route.before) {
       const before = route.before;
       early.push(async (req, res, next) => {
@@ -100,7 +108,10 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
     const bodies = !route.input ? [] : route.untypedJson ? untypedParsers : parsers;
     router[route.method](route.path, errorFormat, ...early, ...bodies, ...uploads, async (req, res) => {
       const input = (route.input && !uploadOf(res) ? parseRequest(route.input, req) : {}) as { body?: unknown };
-      const caller = resolves && credentials.inBody ? await credentials.resolve(presentedBy(req, route, input.body), tools()) : (res.locals.caller as unknown);
+      const caller =
+        resolves && credentials.inBody
+          ? await credentials.resolve(presentedBy(req, route, input.body), tools())
+          : (res.locals.caller as unknown);
       const body = await route.handle(input, { ctx: contextOf(req, res, caller), req, res, checked: res.locals.checked, heartbeatMs });
       if (!res.headersSent) res.json(body);
     });

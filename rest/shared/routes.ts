@@ -71,7 +71,10 @@ export interface Route<I extends InputSpec = InputSpec, C = unknown> {
 }
 
 /** Checks a route against its own schemas: the handler's input type is inferred from `input`, its caller's from `C`. */
-export const defineFor = <C>() => <const I extends InputSpec = Record<never, never>>(route: Route<I, C>): Route => route as unknown as Route;
+export const defineFor =
+  <C>() =>
+  <const I extends InputSpec = Record<never, never>>(route: Route<I, C>): Route =>
+    route as unknown as Route;
 
 /** A route of a service without callers. */
 export const define = defineFor<undefined>();

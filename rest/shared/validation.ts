@@ -28,8 +28,11 @@ export interface InputSpec {
 type Part<I, K extends string> = I extends { [P in K]: infer S extends z.ZodType } ? z.output<S> : unknown;
 
 /** The validated input a handler gets, inferred from its route's schemas. */
-export type InputOf<I extends InputSpec> = Part<I, 'path'> & Part<I, 'query'> & Part<I, 'header'> & Part<I, 'merged'>
-  & (I extends { body: infer B extends z.ZodType } ? { body: z.output<B> } : unknown);
+export type InputOf<I extends InputSpec> = Part<I, 'path'> &
+  Part<I, 'query'> &
+  Part<I, 'header'> &
+  Part<I, 'merged'> &
+  (I extends { body: infer B extends z.ZodType } ? { body: z.output<B> } : unknown);
 
 /** Validates the parts of a request `spec` names; throws ValidationFailed listing every problem. */
 export function parseRequest<I extends InputSpec>(spec: I, req: Request): InputOf<I> {
@@ -56,7 +59,10 @@ export function parseRequest<I extends InputSpec>(spec: I, req: Request): InputO
       if (String(key) in query) return 'query';
       return String(key) in body || hasBody ? 'body' : 'query';
     };
-    Object.assign(out, check(spec.merged, merged, (p) => [origin(p[0] ?? ''), ...p], issues));
+    Object.assign(
+      out,
+      check(spec.merged, merged, (p) => [origin(p[0] ?? ''), ...p], issues),
+    );
   }
   if (issues.length) throw new ValidationFailed(issues);
   return out as InputOf<I>;

@@ -26,40 +26,68 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
     docs: tokenServiceDocs,
     routes: [
       define({
-        method: 'get', path: '/healthz', summary: 'Health', tags: ['health'],
+        method: 'get',
+        path: '/healthz',
+        summary: 'Health',
+        tags: ['health'],
         responses: { 200: { description: 'Service is up', schema: S.Msg } },
         handle: (_input, { ctx }) => token.health({}, ctx),
       }),
       define({
-        method: 'post', path: '/oauth/connect/token', summary: 'Token for a client (client credentials; password; refresh)', tags: ['token'],
-        input: { merged: S.TokenRequest, mergedDefaults: basicCredentials }, docs: tokenDocs.token,
+        method: 'post',
+        path: '/oauth/connect/token',
+        summary: 'Token for a client (client credentials; password; refresh)',
+        tags: ['token'],
+        input: { merged: S.TokenRequest, mergedDefaults: basicCredentials },
+        docs: tokenDocs.token,
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
         handle: async (input, { ctx, res }) => noStore(res, await token.issueForClient(input, ctx)),
       }),
       define({
-        method: 'post', path: '/oauth/connect/user/login', summary: 'Token for a user (password; refresh)', tags: ['token'],
-        input: { merged: S.UserLoginRequest }, docs: tokenDocs.login,
+        method: 'post',
+        path: '/oauth/connect/user/login',
+        summary: 'Token for a user (password; refresh)',
+        tags: ['token'],
+        input: { merged: S.UserLoginRequest },
+        docs: tokenDocs.login,
         responses: { 200: { description: 'Access token generated', schema: S.TokenResponse }, ...failures },
         handle: async (input, { ctx, res }) => noStore(res, await token.loginUser(input, ctx)),
       }),
       define({
-        method: 'post', path: '/oauth/connect/introspect', summary: 'Introspect an access token', tags: ['token'],
+        method: 'post',
+        path: '/oauth/connect/introspect',
+        summary: 'Introspect an access token',
+        tags: ['token'],
         description: 'Always 200 for a well-formed request; anything but an active token reads {"active":"false"}.',
-        input: { merged: S.IntrospectRequest }, docs: tokenDocs.realm,
+        input: { merged: S.IntrospectRequest },
+        docs: tokenDocs.realm,
         responses: { 200: { description: 'Introspection result', schema: S.IntrospectionResponse }, 404: failures[404] },
         handle: async (input, { ctx, res }) => noStore(res, await token.introspect(input, ctx)),
       }),
       define({
-        method: 'post', path: '/realms/:realm/protocol/openid-connect/token/introspect', summary: 'Introspect a token (RFC 7662), as a client of the realm', tags: ['token'],
-        description: 'The discovery document\'s introspection_endpoint: the client authenticates (HTTP Basic or client_id and client_secret); '
-          + '`active` is a boolean, and anything but an active access token of the realm reads exactly {"active":false}.',
-        input: { path: S.RealmRef, merged: S.ClientIntrospectRequest.omit({ realm: true }), mergedDefaults: basicCredentials }, docs: tokenDocs.realm,
-        responses: { 200: { description: 'Introspection result', schema: S.ClientIntrospectionResponse }, 401: failures[401], 404: failures[404] },
+        method: 'post',
+        path: '/realms/:realm/protocol/openid-connect/token/introspect',
+        summary: 'Introspect a token (RFC 7662), as a client of the realm',
+        tags: ['token'],
+        description:
+          "The discovery document's introspection_endpoint: the client authenticates (HTTP Basic or client_id and client_secret); " +
+          '`active` is a boolean, and anything but an active access token of the realm reads exactly {"active":false}.',
+        input: { path: S.RealmRef, merged: S.ClientIntrospectRequest.omit({ realm: true }), mergedDefaults: basicCredentials },
+        docs: tokenDocs.realm,
+        responses: {
+          200: { description: 'Introspection result', schema: S.ClientIntrospectionResponse },
+          401: failures[401],
+          404: failures[404],
+        },
         handle: async (input, { ctx, res }) => noStore(res, await token.introspectForClient(input, ctx)),
       }),
       define({
-        method: 'post', path: '/oauth/connect/revoke', summary: 'Revoke a token (RFC 7009): ends its session', tags: ['token'],
-        input: { merged: S.RevokeRequest }, docs: tokenDocs.realm,
+        method: 'post',
+        path: '/oauth/connect/revoke',
+        summary: 'Revoke a token (RFC 7009): ends its session',
+        tags: ['token'],
+        input: { merged: S.RevokeRequest },
+        docs: tokenDocs.realm,
         responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
         handle: async (input, { ctx }) => {
           await token.revoke(input, ctx);
@@ -67,11 +95,15 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
         },
       }),
       define({
-        method: 'get', path: '/revocations', summary: 'The revoked-sessions list, for verifiers apart from the token service', tags: ['token'],
-        description: 'Sessions ended before their access tokens expire (logout, revocation, a disabled user or client, a refresh token used twice): '
-          + 'a service that verifies access tokens offline and cannot read the token store polls it about every half second, sending back '
-          + '`feed` and `last` (as `after`) to get only what is new. Public: it holds session ids, hashed user and client ids and realm ids, '
-          + 'which let nobody act.',
+        method: 'get',
+        path: '/revocations',
+        summary: 'The revoked-sessions list, for verifiers apart from the token service',
+        tags: ['token'],
+        description:
+          'Sessions ended before their access tokens expire (logout, revocation, a disabled user or client, a refresh token used twice): ' +
+          'a service that verifies access tokens offline and cannot read the token store polls it about every half second, sending back ' +
+          '`feed` and `last` (as `after`) to get only what is new. Public: it holds session ids, hashed user and client ids and realm ids, ' +
+          'which let nobody act.',
         input: { query: S.RevocationsRequest },
         responses: { 200: { description: 'The list, or what came after `after`', schema: S.RevocationsResponse } },
         handle: async (input, { ctx, res }) => noStore(res, await token.revocations(input, ctx)),

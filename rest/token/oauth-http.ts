@@ -25,7 +25,10 @@ export function basicCredentials(req: Request): Record<string, unknown> {
 }
 
 export const failures = {
-  400: { description: 'Bad Request (unsupported grant, disallowed scope or audience, bad refresh token, malformed body)', schema: S.TokenError },
+  400: {
+    description: 'Bad Request (unsupported grant, disallowed scope or audience, bad refresh token, malformed body)',
+    schema: S.TokenError,
+  },
   401: { description: 'Authentication failed', schema: S.TokenError },
   404: { description: 'Realm not found', schema: S.TokenError },
   413: { description: 'Request body too large', schema: S.TokenError },

@@ -5,7 +5,14 @@ import { z } from 'zod';
  * inputs are the core's (core/token/inputs.ts), shared with the GraphQL face.
  */
 export {
-  ClientIntrospectRequest, IntrospectRequest, RealmRef, RevocationsRequest, RevokeRequest, TokenRequest, UserinfoRequest, UserLoginRequest,
+  ClientIntrospectRequest,
+  IntrospectRequest,
+  RealmRef,
+  RevocationsRequest,
+  RevokeRequest,
+  TokenRequest,
+  UserinfoRequest,
+  UserLoginRequest,
 } from '../../core/token/inputs';
 export { Msg } from '../shared/schemas';
 
@@ -59,7 +66,7 @@ export const TokenError = z.object({
 });
 
 export const DiscoveryMoved = TokenError.extend({
-  issuer: z.string().describe('The realm\'s issuer: the iss of its tokens'),
+  issuer: z.string().describe("The realm's issuer: the iss of its tokens"),
   location: z.string().describe('Its discovery document'),
 });
 
@@ -85,14 +92,20 @@ export const UserInfoResponse = z.object({
 
 /** The revoked-sessions list (core/token/service.ts RevocationsPage). */
 export const RevocationsResponse = z.object({
-  feed: z.string().describe('This list\'s id: send it back as `feed` with `last` as `after`'),
-  last: z.int().describe('The last entry\'s number'),
+  feed: z.string().describe("This list's id: send it back as `feed` with `last` as `after`"),
+  last: z.int().describe("The last entry's number"),
   full: z.boolean().describe('true: the whole list (replace what you hold); false: only the entries after `after`'),
-  entries: z.array(z.object({
-    realm: z.string(),
-    kind: z.enum(['session', 'user', 'client', 'realm']),
-    subject: z.string().describe('session: its id (sid); user, client: the SHA-256 (base64url, 22 characters) of the user\'s id or the client\'s id; realm: its id'),
-    up_to: z.int().describe('user, client, realm: the sessions started up to this instant (epoch ms) are ended'),
-    until: z.int().describe('Epoch ms past which no access token it ends is valid'),
-  })),
+  entries: z.array(
+    z.object({
+      realm: z.string(),
+      kind: z.enum(['session', 'user', 'client', 'realm']),
+      subject: z
+        .string()
+        .describe(
+          "session: its id (sid); user, client: the SHA-256 (base64url, 22 characters) of the user's id or the client's id; realm: its id",
+        ),
+      up_to: z.int().describe('user, client, realm: the sessions started up to this instant (epoch ms) are ended'),
+      until: z.int().describe('Epoch ms past which no access token it ends is valid'),
+    }),
+  ),
 });

@@ -45,39 +45,48 @@ export interface ChatInstance extends ChatCore {
 }
 
 /** Grounded answers under `/api`: search and model gateway in process when they run here, over REST when not; the `chat` subgraph. */
-export const createChatModule = () => defineService<ChatInstance, typeof Settings, ChatCaller>({
-  name: 'chat',
-  title: 'Chat proxy',
-  prefix: CHAT_PREFIX,
-  audience: 'chat',
-  config: Settings,
-  uses: ['search', 'models'],
-  open: (deps, { admin }) => {
-    const { config } = deps;
-    const search = deps.peer<SearchInstance>('search');
-    const models = deps.peer<ModelsInstance>('models');
-    const fallback = models?.catalog.find((m) => m.id === config.CHAT_DEFAULT_MODEL);
-    if (models && !admin && (!fallback || fallback.kind !== 'chat' || !isActive(fallback))) {
-      deps.log.warn(`chat: CHAT_DEFAULT_MODEL ${config.CHAT_DEFAULT_MODEL} is not an active chat model of the catalog; answers whose model_info names no model are refused (404)`);
-    }
-    // Long prompts are counted in the gateway's worker threads, or in a thread of the proxy's own when the gateway runs elsewhere.
-    const offload = models ? undefined : defaultOffload(1);
-    const core = openChatCore({
-      log: deps.log,
-      metrics: deps.metrics,
-      defaultModel: config.CHAT_DEFAULT_MODEL,
-      tokens: offloadPromptTokens(models?.offload ?? offload!),
-      retrieval: searchPeer(search, config.SEARCH_URL ?? config.PUBLIC_URL),
-      models: modelsPeer(models, config.MODELS_URL ?? config.PUBLIC_URL),
-      limits: {
-        searchMs: config.CHAT_SEARCH_TIMEOUT_MS, extractMs: config.CHAT_EXTRACT_TIMEOUT_MS, rewriteMs: config.CHAT_REWRITE_TIMEOUT_MS,
-        sources: config.CHAT_SOURCES, filePassages: config.CHAT_FILE_PASSAGES,
-      },
-    });
-    return { ...core, close: () => void offload?.close() };
-  },
-  rest: (core, deps) => rest().chatRest(core.service, deps.revocations),
-  credentials: () => chatCredentials,
-  subgraph: { sdl: () => readSchemaFile('chat/chat.graphql'), resolvers: (core, edge) => subgraph().chatResolvers(core.service, edge.callOf) },
-  client: (opts) => client().chatClient(opts),
-});
+export const createChatModule = () =>
+  defineService<ChatInstance, typeof Settings, ChatCaller>({
+    name: 'chat',
+    title: 'Chat proxy',
+    prefix: CHAT_PREFIX,
+    audience: 'chat',
+    config: Settings,
+    uses: ['search', 'models'],
+    open: (deps, { admin }) => {
+      const { config } = deps;
+      const search = deps.peer<SearchInstance>('search');
+      const models = deps.peer<ModelsInstance>('models');
+      const fallback = models?.catalog.find((m) => m.id === config.CHAT_DEFAULT_MODEL);
+      if (models && !admin && (!fallback || fallback.kind !== 'chat' || !isActive(fallback))) {
+        deps.log.warn(
+          `chat: CHAT_DEFAULT_MODEL ${config.CHAT_DEFAULT_MODEL} is not an active chat model of the catalog; answers whose model_info names no model are refused (404)`,
+        );
+      }
+      // Long prompts are counted in the gateway's worker threads, or in a thread of the proxy's own when the gateway runs elsewhere.
+      const offload = models ? undefined : defaultOffload(1);
+      const core = openChatCore({
+        log: deps.log,
+        metrics: deps.metrics,
+        defaultModel: config.CHAT_DEFAULT_MODEL,
+        tokens: offloadPromptTokens(models?.offload ?? offload!),
+        retrieval: searchPeer(search, config.SEARCH_URL ?? config.PUBLIC_URL),
+        models: modelsPeer(models, config.MODELS_URL ?? config.PUBLIC_URL),
+        limits: {
+          searchMs: config.CHAT_SEARCH_TIMEOUT_MS,
+          extractMs: config.CHAT_EXTRACT_TIMEOUT_MS,
+          rewriteMs: config.CHAT_REWRITE_TIMEOUT_MS,
+          sources: config.CHAT_SOURCES,
+          filePassages: config.CHAT_FILE_PASSAGES,
+        },
+      });
+      return { ...core, close: () => void offload?.close() };
+    },
+    rest: (core, deps) => rest().chatRest(core.service, deps.revocations),
+    credentials: () => chatCredentials,
+    subgraph: {
+      sdl: () => readSchemaFile('chat/chat.graphql'),
+      resolvers: (core, edge) => subgraph().chatResolvers(core.service, edge.callOf),
+    },
+    client: (opts) => client().chatClient(opts),
+  });

@@ -29,7 +29,12 @@ const Settings = z.object({
   /** A JSON catalog of models added to the built-in `local-chat`, `local-embed` and `local-image` (docs/decisions.md, docs/catalog.example.json). */
   MODELS_CATALOG_FILE: z.string().min(1).optional(),
   /** Seconds a cached answer is served to identical requests of the same tenant (`is_cache` 1). */
-  MODELS_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86400).default(3600),
+  MODELS_CACHE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86400)
+    .default(3600),
   /** Milliseconds to connect to an upstream model server. */
   MODELS_UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   /** Milliseconds to wait for an upstream's answer to start, and then between two pieces of it. */
@@ -37,7 +42,12 @@ const Settings = z.object({
   /** Retries after an upstream's 429, 5xx or failed connection, before any of its answer was read. */
   MODELS_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** MiB of cached answers kept in models.db, shared by every worker (the expired, then the oldest, go first). */
-  MODELS_CACHE_MAX_MB: z.coerce.number().int().min(1).max(64 * 1024).default(64),
+  MODELS_CACHE_MAX_MB: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64 * 1024)
+    .default(64),
   /**
    * Worker threads per process that count and guard long prompts (more than 8,192 characters), so
    * that they never hold up other requests; 0 does it in the event loop.
@@ -50,56 +60,70 @@ const Settings = z.object({
 });
 
 /** One door to many language models under `/proxy/api/v1`: catalog, keys, the provider routes of groups A, B and C, usage; the `models` subgraph. */
-export const createModelsModule = () => defineService<ModelsInstance, typeof Settings, KeyCaller>({
-  name: 'models',
-  title: 'Model gateway',
-  prefix: MODELS_PREFIX,
-  audience: 'models',
-  config: Settings,
-  migrations: MODELS_PG_MIGRATIONS,
-  open: async (deps, { admin }) => {
-    const { config, clock, log, metrics } = deps;
-    const onStoreError = (what: string, err: Error) => log.warn({ what, err: err.message }, 'models: a shared store failed');
-    const core = openModelsCore({
-      stores: modelsStores(deps, { admin, onError: onStoreError }), clock, catalogFile: config.MODELS_CATALOG_FILE, env: process.env,
-      responsesTtlDays: config.MODELS_RESPONSES_TTL_DAYS, responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
-      offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
-      onStoreError, statusOf: (end) => callStatus()(end),
-      metrics,
-      upstream: {
-        connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS, readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS, retries: config.MODELS_UPSTREAM_RETRIES,
-      },
-    });
-    if (!admin) {
-      setImmediate(loadTokenizer);
-      const report = catalogReport({ models: [...core.catalog], sources: core.catalogSources }, process.env);
-      log.info({ catalog: config.MODELS_CATALOG_FILE ?? 'built-in', models: report.models }, `models: the catalog offers ${report.models.map((m) => m.id).join(', ')}`);
-      for (const w of report.warnings) log.warn(`models: ${w}`);
-    }
-    return {
-      ...core,
-      dataDir: config.PLATFORM_DATA_DIR,
-      close: () => core.close(),
-    };
-  },
-  rest: (core) => rest().modelsRest(core.service, core.responses),
-  credentials: (core) => modelKeyCredentials(core.keyCaller),
-  subgraph: { sdl: () => readSchemaFile('models/models.graphql'), resolvers: (core, edge) => subgraph().modelsResolvers(core.service, edge.callOf) },
-  client: (opts) => client().modelsClient(opts),
-  commands: modelsCommands,
-  jobs: [{ name: 'prune expired cached answers, stored responses and request counts', everyMs: 60_000, run: (core) => core.prune() }],
-  /**
-   * DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it
-   * works. On a shared database another replica's demo key (live or revoked) is the platform's: a
-   * replica that joins makes none of its own.
-   */
-  bootstrap: async (core, current, ctx): Promise<Record<string, string>> => {
-    if (current.api_key && (await core.keys.verify(current.api_key))) return { api_key: current.api_key };
-    if (!current.tenant_id) return {};
-    if (ctx.shared && (await core.keys.list(current.tenant_id)).some((k) => k.name === DEMO_KEY)) {
-      ctx.joined();
-      return {};
-    }
-    return { api_key: (await core.keys.create({ name: DEMO_KEY, tenant: current.tenant_id })).apiKey };
-  },
-});
+export const createModelsModule = () =>
+  defineService<ModelsInstance, typeof Settings, KeyCaller>({
+    name: 'models',
+    title: 'Model gateway',
+    prefix: MODELS_PREFIX,
+    audience: 'models',
+    config: Settings,
+    migrations: MODELS_PG_MIGRATIONS,
+    open: async (deps, { admin }) => {
+      const { config, clock, log, metrics } = deps;
+      const onStoreError = (what: string, err: Error) => log.warn({ what, err: err.message }, 'models: a shared store failed');
+      const core = openModelsCore({
+        stores: modelsStores(deps, { admin, onError: onStoreError }),
+        clock,
+        catalogFile: config.MODELS_CATALOG_FILE,
+        env: process.env,
+        responsesTtlDays: config.MODELS_RESPONSES_TTL_DAYS,
+        responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
+        offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
+        onStoreError,
+        statusOf: (end) => callStatus()(end),
+        metrics,
+        upstream: {
+          connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS,
+          readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS,
+          retries: config.MODELS_UPSTREAM_RETRIES,
+        },
+      });
+      if (!admin) {
+        setImmediate(loadTokenizer);
+        const report = catalogReport({ models: [...core.catalog], sources: core.catalogSources }, process.env);
+        log.info(
+          { catalog: config.MODELS_CATALOG_FILE ?? 'built-in', models: report.models },
+          `models: the catalog offers ${report.models.map((m) => m.id).join(', ')}`,
+        );
+        for (const w of report.warnings) log.warn(`models: ${w}`);
+      }
+      return {
+        ...core,
+        dataDir: config.PLATFORM_DATA_DIR,
+        close: () => core.close(),
+      };
+    },
+    rest: (core) => rest().modelsRest(core.service, core.responses),
+    credentials: (core) => modelKeyCredentials(core.keyCaller),
+    subgraph: {
+      sdl: () => readSchemaFile('models/models.graphql'),
+      resolvers: (core, edge) => subgraph().modelsResolvers(core.service, edge.callOf),
+    },
+    client: (opts) => client().modelsClient(opts),
+    commands: modelsCommands,
+    jobs: [{ name: 'prune expired cached answers, stored responses and request counts', everyMs: 60_000, run: (core) => core.prune() }],
+    /**
+     * DECISIONS: the first start creates an LM key for the demo tenant; later starts keep it while it
+     * works. On a shared database another replica's demo key (live or revoked) is the platform's: a
+     * replica that joins makes none of its own.
+     */
+    bootstrap: async (core, current, ctx): Promise<Record<string, string>> => {
+      if (current.api_key && (await core.keys.verify(current.api_key))) return { api_key: current.api_key };
+      if (!current.tenant_id) return {};
+      if (ctx.shared && (await core.keys.list(current.tenant_id)).some((k) => k.name === DEMO_KEY)) {
+        ctx.joined();
+        return {};
+      }
+      return { api_key: (await core.keys.create({ name: DEMO_KEY, tenant: current.tenant_id })).apiKey };
+    },
+  });

@@ -18,20 +18,29 @@ interface CacheSettings {
  * the keys, usage and stored responses in PostgreSQL; with REDIS_URL (a serving process: the CLI
  * serves no answers) the answers cached, and a key's limits counted, in Redis.
  */
-export function modelsStores(deps: SharedDeps<CacheSettings>, opts: { admin?: boolean; onError: (what: CacheOp, err: Error) => void }): ModelsStores {
+export function modelsStores(
+  deps: SharedDeps<CacheSettings>,
+  opts: { admin?: boolean; onError: (what: CacheOp, err: Error) => void },
+): ModelsStores {
   const { config, clock, log, postgres: pool, redis } = deps;
   const local = sqliteModelsStores(join(config.PLATFORM_DATA_DIR, 'models.db'), {
-    clock, durable: opts.admin, cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS, cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20, onCacheError: opts.onError,
+    clock,
+    durable: opts.admin,
+    cacheTtlSeconds: config.MODELS_CACHE_TTL_SECONDS,
+    cacheMaxBytes: config.MODELS_CACHE_MAX_MB * 2 ** 20,
+    onCacheError: opts.onError,
   });
   return {
     ...local,
     ...(pool && postgres().pgModelsStores(pool)),
-    ...(redis && redisStores().redisModelsStores(redis, {
-      prefix: `${config.REDIS_KEY_PREFIX}models:`,
-      cache: {
-        ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000, maxEntryBytes: 1024 * 1024,
-        onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
-      },
-    })),
+    ...(redis &&
+      redisStores().redisModelsStores(redis, {
+        prefix: `${config.REDIS_KEY_PREFIX}models:`,
+        cache: {
+          ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000,
+          maxEntryBytes: 1024 * 1024,
+          onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
+        },
+      })),
   };
 }

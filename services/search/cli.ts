@@ -19,7 +19,11 @@ export const searchCommands: CliCommand<SearchInstance>[] = [
       const bar = progressBar('ingest');
       try {
         return await core.admin.ingest(path, {
-          tenant: tenantFlag(core.dataDir, f.tenant), repos: listFlag(f.repo), folders: listFlag(f.folder), tags: listFlag(f.tags), onProgress: bar.update,
+          tenant: tenantFlag(core.dataDir, f.tenant),
+          repos: listFlag(f.repo),
+          folders: listFlag(f.folder),
+          tags: listFlag(f.tags),
+          onProgress: bar.update,
         });
       } finally {
         bar.stop();

@@ -35,7 +35,15 @@ const Settings = z.object({
    * Tenants (comma-separated) this process loads at start and keeps loaded: a replica group's, when
    * the load balancer sends each tenant to its group (docs/postgres.md); every tenant when unset.
    */
-  SEARCH_TENANTS: z.string().optional().transform((v) => v?.split(',').map((t) => t.trim()).filter(Boolean)),
+  SEARCH_TENANTS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ?.split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
   /**
    * An embedding model of the gateway's catalog to embed passages and queries with (`platform
    * reindex` applies a change); the built-in hashing embedder when absent.
@@ -52,54 +60,61 @@ const Settings = z.object({
 });
 
 /** Objects, ingestion and hybrid search under `/cl/search/api` (v1 and v2); the `search` subgraph. */
-export const createSearchModule = () => defineService<SearchInstance, typeof Settings, Caller>({
-  name: 'search',
-  title: 'Search service',
-  prefix: SEARCH_PREFIX,
-  audience: 'search',
-  config: Settings,
-  uses: ['models'],
-  migrations: SEARCH_PG_MIGRATIONS,
-  open: async (deps, { admin }) => {
-    const { config, clock, log } = deps;
-    const core = openSearchCore({
-      stores: searchStores(deps, { admin }),
-      embedder: await embedderFor(config, deps.peer<ModelsInstance>('models')),
-      clock,
-      maxObjectsPerTenant: config.SEARCH_MAX_OBJECTS_PER_TENANT,
-      exactBelow: config.SEARCH_EXACT_BELOW,
-      rerankWeight: config.SEARCH_RERANK_WEIGHT,
-      tenants: config.SEARCH_TENANTS?.length ? config.SEARCH_TENANTS : undefined,
-      metrics: deps.metrics,
-    });
-    // A server builds its in-memory indexes in the background at start and after writes (its own,
-    // other workers', `platform ingest`), not on its first searches.
-    // Not ready (/readyz) until the first warm-up is done: a load balancer sends searches elsewhere meanwhile.
-    let stopFollowing = () => undefined as void;
-    let warm = admin;
-    if (!admin) {
-      core.warmUp().then(() => {
-        warm = true;
-      }, (err: unknown) => log.error({ err }, 'search: warming the indexes failed; retrying when the store changes'));
-      stopFollowing = core.follow(1000, () => {
-        warm = true;
+export const createSearchModule = () =>
+  defineService<SearchInstance, typeof Settings, Caller>({
+    name: 'search',
+    title: 'Search service',
+    prefix: SEARCH_PREFIX,
+    audience: 'search',
+    config: Settings,
+    uses: ['models'],
+    migrations: SEARCH_PG_MIGRATIONS,
+    open: async (deps, { admin }) => {
+      const { config, clock, log } = deps;
+      const core = openSearchCore({
+        stores: searchStores(deps, { admin }),
+        embedder: await embedderFor(config, deps.peer<ModelsInstance>('models')),
+        clock,
+        maxObjectsPerTenant: config.SEARCH_MAX_OBJECTS_PER_TENANT,
+        exactBelow: config.SEARCH_EXACT_BELOW,
+        rerankWeight: config.SEARCH_RERANK_WEIGHT,
+        tenants: config.SEARCH_TENANTS?.length ? config.SEARCH_TENANTS : undefined,
+        metrics: deps.metrics,
       });
-    }
-    return {
-      ...core,
-      dataDir: config.PLATFORM_DATA_DIR,
-      ready: () => warm,
-      close: async () => {
-        stopFollowing();
-        await core.close();
-      },
-    };
-  },
-  rest: (core, { config }) => rest().searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
-  credentials: () => bearerCredentials,
-  subgraph: { sdl: () => readSchemaFile('search/search.graphql'), resolvers: (core, edge) => subgraph().searchResolvers(core.service, edge.callOf) },
-  // The change feed's last million rows (about 50 MB) are kept: far more than a running replica ever lags.
-  jobs: [{ name: 'prune the change feed', everyMs: 10 * 60_000, run: (core) => core.store.admin.pruneChanges(1_000_000) }],
-  commands: searchCommands,
-  client: (opts) => client().searchClient(opts),
-});
+      // A server builds its in-memory indexes in the background at start and after writes (its own,
+      // other workers', `platform ingest`), not on its first searches.
+      // Not ready (/readyz) until the first warm-up is done: a load balancer sends searches elsewhere meanwhile.
+      let stopFollowing = () => undefined as void;
+      let warm = admin;
+      if (!admin) {
+        core.warmUp().then(
+          () => {
+            warm = true;
+          },
+          (err: unknown) => log.error({ err }, 'search: warming the indexes failed; retrying when the store changes'),
+        );
+        stopFollowing = core.follow(1000, () => {
+          warm = true;
+        });
+      }
+      return {
+        ...core,
+        dataDir: config.PLATFORM_DATA_DIR,
+        ready: () => warm,
+        close: async () => {
+          stopFollowing();
+          await core.close();
+        },
+      };
+    },
+    rest: (core, { config }) => rest().searchRest(core.service, { maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES }),
+    credentials: () => bearerCredentials,
+    subgraph: {
+      sdl: () => readSchemaFile('search/search.graphql'),
+      resolvers: (core, edge) => subgraph().searchResolvers(core.service, edge.callOf),
+    },
+    // The change feed's last million rows (about 50 MB) are kept: far more than a running replica ever lags.
+    jobs: [{ name: 'prune the change feed', everyMs: 10 * 60_000, run: (core) => core.store.admin.pruneChanges(1_000_000) }],
+    commands: searchCommands,
+    client: (opts) => client().searchClient(opts),
+  });

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 export class UsageError extends Error {}
 
 /** A comma-separated flag (`--tags a,b`) as a list; undefined when absent. */
-export const listFlag = (v: string | undefined): string[] | undefined => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+export const listFlag = (v: string | undefined): string[] | undefined =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 /** The first start's credentials (DECISIONS): `<data dir>/bootstrap.json`. */
 export const bootstrapPath = (dataDir: string) => join(dataDir, 'bootstrap.json');
@@ -17,6 +23,7 @@ export function tenantFlag(dataDir: string, flag: string | undefined): string {
   if (flag) return flag;
   const file = bootstrapPath(dataDir);
   const tenant = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { tenant_id?: string }).tenant_id : undefined;
-  if (!tenant) throw new UsageError('--tenant is required (no bootstrap.json in the data directory: start the platform once, or name the tenant)');
+  if (!tenant)
+    throw new UsageError('--tenant is required (no bootstrap.json in the data directory: start the platform once, or name the tenant)');
   return tenant;
 }

@@ -20,7 +20,8 @@ export function subgraphEdge(module: ServiceModule, instance: ServiceInstance, d
   const tools = toolsOf(module, deps);
   return {
     callOf: callsFor(module.name, module.credentials?.(instance) ?? noCredentials, tools),
-    callsFor: (credentials, audience) => callsFor(`${module.name} ${credentials.kind} ${audience ?? '*'}`, credentials, { ...tools, audience }),
+    callsFor: (credentials, audience) =>
+      callsFor(`${module.name} ${credentials.kind} ${audience ?? '*'}`, credentials, { ...tools, audience }),
   };
 }
 

@@ -3,7 +3,12 @@ import { SingleBar } from 'cli-progress';
 /** A progress bar on standard error when it is a terminal; nothing otherwise (the JSON result goes to standard output). */
 export function progressBar(label: string): { update(this: void, done: number, total: number, item: string): void; stop(): void } {
   if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
-  const bar = new SingleBar({ stream: process.stderr, format: `${label} [{bar}] {value}/{total} {item}`, hideCursor: true, clearOnComplete: true });
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: `${label} [{bar}] {value}/{total} {item}`,
+    hideCursor: true,
+    clearOnComplete: true,
+  });
   let started = false;
   return {
     update: (done, total, item) => {

@@ -30,7 +30,11 @@ async function createFree<T>(name: string, taken: (n: string) => Promise<unknown
  * only the first one's file holds). A data directory of its own that lost its bootstrap.json (not
  * shared) gets new demo accounts, suffixed, since nobody else has the old ones' secrets.
  */
-export async function tokenBootstrap(token: TokenCore, current: Readonly<Record<string, string>>, ctx?: BootstrapContext): Promise<Record<string, string>> {
+export async function tokenBootstrap(
+  token: TokenCore,
+  current: Readonly<Record<string, string>>,
+  ctx?: BootstrapContext,
+): Promise<Record<string, string>> {
   const { store, admin } = token;
   const defaultRealm = await store.realms.getDefaultId();
   if (defaultRealm && FIELDS.every((f) => current[f])) return Object.fromEntries(FIELDS.map((f) => [f, current[f]]));
@@ -42,16 +46,27 @@ export async function tokenBootstrap(token: TokenCore, current: Readonly<Record<
     }
   }
 
-  const realm = defaultRealm ?? (await admin.createRealm({ name: 'default' }).then((r) => r.id, async (err: unknown) => {
-    const winner = err instanceof Conflict ? await store.realms.getDefaultId() : undefined;
-    if (!winner) throw err;
-    return winner;
-  }));
+  const realm =
+    defaultRealm ??
+    (await admin.createRealm({ name: 'default' }).then(
+      (r) => r.id,
+      async (err: unknown) => {
+        const winner = err instanceof Conflict ? await store.realms.getDefaultId() : undefined;
+        if (!winner) throw err;
+        return winner;
+      },
+    ));
   const tenant = realm;
-  const client = await createFree(DEMO_CLIENT, (n) => store.clients.get(realm, n),
-    (clientId) => admin.createClient({ realm, clientId, tenantId: tenant, roles: DEMO_ROLES }));
+  const client = await createFree(
+    DEMO_CLIENT,
+    (n) => store.clients.get(realm, n),
+    (clientId) => admin.createClient({ realm, clientId, tenantId: tenant, roles: DEMO_ROLES }),
+  );
   const password = randomSecret(18);
-  const user = await createFree(DEMO_USER, (n) => store.users.get(realm, n),
-    (username) => admin.createUser({ realm, username, password, tenantId: tenant, roles: DEMO_ROLES }));
+  const user = await createFree(
+    DEMO_USER,
+    (n) => store.users.get(realm, n),
+    (username) => admin.createUser({ realm, username, password, tenantId: tenant, roles: DEMO_ROLES }),
+  );
   return { realm, tenant_id: tenant, client_id: client.clientId, client_secret: client.client_secret, username: user.username, password };
 }

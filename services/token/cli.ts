@@ -31,34 +31,68 @@ export function present(value: unknown, noun: string): unknown {
 }
 
 /** `platform realm|client|user <verb>`: each prints one JSON value. */
-export async function adminCommand(admin: TokenAdmin, words: string[], f: Record<string, string | undefined>, readSecret: () => Promise<string>): Promise<unknown> {
+export async function adminCommand(
+  admin: TokenAdmin,
+  words: string[],
+  f: Record<string, string | undefined>,
+  readSecret: () => Promise<string>,
+): Promise<unknown> {
   const [noun, verb, target] = words;
   const key = `${noun} ${verb ?? ''}`;
   switch (key) {
     case 'realm create':
-      return admin.createRealm({ name: f.name, accessTokenLifespan: int(f['access-ttl'], 'access-ttl'), refreshTokenLifespan: int(f['refresh-ttl'], 'refresh-ttl') });
-    case 'realm list': return admin.listRealms();
-    case 'realm disable': return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), false);
-    case 'realm enable': return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), true);
-    case 'realm default': return admin.setDefaultRealm(need(f.realm ?? target, 'realm'));
-    case 'realm rotate-key': return admin.rotateRealmKey(f.realm ?? target);
+      return admin.createRealm({
+        name: f.name,
+        accessTokenLifespan: int(f['access-ttl'], 'access-ttl'),
+        refreshTokenLifespan: int(f['refresh-ttl'], 'refresh-ttl'),
+      });
+    case 'realm list':
+      return admin.listRealms();
+    case 'realm disable':
+      return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), false);
+    case 'realm enable':
+      return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), true);
+    case 'realm default':
+      return admin.setDefaultRealm(need(f.realm ?? target, 'realm'));
+    case 'realm rotate-key':
+      return admin.rotateRealmKey(f.realm ?? target);
     case 'client create':
-      return admin.createClient({ realm: f.realm, clientId: need(f['client-id'], 'client-id'), tenantId: f.tenant, roles: listFlag(f.roles), scopes: listFlag(f.scopes) });
-    case 'client list': return admin.listClients(f.realm);
-    case 'client disable': return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), false);
-    case 'client enable': return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), true);
-    case 'client rotate-secret': return admin.rotateClientSecret(f.realm, need(f['client-id'], 'client-id'));
+      return admin.createClient({
+        realm: f.realm,
+        clientId: need(f['client-id'], 'client-id'),
+        tenantId: f.tenant,
+        roles: listFlag(f.roles),
+        scopes: listFlag(f.scopes),
+      });
+    case 'client list':
+      return admin.listClients(f.realm);
+    case 'client disable':
+      return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), false);
+    case 'client enable':
+      return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), true);
+    case 'client rotate-secret':
+      return admin.rotateClientSecret(f.realm, need(f['client-id'], 'client-id'));
     case 'user create':
       return admin.createUser({
-        realm: f.realm, username: need(f.username, 'username'), password: f.password ?? (await readSecret()),
-        tenantId: f.tenant, roles: listFlag(f.roles), email: f.email,
+        realm: f.realm,
+        username: need(f.username, 'username'),
+        password: f.password ?? (await readSecret()),
+        tenantId: f.tenant,
+        roles: listFlag(f.roles),
+        email: f.email,
       });
-    case 'user list': return admin.listUsers(f.realm);
-    case 'user disable': return admin.setUserEnabled(f.realm, need(f.username, 'username'), false);
-    case 'user enable': return admin.setUserEnabled(f.realm, need(f.username, 'username'), true);
-    case 'user set-password': return admin.setPassword(f.realm, need(f.username, 'username'), f.password ?? (await readSecret()));
-    case 'user logout': return admin.logout(f.realm, need(f.username, 'username'));
-    default: throw new UsageError(`unknown command '${key.trim()}'`);
+    case 'user list':
+      return admin.listUsers(f.realm);
+    case 'user disable':
+      return admin.setUserEnabled(f.realm, need(f.username, 'username'), false);
+    case 'user enable':
+      return admin.setUserEnabled(f.realm, need(f.username, 'username'), true);
+    case 'user set-password':
+      return admin.setPassword(f.realm, need(f.username, 'username'), f.password ?? (await readSecret()));
+    case 'user logout':
+      return admin.logout(f.realm, need(f.username, 'username'));
+    default:
+      throw new UsageError(`unknown command '${key.trim()}'`);
   }
 }
 
@@ -71,18 +105,30 @@ const command = (name: 'realm' | 'client' | 'user', values: string[], usage: str
 
 /** The token service's part of the `platform` command. */
 export const tokenCommands: CliCommand<TokenCore>[] = [
-  command('realm', ['name', 'access-ttl', 'refresh-ttl', 'realm'], [
-    'platform realm create [--name N] [--access-ttl S] [--refresh-ttl S]',
-    'platform realm list | disable <id> | enable <id> | default <id> | rotate-key [<id>]',
-  ]),
-  command('client', ['client-id', 'realm', 'tenant', 'roles', 'scopes'], [
-    'platform client create --client-id ID [--realm R] [--tenant T] [--roles r1,r2] [--scopes s1,s2]',
-    'platform client list [--realm R] | disable --client-id ID | enable --client-id ID | rotate-secret --client-id ID',
-  ]),
-  command('user', ['username', 'password', 'realm', 'tenant', 'roles', 'email'], [
-    'platform user create --username U [--password P] [--realm R] [--tenant T] [--roles r1,r2] [--email E]',
-    'platform user list [--realm R] | disable --username U | enable --username U',
-    'platform user set-password --username U [--password P] [--realm R]   (ends the user\'s sessions)',
-    'platform user logout --username U [--realm R]                        ends every session of the user',
-  ]),
+  command(
+    'realm',
+    ['name', 'access-ttl', 'refresh-ttl', 'realm'],
+    [
+      'platform realm create [--name N] [--access-ttl S] [--refresh-ttl S]',
+      'platform realm list | disable <id> | enable <id> | default <id> | rotate-key [<id>]',
+    ],
+  ),
+  command(
+    'client',
+    ['client-id', 'realm', 'tenant', 'roles', 'scopes'],
+    [
+      'platform client create --client-id ID [--realm R] [--tenant T] [--roles r1,r2] [--scopes s1,s2]',
+      'platform client list [--realm R] | disable --client-id ID | enable --client-id ID | rotate-secret --client-id ID',
+    ],
+  ),
+  command(
+    'user',
+    ['username', 'password', 'realm', 'tenant', 'roles', 'email'],
+    [
+      'platform user create --username U [--password P] [--realm R] [--tenant T] [--roles r1,r2] [--email E]',
+      'platform user list [--realm R] | disable --username U | enable --username U',
+      "platform user set-password --username U [--password P] [--realm R]   (ends the user's sessions)",
+      'platform user logout --username U [--realm R]                        ends every session of the user',
+    ],
+  ),
 ];

@@ -45,41 +45,50 @@ export interface TokenModuleOptions {
 }
 
 /** OAuth tokens, introspection, JWKS and discovery, under `/auth/api/v1`; the `token` subgraph. */
-export const createTokenModule = (opts: TokenModuleOptions = {}) => defineService<TokenCore, typeof Settings>({
-  name: 'token',
-  title: 'Token service',
-  prefix: TOKEN_PREFIX,
-  // Keycloak's audience for its own account endpoints (userinfo).
-  audience: 'account',
-  config: Settings,
-  migrations: TOKEN_PG_MIGRATIONS,
-  open: (deps, { admin }) => {
-    const { config, fairPool } = deps;
-    return openTokenCore({
-      stores: tokenStores(deps, { admin }),
-      publicUrl: config.PUBLIC_URL,
-      clock: deps.clock,
-      lockout: { threshold: config.LOCKOUT_THRESHOLD, accountThreshold: config.LOCKOUT_ACCOUNT_THRESHOLD, seconds: config.LOCKOUT_SECONDS },
-      authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
-      realmFailuresPerMinute: config.AUTH_REALM_FAILURES_PER_MINUTE,
-      pool: fairPool('token.hashing', hashingPoolOptions(config.AUTH_HASH_CONCURRENCY)),
-      audience: deps.audiences,
-      hasher: opts.hasher,
-      generateKey: opts.generateKey,
-      metrics: deps.metrics,
-      revoked: deps.revoked,
-    });
-  },
-  rest: (core, { config }) => rest().tokenRest(core.service, config.PUBLIC_URL),
-  subgraph: { sdl: () => readSchemaFile('token/token.graphql'), resolvers: (core, edge) => subgraph().tokenResolvers(core.service, edge) },
-  commands: tokenCommands,
-  jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],
-  bootstrap: tokenBootstrap,
-  client: (opts) => client().tokenClient(opts),
-  // A process without the token service reads the revoked-sessions list from the token store when it
-  // shares it (DATABASE_URL, or the data directory holding token.db), else polls AUTH_ISSUER_URL.
-  revocationReader: async ({ config, postgres }) => (await (config.DATABASE_URL
-    ? postgres && pgRevocationReader(postgres)
-    : sqliteRevocationReader(join(config.PLATFORM_DATA_DIR, 'token.db'))))
-    ?? remoteRevocations().remoteRevocations(client().tokenClient({ baseUrl: config.AUTH_ISSUER_URL })),
-});
+export const createTokenModule = (opts: TokenModuleOptions = {}) =>
+  defineService<TokenCore, typeof Settings>({
+    name: 'token',
+    title: 'Token service',
+    prefix: TOKEN_PREFIX,
+    // Keycloak's audience for its own account endpoints (userinfo).
+    audience: 'account',
+    config: Settings,
+    migrations: TOKEN_PG_MIGRATIONS,
+    open: (deps, { admin }) => {
+      const { config, fairPool } = deps;
+      return openTokenCore({
+        stores: tokenStores(deps, { admin }),
+        publicUrl: config.PUBLIC_URL,
+        clock: deps.clock,
+        lockout: {
+          threshold: config.LOCKOUT_THRESHOLD,
+          accountThreshold: config.LOCKOUT_ACCOUNT_THRESHOLD,
+          seconds: config.LOCKOUT_SECONDS,
+        },
+        authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+        realmFailuresPerMinute: config.AUTH_REALM_FAILURES_PER_MINUTE,
+        pool: fairPool('token.hashing', hashingPoolOptions(config.AUTH_HASH_CONCURRENCY)),
+        audience: deps.audiences,
+        hasher: opts.hasher,
+        generateKey: opts.generateKey,
+        metrics: deps.metrics,
+        revoked: deps.revoked,
+      });
+    },
+    rest: (core, { config }) => rest().tokenRest(core.service, config.PUBLIC_URL),
+    subgraph: {
+      sdl: () => readSchemaFile('token/token.graphql'),
+      resolvers: (core, edge) => subgraph().tokenResolvers(core.service, edge),
+    },
+    commands: tokenCommands,
+    jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],
+    bootstrap: tokenBootstrap,
+    client: (opts) => client().tokenClient(opts),
+    // A process without the token service reads the revoked-sessions list from the token store when it
+    // shares it (DATABASE_URL, or the data directory holding token.db), else polls AUTH_ISSUER_URL.
+    revocationReader: async ({ config, postgres }) =>
+      (await (config.DATABASE_URL
+        ? postgres && pgRevocationReader(postgres)
+        : sqliteRevocationReader(join(config.PLATFORM_DATA_DIR, 'token.db')))) ??
+      remoteRevocations().remoteRevocations(client().tokenClient({ baseUrl: config.AUTH_ISSUER_URL })),
+  });

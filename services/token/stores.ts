@@ -13,13 +13,19 @@ const redis = () => require('../../core/token/redis/failures') as typeof import(
  * Redis when REDIS_URL is set (exact across replicas, failing open: docs/redis.md), else in the store.
  */
 export function tokenStores({ config, postgres: pool, redis: client, log }: SharedDeps, opts: { admin?: boolean }): TokenStores {
-  const stores = pool ? postgres().pgTokenStores(pool) : sqliteTokenStores(join(config.PLATFORM_DATA_DIR, 'token.db'), { durable: opts.admin });
+  const stores = pool
+    ? postgres().pgTokenStores(pool)
+    : sqliteTokenStores(join(config.PLATFORM_DATA_DIR, 'token.db'), { durable: opts.admin });
   if (!client) return stores;
   return {
     ...stores,
     throttles: redis().redisFailureCounter(client, {
       prefix: `${config.REDIS_KEY_PREFIX}token:failures:`,
-      onOutage: (err) => log.error({ err: err.message }, 'token: Redis does not answer; the per-address and per-realm failure limits are off until it does (lockouts still count)'),
+      onOutage: (err) =>
+        log.error(
+          { err: err.message },
+          'token: Redis does not answer; the per-address and per-realm failure limits are off until it does (lockouts still count)',
+        ),
       onRecovery: () => log.info('token: Redis answers again; the per-address and per-realm failure limits are back'),
     }),
   };

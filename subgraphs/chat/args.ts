@@ -22,7 +22,10 @@ export interface AskInput {
 const AskArgs = z.object({
   query: rules.query().check(z.refine((q) => q.trim() !== '', { message: 'Field required: query', params: { type: 'missing' } })),
   tenantId: rules.tenantId().optional(),
-  history: z.array(z.object({ userQuery: rules.query(), response: rules.context() })).max(MAX_TURNS).optional(),
+  history: z
+    .array(z.object({ userQuery: rules.query(), response: rules.context() }))
+    .max(MAX_TURNS)
+    .optional(),
   prevContext: rules.context(),
   files: z.array(rules.fileName()).max(MAX_FILES).optional(),
   prompt: rules.context(),
@@ -34,10 +37,15 @@ const AskArgs = z.object({
 });
 
 const modelOf = (a: z.output<typeof AskArgs>): ModelChoice => {
-  const info = Object.fromEntries(Object.entries({ modelId: a.modelId, modelVersion: a.modelVersion, temperature: a.temperature, max_tokens: a.maxTokens })
-    .filter(([, v]) => v !== null && v !== undefined));
+  const info = Object.fromEntries(
+    Object.entries({ modelId: a.modelId, modelVersion: a.modelVersion, temperature: a.temperature, max_tokens: a.maxTokens }).filter(
+      ([, v]) => v !== null && v !== undefined,
+    ),
+  );
   return {
-    id: a.modelId ?? undefined, temperature: a.temperature ?? undefined, maxTokens: a.maxTokens ?? undefined,
+    id: a.modelId ?? undefined,
+    temperature: a.temperature ?? undefined,
+    maxTokens: a.maxTokens ?? undefined,
     info: Object.keys(info).length ? info : undefined,
   };
 };
@@ -49,7 +57,8 @@ export function questionOf(input: AskInput): Question {
     tenantId: a.tenantId,
     query: a.query,
     prevContext: a.prevContext ?? undefined,
-    history: (a.history ?? []).map((t) => ({ user_query: t.userQuery, ...(t.response ? { response: t.response } : {}) }))
+    history: (a.history ?? [])
+      .map((t) => ({ user_query: t.userQuery, ...(t.response ? { response: t.response } : {}) }))
       .filter((t) => t.user_query.trim() !== '' || t.response),
     files: [...new Set(a.files ?? [])],
     examples: [],

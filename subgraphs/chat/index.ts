@@ -74,8 +74,11 @@ export const chatResolvers = (chat: ChatService, callOf: CallOf<ChatCaller>) => 
       // As REST generate_answer: a whole answer that fails midway is the model's failure, not a partial answer.
       if (finish === 'error') throw new UpstreamFailed('The model failed while answering', { code: 'upstream_error' });
       return {
-        response, generatedSearchText: stream.generatedSearchText, finishReason: FINISH[finish],
-        model: { id: stream.model }, sources: stream.sources.map(sourceView),
+        response,
+        generatedSearchText: stream.generatedSearchText,
+        finishReason: FINISH[finish],
+        model: { id: stream.model },
+        sources: stream.sources.map(sourceView),
       };
     },
   },

@@ -2,11 +2,23 @@ import type { FinishReason } from '../../core/models/neutral';
 import type { AnswerChunk, AnswerSource, AnswerStream, SourcesResult } from '../../core/chat/service';
 
 /** The chat service's wire values as the subgraph's enums and camelCase fields. */
-export const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'LENGTH', content_filter: 'CONTENT_FILTER', tool_calls: 'STOP', error: 'ERROR' };
+export const FINISH: Record<FinishReason, string> = {
+  stop: 'STOP',
+  length: 'LENGTH',
+  content_filter: 'CONTENT_FILTER',
+  tool_calls: 'STOP',
+  error: 'ERROR',
+};
 const category = (c: string) => (c === 'InputFile' ? 'INPUT_FILE' : 'SEARCH');
 
 export const sourceView = (s: AnswerSource) => ({
-  citation: s.citation, document: { id: s.objectId }, title: s.title, fileName: s.fileName, category: category(s.category), score: s.score, text: s.text,
+  citation: s.citation,
+  document: { id: s.objectId },
+  title: s.title,
+  fileName: s.fileName,
+  category: category(s.category),
+  score: s.score,
+  text: s.text,
 });
 
 /** A chunk as AnswerChunk: `soFar` is the answer's text up to and including this chunk. */
@@ -27,7 +39,12 @@ export function sourcesView({ sources: s }: SourcesResult) {
     searchText: s.gen_search_text,
     model: { id: String(s.model_info.modelId) },
     citations: s.citations.map((c) => ({
-      citation: c.citation, document: { id: c.object_id }, title: c.title, fileName: c.file_name, category: category(c.source_category), score: c.score,
+      citation: c.citation,
+      document: { id: c.object_id },
+      title: c.title,
+      fileName: c.file_name,
+      category: category(c.source_category),
+      score: c.score,
     })),
     searchTextResult: texts.search_text_result ?? '',
     extractedTextResult: texts.extracted_text_result ?? '',

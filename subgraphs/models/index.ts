@@ -28,7 +28,13 @@ interface ChatInputArgs {
   stop?: string[] | null;
 }
 
-const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'LENGTH', content_filter: 'CONTENT_FILTER', tool_calls: 'STOP', error: 'ERROR' };
+const FINISH: Record<FinishReason, string> = {
+  stop: 'STOP',
+  length: 'LENGTH',
+  content_filter: 'CONTENT_FILTER',
+  tool_calls: 'STOP',
+  error: 'ERROR',
+};
 const ROLE = { SYSTEM: 'system', USER: 'user', ASSISTANT: 'assistant' } as const;
 
 export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>) => {
@@ -39,13 +45,14 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
    * One loader per request: every Model reference of one operation (an `_entities` fetch of many
    * answers' models) is resolved from one read of the key's catalog, not one read per reference.
    */
-  const modelRefs = (ctx: Ctx) => (ctx.modelRefs ??= new DataLoader(async (ids: readonly string[]) => {
-    const known = await visible(ctx);
-    return ids.map((id) => {
-      const m = known.get(id);
-      return m ? modelView(m) : null;
-    });
-  }));
+  const modelRefs = (ctx: Ctx) =>
+    (ctx.modelRefs ??= new DataLoader(async (ids: readonly string[]) => {
+      const known = await visible(ctx);
+      return ids.map((id) => {
+        const m = known.get(id);
+        return m ? modelView(m) : null;
+      });
+    }));
 
   return {
     DateTime: DateTimeResolver,
@@ -61,7 +68,10 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
         const u = await models.usage({ from, to }, call);
         const known = await visible(ctx);
         return {
-          tenantId: call.caller.key.tenant, from, to, totals: totalsView(u.totals),
+          tenantId: call.caller.key.tenant,
+          from,
+          to,
+          totals: totalsView(u.totals),
           byModel: u.byModel.map(({ model, ...t }) => {
             const m = known.get(model);
             return { modelId: model, model: m ? modelView(m) : null, totals: totalsView(t) };
@@ -75,34 +85,61 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
         const call = await callOf(ctx, { signal: ctx.signal });
         const model = await models.model({ id: input.model }, call);
         const route = 'graphql.chat';
-        const answer = await models.chat({
-          model, route, read: () => {
-            const args = parseArgs(ChatArgs, {
-              messages: input.messages, maxTokens: input.maxTokens, temperature: input.temperature, topP: input.topP, stop: input.stop,
-            }, {}, ['input']);
-            return {
-              messages: args.messages.map((m) => ({ role: ROLE[m.role], text: m.content })),
-              maxTokens: args.maxTokens, temperature: args.temperature, topP: args.topP, stop: args.stop, stream: false,
-            };
+        const answer = await models.chat(
+          {
+            model,
+            route,
+            read: () => {
+              const args = parseArgs(
+                ChatArgs,
+                {
+                  messages: input.messages,
+                  maxTokens: input.maxTokens,
+                  temperature: input.temperature,
+                  topP: input.topP,
+                  stop: input.stop,
+                },
+                {},
+                ['input'],
+              );
+              return {
+                messages: args.messages.map((m) => ({ role: ROLE[m.role], text: m.content })),
+                maxTokens: args.maxTokens,
+                temperature: args.temperature,
+                topP: args.topP,
+                stop: args.stop,
+                stream: false,
+              };
+            },
           },
-        }, call);
+          call,
+        );
         const { text, finishReason, usage } = await collect(answer);
         return {
-          id: `chat-${randomBytes(12).toString('base64url')}`, model: modelView(model), content: text, finishReason: FINISH[finishReason],
+          id: `chat-${randomBytes(12).toString('base64url')}`,
+          model: modelView(model),
+          content: text,
+          finishReason: FINISH[finishReason],
           usage: { ...usage, totalTokens: usage.promptTokens + usage.completionTokens },
-          cached: answer.cache === 'HIT', guard: answer.guard,
+          cached: answer.cache === 'HIT',
+          guard: answer.guard,
         };
       },
       embed: async (_: unknown, input: { model: string; inputs?: string[] | null; tokenIds?: number[][] | null }, ctx: Ctx) => {
         const call = await callOf(ctx, { signal: ctx.signal });
         const model = await models.model({ id: input.model }, call);
         const route = 'graphql.embed';
-        const { vectors, promptTokens } = await models.embed({
-          model, route, read: () => {
-            const args = parseArgs(EmbedArgs, { inputs: input.inputs, tokenIds: input.tokenIds });
-            return { inputs: args.inputs ?? args.tokenIds! };
+        const { vectors, promptTokens } = await models.embed(
+          {
+            model,
+            route,
+            read: () => {
+              const args = parseArgs(EmbedArgs, { inputs: input.inputs, tokenIds: input.tokenIds });
+              return { inputs: args.inputs ?? args.tokenIds! };
+            },
           },
-        }, call);
+          call,
+        );
         return { model: modelView(model), vectors: vectors.map((v) => Array.from(v)), dimensions: vectors[0]?.length ?? 0, promptTokens };
       },
     },

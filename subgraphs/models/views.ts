@@ -11,7 +11,10 @@ import type { UsageTotals } from '../../core/models/usage/usage';
 export const MAX_CONTENT = 1_000_000;
 
 export const ChatArgs = z.object({
-  messages: z.array(z.object({ role: z.enum(['SYSTEM', 'USER', 'ASSISTANT']), content: z.string().max(MAX_CONTENT) })).min(1).max(1000),
+  messages: z
+    .array(z.object({ role: z.enum(['SYSTEM', 'USER', 'ASSISTANT']), content: z.string().max(MAX_CONTENT) }))
+    .min(1)
+    .max(1000),
   maxTokens: z.int().positive().max(1_000_000).optional(),
   temperature: z.number().min(0).max(2).optional(),
   topP: z.number().min(0).max(1).optional(),
@@ -20,14 +23,25 @@ export const ChatArgs = z.object({
 });
 
 /** Texts or token ids (OpenAI's arrays of integers), one of the two; GRAPHQL_MAX_VARIABLE_VALUES bounds how many ids. */
-export const EmbedArgs = z.object({
-  inputs: z.array(z.string().max(MAX_CONTENT)).min(1).max(2048).optional(),
-  tokenIds: z.array(z.array(z.int().min(0)).min(1)).min(1).max(2048).optional(),
-}).check((c) => {
-  if ((c.value.inputs === undefined) === (c.value.tokenIds === undefined)) {
-    c.issues.push({ code: 'custom', input: c.value, path: ['inputs'], message: 'Give inputs (texts) or tokenIds (token ids), one of the two' });
-  }
-});
+export const EmbedArgs = z
+  .object({
+    inputs: z.array(z.string().max(MAX_CONTENT)).min(1).max(2048).optional(),
+    tokenIds: z
+      .array(z.array(z.int().min(0)).min(1))
+      .min(1)
+      .max(2048)
+      .optional(),
+  })
+  .check((c) => {
+    if ((c.value.inputs === undefined) === (c.value.tokenIds === undefined)) {
+      c.issues.push({
+        code: 'custom',
+        input: c.value,
+        path: ['inputs'],
+        message: 'Give inputs (texts) or tokenIds (token ids), one of the two',
+      });
+    }
+  });
 
 export const modelView = (m: CatalogModel) => ({
   id: m.id,
@@ -44,6 +58,12 @@ export const modelView = (m: CatalogModel) => ({
 });
 
 export const totalsView = (t: UsageTotals) => ({
-  requests: t.requests, tokensIn: t.tokens_in, tokensOut: t.tokens_out, wordsSent: t.words_sent,
-  wordsReceived: t.words_received, cacheHits: t.cache_hits, errors: t.errors, cost: t.cost,
+  requests: t.requests,
+  tokensIn: t.tokens_in,
+  tokensOut: t.tokens_out,
+  wordsSent: t.words_sent,
+  wordsReceived: t.words_received,
+  cacheHits: t.cache_hits,
+  errors: t.errors,
+  cost: t.cost,
 });

@@ -32,9 +32,13 @@ type GraphRange = { from?: Date | null; to?: Date | null } | null;
 const range = (r: GraphRange | undefined): DateRange | undefined => (r ? [r.from ?? null, r.to ?? null] : undefined);
 
 /** As REST v2: an empty query lists (BASIC only), and HYBRID pages hold at least 20. */
-const paging = (mode: SearchMode) => z.object({
-  query: queryString(mode === 'basic' ? 0 : 1), pageNo: pageNo(), pageSize: pageSize(20, mode === 'hybrid' ? 20 : 1), minScore: score(0).optional(),
-});
+const paging = (mode: SearchMode) =>
+  z.object({
+    query: queryString(mode === 'basic' ? 0 : 1),
+    pageNo: pageNo(),
+    pageSize: pageSize(20, mode === 'hybrid' ? 20 : 1),
+    minScore: score(0).optional(),
+  });
 
 export function searchArgs(a: SearchArgs): SearchRequest {
   const mode = a.mode.toLowerCase() as SearchMode;
@@ -42,10 +46,17 @@ export function searchArgs(a: SearchArgs): SearchRequest {
   const { createdBetween, modifiedBetween, ...rest } = a.filter ?? {};
   const filters = parseArgs(FilterInput, rest, {}, ['filter']);
   return {
-    mode, query: p.query, offset: (p.pageNo - 1) * p.pageSize, limit: p.pageSize, minScore: p.minScore,
+    mode,
+    query: p.query,
+    offset: (p.pageNo - 1) * p.pageSize,
+    limit: p.pageSize,
+    minScore: p.minScore,
     filters: { ...filters, createdBetween: range(createdBetween), modifiedBetween: range(modifiedBetween) },
     sort: a.sortBy ? { by: a.sortBy === 'TITLE' ? 'title' : 'updated_at', order: a.order === 'DESC' ? 'desc' : 'asc' } : undefined,
-    rerank: a.reRanked, exact: a.exact ?? undefined, anywhere: a.anywhere ?? undefined, highlight: a.highlight ?? undefined,
+    rerank: a.reRanked,
+    exact: a.exact ?? undefined,
+    anywhere: a.anywhere ?? undefined,
+    highlight: a.highlight ?? undefined,
   };
 }
 
@@ -60,11 +71,20 @@ export function passagesArgs(a: PassagesArgs): PassageRequest {
 /** DocumentInput: the domain's names, `isPrivate` as the system metadata REST takes it in. */
 export function newObjectOf(input: Record<string, unknown>): NewObject {
   const { isPrivate, ...fields } = input;
-  return parseArgs(NewObjectInput, { ...fields, systemMetadata: typeof isPrivate === 'boolean' ? { is_private: isPrivate } : undefined }, {}, ['input']);
+  return parseArgs(
+    NewObjectInput,
+    { ...fields, systemMetadata: typeof isPrivate === 'boolean' ? { is_private: isPrivate } : undefined },
+    {},
+    ['input'],
+  );
 }
 
 export const docView = (o: StoredObject) => ({ ...o, id: o.id });
 
-export const bucketsView = (a: Aggregations) => Object.fromEntries(Object.entries(a).map(([k, v]) => [
-  k.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()), v.map((b) => ({ key: b.key, docCount: b.doc_count })),
-]));
+export const bucketsView = (a: Aggregations) =>
+  Object.fromEntries(
+    Object.entries(a).map(([k, v]) => [
+      k.replace(/_(\w)/g, (_, c: string) => c.toUpperCase()),
+      v.map((b) => ({ key: b.key, docCount: b.doc_count })),
+    ]),
+  );

@@ -16,7 +16,8 @@ type Ctx = GraphContext & { documents?: DataLoader<string, StoredObject | null> 
 
 export const searchResolvers = (search: SearchService, callOf: CallOf<Caller>) => {
   /** One loader per request: every Document reference of one operation is fetched in one query. */
-  const documents = (ctx: Ctx) => (ctx.documents ??= new DataLoader(async (ids: readonly string[]) => search.getObjects({ ids }, await callOf(ctx))));
+  const documents = (ctx: Ctx) =>
+    (ctx.documents ??= new DataLoader(async (ids: readonly string[]) => search.getObjects({ ids }, await callOf(ctx))));
 
   return {
     DateTime: DateTimeResolver,
@@ -28,15 +29,29 @@ export const searchResolvers = (search: SearchService, callOf: CallOf<Caller>) =
         const input = searchArgs(a);
         const page = await search.search(input, await callOf(ctx));
         return {
-          totalCount: page.total, pageNo: input.offset / input.limit + 1, pageSize: input.limit, aggregations: bucketsView(page.aggregations),
-          hits: page.hits.map((h) => ({ document: docView(h.object), score: h.score, snippet: h.snippet, highlights: h.highlights ?? null })),
+          totalCount: page.total,
+          pageNo: input.offset / input.limit + 1,
+          pageSize: input.limit,
+          aggregations: bucketsView(page.aggregations),
+          hits: page.hits.map((h) => ({
+            document: docView(h.object),
+            score: h.score,
+            snippet: h.snippet,
+            highlights: h.highlights ?? null,
+          })),
         };
       },
       passages: async (_: unknown, a: PassagesArgs, ctx: Ctx) => {
         const page = await search.passages(passagesArgs(a), await callOf(ctx));
         return {
           totalCount: page.total,
-          passages: page.passages.map((p) => ({ document: { id: p.objectId }, chunkId: String(p.chunkId), chunkIndex: p.chunkIndex, text: p.text, score: p.score })),
+          passages: page.passages.map((p) => ({
+            document: { id: p.objectId },
+            chunkId: String(p.chunkId),
+            chunkIndex: p.chunkIndex,
+            text: p.text,
+            score: p.score,
+          })),
         };
       },
     },

@@ -8,7 +8,12 @@ import { parseInput } from '../../core/shared/validation';
  * camelCase and the schemas speak the spec's wire names: `names` maps wire → argument, and issues
  * are located at the argument (`["input", "clientId"]`). GraphQL's null means absent.
  */
-export function parseArgs<S extends z.ZodType>(schema: S, wire: Record<string, unknown>, names: Record<string, string> = {}, prefix: string[] = []): z.output<S> {
+export function parseArgs<S extends z.ZodType>(
+  schema: S,
+  wire: Record<string, unknown>,
+  names: Record<string, string> = {},
+  prefix: string[] = [],
+): z.output<S> {
   const present = Object.fromEntries(Object.entries(wire).filter(([, v]) => v !== null && v !== undefined));
   try {
     return parseInput(schema, present);

@@ -70,7 +70,8 @@ export async function subgraphRouter(
     validationRules: introspectionRules,
     // Inline traces are for Apollo Studio, which a self-hosted platform does not report to.
     plugins: [
-      ApolloServerPluginInlineTraceDisabled(), introspectionPlugin(schemaAnswers),
+      ApolloServerPluginInlineTraceDisabled(),
+      introspectionPlugin(schemaAnswers),
       ...(opts.landingPage === false ? [ApolloServerPluginLandingPageDisabled()] : []),
     ],
   });
@@ -90,11 +91,25 @@ export async function subgraphRouter(
   );
   router.use('/graphql', graphqlHttpErrors);
   const webSocket = servesSubscriptions
-    ? (http: Server, edge?: SocketEdge) => serveWebSocket(http, subgraph, log, {
-      limits, path: '/graphql', maxPayloadBytes: bodyLimitBytes, connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
-      keepAliveMs: opts.keepAliveMs, introspection: opts.introspection, introspectionCache: schemaAnswers,
-      verifier: opts.verifier, maxSocketsPerAddress: opts.maxSocketsPerAddress, revocations: opts.revocations,
-    }, edge)
+    ? (http: Server, edge?: SocketEdge) =>
+        serveWebSocket(
+          http,
+          subgraph,
+          log,
+          {
+            limits,
+            path: '/graphql',
+            maxPayloadBytes: bodyLimitBytes,
+            connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
+            keepAliveMs: opts.keepAliveMs,
+            introspection: opts.introspection,
+            introspectionCache: schemaAnswers,
+            verifier: opts.verifier,
+            maxSocketsPerAddress: opts.maxSocketsPerAddress,
+            revocations: opts.revocations,
+          },
+          edge,
+        )
     : undefined;
   return { router, webSocket, stop: () => server.stop() };
 }

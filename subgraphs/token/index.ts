@@ -24,32 +24,45 @@ const OPTIONAL_REALM = In.RealmRef.partial();
 const introspection = (i: Introspection, realm: string) => {
   if (i.active !== 'true') return { active: false, roles: [] };
   return {
-      active: true, subject: i.sub, tokenType: i.typ, clientId: i.client_id, username: i.username, tenantId: i.tenant_id,
-      roles: i.realm_access.roles, scope: i.scope, sessionState: i.session_state, emailVerified: i.email_verified === 'true',
-      issuer: i.iss, tokenId: i.jti, issuedAt: new Date(i.iat * 1000), expiresAt: new Date(i.exp * 1000),
-      clientHost: i.clientHost ?? null, clientAddress: i.clientAddress ?? null, realm: { id: realm },
-    };
+    active: true,
+    subject: i.sub,
+    tokenType: i.typ,
+    clientId: i.client_id,
+    username: i.username,
+    tenantId: i.tenant_id,
+    roles: i.realm_access.roles,
+    scope: i.scope,
+    sessionState: i.session_state,
+    emailVerified: i.email_verified === 'true',
+    issuer: i.iss,
+    tokenId: i.jti,
+    issuedAt: new Date(i.iat * 1000),
+    expiresAt: new Date(i.exp * 1000),
+    clientHost: i.clientHost ?? null,
+    clientAddress: i.clientAddress ?? null,
+    realm: { id: realm },
   };
+};
 
-  /** Wire names of the inputs → GraphQL argument names, to locate validation issues. */
-  const NAMES = { client_id: 'clientId', client_secret: 'clientSecret', refresh_token: 'refreshToken' };
+/** Wire names of the inputs → GraphQL argument names, to locate validation issues. */
+const NAMES = { client_id: 'clientId', client_secret: 'clientSecret', refresh_token: 'refreshToken' };
 
-  /** Realms are looked up once per request however many introspections name them. */
-  const realmLoader = (token: TokenService) =>
-    new DataLoader<string, RealmInfo | null>(async (ids) => Promise.all(ids.map((id) => token.realm({ realm: id }).catch(() => null))));
+/** Realms are looked up once per request however many introspections name them. */
+const realmLoader = (token: TokenService) =>
+  new DataLoader<string, RealmInfo | null>(async (ids) => Promise.all(ids.map((id) => token.realm({ realm: id }).catch(() => null))));
 
-  type Ctx = GraphContext & { realms?: ReturnType<typeof realmLoader> };
-  const realms = (token: TokenService, ctx: Ctx) => (ctx.realms ??= realmLoader(token));
+type Ctx = GraphContext & { realms?: ReturnType<typeof realmLoader> };
+const realms = (token: TokenService, ctx: Ctx) => (ctx.realms ??= realmLoader(token));
 
-  type Input = { input: Record<string, unknown> };
+type Input = { input: Record<string, unknown> };
 
-  /**
-   * The token service's subgraph. Its calls have no caller (OAuth clients authenticate inside the
-   * request); `viewer` shows the bearer token's caller, whatever service the token was issued for.
-   */
-  export const tokenResolvers = (token: TokenService, { callOf, callsFor }: SubgraphEdge<undefined>) => {
-    const viewerOf = callsFor(bearerCredentials);
-    return {
+/**
+ * The token service's subgraph. Its calls have no caller (OAuth clients authenticate inside the
+ * request); `viewer` shows the bearer token's caller, whatever service the token was issued for.
+ */
+export const tokenResolvers = (token: TokenService, { callOf, callsFor }: SubgraphEdge<undefined>) => {
+  const viewerOf = callsFor(bearerCredentials);
+  return {
     DateTime: DateTimeResolver,
     Query: {
       realm: async (_: unknown, args: { id?: string | null }, ctx: Ctx) =>
@@ -59,27 +72,57 @@ const introspection = (i: Introspection, realm: string) => {
       viewer: async (_: unknown, _args: unknown, ctx: Ctx) => {
         const c = (await viewerOf(ctx)).caller;
         return {
-          subject: c.subject, tenantId: c.tenantId, roles: c.roles, scopes: c.scopes, clientId: c.clientId,
-          username: c.username, expiresAt: new Date(c.expiresAt * 1000), audience: c.audience, realm: { id: c.realm },
+          subject: c.subject,
+          tenantId: c.tenantId,
+          roles: c.roles,
+          scopes: c.scopes,
+          clientId: c.clientId,
+          username: c.username,
+          expiresAt: new Date(c.expiresAt * 1000),
+          audience: c.audience,
+          realm: { id: c.realm },
         };
       },
     },
     Mutation: {
       issueClientToken: async (_: unknown, { input }: Input, ctx: Ctx) => {
-        const req = parseArgs(In.TokenRequest, { realm: input.realm, client_id: input.clientId, client_secret: input.clientSecret, scopes: input.scopes }, NAMES, ['input']);
+        const req = parseArgs(
+          In.TokenRequest,
+          { realm: input.realm, client_id: input.clientId, client_secret: input.clientSecret, scopes: input.scopes },
+          NAMES,
+          ['input'],
+        );
         return pair(await token.issueForClient(req, await callOf(ctx)));
       },
       loginUser: async (_: unknown, { input }: Input, ctx: Ctx) => {
-        const req = parseArgs(In.UserLoginRequest, {
-          realm: input.realm, username: input.username, password: input.password, scopes: input.scopes,
-          client_id: input.clientId, client_secret: input.clientSecret,
-        }, NAMES, ['input']);
+        const req = parseArgs(
+          In.UserLoginRequest,
+          {
+            realm: input.realm,
+            username: input.username,
+            password: input.password,
+            scopes: input.scopes,
+            client_id: input.clientId,
+            client_secret: input.clientSecret,
+          },
+          NAMES,
+          ['input'],
+        );
         return pair(await token.loginUser(req, await callOf(ctx)));
       },
       refreshToken: async (_: unknown, { input }: Input, ctx: Ctx) => {
-        const req = parseArgs(In.RefreshRequest, {
-          realm: input.realm, refresh_token: input.refreshToken, client_id: input.clientId, client_secret: input.clientSecret, scopes: input.scopes,
-        }, NAMES, ['input']);
+        const req = parseArgs(
+          In.RefreshRequest,
+          {
+            realm: input.realm,
+            refresh_token: input.refreshToken,
+            client_id: input.clientId,
+            client_secret: input.clientSecret,
+            scopes: input.scopes,
+          },
+          NAMES,
+          ['input'],
+        );
         return pair(await token.refresh(req, await callOf(ctx)));
       },
       revokeToken: async (_: unknown, args: { token: string; realm?: string | null }, ctx: Ctx) => {

@@ -16,7 +16,10 @@ const refusal = (argv: string[]) => {
 
 describe('parseArgs', () => {
   it('reads --name value and --name=value, keeping the words in order', () => {
-    expect(parse('create', '--name', 'acme', 'extra', '--tenant=t1')).toEqual({ flags: { name: 'acme', tenant: 't1' }, args: ['create', 'extra'] });
+    expect(parse('create', '--name', 'acme', 'extra', '--tenant=t1')).toEqual({
+      flags: { name: 'acme', tenant: 't1' },
+      args: ['create', 'extra'],
+    });
   });
 
   it('keeps the last of a flag given twice', () => {
@@ -51,28 +54,46 @@ describe('parseArgs', () => {
   });
 });
 
-describe('the platform command\'s flags', () => {
+describe("the platform command's flags", () => {
   it('accepts every flag its help shows, on the command the help shows it with', () => {
-    const lines = helpText().split('\n').filter((l) => l.trim().startsWith('platform '));
+    const lines = helpText()
+      .split('\n')
+      .filter((l) => l.trim().startsWith('platform '));
     expect(lines.length).toBeGreaterThan(10);
     for (const line of lines) {
       const command = line.trim().split(/\s+/)[1];
       const accepts = commandFlags(command);
       expect({ command, accepts: Boolean(accepts) }).toEqual({ command, accepts: true });
-      const taken = [...accepts!.values ?? [], ...accepts!.switches ?? []];
-      for (const flag of line.match(/--[a-z-]+/g) ?? []) expect({ line, flag, taken: taken.includes(flag.slice(2)) }).toEqual({ line, flag, taken: true });
+      const taken = [...(accepts!.values ?? []), ...(accepts!.switches ?? [])];
+      for (const flag of line.match(/--[a-z-]+/g) ?? [])
+        expect({ line, flag, taken: taken.includes(flag.slice(2)) }).toEqual({ line, flag, taken: true });
     }
   });
 
-  it('takes --data-dir on every command, a service\'s too', () => {
-    for (const command of ['start', 'serve', 'init', 'credentials', 'backup', 'compose', 'realm', 'client', 'user', 'ingest', 'reindex', 'key']) {
+  it("takes --data-dir on every command, a service's too", () => {
+    for (const command of [
+      'start',
+      'serve',
+      'init',
+      'credentials',
+      'backup',
+      'compose',
+      'realm',
+      'client',
+      'user',
+      'ingest',
+      'reindex',
+      'key',
+    ]) {
       expect(commandFlags(command)?.values).toContain('data-dir');
     }
     expect(commandFlags('frobnicate')).toBeUndefined();
   });
 
   it('refuses a misspelt flag before running anything', async () => {
-    await expect(main(['key', 'create', '--nmae', 'x', '--data-dir', '/nonexistent/never-created'])).rejects.toThrow(/^unknown flag --nmae \(this command takes .*--name/);
+    await expect(main(['key', 'create', '--nmae', 'x', '--data-dir', '/nonexistent/never-created'])).rejects.toThrow(
+      /^unknown flag --nmae \(this command takes .*--name/,
+    );
     await expect(main(['compose', '--chek'])).rejects.toThrow(UsageError);
   });
 });

@@ -14,9 +14,20 @@ function dataDir(rows: number) {
   db.pragma('journal_mode = WAL');
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)');
   const insert = db.prepare('INSERT INTO t (b) VALUES (randomblob(4000))');
-  db.transaction(() => { for (let i = 0; i < rows; i++) insert.run(); })();
+  db.transaction(() => {
+    for (let i = 0; i < rows; i++) insert.run();
+  })();
   writeFileSync(join(dir, 'bootstrap.json'), '{"realm":"r"}\n');
-  return { root, dir, db, insert, close: () => { db.close(); rmSync(root, { recursive: true, force: true }); } };
+  return {
+    root,
+    dir,
+    db,
+    insert,
+    close: () => {
+      db.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }
 
 const rowsIn = (file: string) => {
@@ -43,7 +54,10 @@ describe('backupDataDir', () => {
       const copied = rowsIn(join(d.root, 'b', 'store.db'));
       expect(copied).toBeGreaterThanOrEqual(3000);
       expect(copied).toBeLessThanOrEqual(rowsIn(join(d.dir, 'store.db')));
-      expect(out.files.map((f) => [f.name, f.kind])).toEqual([['bootstrap.json', 'file'], ['store.db', 'sqlite']]);
+      expect(out.files.map((f) => [f.name, f.kind])).toEqual([
+        ['bootstrap.json', 'file'],
+        ['store.db', 'sqlite'],
+      ]);
     } finally {
       d.close();
     }
@@ -56,9 +70,15 @@ describe('backupDataDir', () => {
       writeFileSync(join(d.dir, 'extra', 'notes.txt'), 'kept');
       const target = join(d.root, 'nested', 'b');
       await backupDataDir(d.dir, target);
-      expect(readdirSync(target, { recursive: true }).map(String).sort()).toEqual(['bootstrap.json', 'extra', join('extra', 'notes.txt'), 'store.db']);
+      expect(readdirSync(target, { recursive: true }).map(String).sort()).toEqual([
+        'bootstrap.json',
+        'extra',
+        join('extra', 'notes.txt'),
+        'store.db',
+      ]);
       expect(statSync(target).mode & 0o777).toBe(0o700);
-      for (const f of ['bootstrap.json', 'store.db', join('extra', 'notes.txt')]) expect(statSync(join(target, f)).mode & 0o777).toBe(0o600);
+      for (const f of ['bootstrap.json', 'store.db', join('extra', 'notes.txt')])
+        expect(statSync(join(target, f)).mode & 0o777).toBe(0o600);
       expect(rowsIn(join(target, 'store.db'))).toBe(10);
     } finally {
       d.close();

@@ -10,14 +10,23 @@ const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('/readyz: what a load balancer is told', () => {
   it('ready when the stores answer and every service is loaded', async () => {
-    const check = readinessOf({ reachable: async () => ({ postgres: true, redis: true }) }, [service('token'), service('search', () => true)], () => false);
+    const check = readinessOf(
+      { reachable: async () => ({ postgres: true, redis: true }) },
+      [service('token'), service('search', () => true)],
+      () => false,
+    );
     expect(await check()).toEqual({ ready: true, checks: { postgres: 'up', redis: 'up', search: 'ready' } });
   });
 
   it('not ready while a store is down, a service loads, or the process is stopping', async () => {
-    expect(await readinessOf({ reachable: async () => ({ postgres: false }) }, [], () => false)()).toEqual({ ready: false, checks: { postgres: 'down' } });
-    expect(await readinessOf({ reachable: async () => ({}) }, [service('search', () => false)], () => false)())
-      .toEqual({ ready: false, checks: { search: 'loading' } });
+    expect(await readinessOf({ reachable: async () => ({ postgres: false }) }, [], () => false)()).toEqual({
+      ready: false,
+      checks: { postgres: 'down' },
+    });
+    expect(await readinessOf({ reachable: async () => ({}) }, [service('search', () => false)], () => false)()).toEqual({
+      ready: false,
+      checks: { search: 'loading' },
+    });
     expect(await readinessOf({ reachable: async () => ({}) }, [], () => true)()).toEqual({ ready: false, checks: { process: 'draining' } });
   });
 

@@ -28,7 +28,7 @@ const settled = async (broker: ReturnType<typeof poolBroker>) => {
 const OPTS = { concurrency: 1, perKey: 1, maxWaitingPerKey: 3 };
 
 describe('fair pools shared by the workers of a machine', () => {
-  it('runs one task at a time across workers, and serves another address right after the flood\'s running turn', async () => {
+  it("runs one task at a time across workers, and serves another address right after the flood's running turn", async () => {
     const broker = poolBroker();
     const a = joined(broker).pools('hash', { ...OPTS, maxWaitingPerKey: 10 });
     const b = joined(broker).pools('hash', { ...OPTS, maxWaitingPerKey: 10 });
@@ -51,16 +51,20 @@ describe('fair pools shared by the workers of a machine', () => {
     await settled(broker);
   });
 
-  it('carries each task\'s priority to the machine\'s pool: an urgent task from one worker goes before the waiting ones of another', async () => {
+  it("carries each task's priority to the machine's pool: an urgent task from one worker goes before the waiting ones of another", async () => {
     const broker = poolBroker();
     const a = joined(broker).pools('hash', { ...OPTS, maxWaitingPerKey: 10 });
     const b = joined(broker).pools('hash', { ...OPTS, maxWaitingPerKey: 10 });
     const g = gate();
     const started: string[] = [];
-    const first = a.run('1.1.1.1', async () => {
-      started.push('first');
-      await g.opened;
-    }, 2);
+    const first = a.run(
+      '1.1.1.1',
+      async () => {
+        started.push('first');
+        await g.opened;
+      },
+      2,
+    );
     const suspects = ['2.2.2.2', '3.3.3.3'].map((key) => a.run(key, async () => void started.push(key), 2));
     while (broker.load('hash').waiting < 2) await new Promise((r) => setImmediate(r));
     const clean = b.run('4.4.4.4', async () => void started.push('clean'));

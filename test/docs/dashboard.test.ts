@@ -13,7 +13,11 @@ import { KNOWN_METRICS, NODE_METRICS, PLATFORM_METRICS, problemsOf, readPromql }
 const ROOT = join(__dirname, '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
-interface Target { refId?: string; expr?: string; datasource?: { type?: string; uid?: string } }
+interface Target {
+  refId?: string;
+  expr?: string;
+  datasource?: { type?: string; uid?: string };
+}
 interface Panel {
   id?: number;
   type?: string;
@@ -23,8 +27,20 @@ interface Panel {
   targets?: Target[];
   panels?: Panel[];
 }
-interface Variable { name?: string; type?: string; query?: unknown; datasource?: { uid?: string }; definition?: string }
-interface Dashboard { title?: string; uid?: string; schemaVersion?: number; panels?: Panel[]; templating?: { list?: Variable[] } }
+interface Variable {
+  name?: string;
+  type?: string;
+  query?: unknown;
+  datasource?: { uid?: string };
+  definition?: string;
+}
+interface Dashboard {
+  title?: string;
+  uid?: string;
+  schemaVersion?: number;
+  panels?: Panel[];
+  templating?: { list?: Variable[] };
+}
 
 const dashboard = JSON.parse(read('docs/grafana-dashboard.json')) as Dashboard;
 /** Every panel, those inside collapsed rows too. */
@@ -54,7 +70,10 @@ describe('docs/grafana-dashboard.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const p of panels) {
       const g = p.gridPos ?? {};
-      expect({ title: p.title, ok: [g.h, g.w, g.x, g.y].every((n) => Number.isInteger(n) && n! >= 0) && g.w! > 0 && g.x! + g.w! <= 24 }).toEqual({ title: p.title, ok: true });
+      expect({
+        title: p.title,
+        ok: [g.h, g.w, g.x, g.y].every((n) => Number.isInteger(n) && n! >= 0) && g.w! > 0 && g.x! + g.w! <= 24,
+      }).toEqual({ title: p.title, ok: true });
     }
   });
 
@@ -107,7 +126,7 @@ describe('the metric list of the dashboard test', () => {
     expect(relabelled).toEqual([]);
   });
 
-  it('names Node\'s figures as prom-client exposes them', async () => {
+  it("names Node's figures as prom-client exposes them", async () => {
     const { registry } = prometheusMetrics({ maxTenants: 1 });
     const exposed = new Set((await registry.getMetricsAsJSON()).map((x) => x.name));
     expect(Object.keys(NODE_METRICS).filter((name) => !exposed.has(name))).toEqual([]);
@@ -123,9 +142,13 @@ describe('docs/observability.md', () => {
   });
 
   it('queries only metrics of the list in its examples and alert rules', () => {
-    const examples = blocks('promql').flatMap((b) => b.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#')))
+    const examples = blocks('promql')
+      .flatMap((b) => b.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#')))
       // An expression continued on the next line ("/ sum ...") is read whole.
-      .reduce<string[]>((all, line) => (/^\s*[/*+-]/.test(line) && all.length ? [...all.slice(0, -1), `${all.at(-1)} ${line}`] : [...all, line]), []);
+      .reduce<string[]>(
+        (all, line) => (/^\s*[/*+-]/.test(line) && all.length ? [...all.slice(0, -1), `${all.at(-1)} ${line}`] : [...all, line]),
+        [],
+      );
     const rules = blocks('yaml').flatMap((b) => [...b.matchAll(/^\s*expr:\s*(.+)$/gm)].map((e) => e[1]));
     expect(examples.length).toBeGreaterThan(8);
     expect(rules.length).toBeGreaterThan(4);
@@ -139,7 +162,11 @@ describe('docs/deploy/prometheus.yml', () => {
   const yaml = require('js-yaml') as { load(text: string): unknown };
   const config = yaml.load(read('docs/deploy/prometheus.yml')) as {
     global?: { scrape_interval?: string };
-    scrape_configs?: { job_name?: string; metrics_path?: string; static_configs?: { targets?: string[]; labels?: Record<string, string> }[] }[];
+    scrape_configs?: {
+      job_name?: string;
+      metrics_path?: string;
+      static_configs?: { targets?: string[]; labels?: Record<string, string> }[];
+    }[];
   };
 
   it('parses, and every job scrapes /metrics on host:port targets', () => {

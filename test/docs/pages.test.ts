@@ -9,9 +9,21 @@ const ROOT = join(__dirname, '..', '..');
 const prose = (text: string) => text.replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?\n\s*\2\s*$/gm, '').replace(/`[^`\n]*`/g, '');
 
 /** GitHub's anchor for a heading. */
-const slug = (heading: string) => heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 
-const anchorsOf = (file: string) => new Set(prose(readFileSync(file, 'utf8')).split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, ''))));
+const anchorsOf = (file: string) =>
+  new Set(
+    prose(readFileSync(file, 'utf8'))
+      .split('\n')
+      .filter((l) => /^#{1,6} /.test(l))
+      .map((l) => slug(l.replace(/^#+ /, ''))),
+  );
 
 describe('the shell blocks of the README and docs/', () => {
   const pages = allPages();
@@ -27,10 +39,21 @@ describe('the shell blocks of the README and docs/', () => {
     expect(run.length).toBeGreaterThan(30);
   });
 
-  it('include the README\'s tour and every service\'s, run with the platform started', () => {
+  it("include the README's tour and every service's, run with the platform started", () => {
     const started = pages.filter((p) => p.directive?.mode === 'started').map((p) => p.path);
-    expect(started).toEqual(expect.arrayContaining(['README.md', 'docs/tour-token.md', 'docs/tour-search.md', 'docs/tour-models.md', 'docs/tour-chat.md', 'docs/graphql.md']));
-    expect(pages.filter((p) => p.directive?.mode === 'alone').map((p) => p.path)).toEqual(expect.arrayContaining(['docs/parts-apart.md', 'docs/replicas.md']));
+    expect(started).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'docs/tour-token.md',
+        'docs/tour-search.md',
+        'docs/tour-models.md',
+        'docs/tour-chat.md',
+        'docs/graphql.md',
+      ]),
+    );
+    expect(pages.filter((p) => p.directive?.mode === 'alone').map((p) => p.path)).toEqual(
+      expect.arrayContaining(['docs/parts-apart.md', 'docs/replicas.md']),
+    );
   });
 
   it('reads the markers strictly: a misplaced or unknown one is an error, not a block run or skipped unseen', () => {
@@ -38,19 +61,35 @@ describe('the shell blocks of the README and docs/', () => {
     expect(() => parsePage('x.md', '<!-- docs-test: skip -->\n```bash\necho\n```\n')).toThrow(/not run: <why>/);
     expect(() => parsePage('x.md', '<!-- docs-test page: sometimes -->\n')).toThrow(/neither/);
     expect(() => parsePage('x.md', '<!-- docs-test page: alone; fresh ports http -->\n')).toThrow(/not a port/);
-    expect(parsePage('x.md', '<!-- docs-test page: alone; needs postgres; fresh ports 8080 9464; fresh database ai_platform -->\n```sh\necho\n```\n'))
-      .toEqual({ path: 'x.md', directive: { mode: 'alone', needs: ['postgres'], ports: ['8080', '9464'], databases: ['ai_platform'] }, blocks: [{ page: 'x.md', line: 2, code: 'echo' }] });
+    expect(
+      parsePage(
+        'x.md',
+        '<!-- docs-test page: alone; needs postgres; fresh ports 8080 9464; fresh database ai_platform -->\n```sh\necho\n```\n',
+      ),
+    ).toEqual({
+      path: 'x.md',
+      directive: { mode: 'alone', needs: ['postgres'], ports: ['8080', '9464'], databases: ['ai_platform'] },
+      blocks: [{ page: 'x.md', line: 2, code: 'echo' }],
+    });
   });
 });
 
 describe('the links of the README and docs/', () => {
-  const links = docPages().flatMap((page) => [...prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
-    .map((m) => ({ page, target: m[1] })));
+  const links = docPages().flatMap((page) =>
+    [...prose(readFileSync(join(ROOT, page), 'utf8')).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => ({ page, target: m[1] })),
+  );
 
   it('name no path outside the repository, even as code', () => {
     // A path in backquotes is a link a reader follows by hand.
-    const outside = docPages().flatMap((page) => [...readFileSync(join(ROOT, page), 'utf8').replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?\n\s*\2\s*$/gm, '').matchAll(/`(\.\.\/[^`\s]+)`/g)]
-      .filter((m) => relative(ROOT, resolve(dirname(join(ROOT, page)), m[1])).startsWith('..')).map((m) => `${page}: ${m[1]}`));
+    const outside = docPages().flatMap((page) =>
+      [
+        ...readFileSync(join(ROOT, page), 'utf8')
+          .replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?\n\s*\2\s*$/gm, '')
+          .matchAll(/`(\.\.\/[^`\s]+)`/g),
+      ]
+        .filter((m) => relative(ROOT, resolve(dirname(join(ROOT, page)), m[1])).startsWith('..'))
+        .map((m) => `${page}: ${m[1]}`),
+    );
     expect(outside).toEqual([]);
   });
 
@@ -84,7 +123,10 @@ describe('git', () => {
       }
     };
     // What the pages' commands name (PLATFORM_DATA_DIR=..., mkdir, cat >, backups/), and the default data directory.
-    const code = allPages().flatMap((p) => p.blocks).map((b) => b.code).join('\n');
+    const code = allPages()
+      .flatMap((p) => p.blocks)
+      .map((b) => b.code)
+      .join('\n');
     const written = new Set(['data', 'data-1', 'data-2', 'data.restored', 'backups', 'parts.env']);
     for (const m of code.matchAll(/PLATFORM_DATA_DIR=\.?\/?([\w.-]+)/g)) written.add(m[1]);
     for (const m of code.matchAll(/mkdir (?:-m \d+ )?([\w.-]+)/g)) written.add(m[1]);

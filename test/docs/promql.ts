@@ -59,12 +59,61 @@ export const KNOWN_METRICS: Readonly<Record<string, MetricInfo>> = { ...PLATFORM
 /** Labels Prometheus adds to every series it scrapes. */
 const TARGET_LABELS = ['instance', 'job'];
 
-const AGGREGATORS = new Set(['sum', 'min', 'max', 'avg', 'group', 'stddev', 'stdvar', 'count', 'count_values', 'bottomk', 'topk', 'quantile']);
+const AGGREGATORS = new Set([
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'group',
+  'stddev',
+  'stdvar',
+  'count',
+  'count_values',
+  'bottomk',
+  'topk',
+  'quantile',
+]);
 const FUNCTIONS = new Set([
-  'abs', 'absent', 'absent_over_time', 'ceil', 'changes', 'clamp', 'clamp_max', 'clamp_min', 'delta', 'deriv', 'exp', 'floor',
-  'histogram_quantile', 'idelta', 'increase', 'irate', 'label_join', 'label_replace', 'ln', 'log2', 'log10', 'predict_linear', 'rate',
-  'resets', 'round', 'scalar', 'sort', 'sort_desc', 'sqrt', 'time', 'timestamp', 'vector', 'avg_over_time', 'min_over_time',
-  'max_over_time', 'sum_over_time', 'count_over_time', 'quantile_over_time', 'last_over_time', 'present_over_time',
+  'abs',
+  'absent',
+  'absent_over_time',
+  'ceil',
+  'changes',
+  'clamp',
+  'clamp_max',
+  'clamp_min',
+  'delta',
+  'deriv',
+  'exp',
+  'floor',
+  'histogram_quantile',
+  'idelta',
+  'increase',
+  'irate',
+  'label_join',
+  'label_replace',
+  'ln',
+  'log2',
+  'log10',
+  'predict_linear',
+  'rate',
+  'resets',
+  'round',
+  'scalar',
+  'sort',
+  'sort_desc',
+  'sqrt',
+  'time',
+  'timestamp',
+  'vector',
+  'avg_over_time',
+  'min_over_time',
+  'max_over_time',
+  'sum_over_time',
+  'count_over_time',
+  'quantile_over_time',
+  'last_over_time',
+  'present_over_time',
 ]);
 const LABEL_LISTS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
 const OPERATORS = new Set(['and', 'or', 'unless', 'bool', 'offset']);
@@ -86,7 +135,8 @@ export interface Read {
 export function readPromql(expr: string): Read {
   const src = expr.replace(GRAFANA_DURATION, '5m');
   const r: Read = { metrics: [], labels: [], functions: [], errors: [] };
-  const token = /\s+|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\[[^\]]*\]|\d+(?:\.\d+)?(?:ms|[smhdwy])|\d+(?:\.\d+)?(?:e[+-]?\d+)?|[A-Za-z_:][A-Za-z0-9_:]*|[{}()]|=~|!~|!=|==|>=|<=|[-+*/%^,=<>]/y;
+  const token =
+    /\s+|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\[[^\]]*\]|\d+(?:\.\d+)?(?:ms|[smhdwy])|\d+(?:\.\d+)?(?:e[+-]?\d+)?|[A-Za-z_:][A-Za-z0-9_:]*|[{}()]|=~|!~|!=|==|>=|<=|[-+*/%^,=<>]/y;
   const tokens: string[] = [];
   for (let pos = 0; pos < src.length;) {
     token.lastIndex = pos;
@@ -106,7 +156,8 @@ export function readPromql(expr: string): Read {
     else if (t === ')') depth--;
     else if (t === '{') {
       // Label matchers: `label op "value"`, comma-separated.
-      for (i++; i < tokens.length && tokens[i] !== '}'; i++) if (ident(tokens[i]) && ['=', '!=', '=~', '!~'].includes(tokens[i + 1])) r.labels.push(tokens[i]);
+      for (i++; i < tokens.length && tokens[i] !== '}'; i++)
+        if (ident(tokens[i]) && ['=', '!=', '=~', '!~'].includes(tokens[i + 1])) r.labels.push(tokens[i]);
       if (tokens[i] !== '}') r.errors.push('unclosed {');
     } else if (ident(t)) {
       if (LABEL_LISTS.has(t)) {

@@ -22,15 +22,28 @@ export async function answeringPlatform(tag: string, env: Record<string, string>
   const keyVar = `E2E_${tag.toUpperCase().replace(/\W/g, '_')}_OC_KEY`;
   process.env[keyVar] = `${tag}-oc-token-0123456789`;
   const file = join(tmpdir(), `catalog-${tag}-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: keyVar } }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'oc-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 4096,
+          upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: keyVar },
+        },
+      ],
+    }),
+  );
   const f = await chatFixture({ MODELS_CATALOG_FILE: file, ...env }).finally(() => rmSync(file, { force: true }));
   const r = sseChunks((await post(`${f.url}/api/stream_generate_answer`, f.body(ASPIRIN))).text);
   if (!r.done) throw new Error('the REST stream did not finish');
   return {
-    f, upstream, rest: r.chunks,
+    f,
+    upstream,
+    rest: r.chunks,
     async stop() {
       await f.stop();
       await upstream.close();

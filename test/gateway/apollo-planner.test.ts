@@ -26,7 +26,8 @@ const STREAM = `subscription Ask($input: AskInput!) { answerStream(input: $input
 const INPUT = { input: { query: 'aspirin?' } };
 
 const TITLES: Record<string, string> = { d1: 'Aspirin', d2: 'Ibuprofen' };
-const subgraph = (name: string, resolvers: Record<string, unknown>) => buildSubgraph(name, readSchemaFile(`${name}/${name}.graphql`), resolvers, log).schema;
+const subgraph = (name: string, resolvers: Record<string, unknown>) =>
+  buildSubgraph(name, readSchemaFile(`${name}/${name}.graphql`), resolvers, log).schema;
 const chat = subgraph('chat', {});
 const search = subgraph('search', {
   Document: {
@@ -46,13 +47,24 @@ function recorded(schema: GraphQLSchema) {
 }
 
 /** The chat subgraph's event for a chunk: the primary fetch's operation executed on chat's own schema. */
-const chatEvent = (plan: SubscriptionPlan, chunk: Record<string, unknown>) => execute({
-  schema: chat, document: parse(plan.primary.operation), rootValue: { answerStream: chunk }, variableValues: INPUT,
-}) as ExecutionResult;
+const chatEvent = (plan: SubscriptionPlan, chunk: Record<string, unknown>) =>
+  execute({
+    schema: chat,
+    document: parse(plan.primary.operation),
+    rootValue: { answerStream: chunk },
+    variableValues: INPUT,
+  }) as ExecutionResult;
 
-const CHUNK = { response: 'Aspirin ', generatedSearchText: 'aspirin', finishReason: null, sources: [
-  { citation: 1, title: 'Aspirin', document: { id: 'd1' } }, { citation: 2, title: 'Ibuprofen', document: { id: 'd2' } },
-], model: { id: 'local-chat' } };
+const CHUNK = {
+  response: 'Aspirin ',
+  generatedSearchText: 'aspirin',
+  finishReason: null,
+  sources: [
+    { citation: 1, title: 'Aspirin', document: { id: 'd1' } },
+    { citation: 2, title: 'Ibuprofen', document: { id: 'd2' } },
+  ],
+  model: { id: 'local-chat' },
+};
 
 describe('the API schema and the supergraph schema of our supergraph', () => {
   it('has the subscription root field answerStream(input: AskInput!): AnswerChunk!', () => {
@@ -64,14 +76,26 @@ describe('the API schema and the supergraph schema of our supergraph', () => {
   it("shows clients none of federation's internals", () => {
     const types = Object.keys(planner.apiSchema.getTypeMap());
     expect(types.filter((t) => /^(join__|link__|_Any$|_Entity$|_Service$)/.test(t))).toEqual([]);
-    expect(planner.apiSchema.getDirectives().map((d) => d.name).filter((d) => /^(join__|link$|key$)/.test(d))).toEqual([]);
+    expect(
+      planner.apiSchema
+        .getDirectives()
+        .map((d) => d.name)
+        .filter((d) => /^(join__|link$|key$)/.test(d)),
+    ).toEqual([]);
     expect(Object.keys(planner.apiSchema.getQueryType()!.getFields()).filter((f) => f.startsWith('_'))).toEqual([]);
     expect(types).toEqual(expect.arrayContaining(['Document', 'Model', 'AnswerChunk', 'Realm']));
   });
 
   it('keeps the join directives and the four subgraphs in the supergraph schema', () => {
     const graphs = planner.supergraphSchema.getType('join__Graph');
-    expect(graphs && 'getValues' in graphs ? graphs.getValues().map((v) => v.name).sort() : []).toEqual(['CHAT', 'MODELS', 'SEARCH', 'TOKEN']);
+    expect(
+      graphs && 'getValues' in graphs
+        ? graphs
+            .getValues()
+            .map((v) => v.name)
+            .sort()
+        : [],
+    ).toEqual(['CHAT', 'MODELS', 'SEARCH', 'TOKEN']);
     expect(planner.supergraphSchema.getDirective('join__type')).toBeDefined();
   });
 });
@@ -118,13 +142,28 @@ describe('an event run through the plan', () => {
 
   it('merges what search and models answer into the event, shaped as the client asked (aliases, no keys it did not ask)', async () => {
     const { run, search: s, models: m } = setup();
-    expect(await run(chatEvent(plan, CHUNK))).toEqual({ data: { answerStream: {
-      text: 'Aspirin ', finishReason: null,
-      sources: [{ citation: 1, document: { title: 'Aspirin' } }, { citation: 2, document: { title: 'Ibuprofen' } }],
-      model: { id: 'local-chat', contextLength: 8192 },
-    } } });
+    expect(await run(chatEvent(plan, CHUNK))).toEqual({
+      data: {
+        answerStream: {
+          text: 'Aspirin ',
+          finishReason: null,
+          sources: [
+            { citation: 1, document: { title: 'Aspirin' } },
+            { citation: 2, document: { title: 'Ibuprofen' } },
+          ],
+          model: { id: 'local-chat', contextLength: 8192 },
+        },
+      },
+    });
     // One batched _entities fetch per subgraph and event, with the caller's context, never deduplicated.
-    expect(s.fetches.map((f) => f.request.variables)).toEqual([{ representations: [{ __typename: 'Document', id: 'd1' }, { __typename: 'Document', id: 'd2' }] }]);
+    expect(s.fetches.map((f) => f.request.variables)).toEqual([
+      {
+        representations: [
+          { __typename: 'Document', id: 'd1' },
+          { __typename: 'Document', id: 'd2' },
+        ],
+      },
+    ]);
     expect(m.fetches.map((f) => f.request.variables)).toEqual([{ representations: [{ __typename: 'Model', id: 'local-chat' }] }]);
     for (const f of [...s.fetches, ...m.fetches]) {
       expect(f.context).toBe(context);
@@ -143,51 +182,99 @@ describe('an event run through the plan', () => {
 
   it("marks a subgraph's errors with its name and the path in the client's result, keeping their code", async () => {
     const { run } = setup();
-    const r = await run(chatEvent(plan, { ...CHUNK, sources: [CHUNK.sources[0], { citation: 2, title: 'Gone', document: { id: 'gone' } }] }));
-    expect((r.data as { answerStream: { sources: unknown } }).answerStream.sources).toEqual([{ citation: 1, document: { title: 'Aspirin' } }, { citation: 2, document: null }]);
-    expect(r.errors?.map((e) => (e).toJSON())).toEqual([{
-      message: 'No document gone', path: ['answerStream', 'sources', 1, 'document'], extensions: { code: 'NOT_FOUND', serviceName: 'search' },
-    }]);
+    const r = await run(
+      chatEvent(plan, { ...CHUNK, sources: [CHUNK.sources[0], { citation: 2, title: 'Gone', document: { id: 'gone' } }] }),
+    );
+    expect((r.data as { answerStream: { sources: unknown } }).answerStream.sources).toEqual([
+      { citation: 1, document: { title: 'Aspirin' } },
+      { citation: 2, document: null },
+    ]);
+    expect(r.errors?.map((e) => e.toJSON())).toEqual([
+      {
+        message: 'No document gone',
+        path: ['answerStream', 'sources', 1, 'document'],
+        extensions: { code: 'NOT_FOUND', serviceName: 'search' },
+      },
+    ]);
   });
 
   it('codes an uncoded error of a subgraph DOWNSTREAM_SERVICE_ERROR, and marks errors of the event itself with the primary subgraph', async () => {
-    const { run } = setup({ models: { process: async () => ({ data: { _entities: [null] }, errors: [{ message: 'models broke', path: ['_entities', 0] }] }) } });
-    const event = { data: chatEvent(plan, CHUNK).data, errors: [{ message: 'partly', path: ['answerStream', 'sources'], extensions: { code: 'UPSTREAM_ERROR' } }] };
+    const { run } = setup({
+      models: { process: async () => ({ data: { _entities: [null] }, errors: [{ message: 'models broke', path: ['_entities', 0] }] }) },
+    });
+    const event = {
+      data: chatEvent(plan, CHUNK).data,
+      errors: [{ message: 'partly', path: ['answerStream', 'sources'], extensions: { code: 'UPSTREAM_ERROR' } }],
+    };
     const r = await run(event);
     expect((r.data as { answerStream: { model: unknown } }).answerStream.model).toBeNull();
-    expect(r.errors?.map((e) => (e).toJSON())).toEqual(expect.arrayContaining([
-      { message: 'partly', path: ['answerStream', 'sources'], extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } },
-      { message: 'models broke', path: ['answerStream', 'model'], extensions: { code: 'DOWNSTREAM_SERVICE_ERROR', serviceName: 'models' } },
-    ]));
+    expect(r.errors?.map((e) => e.toJSON())).toEqual(
+      expect.arrayContaining([
+        { message: 'partly', path: ['answerStream', 'sources'], extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } },
+        {
+          message: 'models broke',
+          path: ['answerStream', 'model'],
+          extensions: { code: 'DOWNSTREAM_SERVICE_ERROR', serviceName: 'models' },
+        },
+      ]),
+    );
     expect(r.errors).toHaveLength(2);
   });
 
   it("passes an error a data source throws (a remote subgraph out of reach) as it is, the subgraph's fields null", async () => {
     const down = new GraphQLError('The search subgraph is unavailable', { extensions: { code: 'UPSTREAM_ERROR', serviceName: 'search' } });
-    const { run } = setup({ search: { process: async () => { throw down; } } });
+    const { run } = setup({
+      search: {
+        process: async () => {
+          throw down;
+        },
+      },
+    });
     const r = await run(chatEvent(plan, CHUNK));
     expect(r.errors).toEqual([down]);
-    expect((r.data as { answerStream: { sources: unknown } }).answerStream.sources).toEqual([{ citation: 1, document: null }, { citation: 2, document: null }]);
+    expect((r.data as { answerStream: { sources: unknown } }).answerStream.sources).toEqual([
+      { citation: 1, document: null },
+      { citation: 2, document: null },
+    ]);
   });
 });
 
 describe('the adapter', () => {
   const ADAPTER = 'gateway/apollo-planner.ts';
   /** What @apollo/gateway documents: the gateway and its data sources. */
-  const PUBLIC_GATEWAY = new Set(['ApolloGateway', 'GraphQLDataSource', 'GraphQLDataSourceProcessOptions', 'RemoteGraphQLDataSource', 'LocalGraphQLDataSource']);
+  const PUBLIC_GATEWAY = new Set([
+    'ApolloGateway',
+    'GraphQLDataSource',
+    'GraphQLDataSourceProcessOptions',
+    'RemoteGraphQLDataSource',
+    'LocalGraphQLDataSource',
+  ]);
   const root = join(__dirname, '..', '..');
   const files = sourceFiles(root, ['core', 'clients', 'edge', 'rest', 'subgraphs', 'gateway', 'services', 'bin', 'bench', 'test']);
-  const importsOf = (file: string) => [...readFileSync(join(root, file), 'utf8')
-    .matchAll(/(?:\bimport\s+(?:type\s+)?(?:\{([^}]*)\}\s*from\s*)?|\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*)['"](@apollo\/[^'"]+)['"]/g)]
-    .map((m) => ({ names: (m[1] ?? '').split(',').map((n) => n.replace(/^\s*type\s+/, '').trim()).filter(Boolean), from: m[2] }));
+  const importsOf = (file: string) =>
+    [
+      ...readFileSync(join(root, file), 'utf8').matchAll(
+        /(?:\bimport\s+(?:type\s+)?(?:\{([^}]*)\}\s*from\s*)?|\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*)['"](@apollo\/[^'"]+)['"]/g,
+      ),
+    ].map((m) => ({
+      names: (m[1] ?? '')
+        .split(',')
+        .map((n) => n.replace(/^\s*type\s+/, '').trim())
+        .filter(Boolean),
+      from: m[2],
+    }));
 
   it("is the only file that reaches Apollo's internals: federation-internals, the query planner, the gateway's undocumented exports, a package's dist/", () => {
     expect(files).toContain(ADAPTER);
-    const reaching = files.filter((f) => f !== ADAPTER).flatMap((file) => importsOf(file).flatMap(({ names, from }) => {
-      if (/^@apollo\/(federation-internals|query-planner)(\/|$)|^@apollo\/[^/]+\/(dist|src)\//.test(from)) return [`${file}: ${from}`];
-      if (from === '@apollo/gateway') return names.filter((n) => !PUBLIC_GATEWAY.has(n)).map((n) => `${file}: ${n} of ${from}`);
-      return [];
-    }));
+    const reaching = files
+      .filter((f) => f !== ADAPTER)
+      .flatMap((file) =>
+        importsOf(file).flatMap(({ names, from }) => {
+          if (/^@apollo\/(federation-internals|query-planner)(\/|$)|^@apollo\/[^/]+\/(dist|src)\//.test(from)) return [`${file}: ${from}`];
+          if (from === '@apollo/gateway') return names.filter((n) => !PUBLIC_GATEWAY.has(n)).map((n) => `${file}: ${n} of ${from}`);
+          return [];
+        }),
+      );
     expect(reaching).toEqual([]);
   });
 });

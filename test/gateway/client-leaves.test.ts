@@ -18,10 +18,26 @@ beforeAll(async () => {
   upstream = await startFakeOpenAi();
   process.env.E2E_GW_LEAVE_OC_KEY = 'gateway-leave-oc-token-0123456789';
   const file = join(tmpdir(), `catalog-gw-leave-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GW_LEAVE_OC_KEY' } }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'oc-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 4096,
+          upstream: {
+            provider: 'openai-compatible',
+            baseUrl: `${upstream.url}/v1`,
+            model: 'llama3.2',
+            credentialEnv: 'E2E_GW_LEAVE_OC_KEY',
+          },
+        },
+      ],
+    }),
+  );
   f = await chatFixture({ MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
 }, 60_000);
 afterAll(async () => {

@@ -20,9 +20,15 @@ const answer = async (r: Response): Promise<Answer> => {
   return { status: r.status, type, body: type.includes('json') ? await r.json() : await r.text() };
 };
 const post = (base: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(answer);
+  fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  }).then(answer);
 const get = (base: string, params: Record<string, unknown>, headers: Record<string, string> = { 'apollo-require-preflight': 'true' }) => {
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  const query = new URLSearchParams(
+    Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
   return fetch(`${base}/graphql?${query}`, { headers }).then(answer);
 };
 /** Every error of the answer has a code; the codes, in order. */
@@ -54,7 +60,11 @@ describe('the gateway with its default settings', () => {
     expect(missing.body.errors[0].message).toMatch(/\$id/);
     expect(codes(await post(p.url, { query: '{ viewer { username } }' }))).toEqual(['UNAUTHENTICATED']);
     expect(codes(await post(p.url, { query: '{ models { id } }' }))).toEqual(['UNAUTHENTICATED']);
-    const broken = await fetch(`${p.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":' }).then(answer);
+    const broken = await fetch(`${p.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query":',
+    }).then(answer);
     expect([broken.status, codes(broken)]).toEqual([400, ['BAD_REQUEST']]);
     expect(codes(await post(p.url, { query: '{ realm { name } }', variables: [] }))).toEqual(['BAD_REQUEST']);
   });
@@ -95,7 +105,11 @@ describe('the gateway with its default settings', () => {
     const bareGet = await get(p.url, { query }, {});
     expect([bareGet.status, codes(bareGet)]).toEqual([400, ['BAD_REQUEST']]);
     expect(bareGet.body.errors[0].message).toMatch(/Cross-Site Request Forgery/);
-    const plain = await fetch(`${p.url}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query }) }).then(answer);
+    const plain = await fetch(`${p.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ query }),
+    }).then(answer);
     expect([plain.status, codes(plain)]).toEqual([400, ['BAD_REQUEST']]);
     expect(plain.body.errors[0].message).toMatch(/Cross-Site Request Forgery/);
     expect((await get(p.url, { query }, { 'x-apollo-operation-name': 'Anything' })).body).toEqual({ data: { realm: { name: 'default' } } });
@@ -123,7 +137,10 @@ describe('introspection and the landing page turned off for production', () => {
     await token?.stop();
   });
 
-  it.each([['the gateway', () => all], ['a subgraph served alone', () => token]])('%s refuses introspection with a code and serves no page', async (_, started) => {
+  it.each([
+    ['the gateway', () => all],
+    ['a subgraph served alone', () => token],
+  ])('%s refuses introspection with a code and serves no page', async (_, started) => {
     const { url } = started();
     const schema = await post(url, { query: getIntrospectionQuery() });
     expect(codes(schema)).toContain('GRAPHQL_VALIDATION_FAILED');
@@ -140,7 +157,12 @@ describe('introspection and the landing page turned off for production', () => {
 
   it('validates the settings as booleans, and sizes the caches', () => {
     const c = loadConfig({ GRAPHQL_INTROSPECTION: 'OFF', GRAPHQL_LANDING_PAGE: '1', GRAPHQL_QUERY_PLAN_CACHE_MB: '8' });
-    expect([c.GRAPHQL_INTROSPECTION, c.GRAPHQL_LANDING_PAGE, c.GRAPHQL_QUERY_PLAN_CACHE_MB, c.GRAPHQL_APQ_CACHE_MB]).toEqual([false, true, 8, 10]);
+    expect([c.GRAPHQL_INTROSPECTION, c.GRAPHQL_LANDING_PAGE, c.GRAPHQL_QUERY_PLAN_CACHE_MB, c.GRAPHQL_APQ_CACHE_MB]).toEqual([
+      false,
+      true,
+      8,
+      10,
+    ]);
     const d = loadConfig({});
     expect([d.GRAPHQL_INTROSPECTION, d.GRAPHQL_LANDING_PAGE, d.GRAPHQL_QUERY_PLAN_CACHE_MB]).toEqual([true, true, 30]);
     expect(() => loadConfig({ GRAPHQL_INTROSPECTION: 'maybe' })).toThrow(ConfigError);
@@ -154,7 +176,9 @@ describe('a gateway whose subgraph is down', () => {
   let gateway: Started;
   let realm: string;
   // A proxy in front of a broken search deployment: 502 with an HTML page.
-  const proxy: Server = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1> upstream 10.0.0.7'));
+  const proxy: Server = createServer((_req, res) =>
+    res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1> upstream 10.0.0.7'),
+  );
   // A chat deployment that accepts requests and never answers.
   const stalled: Server = createServer(() => undefined);
   beforeAll(async () => {
@@ -162,13 +186,20 @@ describe('a gateway whose subgraph is down', () => {
     await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
     token = await startInTemp('token');
     // As `platform realm create` would, against the running server's data dir.
-    const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({
+      stores: sqliteTokenStores(join(token.dataDir, 'token.db')),
+      publicUrl: token.config.PUBLIC_URL,
+      hasher: fastHasher,
+      generateKey: pooledKeys,
+    });
     realm = (await admin.admin.createRealm({ name: 'far' })).id;
     await admin.close();
     const dead = `http://127.0.0.1:${await freePort()}/graphql`;
     gateway = await startInTemp('gateway', {
-      SUBGRAPH_TOKEN_URL: `${token.url}/graphql`, SUBGRAPH_SEARCH_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`,
-      SUBGRAPH_MODELS_URL: dead, SUBGRAPH_CHAT_URL: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/graphql`,
+      SUBGRAPH_TOKEN_URL: `${token.url}/graphql`,
+      SUBGRAPH_SEARCH_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`,
+      SUBGRAPH_MODELS_URL: dead,
+      SUBGRAPH_CHAT_URL: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/graphql`,
       // Long enough that the live token subgraph answers within it on a loaded machine.
       GRAPHQL_SUBGRAPH_TIMEOUT_MS: '2000',
     });
@@ -182,7 +213,10 @@ describe('a gateway whose subgraph is down', () => {
   });
 
   it('gives up on a subgraph that never answers after GRAPHQL_SUBGRAPH_TIMEOUT_MS, naming it', async () => {
-    const res = await post(gateway.url, { query: 'query($r: ID) { realm(id: $r) { name } sources(input: { query: "x" }) { query } }', variables: { r: realm } });
+    const res = await post(gateway.url, {
+      query: 'query($r: ID) { realm(id: $r) { name } sources(input: { query: "x" }) { query } }',
+      variables: { r: realm },
+    });
     expect(res.body.data).toEqual({ realm: { name: 'far' }, sources: null });
     expect(codes(res)).toEqual(['UPSTREAM_ERROR']);
     expect(res.body.errors[0]).toMatchObject({ path: ['sources'], extensions: { serviceName: 'chat' } });
@@ -191,7 +225,9 @@ describe('a gateway whose subgraph is down', () => {
   it('answers the other subgraphs’ data at once, with an UPSTREAM_ERROR naming the one down', async () => {
     // At once: without waiting for the subgraph timeout, so before a query that can only end by it (the stalled chat subgraph).
     const ended: string[] = [];
-    const stalling = post(gateway.url, { query: '{ sources(input: { query: "x" }) { query } }' }).then(() => ended.push('the stalled one, by the timeout'));
+    const stalling = post(gateway.url, { query: '{ sources(input: { query: "x" }) { query } }' }).then(() =>
+      ended.push('the stalled one, by the timeout'),
+    );
     const query = 'query($r: ID) { realm(id: $r) { name } model(id: "local-chat") { id } }';
     const res = await post(gateway.url, { query, variables: { r: realm } }, { 'api-key': 'any' });
     ended.push('the one down');
@@ -205,7 +241,10 @@ describe('a gateway whose subgraph is down', () => {
   });
 
   it('names a subgraph that answers an HTTP error, without its page or address', async () => {
-    const res = await post(gateway.url, { query: 'query($r: ID) { realm(id: $r) { name } document(id: "d") { id } }', variables: { r: realm } });
+    const res = await post(gateway.url, {
+      query: 'query($r: ID) { realm(id: $r) { name } document(id: "d") { id } }',
+      variables: { r: realm },
+    });
     expect(res.body.data).toEqual({ realm: { name: 'far' }, document: null });
     expect(codes(res)).toEqual(['UPSTREAM_ERROR']);
     expect(res.body.errors[0]).toMatchObject({ message: 'The search subgraph answered HTTP 502', extensions: { serviceName: 'search' } });
@@ -223,7 +262,14 @@ describe('Model references', () => {
   it('are resolved with one catalog read per request, however many (one DataLoader per request)', async () => {
     let reads = 0;
     const catalog = ['a', 'b', 'c'].map((id) => ({
-      id, group: 'a', kind: 'chat', status: 'active', contextLength: 1, inputKinds: ['text'], upstream: { provider: 'local' }, price: {},
+      id,
+      group: 'a',
+      kind: 'chat',
+      status: 'active',
+      contextLength: 1,
+      inputKinds: ['text'],
+      upstream: { provider: 'local' },
+      price: {},
     }));
     const service = {
       listModels: async () => {
@@ -242,4 +288,3 @@ describe('Model references', () => {
     expect(reads).toBe(2);
   });
 });
-

@@ -21,9 +21,20 @@ describe('the gateway refuses abusive or broken requests with 4xx, never stallin
   let base: string;
 
   const platform = async (limits?: Partial<GraphqlLimits>) => {
-    const gateway = await createGateway({ supergraphSdl: readSupergraph(), targets: { token: { schema: tokenSubgraph(fx).schema } }, log, limits });
+    const gateway = await createGateway({
+      supergraphSdl: readSupergraph(),
+      targets: { token: { schema: tokenSubgraph(fx).schema } },
+      log,
+      limits,
+    });
     gateways.push(gateway);
-    return createRestApp([], { log, extra: [{ path: '/', router: gateway.router }, { path: '/', router: graphiqlRouter('/graphql') }] });
+    return createRestApp([], {
+      log,
+      extra: [
+        { path: '/', router: gateway.router },
+        { path: '/', router: graphiqlRouter('/graphql') },
+      ],
+    });
   };
 
   beforeAll(async () => {
@@ -40,7 +51,11 @@ describe('the gateway refuses abusive or broken requests with 4xx, never stallin
     await fx.core.close();
   });
 
-  const gql = (body: unknown, to = app) => request(to).post('/graphql').set('content-type', 'application/json').send(body as object);
+  const gql = (body: unknown, to = app) =>
+    request(to)
+      .post('/graphql')
+      .set('content-type', 'application/json')
+      .send(body as object);
   const refused = (res: { status: number; body: any }, code: string, message: RegExp) => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toMatchObject({ message: expect.stringMatching(message), extensions: { code } });
@@ -49,10 +64,15 @@ describe('the gateway refuses abusive or broken requests with 4xx, never stallin
   it('keeps answering /healthz while it refuses a huge aliased document and a fragment bomb', async () => {
     const aliases = `{ ${Array.from({ length: 25_000 }, (_, i) => `a${i}: realm { id name issuer }`).join(' ')} }`;
     expect(aliases.length).toBeGreaterThan(800_000);
-    const levels = Array.from({ length: 50 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...G${i + 1} } fragment G${i} on Query { ...F${i + 1} ...G${i + 1} }`);
+    const levels = Array.from(
+      { length: 50 },
+      (_, i) => `fragment F${i} on Query { ...F${i + 1} ...G${i + 1} } fragment G${i} on Query { ...F${i + 1} ...G${i + 1} }`,
+    );
     const bomb = `{ ...F0 } ${levels.join(' ')} fragment F50 on Query { realm { id } } fragment G50 on Query { realm { name } }`;
-    const post = (query: string) => fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) })
-      .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const post = (query: string) =>
+      fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }).then(
+        async (r) => ({ status: r.status, body: (await r.json()) as any }),
+      );
     const [huge, exploded, health] = await Promise.all([post(aliases), post(bomb), fetch(`${base}/healthz`)]);
     refused(huge, 'QUERY_TOO_LARGE', /more than 5000 tokens/);
     refused(exploded, 'QUERY_TOO_COSTLY', /the limit is 2000/);
@@ -70,20 +90,36 @@ describe('the gateway refuses abusive or broken requests with 4xx, never stallin
   });
 
   it('answers an operationName that names no operation with 400', async () => {
-    refused(await gql({ query: 'query A { realm { id } }', operationName: 'B' }), 'OPERATION_RESOLUTION_FAILURE', /Unknown operation named "B"/);
+    refused(
+      await gql({ query: 'query A { realm { id } }', operationName: 'B' }),
+      'OPERATION_RESOLUTION_FAILURE',
+      /Unknown operation named "B"/,
+    );
   });
 
   it("answers bad persisted-query extensions with 400 and Apollo's own message", async () => {
     const query = '{ realm { id } }';
-    refused(await gql({ query, extensions: { persistedQuery: { version: 2, sha256Hash: 'abc' } } }), 'BAD_REQUEST', /^Unsupported persisted query version$/);
-    refused(await gql({ query, extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }), 'BAD_REQUEST', /^provided sha does not match query$/);
+    refused(
+      await gql({ query, extensions: { persistedQuery: { version: 2, sha256Hash: 'abc' } } }),
+      'BAD_REQUEST',
+      /^Unsupported persisted query version$/,
+    );
+    refused(
+      await gql({ query, extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }),
+      'BAD_REQUEST',
+      /^provided sha does not match query$/,
+    );
     const sha256Hash = createHash('sha256').update(query).digest('hex');
     const registered = await gql({ query, extensions: { persistedQuery: { version: 1, sha256Hash } } });
     expect(registered.body).toEqual({ data: { realm: { id: fx.realm } } });
   });
 
   it('refuses a subscription sent as plain JSON, naming the transports that stream it', async () => {
-    refused(await gql({ query: 'subscription { realm { id } }' }), 'SUBSCRIPTIONS_NOT_SUPPORTED', /graphql-ws.*text\/event-stream.*multipart\/mixed/);
+    refused(
+      await gql({ query: 'subscription { realm { id } }' }),
+      'SUBSCRIPTIONS_NOT_SUPPORTED',
+      /graphql-ws.*text\/event-stream.*multipart\/mixed/,
+    );
   });
 
   it('answers 404 for GraphiQL assets it does not have, whatever their name', async () => {

@@ -61,13 +61,18 @@ describe('the federated graph with the token subgraph in process', () => {
       i: { realm: fx.realm, refreshToken },
     });
     expect(refreshed.body.errors).toBeUndefined();
-    const again = await gql('mutation($i: RefreshTokenInput!) { refreshToken(input: $i) { accessToken } }', { i: { realm: fx.realm, refreshToken } });
+    const again = await gql('mutation($i: RefreshTokenInput!) { refreshToken(input: $i) { accessToken } }', {
+      i: { realm: fx.realm, refreshToken },
+    });
     expect(again.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'invalid_grant' });
 
     const access = refreshed.body.data.refreshToken.accessToken;
     const revoked = await gql('mutation($t: String!, $r: ID) { revokeToken(token: $t, realm: $r) }', { t: access, r: fx.realm });
     expect(revoked.body.data.revokeToken).toBe(true);
-    const seen = await gql('query($t: String!, $r: ID!) { introspectToken(token: $t, realm: $r) { active roles clientId } }', { t: access, r: fx.realm });
+    const seen = await gql('query($t: String!, $r: ID!) { introspectToken(token: $t, realm: $r) { active roles clientId } }', {
+      t: access,
+      r: fx.realm,
+    });
     expect(seen.body.data.introspectToken).toEqual({ active: false, roles: [], clientId: null });
   });
 
@@ -89,7 +94,10 @@ describe('the federated graph with the token subgraph in process', () => {
 
     const noRealm = await gql('{ introspectToken(token: "x", realm: "") { active } }');
     // The same schema and reason as REST's 422: an empty realm is too short.
-    expect(noRealm.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ loc: ['realm'], type: 'string_too_short' }] });
+    expect(noRealm.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      issues: [{ loc: ['realm'], type: 'string_too_short' }],
+    });
 
     const invalid = await gql('{ nope }');
     expect(invalid.status).toBe(400);

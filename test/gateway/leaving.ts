@@ -41,20 +41,25 @@ export function leaveEveryWay(setup: () => LeavingSetup) {
   };
 
   describe('a client leaving stops the model call', () => {
-    it('GraphQL over SSE: graphql-sse\'s client disposing of the subscription', async () => {
+    it("GraphQL over SSE: graphql-sse's client disposing of the subscription", async () => {
       const { base, upstream, headers } = setup();
       const seen = stalling();
       const client = createClient({ url: `${base}/graphql`, headers, retryAttempts: 0 });
       let first!: (text: string) => void;
       const firstPiece = new Promise<string>((resolve) => (first = resolve));
-      const dispose = client.subscribe<any>({ query: ANSWER_STREAM, variables: VARIABLES }, {
-        next: (r) => first(r.data?.answerStream?.response ?? JSON.stringify(r)),
-        error: (e) => first(`error: ${JSON.stringify(e)}`),
-        complete: () => undefined,
-      });
+      const dispose = client.subscribe<any>(
+        { query: ANSWER_STREAM, variables: VARIABLES },
+        {
+          next: (r) => first(r.data?.answerStream?.response ?? JSON.stringify(r)),
+          error: (e) => first(`error: ${JSON.stringify(e)}`),
+          complete: () => undefined,
+        },
+      );
       expect(await firstPiece).toBe('One two three ');
       dispose();
-      await (await nextUpstreamRequest(upstream, seen)).cut;
+      await (
+        await nextUpstreamRequest(upstream, seen)
+      ).cut;
       client.dispose();
     });
 
@@ -62,17 +67,27 @@ export function leaveEveryWay(setup: () => LeavingSetup) {
       const { base, upstream, headers } = setup();
       const seen = stalling();
       const leave = new AbortController();
-      const res = await postOperation(base, { query: ANSWER_STREAM, variables: VARIABLES }, { accept: 'text/event-stream', ...headers }, leave.signal);
+      const res = await postOperation(
+        base,
+        { query: ANSWER_STREAM, variables: VARIABLES },
+        { accept: 'text/event-stream', ...headers },
+        leave.signal,
+      );
       expect(res.status).toBe(200);
       expect(await readUntil(res.body!, 'One two three ')).toContain('event: next');
       leave.abort();
-      await (await nextUpstreamRequest(upstream, seen)).cut;
+      await (
+        await nextUpstreamRequest(upstream, seen)
+      ).cut;
     });
 
     it('GraphQL over SSE: the socket destroyed', async () => {
       const { base, upstream, headers } = setup();
       const seen = stalling();
-      const req = request(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers } });
+      const req = request(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+      });
       const firstPiece = new Promise<string>((resolve, reject) => {
         req.once('error', reject);
         req.once('response', (res) => {
@@ -87,21 +102,28 @@ export function leaveEveryWay(setup: () => LeavingSetup) {
       expect(await firstPiece).toContain('event: next');
       req.once('error', () => undefined);
       req.socket!.destroy();
-      await (await nextUpstreamRequest(upstream, seen)).cut;
+      await (
+        await nextUpstreamRequest(upstream, seen)
+      ).cut;
     });
 
     it('the generateAnswer mutation over plain HTTP: the fetch aborted while the model writes', async () => {
       const { base, upstream, headers } = setup();
       const seen = stalling();
       const leave = new AbortController();
-      const answer = postOperation(base, { query: GENERATE, variables: VARIABLES }, { accept: 'application/json', ...headers }, leave.signal);
+      const answer = postOperation(
+        base,
+        { query: GENERATE, variables: VARIABLES },
+        { accept: 'application/json', ...headers },
+        leave.signal,
+      );
       const asked = await nextUpstreamRequest(upstream, seen);
       leave.abort();
       await expect(answer).rejects.toThrow();
       await asked.cut;
     });
 
-    it('the models subgraph\'s chat mutation over plain HTTP: the fetch aborted while the model writes', async () => {
+    it("the models subgraph's chat mutation over plain HTTP: the fetch aborted while the model writes", async () => {
       const { base, upstream, headers } = setup();
       const seen = upstream.requests.length;
       upstream.script({ stall: true }); // a whole answer that never comes

@@ -9,7 +9,11 @@ describe.each(['all', 'token'])('GraphQL limits from the environment (%s)', (rol
   afterAll(() => server?.stop());
 
   const gql = async (query: string) => {
-    const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const res = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: { extensions: { code: string } }[] } };
   };
 

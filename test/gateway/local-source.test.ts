@@ -10,9 +10,12 @@ describe('InProcessDataSource', () => {
     calls = 0;
   });
   const source = (max?: number) => new InProcessDataSource(schema, max);
-  const request = (query: string, variables: Record<string, unknown> = {}) => ({
-    request: { query, variables }, context: { greeting: 'Hi' }, kind: 'incoming operation',
-  }) as never;
+  const request = (query: string, variables: Record<string, unknown> = {}) =>
+    ({
+      request: { query, variables },
+      context: { greeting: 'Hi' },
+      kind: 'incoming operation',
+    }) as never;
 
   it('executes with the variables and the context it is given, every time', async () => {
     const s = source();
@@ -62,10 +65,13 @@ describe('identical queries in flight share one execution', () => {
     },
   });
   Object.assign(schema.getMutationType()!.getFields().bump, { resolve: () => ++runs });
-  const call = (s: InProcessDataSource, query: string, authorization: string, operation = 'query') => s.process({
-    kind: 'incoming operation', request: { query, variables: {} }, context: { headers: { authorization }, clientAddress: '10.0.0.1' },
-    incomingRequestContext: { operation: { operation } },
-  } as never);
+  const call = (s: InProcessDataSource, query: string, authorization: string, operation = 'query') =>
+    s.process({
+      kind: 'incoming operation',
+      request: { query, variables: {} },
+      context: { headers: { authorization }, clientAddress: '10.0.0.1' },
+      incomingRequestContext: { operation: { operation } },
+    } as never);
   beforeEach(() => {
     runs = 0;
     gate = new Promise<void>((r) => (release = r));
@@ -94,7 +100,10 @@ describe('identical queries in flight share one execution', () => {
 
   it('never shares a mutation, nor a result with errors (the other caller runs its own)', async () => {
     const s = new InProcessDataSource(schema);
-    const bumps = await Promise.all([call(s, 'mutation { bump }', 'Bearer a', 'mutation'), call(s, 'mutation { bump }', 'Bearer a', 'mutation')]);
+    const bumps = await Promise.all([
+      call(s, 'mutation { bump }', 'Bearer a', 'mutation'),
+      call(s, 'mutation { bump }', 'Bearer a', 'mutation'),
+    ]);
     expect(bumps.map((b) => b.data?.bump).sort()).toEqual([1, 2]);
     runs = 0;
     const all = Promise.all([call(s, '{ me }', 'Bearer broken'), call(s, '{ me }', 'Bearer broken')]);

@@ -25,12 +25,21 @@ afterAll(async () => {
 });
 
 const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-  fetch(`${g.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+  fetch(`${g.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal,
+  });
 const ops = (operation: string, type: string, outcome: string) => g.value(OPS, { operation, type, outcome });
-const socket = (onSocket?: (s: WebSocket) => void): Client => createClient({
-  url: `${g.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true,
-  on: { connected: (s) => onSocket?.(s as WebSocket) },
-});
+const socket = (onSocket?: (s: WebSocket) => void): Client =>
+  createClient({
+    url: `${g.url.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    on: { connected: (s) => onSocket?.(s as WebSocket) },
+  });
 
 describe('queries and mutations', () => {
   it('a named query over POST is counted ok and timed', async () => {
@@ -48,7 +57,9 @@ describe('queries and mutations', () => {
     const before = await ops('anonymous', 'mutation', 'ok');
     expect(((await (await post({ query: 'mutation { poke }' })).json()) as any).data.poke).toBeGreaterThan(0);
     expect(await ops('anonymous', 'mutation', 'ok')).toBe(before + 1);
-    const got = await fetch(`${g.url}/graphql?query=${encodeURIComponent('query ByGet { hello }')}`, { headers: { 'apollo-require-preflight': 'true' } });
+    const got = await fetch(`${g.url}/graphql?query=${encodeURIComponent('query ByGet { hello }')}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(got.status).toBe(200);
     expect(await ops('ByGet', 'query', 'ok')).toBe(1);
   });
@@ -106,7 +117,7 @@ describe('subscriptions', () => {
     await until(() => g.value(STREAMS, { route: '/graphql' }), 0);
   });
 
-  describe('a client leaving midway brings the gauges back down (and ends the subgraph\'s stream)', () => {
+  describe("a client leaving midway brings the gauges back down (and ends the subgraph's stream)", () => {
     afterEach(async () => {
       await until(() => g.value(OPEN, {}), 0);
       await until(async () => g.seen.ticksOpen, 0);
@@ -117,7 +128,10 @@ describe('subscriptions', () => {
       let held!: WebSocket;
       const client = socket((s) => (held = s));
       const first = new Promise((resolve) => {
-        client.subscribe({ query: TICKS, variables: { n: 1, hold: true } }, { next: resolve, error: () => undefined, complete: () => undefined });
+        client.subscribe(
+          { query: TICKS, variables: { n: 1, hold: true } },
+          { next: resolve, error: () => undefined, complete: () => undefined },
+        );
       });
       expect(await first).toEqual({ data: { ticks: { id: '1', label: 'item 1' } } });
       expect(await g.value(OPEN, { transport: 'ws' })).toBe(1);
@@ -131,7 +145,10 @@ describe('subscriptions', () => {
       const client = socket();
       let stop!: () => void;
       const first = new Promise((resolve) => {
-        stop = client.subscribe({ query: TICKS, variables: { n: 1, hold: true } }, { next: resolve, error: () => undefined, complete: () => undefined });
+        stop = client.subscribe(
+          { query: TICKS, variables: { n: 1, hold: true } },
+          { next: resolve, error: () => undefined, complete: () => undefined },
+        );
       });
       await first;
       expect(await g.value(OPEN, { transport: 'ws' })).toBe(1);
@@ -153,7 +170,10 @@ describe('subscriptions', () => {
       await until(() => g.value(OPEN, { transport }), 0);
     });
 
-    it.each([['GraphQL over SSE', 'text/event-stream'], ['multipart', 'multipart/mixed;subscriptionSpec=1.0']])('%s: the client gone while the subscription was starting', async (_t, accept) => {
+    it.each([
+      ['GraphQL over SSE', 'text/event-stream'],
+      ['multipart', 'multipart/mixed;subscriptionSpec=1.0'],
+    ])('%s: the client gone while the subscription was starting', async (_t, accept) => {
       const started = g.seen.ticksStarted;
       const before = g.seen.ticksAsked;
       const leave = new AbortController();
@@ -171,9 +191,15 @@ describe('subscriptions', () => {
       const auth = { authorization: 'Bearer leaver' };
       const token = await (await fetch(`${g.url}/graphql`, { method: 'PUT', headers: auth })).text();
       const leave = new AbortController();
-      const stream = await fetch(`${g.url}/graphql`, { headers: { ...auth, accept: 'text/event-stream', 'x-graphql-event-stream-token': token }, signal: leave.signal });
+      const stream = await fetch(`${g.url}/graphql`, {
+        headers: { ...auth, accept: 'text/event-stream', 'x-graphql-event-stream-token': token },
+        signal: leave.signal,
+      });
       expect(stream.status).toBe(200);
-      const accepted = await post({ query: TICKS, variables: { n: 1, hold: true }, extensions: { operationId: 'op1' } }, { ...auth, 'x-graphql-event-stream-token': token });
+      const accepted = await post(
+        { query: TICKS, variables: { n: 1, hold: true }, extensions: { operationId: 'op1' } },
+        { ...auth, 'x-graphql-event-stream-token': token },
+      );
       expect(accepted.status).toBe(202);
       await readUntil(stream.body!, '"label":"item 1"');
       expect(await g.value(OPEN, { transport: 'sse' })).toBe(1);
@@ -187,7 +213,8 @@ describe('operation names', () => {
   // A gateway of its own: the first 200 names a process sees keep their label.
   it('300 operation names leave at most 201 label values (200, then `other`); a name over 64 characters is `invalid`', async () => {
     const own = await telemetryGraph();
-    const ask = (query: string) => fetch(`${own.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const ask = (query: string) =>
+      fetch(`${own.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     for (let i = 0; i < 300; i++) expect((await ask(`query Many${i} { hello }`)).status).toBe(200);
     const text = await own.metric(OPS);
     const names = new Set([...text.matchAll(/operation="([^"]+)"/g)].map((m) => m[1]));
@@ -198,19 +225,28 @@ describe('operation names', () => {
     expect(await own.value(OPS, { operation: 'invalid', type: 'query', outcome: 'ok' })).toBe(1);
     await own.stop();
   });
-
 });
 
 describe('the server stopping', () => {
   it('ends every open subscription: the gauge comes back to 0', async () => {
     const own = await telemetryGraph();
-    const client = createClient({ url: `${own.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+    const client = createClient({
+      url: `${own.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: true,
+    });
     const first = new Promise((resolve) => {
-      client.subscribe({ query: TICKS, variables: { n: 1, hold: true } }, { next: resolve, error: () => undefined, complete: () => undefined });
+      client.subscribe(
+        { query: TICKS, variables: { n: 1, hold: true } },
+        { next: resolve, error: () => undefined, complete: () => undefined },
+      );
     });
     await first;
     const res = await fetch(`${own.url}/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: TICKS, variables: { n: 1, hold: true } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: TICKS, variables: { n: 1, hold: true } }),
     });
     await readUntil(res.body!, 'event: next');
     expect(await own.value(OPEN, {})).toBe(2);

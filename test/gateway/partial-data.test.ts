@@ -16,7 +16,9 @@ let modelsDown: Started;
 
 type Answer = { status: number; body: any };
 const gql = async (base: string, query: string, headers: Record<string, string | undefined>, variables?: unknown): Promise<Answer> => {
-  const sent = Object.fromEntries(Object.entries({ 'content-type': 'application/json', ...headers }).filter((e): e is [string, string] => e[1] !== undefined));
+  const sent = Object.fromEntries(
+    Object.entries({ 'content-type': 'application/json', ...headers }).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   const res = await fetch(`${base}/graphql`, { method: 'POST', headers: sent, body: JSON.stringify({ query, variables }) });
   return { status: res.status, body: await res.json() };
 };
@@ -24,7 +26,8 @@ const gql = async (base: string, query: string, headers: Record<string, string |
 const errorsOf = (a: Answer) => (a.body.errors ?? []).map((e: any) => [e.path?.join('.'), e.extensions?.code, e.extensions?.serviceName]);
 
 const VIEWER_AND_MODELS = '{ viewer { username } models { id } }';
-const ANSWER = 'mutation($input: AskInput!) { generateAnswer(input: $input) { response model { id contextLength } sources { title document { title } } } }';
+const ANSWER =
+  'mutation($input: AskInput!) { generateAnswer(input: $input) { response model { id contextLength } sources { title document { title } } } }';
 const ASPIRIN = { input: { query: 'What are the side effects of aspirin?' } };
 
 beforeAll(async () => {
@@ -35,8 +38,10 @@ beforeAll(async () => {
   // A gateway's settings in front of the parts: the issuer of the tokens it checks (as the README's parts.env gives every part), and where the subgraphs are.
   const urls = (models: string) => ({
     AUTH_ISSUER_URL: f.url,
-    SUBGRAPH_TOKEN_URL: `${alone.token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search.url}/graphql`,
-    SUBGRAPH_MODELS_URL: models, SUBGRAPH_CHAT_URL: `${alone.chat.url}/graphql`,
+    SUBGRAPH_TOKEN_URL: `${alone.token.url}/graphql`,
+    SUBGRAPH_SEARCH_URL: `${alone.search.url}/graphql`,
+    SUBGRAPH_MODELS_URL: models,
+    SUBGRAPH_CHAT_URL: `${alone.chat.url}/graphql`,
   });
   up = await startInTemp('gateway', urls(`${alone.models.url}/graphql`));
   // The models subgraph down; the chat proxy still reaches the model gateway's REST paths.
@@ -75,7 +80,11 @@ describe.each([
   });
 
   it('keeps a mutation that succeeded when the next one of the request fails', async () => {
-    const r = await gql(base(), 'mutation { added: addDocument(input: { title: "Kept", content: "Kept despite the next one." }) { title } gone: deleteDocument(id: "no-such-id") }', { authorization: f.a });
+    const r = await gql(
+      base(),
+      'mutation { added: addDocument(input: { title: "Kept", content: "Kept despite the next one." }) { title } gone: deleteDocument(id: "no-such-id") }',
+      { authorization: f.a },
+    );
     expect(r.body.data).toEqual({ added: { title: 'Kept' }, gone: null });
     expect(errorsOf(r)).toEqual([['gone', 'NOT_FOUND', 'search']]);
   });
@@ -108,7 +117,9 @@ describe('the models subgraph down, the others served alone', () => {
       expect(results.map((x) => x.data.answerStream.response).join('')).toContain('stomach upset');
       expect(results[0].data.answerStream.model).toBeNull();
       expect(results[0].data.answerStream.sources[0]).toMatchObject({ title: 'Aspirin', document: { title: 'Aspirin' } });
-      expect(results[0].errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR', serviceName: 'models' }) })]);
+      expect(results[0].errors).toEqual([
+        expect.objectContaining({ extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR', serviceName: 'models' }) }),
+      ]);
     } finally {
       await client.dispose();
     }

@@ -7,7 +7,16 @@ import { DEFAULT_CATALOG } from '../../core/models/catalog/catalog';
 import { chatFixture, type ChatFixture } from '../e2e/chat/fixture';
 import { post, sseChunks, type Chunk } from '../e2e/chat/wire';
 import { freePort, startInTemp, type Started } from '../e2e/shared/server';
-import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, type Result } from '../e2e/shared/subscription-wire';
+import {
+  ANSWER_STREAM,
+  expectStreamedAnswer,
+  multipartParts,
+  postOperation,
+  run,
+  socketClient,
+  sseResults,
+  type Result,
+} from '../e2e/shared/subscription-wire';
 import { startFakeOpenAi, type FakeOpenAi } from '../shared/fakes/openai-upstream';
 import { leaveEveryWay } from './leaving';
 
@@ -31,18 +40,36 @@ const TALKATIVE = 'One two three four five six seven eight nine ten eleven twelv
 /** A gateway's settings in front of the parts (and, as the README's parts.env gives every part, the issuer of the tokens it checks). */
 const subgraphUrls = (chatUrl: string) => ({
   AUTH_ISSUER_URL: f.url,
-  SUBGRAPH_TOKEN_URL: `${alone.token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${alone.search.url}/graphql`,
-  SUBGRAPH_MODELS_URL: `${alone.models.url}/graphql`, SUBGRAPH_CHAT_URL: chatUrl,
+  SUBGRAPH_TOKEN_URL: `${alone.token.url}/graphql`,
+  SUBGRAPH_SEARCH_URL: `${alone.search.url}/graphql`,
+  SUBGRAPH_MODELS_URL: `${alone.models.url}/graphql`,
+  SUBGRAPH_CHAT_URL: chatUrl,
 });
 
 beforeAll(async () => {
   upstream = await startFakeOpenAi({ answer: 'The upstream says aspirin upsets the stomach.' });
   process.env.E2E_GW_REMOTE_OC_KEY = 'gateway-remote-oc-token-0123456789';
   catalogFile = join(tmpdir(), `catalog-gw-remote-${process.pid}-${Date.now()}.json`);
-  writeFileSync(catalogFile, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GW_REMOTE_OC_KEY' } }],
-  }));
+  writeFileSync(
+    catalogFile,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'oc-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 4096,
+          upstream: {
+            provider: 'openai-compatible',
+            baseUrl: `${upstream.url}/v1`,
+            model: 'llama3.2',
+            credentialEnv: 'E2E_GW_REMOTE_OC_KEY',
+          },
+        },
+      ],
+    }),
+  );
   f = await chatFixture({ MODELS_CATALOG_FILE: catalogFile });
   rest = sseChunks((await post(`${f.url}/api/stream_generate_answer`, f.body(ASPIRIN))).text).chunks;
   const shared = { PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, LOG_LEVEL: 'silent' };
@@ -79,7 +106,9 @@ it('streams the answer over graphql-ws, titled by the search subgraph and descri
 });
 
 it('serves ten subscribers at once, each its whole answer', async () => {
-  const all = await Promise.all(Array.from({ length: 10 }, () => run(connect(gateway.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } })));
+  const all = await Promise.all(
+    Array.from({ length: 10 }, () => run(connect(gateway.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } })),
+  );
   for (const { results, error } of all) {
     expect(error).toBeUndefined();
     expectStreamedAnswer(results, rest);
@@ -91,14 +120,21 @@ it('streams over GraphQL over SSE and the multipart protocol as well', async () 
   const sse = sseResults(await (await postOperation(gateway.url, body, { accept: 'text/event-stream', ...user() })).text());
   expect(sse.complete).toBe(true);
   expectStreamedAnswer(sse.results, rest);
-  const parts = multipartParts(await (await postOperation(gateway.url, body, { accept: 'multipart/mixed;subscriptionSpec=1.0', ...user() })).text());
+  const parts = multipartParts(
+    await (await postOperation(gateway.url, body, { accept: 'multipart/mixed;subscriptionSpec=1.0', ...user() })).text(),
+  );
   expect(parts.closed).toBe(true);
-  expectStreamedAnswer(parts.parts.filter((p) => 'payload' in p).map((p) => p.payload as Result), rest);
+  expectStreamedAnswer(
+    parts.parts.filter((p) => 'payload' in p).map((p) => p.payload as Result),
+    rest,
+  );
 });
 
 it("carries the caller's credentials to the chat subgraph: none is UNAUTHENTICATED, another tenant FORBIDDEN, both naming chat", async () => {
   const none = await run(connect(gateway.url, { 'api-key': f.apiKey }), ANSWER_STREAM, { input: { query: ASPIRIN } });
-  expect(none.results).toEqual([{ errors: [expect.objectContaining({ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })] }]);
+  expect(none.results).toEqual([
+    { errors: [expect.objectContaining({ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })] },
+  ]);
   const other = await run(connect(gateway.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN, tenantId: 'tenant-b' } });
   expect(other.results[0].errors![0].extensions).toMatchObject({ code: 'FORBIDDEN', serviceName: 'chat' });
   const unknown = await run(connect(gateway.url, user()), 'subscription { answerStream(input: {query: "x"}) { nope } }', {});
@@ -123,12 +159,19 @@ leaveEveryWay(() => ({ base: gateway.url, upstream, headers: user() }));
 
 it('ends a subscription with an UPSTREAM_ERROR naming chat when the chat subgraph is down, or goes down midway', async () => {
   const nowhere = await startInTemp('gateway', subgraphUrls(`http://127.0.0.1:${await freePort()}/graphql`));
-  const mortal = await startInTemp('chat', { PLATFORM_DATA_DIR: f.platform.dataDir, AUTH_ISSUER_URL: f.url, SEARCH_URL: alone.search.url, MODELS_URL: alone.models.url });
+  const mortal = await startInTemp('chat', {
+    PLATFORM_DATA_DIR: f.platform.dataDir,
+    AUTH_ISSUER_URL: f.url,
+    SEARCH_URL: alone.search.url,
+    MODELS_URL: alone.models.url,
+  });
   const doomed = await startInTemp('gateway', subgraphUrls(`${mortal.url}/graphql`));
   try {
     const down = await run(connect(nowhere.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } });
     expect(down.error).toBeUndefined();
-    expect(down.results).toEqual([{ errors: [{ message: 'The chat subgraph is unavailable', extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } }] }]);
+    expect(down.results).toEqual([
+      { errors: [{ message: 'The chat subgraph is unavailable', extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } }] },
+    ]);
 
     upstream.script({ answer: TALKATIVE, stallAfter: 3 });
     let first!: () => void;
@@ -156,7 +199,16 @@ it('gives up on a chat subgraph that takes the socket but never acknowledges it,
   try {
     const { results, error } = await run(connect(slow.url, user()), ANSWER_STREAM, { input: { query: ASPIRIN } });
     expect(error).toBeUndefined();
-    expect(results).toEqual([{ errors: [{ message: 'The chat subgraph did not accept the subscription in time', extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' } }] }]);
+    expect(results).toEqual([
+      {
+        errors: [
+          {
+            message: 'The chat subgraph did not accept the subscription in time',
+            extensions: { code: 'UPSTREAM_ERROR', serviceName: 'chat' },
+          },
+        ],
+      },
+    ]);
   } finally {
     await slow.stop();
     for (const c of mute.clients) c.terminate();

@@ -19,11 +19,18 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
     models = await startInTemp('models', { AUTH_ISSUER_URL: token.url });
     chat = await startInTemp('chat', { AUTH_ISSUER_URL: token.url, SEARCH_URL: search.url, MODELS_URL: models.url });
     gateway = await startInTemp('gateway', {
-      SUBGRAPH_TOKEN_URL: `${token.url}/graphql`, SUBGRAPH_SEARCH_URL: `${search.url}/graphql`, SUBGRAPH_MODELS_URL: `${models.url}/graphql`,
+      SUBGRAPH_TOKEN_URL: `${token.url}/graphql`,
+      SUBGRAPH_SEARCH_URL: `${search.url}/graphql`,
+      SUBGRAPH_MODELS_URL: `${models.url}/graphql`,
       SUBGRAPH_CHAT_URL: `${chat.url}/graphql`,
     });
     // As `platform realm create` / `client create` would, against the running server's data dir.
-    const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({
+      stores: sqliteTokenStores(join(token.dataDir, 'token.db')),
+      publicUrl: token.config.PUBLIC_URL,
+      hasher: fastHasher,
+      generateKey: pooledKeys,
+    });
     const r = (await admin.admin.createRealm({ name: 'remote' })).id;
     const c = await admin.admin.createClient({ realm: r, clientId: 'far', roles: ['search:read'] });
     await admin.close();
@@ -38,8 +45,11 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
   });
 
   const gql = (base: string, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) })
-      .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query, variables }),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
   it('forwards the bearer token: the remote subgraph verifies it and knows the caller', async () => {
     const issued = await gql(gateway.url, 'mutation($i: ClientTokenInput!) { issueClientToken(input: $i) { accessToken } }', {
@@ -58,10 +68,14 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
     });
     expect(issued.body.errors).toBeUndefined();
     expect(issued.body.data.issueClientToken.tokenType).toBe('Bearer');
-    const seen = await gql(gateway.url, 'query($t: String!, $r: ID!) { introspectToken(token: $t, realm: $r) { active clientId realm { id name } } }', {
-      t: issued.body.data.issueClientToken.accessToken,
-      r: creds.realm,
-    });
+    const seen = await gql(
+      gateway.url,
+      'query($t: String!, $r: ID!) { introspectToken(token: $t, realm: $r) { active clientId realm { id name } } }',
+      {
+        t: issued.body.data.issueClientToken.accessToken,
+        r: creds.realm,
+      },
+    );
     expect(seen.body.data.introspectToken).toEqual({ active: true, clientId: 'far', realm: { id: creds.realm, name: 'remote' } });
   });
 
@@ -69,7 +83,10 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
     const bad = await gql(gateway.url, 'mutation($i: ClientTokenInput!) { issueClientToken(input: $i) { accessToken } }', {
       i: { realm: creds.realm, clientId: creds.client_id, clientSecret: 'wrong' },
     });
-    expect(bad.body.errors[0]).toMatchObject({ message: 'Authentication failed', extensions: { code: 'UNAUTHENTICATED', serviceName: 'token' } });
+    expect(bad.body.errors[0]).toMatchObject({
+      message: 'Authentication failed',
+      extensions: { code: 'UNAUTHENTICATED', serviceName: 'token' },
+    });
   });
 
   it('serves the token REST paths on the token server and not on the gateway', async () => {

@@ -11,7 +11,8 @@ import { tokenFixture, tokenSubgraph, PUBLIC_URL, type TokenFixture } from '../s
  * both answers. `kind` is what both must say: REST status and GraphQL extensions.code, plus the
  * reason (OAuth code or validation issue type) that both carry.
  */
-type Outcome = { kind: 'ok' } | { kind: 'validation'; type: string; field: string } | { kind: 'error'; status: number; code: string; reason: string };
+type Outcome =
+  { kind: 'ok' } | { kind: 'validation'; type: string; field: string } | { kind: 'error'; status: number; code: string; reason: string };
 
 interface Case {
   name: string;
@@ -32,7 +33,10 @@ const cases: Case[] = [
   {
     name: 'good client credentials',
     rest: (f) => ({ path: TOKEN, form: { realm: f.realm, ...f.client } }),
-    graphql: (f) => ({ query: ISSUE, variables: { i: { realm: f.realm, clientId: f.client.client_id, clientSecret: f.client.client_secret } } }),
+    graphql: (f) => ({
+      query: ISSUE,
+      variables: { i: { realm: f.realm, clientId: f.client.client_id, clientSecret: f.client.client_secret } },
+    }),
     expect: { kind: 'ok' },
   },
   {
@@ -44,19 +48,28 @@ const cases: Case[] = [
   {
     name: 'a realm that is not a UUID',
     rest: (f) => ({ path: TOKEN, form: { realm: 'main', ...f.client } }),
-    graphql: (f) => ({ query: ISSUE, variables: { i: { realm: 'main', clientId: f.client.client_id, clientSecret: f.client.client_secret } } }),
+    graphql: (f) => ({
+      query: ISSUE,
+      variables: { i: { realm: 'main', clientId: f.client.client_id, clientSecret: f.client.client_secret } },
+    }),
     expect: { kind: 'validation', type: 'uuid_parsing', field: 'realm' },
   },
   {
     name: 'an unknown realm',
     rest: (f) => ({ path: TOKEN, form: { realm: UNKNOWN_REALM, ...f.client } }),
-    graphql: (f) => ({ query: ISSUE, variables: { i: { realm: UNKNOWN_REALM, clientId: f.client.client_id, clientSecret: f.client.client_secret } } }),
+    graphql: (f) => ({
+      query: ISSUE,
+      variables: { i: { realm: UNKNOWN_REALM, clientId: f.client.client_id, clientSecret: f.client.client_secret } },
+    }),
     expect: { kind: 'error', status: 404, code: 'NOT_FOUND', reason: 'realm_not_found' },
   },
   {
     name: 'a scope the client may not have',
     rest: (f) => ({ path: TOKEN, form: { realm: f.realm, ...f.client, scopes: 'admin' } }),
-    graphql: (f) => ({ query: ISSUE, variables: { i: { realm: f.realm, clientId: f.client.client_id, clientSecret: f.client.client_secret, scopes: 'admin' } } }),
+    graphql: (f) => ({
+      query: ISSUE,
+      variables: { i: { realm: f.realm, clientId: f.client.client_id, clientSecret: f.client.client_secret, scopes: 'admin' } },
+    }),
     expect: { kind: 'error', status: 400, code: 'BAD_USER_INPUT', reason: 'invalid_scope' },
   },
   {

@@ -51,11 +51,15 @@ async function freshToken(): Promise<string> {
 }
 
 const revoke = async (accessToken: string) => {
-  const res = await fetch(`${platform.f.url}/auth/api/v1/oauth/connect/revoke`, { method: 'POST', body: new URLSearchParams({ realm, token: accessToken }) });
+  const res = await fetch(`${platform.f.url}/auth/api/v1/oauth/connect/revoke`, {
+    method: 'POST',
+    body: new URLSearchParams({ realm, token: accessToken }),
+  });
   expect(res.status).toBe(200);
 };
 
-const stalling = () => platform.upstream.script({ answer: 'One two three four five six seven eight nine ten eleven twelve.', stallAfter: 3 });
+const stalling = () =>
+  platform.upstream.script({ answer: 'One two three four five six seven eight nine ten eleven twelve.', stallAfter: 3 });
 const input = { query: ASPIRIN, modelId: 'oc-chat' };
 const REVOKED = { message: 'Invalid token: revoked', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) };
 
@@ -73,21 +77,31 @@ it('graphql-ws: ends the running subscription with UNAUTHENTICATED, stops the mo
   await platform.upstream.requests.at(-1)!.cut;
 
   const again = await run(client, 'query { viewer { username } }', {});
-  expect(again.results[0].errors).toEqual([expect.objectContaining({ message: 'Invalid token: revoked', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })]);
+  expect(again.results[0].errors).toEqual([
+    expect.objectContaining({ message: 'Invalid token: revoked', extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) }),
+  ]);
 });
 
 it('GraphQL over SSE and multipart: the stream ends with UNAUTHENTICATED, and the model call stops', async () => {
   for (const accept of ['text/event-stream', 'multipart/mixed; subscriptionSpec="1.0", application/json']) {
     const token = await freshToken();
     stalling();
-    const res = await postOperation(platform.f.url, { query: ANSWER_STREAM, variables: { input } },
-      { accept, authorization: `Bearer ${token}`, 'api-key': platform.f.apiKey });
+    const res = await postOperation(
+      platform.f.url,
+      { query: ANSWER_STREAM, variables: { input } },
+      { accept, authorization: `Bearer ${token}`, 'api-key': platform.f.apiKey },
+    );
     expect(res.status).toBe(200);
     const body = res.body!;
     const first = await readUntil(body, 'One two three');
     await revoke(token);
-    const text = first + await readRest(body);
-    const results = accept === 'text/event-stream' ? sseResults(text).results : multipartParts(text).parts.filter((p) => p.payload).map((p) => p.payload);
+    const text = first + (await readRest(body));
+    const results =
+      accept === 'text/event-stream'
+        ? sseResults(text).results
+        : multipartParts(text)
+            .parts.filter((p) => p.payload)
+            .map((p) => p.payload);
     expect(results.at(-1)).toEqual({ errors: [REVOKED] });
     if (accept === 'text/event-stream') expect(sseResults(text).complete).toBe(true);
     else expect(multipartParts(text).closed).toBe(true);
@@ -95,19 +109,32 @@ it('GraphQL over SSE and multipart: the stream ends with UNAUTHENTICATED, and th
   }
 });
 
-it('the chat proxy\'s REST stream: ends with finish_reason error saying the token was revoked, then [DONE]', async () => {
+it("the chat proxy's REST stream: ends with finish_reason error saying the token was revoked, then [DONE]", async () => {
   const token = await freshToken();
   stalling();
-  const body = platform.f.body(ASPIRIN, { model_info: { modelId: 'oc-chat' } }, { user_cred: { token, client: { tenant_id: 'tenant-a' } } });
-  const res = await fetch(`${platform.f.url}/api/stream_generate_answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const body = platform.f.body(
+    ASPIRIN,
+    { model_info: { modelId: 'oc-chat' } },
+    { user_cred: { token, client: { tenant_id: 'tenant-a' } } },
+  );
+  const res = await fetch(`${platform.f.url}/api/stream_generate_answer`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   const stream = res.body!;
   const first = await readUntil(stream, 'One two three');
   await revoke(token);
-  const { chunks, done } = sseChunks(first + await readRest(stream));
+  const { chunks, done } = sseChunks(first + (await readRest(stream)));
   expect(done).toBe(true);
   // The upstream sends two pieces before it stalls; the revocation may come between them.
   expect(chunks.map((c) => c.response).join('')).toMatch(/^One two three (four five six )?$/);
-  expect(chunks.at(-1)).toEqual({ generated_search_text: expect.any(String), response: '', finish_reason: 'error', detail: 'Invalid token: revoked' });
+  expect(chunks.at(-1)).toEqual({
+    generated_search_text: expect.any(String),
+    response: '',
+    finish_reason: 'error',
+    detail: 'Invalid token: revoked',
+  });
   await platform.upstream.requests.at(-1)!.cut;
 });

@@ -9,7 +9,10 @@ import { telemetryGraph, until, type TelemetryGraph } from './telemetry-graph';
 const FETCHES = 'platform_graphql_subgraph_fetch_duration_seconds_count';
 const TICKS = 'subscription Ticks($n: Int!, $hold: Boolean) { ticks(count: $n, hold: $hold) { id label } }';
 
-describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where, remote) => {
+describe.each([
+  ['in process', false],
+  ['remote', true],
+])('subgraphs %s', (_where, remote) => {
   let g: TelemetryGraph;
   beforeAll(async () => {
     g = await telemetryGraph({ remote });
@@ -19,7 +22,12 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
   });
 
   const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
-    fetch(`${g.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+    fetch(`${g.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal,
+    });
   const fetches = (subgraph: string, outcome: string) => g.value(FETCHES, { subgraph, outcome });
 
   it('times each fetch of a query plan by subgraph', async () => {

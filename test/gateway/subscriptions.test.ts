@@ -4,7 +4,17 @@ import type { ChatFixture } from '../e2e/chat/fixture';
 import { joined, type Chunk } from '../e2e/chat/wire';
 import type { FakeOpenAi } from '../shared/fakes/openai-upstream';
 import { answeringPlatform, ASPIRIN, type Answering } from './answering';
-import { ANSWER_STREAM, expectStreamedAnswer, multipartParts, postOperation, run, socketClient, sseResults, wsUrl, type Result } from '../e2e/shared/subscription-wire';
+import {
+  ANSWER_STREAM,
+  expectStreamedAnswer,
+  multipartParts,
+  postOperation,
+  run,
+  socketClient,
+  sseResults,
+  wsUrl,
+  type Result,
+} from '../e2e/shared/subscription-wire';
 
 /**
  * Subscriptions at the gateway's /graphql, subgraphs in process: answerStream is the chat subgraph's,
@@ -54,12 +64,17 @@ describe('over graphql-ws', () => {
 
   it('runs queries and mutations over the same socket, across subgraphs', async () => {
     const client = connect(user());
-    const q = await run(client, 'query($input: AskInput!) { sources(input: $input) { model { id contextLength } citations { title document { title } } } }',
-      { input: { query: ASPIRIN } });
+    const q = await run(
+      client,
+      'query($input: AskInput!) { sources(input: $input) { model { id contextLength } citations { title document { title } } } }',
+      { input: { query: ASPIRIN } },
+    );
     expect(q.results[0].errors).toBeUndefined();
     expect(q.results[0].data.sources.model).toEqual({ id: 'local-chat', contextLength: 8192 });
     expect(q.results[0].data.sources.citations[0]).toEqual({ title: 'Aspirin', document: { title: 'Aspirin' } });
-    const m = await run(client, 'mutation($input: AskInput!) { generateAnswer(input: $input) { response finishReason } }', { input: { query: ASPIRIN } });
+    const m = await run(client, 'mutation($input: AskInput!) { generateAnswer(input: $input) { response finishReason } }', {
+      input: { query: ASPIRIN },
+    });
     expect(m.results[0].data.generateAnswer).toEqual({ response: joined(rest), finishReason: 'STOP' });
   });
 
@@ -76,7 +91,11 @@ describe('over graphql-ws', () => {
     const input = { query: ASPIRIN, modelId: 'oc-chat' };
     stalling();
     const { results } = await run(connect(user(), true), STREAM, { input }, (_r, stop) => stop());
-    expect(results[0].data.answerStream).toMatchObject({ response: 'One two three ', finishReason: null, model: { id: 'oc-chat', contextLength: 4096 } });
+    expect(results[0].data.answerStream).toMatchObject({
+      response: 'One two three ',
+      finishReason: null,
+      model: { id: 'oc-chat', contextLength: 4096 },
+    });
     const completed = upstream.requests.at(-1)!;
     await completed.cut;
 
@@ -91,12 +110,18 @@ describe('over graphql-ws', () => {
   it('answers an unauthorised subscription with an error naming the subgraph, an unknown field with a validation error', async () => {
     const none = await run(connect({ 'api-key': f.apiKey }), STREAM, { input: { query: ASPIRIN } });
     expect(none.results).toHaveLength(1);
-    expect(none.results[0].errors).toEqual([expect.objectContaining({ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })]);
+    expect(none.results[0].errors).toEqual([
+      expect.objectContaining({ message: 'Not authenticated', extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } }),
+    ]);
     const other = await run(connect(user()), STREAM, { input: { query: ASPIRIN, tenantId: 'tenant-b' } });
     expect(other.results[0].errors![0].extensions).toMatchObject({ code: 'FORBIDDEN', serviceName: 'chat' });
     const unknown = await run(connect(user()), 'subscription { nope }', {});
     expect(unknown.error).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
-    const deep = await run(connect(user()), `subscription { answerStream(input: {query: "x"}) { ${Array.from({ length: 31 }, (_, i) => `a${i}: response`).join(' ')} } }`, {});
+    const deep = await run(
+      connect(user()),
+      `subscription { answerStream(input: {query: "x"}) { ${Array.from({ length: 31 }, (_, i) => `a${i}: response`).join(' ')} } }`,
+      {},
+    );
     expect(deep.error[0].extensions.code).toBe('TOO_MANY_ALIASES');
   });
 
@@ -124,14 +149,22 @@ describe('over HTTP', () => {
     const { results, complete } = sseResults(await res.text());
     expect(complete).toBe(true);
     expectTheAnswer(results);
-    const q = sseResults(await (await postOperation(f.url, { query: '{ sources(input: {query: "aspirin"}) { citations { document { title } } } }' }, headers('text/event-stream'))).text());
+    const q = sseResults(
+      await (
+        await postOperation(
+          f.url,
+          { query: '{ sources(input: {query: "aspirin"}) { citations { document { title } } } }' },
+          headers('text/event-stream'),
+        )
+      ).text(),
+    );
     expect(q.results[0].data.sources.citations[0].document.title).toBe('Aspirin');
   });
 
   it('GraphQL over SSE refuses an invalid operation with a coded 400', async () => {
     const res = await postOperation(f.url, { query: 'subscription { nope }' }, headers('text/event-stream'));
     expect(res.status).toBe(400);
-    expect((await res.json() as any).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(((await res.json()) as any).errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
   it('SSE and multipart bound a hostile document as every other transport does, and the gateway goes on', async () => {
@@ -141,18 +174,22 @@ describe('over HTTP', () => {
     for (const accept of ['text/event-stream', 'multipart/mixed;subscriptionSpec=1.0']) {
       const many = await postOperation(f.url, { query: aliases }, headers(accept));
       expect(many.status).toBe(400);
-      expect((await many.json() as any).errors[0].extensions.code).toBe('TOO_MANY_ALIASES');
+      expect(((await many.json()) as any).errors[0].extensions.code).toBe('TOO_MANY_ALIASES');
       const broken = await postOperation(f.url, { query: nested }, headers(accept));
       expect(broken.status).toBe(400);
-      expect((await broken.json() as any).errors[0].extensions.code).toMatch(/^(GRAPHQL_PARSE_FAILED|QUERY_TOO_DEEP|QUERY_TOO_LARGE)$/);
+      expect(((await broken.json()) as any).errors[0].extensions.code).toMatch(/^(GRAPHQL_PARSE_FAILED|QUERY_TOO_DEEP|QUERY_TOO_LARGE)$/);
       const served = await postOperation(f.url, { query: fine }, headers(accept));
       expect(served.status).toBe(200);
       expect(await served.text()).toContain('"document":{"id":"');
     }
   });
 
-  it('multipart (Apollo Client\'s protocol): one part per event as {payload}, heartbeats, the closing boundary', async () => {
-    const res = await postOperation(f.url, { query: STREAM, variables: { input: { query: ASPIRIN } } }, headers('multipart/mixed;subscriptionSpec="1.0", application/json'));
+  it("multipart (Apollo Client's protocol): one part per event as {payload}, heartbeats, the closing boundary", async () => {
+    const res = await postOperation(
+      f.url,
+      { query: STREAM, variables: { input: { query: ASPIRIN } } },
+      headers('multipart/mixed;subscriptionSpec="1.0", application/json'),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('multipart/mixed;boundary="graphql";subscriptionSpec="1.0"');
     const { parts, closed } = multipartParts(await res.text());
@@ -162,15 +199,25 @@ describe('over HTTP', () => {
   });
 
   it('multipart: an unauthorised subscription is one part with the errors; a client that leaves ends the model call', async () => {
-    const res = await postOperation(f.url, { query: STREAM, variables: { input: { query: ASPIRIN } } }, headers('multipart/mixed;subscriptionSpec=1.0', { authorization: undefined }));
+    const res = await postOperation(
+      f.url,
+      { query: STREAM, variables: { input: { query: ASPIRIN } } },
+      headers('multipart/mixed;subscriptionSpec=1.0', { authorization: undefined }),
+    );
     const { parts, closed } = multipartParts(await res.text());
     expect(closed).toBe(true);
-    expect(parts).toEqual([{ payload: { errors: [expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })] } }]);
+    expect(parts).toEqual([
+      { payload: { errors: [expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED', serviceName: 'chat' } })] } },
+    ]);
 
     upstream.script({ answer: 'One two three four five six seven eight nine ten eleven twelve.', stallAfter: 3 });
     const leave = new AbortController();
-    const streaming = await postOperation(f.url, { query: STREAM, variables: { input: { query: ASPIRIN, modelId: 'oc-chat' } } },
-      headers('multipart/mixed;subscriptionSpec=1.0'), leave.signal);
+    const streaming = await postOperation(
+      f.url,
+      { query: STREAM, variables: { input: { query: ASPIRIN, modelId: 'oc-chat' } } },
+      headers('multipart/mixed;subscriptionSpec=1.0'),
+      leave.signal,
+    );
     const reader = streaming.body!.getReader();
     let text = '';
     while (!text.includes('payload')) text += new TextDecoder().decode((await reader.read()).value);
@@ -181,13 +228,18 @@ describe('over HTTP', () => {
   it('multipart sends heartbeats while the answer stalls', async () => {
     upstream.script({ answer: 'One two three four five six seven eight nine ten eleven twelve.', stallAfter: 3 });
     const leave = new AbortController();
-    const streaming = await postOperation(f.url, { query: STREAM, variables: { input: { query: ASPIRIN, modelId: 'oc-chat' } } },
-      headers('multipart/mixed;subscriptionSpec=1.0'), leave.signal);
+    const streaming = await postOperation(
+      f.url,
+      { query: STREAM, variables: { input: { query: ASPIRIN, modelId: 'oc-chat' } } },
+      headers('multipart/mixed;subscriptionSpec=1.0'),
+      leave.signal,
+    );
     const reader = streaming.body!.getReader();
     let text = '';
     // The answer's first piece, then heartbeats (every GRAPHQL_KEEPALIVE_MS) while the model stalls.
     const after = () => text.slice(text.indexOf('"payload"'));
-    while (!text.includes('"payload"') || after().split('\r\n\r\n{}').length < 3) text += new TextDecoder().decode((await reader.read()).value);
+    while (!text.includes('"payload"') || after().split('\r\n\r\n{}').length < 3)
+      text += new TextDecoder().decode((await reader.read()).value);
     expect(multipartParts(text).parts[1]).toMatchObject({ payload: { data: { answerStream: { response: 'One two three ' } } } });
     leave.abort();
     await upstream.requests.at(-1)!.cut;
@@ -196,7 +248,10 @@ describe('over HTTP', () => {
   it('refuses a subscription in a plain JSON request, naming the transports that carry one', async () => {
     const res = await postOperation(f.url, { query: STREAM, variables: { input: { query: ASPIRIN } } }, headers('application/json'));
     expect(res.status).toBe(400);
-    const body = await res.json() as any;
-    expect(body.errors[0]).toMatchObject({ extensions: { code: 'SUBSCRIPTIONS_NOT_SUPPORTED' }, message: expect.stringMatching(/graphql-ws.*text\/event-stream.*multipart/) });
+    const body = (await res.json()) as any;
+    expect(body.errors[0]).toMatchObject({
+      extensions: { code: 'SUBSCRIPTIONS_NOT_SUPPORTED' },
+      message: expect.stringMatching(/graphql-ws.*text\/event-stream.*multipart/),
+    });
   });
 });

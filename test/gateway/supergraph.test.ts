@@ -4,7 +4,7 @@ import { SERVICES } from '../../services/registry';
 const registered = () => SERVICES.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() }));
 
 describe('the supergraph', () => {
-  it('composes from the registered services\' SDL without errors', () => {
+  it("composes from the registered services' SDL without errors", () => {
     const sdl = composeSupergraph(registered());
     expect(sdl).toContain('@join__graph(name: "token"');
     expect(sdl).toContain('type Realm');

@@ -73,37 +73,56 @@ function ticking(count: number, hold: boolean, seen: Seen): AsyncIterableIterato
 
 export function subgraphs(seen: Seen): Subgraph[] {
   let pokes = 0;
-  const alpha = buildSubgraph('alpha', ALPHA, {
-    Query: {
-      // `slow` answers after 300 ms: identical queries then surely meet in flight.
-      hello: (_: unknown, { name }: { name?: string }, ctx: GraphContext) => inSpan(ctx.trace, 'alpha work', {}, async () => {
-        if (name === 'slow') await new Promise((resolve) => setTimeout(resolve, 300));
-        return `hello ${name ?? 'world'}`;
-      }),
-      item: (_: unknown, { id }: { id: string }) => ({ id }),
-      fails: () => {
-        throw new Error('alpha failed');
+  const alpha = buildSubgraph(
+    'alpha',
+    ALPHA,
+    {
+      Query: {
+        // `slow` answers after 300 ms: identical queries then surely meet in flight.
+        hello: (_: unknown, { name }: { name?: string }, ctx: GraphContext) =>
+          inSpan(ctx.trace, 'alpha work', {}, async () => {
+            if (name === 'slow') await new Promise((resolve) => setTimeout(resolve, 300));
+            return `hello ${name ?? 'world'}`;
+          }),
+        item: (_: unknown, { id }: { id: string }) => ({ id }),
+        fails: () => {
+          throw new Error('alpha failed');
+        },
+      },
+      Mutation: { poke: () => ++pokes },
+      Subscription: {
+        ticks: {
+          subscribe: (_: unknown, { count, hold, delayMs }: { count: number; hold?: boolean; delayMs?: number }, ctx: GraphContext) =>
+            inSpan(ctx.trace, 'alpha ticks', {}, async () => {
+              seen.ticksAsked++;
+              if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+              return ticking(count, hold === true, seen);
+            }),
+          resolve: (item: { id: string }) => item,
+        },
       },
     },
-    Mutation: { poke: () => ++pokes },
-    Subscription: {
-      ticks: {
-        subscribe: (_: unknown, { count, hold, delayMs }: { count: number; hold?: boolean; delayMs?: number }, ctx: GraphContext) => inSpan(ctx.trace, 'alpha ticks', {}, async () => {
-          seen.ticksAsked++;
-          if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
-          return ticking(count, hold === true, seen);
-        }),
-        resolve: (item: { id: string }) => item,
+    log,
+  );
+  const beta = buildSubgraph(
+    'beta',
+    BETA,
+    {
+      Item: {
+        __resolveReference: ({ id }: { id: string }, ctx: GraphContext) =>
+          inSpan(ctx.trace, 'beta work', {}, async () => ({ id, label: `item ${id}` })),
       },
     },
-  }, log);
-  const beta = buildSubgraph('beta', BETA, {
-    Item: { __resolveReference: ({ id }: { id: string }, ctx: GraphContext) => inSpan(ctx.trace, 'beta work', {}, async () => ({ id, label: `item ${id}` })) },
-  }, log);
+    log,
+  );
   return [alpha, beta];
 }
 
-export const supergraph = (): string => composeSupergraph([{ name: 'alpha', sdl: ALPHA }, { name: 'beta', sdl: BETA }]);
+export const supergraph = (): string =>
+  composeSupergraph([
+    { name: 'alpha', sdl: ALPHA },
+    { name: 'beta', sdl: BETA },
+  ]);
 
 /** A verifier that takes any bearer token as its own caller (single connection mode's owner). */
 const anyBearer = {
@@ -146,7 +165,12 @@ export async function telemetryGraph(opts: { remote?: boolean; tracing?: boolean
     }
     // Served alone as `platform serve <service>` serves one; its own registry, so the gateway's figures stay apart.
     const router = await subgraphRouter(s, log);
-    const app = createRestApp([], { log, extra: [{ path: '/', router: router.router }], tracing: opts.tracing, metrics: opts.tracing ? prometheusMetrics({ maxTenants: 1 }) : undefined });
+    const app = createRestApp([], {
+      log,
+      extra: [{ path: '/', router: router.router }],
+      tracing: opts.tracing,
+      metrics: opts.tracing ? prometheusMetrics({ maxTenants: 1 }) : undefined,
+    });
     const server = createServer((req, res) => {
       seen.traceparents.push(req.headers.traceparent as string | undefined);
       app(req, res);
@@ -155,14 +179,25 @@ export async function telemetryGraph(opts: { remote?: boolean; tracing?: boolean
     targets[s.name] = { url: `${await listen(server)}/graphql` };
     remotes.push({ server, router, ws });
   }
-  const gateway = await createGateway({ supergraphSdl: supergraph(), targets, log, metrics, verifier: anyBearer, keepAliveMs: opts.keepAliveMs });
+  const gateway = await createGateway({
+    supergraphSdl: supergraph(),
+    targets,
+    log,
+    metrics,
+    verifier: anyBearer,
+    keepAliveMs: opts.keepAliveMs,
+  });
   const app = createRestApp([], { log, extra: [{ path: '/', router: gateway.router }], metrics, tracing: opts.tracing });
   const server = createServer(app);
   const ws = gateway.webSocket!(server);
   const url = await listen(server);
   const metric = async (name: string) => (metrics.registry.getSingleMetric(name) ? metrics.registry.getSingleMetricAsString(name) : '');
   return {
-    url, metrics, seen, gateway, metric,
+    url,
+    metrics,
+    seen,
+    gateway,
+    metric,
     connections: () => new Promise((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     async value(name, labels) {
       // A histogram's series by their own name: `<name>_count`, `_sum`.
@@ -171,8 +206,12 @@ export async function telemetryGraph(opts: { remote?: boolean; tracing?: boolean
       if (!m) return 0;
       const { values } = await m.get();
       const wanted = Object.entries(labels);
-      return values.filter((v) => ((v as { metricName?: string }).metricName ?? base) === name
-        && wanted.every(([k, x]) => String((v.labels as Record<string, unknown>)[k]) === x))
+      return values
+        .filter(
+          (v) =>
+            ((v as { metricName?: string }).metricName ?? base) === name &&
+            wanted.every(([k, x]) => String((v.labels as Record<string, unknown>)[k]) === x),
+        )
         .reduce((sum, v) => sum + v.value, 0);
     },
     async stop() {
@@ -193,7 +232,7 @@ export async function telemetryGraph(opts: { remote?: boolean; tracing?: boolean
 /** Polls `read` until it gives `want` (or jest's timeout ends the test). */
 export async function until<T>(read: () => Promise<T>, want: T): Promise<void> {
   for (;;) {
-    if (await read() === want) return;
+    if ((await read()) === want) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

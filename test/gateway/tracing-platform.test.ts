@@ -27,10 +27,26 @@ beforeAll(async () => {
   upstream = await startFakeOpenAi({ answer: 'Traced words.', record: true });
   process.env.E2E_GW_TRACE_OC_KEY = 'gateway-trace-oc-token-0123456789';
   const file = join(tmpdir(), `catalog-gw-trace-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GW_TRACE_OC_KEY' } }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'oc-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 4096,
+          upstream: {
+            provider: 'openai-compatible',
+            baseUrl: `${upstream.url}/v1`,
+            model: 'llama3.2',
+            credentialEnv: 'E2E_GW_TRACE_OC_KEY',
+          },
+        },
+      ],
+    }),
+  );
   p = await startInTemp('all', { MODELS_CATALOG_FILE: file, METRICS_PORT: '0' }).finally(() => rmSync(file, { force: true }));
   ({ apiKey } = await (p.instances.models as unknown as ModelsInstance).keys.create({ name: 'trace-test', tenant: 'tenant-a' }));
 }, 60_000);
@@ -50,10 +66,13 @@ function ancestors(span: ReadableSpan, spans: ReadableSpan[]): ReadableSpan[] {
   return out;
 }
 
-it('the model call a resolver makes is inside the operation\'s span', async () => {
+it("the model call a resolver makes is inside the operation's span", async () => {
   const res = await fetch(`${p.url}/graphql`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'api-key': apiKey },
-    body: JSON.stringify({ query: 'mutation Ask { chat(input: { model: "oc-chat", messages: [{ role: USER, content: "Say it." }] }) { content } }' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': apiKey },
+    body: JSON.stringify({
+      query: 'mutation Ask { chat(input: { model: "oc-chat", messages: [{ role: USER, content: "Say it." }] }) { content } }',
+    }),
   });
   expect(await res.json()).toEqual({ data: { chat: { content: 'Traced words.' } } });
   const spans = exporter.getFinishedSpans();

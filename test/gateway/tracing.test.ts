@@ -43,10 +43,17 @@ function descends(span: ReadableSpan, ancestor: ReadableSpan, spans = exporter.g
 const ofTrace = (traceId: string) => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
 
 async function post(g: TelemetryGraph, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${g.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(`${g.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
-describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where, remote) => {
+describe.each([
+  ['in process', false],
+  ['remote', true],
+])('subgraphs %s', (_where, remote) => {
   let g: TelemetryGraph;
   beforeAll(async () => {
     g = await telemetryGraph({ remote, tracing: true });
@@ -68,14 +75,20 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
     return fetch;
   };
 
-  it('a query: one span for the HTTP request and its operation > (remote: subgraph alpha >) its resolver\'s span; beta\'s too', async () => {
-    expect(await (await post(g, { query: 'query Hello { hello item(id: "2") { label } }' })).json()).toEqual({ data: { hello: 'hello world', item: { label: 'item 2' } } });
+  it("a query: one span for the HTTP request and its operation > (remote: subgraph alpha >) its resolver's span; beta's too", async () => {
+    expect(await (await post(g, { query: 'query Hello { hello item(id: "2") { label } }' })).json()).toEqual({
+      data: { hello: 'hello world', item: { label: 'item 2' } },
+    });
     await until(async () => named('graphql query Hello').length + named('beta work').length, 2);
     const op = one('graphql query Hello');
     expect(op.kind).toBe(SpanKind.SERVER);
     expect(parentOf(op)).toBeUndefined();
     expect(op.attributes).toMatchObject({
-      'graphql.operation.type': 'query', 'graphql.operation.name': 'Hello', 'http.request.method': 'POST', 'http.route': '/graphql', 'http.response.status_code': 200,
+      'graphql.operation.type': 'query',
+      'graphql.operation.name': 'Hello',
+      'http.request.method': 'POST',
+      'http.route': '/graphql',
+      'http.response.status_code': 200,
     });
     if (remote) await until(async () => named('POST /graphql').length, 2);
     const spans = ofTrace(op.spanContext().traceId);
@@ -94,11 +107,22 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('hello world');
   });
 
-  it('fifty queries at once, each continuing its own caller\'s trace: every trace holds its own operation, fetches and resolvers\' spans, none of another\'s', async () => {
-    const callers = Array.from({ length: 50 }, (_, i) => ({ i, trace: i.toString(16).padStart(32, 'a'), parent: (i + 1).toString(16).padStart(16, 'b') }));
-    const answers = await Promise.all(callers.map(({ i, trace, parent }) => post(g,
-      // A text of its own each: identical queries in flight would share one execution (dedupe.ts).
-      { query: `query Hello { hello(name: "caller${i}") item(id: "${i}") { label } }` }, { traceparent: `00-${trace}-${parent}-01` }).then((r) => r.json())));
+  it("fifty queries at once, each continuing its own caller's trace: every trace holds its own operation, fetches and resolvers' spans, none of another's", async () => {
+    const callers = Array.from({ length: 50 }, (_, i) => ({
+      i,
+      trace: i.toString(16).padStart(32, 'a'),
+      parent: (i + 1).toString(16).padStart(16, 'b'),
+    }));
+    const answers = await Promise.all(
+      callers.map(({ i, trace, parent }) =>
+        post(
+          g,
+          // A text of its own each: identical queries in flight would share one execution (dedupe.ts).
+          { query: `query Hello { hello(name: "caller${i}") item(id: "${i}") { label } }` },
+          { traceparent: `00-${trace}-${parent}-01` },
+        ).then((r) => r.json()),
+      ),
+    );
     expect(answers).toEqual(callers.map(({ i }) => ({ data: { hello: `hello caller${i}`, item: { label: `item ${i}` } } })));
     await until(async () => named('graphql query Hello').length, 50);
     await until(async () => named('beta work').length, 50);
@@ -113,7 +137,7 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
     }
   });
 
-  it('a failing query: its span (and, remote, the fetch\'s) marked failed', async () => {
+  it("a failing query: its span (and, remote, the fetch's) marked failed", async () => {
     await post(g, { query: 'query Failing { fails }' });
     await until(async () => named('graphql query Failing').length, 1);
     expect(one('graphql query Failing').status.code).toBe(2);
@@ -123,7 +147,7 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
     }
   });
 
-  it('a subscription over SSE: its span (the request\'s) covers its life, the stream on alpha and each event\'s fetch from beta inside it', async () => {
+  it("a subscription over SSE: its span (the request's) covers its life, the stream on alpha and each event's fetch from beta inside it", async () => {
     const text = await (await post(g, { query: TICKS, variables: { n: 2 } }, { accept: 'text/event-stream' })).text();
     expect(text.match(/event: next/g)).toHaveLength(2);
     await until(async () => named('graphql subscription Ticks').length, 1);
@@ -148,9 +172,15 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
   it('GraphQL over SSE, single connection: a query answered on the stream has a span of its own under the request that sent it (answered 202 first)', async () => {
     const auth = { authorization: 'Bearer single' };
     const token = await (await fetch(`${g.url}/graphql`, { method: 'PUT', headers: auth })).text();
-    const stream = await fetch(`${g.url}/graphql`, { headers: { ...auth, accept: 'text/event-stream', 'x-graphql-event-stream-token': token } });
+    const stream = await fetch(`${g.url}/graphql`, {
+      headers: { ...auth, accept: 'text/event-stream', 'x-graphql-event-stream-token': token },
+    });
     expect(stream.status).toBe(200);
-    const sent = await post(g, { query: 'query OnStream { hello }', extensions: { operationId: 'q1' } }, { ...auth, 'x-graphql-event-stream-token': token, traceparent: TRACEPARENT });
+    const sent = await post(
+      g,
+      { query: 'query OnStream { hello }', extensions: { operationId: 'q1' } },
+      { ...auth, 'x-graphql-event-stream-token': token, traceparent: TRACEPARENT },
+    );
     expect(sent.status).toBe(202);
     const reader = stream.body!.getReader();
     let text = '';
@@ -168,11 +198,17 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
   });
 
   it('graphql-ws: an operation is a root span, or continues the trace its extensions or connection_init name', async () => {
-    const client = (params?: Record<string, unknown>) => createClient({
-      url: `${g.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: params,
-    });
-    const once = (c: ReturnType<typeof client>, payload: { query: string; extensions?: Record<string, unknown>; variables?: Record<string, unknown> }) =>
-      new Promise<void>((resolve, reject) => c.subscribe(payload, { next: () => undefined, error: reject, complete: resolve }));
+    const client = (params?: Record<string, unknown>) =>
+      createClient({
+        url: `${g.url.replace(/^http/, 'ws')}/graphql`,
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        connectionParams: params,
+      });
+    const once = (
+      c: ReturnType<typeof client>,
+      payload: { query: string; extensions?: Record<string, unknown>; variables?: Record<string, unknown> },
+    ) => new Promise<void>((resolve, reject) => c.subscribe(payload, { next: () => undefined, error: reject, complete: resolve }));
 
     const plain = client();
     await once(plain, { query: 'query Rooted { hello }' });
@@ -185,15 +221,24 @@ describe.each([['in process', false], ['remote', true]])('subgraphs %s', (_where
 
     await until(async () => named('graphql subscription Ticks').length, 1);
     expect(parentOf(one('graphql query Rooted'))).toBeUndefined();
-    for (const [name, parent] of [['graphql query Given', PARENT], ['graphql subscription Ticks', PARENT], ['graphql query ByInit', 'c'.repeat(16)]] as const) {
+    for (const [name, parent] of [
+      ['graphql query Given', PARENT],
+      ['graphql subscription Ticks', PARENT],
+      ['graphql query ByInit', 'c'.repeat(16)],
+    ] as const) {
       const span = one(name);
       expect(span.spanContext().traceId).toBe(TRACE);
       expect(parentOf(span)).toBe(parent);
     }
-    expect(descends(named('alpha work').find((s) => s.spanContext().traceId === TRACE)!, one('graphql query Given'))).toBe(true);
+    expect(
+      descends(
+        named('alpha work').find((s) => s.spanContext().traceId === TRACE)!,
+        one('graphql query Given'),
+      ),
+    ).toBe(true);
   });
 
-  it('identical queries in flight share one fetch: the others\' spans it runs in link to the first one\'s, whose trace holds the work', async () => {
+  it("identical queries in flight share one fetch: the others' spans it runs in link to the first one's, whose trace holds the work", async () => {
     const before = g.seen.traceparents.length;
     const slow = () => post(g, { query: '{ hello(name: "slow") }' }).then((r) => r.json());
     const answers = await Promise.all([slow(), slow(), slow()]);

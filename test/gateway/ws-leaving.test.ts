@@ -17,34 +17,36 @@ afterAll(() => g?.stop());
 const wsUrl = () => `${g.url.replace(/^http/, 'ws')}/graphql`;
 
 /** Opens a socket, starts `query`, then drops the socket `afterMs` later (terminate: no close frame). */
-const leaver = (query: string, afterMs: number) => new Promise<void>((resolve) => {
-  const ws = new WebSocket(wsUrl(), 'graphql-transport-ws');
-  ws.on('error', () => resolve());
-  ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
-  ws.on('message', (m) => {
-    if (JSON.parse(String(m)).type !== 'connection_ack') return;
-    ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
-    setTimeout(() => {
-      ws.terminate();
-      resolve();
-    }, afterMs);
+const leaver = (query: string, afterMs: number) =>
+  new Promise<void>((resolve) => {
+    const ws = new WebSocket(wsUrl(), 'graphql-transport-ws');
+    ws.on('error', () => resolve());
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
+    ws.on('message', (m) => {
+      if (JSON.parse(String(m)).type !== 'connection_ack') return;
+      ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
+      setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, afterMs);
+    });
   });
-});
 
 /** One query over a fresh socket, answered in full. */
-const answered = (query: string) => new Promise<unknown>((resolve, reject) => {
-  const ws = new WebSocket(wsUrl(), 'graphql-transport-ws');
-  ws.on('error', reject);
-  ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
-  ws.on('message', (m) => {
-    const msg = JSON.parse(String(m));
-    if (msg.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
-    if (msg.type === 'next') {
-      ws.close();
-      resolve(msg.payload);
-    }
+const answered = (query: string) =>
+  new Promise<unknown>((resolve, reject) => {
+    const ws = new WebSocket(wsUrl(), 'graphql-transport-ws');
+    ws.on('error', reject);
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init' })));
+    ws.on('message', (m) => {
+      const msg = JSON.parse(String(m));
+      if (msg.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
+      if (msg.type === 'next') {
+        ws.close();
+        resolve(msg.payload);
+      }
+    });
   });
-});
 
 it('sixty clients leaving while their answers are written: nothing logged as an internal error, and the gateway answers the next', async () => {
   const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);

@@ -28,21 +28,22 @@ interface Closed {
 }
 
 /** Opens a socket (from `from`, with `headers`), sends the first frame once open and the others once acknowledged (as the protocol asks); resolves when the server closes it. */
-const exchange = (frames: (string | Buffer)[], opts: { from?: string; headers?: Record<string, string> } = {}) => new Promise<Closed>((resolve, reject) => {
-  const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: opts.from, headers: opts.headers });
-  const got: string[] = [];
-  ws.on('error', reject);
-  ws.on('open', () => ws.send(frames[0]));
-  ws.on('message', (m) => {
-    got.push(String(m));
-    const type = JSON.parse(String(m)).type;
-    if (type === 'complete') ws.close(1000);
-    if (type !== 'connection_ack') return;
-    if (frames.length === 1) ws.close(1000);
-    else frames.slice(1).forEach((frame) => ws.send(frame));
+const exchange = (frames: (string | Buffer)[], opts: { from?: string; headers?: Record<string, string> } = {}) =>
+  new Promise<Closed>((resolve, reject) => {
+    const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: opts.from, headers: opts.headers });
+    const got: string[] = [];
+    ws.on('error', reject);
+    ws.on('open', () => ws.send(frames[0]));
+    ws.on('message', (m) => {
+      got.push(String(m));
+      const type = JSON.parse(String(m)).type;
+      if (type === 'complete') ws.close(1000);
+      if (type !== 'connection_ack') return;
+      if (frames.length === 1) ws.close(1000);
+      else frames.slice(1).forEach((frame) => ws.send(frame));
+    });
+    ws.on('close', (code, reason) => resolve({ code, reason: String(reason), got }));
   });
-  ws.on('close', (code, reason) => resolve({ code, reason: String(reason), got }));
-});
 
 const init = (payload?: unknown) => JSON.stringify({ type: 'connection_init', ...(payload === undefined ? {} : { payload }) });
 const ACK = JSON.stringify({ type: 'connection_ack' });
@@ -52,7 +53,12 @@ const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 describe('connection_init credentials', () => {
   it('a garbage, malformed or non-string token closes the socket with 4403 and the reason; no token, or a valid one, is acknowledged', async () => {
-    for (const payload of [{ Authorization: 'Bearer garbage' }, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 42 }, { AUTHORIZATION: `${f.a}x` }]) {
+    for (const payload of [
+      { Authorization: 'Bearer garbage' },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: 42 },
+      { AUTHORIZATION: `${f.a}x` },
+    ]) {
       const closed = await exchange([init(payload)]);
       expect([closed.code, closed.got]).toEqual([4403, []]);
       expect(closed.reason).toMatch(/^Forbidden: Invalid token/);
@@ -99,39 +105,62 @@ describe('message bounds', () => {
   });
 
   it('after the acknowledgement a message may hold the body limit (1 MiB), not more; a deep operation is refused alone, the socket kept', async () => {
-    const op = (pad: number, id = '1') => JSON.stringify({ id, type: 'subscribe', payload: { query: '{ __typename }', extensions: { pad: 'x'.repeat(pad) } } });
+    const op = (pad: number, id = '1') =>
+      JSON.stringify({ id, type: 'subscribe', payload: { query: '{ __typename }', extensions: { pad: 'x'.repeat(pad) } } });
     const within = await exchange([init(), op(600_000)]);
     expect(within.got.map((m) => JSON.parse(m).type)).toEqual(['connection_ack', 'next', 'complete']);
     const over = await exchange([init(), op(1_100_000)]);
     expect([over.code, over.got]).toEqual([1009, [ACK]]);
-    const deep = await exchange([init(), `{"id":"1","type":"subscribe","payload":{"query":"{ __typename }","variables":{"v":${nested(1000)}}}}`, op(10, '2')]);
+    const deep = await exchange([
+      init(),
+      `{"id":"1","type":"subscribe","payload":{"query":"{ __typename }","variables":{"v":${nested(1000)}}}}`,
+      op(10, '2'),
+    ]);
     expect(deep.code).toBe(1000);
-    expect(deep.got.map((m) => JSON.parse(m))).toEqual([{ type: 'connection_ack' }, { id: '1', type: 'error', payload: [expect.objectContaining({ extensions: expect.objectContaining({ reason: 'json_too_deep' }) })] },
-      { id: '2', type: 'next', payload: { data: { __typename: 'Query' } } }, { id: '2', type: 'complete' }]);
+    expect(deep.got.map((m) => JSON.parse(m))).toEqual([
+      { type: 'connection_ack' },
+      { id: '1', type: 'error', payload: [expect.objectContaining({ extensions: expect.objectContaining({ reason: 'json_too_deep' }) })] },
+      { id: '2', type: 'next', payload: { data: { __typename: 'Query' } } },
+      { id: '2', type: 'complete' },
+    ]);
   });
 });
 
 describe('open sockets per client address', () => {
   /** An open, acknowledged socket from `from`; resolves with it, or rejects with the HTTP status of a refused upgrade. */
-  const open = (from: string, headers: Record<string, string> = {}) => new Promise<WebSocket>((resolve, reject) => {
-    const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: from, headers });
-    ws.on('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += String(d)));
-      res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, retryAfter: res.headers['retry-after'], body: JSON.parse(body) })));
+  const open = (from: string, headers: Record<string, string> = {}) =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: from, headers });
+      ws.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += String(d)));
+        res.on('end', () =>
+          reject(
+            Object.assign(new Error(`HTTP ${res.statusCode}`), {
+              status: res.statusCode,
+              retryAfter: res.headers['retry-after'],
+              body: JSON.parse(body),
+            }),
+          ),
+        );
+      });
+      ws.on('error', reject);
+      ws.on('open', () => ws.send(init()));
+      ws.on('message', () => resolve(ws));
     });
-    ws.on('error', reject);
-    ws.on('open', () => ws.send(init()));
-    ws.on('message', () => resolve(ws));
-  });
-  const closing = (ws: WebSocket) => new Promise<void>((resolve) => {
-    ws.once('close', () => resolve());
-    ws.close();
-  });
+  const closing = (ws: WebSocket) =>
+    new Promise<void>((resolve) => {
+      ws.once('close', () => resolve());
+      ws.close();
+    });
 
   it(`caps each address at ${MAX_SOCKETS} open sockets (429 before the upgrade), each address on its own`, async () => {
     const two = await Promise.all(Array.from({ length: MAX_SOCKETS }, () => open('127.0.0.2')));
-    await expect(open('127.0.0.2')).rejects.toMatchObject({ status: 429, retryAfter: '5', body: { errors: [{ extensions: { code: 'TOO_MANY_SOCKETS' } }] } });
+    await expect(open('127.0.0.2')).rejects.toMatchObject({
+      status: 429,
+      retryAfter: '5',
+      body: { errors: [{ extensions: { code: 'TOO_MANY_SOCKETS' } }] },
+    });
     // Other addresses are not held back by 127.0.0.2.
     const three = await Promise.all(Array.from({ length: MAX_SOCKETS }, () => open('127.0.0.3')));
     const four = await open('127.0.0.4');
@@ -142,7 +171,7 @@ describe('open sockets per client address', () => {
     await Promise.all([...two.slice(1), ...three, four, again].map(closing));
   });
 
-  it('counts the address TRUST_PROXY resolves: behind a trusted proxy (loopback here), X-Forwarded-For\'s', async () => {
+  it("counts the address TRUST_PROXY resolves: behind a trusted proxy (loopback here), X-Forwarded-For's", async () => {
     const viaProxy = await Promise.all(Array.from({ length: MAX_SOCKETS }, () => open('127.0.0.5', { 'x-forwarded-for': '203.0.113.7' })));
     await expect(open('127.0.0.5', { 'x-forwarded-for': '203.0.113.7' })).rejects.toMatchObject({ status: 429 });
     // The proxy's other clients still get in.
@@ -153,29 +182,43 @@ describe('open sockets per client address', () => {
 
 describe('the graphql-ws client (6.4.2) against the refusals', () => {
   /** Subscribes once with `params`; resolves with the close event the client reports and how many sockets it opened. */
-  const attempt = (params: Record<string, unknown>, retryAttempts: number) => new Promise<{ code: number; sockets: number }>((resolve) => {
-    let sockets = 0;
-    const client: Client = createClient({
-      url: wsUrl(), webSocketImpl: WebSocket, connectionParams: params, retryAttempts, retryWait: async () => undefined,
-      on: { opened: () => void sockets++ },
+  const attempt = (params: Record<string, unknown>, retryAttempts: number) =>
+    new Promise<{ code: number; sockets: number }>((resolve) => {
+      let sockets = 0;
+      const client: Client = createClient({
+        url: wsUrl(),
+        webSocketImpl: WebSocket,
+        connectionParams: params,
+        retryAttempts,
+        retryWait: async () => undefined,
+        on: { opened: () => void sockets++ },
+      });
+      client.subscribe(
+        { query: '{ __typename }' },
+        {
+          next: () => undefined,
+          complete: () => undefined,
+          error: (e) => {
+            void client.dispose();
+            resolve({ code: (e as { code: number }).code, sockets });
+          },
+        },
+      );
     });
-    client.subscribe({ query: '{ __typename }' }, {
-      next: () => undefined,
-      complete: () => undefined,
-      error: (e) => {
-        void client.dispose();
-        resolve({ code: (e as { code: number }).code, sockets });
-      },
-    });
-  });
 
   it('over the cap, its connection is refused (429) and it reports the failure at once, without retrying', async () => {
     const from = '127.0.0.9';
-    const held = await Promise.all(Array.from({ length: MAX_SOCKETS }, () => new Promise<WebSocket>((resolve, reject) => {
-      const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: from });
-      ws.on('error', reject);
-      ws.on('open', () => resolve(ws));
-    })));
+    const held = await Promise.all(
+      Array.from(
+        { length: MAX_SOCKETS },
+        () =>
+          new Promise<WebSocket>((resolve, reject) => {
+            const ws = new WebSocket(wsUrl(), 'graphql-transport-ws', { localAddress: from });
+            ws.on('error', reject);
+            ws.on('open', () => resolve(ws));
+          }),
+      ),
+    );
     /** ws's WebSocket, opening its sockets from `from`. */
     class FromAddress extends WebSocket {
       constructor(address: string, protocols?: string | string[]) {
@@ -184,7 +227,11 @@ describe('the graphql-ws client (6.4.2) against the refusals', () => {
     }
     let attempts = 0;
     const client = createClient({
-      url: wsUrl(), webSocketImpl: FromAddress, retryAttempts: 2, retryWait: async () => undefined, on: { connecting: () => void attempts++ },
+      url: wsUrl(),
+      webSocketImpl: FromAddress,
+      retryAttempts: 2,
+      retryWait: async () => undefined,
+      on: { connecting: () => void attempts++ },
     });
     const failure = await new Promise<unknown>((resolve) => {
       client.subscribe({ query: '{ __typename }' }, { next: () => undefined, complete: () => resolve(undefined), error: resolve });

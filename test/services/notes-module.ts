@@ -34,15 +34,26 @@ export const notesModule = defineService<Notes, z.ZodObject<{ NOTES_GREETING: z.
   open: ({ config }) => ({ notes: [], greeting: config.NOTES_GREETING, close: () => undefined }),
   credentials: () => bearerCredentials,
   rest: (notes) => ({
-    title: 'Notes service', version: '0.0.1', prefix: '/notes/api/v1', errorBody: detailBody, audience: 'notes',
+    title: 'Notes service',
+    version: '0.0.1',
+    prefix: '/notes/api/v1',
+    errorBody: detailBody,
+    audience: 'notes',
     routes: [
       define({
-        method: 'get', path: '/notes', summary: "The caller's tenant's notes", auth: { roles: ['notes:read'] },
+        method: 'get',
+        path: '/notes',
+        summary: "The caller's tenant's notes",
+        auth: { roles: ['notes:read'] },
         responses: { 200: { description: 'notes' } },
         handle: async (_input, { ctx }) => notes.notes.filter((n) => n.tenant === reader(ctx).tenantId).map((n) => n.text),
       }),
       define({
-        method: 'post', path: '/notes', summary: 'Add a note', auth: { roles: ['notes:read'] }, input: { body: NewNote },
+        method: 'post',
+        path: '/notes',
+        summary: 'Add a note',
+        auth: { roles: ['notes:read'] },
+        input: { body: NewNote },
         responses: { 200: { description: 'added' } },
         handle: async (input, { ctx }) => {
           notes.notes.push({ tenant: reader(ctx).tenantId, text: input.body.text });
@@ -73,11 +84,13 @@ type Mutation { addNote(text: String!): String! }`,
       },
     }),
   },
-  commands: [{
-    name: 'note',
-    usage: ['platform note count                             how many notes are kept'],
-    run: async (notes) => ({ count: notes.notes.length }),
-  }],
+  commands: [
+    {
+      name: 'note',
+      usage: ['platform note count                             how many notes are kept'],
+      run: async (notes) => ({ count: notes.notes.length }),
+    },
+  ],
   jobs: [{ name: 'nothing', everyMs: 60_000, run: () => undefined }],
   bootstrap: async (_notes, current) => ({ notes_greeting_seen: current.notes_greeting_seen ?? 'yes' }),
   client: (opts) => ({ baseUrl: opts.baseUrl }),

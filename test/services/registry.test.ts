@@ -21,26 +21,42 @@ describe('a service added to the registry alone is found by every part of the pl
     server = await startInTemp('all', { NOTES_GREETING: 'hi there' }, modules);
     const boot = server.bootstrap!.values;
     // As `platform client create` would: a client holding the notes service's role.
-    const admin = await openTokenCore({ stores: sqliteTokenStores(join(server.dataDir, 'token.db')), publicUrl: server.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({
+      stores: sqliteTokenStores(join(server.dataDir, 'token.db')),
+      publicUrl: server.config.PUBLIC_URL,
+      hasher: fastHasher,
+      generateKey: pooledKeys,
+    });
     const c = await admin.admin.createClient({ realm: boot.realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'acme' });
     await admin.close();
     const token = async (id: string, secret: string) =>
-      ((await (await fetch(`${server.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: id, client_secret: secret }) })).json()) as { access_token: string }).access_token;
+      (
+        (await (
+          await fetch(`${server.url}/auth/api/v1/oauth/connect/token`, {
+            method: 'POST',
+            body: new URLSearchParams({ client_id: id, client_secret: secret }),
+          })
+        ).json()) as { access_token: string }
+      ).access_token;
     reader = await token('reader', c.client_secret);
     demo = await token(boot.client_id, boot.client_secret);
   });
   afterAll(() => server?.stop());
 
-  const rest = (path: string, bearer?: string, body?: unknown) => fetch(`${server.url}/notes/api/v1${path}`, {
-    method: body ? 'POST' : 'GET',
-    headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const gql = async (query: string, bearer?: string) => (await fetch(`${server.url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
-    body: JSON.stringify({ query }),
-  })).json() as Promise<{ data?: Record<string, unknown>; errors?: { extensions: { code: string } }[] }>;
+  const rest = (path: string, bearer?: string, body?: unknown) =>
+    fetch(`${server.url}/notes/api/v1${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  const gql = async (query: string, bearer?: string) =>
+    (
+      await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) },
+        body: JSON.stringify({ query }),
+      })
+    ).json() as Promise<{ data?: Record<string, unknown>; errors?: { extensions: { code: string } }[] }>;
 
   it('issues access tokens whose audience names it', () => {
     expect(decodeJwt(reader).aud).toEqual(expect.arrayContaining(['account', 'notes']));
@@ -56,7 +72,10 @@ describe('a service added to the registry alone is found by every part of the pl
   });
 
   it('describes itself in OpenAPI with its docs page, and in the platform index', async () => {
-    const doc = (await (await fetch(`${server.url}/notes/api/v1/openapi.json`)).json()) as { info: { title: string }; paths: Record<string, unknown> };
+    const doc = (await (await fetch(`${server.url}/notes/api/v1/openapi.json`)).json()) as {
+      info: { title: string };
+      paths: Record<string, unknown>;
+    };
     expect(doc.info.title).toBe('Notes service');
     expect(Object.keys(doc.paths)).toContain('/notes/api/v1/notes');
     expect((await fetch(`${server.url}/notes/api/v1/docs`)).status).toBe(200);
@@ -69,15 +88,20 @@ describe('a service added to the registry alone is found by every part of the pl
     expect((await gql('{ notes }')).errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
     expect((await gql('{ notes }', demo)).errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     expect((await gql('mutation { addNote(text: "second") }', reader)).data).toEqual({ addNote: 'second' });
-    expect((await gql('{ notes viewer { tenantId roles } }', reader)).data).toEqual({ notes: ['first', 'second'], viewer: { tenantId: 'acme', roles: ['notes:read'] } });
+    expect((await gql('{ notes viewer { tenantId roles } }', reader)).data).toEqual({
+      notes: ['first', 'second'],
+      viewer: { tenantId: 'acme', roles: ['notes:read'] },
+    });
   });
 
   it('adds its part to bootstrap.json, its commands to the CLI help, and SUBGRAPH_NOTES_URL to the configuration', () => {
     expect(server.bootstrap!.values).toMatchObject({ notes_greeting_seen: 'yes', client_id: expect.any(String) });
     expect(helpText(modules)).toContain('platform note count');
     expect(helpText(modules)).toContain('serve <token|search|models|chat|notes|gateway>');
-    expect(loadConfig({ SUBGRAPH_NOTES_URL: 'http://notes:9000/graphql' }, configParts(modules)).subgraphUrls).toEqual({ notes: 'http://notes:9000/graphql' });
-    expect(() => loadConfig({ NOTES_GREETING: '' , SUBGRAPH_NOTES_URL: 'nope' }, configParts(modules))).toThrow(/SUBGRAPH_NOTES_URL/);
+    expect(loadConfig({ SUBGRAPH_NOTES_URL: 'http://notes:9000/graphql' }, configParts(modules)).subgraphUrls).toEqual({
+      notes: 'http://notes:9000/graphql',
+    });
+    expect(() => loadConfig({ NOTES_GREETING: '', SUBGRAPH_NOTES_URL: 'nope' }, configParts(modules))).toThrow(/SUBGRAPH_NOTES_URL/);
   });
 });
 
@@ -86,13 +110,15 @@ describe('the shared files', () => {
   /** A service's own files: its folder in each layer. The registry holds one line per service. */
   const ownFolder = new RegExp(`^(core|edge|rest|subgraphs|clients|services|schema)/(${SERVICE_NAMES.join('|')})/`);
   const names = new RegExp(`from '[./]*(core|rest|subgraphs|clients|services)/(${SERVICE_NAMES.join('|')})(/|')`);
-  const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [relative(ROOT, path)] : [];
-  });
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [relative(ROOT, path)] : [];
+    });
 
-  it('name no service: only a service\'s own files import it', () => {
-    const shared = ['core', 'edge', 'rest', 'subgraphs', 'gateway', 'clients', 'bin', 'services'].flatMap((d) => files(join(ROOT, d)))
+  it("name no service: only a service's own files import it", () => {
+    const shared = ['core', 'edge', 'rest', 'subgraphs', 'gateway', 'clients', 'bin', 'services']
+      .flatMap((d) => files(join(ROOT, d)))
       .filter((f) => !ownFolder.test(f) && f !== join('services', 'registry.ts'));
     expect(shared.length).toBeGreaterThan(20);
     expect(SERVICE_NAMES).toEqual(['token', 'search', 'models', 'chat']);
@@ -115,11 +141,19 @@ describe('a service running apart from the token service', () => {
     token = await startInTemp('token', {}, modules);
     // No token service in this process: keys come from the JWKS of AUTH_ISSUER_URL.
     notes = await startInTemp('notes', { AUTH_ISSUER_URL: token.url }, modules);
-    const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({
+      stores: sqliteTokenStores(join(token.dataDir, 'token.db')),
+      publicUrl: token.config.PUBLIC_URL,
+      hasher: fastHasher,
+      generateKey: pooledKeys,
+    });
     const realm = (await admin.admin.createRealm({ name: 'far' })).id;
     const c = await admin.admin.createClient({ realm, clientId: 'reader', roles: ['notes:read'], tenantId: 'far-tenant' });
     await admin.close();
-    const res = await fetch(`${token.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ realm, client_id: 'reader', client_secret: c.client_secret }) });
+    const res = await fetch(`${token.url}/auth/api/v1/oauth/connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ realm, client_id: 'reader', client_secret: c.client_secret }),
+    });
     bearer = ((await res.json()) as { access_token: string }).access_token;
   });
   afterAll(async () => {
@@ -127,13 +161,17 @@ describe('a service running apart from the token service', () => {
     await token?.stop();
   });
 
-  it('verifies callers with the issuer\'s published keys, on REST and on its own subgraph', async () => {
+  it("verifies callers with the issuer's published keys, on REST and on its own subgraph", async () => {
     const add = await fetch(`${notes.url}/notes/api/v1/notes`, {
-      method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'remote' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'remote' }),
     });
     expect(add.status).toBe(200);
     const gql = await fetch(`${notes.url}/graphql`, {
-      method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ notes }' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ notes }' }),
     });
     expect(await gql.json()).toEqual({ data: { notes: ['remote'] } });
     const forged = `${bearer.slice(0, -4)}AAAA`;

@@ -14,7 +14,11 @@ describePg('the token bootstrap of replicas starting together on one database', 
     db = await freshDatabase();
     pools = [0, 1, 2].map(() => openPool(db.url, { max: 4 }));
     await migrate(pools[0], 'token', TOKEN_PG_MIGRATIONS);
-    cores = await Promise.all(pools.map((postgres) => openTokenCore({ stores: pgTokenStores(postgres), publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys })));
+    cores = await Promise.all(
+      pools.map((postgres) =>
+        openTokenCore({ stores: pgTokenStores(postgres), publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys }),
+      ),
+    );
   });
   afterAll(async () => {
     await Promise.all(cores.map((c) => c.close()));
@@ -24,8 +28,11 @@ describePg('the token bootstrap of replicas starting together on one database', 
 
   it('taking turns under the bootstrap lock, makes one realm and one set of demo accounts: the first has their secrets, the others their ids', async () => {
     const joined: boolean[] = [false, false, false];
-    const boots = await Promise.all(cores.map((core, i) => withAdvisoryLock(db.url, 42, () =>
-      tokenBootstrap(core, {}, { shared: true, joined: () => void (joined[i] = true) }))));
+    const boots = await Promise.all(
+      cores.map((core, i) =>
+        withAdvisoryLock(db.url, 42, () => tokenBootstrap(core, {}, { shared: true, joined: () => void (joined[i] = true) })),
+      ),
+    );
     expect(await cores[0].admin.listRealms()).toEqual([expect.objectContaining({ id: boots[0].realm, name: 'default', default: true })]);
     const makers = boots.filter((b) => b.client_secret);
     expect(makers).toHaveLength(1);
@@ -36,8 +43,12 @@ describePg('the token bootstrap of replicas starting together on one database', 
       expect(b).toEqual({ realm: maker.realm, tenant_id: maker.tenant_id, client_id: 'demo-client', username: 'demo-user' });
     }
     for (const core of cores) {
-      await expect(core.service.issueForClient({ realm: maker.realm, client_id: maker.client_id, client_secret: maker.client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
-      await expect(core.service.loginUser({ realm: maker.realm, username: maker.username, password: maker.password })).resolves.toMatchObject({ token_type: 'Bearer' });
+      await expect(
+        core.service.issueForClient({ realm: maker.realm, client_id: maker.client_id, client_secret: maker.client_secret }),
+      ).resolves.toMatchObject({ token_type: 'Bearer' });
+      await expect(
+        core.service.loginUser({ realm: maker.realm, username: maker.username, password: maker.password }),
+      ).resolves.toMatchObject({ token_type: 'Bearer' });
     }
     // A later start of a joined replica finds the same, and still joins.
     const again = await tokenBootstrap(cores[1], boots[1].client_secret ? boots[2] : boots[1], { shared: true, joined: () => undefined });

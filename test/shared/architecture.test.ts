@@ -61,7 +61,7 @@ describe('the architecture, as docs/architecture.md draws it', () => {
     expect(crossing.map(show)).toEqual([]);
   });
 
-  it('names no service in a shared file: only a service\'s own folders and the registry import them', () => {
+  it("names no service in a shared file: only a service's own folders and the registry import them", () => {
     const naming = edges.filter((e) => e.from !== REGISTRY && !serviceOf(e.from) && serviceOf(e.to));
     expect(naming.map(show)).toEqual([]);
   });

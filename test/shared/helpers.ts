@@ -23,7 +23,12 @@ export { fastHasher, pooledKeys } from './crypto-fixtures';
 export const PUBLIC_URL = 'http://platform.test';
 
 /** The registry's services with cheap crypto, for tests that start the platform in process. */
-export const testModules = () => [createTokenModule({ hasher: fastHasher, generateKey: pooledKeys }), createSearchModule(), createModelsModule(), createChatModule()];
+export const testModules = () => [
+  createTokenModule({ hasher: fastHasher, generateKey: pooledKeys }),
+  createSearchModule(),
+  createModelsModule(),
+  createChatModule(),
+];
 
 /** A clock tests can move. */
 export function testClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms: number): void } {
@@ -51,8 +56,14 @@ export interface FixtureOptions {
 /** An in-memory token core with cheap crypto (the same code, smaller parameters). */
 export const testTokenCore = (clock: Clock, opts: FixtureOptions = {}) =>
   openTokenCore({
-    stores: sqliteTokenStores(':memory:'), publicUrl: PUBLIC_URL, clock, lockout: opts.lockout, authFailuresPerMinute: opts.authFailuresPerMinute,
-    audience: ['account', 'search'], hasher: fastHasher, generateKey: pooledKeys,
+    stores: sqliteTokenStores(':memory:'),
+    publicUrl: PUBLIC_URL,
+    clock,
+    lockout: opts.lockout,
+    authFailuresPerMinute: opts.authFailuresPerMinute,
+    audience: ['account', 'search'],
+    hasher: fastHasher,
+    generateKey: pooledKeys,
   });
 
 /**
@@ -64,14 +75,32 @@ export async function tokenFixture(opts: FixtureOptions = {}): Promise<TokenFixt
   const core = await testTokenCore(clock, opts);
   const realm = (await core.admin.createRealm({ name: 'main' })).id;
   const otherRealm = (await core.admin.createRealm({ name: 'other' })).id;
-  const c = await core.admin.createClient({ realm, clientId: 'svc-a', roles: ['search:read', 'search:write'], scopes: ['openid', 'profile', 'email', 'search'] });
-  await core.admin.createUser({ realm, username: 'alice', password: 'correct horse battery', roles: ['search:read'], tenantId: 'tenant-a' });
+  const c = await core.admin.createClient({
+    realm,
+    clientId: 'svc-a',
+    roles: ['search:read', 'search:write'],
+    scopes: ['openid', 'profile', 'email', 'search'],
+  });
+  await core.admin.createUser({
+    realm,
+    username: 'alice',
+    password: 'correct horse battery',
+    roles: ['search:read'],
+    tenantId: 'tenant-a',
+  });
   const verifier = createTokenVerifier({ issuerBase: issuerBaseFor(PUBLIC_URL), keys: core.keySource, clock });
   const app = createRestApp([tokenRest(core.service, PUBLIC_URL)], {
-    log: pino({ level: 'silent' }), bodyLimitBytes: opts.bodyLimitBytes, verifier, trustProxy: opts.trustProxy,
+    log: pino({ level: 'silent' }),
+    bodyLimitBytes: opts.bodyLimitBytes,
+    verifier,
+    trustProxy: opts.trustProxy,
   });
   return {
-    core, clock, realm, otherRealm, app,
+    core,
+    clock,
+    realm,
+    otherRealm,
+    app,
     client: { client_id: 'svc-a', client_secret: c.client_secret },
     user: { username: 'alice', password: 'correct horse battery' },
   };
@@ -86,11 +115,23 @@ export const testEdge = <C>(name: string, credentials: Credentials<C>, verifier:
 /** The token subgraph over a fixture's core, as the platform builds it (its viewer verified with the fixture's clock). */
 export const tokenSubgraph = (fx: Pick<TokenFixture, 'core' | 'clock'>, log = pino({ level: 'silent' })) => {
   const verifier = createTokenVerifier({ issuerBase: issuerBaseFor(PUBLIC_URL), keys: fx.core.keySource, clock: fx.clock });
-  return buildSubgraph('token', readSchemaFile('token/token.graphql'), tokenResolvers(fx.core.service, testEdge('token', noCredentials, verifier)), log);
+  return buildSubgraph(
+    'token',
+    readSchemaFile('token/token.graphql'),
+    tokenResolvers(fx.core.service, testEdge('token', noCredentials, verifier)),
+    log,
+  );
 };
 
 /** A GraphQL request's context with these headers (lower-case names), as the transports build it. */
-export const graphContext = (headers: Record<string, string | undefined> = {}): GraphContext => ({ headers, callers: new Map(), memo: new Map() });
+export const graphContext = (headers: Record<string, string | undefined> = {}): GraphContext => ({
+  headers,
+  callers: new Map(),
+  memo: new Map(),
+});
 
 /** A resolver's call context with a fixed caller: for subgraph tests that need no credentials. */
-export const fixedCallOf = <C>(caller: C): CallOf<C> => async () => ({ caller }) as Ctx<C>;
+export const fixedCallOf =
+  <C>(caller: C): CallOf<C> =>
+  async () =>
+    ({ caller }) as Ctx<C>;

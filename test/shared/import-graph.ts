@@ -15,12 +15,16 @@ const SPECIFIER = /(?:\bfrom|\bimport|\brequire)\s*\(?\s*['"](\.{1,2}(?:\/[^'"]*
 const EXTENSIONS = ['.ts', '.js', '/index.ts', ''];
 
 export function sourceFiles(root: string, dirs: readonly string[]): string[] {
-  const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return walk(path);
-    return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [relative(root, path)] : [];
-  });
-  return dirs.filter((d) => existsSync(join(root, d))).flatMap((d) => walk(join(root, d))).sort();
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return walk(path);
+      return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [relative(root, path)] : [];
+    });
+  return dirs
+    .filter((d) => existsSync(join(root, d)))
+    .flatMap((d) => walk(join(root, d)))
+    .sort();
 }
 
 /** Comments and string contents hide nothing: only lines that start a statement are read. */

@@ -63,7 +63,10 @@ export async function inProcess(names: readonly string[], env: Record<string, st
   const wanted = new Set(['token', ...names]);
   for (const m of modules) if (wanted.has(m.name)) for (const used of m.uses ?? []) wanted.add(used);
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-rest-'));
-  const config = loadConfig({ PLATFORM_DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'silent', MODELS_TEXT_THREADS: '0', ...env }, configParts(modules));
+  const config = loadConfig(
+    { PLATFORM_DATA_DIR: dataDir, PUBLIC_URL, LOG_LEVEL: 'silent', MODELS_TEXT_THREADS: '0', ...env },
+    configParts(modules),
+  );
   const log = pino({ level: 'silent' });
   const metrics = prometheusMetrics({ maxTenants: config.METRICS_MAX_TENANTS });
   const platform = sharedDeps(config, modules, log, undefined, metrics);
@@ -75,11 +78,21 @@ export async function inProcess(names: readonly string[], env: Record<string, st
   try {
     const { values } = await runBootstrap(dataDir, opened);
     const faces = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);
-    const app = createRestApp(faces, { log, verifier: platform.deps.verifier, bodyLimitBytes: config.BODY_LIMIT_BYTES, publicUrl: PUBLIC_URL, metrics });
+    const app = createRestApp(faces, {
+      log,
+      verifier: platform.deps.verifier,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      publicUrl: PUBLIC_URL,
+      metrics,
+    });
     const instances = Object.fromEntries(opened.map((o) => [o.module.name, o.instance]));
     const token = instances.token as unknown as TokenCore;
     return {
-      app, config, instances, bootstrap: values, metrics,
+      app,
+      config,
+      instances,
+      bootstrap: values,
+      metrics,
       async bearer(clientId, tenantId, roles) {
         const c = await token.admin.createClient({ realm: values.realm, clientId, tenantId, roles });
         const t = await token.service.issueForClient({ realm: values.realm, client_id: clientId, client_secret: c.client_secret });
@@ -88,7 +101,9 @@ export async function inProcess(names: readonly string[], env: Record<string, st
       cli: (name, ...argv) => serviceCommand(opened, name, argv),
       async listen() {
         server ??= new Promise((resolve, reject) => {
-          const s = createServer(app).once('error', reject).listen(0, '127.0.0.1', () => resolve({ server: s, url: `http://127.0.0.1:${(s.address() as AddressInfo).port}` }));
+          const s = createServer(app)
+            .once('error', reject)
+            .listen(0, '127.0.0.1', () => resolve({ server: s, url: `http://127.0.0.1:${(s.address() as AddressInfo).port}` }));
         });
         return (await server).url;
       },

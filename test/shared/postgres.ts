@@ -41,16 +41,17 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
  */
 export function sharedTestDatabase(migrations: { scope: string; sql: readonly string[] }[]) {
   let db: Promise<{ url: string; drop(): Promise<void> }> | undefined;
-  const ready = () => (db ??= (async () => {
-    const fresh = await freshDatabase();
-    const pool = openPool(fresh.url, { max: 1 });
-    try {
-      for (const m of migrations) await migrate(pool, m.scope, m.sql);
-    } finally {
-      await pool.end();
-    }
-    return fresh;
-  })());
+  const ready = () =>
+    (db ??= (async () => {
+      const fresh = await freshDatabase();
+      const pool = openPool(fresh.url, { max: 1 });
+      try {
+        for (const m of migrations) await migrate(pool, m.scope, m.sql);
+      } finally {
+        await pool.end();
+      }
+      return fresh;
+    })());
   afterAll(async () => {
     if (db) await (await db).drop();
   });

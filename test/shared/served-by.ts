@@ -27,14 +27,16 @@ function inodeOf(serverPort: number, clientPort: number): string | undefined {
 
 /** The pids whose parent is `pid`. */
 export function childrenOf(pid: number): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(d)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(d)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 function holderOf(pids: number[], inode: string): number | undefined {
@@ -72,13 +74,23 @@ export interface Answer {
 /** A request through `agent` (its one socket). */
 export function send(url: string, agent: Agent, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent }, (res) => resolve({
-      status: res.statusCode!, headers: res.headers, res, localPort: res.socket?.localPort,
-      text: () => new Promise((done, failed) => {
-        let out = '';
-        res.setEncoding('utf8').on('data', (d: string) => (out += d)).on('end', () => done(out)).on('error', failed);
+    const req = request(url, { method, headers, agent }, (res) =>
+      resolve({
+        status: res.statusCode!,
+        headers: res.headers,
+        res,
+        localPort: res.socket?.localPort,
+        text: () =>
+          new Promise((done, failed) => {
+            let out = '';
+            res
+              .setEncoding('utf8')
+              .on('data', (d: string) => (out += d))
+              .on('end', () => done(out))
+              .on('error', failed);
+          }),
       }),
-    }));
+    );
     req.on('error', reject);
     req.end(body);
   });

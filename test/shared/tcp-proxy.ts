@@ -33,10 +33,11 @@ export async function tcpProxy(target: { host: string; port: number }) {
     up() {
       isDown = false;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of open) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of open) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -93,7 +93,9 @@ export function parseMetrics(text: string): Scrape {
   return {
     families,
     total: (name, labels = {}) => matching(name, labels).reduce((n, s) => n + s.value, 0),
-    values: (name, label) => [...new Set((byName.get(name)?.samples ?? []).map((s) => s.labels[label]).filter((v): v is string => v !== undefined))],
+    values: (name, label) => [
+      ...new Set((byName.get(name)?.samples ?? []).map((s) => s.labels[label]).filter((v): v is string => v !== undefined)),
+    ],
     has: (name) => byName.has(name),
   };
 }
@@ -145,20 +147,30 @@ type AnyValue = { stringValue?: string; boolValue?: boolean; intValue?: unknown;
 type KeyValue = { key: string; value?: AnyValue };
 const valueOf = (v?: AnyValue) => v?.stringValue ?? v?.boolValue ?? (v?.intValue !== undefined ? Number(v.intValue) : v?.doubleValue);
 const attrs = (kvs: KeyValue[] = []) => Object.fromEntries(kvs.map((kv) => [kv.key, valueOf(kv.value)]));
-const hex = (v: unknown) => (typeof v === 'string' ? v : Buffer.from(v as Uint8Array ?? []).toString('hex'));
+const hex = (v: unknown) => (typeof v === 'string' ? v : Buffer.from((v as Uint8Array) ?? []).toString('hex'));
 
 /** Spans of one export request, decoded from OTLP/JSON (ids in hex) or protobuf (ids as bytes). */
 function spansOf(body: Buffer, contentType: string): ReceivedSpan[] {
-  const req = (contentType.includes('json')
-    ? JSON.parse(body.toString('utf8'))
-    : Request.toObject(Request.decode(body), { longs: String, bytes: Buffer, defaults: true })) as {
+  const req = (
+    contentType.includes('json')
+      ? JSON.parse(body.toString('utf8'))
+      : Request.toObject(Request.decode(body), { longs: String, bytes: Buffer, defaults: true })
+  ) as {
     resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: any[] }[] }[];
   };
   return (req.resourceSpans ?? []).flatMap((rs) => {
     const service = String(attrs(rs.resource?.attributes)['service.name'] ?? '');
-    return (rs.scopeSpans ?? []).flatMap((ss) => (ss.spans ?? []).map((s) => ({
-      traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId ?? ''), name: s.name, kind: Number(s.kind), service, attributes: attrs(s.attributes),
-    })));
+    return (rs.scopeSpans ?? []).flatMap((ss) =>
+      (ss.spans ?? []).map((s) => ({
+        traceId: hex(s.traceId),
+        spanId: hex(s.spanId),
+        parentSpanId: hex(s.parentSpanId ?? ''),
+        name: s.name,
+        kind: Number(s.kind),
+        service,
+        attributes: attrs(s.attributes),
+      })),
+    );
   });
 }
 
@@ -188,15 +200,17 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     async waitFor(ok, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
       while (!ok(spans)) {
-        if (Date.now() > until) throw new Error(`spans not received in ${timeoutMs} ms; got: ${spans.map((s) => `${s.service}:${s.name}`).join(', ')}`);
+        if (Date.now() > until)
+          throw new Error(`spans not received in ${timeoutMs} ms; got: ${spans.map((s) => `${s.service}:${s.name}`).join(', ')}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       return spans;
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -225,7 +239,9 @@ export function recordSpans(provider: TracerProvider): () => void {
 export async function seriesValue(m: PrometheusMetrics, name: string, labels: Record<string, string> = {}): Promise<number> {
   const metric = m.registry.getSingleMetric(name);
   if (!metric) return 0;
-  const found = (await metric.get()).values.find((v) =>
-    Object.keys(labels).length === Object.keys(v.labels).length && Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x));
+  const found = (await metric.get()).values.find(
+    (v) =>
+      Object.keys(labels).length === Object.keys(v.labels).length && Object.entries(labels).every(([k, x]) => String(v.labels[k]) === x),
+  );
   return found?.value ?? 0;
 }

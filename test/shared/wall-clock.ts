@@ -28,8 +28,10 @@ const CLOCK = /\bDate\.now\(|\bperformance\.now\(|\bhrtime\b/;
 const TIMED_NAME = /^(elapsed\w*|took\w*|\w*(Ms|Millis|Seconds|Latency|Duration)|latency|duration|delay)$/;
 const COMPARISONS = new Set(['toBeLessThan', 'toBeLessThanOrEqual', 'toBeGreaterThan', 'toBeGreaterThanOrEqual']);
 
-const isLoop = (n: ts.Node) => ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isForInStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
-const isFunction = (n: ts.Node) => ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
+const isLoop = (n: ts.Node) =>
+  ts.isForStatement(n) || ts.isForOfStatement(n) || ts.isForInStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n);
+const isFunction = (n: ts.Node) =>
+  ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n);
 
 /** Whether `node` runs inside a loop of its own function, `functions` deep (a promise's executor is one more). */
 function inLoop(node: ts.Node, functions: number): boolean {
@@ -46,7 +48,11 @@ function resolvesPromise(call: ts.CallExpression): boolean {
   const first = call.arguments[0];
   if (!first || !ts.isIdentifier(first)) return false;
   for (let n: ts.Node | undefined = call.parent; n; n = n.parent) {
-    if ((ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && ts.isNewExpression(n.parent) && n.parent.expression.getText() === 'Promise') {
+    if (
+      (ts.isArrowFunction(n) || ts.isFunctionExpression(n)) &&
+      ts.isNewExpression(n.parent) &&
+      n.parent.expression.getText() === 'Promise'
+    ) {
       return n.parameters[0]?.name.getText() === first.text;
     }
   }
@@ -66,9 +72,11 @@ export function scan(fileName: string, source: string): Finding[] {
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) && /^(node:)?timers\/promises$/.test((node.moduleSpecifier as ts.StringLiteral).text)) {
       const named = node.importClause?.namedBindings;
-      if (named && ts.isNamedImports(named)) for (const el of named.elements) if ((el.propertyName ?? el.name).text === 'setTimeout') sleepNames.add(el.name.text);
+      if (named && ts.isNamedImports(named))
+        for (const el of named.elements) if ((el.propertyName ?? el.name).text === 'setTimeout') sleepNames.add(el.name.text);
     }
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && CLOCK.test(node.initializer.getText(file))) clockNames.add(node.name.text);
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && CLOCK.test(node.initializer.getText(file)))
+      clockNames.add(node.name.text);
     if (ts.isCallExpression(node)) {
       const callee = node.expression.getText(file);
       if (ts.isPropertyAccessExpression(node.expression) && COMPARISONS.has(node.expression.name.text)) {

@@ -25,9 +25,15 @@ export type CacheOp = 'get' | 'set' | 'connection';
  */
 const KEYED: Record<keyof ChatRequest, (r: ChatRequest) => unknown> = {
   model: (r) => r.model,
-  messages: (r) => r.messages.map((m) => [
-    m.role, m.text, m.attachments?.map((a) => [a.kind, a.mimeType, a.name, a.data]), m.toolCalls?.map((c) => [c.id, c.name, c.arguments]), m.toolCallId, m.toolName,
-  ]),
+  messages: (r) =>
+    r.messages.map((m) => [
+      m.role,
+      m.text,
+      m.attachments?.map((a) => [a.kind, a.mimeType, a.name, a.data]),
+      m.toolCalls?.map((c) => [c.id, c.name, c.arguments]),
+      m.toolCallId,
+      m.toolName,
+    ]),
   maxTokens: (r) => r.maxTokens,
   temperature: (r) => r.temperature,
   topP: (r) => r.topP,
@@ -50,7 +56,9 @@ const FIELDS = Object.keys(KEYED) as (keyof ChatRequest)[];
  * cost more than parsing the body (about 30 ms of event loop for a 1 MB tool schema).
  */
 export function cacheKey(tenant: string, catalog: string, request: ChatRequest): string {
-  return createHash('sha256').update(JSON.stringify([tenant, catalog, FIELDS.map((f) => KEYED[f](request) ?? null)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([tenant, catalog, FIELDS.map((f) => KEYED[f](request) ?? null)]))
+    .digest('hex');
 }
 
 /** Where answers are kept, as the gateway sees it. */
@@ -117,7 +125,12 @@ export function answerCache(store: AnswerStore, opts: AnswerCacheOptions): ChatC
       const keep = (d: ChatDone) => {
         if (bytes > opts.maxEntryBytes) return;
         if (d.finishReason !== 'stop' && d.finishReason !== 'length' && d.finishReason !== 'tool_calls') return;
-        const json = JSON.stringify({ pieces: recorded, finishReason: d.finishReason, usage: d.usage, ...(d.toolCalls ? { toolCalls: d.toolCalls } : {}) } satisfies Stored);
+        const json = JSON.stringify({
+          pieces: recorded,
+          finishReason: d.finishReason,
+          usage: d.usage,
+          ...(d.toolCalls ? { toolCalls: d.toolCalls } : {}),
+        } satisfies Stored);
         if (Buffer.byteLength(json) > opts.maxEntryBytes) return;
         // Not awaited: the caller's stream ends as soon as the upstream's does (a SQLite store has
         // written it by the time this returns; a Redis one sends it on its way).

@@ -21,8 +21,11 @@ export class PreviousResponseNotFound extends InvalidParam {
 export class ItemNotFound extends NotFound {
   readonly param = 'input';
   constructor(id: string) {
-    super(`Item with id '${id}' not found. Items are kept only for responses stored (store not false) and not yet expired or deleted: `
-      + 'send the item itself instead of a reference.', { code: 'item_not_found' });
+    super(
+      `Item with id '${id}' not found. Items are kept only for responses stored (store not false) and not yet expired or deleted: ` +
+        'send the item itself instead of a reference.',
+      { code: 'item_not_found' },
+    );
   }
 }
 
@@ -34,8 +37,12 @@ export class ResponseNotFound extends NotFound {
 
 export class ConversationTooLarge extends InvalidParam {
   constructor(bytes: number, max: number) {
-    super(`The conversation is ${bytes} bytes, more than the ${max} this gateway stores per response (MODELS_RESPONSES_MAX_MB): `
-      + 'start a new conversation, or send it whole as `input` with `store: false`.', 'input', 'conversation_too_large');
+    super(
+      `The conversation is ${bytes} bytes, more than the ${max} this gateway stores per response (MODELS_RESPONSES_MAX_MB): ` +
+        'start a new conversation, or send it whole as `input` with `store: false`.',
+      'input',
+      'conversation_too_large',
+    );
   }
 }
 
@@ -71,7 +78,8 @@ export interface StoredResponses {
 const ID_PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', reasoning: 'rs' };
 
 /** Every item of a stored conversation has an id (input_items lists them by id). */
-const withId = (item: ConversationItem): ResponseItem => (item.id ? item : { ...item, id: `${ID_PREFIX[item.type] ?? 'item'}_${opaqueId()}` });
+const withId = (item: ConversationItem): ResponseItem =>
+  item.id ? item : { ...item, id: `${ID_PREFIX[item.type] ?? 'item'}_${opaqueId()}` };
 
 export function storedResponses(o: StoredResponsesOptions): StoredResponses {
   const now = () => o.clock.now();

@@ -12,11 +12,16 @@ export function catalogReport(c: LoadedCatalog, env: Readonly<Record<string, str
   for (const m of c.models.filter(isActive)) {
     const { provider, credentialEnv, baseUrl } = m.upstream;
     if (credentialEnv && !env[credentialEnv]?.trim()) {
-      warnings.push(`${m.id}: its credential variable ${credentialEnv} is not set; its calls fail (502 upstream_misconfigured) until it is`);
+      warnings.push(
+        `${m.id}: its credential variable ${credentialEnv} is not set; its calls fail (502 upstream_misconfigured) until it is`,
+      );
     } else if (!credentialEnv && (provider === 'azure-openai' || provider === 'gemini')) {
-      warnings.push(`${m.id}: ${provider} needs a key and its upstream names no credentialEnv; its calls fail (502 upstream_misconfigured)`);
+      warnings.push(
+        `${m.id}: ${provider} needs a key and its upstream names no credentialEnv; its calls fail (502 upstream_misconfigured)`,
+      );
     }
-    if (provider === 'azure-openai' && !baseUrl) warnings.push(`${m.id}: azure-openai needs the resource's baseUrl (https://<resource>.openai.azure.com)`);
+    if (provider === 'azure-openai' && !baseUrl)
+      warnings.push(`${m.id}: azure-openai needs the resource's baseUrl (https://<resource>.openai.azure.com)`);
   }
   return { models, warnings };
 }

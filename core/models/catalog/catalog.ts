@@ -16,15 +16,25 @@ const Upstream = z.object({
   /** The vendor's deployment or model name, when it differs from the catalog id. */
   model: z.string().min(1).optional(),
   /** Name of the environment variable holding the upstream credential (never the credential itself). */
-  credentialEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+  credentialEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/)
+    .optional(),
   /** Bedrock's AWS region (`us-east-1` when absent). */
-  region: z.string().regex(/^[a-z0-9-]+$/).optional(),
+  region: z
+    .string()
+    .regex(/^[a-z0-9-]+$/)
+    .optional(),
   /** Azure OpenAI's `api-version` (a GA version with every operation when absent). */
   apiVersion: z.string().min(1).max(40).optional(),
 });
 
 export const CatalogModel = z.object({
-  id: z.string().min(1).max(200).regex(/^[\w.:@/-]+$/),
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[\w.:@/-]+$/),
   /** Which route family serves it: `A` chat completions, `B` content generation, `C` messages; `embedding` for embedding models. */
   group: z.enum(['A', 'B', 'C', 'embedding']),
   kind: z.enum(['chat', 'embedding', 'image', 'transcription']).default('chat'),
@@ -34,31 +44,53 @@ export const CatalogModel = z.object({
   dimensions: z.int().positive().max(65_536).optional(),
   maxOutputTokens: z.int().positive().optional(),
   /** Prices in US dollars per million tokens. */
-  price: z.object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) }).default({ inputPerMillion: 0, outputPerMillion: 0 }),
+  price: z
+    .object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) })
+    .default({ inputPerMillion: 0, outputPerMillion: 0 }),
   /** `Active`, or a label saying why it is not (`Deactivated`, `Retired 2025-06`, ...). */
   status: z.string().min(1).default('Active'),
   inputKinds: z.array(z.enum(INPUT_KINDS)).min(1).default(['text']),
 });
 export type CatalogModel = z.output<typeof CatalogModel>;
 
-export const Catalog = z.object({ models: z.array(CatalogModel).min(1) }).check(z.refine(
-  (c) => new Set(c.models.map((m) => m.id)).size === c.models.length, { message: 'model ids must be unique' },
-));
+export const Catalog = z
+  .object({ models: z.array(CatalogModel).min(1) })
+  .check(z.refine((c) => new Set(c.models.map((m) => m.id)).size === c.models.length, { message: 'model ids must be unique' }));
 
 /** The built-in catalog: the offline `local` provider's extractive chat model, embedding model and abstract image model. */
 export const DEFAULT_CATALOG: z.input<typeof Catalog> = {
   models: [
     {
-      id: 'local-chat', group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 8192, maxOutputTokens: 1024,
-      price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active', inputKinds: ['text'],
+      id: 'local-chat',
+      group: 'A',
+      kind: 'chat',
+      upstream: { provider: 'local' },
+      contextLength: 8192,
+      maxOutputTokens: 1024,
+      price: { inputPerMillion: 0, outputPerMillion: 0 },
+      status: 'Active',
+      inputKinds: ['text'],
     },
     {
-      id: 'local-embed', group: 'embedding', kind: 'embedding', upstream: { provider: 'local' }, contextLength: 8192, dimensions: 1024,
-      price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active', inputKinds: ['text'],
+      id: 'local-embed',
+      group: 'embedding',
+      kind: 'embedding',
+      upstream: { provider: 'local' },
+      contextLength: 8192,
+      dimensions: 1024,
+      price: { inputPerMillion: 0, outputPerMillion: 0 },
+      status: 'Active',
+      inputKinds: ['text'],
     },
     {
-      id: 'local-image', group: 'A', kind: 'image', upstream: { provider: 'local' }, contextLength: 4000,
-      price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'Active', inputKinds: ['text'],
+      id: 'local-image',
+      group: 'A',
+      kind: 'image',
+      upstream: { provider: 'local' },
+      contextLength: 4000,
+      price: { inputPerMillion: 0, outputPerMillion: 0 },
+      status: 'Active',
+      inputKinds: ['text'],
     },
   ],
 };
@@ -70,12 +102,16 @@ export const BUILTIN_IDS = DEFAULT_CATALOG.models.map((m) => m.id);
  * that one), and `builtins`, which built-in models stay: all (`true`, the default), none
  * (`false`), or the ids listed.
  */
-export const CatalogFile = z.object({
-  builtins: z.union([z.boolean(), z.array(z.enum(BUILTIN_IDS as [string, ...string[]]))], {
-    error: `true, false, or a list of built-in model ids (${BUILTIN_IDS.join(', ')})`,
-  }).default(true),
-  models: z.array(CatalogModel).default([]),
-}).check(z.refine((c) => new Set(c.models.map((m) => m.id)).size === c.models.length, { message: 'model ids must be unique' }));
+export const CatalogFile = z
+  .object({
+    builtins: z
+      .union([z.boolean(), z.array(z.enum(BUILTIN_IDS as [string, ...string[]]))], {
+        error: `true, false, or a list of built-in model ids (${BUILTIN_IDS.join(', ')})`,
+      })
+      .default(true),
+    models: z.array(CatalogModel).default([]),
+  })
+  .check(z.refine((c) => new Set(c.models.map((m) => m.id)).size === c.models.length, { message: 'model ids must be unique' }));
 
 export class CatalogError extends Error {}
 
@@ -106,7 +142,9 @@ export function loadCatalogFile(file?: string): LoadedCatalog {
   const kept = builtin.filter((m) => builtins === true || (Array.isArray(builtins) && builtins.includes(m.id)) || fromFile.has(m.id));
   const all = [...kept.map((m) => fromFile.get(m.id) ?? m), ...models.filter((m) => !BUILTIN_IDS.includes(m.id))];
   if (!all.length) throw new CatalogError(`model catalog ${file}: no model (no built-in kept, and none of its own)`);
-  const sources = new Map<string, CatalogSource>(all.map((m) => [m.id, !fromFile.has(m.id) ? 'built-in' : BUILTIN_IDS.includes(m.id) ? 'file, in place of the built-in' : 'file']));
+  const sources = new Map<string, CatalogSource>(
+    all.map((m) => [m.id, !fromFile.has(m.id) ? 'built-in' : BUILTIN_IDS.includes(m.id) ? 'file, in place of the built-in' : 'file']),
+  );
   return { models: all, sources };
 }
 

@@ -7,8 +7,11 @@ import { JsonTooDeep, MAX_JSON_DEPTH, valueTooDeep } from '../../shared/json-dep
  * Python dict literal (single quotes, True/False/None). Unknown options are ignored; a bad value is
  * a 400 naming the option.
  */
-const int = (allowed: readonly number[]) => z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-  z.union(allowed.map((n) => z.literal(n)) as [z.ZodLiteral<number>, z.ZodLiteral<number>, ...z.ZodLiteral<number>[]]));
+const int = (allowed: readonly number[]) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+    z.union(allowed.map((n) => z.literal(n)) as [z.ZodLiteral<number>, z.ZodLiteral<number>, ...z.ZodLiteral<number>[]]),
+  );
 const idLike = z.union([z.string().max(200), z.int()]);
 const count = z.int().min(0);
 
@@ -93,7 +96,8 @@ function parseOptions(text: string): KeyOptions {
         throw err instanceof BadKeyOption ? err : new BadKeyOption('The api-key options are not a JSON object or dict');
       }
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadKeyOption('The api-key options are not a JSON object or dict');
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new BadKeyOption('The api-key options are not a JSON object or dict');
     // Parsing is safe at any depth; what walks the options afterwards is not.
     if (valueTooDeep(raw)) throw new JsonTooDeep(MAX_JSON_DEPTH, 'The api-key option string');
   }
@@ -108,12 +112,13 @@ function parseOptions(text: string): KeyOptions {
   return parsed.data;
 }
 
-const optionHint = (name: string) => ({
-  is_cache: 'must be 0 or 1',
-  use_guard: 'must be 0, 1 or 2',
-  is_system: 'must be true or false',
-  word_count_sent: 'must be a whole number',
-  word_count_received: 'must be a whole number',
-  Query_Id: 'must be a string or an integer',
-  userid: 'must be a string or an integer',
-}[name] ?? 'must be a string of at most 200 characters');
+const optionHint = (name: string) =>
+  ({
+    is_cache: 'must be 0 or 1',
+    use_guard: 'must be 0, 1 or 2',
+    is_system: 'must be true or false',
+    word_count_sent: 'must be a whole number',
+    word_count_received: 'must be a whole number',
+    Query_Id: 'must be a string or an integer',
+    userid: 'must be a string or an integer',
+  })[name] ?? 'must be a string of at most 200 characters';

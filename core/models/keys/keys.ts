@@ -17,8 +17,15 @@ export function apiKeys(store: KeyStore, clock: Clock) {
       const apiKey = newKeyText();
       const now = clock.now();
       const key: ApiKey = {
-        id: uuidv7(now), prefix: prefixOf(apiKey), name: k.name, tenant: k.tenant, models: k.models ?? null,
-        requestsPerMinute: k.requestsPerMinute ?? null, tokenBudget: k.tokenBudget ?? null, createdAt: new Date(now), revokedAt: null,
+        id: uuidv7(now),
+        prefix: prefixOf(apiKey),
+        name: k.name,
+        tenant: k.tenant,
+        models: k.models ?? null,
+        requestsPerMinute: k.requestsPerMinute ?? null,
+        tokenBudget: k.tokenBudget ?? null,
+        createdAt: new Date(now),
+        revokedAt: null,
       };
       await store.create(key, hashOfKey(apiKey));
       return { ...key, apiKey };

@@ -46,15 +46,19 @@ export function keyLimits(deps: LimitsDeps) {
         return undefined;
       };
       if (key.tokenBudget !== null && ((await counters.tokensSpent(key.id, monthStart(now)).catch(failedOpen)) ?? 0) >= key.tokenBudget) {
-        throw new RateLimited(`This key has used its budget of ${key.tokenBudget} tokens for the month.`,
-          Math.ceil((nextMonth(now) - now) / 1000), { code: 'insufficient_quota' });
+        throw new RateLimited(
+          `This key has used its budget of ${key.tokenBudget} tokens for the month.`,
+          Math.ceil((nextMonth(now) - now) / 1000),
+          { code: 'insufficient_quota' },
+        );
       }
       const rpm = key.requestsPerMinute;
       if (rpm === null) return;
       const taken = await counters.takeRequest(key.id, rpm, RATE_WINDOW_MS, now).catch(failedOpen);
       if (taken && !taken.admitted) {
-        throw new RateLimited(`This key is limited to ${rpm} requests per minute.`, Math.max(1, Math.ceil((taken.retryAt - now) / 1000)),
-          { code: 'rate_limit_exceeded' });
+        throw new RateLimited(`This key is limited to ${rpm} requests per minute.`, Math.max(1, Math.ceil((taken.retryAt - now) / 1000)), {
+          code: 'rate_limit_exceeded',
+        });
       }
     },
     /** Counts a finished call's tokens against its key's budget (keys without one count nothing here; usage has every call). */

@@ -80,18 +80,24 @@ export function workerOffload(o: PoolOptions): Offload {
       if (size <= o.inlineChars) return Promise.resolve(runJob({ name, args }));
       if (closed) return Promise.reject(new Error('the offload pool is closed'));
       if (queue.length >= o.maxWaiting) {
-        return Promise.reject(new RateLimited('Too many long prompts are being read at once; retry shortly.', 1, { code: 'too_many_long_prompts' }));
+        return Promise.reject(
+          new RateLimited('Too many long prompts are being read at once; retry shortly.', 1, { code: 'too_many_long_prompts' }),
+        );
       }
       return new Promise((resolve, reject) => {
         const waiting: Waiting = { job: { name, args }, resolve: resolve, reject, signal };
         queue.push(waiting);
         // A caller that leaves while its job waits takes it out of the queue.
-        signal?.addEventListener('abort', () => {
-          const at = queue.indexOf(waiting);
-          if (at < 0) return;
-          queue.splice(at, 1);
-          reject(signal.reason);
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            const at = queue.indexOf(waiting);
+            if (at < 0) return;
+            queue.splice(at, 1);
+            reject(signal.reason);
+          },
+          { once: true },
+        );
         next();
       });
     },

@@ -12,5 +12,7 @@ export { pgResponseStore } from './responses';
 
 /** The ports PostgreSQL holds for every replica (migrated with MODELS_PG_MIGRATIONS); the caller owns the pool. */
 export const pgModelsStores = (pool: PgPool): Pick<ModelsStores, 'keys' | 'usage' | 'responses'> => ({
-  keys: pgKeyStore(pool), usage: pgUsageStore(pool), responses: pgResponseStore(pool),
+  keys: pgKeyStore(pool),
+  usage: pgUsageStore(pool),
+  responses: pgResponseStore(pool),
 });

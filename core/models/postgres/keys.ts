@@ -39,18 +39,36 @@ export function pgKeyStore(pool: PgPool): KeyStore {
         name: 'models.keys.create',
         text: `INSERT INTO models_api_keys (id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at)
           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        values: [k.id, hash, k.prefix, k.name, k.tenant, k.models ? JSON.stringify(k.models) : null, k.requestsPerMinute, k.tokenBudget, k.createdAt, k.revokedAt],
+        values: [
+          k.id,
+          hash,
+          k.prefix,
+          k.name,
+          k.tenant,
+          k.models ? JSON.stringify(k.models) : null,
+          k.requestsPerMinute,
+          k.tokenBudget,
+          k.createdAt,
+          k.revokedAt,
+        ],
       });
     },
     findLive: (hash) => one('models.keys.live', 'SELECT * FROM models_api_keys WHERE hash = $1 AND revoked_at IS NULL', [hash]),
     list: async (tenant) => {
       const { rows } = await pool.query<KeyRow>({
-        name: 'models.keys.list', text: 'SELECT * FROM models_api_keys WHERE ($1::text IS NULL OR tenant = $1) ORDER BY created_at, id COLLATE "C"', values: [tenant ?? null],
+        name: 'models.keys.list',
+        text: 'SELECT * FROM models_api_keys WHERE ($1::text IS NULL OR tenant = $1) ORDER BY created_at, id COLLATE "C"',
+        values: [tenant ?? null],
       });
       return rows.map(toKey);
     },
     // One statement: found and marked in the same step, whichever replica revokes it.
-    revoke: (idOrPrefix, at) => one('models.keys.revoke', `UPDATE models_api_keys SET revoked_at = coalesce(revoked_at, $1)
-      WHERE id = (SELECT id FROM models_api_keys WHERE id = $2 OR prefix = $2 ORDER BY created_at, id COLLATE "C" LIMIT 1) RETURNING *`, [new Date(at), idOrPrefix]),
+    revoke: (idOrPrefix, at) =>
+      one(
+        'models.keys.revoke',
+        `UPDATE models_api_keys SET revoked_at = coalesce(revoked_at, $1)
+      WHERE id = (SELECT id FROM models_api_keys WHERE id = $2 OR prefix = $2 ORDER BY created_at, id COLLATE "C" LIMIT 1) RETURNING *`,
+        [new Date(at), idOrPrefix],
+      ),
   };
 }

@@ -11,7 +11,12 @@ interface ResponseRow {
 }
 
 const toStored = (r: ResponseRow): StoredResponse => ({
-  id: r.id, tenant: r.tenant, createdAt: r.created_at.getTime(), expiresAt: r.expires_at.getTime(), response: r.response, input: r.input,
+  id: r.id,
+  tenant: r.tenant,
+  createdAt: r.created_at.getTime(),
+  expiresAt: r.expires_at.getTime(),
+  response: r.response,
+  input: r.input,
 });
 
 /**
@@ -32,7 +37,9 @@ export function pgResponseStore(pool: PgPool): ResponseStore {
     },
     get: async (tenant, id, now) => {
       const { rows } = await pool.query<ResponseRow>({
-        name: 'models.responses.get', text: 'SELECT * FROM models_responses WHERE tenant = $1 AND id = $2 AND expires_at > $3', values: [tenant, id, new Date(now)],
+        name: 'models.responses.get',
+        text: 'SELECT * FROM models_responses WHERE tenant = $1 AND id = $2 AND expires_at > $3',
+        values: [tenant, id, new Date(now)],
       });
       return rows[0] ? toStored(rows[0]) : undefined;
     },
@@ -48,12 +55,18 @@ export function pgResponseStore(pool: PgPool): ResponseStore {
     },
     delete: async (tenant, id, now) => {
       const r = await pool.query({
-        name: 'models.responses.delete', text: 'DELETE FROM models_responses WHERE tenant = $1 AND id = $2 AND expires_at > $3', values: [tenant, id, new Date(now)],
+        name: 'models.responses.delete',
+        text: 'DELETE FROM models_responses WHERE tenant = $1 AND id = $2 AND expires_at > $3',
+        values: [tenant, id, new Date(now)],
       });
       return (r.rowCount ?? 0) > 0;
     },
     prune: async (now) => {
-      const r = await pool.query({ name: 'models.responses.prune', text: 'DELETE FROM models_responses WHERE expires_at <= $1', values: [new Date(now)] });
+      const r = await pool.query({
+        name: 'models.responses.prune',
+        text: 'DELETE FROM models_responses WHERE expires_at <= $1',
+        values: [new Date(now)],
+      });
       return r.rowCount ?? 0;
     },
   };

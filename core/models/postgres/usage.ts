@@ -28,11 +28,26 @@ export function pgUsageStore(pool: PgPool, opts: { delayMs?: number } = {}): Usa
     const col = <T>(f: (p: Pending) => T) => batch.map(f);
     try {
       await pool.query({
-        name: 'models.usage.insert', text: INSERT,
-        values: [col((p) => new Date(p.r.at)), col((p) => p.r.keyId), col((p) => p.r.tenant), col((p) => p.r.model), col((p) => p.r.route),
-          col((p) => p.r.status), col((p) => p.r.latencyMs), col((p) => p.r.upstreamMs), col((p) => p.r.tokensIn), col((p) => p.r.tokensOut),
-          col((p) => p.r.wordsSent), col((p) => p.r.wordsReceived), col((p) => p.r.cache), col((p) => p.r.guard),
-          col((p) => JSON.stringify(p.r.options)), col((p) => p.cost)],
+        name: 'models.usage.insert',
+        text: INSERT,
+        values: [
+          col((p) => new Date(p.r.at)),
+          col((p) => p.r.keyId),
+          col((p) => p.r.tenant),
+          col((p) => p.r.model),
+          col((p) => p.r.route),
+          col((p) => p.r.status),
+          col((p) => p.r.latencyMs),
+          col((p) => p.r.upstreamMs),
+          col((p) => p.r.tokensIn),
+          col((p) => p.r.tokensOut),
+          col((p) => p.r.wordsSent),
+          col((p) => p.r.wordsReceived),
+          col((p) => p.r.cache),
+          col((p) => p.r.guard),
+          col((p) => JSON.stringify(p.r.options)),
+          col((p) => p.cost),
+        ],
       });
       batch.forEach((p) => p.resolve());
     } catch (err) {
@@ -54,20 +69,26 @@ export function pgUsageStore(pool: PgPool, opts: { delayMs?: number } = {}): Usa
   const totals = async (tenant: string, from: number, to: number) => {
     const values = [tenant, new Date(from), new Date(to)];
     const [all, byModel] = await Promise.all([
-      pool.query<UsageTotals>({ name: 'models.usage.totals', text: `SELECT ${TOTALS} FROM models_usage WHERE tenant = $1 AND at >= $2 AND at < $3`, values }),
+      pool.query<UsageTotals>({
+        name: 'models.usage.totals',
+        text: `SELECT ${TOTALS} FROM models_usage WHERE tenant = $1 AND at >= $2 AND at < $3`,
+        values,
+      }),
       pool.query<UsageTotals & { model: string }>({
         name: 'models.usage.by-model',
-        text: `SELECT model, ${TOTALS} FROM models_usage WHERE tenant = $1 AND at >= $2 AND at < $3 GROUP BY model ORDER BY model COLLATE "C"`, values,
+        text: `SELECT model, ${TOTALS} FROM models_usage WHERE tenant = $1 AND at >= $2 AND at < $3 GROUP BY model ORDER BY model COLLATE "C"`,
+        values,
       }),
     ]);
     return { totals: all.rows[0], byModel: byModel.rows };
   };
 
   return {
-    record: (r, cost) => new Promise<void>((resolve, reject) => {
-      pending.push({ r, cost, resolve, reject });
-      timer ??= setTimeout(() => void flush(), opts.delayMs ?? 50).unref();
-    }),
+    record: (r, cost) =>
+      new Promise<void>((resolve, reject) => {
+        pending.push({ r, cost, resolve, reject });
+        timer ??= setTimeout(() => void flush(), opts.delayMs ?? 50).unref();
+      }),
     flush,
     totals: async (tenant, from, to) => {
       await flush();

@@ -40,8 +40,17 @@ interface Redactor {
 }
 
 const REDACTORS: Redactor[] = [
-  { detector: 'secret', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, label: '[PRIVATE_KEY]' },
-  { detector: 'secret', pattern: /\b(sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}|xox[abp]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|lmk-[\w-]{43})\b/g, label: '[SECRET]' },
+  {
+    detector: 'secret',
+    pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+    label: '[PRIVATE_KEY]',
+  },
+  {
+    detector: 'secret',
+    pattern:
+      /\b(sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{36}|xox[abp]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|lmk-[\w-]{43})\b/g,
+    label: '[SECRET]',
+  },
   // Starts only where a run of address characters starts: from a word boundary (`\b`), a long run
   // of letters and dots without an `@` was scanned to its end again from each of its dots.
   { detector: 'email', pattern: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g, label: '[EMAIL]' },
@@ -50,7 +59,11 @@ const REDACTORS: Redactor[] = [
   { detector: 'national_id', pattern: /\b(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}\b/g, label: '[NATIONAL_ID]' },
   { detector: 'ip', pattern: /\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b/g, label: '[IP]' },
   // Not inside a longer run of digit groups (card numbers, ids): nothing digit-like just before or after.
-  { detector: 'phone', pattern: /(?<![\w+])(?<!\d[ .-])(\+\d{1,3}[ .-]?)?(\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]\d{3,4}(?![ .-]?\d)/g, label: '[PHONE]' },
+  {
+    detector: 'phone',
+    pattern: /(?<![\w+])(?<!\d[ .-])(\+\d{1,3}[ .-]?)?(\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]\d{3,4}(?![ .-]?\d)/g,
+    label: '[PHONE]',
+  },
 ];
 
 const INJECTION = [

@@ -19,7 +19,9 @@ const utf8Bytes = (texts: readonly string[]) => texts.reduce((n, t) => n + Buffe
 const chars = (texts: readonly string[]) => texts.reduce((n, t) => n + t.length, 0);
 
 const tooLong = (model: CatalogModel, what: string) =>
-  new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${what}.`, { code: 'context_length_exceeded' });
+  new BadRequest(`This model's maximum context length is ${model.contextLength} tokens; the messages have ${what}.`, {
+    code: 'context_length_exceeded',
+  });
 
 /**
  * The prompt's tokens (later, when it is short enough to fit uncounted: a token is at least a
@@ -27,7 +29,12 @@ const tooLong = (model: CatalogModel, what: string) =>
  * it when it is over MAX_TOKEN_BYTES tokens' worth (a token is at most that many bytes); else it is
  * counted, and counting stops as soon as it is over.
  */
-export async function promptTokensWithin(offload: Offload, model: CatalogModel, texts: readonly string[], signal?: AbortSignal): Promise<number | (() => number)> {
+export async function promptTokensWithin(
+  offload: Offload,
+  model: CatalogModel,
+  texts: readonly string[],
+  signal?: AbortSignal,
+): Promise<number | (() => number)> {
   const bytes = utf8Bytes(texts);
   if (bytes <= model.contextLength && bytes <= COUNT_LATER_BYTES) return () => countAll(texts);
   if (minTokens(bytes) > model.contextLength) throw tooLong(model, `at least ${minTokens(bytes)} tokens`);
@@ -37,7 +44,12 @@ export async function promptTokensWithin(offload: Offload, model: CatalogModel, 
 }
 
 /** Each embedding input's tokens, or a 400 naming the first over the model's context length. */
-export async function inputTokensWithin(offload: Offload, model: CatalogModel, inputs: readonly string[], signal?: AbortSignal): Promise<number[]> {
+export async function inputTokensWithin(
+  offload: Offload,
+  model: CatalogModel,
+  inputs: readonly string[],
+  signal?: AbortSignal,
+): Promise<number[]> {
   const over = (i: number, what: string) =>
     new BadRequest(`Input ${i} has ${what} tokens; the model's maximum is ${model.contextLength}.`, { code: 'context_length_exceeded' });
   inputs.forEach((t, i) => {
@@ -51,8 +63,11 @@ export async function inputTokensWithin(offload: Offload, model: CatalogModel, i
 }
 
 /** The input guard over a prompt (guard.ts): user texts checked and redacted, the others redacted; GuardrailViolation when blocked. */
-export async function guardPrompt<M extends Pick<ChatMessage, 'role' | 'text'>>(offload: Offload, messages: readonly M[], signal?: AbortSignal):
-  Promise<{ messages: M[]; redacted: Detector[] }> {
+export async function guardPrompt<M extends Pick<ChatMessage, 'role' | 'text'>>(
+  offload: Offload,
+  messages: readonly M[],
+  signal?: AbortSignal,
+): Promise<{ messages: M[]; redacted: Detector[] }> {
   const texts = messages.map((m) => ({ role: m.role, text: m.text }));
   const g = await offload.run('guard', [texts], chars(texts.map((t) => t.text)), signal);
   if (g.blocked.length) throw new GuardrailViolation(g.blocked);
@@ -64,5 +79,7 @@ export async function decodedInputs(offload: Offload, ids: readonly (readonly nu
   const d = await offload.run('decode', [ids], Number.MAX_SAFE_INTEGER, signal);
   if ('texts' in d) return d.texts;
   const { input, at, id } = d.invalid;
-  throw new InvalidTokenIds(`Invalid token id ${id} at input[${input}][${at}]: not a token of cl100k_base (the encoding of OpenAI's embedding models).`);
+  throw new InvalidTokenIds(
+    `Invalid token id ${id} at input[${input}][${at}]: not a token of cl100k_base (the encoding of OpenAI's embedding models).`,
+  );
 }

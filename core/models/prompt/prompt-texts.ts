@@ -9,6 +9,12 @@ import type { ChatMessage, ResponseFormat, ToolDefinition } from '../neutral';
  */
 export function promptTexts(messages: readonly ChatMessage[], tools: readonly ToolDefinition[] = [], format?: ResponseFormat): string[] {
   const calls = messages.flatMap((m) => (m.toolCalls ?? []).map((c) => `${c.name} ${c.arguments}`));
-  const schema = format?.type === 'json_schema' ? [JSON.stringify({ name: format.name, description: format.description, schema: format.schema })] : [];
-  return [...messages.map((m) => m.text), ...calls, ...tools.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })), ...schema];
+  const schema =
+    format?.type === 'json_schema' ? [JSON.stringify({ name: format.name, description: format.description, schema: format.schema })] : [];
+  return [
+    ...messages.map((m) => m.text),
+    ...calls,
+    ...tools.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })),
+    ...schema,
+  ];
 }

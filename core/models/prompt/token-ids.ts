@@ -24,14 +24,16 @@ export class InvalidTokenIds extends BadRequest {
 
 /** Inputs given as token ids (their first is an array), else undefined (texts). */
 export const tokenIdInputs = (inputs: readonly (string | readonly number[])[]): (readonly number[])[] | undefined =>
-  (inputs.length && typeof inputs[0] !== 'string' ? inputs as (readonly number[])[] : undefined);
+  inputs.length && typeof inputs[0] !== 'string' ? (inputs as (readonly number[])[]) : undefined;
 
 /** Each input's tokens (its length), or a 400: an empty input, or one over the model's context length. */
 export function tokenIdCounts(model: CatalogModel, ids: readonly (readonly number[])[]): number[] {
   return ids.map((input, i) => {
     if (!input.length) throw new InvalidTokenIds(`Input ${i} is an empty array of token ids.`);
     if (input.length > model.contextLength) {
-      throw new BadRequest(`Input ${i} has ${input.length} tokens; the model's maximum is ${model.contextLength}.`, { code: 'context_length_exceeded' });
+      throw new BadRequest(`Input ${i} has ${input.length} tokens; the model's maximum is ${model.contextLength}.`, {
+        code: 'context_length_exceeded',
+      });
     }
     return input.length;
   });

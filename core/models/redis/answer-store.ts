@@ -50,7 +50,11 @@ export function redisChatCache(opts: RedisCacheOptions & { client: Redis }): Cha
 
 /** Opens a client for `url` (e.g. `REDIS_URL`) with settings that keep a down or stalled Redis out of the way. */
 export function openRedisChatCache(url: string, opts: OpenRedisOptions): OpenedRedisChatCache {
-  const redis = openRedis(url, { commandTimeoutMs: opts.commandTimeoutMs, connectTimeoutMs: opts.connectTimeoutMs, onError: (e) => opts.onError?.('connection', e) });
+  const redis = openRedis(url, {
+    commandTimeoutMs: opts.commandTimeoutMs,
+    connectTimeoutMs: opts.connectTimeoutMs,
+    onError: (e) => opts.onError?.('connection', e),
+  });
   const cache = redisChatCache({ ...opts, client: redis.client });
   return { through: (key, upstream) => cache.through(key, upstream), ping: redis.ping, close: redis.close };
 }

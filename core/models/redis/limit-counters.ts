@@ -24,7 +24,9 @@ return {0, tonumber(leaving[2]) + window}
 /** Token counts outlive their period (a month at most) by as much again after their last spending. */
 const SPEND_KEPT_MS = 62 * 24 * 3600 * 1000;
 
-type WithTake = Redis & { platformTakeRequest(key: string, now: number, windowMs: number, limit: number, member: string): Promise<[number, number]> };
+type WithTake = Redis & {
+  platformTakeRequest(key: string, now: number, windowMs: number, limit: number, member: string): Promise<[number, number]>;
+};
 
 /**
  * The keys' counts in Redis (`REDIS_URL`), exact across every replica on every host: requests in a
@@ -40,7 +42,13 @@ export function redisLimitCounters(client: Redis, prefix = 'platform:models:limi
   return {
     async takeRequest(id, limit, windowMs, now): Promise<Admission> {
       // Unique per request: two at the same instant are two members.
-      const [admitted, retryAt] = await redis.platformTakeRequest(rate(id), now, windowMs, limit, `${now}:${randomBytes(6).toString('base64url')}`);
+      const [admitted, retryAt] = await redis.platformTakeRequest(
+        rate(id),
+        now,
+        windowMs,
+        limit,
+        `${now}:${randomBytes(6).toString('base64url')}`,
+      );
       return admitted === 1 ? { admitted: true } : { admitted: false, retryAt };
     },
     tokensSpent: async (id, period) => Number((await client.get(tokens(id, period))) ?? 0),

@@ -17,17 +17,32 @@ const toKey = (r: Row): ApiKey => ({
 /** The API keys in models.db (`api_keys`, unique by hash). */
 export function sqliteKeyStore(db: Db): KeyStore {
   const s = statements(db);
-  const insert = s.run(`INSERT INTO api_keys (id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at)
+  const insert =
+    s.run(`INSERT INTO api_keys (id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const live = s.one('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL', toKey);
   const list = s.many('SELECT * FROM api_keys WHERE (? IS NULL OR tenant = ?) ORDER BY created_at, id', toKey);
   // One statement: the key is found and marked in the same step, whichever process revokes it.
-  const revoke = s.one(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?)
-    WHERE id = (SELECT id FROM api_keys WHERE id = ? OR prefix = ? ORDER BY created_at, id LIMIT 1) RETURNING *`, toKey);
+  const revoke = s.one(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?)
+    WHERE id = (SELECT id FROM api_keys WHERE id = ? OR prefix = ? ORDER BY created_at, id LIMIT 1) RETURNING *`,
+    toKey,
+  );
 
   return {
-    create: async (k, hash) => void insert(k.id, hash, k.prefix, k.name, k.tenant, k.models ? JSON.stringify(k.models) : null,
-      k.requestsPerMinute, k.tokenBudget, k.createdAt.getTime(), k.revokedAt?.getTime() ?? null),
+    create: async (k, hash) =>
+      void insert(
+        k.id,
+        hash,
+        k.prefix,
+        k.name,
+        k.tenant,
+        k.models ? JSON.stringify(k.models) : null,
+        k.requestsPerMinute,
+        k.tokenBudget,
+        k.createdAt.getTime(),
+        k.revokedAt?.getTime() ?? null,
+      ),
     findLive: async (hash) => live(hash),
     list: async (tenant) => list(tenant ?? null, tenant ?? null),
     revoke: async (idOrPrefix, at) => revoke(at, idOrPrefix, idOrPrefix),

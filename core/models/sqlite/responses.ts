@@ -20,8 +20,11 @@ export function sqliteResponseStore(db: Db): ResponseStore {
   const insert = s.run('INSERT INTO responses (id, tenant, created_at, expires_at, response, input) VALUES (?, ?, ?, ?, ?, ?)');
   const insertItem = s.run('INSERT INTO response_items (id, tenant, response_id, item) VALUES (?, ?, ?, ?)');
   const get = s.one('SELECT * FROM responses WHERE tenant = ? AND id = ? AND expires_at > ?', toStored);
-  const items = s.many(`SELECT i.id, i.item FROM response_items i JOIN responses r ON r.id = i.response_id
-    WHERE i.tenant = ? AND r.expires_at > ? AND i.id IN (SELECT value FROM json_each(?))`, (r) => [r.id as string, fromJson<ResponseItem>(r.item as string)] as const);
+  const items = s.many(
+    `SELECT i.id, i.item FROM response_items i JOIN responses r ON r.id = i.response_id
+    WHERE i.tenant = ? AND r.expires_at > ? AND i.id IN (SELECT value FROM json_each(?))`,
+    (r) => [r.id as string, fromJson<ResponseItem>(r.item as string)] as const,
+  );
   const remove = s.run('DELETE FROM responses WHERE tenant = ? AND id = ? AND expires_at > ?');
   const prune = s.run('DELETE FROM responses WHERE expires_at <= ?');
   const put = db.transaction((r: StoredResponse) => {

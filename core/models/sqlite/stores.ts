@@ -26,9 +26,14 @@ export interface SqliteModelsStoresOptions {
 export function sqliteModelsStores(file: string, opts: SqliteModelsStoresOptions = {}): ModelsStores {
   const db = openModelsDb(file, { durable: opts.durable });
   const cacheBytes = opts.cacheMaxBytes ?? 64 * 2 ** 20;
-  const answers = sqliteAnswerStore(db, { clock: opts.clock ?? systemClock, maxEntries: opts.cacheMaxEntries ?? 10_000, maxBytes: cacheBytes });
+  const answers = sqliteAnswerStore(db, {
+    clock: opts.clock ?? systemClock,
+    maxEntries: opts.cacheMaxEntries ?? 10_000,
+    maxBytes: cacheBytes,
+  });
   const cache = answerCache(answers, {
-    ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000, maxEntryBytes: Math.min(2 ** 20, Math.floor(cacheBytes / 10)),
+    ttlMs: (opts.cacheTtlSeconds ?? 3600) * 1000,
+    maxEntryBytes: Math.min(2 ** 20, Math.floor(cacheBytes / 10)),
     onError: (op, err) => opts.onCacheError?.(op, err),
   });
   return {

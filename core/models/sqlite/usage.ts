@@ -13,13 +13,37 @@ const TOTALS = `count(*) AS requests, coalesce(sum(tokens_in), 0) AS tokens_in, 
  */
 export function sqliteUsageStore(db: Db): UsageStore {
   const s = statements(db);
-  const insert = s.run(`INSERT INTO usage (at, key_id, tenant, model, route, status, latency_ms, upstream_ms, tokens_in, tokens_out, words_sent,
+  const insert =
+    s.run(`INSERT INTO usage (at, key_id, tenant, model, route, status, latency_ms, upstream_ms, tokens_in, tokens_out, words_sent,
     words_received, cache, guard, options, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const write = groupCommit(db, (r: UsageRecord & { cost: number }) => insert(r.at, r.keyId, r.tenant, r.model, r.route, r.status, r.latencyMs,
-    r.upstreamMs, r.tokensIn, r.tokensOut, r.wordsSent, r.wordsReceived, r.cache, r.guard, JSON.stringify(r.options), r.cost), { delayMs: 50 });
+  const write = groupCommit(
+    db,
+    (r: UsageRecord & { cost: number }) =>
+      insert(
+        r.at,
+        r.keyId,
+        r.tenant,
+        r.model,
+        r.route,
+        r.status,
+        r.latencyMs,
+        r.upstreamMs,
+        r.tokensIn,
+        r.tokensOut,
+        r.wordsSent,
+        r.wordsReceived,
+        r.cache,
+        r.guard,
+        JSON.stringify(r.options),
+        r.cost,
+      ),
+    { delayMs: 50 },
+  );
   const all = s.one(`SELECT ${TOTALS} FROM usage WHERE tenant = ? AND at >= ? AND at < ?`, (r) => r as unknown as UsageTotals);
-  const byModel = s.many(`SELECT model, ${TOTALS} FROM usage WHERE tenant = ? AND at >= ? AND at < ? GROUP BY model ORDER BY model`,
-    (r) => r as unknown as UsageTotals & { model: string });
+  const byModel = s.many(
+    `SELECT model, ${TOTALS} FROM usage WHERE tenant = ? AND at >= ? AND at < ? GROUP BY model ORDER BY model`,
+    (r) => r as unknown as UsageTotals & { model: string },
+  );
   return {
     record: (r, cost) => write({ ...r, cost }),
     flush: async () => write.flush(),

@@ -8,11 +8,20 @@ import { blot, statusError } from './errors';
  * `upstream_misconfigured`, a timeout 504, the service's failures 502.
  */
 const MISCONFIGURED = new Set([
-  'AccessDeniedException', 'ResourceNotFoundException', 'UnrecognizedClientException', 'InvalidSignatureException',
-  'ExpiredTokenException', 'IncompleteSignatureException', 'CredentialsProviderError',
+  'AccessDeniedException',
+  'ResourceNotFoundException',
+  'UnrecognizedClientException',
+  'InvalidSignatureException',
+  'ExpiredTokenException',
+  'IncompleteSignatureException',
+  'CredentialsProviderError',
 ]);
 const FAILED = new Set([
-  'ServiceUnavailableException', 'InternalServerException', 'ModelErrorException', 'ModelNotReadyException', 'ModelStreamErrorException',
+  'ServiceUnavailableException',
+  'InternalServerException',
+  'ModelErrorException',
+  'ModelNotReadyException',
+  'ModelStreamErrorException',
 ]);
 
 /** An AWS SDK error (or a stream's exception event) as the gateway's; an abort rethrows the caller's reason. */
@@ -23,14 +32,23 @@ export function sdkError(err: unknown, vendor: string, signal?: AbortSignal, sec
   const name = (e.name ?? '').replace(/^[a-z]/, (c) => c.toUpperCase());
   const status = e.$metadata?.httpStatusCode;
   if (name === 'ThrottlingException' || name === 'ServiceQuotaExceededException') {
-    return new RateLimited(`${vendor} is rate limiting the gateway (${name}); retry in 1 s`, 1, { code: 'upstream_rate_limited', cause: err });
+    return new RateLimited(`${vendor} is rate limiting the gateway (${name}); retry in 1 s`, 1, {
+      code: 'upstream_rate_limited',
+      cause: err,
+    });
   }
-  if (name === 'ValidationException') return new BadRequest(blot(e.message || `${vendor} rejected the request`, secrets), { code: 'upstream_rejected' });
+  if (name === 'ValidationException')
+    return new BadRequest(blot(e.message || `${vendor} rejected the request`, secrets), { code: 'upstream_rejected' });
   if (MISCONFIGURED.has(name)) {
-    return new UpstreamFailed(`${vendor} refused the gateway's configuration (${name}${status ? `, HTTP ${status}` : ''}); it needs fixing`, { code: 'upstream_misconfigured' });
+    return new UpstreamFailed(
+      `${vendor} refused the gateway's configuration (${name}${status ? `, HTTP ${status}` : ''}); it needs fixing`,
+      { code: 'upstream_misconfigured' },
+    );
   }
-  if (name === 'ModelTimeoutException' || name === 'TimeoutError') return new UpstreamTimeout(`${vendor} did not answer in time`, { code: 'upstream_timeout', cause: err });
-  if (FAILED.has(name)) return new UpstreamFailed(`${vendor} failed (${name}${status ? `, HTTP ${status}` : ''})`, { code: 'upstream_error', cause: err });
+  if (name === 'ModelTimeoutException' || name === 'TimeoutError')
+    return new UpstreamTimeout(`${vendor} did not answer in time`, { code: 'upstream_timeout', cause: err });
+  if (FAILED.has(name))
+    return new UpstreamFailed(`${vendor} failed (${name}${status ? `, HTTP ${status}` : ''})`, { code: 'upstream_error', cause: err });
   if (status) return statusError(vendor, status, JSON.stringify({ message: e.message }), {}, secrets);
   return transportError(vendor, err);
 }

@@ -1,6 +1,9 @@
 import {
-  BedrockRuntimeClient, ConverseStreamCommand, InvokeModelCommand,
-  type ConverseStreamCommandInput, type ConverseStreamOutput,
+  BedrockRuntimeClient,
+  ConverseStreamCommand,
+  InvokeModelCommand,
+  type ConverseStreamCommandInput,
+  type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
 import { unreadable } from '../../shared/http/failures';
@@ -55,14 +58,32 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
      * head): the SDK sends through its own HTTP/2 handler, not our transport, which makes the others.
      * Failures reach the span as the gateway's errors, secrets blotted.
      */
-    const traced = <T>(operation: string, secrets: string[], signal: AbortSignal | undefined, trace: Trace | undefined, send: () => Promise<T>): Promise<T> =>
-      inSpan(trace, `bedrock ${operation}`, { 'rpc.system': 'aws-api', 'rpc.service': 'BedrockRuntime', 'rpc.method': operation, 'cloud.region': region, 'peer.service': 'bedrock' }, async () => {
-        try {
-          return await send();
-        } catch (err) {
-          throw sdkError(err, vendor, signal, secrets);
-        }
-      }, SpanKind.CLIENT);
+    const traced = <T>(
+      operation: string,
+      secrets: string[],
+      signal: AbortSignal | undefined,
+      trace: Trace | undefined,
+      send: () => Promise<T>,
+    ): Promise<T> =>
+      inSpan(
+        trace,
+        `bedrock ${operation}`,
+        {
+          'rpc.system': 'aws-api',
+          'rpc.service': 'BedrockRuntime',
+          'rpc.method': operation,
+          'cloud.region': region,
+          'peer.service': 'bedrock',
+        },
+        async () => {
+          try {
+            return await send();
+          } catch (err) {
+            throw sdkError(err, vendor, signal, secrets);
+          }
+        },
+        SpanKind.CLIENT,
+      );
     let made: { client: BedrockRuntimeClient; credential: string | undefined } | undefined;
 
     const clientOf = () => {
@@ -70,7 +91,10 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
       if (made && made.credential === credential) return { client: made.client, secrets: credential ? credential.split(':') : [] };
       const [accessKeyId, secretAccessKey, sessionToken] = credential?.split(':') ?? [];
       if (credential && !secretAccessKey) {
-        throw new UpstreamFailed(`The gateway's credential for ${vendor} is not ACCESS_KEY_ID:SECRET_ACCESS_KEY; its upstream configuration needs fixing`, { code: 'upstream_misconfigured' });
+        throw new UpstreamFailed(
+          `The gateway's credential for ${vendor} is not ACCESS_KEY_ID:SECRET_ACCESS_KEY; its upstream configuration needs fixing`,
+          { code: 'upstream_misconfigured' },
+        );
       }
       // A new (rotated) key gets a new client. The old one is dropped, not destroyed: calls still
       // streaming through it keep their sessions, which close themselves (one session per call).
@@ -79,7 +103,9 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
         client: new BedrockRuntimeClient({
           region,
           ...(api.endpoint ? { endpoint: api.endpoint } : {}),
-          ...(credential ? { credentials: { accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } } : {}),
+          ...(credential
+            ? { credentials: { accessKeyId: accessKeyId, secretAccessKey: secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }
+            : {}),
           maxAttempts: retries + 1,
           // The SDK's own HTTP/2 handler, configured; one session per call, as its Bedrock default.
           requestHandler: { requestTimeout: readTimeoutMs, disableConcurrentStreams: true },
@@ -89,7 +115,12 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
     };
 
     /** The stream's events; a silence of the read timeout (the SDK's or ours, whichever notices first) is a 504. */
-    async function* events(stream: AsyncIterable<ConverseStreamOutput>, cut: AbortController, secrets: string[], signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+    async function* events(
+      stream: AsyncIterable<ConverseStreamOutput>,
+      cut: AbortController,
+      secrets: string[],
+      signal?: AbortSignal,
+    ): AsyncGenerator<StreamEvent> {
       const it = stream[Symbol.asyncIterator]();
       let waiting = Date.now();
       const timeout = () => new UpstreamTimeout(`${vendor} went silent midway`, { code: 'upstream_timeout' });
@@ -133,9 +164,17 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
         const cut = new AbortController();
         const abortSignal = signal ? AbortSignal.any([signal, cut.signal]) : cut.signal;
         const input = api.chat.input(req);
-        const out = await traced('ConverseStream', secrets, signal, trace, () => client.send(new ConverseStreamCommand(input), { abortSignal }));
+        const out = await traced('ConverseStream', secrets, signal, trace, () =>
+          client.send(new ConverseStreamCommand(input), { abortSignal }),
+        );
         if (!out.stream) throw unreadable(vendor, 'a ConverseStream answer without its stream');
-        return chatStreamOf(events(out.stream, cut, secrets, signal), { vendor, messages: req.messages, promptTokens: req.promptTokens, signal, onEnd: () => cut.abort() });
+        return chatStreamOf(events(out.stream, cut, secrets, signal), {
+          vendor,
+          messages: req.messages,
+          promptTokens: req.promptTokens,
+          signal,
+          onEnd: () => cut.abort(),
+        });
       },
 
       async embed(req, signal, trace) {
@@ -143,7 +182,12 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
         const cut = new AbortController();
         const abortSignal = signal ? AbortSignal.any([signal, cut.signal]) : cut.signal;
         const one = async (text: string) => {
-          const command = new InvokeModelCommand({ modelId: req.model, contentType: 'application/json', accept: 'application/json', body: JSON.stringify(api.embed.body(text, req)) });
+          const command = new InvokeModelCommand({
+            modelId: req.model,
+            contentType: 'application/json',
+            accept: 'application/json',
+            body: JSON.stringify(api.embed.body(text, req)),
+          });
           const out = await traced('InvokeModel', secrets, signal, trace, () => client.send(command, { abortSignal }));
           let json: unknown;
           try {
@@ -156,12 +200,14 @@ export function bedrockRuntimeProvider(apiOf: (model: CatalogModel, env: Env) =>
         const results: { vector: number[]; tokens?: number }[] = [];
         let next = 0;
         try {
-          await Promise.all(Array.from({ length: Math.min(api.embed.concurrency, req.inputs.length) }, async () => {
-            while (next < req.inputs.length) {
-              const i = next++;
-              results[i] = await one(req.inputs[i]);
-            }
-          }));
+          await Promise.all(
+            Array.from({ length: Math.min(api.embed.concurrency, req.inputs.length) }, async () => {
+              while (next < req.inputs.length) {
+                const i = next++;
+                results[i] = await one(req.inputs[i]);
+              }
+            }),
+          );
         } catch (err) {
           cut.abort();
           throw sdkError(err, vendor, signal, secrets);

@@ -35,7 +35,8 @@ export function toolCallGatherer() {
     },
     calls(): ToolCall[] | undefined {
       if (!calls.size) return undefined;
-      return [...calls.entries()].sort(([a], [b]) => a - b)
+      return [...calls.entries()]
+        .sort(([a], [b]) => a - b)
         .map(([i, c]) => ({ id: c.id ?? `call_${i}`, name: c.name ?? '', arguments: c.arguments || '{}' }));
     },
   };
@@ -63,8 +64,14 @@ export interface ChatStreamOptions {
  * (a parsed chunk) as its event, so no other loop runs per chunk.
  */
 export function chatStreamOf(events: AsyncIterable<StreamEvent>, opts: ChatStreamOptions): ChatStream;
-export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode(this: void, item: T): StreamEvent }): ChatStream;
-export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: ChatStreamOptions & { decode?(this: void, item: T): StreamEvent }): ChatStream {
+export function chatStreamOf<T>(
+  items: AsyncIterable<T> | Iterable<T>,
+  opts: ChatStreamOptions & { decode(this: void, item: T): StreamEvent },
+): ChatStream;
+export function chatStreamOf<T>(
+  items: AsyncIterable<T> | Iterable<T>,
+  opts: ChatStreamOptions & { decode?(this: void, item: T): StreamEvent },
+): ChatStream {
   let settle!: (v: ChatDone) => void;
   const done = new Promise<ChatDone>((resolve) => (settle = resolve));
   const decode = opts.decode;
@@ -96,7 +103,8 @@ export function chatStreamOf<T>(items: AsyncIterable<T> | Iterable<T>, opts: Cha
     } finally {
       opts.onEnd?.();
       // Counted only when the upstream did not say (counting a long prompt costs).
-      const promptTokens = usage.promptTokens ?? (opts.messages ? chatPromptTokens(opts.messages, opts.promptTokens) : (opts.promptTokens ?? 0));
+      const promptTokens =
+        usage.promptTokens ?? (opts.messages ? chatPromptTokens(opts.messages, opts.promptTokens) : (opts.promptTokens ?? 0));
       const toolCalls = tools.calls();
       const completionTokens = usage.completionTokens ?? countTokens(text + (toolCalls ?? []).map((c) => c.name + c.arguments).join(''));
       settle({ finishReason: outcome, usage: { promptTokens, completionTokens }, ...(toolCalls ? { toolCalls } : {}) });

@@ -17,7 +17,8 @@ import { retryAfterMs, type HeaderBag } from '../../shared/http/retry';
 /** The body parsed with `schema`, or 502 `upstream_bad_response` naming what was wrong. */
 export function parseAnswer<S extends z.ZodType>(schema: S, body: unknown, vendor: string, what: string): z.output<S> {
   const r = schema.safeParse(body);
-  if (!r.success) throw unreadable(vendor, `${what}: ${r.error.issues[0]?.path.join('.') || 'body'} ${r.error.issues[0]?.message ?? ''}`.trim());
+  if (!r.success)
+    throw unreadable(vendor, `${what}: ${r.error.issues[0]?.path.join('.') || 'body'} ${r.error.issues[0]?.message ?? ''}`.trim());
   return r.data;
 }
 
@@ -25,7 +26,12 @@ export function parseAnswer<S extends z.ZodType>(schema: S, body: unknown, vendo
 export const blot = (text: string, secrets: readonly string[]) =>
   secrets.filter((s) => s.length >= 4).reduce((t, s) => t.split(s).join('[redacted]'), text);
 
-interface VendorError { message?: string; code?: string; status?: string; reason?: string }
+interface VendorError {
+  message?: string;
+  code?: string;
+  status?: string;
+  reason?: string;
+}
 
 /** `{"error": {"message", "code"}}` (OpenAI, Azure, Gemini) or `{"message"}` (AWS), whatever parses. */
 function vendorError(text: string): VendorError {
@@ -47,7 +53,9 @@ function vendorError(text: string): VendorError {
 }
 
 const MISCONFIGURED: Record<number, string> = {
-  401: 'rejected the gateway\'s credential', 403: 'denied the gateway access', 404: 'does not know the deployment or model',
+  401: "rejected the gateway's credential",
+  403: 'denied the gateway access',
+  404: 'does not know the deployment or model',
 };
 
 /** A vendor's non-2xx answer (after the retries) as the gateway's error. */
@@ -56,7 +64,9 @@ export function statusError(vendor: string, status: number, text: string, h: Hea
   // Gemini answers a bad API key with 400 INVALID_ARGUMENT: still the gateway's credential, not the caller's request.
   if (MISCONFIGURED[status] || v.reason === 'API_KEY_INVALID') {
     const what = MISCONFIGURED[status] ?? MISCONFIGURED[401];
-    return new UpstreamFailed(`${vendor} ${what} (HTTP ${status}); the gateway's upstream configuration needs fixing`, { code: 'upstream_misconfigured' });
+    return new UpstreamFailed(`${vendor} ${what} (HTTP ${status}); the gateway's upstream configuration needs fixing`, {
+      code: 'upstream_misconfigured',
+    });
   }
   if (status === 400 || status === 413 || status === 422) {
     const filtered = v.code === 'content_filter' || v.code === 'ResponsibleAIPolicyViolation';
@@ -66,7 +76,9 @@ export function statusError(vendor: string, status: number, text: string, h: Hea
   if (status === 429) {
     const wait = retryAfterMs(h);
     const seconds = Math.max(1, Math.ceil((wait ?? 1000) / 1000));
-    return new RateLimited(`${vendor} is rate limiting the gateway (HTTP 429); retry in ${seconds} s`, seconds, { code: 'upstream_rate_limited' });
+    return new RateLimited(`${vendor} is rate limiting the gateway (HTTP 429); retry in ${seconds} s`, seconds, {
+      code: 'upstream_rate_limited',
+    });
   }
   return new UpstreamFailed(`${vendor} failed (HTTP ${status})`, { code: 'upstream_error' });
 }

@@ -20,21 +20,33 @@ const JSON_TYPE = 'application/json';
 
 function providerOf(api: HttpApi, http: UpstreamHttp): ModelProvider {
   const { vendor } = api;
-  const send = (url: string, accept: string, body: object, signal?: AbortSignal, trace?: Trace, auth = api.auth()): Promise<UpstreamResponse> => {
+  const send = (
+    url: string,
+    accept: string,
+    body: object,
+    signal?: AbortSignal,
+    trace?: Trace,
+    auth = api.auth(),
+  ): Promise<UpstreamResponse> => {
     const form = body instanceof FormData;
     return http.request({
-      vendor, url, signal, trace,
+      vendor,
+      url,
+      signal,
+      trace,
       // A form's multipart content type (with its boundary) is the transport's to write.
       headers: { ...(form ? {} : { 'content-type': JSON_TYPE }), accept, ...auth },
       body: form ? body : JSON.stringify(body),
     });
   };
-  const exchange = <Req, Out>(x: Exchange<Req, Out>) => async (req: Req, signal?: AbortSignal, trace?: Trace): Promise<Out> => {
-    const url = x.url(req);
-    const auth = api.auth();
-    const res = await send(url, JSON_TYPE, x.body(req), signal, trace, auth);
-    return x.answer(await res.json(), req);
-  };
+  const exchange =
+    <Req, Out>(x: Exchange<Req, Out>) =>
+    async (req: Req, signal?: AbortSignal, trace?: Trace): Promise<Out> => {
+      const url = x.url(req);
+      const auth = api.auth();
+      const res = await send(url, JSON_TYPE, x.body(req), signal, trace, auth);
+      return x.answer(await res.json(), req);
+    };
 
   const provider: ModelProvider = {};
   const chat = api.chat;

@@ -66,8 +66,11 @@ export interface UpstreamHttp {
 const AUTH_HEADERS = new Set(['authorization', 'api-key', 'x-goog-api-key', 'x-api-key']);
 const MAX_ERROR_BODY = 64 * 1024;
 
-const secretsOf = (req: UpstreamRequest) => req.secrets
-  ?? Object.entries(req.headers ?? {}).filter(([k]) => AUTH_HEADERS.has(k.toLowerCase())).map(([, v]) => v.replace(/^Bearer /, ''));
+const secretsOf = (req: UpstreamRequest) =>
+  req.secrets ??
+  Object.entries(req.headers ?? {})
+    .filter(([k]) => AUTH_HEADERS.has(k.toLowerCase()))
+    .map(([, v]) => v.replace(/^Bearer /, ''));
 
 function response(vendor: string, res: Answer, signal?: AbortSignal): UpstreamResponse {
   return {
@@ -92,7 +95,11 @@ export function upstreamHttp(settings: UpstreamSettings = DEFAULT_UPSTREAM): Ups
 
   async function request(req: UpstreamRequest): Promise<UpstreamResponse> {
     const { vendor, signal } = req;
-    const res = await transport.send({ url: req.url, method: req.method ?? 'POST', headers: req.headers, body: req.body, signal, trace: req.trace }, policy, vendor);
+    const res = await transport.send(
+      { url: req.url, method: req.method ?? 'POST', headers: req.headers, body: req.body, signal, trace: req.trace },
+      policy,
+      vendor,
+    );
     if (res.status >= 200 && res.status < 300) return response(vendor, res, signal);
     const text = await readText(res.body, vendor, signal, { limit: MAX_ERROR_BODY, truncate: true });
     throw statusError(vendor, res.status, text, res.headers, secretsOf(req));

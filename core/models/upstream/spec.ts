@@ -53,8 +53,15 @@ export interface ChatExchange {
   whole(): (json: unknown) => StreamEvent;
 }
 
-export interface EmbedAnswer { vectors: Float32Array[]; promptTokens?: number }
-export interface ImageAnswer { b64: string; mimeType: string; revisedPrompt?: string }
+export interface EmbedAnswer {
+  vectors: Float32Array[];
+  promptTokens?: number;
+}
+export interface ImageAnswer {
+  b64: string;
+  mimeType: string;
+  revisedPrompt?: string;
+}
 
 /** A vendor spoken over HTTP, as data: its name, its credential's headers, and an exchange per kind of call it serves. */
 export interface HttpApi {

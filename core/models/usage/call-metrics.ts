@@ -23,12 +23,36 @@ export interface CallFigures {
  */
 export function callMetrics(metrics: Metrics = noMetrics): ((f: CallFigures) => void) | undefined {
   if (metrics === noMetrics) return undefined;
-  const calls = metrics.counter({ name: 'platform_model_calls_total', help: 'Model gateway calls (one per usage row), by catalog model, tenant, route and HTTP status', labels: ['model', 'tenant', 'route', 'status'] });
-  const duration = metrics.histogram({ name: 'platform_model_call_duration_seconds', help: 'Model gateway calls from arrival to their last byte (the usage row\'s latency)', labels: ['model', 'route'] });
-  const tokens = metrics.counter({ name: 'platform_model_tokens_total', help: 'Tokens of model calls, by direction (input: the prompt; output: the answer)', labels: ['model', 'tenant', 'direction'] });
-  const cost = metrics.counter({ name: 'platform_model_cost_total', help: 'Cost of model calls at the catalog\'s prices, in US dollars', labels: ['model', 'tenant'] });
-  const cache = metrics.counter({ name: 'platform_model_cache_total', help: 'Model calls by what the answer cache did (hit, miss, bypass)', labels: ['model', 'tenant', 'result'] });
-  const blocks = metrics.counter({ name: 'platform_model_guardrail_blocks_total', help: 'Model calls the guardrails refused (prompt injection, toxicity)', labels: ['model', 'tenant'] });
+  const calls = metrics.counter({
+    name: 'platform_model_calls_total',
+    help: 'Model gateway calls (one per usage row), by catalog model, tenant, route and HTTP status',
+    labels: ['model', 'tenant', 'route', 'status'],
+  });
+  const duration = metrics.histogram({
+    name: 'platform_model_call_duration_seconds',
+    help: "Model gateway calls from arrival to their last byte (the usage row's latency)",
+    labels: ['model', 'route'],
+  });
+  const tokens = metrics.counter({
+    name: 'platform_model_tokens_total',
+    help: 'Tokens of model calls, by direction (input: the prompt; output: the answer)',
+    labels: ['model', 'tenant', 'direction'],
+  });
+  const cost = metrics.counter({
+    name: 'platform_model_cost_total',
+    help: "Cost of model calls at the catalog's prices, in US dollars",
+    labels: ['model', 'tenant'],
+  });
+  const cache = metrics.counter({
+    name: 'platform_model_cache_total',
+    help: 'Model calls by what the answer cache did (hit, miss, bypass)',
+    labels: ['model', 'tenant', 'result'],
+  });
+  const blocks = metrics.counter({
+    name: 'platform_model_guardrail_blocks_total',
+    help: 'Model calls the guardrails refused (prompt injection, toxicity)',
+    labels: ['model', 'tenant'],
+  });
   return (f) => {
     const tenant = metrics.tenant(f.tenant);
     calls.inc({ model: f.model, tenant, route: f.route, status: f.status });

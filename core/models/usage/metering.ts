@@ -39,7 +39,14 @@ export interface CallOutcome {
  * budget, and gives each row to the metrics (call-metrics.ts) and ends the call's span: the one
  * place every call is recorded, refused or not.
  */
-export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits; offload: Offload; statusOf: StatusOf; metrics?: Metrics }) {
+export function meter(deps: {
+  clock: Clock;
+  usage: UsageStore;
+  limits: KeyLimits;
+  offload: Offload;
+  statusOf: StatusOf;
+  metrics?: Metrics;
+}) {
   const observe = callMetrics(deps.metrics);
   const record = (m: MeteredCall, o: CallOutcome) => {
     const now = deps.clock.now();
@@ -51,16 +58,49 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
     const cache = o.cache ?? 'BYPASS';
     const guard = o.guard ?? 'n/a';
     deps.limits.spend(m.caller.key, tokensIn + tokensOut);
-    void deps.usage.record({
-      at: now, keyId: m.caller.key.id, tenant: m.caller.key.tenant, model: m.model.id, route: m.route, status,
-      latencyMs: now - o.startedAt, upstreamMs: o.upstreamMs ?? null, tokensIn, tokensOut, wordsSent: o.wordsSent ?? 0,
-      wordsReceived: o.wordsReceived ?? 0, cache, guard, options: profile,
-    }, cost).catch(() => undefined);
-    observe?.({ model: m.model.id, tenant: m.caller.key.tenant, route: m.route, status, latencyMs: now - o.startedAt, tokensIn, tokensOut, cost, cache, guard });
+    void deps.usage
+      .record(
+        {
+          at: now,
+          keyId: m.caller.key.id,
+          tenant: m.caller.key.tenant,
+          model: m.model.id,
+          route: m.route,
+          status,
+          latencyMs: now - o.startedAt,
+          upstreamMs: o.upstreamMs ?? null,
+          tokensIn,
+          tokensOut,
+          wordsSent: o.wordsSent ?? 0,
+          wordsReceived: o.wordsReceived ?? 0,
+          cache,
+          guard,
+          options: profile,
+        },
+        cost,
+      )
+      .catch(() => undefined);
+    observe?.({
+      model: m.model.id,
+      tenant: m.caller.key.tenant,
+      route: m.route,
+      status,
+      latencyMs: now - o.startedAt,
+      tokensIn,
+      tokensOut,
+      cost,
+      cache,
+      guard,
+    });
     if (m.span) {
       // Tracing off, the span records nothing: its attributes are not even built.
       if (m.span.isRecording()) {
-        m.span.setAttributes({ 'http.response.status_code': status, 'gen_ai.usage.input_tokens': tokensIn, 'gen_ai.usage.output_tokens': tokensOut, 'model.cache': cache });
+        m.span.setAttributes({
+          'http.response.status_code': status,
+          'gen_ai.usage.input_tokens': tokensIn,
+          'gen_ai.usage.output_tokens': tokensOut,
+          'model.cache': cache,
+        });
         // ERROR, as the HTTP server span marks a 5xx (OpenTelemetry's HTTP conventions, on the status kept).
         if (status >= 500) m.span.setStatus({ code: 2 });
       }
@@ -93,12 +133,17 @@ export function meter(deps: { clock: Clock; usage: UsageStore; limits: KeyLimits
         const settle = (finishReason: FinishReason | null, usage?: { promptTokens: number; completionTokens: number }) => {
           // A caller who left aborts the upstream read, which then fails: still the caller's 499.
           const end: CallEnd = !ended && o.signal?.aborted ? 'left' : failed || finishReason === 'error' ? BROKE : ended ? 'ok' : 'left';
-          const write = (tokensOut: number) => record(m, { ...o, upstreamMs, end, tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut, wordsReceived: wordCount(text) });
+          const write = (tokensOut: number) =>
+            record(m, { ...o, upstreamMs, end, tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut, wordsReceived: wordCount(text) });
           // What the upstream did not count is counted here, off the event loop when long.
           if (usage) write(usage.completionTokens);
           else void deps.offload.run('count', [[text], Infinity], text.length).then(write, () => write(0));
         };
-        if (ended || failed) void s.done.then((d) => settle(d.finishReason, d.usage), () => settle('error'));
+        if (ended || failed)
+          void s.done.then(
+            (d) => settle(d.finishReason, d.usage),
+            () => settle('error'),
+          );
         else settle(null);
       }
     })();

@@ -50,7 +50,18 @@ export function wordCount(text: string): number {
   let inWord = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const space = c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x2028 || c === 0x2029 || c === 0xfeff || (c >= 0x2000 && c <= 0x200a) || c === 0x1680 || c === 0x202f || c === 0x205f || c === 0x3000;
+    const space =
+      c === 32 ||
+      (c >= 9 && c <= 13) ||
+      c === 160 ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0xfeff ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x1680 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000;
     if (!space && !inWord) n++;
     inWord = !space;
   }

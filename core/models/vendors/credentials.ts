@@ -13,7 +13,9 @@ export function credentialOf(model: CatalogModel, env: Env, vendor: string, requ
   const value = name ? env[name]?.trim() : undefined;
   if (value) return value;
   if (name || required) {
-    throw new UpstreamFailed(`The gateway has no credential for ${vendor} (model ${model.id}); its upstream configuration needs fixing`, { code: 'upstream_misconfigured' });
+    throw new UpstreamFailed(`The gateway has no credential for ${vendor} (model ${model.id}); its upstream configuration needs fixing`, {
+      code: 'upstream_misconfigured',
+    });
   }
   return undefined;
 }

@@ -18,7 +18,8 @@ export function argumentsObject(call: ToolCall): Record<string, unknown> {
   } catch {
     value = undefined;
   }
-  if (!isObject(value)) throw new BadRequest(`The arguments of the tool call ${call.id} (${call.name}) are not a JSON object`, { code: 'invalid_tool_call' });
+  if (!isObject(value))
+    throw new BadRequest(`The arguments of the tool call ${call.id} (${call.name}) are not a JSON object`, { code: 'invalid_tool_call' });
   return value;
 }
 
@@ -38,11 +39,17 @@ export function resultObject(text: string): Record<string, unknown> | undefined 
 export function toolNameOf(m: ChatMessage, messages: readonly ChatMessage[]): string {
   if (m.toolName) return m.toolName;
   const call = messages.flatMap((x) => x.toolCalls ?? []).find((c) => c.id === m.toolCallId);
-  if (!call) throw new BadRequest(`The tool result for ${m.toolCallId ?? 'an unnamed call'} answers no earlier tool call; name its tool`, { code: 'invalid_tool_result' });
+  if (!call)
+    throw new BadRequest(`The tool result for ${m.toolCallId ?? 'an unnamed call'} answers no earlier tool call; name its tool`, {
+      code: 'invalid_tool_result',
+    });
   return call.name;
 }
 
 /** The id an earlier call of this tool had (Gemini answers by name): the last such call's, if any. */
 export function toolCallIdOf(name: string, messages: readonly ChatMessage[]): string | undefined {
-  return messages.flatMap((x) => x.toolCalls ?? []).filter((c) => c.name === name).at(-1)?.id;
+  return messages
+    .flatMap((x) => x.toolCalls ?? [])
+    .filter((c) => c.name === name)
+    .at(-1)?.id;
 }

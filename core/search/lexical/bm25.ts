@@ -77,7 +77,9 @@ export class Bm25Index {
 
   /** An estimate of the memory the index holds (memory.ts); removed passages count until a rebuild. */
   get memoryBytes(): number {
-    return this.termsBytes + this.chunkIds.length * PASSAGE_BYTES + this.bySeq.size * OBJECT_BYTES + this.scratch.byteLength + BYTES.typedArray;
+    return (
+      this.termsBytes + this.chunkIds.length * PASSAGE_BYTES + this.bySeq.size * OBJECT_BYTES + this.scratch.byteLength + BYTES.typedArray
+    );
   }
 
   /** Share of postings that belong to removed passages. */

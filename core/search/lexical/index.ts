@@ -52,7 +52,11 @@ export function lexicalSearch(feeds: IndexFeeds) {
         for (const c of await feeds.liveChunks(ch.seq, t.seenChunk)) addChunk(t, c, ch.seq);
         t.seenChange = ch.id;
       }
-      for (let batch = await feeds.chunksSince(tenant, t.seenChunk, 2000); batch.length; batch = await feeds.chunksSince(tenant, t.seenChunk, 2000)) {
+      for (
+        let batch = await feeds.chunksSince(tenant, t.seenChunk, 2000);
+        batch.length;
+        batch = await feeds.chunksSince(tenant, t.seenChunk, 2000)
+      ) {
         for (const c of batch) {
           addChunk(t, c, c.seq);
           t.seenChunk = c.id;
@@ -68,7 +72,8 @@ export function lexicalSearch(feeds: IndexFeeds) {
     held: (): string[] => [...tenants.keys()],
     /** Objects and passages this process holds indexed, all tenants together. */
     counts(): { objects: number; passages: number } {
-      let objects = 0, passages = 0;
+      let objects = 0,
+        passages = 0;
       for (const { index } of tenants.values()) {
         objects += index.objects;
         passages += index.size;
@@ -87,16 +92,17 @@ export function lexicalSearch(feeds: IndexFeeds) {
       return terms.length ? (await catchUp(tenant)).index.search(terms, accept) : [];
     },
     /** Indexes one batch of a tenant's passages not yet indexed; false once there are none (warming up in slices). */
-    warm: (tenant: string): Promise<boolean> => inLane(tenant, async () => {
-      const t = await tenantIndex(tenant);
-      // Small slices: a search waiting behind one waits a few milliseconds.
-      const batch = await feeds.chunksSince(tenant, t.seenChunk, 200);
-      for (const c of batch) {
-        addChunk(t, c, c.seq);
-        t.seenChunk = c.id;
-      }
-      return batch.length > 0;
-    }),
+    warm: (tenant: string): Promise<boolean> =>
+      inLane(tenant, async () => {
+        const t = await tenantIndex(tenant);
+        // Small slices: a search waiting behind one waits a few milliseconds.
+        const batch = await feeds.chunksSince(tenant, t.seenChunk, 200);
+        for (const c of batch) {
+          addChunk(t, c, c.seq);
+          t.seenChunk = c.id;
+        }
+        return batch.length > 0;
+      }),
   };
 }
 

@@ -11,24 +11,53 @@ const CHANGE = (kind: string) => `ch AS (INSERT INTO search_changes (tenant, obj
 
 /** `platform ingest` and `platform reindex` on PostgreSQL; `saw` is told every committed change. */
 export function pgAdminStore(pool: PgPool, saw: (changeId: number) => void): AdminStore {
-  const change = async (name: string, sql: string, values: unknown[]) => saw(num((await rows<{ change: string }>(pool, name, sql, values))[0].change));
+  const change = async (name: string, sql: string, values: unknown[]) =>
+    saw(num((await rows<{ change: string }>(pool, name, sql, values))[0].change));
   return {
-    sameFile: async (tenant, sourceKey, contentHash) => (await rows<{ id: string }>(pool, 'admin.same-file',
-      'SELECT id FROM search_objects WHERE tenant = $1 AND source_key = $2 AND content_hash = $3 AND deleted_at IS NULL', [tenant, sourceKey, contentHash]))[0]?.id,
-    chunkPage: async (afterId, limit) => (await rows<{ id: string; text: string; title: string }>(pool, 'admin.chunk-page',
-      `SELECT c.id, c.text, o.title FROM search_chunks c JOIN search_objects o ON o.seq = c.object_seq WHERE c.id > $1 ORDER BY c.id LIMIT $2`, [afterId, limit]))
-      .map((r) => ({ id: num(r.id), text: r.text, title: r.title })),
+    sameFile: async (tenant, sourceKey, contentHash) =>
+      (
+        await rows<{ id: string }>(
+          pool,
+          'admin.same-file',
+          'SELECT id FROM search_objects WHERE tenant = $1 AND source_key = $2 AND content_hash = $3 AND deleted_at IS NULL',
+          [tenant, sourceKey, contentHash],
+        )
+      )[0]?.id,
+    chunkPage: async (afterId, limit) =>
+      (
+        await rows<{ id: string; text: string; title: string }>(
+          pool,
+          'admin.chunk-page',
+          `SELECT c.id, c.text, o.title FROM search_chunks c JOIN search_objects o ON o.seq = c.object_seq WHERE c.id > $1 ORDER BY c.id LIMIT $2`,
+          [afterId, limit],
+        )
+      ).map((r) => ({ id: num(r.id), text: r.text, title: r.title })),
     chunkCount: async () => num((await rows<{ n: string }>(pool, 'admin.chunk-count', 'SELECT count(*) AS n FROM search_chunks'))[0].n),
     // One statement: the page's vectors and their change commit together.
-    writeVectors: (format, vectors) => change('admin.write-vectors', `WITH w AS (
+    writeVectors: (format, vectors) =>
+      change(
+        'admin.write-vectors',
+        `WITH w AS (
         INSERT INTO search_vectors (chunk_id, embedder, vector) SELECT x.id, $2, x.vector FROM unnest($1::bigint[], $3::bytea[]) AS x (id, vector)
         ON CONFLICT (chunk_id) DO UPDATE SET embedder = EXCLUDED.embedder, vector = EXCLUDED.vector),
-      ${CHANGE('vectors')}`, [vectors.map((v) => v.chunkId), format.id, vectors.map((v) => vectorBlob(v.vector, format.sparse))]),
+      ${CHANGE('vectors')}`,
+        [vectors.map((v) => v.chunkId), format.id, vectors.map((v) => vectorBlob(v.vector, format.sparse))],
+      ),
     // The newest row stays whatever `keep` is: the watch reads where the feed is from it.
-    pruneChanges: async (keep) => (await pool.query({
-      name: 'search.admin.prune-changes', text: 'DELETE FROM search_changes WHERE id <= (SELECT max(id) FROM search_changes) - $1', values: [Math.max(1, keep)],
-    })).rowCount ?? 0,
-    bumpVectorsGeneration: () => change('admin.bump-generation', `WITH b AS (UPDATE search_settings SET value = value + 1 WHERE key = 'vectors_generation'),
-      ${CHANGE('generation')}`, []),
+    pruneChanges: async (keep) =>
+      (
+        await pool.query({
+          name: 'search.admin.prune-changes',
+          text: 'DELETE FROM search_changes WHERE id <= (SELECT max(id) FROM search_changes) - $1',
+          values: [Math.max(1, keep)],
+        })
+      ).rowCount ?? 0,
+    bumpVectorsGeneration: () =>
+      change(
+        'admin.bump-generation',
+        `WITH b AS (UPDATE search_settings SET value = value + 1 WHERE key = 'vectors_generation'),
+      ${CHANGE('generation')}`,
+        [],
+      ),
   };
 }

@@ -12,7 +12,8 @@ import { CHANNEL } from './watch';
 /** The full-text vectors: basic search's (title A, file name B, tags C) and a passage's (title A, text B). */
 const FIELDS_FTS = (title: string, fileName: string, tags: string) =>
   `setweight(to_tsvector('simple', ${title}), 'A') || setweight(to_tsvector('simple', ${fileName}), 'B') || setweight(to_tsvector('simple', ${tags}), 'C')`;
-const CHUNK_FTS = (title: string, text: string) => `setweight(to_tsvector('simple', ${title}), 'A') || setweight(to_tsvector('simple', ${text}), 'B')`;
+const CHUNK_FTS = (title: string, text: string) =>
+  `setweight(to_tsvector('simple', ${title}), 'A') || setweight(to_tsvector('simple', ${text}), 'B')`;
 
 const fieldsFts = (f: ObjectFields) => [ftsWords(f.title), ftsWords(f.fileName ?? ''), ftsWords(f.tags.join(' '))];
 
@@ -58,36 +59,83 @@ const REMOVE = `WITH o AS (
  */
 export function pgObjectStore(pool: PgPool, saw: (changeId: number) => void): ObjectStore {
   /** Locks the tenant's row; returns its live objects. */
-  const lockTenant = async (c: PoolClient, tenant: string) => num((await rows<{ live: string }>(c, 'tenants.lock',
-    `INSERT INTO search_tenants (tenant, live) VALUES ($1, 0) ON CONFLICT (tenant) DO UPDATE SET live = search_tenants.live RETURNING live`, [tenant]))[0].live);
+  const lockTenant = async (c: PoolClient, tenant: string) =>
+    num(
+      (
+        await rows<{ live: string }>(
+          c,
+          'tenants.lock',
+          `INSERT INTO search_tenants (tenant, live) VALUES ($1, 0) ON CONFLICT (tenant) DO UPDATE SET live = search_tenants.live RETURNING live`,
+          [tenant],
+        )
+      )[0].live,
+    );
   /** Locks the tenant of an object; false when there is no such object. */
-  const lockTenantOf = async (c: PoolClient, seq: number) => (await rows(c, 'tenants.lock-of',
-    `INSERT INTO search_tenants (tenant, live) SELECT tenant, 0 FROM search_objects WHERE seq = $1
-     ON CONFLICT (tenant) DO UPDATE SET live = search_tenants.live RETURNING live`, [seq])).length > 0;
+  const lockTenantOf = async (c: PoolClient, seq: number) =>
+    (
+      await rows(
+        c,
+        'tenants.lock-of',
+        `INSERT INTO search_tenants (tenant, live) SELECT tenant, 0 FROM search_objects WHERE seq = $1
+     ON CONFLICT (tenant) DO UPDATE SET live = search_tenants.live RETURNING live`,
+        [seq],
+      )
+    ).length > 0;
 
   const getLive = async (db: Db, tenant: string, id: string) =>
-    (await rows<ObjectRow>(db, 'objects.get', `SELECT ${OBJECT_COLUMNS} FROM search_objects o WHERE o.tenant = $1 AND o.id = $2 AND o.deleted_at IS NULL`,
-      [tenant, id])).map(toObject)[0];
+    (
+      await rows<ObjectRow>(
+        db,
+        'objects.get',
+        `SELECT ${OBJECT_COLUMNS} FROM search_objects o WHERE o.tenant = $1 AND o.id = $2 AND o.deleted_at IS NULL`,
+        [tenant, id],
+      )
+    ).map(toObject)[0];
   const bySource = async (db: Db, tenant: string, sourceKey: string) =>
-    (await rows<{ id: string; seq: string; content_hash: string | null }>(db, 'objects.by-source',
-      'SELECT id, seq, content_hash FROM search_objects WHERE tenant = $1 AND source_key = $2 AND deleted_at IS NULL', [tenant, sourceKey]))
-      .map((r) => ({ id: r.id, seq: num(r.seq), contentHash: r.content_hash }))[0];
+    (
+      await rows<{ id: string; seq: string; content_hash: string | null }>(
+        db,
+        'objects.by-source',
+        'SELECT id, seq, content_hash FROM search_objects WHERE tenant = $1 AND source_key = $2 AND deleted_at IS NULL',
+        [tenant, sourceKey],
+      )
+    ).map((r) => ({ id: r.id, seq: num(r.seq), contentHash: r.content_hash }))[0];
 
   const insert = async (c: PoolClient, p: PreparedObject, live: number, maxPerTenant: number): Promise<{ seq: number; change: number }> => {
     if (live >= maxPerTenant) throw new ObjectQuotaReached(maxPerTenant);
     const terms = objectTerms({ ...p.fields });
     const [row] = await rows<{ seq: string; change: string }>(c, 'objects.insert', INSERT, [
-      p.id, p.tenant, ...fieldValues(p.fields, p.isPrivate), p.size, p.createdBy, p.sourceKey ?? null, p.contentHash ?? null, p.chunks.length,
-      new Date(p.now), ...fieldsFts(p.fields), p.content,
-      p.chunks.map((ch) => ch.index), p.chunks.map((ch) => ch.start), p.chunks.map((ch) => ch.end), p.chunks.map((ch) => ch.text),
-      p.chunks.map((ch) => ftsWords(ch.text)), p.embedderId, p.vectors.map((v) => vectorBlob(v, p.sparseVectors)),
-      terms.map((t) => t[0]), terms.map((t) => t[1]),
+      p.id,
+      p.tenant,
+      ...fieldValues(p.fields, p.isPrivate),
+      p.size,
+      p.createdBy,
+      p.sourceKey ?? null,
+      p.contentHash ?? null,
+      p.chunks.length,
+      new Date(p.now),
+      ...fieldsFts(p.fields),
+      p.content,
+      p.chunks.map((ch) => ch.index),
+      p.chunks.map((ch) => ch.start),
+      p.chunks.map((ch) => ch.end),
+      p.chunks.map((ch) => ch.text),
+      p.chunks.map((ch) => ftsWords(ch.text)),
+      p.embedderId,
+      p.vectors.map((v) => vectorBlob(v, p.sparseVectors)),
+      terms.map((t) => t[0]),
+      terms.map((t) => t[1]),
     ]);
     return { seq: num(row.seq), change: num(row.change) };
   };
 
   const remove = async (c: PoolClient, seq: number, systemMetadata: JsonObject, by: string, now: number): Promise<number | undefined> => {
-    const [row] = await rows<{ change: string | null }>(c, 'objects.remove', REMOVE, [seq, new Date(now), by, JSON.stringify(systemMetadata)]);
+    const [row] = await rows<{ change: string | null }>(c, 'objects.remove', REMOVE, [
+      seq,
+      new Date(now),
+      by,
+      JSON.stringify(systemMetadata),
+    ]);
     return row?.change == null ? undefined : num(row.change);
   };
 
@@ -103,10 +151,11 @@ export function pgObjectStore(pool: PgPool, saw: (changeId: number) => void): Ob
       const { outcome, changes } = await inTransaction(pool, async (c) => {
         let live = await lockTenant(c, p.tenant);
         const previous = await bySource(c, p.tenant, p.sourceKey);
-        if (previous && previous.contentHash === p.contentHash) return { outcome: { id: previous.id, outcome: 'unchanged' as const }, changes: [] };
+        if (previous && previous.contentHash === p.contentHash)
+          return { outcome: { id: previous.id, outcome: 'unchanged' as const }, changes: [] };
         const changes: number[] = [];
         if (previous) {
-          const removed = await remove(c, previous.seq, deletedSystem((await getLive(c, p.tenant, previous.id))), p.createdBy, p.now);
+          const removed = await remove(c, previous.seq, deletedSystem(await getLive(c, p.tenant, previous.id)), p.createdBy, p.now);
           if (removed !== undefined) {
             changes.push(removed);
             live--;
@@ -123,28 +172,53 @@ export function pgObjectStore(pool: PgPool, saw: (changeId: number) => void): Ob
       const change = await inTransaction(pool, async (c) => {
         if (!(await lockTenantOf(c, seq))) return undefined;
         const [title, fileName, tags] = fieldsFts(f);
-        await rows(c, 'objects.update', `UPDATE search_objects SET ${FIELD_COLUMNS.map((col, i) => `${col} = $${i + 1}`).join(', ')},
+        await rows(
+          c,
+          'objects.update',
+          `UPDATE search_objects SET ${FIELD_COLUMNS.map((col, i) => `${col} = $${i + 1}`).join(', ')},
           updated_by = $16, updated_at = $17, fields_fts = CASE WHEN deleted_at IS NULL THEN ${FIELDS_FTS('$18', '$19', '$20')} END WHERE seq = $21`,
-        [...fieldValues(f, isPrivate), by, new Date(now), title, fileName, tags, seq]);
+          [...fieldValues(f, isPrivate), by, new Date(now), title, fileName, tags, seq],
+        );
         await rows(c, 'terms.delete', 'DELETE FROM search_terms WHERE object_seq = $1', [seq]);
         const terms = objectTerms({ ...f });
-        await rows(c, 'terms.insert', `INSERT INTO search_terms (field, value, object_seq) SELECT f, v, $3 FROM unnest($1::text[], $2::text[]) AS x (f, v)
-          ON CONFLICT DO NOTHING`, [terms.map((t) => t[0]), terms.map((t) => t[1]), seq]);
+        await rows(
+          c,
+          'terms.insert',
+          `INSERT INTO search_terms (field, value, object_seq) SELECT f, v, $3 FROM unnest($1::text[], $2::text[]) AS x (f, v)
+          ON CONFLICT DO NOTHING`,
+          [terms.map((t) => t[0]), terms.map((t) => t[1]), seq],
+        );
         if (titleChanged) {
-          const chunks = await rows<{ id: string; text: string }>(c, 'chunks.live-of',
-            'SELECT c.id, c.text FROM search_chunks c WHERE c.object_seq = $1 AND c.fts IS NOT NULL', [seq]);
-          await rows(c, 'chunks.retitle', `UPDATE search_chunks c SET fts = ${CHUNK_FTS('$1', 'x.words')}
-            FROM unnest($2::bigint[], $3::text[]) AS x (id, words) WHERE c.id = x.id`, [title, chunks.map((ch) => ch.id), chunks.map((ch) => ftsWords(ch.text))]);
+          const chunks = await rows<{ id: string; text: string }>(
+            c,
+            'chunks.live-of',
+            'SELECT c.id, c.text FROM search_chunks c WHERE c.object_seq = $1 AND c.fts IS NOT NULL',
+            [seq],
+          );
+          await rows(
+            c,
+            'chunks.retitle',
+            `UPDATE search_chunks c SET fts = ${CHUNK_FTS('$1', 'x.words')}
+            FROM unnest($2::bigint[], $3::text[]) AS x (id, words) WHERE c.id = x.id`,
+            [title, chunks.map((ch) => ch.id), chunks.map((ch) => ftsWords(ch.text))],
+          );
         }
-        const [row] = await rows<{ change: string }>(c, 'objects.updated', `WITH ${CHANGE('(SELECT tenant FROM search_objects WHERE seq = $1)', '$1::bigint', 'update')}
-          SELECT (SELECT id FROM ch) AS change, (SELECT count(*) FROM n) AS notified`, [seq]);
+        const [row] = await rows<{ change: string }>(
+          c,
+          'objects.updated',
+          `WITH ${CHANGE('(SELECT tenant FROM search_objects WHERE seq = $1)', '$1::bigint', 'update')}
+          SELECT (SELECT id FROM ch) AS change, (SELECT count(*) FROM n) AS notified`,
+          [seq],
+        );
         return num(row.change);
       });
       if (change !== undefined) saw(change);
     },
 
     async remove(seq, systemMetadata, by, now) {
-      const change = await inTransaction(pool, async (c) => ((await lockTenantOf(c, seq)) ? remove(c, seq, systemMetadata, by, now) : undefined));
+      const change = await inTransaction(pool, async (c) =>
+        (await lockTenantOf(c, seq)) ? remove(c, seq, systemMetadata, by, now) : undefined,
+      );
       if (change === undefined) return false;
       saw(change);
       return true;

@@ -46,20 +46,34 @@ export function pgIndexQueries(pool: PgPool): IndexQueries {
       if (!query) return [];
       const where = whereOf(sel);
       const at = where.next;
-      return (await rows<MatchRow>(pool, undefined, `SELECT seq, raw, chunk_id FROM (
+      return (
+        await rows<MatchRow>(
+          pool,
+          undefined,
+          `SELECT seq, raw, chunk_id FROM (
           SELECT DISTINCT ON (c.object_seq) c.object_seq AS seq, ts_rank('${CHUNK_WEIGHTS}', c.fts, q)::float8 AS raw, c.id AS chunk_id
           FROM search_chunks c JOIN search_objects o ON o.seq = c.object_seq, to_tsquery('simple', $${at}) q
           WHERE c.tenant = $1 AND c.fts @@ q AND ${where.sql}
           ORDER BY c.object_seq, raw DESC, c.id) m
-        ORDER BY raw DESC, seq DESC`, [...where.params, query])).map(toMatch);
+        ORDER BY raw DESC, seq DESC`,
+          [...where.params, query],
+        )
+      ).map(toMatch);
     },
     async fields(sel, q) {
       const query = tsQuery(q);
       if (!query) return [];
       const where = whereOf(sel);
-      return (await rows<MatchRow>(pool, undefined, `SELECT o.seq AS seq, ts_rank('${FIELD_WEIGHTS}', o.fields_fts, q)::float8 AS raw, NULL AS chunk_id
+      return (
+        await rows<MatchRow>(
+          pool,
+          undefined,
+          `SELECT o.seq AS seq, ts_rank('${FIELD_WEIGHTS}', o.fields_fts, q)::float8 AS raw, NULL AS chunk_id
         FROM search_objects o, to_tsquery('simple', $${where.next}) q
-        WHERE o.fields_fts @@ q AND ${where.sql} ORDER BY raw DESC, o.seq DESC`, [...where.params, query])).map(toMatch);
+        WHERE o.fields_fts @@ q AND ${where.sql} ORDER BY raw DESC, o.seq DESC`,
+          [...where.params, query],
+        )
+      ).map(toMatch);
     },
     async listing(sel) {
       const where = whereOf(sel);
@@ -77,25 +91,42 @@ export function pgIndexQueries(pool: PgPool): IndexQueries {
     },
     async objects(list) {
       if (!list.length) return new Map();
-      const found = await rows<ObjectRow>(pool, 'queries.objects', `SELECT ${OBJECT_COLUMNS} FROM search_objects o WHERE o.seq = ANY($1::bigint[])`, [list]);
+      const found = await rows<ObjectRow>(
+        pool,
+        'queries.objects',
+        `SELECT ${OBJECT_COLUMNS} FROM search_objects o WHERE o.seq = ANY($1::bigint[])`,
+        [list],
+      );
       return new Map(found.map(toObject).map((o): [number, ObjectRecord] => [o.seq, o]));
     },
     async firstChunks(list) {
       if (!list.length) return new Map();
-      const found = await rows<{ seq: string; id: string; text: string }>(pool, 'queries.first-chunks',
-        'SELECT object_seq AS seq, id, text FROM search_chunks WHERE object_seq = ANY($1::bigint[]) AND idx = 0', [list]);
+      const found = await rows<{ seq: string; id: string; text: string }>(
+        pool,
+        'queries.first-chunks',
+        'SELECT object_seq AS seq, id, text FROM search_chunks WHERE object_seq = ANY($1::bigint[]) AND idx = 0',
+        [list],
+      );
       return new Map(found.map((r) => [num(r.seq), { id: num(r.id), text: r.text }]));
     },
     async chunkTexts(ids) {
       if (!ids.length) return new Map();
-      const found = await rows<{ id: string; seq: string; idx: number; text: string }>(pool, 'queries.chunk-texts',
-        'SELECT id, object_seq AS seq, idx, text FROM search_chunks WHERE id = ANY($1::bigint[])', [ids]);
+      const found = await rows<{ id: string; seq: string; idx: number; text: string }>(
+        pool,
+        'queries.chunk-texts',
+        'SELECT id, object_seq AS seq, idx, text FROM search_chunks WHERE id = ANY($1::bigint[])',
+        [ids],
+      );
       return new Map(found.map((r) => [num(r.id), { seq: num(r.seq), idx: r.idx, text: r.text }]));
     },
     async facets(list, fields) {
       if (!list.length || !fields.length) return [];
-      const found = await rows<{ seq: string; field: string; value: string }>(pool, 'queries.facets',
-        'SELECT object_seq AS seq, field, value FROM search_terms WHERE object_seq = ANY($1::bigint[]) AND field = ANY($2::text[])', [list, fields]);
+      const found = await rows<{ seq: string; field: string; value: string }>(
+        pool,
+        'queries.facets',
+        'SELECT object_seq AS seq, field, value FROM search_terms WHERE object_seq = ANY($1::bigint[]) AND field = ANY($2::text[])',
+        [list, fields],
+      );
       return found.map((r) => ({ seq: num(r.seq), field: r.field, value: r.value }));
     },
   };

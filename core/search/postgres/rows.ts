@@ -64,11 +64,38 @@ export const toObject = (r: ObjectRow): ObjectRecord => ({
 });
 
 /** The caller-settable columns, in the order of `fieldValues`. */
-export const FIELD_COLUMNS = ['title', 'file_name', 'file_extension', 'object_type', 'ext_user_id_ref', 'tags', 'folders', 'repos', 'kvp',
-  'taxonomy', 'system_metadata', 'custom_metadata', 'media_metadata', 'source_system_metadata', 'is_private'] as const;
+export const FIELD_COLUMNS = [
+  'title',
+  'file_name',
+  'file_extension',
+  'object_type',
+  'ext_user_id_ref',
+  'tags',
+  'folders',
+  'repos',
+  'kvp',
+  'taxonomy',
+  'system_metadata',
+  'custom_metadata',
+  'media_metadata',
+  'source_system_metadata',
+  'is_private',
+] as const;
 
 export const fieldValues = (f: ObjectFields, isPrivate: boolean): unknown[] => [
-  f.title, f.fileName, f.fileExtension, f.objectType, f.extUserIdRef, JSON.stringify(f.tags), JSON.stringify(f.folders),
-  JSON.stringify(f.repos), JSON.stringify(f.kvp), JSON.stringify(f.taxonomy), JSON.stringify(f.systemMetadata),
-  JSON.stringify(f.customMetadata), JSON.stringify(f.mediaMetadata), JSON.stringify(f.sourceSystemMetadata), isPrivate,
+  f.title,
+  f.fileName,
+  f.fileExtension,
+  f.objectType,
+  f.extUserIdRef,
+  JSON.stringify(f.tags),
+  JSON.stringify(f.folders),
+  JSON.stringify(f.repos),
+  JSON.stringify(f.kvp),
+  JSON.stringify(f.taxonomy),
+  JSON.stringify(f.systemMetadata),
+  JSON.stringify(f.customMetadata),
+  JSON.stringify(f.mediaMetadata),
+  JSON.stringify(f.sourceSystemMetadata),
+  isPrivate,
 ];

@@ -24,7 +24,9 @@ function add(c: Condition, conds: string[], params: unknown[]): void {
       conds.push(`o.id = ANY(${p(c.values)}::text[])`);
       return;
     case 'term':
-      conds.push(`EXISTS (SELECT 1 FROM search_terms t WHERE t.object_seq = o.seq AND t.field = ${p(c.field)} AND t.value = ANY(${p(c.values)}::text[]))`);
+      conds.push(
+        `EXISTS (SELECT 1 FROM search_terms t WHERE t.object_seq = o.seq AND t.field = ${p(c.field)} AND t.value = ANY(${p(c.values)}::text[]))`,
+      );
       return;
     case 'titleContains':
       conds.push(`o.title ILIKE ${p(`%${likeEscape(c.value)}%`)} ESCAPE '\\'`);

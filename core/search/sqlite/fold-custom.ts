@@ -17,8 +17,11 @@ export function foldLegacyCustomMetadata(db: Db): number {
   const s = statements(db);
   const done = s.one('SELECT value FROM meta WHERE key = ?', (r) => r.value as number);
   if (done(FLAG)) return 0;
-  const legacy = s.many(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.deleted_at IS NULL AND (json_type(o.custom_metadata, '$.tags') IS NOT NULL
-    OR json_type(o.custom_metadata, '$.kvp') IS NOT NULL OR json_type(o.custom_metadata, '$.taxonomy') IS NOT NULL)`, toObject);
+  const legacy = s.many(
+    `SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.deleted_at IS NULL AND (json_type(o.custom_metadata, '$.tags') IS NOT NULL
+    OR json_type(o.custom_metadata, '$.kvp') IS NOT NULL OR json_type(o.custom_metadata, '$.taxonomy') IS NOT NULL)`,
+    toObject,
+  );
   const setFields = s.run('UPDATE objects SET tags = ?, kvp = ?, taxonomy = ?, custom_metadata = ? WHERE seq = ?');
   const deleteFts = s.run('DELETE FROM object_fts WHERE rowid = ?');
   const insertFts = s.run('INSERT INTO object_fts (rowid, title, file_name, tags) VALUES (?, ?, ?, ?)');
@@ -26,19 +29,21 @@ export function foldLegacyCustomMetadata(db: Db): number {
   const insertTerm = s.run('INSERT OR IGNORE INTO terms (field, value, object_seq) VALUES (?, ?, ?)');
   const recordChange = s.run('INSERT INTO changes (tenant, object_seq) SELECT tenant, seq FROM objects WHERE seq = ?');
   const setFlag = s.run('INSERT OR IGNORE INTO meta (key, value) VALUES (?, 1)');
-  return db.transaction(() => {
-    if (done(FLAG)) return 0;
-    const rows = legacy();
-    for (const o of rows) {
-      const f = { ...o, ...foldCustom({ tags: o.tags, kvp: o.kvp, taxonomy: o.taxonomy, customMetadata: o.customMetadata }) };
-      setFields(JSON.stringify(f.tags), JSON.stringify(f.kvp), JSON.stringify(f.taxonomy), JSON.stringify(f.customMetadata ?? {}), o.seq);
-      deleteFts(o.seq);
-      insertFts(o.seq, f.title, f.fileName ?? '', ftsTags(f));
-      deleteTerms(o.seq);
-      for (const [field, value] of objectTerms(f)) insertTerm(field, value, o.seq);
-      recordChange(o.seq);
-    }
-    setFlag(FLAG);
-    return rows.length;
-  }).immediate();
+  return db
+    .transaction(() => {
+      if (done(FLAG)) return 0;
+      const rows = legacy();
+      for (const o of rows) {
+        const f = { ...o, ...foldCustom({ tags: o.tags, kvp: o.kvp, taxonomy: o.taxonomy, customMetadata: o.customMetadata }) };
+        setFields(JSON.stringify(f.tags), JSON.stringify(f.kvp), JSON.stringify(f.taxonomy), JSON.stringify(f.customMetadata ?? {}), o.seq);
+        deleteFts(o.seq);
+        insertFts(o.seq, f.title, f.fileName ?? '', ftsTags(f));
+        deleteTerms(o.seq);
+        for (const [field, value] of objectTerms(f)) insertTerm(field, value, o.seq);
+        recordChange(o.seq);
+      }
+      setFlag(FLAG);
+      return rows.length;
+    })
+    .immediate();
 }

@@ -11,7 +11,8 @@ export const ftsTags = (f: ObjectFields) => f.tags.join(' ');
 /** The object store over search.db; `wrote` is told after every committed write (the data version counts them). */
 export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
   const s = statements(db);
-  const insertObject = s.run(`INSERT INTO objects (id, tenant, ${FIELD_COLUMNS.join(', ')}, size, created_by, updated_by, source_key, content_hash,
+  const insertObject =
+    s.run(`INSERT INTO objects (id, tenant, ${FIELD_COLUMNS.join(', ')}, size, created_by, updated_by, source_key, content_hash,
     chunk_count, created_at, updated_at) VALUES (?, ?, ${FIELD_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const seqOf = s.one('SELECT seq FROM objects WHERE id = ?', (r) => r.seq as number);
   const insertText = s.run('INSERT INTO object_text (seq, content) VALUES (?, ?)');
@@ -24,13 +25,23 @@ export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
   const insertTerm = s.run('INSERT OR IGNORE INTO terms (field, value, object_seq) VALUES (?, ?, ?)');
   const deleteTerms = s.run('DELETE FROM terms WHERE object_seq = ?');
   const insertVector = s.run('INSERT INTO vectors (chunk_id, embedder, vector) VALUES (?, ?, ?)');
-  const chunksOf = s.many('SELECT id, text FROM chunks WHERE object_seq = ? ORDER BY idx', (r) => ({ id: r.id as number, text: r.text as string }));
-  const updateFields = s.run(`UPDATE objects SET ${FIELD_COLUMNS.map((c) => `${c} = ?`).join(', ')}, updated_by = ?, updated_at = ? WHERE seq = ?`);
-  const markDeleted = s.run('UPDATE objects SET deleted_at = ?, updated_at = ?, updated_by = ?, system_metadata = ? WHERE seq = ? AND deleted_at IS NULL');
+  const chunksOf = s.many('SELECT id, text FROM chunks WHERE object_seq = ? ORDER BY idx', (r) => ({
+    id: r.id as number,
+    text: r.text as string,
+  }));
+  const updateFields = s.run(
+    `UPDATE objects SET ${FIELD_COLUMNS.map((c) => `${c} = ?`).join(', ')}, updated_by = ?, updated_at = ? WHERE seq = ?`,
+  );
+  const markDeleted = s.run(
+    'UPDATE objects SET deleted_at = ?, updated_at = ?, updated_by = ?, system_metadata = ? WHERE seq = ? AND deleted_at IS NULL',
+  );
   const getLive = s.one(`SELECT ${OBJECT_COLUMNS} FROM objects o WHERE o.tenant = ? AND o.id = ? AND o.deleted_at IS NULL`, toObject);
   const countLive = s.one('SELECT count(*) AS n FROM objects WHERE tenant = ? AND deleted_at IS NULL', (r) => r.n as number);
-  const bySource = s.one('SELECT id, seq, content_hash FROM objects WHERE tenant = ? AND source_key = ? AND deleted_at IS NULL',
-    (r) => ({ id: r.id as string, seq: r.seq as number, contentHash: r.content_hash as string | null }));
+  const bySource = s.one('SELECT id, seq, content_hash FROM objects WHERE tenant = ? AND source_key = ? AND deleted_at IS NULL', (r) => ({
+    id: r.id as string,
+    seq: r.seq as number,
+    contentHash: r.content_hash as string | null,
+  }));
   const recordChange = s.run('INSERT INTO changes (tenant, object_seq) SELECT tenant, seq FROM objects WHERE seq = ?');
   const chunkIdsOf = s.many('SELECT id FROM chunks WHERE object_seq = ?', (r) => r.id as number);
 
@@ -47,8 +58,19 @@ export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
   const insert = db.transaction((p: PreparedObject, maxPerTenant: number): number => {
     const live = countLive(p.tenant) ?? 0;
     if (live >= maxPerTenant) throw new ObjectQuotaReached(maxPerTenant);
-    insertObject(p.id, p.tenant, ...fieldValues(p.fields, p.isPrivate), p.size, p.createdBy, p.createdBy, p.sourceKey ?? null,
-      p.contentHash ?? null, p.chunks.length, p.now, p.now);
+    insertObject(
+      p.id,
+      p.tenant,
+      ...fieldValues(p.fields, p.isPrivate),
+      p.size,
+      p.createdBy,
+      p.createdBy,
+      p.sourceKey ?? null,
+      p.contentHash ?? null,
+      p.chunks.length,
+      p.now,
+      p.now,
+    );
     const seq = seqOf(p.id)!;
     insertText(seq, p.content);
     p.chunks.forEach((c, i) => {
@@ -85,13 +107,15 @@ export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
   });
 
   // IMMEDIATE (below): the write lock is taken before the lookup, so parallel runs decide one after another.
-  const putSource = db.transaction((p: PreparedObject, maxPerTenant: number, deletedSystem: (old: ObjectRecord) => JsonObject): SourceOutcome => {
-    const previous = bySource(p.tenant, p.sourceKey);
-    if (previous && previous.contentHash === p.contentHash) return { id: previous.id, outcome: 'unchanged' };
-    if (previous) remove(previous.seq, deletedSystem(getLive(p.tenant, previous.id)!), p.createdBy, p.now);
-    insert(p, maxPerTenant);
-    return { id: p.id, outcome: previous ? 'replaced' : 'created' };
-  });
+  const putSource = db.transaction(
+    (p: PreparedObject, maxPerTenant: number, deletedSystem: (old: ObjectRecord) => JsonObject): SourceOutcome => {
+      const previous = bySource(p.tenant, p.sourceKey);
+      if (previous && previous.contentHash === p.contentHash) return { id: previous.id, outcome: 'unchanged' };
+      if (previous) remove(previous.seq, deletedSystem(getLive(p.tenant, previous.id)!), p.createdBy, p.now);
+      insert(p, maxPerTenant);
+      return { id: p.id, outcome: previous ? 'replaced' : 'created' };
+    },
+  );
 
   return {
     // IMMEDIATE: the quota count holds across processes.

@@ -22,7 +22,9 @@ function add(c: Condition, conds: string[], params: unknown[]): void {
       params.push(...c.values);
       return;
     case 'term':
-      conds.push(`EXISTS (SELECT 1 FROM terms t WHERE t.object_seq = o.seq AND t.field = ? AND t.value IN (${placeholders(c.values.length)}))`);
+      conds.push(
+        `EXISTS (SELECT 1 FROM terms t WHERE t.object_seq = o.seq AND t.field = ? AND t.value IN (${placeholders(c.values.length)}))`,
+      );
       params.push(c.field, ...c.values);
       return;
     case 'titleContains':

@@ -29,7 +29,10 @@ function scorer(q: Float32Array): Score {
   }
   const d = q.length;
   return (data, offset) => {
-    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    let s0 = 0,
+      s1 = 0,
+      s2 = 0,
+      s3 = 0;
     let i = 0;
     // Four independent sums let the CPU overlap the multiply-adds.
     for (; i + 3 < d; i += 4) {
@@ -112,7 +115,10 @@ export class ExactStore {
   private readonly ids: number[] = [];
   private readonly slotOf = new Map<number, number>();
 
-  constructor(readonly dimensions: number, initialCapacity = 1024) {
+  constructor(
+    readonly dimensions: number,
+    initialCapacity = 1024,
+  ) {
     this.data = new Float32Array(Math.max(1, initialCapacity) * dimensions);
   }
 

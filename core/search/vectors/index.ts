@@ -52,7 +52,8 @@ const MAX_ID = 2 ** 32 - 1;
 
 export function createVectorIndex(opts: VectorIndexOptions): VectorIndex {
   const { dimensions } = opts;
-  if (!Number.isInteger(dimensions) || dimensions <= 0) throw new Error(`vector index: dimensions must be a positive integer, got ${dimensions}`);
+  if (!Number.isInteger(dimensions) || dimensions <= 0)
+    throw new Error(`vector index: dimensions must be a positive integer, got ${dimensions}`);
   if (opts.sparse) return new SparseIndex(dimensions);
   const exactBelow = opts.exactBelow ?? VECTOR_DEFAULTS.exactBelow;
   const hnswOptions = {

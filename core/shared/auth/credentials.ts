@@ -38,7 +38,11 @@ export interface Credentials<C> {
 export const noCredentials: Credentials<undefined> = { kind: 'none', resolve: async () => undefined };
 
 /** A bearer token's caller, verified once per request, then held to the service's audience. */
-export async function bearerCaller(presented: Presented, tools: CredentialTools, header = presented.header('authorization')): Promise<Caller> {
+export async function bearerCaller(
+  presented: Presented,
+  tools: CredentialTools,
+  header = presented.header('authorization'),
+): Promise<Caller> {
   const memo = presented.memo;
   const key = `bearer ${header ?? ''}`;
   let verified = memo?.get(key) as Promise<Caller> | undefined;

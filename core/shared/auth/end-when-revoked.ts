@@ -2,8 +2,12 @@ import type { Caller } from './caller';
 import type { RevocationList, SessionOf } from './revocations';
 
 /** What of a caller the list is checked against. */
-export const sessionOfCaller = (c: Pick<Caller, 'realm' | 'sessionId' | 'subject' | 'clientId'>): SessionOf =>
-  ({ realm: c.realm, sessionId: c.sessionId, subject: c.subject, clientId: c.clientId });
+export const sessionOfCaller = (c: Pick<Caller, 'realm' | 'sessionId' | 'subject' | 'clientId'>): SessionOf => ({
+  realm: c.realm,
+  sessionId: c.sessionId,
+  subject: c.subject,
+  clientId: c.clientId,
+});
 
 const ENDED = Symbol('session ended');
 
@@ -13,17 +17,24 @@ const ENDED = Symbol('session ended');
  * once, even while an item is awaited. A stream that already runs when its caller's session is ended
  * ends within the time the list takes to hear of it (docs/revocation.md).
  */
-export function endWhenRevoked<T>(items: AsyncIterator<T>, sessions: readonly SessionOf[], list: Pick<RevocationList, 'watch'>, last: () => T): AsyncIterableIterator<T> {
+export function endWhenRevoked<T>(
+  items: AsyncIterator<T>,
+  sessions: readonly SessionOf[],
+  list: Pick<RevocationList, 'watch'>,
+  last: () => T,
+): AsyncIterableIterator<T> {
   let ended = false;
   let done = false;
   let wake = () => undefined as void;
   const revoked = new Promise<typeof ENDED>((resolve) => {
     wake = () => resolve(ENDED);
   });
-  const unwatch = sessions.map((s) => list.watch(s, () => {
-    ended = true;
-    wake();
-  }));
+  const unwatch = sessions.map((s) =>
+    list.watch(s, () => {
+      ended = true;
+      wake();
+    }),
+  );
   const finish = () => {
     done = true;
     unwatch.forEach((u) => u());

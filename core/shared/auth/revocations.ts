@@ -33,7 +33,8 @@ export interface Revocation {
 export const hashedSubject = (id: string): string => createHash('sha256').update(id).digest('base64url').slice(0, 22);
 
 /** The subject of an entry for `kind` and a user id, client id, session id or realm id. */
-export const revocationSubject = (kind: RevocationKind, id: string): string => (kind === 'user' || kind === 'client' ? hashedSubject(id) : id);
+export const revocationSubject = (kind: RevocationKind, id: string): string =>
+  kind === 'user' || kind === 'client' ? hashedSubject(id) : id;
 
 const V7 = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -103,8 +104,11 @@ export function createRevocationList(opts: RevocationListOptions): RevocationLis
       const e = of.get(key);
       return e !== undefined && started <= e.upTo;
     };
-    return covers(principalKey('realm', s.realm)) || covers(principalKey('user', hashed(s.subject)))
-      || covers(principalKey('client', hashed(s.clientId)));
+    return (
+      covers(principalKey('realm', s.realm)) ||
+      covers(principalKey('user', hashed(s.subject))) ||
+      covers(principalKey('client', hashed(s.clientId)))
+    );
   };
 
   const prune = () => {
@@ -152,4 +156,3 @@ export function createRevocationList(opts: RevocationListOptions): RevocationLis
     size: () => sessions.size + [...principals.values()].reduce((n, of) => n + of.size, 0),
   };
 }
-

@@ -27,7 +27,10 @@ export async function* chunksOf(body: AsyncIterable<Uint8Array>, who: string, si
  * only quoted) or refused as 502 `upstream_bad_response`.
  */
 export async function readText(
-  body: AsyncIterable<Uint8Array>, who: string, signal: AbortSignal | undefined, opts: { limit?: number; truncate?: boolean } = {},
+  body: AsyncIterable<Uint8Array>,
+  who: string,
+  signal: AbortSignal | undefined,
+  opts: { limit?: number; truncate?: boolean } = {},
 ): Promise<string> {
   const limit = opts.limit ?? MAX_WHOLE_BODY;
   const parts: Uint8Array[] = [];

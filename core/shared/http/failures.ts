@@ -8,8 +8,18 @@ import { PlatformError, UpstreamFailed, UpstreamTimeout } from '../errors';
  * The caller's own abort is not a failure of the other side: it comes back as the signal's reason.
  */
 const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
 ]);
 /** No connection was made at all (as opposed to one that broke). */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
@@ -27,8 +37,7 @@ export function codeOf(err: unknown): string | undefined {
 export const isConnectionFailure = (err: unknown) => CONNECTION_CODES.has(codeOf(err) ?? '');
 
 /** The signal's reason when the caller aborted (whatever error the abort surfaced as), else undefined. */
-export const abortedBy = (signal: AbortSignal | undefined, err: unknown): unknown =>
-  (signal?.aborted ? (signal.reason ?? err) : undefined);
+export const abortedBy = (signal: AbortSignal | undefined, err: unknown): unknown => (signal?.aborted ? (signal.reason ?? err) : undefined);
 
 /** A transport failure as the platform's error; `who` names the other side (`Gemini`, `http://search:8080`). */
 export function transportError(who: string, err: unknown): PlatformError {
@@ -38,7 +47,8 @@ export function transportError(who: string, err: unknown): PlatformError {
     const what = code === 'UND_ERR_BODY_TIMEOUT' ? 'went silent midway' : 'did not answer in time';
     return new UpstreamTimeout(`${who} ${what}`, { code: 'upstream_timeout', cause: err });
   }
-  if (UNREACHABLE_CODES.has(code)) return new UpstreamFailed(`${who} is unreachable (${code})`, { code: 'upstream_unavailable', cause: err });
+  if (UNREACHABLE_CODES.has(code))
+    return new UpstreamFailed(`${who} is unreachable (${code})`, { code: 'upstream_unavailable', cause: err });
   if (CONNECTION_CODES.has(code) || code.startsWith('ERR_HTTP2')) {
     return new UpstreamFailed(`The connection to ${who} failed${code ? ` (${code})` : ''}`, { code: 'upstream_unavailable', cause: err });
   }

@@ -75,15 +75,18 @@ function parsed(raw: Raw, who: string): JsonEvent {
 export async function* jsonEvents(body: AsyncIterable<Uint8Array>, o: JsonEventsOptions): AsyncGenerator<JsonEvent> {
   const ready: Raw[] = [];
   let done = false;
-  const reader = o.framing === 'ndjson' ? ndjsonReader((raw) => void ready.push(raw)) : sseReader((e) => {
-    if (done) return;
-    if (e.data === '[DONE]') {
-      done = true;
-      o.onDone?.();
-    }
-    // An empty `data:` is valid SSE but carries no object.
-    else if (e.data !== '') ready.push(e);
-  }, o.who);
+  const reader =
+    o.framing === 'ndjson'
+      ? ndjsonReader((raw) => void ready.push(raw))
+      : sseReader((e) => {
+          if (done) return;
+          if (e.data === '[DONE]') {
+            done = true;
+            o.onDone?.();
+          }
+          // An empty `data:` is valid SSE but carries no object.
+          else if (e.data !== '') ready.push(e);
+        }, o.who);
   try {
     for await (const chunk of body) {
       reader.push(chunk);

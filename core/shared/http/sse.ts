@@ -25,7 +25,11 @@ const CR = 13;
 /** An SSE reader calling `onEvent` for each whole event, synchronously within `push`. */
 export function sseReader(onEvent: (e: SseEvent) => void, who: string, maxChars = MAX_EVENT_CHARS): ChunkReader {
   let overflow = false;
-  const parser = createParser({ onEvent, onError: (err) => void (overflow ||= err.type === 'max-buffer-size-exceeded'), maxBufferSize: maxChars });
+  const parser = createParser({
+    onEvent,
+    onError: (err) => void (overflow ||= err.type === 'max-buffer-size-exceeded'),
+    maxBufferSize: maxChars,
+  });
   // In stream mode the decoder joins a character split across chunks and drops a leading BOM.
   const decoder = new TextDecoder();
   let endsWithCr = false;

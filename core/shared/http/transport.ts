@@ -66,12 +66,13 @@ function wireBody(body: Exchange['body']): string | Buffer | WireFormData | unde
 
 export function httpTransport(settings: TransportSettings): Transport {
   let pool: Agent | undefined;
-  const agent = () => (pool ??= new (undici().Agent)({
-    connect: { timeout: settings.connectTimeoutMs },
-    headersTimeout: settings.readTimeoutMs,
-    bodyTimeout: settings.readTimeoutMs,
-    keepAliveTimeout: settings.keepAliveMs ?? 30_000,
-  }));
+  const agent = () =>
+    (pool ??= new (undici().Agent)({
+      connect: { timeout: settings.connectTimeoutMs },
+      headersTimeout: settings.readTimeoutMs,
+      bodyTimeout: settings.readTimeoutMs,
+      keepAliveTimeout: settings.keepAliveMs ?? 30_000,
+    }));
 
   /**
    * One client span per exchange (retries included), ended when the answer's head arrives; the
@@ -80,16 +81,32 @@ export function httpTransport(settings: TransportSettings): Transport {
   const send = (x: Exchange, policy: RetryPolicy, who: string): Promise<Answer> => {
     const url = new URL(x.url);
     // Named by method and host (few names); the path goes in an attribute, never the query (it may carry credentials).
-    return inSpan(x.trace, `${x.method} ${url.host}`, { 'http.request.method': x.method, 'server.address': url.hostname, 'url.path': url.pathname, 'peer.service': who.startsWith('http') ? url.host : who }, async (span, trace) => {
-      const answer = await exchange(x, url, policy, who, trace);
-      span.setAttribute('http.response.status_code', answer.status);
-      return answer;
-    }, SpanKind.CLIENT);
+    return inSpan(
+      x.trace,
+      `${x.method} ${url.host}`,
+      {
+        'http.request.method': x.method,
+        'server.address': url.hostname,
+        'url.path': url.pathname,
+        'peer.service': who.startsWith('http') ? url.host : who,
+      },
+      async (span, trace) => {
+        const answer = await exchange(x, url, policy, who, trace);
+        span.setAttribute('http.response.status_code', answer.status);
+        return answer;
+      },
+      SpanKind.CLIENT,
+    );
   };
 
   async function exchange(x: Exchange, url: URL, policy: RetryPolicy, who: string, trace: Trace): Promise<Answer> {
     const options: Dispatcher.RequestOptions = {
-      origin: url.origin, path: url.pathname + url.search, method: x.method, headers: injectTrace({ ...x.headers }, trace), body: wireBody(x.body), signal: x.signal,
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: x.method,
+      headers: injectTrace({ ...x.headers }, trace),
+      body: wireBody(x.body),
+      signal: x.signal,
     };
     let waited = 0;
     for (let attempt = 0; ; attempt++) {

@@ -20,10 +20,15 @@ export async function migrate(pool: PgPool, scope: string, migrations: readonly 
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS platform_migrations (
       scope TEXT NOT NULL, version INTEGER NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))`);
-    const { rows } = await client.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM platform_migrations WHERE scope = $1', [scope]);
+    const { rows } = await client.query<{ v: number }>(
+      'SELECT coalesce(max(version), 0)::int AS v FROM platform_migrations WHERE scope = $1',
+      [scope],
+    );
     const current = rows[0].v;
     if (current > migrations.length) {
-      throw new DatabaseTooNew(`the ${scope} tables are at version ${current}, newer than this platform's ${migrations.length}: run a newer platform`);
+      throw new DatabaseTooNew(
+        `the ${scope} tables are at version ${current}, newer than this platform's ${migrations.length}: run a newer platform`,
+      );
     }
     for (let i = current; i < migrations.length; i++) {
       await client.query(migrations[i]).catch((err: Error) => {

@@ -8,7 +8,11 @@ import type { PgPool } from './pool';
  * listener would end the process: it is caught here (the query in flight fails by itself) and the
  * connection is dropped from the pool rather than handed to the next caller.
  */
-export async function transaction<T>(pool: PgPool, work: (client: PoolClient) => Promise<T>, keep: (result: T) => boolean = () => true): Promise<T> {
+export async function transaction<T>(
+  pool: PgPool,
+  work: (client: PoolClient) => Promise<T>,
+  keep: (result: T) => boolean = () => true,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   const died = (err: Error) => {

@@ -100,7 +100,8 @@ export function changeWatch(pool: PgPool, feed: FeedTable, opts: WatchOptions = 
     client.on('notification', (m) => saw(Number(m.payload)));
     client.on('error', dropped);
     client.on('end', () => dropped());
-    client.connect()
+    client
+      .connect()
       .then(() => client.query(`LISTEN ${feed.channel}`))
       .then(() => {
         // Listening again: whatever happened while nobody listened is caught up from the table.
@@ -116,17 +117,21 @@ export function changeWatch(pool: PgPool, feed: FeedTable, opts: WatchOptions = 
   const readHighest = () => {
     if (polling || closed) return;
     polling = true;
-    pool.query<{ id: string | null }>({ name: `${feed.table}.highest`, text: `SELECT max(id) AS id FROM ${feed.table}` })
-      .then(({ rows }) => {
-        const id = Number(rows[0]?.id ?? 0);
-        if (baseline) highest = Math.max(highest, id);
-        else if (id > highest) saw(id);
-        baseline = false;
-        failing.poll = false;
-      }, (err: Error) => {
-        baseline = false;
-        failed('poll', err);
-      })
+    pool
+      .query<{ id: string | null }>({ name: `${feed.table}.highest`, text: `SELECT max(id) AS id FROM ${feed.table}` })
+      .then(
+        ({ rows }) => {
+          const id = Number(rows[0]?.id ?? 0);
+          if (baseline) highest = Math.max(highest, id);
+          else if (id > highest) saw(id);
+          baseline = false;
+          failing.poll = false;
+        },
+        (err: Error) => {
+          baseline = false;
+          failed('poll', err);
+        },
+      )
       .finally(() => {
         polling = false;
       });

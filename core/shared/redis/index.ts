@@ -53,9 +53,10 @@ export function openRedis(url: string, opts: RedisOptions = {}): OpenedRedis {
   return {
     client,
     ready: () => client.status === 'ready',
-    ping: () => reachable(client, connectTimeout + commandTimeout).catch((e: unknown) => {
-      throw new Error(`Redis at ${redisWhere(url)} is unreachable: ${asError(e).message}`);
-    }),
+    ping: () =>
+      reachable(client, connectTimeout + commandTimeout).catch((e: unknown) => {
+        throw new Error(`Redis at ${redisWhere(url)} is unreachable: ${asError(e).message}`);
+      }),
     async close() {
       // QUIT waits for the replies still due; a Redis that cannot answer it is simply dropped.
       await client.quit().catch(() => client.disconnect());

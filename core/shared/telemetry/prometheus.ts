@@ -27,11 +27,19 @@ export function prometheusMetrics(opts: { maxTenants: number }): PrometheusMetri
     registry,
     counter: (s) => existing<Counter>(s.name) ?? new Counter(base(s)),
     histogram: (s) => existing<Histogram>(s.name) ?? new Histogram({ ...base(s), buckets: [...(s.buckets ?? LATENCY_BUCKETS)] }),
-    gauge: (s) => existing<Gauge>(s.name) ?? new Gauge({
-      ...base(s),
-      aggregator: s.aggregate ?? 'sum',
-      ...(s.collect ? { collect(this: Gauge) { return s.collect!(this); } } : {}),
-    }),
+    gauge: (s) =>
+      existing<Gauge>(s.name) ??
+      new Gauge({
+        ...base(s),
+        aggregator: s.aggregate ?? 'sum',
+        ...(s.collect
+          ? {
+              collect(this: Gauge) {
+                return s.collect!(this);
+              },
+            }
+          : {}),
+      }),
     bounded,
     tenant: tenants,
   };

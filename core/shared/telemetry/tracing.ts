@@ -1,5 +1,15 @@
 import {
-  context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer, type TracerProvider,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
 
 /**
@@ -38,14 +48,25 @@ export function failed(span: Span, err: unknown): void {
 }
 
 /** Starts a span under `parent` that the caller ends (a stream's, ended when the stream does), and the trace of the work done in it. */
-export function startSpan(parent: Trace | undefined, name: string, attributes: Attributes, kind = SpanKind.INTERNAL): { span: Span; trace: Trace } {
+export function startSpan(
+  parent: Trace | undefined,
+  name: string,
+  attributes: Attributes,
+  kind = SpanKind.INTERNAL,
+): { span: Span; trace: Trace } {
   const under = parentOr(parent);
   const span = tracer().startSpan(name, { kind, attributes }, under);
   return { span, trace: trace.setSpan(under, span) };
 }
 
 /** Runs `fn` in a new span under `parent`, ended when `fn` settles; `fn` gets the span and the trace of the work it does in it. */
-export async function inSpan<T>(parent: Trace | undefined, name: string, attributes: Attributes, fn: (span: Span, inside: Trace) => Promise<T>, kind = SpanKind.INTERNAL): Promise<T> {
+export async function inSpan<T>(
+  parent: Trace | undefined,
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span, inside: Trace) => Promise<T>,
+  kind = SpanKind.INTERNAL,
+): Promise<T> {
   const { span, trace: inside } = startSpan(parent, name, attributes, kind);
   try {
     return await fn(span, inside);
@@ -76,8 +97,7 @@ export function injectTrace(headers: Record<string, string>, at: Trace | undefin
 }
 
 /** The trace an inbound request's `traceparent` names (the root when it has none). */
-export const extractTrace = (headers: Record<string, string | string[] | undefined>): Trace =>
-  propagation.extract(ROOT_CONTEXT, headers);
+export const extractTrace = (headers: Record<string, string | string[] | undefined>): Trace => propagation.extract(ROOT_CONTEXT, headers);
 
 /** The trace and span ids of `at` for a log line; nothing outside a recorded span. */
 export function traceFields(at: Trace | undefined): { trace_id?: string; span_id?: string } {

@@ -14,18 +14,57 @@ const MAX_BYTES = 64;
 type Rule = readonly [suffix: string, replacement: string];
 
 const STEP2: readonly Rule[] = [
-  ['ational', 'ate'], ['tional', 'tion'], ['enci', 'ence'], ['anci', 'ance'], ['izer', 'ize'],
-  ['bli', 'ble'], ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous'],
-  ['ization', 'ize'], ['ation', 'ate'], ['ator', 'ate'], ['alism', 'al'], ['iveness', 'ive'],
-  ['fulness', 'ful'], ['ousness', 'ous'], ['aliti', 'al'], ['iviti', 'ive'], ['biliti', 'ble'],
+  ['ational', 'ate'],
+  ['tional', 'tion'],
+  ['enci', 'ence'],
+  ['anci', 'ance'],
+  ['izer', 'ize'],
+  ['bli', 'ble'],
+  ['alli', 'al'],
+  ['entli', 'ent'],
+  ['eli', 'e'],
+  ['ousli', 'ous'],
+  ['ization', 'ize'],
+  ['ation', 'ate'],
+  ['ator', 'ate'],
+  ['alism', 'al'],
+  ['iveness', 'ive'],
+  ['fulness', 'ful'],
+  ['ousness', 'ous'],
+  ['aliti', 'al'],
+  ['iviti', 'ive'],
+  ['biliti', 'ble'],
   ['logi', 'log'],
 ];
 const STEP3: readonly Rule[] = [
-  ['icate', 'ic'], ['ative', ''], ['alize', 'al'], ['iciti', 'ic'], ['ical', 'ic'], ['ful', ''], ['ness', ''],
+  ['icate', 'ic'],
+  ['ative', ''],
+  ['alize', 'al'],
+  ['iciti', 'ic'],
+  ['ical', 'ic'],
+  ['ful', ''],
+  ['ness', ''],
 ];
 const STEP4: readonly Rule[] = [
-  'al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ion', 'ou',
-  'ism', 'ate', 'iti', 'ous', 'ive', 'ize',
+  'al',
+  'ance',
+  'ence',
+  'er',
+  'ic',
+  'able',
+  'ible',
+  'ant',
+  'ement',
+  'ment',
+  'ent',
+  'ion',
+  'ou',
+  'ism',
+  'ate',
+  'iti',
+  'ous',
+  'ive',
+  'ize',
 ].map((s) => [s, ''] as const);
 
 // Within a step only the rule with the longest matching suffix is considered (paper, section 3),
@@ -110,8 +149,7 @@ function step5(w: string): string {
   return w.endsWith('ll') && measure(w, w.length) > 1 ? w.slice(0, -1) : w;
 }
 
-const stemBytes = (w: string) =>
-  step5(applyRules(applyRules(applyRules(step1c(step1b(step1a(w))), step2, 1), step3, 1), step4, 2));
+const stemBytes = (w: string) => step5(applyRules(applyRules(applyRules(step1c(step1b(step1a(w))), step2, 1), step3, 1), step4, 2));
 
 const CACHE_LIMIT = 50_000;
 const cache = new Map<string, string>();

@@ -42,8 +42,7 @@ export interface GrantRequest extends Ask {
  * names none).
  */
 export type GrantClient =
-  | { authenticated: ClientRecord }
-  | { authenticate(attempt: Attempt, sessionClientId?: string): Promise<ClientRecord> };
+  { authenticated: ClientRecord } | { authenticate(attempt: Attempt, sessionClientId?: string): Promise<ClientRecord> };
 
 export interface GrantCall {
   req: GrantRequest;
@@ -73,8 +72,11 @@ export const clientIn = (client: GrantClient, attempt: Attempt, sessionClientId?
  * within an authenticating step of its own (under the failure counts) that authenticates it when
  * `step` asks.
  */
-export function withClient<T>({ client, ctx }: GrantCall, deps: GrantDeps,
-  step: (clientOf: (sessionClientId?: string) => Promise<ClientRecord>) => Promise<T>): Promise<T> {
+export function withClient<T>(
+  { client, ctx }: GrantCall,
+  deps: GrantDeps,
+  step: (clientOf: (sessionClientId?: string) => Promise<ClientRecord>) => Promise<T>,
+): Promise<T> {
   if ('authenticated' in client) return step(async () => client.authenticated);
   return deps.auth.throttled(ctx, (attempt) => step((sessionClientId) => client.authenticate(attempt, sessionClientId)));
 }

@@ -8,15 +8,28 @@ import type { TokenResponse } from '../service';
 import type { Ask, GrantDeps } from './grant';
 
 /** A new session, written while its tokens are signed; answered only once both are done. */
-export async function newSession(deps: GrantDeps, realm: RealmRecord, client: ClientRecord, user: UserRecord | undefined,
-  ask: Ask, ctx: Ctx): Promise<TokenResponse> {
+export async function newSession(
+  deps: GrantDeps,
+  realm: RealmRecord,
+  client: ClientRecord,
+  user: UserRecord | undefined,
+  ask: Ask,
+  ctx: Ctx,
+): Promise<TokenResponse> {
   const scope = grantScopes(client.scopes, ask.scopes);
   const targets = parseTargets(ask.resource, ask.audience);
   const audience = grantAudience(deps.audience, targets);
   const now = deps.clock.now();
   const session = {
-    id: uuidv7(now), realmId: realm.id, clientId: client.clientId, userId: user?.id ?? null, scope: scope.join(' '),
-    refreshJti: randomUUID(), createdAt: now, expiresAt: now + realm.refreshTokenLifespan * 1000, revokedAt: null,
+    id: uuidv7(now),
+    realmId: realm.id,
+    clientId: client.clientId,
+    userId: user?.id ?? null,
+    scope: scope.join(' '),
+    refreshJti: randomUUID(),
+    createdAt: now,
+    expiresAt: now + realm.refreshTokenLifespan * 1000,
+    revokedAt: null,
   };
   const narrowed = targets.length ? { audience, granted: audience } : {};
   const [tokens] = await Promise.all([

@@ -8,8 +8,14 @@ import type { TokenResponse } from '../service';
 import { withClient, type Ask, type Grant, type GrantDeps } from './grant';
 
 /** Rotation: each refresh token works once; presenting a used one ends the whole session. */
-async function rotate(deps: GrantDeps, realm: RealmRecord, token: string, ask: Ask, ctx: Ctx,
-  client: (sessionClientId: string) => Promise<ClientRecord>): Promise<TokenResponse> {
+async function rotate(
+  deps: GrantDeps,
+  realm: RealmRecord,
+  token: string,
+  ask: Ask,
+  ctx: Ctx,
+  client: (sessionClientId: string) => Promise<ClientRecord>,
+): Promise<TokenResponse> {
   const { store, issuer } = deps;
   const claims = await issuer.verifyRefresh(realm, token);
   // RFC 8707 §2.2: a refresh may narrow the audience the grant was given, never widen it.
@@ -40,6 +46,6 @@ export const refreshToken: Grant = {
   check(req) {
     if (!req.refresh_token) throw new InvalidRequest('refresh_token is required for grant_type refresh_token');
   },
-  issue: (call, deps) => withClient(call, deps, (clientOf) =>
-    rotate(deps, call.realm, call.req.refresh_token ?? '', call.req, call.ctx, clientOf)),
+  issue: (call, deps) =>
+    withClient(call, deps, (clientOf) => rotate(deps, call.realm, call.req.refresh_token ?? '', call.req, call.ctx, clientOf)),
 };

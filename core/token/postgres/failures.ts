@@ -18,25 +18,38 @@ export function pgFailureCounter(pool: PgPool): FailureCounter {
       return w && w.resetAt > now ? w : { count: 0, resetAt: now };
     },
     async add(key, windowMs, now) {
-      const w = await q.one('failures.add', `INSERT INTO token_failures AS f (key, count, reset_at) VALUES ($1, 1, $2)
+      const w = await q.one(
+        'failures.add',
+        `INSERT INTO token_failures AS f (key, count, reset_at) VALUES ($1, 1, $2)
         ON CONFLICT (key) DO UPDATE SET
           count = CASE WHEN f.reset_at <= $3 THEN 1 ELSE f.count + 1 END,
           reset_at = CASE WHEN f.reset_at <= $3 THEN excluded.reset_at ELSE f.reset_at END
-        RETURNING count, reset_at`, [key, new Date(now + windowMs), new Date(now)], window);
+        RETURNING count, reset_at`,
+        [key, new Date(now + windowMs), new Date(now)],
+        window,
+      );
       return w?.count ?? 0;
     },
     async reserve(key, limit, windowMs, now) {
-      const taken = await q.one('failures.reserve', `INSERT INTO token_failures AS f (key, count, reset_at) VALUES ($1, 1, $2)
+      const taken = await q.one(
+        'failures.reserve',
+        `INSERT INTO token_failures AS f (key, count, reset_at) VALUES ($1, 1, $2)
         ON CONFLICT (key) DO UPDATE SET
           count = CASE WHEN f.reset_at <= $3 THEN 1 ELSE f.count + 1 END,
           reset_at = CASE WHEN f.reset_at <= $3 THEN excluded.reset_at ELSE f.reset_at END
         WHERE f.reset_at <= $3 OR f.count < $4
-        RETURNING count, reset_at`, [key, new Date(now + windowMs), new Date(now), limit], window);
+        RETURNING count, reset_at`,
+        [key, new Date(now + windowMs), new Date(now), limit],
+        window,
+      );
       if (taken) return { ...taken, reserved: true };
       return { ...((await current(key)) ?? { count: limit, resetAt: now + windowMs }), reserved: false };
     },
     async release(key, resetAt) {
-      await q.count('failures.release', 'UPDATE token_failures SET count = count - 1 WHERE key = $1 AND reset_at = $2 AND count > 0', [key, new Date(resetAt)]);
+      await q.count('failures.release', 'UPDATE token_failures SET count = count - 1 WHERE key = $1 AND reset_at = $2 AND count > 0', [
+        key,
+        new Date(resetAt),
+      ]);
     },
     async forget(key) {
       await q.count('failures.forget', 'DELETE FROM token_failures WHERE key = $1', [key]);

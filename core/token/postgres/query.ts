@@ -26,4 +26,8 @@ export function queries(db: Queryable) {
 
 /** Runs `work` in one transaction on one connection of the pool; rolled back if it throws or answers false. */
 export const transaction = <T>(pool: PgPool, work: (q: ReturnType<typeof queries>) => Promise<T>): Promise<T> =>
-  inTransaction(pool, (client) => work(queries(client)), (result) => result !== false);
+  inTransaction(
+    pool,
+    (client) => work(queries(client)),
+    (result) => result !== false,
+  );

@@ -13,7 +13,11 @@ export const REVOCATIONS = { channel: 'token_revocations', table: 'token_revocat
 const FEED_LOCK = 0x7265766b; // "revk"
 
 const entry = (r: Row): Revocation => ({
-  realm: r.realm_id as string, kind: r.kind as RevocationKind, subject: r.subject as string, upTo: Number(r.up_to), until: Number(r.until),
+  realm: r.realm_id as string,
+  kind: r.kind as RevocationKind,
+  subject: r.subject as string,
+  upTo: Number(r.up_to),
+  until: Number(r.until),
 });
 
 type Q = ReturnType<typeof queries>;
@@ -24,8 +28,12 @@ type Q = ReturnType<typeof queries>;
  */
 export async function recordRevocation(t: Q, e: Revocation): Promise<void> {
   await t.count('revocations.lock', 'SELECT pg_advisory_xact_lock($1)', [FEED_LOCK]);
-  const id = await t.one('revocations.insert', `INSERT INTO token_revocations (realm_id, kind, subject, up_to, until) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [e.realm, e.kind, e.subject, e.upTo, e.until], (r) => String(r.id));
+  const id = await t.one(
+    'revocations.insert',
+    `INSERT INTO token_revocations (realm_id, kind, subject, up_to, until) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [e.realm, e.kind, e.subject, e.upTo, e.until],
+    (r) => String(r.id),
+  );
   await t.count('revocations.notify', 'SELECT pg_notify($1, $2)', [REVOCATIONS.channel, id]);
 }
 
@@ -35,7 +43,10 @@ export async function recordRevocation(t: Q, e: Revocation): Promise<void> {
  * as a fallback, the listener opened again when it drops). The watch (one connection) is opened by
  * the first `follow` and ended when the last follower stops.
  */
-export function pgRevocations(pool: PgPool, opts: { onError?: (err: Error) => void } = {}): TokenStore['revocations'] & { close(): Promise<void> } {
+export function pgRevocations(
+  pool: PgPool,
+  opts: { onError?: (err: Error) => void } = {},
+): TokenStore['revocations'] & { close(): Promise<void> } {
   const q = queries(pool);
   const followers = new Set<() => void>();
   let watch: ChangeWatch | undefined;
@@ -43,11 +54,20 @@ export function pgRevocations(pool: PgPool, opts: { onError?: (err: Error) => vo
   let feedId: string | undefined;
 
   const read = async (cursor?: FeedCursor): Promise<FeedBatch> => {
-    const feed = (feedId ??= await q.one('revocations.feed', "SELECT value FROM token_settings WHERE key = 'revocations_feed'", [], (r) => r.value as string))!;
+    const feed = (feedId ??= await q.one(
+      'revocations.feed',
+      "SELECT value FROM token_settings WHERE key = 'revocations_feed'",
+      [],
+      (r) => r.value as string,
+    ))!;
     const last = (await q.one('revocations.last', 'SELECT coalesce(max(id), 0) AS id FROM token_revocations', [], (r) => Number(r.id)))!;
     const full = !cursor || cursor.feed !== feed || cursor.after > last;
-    const rows = await q.many('revocations.after', 'SELECT id, realm_id, kind, subject, up_to, until FROM token_revocations WHERE id > $1 ORDER BY id',
-      [full ? 0 : cursor.after], (r) => ({ id: Number(r.id), e: entry(r) }));
+    const rows = await q.many(
+      'revocations.after',
+      'SELECT id, realm_id, kind, subject, up_to, until FROM token_revocations WHERE id > $1 ORDER BY id',
+      [full ? 0 : cursor.after],
+      (r) => ({ id: Number(r.id), e: entry(r) }),
+    );
     return { cursor: { feed, after: Math.max(last, rows.at(-1)?.id ?? 0, full ? 0 : cursor.after) }, entries: rows.map((r) => r.e), full };
   };
 

@@ -29,9 +29,19 @@ export function pgSessions(pool: PgPool): TokenStore['sessions'] & { flush(): Pr
     const col = <T>(f: (s: SessionRecord) => T) => batch.map((p) => f(p.s));
     try {
       await pool.query({
-        name: 'token.sessions.insert', text: INSERT,
-        values: [col((s) => s.id), col((s) => s.realmId), col((s) => s.clientId), col((s) => s.userId), col((s) => s.scope),
-          col((s) => s.refreshJti), col((s) => at(s.createdAt)), col((s) => at(s.expiresAt)), col((s) => at(s.revokedAt))],
+        name: 'token.sessions.insert',
+        text: INSERT,
+        values: [
+          col((s) => s.id),
+          col((s) => s.realmId),
+          col((s) => s.clientId),
+          col((s) => s.userId),
+          col((s) => s.scope),
+          col((s) => s.refreshJti),
+          col((s) => at(s.createdAt)),
+          col((s) => at(s.expiresAt)),
+          col((s) => at(s.revokedAt)),
+        ],
       });
       batch.forEach((p) => p.resolve());
     } catch (err) {
@@ -54,38 +64,59 @@ export function pgSessions(pool: PgPool): TokenStore['sessions'] & { flush(): Pr
     flush: async () => {
       while (writing || pending.length) await start(Promise.resolve());
     },
-    write: (s) => new Promise<void>((resolve, reject) => {
-      pending.push({ s, resolve, reject });
-      // The writes of this turn of the event loop go together.
-      // Never rejects: a failed batch rejects each write's own promise.
-      void start(new Promise<void>((r) => setImmediate(r)));
-    }),
+    write: (s) =>
+      new Promise<void>((resolve, reject) => {
+        pending.push({ s, resolve, reject });
+        // The writes of this turn of the event loop go together.
+        // Never rejects: a failed batch rejects each write's own promise.
+        void start(new Promise<void>((r) => setImmediate(r)));
+      }),
     get: (id) => q.one('sessions.get', 'SELECT * FROM token_sessions WHERE id = $1', [id], row.session),
-    rotate: async (id, expected, next, expiresAt) => (await q.count('sessions.rotate',
-      'UPDATE token_sessions SET refresh_jti = $3, expires_at = $4 WHERE id = $1 AND refresh_jti = $2 AND revoked_at IS NULL',
-      [id, expected, next, at(expiresAt)])) === 1,
+    rotate: async (id, expected, next, expiresAt) =>
+      (await q.count(
+        'sessions.rotate',
+        'UPDATE token_sessions SET refresh_jti = $3, expires_at = $4 WHERE id = $1 AND refresh_jti = $2 AND revoked_at IS NULL',
+        [id, expected, next, at(expiresAt)],
+      )) === 1,
     // Each ends sessions and adds the entry that ends their access tokens everywhere, in one transaction.
     revoke: async (id, when, until) => {
       await transaction(pool, async (t) => {
-        const realmId = await t.one('sessions.revoke', 'UPDATE token_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING realm_id',
-          [id, at(when)], (r) => r.realm_id as string);
+        const realmId = await t.one(
+          'sessions.revoke',
+          'UPDATE token_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING realm_id',
+          [id, at(when)],
+          (r) => r.realm_id as string,
+        );
         if (realmId) await recordRevocation(t, sessionEntry(realmId, id, until));
       });
     },
-    revokeAll: (of, when, until) => transaction(pool, async (t) => {
-      const ids = (r: row.Row) => r.id as string;
-      const ended = of.userId
-        ? await t.many('sessions.revoke-user', 'UPDATE token_sessions SET revoked_at = $3 WHERE user_id = $1 AND realm_id = $2 AND revoked_at IS NULL RETURNING id',
-          [of.userId, of.realmId, at(when)], ids)
-        : of.clientId
-          ? await t.many('sessions.revoke-client', 'UPDATE token_sessions SET revoked_at = $3 WHERE realm_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING id',
-            [of.realmId, of.clientId, at(when)], ids)
-          : await t.many('sessions.revoke-realm', 'UPDATE token_sessions SET revoked_at = $2 WHERE realm_id = $1 AND revoked_at IS NULL RETURNING id',
-            [of.realmId, at(when)], ids);
-      const entry = sessionsEntry(of, when, until, ended);
-      if (entry) await recordRevocation(t, entry);
-      return ended.length;
-    }),
+    revokeAll: (of, when, until) =>
+      transaction(pool, async (t) => {
+        const ids = (r: row.Row) => r.id as string;
+        const ended = of.userId
+          ? await t.many(
+              'sessions.revoke-user',
+              'UPDATE token_sessions SET revoked_at = $3 WHERE user_id = $1 AND realm_id = $2 AND revoked_at IS NULL RETURNING id',
+              [of.userId, of.realmId, at(when)],
+              ids,
+            )
+          : of.clientId
+            ? await t.many(
+                'sessions.revoke-client',
+                'UPDATE token_sessions SET revoked_at = $3 WHERE realm_id = $1 AND client_id = $2 AND revoked_at IS NULL RETURNING id',
+                [of.realmId, of.clientId, at(when)],
+                ids,
+              )
+            : await t.many(
+                'sessions.revoke-realm',
+                'UPDATE token_sessions SET revoked_at = $2 WHERE realm_id = $1 AND revoked_at IS NULL RETURNING id',
+                [of.realmId, at(when)],
+                ids,
+              );
+        const entry = sessionsEntry(of, when, until, ended);
+        if (entry) await recordRevocation(t, entry);
+        return ended.length;
+      }),
     prune: (before) => q.count('sessions.prune', 'DELETE FROM token_sessions WHERE expires_at < $1', [at(before)]),
   };
 }

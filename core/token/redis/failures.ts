@@ -93,21 +93,41 @@ export function redisFailureCounter(client: Redis, opts: RedisFailureOptions = {
 
   const window = ([, count, reset]: [number, number, number]): FailureWindow => ({ count: Number(count), resetAt: Number(reset) });
   return {
-    count: (k, now) => bounded(async () => {
-      const [count, reset] = await client.hmget(key(k), 'count', 'reset');
-      return reset !== null && Number(reset) > now ? { count: Number(count ?? 0), resetAt: Number(reset) } : { count: 0, resetAt: now };
-    }, () => ({ count: 0, resetAt: now })),
-    add: (k, windowMs, now) => bounded(async () => window(await redis.platformFailureCount(key(k), now, windowMs, -1)).count, () => 0),
-    reserve: (k, limit, windowMs, now) => bounded(async () => {
-      const answer = await redis.platformFailureCount(key(k), now, windowMs, limit);
-      return { ...window(answer), reserved: Number(answer[0]) === 1 };
-    }, () => ({ count: 0, resetAt: now + windowMs, reserved: true })),
-    release: (k, resetAt) => bounded(async () => {
-      await redis.platformFailureRelease(key(k), String(resetAt));
-    }, () => undefined),
-    forget: (k) => bounded(async () => {
-      await client.del(key(k));
-    }, () => undefined),
+    count: (k, now) =>
+      bounded(
+        async () => {
+          const [count, reset] = await client.hmget(key(k), 'count', 'reset');
+          return reset !== null && Number(reset) > now ? { count: Number(count ?? 0), resetAt: Number(reset) } : { count: 0, resetAt: now };
+        },
+        () => ({ count: 0, resetAt: now }),
+      ),
+    add: (k, windowMs, now) =>
+      bounded(
+        async () => window(await redis.platformFailureCount(key(k), now, windowMs, -1)).count,
+        () => 0,
+      ),
+    reserve: (k, limit, windowMs, now) =>
+      bounded(
+        async () => {
+          const answer = await redis.platformFailureCount(key(k), now, windowMs, limit);
+          return { ...window(answer), reserved: Number(answer[0]) === 1 };
+        },
+        () => ({ count: 0, resetAt: now + windowMs, reserved: true }),
+      ),
+    release: (k, resetAt) =>
+      bounded(
+        async () => {
+          await redis.platformFailureRelease(key(k), String(resetAt));
+        },
+        () => undefined,
+      ),
+    forget: (k) =>
+      bounded(
+        async () => {
+          await client.del(key(k));
+        },
+        () => undefined,
+      ),
     prune: async () => 0,
   };
 }

@@ -4,7 +4,11 @@ import { statements, type Db, type Row } from '../../shared/sqlite';
 import type { TokenStore } from '../ports';
 
 const entry = (r: Row): Revocation => ({
-  realm: r.realm_id as string, kind: r.kind as RevocationKind, subject: r.subject as string, upTo: r.up_to as number, until: r.until as number,
+  realm: r.realm_id as string,
+  kind: r.kind as RevocationKind,
+  subject: r.subject as string,
+  upTo: r.up_to as number,
+  until: r.until as number,
 });
 
 /**
@@ -19,7 +23,10 @@ export function sqliteRevocations(db: Db, opts: { pollMs?: number } = {}) {
   const insert = run('INSERT INTO revocations (realm_id, kind, subject, up_to, until) VALUES (?, ?, ?, ?, ?)');
   const feedId = one("SELECT value FROM meta WHERE key = 'revocations_feed'", (r) => r.value as string);
   const lastId = one('SELECT coalesce(max(id), 0) AS id FROM revocations', (r) => r.id as number);
-  const after = many('SELECT id, realm_id, kind, subject, up_to, until FROM revocations WHERE id > ? ORDER BY id', (r) => ({ id: r.id as number, e: entry(r) }));
+  const after = many('SELECT id, realm_id, kind, subject, up_to, until FROM revocations WHERE id > ? ORDER BY id', (r) => ({
+    id: r.id as number,
+    e: entry(r),
+  }));
   let writes = 0;
   const version = () => `${db.pragma('data_version', { simple: true }) as number}.${writes}`;
 

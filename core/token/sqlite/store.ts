@@ -8,7 +8,10 @@ import { tokenMigrations } from './schema';
 const bool = (b: boolean) => (b ? 1 : 0);
 
 /** A synchronous function as the port's asynchronous one (SQLite answers at once; errors become rejections). */
-const later = <A extends unknown[], R>(f: (...args: A) => R) => async (...args: A): Promise<R> => f(...args);
+const later =
+  <A extends unknown[], R>(f: (...args: A) => R) =>
+  async (...args: A): Promise<R> =>
+    f(...args);
 
 /**
  * The embedded token store: one SQLite file (or `:memory:`), shared by worker processes in WAL mode.
@@ -26,7 +29,8 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
      ON CONFLICT DO NOTHING`,
   );
   const clientRow = (c: ClientRecord) =>
-    insertClient(c.id, c.realmId, c.clientId, c.secretHash, bool(c.enabled), toJson(c.roles), toJson(c.scopes), c.tenantId, c.createdAt) === 1;
+    insertClient(c.id, c.realmId, c.clientId, c.secretHash, bool(c.enabled), toJson(c.roles), toJson(c.scopes), c.tenantId, c.createdAt) ===
+    1;
   const insertUser = run(
     `INSERT INTO users (id, realm_id, username, password_hash, enabled, roles, tenant_id, email, email_verified, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -34,33 +38,49 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
   const insertSession = run(
     'INSERT INTO sessions (id, realm_id, client_id, user_id, scope, refresh_jti, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const sessionRow = (s: SessionRecord) => insertSession(s.id, s.realmId, s.clientId, s.userId, s.scope, s.refreshJti, s.createdAt, s.expiresAt, s.revokedAt);
+  const sessionRow = (s: SessionRecord) =>
+    insertSession(s.id, s.realmId, s.clientId, s.userId, s.scope, s.refreshJti, s.createdAt, s.expiresAt, s.revokedAt);
   const insertKey = run('INSERT INTO signing_keys (realm_id, kid, alg, private_pem, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   const keyRow = (k: KeyRecord) => void insertKey(k.realmId, k.kid, k.alg, k.privateKeyPem, toJson(k.publicJwk), k.createdAt);
   const insertRealm = run(
     'INSERT INTO realms (id, name, enabled, access_ttl, refresh_ttl, refresh_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   );
   const firstDefault = run("INSERT INTO meta (key, value) VALUES ('default_realm', ?) ON CONFLICT (key) DO NOTHING");
-  const createRealm = db.transaction((r: Parameters<TokenStore['realms']['create']>[0], first: Parameters<TokenStore['realms']['create']>[1]) => {
-    if (insertRealm(r.id, r.name, bool(r.enabled), r.accessTokenLifespan, r.refreshTokenLifespan, r.refreshSecret, r.createdAt) !== 1) return false;
-    keyRow(first.key);
-    for (const c of first.clients) if (!clientRow(c)) throw new Error(`client ${c.clientId} given twice for realm ${r.id}`);
-    firstDefault(r.id);
-    return true;
-  });
+  const createRealm = db.transaction(
+    (r: Parameters<TokenStore['realms']['create']>[0], first: Parameters<TokenStore['realms']['create']>[1]) => {
+      if (insertRealm(r.id, r.name, bool(r.enabled), r.accessTokenLifespan, r.refreshTokenLifespan, r.refreshSecret, r.createdAt) !== 1)
+        return false;
+      keyRow(first.key);
+      for (const c of first.clients) if (!clientRow(c)) throw new Error(`client ${c.clientId} given twice for realm ${r.id}`);
+      firstDefault(r.id);
+      return true;
+    },
+  );
   const writeSession = groupCommit(db, sessionRow);
   const revocations = sqliteRevocations(db);
   // Each ends sessions and adds the entry that ends their access tokens everywhere, in one transaction.
   const revokeOne = db.transaction((id: string, at: number, until: number) => {
-    const realmId = one('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING realm_id', (r) => r.realm_id as string)(at, id);
+    const realmId = one(
+      'UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING realm_id',
+      (r) => r.realm_id as string,
+    )(at, id);
     if (realmId) revocations.record(sessionEntry(realmId, id, until));
   });
   const revokeAll = db.transaction((of: Parameters<TokenStore['sessions']['revokeAll']>[0], at: number, until: number) => {
     const ended = of.userId
-      ? many('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND realm_id = ? AND revoked_at IS NULL RETURNING id', (r) => r.id as string)(at, of.userId, of.realmId)
+      ? many(
+          'UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND realm_id = ? AND revoked_at IS NULL RETURNING id',
+          (r) => r.id as string,
+        )(at, of.userId, of.realmId)
       : of.clientId
-        ? many('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND client_id = ? AND revoked_at IS NULL RETURNING id', (r) => r.id as string)(at, of.realmId, of.clientId)
-        : many('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND revoked_at IS NULL RETURNING id', (r) => r.id as string)(at, of.realmId);
+        ? many(
+            'UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND client_id = ? AND revoked_at IS NULL RETURNING id',
+            (r) => r.id as string,
+          )(at, of.realmId, of.clientId)
+        : many('UPDATE sessions SET revoked_at = ? WHERE realm_id = ? AND revoked_at IS NULL RETURNING id', (r) => r.id as string)(
+            at,
+            of.realmId,
+          );
     const entry = sessionsEntry(of, at, until, ended);
     if (entry) revocations.record(entry);
     return ended.length;
@@ -85,30 +105,65 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       get: later(one('SELECT * FROM clients WHERE realm_id = ? AND client_id = ?', row.client)),
       list: later(many('SELECT * FROM clients WHERE realm_id = ? ORDER BY created_at, client_id', row.client)),
       insert: later(clientRow),
-      setEnabled: later((realmId, clientId, enabled) =>
-        run('UPDATE clients SET enabled = ? WHERE realm_id = ? AND client_id = ?')(bool(enabled), realmId, clientId) > 0),
-      setSecretHash: later((realmId, clientId, hash) =>
-        run('UPDATE clients SET secret_hash = ? WHERE realm_id = ? AND client_id = ? AND secret_hash IS NOT NULL')(hash, realmId, clientId) > 0),
-      replaceSecretHash: later((id, expected, next) => run('UPDATE clients SET secret_hash = ? WHERE id = ? AND secret_hash = ?')(next, id, expected) > 0),
+      setEnabled: later(
+        (realmId, clientId, enabled) =>
+          run('UPDATE clients SET enabled = ? WHERE realm_id = ? AND client_id = ?')(bool(enabled), realmId, clientId) > 0,
+      ),
+      setSecretHash: later(
+        (realmId, clientId, hash) =>
+          run('UPDATE clients SET secret_hash = ? WHERE realm_id = ? AND client_id = ? AND secret_hash IS NOT NULL')(
+            hash,
+            realmId,
+            clientId,
+          ) > 0,
+      ),
+      replaceSecretHash: later(
+        (id, expected, next) => run('UPDATE clients SET secret_hash = ? WHERE id = ? AND secret_hash = ?')(next, id, expected) > 0,
+      ),
     },
     users: {
       get: later(one('SELECT * FROM users WHERE realm_id = ? AND username = ?', row.user)),
       getById: later(one('SELECT * FROM users WHERE id = ?', row.user)),
       list: later(many('SELECT * FROM users WHERE realm_id = ? ORDER BY created_at, username', row.user)),
-      insert: later((u) =>
-        insertUser(u.id, u.realmId, u.username, u.passwordHash, bool(u.enabled), toJson(u.roles), u.tenantId, u.email,
-          bool(u.emailVerified), u.createdAt) === 1),
-      setEnabled: later((realmId, username, enabled) =>
-        run('UPDATE users SET enabled = ? WHERE realm_id = ? AND username = ?')(bool(enabled), realmId, username) > 0),
-      setPasswordHash: later((realmId, username, hash) =>
-        run('UPDATE users SET password_hash = ? WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0),
-      replacePasswordHash: later((id, expected, next) => run('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?')(next, id, expected) > 0),
+      insert: later(
+        (u) =>
+          insertUser(
+            u.id,
+            u.realmId,
+            u.username,
+            u.passwordHash,
+            bool(u.enabled),
+            toJson(u.roles),
+            u.tenantId,
+            u.email,
+            bool(u.emailVerified),
+            u.createdAt,
+          ) === 1,
+      ),
+      setEnabled: later(
+        (realmId, username, enabled) =>
+          run('UPDATE users SET enabled = ? WHERE realm_id = ? AND username = ?')(bool(enabled), realmId, username) > 0,
+      ),
+      setPasswordHash: later(
+        (realmId, username, hash) =>
+          run('UPDATE users SET password_hash = ? WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0,
+      ),
+      replacePasswordHash: later(
+        (id, expected, next) => run('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?')(next, id, expected) > 0,
+      ),
     },
     sessions: {
       get: later(one('SELECT * FROM sessions WHERE id = ?', row.session)),
       write: writeSession,
-      rotate: later((id, expected, next, expiresAt) =>
-        run('UPDATE sessions SET refresh_jti = ?, expires_at = ? WHERE id = ? AND refresh_jti = ? AND revoked_at IS NULL')(next, expiresAt, id, expected) === 1),
+      rotate: later(
+        (id, expected, next, expiresAt) =>
+          run('UPDATE sessions SET refresh_jti = ?, expires_at = ? WHERE id = ? AND refresh_jti = ? AND revoked_at IS NULL')(
+            next,
+            expiresAt,
+            id,
+            expected,
+          ) === 1,
+      ),
       revoke: later((id, at, until) => void revokeOne(id, at, until)),
       revokeAll: later((of, at, until) => revokeAll(of, at, until)),
       prune: later((before) => run('DELETE FROM sessions WHERE expires_at < ?')(before)),
@@ -128,7 +183,10 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
 /** The failed-authentication windows in the token file's `auth_failures`, shared by its worker processes. */
 function sqliteFailureCounter(db: Db): FailureCounter {
   const { one, run } = statements(db);
-  const failureCount = one('SELECT count, reset_at FROM auth_failures WHERE key = ?', (r) => ({ count: r.count as number, resetAt: r.reset_at as number }));
+  const failureCount = one('SELECT count, reset_at FROM auth_failures WHERE key = ?', (r) => ({
+    count: r.count as number,
+    resetAt: r.reset_at as number,
+  }));
   const addFailure = one(
     `INSERT INTO auth_failures (key, count, reset_at) VALUES (@key, 1, @resetAt)
      ON CONFLICT (key) DO UPDATE SET

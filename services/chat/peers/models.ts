@@ -63,9 +63,16 @@ export function restAnswerModels(opts: { baseUrl: string; timeoutMs?: number }):
     async chat(handle, req, call) {
       const path = `${PREFIX}/azure/openai/deployments/${encodeURIComponent(handle.id)}/chat/completions`;
       const o: RequestOptions = {
-        requestId: call.requestId, signal: call.signal, trace: call.trace, headers: keyHeader(req.apiKey), query: { 'api-version': API_VERSION },
+        requestId: call.requestId,
+        signal: call.signal,
+        trace: call.trace,
+        headers: keyHeader(req.apiKey),
+        query: { 'api-version': API_VERSION },
         json: {
-          messages: openAiMessages(req.messages, GATEWAY), temperature: req.temperature, max_tokens: req.maxTokens, stream: req.stream,
+          messages: openAiMessages(req.messages, GATEWAY),
+          temperature: req.temperature,
+          max_tokens: req.maxTokens,
+          stream: req.stream,
           ...(req.tools?.length && { tools: req.tools.map(openAiTool) }),
           ...(req.stream ? { stream_options: { include_usage: true } } : {}),
         },
@@ -96,14 +103,22 @@ export const inProcessModels = (models: ModelsService, keyCaller: (apiKey: strin
     },
     async chat(handle, req, call) {
       const { caller, model } = await resolve(req.apiKey, handle.id);
-      return models.chat({
-        model, route: req.route, messages: req.messages, temperature: req.temperature, maxTokens: req.maxTokens, stream: req.stream,
-        ...(req.tools?.length && { tools: req.tools }),
-      }, { ...call, caller });
+      return models.chat(
+        {
+          model,
+          route: req.route,
+          messages: req.messages,
+          temperature: req.temperature,
+          maxTokens: req.maxTokens,
+          stream: req.stream,
+          ...(req.tools?.length && { tools: req.tools }),
+        },
+        { ...call, caller },
+      );
     },
   };
 };
 
 /** The model gateway of this process when it runs here, else the one at `baseUrl` (MODELS_URL, or PUBLIC_URL). */
 export const modelsPeer = (models: ModelsInstance | undefined, baseUrl: string): AnswerModels =>
-  (models ? inProcessModels(models.service, models.keyCaller) : restAnswerModels({ baseUrl }));
+  models ? inProcessModels(models.service, models.keyCaller) : restAnswerModels({ baseUrl });

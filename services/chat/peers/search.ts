@@ -36,13 +36,21 @@ export function restRetrieval(opts: { baseUrl: string; timeoutMs?: number }): Re
 /** The search service of this process, as the user. */
 export const inProcessRetrieval = (search: SearchService): Retrieval => ({
   async passages(req, call) {
-    const page = await search.passages({
-      query: req.query, filters: req.fileNames ? { fileNames: req.fileNames } : {}, offset: 0, limit: req.limit, mode: 'hybrid', rerank: true,
-    }, call);
+    const page = await search.passages(
+      {
+        query: req.query,
+        filters: req.fileNames ? { fileNames: req.fileNames } : {},
+        offset: 0,
+        limit: req.limit,
+        mode: 'hybrid',
+        rerank: true,
+      },
+      call,
+    );
     return page.passages;
   },
 });
 
 /** The search service of this process when it runs here, else the one at `baseUrl` (SEARCH_URL, or PUBLIC_URL). */
 export const searchPeer = (search: SearchInstance | undefined, baseUrl: string): Retrieval =>
-  (search ? inProcessRetrieval(search.service) : restRetrieval({ baseUrl }));
+  search ? inProcessRetrieval(search.service) : restRetrieval({ baseUrl });

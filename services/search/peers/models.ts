@@ -30,8 +30,10 @@ export function gatewayEmbedder(opts: { model: string; dimensions: number; fusio
       for (let i = 0; i < texts.length; i += batch) out.push(...(await opts.source.embed(texts.slice(i, i + batch))));
       const wrong = out.find((v) => v.length !== opts.dimensions);
       if (wrong) {
-        throw new BadRequest(`The embedding model ${opts.model} makes ${wrong.length}-dimensional vectors; search expects ${opts.dimensions} (SEARCH_EMBEDDING_DIMENSIONS).`,
-          { code: 'embedding_dimensions' });
+        throw new BadRequest(
+          `The embedding model ${opts.model} makes ${wrong.length}-dimensional vectors; search expects ${opts.dimensions} (SEARCH_EMBEDDING_DIMENSIONS).`,
+          { code: 'embedding_dimensions' },
+        );
       }
       return out;
     },
@@ -50,7 +52,9 @@ export function restEmbeddings(opts: { baseUrl: string; apiKey: string; model: s
   return {
     async embed(inputs) {
       const r = await http.request<{ data: { index: number; embedding: number[] }[] }>('POST', path, {
-        query: { 'api-version': '2024-10-21' }, json: { input: inputs }, headers: { 'api-key': opts.apiKey },
+        query: { 'api-version': '2024-10-21' },
+        json: { input: inputs },
+        headers: { 'api-key': opts.apiKey },
       });
       return [...r.data].sort((a, b) => a.index - b.index).map((d) => Float32Array.from(d.embedding));
     },
@@ -77,20 +81,30 @@ export async function embedderFor(config: Config & EmbeddingSettings, models: Mo
   if (!id) return undefined;
   if (models) {
     const model = models.catalog.find((m) => m.id === id);
-    if (!model || model.kind !== 'embedding') throw new EmbeddingConfigError(`SEARCH_EMBEDDING_MODEL ${id} is not an embedding model of the catalog`);
+    if (!model || model.kind !== 'embedding')
+      throw new EmbeddingConfigError(`SEARCH_EMBEDDING_MODEL ${id} is not an embedding model of the catalog`);
     const dimensions = config.SEARCH_EMBEDDING_DIMENSIONS ?? model.dimensions;
-    if (!dimensions) throw new EmbeddingConfigError(`SEARCH_EMBEDDING_DIMENSIONS is required: the catalog does not say how large ${id}'s vectors are`);
-    const caller = config.SEARCH_EMBEDDING_API_KEY ? await models.keyCaller(config.SEARCH_EMBEDDING_API_KEY) : models.serviceCaller('search');
+    if (!dimensions)
+      throw new EmbeddingConfigError(`SEARCH_EMBEDDING_DIMENSIONS is required: the catalog does not say how large ${id}'s vectors are`);
+    const caller = config.SEARCH_EMBEDDING_API_KEY
+      ? await models.keyCaller(config.SEARCH_EMBEDDING_API_KEY)
+      : models.serviceCaller('search');
     return gatewayEmbedder({
-      model: id, dimensions, fusionWeight: config.SEARCH_EMBEDDING_FUSION_WEIGHT ?? (model.upstream.provider === 'local' ? 0.03 : 1),
+      model: id,
+      dimensions,
+      fusionWeight: config.SEARCH_EMBEDDING_FUSION_WEIGHT ?? (model.upstream.provider === 'local' ? 0.03 : 1),
       source: inProcessEmbeddings(models.service, caller, model),
     });
   }
   if (!config.SEARCH_EMBEDDING_API_KEY || !config.SEARCH_EMBEDDING_DIMENSIONS) {
-    throw new EmbeddingConfigError('SEARCH_EMBEDDING_API_KEY and SEARCH_EMBEDDING_DIMENSIONS are required when the model gateway runs elsewhere');
+    throw new EmbeddingConfigError(
+      'SEARCH_EMBEDDING_API_KEY and SEARCH_EMBEDDING_DIMENSIONS are required when the model gateway runs elsewhere',
+    );
   }
   return gatewayEmbedder({
-    model: id, dimensions: config.SEARCH_EMBEDDING_DIMENSIONS, fusionWeight: config.SEARCH_EMBEDDING_FUSION_WEIGHT ?? 1,
+    model: id,
+    dimensions: config.SEARCH_EMBEDDING_DIMENSIONS,
+    fusionWeight: config.SEARCH_EMBEDDING_FUSION_WEIGHT ?? 1,
     source: restEmbeddings({ baseUrl: config.MODELS_URL ?? config.PUBLIC_URL, apiKey: config.SEARCH_EMBEDDING_API_KEY, model: id }),
   });
 }

@@ -1,7 +1,16 @@
 import { compare, orderOf, pick, regressions, roundRatios, spread, type Paired, type Run } from '../../../bench/builds/figures';
 
 const run = (rps: number, p50: number, extra: Partial<Run> = {}): Run => ({
-  name: 'x', rps, requests: rps * 3, p50, p99: p50 * 3, non2xx: 0, errors: 0, badBodies: 0, codes: '', ...extra,
+  name: 'x',
+  rps,
+  requests: rps * 3,
+  p50,
+  p99: p50 * 3,
+  non2xx: 0,
+  errors: 0,
+  badBodies: 0,
+  codes: '',
+  ...extra,
 });
 const paired = (before: Run[], after: Run[]): Paired => ({ scenario: 's', before, after });
 
@@ -10,7 +19,7 @@ describe('bench:builds figures: two builds, round by round', () => {
   const before = [run(1000, 2), run(1000, 2), run(500, 4), run(400, 5), run(1000, 2)];
   const after = [run(980, 2.1), run(1010, 2), run(490, 4.1), run(396, 5), run(1000, 2)];
 
-  it('a ratio is the median of the rounds\' ratios, a build\'s figure the median of its rounds', () => {
+  it("a ratio is the median of the rounds' ratios, a build's figure the median of its rounds", () => {
     const c = compare(paired(before, after), pick.rps);
     // Ratios 0.98 1.01 0.98 0.99 1.00: median 0.99 (the ratio of the medians, 980/1000, differs when rounds drift).
     expect(c.ratio).toBeCloseTo(0.99, 10);
@@ -35,7 +44,7 @@ describe('bench:builds figures: two builds, round by round', () => {
     expect(regressions(paired(stream(10), stream(10.4)), 0.05)).toEqual([]);
   });
 
-  it('flags more CPU per answer beyond the tolerance, and gives the rounds\' spread', () => {
+  it("flags more CPU per answer beyond the tolerance, and gives the rounds' spread", () => {
     const cpu = (ms: number) => [run(100, 1, { cpuMs: ms }), run(100, 1, { cpuMs: ms })];
     expect(regressions(paired(cpu(1), cpu(1.2)), 0.05)).toEqual(['CPU/answer 1.200x']);
     expect(regressions(paired(cpu(1), cpu(1.04)), 0.05)).toEqual([]);
@@ -44,6 +53,11 @@ describe('bench:builds figures: two builds, round by round', () => {
   });
 
   it('alternates which build goes first', () => {
-    expect([0, 1, 2, 3].map(orderOf)).toEqual([['before', 'after'], ['after', 'before'], ['before', 'after'], ['after', 'before']]);
+    expect([0, 1, 2, 3].map(orderOf)).toEqual([
+      ['before', 'after'],
+      ['after', 'before'],
+      ['before', 'after'],
+      ['after', 'before'],
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { bodies, loadVaried, searchWords, THREE_VARIED, TOPIC, variedSearches } from '../../../bench/graphql/varied';
 import { STOPWORDS } from '../../../core/shared/text/words';
 
-describe('the search words of bench:graphql\'s varied rows', () => {
+describe("the search words of bench:graphql's varied rows", () => {
   it('are far more than the 50 connections, each once, content words only, the same every time', () => {
     const words = searchWords();
     expect(words.length).toBeGreaterThan(1000);
@@ -12,7 +12,7 @@ describe('the search words of bench:graphql\'s varied rows', () => {
     expect(searchWords()).toEqual(words);
   });
 
-  it('each search the identical rows\' topic and one of them, so every answer holds its hit', () => {
+  it("each search the identical rows' topic and one of them, so every answer holds its hit", () => {
     const words = searchWords();
     expect(words).not.toContain(TOPIC);
     expect(variedSearches()).toEqual(words.map((w) => `aspirin ${w}`));
@@ -40,11 +40,16 @@ describe('loadVaried', () => {
     // however slowly a busy machine opens them (a CI runner once had only 9 in at once unheld).
     const held: Array<() => void> = [];
     let open = false;
-    const release = (): void => { open = true; held.splice(0).forEach((answer) => answer()); };
+    const release = (): void => {
+      open = true;
+      held.splice(0).forEach((answer) => answer());
+    };
     const fallback = setTimeout(release, 1500).unref();
     server = createServer((req, res) => {
       let body = '';
-      req.on('data', (c: Buffer) => { body += c.toString(); });
+      req.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
       req.on('end', () => {
         seen.push(body);
         inFlight.set(body, (inFlight.get(body) ?? 0) + 1);
@@ -60,7 +65,10 @@ describe('loadVaried', () => {
         if (open) answer();
         else {
           held.push(answer);
-          if (now >= 20) { clearTimeout(fallback); release(); }
+          if (now >= 20) {
+            clearTimeout(fallback);
+            release();
+          }
         }
       });
     });
@@ -71,10 +79,20 @@ describe('loadVaried', () => {
 
   it('sends the bodies in turn across all connections, never two alike at once, and checks every answer', async () => {
     const all = bodies(THREE_VARIED, searchWords().slice(0, 200));
-    const m = await loadVaried({
-      name: 'varied', method: 'POST', url, headers: { 'content-type': 'application/json' }, body: all[0], bodies: all,
-      check: () => true, marker: '"ok"',
-    }, 2, 20);
+    const m = await loadVaried(
+      {
+        name: 'varied',
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        body: all[0],
+        bodies: all,
+        check: () => true,
+        marker: '"ok"',
+      },
+      2,
+      20,
+    );
     // However slow the machine (a busy CI runner sent 31 in the second), every connection sent one.
     expect(m.requests).toBeGreaterThanOrEqual(20);
     expect({ badBodies: m.badBodies, non2xx: m.non2xx, errors: m.errors }).toEqual({ badBodies: 0, non2xx: 0, errors: 0 });

@@ -17,7 +17,9 @@ describe('the SciFact copy in the repository', () => {
     expect(queries).toHaveLength(300);
     const ids = new Set(docs.map((d) => d.id));
     expect(queries.flatMap((q) => [...q.relevant]).filter((id) => !ids.has(id))).toEqual([]);
-    const train = readDatasetText(join(BUNDLED_SCIFACT, 'qrels', 'train.tsv')).trim().split('\n');
+    const train = readDatasetText(join(BUNDLED_SCIFACT, 'qrels', 'train.tsv'))
+      .trim()
+      .split('\n');
     expect(train[0]).toBe('query-id\tcorpus-id\tscore');
     expect(train).toHaveLength(920);
   });
@@ -28,6 +30,8 @@ describe('the SciFact copy in the repository', () => {
   });
 
   it('names a missing file and how to fix it', () => {
-    expect(() => readDatasetText('/nonexistent/corpus.jsonl')).toThrow(/corpus\.jsonl \(or .*corpus\.jsonl\.gz\) not found: set SCIFACT_DIR/);
+    expect(() => readDatasetText('/nonexistent/corpus.jsonl')).toThrow(
+      /corpus\.jsonl \(or .*corpus\.jsonl\.gz\) not found: set SCIFACT_DIR/,
+    );
   });
 });

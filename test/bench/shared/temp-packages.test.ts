@@ -8,7 +8,10 @@ describe('installTempPackages', () => {
   beforeEach(() => {
     prefix = mkdtempSync(join(tmpdir(), 'temp-packages-test-'));
     mkdirSync(join(prefix, 'node_modules', '@scope', 'peer'), { recursive: true });
-    writeFileSync(join(prefix, 'node_modules', '@scope', 'peer', 'package.json'), JSON.stringify({ name: '@scope/peer', version: '1.2.3' }));
+    writeFileSync(
+      join(prefix, 'node_modules', '@scope', 'peer', 'package.json'),
+      JSON.stringify({ name: '@scope/peer', version: '1.2.3' }),
+    );
     writeFileSync(join(prefix, 'node_modules', '@scope', 'peer', 'bin.js'), '');
   });
   afterEach(() => rmSync(prefix, { recursive: true, force: true }));

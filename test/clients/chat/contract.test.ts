@@ -26,10 +26,26 @@ beforeAll(async () => {
   upstream = await startFakeOpenAi({ answer: 'The upstream says aspirin upsets the stomach.' });
   process.env.E2E_CHAT_CONTRACT_KEY = 'chat-contract-oc-token-0123456789';
   catalogFile = join(tmpdir(), `catalog-chat-contract-${process.pid}-${Date.now()}.json`);
-  writeFileSync(catalogFile, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_CHAT_CONTRACT_KEY' } }],
-  }));
+  writeFileSync(
+    catalogFile,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'oc-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 4096,
+          upstream: {
+            provider: 'openai-compatible',
+            baseUrl: `${upstream.url}/v1`,
+            model: 'llama3.2',
+            credentialEnv: 'E2E_CHAT_CONTRACT_KEY',
+          },
+        },
+      ],
+    }),
+  );
   f = await chatFixture({ MODELS_CATALOG_FILE: catalogFile });
   local = f.byBody((f.platform.instances.chat as unknown as ChatInstance).service);
   remote = f.byBody(chatClient({ baseUrl: f.url }));
@@ -41,9 +57,16 @@ afterAll(async () => {
   delete process.env.E2E_CHAT_CONTRACT_KEY;
 });
 
-const body = (query: string, extra: Record<string, unknown> = {}, request: Record<string, unknown> = {}) => f.body(query, extra, request) as { request: object };
-const failure = (p: Promise<unknown>) => p.then(() => 'no failure', (e: unknown) => (e instanceof PlatformError
-  ? { kind: e.kind, message: e.message, ...('issues' in e ? { issues: (e as { issues: unknown }).issues } : {}) } : String(e)));
+const body = (query: string, extra: Record<string, unknown> = {}, request: Record<string, unknown> = {}) =>
+  f.body(query, extra, request) as { request: object };
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => 'no failure',
+    (e: unknown) =>
+      e instanceof PlatformError
+        ? { kind: e.kind, message: e.message, ...('issues' in e ? { issues: (e as { issues: unknown }).issues } : {}) }
+        : String(e),
+  );
 const drained = async (s: AnswerStream) => {
   const chunks: AnswerChunk[] = [];
   for await (const c of s.chunks) chunks.push(c);

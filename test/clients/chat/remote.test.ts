@@ -28,8 +28,11 @@ const generate = (body: unknown) => f.byBody(remote.service).generateAnswer(body
 const sources = (body: unknown) => f.byBody(remote.service).getSources(body, { requestId: 'remote-test' });
 const rest = (path: string, body: unknown) => f.call('POST', `/api/${path}`, { body, auth: '' });
 /** A get_sources body: the query inside `request`, as the spec's GenerateAnswerRequest carries it. */
-const sourcesBody = (query: string, request: Record<string, unknown> = {}) =>
-  ({ request: { ...(f.body(query, {}, request).request as object), query }, bot_details: {}, chat_hist: [] });
+const sourcesBody = (query: string, request: Record<string, unknown> = {}) => ({
+  request: { ...(f.body(query, {}, request).request as object), query },
+  bot_details: {},
+  chat_hist: [],
+});
 
 async function remoteChunks(body: unknown, signal?: AbortSignal, onChunk?: (c: AnswerChunk) => void): Promise<AnswerChunk[]> {
   const s = await f.byBody(remote.service).streamAnswer(body, { signal });
@@ -43,7 +46,10 @@ async function remoteChunks(body: unknown, signal?: AbortSignal, onChunk?: (c: A
 
 /** The status and message a platform error becomes on the chat proxy's REST face. */
 async function refusal(run: () => Promise<unknown>) {
-  const err = await run().then(() => undefined, (e: unknown) => e);
+  const err = await run().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof PlatformError)) throw new Error(`expected a PlatformError, got ${String(err)}`);
   return { status: STATUS[err.kind], detail: err.message };
 }
@@ -52,18 +58,32 @@ beforeAll(async () => {
   upstream = await startFakeOpenAi({ answer: 'The upstream says aspirin upsets the stomach.' });
   process.env.E2E_REMOTE_OC_KEY = 'remote-oc-token-0123456789';
   const file = join(tmpdir(), `catalog-chat-remote-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 8192,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_REMOTE_OC_KEY' } }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'oc-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 8192,
+          upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_REMOTE_OC_KEY' },
+        },
+      ],
+    }),
+  );
   f = await chatFixture({ MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
   const cfg = f.platform.config as unknown as Record<string, number>;
   remote = openChatCore({
     retrieval: restRetrieval({ baseUrl: f.url }),
     models: restAnswerModels({ baseUrl: f.url }),
     limits: {
-      searchMs: cfg.CHAT_SEARCH_TIMEOUT_MS, extractMs: cfg.CHAT_EXTRACT_TIMEOUT_MS, rewriteMs: cfg.CHAT_REWRITE_TIMEOUT_MS,
-      sources: cfg.CHAT_SOURCES, filePassages: cfg.CHAT_FILE_PASSAGES,
+      searchMs: cfg.CHAT_SEARCH_TIMEOUT_MS,
+      extractMs: cfg.CHAT_EXTRACT_TIMEOUT_MS,
+      rewriteMs: cfg.CHAT_REWRITE_TIMEOUT_MS,
+      sources: cfg.CHAT_SOURCES,
+      filePassages: cfg.CHAT_FILE_PASSAGES,
     },
   });
 }, 60_000);
@@ -75,7 +95,10 @@ afterAll(async () => {
 
 describe('the same answers as the platform in process', () => {
   it('generate_answer: the same response, search text and finish reason', async () => {
-    for (const body of [f.body(ASPIRIN), f.body('How do penguins keep the egg warm?', { model_info: { modelId: 'local-chat', max_tokens: 8 } })]) {
+    for (const body of [
+      f.body(ASPIRIN),
+      f.body('How do penguins keep the egg warm?', { model_info: { modelId: 'local-chat', max_tokens: 8 } }),
+    ]) {
       const local = await rest('generate_answer', body);
       expect(local.status).toBe(200);
       expect(await generate(body)).toEqual(local.body);
@@ -115,7 +138,9 @@ describe('the same answers as the platform in process', () => {
     const other = sourcesBody(ASPIRIN, request);
     const mixed = await sources(other);
     expect(mixed).toEqual((await rest('get_sources', other)).body);
-    expect(mixed.sources.citations.filter((c) => c.source_category === 'InputFile').every((c) => c.file_name === 'trip-notes.txt')).toBe(true);
+    expect(mixed.sources.citations.filter((c) => c.source_category === 'InputFile').every((c) => c.file_name === 'trip-notes.txt')).toBe(
+      true,
+    );
     const answered = f.body('When does the ferry leave?', {}, request);
     expect(await generate(answered)).toEqual((await rest('generate_answer', answered)).body);
   });
@@ -124,8 +149,10 @@ describe('the same answers as the platform in process', () => {
 describe('refusals and tenancy', () => {
   it('a bad api_key, an unknown model and a model that does not chat are refused as in process', async () => {
     const cases = [
-      f.body(ASPIRIN, { api_key: 'not-a-key' }), f.body(ASPIRIN, { api_key: null }),
-      f.body(ASPIRIN, { model_info: { modelId: 'no-such-model' } }), f.body(ASPIRIN, { model_info: { modelId: 'local-embed' } }),
+      f.body(ASPIRIN, { api_key: 'not-a-key' }),
+      f.body(ASPIRIN, { api_key: null }),
+      f.body(ASPIRIN, { model_info: { modelId: 'no-such-model' } }),
+      f.body(ASPIRIN, { model_info: { modelId: 'local-embed' } }),
     ];
     const statuses = [];
     for (const body of cases) {
@@ -196,11 +223,17 @@ describe('/v2/chunk/search file_names', () => {
     const search = (body: unknown) => f.call('POST', '/cl/search/api/v2/chunk/search?query_string=tomatoes&page_size=10', { body });
     const all = await search({});
     expect(all.status).toBe(200);
-    expect(all.body.result.map((p: { file_name: string }) => p.file_name)).toEqual(expect.arrayContaining(['garden-a.txt', 'garden-b.txt']));
+    expect(all.body.result.map((p: { file_name: string }) => p.file_name)).toEqual(
+      expect.arrayContaining(['garden-a.txt', 'garden-b.txt']),
+    );
     const one = await search({ file_names: ['garden-b.txt'] });
     expect(one.body.result.length).toBeGreaterThan(0);
-    expect(one.body.result.every((p: { file_name: string; title: string }) => p.file_name === 'garden-b.txt' && p.title === 'Garden B')).toBe(true);
+    expect(
+      one.body.result.every((p: { file_name: string; title: string }) => p.file_name === 'garden-b.txt' && p.title === 'Garden B'),
+    ).toBe(true);
     expect((await search({ file_names: ['no-such-file.txt'] })).body).toMatchObject({ result_count: 0, result: [], error: null });
-    expect((await search({ file_names: 'garden-a.txt' })).body.result.every((p: { file_name: string }) => p.file_name === 'garden-a.txt')).toBe(true);
+    expect(
+      (await search({ file_names: 'garden-a.txt' })).body.result.every((p: { file_name: string }) => p.file_name === 'garden-a.txt'),
+    ).toBe(true);
   });
 });

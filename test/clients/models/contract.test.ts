@@ -26,15 +26,38 @@ let upstream: FakeOpenAi;
 beforeAll(async () => {
   upstream = await startFakeOpenAi();
   catalogFile = join(tmpdir(), `catalog-models-contract-${process.pid}-${Date.now()}.json`);
-  writeFileSync(catalogFile, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, {
-      id: 'old-chat', group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 64, status: 'Deactivated', inputKinds: ['text'],
-    }, {
-      id: 'tiny-chat', group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 16, inputKinds: ['text'],
-    }, {
-      id: 'whisper', group: 'A', kind: 'transcription', upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'whisper-1' }, contextLength: 4000,
-    }],
-  }));
+  writeFileSync(
+    catalogFile,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'old-chat',
+          group: 'A',
+          kind: 'chat',
+          upstream: { provider: 'local' },
+          contextLength: 64,
+          status: 'Deactivated',
+          inputKinds: ['text'],
+        },
+        {
+          id: 'tiny-chat',
+          group: 'A',
+          kind: 'chat',
+          upstream: { provider: 'local' },
+          contextLength: 16,
+          inputKinds: ['text'],
+        },
+        {
+          id: 'whisper',
+          group: 'A',
+          kind: 'transcription',
+          upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'whisper-1' },
+          contextLength: 4000,
+        },
+      ],
+    }),
+  );
   server = await startInTemp('all', { MODELS_CATALOG_FILE: catalogFile });
   const models = server.instances.models as unknown as ModelsInstance;
   local = models.service;
@@ -50,7 +73,11 @@ afterAll(async () => {
   rmSync(catalogFile, { force: true });
 });
 
-const failure = (p: Promise<unknown>) => p.then(() => 'no failure', (e: unknown) => (e instanceof PlatformError ? [e.kind, e.message, e.code] : String(e)));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => 'no failure',
+    (e: unknown) => (e instanceof PlatformError ? [e.kind, e.message, e.code] : String(e)),
+  );
 /** Both faces' callers for one api-key header; the in-process one throws for a bad key, the remote one on its first call. */
 /** Both faces' ctx for one api-key header: in process the key the edge would establish (rejected for a bad key), remote the header itself (refused by the gateway's edge). */
 const both = (header: string) => ({ l: async () => ({ caller: await keyCaller(header) }), r: () => ({ caller: { header } }) });
@@ -73,7 +100,9 @@ describe('the model gateway contract (in process and REST client agree)', () => 
 
   it('finds a model, and refuses an unknown, a deactivated and a forbidden one alike', async () => {
     const c = both(key);
-    expect(publicView(await remote.model({ id: 'local-chat' }, c.r()))).toEqual(publicView(await local.model({ id: 'local-chat' }, await c.l())));
+    expect(publicView(await remote.model({ id: 'local-chat' }, c.r()))).toEqual(
+      publicView(await local.model({ id: 'local-chat' }, await c.l())),
+    );
     for (const id of ['no-such-model', 'old-chat']) {
       const x = await failure(local.model({ id }, await c.l()));
       expect(x).not.toBe('no failure');
@@ -87,7 +116,10 @@ describe('the model gateway contract (in process and REST client agree)', () => 
 
   it('answers a chat alike, streamed and whole, with the guard redacting alike', async () => {
     const c = both(key);
-    const messages = [{ role: 'system' as const, text: 'Glaciers retreat as the climate warms.' }, { role: 'user' as const, text: 'Why do glaciers retreat? Mail ann@example.com' }];
+    const messages = [
+      { role: 'system' as const, text: 'Glaciers retreat as the climate warms.' },
+      { role: 'user' as const, text: 'Why do glaciers retreat? Mail ann@example.com' },
+    ];
     for (const stream of [true, false]) {
       const lm = await local.model({ id: 'local-chat' }, await c.l());
       const rm = await remote.model({ id: 'local-chat' }, c.r());
@@ -117,9 +149,16 @@ describe('the model gateway contract (in process and REST client agree)', () => 
   it('counts a prompt alike: messages, tool calls, tool results and tools (the remote count goes through the Anthropic door)', async () => {
     const c = both(key);
     const [lm, rm] = [await local.model({ id: 'local-chat' }, await c.l()), await remote.model({ id: 'local-chat' }, c.r())];
-    const tools = [{ name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+    const tools = [
+      {
+        name: 'get_weather',
+        description: 'The weather in a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    ];
     const messages = [
-      { role: 'system' as const, text: 'Answer briefly.' }, { role: 'user' as const, text: 'What is the weather in Paris?' },
+      { role: 'system' as const, text: 'Answer briefly.' },
+      { role: 'user' as const, text: 'What is the weather in Paris?' },
       { role: 'assistant' as const, text: '', toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
       { role: 'tool' as const, text: 'Sunny, 18 degrees.', toolCallId: 'toolu_1' },
     ];
@@ -131,7 +170,12 @@ describe('the model gateway contract (in process and REST client agree)', () => 
   it('transcribes alike (an OpenAI-compatible upstream behind the gateway)', async () => {
     const c = both(key);
     const [lw, rw] = [await local.model({ id: 'whisper' }, await c.l()), await remote.model({ id: 'whisper' }, c.r())];
-    const audio = { audio: Buffer.from('RIFF$\0\0\0WAVEfmt fake audio bytes'), filename: 'greeting.wav', mimeType: 'audio/wav', language: 'en' };
+    const audio = {
+      audio: Buffer.from('RIFF$\0\0\0WAVEfmt fake audio bytes'),
+      filename: 'greeting.wav',
+      mimeType: 'audio/wav',
+      language: 'en',
+    };
     const x = await local.transcribe({ model: lw, route: 'test.audio', ...audio }, await c.l());
     expect(await remote.transcribe({ model: rw, route: 'test.audio', ...audio }, c.r())).toEqual(x);
     expect(x.text.length).toBeGreaterThan(0);

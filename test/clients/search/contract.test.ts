@@ -20,8 +20,11 @@ let b: Ctx<Caller>;
 let readOnly: Ctx<Caller>;
 
 const asCaller = async (bearer: string): Promise<Ctx<Caller>> => {
-  const verifier = createTokenVerifier({ issuerBase: issuerBaseFor(f.platform.config.PUBLIC_URL), keys: f.platform.instances.token.keySource! });
-  return { caller: (await verifier.authenticate(bearer)) };
+  const verifier = createTokenVerifier({
+    issuerBase: issuerBaseFor(f.platform.config.PUBLIC_URL),
+    keys: f.platform.instances.token.keySource!,
+  });
+  return { caller: await verifier.authenticate(bearer) };
 };
 
 beforeAll(async () => {
@@ -29,26 +32,39 @@ beforeAll(async () => {
   local = (f.platform.instances.search as unknown as SearchInstance).service;
   remote = searchClient({ baseUrl: f.url });
   [a, b, readOnly] = await Promise.all([asCaller(f.a), asCaller(f.b), asCaller(f.readOnly)]);
-  for (const content of ['Glaciers retreat as the climate warms.', 'Penguins keep their eggs warm in winter.', 'Volcanoes erupt when magma pressure builds.']) {
+  for (const content of [
+    'Glaciers retreat as the climate warms.',
+    'Penguins keep their eggs warm in winter.',
+    'Volcanoes erupt when magma pressure builds.',
+  ]) {
     await local.createObject({ content, tags: ['nature'], title: content.split(' ')[0] }, a);
   }
 }, 60_000);
-afterAll(async () => { await f?.stop(); });
+afterAll(async () => {
+  await f?.stop();
+});
 
 /** What both faces can say of an object: not its tenant or passage count (REST does not tell them), nor its id and times (two objects). */
 const shape = ({ id: _i, tenant: _t, chunkCount: _c, createdAt: _ca, updatedAt: _u, systemMetadata: _s, ...rest }: StoredObject) => rest;
 const ids = (p: SearchPage) => p.hits.map((h) => [h.object.id, h.score.toFixed(6), h.snippet]);
-const failure = (p: Promise<unknown>) => p.then(() => 'no failure', (e: unknown) => (e instanceof PlatformError ? [e.kind, e.message] : e));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => 'no failure',
+    (e: unknown) => (e instanceof PlatformError ? [e.kind, e.message] : e),
+  );
 
 describe('the search service contract (in process and REST client agree)', () => {
-  it.each(['fulltext', 'semantic', 'hybrid', 'basic'] as const)('%s search: the same hits, scores, snippets and aggregations', async (mode) => {
-    const req = { mode, query: mode === 'basic' ? 'Glac' : 'glaciers climate', filters: { tags: ['nature'] }, offset: 0, limit: 10 };
-    const [x, y] = await Promise.all([local.search(req, a), remote.search(req, a)]);
-    expect(ids(y)).toEqual(ids(x));
-    expect(y.total).toBe(x.total);
-    expect(y.aggregations).toEqual(x.aggregations);
-    expect(x.total).toBeGreaterThan(0);
-  });
+  it.each(['fulltext', 'semantic', 'hybrid', 'basic'] as const)(
+    '%s search: the same hits, scores, snippets and aggregations',
+    async (mode) => {
+      const req = { mode, query: mode === 'basic' ? 'Glac' : 'glaciers climate', filters: { tags: ['nature'] }, offset: 0, limit: 10 };
+      const [x, y] = await Promise.all([local.search(req, a), remote.search(req, a)]);
+      expect(ids(y)).toEqual(ids(x));
+      expect(y.total).toBe(x.total);
+      expect(y.aggregations).toEqual(x.aggregations);
+      expect(x.total).toBeGreaterThan(0);
+    },
+  );
 
   it('passages: the same, within object ids', async () => {
     const all = await local.search({ mode: 'fulltext', query: 'penguins', filters: {}, offset: 0, limit: 5 }, a);
@@ -80,8 +96,12 @@ describe('the search service contract (in process and REST client agree)', () =>
     const mine = await local.createObject({ content: 'Private to tenant a.' }, a);
     expect(await failure(remote.getObject({ id: mine.id }, b))).toEqual(await failure(local.getObject({ id: mine.id }, b)));
     expect(await remote.getObjects({ ids: [mine.id, 'nope'] }, b)).toEqual(await local.getObjects({ ids: [mine.id, 'nope'] }, b));
-    expect(await failure(remote.createObject({ content: 'x' }, readOnly))).toEqual(await failure(local.createObject({ content: 'x' }, readOnly)));
+    expect(await failure(remote.createObject({ content: 'x' }, readOnly))).toEqual(
+      await failure(local.createObject({ content: 'x' }, readOnly)),
+    );
     const none = await failure(remote.search({ mode: 'fulltext', query: 'x', filters: {}, offset: 0, limit: 5 }, {} as Ctx<Caller>));
-    expect(none).toEqual(await failure(local.search({ mode: 'fulltext', query: 'x', filters: {}, offset: 0, limit: 5 }, {} as Ctx<Caller>)));
+    expect(none).toEqual(
+      await failure(local.search({ mode: 'fulltext', query: 'x', filters: {}, offset: 0, limit: 5 }, {} as Ctx<Caller>)),
+    );
   });
 });

@@ -10,49 +10,96 @@ async function serve(app: Express, opts: Partial<HttpClientOptions> = {}) {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const close = () => new Promise((r) => { server.closeAllConnections(); server.close(r); });
+  const close = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(r);
+    });
   return { client: httpClient({ baseUrl, ...opts }), baseUrl, close, server };
 }
 
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (err: unknown) => err,
+  );
 
 describe('the REST client helper: requests', () => {
   const calls: Record<string, number> = {};
   const count = (name: string) => (calls[name] = (calls[name] ?? 0) + 1);
   const app = express();
   app.use(express.json(), express.urlencoded({ extended: false }));
-  app.all('/echo', (req, res) => void res.json({
-    method: req.method, url: req.originalUrl, body: req.body, type: req.get('content-type') ?? null,
-    authorization: req.get('authorization') ?? null, requestId: req.get('x-request-id') ?? null, extra: req.get('x-extra') ?? null,
-  }));
+  app.all(
+    '/echo',
+    (req, res) =>
+      void res.json({
+        method: req.method,
+        url: req.originalUrl,
+        body: req.body,
+        type: req.get('content-type') ?? null,
+        authorization: req.get('authorization') ?? null,
+        requestId: req.get('x-request-id') ?? null,
+        extra: req.get('x-extra') ?? null,
+      }),
+  );
   app.get('/empty', (_req, res) => void res.status(204).end());
-  app.get('/detail', (_req, res) => void res.status(400).json({ detail: 'Bad refresh token', error: 'invalid_grant', error_description: 'Bad refresh token' }));
-  app.get('/issues', (_req, res) => void res.status(422).json({ detail: [{ loc: ['query', 'q'], msg: 'Field required', type: 'missing' }] }));
+  app.get(
+    '/detail',
+    (_req, res) =>
+      void res.status(400).json({ detail: 'Bad refresh token', error: 'invalid_grant', error_description: 'Bad refresh token' }),
+  );
+  app.get(
+    '/issues',
+    (_req, res) => void res.status(422).json({ detail: [{ loc: ['query', 'q'], msg: 'Field required', type: 'missing' }] }),
+  );
   app.get('/search-shape', (_req, res) => void res.status(403).json({ status: 'error', message: 'Role search:read required' }));
   app.get('/html', (_req, res) => void res.status(500).type('html').send('<h1>oops</h1>'));
   app.get('/slow-gateway', (_req, res) => void res.status(504).json({ detail: 'Model did not answer' }));
-  app.get('/once-429', (_req, res) => void (count('once-429') === 1
-    ? res.status(429).set('Retry-After', '1').json({ detail: 'Too many requests' })
-    : res.json({ ok: true })));
-  app.get('/once-503', (_req, res) => void (count('once-503') === 1
-    ? res.status(503).set('Retry-After', '0').json({ detail: 'Warming up' })
-    : res.json({ ok: true })));
+  app.get(
+    '/once-429',
+    (_req, res) =>
+      void (count('once-429') === 1
+        ? res.status(429).set('Retry-After', '1').json({ detail: 'Too many requests' })
+        : res.json({ ok: true })),
+  );
+  app.get(
+    '/once-503',
+    (_req, res) =>
+      void (count('once-503') === 1 ? res.status(503).set('Retry-After', '0').json({ detail: 'Warming up' }) : res.json({ ok: true })),
+  );
   let leaveAfter429 = () => undefined as unknown;
   app.get('/always-429', (req, res) => {
     count('always-429');
-    res.status(429).set('Retry-After', `${req.query.after as string}`).json({ detail: 'Slow down', error: 'slow_down' });
+    res
+      .status(429)
+      .set('Retry-After', `${req.query.after as string}`)
+      .json({ detail: 'Slow down', error: 'slow_down' });
     leaveAfter429();
   });
-  app.get('/unavailable', (req, res) => void (count('unavailable'), res.status(503).set(req.query.after ? { 'Retry-After': `${req.query.after as string}` } : {}).json({ detail: 'Down' })));
+  app.get(
+    '/unavailable',
+    (req, res) =>
+      void (
+        count('unavailable'),
+        res
+          .status(503)
+          .set(req.query.after ? { 'Retry-After': `${req.query.after as string}` } : {})
+          .json({ detail: 'Down' })
+      ),
+  );
   app.get('/hang', () => undefined);
   const uploads: string[] = [];
   app.post('/upload-once-503', (req, res) => {
     const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c)).on('end', () => {
-      uploads.push(Buffer.concat(parts).toString('latin1'));
-      if (uploads.length === 1) res.status(503).set('Retry-After', '0').json({ detail: 'Warming up' });
-      else res.json({ type: req.get('content-type'), bodies: uploads });
-    });
+    req
+      .on('data', (c: Buffer) => parts.push(c))
+      .on('end', () => {
+        uploads.push(Buffer.concat(parts).toString('latin1'));
+        if (uploads.length === 1) res.status(503).set('Retry-After', '0').json({ detail: 'Warming up' });
+        else res.json({ type: req.get('content-type'), bodies: uploads });
+      });
   });
   let client: ReturnType<typeof httpClient>;
   let baseUrl: string;
@@ -76,7 +123,9 @@ describe('the REST client helper: requests', () => {
   });
 
   it('encodes arrays as repeated keys and objects as JSON text in the query', async () => {
-    const r = await client.request<{ url: string }>('GET', '/echo', { query: { tags: ['a', 'b'], kvp: { k: 'v' }, top_k: 5, skip: undefined } });
+    const r = await client.request<{ url: string }>('GET', '/echo', {
+      query: { tags: ['a', 'b'], kvp: { k: 'v' }, top_k: 5, skip: undefined },
+    });
     expect(new URL(r.url, 'http://x').searchParams.getAll('tags')).toEqual(['a', 'b']);
     expect(r.url).toBe(`/echo?tags=a&tags=b&kvp=${encodeURIComponent('{"k":"v"}')}&top_k=5`);
   });
@@ -118,8 +167,10 @@ describe('the REST client helper: requests', () => {
     expect(err).toMatchObject({ retryAfterSeconds: 120, code: 'slow_down', message: 'Slow down' });
     expect(calls['always-429']).toBe(1);
     const date = new Date(Date.now() + 3_600_000).toUTCString();
-    expect(await failure(client.request('GET', '/always-429', { query: { after: date } })))
-      .toMatchObject({ kind: 'rate_limited', retryAfterSeconds: expect.any(Number) });
+    expect(await failure(client.request('GET', '/always-429', { query: { after: date } }))).toMatchObject({
+      kind: 'rate_limited',
+      retryAfterSeconds: expect.any(Number),
+    });
   });
 
   it('retries at most `retries` times, then gives up', async () => {
@@ -185,10 +236,19 @@ describe('the REST client helper: streams', () => {
     const next = (i: number) => (i < pieces.length ? res.write(pieces[i], () => setImmediate(next, i + 1)) : res.end());
     next(0);
   };
-  app.get('/sse', raw('text/event-stream', [
-    ': a comment, like a heartbeat\n\n', 'event: delta\ndata: {"text":\n', 'data: "two lines"}\n\n',
-    'data: {"n":2}\r', '\n\r\n', 'id: 7\ndata:{"n":3}\n\n', 'data: [DONE]\n\n', 'data: {"after":"done"}\n\n',
-  ]));
+  app.get(
+    '/sse',
+    raw('text/event-stream', [
+      ': a comment, like a heartbeat\n\n',
+      'event: delta\ndata: {"text":\n',
+      'data: "two lines"}\n\n',
+      'data: {"n":2}\r',
+      '\n\r\n',
+      'id: 7\ndata:{"n":3}\n\n',
+      'data: [DONE]\n\n',
+      'data: {"after":"done"}\n\n',
+    ]),
+  );
   app.get('/ndjson', raw('application/x-ndjson', ['{"n":1}\n{"n"', ':2}\n\n', '{"n":3}']));
   app.get('/truncated', raw('text/event-stream', ['data: {"n":1}\n\n']));
   app.get('/not-json', raw('text/event-stream', ['data: nope\n\n']));
@@ -199,10 +259,12 @@ describe('the REST client helper: streams', () => {
     res.type('text/event-stream').flushHeaders();
     let n = 0;
     const tick = setInterval(() => res.write(`data: {"n":${n++}}\n\n`), 5);
-    left = new Promise((resolve) => res.on('close', () => {
-      clearInterval(tick);
-      resolve(res.writableFinished ? 'finished' : 'client went away');
-    }));
+    left = new Promise((resolve) =>
+      res.on('close', () => {
+        clearInterval(tick);
+        resolve(res.writableFinished ? 'finished' : 'client went away');
+      }),
+    );
   });
   let client: ReturnType<typeof httpClient>;
   let close: () => Promise<unknown>;
@@ -218,12 +280,18 @@ describe('the REST client helper: streams', () => {
   it('reads SSE: multi-line data joined with \\n, comments skipped, CRLF, event names, up to [DONE]', async () => {
     expect(await all(client.stream('GET', '/sse'))).toEqual([{ text: 'two lines' }, { n: 2 }, { n: 3 }]);
     expect(await all(client.events('GET', '/sse'))).toEqual([
-      { event: 'delta', data: { text: 'two lines' } }, { event: 'message', data: { n: 2 } }, { event: 'message', data: { n: 3 }, id: '7' },
+      { event: 'delta', data: { text: 'two lines' } },
+      { event: 'message', data: { n: 2 } },
+      { event: 'message', data: { n: 3 }, id: '7' },
     ]);
   });
 
   it('reads NDJSON, one object per line, to the end of the body', async () => {
-    expect(await all(client.stream('GET', '/ndjson', { headers: { accept: 'application/x-ndjson' } }))).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(await all(client.stream('GET', '/ndjson', { headers: { accept: 'application/x-ndjson' } }))).toEqual([
+      { n: 1 },
+      { n: 2 },
+      { n: 3 },
+    ]);
   });
 
   it.each([

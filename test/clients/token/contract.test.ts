@@ -10,7 +10,9 @@ import { tokenFixture, type TokenFixture } from '../../shared/helpers';
  */
 const failure = (p: Promise<unknown>) =>
   p.then(
-    () => { throw new Error('expected a failure'); },
+    () => {
+      throw new Error('expected a failure');
+    },
     (err: unknown) => {
       if (!(err instanceof PlatformError)) throw err;
       return { kind: err.kind, code: err.code, message: err.message };
@@ -48,22 +50,37 @@ describe.each(['in process', 'REST client'] as const)('the token service contrac
     const t = await token.loginUser({ realm: fx.realm, ...fx.user });
     const r = await token.loginUser({ realm: fx.realm, grant_type: 'refresh_token', refresh_token: t.refresh_token });
     expect(r.session_state).toBe(t.session_state);
-    expect(await failure(token.loginUser({ realm: fx.realm, grant_type: 'refresh_token', refresh_token: t.refresh_token })))
-      .toMatchObject({ kind: 'bad_request', code: 'invalid_grant' });
+    expect(await failure(token.loginUser({ realm: fx.realm, grant_type: 'refresh_token', refresh_token: t.refresh_token }))).toMatchObject({
+      kind: 'bad_request',
+      code: 'invalid_grant',
+    });
     expect(await token.introspect({ realm: fx.realm, token: r.access_token })).toEqual({ active: 'false' });
   });
 
   it('refuses bad credentials, unknown realms and disallowed scopes with the same errors', async () => {
-    expect(await failure(token.issueForClient({ realm: fx.realm, client_id: 'svc-a', client_secret: 'nope' })))
-      .toEqual({ kind: 'unauthenticated', code: 'invalid_client', message: 'Authentication failed' });
-    expect(await failure(token.loginUser({ realm: fx.realm, username: 'alice', password: 'nope' })))
-      .toEqual({ kind: 'unauthenticated', code: 'invalid_grant', message: 'Authentication failed' });
-    expect(await failure(token.issueForClient({ realm: '00000000-0000-4000-8000-000000000000', ...fx.client })))
-      .toEqual({ kind: 'not_found', code: 'realm_not_found', message: 'Realm not found' });
-    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, scopes: 'admin' })))
-      .toMatchObject({ kind: 'bad_request', code: 'invalid_scope' });
-    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, grant_type: 'implicit' })))
-      .toMatchObject({ kind: 'bad_request', code: 'unsupported_grant_type' });
+    expect(await failure(token.issueForClient({ realm: fx.realm, client_id: 'svc-a', client_secret: 'nope' }))).toEqual({
+      kind: 'unauthenticated',
+      code: 'invalid_client',
+      message: 'Authentication failed',
+    });
+    expect(await failure(token.loginUser({ realm: fx.realm, username: 'alice', password: 'nope' }))).toEqual({
+      kind: 'unauthenticated',
+      code: 'invalid_grant',
+      message: 'Authentication failed',
+    });
+    expect(await failure(token.issueForClient({ realm: '00000000-0000-4000-8000-000000000000', ...fx.client }))).toEqual({
+      kind: 'not_found',
+      code: 'realm_not_found',
+      message: 'Realm not found',
+    });
+    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, scopes: 'admin' }))).toMatchObject({
+      kind: 'bad_request',
+      code: 'invalid_scope',
+    });
+    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, grant_type: 'implicit' }))).toMatchObject({
+      kind: 'bad_request',
+      code: 'unsupported_grant_type',
+    });
   });
 
   it('introspects as a client (RFC 7662) and narrows the audience to the services asked for (RFC 8707)', async () => {
@@ -71,15 +88,25 @@ describe.each(['in process', 'REST client'] as const)('the token service contrac
     const seen = await token.introspectForClient({ realm: fx.realm, token: t.access_token, ...fx.client });
     expect(seen).toMatchObject({ active: true, aud: ['search'], client_id: 'svc-a', token_type: 'Bearer', email_verified: false });
     expect(await token.introspectForClient({ realm: fx.realm, token: 'garbage', ...fx.client })).toEqual({ active: false });
-    expect(await failure(token.introspectForClient({ realm: fx.realm, token: t.access_token, client_id: 'svc-a', client_secret: 'nope' })))
-      .toEqual({ kind: 'unauthenticated', code: 'invalid_client', message: 'Authentication failed' });
-    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, audience: ['billing'] })))
-      .toMatchObject({ kind: 'bad_request', code: 'invalid_target' });
+    expect(
+      await failure(token.introspectForClient({ realm: fx.realm, token: t.access_token, client_id: 'svc-a', client_secret: 'nope' })),
+    ).toEqual({ kind: 'unauthenticated', code: 'invalid_client', message: 'Authentication failed' });
+    expect(await failure(token.issueForClient({ realm: fx.realm, ...fx.client, audience: ['billing'] }))).toMatchObject({
+      kind: 'bad_request',
+      code: 'invalid_target',
+    });
   });
 
   it('describes realms (by id, absent, or `default`) and publishes their keys', async () => {
     const realm = await token.realm({ realm: fx.realm });
-    expect(realm).toMatchObject({ id: fx.realm, name: 'main', enabled: true, accessTokenLifespan: 300, refreshTokenLifespan: 1800, audiences: ['account', 'search'] });
+    expect(realm).toMatchObject({
+      id: fx.realm,
+      name: 'main',
+      enabled: true,
+      accessTokenLifespan: 300,
+      refreshTokenLifespan: 1800,
+      audiences: ['account', 'search'],
+    });
     expect((await token.realm({})).id).toBe(fx.realm);
     expect((await token.realm({ realm: 'default' })).id).toBe(fx.realm);
     const jwks = await token.jwks({ realm: fx.realm });
@@ -90,19 +117,31 @@ describe.each(['in process', 'REST client'] as const)('the token service contrac
 
   it('refreshes with the refresh method, and grants a password token at the token endpoint', async () => {
     const t = await token.issueForClient({ realm: fx.realm, ...fx.client, grant_type: 'password', ...fx.user });
-    expect(await token.introspect({ realm: fx.realm, token: t.access_token })).toMatchObject({ active: 'true', username: 'alice', client_id: 'svc-a' });
+    expect(await token.introspect({ realm: fx.realm, token: t.access_token })).toMatchObject({
+      active: 'true',
+      username: 'alice',
+      client_id: 'svc-a',
+    });
     const r = await token.refresh({ realm: fx.realm, refresh_token: t.refresh_token, ...fx.client });
     expect(r.session_state).toBe(t.session_state);
-    expect(await failure(token.refresh({ realm: fx.realm, refresh_token: 'garbage', ...fx.client })))
-      .toMatchObject({ kind: 'bad_request', code: 'invalid_grant' });
+    expect(await failure(token.refresh({ realm: fx.realm, refresh_token: 'garbage', ...fx.client }))).toMatchObject({
+      kind: 'bad_request',
+      code: 'invalid_grant',
+    });
   });
 
   it('answers userinfo for an active access token, and invalid_token otherwise', async () => {
     const t = await token.loginUser({ realm: fx.realm, ...fx.user });
-    expect(await token.userinfo({ realm: fx.realm, authorization: `Bearer ${t.access_token}` }))
-      .toMatchObject({ preferred_username: 'alice', tenant_id: 'tenant-a', email_verified: false, realm_access: { roles: ['search:read'] } });
+    expect(await token.userinfo({ realm: fx.realm, authorization: `Bearer ${t.access_token}` })).toMatchObject({
+      preferred_username: 'alice',
+      tenant_id: 'tenant-a',
+      email_verified: false,
+      realm_access: { roles: ['search:read'] },
+    });
     await token.revoke({ realm: fx.realm, token: t.access_token });
-    expect(await failure(token.userinfo({ realm: fx.realm, authorization: `Bearer ${t.access_token}` })))
-      .toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
+    expect(await failure(token.userinfo({ realm: fx.realm, authorization: `Bearer ${t.access_token}` }))).toMatchObject({
+      kind: 'unauthenticated',
+      code: 'invalid_token',
+    });
   });
 });

@@ -18,11 +18,20 @@ function fakes(answers: string[]) {
   const sent: { messages: ChatMessage[]; route: string }[] = [];
   const searched: string[] = [];
   const models: AnswerModels = {
-    open: async (key, id) => { if (key !== 'lmk') throw new Unauthenticated('key'); if (id !== 'm') throw new NotFound('model'); return { id, contextLength: 4096 }; },
+    open: async (key, id) => {
+      if (key !== 'lmk') throw new Unauthenticated('key');
+      if (id !== 'm') throw new NotFound('model');
+      return { id, contextLength: 4096 };
+    },
     chat: async (_m, req): Promise<ChatStream> => {
       sent.push({ messages: req.messages, route: req.route });
       const text = answers.shift() ?? '';
-      return { pieces: (async function* () { yield text; })(), done: Promise.resolve({ finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 1 } }) };
+      return {
+        pieces: (async function* () {
+          yield text;
+        })(),
+        done: Promise.resolve({ finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 1 } }),
+      };
     },
   };
   const retrieval: Retrieval = {
@@ -34,24 +43,47 @@ function fakes(answers: string[]) {
   return { service: createChatService({ retrieval, models, limits, defaultModel: 'm' }), sent, searched };
 }
 
-const question = (q: Partial<Question> = {}): Question => ({ query: 'q', history: [], files: [], examples: [], model: {}, tenantId: 'acme', ...q });
+const question = (q: Partial<Question> = {}): Question => ({
+  query: 'q',
+  history: [],
+  files: [],
+  examples: [],
+  model: {},
+  tenantId: 'acme',
+  ...q,
+});
 
 describe('the chat service', () => {
   it('has the model rewrite a follow-up with the history, searches with the rewrite, then answers the question', async () => {
     const f = fakes(['Standalone question: "Why does ice melt?"', 'Because it is warm [1].']);
-    const a = await f.service.generateAnswer(question({ query: 'Why?', history: [{ user_query: 'Tell me about ice', response: 'Ice is cold.' }] }), as());
+    const a = await f.service.generateAnswer(
+      question({ query: 'Why?', history: [{ user_query: 'Tell me about ice', response: 'Ice is cold.' }] }),
+      as(),
+    );
     expect(a).toEqual({ response: 'Because it is warm [1].', generated_search_text: 'Why does ice melt?', finish_reason: 'stop' });
     expect(f.sent.map((s) => s.route)).toEqual(['chat.rewrite', 'chat.generate_answer']);
-    expect(f.sent[0].messages.map((m) => [m.role, m.text])).toEqual([['system', REWRITE_INSTRUCTION], ['user', 'Tell me about ice'], ['assistant', 'Ice is cold.'], ['user', 'Why?']]);
+    expect(f.sent[0].messages.map((m) => [m.role, m.text])).toEqual([
+      ['system', REWRITE_INSTRUCTION],
+      ['user', 'Tell me about ice'],
+      ['assistant', 'Ice is cold.'],
+      ['user', 'Why?'],
+    ]);
     expect(f.searched).toEqual(['Why does ice melt?']);
     expect(f.sent[1].messages.at(-1)).toEqual({ role: 'user', text: 'Why?' });
   });
 
   it('gives the model the answer so far and the word continue for $continue_answer', async () => {
     const f = fakes(['and then it flows.']);
-    const a = await f.service.generateAnswer(question({ query: '$continue_answer', history: [{ user_query: 'Why does ice melt?' }], prevContext: 'Ice melts when warm' }), as());
+    const a = await f.service.generateAnswer(
+      question({ query: '$continue_answer', history: [{ user_query: 'Why does ice melt?' }], prevContext: 'Ice melts when warm' }),
+      as(),
+    );
     expect(a.generated_search_text).toBe('Why does ice melt?');
-    expect(f.sent[0].messages.slice(-3)).toEqual([{ role: 'user', text: 'Why does ice melt?' }, { role: 'assistant', text: 'Ice melts when warm' }, { role: 'user', text: 'continue' }]);
+    expect(f.sent[0].messages.slice(-3)).toEqual([
+      { role: 'user', text: 'Why does ice melt?' },
+      { role: 'assistant', text: 'Ice melts when warm' },
+      { role: 'user', text: 'continue' },
+    ]);
   });
 
   it('refuses a bad key or an unknown model before any search', async () => {
@@ -65,7 +97,9 @@ describe('the chat service', () => {
     const f = fakes([]);
     await expect(f.service.generateAnswer(question({ tenantId: 'other' }), as())).rejects.toMatchObject({ code: 'tenant_mismatch' });
     await expect(f.service.getSources(question({ tenantId: 'other' }), as())).rejects.toBeInstanceOf(Forbidden);
-    await expect(f.service.streamAnswer(question(), as('lmk', { ...user, roles: [] }))).rejects.toMatchObject({ code: 'insufficient_scope' });
+    await expect(f.service.streamAnswer(question(), as('lmk', { ...user, roles: [] }))).rejects.toMatchObject({
+      code: 'insufficient_scope',
+    });
     // No tenant named: the caller's own.
     await expect(f.service.getSources(question({ tenantId: undefined }), as())).resolves.toMatchObject({ success: true });
     expect(f.sent).toEqual([]);

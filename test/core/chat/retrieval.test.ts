@@ -6,7 +6,15 @@ import type { Passage } from '../../../core/search/types';
 
 const caller = { tenantId: 't', subject: 'u', bearer: 'x' } as Caller;
 const limits = { searchMs: 2000, extractMs: 2000, sources: 5, filePassages: 8 };
-const passage = (objectId: string): Passage => ({ objectId, chunkId: 1, chunkIndex: 0, text: objectId, score: 1, title: objectId, fileName: null });
+const passage = (objectId: string): Passage => ({
+  objectId,
+  chunkId: 1,
+  chunkIndex: 0,
+  text: objectId,
+  score: 1,
+  title: objectId,
+  fileName: null,
+});
 
 /** A retrieval whose calls wait until `expected` of them have started: calls made one after another never finish. */
 function latched(expected: number) {
@@ -48,10 +56,14 @@ describe('the concurrent run (spec behaviour 2)', () => {
       passages: (req, call) => {
         signals.push(call.signal!);
         // The search would answer late; the extraction never does.
-        return new Promise((resolve) => { if (!req.fileNames) setTimeout(() => resolve([passage('doc')]), 100); });
+        return new Promise((resolve) => {
+          if (!req.fileNames) setTimeout(() => resolve([passage('doc')]), 100);
+        });
       },
     };
-    const err = await retrieve(retrieval, { ...limits, extractMs: 50 }, { searchText: 'q', files: ['a.pdf'] }, { caller }).catch((e: unknown) => e);
+    const err = await retrieve(retrieval, { ...limits, extractMs: 50 }, { searchText: 'q', files: ['a.pdf'] }, { caller }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UpstreamTimeout);
     expect((err as Error).message).toMatch(/uploaded files.*50 ms/);
     expect(signals.every((s) => s.aborted)).toBe(true);
@@ -59,14 +71,23 @@ describe('the concurrent run (spec behaviour 2)', () => {
 
   it('passes a failure of the search on as it is', async () => {
     const boom = new Error('search down');
-    const retrieval: Retrieval = { passages: async () => { throw boom; } };
+    const retrieval: Retrieval = {
+      passages: async () => {
+        throw boom;
+      },
+    };
     await expect(retrieve(retrieval, limits, { searchText: 'q', files: [] }, { caller })).rejects.toBe(boom);
   });
 
-  it("stops both tasks when the caller leaves", async () => {
+  it('stops both tasks when the caller leaves', async () => {
     const caller_ = new AbortController();
     const signals: AbortSignal[] = [];
-    const retrieval: Retrieval = { passages: (_req, call) => { signals.push(call.signal!); return new Promise(() => undefined); } };
+    const retrieval: Retrieval = {
+      passages: (_req, call) => {
+        signals.push(call.signal!);
+        return new Promise(() => undefined);
+      },
+    };
     const pending = retrieve(retrieval, limits, { searchText: 'q', files: ['a'] }, { caller, signal: caller_.signal });
     caller_.abort(new Error('gone'));
     await expect(pending).rejects.toThrow('gone');

@@ -12,7 +12,15 @@ import { seriesValue } from '../../shared/telemetry';
 const user = { tenantId: 'acme', subject: 'ann', roles: ['search:read'], audience: ['chat'], bearer: 'tok' } as Caller;
 const as = (modelKey = 'lmk'): Ctx<ChatCaller> => ({ caller: { user, modelKey } });
 const limits = { searchMs: 1000, extractMs: 1000, rewriteMs: 1000, sources: 5, filePassages: 8 };
-const question = (q: Partial<Question> = {}): Question => ({ query: 'Why does ice melt?', history: [], files: [], examples: [], model: {}, tenantId: 'acme', ...q });
+const question = (q: Partial<Question> = {}): Question => ({
+  query: 'Why does ice melt?',
+  history: [],
+  files: [],
+  examples: [],
+  model: {},
+  tenantId: 'acme',
+  ...q,
+});
 
 /** A model that answers `Warm [1].`, or fails midway through its answer when the question says `fail`. */
 const models: AnswerModels = {
@@ -38,9 +46,11 @@ const models: AnswerModels = {
     };
   },
 };
-const retrieval: Retrieval = { passages: async () => [{ objectId: 'o1', chunkId: 1, chunkIndex: 0, text: 'Ice melts.', score: 1, title: 'Ice', fileName: null }] };
+const retrieval: Retrieval = {
+  passages: async () => [{ objectId: 'o1', chunkId: 1, chunkIndex: 0, text: 'Ice melts.', score: 1, title: 'Ice', fileName: null }],
+};
 
-describe('the chat service\'s metrics', () => {
+describe("the chat service's metrics", () => {
   let metrics: PrometheusMetrics;
   let service: ReturnType<typeof createChatService>;
   beforeEach(() => {
@@ -54,7 +64,9 @@ describe('the chat service\'s metrics', () => {
     await expect(service.generateAnswer(question({ query: 'fail now' }), as())).rejects.toBeInstanceOf(UpstreamFailed);
     expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'false', outcome: 'ok' })).toBe(1);
     expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'false', outcome: 'error' })).toBe(2);
-    expect(await metrics.registry.getSingleMetricAsString('platform_chat_answer_duration_seconds')).toContain('platform_chat_answer_duration_seconds_count{stream="false"} 3');
+    expect(await metrics.registry.getSingleMetricAsString('platform_chat_answer_duration_seconds')).toContain(
+      'platform_chat_answer_duration_seconds_count{stream="false"} 3',
+    );
   });
 
   it('counts a streamed answer when its stream ends: ok, or error when the model failed midway', async () => {
@@ -70,7 +82,9 @@ describe('the chat service\'s metrics', () => {
     for await (const c of failing.chunks) last.push(c);
     expect(last.at(-1)).toMatchObject({ finish_reason: 'error' });
     expect(await seriesValue(metrics, 'platform_chat_answers_total', { stream: 'true', outcome: 'error' })).toBe(1);
-    expect(await metrics.registry.getSingleMetricAsString('platform_chat_answer_duration_seconds')).toContain('platform_chat_answer_duration_seconds_count{stream="true"} 2');
+    expect(await metrics.registry.getSingleMetricAsString('platform_chat_answer_duration_seconds')).toContain(
+      'platform_chat_answer_duration_seconds_count{stream="true"} 2',
+    );
   });
 
   it('counts a reader who leaves midway as no error of ours', async () => {

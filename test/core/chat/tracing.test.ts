@@ -23,10 +23,28 @@ const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
 const user: Caller = {
-  realm: 'r', subject: 'ann', tenantId: 'tenant-a', roles: ['search:read', 'search:write'], scopes: [], clientId: 'c', username: 'ann',
-  sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search', 'chat'], bearer: 'x',
+  realm: 'r',
+  subject: 'ann',
+  tenantId: 'tenant-a',
+  roles: ['search:read', 'search:write'],
+  scopes: [],
+  clientId: 'c',
+  username: 'ann',
+  sessionId: 's',
+  tokenId: 't',
+  expiresAt: 0,
+  audience: ['search', 'chat'],
+  bearer: 'x',
 };
-const question = (q: Partial<Question> = {}): Question => ({ query: 'Why does ice melt?', history: [], files: [], examples: [], model: {}, tenantId: 'tenant-a', ...q });
+const question = (q: Partial<Question> = {}): Question => ({
+  query: 'Why does ice melt?',
+  history: [],
+  files: [],
+  examples: [],
+  model: {},
+  tenantId: 'tenant-a',
+  ...q,
+});
 
 const named = (name: string) => exporter.getFinishedSpans().filter((s) => s.name === name);
 const one = (name: string) => {
@@ -43,7 +61,7 @@ function descends(span: ReadableSpan, ancestor: ReadableSpan): boolean {
   return false;
 }
 
-describe('a chat answer\'s spans, in process', () => {
+describe("a chat answer's spans, in process", () => {
   let search: SearchCore;
   let models: ModelsCore;
   let chat: ChatCore;
@@ -59,7 +77,10 @@ describe('a chat answer\'s spans, in process', () => {
       models: inProcessModels(models.service, models.keyCaller),
       limits: { searchMs: 5000, extractMs: 5000, rewriteMs: 5000, sources: 3, filePassages: 3 },
     });
-    await search.service.createObject({ title: 'Ice', content: 'Ice melts when the air around it is warmer than its melting point.' }, { caller: user });
+    await search.service.createObject(
+      { title: 'Ice', content: 'Ice melts when the air around it is warmer than its melting point.' },
+      { caller: user },
+    );
     const { apiKey } = await models.keys.create({ name: 'chat', tenant: 'tenant-a' });
     ctx = { caller: { user, modelKey: apiKey } };
   });
@@ -85,14 +106,19 @@ describe('a chat answer\'s spans, in process', () => {
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))).not.toMatch(/melt/i);
   });
 
-  it('a streamed answer: its span and the model call\'s last until the stream ends', async () => {
-    const s = await chat.service.streamAnswer(question({ history: [{ user_query: 'Tell me about ice', response: 'Ice is cold.' }], query: 'And why does it melt?' }), ctx);
+  it("a streamed answer: its span and the model call's last until the stream ends", async () => {
+    const s = await chat.service.streamAnswer(
+      question({ history: [{ user_query: 'Tell me about ice', response: 'Ice is cold.' }], query: 'And why does it melt?' }),
+      ctx,
+    );
     expect(named('chat answer')).toEqual([]);
     expect(named('model chat.stream_generate_answer local-chat')).toEqual([]);
     // Rewriting the question and the search are over before the answer streams.
     const rewrite = one('model chat.rewrite local-chat');
     const searched = one('search passages_hybrid');
-    for await (const _c of s.chunks) { /* read to the end */ }
+    for await (const _c of s.chunks) {
+      /* read to the end */
+    }
     // The model call's usage row (which ends its span) may be written a moment after the stream's end.
     await eventually(() => named('model chat.stream_generate_answer local-chat').length > 0);
     const root = one('chat answer');
@@ -100,9 +126,13 @@ describe('a chat answer\'s spans, in process', () => {
     for (const child of [rewrite, searched, one('model chat.stream_generate_answer local-chat')]) expect(descends(child, root)).toBe(true);
   });
 
-  it('twenty answers at once under their callers\' traces: each trace holds its own answer, search and model call', async () => {
+  it("twenty answers at once under their callers' traces: each trace holds its own answer, search and model call", async () => {
     const traces = Array.from({ length: 20 }, (_, i) => i.toString(16).padStart(32, 'c'));
-    await Promise.all(traces.map((t) => chat.service.generateAnswer(question(), { ...ctx, trace: extractTrace({ traceparent: `00-${t}-${'d'.repeat(16)}-01` }) })));
+    await Promise.all(
+      traces.map((t) =>
+        chat.service.generateAnswer(question(), { ...ctx, trace: extractTrace({ traceparent: `00-${t}-${'d'.repeat(16)}-01` }) }),
+      ),
+    );
     for (const t of traces) {
       const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === t);
       expect(spans.map((s) => s.name).sort()).toEqual(['chat answer', 'model chat.generate_answer local-chat', 'search passages_hybrid']);

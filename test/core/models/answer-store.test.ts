@@ -25,7 +25,10 @@ function openSqlite(bounds = { maxEntries: 100, maxBytes: 1 << 20 }) {
   const clock = testClock();
   const [a, b] = [openModelsDb(file), openModelsDb(file)];
   return {
-    file, clock, a, b,
+    file,
+    clock,
+    a,
+    b,
     one: sqliteAnswerStore(a, { clock, ...bounds }),
     two: sqliteAnswerStore(b, { clock, ...bounds }),
     now: clock.now,
@@ -41,30 +44,34 @@ answerStoreContract('SQLite (models.db)', async () => openSqlite());
 
 // Needs a real Redis: this machine runs one at redis://127.0.0.1:6379 and CI sets REDIS_URL.
 if (process.env.REDIS_URL) {
-  answerStoreContract('Redis', async () => {
-    const prefix = `test:answer-store:${randomUUID()}:`;
-    const [a, b] = [new Redis(process.env.REDIS_URL!), new Redis(process.env.REDIS_URL!)];
-    return {
-      one: redisAnswerStore(a, prefix),
-      two: redisAnswerStore(b, prefix),
-      now: Date.now,
-      // Redis keeps its own clock: time passing is played by shortening every key's time to live
-      // (what a real wait would do, without racing it on a loaded machine); a key whose time is up goes.
-      advance: async (ms: number) => {
-        for (const key of await a.keys(`${prefix}*`)) {
-          const left = await a.pttl(key);
-          if (left < 0) continue; // no expiry: time passing changes nothing
-          if (left <= ms) await a.del(key);
-          else await a.pexpire(key, left - ms);
-        }
-      },
-      close: async () => {
-        const keys = await a.keys(`${prefix}*`);
-        if (keys.length) await a.del(...keys);
-        await Promise.all([a.quit(), b.quit()]);
-      },
-    };
-  }, 20_000);
+  answerStoreContract(
+    'Redis',
+    async () => {
+      const prefix = `test:answer-store:${randomUUID()}:`;
+      const [a, b] = [new Redis(process.env.REDIS_URL!), new Redis(process.env.REDIS_URL!)];
+      return {
+        one: redisAnswerStore(a, prefix),
+        two: redisAnswerStore(b, prefix),
+        now: Date.now,
+        // Redis keeps its own clock: time passing is played by shortening every key's time to live
+        // (what a real wait would do, without racing it on a loaded machine); a key whose time is up goes.
+        advance: async (ms: number) => {
+          for (const key of await a.keys(`${prefix}*`)) {
+            const left = await a.pttl(key);
+            if (left < 0) continue; // no expiry: time passing changes nothing
+            if (left <= ms) await a.del(key);
+            else await a.pexpire(key, left - ms);
+          }
+        },
+        close: async () => {
+          const keys = await a.keys(`${prefix}*`);
+          if (keys.length) await a.del(...keys);
+          await Promise.all([a.quit(), b.quit()]);
+        },
+      };
+    },
+    20_000,
+  );
 }
 
 describe('the answer store in models.db', () => {

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { cacheKey } from '../../../core/models/answers/cache';
-import { openRedisChatCache, type OpenedRedisChatCache, type OpenRedisOptions, type RedisCacheOp } from '../../../core/models/redis/answer-store';
+import {
+  openRedisChatCache,
+  type OpenedRedisChatCache,
+  type OpenRedisOptions,
+  type RedisCacheOp,
+} from '../../../core/models/redis/answer-store';
 import type { ChatStream, FinishReason } from '../../../core/models/neutral';
 
 // Needs a real Redis: this machine runs one at redis://127.0.0.1:6379 and CI sets REDIS_URL.
@@ -56,7 +61,8 @@ async function listen(onSocket: (s: net.Socket) => void): Promise<{ port: number
 d('the Redis chat cache', () => {
   const prefix = `test:cache-redis:${randomUUID()}:`;
   // Each distinct `request` a distinct chat request (its one message's text).
-  const key = (tenant: string, request: unknown) => cacheKey(tenant, 'local-chat', { model: 'm', messages: [{ role: 'user', text: JSON.stringify(request) }] });
+  const key = (tenant: string, request: unknown) =>
+    cacheKey(tenant, 'local-chat', { model: 'm', messages: [{ role: 'user', text: JSON.stringify(request) }] });
   // Every cache a test opens is closed after it, passed or not, so no client outlives its test.
   const opened: OpenedRedisChatCache[] = [];
   const track = (c: OpenedRedisChatCache) => (opened.push(c), c);
@@ -120,18 +126,26 @@ d('the Redis chat cache', () => {
     const cases: [string, () => ChatStream, (s: ChatStream) => Promise<unknown>][] = [
       ['error', () => answer(['x'], 'error'), read],
       ['filtered', () => answer(['x'], 'content_filter'), read],
-      ['thrown', () => ({
-        pieces: (async function* broken() {
-          yield 'x';
-          throw new Error('upstream went away');
-        })(),
-        done: Promise.resolve({ finishReason: 'error' as const, usage: { promptTokens: 1, completionTokens: 1 } }),
-      }), (s) => read(s).catch(() => undefined)],
-      ['abandoned', () => answer(['p', 'q', 'r']), async (s) => {
-        const it = s.pieces[Symbol.asyncIterator]();
-        await it.next();
-        await it.return?.();
-      }],
+      [
+        'thrown',
+        () => ({
+          pieces: (async function* broken() {
+            yield 'x';
+            throw new Error('upstream went away');
+          })(),
+          done: Promise.resolve({ finishReason: 'error' as const, usage: { promptTokens: 1, completionTokens: 1 } }),
+        }),
+        (s) => read(s).catch(() => undefined),
+      ],
+      [
+        'abandoned',
+        () => answer(['p', 'q', 'r']),
+        async (s) => {
+          const it = s.pieces[Symbol.asyncIterator]();
+          await it.next();
+          await it.return?.();
+        },
+      ],
     ];
     for (const [name, make, consume] of cases) {
       const k = key('t1', { case: name });
@@ -152,7 +166,10 @@ d('the Redis chat cache', () => {
     await read((await a.through(key('t1', request), upA)).stream);
     await a.ping();
 
-    const other = await b.through(key('t1', request), upstreamOf(() => answer(['never'])));
+    const other = await b.through(
+      key('t1', request),
+      upstreamOf(() => answer(['never'])),
+    );
     expect(other.outcome).toBe('HIT');
     expect((await read(other.stream)).pieces).toEqual(['for ', 'tenant 1']);
 
@@ -183,7 +200,9 @@ d('the Redis chat cache', () => {
     const closed = await listen(() => undefined);
     await closed.close();
     const { seen, onError } = errors();
-    const cache = track(openRedisChatCache(`redis://user:sekret@127.0.0.1:${closed.port}`, { ttlMs: 60_000, maxEntryBytes: 1 << 20, prefix, onError }));
+    const cache = track(
+      openRedisChatCache(`redis://user:sekret@127.0.0.1:${closed.port}`, { ttlMs: 60_000, maxEntryBytes: 1 << 20, prefix, onError }),
+    );
     const up = upstreamOf(() => answer(['from ', 'upstream']));
     for (let i = 0; i < 3; i++) {
       const r = await cache.through(key('t1', { down: true }), up);
@@ -192,7 +211,10 @@ d('the Redis chat cache', () => {
     }
     expect(up.calls).toBe(3);
     expect(seen.filter((e) => e.op === 'get')).toHaveLength(3);
-    const failure = await cache.ping().then(() => null, (e: Error) => e.message);
+    const failure = await cache.ping().then(
+      () => null,
+      (e: Error) => e.message,
+    );
     expect(failure).toMatch(new RegExp(`^Redis at redis://127\\.0\\.0\\.1:${closed.port}/? is unreachable`));
     expect(failure).not.toContain('sekret');
   });
@@ -213,7 +235,9 @@ d('the Redis chat cache', () => {
     const proxied = new URL(url!);
     proxied.host = `127.0.0.1:${proxy.port}`;
     // Room for the answers before the freeze on a loaded machine; the frozen ones wait it out.
-    const cache = track(openRedisChatCache(proxied.toString(), { ttlMs: 60_000, maxEntryBytes: 1 << 20, prefix, onError, commandTimeoutMs: 1000 }));
+    const cache = track(
+      openRedisChatCache(proxied.toString(), { ttlMs: 60_000, maxEntryBytes: 1 << 20, prefix, onError, commandTimeoutMs: 1000 }),
+    );
     await cache.ping();
     const k = key('t1', { stall: true });
     const up = upstreamOf(() => answer(['fresh']));
@@ -232,7 +256,15 @@ d('the Redis chat cache', () => {
   it('answers from upstream when Redis accepts connections but never replies, and fails start-up fast', async () => {
     const stalled = await listen(() => undefined);
     const { seen, onError } = errors();
-    const cache = track(openRedisChatCache(`redis://127.0.0.1:${stalled.port}`, { ttlMs: 60_000, maxEntryBytes: 1 << 20, prefix, onError, commandTimeoutMs: 200 }));
+    const cache = track(
+      openRedisChatCache(`redis://127.0.0.1:${stalled.port}`, {
+        ttlMs: 60_000,
+        maxEntryBytes: 1 << 20,
+        prefix,
+        onError,
+        commandTimeoutMs: 200,
+      }),
+    );
     const up = upstreamOf(() => answer(['still ', 'answered']));
     const r = await cache.through(key('t1', { stalled: true }), up);
     expect(r.outcome).toBe('MISS');

@@ -64,15 +64,23 @@ describe('the chat cache', () => {
     expect(up.calls).toBe(1);
   });
 
-  it('keys by tenant, model and request: its fields in any order are one key, a schema\'s key order is part of it', () => {
+  it("keys by tenant, model and request: its fields in any order are one key, a schema's key order is part of it", () => {
     const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } } };
     const request = {
-      model: 'm', messages: [{ role: 'user' as const, text: 'Weather?' }], temperature: 0.5,
-      tools: [{ name: 'weather', parameters: schema }], responseFormat: { type: 'json_schema' as const, name: 'w', schema },
+      model: 'm',
+      messages: [{ role: 'user' as const, text: 'Weather?' }],
+      temperature: 0.5,
+      tools: [{ name: 'weather', parameters: schema }],
+      responseFormat: { type: 'json_schema' as const, name: 'w', schema },
     };
     const reordered = {
-      responseFormat: { schema, name: 'w', type: 'json_schema' as const }, tools: [{ parameters: schema, name: 'weather' }],
-      temperature: 0.5, messages: [{ text: 'Weather?', role: 'user' as const }], model: 'm', stream: true, promptTokens: 12,
+      responseFormat: { schema, name: 'w', type: 'json_schema' as const },
+      tools: [{ parameters: schema, name: 'weather' }],
+      temperature: 0.5,
+      messages: [{ text: 'Weather?', role: 'user' as const }],
+      model: 'm',
+      stream: true,
+      promptTokens: 12,
     };
     expect(cacheKey('t', 'c', reordered)).toBe(cacheKey('t', 'c', request));
     expect(cacheKey('u', 'c', request)).not.toBe(cacheKey('t', 'c', request));
@@ -80,7 +88,9 @@ describe('the chat cache', () => {
     expect(cacheKey('t', 'c', { ...request, temperature: 0.6 })).not.toBe(cacheKey('t', 'c', request));
     // OpenAI writes a structured answer's properties in its schema's order: another order is another request.
     const swapped = { type: 'object', properties: { days: { type: 'integer' }, city: { type: 'string' } } };
-    expect(cacheKey('t', 'c', { ...request, responseFormat: { ...request.responseFormat, schema: swapped } })).not.toBe(cacheKey('t', 'c', request));
+    expect(cacheKey('t', 'c', { ...request, responseFormat: { ...request.responseFormat, schema: swapped } })).not.toBe(
+      cacheKey('t', 'c', request),
+    );
   });
 
   it('does not keep an answer over maxEntryBytes', async () => {

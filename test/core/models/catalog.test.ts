@@ -5,7 +5,12 @@ import { CatalogError, loadCatalog, loadCatalogFile } from '../../../core/models
 import { catalogReport } from '../../../core/models/catalog/catalog-report';
 
 const EXAMPLE = join(__dirname, '..', '..', '..', 'docs', 'catalog.example.json');
-const gptX = { id: 'gpt-x', group: 'A', upstream: { provider: 'azure-openai', baseUrl: 'https://x.test', credentialEnv: 'AZURE_KEY' }, contextLength: 128000 };
+const gptX = {
+  id: 'gpt-x',
+  group: 'A',
+  upstream: { provider: 'azure-openai', baseUrl: 'https://x.test', credentialEnv: 'AZURE_KEY' },
+  contextLength: 128000,
+};
 
 describe('the model catalog', () => {
   let dir: string;
@@ -20,7 +25,9 @@ describe('the model catalog', () => {
 
   it("defaults to the local provider's chat, embedding and image models", () => {
     expect(loadCatalog().map((m) => [m.id, m.group, m.upstream.provider, m.status])).toEqual([
-      ['local-chat', 'A', 'local', 'Active'], ['local-embed', 'embedding', 'local', 'Active'], ['local-image', 'A', 'local', 'Active'],
+      ['local-chat', 'A', 'local', 'Active'],
+      ['local-embed', 'embedding', 'local', 'Active'],
+      ['local-image', 'A', 'local', 'Active'],
     ]);
   });
 
@@ -28,13 +35,31 @@ describe('the model catalog', () => {
     const f = file({ models: [{ ...gptX, status: 'Deactivated', inputKinds: ['text', 'image'] }] });
     expect(ids(f)).toEqual(['local-chat', 'local-embed', 'local-image', 'gpt-x']);
     expect(loadCatalog(f)[3]).toMatchObject({ id: 'gpt-x', status: 'Deactivated', kind: 'chat', inputKinds: ['text', 'image'] });
-    expect([...loadCatalogFile(f).sources]).toEqual([['local-chat', 'built-in'], ['local-embed', 'built-in'], ['local-image', 'built-in'], ['gpt-x', 'file']]);
+    expect([...loadCatalogFile(f).sources]).toEqual([
+      ['local-chat', 'built-in'],
+      ['local-embed', 'built-in'],
+      ['local-image', 'built-in'],
+      ['gpt-x', 'file'],
+    ]);
   });
 
   it("lets a file's model with a built-in's id take its place, and says so", () => {
-    const f = file({ models: [{ id: 'local-chat', group: 'A', upstream: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.1:8b' }, contextLength: 4096 }] });
+    const f = file({
+      models: [
+        {
+          id: 'local-chat',
+          group: 'A',
+          upstream: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.1:8b' },
+          contextLength: 4096,
+        },
+      ],
+    });
     const c = loadCatalogFile(f);
-    expect(c.models.map((m) => [m.id, m.upstream.provider])).toEqual([['local-chat', 'openai-compatible'], ['local-embed', 'local'], ['local-image', 'local']]);
+    expect(c.models.map((m) => [m.id, m.upstream.provider])).toEqual([
+      ['local-chat', 'openai-compatible'],
+      ['local-embed', 'local'],
+      ['local-image', 'local'],
+    ]);
     expect(c.sources.get('local-chat')).toBe('file, in place of the built-in');
   });
 
@@ -45,11 +70,14 @@ describe('the model catalog', () => {
   });
 
   it('names what is wrong with a bad file', () => {
-    expect(() => loadCatalog(file({ models: [{ id: 'm', group: 'Z', upstream: { provider: 'local' }, contextLength: 0 }] })))
-      .toThrow(/models\.0\.group.*models\.0\.contextLength/);
+    expect(() => loadCatalog(file({ models: [{ id: 'm', group: 'Z', upstream: { provider: 'local' }, contextLength: 0 }] }))).toThrow(
+      /models\.0\.group.*models\.0\.contextLength/,
+    );
     const broken = file('{');
     expect(() => loadCatalog(broken)).toThrow(`MODELS_CATALOG_FILE ${broken}`);
-    expect(() => loadCatalog(file({ builtins: ['local-chatt'] }))).toThrow(/builtins: true, false, or a list of built-in model ids \(local-chat, local-embed, local-image\)/);
+    expect(() => loadCatalog(file({ builtins: ['local-chatt'] }))).toThrow(
+      /builtins: true, false, or a list of built-in model ids \(local-chat, local-embed, local-image\)/,
+    );
     expect(() => loadCatalog(file({ builtins: false }))).toThrow(CatalogError);
     expect(() => loadCatalog(file({ models: [gptX, gptX] }))).toThrow(/unique/);
   });
@@ -57,7 +85,9 @@ describe('the model catalog', () => {
   it('loads the example catalog of docs/ with the real loader: every vendor, credentials named by variable', () => {
     const c = loadCatalogFile(EXAMPLE);
     expect(c.models.slice(0, 3).map((m) => m.id)).toEqual(['local-chat', 'local-embed', 'local-image']);
-    expect(new Set(c.models.map((m) => m.upstream.provider))).toEqual(new Set(['local', 'azure-openai', 'gemini', 'bedrock', 'openai-compatible']));
+    expect(new Set(c.models.map((m) => m.upstream.provider))).toEqual(
+      new Set(['local', 'azure-openai', 'gemini', 'bedrock', 'openai-compatible']),
+    );
     for (const m of c.models.filter((x) => ['azure-openai', 'gemini', 'bedrock'].includes(x.upstream.provider))) {
       expect(m.upstream.credentialEnv).toMatch(/^[A-Z][A-Z0-9_]*$/);
     }
@@ -70,7 +100,12 @@ describe('the model catalog', () => {
     expect(none.models).toContainEqual({ id: 'local-chat', provider: 'local', status: 'Active', from: 'built-in' });
     expect(none.models).toContainEqual({ id: 'gemini-2.5-flash', provider: 'gemini', status: 'Active', from: 'file' });
     expect(none.warnings.join('\n')).toMatch(/gpt-4o: its credential variable AZURE_OPENAI_API_KEY is not set/);
-    const env = { AZURE_OPENAI_API_KEY: 'azure-secret-1', GEMINI_API_KEY: 'gemini-secret-2', BEDROCK_CREDENTIALS: 'AKIA:secret-3', VLLM_API_KEY: 'vllm-secret-4' };
+    const env = {
+      AZURE_OPENAI_API_KEY: 'azure-secret-1',
+      GEMINI_API_KEY: 'gemini-secret-2',
+      BEDROCK_CREDENTIALS: 'AKIA:secret-3',
+      VLLM_API_KEY: 'vllm-secret-4',
+    };
     const set = catalogReport(c, env);
     expect(set.warnings).toEqual([]);
     expect(JSON.stringify(set)).not.toMatch(/secret-\d/);

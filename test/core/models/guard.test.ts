@@ -33,11 +33,13 @@ describe('guardrails', () => {
   });
 
   it('redacts a streamed answer even when an address is split between pieces, and stops on toxic output', async () => {
-    const from = (pieces: string[]) => (async function* gen() {
-      yield* pieces;
-    })();
+    const from = (pieces: string[]) =>
+      (async function* gen() {
+        yield* pieces;
+      })();
     let out = '';
-    for await (const p of guardOutput(from(['Write to ann.l', 'ee@exam', 'ple.com or ', 'call us. ', 'x '.repeat(80)]), () => undefined)) out += p;
+    for await (const p of guardOutput(from(['Write to ann.l', 'ee@exam', 'ple.com or ', 'call us. ', 'x '.repeat(80)]), () => undefined))
+      out += p;
     expect(out).toContain('Write to [EMAIL] or call us.');
     let blocked = false;
     let said = '';

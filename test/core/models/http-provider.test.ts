@@ -12,7 +12,9 @@ function fakeHttp(answer: { json?: unknown; events?: unknown[]; done?: boolean }
     async request(req) {
       sent.push(req);
       return {
-        status: 200, headers: {}, body: (async function* () {})(),
+        status: 200,
+        headers: {},
+        body: (async function* () {})(),
         json: async () => answer.json,
         text: async () => JSON.stringify(answer.json),
         events: async function* (onDone?: () => void) {
@@ -49,21 +51,28 @@ describe('a provider as data, called by the upstream folder', () => {
 
   it('builds the address, then the credential, then the body, and sends JSON with the accept the call wants', async () => {
     order.length = 0;
-    const { http, sent } = fakeHttp({ events: [{ text: 'Hi' }, { text: '!', usage: { promptTokens: 2, completionTokens: 2 } }], done: true });
+    const { http, sent } = fakeHttp({
+      events: [{ text: 'Hi' }, { text: '!', usage: { promptTokens: 2, completionTokens: 2 } }],
+      done: true,
+    });
     const provider = httpProvider(() => api())(model, { env: {}, http });
     const out = await drain(await provider.chat!({ model: 'm', messages }));
     expect(order).toEqual(['url', 'auth', 'body']);
     expect(sent[0]).toMatchObject({
-      vendor: 'Fake', url: 'https://fake/m?stream', body: '{"prompt":"hello there"}',
+      vendor: 'Fake',
+      url: 'https://fake/m?stream',
+      body: '{"prompt":"hello there"}',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-key': 'secret' },
     });
     // The stream ended with [DONE] and named no finish reason: the provider's doneMeans.
     expect(out).toMatchObject({ text: 'Hi!', finishReason: 'stop', usage: { promptTokens: 2, completionTokens: 2 } });
   });
 
-  it('reads a whole answer with the provider\'s whole reader, and an unfinished stream without [DONE] as cut short', async () => {
+  it("reads a whole answer with the provider's whole reader, and an unfinished stream without [DONE] as cut short", async () => {
     const whole = fakeHttp({ json: { text: 'All at once', finishReason: 'length' } });
-    const a = await drain(await httpProvider(() => api())(model, { env: {}, http: whole.http }).chat!({ model: 'm', messages, stream: false }));
+    const a = await drain(
+      await httpProvider(() => api())(model, { env: {}, http: whole.http }).chat!({ model: 'm', messages, stream: false }),
+    );
     expect(whole.sent[0]).toMatchObject({ url: 'https://fake/m', headers: { accept: 'application/json' } });
     expect(a).toMatchObject({ text: 'All at once', finishReason: 'length' });
 

@@ -6,8 +6,18 @@ describe('the api-key header', () => {
   });
 
   it('takes options as a JSON object or a Python dict literal after a slash', () => {
-    const json = parseApiKeyHeader('lmk-abc/{"is_cache": 0, "use_guard": 2, "app_name": "bot", "Bot_Id": "b1", "Query_Id": 7, "userid": "u"}');
-    expect(json.options).toMatchObject({ is_cache: 0, use_guard: 2, app_name: 'bot', Bot_Id: 'b1', Query_Id: 7, userid: 'u', is_system: true });
+    const json = parseApiKeyHeader(
+      'lmk-abc/{"is_cache": 0, "use_guard": 2, "app_name": "bot", "Bot_Id": "b1", "Query_Id": 7, "userid": "u"}',
+    );
+    expect(json.options).toMatchObject({
+      is_cache: 0,
+      use_guard: 2,
+      app_name: 'bot',
+      Bot_Id: 'b1',
+      Query_Id: 7,
+      userid: 'u',
+      is_system: true,
+    });
     const dict = parseApiKeyHeader("lmk-abc/{'is_cache': 0, 'is_system': False, 'toxicity': 'it\\'s low', 'sentiment': None}");
     expect(dict.options).toMatchObject({ is_cache: 0, is_system: false, toxicity: "it's low" });
     expect(parseApiKeyHeader('lmk-abc/{"use_guard": "2", "unknown": [1]}').options.use_guard).toBe(2);

@@ -11,7 +11,15 @@ describe('API keys', () => {
     const s = open();
     const k = await s.one.create({ name: 'ci', tenant: 't', models: ['local-chat'], requestsPerMinute: 5 });
     expect(k.apiKey).toMatch(/^lmk-[A-Za-z0-9_-]{43}$/);
-    expect(k).toMatchObject({ prefix: k.apiKey.slice(0, 10), name: 'ci', tenant: 't', models: ['local-chat'], requestsPerMinute: 5, tokenBudget: null, revokedAt: null });
+    expect(k).toMatchObject({
+      prefix: k.apiKey.slice(0, 10),
+      name: 'ci',
+      tenant: 't',
+      models: ['local-chat'],
+      requestsPerMinute: 5,
+      tokenBudget: null,
+      revokedAt: null,
+    });
     expect(k.createdAt).toEqual(new Date(s.now()));
     const { apiKey, ...listed } = k;
     expect(await s.two.list('t')).toEqual([listed]);
@@ -26,7 +34,8 @@ describe('API keys', () => {
     const k = await s.one.create({ name: 'a', tenant: 't' });
     const other = await s.one.create({ name: 'b', tenant: 't' });
     expect((await s.two.verify(k.apiKey))?.id).toBe(k.id);
-    for (const text of [`${k.apiKey}x`, k.apiKey.slice(1), k.prefix, '', `lmk-${'a'.repeat(300)}`]) expect(await s.two.verify(text)).toBeUndefined();
+    for (const text of [`${k.apiKey}x`, k.apiKey.slice(1), k.prefix, '', `lmk-${'a'.repeat(300)}`])
+      expect(await s.two.verify(text)).toBeUndefined();
     await s.advance(1000);
     const revoked = await s.two.revoke(k.id);
     expect(revoked.revokedAt).toEqual(new Date(s.now()));

@@ -29,10 +29,17 @@ function recording() {
 }
 
 /** Tools of about `bytes` of JSON Schema in all. */
-const tools = (bytes: number): ToolDefinition[] => Array.from({ length: 16 }, (_, t) => ({
-  name: `tool_${t}`, description: `Tool ${t}`,
-  parameters: { type: 'object', properties: Object.fromEntries(Array.from({ length: Math.ceil(bytes / 16 / 60) }, (_, i) => [`field_${t}_${i}`, { type: 'string', description: `Field ${i}` }])) },
-}));
+const tools = (bytes: number): ToolDefinition[] =>
+  Array.from({ length: 16 }, (_, t) => ({
+    name: `tool_${t}`,
+    description: `Tool ${t}`,
+    parameters: {
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: Math.ceil(bytes / 16 / 60) }, (_, i) => [`field_${t}_${i}`, { type: 'string', description: `Field ${i}` }]),
+      ),
+    },
+  }));
 
 describe('large structures in model calls', () => {
   const { jobs, offload } = recording();
@@ -51,20 +58,31 @@ describe('large structures in model calls', () => {
 
   it('counts a large tool set with the prompt in the pool, and refuses it over the context length', async () => {
     const big = tools(200_000);
-    const call = core.service.chat({ model: chatModel, route: 'test', messages: [{ role: 'user', text: 'Which tool?' }], tools: big }, { caller });
+    const call = core.service.chat(
+      { model: chatModel, route: 'test', messages: [{ role: 'user', text: 'Which tool?' }], tools: big },
+      { caller },
+    );
     await expect(call).rejects.toThrow(`This model's maximum context length is ${chatModel.contextLength} tokens`);
     const count = jobs.find((j) => j.name === 'count')!;
     expect(count.size).toBeGreaterThan(150_000);
     // The texts counted: the message, then each tool's definition as an upstream would be sent it.
-    expect((count.args[0] as string[]).slice(1)).toEqual(big.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })));
+    expect((count.args[0] as string[]).slice(1)).toEqual(
+      big.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })),
+    );
   });
 
-  it('counts a small tool set and a response schema into the prompt\'s tokens (usage), as vendors bill them', async () => {
+  it("counts a small tool set and a response schema into the prompt's tokens (usage), as vendors bill them", async () => {
     const ask = { model: chatModel, route: 'test', messages: [{ role: 'user' as const, text: 'Which tool answers?' }] };
     const plain = await core.service.chat(ask, { caller: { ...caller, options: { ...caller.options, is_cache: 0 } } });
     for await (const _ of plain.pieces);
-    const withTools = await core.service.chat({ ...ask, tools: tools(600), responseFormat: { type: 'json_schema', name: 'a', schema: { type: 'object', properties: { answer: { type: 'string' } } } } },
-      { caller: { ...caller, options: { ...caller.options, is_cache: 0 } } });
+    const withTools = await core.service.chat(
+      {
+        ...ask,
+        tools: tools(600),
+        responseFormat: { type: 'json_schema', name: 'a', schema: { type: 'object', properties: { answer: { type: 'string' } } } },
+      },
+      { caller: { ...caller, options: { ...caller.options, is_cache: 0 } } },
+    );
     for await (const _ of withTools.pieces);
     expect((await withTools.done).usage.promptTokens).toBeGreaterThan((await plain.done).usage.promptTokens + 100);
   });

@@ -52,7 +52,9 @@ describe('limit counts in models.db, under processes running at once', () => {
     expect(outs.map((o) => Number(o.stdout)).reduce((a, b) => a + b, 0)).toBe(2000 + 10);
     const db = openModelsDb(file);
     expect(db.prepare("SELECT count(*) FROM rate_requests WHERE key_id = 'key'").pluck().get()).toBe(10);
-    expect(db.prepare("SELECT max(n) FROM (SELECT count(*) AS n FROM rate_requests WHERE key_id != 'key' GROUP BY key_id)").pluck().get()).toBe(1);
+    expect(
+      db.prepare("SELECT max(n) FROM (SELECT count(*) AS n FROM rate_requests WHERE key_id != 'key' GROUP BY key_id)").pluck().get(),
+    ).toBe(1);
     db.close();
   }, 30_000);
 

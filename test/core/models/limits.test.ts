@@ -10,10 +10,22 @@ import { openModelsDb, sqliteLimitCounters } from '../../../core/models/sqlite';
 import { testClock } from '../../shared/helpers';
 
 const key = (over: Partial<ApiKey>): ApiKey => ({
-  id: 'k1', prefix: 'lmk-abcdef', name: 'k', tenant: 't', models: null, requestsPerMinute: null, tokenBudget: null,
-  createdAt: new Date(0), revokedAt: null, ...over,
+  id: 'k1',
+  prefix: 'lmk-abcdef',
+  name: 'k',
+  tenant: 't',
+  models: null,
+  requestsPerMinute: null,
+  tokenBudget: null,
+  createdAt: new Date(0),
+  revokedAt: null,
+  ...over,
 });
-const refusal = (p: Promise<void>) => p.then(() => undefined, (err: unknown) => err as RateLimited);
+const refusal = (p: Promise<void>) =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err as RateLimited,
+  );
 const setUp = (start?: number) => {
   const clock = testClock(start);
   const db = openModelsDb(':memory:');
@@ -93,7 +105,8 @@ describe('key limits', () => {
     const down = () => Promise.reject(new Error('Connection is closed.'));
     const reported: string[] = [];
     const limits = keyLimits({
-      clock, counters: { takeRequest: down, tokensSpent: down, spendTokens: down, pruneRequests: down },
+      clock,
+      counters: { takeRequest: down, tokensSpent: down, spendTokens: down, pruneRequests: down },
       onError: (err) => reported.push((err as Error).message),
     });
     await expect(limits.admit(key({ requestsPerMinute: 1, tokenBudget: 10 }))).resolves.toBeUndefined();

@@ -17,7 +17,10 @@ function readPng(bytes: Buffer) {
   const idat = Buffer.concat(chunks.filter((c) => c.type === 'IDAT').map((c) => c.data));
   return {
     types: chunks.map((c) => c.type),
-    width: ihdr.readUInt32BE(0), height: ihdr.readUInt32BE(4), depth: ihdr[8], colourType: ihdr[9],
+    width: ihdr.readUInt32BE(0),
+    height: ihdr.readUInt32BE(4),
+    depth: ihdr[8],
+    colourType: ihdr[9],
     scanlines: inflateSync(idat),
   };
 }

@@ -15,7 +15,8 @@ export function twoConnections<T>(adapter: (db: Db, clock: Clock) => T): Opened<
   const clock = testClock();
   const dbs: [Db, Db] = [openModelsDb(file), openModelsDb(file)];
   return {
-    file, dbs,
+    file,
+    dbs,
     one: adapter(dbs[0], clock),
     two: adapter(dbs[1], clock),
     now: clock.now,

@@ -8,8 +8,14 @@ import type { KeyCaller } from '../../../core/models/service';
 import { BadRequest, RateLimited } from '../../../core/shared/errors';
 
 const model = {
-  id: 'm', group: 'A', kind: 'embedding', upstream: { provider: 'local' }, contextLength: 100, inputKinds: ['text'],
-  price: { inputPerMillion: 0, outputPerMillion: 0 }, status: 'active',
+  id: 'm',
+  group: 'A',
+  kind: 'embedding',
+  upstream: { provider: 'local' },
+  contextLength: 100,
+  inputKinds: ['text'],
+  price: { inputPerMillion: 0, outputPerMillion: 0 },
+  status: 'active',
 } as unknown as CatalogModel;
 const caller = { key: { id: 'k', tenant: 't', models: null }, options: KeyOptions.parse({}) } as unknown as KeyCaller;
 
@@ -29,12 +35,18 @@ function setUp(opts: { refuseAdmission?: boolean; provider?: ModelProvider } = {
     },
     spend: () => undefined,
   } as unknown as KeyLimits;
-  const run = meteredPipeline({ limits, meter, clock: { now: () => (now += 5) }, providerOf: () => opts.provider ?? { embed: async () => ({ vectors: [] }) } });
+  const run = meteredPipeline({
+    limits,
+    meter,
+    clock: { now: () => (now += 5) },
+    providerOf: () => opts.provider ?? { embed: async () => ({ vectors: [] }) },
+  });
   return { run, records, admitted };
 }
 
 const embedding: Method<{ texts: string[] }, number, 'embed'> = {
-  kind: 'embedding', provider: 'embed',
+  kind: 'embedding',
+  provider: 'embed',
   run: async (f, { upstream }) => {
     await upstream({ model: 'm', inputs: f.texts });
     return { value: f.texts.length, usage: { tokensIn: f.texts.length, guard: 'off' } };
@@ -67,7 +79,9 @@ describe('the metered pipeline', () => {
     expect(limited.records[0].outcome.end).toEqual({ failed: expect.any(RateLimited) });
 
     const { run, records } = setUp({ provider: {} });
-    await expect(run({ ...embedding, kind: 'chat' }, { model, route: 'r', texts: [] }, { caller })).rejects.toMatchObject({ code: 'unsupported_model' });
+    await expect(run({ ...embedding, kind: 'chat' }, { model, route: 'r', texts: [] }, { caller })).rejects.toMatchObject({
+      code: 'unsupported_model',
+    });
     await expect(run(embedding, { model, route: 'r', texts: [] }, { caller })).rejects.toMatchObject({ code: 'provider_unavailable' });
     expect(records.map((r) => r.outcome.guard)).toEqual(['n/a', 'n/a']);
   });
@@ -76,7 +90,11 @@ describe('the metered pipeline', () => {
     const { run, records } = setUp();
     const gone = new AbortController();
     gone.abort();
-    const leaving: Method<{ texts: string[] }, number> = { run: async () => { throw new Error('aborted'); } };
+    const leaving: Method<{ texts: string[] }, number> = {
+      run: async () => {
+        throw new Error('aborted');
+      },
+    };
     await expect(run(leaving, { model, route: 'r', texts: [] }, { caller, signal: gone.signal })).rejects.toThrow('aborted');
     expect(records[0].outcome.end).toBe('left');
   });

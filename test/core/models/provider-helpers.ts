@@ -3,7 +3,14 @@ import type { ChatStream } from '../../../core/models/neutral';
 
 /** A catalog model whose upstream is the given one. */
 export const modelOf = (upstream: Record<string, unknown>, extra: Record<string, unknown> = {}): CatalogModel =>
-  CatalogModel.parse({ id: 'test-model', group: 'A', upstream, contextLength: 32_000, inputKinds: ['text', 'image', 'Docs', 'Video'], ...extra });
+  CatalogModel.parse({
+    id: 'test-model',
+    group: 'A',
+    upstream,
+    contextLength: 32_000,
+    inputKinds: ['text', 'image', 'Docs', 'Video'],
+    ...extra,
+  });
 
 /** Reads a stream to its end: its pieces, and how it ended. */
 export async function drain(stream: ChatStream) {
@@ -27,7 +34,12 @@ export async function drainFailing(stream: ChatStream) {
 
 /** The rejection of a promise that must fail. */
 export const failure = (p: Promise<unknown>) =>
-  p.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as Error & { code?: string; retryAfterSeconds?: number });
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: unknown) => e as Error & { code?: string; retryAfterSeconds?: number },
+  );
 
 export const tick = () => new Promise((r) => setImmediate(r));
 

@@ -20,27 +20,43 @@ describe('Bedrock adapter', () => {
     fake = await startFakeBedrock();
     // A healthy stream has room to pause on a loaded machine; the tests of a silence use `impatient`.
     http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 10_000, retries: 2, retryBaseMs: 5 });
-    bedrock = bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, region: 'eu-west-1', credentialEnv: 'BEDROCK_TEST_CREDENTIAL' }), { env, http });
+    bedrock = bedrockProvider(
+      modelOf({ provider: 'bedrock', baseUrl: fake.url, region: 'eu-west-1', credentialEnv: 'BEDROCK_TEST_CREDENTIAL' }),
+      { env, http },
+    );
   });
   /** The adapter with a 400 ms read timeout (and `retries`), for the tests that wait for it. */
   const impatient = (retries = http.settings.retries) =>
-    bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, credentialEnv: 'BEDROCK_TEST_CREDENTIAL' }), { env, http: { ...http, settings: { ...http.settings, readTimeoutMs: 400, retries } } });
+    bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, credentialEnv: 'BEDROCK_TEST_CREDENTIAL' }), {
+      env,
+      http: { ...http, settings: { ...http.settings, readTimeoutMs: 400, retries } },
+    });
   afterEach(async () => {
     await http.close();
     await fake.close();
   });
 
   it('streams ConverseStream: system blocks, merged turns, image/document/video blocks, inference config, usage', async () => {
-    const r = await drain(await bedrock.chat!({
-      model: 'amazon.nova-pro-v1:0', maxTokens: 100, temperature: 0.1, topP: 0.5, stop: ['Human:'],
-      messages: [
-        { role: 'system', text: 'You are terse.' },
-        { role: 'user', text: 'Look:', attachments: [{ kind: 'image', mimeType: 'image/png', data: PNG_B64 }] },
-        { role: 'user', text: 'and read', attachments: [{ kind: 'Docs', mimeType: 'application/pdf', data: 'JVBERi0=', name: 'Q3 report.pdf' }] },
-        { role: 'assistant', text: 'Done.' },
-        { role: 'user', text: 'Now watch', attachments: [{ kind: 'Video', mimeType: 'video/mp4', data: 'AAAAIGZ0eXA=' }] },
-      ],
-    }));
+    const r = await drain(
+      await bedrock.chat!({
+        model: 'amazon.nova-pro-v1:0',
+        maxTokens: 100,
+        temperature: 0.1,
+        topP: 0.5,
+        stop: ['Human:'],
+        messages: [
+          { role: 'system', text: 'You are terse.' },
+          { role: 'user', text: 'Look:', attachments: [{ kind: 'image', mimeType: 'image/png', data: PNG_B64 }] },
+          {
+            role: 'user',
+            text: 'and read',
+            attachments: [{ kind: 'Docs', mimeType: 'application/pdf', data: 'JVBERi0=', name: 'Q3 report.pdf' }],
+          },
+          { role: 'assistant', text: 'Done.' },
+          { role: 'user', text: 'Now watch', attachments: [{ kind: 'Video', mimeType: 'video/mp4', data: 'AAAAIGZ0eXA=' }] },
+        ],
+      }),
+    );
     expect(r.pieces).toEqual(['Warming water expands ', 'and land ice ', 'melts into the ', 'sea.']);
     expect(r).toMatchObject({ finishReason: 'stop', usage: { promptTokens: 10, completionTokens: 4 } });
     const sent = fake.requests[0];
@@ -53,10 +69,15 @@ describe('Bedrock adapter', () => {
     expect(sent.json).toEqual({
       system: [{ text: 'You are terse.' }],
       messages: [
-        { role: 'user', content: [
-          { text: 'Look:' }, { image: { format: 'png', source: { bytes: PNG_B64 } } },
-          { text: 'and read' }, { document: { format: 'pdf', name: 'Q3 report', source: { bytes: 'JVBERi0=' } } },
-        ] },
+        {
+          role: 'user',
+          content: [
+            { text: 'Look:' },
+            { image: { format: 'png', source: { bytes: PNG_B64 } } },
+            { text: 'and read' },
+            { document: { format: 'pdf', name: 'Q3 report', source: { bytes: 'JVBERi0=' } } },
+          ],
+        },
         { role: 'assistant', content: [{ text: 'Done.' }] },
         { role: 'user', content: [{ text: 'Now watch' }, { video: { format: 'mp4', source: { bytes: 'AAAAIGZ0eXA=' } } }] },
       ],
@@ -65,14 +86,25 @@ describe('Bedrock adapter', () => {
   });
 
   it('maps stop reasons', async () => {
-    fake.script({ stopReason: 'max_tokens' }, { stopReason: 'guardrail_intervened' }, { stopReason: 'content_filtered' }, { stopReason: 'stop_sequence' }, { stopReason: 'tool_use' });
+    fake.script(
+      { stopReason: 'max_tokens' },
+      { stopReason: 'guardrail_intervened' },
+      { stopReason: 'content_filtered' },
+      { stopReason: 'stop_sequence' },
+      { stopReason: 'tool_use' },
+    );
     const reasons = [];
     for (let i = 0; i < 5; i++) reasons.push((await drain(await bedrock.chat!({ model: 'm', messages: hi }))).finishReason);
     expect(reasons).toEqual(['length', 'content_filter', 'content_filter', 'stop', 'tool_calls']);
   });
 
   it('refuses a media type Converse does not take (400) before calling', async () => {
-    const e = await failure(bedrock.chat!({ model: 'm', messages: [{ role: 'user', text: 'x', attachments: [{ kind: 'image', mimeType: 'image/tiff', data: 'AA==' }] }] }));
+    const e = await failure(
+      bedrock.chat!({
+        model: 'm',
+        messages: [{ role: 'user', text: 'x', attachments: [{ kind: 'image', mimeType: 'image/tiff', data: 'AA==' }] }],
+      }),
+    );
     expect(e).toMatchObject({ code: 'unsupported_input' });
     expect(fake.requests).toHaveLength(0);
   });
@@ -142,11 +174,16 @@ describe('Bedrock adapter', () => {
     expect(fake.requests.map((q) => q.path)).toEqual(Array(3).fill('/model/amazon.titan-embed-text-v2%3A0/invoke'));
     expect(fake.requests.map((q) => q.json.inputText).sort()).toEqual(['four five six', 'one two', 'three']);
     expect(fake.requests[0].json.dimensions).toBe(8);
-    expect(r.vectors.map((v) => Array.from(v))).toEqual(['one two', 'three', 'four five six'].map((t) => Array.from(Float32Array.from(vectorOf(t, 8)))));
+    expect(r.vectors.map((v) => Array.from(v))).toEqual(
+      ['one two', 'three', 'four five six'].map((t) => Array.from(Float32Array.from(vectorOf(t, 8)))),
+    );
   });
 
   it('refuses a credential that is not ACCESS_KEY_ID:SECRET_ACCESS_KEY (502), without showing it', async () => {
-    const odd = bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, credentialEnv: 'BEDROCK_ODD' }), { env: { BEDROCK_ODD: 'just-one-part' }, http });
+    const odd = bedrockProvider(modelOf({ provider: 'bedrock', baseUrl: fake.url, credentialEnv: 'BEDROCK_ODD' }), {
+      env: { BEDROCK_ODD: 'just-one-part' },
+      http,
+    });
     const e = await failure(odd.chat!({ model: 'm', messages: hi }));
     expect(e).toMatchObject({ code: 'upstream_misconfigured' });
     expect(e.message).not.toContain('just-one-part');

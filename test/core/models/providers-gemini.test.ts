@@ -33,15 +33,28 @@ describe('Gemini adapter', () => {
   };
 
   it('streams generateContent: system instruction, model turns, inline data, generation config, usage', async () => {
-    const r = await drain(await gemini.chat!({
-      model: 'gemini-2.0-flash', maxTokens: 64, temperature: 0.5, topP: 0.8, stop: ['###'],
-      messages: [
-        { role: 'system', text: 'Answer in one line.' },
-        { role: 'user', text: 'Earlier question' },
-        { role: 'assistant', text: 'Earlier answer' },
-        { role: 'user', text: 'And this?', attachments: [{ kind: 'image', mimeType: 'image/png', data: PNG_B64 }, { kind: 'Docs', mimeType: 'application/pdf', data: 'JVBERi0=' }] },
-      ],
-    }));
+    const r = await drain(
+      await gemini.chat!({
+        model: 'gemini-2.0-flash',
+        maxTokens: 64,
+        temperature: 0.5,
+        topP: 0.8,
+        stop: ['###'],
+        messages: [
+          { role: 'system', text: 'Answer in one line.' },
+          { role: 'user', text: 'Earlier question' },
+          { role: 'assistant', text: 'Earlier answer' },
+          {
+            role: 'user',
+            text: 'And this?',
+            attachments: [
+              { kind: 'image', mimeType: 'image/png', data: PNG_B64 },
+              { kind: 'Docs', mimeType: 'application/pdf', data: 'JVBERi0=' },
+            ],
+          },
+        ],
+      }),
+    );
     expect(r.pieces).toEqual(['Ice melts and ', 'the oceans expand ', 'as they warm.']);
     expect(r).toMatchObject({ finishReason: 'stop', usage: { promptTokens: 9, completionTokens: 6 } });
     const sent = fake.requests[0];
@@ -52,7 +65,14 @@ describe('Gemini adapter', () => {
       contents: [
         { role: 'user', parts: [{ text: 'Earlier question' }] },
         { role: 'model', parts: [{ text: 'Earlier answer' }] },
-        { role: 'user', parts: [{ text: 'And this?' }, { inlineData: { mimeType: 'image/png', data: PNG_B64 } }, { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } }] },
+        {
+          role: 'user',
+          parts: [
+            { text: 'And this?' },
+            { inlineData: { mimeType: 'image/png', data: PNG_B64 } },
+            { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
+          ],
+        },
       ],
       generationConfig: { maxOutputTokens: 64, temperature: 0.5, topP: 0.8, stopSequences: ['###'] },
     });
@@ -61,24 +81,37 @@ describe('Gemini adapter', () => {
   it('asks generateContent for the whole answer when the caller reads it whole (stream false)', async () => {
     fake.script({ finishReason: 'MAX_TOKENS' });
     const r = await drain(await gemini.chat!({ model: 'gemini-2.0-flash', messages: hi, stream: false }));
-    expect(r).toMatchObject({ pieces: ['Ice melts and the oceans expand as they warm.'], finishReason: 'length', usage: { promptTokens: 9, completionTokens: 6 } });
+    expect(r).toMatchObject({
+      pieces: ['Ice melts and the oceans expand as they warm.'],
+      finishReason: 'length',
+      usage: { promptTokens: 9, completionTokens: 6 },
+    });
     expect(fake.requests[0].path).toBe('/v1beta/models/gemini-2.0-flash:generateContent');
   });
 
   it('maps finish reasons, and a blocked prompt to content_filter with no text', async () => {
-    fake.script({ finishReason: 'MAX_TOKENS' }, { finishReason: 'SAFETY' }, { finishReason: 'RECITATION' }, { finishReason: 'OTHER' }, { blockReason: 'PROHIBITED_CONTENT' });
+    fake.script(
+      { finishReason: 'MAX_TOKENS' },
+      { finishReason: 'SAFETY' },
+      { finishReason: 'RECITATION' },
+      { finishReason: 'OTHER' },
+      { blockReason: 'PROHIBITED_CONTENT' },
+    );
     const reasons = [];
     for (let i = 0; i < 4; i++) reasons.push((await drain(await gemini.chat!({ model: 'g', messages: hi }))).finishReason);
     expect(reasons).toEqual(['length', 'content_filter', 'content_filter', 'stop']);
     expect(await drain(await gemini.chat!({ model: 'g', messages: hi }))).toMatchObject({ pieces: [], finishReason: 'content_filter' });
   });
 
-  it('passes a 400 through with Gemini\'s message; a bad API key is 502 misconfigured, never echoed', async () => {
+  it("passes a 400 through with Gemini's message; a bad API key is 502 misconfigured, never echoed", async () => {
     fake.script({ status: 400, message: '* GenerateContentRequest.contents: contents is not specified' });
     const e = await failure(gemini.chat!({ model: 'g', messages: hi }));
     expect(e).toBeInstanceOf(BadRequest);
     expect(e).toMatchObject({ message: '* GenerateContentRequest.contents: contents is not specified', code: 'upstream_rejected' });
-    fake.script({ status: 400, message: `API key not valid. Please pass a valid API key. ${KEY}`, code: 'API_KEY_INVALID' }, { status: 403, message: 'denied' });
+    fake.script(
+      { status: 400, message: `API key not valid. Please pass a valid API key. ${KEY}`, code: 'API_KEY_INVALID' },
+      { status: 403, message: 'denied' },
+    );
     for (const status of ['400', '403']) {
       const bad = await failure(gemini.chat!({ model: 'g', messages: hi }));
       expect(bad).toBeInstanceOf(UpstreamFailed);
@@ -125,11 +158,13 @@ describe('Gemini adapter', () => {
     expect(r.vectors[0]).not.toEqual(r.vectors[1]);
     expect(fake.requests[0]).toMatchObject({
       path: '/v1beta/models/text-embedding-004:batchEmbedContents',
-      json: { requests: [
-        { model: 'models/text-embedding-004', content: { parts: [{ text: 'one' }] }, outputDimensionality: 8 },
-        { model: 'models/text-embedding-004', content: { parts: [{ text: 'two' }] }, outputDimensionality: 8 },
-        { model: 'models/text-embedding-004', content: { parts: [{ text: 'three' }] }, outputDimensionality: 8 },
-      ] },
+      json: {
+        requests: [
+          { model: 'models/text-embedding-004', content: { parts: [{ text: 'one' }] }, outputDimensionality: 8 },
+          { model: 'models/text-embedding-004', content: { parts: [{ text: 'two' }] }, outputDimensionality: 8 },
+          { model: 'models/text-embedding-004', content: { parts: [{ text: 'three' }] }, outputDimensionality: 8 },
+        ],
+      },
     });
     fake.script({ raw: '{"embeddings":[{"values":"nope"}]}' });
     expect(await failure(gemini.embed!({ model: 'e', inputs: ['x'] }))).toMatchObject({ code: 'upstream_bad_response' });

@@ -19,7 +19,10 @@ describe('Azure OpenAI adapter', () => {
     fake = await startFakeOpenAi();
     // A healthy answer has room to pause on a loaded machine; the tests of a silence use `impatient`.
     http = upstreamHttp({ connectTimeoutMs: 1000, readTimeoutMs: 10_000, retries: 2, retryBaseMs: 5 });
-    azure = azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: `${fake.url}/`, model: 'gpt-4o-dep', credentialEnv: 'AZURE_TEST_KEY' }), { env, http });
+    azure = azureOpenAiProvider(
+      modelOf({ provider: 'azure-openai', baseUrl: `${fake.url}/`, model: 'gpt-4o-dep', credentialEnv: 'AZURE_TEST_KEY' }),
+      { env, http },
+    );
   });
   afterEach(async () => {
     await http.close();
@@ -30,17 +33,26 @@ describe('Azure OpenAI adapter', () => {
   /** The adapter with a 300 ms read timeout, for the tests that wait for it. */
   const impatient = () => {
     quick = upstreamHttp({ ...http.settings, readTimeoutMs: 300 });
-    return azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: `${fake.url}/`, model: 'gpt-4o-dep', credentialEnv: 'AZURE_TEST_KEY' }), { env, http: quick });
+    return azureOpenAiProvider(
+      modelOf({ provider: 'azure-openai', baseUrl: `${fake.url}/`, model: 'gpt-4o-dep', credentialEnv: 'AZURE_TEST_KEY' }),
+      { env, http: quick },
+    );
   };
 
   it('streams the answer from the deployment, with the key, system prompt, image and sampling settings', async () => {
-    const r = await drain(await azure.chat!({
-      model: 'gpt-4o-dep', maxTokens: 50, temperature: 0.2, topP: 0.9, stop: ['END'],
-      messages: [
-        { role: 'system', text: 'Be brief.' },
-        { role: 'user', text: 'What is this?', attachments: [{ kind: 'image', mimeType: 'image/png', data: PNG_B64 }] },
-      ],
-    }));
+    const r = await drain(
+      await azure.chat!({
+        model: 'gpt-4o-dep',
+        maxTokens: 50,
+        temperature: 0.2,
+        topP: 0.9,
+        stop: ['END'],
+        messages: [
+          { role: 'system', text: 'Be brief.' },
+          { role: 'user', text: 'What is this?', attachments: [{ kind: 'image', mimeType: 'image/png', data: PNG_B64 }] },
+        ],
+      }),
+    );
     expect(r.pieces).toEqual(['Sea levels rise ', 'because glaciers and ', 'ice sheets melt ', 'as the climate ', 'warms.']);
     expect(r).toMatchObject({ finishReason: 'stop', usage: { promptTokens: 12, completionTokens: 5 } });
     const sent = fake.requests[0];
@@ -50,20 +62,37 @@ describe('Azure OpenAI adapter', () => {
     expect(sent.json).toEqual({
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_B64}` } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_B64}` } },
+          ],
+        },
       ],
-      max_completion_tokens: 50, temperature: 0.2, top_p: 0.9, stop: ['END'], stream: true, stream_options: { include_usage: true },
+      max_completion_tokens: 50,
+      temperature: 0.2,
+      top_p: 0.9,
+      stop: ['END'],
+      stream: true,
+      stream_options: { include_usage: true },
     });
   });
 
   it('asks for the whole answer at once when the caller reads it whole (stream false), with its usage and finish reason', async () => {
     fake.script({ finishReason: 'length', usage: { prompt_tokens: 7, completion_tokens: 3 } });
     const r = await drain(await azure.chat!({ model: 'gpt-4o-dep', messages: hi, stream: false }));
-    expect(r).toMatchObject({ pieces: ['Sea levels rise because glaciers and ice sheets melt as the climate warms.'], finishReason: 'length', usage: { promptTokens: 7, completionTokens: 3 } });
+    expect(r).toMatchObject({
+      pieces: ['Sea levels rise because glaciers and ice sheets melt as the climate warms.'],
+      finishReason: 'length',
+      usage: { promptTokens: 7, completionTokens: 3 },
+    });
     expect(fake.requests[0].json.stream).toBeUndefined();
     expect(fake.requests[0].headers.accept).toBe('application/json');
     fake.script({ raw: '{"choices": []}' });
-    await expect(drain(await azure.chat!({ model: 'd', messages: hi, stream: false }))).rejects.toMatchObject({ code: 'upstream_bad_response' });
+    await expect(drain(await azure.chat!({ model: 'd', messages: hi, stream: false }))).rejects.toMatchObject({
+      code: 'upstream_bad_response',
+    });
   });
 
   it('maps finish reasons: length and content_filter as they are, anything else without tool calls to stop', async () => {
@@ -74,17 +103,24 @@ describe('Azure OpenAI adapter', () => {
   });
 
   it('uses the catalog api-version', async () => {
-    const pinned = azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: fake.url, apiVersion: '2025-01-01-preview', credentialEnv: 'AZURE_TEST_KEY' }), { env, http });
+    const pinned = azureOpenAiProvider(
+      modelOf({ provider: 'azure-openai', baseUrl: fake.url, apiVersion: '2025-01-01-preview', credentialEnv: 'AZURE_TEST_KEY' }),
+      { env, http },
+    );
     await drain(await pinned.chat!({ model: 'dep', messages: hi }));
     expect(fake.requests[0].path).toBe('/openai/deployments/dep/chat/completions?api-version=2025-01-01-preview');
   });
 
-  it('passes a 400 through with Azure\'s message, content_filter named', async () => {
-    fake.script({ status: 400, message: 'This model\'s maximum context length is 8192 tokens.', code: 'context_length_exceeded' });
+  it("passes a 400 through with Azure's message, content_filter named", async () => {
+    fake.script({ status: 400, message: "This model's maximum context length is 8192 tokens.", code: 'context_length_exceeded' });
     const e = await failure(azure.chat!({ model: 'd', messages: hi }));
     expect(e).toBeInstanceOf(BadRequest);
-    expect(e).toMatchObject({ message: 'This model\'s maximum context length is 8192 tokens.', code: 'upstream_rejected' });
-    fake.script({ status: 400, message: 'The response was filtered due to the prompt triggering content management policy.', code: 'content_filter' });
+    expect(e).toMatchObject({ message: "This model's maximum context length is 8192 tokens.", code: 'upstream_rejected' });
+    fake.script({
+      status: 400,
+      message: 'The response was filtered due to the prompt triggering content management policy.',
+      code: 'content_filter',
+    });
     expect(await failure(azure.chat!({ model: 'd', messages: hi }))).toMatchObject({ code: 'content_filter' });
   });
 
@@ -129,12 +165,21 @@ describe('Azure OpenAI adapter', () => {
     expect(reset.finishReason).toBe('error');
   });
 
-  it('reads Azure\'s filter-results chunk; an error event midway is 502 upstream_error with the vendor\'s words', async () => {
-    const sse = (...events: object[]) => ({ raw: events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n', contentType: 'text/event-stream' });
+  it("reads Azure's filter-results chunk; an error event midway is 502 upstream_error with the vendor's words", async () => {
+    const sse = (...events: object[]) => ({
+      raw: events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n',
+      contentType: 'text/event-stream',
+    });
     fake.script(
-      sse({ choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }] }, { choices: [{ delta: { content: 'fine' }, finish_reason: 'stop' }] }),
+      sse(
+        { choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }] },
+        { choices: [{ delta: { content: 'fine' }, finish_reason: 'stop' }] },
+      ),
       sse({ choices: [{ delta: { content: 'par' } }] }, { error: { message: 'The server had an error while processing your request.' } }),
-      sse({ choices: [{ delta: { content: 'par' } }] }, { object: 'error', message: 'vLLM engine died', type: 'InternalServerError', code: 500 }),
+      sse(
+        { choices: [{ delta: { content: 'par' } }] },
+        { object: 'error', message: 'vLLM engine died', type: 'InternalServerError', code: 500 },
+      ),
     );
     expect(await drain(await azure.chat!({ model: 'd', messages: hi }))).toMatchObject({ text: 'fine', finishReason: 'stop' });
     const azureFailed = await drainFailing(await azure.chat!({ model: 'd', messages: hi }));
@@ -179,7 +224,10 @@ describe('Azure OpenAI adapter', () => {
   });
 
   it('refuses to call without its credential (502) and sends nothing', async () => {
-    const bare = azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: fake.url, credentialEnv: 'AZURE_MISSING_KEY' }), { env, http });
+    const bare = azureOpenAiProvider(modelOf({ provider: 'azure-openai', baseUrl: fake.url, credentialEnv: 'AZURE_MISSING_KEY' }), {
+      env,
+      http,
+    });
     expect(await failure(bare.chat!({ model: 'd', messages: hi }))).toMatchObject({ code: 'upstream_misconfigured' });
     expect(fake.requests).toHaveLength(0);
   });
@@ -190,16 +238,35 @@ describe('Azure OpenAI adapter', () => {
     expect(e.vectors[0]).toBeInstanceOf(Float32Array);
     expect(e.vectors[0]).not.toEqual(e.vectors[1]);
     expect(e.promptTokens).toBe(6);
-    expect(fake.requests[0]).toMatchObject({ path: '/openai/deployments/emb-dep/embeddings?api-version=2024-10-21', json: { input: ['alpha', 'beta'], encoding_format: 'float', dimensions: 8 } });
+    expect(fake.requests[0]).toMatchObject({
+      path: '/openai/deployments/emb-dep/embeddings?api-version=2024-10-21',
+      json: { input: ['alpha', 'beta'], encoding_format: 'float', dimensions: 8 },
+    });
 
     const img = await azure.generateImage!({ model: 'dalle', prompt: 'a cat', size: '1024x1024', quality: 'hd' });
     expect(img).toEqual({ b64: FAKE_PNG_B64, mimeType: 'image/png', revisedPrompt: 'A picture of a cat' });
-    expect(fake.requests[1]).toMatchObject({ path: '/openai/deployments/dalle/images/generations?api-version=2024-10-21',
-      json: { prompt: 'a cat', n: 1, size: '1024x1024', quality: 'hd', response_format: 'b64_json' } });
+    expect(fake.requests[1]).toMatchObject({
+      path: '/openai/deployments/dalle/images/generations?api-version=2024-10-21',
+      json: { prompt: 'a cat', n: 1, size: '1024x1024', quality: 'hd', response_format: 'b64_json' },
+    });
 
-    const t = await azure.transcribe!({ model: 'whisper', audio: Buffer.from('RIFF-fake-wave'), filename: 'hello.wav', mimeType: 'audio/wav', language: 'en', temperature: 0 });
-    expect(t).toEqual({ text: 'Hello there. General Kenobi.', language: 'english', duration: 2.5, segments: [
-      { id: 0, start: 0, end: 1.2, text: ' Hello there.' }, { id: 1, start: 1.2, end: 2.5, text: ' General Kenobi.' }] });
+    const t = await azure.transcribe!({
+      model: 'whisper',
+      audio: Buffer.from('RIFF-fake-wave'),
+      filename: 'hello.wav',
+      mimeType: 'audio/wav',
+      language: 'en',
+      temperature: 0,
+    });
+    expect(t).toEqual({
+      text: 'Hello there. General Kenobi.',
+      language: 'english',
+      duration: 2.5,
+      segments: [
+        { id: 0, start: 0, end: 1.2, text: ' Hello there.' },
+        { id: 1, start: 1.2, end: 2.5, text: ' General Kenobi.' },
+      ],
+    });
     const form = fake.requests[2];
     expect(form.path).toBe('/openai/deployments/whisper/audio/transcriptions?api-version=2024-10-21');
     expect(form.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
@@ -212,7 +279,7 @@ describe('Azure OpenAI adapter', () => {
     expect(form.headers['api-key']).toBe(KEY);
   });
 
-  it('answers 502 upstream_bad_response for an answer without the vendor\'s fields', async () => {
+  it("answers 502 upstream_bad_response for an answer without the vendor's fields", async () => {
     fake.script({ raw: '{"data":[{"url":"https://x"}]}' }, { raw: '{"data":[]}' });
     expect(await failure(azure.generateImage!({ model: 'dalle', prompt: 'a cat' }))).toMatchObject({ code: 'upstream_bad_response' });
     expect(await failure(azure.embed!({ model: 'e', inputs: ['x'] }))).toMatchObject({ code: 'upstream_bad_response' });
@@ -233,13 +300,35 @@ describe('OpenAI-compatible adapter', () => {
 
   it('speaks the same wire at {baseUrl}/..., the model in the body, Bearer only with a credential', async () => {
     const open = openAiCompatibleProvider(modelOf({ provider: 'openai-compatible', baseUrl: `${fake.url}/v1` }), { env, http });
-    const r = await drain(await open.chat!({ model: 'llama3.2', messages: [{ role: 'assistant', text: 'Earlier.' }, { role: 'tool', text: 'result' }], maxTokens: 9 }));
+    const r = await drain(
+      await open.chat!({
+        model: 'llama3.2',
+        messages: [
+          { role: 'assistant', text: 'Earlier.' },
+          { role: 'tool', text: 'result' },
+        ],
+        maxTokens: 9,
+      }),
+    );
     expect(r.text).toBe('Local models answer too.');
-    expect(fake.requests[0]).toMatchObject({ path: '/v1/chat/completions', json: {
-      model: 'llama3.2', max_tokens: 9, stream: true, messages: [{ role: 'assistant', content: 'Earlier.' }, { role: 'user', content: 'result' }] } });
+    expect(fake.requests[0]).toMatchObject({
+      path: '/v1/chat/completions',
+      json: {
+        model: 'llama3.2',
+        max_tokens: 9,
+        stream: true,
+        messages: [
+          { role: 'assistant', content: 'Earlier.' },
+          { role: 'user', content: 'result' },
+        ],
+      },
+    });
     expect(fake.requests[0].headers.authorization).toBeUndefined();
 
-    const keyed = openAiCompatibleProvider(modelOf({ provider: 'openai-compatible', baseUrl: `${fake.url}/v1`, credentialEnv: 'LOCAL_TEST_KEY' }), { env, http });
+    const keyed = openAiCompatibleProvider(
+      modelOf({ provider: 'openai-compatible', baseUrl: `${fake.url}/v1`, credentialEnv: 'LOCAL_TEST_KEY' }),
+      { env, http },
+    );
     await keyed.embed!({ model: 'nomic-embed-text', inputs: ['x'] });
     await keyed.generateImage!({ model: 'sd', prompt: 'p' });
     await keyed.transcribe!({ model: 'whisper-1', audio: Buffer.from('a'), filename: 'a.mp3', mimeType: 'audio/mpeg' });

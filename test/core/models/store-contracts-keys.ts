@@ -9,8 +9,16 @@ export function keyRecord(tenant: string, at: number, over: Partial<ApiKey> = {}
   return {
     hash: hashOfKey(text),
     key: {
-      id: randomUUID(), prefix: prefixOf(text), name: `key-${randomUUID()}`, tenant, models: null, requestsPerMinute: null, tokenBudget: null,
-      createdAt: new Date(at), revokedAt: null, ...over,
+      id: randomUUID(),
+      prefix: prefixOf(text),
+      name: `key-${randomUUID()}`,
+      tenant,
+      models: null,
+      requestsPerMinute: null,
+      tokenBudget: null,
+      createdAt: new Date(at),
+      revokedAt: null,
+      ...over,
     },
   };
 }
@@ -47,7 +55,12 @@ export function keyStoreContract(name: string, open: () => Promise<Opened<KeySto
     it('refuses a second key under a hash already kept', async () => {
       const a = keyRecord(tenant('a'), s.now());
       await s.one.create(a.key, a.hash);
-      expect(await s.two.create(keyRecord(tenant('a'), s.now()).key, a.hash).then(() => 'kept', () => 'refused')).toBe('refused');
+      expect(
+        await s.two.create(keyRecord(tenant('a'), s.now()).key, a.hash).then(
+          () => 'kept',
+          () => 'refused',
+        ),
+      ).toBe('refused');
       expect(await s.one.findLive(a.hash)).toEqual(a.key);
     });
 

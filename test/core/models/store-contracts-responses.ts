@@ -8,11 +8,27 @@ const DAY = 86_400_000;
 function response(tenant: string, now: number, ttlMs = DAY): StoredResponse {
   const id = `resp_${randomUUID()}`;
   const output = [
-    { id: `msg_${randomUUID()}`, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hello ✓', annotations: [] }] },
-    { id: `fc_${randomUUID()}`, type: 'function_call', status: 'completed', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+    {
+      id: `msg_${randomUUID()}`,
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Hello ✓', annotations: [] }],
+    },
+    {
+      id: `fc_${randomUUID()}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_1',
+      name: 'get_weather',
+      arguments: '{"city":"Paris"}',
+    },
   ];
   return {
-    id, tenant, createdAt: now, expiresAt: now + ttlMs,
+    id,
+    tenant,
+    createdAt: now,
+    expiresAt: now + ttlMs,
     response: { id, object: 'response', created_at: Math.floor(now / 1000), status: 'completed', output, metadata: { a: 'b' } },
     input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] }],
   };
@@ -35,7 +51,12 @@ export function responseStoreContract(name: string, open: () => Promise<Opened<R
       expect(await s.two.get(tenant, r.id, s.now())).toEqual(r);
       const [msg, call] = r.response.output;
       const found = await s.two.items(tenant, [call.id, 'msg_unknown', msg.id], s.now());
-      expect(found).toEqual(new Map([[msg.id, msg], [call.id, call]]));
+      expect(found).toEqual(
+        new Map([
+          [msg.id, msg],
+          [call.id, call],
+        ]),
+      );
       expect(await s.one.items(tenant, [], s.now())).toEqual(new Map());
       expect(await s.one.get(tenant, 'resp_unknown', s.now())).toBeUndefined();
     });
@@ -45,7 +66,13 @@ export function responseStoreContract(name: string, open: () => Promise<Opened<R
       await s.one.put(r);
       const other = `t-${randomUUID()}`;
       expect(await s.two.get(other, r.id, s.now())).toBeUndefined();
-      expect(await s.two.items(other, r.response.output.map((i) => i.id), s.now())).toEqual(new Map());
+      expect(
+        await s.two.items(
+          other,
+          r.response.output.map((i) => i.id),
+          s.now(),
+        ),
+      ).toEqual(new Map());
       expect(await s.two.delete(other, r.id, s.now())).toBe(false);
       expect(await s.one.get(tenant, r.id, s.now())).toEqual(r);
     });

@@ -15,8 +15,21 @@ export function usageStoreContract(name: string, open: () => Promise<Opened<Usag
       const run = randomUUID();
       tenant = (n) => `${n}-${run}`;
       call = (over) => ({
-        at: s.now(), keyId: `key-${run}`, model: 'm', route: 'test.chat', status: 200, latencyMs: 12.5, upstreamMs: 10, tokensIn: 10, tokensOut: 5,
-        wordsSent: 7, wordsReceived: 3, cache: 'MISS', guard: 'off', options: { Bot_Id: 'b1', is_system: 0 }, ...over,
+        at: s.now(),
+        keyId: `key-${run}`,
+        model: 'm',
+        route: 'test.chat',
+        status: 200,
+        latencyMs: 12.5,
+        upstreamMs: 10,
+        tokensIn: 10,
+        tokensOut: 5,
+        wordsSent: 7,
+        wordsReceived: 3,
+        cache: 'MISS',
+        guard: 'off',
+        options: { Bot_Id: 'b1', is_system: 0 },
+        ...over,
       });
     });
     afterEach(() => s.close());
@@ -60,14 +73,23 @@ export function usageStoreContract(name: string, open: () => Promise<Opened<Usag
 
     it('counts the cache hits and the calls that failed (status 400 and over)', async () => {
       const t = tenant('a');
-      const calls: [number, string][] = [[200, 'HIT'], [200, 'MISS'], [200, 'BYPASS'], [399, 'HIT'], [400, 'MISS'], [429, 'BYPASS'], [499, 'MISS'], [502, 'HIT']];
+      const calls: [number, string][] = [
+        [200, 'HIT'],
+        [200, 'MISS'],
+        [200, 'BYPASS'],
+        [399, 'HIT'],
+        [400, 'MISS'],
+        [429, 'BYPASS'],
+        [499, 'MISS'],
+        [502, 'HIT'],
+      ];
       await Promise.all(calls.map(([status, cache]) => s.one.record(call({ tenant: t, status, cache }), 0)));
       const r = await s.two.totals(t, s.now(), s.now() + 1);
       expect(r.totals).toMatchObject({ requests: 8, cache_hits: 3, errors: 4 });
       expect(r.byModel).toEqual([{ model: 'm', ...r.totals }]);
     });
 
-    it('counts a handle\'s own calls as soon as they are recorded, and every handle\'s once flushed', async () => {
+    it("counts a handle's own calls as soon as they are recorded, and every handle's once flushed", async () => {
       const t = tenant('a');
       const kept = s.one.record(call({ tenant: t, tokensIn: 1 }), 0);
       expect((await s.one.totals(t, s.now(), s.now() + 1)).totals.requests).toBe(1);

@@ -48,7 +48,8 @@ export function limitCountersContract(name: string, open: () => Promise<Opened<L
 
     it('admits `limit` requests in any window, counted by every handle, and says when the next fits', async () => {
       const t0 = s.now();
-      for (let i = 0; i < 3; i++) expect(await (i % 2 ? s.one : s.two).takeRequest('a', 3, 60_000, t0 + i * 10_000)).toEqual({ admitted: true });
+      for (let i = 0; i < 3; i++)
+        expect(await (i % 2 ? s.one : s.two).takeRequest('a', 3, 60_000, t0 + i * 10_000)).toEqual({ admitted: true });
       expect(await s.one.takeRequest('a', 3, 60_000, t0 + 30_000)).toEqual({ admitted: false, retryAt: t0 + 60_000 });
       expect(await s.two.takeRequest('a', 3, 60_000, t0 + 59_999)).toEqual({ admitted: false, retryAt: t0 + 60_000 });
       // Another id has its own window.
@@ -66,7 +67,12 @@ export function limitCountersContract(name: string, open: () => Promise<Opened<L
 
     it('adds tokens per id and period, seen by every handle', async () => {
       expect(await s.one.tokensSpent('k', 1000)).toBe(0);
-      await Promise.all([s.one.spendTokens('k', 1000, 30), s.two.spendTokens('k', 1000, 12), s.one.spendTokens('k', 2000, 5), s.two.spendTokens('j', 1000, 1)]);
+      await Promise.all([
+        s.one.spendTokens('k', 1000, 30),
+        s.two.spendTokens('k', 1000, 12),
+        s.one.spendTokens('k', 2000, 5),
+        s.two.spendTokens('j', 1000, 1),
+      ]);
       expect(await s.two.tokensSpent('k', 1000)).toBe(42);
       expect(await s.one.tokensSpent('k', 2000)).toBe(5);
       expect(await s.one.tokensSpent('j', 1000)).toBe(1);

@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens as whole, decode } from 'gpt-tokenizer';
-import { countAll, countTokens, cutsOf, fitIndex, MAX_RUN, MAX_TOKEN_BYTES, minTokens, runningCount } from '../../../core/models/prompt/tokens';
+import {
+  countAll,
+  countTokens,
+  cutsOf,
+  fitIndex,
+  MAX_RUN,
+  MAX_TOKEN_BYTES,
+  minTokens,
+  runningCount,
+} from '../../../core/models/prompt/tokens';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const plain = { disallowedSpecial: new Set<string>() };
@@ -11,8 +20,10 @@ const letters = (n: number, alphabet = 'abcdefghijklmnopqrstuvwxyz', seed = 7) =
   let x = seed;
   return Array.from({ length: n }, () => alphabet[(x = (Math.imul(x, 1103515245) + 12345) >>> 0) % alphabet.length]).join('');
 };
-const prose = readFileSync(join(ROOT, 'docs', 'decisions.md'), 'utf8') + readFileSync(join(ROOT, 'core', 'models', 'models-service.ts'), 'utf8')
-  + 'Héllo wörld — 中文字符 こんにちは 😀😀\n\n  two  spaces\tand\ttabs\r\nDon\'t "quote" it\'s (x) [y] 12345678 3.14159 camelCase HTTPServer x1y2';
+const prose =
+  readFileSync(join(ROOT, 'docs', 'decisions.md'), 'utf8') +
+  readFileSync(join(ROOT, 'core', 'models', 'models-service.ts'), 'utf8') +
+  'Héllo wörld — 中文字符 こんにちは 😀😀\n\n  two  spaces\tand\ttabs\r\nDon\'t "quote" it\'s (x) [y] 12345678 3.14159 camelCase HTTPServer x1y2';
 
 describe('token counts', () => {
   it('MAX_TOKEN_BYTES is the longest token of the vocabulary, in UTF-8 bytes', () => {
@@ -51,7 +62,15 @@ describe('token counts', () => {
   });
 
   it('lie between the bounds that need no counting: ceil(bytes / MAX_TOKEN_BYTES) and bytes', () => {
-    for (const text of [prose, letters(50_000), ' '.repeat(50_000), '-'.repeat(50_000), '😀'.repeat(20_000), 'é'.repeat(30_000), '\n'.repeat(10_000)]) {
+    for (const text of [
+      prose,
+      letters(50_000),
+      ' '.repeat(50_000),
+      '-'.repeat(50_000),
+      '😀'.repeat(20_000),
+      'é'.repeat(30_000),
+      '\n'.repeat(10_000),
+    ]) {
       const bytes = Buffer.byteLength(text);
       const n = countTokens(text);
       expect(n).toBeGreaterThanOrEqual(minTokens(bytes));

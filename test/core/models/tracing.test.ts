@@ -14,7 +14,7 @@ const SECRET = 'fakeSecretAccessKey/0123456789abcdefXYZ';
 const ROUTE = 'bedrock.converse-stream';
 
 /** The model gateway's spans: one per call, `model <route> <model id>`, until its stream ends; the Bedrock SDK's call its child. */
-describe('a model call\'s spans', () => {
+describe("a model call's spans", () => {
   const exporter = new InMemorySpanExporter();
   const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   let dir: string;
@@ -29,12 +29,32 @@ describe('a model call\'s spans', () => {
     fake = await startFakeBedrock();
     dir = mkdtempSync(join(tmpdir(), 'model-spans-'));
     const catalogFile = join(dir, 'catalog.json');
-    writeFileSync(catalogFile, JSON.stringify({ models: [{
-      id: 'nova', group: 'C', kind: 'chat', contextLength: 8192, maxOutputTokens: 256,
-      upstream: { provider: 'bedrock', model: 'amazon.nova-pro-v1:0', baseUrl: fake.url, region: 'eu-west-1', credentialEnv: 'BEDROCK_TEST_CREDENTIAL' },
-    }] }));
+    writeFileSync(
+      catalogFile,
+      JSON.stringify({
+        models: [
+          {
+            id: 'nova',
+            group: 'C',
+            kind: 'chat',
+            contextLength: 8192,
+            maxOutputTokens: 256,
+            upstream: {
+              provider: 'bedrock',
+              model: 'amazon.nova-pro-v1:0',
+              baseUrl: fake.url,
+              region: 'eu-west-1',
+              credentialEnv: 'BEDROCK_TEST_CREDENTIAL',
+            },
+          },
+        ],
+      }),
+    );
     core = openModelsCore({
-      stores: sqliteModelsStores(':memory:'), catalogFile, env: { BEDROCK_TEST_CREDENTIAL: `${ACCESS_KEY}:${SECRET}` }, upstream: { retries: 0 },
+      stores: sqliteModelsStores(':memory:'),
+      catalogFile,
+      env: { BEDROCK_TEST_CREDENTIAL: `${ACCESS_KEY}:${SECRET}` },
+      upstream: { retries: 0 },
       statusOf: callStatus,
     });
     nova = core.catalog.find((m) => m.id === 'nova')!;
@@ -51,13 +71,20 @@ describe('a model call\'s spans', () => {
 
   const named = (name: string) => exporter.getFinishedSpans().filter((s) => s.name === name);
 
-  it('lasts until the answer\'s stream ends, with the Bedrock call as its child client span', async () => {
+  it("lasts until the answer's stream ends, with the Bedrock call as its child client span", async () => {
     const caller = await core.keyCaller(`${apiKey}/{"is_cache":0}`);
-    const call = await core.service.chat({ model: nova, route: ROUTE, messages: [{ role: 'user', text: 'Why do seas rise?' }] }, { caller });
+    const call = await core.service.chat(
+      { model: nova, route: ROUTE, messages: [{ role: 'user', text: 'Why do seas rise?' }] },
+      { caller },
+    );
     const [bedrock] = named('bedrock ConverseStream');
     expect(bedrock).toBeDefined();
     expect(bedrock.kind).toBe(2); // CLIENT
-    expect(bedrock.attributes).toMatchObject({ 'rpc.service': 'BedrockRuntime', 'rpc.method': 'ConverseStream', 'cloud.region': 'eu-west-1' });
+    expect(bedrock.attributes).toMatchObject({
+      'rpc.service': 'BedrockRuntime',
+      'rpc.method': 'ConverseStream',
+      'cloud.region': 'eu-west-1',
+    });
     expect(named(`model ${ROUTE} nova`)).toEqual([]);
     let answer = '';
     for await (const p of call.pieces) answer += p;
@@ -66,7 +93,13 @@ describe('a model call\'s spans', () => {
     const [span] = named(`model ${ROUTE} nova`);
     expect(span).toBeDefined();
     expect(bedrock.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
-    expect(span.attributes).toMatchObject({ 'gen_ai.request.model': 'nova', 'gen_ai.system': 'bedrock', 'model.route': ROUTE, 'http.response.status_code': 200, 'model.cache': 'BYPASS' });
+    expect(span.attributes).toMatchObject({
+      'gen_ai.request.model': 'nova',
+      'gen_ai.system': 'bedrock',
+      'model.route': ROUTE,
+      'http.response.status_code': 200,
+      'model.cache': 'BYPASS',
+    });
     expect(span.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
     // The credential never reaches a span.
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => [s.attributes, s.events]))).not.toContain(SECRET);
@@ -75,8 +108,9 @@ describe('a model call\'s spans', () => {
   it('marks a refused call failed, and its Bedrock span, still its child', async () => {
     fake.script({ status: 403, message: 'denied' });
     const caller = await core.keyCaller(`${apiKey}/{"is_cache":0}`);
-    await expect(core.service.chat({ model: nova, route: ROUTE, messages: [{ role: 'user', text: 'Why do seas rise?' }] }, { caller }))
-      .rejects.toMatchObject({ code: 'upstream_misconfigured' });
+    await expect(
+      core.service.chat({ model: nova, route: ROUTE, messages: [{ role: 'user', text: 'Why do seas rise?' }] }, { caller }),
+    ).rejects.toMatchObject({ code: 'upstream_misconfigured' });
     const [span] = named(`model ${ROUTE} nova`);
     const [bedrock] = named('bedrock ConverseStream');
     expect(span.status.code).toBe(2);

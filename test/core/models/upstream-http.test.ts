@@ -8,12 +8,21 @@ describe('upstream HTTP client', () => {
   let fake: FakeOpenAi;
   let http: UpstreamHttp;
   const KEY = 'sk-upstream-secret-123456';
-  const chat = (extra: { signal?: AbortSignal; body?: object } = {}) => http.request({
-    vendor: 'Fake OpenAI', url: `${fake.url}/v1/chat/completions`, signal: extra.signal,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
-    body: JSON.stringify(extra.body ?? { model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
-  });
-  const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as Error & { code?: string });
+  const chat = (extra: { signal?: AbortSignal; body?: object } = {}) =>
+    http.request({
+      vendor: 'Fake OpenAI',
+      url: `${fake.url}/v1/chat/completions`,
+      signal: extra.signal,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify(extra.body ?? { model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: unknown) => e as Error & { code?: string },
+    );
 
   beforeEach(async () => {
     fake = await startFakeOpenAi();
@@ -25,10 +34,10 @@ describe('upstream HTTP client', () => {
   });
 
   it('answers a 2xx as JSON and keeps the connection alive for the next call', async () => {
-    const a = await (await chat()).json() as any;
+    const a = (await (await chat()).json()) as any;
     // undici hands the connection back to its pool a tick after the body's end.
     await new Promise((r) => setImmediate(r));
-    const b = await (await chat()).json() as any;
+    const b = (await (await chat()).json()) as any;
     expect(a.choices[0].message.content).toContain('Sea levels rise');
     expect(b.object).toBe('chat.completion');
     expect(fake.requests).toHaveLength(2);
@@ -37,7 +46,7 @@ describe('upstream HTTP client', () => {
 
   it('retries 5xx and 429 before the answer, then succeeds', async () => {
     fake.script({ status: 500 }, { status: 429 }, { answer: 'third time lucky' });
-    const body = await (await chat()).json() as any;
+    const body = (await (await chat()).json()) as any;
     expect(body.choices[0].message.content).toBe('third time lucky');
     expect(fake.requests).toHaveLength(3);
   });
@@ -66,12 +75,12 @@ describe('upstream HTTP client', () => {
   it("honours Azure's retry-after-ms and an HTTP-date Retry-After within the read timeout", async () => {
     fake.script({ status: 429, headers: { 'retry-after-ms': '40', 'retry-after': '30' } }, { answer: 'after 40 ms' });
     const started = Date.now();
-    expect((await (await chat()).json() as any).choices[0].message.content).toBe('after 40 ms');
+    expect(((await (await chat()).json()) as any).choices[0].message.content).toBe('after 40 ms');
     expect(Date.now() - started).toBeGreaterThanOrEqual(35);
     expect(fake.requests).toHaveLength(2);
 
     fake.script({ status: 503, headers: { 'retry-after': new Date(Date.now() - 1000).toUTCString() } }, { answer: 'at once' });
-    expect((await (await chat()).json() as any).choices[0].message.content).toBe('at once');
+    expect(((await (await chat()).json()) as any).choices[0].message.content).toBe('at once');
     fake.script({ status: 429, headers: { 'retry-after-ms': '5000' } });
     expect(await failure(chat())).toMatchObject({ code: 'upstream_rate_limited', retryAfterSeconds: 5 });
     expect(fake.requests).toHaveLength(5);
@@ -83,7 +92,7 @@ describe('upstream HTTP client', () => {
     form.append('response_format', 'verbose_json');
     fake.script({ status: 500 }, { reset: true });
     const res = await http.request({ vendor: 'Fake OpenAI', url: `${fake.url}/v1/audio/transcriptions`, body: form });
-    expect((await res.json() as any).text).toBe('Hello there. General Kenobi.');
+    expect(((await res.json()) as any).text).toBe('Hello there. General Kenobi.');
     expect(fake.requests).toHaveLength(3);
     const unbounded = (body: Buffer) => body.toString('latin1').replace(/----formdata-undici-\d+/g, 'BOUNDARY');
     for (const r of fake.requests) {
@@ -91,7 +100,9 @@ describe('upstream HTTP client', () => {
       expect(Number(r.headers['content-length'])).toBe(r.body.length);
       expect(unbounded(r.body)).toBe(unbounded(fake.requests[0].body));
     }
-    expect(fake.requests[2].body.toString()).toContain('name="file"; filename="hello.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF-fake-wave\r\n');
+    expect(fake.requests[2].body.toString()).toContain(
+      'name="file"; filename="hello.wav"\r\nContent-Type: audio/wav\r\n\r\nRIFF-fake-wave\r\n',
+    );
   });
 
   it('maps 401/403/404 to 502 upstream_misconfigured without the credential', async () => {
@@ -139,16 +150,18 @@ describe('upstream HTTP client', () => {
     fake.script({ answer: 'one two three four five six seven', stallAfter: 2 });
     const res = await chat({ body: { model: 'm', stream: true, messages: [] } });
     const seen: string[] = [];
-    const e = await failure((async () => {
-      for await (const c of res.body) seen.push(c.toString());
-    })());
+    const e = await failure(
+      (async () => {
+        for await (const c of res.body) seen.push(c.toString());
+      })(),
+    );
     expect(seen.join('')).toContain('"role":"assistant"');
     expect(e).toBeInstanceOf(UpstreamTimeout);
   });
 
   it('retries a reset connection, and maps one that keeps resetting to 502 upstream_unavailable', async () => {
     fake.script({ reset: true }, { answer: 'after the reset' });
-    expect((await (await chat()).json() as any).choices[0].message.content).toBe('after the reset');
+    expect(((await (await chat()).json()) as any).choices[0].message.content).toBe('after the reset');
     fake.script({ reset: true }, { reset: true }, { reset: true });
     const e = await failure(chat());
     expect(e).toMatchObject({ code: 'upstream_unavailable' });
@@ -178,7 +191,9 @@ describe('upstream HTTP client', () => {
     try {
       fake.script({ status: 500 });
       const controller = new AbortController();
-      const pending = failure(slow.request({ vendor: 'Fake', url: `${fake.url}/v1/embeddings`, body: '{"input":"x"}', signal: controller.signal }));
+      const pending = failure(
+        slow.request({ vendor: 'Fake', url: `${fake.url}/v1/embeddings`, body: '{"input":"x"}', signal: controller.signal }),
+      );
       while (!fake.requests.length) await new Promise((r) => setImmediate(r));
       await new Promise((r) => setTimeout(r, 20));
       controller.abort();

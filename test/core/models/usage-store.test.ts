@@ -34,7 +34,11 @@ describe('usage in models.db, under processes writing at once', () => {
     const r = await s.one.totals('t', 0, 10_000);
     expect(r.totals).toMatchObject({ requests: 1200, tokens_in: 1200, tokens_out: 2400 });
     expect(r.totals.cost).toBeCloseTo(1.2, 9);
-    expect(r.byModel.map((m) => [m.model, m.requests])).toEqual([['m0', 400], ['m1', 400], ['m2', 400]]);
+    expect(r.byModel.map((m) => [m.model, m.requests])).toEqual([
+      ['m0', 400],
+      ['m1', 400],
+      ['m2', 400],
+    ]);
     await s.close();
   }, 30_000);
 });

@@ -12,11 +12,33 @@ describe("the re-ranker's coverage", () => {
   });
 
   it('agrees with the matcher on varied texts and queries', () => {
-    const vocab = ['cell', 'cells', 'cellular', 'gene', 'genes', 'genetic', 'genome', 'dna', 'rna', 'protein', 'proteins', 'mouse', 'mice', 'tumor', 'tumour', 'ab', 'abc', 'abcd', 'abcde'];
+    const vocab = [
+      'cell',
+      'cells',
+      'cellular',
+      'gene',
+      'genes',
+      'genetic',
+      'genome',
+      'dna',
+      'rna',
+      'protein',
+      'proteins',
+      'mouse',
+      'mice',
+      'tumor',
+      'tumour',
+      'ab',
+      'abc',
+      'abcd',
+      'abcde',
+    ];
     let seed = 7;
     const pick = () => vocab[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % vocab.length];
     for (let i = 0; i < 300; i++) {
-      const text = Array.from({ length: 1 + (i % 17) }, pick).join(' ').toUpperCase();
+      const text = Array.from({ length: 1 + (i % 17) }, pick)
+        .join(' ')
+        .toUpperCase();
       const q = [...new Set(Array.from({ length: 1 + (i % 5) }, pick))];
       expect(coverage(text, q)).toBeCloseTo(byDefinition(text, q), 10);
     }

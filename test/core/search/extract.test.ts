@@ -4,16 +4,31 @@ import { extractText, kindOf, UnreadableFile } from '../../../core/search/extrac
 import { ROOT } from '../../e2e/shared/server';
 import { docxWith, pdfWith } from './fixtures';
 
-const file = (name: string, content: string | Buffer, contentType?: string) => ({ name, bytes: typeof content === 'string' ? Buffer.from(content) : content, contentType });
+const file = (name: string, content: string | Buffer, contentType?: string) => ({
+  name,
+  bytes: typeof content === 'string' ? Buffer.from(content) : content,
+  contentType,
+});
 
 describe('extractText', () => {
   it('reads plain text and markdown as UTF-8, tidying whitespace and keeping paragraphs', async () => {
-    await expect(extractText(file('a.txt', 'Héllo\r\n\r\n\r\n\tworld  again\n'))).resolves.toEqual({ kind: 'txt', text: 'Héllo\n\n world again' });
-    await expect(extractText(file('notes.MD', '# Title\n\nBody *text*.'))).resolves.toEqual({ kind: 'md', text: '# Title\n\nBody *text*.' });
+    await expect(extractText(file('a.txt', 'Héllo\r\n\r\n\r\n\tworld  again\n'))).resolves.toEqual({
+      kind: 'txt',
+      text: 'Héllo\n\n world again',
+    });
+    await expect(extractText(file('notes.MD', '# Title\n\nBody *text*.'))).resolves.toEqual({
+      kind: 'md',
+      text: '# Title\n\nBody *text*.',
+    });
   });
 
   it('reads HTML without scripts, link targets or images', async () => {
-    const { kind, text } = await extractText(file('page.html', '<h1>Seams</h1><p>One <a href="http://x.test/secret">registry</a>.</p><script>alert(1)</script><img src="a.png" alt="pic">'));
+    const { kind, text } = await extractText(
+      file(
+        'page.html',
+        '<h1>Seams</h1><p>One <a href="http://x.test/secret">registry</a>.</p><script>alert(1)</script><img src="a.png" alt="pic">',
+      ),
+    );
     expect(kind).toBe('html');
     expect(text).toContain('SEAMS');
     expect(text).toContain('One registry.');
@@ -22,7 +37,10 @@ describe('extractText', () => {
 
   it('reads a docx document', async () => {
     const bytes = await docxWith(['First paragraph of the report.', 'Second & last.']);
-    await expect(extractText(file('report.docx', bytes))).resolves.toEqual({ kind: 'docx', text: 'First paragraph of the report.\n\nSecond & last.' });
+    await expect(extractText(file('report.docx', bytes))).resolves.toEqual({
+      kind: 'docx',
+      text: 'First paragraph of the report.\n\nSecond & last.',
+    });
   });
 
   it('takes the kind from the media type when the name has no known extension', () => {
@@ -47,14 +65,19 @@ describe('extractText', () => {
 
 /** pdf.js is ESM only: run the built extractor in Node itself (jest's module loader does not load it). */
 describe('extractText on PDF (the built code, in a Node process)', () => {
-  const run = (bytes: Buffer, name: string) => new Promise<{ ok?: unknown; error?: string }>((resolve, reject) => {
-    const script = `require(${JSON.stringify(join(ROOT, 'dist', 'core', 'search', 'extract.js'))}).extractText({ name: ${JSON.stringify(name)}, bytes: Buffer.from(process.argv[1], 'base64') })
+  const run = (bytes: Buffer, name: string) =>
+    new Promise<{ ok?: unknown; error?: string }>((resolve, reject) => {
+      const script = `require(${JSON.stringify(join(ROOT, 'dist', 'core', 'search', 'extract.js'))}).extractText({ name: ${JSON.stringify(name)}, bytes: Buffer.from(process.argv[1], 'base64') })
       .then((r) => console.log(JSON.stringify({ ok: r })), (e) => console.log(JSON.stringify({ error: e.message })))`;
-    execFile(process.execPath, ['-e', script, bytes.toString('base64')], (err, stdout) => (err ? reject(new Error(err.message)) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!))));
-  });
+      execFile(process.execPath, ['-e', script, bytes.toString('base64')], (err, stdout) =>
+        err ? reject(new Error(err.message)) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!)),
+      );
+    });
 
   it('reads the text of a PDF', async () => {
-    expect(await run(pdfWith('Hybrid search finds passages (by meaning).'), 'paper.pdf')).toEqual({ ok: { kind: 'pdf', text: 'Hybrid search finds passages (by meaning).' } });
+    expect(await run(pdfWith('Hybrid search finds passages (by meaning).'), 'paper.pdf')).toEqual({
+      ok: { kind: 'pdf', text: 'Hybrid search finds passages (by meaning).' },
+    });
   });
 
   it('refuses a corrupt PDF with a message naming it', async () => {

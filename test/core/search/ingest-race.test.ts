@@ -21,7 +21,10 @@ describe('ingesting the same files twice at once', () => {
   });
 
   const live = (core: ReturnType<typeof openSearchCore>) =>
-    core.db!.prepare('SELECT source_key AS k, count(*) AS n FROM objects WHERE deleted_at IS NULL GROUP BY source_key').all() as { k: string; n: number }[];
+    core.db!.prepare('SELECT source_key AS k, count(*) AS n FROM objects WHERE deleted_at IS NULL GROUP BY source_key').all() as {
+      k: string;
+      n: number;
+    }[];
 
   it('one adds each file, the other reports it unchanged; after a change one replaces it', async () => {
     const [one, two] = [openSearchCore({ stores: sqliteSearchStores(file) }), openSearchCore({ stores: sqliteSearchStores(file) })];

@@ -9,7 +9,20 @@ import { tokens } from '../../../core/shared/text/tokenize';
 import { testClock } from '../../shared/helpers';
 
 const as = (tenantId: string): Ctx<Caller> => ({
-  caller: { realm: 'r', subject: 'u', tenantId, roles: ['search:read', 'search:write'], scopes: [], clientId: 'c', username: 'u', sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: '' },
+  caller: {
+    realm: 'r',
+    subject: 'u',
+    tenantId,
+    roles: ['search:read', 'search:write'],
+    scopes: [],
+    clientId: 'c',
+    username: 'u',
+    sessionId: 's',
+    tokenId: 't',
+    expiresAt: 0,
+    audience: ['search'],
+    bearer: '',
+  },
 });
 
 const DOCS = [
@@ -30,8 +43,13 @@ describe('the in-memory BM25 index', () => {
       index.add(i + 1, i + 1, tokens(title), tokens(text));
     });
     for (const query of ['climate warming', 'glaciers retreat ice', 'bread', 'oceans heat models clouds']) {
-      const match = tokens(query).map((t) => `"${t}"`).join(' OR ');
-      const fts = db.prepare('SELECT rowid AS id, -bm25(f, 2.0, 1.0) AS s FROM f WHERE f MATCH ? ORDER BY s DESC').all(match) as { id: number; s: number }[];
+      const match = tokens(query)
+        .map((t) => `"${t}"`)
+        .join(' OR ');
+      const fts = db.prepare('SELECT rowid AS id, -bm25(f, 2.0, 1.0) AS s FROM f WHERE f MATCH ? ORDER BY s DESC').all(match) as {
+        id: number;
+        s: number;
+      }[];
       const ours = index.search(tokens(query), () => true).sort((a, b) => b.score - a.score);
       expect(ours.map((p) => p.chunkId)).toEqual(fts.map((r) => r.id));
       ours.forEach((p, i) => expect(p.score).toBeCloseTo(fts[i].s, 9));
@@ -53,7 +71,10 @@ describe('the in-memory BM25 index', () => {
     const file = `/tmp/lexical-${process.pid}-${Date.now()}.db`;
     const server = openSearchCore({ stores: sqliteSearchStores(file), clock: testClock() });
     const cli = openSearchCore({ stores: sqliteSearchStores(file), clock: testClock() });
-    const search = async (query: string) => (await server.service.search({ mode: 'fulltext', query, filters: {}, offset: 0, limit: 10 }, as('t'))).hits.map((h) => h.object.title);
+    const search = async (query: string) =>
+      (await server.service.search({ mode: 'fulltext', query, filters: {}, offset: 0, limit: 10 }, as('t'))).hits.map(
+        (h) => h.object.title,
+      );
     await server.service.createObject({ content: 'Penguins waddle.', title: 'Penguins' }, as('t'));
     expect(await search('penguins')).toEqual(['Penguins']);
     const other = await cli.service.createObject({ content: 'Puffins dive for fish.', title: 'Puffins' }, as('t'));
@@ -65,7 +86,8 @@ describe('the in-memory BM25 index', () => {
     expect(await search('puffins')).toEqual([]);
     expect(await search('penguins')).toEqual(['Penguins']);
     // A process that starts later warms its indexes up in slices, then answers the same.
-    for (let i = 0; i < 30; i++) await cli.service.createObject({ content: `Gannets number ${i} plunge into the sea.`, title: `Gannet ${i}` }, as('u'));
+    for (let i = 0; i < 30; i++)
+      await cli.service.createObject({ content: `Gannets number ${i} plunge into the sea.`, title: `Gannet ${i}` }, as('u'));
     const late = openSearchCore({ stores: sqliteSearchStores(file), clock: testClock() });
     await late.warmUp();
     const gannets = await late.service.search({ mode: 'hybrid', query: 'gannets plunge', filters: {}, offset: 0, limit: 50 }, as('u'));

@@ -11,16 +11,17 @@ const TABLES = 'search_objects, search_object_text, search_chunks, search_terms,
  */
 export function searchTestDatabase() {
   let db: Promise<{ url: string; drop(): Promise<void> }> | undefined;
-  const ready = () => (db ??= (async () => {
-    const fresh = await freshDatabase();
-    const pool = openPool(fresh.url, { max: 1 });
-    try {
-      await migrate(pool, 'search', SEARCH_PG_MIGRATIONS);
-    } finally {
-      await pool.end();
-    }
-    return fresh;
-  })());
+  const ready = () =>
+    (db ??= (async () => {
+      const fresh = await freshDatabase();
+      const pool = openPool(fresh.url, { max: 1 });
+      try {
+        await migrate(pool, 'search', SEARCH_PG_MIGRATIONS);
+      } finally {
+        await pool.end();
+      }
+      return fresh;
+    })());
   afterAll(async () => {
     if (db) await (await db).drop();
   });

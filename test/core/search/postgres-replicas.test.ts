@@ -10,11 +10,25 @@ import { eventually as waitUntil } from '../../shared/wait';
 import { searchTestDatabase } from './pg-fixture';
 
 const as = (tenantId: string): Ctx<Caller> => ({
-  caller: { realm: 'r', subject: 'u', tenantId, roles: ['search:read', 'search:write'], scopes: [], clientId: 'c', username: 'u', sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: '' },
+  caller: {
+    realm: 'r',
+    subject: 'u',
+    tenantId,
+    roles: ['search:read', 'search:write'],
+    scopes: [],
+    clientId: 'c',
+    username: 'u',
+    sessionId: 's',
+    tokenId: 't',
+    expiresAt: 0,
+    audience: ['search'],
+    bearer: '',
+  },
 });
 const T = as('t');
 const req = (mode: SearchRequest['mode'], query: string): SearchRequest => ({ mode, query, filters: {}, offset: 0, limit: 10 });
-const titles = async (core: SearchCore, mode: SearchRequest['mode'], query: string) => (await core.service.search(req(mode, query), T)).hits.map((h) => h.object.title);
+const titles = async (core: SearchCore, mode: SearchRequest['mode'], query: string) =>
+  (await core.service.search(req(mode, query), T)).hits.map((h) => h.object.title);
 
 /** Polls until `check` holds; returns how long it took (reported, never asserted). */
 const eventually = (check: () => Promise<boolean>) => waitUntil(check, 20_000, 5);
@@ -32,7 +46,10 @@ describePg('search replicas on PostgreSQL', () => {
   let pools: Awaited<ReturnType<typeof db.pools>>['pools'];
   beforeEach(async () => {
     ({ pools, end } = await db.pools(3));
-    [a, b] = [openSearchCore({ stores: pgSearchStores(pools[0]), clock: testClock() }), openSearchCore({ stores: pgSearchStores(pools[1]), clock: testClock() })];
+    [a, b] = [
+      openSearchCore({ stores: pgSearchStores(pools[0]), clock: testClock() }),
+      openSearchCore({ stores: pgSearchStores(pools[1]), clock: testClock() }),
+    ];
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);
@@ -71,12 +88,20 @@ describePg('search replicas on PostgreSQL', () => {
     await b.warmUp();
     const before = b.store.feeds.dataVersion();
     const { rows } = await pools[2].query<{ n: number }>(
-      'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_NAME]);
+      'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+      [LISTENER_NAME],
+    );
     expect(rows[0].n).toBe(2);
     // Listening again moves the version (changes may have gone unheard meanwhile).
     await eventually(async () => b.store.feeds.dataVersion() !== before);
-    await eventually(async () => (await pools[2].query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
-      [LISTENER_NAME])).rowCount === 2);
+    await eventually(
+      async () =>
+        (
+          await pools[2].query('SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [
+            LISTENER_NAME,
+          ])
+        ).rowCount === 2,
+    );
     await a.service.createObject({ content: 'Terns migrate far.', title: 'Terns' }, T);
     await eventually(async () => (await titles(b, 'fulltext', 'terns')).includes('Terns'));
   });

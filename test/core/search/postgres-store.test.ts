@@ -11,9 +11,13 @@ describePg('the search store on PostgreSQL', () => {
   const db = searchTestDatabase();
   searchStoreContract('PostgreSQL', async () => {
     const { pools, end } = await db.pools(2);
-    const [one, two] = pools.map((pool) => pgSearchStores(pool, { pollMs: 200 })) as [ReturnType<typeof pgSearchStores>, ReturnType<typeof pgSearchStores>];
+    const [one, two] = pools.map((pool) => pgSearchStores(pool, { pollMs: 200 })) as [
+      ReturnType<typeof pgSearchStores>,
+      ReturnType<typeof pgSearchStores>,
+    ];
     return {
-      one, two,
+      one,
+      two,
       close: async () => {
         await Promise.all([one.close(), two.close()]);
         await end();

@@ -10,7 +10,8 @@ searchStoreContract('SQLite (search.db)', async () => {
   const file = join(dir, 'search.db');
   const [one, two] = [sqliteSearchStores(file), sqliteSearchStores(file)];
   return {
-    one, two,
+    one,
+    two,
     close: async () => {
       await one.close();
       await two.close();

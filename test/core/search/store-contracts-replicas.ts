@@ -46,7 +46,10 @@ export function replicaCases(s: () => Opened) {
       const added = await one.objects.insert(prepared({ title: 'Added', passages: ['added one', 'added two'] }));
       await one.objects.update(keptSeq, { ...kept.fields, title: 'Renamed' }, false, 'alice', T0 + DAY, true);
       await one.objects.remove(goneSeq, {}, 'alice', T0 + DAY);
-      expect((await two.feeds.chunksSince('ta', seenChunk, 100)).map((c) => [c.seq, c.text])).toEqual([[added, 'added one'], [added, 'added two']]);
+      expect((await two.feeds.chunksSince('ta', seenChunk, 100)).map((c) => [c.seq, c.text])).toEqual([
+        [added, 'added one'],
+        [added, 'added two'],
+      ]);
       expect((await two.feeds.changesSince('ta', seenChange)).map((c) => c.seq)).toEqual([keptSeq, goneSeq]);
       expect((await two.feeds.liveChunks(keptSeq, seenChunk)).map((c) => c.title)).toEqual(['Renamed']);
       expect(await two.feeds.liveChunks(goneSeq, seenChunk)).toEqual([]);
@@ -54,34 +57,48 @@ export function replicaCases(s: () => Opened) {
 
     it('holds the quota under 50 parallel inserts through both handles: never more live objects than allowed', async () => {
       const { one, two } = s();
-      const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) =>
-        (i % 2 ? one : two).objects.insert(prepared({ title: `parallel ${i}` }), 20)));
+      const results = await Promise.allSettled(
+        Array.from({ length: 50 }, (_, i) => (i % 2 ? one : two).objects.insert(prepared({ title: `parallel ${i}` }), 20)),
+      );
       const refused = results.filter((r) => r.status === 'rejected');
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(20);
       expect(refused).toHaveLength(30);
-      for (const r of refused) expect((r).reason).toBeInstanceOf(ObjectQuotaReached);
+      for (const r of refused) expect(r.reason).toBeInstanceOf(ObjectQuotaReached);
       expect((await one.queries.allowed(sel('ta'))).size).toBe(20);
       expect((await two.queries.listing(sel('ta'))).length).toBe(20);
     });
 
     it('decides ingest inside the write under parallel calls through both handles: one adds, the others find it or replace it', async () => {
       const { one, two } = s();
-      const same = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-        (i % 2 ? one : two).objects.putSource({ ...prepared({ title: `same ${i}` }), sourceKey: '/docs/same.txt', contentHash: 'h' }, () => ({}))));
+      const same = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? one : two).objects.putSource(
+            { ...prepared({ title: `same ${i}` }), sourceKey: '/docs/same.txt', contentHash: 'h' },
+            () => ({}),
+          ),
+        ),
+      );
       expect(same.filter((r) => r.outcome === 'created')).toHaveLength(1);
       expect(same.filter((r) => r.outcome === 'unchanged')).toHaveLength(9);
       expect(new Set(same.map((r) => r.id)).size).toBe(1);
 
-      const versions = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-        (i % 2 ? one : two).objects.putSource({ ...prepared({ title: `v${i}` }), sourceKey: '/docs/changing.txt', contentHash: `h${i % 3}` },
-          () => ({ is_deleted: true }))));
+      const versions = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? one : two).objects.putSource(
+            { ...prepared({ title: `v${i}` }), sourceKey: '/docs/changing.txt', contentHash: `h${i % 3}` },
+            () => ({ is_deleted: true }),
+          ),
+        ),
+      );
       expect(versions.filter((r) => r.outcome === 'created')).toHaveLength(1);
       const live = await two.objects.bySource('ta', '/docs/changing.txt');
       expect(versions.map((r) => r.id)).toContain(live!.id);
       // Exactly one live object per source file, and each replaced version was soft-deleted.
-      expect(await titles(one, await one.queries.allowed(sel('ta')))).toEqual([(await one.objects.get('ta', live!.id))!.title, (await one.objects.get('ta', same[0].id))!.title].sort());
+      expect(await titles(one, await one.queries.allowed(sel('ta')))).toEqual(
+        [(await one.objects.get('ta', live!.id))!.title, (await one.objects.get('ta', same[0].id))!.title].sort(),
+      );
       const replaced = versions.filter((r) => r.outcome === 'replaced').length;
-      expect((await two.feeds.changesSince('ta', 0))).toHaveLength(replaced);
+      expect(await two.feeds.changesSince('ta', 0)).toHaveLength(replaced);
     });
   });
 }

@@ -37,8 +37,21 @@ let next = 0;
 
 export function fieldsOf(spec: Partial<ObjectFields>): ObjectFields {
   return {
-    title: 'Untitled', fileName: null, fileExtension: null, objectType: 'Document', tags: [], folders: [], repos: [], kvp: {},
-    taxonomy: {}, extUserIdRef: null, customMetadata: {}, mediaMetadata: {}, sourceSystemMetadata: {}, systemMetadata: {}, ...spec,
+    title: 'Untitled',
+    fileName: null,
+    fileExtension: null,
+    objectType: 'Document',
+    tags: [],
+    folders: [],
+    repos: [],
+    kvp: {},
+    taxonomy: {},
+    extUserIdRef: null,
+    customMetadata: {},
+    mediaMetadata: {},
+    sourceSystemMetadata: {},
+    systemMetadata: {},
+    ...spec,
   };
 }
 
@@ -53,8 +66,20 @@ export function prepared(spec: Spec = {}): PreparedObject {
   });
   const content = texts.join('\n');
   return {
-    id: `contract-${process.pid}-${++next}`, tenant, fields: fieldsOf(fields), isPrivate, size: size ?? content.length, content, chunks,
-    vectors: chunks.map((_, i) => vectorOf(i)), embedderId: FORMAT.id, sparseVectors: FORMAT.sparse, createdBy: by, now, sourceKey, contentHash,
+    id: `contract-${process.pid}-${++next}`,
+    tenant,
+    fields: fieldsOf(fields),
+    isPrivate,
+    size: size ?? content.length,
+    content,
+    chunks,
+    vectors: chunks.map((_, i) => vectorOf(i)),
+    embedderId: FORMAT.id,
+    sparseVectors: FORMAT.sparse,
+    createdBy: by,
+    now,
+    sourceKey,
+    contentHash,
   };
 }
 
@@ -68,5 +93,8 @@ export async function titles(store: SearchStore, seqs: Iterable<number>): Promis
 
 /** Whether the handle's data version moves from `before` (another handle's write reaches it by notification or poll); false after a generous wait. */
 export async function versionMoves(store: SearchStore, before: string): Promise<boolean> {
-  return eventually(() => store.feeds.dataVersion() !== before, 20_000, 5).then(() => true, () => false);
+  return eventually(() => store.feeds.dataVersion() !== before, 20_000, 5).then(
+    () => true,
+    () => false,
+  );
 }

@@ -9,8 +9,18 @@ import { seriesValue } from '../../shared/telemetry';
 
 const caller = (tenantId: string, roles = ['search:read', 'search:write']): Ctx<Caller> => ({
   caller: {
-    realm: 'r', subject: `${tenantId}-user`, tenantId, roles, scopes: [], clientId: 'c', username: 'u', sessionId: 's', tokenId: 't',
-    expiresAt: 0, audience: ['search'], bearer: 'x',
+    realm: 'r',
+    subject: `${tenantId}-user`,
+    tenantId,
+    roles,
+    scopes: [],
+    clientId: 'c',
+    username: 'u',
+    sessionId: 's',
+    tokenId: 't',
+    expiresAt: 0,
+    audience: ['search'],
+    bearer: 'x',
   } satisfies Caller,
 });
 const A = caller('tenant-a');
@@ -20,7 +30,10 @@ const req = (mode: SearchRequest['mode'], query: string): SearchRequest => ({ mo
 function failingEmbedder(): Embedder {
   const base = hashingEmbedder();
   return {
-    id: base.id, dimensions: base.dimensions, fusionWeight: base.fusionWeight, sparse: base.sparse,
+    id: base.id,
+    dimensions: base.dimensions,
+    fusionWeight: base.fusionWeight,
+    sparse: base.sparse,
     embed: async (texts) => {
       if (texts.some((t) => t.includes('unembeddable'))) throw new Error('the embedding model is out of reach');
       return base.embed(texts);
@@ -28,7 +41,7 @@ function failingEmbedder(): Embedder {
   };
 }
 
-describe('the search core\'s metrics', () => {
+describe("the search core's metrics", () => {
   let core: SearchCore;
   let metrics: PrometheusMetrics;
   beforeEach(async () => {
@@ -40,7 +53,7 @@ describe('the search core\'s metrics', () => {
   });
   afterEach(() => core.close());
 
-  it('counts and times each query under its mode, v1 and v2 alike (both run the service\'s search and passages)', async () => {
+  it("counts and times each query under its mode, v1 and v2 alike (both run the service's search and passages)", async () => {
     for (const mode of ['fulltext', 'semantic', 'hybrid', 'basic'] as const) await core.service.search(req(mode, 'climate'), A);
     await core.service.search(req('hybrid', 'bread'), A);
     await core.service.passages({ query: 'climate', filters: {}, offset: 0, limit: 5 }, A);
@@ -57,12 +70,14 @@ describe('the search core\'s metrics', () => {
   it('counts a query that fails as an error, and one the caller may not run not at all', async () => {
     await expect(core.service.search(req('semantic', 'unembeddable words'), A)).rejects.toThrow('out of reach');
     expect(await seriesValue(metrics, 'platform_search_queries_total', { mode: 'semantic', outcome: 'error' })).toBe(1);
-    await expect(core.service.search(req('fulltext', 'climate'), caller('tenant-a', []))).rejects.toMatchObject({ code: 'insufficient_scope' });
+    await expect(core.service.search(req('fulltext', 'climate'), caller('tenant-a', []))).rejects.toMatchObject({
+      code: 'insufficient_scope',
+    });
     expect(await seriesValue(metrics, 'platform_search_queries_total', { mode: 'fulltext', outcome: 'error' })).toBe(0);
     expect(await seriesValue(metrics, 'platform_search_queries_total', { mode: 'fulltext', outcome: 'ok' })).toBe(0);
   });
 
-  it('reads the in-memory indexes\' objects, passages and memory on each scrape', async () => {
+  it("reads the in-memory indexes' objects, passages and memory on each scrape", async () => {
     await core.warmUp();
     expect(await seriesValue(metrics, 'platform_search_index_objects')).toBe(3);
     const passages = await seriesValue(metrics, 'platform_search_index_passages');

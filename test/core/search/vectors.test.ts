@@ -39,8 +39,11 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * 
 
 /** The naive answer: score everything, sort everything. */
 const naive = (vectors: Float32Array[], q: Float32Array, k: number, accept = (_id: number) => true) =>
-  vectors.map((v, id) => ({ id, similarity: dot(q, v) })).filter((h) => accept(h.id))
-    .sort((a, b) => b.similarity - a.similarity).slice(0, k);
+  vectors
+    .map((v, id) => ({ id, similarity: dot(q, v) }))
+    .filter((h) => accept(h.id))
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, k);
 
 const filled = (index: VectorIndex, vectors: Float32Array[]) => {
   vectors.forEach((v, id) => index.add(id, v));
@@ -112,7 +115,9 @@ describe('the exact vector index', () => {
 
   it('ranks any candidate list with exactTopK', () => {
     const candidates = vectors.slice(0, 300).map((vector, id) => ({ id, vector }));
-    expect(exactTopK(queries[1], candidates, 5)).toEqual(naive(vectors.slice(0, 300), queries[1], 5).map((h) => ({ id: h.id, similarity: expect.closeTo(h.similarity, 5) })));
+    expect(exactTopK(queries[1], candidates, 5)).toEqual(
+      naive(vectors.slice(0, 300), queries[1], 5).map((h) => ({ id: h.id, similarity: expect.closeTo(h.similarity, 5) })),
+    );
   });
 });
 
@@ -130,7 +135,12 @@ describe('the index past exactBelow (HNSW)', () => {
     // Fewer than exactBelow again: still HNSW.
     for (let id = 0; id < 200; id++) index.remove(id);
     expect(index).toMatchObject({ size: 400, approximate: true });
-    expect(index.search(vectors[10], 400).map((h) => h.id).filter((id) => id < 200)).toEqual([]);
+    expect(
+      index
+        .search(vectors[10], 400)
+        .map((h) => h.id)
+        .filter((id) => id < 200),
+    ).toEqual([]);
   });
 
   it('re-adds removed and replaced ids without duplicates', () => {
@@ -191,7 +201,7 @@ describe('the sparse index (built-in embedder)', () => {
     const embedder = hashingEmbedder(1024);
     const words = Array.from({ length: 800 }, (_, i) => `w${(i * 7919) % 1000}x${i % 13}`);
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const text = (n: number) => Array.from({ length: n }, () => words[Math.floor(rnd() ** 2 * words.length)]).join(' ');
     const vectors = await embedder.embed(Array.from({ length: 3000 }, () => text(40 + Math.floor(rnd() * 60))));
     const index = new SparseIndex(1024);
@@ -205,7 +215,15 @@ describe('the sparse index (built-in embedder)', () => {
       expect(sims(index.search(q, 10))).toEqual(sims(exactTopK(q, alive.filter(shares), 10)));
       const even = index.search(q, 10, (id) => id % 2 === 0);
       expect(even.every((h) => h.id % 2 === 0 && h.id % 10 !== 0)).toBe(true);
-      expect(sims(even)).toEqual(sims(exactTopK(q, alive.filter((c) => c.id % 2 === 0 && shares(c)), 10)));
+      expect(sims(even)).toEqual(
+        sims(
+          exactTopK(
+            q,
+            alive.filter((c) => c.id % 2 === 0 && shares(c)),
+            10,
+          ),
+        ),
+      );
     }
     expect(index.size).toBe(2700);
     expect(createVectorIndex({ dimensions: 1024, sparse: true })).toBeInstanceOf(SparseIndex);

@@ -43,7 +43,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PUBLIC_URL: 'ftp://platform.example.com' })).toThrow(/PUBLIC_URL/);
   });
 
-  it('names every bad variable at once, the services\' own included', () => {
+  it("names every bad variable at once, the services' own included", () => {
     let error: unknown;
     try {
       loadConfig({ PORT: 'x', LOCKOUT_THRESHOLD: '0' }, configParts(SERVICES));
@@ -74,8 +74,13 @@ describe('loadConfig', () => {
 
   it('serves metrics on 9464 unless METRICS_PORT says (0: off), and leaves traces off unless OTEL_TRACES_EXPORTER=otlp', () => {
     const c = loadConfig({});
-    expect({ port: c.METRICS_PORT, host: c.METRICS_HOST, tenants: c.METRICS_MAX_TENANTS, traces: c.OTEL_TRACES_EXPORTER, protocol: c.OTEL_EXPORTER_OTLP_PROTOCOL })
-      .toEqual({ port: 9464, host: undefined, tenants: 100, traces: ['none'], protocol: 'http/protobuf' });
+    expect({
+      port: c.METRICS_PORT,
+      host: c.METRICS_HOST,
+      tenants: c.METRICS_MAX_TENANTS,
+      traces: c.OTEL_TRACES_EXPORTER,
+      protocol: c.OTEL_EXPORTER_OTLP_PROTOCOL,
+    }).toEqual({ port: 9464, host: undefined, tenants: 100, traces: ['none'], protocol: 'http/protobuf' });
     expect(loadConfig({ METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
     expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
     expect(loadConfig({ OTEL_TRACES_EXPORTER: 'OTLP' }).OTEL_TRACES_EXPORTER).toEqual(['otlp']);
@@ -88,7 +93,8 @@ describe('loadConfig', () => {
   it('caps graphql-ws sockets per client address at 50 unless GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS says (a positive count)', () => {
     expect(loadConfig({}).GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS).toBe(50);
     expect(loadConfig({ GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS: '8' }).GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS).toBe(8);
-    for (const bad of ['0', '-1', 'many', '2.5']) expect(() => loadConfig({ GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS: bad })).toThrow(/GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS/);
+    for (const bad of ['0', '-1', 'many', '2.5'])
+      expect(() => loadConfig({ GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS: bad })).toThrow(/GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS/);
   });
 
   it('returns a frozen object', () => {

@@ -104,9 +104,11 @@ describe('the fair hashing pool', () => {
 
   it('passes a task failure to its caller only, thrown or rejected, and goes on', async () => {
     const pool = createFairPool({ concurrency: 1, perKey: 1 });
-    await expect(pool.run('A', () => {
-      throw new Error('at once');
-    })).rejects.toThrow('at once');
+    await expect(
+      pool.run('A', () => {
+        throw new Error('at once');
+      }),
+    ).rejects.toThrow('at once');
     await expect(pool.run('A', () => Promise.reject(new Error('later')))).rejects.toThrow('later');
     await expect(pool.run('A', async () => 'fine')).resolves.toBe('fine');
     expect(pool.load()).toEqual({ running: 0, waiting: 0 });

@@ -1,7 +1,7 @@
 import { DatabaseTooNew, migrate, openPool, type PgPool } from '../../../core/shared/postgres';
 import { describePg, freshDatabase } from '../../shared/postgres';
 
-const MIGRATIONS = ['CREATE TABLE a (x INTEGER)', 'CREATE TABLE b (y TEXT); INSERT INTO b VALUES (\'one\')'];
+const MIGRATIONS = ['CREATE TABLE a (x INTEGER)', "CREATE TABLE b (y TEXT); INSERT INTO b VALUES ('one')"];
 
 describePg('PostgreSQL migrations (platform_migrations)', () => {
   let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -26,7 +26,8 @@ describePg('PostgreSQL migrations (platform_migrations)', () => {
     expect(await migrate(p, 'test', MIGRATIONS)).toBe(1);
     expect(await migrate(p, 'test', MIGRATIONS)).toBe(0);
     expect((await p.query('SELECT scope, version FROM platform_migrations ORDER BY version')).rows).toEqual([
-      { scope: 'test', version: 1 }, { scope: 'test', version: 2 },
+      { scope: 'test', version: 1 },
+      { scope: 'test', version: 2 },
     ]);
     expect((await p.query('SELECT y FROM b')).rows).toEqual([{ y: 'one' }]);
   });
@@ -46,7 +47,9 @@ describePg('PostgreSQL migrations (platform_migrations)', () => {
 
   it('leaves nothing half done when a migration fails, and says which', async () => {
     const p = pool();
-    await expect(migrate(p, 'test', ['CREATE TABLE ok (x INTEGER)', 'CREATE TABLE broken (x NOSUCHTYPE)'])).rejects.toThrow(/test migration 2 failed.*nosuchtype/i);
+    await expect(migrate(p, 'test', ['CREATE TABLE ok (x INTEGER)', 'CREATE TABLE broken (x NOSUCHTYPE)'])).rejects.toThrow(
+      /test migration 2 failed.*nosuchtype/i,
+    );
     expect((await p.query("SELECT to_regclass('ok') AS t, to_regclass('platform_migrations') AS m")).rows).toEqual([{ t: null, m: null }]);
     expect(await migrate(p, 'test', ['CREATE TABLE ok (x INTEGER)'])).toBe(1);
   });

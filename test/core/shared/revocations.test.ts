@@ -1,15 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { endWhenRevoked } from '../../../core/shared/auth/end-when-revoked';
 import { followRevocations, type FeedBatch, type FeedCursor, type RevocationFeed } from '../../../core/shared/auth/revocation-feed';
-import { createRevocationList, hashedSubject, sessionStartedAt, type Revocation, type SessionOf } from '../../../core/shared/auth/revocations';
+import {
+  createRevocationList,
+  hashedSubject,
+  sessionStartedAt,
+  type Revocation,
+  type SessionOf,
+} from '../../../core/shared/auth/revocations';
 import { uuidv7 } from '../../../core/shared/ids';
 import { testClock } from '../../shared/helpers';
 
 const REALM = randomUUID();
 const T = Date.UTC(2026, 0, 1);
 
-const session = (o: Partial<SessionOf> = {}): SessionOf => ({ realm: REALM, sessionId: uuidv7(T - 1000), subject: randomUUID(), clientId: 'app', ...o });
-const ended = (s: SessionOf, until = T + 300_000): Revocation => ({ realm: s.realm, kind: 'session', subject: s.sessionId, upTo: 0, until });
+const session = (o: Partial<SessionOf> = {}): SessionOf => ({
+  realm: REALM,
+  sessionId: uuidv7(T - 1000),
+  subject: randomUUID(),
+  clientId: 'app',
+  ...o,
+});
+const ended = (s: SessionOf, until = T + 300_000): Revocation => ({
+  realm: s.realm,
+  kind: 'session',
+  subject: s.sessionId,
+  upTo: 0,
+  until,
+});
 
 describe('the revoked-sessions list', () => {
   const make = () => {
@@ -215,7 +233,7 @@ describe('following the feed', () => {
     follower.close();
   });
 
-  it('replaces its list when the feed is another store\'s (restored, or another token service)', async () => {
+  it("replaces its list when the feed is another store's (restored, or another token service)", async () => {
     const { list, feed, follower } = make();
     const [a, b] = [session(), session()];
     feed.add(ended(a));

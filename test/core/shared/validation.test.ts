@@ -6,8 +6,12 @@ import { TokenRequest, UserLoginRequest } from '../../../core/token/inputs';
 import { parseRequest, type InputSpec } from '../../../rest/shared/validation';
 
 /** A stand-in for the parts of an express Request that parseRequest reads. */
-const fakeRequest = (parts: { query?: Record<string, unknown>; body?: unknown; params?: Record<string, string>; headers?: Record<string, string> }) =>
-  ({ query: {}, params: {}, headers: {}, ...parts }) as unknown as Request;
+const fakeRequest = (parts: {
+  query?: Record<string, unknown>;
+  body?: unknown;
+  params?: Record<string, string>;
+  headers?: Record<string, string>;
+}) => ({ query: {}, params: {}, headers: {}, ...parts }) as unknown as Request;
 
 /** The issues parseRequest rejects the request with (fails the test when it accepts it). */
 function issuesOf(spec: InputSpec, req: Request): ValidationIssue[] {
@@ -88,7 +92,9 @@ describe('pydantic-shaped issues', () => {
   });
 
   it('reports a literal mismatch as literal_error', () => {
-    expect(body(z.object({ kind: z.literal('x') }), { kind: 'y' })).toEqual([{ loc: ['body', 'kind'], msg: "Input should be 'x'", type: 'literal_error' }]);
+    expect(body(z.object({ kind: z.literal('x') }), { kind: 'y' })).toEqual([
+      { loc: ['body', 'kind'], msg: "Input should be 'x'", type: 'literal_error' },
+    ]);
   });
 
   it('reports a non-list in a list field as list_type', () => {
@@ -172,11 +178,16 @@ describe('merged query, form and JSON parameters', () => {
 
   it('accepts a value from the query string or from the body alike', () => {
     expect(parseRequest({ merged: Merged }, fakeRequest({ query: { client_id: 'q' } }))).toMatchObject({ client_id: 'q' });
-    expect(parseRequest({ merged: Merged }, fakeRequest({ body: { client_id: 'b', top_k: 3 } }))).toMatchObject({ client_id: 'b', top_k: 3 });
+    expect(parseRequest({ merged: Merged }, fakeRequest({ body: { client_id: 'b', top_k: 3 } }))).toMatchObject({
+      client_id: 'b',
+      top_k: 3,
+    });
   });
 
   it('lets the query string win over the body', () => {
-    expect(parseRequest({ merged: Merged }, fakeRequest({ query: { client_id: 'q' }, body: { client_id: 'b' } }))).toMatchObject({ client_id: 'q' });
+    expect(parseRequest({ merged: Merged }, fakeRequest({ query: { client_id: 'q' }, body: { client_id: 'b' } }))).toMatchObject({
+      client_id: 'q',
+    });
   });
 
   it('locates a bad value that came from the body in the body', () => {
@@ -222,10 +233,14 @@ describe('merged query, form and JSON parameters', () => {
     expect(issuesOf({ merged: UserLoginRequest }, fakeRequest({ body: { username: 'alice' } }))).toEqual([
       { loc: ['body', 'password'], msg: 'Field required', type: 'missing' },
     ]);
-    expect(issuesOf({ merged: TokenRequest }, fakeRequest({ body: { client_id: 'a', client_secret: 'b', grant_type: 'password' } }))).toEqual([
+    expect(
+      issuesOf({ merged: TokenRequest }, fakeRequest({ body: { client_id: 'a', client_secret: 'b', grant_type: 'password' } })),
+    ).toEqual([
       { loc: ['body', 'username'], msg: 'Field required', type: 'missing' },
       { loc: ['body', 'password'], msg: 'Field required', type: 'missing' },
     ]);
-    expect(parseRequest({ merged: UserLoginRequest }, fakeRequest({ body: { username: 'alice', password: 'x' } }))).toMatchObject({ username: 'alice' });
+    expect(parseRequest({ merged: UserLoginRequest }, fakeRequest({ body: { username: 'alice', password: 'x' } }))).toMatchObject({
+      username: 'alice',
+    });
   });
 });

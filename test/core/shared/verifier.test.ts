@@ -5,7 +5,13 @@ import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { remoteJwksKeySource } from '../../../core/shared/auth/key-sources';
 import { authorize, InsufficientRole, InvalidToken, MissingCredentials, type Caller } from '../../../core/shared/auth/caller';
 import { createRevocationList, hashedSubject } from '../../../core/shared/auth/revocations';
-import { createTokenVerifier, issuerBaseFor, RevocationsLoading, type KeySource, type VerifierOptions } from '../../../core/shared/auth/verifier';
+import {
+  createTokenVerifier,
+  issuerBaseFor,
+  RevocationsLoading,
+  type KeySource,
+  type VerifierOptions,
+} from '../../../core/shared/auth/verifier';
 import { Forbidden, Unauthenticated } from '../../../core/shared/errors';
 import type { TokenCore } from '../../../core/token';
 import type { TokenResponse } from '../../../core/token/service';
@@ -44,7 +50,13 @@ const localKeys = (): KeySource => ({ key: (r, kid) => core.keys.verificationKey
 
 /** A verifier whose clock reads `offsetSec` seconds after the tokens were issued. */
 const verifierAt = (offsetSec = 0, opts: Partial<VerifierOptions> = {}) =>
-  createTokenVerifier({ issuerBase: ISSUER_BASE, keys: localKeys(), clockToleranceSec: 30, clock: testClock(issuedAt + offsetSec * 1000), ...opts });
+  createTokenVerifier({
+    issuerBase: ISSUER_BASE,
+    keys: localKeys(),
+    clockToleranceSec: 30,
+    clock: testClock(issuedAt + offsetSec * 1000),
+    ...opts,
+  });
 
 /** Signs `claims` with a realm's real key (or overrides), to build tokens the issuer would never make. */
 async function forge(claims: Record<string, unknown>, opts: { realm?: string; kid?: string; typ?: string } = {}): Promise<string> {
@@ -88,7 +100,14 @@ describe('createTokenVerifier with in-process keys', () => {
   });
 
   it('falls back to the realm as tenant for a token without tenant_id', async () => {
-    const token = await forge({ iss: ISSUER_BASE + realm, sub: 's', jti: randomUUID(), typ: 'Bearer', iat: issuedAt / 1000, exp: issuedAt / 1000 + 60 });
+    const token = await forge({
+      iss: ISSUER_BASE + realm,
+      sub: 's',
+      jti: randomUUID(),
+      typ: 'Bearer',
+      iat: issuedAt / 1000,
+      exp: issuedAt / 1000 + 60,
+    });
     await expect(verifierAt().verify(token)).resolves.toMatchObject({ tenantId: realm, roles: [], scopes: [] });
   });
 
@@ -158,7 +177,7 @@ describe('createTokenVerifier with in-process keys', () => {
     await expect(verifierAt(0, { realms: [otherRealm, realm] }).verify(clientToken.access_token)).resolves.toMatchObject({ realm });
   });
 
-  it('refuses a refresh token where an access token is expected (HS512, the token service\'s own)', async () => {
+  it("refuses a refresh token where an access token is expected (HS512, the token service's own)", async () => {
     await refusal(verifierAt().verify(clientToken.refresh_token), /algorithm/);
     await refusal(verifierAt().verify(userToken.refresh_token), /algorithm/);
   });
@@ -172,7 +191,9 @@ describe('createTokenVerifier with in-process keys', () => {
 
   it('checks the audience when asked: a token names the services it is for', async () => {
     expect(decodeJwt(clientToken.access_token).aud).toEqual(['account', 'search']);
-    await expect(verifierAt().verify(clientToken.access_token, { audience: 'search' })).resolves.toMatchObject({ audience: ['account', 'search'] });
+    await expect(verifierAt().verify(clientToken.access_token, { audience: 'search' })).resolves.toMatchObject({
+      audience: ['account', 'search'],
+    });
     await refusal(verifierAt().verify(clientToken.access_token, { audience: 'models' }), /not issued for this service/);
   });
 
@@ -185,7 +206,10 @@ describe('createTokenVerifier with in-process keys', () => {
 
   it('authenticates an Authorization header: missing is MissingCredentials, anything but one Bearer token is invalid', async () => {
     const v = verifierAt();
-    await expect(v.authenticate(`Bearer ${clientToken.access_token}`)).resolves.toMatchObject({ clientId: 'svc-a', bearer: clientToken.access_token });
+    await expect(v.authenticate(`Bearer ${clientToken.access_token}`)).resolves.toMatchObject({
+      clientId: 'svc-a',
+      bearer: clientToken.access_token,
+    });
     await expect(v.authenticate(`bearer   ${clientToken.access_token} `)).resolves.toMatchObject({ clientId: 'svc-a' });
     await expect(v.authenticate(undefined)).rejects.toBeInstanceOf(MissingCredentials);
     await expect(v.authenticate('  ')).rejects.toBeInstanceOf(MissingCredentials);
@@ -243,7 +267,12 @@ describe('createTokenVerifier with remoteJwksKeySource', () => {
   it("accepts a fresh access token using the realm's published JWKS, fetched once and cached", async () => {
     requests.length = 0;
     const v = remoteVerifier();
-    await expect(v.verify(userToken.access_token)).resolves.toMatchObject({ realm, username: 'alice', tenantId: 'tenant-a', roles: ['search:read'] });
+    await expect(v.verify(userToken.access_token)).resolves.toMatchObject({
+      realm,
+      username: 'alice',
+      tenantId: 'tenant-a',
+      roles: ['search:read'],
+    });
     await expect(v.verify(clientToken.access_token)).resolves.toMatchObject({ clientId: 'svc-a' });
     expect(requests).toEqual([`/auth/api/v1/realms/${realm}/protocol/openid-connect/certs`]);
   });

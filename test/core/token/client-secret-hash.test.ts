@@ -8,7 +8,8 @@ import { sqliteTokenStores } from '../../../core/token/sqlite';
 import { AuthenticationFailed } from '../../../core/token/errors';
 import { fastHasher, pooledKeys } from '../../shared/crypto-fixtures';
 
-const open = (file: string) => openTokenCore({ stores: sqliteTokenStores(file), publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
+const open = (file: string) =>
+  openTokenCore({ stores: sqliteTokenStores(file), publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
 const KEYED = /^hmac-sha256\$[A-Za-z0-9+/]{43}=$/;
 
 describe('generated client secrets are kept as keyed fast hashes', () => {
@@ -28,14 +29,22 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
     expect(stored).not.toContain(created.client_secret);
 
     const scrypt = jest.spyOn(crypto, 'scrypt');
-    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: created.client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
-    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: 'x'.repeat(43) })).rejects.toBeInstanceOf(AuthenticationFailed);
-    await expect(core.service.issueForClient({ realm, client_id: 'nobody', client_secret: created.client_secret })).rejects.toBeInstanceOf(AuthenticationFailed);
+    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: created.client_secret })).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
+    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: 'x'.repeat(43) })).rejects.toBeInstanceOf(
+      AuthenticationFailed,
+    );
+    await expect(core.service.issueForClient({ realm, client_id: 'nobody', client_secret: created.client_secret })).rejects.toBeInstanceOf(
+      AuthenticationFailed,
+    );
     expect(scrypt).not.toHaveBeenCalled();
 
     const rotated = await core.admin.rotateClientSecret(realm, 'svc');
     expect((await core.store.clients.get(realm, 'svc'))!.secretHash).toMatch(KEYED);
-    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: created.client_secret })).rejects.toBeInstanceOf(AuthenticationFailed);
+    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: created.client_secret })).rejects.toBeInstanceOf(
+      AuthenticationFailed,
+    );
     await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: rotated.client_secret })).resolves.toBeDefined();
     await core.close();
   });
@@ -76,13 +85,17 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
       const core = await open(file);
       expect(await hashOf(core, realm)).toMatch(/^scrypt\$1024\$/);
 
-      await expect(core.service.issueForClient({ realm, client_id: 'old', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
+      await expect(core.service.issueForClient({ realm, client_id: 'old', client_secret })).resolves.toMatchObject({
+        token_type: 'Bearer',
+      });
       expect(await hashOf(core, realm)).toMatch(KEYED);
       await core.close();
 
       const restarted = await open(file);
       const scrypt = jest.spyOn(crypto, 'scrypt');
-      await expect(restarted.service.issueForClient({ realm, client_id: 'old', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
+      await expect(restarted.service.issueForClient({ realm, client_id: 'old', client_secret })).resolves.toMatchObject({
+        token_type: 'Bearer',
+      });
       expect(scrypt).not.toHaveBeenCalled();
       await restarted.close();
     });
@@ -91,7 +104,9 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
       const { file, realm } = await oldDataDir();
       const core = await open(file);
       const before = await hashOf(core, realm);
-      await expect(core.service.issueForClient({ realm, client_id: 'old', client_secret: 'y'.repeat(43) })).rejects.toBeInstanceOf(AuthenticationFailed);
+      await expect(core.service.issueForClient({ realm, client_id: 'old', client_secret: 'y'.repeat(43) })).rejects.toBeInstanceOf(
+        AuthenticationFailed,
+      );
       expect(await hashOf(core, realm)).toBe(before);
       await core.close();
     });

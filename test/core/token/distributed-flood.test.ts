@@ -27,7 +27,8 @@ function orderedHasher() {
     },
   };
   return {
-    hasher, started,
+    hasher,
+    started,
     open: () => open(),
     close: () => void (gate = new Promise<void>((resolve) => (open = resolve))),
     count: (prefix: string) => started.filter((s) => s.startsWith(prefix)).length,
@@ -45,17 +46,30 @@ async function world(opts: Partial<TokenCoreOptions> = {}) {
   h.open();
   const pool = createFairPool(hashingPoolOptions(1));
   const core = await openTokenCore({
-    stores: sqliteTokenStores(':memory:'), publicUrl: PUBLIC_URL, clock, audience: ['account'], hasher: h.hasher, generateKey: pooledKeys,
-    authFailuresPerMinute: 30, pool, ...opts,
+    stores: sqliteTokenStores(':memory:'),
+    publicUrl: PUBLIC_URL,
+    clock,
+    audience: ['account'],
+    hasher: h.hasher,
+    generateKey: pooledKeys,
+    authFailuresPerMinute: 30,
+    pool,
+    ...opts,
   });
   const realm = (await core.admin.createRealm({ name: 'main' })).id;
-  for (const username of ['victim', 'honest-0', 'honest-1', 'honest-2', 'honest-3']) await core.admin.createUser({ realm, username, password: PASSWORD });
+  for (const username of ['victim', 'honest-0', 'honest-1', 'honest-2', 'honest-3'])
+    await core.admin.createUser({ realm, username, password: PASSWORD });
   h.started.length = 0;
-  const login = (username: string, password: string, from: string) => core.service.loginUser({ realm, username, password }, { clientAddress: from });
+  const login = (username: string, password: string, from: string) =>
+    core.service.loginUser({ realm, username, password }, { clientAddress: from });
   /** 15 sources x 4 wrong passwords at once; `target(source, i)` names the account. */
   const wave = (tag: string, target: (source: number, i: number) => string) =>
-    Array.from({ length: 60 }, (_, i) => login(target(i % 15, i), `wrong ${tag} ${i}`, `198.51.100.${10 + (i % 15)}`).then(
-      () => 'signed in', (err: unknown) => (err instanceof AuthenticationFailed ? 401 : err instanceof RateLimited ? 429 : err)));
+    Array.from({ length: 60 }, (_, i) =>
+      login(target(i % 15, i), `wrong ${tag} ${i}`, `198.51.100.${10 + (i % 15)}`).then(
+        () => 'signed in',
+        (err: unknown) => (err instanceof AuthenticationFailed ? 401 : err instanceof RateLimited ? 429 : err),
+      ),
+    );
   return { core, clock, realm, pool, h, login, wave };
 }
 

@@ -58,7 +58,7 @@ if (process.env.REDIS_URL) {
     }
   });
 
-  it('lets a window\'s key expire in Redis when the window ends', async () => {
+  it("lets a window's key expire in Redis when the window ends", async () => {
     const prefix = `test:token:failures:${randomUUID()}:`;
     const redis = new Redis(process.env.REDIS_URL!);
     try {

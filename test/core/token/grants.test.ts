@@ -5,7 +5,7 @@ import { withClient } from '../../../core/token/grants/grant';
 import type { ClientRecord, RealmRecord } from '../../../core/token/ports';
 
 describe('the grants map', () => {
-  it('lists the token endpoint\'s grant types in discovery\'s order', () => {
+  it("lists the token endpoint's grant types in discovery's order", () => {
     expect(GRANT_TYPES).toEqual(['client_credentials', 'password', 'refresh_token']);
     expect(LOGIN_GRANTS).toEqual(['password', 'refresh_token']);
   });
@@ -14,9 +14,12 @@ describe('the grants map', () => {
     for (const type of GRANT_TYPES) expect(grantFor(type)).toBe(GRANTS[type]);
   });
 
-  it.each(['authorization_code', 'constructor', '__proto__', 'toString', 'hasOwnProperty', ''])('refuses %j as unsupported_grant_type', (type) => {
-    expect(() => grantFor(type)).toThrow(UnsupportedGrantType);
-  });
+  it.each(['authorization_code', 'constructor', '__proto__', 'toString', 'hasOwnProperty', ''])(
+    'refuses %j as unsupported_grant_type',
+    (type) => {
+      expect(() => grantFor(type)).toThrow(UnsupportedGrantType);
+    },
+  );
 
   it('refuses a grant its door does not accept, with the same error', () => {
     const refused = (() => {
@@ -31,14 +34,16 @@ describe('the grants map', () => {
   });
 });
 
-describe('a grant\'s own parameter rules', () => {
+describe("a grant's own parameter rules", () => {
   it('refresh_token needs a non-empty refresh_token', () => {
-    expect(() => GRANTS.refresh_token.check({ refresh_token: '' })).toThrow(new InvalidRequest('refresh_token is required for grant_type refresh_token'));
+    expect(() => GRANTS.refresh_token.check({ refresh_token: '' })).toThrow(
+      new InvalidRequest('refresh_token is required for grant_type refresh_token'),
+    );
     expect(() => GRANTS.refresh_token.check({})).toThrow(InvalidRequest);
     expect(() => GRANTS.refresh_token.check({ refresh_token: 'x' })).not.toThrow();
   });
 
-  it('client_credentials and password have none beyond the schema\'s', () => {
+  it("client_credentials and password have none beyond the schema's", () => {
     expect(() => GRANTS.client_credentials.check({})).not.toThrow();
     expect(() => GRANTS.password.check({})).not.toThrow();
   });
@@ -58,12 +63,12 @@ describe('the client of a grant', () => {
   const call = (c: GrantCall['client']): GrantCall => ({ req: {}, realm: { id: 'r' } as RealmRecord, client: c, ctx: {} });
   beforeEach(() => steps.splice(0));
 
-  it('one the door authenticated needs no authenticating step of the grant\'s', async () => {
+  it("one the door authenticated needs no authenticating step of the grant's", async () => {
     await expect(withClient(call({ authenticated: client }), deps, (clientOf) => clientOf('ignored'))).resolves.toBe(client);
     expect(steps).toEqual([]);
   });
 
-  it('one left to the grant is authenticated within one step, with the session\'s client id when asked', async () => {
+  it("one left to the grant is authenticated within one step, with the session's client id when asked", async () => {
     const asked: (string | undefined)[] = [];
     const authenticate = async (attempt: Attempt, sessionClientId?: string) => {
       expect(attempt).toBe(freeAttempt);

@@ -7,7 +7,13 @@ describe('the source failures are counted per', () => {
 
   it('is the /64 network of an IPv6 address, however the address is written', () => {
     const net = '2001:db8:0:12::/64';
-    for (const a of ['2001:db8::12:0:0:0:1', '2001:0db8:0000:0012:ffff:ffff:ffff:ffff', '2001:db8:0:12::1', '2001:db8:0:12:1::', '2001:db8:0:12::1%eth0']) {
+    for (const a of [
+      '2001:db8::12:0:0:0:1',
+      '2001:0db8:0000:0012:ffff:ffff:ffff:ffff',
+      '2001:db8:0:12::1',
+      '2001:db8:0:12:1::',
+      '2001:db8:0:12::1%eth0',
+    ]) {
       expect(sourceOf(a)).toBe(net);
     }
     expect(sourceOf('2001:db8:0:13::1')).toBe('2001:db8:0:13::/64');

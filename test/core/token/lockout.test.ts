@@ -25,7 +25,13 @@ async function world(opts: Partial<TokenCoreOptions> = {}) {
   const clock = testClock();
   const counted = countingHasher();
   const core = await openTokenCore({
-    stores: sqliteTokenStores(':memory:'), publicUrl: PUBLIC_URL, clock, audience: ['account'], hasher: counted.hasher, generateKey: pooledKeys, ...opts,
+    stores: sqliteTokenStores(':memory:'),
+    publicUrl: PUBLIC_URL,
+    clock,
+    audience: ['account'],
+    hasher: counted.hasher,
+    generateKey: pooledKeys,
+    ...opts,
   });
   const realm = (await core.admin.createRealm({ name: 'main' })).id;
   await core.admin.createUser({ realm, username: 'alice', password: PASSWORD });
@@ -78,7 +84,8 @@ describe('a lockout an attacker cannot aim (per account and source)', () => {
 
   it('counts an IPv6 /64 as one source', async () => {
     const w = await world({ lockout: { threshold: 3, accountThreshold: 50, seconds: 600 } });
-    const from = (address: string, password: string) => w.core.service.loginUser({ realm: w.realm, username: 'alice', password }, { clientAddress: address });
+    const from = (address: string, password: string) =>
+      w.core.service.loginUser({ realm: w.realm, username: 'alice', password }, { clientAddress: address });
     for (const host of ['1', '2', 'abcd:1', 'ffff:ffff:ffff']) await w.refused(from(`2001:db8:1:2::${host}`, `wrong ${host}`));
     expect(w.wrong()).toBe(3);
     await w.refused(from('2001:db8:1:2:9::1', PASSWORD));

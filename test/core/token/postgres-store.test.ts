@@ -17,7 +17,8 @@ async function freshStores(): Promise<Opened<TokenStore> & { database: string }>
   const [one, two] = pools.map((p) => pgTokenStore(p)) as [TokenStore, TokenStore];
   let now = Date.now();
   return {
-    one, two,
+    one,
+    two,
     database: new URL(db.url).pathname.slice(1),
     now: () => now,
     advance: async (ms) => void (now += ms),
@@ -35,16 +36,19 @@ describePg('the token store on PostgreSQL', () => {
   tokenStoreContract('PostgreSQL', async (opts) => {
     if (opts?.fresh) return freshStores();
     const s = await shared((pool) => pgTokenStore(pool));
-    return { ...s, close: async () => {
-      await Promise.all([s.one.close(), s.two.close()]);
-      await s.close();
-    } };
+    return {
+      ...s,
+      close: async () => {
+        await Promise.all([s.one.close(), s.two.close()]);
+        await s.close();
+      },
+    };
   });
 });
 
 /** The revoked-sessions feed's follower on PostgreSQL: a replica whose listening connection is cut hears again. */
 describePg('the revoked-sessions feed on PostgreSQL, its listener cut', () => {
-  it('listens again when its connection is cut, and a follower hears the other replica\'s revocations after', async () => {
+  it("listens again when its connection is cut, and a follower hears the other replica's revocations after", async () => {
     const s = await freshStores();
     const followers: (() => void)[] = [];
     try {
@@ -55,7 +59,10 @@ describePg('the revoked-sessions feed on PostgreSQL, its listener cut', () => {
       const mine = 'application_name = $1 AND datname = $2';
       const listeners = () => admin.query(`SELECT pid FROM pg_stat_activity WHERE ${mine}`, [REVOCATIONS.listenerName, s.database]);
       await eventually(async () => (await listeners()).rowCount === 1);
-      const cut = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE ${mine}`, [REVOCATIONS.listenerName, s.database]);
+      const cut = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE ${mine}`, [
+        REVOCATIONS.listenerName,
+        s.database,
+      ]);
       expect(cut.rows[0].n).toBe(1);
       // Listening again tells the follower (entries may have come meanwhile), and it listens again.
       const before = told;

@@ -32,7 +32,7 @@ describe('the realm cache of a shared token store', () => {
     await r.close();
   });
 
-  it('sees another replica\'s new default realm within its time', async () => {
+  it("sees another replica's new default realm within its time", async () => {
     const r = replicas();
     const { realm: first } = await givenRealm(r.other);
     const { realm: second } = await givenRealm(r.other);

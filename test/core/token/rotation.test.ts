@@ -39,7 +39,9 @@ describe('rotating a realm signing key and a client secret', () => {
     const { client_secret } = await fx.core.admin.rotateClientSecret(fx.realm, 'svc-a');
     expect(client_secret).not.toBe(fx.client.client_secret);
     await expect(fx.core.service.issueForClient({ realm: fx.realm, ...fx.client })).rejects.toBeInstanceOf(AuthenticationFailed);
-    await expect(fx.core.service.issueForClient({ realm: fx.realm, client_id: 'svc-a', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(fx.core.service.issueForClient({ realm: fx.realm, client_id: 'svc-a', client_secret })).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
   });
 
   it('has no secret to rotate for the public login client', async () => {

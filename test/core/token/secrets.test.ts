@@ -17,7 +17,10 @@ const keyed = keyedHasher(randomBytes(32));
 const createSecretVerifier = (opts: { ttlMs?: number; now?: () => number } = {}) => {
   const v = create({ hasher: fastHasher, keyed, ...opts });
   // Unthrottled, not queued: these tests are about what is hashed and remembered.
-  return { verify: (secret: string, stored: string | undefined | null, unknown: 'keyed' | 'slow' = 'slow') => v.verify(freeAttempt, { realm: 'r', key: 'k' }, secret, stored, unknown) };
+  return {
+    verify: (secret: string, stored: string | undefined | null, unknown: 'keyed' | 'slow' = 'slow') =>
+      v.verify(freeAttempt, { realm: 'r', key: 'k' }, secret, stored, unknown),
+  };
 };
 let stored: string;
 let otherStored: string;
@@ -169,7 +172,12 @@ describe('rehash on login', () => {
   it('redoes a hash made with weaker parameters after the next successful login, and the old password still works', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rehash-'));
     const file = join(dir, 'token.db');
-    const weak = await openTokenCore({ stores: sqliteTokenStores(file), publicUrl: 'http://x', hasher: fastHasher, generateKey: pooledKeys });
+    const weak = await openTokenCore({
+      stores: sqliteTokenStores(file),
+      publicUrl: 'http://x',
+      hasher: fastHasher,
+      generateKey: pooledKeys,
+    });
     const realm = (await weak.admin.createRealm({ name: 'r' })).id;
     await weak.admin.createUser({ realm, username: 'old', password: 'an old password' });
     // A secret a person chose is kept with the slow hash, like a password.
@@ -178,14 +186,21 @@ describe('rehash on login', () => {
 
     const stronger = scryptHasher({ N: 2 ** 11, r: 8, p: 1 });
     const core = await openTokenCore({ stores: sqliteTokenStores(file), publicUrl: 'http://x', hasher: stronger, generateKey: pooledKeys });
-    const stored = async () => [(await core.store.users.get(realm, 'old'))!.passwordHash, (await core.store.clients.get(realm, 'old-client'))!.secretHash!];
+    const stored = async () => [
+      (await core.store.users.get(realm, 'old'))!.passwordHash,
+      (await core.store.clients.get(realm, 'old-client'))!.secretHash!,
+    ];
     expect((await stored()).every((h) => h.startsWith('scrypt$1024$'))).toBe(true);
     await core.service.loginUser({ realm, username: 'old', password: 'an old password' });
     await core.service.issueForClient({ realm, client_id: 'old-client', client_secret });
     // Rehashed after the answer, off its path.
     await eventually(async () => (await stored()).every((h) => h.startsWith('scrypt$2048$')));
-    await expect(core.service.loginUser({ realm, username: 'old', password: 'an old password' })).resolves.toMatchObject({ token_type: 'Bearer' });
-    await expect(core.service.issueForClient({ realm, client_id: 'old-client', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(core.service.loginUser({ realm, username: 'old', password: 'an old password' })).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
+    await expect(core.service.issueForClient({ realm, client_id: 'old-client', client_secret })).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
     await core.close();
     rmSync(dir, { recursive: true, force: true });
   });

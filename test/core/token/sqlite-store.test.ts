@@ -15,7 +15,8 @@ tokenStoreContract('SQLite (token.db)', async () => {
   const [one, two] = [sqliteTokenStore(file), sqliteTokenStore(file)];
   const clock = testClock();
   return {
-    one, two,
+    one,
+    two,
     now: clock.now,
     advance: async (ms: number) => clock.advance(ms),
     close: async () => {

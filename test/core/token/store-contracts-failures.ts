@@ -29,13 +29,18 @@ export function failureCounterCases(s: () => Opened<FailureCounter>) {
     expect(await two.count(a, now())).toEqual({ count: 1, resetAt: now() + MINUTE });
   });
 
-  it('reserves exactly the limit of 50 parallel reservations, refusing the rest with the window\'s end', async () => {
+  it("reserves exactly the limit of 50 parallel reservations, refusing the rest with the window's end", async () => {
     const { one, two, now } = s();
     const a = address();
     const t0 = now();
     const all = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? two : one).reserve(a, 7, MINUTE, t0)));
     expect(all.filter((r) => r.reserved)).toHaveLength(7);
-    expect(all.filter((r) => r.reserved).map((r) => r.count).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(
+      all
+        .filter((r) => r.reserved)
+        .map((r) => r.count)
+        .sort((x, y) => x - y),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7]);
     for (const r of all.filter((x) => !x.reserved)) expect(r).toEqual({ count: 7, resetAt: t0 + MINUTE, reserved: false });
     expect(await two.count(a, t0 + 1)).toEqual({ count: 7, resetAt: t0 + MINUTE });
   });
@@ -72,7 +77,7 @@ export function failureCounterCases(s: () => Opened<FailureCounter>) {
     expect(await two.reserve(a, 51, MINUTE, now())).toMatchObject({ count: 51, reserved: true });
   });
 
-  it('forgets a key\'s window for every handle, leaving other keys; a release of the forgotten window gives nothing back later', async () => {
+  it("forgets a key's window for every handle, leaving other keys; a release of the forgotten window gives nothing back later", async () => {
     const { one, two, now } = s();
     const [a, b] = [address(), address()];
     const held = await one.reserve(a, 3, MINUTE, now());

@@ -18,7 +18,9 @@ export function revocationCases(s: () => Opened<TokenStore>) {
       await one.sessions.write(session);
       await two.sessions.revoke(session.id, now(), now() + 300_000);
       await one.sessions.revoke(session.id, now() + 1, now() + 400_000);
-      expect(await entriesOf(one, realm.id)).toEqual([{ realm: realm.id, kind: 'session', subject: session.id, upTo: 0, until: now() + 300_000 }]);
+      expect(await entriesOf(one, realm.id)).toEqual([
+        { realm: realm.id, kind: 'session', subject: session.id, upTo: 0, until: now() + 300_000 },
+      ]);
       // An unknown session lists nothing.
       await one.sessions.revoke(randomUUID(), now(), now() + 300_000);
       expect(await entriesOf(two, realm.id)).toHaveLength(1);
@@ -43,10 +45,16 @@ export function revocationCases(s: () => Opened<TokenStore>) {
       ]);
       await one.sessions.write(sessionRecord(realm.id, { clientId: 'app' }));
       expect(await two.sessions.revokeAll({ realmId: realm.id }, now(), now() + 300_000)).toBe(1);
-      expect((await entriesOf(one, realm.id)).at(-1)).toEqual({ realm: realm.id, kind: 'realm', subject: realm.id, upTo: now(), until: now() + 300_000 });
+      expect((await entriesOf(one, realm.id)).at(-1)).toEqual({
+        realm: realm.id,
+        kind: 'realm',
+        subject: realm.id,
+        upTo: now(),
+        until: now() + 300_000,
+      });
     });
 
-    it('reads after a cursor only what is new, and everything again for another feed\'s cursor or one past its end', async () => {
+    it("reads after a cursor only what is new, and everything again for another feed's cursor or one past its end", async () => {
       const { one, two, now } = s();
       const { realm } = await givenRealm(one);
       const first = await one.revocations.read();
@@ -64,7 +72,10 @@ export function revocationCases(s: () => Opened<TokenStore>) {
       expect(next.cursor).toEqual({ feed: first.cursor.feed, after: expect.any(Number) });
       expect(next.cursor.after).toBeGreaterThan(first.cursor.after);
       expect((await two.revocations.read(next.cursor)).entries).toEqual([]);
-      for (const cursor of [{ feed: 'ab'.repeat(16), after: next.cursor.after }, { ...next.cursor, after: next.cursor.after + 1_000_000 }]) {
+      for (const cursor of [
+        { feed: 'ab'.repeat(16), after: next.cursor.after },
+        { ...next.cursor, after: next.cursor.after + 1_000_000 },
+      ]) {
         const again = await two.revocations.read(cursor);
         expect(again.full).toBe(true);
         expect(again.entries.filter((e) => e.realm === realm.id)).toHaveLength(2);
@@ -92,7 +103,12 @@ export function revocationCases(s: () => Opened<TokenStore>) {
       writing = false;
       await reader;
       seen.push(...(await two.revocations.read(cursor)).entries);
-      expect(seen.filter((e) => e.realm === realm.id).map((e) => e.subject).sort()).toEqual(sessions.map((x) => x.id).sort());
+      expect(
+        seen
+          .filter((e) => e.realm === realm.id)
+          .map((e) => e.subject)
+          .sort(),
+      ).toEqual(sessions.map((x) => x.id).sort());
     });
 
     it('tells a follower on the other handle that entries were added', async () => {

@@ -29,7 +29,9 @@ export function sessionCases(s: () => Opened<TokenStore>) {
       const session = sessionRecord(realm.id);
       await one.sessions.write(session);
       const next = Array.from({ length: 50 }, () => randomUUID());
-      const won = await inParallel(s(), 50, (store, i) => store.sessions.rotate(session.id, session.refreshJti, next[i], session.expiresAt + i + 1));
+      const won = await inParallel(s(), 50, (store, i) =>
+        store.sessions.rotate(session.id, session.refreshJti, next[i], session.expiresAt + i + 1),
+      );
       expect(won.filter(Boolean)).toHaveLength(1);
       const w = won.indexOf(true);
       expect(await two.sessions.get(session.id)).toEqual({ ...session, refreshJti: next[w], expiresAt: session.expiresAt + w + 1 });
@@ -66,7 +68,9 @@ export function sessionCases(s: () => Opened<TokenStore>) {
       };
       await Promise.all(Object.values(sessions).map((x) => one.sessions.write(x)));
       const open = async () => {
-        const read = await Promise.all(Object.entries(sessions).map(async ([k, x]) => [k, (await two.sessions.get(x.id))!.revokedAt === null] as const));
+        const read = await Promise.all(
+          Object.entries(sessions).map(async ([k, x]) => [k, (await two.sessions.get(x.id))!.revokedAt === null] as const),
+        );
         return read.filter(([, isOpen]) => isOpen).map(([k]) => k);
       };
 

@@ -3,7 +3,17 @@ import { failureCounterCases } from './store-contracts-failures';
 import { revocationCases } from './store-contracts-revocations';
 import { sessionCases } from './store-contracts-sessions';
 import {
-  clientRecord, givenRealm, inParallel, keyRecord, realmRecord, T0, unique, useOpened, userRecord, type OpenStore, type Opened,
+  clientRecord,
+  givenRealm,
+  inParallel,
+  keyRecord,
+  realmRecord,
+  T0,
+  unique,
+  useOpened,
+  userRecord,
+  type OpenStore,
+  type Opened,
 } from './store-fixtures';
 
 /**
@@ -21,10 +31,11 @@ export function tokenStoreContract(name: string, open: OpenStore) {
     keyCases(s, open);
     sessionCases(s);
     revocationCases(s);
-    describe('failures', () => failureCounterCases(() => {
-      const { one, two, now, advance } = s();
-      return { one: one.failures, two: two.failures, now, advance, close: async () => undefined };
-    }));
+    describe('failures', () =>
+      failureCounterCases(() => {
+        const { one, two, now, advance } = s();
+        return { one: one.failures, two: two.failures, now, advance, close: async () => undefined };
+      }));
   });
 }
 
@@ -101,7 +112,9 @@ function realmCases(s: () => Opened<TokenStore>, open: OpenStore) {
       try {
         const name = unique('default');
         const realms = Array.from({ length: 50 }, () => realmRecord({ name }));
-        const won = await inParallel(fresh, 50, (store, i) => store.realms.create(realms[i], { key: keyRecord(realms[i].id), clients: [] }));
+        const won = await inParallel(fresh, 50, (store, i) =>
+          store.realms.create(realms[i], { key: keyRecord(realms[i].id), clients: [] }),
+        );
         expect(won.filter(Boolean)).toHaveLength(1);
         const winner = realms[won.indexOf(true)];
         expect(await fresh.two.realms.getDefaultId()).toBe(winner.id);
@@ -141,9 +154,12 @@ function clientCases(s: () => Opened<TokenStore>) {
       expect(await one.clients.get(a.realm.id, 'svc')).toEqual(first);
     });
 
-    it('enables and disables a client, and sets a confidential client\'s secret (never a public one\'s)', async () => {
+    it("enables and disables a client, and sets a confidential client's secret (never a public one's)", async () => {
       const { one, two } = s();
-      const { realm } = await givenRealm(one, {}, (id) => [clientRecord(id, { clientId: 'svc' }), clientRecord(id, { clientId: 'app', secretHash: null })]);
+      const { realm } = await givenRealm(one, {}, (id) => [
+        clientRecord(id, { clientId: 'svc' }),
+        clientRecord(id, { clientId: 'app', secretHash: null }),
+      ]);
       expect(await two.clients.setEnabled(realm.id, 'svc', false)).toBe(true);
       expect((await one.clients.get(realm.id, 'svc'))?.enabled).toBe(false);
       expect(await two.clients.setEnabled(realm.id, 'nobody', false)).toBe(false);
@@ -222,7 +238,7 @@ function userCases(s: () => Opened<TokenStore>) {
 
 function keyCases(s: () => Opened<TokenStore>, open: OpenStore) {
   describe('signing keys', () => {
-    it('keeps a realm\'s keys, the newest active, listed newest first, each found only in its realm', async () => {
+    it("keeps a realm's keys, the newest active, listed newest first, each found only in its realm", async () => {
       const { one, two } = s();
       const { realm, key: first } = await givenRealm(one);
       const other = await givenRealm(one);

@@ -105,21 +105,34 @@ describe('the token service under the throttle', () => {
     const { core, clock, realm, client_secret } = await setup();
     const from = (clientAddress: string) => ({ clientAddress });
     for (let i = 0; i < 3; i++) {
-      await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret: 'wrong' }, from('10.0.0.1'))).rejects.toBeInstanceOf(AuthenticationFailed);
+      await expect(
+        core.service.issueForClient({ realm, client_id: 'svc', client_secret: 'wrong' }, from('10.0.0.1')),
+      ).rejects.toBeInstanceOf(AuthenticationFailed);
     }
-    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from('10.0.0.1'))).rejects.toBeInstanceOf(RateLimited);
-    await expect(core.service.loginUser({ realm, username: 'ann', password: 'correct horse' }, from('10.0.0.1'))).rejects.toBeInstanceOf(RateLimited);
-    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from('10.0.0.2'))).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from('10.0.0.1'))).rejects.toBeInstanceOf(
+      RateLimited,
+    );
+    await expect(core.service.loginUser({ realm, username: 'ann', password: 'correct horse' }, from('10.0.0.1'))).rejects.toBeInstanceOf(
+      RateLimited,
+    );
+    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from('10.0.0.2'))).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
     clock.advance(60_000);
-    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from('10.0.0.1'))).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from('10.0.0.1'))).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
     await core.close();
   });
 
   it('hashes no more wrong passwords sent in parallel from one address than its limit; the rest get 429', async () => {
     const { core, realm } = await setup();
     const scrypt = jest.spyOn(crypto, 'scrypt');
-    const settled = await Promise.allSettled(Array.from({ length: 20 }, (_, i) =>
-      core.service.loginUser({ realm, username: 'ann', password: `guess ${i}` }, { clientAddress: '10.0.0.4' })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        core.service.loginUser({ realm, username: 'ann', password: `guess ${i}` }, { clientAddress: '10.0.0.4' }),
+      ),
+    );
     const reasons = settled.map((s) => (s.status === 'rejected' ? s.reason : s.value));
     expect(reasons.filter((r) => r instanceof AuthenticationFailed)).toHaveLength(3);
     expect(reasons.filter((r) => r instanceof RateLimited)).toHaveLength(17);
@@ -130,8 +143,14 @@ describe('the token service under the throttle', () => {
 
   it('counts parallel wrong client secrets too (a keyed hash each), 429 past the limit', async () => {
     const { core, realm } = await setup();
-    const settled = await Promise.allSettled(Array.from({ length: 20 }, (_, i) =>
-      core.service.issueForClient({ realm, client_id: i % 2 ? 'svc' : 'nobody', client_secret: `guess ${i}` }, { clientAddress: '10.0.0.5' })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        core.service.issueForClient(
+          { realm, client_id: i % 2 ? 'svc' : 'nobody', client_secret: `guess ${i}` },
+          { clientAddress: '10.0.0.5' },
+        ),
+      ),
+    );
     const reasons = settled.map((s) => (s.status === 'rejected' ? s.reason : s.value));
     expect(reasons.filter((r) => r instanceof AuthenticationFailed)).toHaveLength(3);
     expect(reasons.filter((r) => r instanceof RateLimited)).toHaveLength(17);
@@ -142,10 +161,14 @@ describe('the token service under the throttle', () => {
     const { core, realm, client_secret } = await setup();
     const from = { clientAddress: '10.0.0.6' };
     for (let round = 0; round < 3; round++) {
-      const logins = await Promise.all(Array.from({ length: 3 }, () => core.service.loginUser({ realm, username: 'ann', password: 'correct horse' }, from)));
+      const logins = await Promise.all(
+        Array.from({ length: 3 }, () => core.service.loginUser({ realm, username: 'ann', password: 'correct horse' }, from)),
+      );
       expect(logins.every((t) => t.token_type === 'Bearer')).toBe(true);
     }
-    const tokens = await Promise.all(Array.from({ length: 20 }, () => core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from)));
+    const tokens = await Promise.all(
+      Array.from({ length: 20 }, () => core.service.issueForClient({ realm, client_id: 'svc', client_secret }, from)),
+    );
     expect(tokens.every((t) => t.token_type === 'Bearer')).toBe(true);
     expect((await core.store.failures.count('10.0.0.6', Date.UTC(2026, 0, 1))).count).toBe(0);
     await core.close();
@@ -154,8 +177,11 @@ describe('the token service under the throttle', () => {
   it('counts a check waiting for the hashing pool, or for an identical check, against the limit', async () => {
     const { core, realm } = await setup();
     const scrypt = jest.spyOn(crypto, 'scrypt');
-    const settled = await Promise.allSettled(Array.from({ length: 10 }, () =>
-      core.service.loginUser({ realm, username: 'ann', password: 'the same guess' }, { clientAddress: '10.0.0.7' })));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 10 }, () =>
+        core.service.loginUser({ realm, username: 'ann', password: 'the same guess' }, { clientAddress: '10.0.0.7' }),
+      ),
+    );
     const reasons = settled.map((s) => (s.status === 'rejected' ? s.reason : s.value));
     expect(reasons.filter((r) => r instanceof AuthenticationFailed)).toHaveLength(3);
     expect(reasons.filter((r) => r instanceof RateLimited)).toHaveLength(7);
@@ -167,7 +193,9 @@ describe('the token service under the throttle', () => {
   it('does not count successful authentications', async () => {
     const { core, realm, client_secret } = await setup();
     for (let i = 0; i < 5; i++) {
-      await expect(core.service.issueForClient({ realm, client_id: 'svc', client_secret }, { clientAddress: '10.0.0.3' })).resolves.toBeDefined();
+      await expect(
+        core.service.issueForClient({ realm, client_id: 'svc', client_secret }, { clientAddress: '10.0.0.3' }),
+      ).resolves.toBeDefined();
     }
     await core.close();
   });

@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { BadRequest, Conflict } from '../../../core/shared/errors';
 import type { TokenCore } from '../../../core/token';
-import { AuthenticationFailed, InvalidGrant, InvalidRequest, InvalidScope, RealmNotFound, UnsupportedGrantType } from '../../../core/token/errors';
+import {
+  AuthenticationFailed,
+  InvalidGrant,
+  InvalidRequest,
+  InvalidScope,
+  RealmNotFound,
+  UnsupportedGrantType,
+} from '../../../core/token/errors';
 import type { TokenResponse } from '../../../core/token/service';
 import { fastHasher, PUBLIC_URL, testClock, testTokenCore } from '../../shared/helpers';
 
@@ -22,8 +29,20 @@ async function world(lockout = { threshold: 3, seconds: 600 }): Promise<World> {
   const core = await testTokenCore(clock, { lockout });
   const realm = (await core.admin.createRealm({ name: 'main' })).id;
   const [client] = await Promise.all([
-    core.admin.createClient({ realm, clientId: 'svc-a', roles: ['search:read', 'search:write'], scopes: ['openid', 'profile', 'email', 'search'] }),
-    core.admin.createUser({ realm, username: 'alice', password: PASSWORD, roles: ['search:read'], tenantId: 'tenant-a', email: 'alice@example.com' }),
+    core.admin.createClient({
+      realm,
+      clientId: 'svc-a',
+      roles: ['search:read', 'search:write'],
+      scopes: ['openid', 'profile', 'email', 'search'],
+    }),
+    core.admin.createUser({
+      realm,
+      username: 'alice',
+      password: PASSWORD,
+      roles: ['search:read'],
+      tenantId: 'tenant-a',
+      email: 'alice@example.com',
+    }),
   ]);
   return { core, clock, realm, secret: client.client_secret };
 }
@@ -106,7 +125,10 @@ describe('client credentials', () => {
   });
 
   it('records the caller address in clientHost and clientAddress', async () => {
-    const t = await w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-a', client_secret: w.secret }, { clientAddress: '10.0.0.7' });
+    const t = await w.core.service.issueForClient(
+      { realm: w.realm, client_id: 'svc-a', client_secret: w.secret },
+      { clientAddress: '10.0.0.7' },
+    );
     expect(decodeJwt(t.access_token)).toMatchObject({ clientHost: '10.0.0.7', clientAddress: '10.0.0.7' });
   });
 
@@ -134,15 +156,17 @@ describe('client credentials', () => {
   });
 
   it('refuses client credentials for the public login client, which has no secret', async () => {
-    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'platform-login', client_secret: '' }))
-      .rejects.toBeInstanceOf(AuthenticationFailed);
+    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'platform-login', client_secret: '' })).rejects.toBeInstanceOf(
+      AuthenticationFailed,
+    );
   });
 
   it('refuses a disabled client', async () => {
     const { client_secret } = await w.core.admin.createClient({ realm: w.realm, clientId: 'svc-disabled' });
     await w.core.admin.setClientEnabled(w.realm, 'svc-disabled', false);
-    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-disabled', client_secret }))
-      .rejects.toBeInstanceOf(AuthenticationFailed);
+    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-disabled', client_secret })).rejects.toBeInstanceOf(
+      AuthenticationFailed,
+    );
   });
 
   it('refuses an unsupported grant type', async () => {
@@ -153,7 +177,9 @@ describe('client credentials', () => {
   it('grants a password token at the token endpoint too, to the authenticated client (as Keycloak does)', async () => {
     const t = await asClient({ grant_type: 'password', username: 'alice', password: PASSWORD });
     expect(decodeJwt(t.access_token)).toMatchObject({ azp: 'svc-a', preferred_username: 'alice', tenant_id: 'tenant-a' });
-    await expect(asClient({ grant_type: 'password', username: 'alice', password: 'wrong' })).rejects.toMatchObject({ code: 'invalid_grant' });
+    await expect(asClient({ grant_type: 'password', username: 'alice', password: 'wrong' })).rejects.toMatchObject({
+      code: 'invalid_grant',
+    });
   });
 
   it('answers realm not found for an unknown realm', async () => {
@@ -213,7 +239,12 @@ describe('password login', () => {
 
   it('logs in through a named confidential client with its secret', async () => {
     const t = await asAlice({ client_id: 'svc-a', client_secret: w.secret, scopes: 'search' });
-    expect(decodeJwt(t.access_token)).toMatchObject({ azp: 'svc-a', preferred_username: 'alice', scope: 'search', realm_access: { roles: ['search:read'] } });
+    expect(decodeJwt(t.access_token)).toMatchObject({
+      azp: 'svc-a',
+      preferred_username: 'alice',
+      scope: 'search',
+      realm_access: { roles: ['search:read'] },
+    });
   });
 
   it('refuses a named confidential client without its secret', async () => {
@@ -233,7 +264,9 @@ describe('password login', () => {
   it('refuses a disabled user even with the right password', async () => {
     await w.core.admin.createUser({ realm: w.realm, username: 'bob', password: PASSWORD });
     await w.core.admin.setUserEnabled(w.realm, 'bob', false);
-    await expect(w.core.service.loginUser({ realm: w.realm, username: 'bob', password: PASSWORD })).rejects.toBeInstanceOf(AuthenticationFailed);
+    await expect(w.core.service.loginUser({ realm: w.realm, username: 'bob', password: PASSWORD })).rejects.toBeInstanceOf(
+      AuthenticationFailed,
+    );
   });
 
   it('refuses an unsupported grant type', async () => {
@@ -252,7 +285,11 @@ describe('refresh tokens', () => {
     expect(next.session_state).toBe(first.session_state);
     expect(next.refresh_token).not.toBe(first.refresh_token);
     expect(decodeJwt(next.refresh_token).jti).not.toBe(decodeJwt(first.refresh_token).jti);
-    expect(decodeJwt(next.access_token)).toMatchObject({ azp: 'svc-a', sid: first.session_state, realm_access: { roles: ['search:read', 'search:write'] } });
+    expect(decodeJwt(next.access_token)).toMatchObject({
+      azp: 'svc-a',
+      sid: first.session_state,
+      realm_access: { roles: ['search:read', 'search:write'] },
+    });
     await expect(introspect(next.access_token)).resolves.toMatchObject({ active: 'true' });
   });
 
@@ -269,7 +306,9 @@ describe('refresh tokens', () => {
 
     await expect(asClient({ grant_type: 'refresh_token', refresh_token: first.refresh_token })).rejects.toBeInstanceOf(InvalidGrant);
     // The legitimate holder's newer tokens die with the session.
-    await expect(asClient({ grant_type: 'refresh_token', refresh_token: second.refresh_token })).rejects.toMatchObject({ code: 'invalid_grant' });
+    await expect(asClient({ grant_type: 'refresh_token', refresh_token: second.refresh_token })).rejects.toMatchObject({
+      code: 'invalid_grant',
+    });
     await expect(introspect(second.access_token)).resolves.toEqual({ active: 'false' });
     expect((await w.core.store.sessions.get(first.session_state))?.revokedAt).not.toBeNull();
   });
@@ -277,10 +316,18 @@ describe('refresh tokens', () => {
   it('refuses a refresh token issued to client A when client B presents it, without ending the session', async () => {
     const { client_secret } = await w.core.admin.createClient({ realm: w.realm, clientId: 'svc-b' });
     const ofA = await asClient();
-    const byB = w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-b', client_secret, grant_type: 'refresh_token', refresh_token: ofA.refresh_token });
+    const byB = w.core.service.issueForClient({
+      realm: w.realm,
+      client_id: 'svc-b',
+      client_secret,
+      grant_type: 'refresh_token',
+      refresh_token: ofA.refresh_token,
+    });
     await expect(byB).rejects.toBeInstanceOf(InvalidGrant);
     await expect(byB).rejects.toMatchObject({ code: 'invalid_grant', message: 'Refresh token was issued to another client' });
-    await expect(asClient({ grant_type: 'refresh_token', refresh_token: ofA.refresh_token })).resolves.toMatchObject({ session_state: ofA.session_state });
+    await expect(asClient({ grant_type: 'refresh_token', refresh_token: ofA.refresh_token })).resolves.toMatchObject({
+      session_state: ofA.session_state,
+    });
   });
 
   it("refuses a user's refresh token presented by another client", async () => {
@@ -301,7 +348,9 @@ describe('refresh tokens', () => {
     const narrow = await asClient({ scopes: 'openid search' });
     const next = await asClient({ grant_type: 'refresh_token', refresh_token: narrow.refresh_token, scopes: 'search' });
     expect(next.scope).toBe('search');
-    await expect(asClient({ grant_type: 'refresh_token', refresh_token: next.refresh_token, scopes: 'profile' })).rejects.toBeInstanceOf(InvalidScope);
+    await expect(asClient({ grant_type: 'refresh_token', refresh_token: next.refresh_token, scopes: 'profile' })).rejects.toBeInstanceOf(
+      InvalidScope,
+    );
   });
 });
 
@@ -332,7 +381,11 @@ describe('introspection and revocation', () => {
 
   it('includes the service-account claims of a client token', async () => {
     await expect(introspect(clientToken.access_token)).resolves.toMatchObject({
-      active: 'true', client_id: 'svc-a', clientId: 'svc-a', username: 'service-account-svc-a', tenant_id: w.realm,
+      active: 'true',
+      client_id: 'svc-a',
+      clientId: 'svc-a',
+      username: 'service-account-svc-a',
+      tenant_id: w.realm,
     });
   });
 
@@ -370,9 +423,18 @@ describe('introspection and revocation', () => {
     await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
     await w.core.admin.setClientEnabled(w.realm, 'svc-toggle', true);
     await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
-    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-toggle', client_secret, grant_type: 'refresh_token', refresh_token: t.refresh_token }))
-      .rejects.toBeInstanceOf(InvalidGrant);
-    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-toggle', client_secret })).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(
+      w.core.service.issueForClient({
+        realm: w.realm,
+        client_id: 'svc-toggle',
+        client_secret,
+        grant_type: 'refresh_token',
+        refresh_token: t.refresh_token,
+      }),
+    ).rejects.toBeInstanceOf(InvalidGrant);
+    await expect(w.core.service.issueForClient({ realm: w.realm, client_id: 'svc-toggle', client_secret })).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
   });
 
   it("ends a user's sessions when the user is disabled: enabling again revives neither access nor refresh tokens", async () => {
@@ -382,7 +444,9 @@ describe('introspection and revocation', () => {
     await w.core.admin.setUserEnabled(w.realm, 'dora', true);
     await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
     await expect(w.core.service.refresh({ realm: w.realm, refresh_token: t.refresh_token })).rejects.toBeInstanceOf(InvalidGrant);
-    await expect(w.core.service.loginUser({ realm: w.realm, username: 'dora', password: PASSWORD })).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(w.core.service.loginUser({ realm: w.realm, username: 'dora', password: PASSWORD })).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
   });
 
   it('logout ends every session of a user; set-password ends them too, and only the new password works', async () => {
@@ -393,10 +457,17 @@ describe('introspection and revocation', () => {
     for (const t of [a, b]) await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
 
     const c = await w.core.service.loginUser({ realm: w.realm, username: 'eve', password: PASSWORD });
-    await expect(w.core.admin.setPassword(w.realm, 'eve', 'a brand new password')).resolves.toMatchObject({ username: 'eve', sessions_ended: 1 });
+    await expect(w.core.admin.setPassword(w.realm, 'eve', 'a brand new password')).resolves.toMatchObject({
+      username: 'eve',
+      sessions_ended: 1,
+    });
     await expect(introspect(c.access_token)).resolves.toEqual({ active: 'false' });
-    await expect(w.core.service.loginUser({ realm: w.realm, username: 'eve', password: PASSWORD })).rejects.toBeInstanceOf(AuthenticationFailed);
-    await expect(w.core.service.loginUser({ realm: w.realm, username: 'eve', password: 'a brand new password' })).resolves.toMatchObject({ token_type: 'Bearer' });
+    await expect(w.core.service.loginUser({ realm: w.realm, username: 'eve', password: PASSWORD })).rejects.toBeInstanceOf(
+      AuthenticationFailed,
+    );
+    await expect(w.core.service.loginUser({ realm: w.realm, username: 'eve', password: 'a brand new password' })).resolves.toMatchObject({
+      token_type: 'Bearer',
+    });
     await expect(w.core.admin.setPassword(w.realm, 'eve', 'short')).rejects.toBeInstanceOf(BadRequest);
     await expect(w.core.admin.logout(w.realm, 'nobody')).rejects.toThrow(BadRequest);
   });
@@ -406,8 +477,9 @@ describe('introspection and revocation', () => {
     const t = await w.core.service.loginUser({ realm: w.realm, username: 'carol', password: PASSWORD });
     await w.core.admin.setUserEnabled(w.realm, 'carol', false);
     await expect(introspect(t.access_token)).resolves.toEqual({ active: 'false' });
-    await expect(w.core.service.loginUser({ realm: w.realm, grant_type: 'refresh_token', refresh_token: t.refresh_token }))
-      .rejects.toBeInstanceOf(InvalidGrant);
+    await expect(
+      w.core.service.loginUser({ realm: w.realm, grant_type: 'refresh_token', refresh_token: t.refresh_token }),
+    ).rejects.toBeInstanceOf(InvalidGrant);
   });
 });
 
@@ -433,8 +505,13 @@ describe('disabled realms', () => {
 
   it('describes an enabled realm with its issuer and JWKS address', async () => {
     await expect(w.core.service.realm({ realm: w.realm })).resolves.toEqual({
-      id: w.realm, name: 'main', enabled: true, issuer: issuerOf(w.realm),
-      jwksUri: `${issuerOf(w.realm)}/protocol/openid-connect/certs`, accessTokenLifespan: 300, refreshTokenLifespan: 1800,
+      id: w.realm,
+      name: 'main',
+      enabled: true,
+      issuer: issuerOf(w.realm),
+      jwksUri: `${issuerOf(w.realm)}/protocol/openid-connect/certs`,
+      accessTokenLifespan: 300,
+      refreshTokenLifespan: 1800,
       audiences: expect.arrayContaining(['account']),
     });
   });
@@ -446,7 +523,8 @@ describe('time-dependent behaviour', () => {
     t = await world({ threshold: 3, seconds: 600 });
   });
   afterEach(() => t.core.close());
-  const login = (password: string, from = '10.9.0.1') => t.core.service.loginUser({ realm: t.realm, username: 'alice', password }, { clientAddress: from });
+  const login = (password: string, from = '10.9.0.1') =>
+    t.core.service.loginUser({ realm: t.realm, username: 'alice', password }, { clientAddress: from });
   const aliceLocked = async () => (await t.core.admin.listUsers(t.realm)).find((u) => u.username === 'alice')?.locked;
 
   it('refuses a source its threshold of wrong passwords for an account, even the right one, until the window passes; other sources still sign in', async () => {
@@ -470,7 +548,7 @@ describe('time-dependent behaviour', () => {
     await expect(login(PASSWORD, '10.9.0.2')).resolves.toMatchObject({ token_type: 'Bearer' });
   });
 
-  it('forgets a source\'s failed attempts after its successful login', async () => {
+  it("forgets a source's failed attempts after its successful login", async () => {
     for (let i = 0; i < 2; i++) await expect(login('wrong password')).rejects.toBeInstanceOf(AuthenticationFailed);
     await login(PASSWORD);
     for (let i = 0; i < 2; i++) await expect(login('wrong password')).rejects.toBeInstanceOf(AuthenticationFailed);
@@ -481,14 +559,26 @@ describe('time-dependent behaviour', () => {
     const tok = await t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret });
     t.clock.advance(301_000);
     await expect(t.core.service.introspect({ realm: t.realm, token: tok.access_token })).resolves.toEqual({ active: 'false' });
-    const next = await t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret, grant_type: 'refresh_token', refresh_token: tok.refresh_token });
+    const next = await t.core.service.issueForClient({
+      realm: t.realm,
+      client_id: 'svc-a',
+      client_secret: t.secret,
+      grant_type: 'refresh_token',
+      refresh_token: tok.refresh_token,
+    });
     await expect(t.core.service.introspect({ realm: t.realm, token: next.access_token })).resolves.toMatchObject({ active: 'true' });
   });
 
   it('extends the session on refresh, so pruning only drops sessions idle past the refresh lifetime', async () => {
     const tok = await t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret });
     t.clock.advance(1_000_000);
-    await t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret, grant_type: 'refresh_token', refresh_token: tok.refresh_token });
+    await t.core.service.issueForClient({
+      realm: t.realm,
+      client_id: 'svc-a',
+      client_secret: t.secret,
+      grant_type: 'refresh_token',
+      refresh_token: tok.refresh_token,
+    });
     t.clock.advance(1_000_000); // past the first refresh token's lifetime, within the rotated one's
     expect(await t.core.admin.prune()).toBe(0);
     expect(await t.core.store.sessions.get(tok.session_state)).toBeDefined();
@@ -502,8 +592,15 @@ describe('time-dependent behaviour', () => {
     t.clock.advance(1_000);
     expect(await t.core.admin.prune()).toBe(1);
     expect(await t.core.store.sessions.get(tok.session_state)).toBeUndefined();
-    await expect(t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret, grant_type: 'refresh_token', refresh_token: tok.refresh_token }))
-      .rejects.toBeInstanceOf(InvalidGrant);
+    await expect(
+      t.core.service.issueForClient({
+        realm: t.realm,
+        client_id: 'svc-a',
+        client_secret: t.secret,
+        grant_type: 'refresh_token',
+        refresh_token: tok.refresh_token,
+      }),
+    ).rejects.toBeInstanceOf(InvalidGrant);
     // A session opened now is kept.
     await t.core.service.issueForClient({ realm: t.realm, client_id: 'svc-a', client_secret: t.secret });
     expect(await t.core.admin.prune()).toBe(0);
@@ -519,8 +616,12 @@ describe('administration rules', () => {
 
   it('refuses a duplicate client id or username in a realm with Conflict', async () => {
     await expect(w.core.admin.createClient({ realm: w.realm, clientId: 'svc-a' })).rejects.toBeInstanceOf(Conflict);
-    await expect(w.core.admin.createUser({ realm: w.realm, username: 'alice', password: 'another password' })).rejects.toBeInstanceOf(Conflict);
-    await expect(w.core.admin.createUser({ realm: w.realm, username: 'ALICE', password: 'another password' })).rejects.toBeInstanceOf(Conflict);
+    await expect(w.core.admin.createUser({ realm: w.realm, username: 'alice', password: 'another password' })).rejects.toBeInstanceOf(
+      Conflict,
+    );
+    await expect(w.core.admin.createUser({ realm: w.realm, username: 'ALICE', password: 'another password' })).rejects.toBeInstanceOf(
+      Conflict,
+    );
   });
 
   it('refuses a duplicate realm name, whatever its case, with Conflict', async () => {
@@ -530,20 +631,27 @@ describe('administration rules', () => {
 
   it('refuses a password shorter than 8 characters and a client secret shorter than 16', async () => {
     await expect(w.core.admin.createUser({ realm: w.realm, username: 'dave', password: 'short7!' })).rejects.toBeInstanceOf(BadRequest);
-    await expect(w.core.admin.createClient({ realm: w.realm, clientId: 'svc-short', secret: 'fifteen-chars!!' })).rejects.toBeInstanceOf(BadRequest);
+    await expect(w.core.admin.createClient({ realm: w.realm, clientId: 'svc-short', secret: 'fifteen-chars!!' })).rejects.toBeInstanceOf(
+      BadRequest,
+    );
     expect(await w.core.store.users.get(w.realm, 'dave')).toBeUndefined();
   });
 
-  it.each(['', 'has space', '-leading-dash', 'slash/ed', 'x'.repeat(129)])('refuses the bad name %j for clients, users and realms', async (name) => {
-    await expect(w.core.admin.createClient({ realm: w.realm, clientId: name })).rejects.toBeInstanceOf(BadRequest);
-    await expect(w.core.admin.createUser({ realm: w.realm, username: name, password: PASSWORD })).rejects.toBeInstanceOf(BadRequest);
-    await expect(w.core.admin.createRealm({ name })).rejects.toBeInstanceOf(BadRequest);
-  });
+  it.each(['', 'has space', '-leading-dash', 'slash/ed', 'x'.repeat(129)])(
+    'refuses the bad name %j for clients, users and realms',
+    async (name) => {
+      await expect(w.core.admin.createClient({ realm: w.realm, clientId: name })).rejects.toBeInstanceOf(BadRequest);
+      await expect(w.core.admin.createUser({ realm: w.realm, username: name, password: PASSWORD })).rejects.toBeInstanceOf(BadRequest);
+      await expect(w.core.admin.createRealm({ name })).rejects.toBeInstanceOf(BadRequest);
+    },
+  );
 
   it('refuses lifespans that are not positive or where the refresh one is shorter than the access one', async () => {
     await expect(w.core.admin.createRealm({ name: 'r1', accessTokenLifespan: 0 })).rejects.toBeInstanceOf(BadRequest);
     await expect(w.core.admin.createRealm({ name: 'r2', accessTokenLifespan: -5 })).rejects.toBeInstanceOf(BadRequest);
-    await expect(w.core.admin.createRealm({ name: 'r3', accessTokenLifespan: 600, refreshTokenLifespan: 300 })).rejects.toBeInstanceOf(BadRequest);
+    await expect(w.core.admin.createRealm({ name: 'r3', accessTokenLifespan: 600, refreshTokenLifespan: 300 })).rejects.toBeInstanceOf(
+      BadRequest,
+    );
     const names = (await w.core.admin.listRealms()).map((r) => r.name);
     for (const refused of ['r1', 'r2', 'r3']) expect(names).not.toContain(refused);
   });

@@ -54,9 +54,18 @@ export async function chatFixture(env: Record<string, string> = {}): Promise<Cha
       return { question: map(parsed), ctx: { ...meta, caller } };
     };
     const byBody = (chat: ChatService): BodyChat => ({
-      generateAnswer: async (b, meta) => { const a = await asked(GenerateAnswerBody, b, questionOf, meta); return chat.generateAnswer(a.question, a.ctx); },
-      streamAnswer: async (b, meta) => { const a = await asked(GenerateAnswerBody, b, questionOf, meta); return chat.streamAnswer(a.question, a.ctx); },
-      getSources: async (b, meta) => { const a = await asked(GetSourcesBody, b, sourcesQuestionOf, meta); return chat.getSources(a.question, a.ctx); },
+      generateAnswer: async (b, meta) => {
+        const a = await asked(GenerateAnswerBody, b, questionOf, meta);
+        return chat.generateAnswer(a.question, a.ctx);
+      },
+      streamAnswer: async (b, meta) => {
+        const a = await asked(GenerateAnswerBody, b, questionOf, meta);
+        return chat.streamAnswer(a.question, a.ctx);
+      },
+      getSources: async (b, meta) => {
+        const a = await asked(GetSourcesBody, b, sourcesQuestionOf, meta);
+        return chat.getSources(a.question, a.ctx);
+      },
     });
     return { ...f, apiKey, tokenA: raw(f.a), tokenB: raw(f.b), body, ingest, byBody };
   } catch (err) {

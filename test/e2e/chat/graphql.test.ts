@@ -33,10 +33,26 @@ beforeAll(async () => {
   upstream = await startFakeOpenAi({ answer: 'The upstream says aspirin upsets the stomach.' });
   process.env.E2E_CHAT_GQL_OC_KEY = 'chat-graphql-oc-token-0123456789';
   const file = join(tmpdir(), `catalog-chat-graphql-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 8192,
-      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_CHAT_GQL_OC_KEY' } }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'oc-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 8192,
+          upstream: {
+            provider: 'openai-compatible',
+            baseUrl: `${upstream.url}/v1`,
+            model: 'llama3.2',
+            credentialEnv: 'E2E_CHAT_GQL_OC_KEY',
+          },
+        },
+      ],
+    }),
+  );
   f = await chatFixture({ MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
   alone = await startInTemp('chat', { AUTH_ISSUER_URL: f.url, SEARCH_URL: f.url, MODELS_URL: f.url });
 }, 60_000);
@@ -52,12 +68,19 @@ const ANSWER = `mutation($input: AskInput!) { generateAnswer(input: $input) {
   response generatedSearchText finishReason model { id contextLength } sources { ${SOURCE} } } }`;
 const SOURCES = `query($input: AskInput!) { sources(input: $input) {
   query searchText model { id } citations { citation title category document { id title } } searchTextResult context numNewUploads history { userQuery } } }`;
-const STREAM = 'subscription($input: AskInput!) { answerStream(input: $input) { response generatedSearchText finishReason sources { citation title document { id } } model { id } } }';
+const STREAM =
+  'subscription($input: AskInput!) { answerStream(input: $input) { response generatedSearchText finishReason sources { citation title document { id } } model { id } } }';
 
 async function gql(base: string, query: string, input: Record<string, unknown>, headers: Record<string, string | undefined> = {}) {
-  const all: Record<string, string | undefined> = { 'content-type': 'application/json', authorization: f.a, 'api-key': f.apiKey, ...headers };
+  const all: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    authorization: f.a,
+    'api-key': f.apiKey,
+    ...headers,
+  };
   const res = await fetch(`${base}/graphql`, {
-    method: 'POST', headers: Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)),
+    method: 'POST',
+    headers: Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)),
     body: JSON.stringify({ query, variables: { input } }),
   });
   return { status: res.status, body: (await res.json()) as any };
@@ -71,7 +94,12 @@ describe('through the gateway', () => {
     const r = await gql(f.url, ANSWER, { query: ASPIRIN });
     expect(r.body.errors).toBeUndefined();
     const a = r.body.data.generateAnswer;
-    expect(a).toMatchObject({ response: rest.body.response, generatedSearchText: ASPIRIN, finishReason: 'STOP', model: { id: 'local-chat', contextLength: 8192 } });
+    expect(a).toMatchObject({
+      response: rest.body.response,
+      generatedSearchText: ASPIRIN,
+      finishReason: 'STOP',
+      model: { id: 'local-chat', contextLength: 8192 },
+    });
     expect(a.sources.length).toBeGreaterThan(0);
     expect(a.sources.map((s: any) => s.citation)).toEqual(a.sources.map((_: unknown, i: number) => i + 1));
     // The title comes from the search subgraph's Document, resolved by id: the same as the passage's own.
@@ -81,14 +109,24 @@ describe('through the gateway', () => {
   });
 
   it('sources: what get_sources gives over REST', async () => {
-    const rest = await f.call('POST', '/api/get_sources', { auth: '', body: { request: { ...(f.body(ASPIRIN).request as object), query: ASPIRIN }, bot_details: {}, chat_hist: [] } });
+    const rest = await f.call('POST', '/api/get_sources', {
+      auth: '',
+      body: { request: { ...(f.body(ASPIRIN).request as object), query: ASPIRIN }, bot_details: {}, chat_hist: [] },
+    });
     expect(rest.status).toBe(200);
     const r = await gql(f.url, SOURCES, { query: ASPIRIN, history: [{ userQuery: 'Hello', response: 'Hi.' }] }, { 'api-key': undefined });
     expect(r.body.errors).toBeUndefined();
     const s = r.body.data.sources;
-    expect(s).toMatchObject({ query: ASPIRIN, searchText: ASPIRIN, model: { id: 'local-chat' }, numNewUploads: 0, history: [{ userQuery: 'Hello' }] });
-    expect(s.citations.map((c: any) => [c.citation, c.document.id, c.document.title]))
-      .toEqual(rest.body.sources.citations.map((c: any) => [c.citation, c.object_id, c.title]));
+    expect(s).toMatchObject({
+      query: ASPIRIN,
+      searchText: ASPIRIN,
+      model: { id: 'local-chat' },
+      numNewUploads: 0,
+      history: [{ userQuery: 'Hello' }],
+    });
+    expect(s.citations.map((c: any) => [c.citation, c.document.id, c.document.title])).toEqual(
+      rest.body.sources.citations.map((c: any) => [c.citation, c.object_id, c.title]),
+    );
     expect(s.searchTextResult).toBe(rest.body.sources.all_input_texts.search_text_result);
     expect(s.context).toContain('stomach upset');
   });
@@ -105,7 +143,12 @@ describe('through the gateway', () => {
     expect(empty.body.errors[0].extensions.issues).toEqual([expect.objectContaining({ loc: ['input', 'query'], type: 'missing' })]);
     const hot = await gql(f.url, ANSWER, { query: ASPIRIN, temperature: 5, files: ['x'.repeat(2000)] });
     expect(codeOf(hot)).toBe('BAD_USER_INPUT');
-    expect(hot.body.errors[0].extensions.issues.map((i: any) => i.loc)).toEqual(expect.arrayContaining([['input', 'temperature'], ['input', 'files', 0]]));
+    expect(hot.body.errors[0].extensions.issues.map((i: any) => i.loc)).toEqual(
+      expect.arrayContaining([
+        ['input', 'temperature'],
+        ['input', 'files', 0],
+      ]),
+    );
     expect(hot.body.data).toEqual({ generateAnswer: null });
   });
 });
@@ -145,10 +188,15 @@ describe('served alone: answerStream over graphql-ws', () => {
     expect(chunks.slice(1).every((c) => c.sources === null && c.model === null)).toBe(true);
   });
 
-  it('takes Authorization and apiKey too, or the upgrade request\'s headers; queries and mutations work over the socket', async () => {
+  it("takes Authorization and apiKey too, or the upgrade request's headers; queries and mutations work over the socket", async () => {
     const client = connect({ Authorization: f.a, apiKey: f.apiKey });
-    const answer = await ask(client, 'mutation($input: AskInput!) { generateAnswer(input: $input) { response finishReason } }', { query: ASPIRIN });
-    expect(answer.results[0].data.generateAnswer).toMatchObject({ response: expect.stringContaining('stomach upset'), finishReason: 'STOP' });
+    const answer = await ask(client, 'mutation($input: AskInput!) { generateAnswer(input: $input) { response finishReason } }', {
+      query: ASPIRIN,
+    });
+    expect(answer.results[0].data.generateAnswer).toMatchObject({
+      response: expect.stringContaining('stomach upset'),
+      finishReason: 'STOP',
+    });
     const sources = await ask(client, 'query($input: AskInput!) { sources(input: $input) { citations { title } } }', { query: ASPIRIN });
     expect(sources.results[0].data.sources.citations[0].title).toBe('Aspirin');
     // A Node client can set headers on the upgrade request itself.
@@ -196,14 +244,19 @@ describe('served alone: answerStream over graphql-ws', () => {
     const none = await ask(connect({ 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
     expect(none.results).toHaveLength(1);
     expect(none.results[0].data).toBeUndefined();
-    expect(none.results[0].errors).toEqual([expect.objectContaining({ message: 'Not authenticated', path: ['answerStream'], extensions: { code: 'UNAUTHENTICATED' } })]);
+    expect(none.results[0].errors).toEqual([
+      expect.objectContaining({ message: 'Not authenticated', path: ['answerStream'], extensions: { code: 'UNAUTHENTICATED' } }),
+    ]);
     const bad = await ask(connect({ authorization: 'Bearer not.a.token', 'api-key': f.apiKey }), STREAM, { query: ASPIRIN });
     expect(bad.results).toEqual([]);
     expect({ code: bad.error.code, reason: bad.error.reason }).toEqual({ code: 4403, reason: 'Forbidden: Invalid token: malformed' });
     const other = await ask(connect(user()), STREAM, { query: ASPIRIN, tenantId: 'tenant-b' });
     expect(other.results[0].errors![0].extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'tenant_mismatch' });
     const empty = await ask(connect(user()), STREAM, { query: '' });
-    expect(empty.results[0].errors![0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [expect.objectContaining({ loc: ['input', 'query'] })] });
+    expect(empty.results[0].errors![0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      issues: [expect.objectContaining({ loc: ['input', 'query'] })],
+    });
   });
 
   it('bounds socket operations as HTTP ones, and refuses invalid ones with an error message', async () => {
@@ -211,7 +264,9 @@ describe('served alone: answerStream over graphql-ws', () => {
     const aliases = `subscription($input: AskInput!) { answerStream(input: $input) { ${Array.from({ length: 31 }, (_, i) => `a${i}: response`).join(' ')} } }`;
     const many = await ask(client, aliases, { query: ASPIRIN });
     expect(many.results).toEqual([]);
-    expect(many.error).toEqual([expect.objectContaining({ message: 'The operation uses 31 aliases; the limit is 30', extensions: { code: 'TOO_MANY_ALIASES' } })]);
+    expect(many.error).toEqual([
+      expect.objectContaining({ message: 'The operation uses 31 aliases; the limit is 30', extensions: { code: 'TOO_MANY_ALIASES' } }),
+    ]);
     const invalid = await ask(client, 'subscription { answerStream { nope } }', {});
     expect(invalid.error[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     const variables = await ask(client, STREAM, { query: 42 });
@@ -237,11 +292,15 @@ describe('served alone: answerStream over graphql-ws', () => {
     elsewhere.terminate();
     expect(status).toBe(404);
     const health = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${alone.url}/healthz`, { headers: { connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQAoAAAAAIAAAAA' } }, (res) => {
-        let body = '';
-        res.on('data', (d) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode, body }));
-      });
+      const req = httpRequest(
+        `${alone.url}/healthz`,
+        { headers: { connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQAoAAAAAIAAAAA' } },
+        (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -255,9 +314,14 @@ describe('served alone: answerStream over graphql-ws', () => {
     // A client that never answers the closing handshake (ws would wait 30 s for it): the stop ends it itself.
     const straggler = tcpConnect(alone.port, '127.0.0.1').on('error', () => undefined);
     let head = '';
-    await new Promise<void>((resolve) => straggler.on('data', (d) => ((head += String(d)), head.includes('\r\n\r\n') && resolve())).write(
-      'GET /graphql HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n'
-      + 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n'));
+    await new Promise<void>((resolve) =>
+      straggler
+        .on('data', (d) => ((head += String(d)), head.includes('\r\n\r\n') && resolve()))
+        .write(
+          'GET /graphql HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
+            'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n',
+        ),
+    );
     expect(head).toMatch(/^HTTP\/1\.1 101 /);
     const cut = new Promise((resolve) => straggler.once('close', resolve));
     aloneStopped = true;
@@ -270,11 +334,25 @@ describe('served alone: answerStream over graphql-ws', () => {
 
 describe('served alone with GRAPHQL_INTROSPECTION=false', () => {
   it('refuses introspection over the socket as over HTTP, and still answers __typename', async () => {
-    const closed = await startInTemp('chat', { AUTH_ISSUER_URL: f.url, SEARCH_URL: f.url, MODELS_URL: f.url, GRAPHQL_INTROSPECTION: 'false' });
-    const client = createClient({ url: `${closed.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: f.a }, retryAttempts: 0, lazy: true });
+    const closed = await startInTemp('chat', {
+      AUTH_ISSUER_URL: f.url,
+      SEARCH_URL: f.url,
+      MODELS_URL: f.url,
+      GRAPHQL_INTROSPECTION: 'false',
+    });
+    const client = createClient({
+      url: `${closed.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: f.a },
+      retryAttempts: 0,
+      lazy: true,
+    });
     try {
       const schema = await ask(client, '{ __schema { queryType { name } } }', {});
-      expect(schema.error[0]).toMatchObject({ message: expect.stringMatching(/introspection has been disabled/), extensions: { code: "GRAPHQL_VALIDATION_FAILED" } });
+      expect(schema.error[0]).toMatchObject({
+        message: expect.stringMatching(/introspection has been disabled/),
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      });
       const typename = await ask(client, '{ __typename }', {});
       expect(typename.results[0]?.data).toEqual({ __typename: 'Query' });
     } finally {

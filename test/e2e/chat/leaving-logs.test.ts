@@ -13,14 +13,24 @@ let token: string;
 const SUB = (name: string) => `subscription ${name}($i: AskInput!) { answerStream(input: $i) { response finishReason } }`;
 const ask = { query: 'Count slowly, please.', modelId: 'oc-chat' };
 const restBody = () => ({
-  request: { user_cred: { token, client: { tenant_id: l.boot.tenant_id } }, bot_config: { caller_version: '1' }, task_process: { service: 'test' }, kvp: {} },
-  query: ask.query, api_key: `${l.apiKey}/{"is_cache": 0}`, model_info: { modelId: 'oc-chat' },
+  request: {
+    user_cred: { token, client: { tenant_id: l.boot.tenant_id } },
+    bot_config: { caller_version: '1' },
+    task_process: { service: 'test' },
+    kvp: {},
+  },
+  query: ask.query,
+  api_key: `${l.apiKey}/{"is_cache": 0}`,
+  model_info: { modelId: 'oc-chat' },
 });
 const graphHeaders = () => ({ authorization: `Bearer ${token}`, 'api-key': `${l.apiKey}/{"is_cache": 0}` });
 
 beforeAll(async () => {
   l = await startLeaving();
-  const login = await fetch(`${l.url}/auth/api/v1/oauth/connect/user/login?username=${l.boot.username}&password=${encodeURIComponent(l.boot.password)}`, { method: 'POST' });
+  const login = await fetch(
+    `${l.url}/auth/api/v1/oauth/connect/user/login?username=${l.boot.username}&password=${encodeURIComponent(l.boot.password)}`,
+    { method: 'POST' },
+  );
   token = ((await login.json()) as { access_token: string }).access_token;
 }, 60_000);
 afterAll(() => l?.stop());
@@ -29,20 +39,47 @@ describe('a client that leaves a chat answer is a 499 at info level, once, never
   let n = 0;
   const cases: { name: string; path: string; headers: () => Record<string, string>; body: () => unknown; midStream: boolean }[] = [
     { name: 'REST generate_answer, mid-request', path: '/api/generate_answer', headers: () => ({}), body: restBody, midStream: false },
-    { name: 'REST stream_generate_answer, mid-request', path: '/api/stream_generate_answer', headers: () => ({}), body: restBody, midStream: false },
-    { name: 'REST stream_generate_answer (SSE), mid-stream', path: '/api/stream_generate_answer', headers: () => ({}), body: restBody, midStream: true },
-    { name: 'REST stream_generate_answer (NDJSON), mid-stream', path: '/api/stream_generate_answer', headers: () => ({ accept: 'application/x-ndjson' }), body: restBody, midStream: true },
     {
-      name: 'GraphQL generateAnswer, mid-request', path: '/graphql', headers: graphHeaders, midStream: false,
+      name: 'REST stream_generate_answer, mid-request',
+      path: '/api/stream_generate_answer',
+      headers: () => ({}),
+      body: restBody,
+      midStream: false,
+    },
+    {
+      name: 'REST stream_generate_answer (SSE), mid-stream',
+      path: '/api/stream_generate_answer',
+      headers: () => ({}),
+      body: restBody,
+      midStream: true,
+    },
+    {
+      name: 'REST stream_generate_answer (NDJSON), mid-stream',
+      path: '/api/stream_generate_answer',
+      headers: () => ({ accept: 'application/x-ndjson' }),
+      body: restBody,
+      midStream: true,
+    },
+    {
+      name: 'GraphQL generateAnswer, mid-request',
+      path: '/graphql',
+      headers: graphHeaders,
+      midStream: false,
       body: () => ({ query: 'mutation($i: AskInput!) { generateAnswer(input: $i) { response } }', variables: { i: ask } }),
     },
     {
-      name: 'GraphQL subscription over SSE, mid-stream', path: '/graphql', headers: () => ({ ...graphHeaders(), accept: 'text/event-stream' }), midStream: true,
+      name: 'GraphQL subscription over SSE, mid-stream',
+      path: '/graphql',
+      headers: () => ({ ...graphHeaders(), accept: 'text/event-stream' }),
+      midStream: true,
       body: () => ({ query: SUB('OverSse'), variables: { i: ask } }),
     },
     {
-      name: 'GraphQL subscription over multipart, mid-stream', path: '/graphql', headers: () => ({ ...graphHeaders(), accept: 'multipart/mixed;subscriptionSpec="1.0", application/json' }),
-      midStream: true, body: () => ({ query: SUB('OverMultipart'), variables: { i: ask } }),
+      name: 'GraphQL subscription over multipart, mid-stream',
+      path: '/graphql',
+      headers: () => ({ ...graphHeaders(), accept: 'multipart/mixed;subscriptionSpec="1.0", application/json' }),
+      midStream: true,
+      body: () => ({ query: SUB('OverMultipart'), variables: { i: ask } }),
     },
   ];
   for (const c of cases) {
@@ -74,12 +111,16 @@ describe('a client that leaves a chat answer is a 499 at info level, once, never
       else await until(() => messages.some((m) => m.type === 'next'), 'first chunk');
       if (how !== 'completes the subscription') ws.terminate();
       else ws.send(JSON.stringify({ id: '1', type: 'complete' }));
-      await (await nextUpstream(l, seen)).cut;
+      await (
+        await nextUpstream(l, seen)
+      ).cut;
       const left = await until(() => {
         const mine = l.lines.slice(from).filter((x) => x.operationName === operationName);
         return mine.length ? mine : undefined;
       }, `graphql-ws line for ${operationName}`);
-      expect(left).toEqual([expect.objectContaining({ level: 30, status: 499, msg: 'graphql-ws: the client left before the operation ended' })]);
+      expect(left).toEqual([
+        expect.objectContaining({ level: 30, status: 499, msg: 'graphql-ws: the client left before the operation ended' }),
+      ]);
       expect(troubleSince(l, from)).toEqual([]);
       ws.terminate();
     });
@@ -88,8 +129,15 @@ describe('a client that leaves a chat answer is a 499 at info level, once, never
   it('a real upstream failure midway is still one: finish_reason error, and the warning', async () => {
     const from = l.lines.length;
     l.upstream.script({ answer: ['one ', 'two ', 'three ', 'four '], resetAfter: 3 });
-    const res = await fetch(`${l.url}/api/stream_generate_answer`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' }, body: JSON.stringify(restBody()) });
-    const chunks = (await res.text()).trim().split('\n').map((x) => JSON.parse(x));
+    const res = await fetch(`${l.url}/api/stream_generate_answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify(restBody()),
+    });
+    const chunks = (await res.text())
+      .trim()
+      .split('\n')
+      .map((x) => JSON.parse(x));
     expect(chunks.at(-1)).toMatchObject({ finish_reason: 'error' });
     await until(() => troubleSince(l, from).length, 'the warning');
     expect(troubleSince(l, from)).toEqual([expect.stringContaining('chat: the model failed midway')]);

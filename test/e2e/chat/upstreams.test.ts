@@ -21,9 +21,21 @@ const catalog = join(tmpdir(), `catalog-chat-upstreams-${process.pid}.json`);
 
 beforeAll(async () => {
   upstream = await startFakeOpenAi({ answer: 'Aspirin upsets the stomach [1].' });
-  writeFileSync(catalog, JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'up-chat', group: 'A', kind: 'chat', contextLength: 8192, upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1` } }],
-  }));
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'up-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 8192,
+          upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1` },
+        },
+      ],
+    }),
+  );
   // The default read timeout (60 s): the upstream's stall can end only when the client leaves.
   f = await chatFixture({ MODELS_CATALOG_FILE: catalog });
 }, 60_000);
@@ -38,7 +50,12 @@ describe('the chat proxy alone, when the search service fails', () => {
   let stalledUrl: string;
   const chats: Started[] = [];
   const chatAlone = async (searchUrl: string) => {
-    const c = await startInTemp('chat', { AUTH_ISSUER_URL: f.url, SEARCH_URL: searchUrl, MODELS_URL: f.url, CHAT_SEARCH_TIMEOUT_MS: '3000' });
+    const c = await startInTemp('chat', {
+      AUTH_ISSUER_URL: f.url,
+      SEARCH_URL: searchUrl,
+      MODELS_URL: f.url,
+      CHAT_SEARCH_TIMEOUT_MS: '3000',
+    });
     chats.push(c);
     return c;
   };
@@ -64,7 +81,11 @@ describe('the chat proxy alone, when the search service fails', () => {
   it('is 502 with a detail when the search service is down, for answers and streams alike', async () => {
     const chat = await chatAlone('http://127.0.0.1:9');
     const ask = f.body('What are the side effects of aspirin?');
-    const bodies = { generate_answer: ask, stream_generate_answer: ask, get_sources: { request: { ...(ask.request as object), query: ask.query } } };
+    const bodies = {
+      generate_answer: ask,
+      stream_generate_answer: ask,
+      get_sources: { request: { ...(ask.request as object), query: ask.query } },
+    };
     for (const [path, body] of Object.entries(bodies)) {
       const r = await post(`${chat.url}/api/${path}`, body);
       expect(r.status).toBe(502);
@@ -83,13 +104,17 @@ describe('the chat proxy alone, when the search service fails', () => {
 
 describe('the model upstream', () => {
   /** A body for the fake upstream's model, with the gateway's cache off so every call reaches it. */
-  const upBody = () => f.body('What are the side effects of aspirin?', { model_info: { modelId: 'up-chat' }, api_key: `${f.apiKey}/{"is_cache": 0}` });
+  const upBody = () =>
+    f.body('What are the side effects of aspirin?', { model_info: { modelId: 'up-chat' }, api_key: `${f.apiKey}/{"is_cache": 0}` });
 
   it('aborts the model call when the client disconnects midway', async () => {
     upstream.script({ stallAfter: 2 });
     const leave = new AbortController();
     const res = await fetch(`${f.url}/api/stream_generate_answer`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(upBody()), signal: leave.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(upBody()),
+      signal: leave.signal,
     });
     const reader = res.body!.getReader();
     await reader.read();

@@ -50,7 +50,10 @@ const PAGE = /^<!-- docs-test page: (.*) -->\s*$/;
 const BLOCK = /^<!-- docs-test: (.*) -->\s*$/;
 
 export function parseDirective(text: string, where: string): PageDirective {
-  const [mode, ...clauses] = text.split(';').map((c) => c.trim()).filter(Boolean);
+  const [mode, ...clauses] = text
+    .split(';')
+    .map((c) => c.trim())
+    .filter(Boolean);
   const out: PageDirective = { mode: 'alone', needs: [], ports: [], databases: [] };
   if (mode === 'with the platform started') out.mode = 'started';
   else if (mode !== 'alone') throw new Error(`${where}: docs-test page: '${mode}' is neither 'with the platform started' nor 'alone'`);
@@ -61,7 +64,8 @@ export function parseDirective(text: string, where: string): PageDirective {
     else if (words[0] === 'fresh' && words[1] === 'database') out.databases.push(...words.slice(2));
     else throw new Error(`${where}: docs-test page: unknown clause '${clause}'`);
   }
-  for (const n of out.needs) if (!['postgres', 'redis', 'nginx'].includes(n)) throw new Error(`${where}: docs-test page: needs what? '${n}'`);
+  for (const n of out.needs)
+    if (!['postgres', 'redis', 'nginx'].includes(n)) throw new Error(`${where}: docs-test page: needs what? '${n}'`);
   for (const p of out.ports) if (!/^\d{2,5}$/.test(p)) throw new Error(`${where}: docs-test page: '${p}' is not a port`);
   return out;
 }
@@ -89,7 +93,14 @@ export function parsePage(path: string, text = readFileSync(join(ROOT, path), 'u
       let end = i + 1;
       while (end < lines.length && !close.test(lines[end])) end++;
       if (SHELL.has(fence[3])) {
-        const block: ShellBlock = { page: path, line: i + 1, code: lines.slice(i + 1, end).map((l) => l.slice(fence[1].length)).join('\n') };
+        const block: ShellBlock = {
+          page: path,
+          line: i + 1,
+          code: lines
+            .slice(i + 1, end)
+            .map((l) => l.slice(fence[1].length))
+            .join('\n'),
+        };
         if (pending !== undefined) {
           const why = /^not run: (.+)$/.exec(pending);
           if (!why) throw new Error(`${path}:${i}: '<!-- docs-test: ${pending} -->': a block's comment is 'not run: <why>'`);
@@ -103,7 +114,8 @@ export function parsePage(path: string, text = readFileSync(join(ROOT, path), 'u
       i = end;
       continue;
     }
-    if (pending !== undefined && line.trim() !== '') throw new Error(`${path}:${i + 1}: a docs-test comment must come right before its block`);
+    if (pending !== undefined && line.trim() !== '')
+      throw new Error(`${path}:${i + 1}: a docs-test comment must come right before its block`);
   }
   return page;
 }

@@ -4,11 +4,12 @@ import { freePort, run } from '../shared/server';
 
 jest.setTimeout(120_000);
 
-const portOpen = (port: number) => new Promise<boolean>((resolve) => {
-  const s = connect(port, '127.0.0.1');
-  s.once('connect', () => (s.destroy(), resolve(true)));
-  s.once('error', () => resolve(false));
-});
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
 
 /** Polls until `check` holds, or `timeoutMs` passes: whether it held. */
 async function within(timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<boolean> {

@@ -61,7 +61,11 @@ describe('the docs pages that start what they need, run as written', () => {
     const ports = await Promise.all(page.directive!.ports.map(async (p) => [p, String(await freePort())] as const));
     const prefix = `test:docs:${randomBytes(6).toString('hex')}:`;
     try {
-      const ran = await runPage(page, { cwd: copy.dir, env: { ...env, REDIS_KEY_PREFIX: prefix }, standIns: new Map([...ports, ...databases]) });
+      const ran = await runPage(page, {
+        cwd: copy.dir,
+        env: { ...env, REDIS_KEY_PREFIX: prefix },
+        standIns: new Map([...ports, ...databases]),
+      });
       if (ran.status !== 0 || ran.failed) throw new Error(explain(ran));
       expect(ran.leftovers).toEqual([]);
       const written = readdirSync(copy.dir).filter((n) => !lstatSync(join(copy.dir, n)).isSymbolicLink());
@@ -85,22 +89,31 @@ describe('the docs pages that start what they need, run as written', () => {
   it('finds the pages: the parts apart, the replicas', () => {
     expect(pages.map((p) => p.path)).toEqual(expect.arrayContaining(['docs/parts-apart.md', 'docs/replicas.md']));
     const missing = [...new Set(waiting.flatMap((p) => p.directive!.needs.filter((n) => !have[n])))];
-    if (waiting.length) process.stdout.write(`docs pages skipped here (no ${missing.join(', ')} as they name it): ${waiting.map((p) => p.path).join(', ')}\n`);
+    if (waiting.length)
+      process.stdout.write(
+        `docs pages skipped here (no ${missing.join(', ')} as they name it): ${waiting.map((p) => p.path).join(', ')}\n`,
+      );
   });
 
   it('docs/parts-apart.md, with METRICS_PORT set in the environment: five parts, each with metrics of its own, stopped', async () => {
     const page = pages.find((p) => p.path === 'docs/parts-apart.md')!;
     const { ran, ports } = await run(page, { METRICS_PORT: String(await freePort()) });
     // Each of the five metrics ports (the page's 9464-9468) answered with the platform's metrics.
-    for (const p of ['9464', '9465', '9466', '9467', '9468']) expect(ran.stdout).toMatch(new RegExp(`\\n${ports.get(p)}: [1-9]\\d* metric lines`));
+    for (const p of ['9464', '9465', '9466', '9467', '9468'])
+      expect(ran.stdout).toMatch(new RegExp(`\\n${ports.get(p)}: [1-9]\\d* metric lines`));
     expect(ran.stdout).toMatch(/"realm":\{"name":"default"\},"search":\{"totalCount":0\},"models":\[\{"id":"local-chat"/);
   });
 
-  (runnable.some((p) => p.path === 'docs/replicas.md') ? it : it.skip)('docs/replicas.md: the database made, two replicas on it bootstrapped once, stopped', async () => {
-    const page = pages.find((p) => p.path === 'docs/replicas.md')!;
-    const { ran } = await run(page, {});
-    expect(ran.stdout).toContain('"active":"true"');
-    // data-2/bootstrap.json: the first replica's realm and demo accounts, by id only.
-    expect(ran.stdout).toMatch(/\{\n {2}"realm": "[0-9a-f-]{36}",\n {2}"tenant_id": "[0-9a-f-]{36}",\n {2}"client_id": "demo-client",\n {2}"username": "demo-user"\n\}/);
-  });
+  (runnable.some((p) => p.path === 'docs/replicas.md') ? it : it.skip)(
+    'docs/replicas.md: the database made, two replicas on it bootstrapped once, stopped',
+    async () => {
+      const page = pages.find((p) => p.path === 'docs/replicas.md')!;
+      const { ran } = await run(page, {});
+      expect(ran.stdout).toContain('"active":"true"');
+      // data-2/bootstrap.json: the first replica's realm and demo accounts, by id only.
+      expect(ran.stdout).toMatch(
+        /\{\n {2}"realm": "[0-9a-f-]{36}",\n {2}"tenant_id": "[0-9a-f-]{36}",\n {2}"client_id": "demo-client",\n {2}"username": "demo-user"\n\}/,
+      );
+    },
+  );
 });

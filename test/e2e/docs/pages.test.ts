@@ -45,9 +45,11 @@ describe('the README and the docs pages, run as written against npm start', () =
     expect(written.filter((n) => !ignoredByGit(n, lstatSync(join(copy.dir, n)).isDirectory()))).toEqual([]);
   });
 
-  it('printed what each step should: the tours of the four services, the graph\'s, the README\'s', () => {
+  it("printed what each step should: the tours of the four services, the graph's, the README's", () => {
     expect(existsSync(join(copy.dir, 'data', 'bootstrap.json'))).toBe(true);
-    expectRestTour(['docs/tour-token.md', 'docs/tour-search.md', 'docs/tour-models.md', 'docs/tour-chat.md'].map((p) => outputs[p] ?? '').join('\n'));
+    expectRestTour(
+      ['docs/tour-token.md', 'docs/tour-search.md', 'docs/tour-models.md', 'docs/tour-chat.md'].map((p) => outputs[p] ?? '').join('\n'),
+    );
     expectGraphqlTour(outputs['docs/graphql.md'] ?? '');
     const readme = outputs['README.md'] ?? '';
     expect(readme).toContain('"active":"true"');
@@ -62,10 +64,12 @@ describe('the README and the docs pages, run as written against npm start', () =
     const port = Number(new URL(server.url).port);
     expect(await server.stop()).toBe(0);
     expect(server.left).toEqual([]);
-    await expect(new Promise((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => (s.destroy(), resolve('open')));
-      s.once('error', () => resolve('closed'));
-    })).resolves.toBe('closed');
+    await expect(
+      new Promise((resolve) => {
+        const s = connect(port, '127.0.0.1');
+        s.once('connect', () => (s.destroy(), resolve('open')));
+        s.once('error', () => resolve('closed'));
+      }),
+    ).resolves.toBe('closed');
   });
 });

@@ -37,7 +37,6 @@ export function processesIn(dir: string): { pid: number; cmd: string }[] {
   return found;
 }
 
-
 /** The live processes of process group `pgid` (a detached child's: it and what it started in the background). */
 export function processGroup(pgid: number): { pid: number; cmd: string }[] {
   const found: { pid: number; cmd: string }[] = [];

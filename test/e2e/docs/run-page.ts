@@ -59,7 +59,10 @@ const gone = (pid: number) => {
  * `env` sets it, as in a newcomer's shell. Whatever the page started and left running (its
  * process group) is reported and stopped.
  */
-export async function runPage(page: Page, opts: { cwd: string; env?: Record<string, string>; standIns?: ReadonlyMap<string, string>; timeoutMs?: number }): Promise<PageRun> {
+export async function runPage(
+  page: Page,
+  opts: { cwd: string; env?: Record<string, string>; standIns?: ReadonlyMap<string, string>; timeoutMs?: number },
+): Promise<PageRun> {
   const { script, blocks } = pageScript(page, opts.standIns);
   const env = childEnv({ npm_config_loglevel: 'error', ...opts.env });
   if (!opts.env?.METRICS_PORT) delete env.METRICS_PORT;
@@ -77,7 +80,9 @@ export async function runPage(page: Page, opts: { cwd: string; env?: Record<stri
     }
   }, opts.timeoutMs ?? 180_000);
   // 'exit', not 'close': a process the page left in the background may hold the pipes open.
-  const status = await new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  const status = await new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))),
+  );
   clearTimeout(timer);
   // What the page started in the background stays in its shell's process group (a non-interactive bash's jobs do).
   const leftovers = processGroup(child.pid!);
@@ -88,7 +93,11 @@ export async function runPage(page: Page, opts: { cwd: string; env?: Record<stri
   const begun = [...stdout.matchAll(/@@docs-test block (\d+|end)@@/g)].map((m) => m[1]);
   const last = begun[begun.length - 1];
   return {
-    status, stdout, stderr, leftovers, outputs: parts.slice(1),
+    status,
+    stdout,
+    stderr,
+    leftovers,
+    outputs: parts.slice(1),
     failed: last === 'end' && status === 0 ? undefined : blocks[Number(last ?? 0)],
   };
 }

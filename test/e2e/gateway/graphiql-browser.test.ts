@@ -47,9 +47,12 @@ interface InPage {
 /** Sets the text of one of GraphiQL's editors (CodeMirror). */
 async function setEditor(page: Page, selector: string, text: string) {
   await page.locator(selector).first().waitFor();
-  await page.evaluate(([sel, value]) => {
-    (globalThis as unknown as InPage).document.querySelector(sel)!.CodeMirror!.setValue(value);
-  }, [selector, text]);
+  await page.evaluate(
+    ([sel, value]) => {
+      (globalThis as unknown as InPage).document.querySelector(sel)!.CodeMirror!.setValue(value);
+    },
+    [selector, text],
+  );
 }
 
 /**
@@ -93,11 +96,17 @@ async function runNamed(page: Page, name: string, until: RegExp): Promise<string
 /** Puts the caller's credentials in the header pane. */
 async function typeHeaders(page: Page, headers: Record<string, string>) {
   await page.getByRole('button', { name: 'Headers' }).click();
-  await page.evaluate((value) => {
-    // The header pane is the tool editor that is showing once its tab is chosen.
-    const tools = [...(globalThis as unknown as InPage).document.querySelectorAll('.graphiql-editor-tool .graphiql-editor')];
-    tools.find((e) => !e.classList.contains('hidden'))!.querySelector('.CodeMirror')!.CodeMirror!.setValue(value);
-  }, JSON.stringify(headers, null, 2));
+  await page.evaluate(
+    (value) => {
+      // The header pane is the tool editor that is showing once its tab is chosen.
+      const tools = [...(globalThis as unknown as InPage).document.querySelectorAll('.graphiql-editor-tool .graphiql-editor')];
+      tools
+        .find((e) => !e.classList.contains('hidden'))!
+        .querySelector('.CodeMirror')!
+        .CodeMirror!.setValue(value);
+    },
+    JSON.stringify(headers, null, 2),
+  );
 }
 
 /** Runs the operation (`run`: its button by default) and returns every text the response pane showed, in order, until `until` shows. */
@@ -115,7 +124,9 @@ async function runAndWatch(page: Page, until: RegExp, run = () => page.locator('
   // The observer saw every text, even one the next event replaced before a poll could see it.
   const seen = () => page.evaluate(() => (globalThis as unknown as InPage).seen);
   try {
-    await page.waitForFunction((source) => (globalThis as unknown as InPage).seen.some((t) => new RegExp(source).test(t)), until.source, { timeout: 20_000 });
+    await page.waitForFunction((source) => (globalThis as unknown as InPage).seen.some((t) => new RegExp(source).test(t)), until.source, {
+      timeout: 20_000,
+    });
   } catch (err) {
     throw new Error(`${(err as Error).message}\nthe response pane showed:\n${(await seen()).join('\n---\n')}`, { cause: err });
   }
@@ -132,14 +143,38 @@ d('the offline GraphiQL in a browser', () => {
     upstream = await startFakeOpenAi();
     process.env.E2E_GRAPHIQL_OC_KEY = 'graphiql-oc-token-0123456789';
     const file = join(tmpdir(), `catalog-graphiql-${process.pid}-${Date.now()}.json`);
-    writeFileSync(file, JSON.stringify({
-      models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 4096,
-        upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_GRAPHIQL_OC_KEY' } }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        models: [
+          ...DEFAULT_CATALOG.models,
+          {
+            id: 'oc-chat',
+            group: 'A',
+            kind: 'chat',
+            contextLength: 4096,
+            upstream: {
+              provider: 'openai-compatible',
+              baseUrl: `${upstream.url}/v1`,
+              model: 'llama3.2',
+              credentialEnv: 'E2E_GRAPHIQL_OC_KEY',
+            },
+          },
+        ],
+      }),
+    );
     f = await chatFixture({ MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
     browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
   afterAll(async () => {
@@ -151,7 +186,10 @@ d('the offline GraphiQL in a browser', () => {
   beforeEach(async () => {
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     // Offline: anything but the platform itself is refused, so no asset may come from a CDN.
-    await page.route((url) => !url.href.startsWith(f.url) && !url.href.startsWith(f.url.replace(/^http/, 'ws')), (route) => route.abort());
+    await page.route(
+      (url) => !url.href.startsWith(f.url) && !url.href.startsWith(f.url.replace(/^http/, 'ws')),
+      (route) => route.abort(),
+    );
     await page.goto(`${f.url}/graphiql`);
     await page.locator('.graphiql-query-editor .CodeMirror').waitFor();
   });
@@ -173,8 +211,11 @@ d('the offline GraphiQL in a browser', () => {
     await typeHeaders(page, { Authorization: `Bearer ${accessToken}`, 'api-key': f.apiKey });
     const seen = await runNamed(page, 'Answer', /"finishReason":\s*"STOP"/);
     // The whole answer, as a mutation gets it in one piece, is what the pane shows at the end.
-    const whole = await f.call('POST', '/graphql', { auth: `Bearer ${accessToken}`, headers: { 'api-key': f.apiKey },
-      body: { query: 'mutation { generateAnswer(input: { query: "Why do glaciers retreat?" }) { response } }' } });
+    const whole = await f.call('POST', '/graphql', {
+      auth: `Bearer ${accessToken}`,
+      headers: { 'api-key': f.apiKey },
+      body: { query: 'mutation { generateAnswer(input: { query: "Why do glaciers retreat?" }) { response } }' },
+    });
     const answer = whole.body.data.generateAnswer.response as string;
     expect(answer.length).toBeGreaterThan(20);
     expect((await response(page)).data.answerStream).toMatchObject({ answerSoFar: answer, finishReason: 'STOP' });
@@ -184,12 +225,19 @@ d('the offline GraphiQL in a browser', () => {
   it('a subscription asking for answerSoFar shows the whole answer in the result pane at the end, as the model wrote it', async () => {
     upstream.script({ answer: 'One two three four five six seven eight nine ten eleven twelve.' });
     // A question of its own: the model gateway's answer cache would answer another test's from memory.
-    await setQuery(page, subscription('oc-chat')
-      .replace('What are the side effects of aspirin?', 'Does aspirin upset the stomach?').replace('response', 'response answerSoFar'));
+    await setQuery(
+      page,
+      subscription('oc-chat')
+        .replace('What are the side effects of aspirin?', 'Does aspirin upset the stomach?')
+        .replace('response', 'response answerSoFar'),
+    );
     await typeHeaders(page, { Authorization: f.a, 'api-key': f.apiKey });
     const seen = await runAndWatch(page, /"finishReason":\s*"STOP"/);
-    expect((await response(page)).data.answerStream)
-      .toMatchObject({ response: '', answerSoFar: 'One two three four five six seven eight nine ten eleven twelve.', finishReason: 'STOP' });
+    expect((await response(page)).data.answerStream).toMatchObject({
+      response: '',
+      answerSoFar: 'One two three four five six seven eight nine ten eleven twelve.',
+      finishReason: 'STOP',
+    });
     // While it was written, the pane showed the answer growing, not only its newest piece.
     const grown = seen.flatMap((t) => /"answerSoFar":\s*"([^"]*)",\s*"finishReason":\s*null/.exec(t)?.[1] ?? []);
     expect(grown.length).toBeGreaterThan(1);

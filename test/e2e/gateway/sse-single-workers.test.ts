@@ -30,10 +30,18 @@ const token = async (form: Record<string, string>, path: string) => {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'platform-sse-workers-'));
-  p = await startPlatformProcess(['start'], { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, WORKERS: '3', LOG_LEVEL: 'warn' });
+  p = await startPlatformProcess(['start'], {
+    PORT: String(await freePort()),
+    PLATFORM_DATA_DIR: dataDir,
+    WORKERS: '3',
+    LOG_LEVEL: 'warn',
+  });
   url = `${p.url}/graphql`;
   const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-  user = { authorization: await token({ realm: boot.realm, username: boot.username, password: boot.password }, 'user/login'), 'api-key': boot.api_key };
+  user = {
+    authorization: await token({ realm: boot.realm, username: boot.username, password: boot.password }, 'user/login'),
+    'api-key': boot.api_key,
+  };
   client = { authorization: await token({ realm: boot.realm, client_id: boot.client_id, client_secret: boot.client_secret }, 'token') };
   lanes = await lanesToWorkers(`${p.url}/healthz`, p.child.pid!, 3);
 }, 120_000);
@@ -64,11 +72,21 @@ const reserve = async (lane: Lane, who = user) => {
   const r = await send(url, lane.agent, 'PUT', { authorization: who.authorization });
   return { status: r.status, token: await r.text() };
 };
-const openStream = (lane: Lane, streamToken: string, who = user) => send(url, lane.agent, 'GET', { authorization: who.authorization, [TOKEN]: streamToken, accept: 'text/event-stream' });
+const openStream = (lane: Lane, streamToken: string, who = user) =>
+  send(url, lane.agent, 'GET', { authorization: who.authorization, [TOKEN]: streamToken, accept: 'text/event-stream' });
 const operate = async (lane: Lane, streamToken: string, operationId: string, query: string, who = user) => {
-  const r = await send(url, lane.agent, 'POST', { ...who, [TOKEN]: streamToken, 'content-type': 'application/json' }, JSON.stringify({ query, extensions: { operationId } }));
+  const r = await send(
+    url,
+    lane.agent,
+    'POST',
+    { ...who, [TOKEN]: streamToken, 'content-type': 'application/json' },
+    JSON.stringify({ query, extensions: { operationId } }),
+  );
   const body = await r.text();
-  return { status: r.status, code: body ? (JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code : undefined };
+  return {
+    status: r.status,
+    code: body ? (JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code : undefined,
+  };
 };
 const ANSWER = 'subscription { answerStream(input: { query: "Why do glaciers retreat?" }) { response finishReason } }';
 
@@ -88,8 +106,15 @@ it('a reservation on one worker, its stream on a second and its operations on a 
   expect(seen.text).toMatch(/"id":"s1","payload":\{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null/);
   expect(seen.text).toContain('"id":"s1","payload":{"data":{"answerStream":{"response":"","finishReason":"STOP"}}}');
   // Cancelling from yet another worker reaches the holder (200), and an unknown id is no error.
-  expect((await send(url, a.agent, 'DELETE', { authorization: user.authorization, [TOKEN]: made.token }).then((r) => r.text().then(() => r.status)))).toBe(400);
-  const cancelled = await send(`${url}?operationId=nothing-running`, a.agent, 'DELETE', { authorization: user.authorization, [TOKEN]: made.token });
+  expect(
+    await send(url, a.agent, 'DELETE', { authorization: user.authorization, [TOKEN]: made.token }).then((r) =>
+      r.text().then(() => r.status),
+    ),
+  ).toBe(400);
+  const cancelled = await send(`${url}?operationId=nothing-running`, a.agent, 'DELETE', {
+    authorization: user.authorization,
+    [TOKEN]: made.token,
+  });
   await cancelled.text();
   expect(cancelled.status).toBe(200);
   stream.res.destroy();

@@ -31,8 +31,10 @@ describe('the GraphQL tour across five processes: four services served apart and
     await Promise.all([serve('search', search, { MODELS_URL: at(models) }), serve('models', models)]);
     await serve('chat', chat, { SEARCH_URL: at(search), MODELS_URL: at(models) });
     gateway = await serve('gateway', gw, {
-      SUBGRAPH_TOKEN_URL: `${at(token)}/graphql`, SUBGRAPH_SEARCH_URL: `${at(search)}/graphql`,
-      SUBGRAPH_MODELS_URL: `${at(models)}/graphql`, SUBGRAPH_CHAT_URL: `${at(chat)}/graphql`,
+      SUBGRAPH_TOKEN_URL: `${at(token)}/graphql`,
+      SUBGRAPH_SEARCH_URL: `${at(search)}/graphql`,
+      SUBGRAPH_MODELS_URL: `${at(models)}/graphql`,
+      SUBGRAPH_CHAT_URL: `${at(chat)}/graphql`,
     });
   }, 90_000);
   afterAll(async () => {
@@ -41,25 +43,43 @@ describe('the GraphQL tour across five processes: four services served apart and
   });
 
   it('each part says which it is, and init created nothing twice', async () => {
-    expect(procs.map((p) => /platform \((\w+)\) listening/.exec(p.output())?.[1])).toEqual(['token', expect.any(String), expect.any(String), 'chat', 'gateway']);
+    expect(procs.map((p) => /platform \((\w+)\) listening/.exec(p.output())?.[1])).toEqual([
+      'token',
+      expect.any(String),
+      expect.any(String),
+      'chat',
+      'gateway',
+    ]);
     const again = await platformCli(dataDir, ['init']);
     expect(JSON.parse(again.stdout)).toMatchObject({ created: false });
   });
 
   it('runs the GraphQL tour against the gateway: a mutation, a query across three subgraphs, a subscription three ways', async () => {
-    const ran = await run('bash', ['-c', pagesScript('docs/graphql.md')], { env: { GRAPHQL_URL: `${gateway.url}/graphql`, PLATFORM_DATA_DIR: dataDir } });
+    const ran = await run('bash', ['-c', pagesScript('docs/graphql.md')], {
+      env: { GRAPHQL_URL: `${gateway.url}/graphql`, PLATFORM_DATA_DIR: dataDir },
+    });
     expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
     expect(ran.status).toBe(0);
     expectGraphqlTour(ran.stdout);
   });
 
   it('bin/ask.ts says why a subscription was refused, and exits 1', async () => {
-    const ask = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'ask.js'), '--url', `${gateway.url}/graphql`, 'Why do glaciers retreat?'],
-      { env: { ACCESS_TOKEN: '', API_KEY: '' } });
+    const ask = await run(
+      process.execPath,
+      [join(ROOT, 'dist', 'bin', 'ask.js'), '--url', `${gateway.url}/graphql`, 'Why do glaciers retreat?'],
+      { env: { ACCESS_TOKEN: '', API_KEY: '' } },
+    );
     expect(ask).toMatchObject({ status: 1, stdout: '', stderr: 'error: Not authenticated (UNAUTHENTICATED)\n' });
   });
 
   it('stops every part cleanly on SIGTERM', async () => {
-    expect(await Promise.all(procs.splice(0).reverse().map((p) => stopProcess(p.child)))).toEqual([0, 0, 0, 0, 0]);
+    expect(
+      await Promise.all(
+        procs
+          .splice(0)
+          .reverse()
+          .map((p) => stopProcess(p.child)),
+      ),
+    ).toEqual([0, 0, 0, 0, 0]);
   });
 });

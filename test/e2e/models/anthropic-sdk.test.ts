@@ -3,7 +3,13 @@ import { startInTemp, type Started } from '../shared/server';
 import { ANSWER, QUESTION, SOURCES } from '../../rest/models/fixture';
 import { newKey } from './new-key';
 
-const failureOf = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e);
+const failureOf = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: unknown) => e,
+  );
 
 /**
  * Anthropic's own SDK against a started platform, only its base URL and key changed: messages
@@ -14,7 +20,8 @@ describe('model gateway: the Anthropic SDK at /proxy/api/v1/anthropic', () => {
   let p: Started;
   let key: string;
   let client: Anthropic;
-  const clientFor = (opts: ConstructorParameters<typeof Anthropic>[0]) => new Anthropic({ baseURL: `${p.url}/proxy/api/v1/anthropic`, maxRetries: 0, ...opts });
+  const clientFor = (opts: ConstructorParameters<typeof Anthropic>[0]) =>
+    new Anthropic({ baseURL: `${p.url}/proxy/api/v1/anthropic`, maxRetries: 0, ...opts });
   beforeAll(async () => {
     p = await startInTemp('all');
     key = p.bootstrap!.values.api_key!;
@@ -24,14 +31,21 @@ describe('model gateway: the Anthropic SDK at /proxy/api/v1/anthropic', () => {
 
   const asked = { model: 'local-chat', max_tokens: 300, system: SOURCES, messages: [{ role: 'user' as const, content: QUESTION }] };
   const weather: Anthropic.Tool = {
-    name: 'get_weather', description: 'The current weather in a city',
+    name: 'get_weather',
+    description: 'The current weather in a city',
     input_schema: { type: 'object', properties: { city: { type: 'string', description: 'The city' } }, required: ['city'] },
   };
   const toolQuestion = { role: 'user' as const, content: 'What is the weather in Paris?' };
 
   it('messages.create answers from the context, with usage, stop reason and a request id', async () => {
     const msg = await client.messages.create(asked);
-    expect(msg).toMatchObject({ type: 'message', role: 'assistant', model: 'local-chat', stop_reason: 'end_turn', content: [{ type: 'text' }] });
+    expect(msg).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'local-chat',
+      stop_reason: 'end_turn',
+      content: [{ type: 'text' }],
+    });
     expect(msg.id).toMatch(/^msg_/);
     const [block] = msg.content;
     expect(block?.type === 'text' && block.text).toContain(ANSWER);
@@ -90,10 +104,19 @@ describe('model gateway: the Anthropic SDK at /proxy/api/v1/anthropic', () => {
     expect(use).toMatchObject({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } });
     expect(use!.type === 'tool_use' && use!.id).toMatch(/^toolu_/);
     const answer = await client.messages.create({
-      ...asked, system: undefined, tools: [weather],
-      messages: [toolQuestion, { role: 'assistant', content: call.content }, {
-        role: 'user', content: [{ type: 'tool_result', tool_use_id: use!.type === 'tool_use' ? use!.id : '', content: '{"temperature_c": 18, "sky": "sunny"}' }],
-      }],
+      ...asked,
+      system: undefined,
+      tools: [weather],
+      messages: [
+        toolQuestion,
+        { role: 'assistant', content: call.content },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: use!.type === 'tool_use' ? use!.id : '', content: '{"temperature_c": 18, "sky": "sunny"}' },
+          ],
+        },
+      ],
     });
     expect(answer.stop_reason).toBe('end_turn');
     const [text] = answer.content;
@@ -101,28 +124,45 @@ describe('model gateway: the Anthropic SDK at /proxy/api/v1/anthropic', () => {
   });
 
   it('streams a tool call as a tool_use block whose input the SDK assembles from input_json_delta', async () => {
-    const stream = client.messages.stream({ ...asked, system: undefined, messages: [toolQuestion], tools: [weather], tool_choice: { type: 'any' } });
+    const stream = client.messages.stream({
+      ...asked,
+      system: undefined,
+      messages: [toolQuestion],
+      tools: [weather],
+      tool_choice: { type: 'any' },
+    });
     const deltas: string[] = [];
     stream.on('inputJson', (partial) => deltas.push(partial));
     const final = await stream.finalMessage();
     expect(final.stop_reason).toBe('tool_use');
     expect(final.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'get_weather', input: { city: 'Paris' } })]);
     expect(JSON.parse(deltas.join(''))).toEqual({ city: 'Paris' });
-    const none = await client.messages.create({ ...asked, system: undefined, messages: [toolQuestion], tools: [weather], tool_choice: { type: 'none' } });
+    const none = await client.messages.create({
+      ...asked,
+      system: undefined,
+      messages: [toolQuestion],
+      tools: [weather],
+      tool_choice: { type: 'none' },
+    });
     expect(none.stop_reason).toBe('end_turn');
   });
 
-  it('raises the SDK\'s errors: 401 without a key, 404 for an unknown model, 403 for a model the key may not use, 400 for a bad body', async () => {
+  it("raises the SDK's errors: 401 without a key, 404 for an unknown model, 403 for a model the key may not use, 400 for a bad body", async () => {
     const noKey = await failureOf(clientFor({ apiKey: 'not-a-key' }).messages.create(asked));
     expect(noKey).toBeInstanceOf(Anthropic.AuthenticationError);
-    expect((noKey as InstanceType<typeof Anthropic.AuthenticationError>).error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    expect((noKey as InstanceType<typeof Anthropic.AuthenticationError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'authentication_error' },
+    });
     expect((noKey as InstanceType<typeof Anthropic.AuthenticationError>).requestID).toBeTruthy();
     const unknown = await failureOf(client.messages.create({ ...asked, model: 'no-such-model' }));
     expect(unknown).toBeInstanceOf(Anthropic.NotFoundError);
     expect((unknown as InstanceType<typeof Anthropic.NotFoundError>).error).toMatchObject({ error: { type: 'not_found_error' } });
     const limited = clientFor({ apiKey: await newKey(p, 'embed-only', '--models', 'local-embed') });
     expect(await failureOf(limited.messages.create(asked))).toBeInstanceOf(Anthropic.PermissionDeniedError);
-    const bad = await failureOf(client.messages.create({ ...asked, max_tokens: undefined } as unknown as Anthropic.MessageCreateParamsNonStreaming));
+    const bad = await failureOf(
+      client.messages.create({ ...asked, max_tokens: undefined } as unknown as Anthropic.MessageCreateParamsNonStreaming),
+    );
     expect(bad).toBeInstanceOf(Anthropic.BadRequestError);
     expect((bad as Error).message).toMatch(/max_tokens/);
     const wrongTool = await failureOf(client.messages.create({ ...asked, tools: [weather], tool_choice: { type: 'tool', name: 'nope' } }));

@@ -14,13 +14,19 @@ describe('model gateway: attacks', () => {
   }, 60_000);
   afterAll(() => p.stop());
 
-  const usage = async (apiKey = key) => ((await (await fetch(`${p.url}/proxy/api/v1/usage`, { headers: { 'api-key': apiKey } })).json()) as any).totals;
+  const usage = async (apiKey = key) =>
+    ((await (await fetch(`${p.url}/proxy/api/v1/usage`, { headers: { 'api-key': apiKey } })).json()) as any).totals;
 
   it('a GraphQL document asking for many chats at once is refused before any model call', async () => {
     const before = (await usage()).requests as number;
-    const many = Array.from({ length: 40 }, (_, i) => `c${i}: chat(input: { model: "local-chat", messages: [{ role: USER, content: "hi" }] }) { content }`).join('\n');
+    const many = Array.from(
+      { length: 40 },
+      (_, i) => `c${i}: chat(input: { model: "local-chat", messages: [{ role: USER, content: "hi" }] }) { content }`,
+    ).join('\n');
     const res = await fetch(`${p.url}/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query: `mutation { ${many} }` }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'api-key': key },
+      body: JSON.stringify({ query: `mutation { ${many} }` }),
     });
     const body = (await res.json()) as any;
     expect(body.data ?? null).toBeNull();

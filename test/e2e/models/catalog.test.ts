@@ -23,19 +23,36 @@ describe('a catalog file', () => {
   async function start(catalog: string, env: Record<string, string> = {}) {
     const dataDir = mkdtempSync(join(tmpdir(), 'platform-catalog-'));
     dirs.push(dataDir);
-    const p = await startPlatformProcess(['start'], { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'info', MODELS_CATALOG_FILE: catalog, ...env });
+    const p = await startPlatformProcess(['start'], {
+      PORT: String(await freePort()),
+      PLATFORM_DATA_DIR: dataDir,
+      WORKERS: '1',
+      LOG_LEVEL: 'info',
+      MODELS_CATALOG_FILE: catalog,
+      ...env,
+    });
     running.push(p);
     const key = (JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { api_key: string }).api_key;
     return { ...p, key };
   }
-  const chat = (url: string, key: string, model: string) => fetch(`${url}/proxy/api/v1/azure/openai/deployments/${encodeURIComponent(model)}/chat/completions?api-version=2024-10-21`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ messages: [{ role: 'system', content: 'Ice melts. Seas rise as ice melts.' }, { role: 'user', content: 'Why do seas rise?' }] }),
-  });
+  const chat = (url: string, key: string, model: string) =>
+    fetch(`${url}/proxy/api/v1/azure/openai/deployments/${encodeURIComponent(model)}/chat/completions?api-version=2024-10-21`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'api-key': key },
+      body: JSON.stringify({
+        messages: [
+          { role: 'system', content: 'Ice melts. Seas rise as ice melts.' },
+          { role: 'user', content: 'Why do seas rise?' },
+        ],
+      }),
+    });
 
   it('docs/catalog.example.json: the built-in and the example models are listed, local-chat still answers, and the log names them but no credential', async () => {
     const secret = 'azure-key-that-must-never-be-logged';
     const p = await start(EXAMPLE, { AZURE_OPENAI_API_KEY: secret, GEMINI_API_KEY: '', BEDROCK_CREDENTIALS: '', VLLM_API_KEY: '' });
-    const listed = await (await fetch(`${p.url}/proxy/api/v1/models`, { headers: { 'api-key': p.key } })).json() as { data: { id: string; owned_by: string }[] };
+    const listed = (await (await fetch(`${p.url}/proxy/api/v1/models`, { headers: { 'api-key': p.key } })).json()) as {
+      data: { id: string; owned_by: string }[];
+    };
     expect(listed.data.map((m) => m.id)).toEqual(['local-chat', 'local-embed', 'local-image', ...exampleIds]);
     const answer = await chat(p.url, p.key, 'local-chat');
     expect(answer.status).toBe(200);
@@ -55,9 +72,17 @@ describe('a catalog file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalog-file-'));
     dirs.push(dir);
     const file = join(dir, 'catalog.json');
-    writeFileSync(file, JSON.stringify({ builtins: false, models: [{ id: 'ollama-chat', group: 'A', upstream: { provider: 'openai-compatible' }, contextLength: 4096 }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        builtins: false,
+        models: [{ id: 'ollama-chat', group: 'A', upstream: { provider: 'openai-compatible' }, contextLength: 4096 }],
+      }),
+    );
     const p = await start(file);
-    const listed = await (await fetch(`${p.url}/proxy/api/v1/models`, { headers: { 'api-key': p.key } })).json() as { data: { id: string }[] };
+    const listed = (await (await fetch(`${p.url}/proxy/api/v1/models`, { headers: { 'api-key': p.key } })).json()) as {
+      data: { id: string }[];
+    };
     expect(listed.data.map((m) => m.id)).toEqual(['ollama-chat']);
     expect(p.output()).toMatch(/chat: CHAT_DEFAULT_MODEL local-chat is not an active chat model of the catalog/);
     expect((await chat(p.url, p.key, 'local-chat')).status).toBe(404);

@@ -33,15 +33,20 @@ describe('model gateway: keys and catalog', () => {
     const revoked = await cli('key', 'revoke', made.json.id);
     expect(revoked.json.revoked_at).toEqual(expect.any(String));
     expect(await models(key)).toEqual({
-      status: 401, body: { error: { code: 'invalid_api_key', message: 'Access denied: the api-key is not valid', type: 'authentication_error', param: null } },
+      status: 401,
+      body: {
+        error: { code: 'invalid_api_key', message: 'Access denied: the api-key is not valid', type: 'authentication_error', param: null },
+      },
     });
   });
 
   it('the command refuses what it cannot do, saying why', async () => {
     // Four processes side by side, not one after another: each refuses before it writes anything.
     const [noName, unknownModel, badRpm, noSuchKey] = await Promise.all([
-      cli('key', 'create'), cli('key', 'create', '--name', 'x', '--models', 'gpt-nothing'),
-      cli('key', 'create', '--name', 'x', '--rpm', 'many'), cli('key', 'revoke', 'no-such-key'),
+      cli('key', 'create'),
+      cli('key', 'create', '--name', 'x', '--models', 'gpt-nothing'),
+      cli('key', 'create', '--name', 'x', '--rpm', 'many'),
+      cli('key', 'revoke', 'no-such-key'),
     ]);
     expect(noName.stderr).toContain('--name is required');
     expect(unknownModel.stderr).toContain('not in the catalog: gpt-nothing');

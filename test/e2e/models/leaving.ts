@@ -39,16 +39,37 @@ export async function startLeaving(): Promise<Leaving> {
   const upstream = await startFakeOpenAi();
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-leaving-'));
   const catalog = join(dataDir, 'catalog.json');
-  const oc = (id: string, kind: string) => ({ id, group: 'A', kind, contextLength: 8192, upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'fake' } });
+  const oc = (id: string, kind: string) => ({
+    id,
+    group: 'A',
+    kind,
+    contextLength: 8192,
+    upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'fake' },
+  });
   writeFileSync(catalog, JSON.stringify({ models: [...DEFAULT_CATALOG.models, oc('oc-chat', 'chat'), oc('oc-embed', 'embedding')] }));
   const lines: LogLine[] = [];
   const log = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) });
   const modules = testModules();
-  const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'info', MODELS_CATALOG_FILE: catalog, METRICS_PORT: '0', MODELS_UPSTREAM_RETRIES: '0' }, configParts(modules));
+  const config = loadConfig(
+    {
+      PORT: String(await freePort()),
+      PLATFORM_DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      MODELS_CATALOG_FILE: catalog,
+      METRICS_PORT: '0',
+      MODELS_UPSTREAM_RETRIES: '0',
+    },
+    configParts(modules),
+  );
   const platform = await startPlatform(config, { role: 'all', modules, log });
   const boot = platform.bootstrap!.values;
   return {
-    url: platform.url, platform, upstream, apiKey: boot.api_key, boot, lines,
+    url: platform.url,
+    platform,
+    upstream,
+    apiKey: boot.api_key,
+    boot,
+    lines,
     async stop() {
       await platform.close();
       await upstream.close();
@@ -69,7 +90,8 @@ export async function until<T>(ready: () => T | undefined | false, what = 'the a
 }
 
 /** The upstream's next request once it has arrived. */
-export const nextUpstream = (l: Leaving, seen: number): Promise<RecordedRequest> => until(() => l.upstream.requests[seen], 'upstream request');
+export const nextUpstream = (l: Leaving, seen: number): Promise<RecordedRequest> =>
+  until(() => l.upstream.requests[seen], 'upstream request');
 
 /** How a case scripts the upstream: no answer at all (the client leaves mid-request), or two pieces and then nothing (mid-stream). */
 export const STALL = { stall: true } as const;
@@ -79,12 +101,18 @@ export const TWO_PIECES = { answer: ['one ', 'two ', 'three ', 'four '], stallAf
  * Sends a request the client then leaves: mid-request once the upstream has it, mid-stream once the
  * first bytes of the answer have come. Resolves once the gateway has cut its upstream request.
  */
-export async function leave(l: Leaving, req: { path: string; headers: Record<string, string>; body: unknown; midStream: boolean }): Promise<void> {
+export async function leave(
+  l: Leaving,
+  req: { path: string; headers: Record<string, string>; body: unknown; midStream: boolean },
+): Promise<void> {
   l.upstream.script(req.midStream ? TWO_PIECES : STALL);
   const seen = l.upstream.requests.length;
   const client = new AbortController();
   const answer = fetch(l.url + req.path, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...req.headers }, body: JSON.stringify(req.body), signal: client.signal,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...req.headers },
+    body: JSON.stringify(req.body),
+    signal: client.signal,
   });
   const upstream = await nextUpstream(l, seen);
   if (req.midStream) {
@@ -104,7 +132,11 @@ export async function linesOf(l: Leaving, reqId: string): Promise<LogLine[]> {
 }
 
 /** Every warning or error logged from line `from` on (an error line, or the chat proxy's "the model failed midway"). */
-export const troubleSince = (l: Leaving, from: number) => l.lines.slice(from).filter((x) => x.level >= 40).map((x) => `${x.level} ${x.msg} ${JSON.stringify(x.err ?? '')}`);
+export const troubleSince = (l: Leaving, from: number) =>
+  l.lines
+    .slice(from)
+    .filter((x) => x.level >= 40)
+    .map((x) => `${x.level} ${x.msg} ${JSON.stringify(x.err ?? '')}`);
 
 /** One line at info level with status 499 (the access log's, or graphql-ws's for a socket), and nothing else. */
 export const ONE_499 = [expect.objectContaining({ level: 30, status: 499 })];

@@ -26,10 +26,17 @@ function post(url: string, path: string, body: string, headers: Record<string, s
   let answered!: Promise<Answer>;
   const written = new Promise<void>((wrote, failed) => {
     answered = new Promise((resolve, reject) => {
-      const req = request(url + path, { method: 'POST', agent: false, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode!, text }));
-      });
+      const req = request(
+        url + path,
+        { method: 'POST', agent: false, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } },
+        (res) => {
+          let text = '';
+          res
+            .setEncoding('utf8')
+            .on('data', (d: string) => (text += d))
+            .on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
       req.on('error', (err) => (failed(err), reject(err)));
       req.end(body, () => wrote());
     });
@@ -51,11 +58,18 @@ describe('a long unbroken prompt stalls no one', () => {
   let user: { token: string; tenant: string };
 
   beforeAll(async () => {
-    p = await startPlatformProcess(['start'], { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' });
+    p = await startPlatformProcess(['start'], {
+      PORT: String(await freePort()),
+      PLATFORM_DATA_DIR: dataDir,
+      WORKERS: '1',
+      LOG_LEVEL: 'warn',
+    });
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
     key = `${boot.api_key}/{"is_cache": 0}`;
     const form = new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret, realm: boot.realm });
-    const t = await (await fetch(`${p.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: form })).json() as { access_token: string };
+    const t = (await (await fetch(`${p.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: form })).json()) as {
+      access_token: string;
+    };
     user = { token: t.access_token, tenant: boot.tenant_id };
   }, 120_000);
   afterAll(async () => {
@@ -70,41 +84,94 @@ describe('a long unbroken prompt stalls no one', () => {
   };
   const m = 'local-chat';
   const routes: [string, string, (text: string) => unknown, (a: Answer) => void][] = [
-    ['azure chat/completions', `/proxy/api/v1/azure/openai/deployments/${m}/chat/completions?api-version=2024-10-21`,
-      (text) => ({ messages: [{ role: 'user', content: text }] }), tooLong],
-    ['azure embeddings', '/proxy/api/v1/azure/openai/deployments/local-embed/embeddings?api-version=2024-10-21', (text) => ({ input: text }), tooLong],
-    ['gemini generateContent', `/proxy/api/v1/gemini/models/${m}:generateContent`, (text) => ({ contents: [{ role: 'user', parts: [{ text }] }] }), tooLong],
-    ['bedrock converse', `/proxy/api/v1/bedrock/model/${m}/converse`, (text) => ({ messages: [{ role: 'user', content: [{ text }] }] }), tooLong],
-    ['bedrock invoke', `/proxy/api/v1/bedrock/model/${m}/invoke`,
-      (text) => ({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 100, messages: [{ role: 'user', content: text }] }), tooLong],
-    ['anthropic messages', `/proxy/api/v1/bedrock/v1/messages/anthropic?modelId=${m}`,
-      (text) => ({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 100, messages: [{ role: 'user', content: text }] }), tooLong],
-    ['graphql chat', '/graphql', (text) => ({ query: 'mutation($i: ChatInput!) { chat(input: $i) { content } }', variables: { i: { model: m, messages: [{ role: 'USER', content: text }] } } }),
+    [
+      'azure chat/completions',
+      `/proxy/api/v1/azure/openai/deployments/${m}/chat/completions?api-version=2024-10-21`,
+      (text) => ({ messages: [{ role: 'user', content: text }] }),
+      tooLong,
+    ],
+    [
+      'azure embeddings',
+      '/proxy/api/v1/azure/openai/deployments/local-embed/embeddings?api-version=2024-10-21',
+      (text) => ({ input: text }),
+      tooLong,
+    ],
+    [
+      'gemini generateContent',
+      `/proxy/api/v1/gemini/models/${m}:generateContent`,
+      (text) => ({ contents: [{ role: 'user', parts: [{ text }] }] }),
+      tooLong,
+    ],
+    [
+      'bedrock converse',
+      `/proxy/api/v1/bedrock/model/${m}/converse`,
+      (text) => ({ messages: [{ role: 'user', content: [{ text }] }] }),
+      tooLong,
+    ],
+    [
+      'bedrock invoke',
+      `/proxy/api/v1/bedrock/model/${m}/invoke`,
+      (text) => ({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 100, messages: [{ role: 'user', content: text }] }),
+      tooLong,
+    ],
+    [
+      'anthropic messages',
+      `/proxy/api/v1/bedrock/v1/messages/anthropic?modelId=${m}`,
+      (text) => ({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 100, messages: [{ role: 'user', content: text }] }),
+      tooLong,
+    ],
+    [
+      'graphql chat',
+      '/graphql',
+      (text) => ({
+        query: 'mutation($i: ChatInput!) { chat(input: $i) { content } }',
+        variables: { i: { model: m, messages: [{ role: 'USER', content: text }] } },
+      }),
       (a) => {
         expect(a.status).toBe(200);
         expect(JSON.parse(a.text).errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'context_length_exceeded' });
-      }],
-    ['chat proxy prev_context', '/api/generate_answer', (text) => ({
-      request: { user_cred: { token: user.token, client: { tenant_id: user.tenant } }, bot_config: { caller_version: '1' }, task_process: { service: 'test' }, kvp: {}, prev_context: text },
-      query: '$continue_answer', history_prompt: [{ user_query: 'What does the text say?', response: text }], api_key: key,
-    }), (a) => {
-      // The start of what was said is left out so the rest fits: a normal answer.
-      expect(a.status).toBe(200);
-      expect(JSON.parse(a.text)).toMatchObject({ response: expect.any(String), finish_reason: expect.stringMatching(/^(stop|length)$/) });
-    }],
+      },
+    ],
+    [
+      'chat proxy prev_context',
+      '/api/generate_answer',
+      (text) => ({
+        request: {
+          user_cred: { token: user.token, client: { tenant_id: user.tenant } },
+          bot_config: { caller_version: '1' },
+          task_process: { service: 'test' },
+          kvp: {},
+          prev_context: text,
+        },
+        query: '$continue_answer',
+        history_prompt: [{ user_query: 'What does the text say?', response: text }],
+        api_key: key,
+      }),
+      (a) => {
+        // The start of what was said is left out so the rest fits: a normal answer.
+        expect(a.status).toBe(200);
+        expect(JSON.parse(a.text)).toMatchObject({ response: expect.any(String), finish_reason: expect.stringMatching(/^(stop|length)$/) });
+      },
+    ],
   ];
 
-  it.each(routes)('%s: each prompt gets its status, and /healthz is answered before the last of them', async (_name, path, bodyOf, check) => {
-    const order: string[] = [];
-    const headers = path.startsWith('/proxy') || path === '/graphql' ? { ...json, 'api-key': key } : json;
-    // Eight at once, each different (no cache), all on their way before /healthz is asked.
-    const prompts = Array.from({ length: 8 }, (_, i) => post(p.url, path, JSON.stringify(bodyOf(unbroken(100 * routes.findIndex((r) => r[1] === path) + i + 1))), headers));
-    await Promise.all(prompts.map((x) => x.written));
-    const answers = prompts.map((x) => x.answered.then((a) => (order.push('prompt'), a)));
-    const health = fetch(`${p.url}/healthz`).then(async (r) => (order.push('healthz'), { status: r.status, text: await r.text() }));
-    const [h, ...all] = await Promise.all([health, ...answers]);
-    expect(h).toEqual({ status: 200, text: '{"msg":"ok"}' });
-    all.forEach(check);
-    expect(order.indexOf('healthz')).toBeLessThan(order.length - 1);
-  }, 120_000);
+  it.each(routes)(
+    '%s: each prompt gets its status, and /healthz is answered before the last of them',
+    async (_name, path, bodyOf, check) => {
+      const order: string[] = [];
+      const headers = path.startsWith('/proxy') || path === '/graphql' ? { ...json, 'api-key': key } : json;
+      // Eight at once, each different (no cache), all on their way before /healthz is asked.
+      const prompts = Array.from({ length: 8 }, (_, i) =>
+        post(p.url, path, JSON.stringify(bodyOf(unbroken(100 * routes.findIndex((r) => r[1] === path) + i + 1))), headers),
+      );
+      await Promise.all(prompts.map((x) => x.written));
+      const answers = prompts.map((x) => x.answered.then((a) => (order.push('prompt'), a)));
+      const health = fetch(`${p.url}/healthz`).then(async (r) => (order.push('healthz'), { status: r.status, text: await r.text() }));
+      const [h, ...all] = await Promise.all([health, ...answers]);
+      expect(h).toEqual({ status: 200, text: '{"msg":"ok"}' });
+      all.forEach(check);
+      expect(order.indexOf('healthz')).toBeLessThan(order.length - 1);
+    },
+    120_000,
+  );
 });

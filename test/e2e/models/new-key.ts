@@ -8,4 +8,5 @@ import type { Started } from '../shared/server';
  * beside a running server is test/e2e/models/keys.test.ts's).
  */
 export const newKey = async (p: Started, name: string, ...flags: string[]): Promise<string> =>
-  (await serviceCommand([{ module: createModelsModule(), instance: p.instances.models }], 'key', ['create', '--name', name, ...flags])).api_key as string;
+  (await serviceCommand([{ module: createModelsModule(), instance: p.instances.models }], 'key', ['create', '--name', name, ...flags]))
+    .api_key as string;

@@ -26,16 +26,23 @@ describe('model gateway: vendor upstreams behind group A', () => {
     openai = await startFakeOpenAi({ answer: 'The local server says glaciers melt.' });
     process.env.E2E_OC_KEY = OC_KEY;
     const file = join(tmpdir(), `catalog-upstreams-${process.pid}-${Date.now()}.json`);
-    writeFileSync(file, JSON.stringify({
-      models: [
-        ...DEFAULT_CATALOG.models,
-        { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 8192,
-          upstream: { provider: 'openai-compatible', baseUrl: `${openai.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_OC_KEY' } },
-      ],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        models: [
+          ...DEFAULT_CATALOG.models,
+          {
+            id: 'oc-chat',
+            group: 'A',
+            kind: 'chat',
+            contextLength: 8192,
+            upstream: { provider: 'openai-compatible', baseUrl: `${openai.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_OC_KEY' },
+          },
+        ],
+      }),
+    );
     // The default read timeout (60 s): the stalled upstream request can only be cut by the client leaving.
-    p = await startInTemp('all', { MODELS_CATALOG_FILE: file })
-      .finally(() => rmSync(file, { force: true }));
+    p = await startInTemp('all', { MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
     key = p.bootstrap!.values.api_key!;
   }, 60_000);
   afterAll(async () => {
@@ -47,7 +54,11 @@ describe('model gateway: vendor upstreams behind group A', () => {
   it('closes the upstream request when the client leaves mid-stream', async () => {
     openai.script({ answer: ['one ', 'two ', 'three ', 'four '], stallAfter: 3 });
     const before = openai.requests.length;
-    const stream = await client('oc-chat').chat.completions.create({ model: 'oc-chat', messages: [{ role: 'user', content: 'Count slowly, please.' }], stream: true });
+    const stream = await client('oc-chat').chat.completions.create({
+      model: 'oc-chat',
+      messages: [{ role: 'user', content: 'Count slowly, please.' }],
+      stream: true,
+    });
     let seen = '';
     for await (const c of stream) {
       seen += c.choices[0]?.delta.content ?? '';

@@ -22,10 +22,19 @@ describePg('replicas started at the same moment on a fresh database', () => {
     const ports = await Promise.all(dirs.map(() => freePort()));
     const publicUrl = `http://127.0.0.1:${ports[0]}`;
     // One primary with workers (its bootstrap runs before it forks) and one single process: both paths.
-    procs = await Promise.all(dirs.map((dir, i) => startPlatformProcess(['start'], {
-      DATABASE_URL: db.url, PUBLIC_URL: publicUrl, PORT: String(ports[i]), PLATFORM_DATA_DIR: dir,
-      WORKERS: String(i + 1), LOG_LEVEL: 'warn', MODELS_TEXT_THREADS: '0',
-    })));
+    procs = await Promise.all(
+      dirs.map((dir, i) =>
+        startPlatformProcess(['start'], {
+          DATABASE_URL: db.url,
+          PUBLIC_URL: publicUrl,
+          PORT: String(ports[i]),
+          PLATFORM_DATA_DIR: dir,
+          WORKERS: String(i + 1),
+          LOG_LEVEL: 'warn',
+          MODELS_TEXT_THREADS: '0',
+        }),
+      ),
+    );
   }, 180_000);
   afterAll(async () => {
     await Promise.all(procs.map((p) => stopProcess(p.child)));
@@ -55,17 +64,33 @@ describePg('replicas started at the same moment on a fresh database', () => {
     const maker = files.findIndex((f) => f.client_secret);
     expect(maker).toBeGreaterThanOrEqual(0);
     const other = 1 - maker;
-    expect(Object.keys(files[maker]).sort()).toEqual(['api_key', 'client_id', 'client_secret', 'password', 'realm', 'tenant_id', 'username']);
+    expect(Object.keys(files[maker]).sort()).toEqual([
+      'api_key',
+      'client_id',
+      'client_secret',
+      'password',
+      'realm',
+      'tenant_id',
+      'username',
+    ]);
     expect(files[other]).toEqual({
-      realm: files[maker].realm, tenant_id: files[maker].tenant_id, client_id: files[maker].client_id, username: files[maker].username,
+      realm: files[maker].realm,
+      tenant_id: files[maker].tenant_id,
+      client_id: files[maker].client_id,
+      username: files[maker].username,
     });
     expect(procs[maker].output()).toContain('First start');
     expect(procs[other].output()).not.toContain('First start');
-    expect(procs[other].output()).toContain('their secrets are in that replica\'s bootstrap.json');
+    expect(procs[other].output()).toContain("their secrets are in that replica's bootstrap.json");
     // The maker's credentials work on either replica.
     for (const p of procs) {
       const res = await fetch(`${p.url}/auth/api/v1/oauth/connect/token`, {
-        method: 'POST', body: new URLSearchParams({ realm: files[maker].realm, client_id: files[maker].client_id, client_secret: files[maker].client_secret }),
+        method: 'POST',
+        body: new URLSearchParams({
+          realm: files[maker].realm,
+          client_id: files[maker].client_id,
+          client_secret: files[maker].client_secret,
+        }),
       });
       expect(res.status).toBe(200);
       const models = await fetch(`${p.url}/proxy/api/v1/models`, { headers: { 'api-key': files[maker].api_key } });
@@ -76,9 +101,19 @@ describePg('replicas started at the same moment on a fresh database', () => {
   it('makes nothing more when they start again', async () => {
     await Promise.all(procs.map((p) => stopProcess(p.child)));
     const ports = procs.map((p) => new URL(p.url).port);
-    procs = await Promise.all(dirs.map((dir, i) => startPlatformProcess(['start'], {
-      DATABASE_URL: db.url, PUBLIC_URL: `http://127.0.0.1:${ports[0]}`, PORT: ports[i], PLATFORM_DATA_DIR: dir, WORKERS: '1', LOG_LEVEL: 'warn', MODELS_TEXT_THREADS: '0',
-    })));
+    procs = await Promise.all(
+      dirs.map((dir, i) =>
+        startPlatformProcess(['start'], {
+          DATABASE_URL: db.url,
+          PUBLIC_URL: `http://127.0.0.1:${ports[0]}`,
+          PORT: ports[i],
+          PLATFORM_DATA_DIR: dir,
+          WORKERS: '1',
+          LOG_LEVEL: 'warn',
+          MODELS_TEXT_THREADS: '0',
+        }),
+      ),
+    );
     expect(await count('SELECT count(*) AS n FROM token_users')).toBe(1);
     expect(await count('SELECT count(*) AS n FROM models_api_keys')).toBe(1);
     for (const p of procs) expect(p.output()).not.toContain('First start');

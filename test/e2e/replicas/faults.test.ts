@@ -4,17 +4,26 @@ import { platformCli } from '../shared/server';
 import { tcpProxy, viaProxy } from '../../shared/tcp-proxy';
 import { DATABASE_URL } from '../../shared/postgres';
 
-const form = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
+const form = (body: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(body).toString(),
+});
 
 async function clientToken(base: string, creds: Record<string, string>): Promise<string> {
-  const res = await fetch(`${base}/auth/api/v1/oauth/connect/token`, form({ client_id: creds.client_id, client_secret: creds.client_secret }));
+  const res = await fetch(
+    `${base}/auth/api/v1/oauth/connect/token`,
+    form({ client_id: creds.client_id, client_secret: creds.client_secret }),
+  );
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-const createObject = (base: string, token: string, title: string) => fetch(`${base}/cl/search/api/v2/objects`, {
-  method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ title, content: `${title}: glaciers retreat as the climate warms.` }),
-});
+const createObject = (base: string, token: string, title: string) =>
+  fetch(`${base}/cl/search/api/v2/objects`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title, content: `${title}: glaciers retreat as the climate warms.` }),
+  });
 
 describeReplicas('faults: a replica killed mid-ingest, the database restarted mid-traffic', () => {
   it('kill -9 of a replica in the middle of an ingest loses nothing it acknowledged', async () => {
@@ -38,11 +47,15 @@ describeReplicas('faults: a replica killed mid-ingest, the database restarted mi
       await killed;
       expect(acknowledged.length).toBeGreaterThanOrEqual(40);
       const auth = { authorization: `Bearer ${await clientToken(b, creds)}` };
-      const statuses = await Promise.all(acknowledged.map((id) => fetch(`${b}/cl/search/api/v2/objects/${id}`, { headers: auth }).then((r) => r.status)));
+      const statuses = await Promise.all(
+        acknowledged.map((id) => fetch(`${b}/cl/search/api/v2/objects/${id}`, { headers: auth }).then((r) => r.status)),
+      );
       expect(statuses.filter((s) => s !== 200)).toEqual([]);
       // Started again, the killed replica serves them too.
       await set.restart(0);
-      const again = await Promise.all(acknowledged.slice(0, 10).map((id) => fetch(`${a}/cl/search/api/v2/objects/${id}`, { headers: auth }).then((r) => r.status)));
+      const again = await Promise.all(
+        acknowledged.slice(0, 10).map((id) => fetch(`${a}/cl/search/api/v2/objects/${id}`, { headers: auth }).then((r) => r.status)),
+      );
       expect(again).toEqual(Array(10).fill(200));
     } finally {
       await set.stop();
@@ -66,9 +79,13 @@ describeReplicas('faults: a replica killed mid-ingest, the database restarted mi
         while (!stop) {
           const base = urls[(n + w) % urls.length];
           const i = n++;
-          const res = i % 2
-            ? await createObject(base, token, `traffic ${i} ${randomUUID()}`).catch(() => undefined)
-            : await fetch(`${base}/auth/api/v1/oauth/connect/token`, form({ client_id: creds.client_id, client_secret: creds.client_secret })).catch(() => undefined);
+          const res =
+            i % 2
+              ? await createObject(base, token, `traffic ${i} ${randomUUID()}`).catch(() => undefined)
+              : await fetch(
+                  `${base}/auth/api/v1/oauth/connect/token`,
+                  form({ client_id: creds.client_id, client_secret: creds.client_secret }),
+                ).catch(() => undefined);
           // A refused connection (a replica gone) must not spin: the test then fails on its checks.
           if (!res) {
             statuses.set(0, (statuses.get(0) ?? 0) + 1);
@@ -107,7 +124,9 @@ describeReplicas('faults: a replica killed mid-ingest, the database restarted mi
       // 0: no answer at all (a replica that died): none either.
       expect([...statuses.keys()].filter((s) => ![200, 201, 503].includes(s))).toEqual([]);
       const auth = { authorization: `Bearer ${await clientToken(urls[1], creds)}` };
-      const found = await Promise.all(acknowledged.map((id) => fetch(`${urls[1]}/cl/search/api/v2/objects/${id}`, { headers: auth }).then((r) => r.status)));
+      const found = await Promise.all(
+        acknowledged.map((id) => fetch(`${urls[1]}/cl/search/api/v2/objects/${id}`, { headers: auth }).then((r) => r.status)),
+      );
       expect(found.filter((s) => s !== 200)).toEqual([]);
     } catch (err) {
       stop = true;
@@ -127,13 +146,30 @@ describeReplicas('faults: a replica killed mid-ingest, the database restarted mi
     try {
       const creds = set.credentials();
       const base = set.replicas[0].url;
-      const made = await platformCli(set.replicas[0].dataDir, ['key', 'create', '--name', 'redis-down', '--rpm', '100'], undefined, set.env);
+      const made = await platformCli(
+        set.replicas[0].dataDir,
+        ['key', 'create', '--name', 'redis-down', '--rpm', '100'],
+        undefined,
+        set.env,
+      );
       const key = JSON.parse(made.stdout).api_key as string;
-      const chat = () => fetch(`${base}/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21`, {
-        method: 'POST', headers: { 'api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: [{ role: 'system', content: 'Ice melts.' }, { role: 'user', content: 'What melts?' }] }),
-      });
-      const gql = () => fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query: '{ models { id } }' }) });
+      const chat = () =>
+        fetch(`${base}/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21`, {
+          method: 'POST',
+          headers: { 'api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            messages: [
+              { role: 'system', content: 'Ice melts.' },
+              { role: 'user', content: 'What melts?' },
+            ],
+          }),
+        });
+      const gql = () =>
+        fetch(`${base}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'api-key': key },
+          body: JSON.stringify({ query: '{ models { id } }' }),
+        });
       expect((await chat()).status).toBe(200);
       proxy.down();
       // Token issue (failure throttle), a limited key's call (rpm, answer cache), a GraphQL query (persisted queries): all answer.

@@ -23,9 +23,19 @@ const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
     const port = await freePort();
     // LOG_LEVEL info: each replica logs the requests it answered (the access log), which says where nginx sent them.
     set = await startReplicas({ count: REPLICAS, publicPort: port, env: { LOG_LEVEL: 'info' } });
-    lb = await startNginx(port, set.replicas.map((r) => r.port));
+    lb = await startNginx(
+      port,
+      set.replicas.map((r) => r.port),
+    );
     const { DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX } = set.env;
-    env = { BASE: lb.url, GRAPHQL_URL: `${lb.url}/graphql`, PLATFORM_DATA_DIR: set.replicas[0].dataDir, DATABASE_URL: DATABASE_URL, REDIS_URL: REDIS_URL, REDIS_KEY_PREFIX: REDIS_KEY_PREFIX };
+    env = {
+      BASE: lb.url,
+      GRAPHQL_URL: `${lb.url}/graphql`,
+      PLATFORM_DATA_DIR: set.replicas[0].dataDir,
+      DATABASE_URL: DATABASE_URL,
+      REDIS_URL: REDIS_URL,
+      REDIS_KEY_PREFIX: REDIS_KEY_PREFIX,
+    };
   }, 180_000);
   afterAll(async () => {
     await lb?.stop();
@@ -36,8 +46,11 @@ const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
     const answered = () => set.replicas.map((r) => r.process.output().split('"path":"/readyz"').length - 1);
     const before = answered();
     // In parallel: least_conn sends each to the replica with the fewest open requests.
-    const all = await Promise.all(Array.from({ length: 20 }, () => fetch(`${lb.url}/readyz`).then(async (res) => ({ status: res.status, body: await res.json() }))));
-    for (const r of all) expect(r).toEqual({ status: 200, body: { status: 'ready', checks: { postgres: 'up', redis: 'up', search: 'ready' } } });
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () => fetch(`${lb.url}/readyz`).then(async (res) => ({ status: res.status, body: await res.json() }))),
+    );
+    for (const r of all)
+      expect(r).toEqual({ status: 200, body: { status: 'ready', checks: { postgres: 'up', redis: 'up', search: 'ready' } } });
     // The access log line is written as each answer ends.
     const each = () => answered().map((n, i) => n - before[i]);
     await eventually(() => each().reduce((a, b) => a + b, 0) >= 20);
@@ -45,7 +58,7 @@ const REPLICAS = Number(process.env.TEST_NGINX_REPLICAS ?? 2);
     for (const n of each()) expect(n).toBeGreaterThan(0);
   });
 
-  it('runs every command of the four services\' tours', async () => {
+  it("runs every command of the four services' tours", async () => {
     const ran = await run('bash', ['-c', pagesScript(...SERVICE_TOURS)], { env });
     expect(ran.stderr.replace(/npm warn .*\n/gi, '')).toBe('');
     expect(ran.status).toBe(0);

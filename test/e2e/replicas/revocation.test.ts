@@ -5,7 +5,17 @@ import { stopProcess } from '../shared/processes';
 import { ROOT, run } from '../shared/server';
 import { describeReplicas, startReplicas, type ReplicaSet } from '../../shared/replicas';
 import {
-  accepts, clientToken, FACES, login, refusedEverywhere, revokeByGraphql, revokeByRest, reuseRefreshToken, waitFor, type Bootstrap, type Tokens,
+  accepts,
+  clientToken,
+  FACES,
+  login,
+  refusedEverywhere,
+  revokeByGraphql,
+  revokeByRest,
+  reuseRefreshToken,
+  waitFor,
+  type Bootstrap,
+  type Tokens,
 } from '../token/revocation-faces';
 
 // Each case waits for the refusal for up to a minute (a machine under load), with room to spare.
@@ -37,7 +47,9 @@ describeReplicas('revocation seen by another replica (PostgreSQL)', () => {
   });
 
   const cli = async (...args: string[]) => {
-    const r = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env: { ...set.env, PLATFORM_DATA_DIR: cliDir } });
+    const r = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], {
+      env: { ...set.env, PLATFORM_DATA_DIR: cliDir },
+    });
     if (r.status !== 0) throw new Error(`platform ${args.join(' ')}: ${r.stderr}`);
     return JSON.parse(r.stdout) as Record<string, string>;
   };
@@ -62,7 +74,18 @@ describeReplicas('revocation seen by another replica (PostgreSQL)', () => {
 
   it('every token of a user disabled by `platform user disable` against the database', async () => {
     const username = `ann-${n++}`;
-    await cli('user', 'create', '--username', username, '--password', 'a long password', '--roles', 'search:read', '--tenant', boot.tenant_id);
+    await cli(
+      'user',
+      'create',
+      '--username',
+      username,
+      '--password',
+      'a long password',
+      '--roles',
+      'search:read',
+      '--tenant',
+      boot.tenant_id,
+    );
     const t = await login(A, boot, username, 'a long password');
     await endsOnB(t.access_token, () => cli('user', 'disable', '--username', username));
   });

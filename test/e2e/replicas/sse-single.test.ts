@@ -22,11 +22,19 @@ describeReplicas('the single connection mode across three replicas', () => {
     set = await startReplicas({ count: 3 });
     const creds = set.credentials();
     const token = async (path: string, form: Record<string, string>) => {
-      const res = await fetch(`${set.replicas[0].url}/auth/api/v1/oauth/connect/${path}`, { method: 'POST', body: new URLSearchParams(form) });
+      const res = await fetch(`${set.replicas[0].url}/auth/api/v1/oauth/connect/${path}`, {
+        method: 'POST',
+        body: new URLSearchParams(form),
+      });
       return `Bearer ${((await res.json()) as { access_token: string }).access_token}`;
     };
-    user = { authorization: await token('user/login', { realm: creds.realm, username: creds.username, password: creds.password }), 'api-key': creds.api_key };
-    client = { authorization: await token('token', { realm: creds.realm, client_id: creds.client_id, client_secret: creds.client_secret }) };
+    user = {
+      authorization: await token('user/login', { realm: creds.realm, username: creds.username, password: creds.password }),
+      'api-key': creds.api_key,
+    };
+    client = {
+      authorization: await token('token', { realm: creds.realm, client_id: creds.client_id, client_secret: creds.client_secret }),
+    };
   }, 180_000);
   afterAll(() => set?.stop());
 
@@ -36,15 +44,23 @@ describeReplicas('the single connection mode across three replicas', () => {
   };
   const operate = async (i: number, streamToken: string, operationId: string, query: string, who = user) => {
     const res = await fetch(graphql(i), {
-      method: 'POST', headers: { ...who, [TOKEN]: streamToken, 'content-type': 'application/json' }, body: JSON.stringify({ query, extensions: { operationId } }),
+      method: 'POST',
+      headers: { ...who, [TOKEN]: streamToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, extensions: { operationId } }),
     });
     const body = await res.text();
-    return { status: res.status, code: body ? (JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code : undefined };
+    return {
+      status: res.status,
+      code: body ? (JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code : undefined,
+    };
   };
   /** Opens the stream on replica `i`; `until(text)` reads it until the needle shows. */
   const open = async (i: number, streamToken: string) => {
     const leave = new AbortController();
-    const res = await fetch(graphql(i), { headers: { authorization: user.authorization, [TOKEN]: streamToken, accept: 'text/event-stream' }, signal: leave.signal });
+    const res = await fetch(graphql(i), {
+      headers: { authorization: user.authorization, [TOKEN]: streamToken, accept: 'text/event-stream' },
+      signal: leave.signal,
+    });
     const reader = res.body!.getReader();
     let text = '';
     return {
@@ -78,7 +94,14 @@ describeReplicas('the single connection mode across three replicas', () => {
     const text = await stream.until('event: complete\ndata: {"id":"s1"}');
     expect(text).toMatch(/"id":"s1","payload":\{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null/);
     expect(text).toContain('"id":"s1","payload":{"data":{"answerStream":{"response":"","finishReason":"STOP"}}}');
-    expect((await fetch(`${graphql(0)}?operationId=s1`, { method: 'DELETE', headers: { authorization: user.authorization, [TOKEN]: made.token } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${graphql(0)}?operationId=s1`, {
+          method: 'DELETE',
+          headers: { authorization: user.authorization, [TOKEN]: made.token },
+        })
+      ).status,
+    ).toBe(200);
     // Another caller's requests find nothing, on any replica; the stream opens once.
     expect(await operate(0, made.token, 'x', '{ __typename }', client)).toEqual({ status: 404, code: 'STREAM_NOT_FOUND' });
     expect((await open(2, made.token)).status).toBe(409);

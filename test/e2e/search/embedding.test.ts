@@ -25,20 +25,26 @@ describe('search embedding through the model gateway', () => {
     const bearer = first.a;
     let created;
     try {
-      created = await first.call('POST', '/cl/search/api/v2/objects', { body: { title: 'Glaciers', content: 'Glaciers retreat as the climate warms.' } });
+      created = await first.call('POST', '/cl/search/api/v2/objects', {
+        body: { title: 'Glaciers', content: 'Glaciers retreat as the climate warms.' },
+      });
     } finally {
       await first.platform.close();
     }
     expect(created.status).toBe(201);
 
-    const reindex = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'reindex'], { env: { PLATFORM_DATA_DIR: dir, ...withModel } });
+    const reindex = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'reindex'], {
+      env: { PLATFORM_DATA_DIR: dir, ...withModel },
+    });
     expect(reindex.status).toBe(0);
     expect(JSON.parse(reindex.stdout)).toMatchObject({ passages: 1, embedder: 'gateway:local-embed' });
 
     const second = await startInTemp('all', { PLATFORM_DATA_DIR: dir, PORT, ...withModel });
     try {
       const res = await fetch(`${second.url}/cl/search/api/v2/semantic?query_string=glaciers+climate&min_relevant_score=0`, {
-        method: 'POST', headers: { authorization: bearer, 'content-type': 'application/json' }, body: '{}',
+        method: 'POST',
+        headers: { authorization: bearer, 'content-type': 'application/json' },
+        body: '{}',
       });
       const found = (await res.json()) as any;
       expect(res.status).toBe(200);

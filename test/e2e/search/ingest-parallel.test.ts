@@ -19,7 +19,11 @@ const RERUNS = 10;
 const FILES = ['a.txt', 'b.md', 'c.html', 'sub/d.txt', 'sub/e.md'];
 
 interface Report {
-  files: number; created: number; replaced: number; unchanged: number; objects: { file: string; object_id: string }[];
+  files: number;
+  created: number;
+  replaced: number;
+  unchanged: number;
+  objects: { file: string; object_id: string }[];
 }
 
 const reportOf = (r: Ran): Report => {
@@ -31,7 +35,9 @@ const reportOf = (r: Ran): Report => {
 const liveBySource = (dataDir: string): Record<string, number> => {
   const db = new Database(join(dataDir, 'search.db'), { readonly: true });
   try {
-    const rows = db.prepare('SELECT source_key AS k, count(*) AS n FROM objects WHERE deleted_at IS NULL AND source_key IS NOT NULL GROUP BY source_key').all() as { k: string; n: number }[];
+    const rows = db
+      .prepare('SELECT source_key AS k, count(*) AS n FROM objects WHERE deleted_at IS NULL AND source_key IS NOT NULL GROUP BY source_key')
+      .all() as { k: string; n: number }[];
     return Object.fromEntries(rows.map((r) => [r.k, r.n]));
   } finally {
     db.close();
@@ -50,7 +56,8 @@ describe(`${RUNS} parallel 'platform ingest' runs of one folder into one data di
     FILES.forEach((f, i) => writeFileSync(join(docs, f), `Note ${i}: otters hold hands while they sleep, number ${i}.`));
   });
 
-  const ingestAll = (runs: number) => Promise.all(Array.from({ length: runs }, () => platformCli(dataDir, ['ingest', docs, '--tenant', 'acme'])));
+  const ingestAll = (runs: number) =>
+    Promise.all(Array.from({ length: runs }, () => platformCli(dataDir, ['ingest', docs, '--tenant', 'acme'])));
 
   it('every run exits 0 with its JSON report; each file is added once and found by the others', async () => {
     const reports = (await ingestAll(RUNS)).map(reportOf);
@@ -86,7 +93,8 @@ describe('the server and `platform ingest` writing to one data directory at once
   });
 
   it('parallel uploads with one file_name each make their own object while the command ingests; all are found', async () => {
-    const post = (i: number) => f.call('POST', '/cl/search/api/v2/objects', { body: { content: `Kingfishers dive for fish, note ${i}.`, file_name: 'same.txt' } });
+    const post = (i: number) =>
+      f.call('POST', '/cl/search/api/v2/objects', { body: { content: `Kingfishers dive for fish, note ${i}.`, file_name: 'same.txt' } });
     const [cli, ...posts] = await Promise.all([
       platformCli(f.platform.dataDir, ['ingest', docs, '--tenant', 'tenant-a']),
       ...Array.from({ length: 10 }, (_, i) => post(i)),
@@ -95,7 +103,8 @@ describe('the server and `platform ingest` writing to one data directory at once
     expect(posts.map((p) => p.status)).toEqual(Array(10).fill(201));
     // file_name is not an object's identity (only `platform ingest`'s path is): ten uploads, ten objects.
     expect(new Set(posts.map((p) => p.body.object_id)).size).toBe(10);
-    const found = async (query: string) => (await f.call('POST', `/cl/search/api/v2/fulltext?query_string=${query}&min_relevant_score=0&page_size=50`)).body.result_count;
+    const found = async (query: string) =>
+      (await f.call('POST', `/cl/search/api/v2/fulltext?query_string=${query}&min_relevant_score=0&page_size=50`)).body.result_count;
     expect(await found('kingfishers')).toBe(10);
     expect(await found('beavers')).toBe(8);
   }, 120_000);

@@ -9,7 +9,20 @@ import { docxWith, pdfWith } from '../../core/search/fixtures';
 import { platformCli } from '../shared/server';
 
 const asTenant = (tenantId: string): Ctx<Caller> => ({
-  caller: { realm: 'r', subject: 'reader', tenantId, roles: ['search:read'], scopes: [], clientId: 'c', username: 'u', sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: '' },
+  caller: {
+    realm: 'r',
+    subject: 'reader',
+    tenantId,
+    roles: ['search:read'],
+    scopes: [],
+    clientId: 'c',
+    username: 'u',
+    sessionId: 's',
+    tokenId: 't',
+    expiresAt: 0,
+    audience: ['search'],
+    bearer: '',
+  },
 });
 
 /**
@@ -57,16 +70,28 @@ describe('platform ingest <folder>', () => {
   }, 60_000);
 
   it('the objects are searchable by their text, each format, with folders, tags and repos set', async () => {
-    const core = openSearchCore({ stores: sqliteSearchStores(join(dataDir, 'search.db'))});
+    const core = openSearchCore({ stores: sqliteSearchStores(join(dataDir, 'search.db')) });
     try {
-      for (const [query, file] of [['hedgehogs worms', 'a.txt'], ['setts', 'b.md'], ['blind', 'c.html'], ['rodents', 'd.docx'], ['heartbeat', 'e.pdf']]) {
+      for (const [query, file] of [
+        ['hedgehogs worms', 'a.txt'],
+        ['setts', 'b.md'],
+        ['blind', 'c.html'],
+        ['rodents', 'd.docx'],
+        ['heartbeat', 'e.pdf'],
+      ]) {
         const page = await core.service.search({ mode: 'fulltext', query: query, filters: {}, offset: 0, limit: 5 }, asTenant('acme'));
         expect(page.hits.map((h) => h.object.fileName)).toEqual([file]);
       }
-      const sub = await core.service.search({ mode: 'basic', query: '', filters: { folders: ['docs/sub'] }, offset: 0, limit: 5 }, asTenant('acme'));
+      const sub = await core.service.search(
+        { mode: 'basic', query: '', filters: { folders: ['docs/sub'] }, offset: 0, limit: 5 },
+        asTenant('acme'),
+      );
       expect(sub.hits.map((h) => h.object.fileName)).toEqual(['b.md']);
       expect(sub.hits[0].object).toMatchObject({ tags: ['wildlife'], repos: ['field-notes'], fileExtension: 'md' });
-      const other = await core.service.search({ mode: 'fulltext', query: 'hedgehogs', filters: {}, offset: 0, limit: 5 }, asTenant('someone-else'));
+      const other = await core.service.search(
+        { mode: 'fulltext', query: 'hedgehogs', filters: {}, offset: 0, limit: 5 },
+        asTenant('someone-else'),
+      );
       expect(other.total).toBe(0);
       const old = await core.service.search({ mode: 'fulltext', query: 'hedgehogs', filters: {}, offset: 0, limit: 5 }, asTenant('acme'));
       expect(old.total).toBe(1);

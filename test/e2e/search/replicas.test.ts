@@ -21,11 +21,15 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
   const delays: Record<string, number[]> = { found: [], gone: [] };
 
   const cli = (i: number, args: string[]) =>
-    run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env: { ...set.env, PLATFORM_DATA_DIR: set.replicas[i].dataDir } });
-  const realmOf = (i: number) => (JSON.parse(readFileSync(join(set.replicas[i].dataDir, 'bootstrap.json'), 'utf8')) as { realm: string }).realm;
+    run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], {
+      env: { ...set.env, PLATFORM_DATA_DIR: set.replicas[i].dataDir },
+    });
+  const realmOf = (i: number) =>
+    (JSON.parse(readFileSync(join(set.replicas[i].dataDir, 'bootstrap.json'), 'utf8')) as { realm: string }).realm;
   const bearerFor = async (i: number, clientId: string, secret: string) => {
     const res = await fetch(`${set.replicas[i].url}/auth/api/v1/oauth/connect/token`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id: clientId, client_secret: secret, realm: realmOf(i) }),
     });
     expect(res.status).toBe(200);
@@ -33,7 +37,9 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
   };
   const call = async (i: number, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${set.replicas[i].url}${PREFIX}${path}`, {
-      method, headers: { authorization: bearers[i], 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { authorization: bearers[i], 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as any };
   };
@@ -57,8 +63,10 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
   }, 180_000);
 
   afterAll(async () => {
-    process.stdout.write(`search replicas (REST, two processes): found on the other after ${delays.found.join(', ')} ms; `
-      + `a delete gone after ${delays.gone.join(', ')} ms\n`);
+    process.stdout.write(
+      `search replicas (REST, two processes): found on the other after ${delays.found.join(', ')} ms; ` +
+        `a delete gone after ${delays.gone.join(', ')} ms\n`,
+    );
     await set?.stop();
   });
 
@@ -101,10 +109,19 @@ describeReplicas('search on two replicas sharing PostgreSQL', () => {
       expect(reindex.status).toBe(0);
       expect(JSON.parse(reindex.stdout).passages).toBeGreaterThanOrEqual(2);
       for (const i of [0, 1]) {
-        await eventually(async () => {
-          const r = await call(i, 'POST', `/semantic?${new URLSearchParams({ query_string: 'little auks pack ice', page_size: '3' })}`, {});
-          return r.status === 200 && r.body.result[0]?.title === 'auks.txt';
-        }, 20_000, 10);
+        await eventually(
+          async () => {
+            const r = await call(
+              i,
+              'POST',
+              `/semantic?${new URLSearchParams({ query_string: 'little auks pack ice', page_size: '3' })}`,
+              {},
+            );
+            return r.status === 200 && r.body.result[0]?.title === 'auks.txt';
+          },
+          20_000,
+          10,
+        );
       }
     } finally {
       rmSync(docs, { recursive: true, force: true });

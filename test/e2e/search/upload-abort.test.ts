@@ -19,7 +19,8 @@ describe('search service over HTTP: objects', () => {
   }, 60_000);
   afterAll(() => f?.stop());
 
-  const count = async (auth = f.a) => (await f.call('POST', `${V2}/basic_search?query_string=&page_size=100`, { auth })).body.result_count as number;
+  const count = async (auth = f.a) =>
+    (await f.call('POST', `${V2}/basic_search?query_string=&page_size=100`, { auth })).body.result_count as number;
 
   it('a client that leaves in the middle of an upload leaves nothing behind, and the server goes on', async () => {
     const before = await count();
@@ -29,8 +30,10 @@ describe('search service over HTTP: objects', () => {
     // The server's side of this request: it has the head, then its answer ends (the connection gone).
     const served = new Promise<ServerResponse>((resolve) => f.platform.server.once('request', (_req, res) => resolve(res)));
     const socket = connect(Number(url.port), url.hostname);
-    socket.write(`POST ${V2}/objects HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${f.a}\r\n`
-      + `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${head}${'half a file '.repeat(100)}`);
+    socket.write(
+      `POST ${V2}/objects HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${f.a}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${head}${'half a file '.repeat(100)}`,
+    );
     const res = await served;
     socket.destroy();
     if (!res.writableEnded && !res.destroyed) await new Promise((resolve) => res.once('close', resolve));

@@ -34,7 +34,9 @@ describe('platform backup and restore', () => {
   const bearer = () => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
   const addObject = async (i: number, tag: string) => {
     const r = await call('/cl/search/api/v2/objects', {
-      method: 'POST', headers: bearer(), body: JSON.stringify({ title: `Note ${i}`, content: `backupcheck marker${i} about glaciers`, tags: [tag] }),
+      method: 'POST',
+      headers: bearer(),
+      body: JSON.stringify({ title: `Note ${i}`, content: `backupcheck marker${i} about glaciers`, tags: [tag] }),
     });
     if (r.status !== 201) throw new Error(`ingest answered ${r.status}: ${await r.text()}`);
     return ((await r.json()) as { object_id: string }).object_id;
@@ -49,7 +51,10 @@ describe('platform backup and restore', () => {
     port = String(await freePort());
     await start(dataDir);
     boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-    const t = await call('/auth/api/v1/oauth/connect/token', { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }) });
+    const t = await call('/auth/api/v1/oauth/connect/token', {
+      method: 'POST',
+      body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }),
+    });
     expect(t.status).toBe(200);
     token = ((await t.json()) as { access_token: string }).access_token;
     for (let i = 0; i < 30; i++) before.push(await addObject(i, 'before'));
@@ -69,7 +74,13 @@ describe('platform backup and restore', () => {
     expect(b.status).toBe(0);
     const out = JSON.parse(b.stdout) as { backup: string; files: { name: string; kind: string; bytes: number }[] };
     expect(out.backup).toBe(backupDir);
-    expect(out.files.map((f) => `${f.name}:${f.kind}`)).toEqual(['bootstrap.json:file', 'gateway.db:sqlite', 'models.db:sqlite', 'search.db:sqlite', 'token.db:sqlite']);
+    expect(out.files.map((f) => `${f.name}:${f.kind}`)).toEqual([
+      'bootstrap.json:file',
+      'gateway.db:sqlite',
+      'models.db:sqlite',
+      'search.db:sqlite',
+      'token.db:sqlite',
+    ]);
     expect(readdirSync(backupDir).sort()).toEqual(['bootstrap.json', 'gateway.db', 'models.db', 'search.db', 'token.db']);
     expect(statSync(backupDir).mode & 0o777).toBe(0o700);
     for (const f of readdirSync(backupDir)) expect(statSync(join(backupDir, f)).mode & 0o777).toBe(0o600);
@@ -85,7 +96,10 @@ describe('platform backup and restore', () => {
     expect(cp.status).toBe(0);
     await start(restored);
 
-    const introspect = await call('/auth/api/v1/oauth/connect/introspect', { method: 'POST', body: new URLSearchParams({ realm: boot.realm, token }) });
+    const introspect = await call('/auth/api/v1/oauth/connect/introspect', {
+      method: 'POST',
+      body: new URLSearchParams({ realm: boot.realm, token }),
+    });
     expect(await introspect.json()).toMatchObject({ active: 'true', client_id: boot.client_id });
     for (const id of before) expect((await call(`/cl/search/api/v2/objects/${id}`, { headers: bearer() })).status).toBe(200);
 
@@ -103,7 +117,10 @@ describe('platform backup and restore', () => {
     expect(((await all.json()) as { result_count: number }).result_count).toBe(before.length + kept.length);
     // The LM key (models.db) and the first start's credentials came back too.
     expect((await call('/proxy/api/v1/models', { headers: { 'api-key': boot.api_key } })).status).toBe(200);
-    const login = await call('/auth/api/v1/oauth/connect/token', { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }) });
+    const login = await call('/auth/api/v1/oauth/connect/token', {
+      method: 'POST',
+      body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }),
+    });
     expect(login.status).toBe(200);
   }, 180_000);
 });

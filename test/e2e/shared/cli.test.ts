@@ -28,28 +28,52 @@ describe('the platform command administering a data directory', () => {
     realm = json(r.stdout).realm;
     expect(json(r.stdout)).toMatchObject({ name: 'acme', access_token_lifespan: 120, refresh_token_lifespan: 600, enabled: true });
 
-    const c = await cli(['client', 'create', '--client-id', 'billing', '--realm', realm, '--tenant', 'acme', '--roles', 'search:read', '--scopes', 'openid,search']);
+    const c = await cli([
+      'client',
+      'create',
+      '--client-id',
+      'billing',
+      '--realm',
+      realm,
+      '--tenant',
+      'acme',
+      '--roles',
+      'search:read',
+      '--scopes',
+      'openid,search',
+    ]);
     expect(c.status).toBe(0);
     const client = json(c.stdout);
     expect(client).toMatchObject({ client_id: 'billing', realm, tenant_id: 'acme', roles: ['search:read'], scopes: ['openid', 'search'] });
     secret = client.client_secret;
     expect(secret.length).toBeGreaterThanOrEqual(32);
 
-    const u = await cli(['user', 'create', '--username', 'ann', '--realm', realm, '--tenant', 'acme', '--roles', 'search:read'], 'a long enough password\n');
+    const u = await cli(
+      ['user', 'create', '--username', 'ann', '--realm', realm, '--tenant', 'acme', '--roles', 'search:read'],
+      'a long enough password\n',
+    );
     expect(u.status).toBe(0);
     expect(json(u.stdout)).toMatchObject({ username: 'ann', realm, tenant_id: 'acme', enabled: true, locked: false });
   });
 
   it('lists without ever printing secrets or hashes', async () => {
-    const lists = await Promise.all([cli(['realm', 'list']), cli(['client', 'list', '--realm', realm]), cli(['user', 'list', '--realm', realm])]);
+    const lists = await Promise.all([
+      cli(['realm', 'list']),
+      cli(['client', 'list', '--realm', realm]),
+      cli(['user', 'list', '--realm', realm]),
+    ]);
     for (const l of lists) {
       expect(l.status).toBe(0);
       expect(l.stdout).not.toMatch(/scrypt|secret|password/i);
     }
-    expect(json(lists[1].stdout).map((c: { client_id: string }) => c.client_id).sort()).toEqual(['billing', 'platform-login']);
+    expect(
+      json(lists[1].stdout)
+        .map((c: { client_id: string }) => c.client_id)
+        .sort(),
+    ).toEqual(['billing', 'platform-login']);
   });
 
-  it('changes what a running server answers: a disabled user\'s tokens turn inactive at once', async () => {
+  it("changes what a running server answers: a disabled user's tokens turn inactive at once", async () => {
     const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, configParts(SERVICES));
     server = await startPlatform(config, { log: pino({ level: 'silent' }) });
     const post = (path: string, form: Record<string, string>) =>
@@ -71,11 +95,15 @@ describe('the platform command administering a data directory', () => {
     expect(await (await post('introspect', { realm, token: access_token })).json()).toEqual({ active: 'false' });
 
     // logout ends every session; set-password (from standard input) too, and only the new password works.
-    const again = (await (await post('user/login', { realm, username: 'ann', password: 'a long enough password' })).json()) as { access_token: string };
+    const again = (await (await post('user/login', { realm, username: 'ann', password: 'a long enough password' })).json()) as {
+      access_token: string;
+    };
     const out = await cli(['user', 'logout', '--username', 'ann', '--realm', realm]);
     expect(json(out.stdout)).toEqual({ realm, username: 'ann', sessions_ended: 1 });
     expect(await (await post('introspect', { realm, token: again.access_token })).json()).toEqual({ active: 'false' });
-    const third = (await (await post('user/login', { realm, username: 'ann', password: 'a long enough password' })).json()) as { access_token: string };
+    const third = (await (await post('user/login', { realm, username: 'ann', password: 'a long enough password' })).json()) as {
+      access_token: string;
+    };
     const changed = await cli(['user', 'set-password', '--username', 'ann', '--realm', realm], 'an entirely new password\n');
     expect(changed.status).toBe(0);
     expect(json(changed.stdout)).toMatchObject({ username: 'ann', sessions_ended: 1 });

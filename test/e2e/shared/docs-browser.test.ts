@@ -14,8 +14,16 @@ import { startInTemp, type Started } from './server';
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH;
 const d = CHROMIUM_PATH ? describe : describe.skip;
 const SHOTS = process.env.DOCS_SCREENSHOTS;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync',
-  '--host-resolver-rules=MAP docs.test 127.0.0.1'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--host-resolver-rules=MAP docs.test 127.0.0.1',
+];
 
 const operation = (page: Page, method: string, path: string) =>
   page.locator(`.opblock-${method}`, { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) }).first();
@@ -82,7 +90,7 @@ d('the docs pages, in a browser: Try it out answers 200 on every service', () =>
     expect(elsewhere).toEqual([]);
   });
 
-  it('token: the token endpoint with a client\'s id and secret, introspection, the login with a user\'s, userinfo', async () => {
+  it("token: the token endpoint with a client's id and secret, introspection, the login with a user's, userinfo", async () => {
     await page.goto(`${origin}/auth/api/v1/docs`);
     const client = await tryIt(page, 'post', '/auth/api/v1/oauth/connect/token', async (op) => {
       await op.locator('tr[data-param-name="client_id"] input').fill(creds.client_id);
@@ -143,7 +151,9 @@ d('the docs pages, in a browser: Try it out answers 200 on every service', () =>
     const answer = await tryIt(page, 'post', '/api/generate_answer', async (op) => {
       const body = op.locator('textarea.body-param__text');
       const example = await body.inputValue();
-      await body.fill(example.replace('<access token of a user>', userToken).replace('<tenant id>', creds.tenant_id).replace('<LM key>', creds.api_key));
+      await body.fill(
+        example.replace('<access token of a user>', userToken).replace('<tenant id>', creds.tenant_id).replace('<LM key>', creds.api_key),
+      );
     });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ finish_reason: expect.any(String), response: expect.any(String) });

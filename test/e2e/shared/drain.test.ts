@@ -31,7 +31,9 @@ function slowRequest(port: number) {
     continued();
   });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(`POST /auth/api/v1/oauth/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 10)}`);
+  socket.write(
+    `POST /auth/api/v1/oauth/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 10)}`,
+  );
   return {
     inFlight: async () => {
       await inFlight;
@@ -42,21 +44,23 @@ function slowRequest(port: number) {
       await closed;
       return answer;
     },
-    waitForAnswer: () => new Promise<string>((resolve) => {
-      const check = () => (answer.includes('\r\n\r\n{') ? resolve(answer) : setTimeout(check, 20));
-      check();
-    }),
+    waitForAnswer: () =>
+      new Promise<string>((resolve) => {
+        const check = () => (answer.includes('\r\n\r\n{') ? resolve(answer) : setTimeout(check, 20));
+        check();
+      }),
   };
 }
 
-const refused = (port: number) => new Promise<boolean>((resolve) => {
-  const s = connect(port, '127.0.0.1');
-  s.once('connect', () => {
-    s.destroy();
-    resolve(false);
+const refused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', () => resolve(true));
   });
-  s.once('error', () => resolve(true));
-});
 
 describe('stopping drains what is in flight', () => {
   it('refuses new connections at once, lets a request in flight finish with its answer, then closes', async () => {
@@ -107,7 +111,13 @@ describe('stopping drains what is in flight', () => {
   it('SIGTERM: a process with a request in flight answers it, then exits 0', async () => {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'platform-drain-'));
-    const proc = await startPlatformProcess(['start'], { NODE_ENV: 'production', PORT: String(port), PLATFORM_DATA_DIR: dir, WORKERS: '1', SHUTDOWN_GRACE_SECONDS: '10' });
+    const proc = await startPlatformProcess(['start'], {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      PLATFORM_DATA_DIR: dir,
+      WORKERS: '1',
+      SHUTDOWN_GRACE_SECONDS: '10',
+    });
     try {
       const slow = slowRequest(port);
       await slow.inFlight();
@@ -130,22 +140,33 @@ describe('stopping drains what is in flight', () => {
     ['on SQLite', false],
     // With both servers only (.ci/run sets them).
     ...(DATABASE_URL && REDIS_URL ? [['on PostgreSQL and Redis', true] as const] : []),
-  ] as (readonly [string, boolean])[])('SIGTERM to the primary of two workers %s: both drain and it exits 0 well before its forced exit', async (_where, shared) => {
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), 'platform-drain-'));
-    const db = shared ? await freshDatabase() : undefined;
-    // NODE_ENV as in production: jest's 'test' would hide Apollo's own signal handlers, which fought this drain.
-    const env = { NODE_ENV: 'production', PORT: String(port), PLATFORM_DATA_DIR: dir, WORKERS: '2', SHUTDOWN_GRACE_SECONDS: '30', ...(db ? { DATABASE_URL: db.url, REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: `test:drain:${port}:` } : {}) };
-    const proc = await startPlatformProcess(['start'], env);
-    try {
-      const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
-      proc.child.kill('SIGTERM');
-      // A worker that hung in its close would be killed by the primary after the grace period plus 10 s, with exit code 1.
-      expect(await exited).toBe(0);
-    } finally {
-      if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      await db?.drop();
-    }
-  }, 60_000);
+  ] as (readonly [string, boolean])[])(
+    'SIGTERM to the primary of two workers %s: both drain and it exits 0 well before its forced exit',
+    async (_where, shared) => {
+      const port = await freePort();
+      const dir = mkdtempSync(join(tmpdir(), 'platform-drain-'));
+      const db = shared ? await freshDatabase() : undefined;
+      // NODE_ENV as in production: jest's 'test' would hide Apollo's own signal handlers, which fought this drain.
+      const env = {
+        NODE_ENV: 'production',
+        PORT: String(port),
+        PLATFORM_DATA_DIR: dir,
+        WORKERS: '2',
+        SHUTDOWN_GRACE_SECONDS: '30',
+        ...(db ? { DATABASE_URL: db.url, REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: `test:drain:${port}:` } : {}),
+      };
+      const proc = await startPlatformProcess(['start'], env);
+      try {
+        const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+        proc.child.kill('SIGTERM');
+        // A worker that hung in its close would be killed by the primary after the grace period plus 10 s, with exit code 1.
+        expect(await exited).toBe(0);
+      } finally {
+        if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+        await db?.drop();
+      }
+    },
+    60_000,
+  );
 });

@@ -61,7 +61,9 @@ const PROMISES: Record<string, (out: string, env: Record<string, string>) => voi
   },
 };
 
-const EXAMPLES = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.mjs')).sort();
+const EXAMPLES = readdirSync(join(ROOT, 'examples'))
+  .filter((f) => f.endsWith('.mjs'))
+  .sort();
 
 describe('every client example runs as it says against the default start with two workers', () => {
   let p: PlatformProcess;
@@ -70,12 +72,21 @@ describe('every client example runs as it says against the default start with tw
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'platform-examples-'));
-    p = await startPlatformProcess(['start'], { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, WORKERS: '2', LOG_LEVEL: 'warn' });
+    p = await startPlatformProcess(['start'], {
+      PORT: String(await freePort()),
+      PLATFORM_DATA_DIR: dataDir,
+      WORKERS: '2',
+      LOG_LEVEL: 'warn',
+    });
     // The examples' own first step, in a shell: eval "$(npm run -s platform -- credentials --shell)".
-    const { stdout } = await run('bash', ['-c', 'eval "$(npm run -s platform -- credentials --shell --data-dir "$D")" && env -0'],
-      { cwd: ROOT, env: childEnv({ D: dataDir, npm_config_loglevel: 'error' }) });
+    const { stdout } = await run('bash', ['-c', 'eval "$(npm run -s platform -- credentials --shell --data-dir "$D")" && env -0'], {
+      cwd: ROOT,
+      env: childEnv({ D: dataDir, npm_config_loglevel: 'error' }),
+    });
     const exported = new Map(stdout.split('\0').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    env = Object.fromEntries(['REALM', 'TENANT_ID', 'CLIENT_ID', 'CLIENT_SECRET', 'USERNAME', 'PASSWORD', 'API_KEY'].map((k) => [k, exported.get(k) ?? '']));
+    env = Object.fromEntries(
+      ['REALM', 'TENANT_ID', 'CLIENT_ID', 'CLIENT_SECRET', 'USERNAME', 'PASSWORD', 'API_KEY'].map((k) => [k, exported.get(k) ?? '']),
+    );
     env.BASE = p.url;
   }, 120_000);
   afterAll(async () => {
@@ -88,8 +99,12 @@ describe('every client example runs as it says against the default start with tw
     expect(Object.values(env).every(Boolean)).toBe(true);
   });
 
-  it.each(EXAMPLES)('%s exits 0 with what it promises', async (name) => {
-    const { stdout } = await run(process.execPath, [join(ROOT, 'examples', name)], { cwd: ROOT, env: childEnv(env), timeout: 90_000 });
-    PROMISES[name](stdout, env);
-  }, 120_000);
+  it.each(EXAMPLES)(
+    '%s exits 0 with what it promises',
+    async (name) => {
+      const { stdout } = await run(process.execPath, [join(ROOT, 'examples', name)], { cwd: ROOT, env: childEnv(env), timeout: 90_000 });
+      PROMISES[name](stdout, env);
+    },
+    120_000,
+  );
 });

@@ -55,7 +55,10 @@ describe('the first start at a terminal', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'platform-tty-'));
     const port = String(await freePort());
     const cmd = `${process.execPath} ${join(ROOT, 'dist', 'bin', 'platform.js')} start`;
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: ROOT, env: childEnv({ PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' }) });
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], {
+      cwd: ROOT,
+      env: childEnv({ PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '1', LOG_LEVEL: 'warn' }),
+    });
     let out = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);

@@ -20,40 +20,68 @@ describe('METRICS_PORT: Prometheus metrics of every worker, on the management po
   let boot: Record<string, string>;
   let token: string;
   let m: Scrape;
-  const post = (path: string, init: { body?: unknown; headers?: Record<string, string>; form?: Record<string, string> } = {}) => fetch(`${p.url}${path}`, {
-    method: 'POST',
-    headers: { ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
-    body: init.form ? new URLSearchParams(init.form).toString() : init.body ? JSON.stringify(init.body) : undefined,
-  });
+  const post = (path: string, init: { body?: unknown; headers?: Record<string, string>; form?: Record<string, string> } = {}) =>
+    fetch(`${p.url}${path}`, {
+      method: 'POST',
+      headers: {
+        ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : init.body ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+      body: init.form ? new URLSearchParams(init.form).toString() : init.body ? JSON.stringify(init.body) : undefined,
+    });
 
   beforeAll(async () => {
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
-    p = await startPlatformProcess(['start'], { PLATFORM_DATA_DIR: dataDir, PORT: String(await freePort()), WORKERS: '2', METRICS_PORT: String(port), LOG_LEVEL: 'warn' });
+    p = await startPlatformProcess(['start'], {
+      PLATFORM_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      WORKERS: '2',
+      METRICS_PORT: String(port),
+      LOG_LEVEL: 'warn',
+    });
     boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-    const issue = (secret: string) => post('/auth/api/v1/oauth/connect/token', { form: { client_id: boot.client_id, client_secret: secret } });
+    const issue = (secret: string) =>
+      post('/auth/api/v1/oauth/connect/token', { form: { client_id: boot.client_id, client_secret: secret } });
     // Three tokens and one refused secret, spread over both workers by the primary.
     const issued = await Promise.all([issue(boot.client_secret), issue(boot.client_secret), issue(boot.client_secret), issue('wrong')]);
     expect(issued.map((r) => r.status)).toEqual([200, 200, 200, 401]);
     token = ((await issued[0].json()) as { access_token: string }).access_token;
     const auth = { authorization: `Bearer ${token}` };
-    expect((await post('/cl/search/api/v2/objects', { headers: auth, body: { title: 'Glaciers', content: 'Glaciers retreat as the climate warms.' } })).status).toBe(201);
-    for (let i = 0; i < 2; i++) expect((await post('/cl/search/api/v2/search?query_string=glaciers+climate', { headers: auth, body: {} })).status).toBe(200);
-    const chat = await post('/proxy/api/v1/chat/completions', { headers: { authorization: `Bearer ${boot.api_key}` }, body: { model: 'local-chat', messages: [{ role: 'user', content: 'Why do glaciers retreat?' }] } });
+    expect(
+      (
+        await post('/cl/search/api/v2/objects', {
+          headers: auth,
+          body: { title: 'Glaciers', content: 'Glaciers retreat as the climate warms.' },
+        })
+      ).status,
+    ).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await post('/cl/search/api/v2/search?query_string=glaciers+climate', { headers: auth, body: {} })).status).toBe(200);
+    const chat = await post('/proxy/api/v1/chat/completions', {
+      headers: { authorization: `Bearer ${boot.api_key}` },
+      body: { model: 'local-chat', messages: [{ role: 'user', content: 'Why do glaciers retreat?' }] },
+    });
     expect(chat.status).toBe(200);
     const q = await postOperation(p.url, { query: 'query Find { search(query: "glaciers") { totalCount } }' }, auth);
     expect(q.status).toBe(200);
     const ws = socketClient(p.url, { authorization: `Bearer ${token}`, 'api-key': boot.api_key });
-    const sub = await runOperation(ws, 'subscription Stream($q: String!) { answerStream(input: { query: $q }) { response finishReason } }', { q: 'Why do glaciers retreat?' });
+    const sub = await runOperation(
+      ws,
+      'subscription Stream($q: String!) { answerStream(input: { query: $q }) { response finishReason } }',
+      { q: 'Why do glaciers retreat?' },
+    );
     await ws.dispose();
     expect(sub.error).toBeUndefined();
     expect(sub.results.at(-1)?.data?.answerStream?.finishReason).toBeTruthy();
     // A subscription's end (its gauge, its operation, its model call) is recorded just after the client sees it.
     await eventually(async () => {
       m = await scrape(metricsUrl);
-      return m.total('platform_graphql_subscriptions_open', { transport: 'ws' }) === 0
-        && m.total('platform_graphql_operations_total', { operation: 'Stream', type: 'subscription' }) >= 1
-        && m.total('platform_model_calls_total', { model: 'local-chat' }) >= 2;
+      return (
+        m.total('platform_graphql_subscriptions_open', { transport: 'ws' }) === 0 &&
+        m.total('platform_graphql_operations_total', { operation: 'Stream', type: 'subscription' }) >= 1 &&
+        m.total('platform_model_calls_total', { model: 'local-chat' }) >= 2
+      );
     });
   }, 120_000);
   afterAll(async () => {
@@ -67,7 +95,9 @@ describe('METRICS_PORT: Prometheus metrics of every worker, on the management po
     expect(m.total('platform_http_server_request_duration_seconds', { method: 'POST', route, status: '401' })).toBe(1);
     expect(m.total('platform_http_server_request_duration_seconds', { route: '/cl/search/api/v2/search', status: '200' })).toBe(2);
     // Routes are templates, never raw paths.
-    expect(m.values('platform_http_server_request_duration_seconds', 'route').every((r) => r === 'other' || !/[0-9a-f]{8}-[0-9a-f]{4}/.test(r))).toBe(true);
+    expect(
+      m.values('platform_http_server_request_duration_seconds', 'route').every((r) => r === 'other' || !/[0-9a-f]{8}-[0-9a-f]{4}/.test(r)),
+    ).toBe(true);
   });
 
   it('counts tokens issued and refused', () => {
@@ -113,7 +143,9 @@ describe('METRICS_PORT: Prometheus metrics of every worker, on the management po
   });
 
   it('answers fifty scrapes at once, each with every worker', async () => {
-    const all = await Promise.all(Array.from({ length: 50 }, () => fetch(metricsUrl).then(async (r) => ({ status: r.status, text: await r.text() }))));
+    const all = await Promise.all(
+      Array.from({ length: 50 }, () => fetch(metricsUrl).then(async (r) => ({ status: r.status, text: await r.text() }))),
+    );
     expect(all.every((r) => r.status === 200)).toBe(true);
     for (const r of all) expect(parseMetrics(r.text).total('platform_token_issued_total')).toBe(3);
   });
@@ -143,7 +175,12 @@ describe('METRICS_PORT at start', () => {
     await new Promise<void>((resolve) => holder.once('error', () => resolve()).listen(9464, '127.0.0.1', resolve));
     const dir = mkdtempSync(join(tmpdir(), 'platform-metrics-default-'));
     try {
-      const second = await startPlatformProcess(['start'], { PLATFORM_DATA_DIR: dir, PORT: String(await freePort()), WORKERS: '1', METRICS_PORT: '' });
+      const second = await startPlatformProcess(['start'], {
+        PLATFORM_DATA_DIR: dir,
+        PORT: String(await freePort()),
+        WORKERS: '1',
+        METRICS_PORT: '',
+      });
       expect(second.output()).toContain('metrics not served: the default METRICS_PORT 9464 is taken');
       expect(second.output()).not.toContain('Metrics:');
       expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
@@ -155,10 +192,14 @@ describe('METRICS_PORT at start', () => {
   }, 60_000);
 
   it('is refused when it is not a port, and OTLP over gRPC is refused by name', async () => {
-    const bad = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], { env: { METRICS_PORT: 'ninety', PLATFORM_DATA_DIR: tmpdir() } });
+    const bad = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], {
+      env: { METRICS_PORT: 'ninety', PLATFORM_DATA_DIR: tmpdir() },
+    });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('METRICS_PORT');
-    const grpc = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], { env: { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', PLATFORM_DATA_DIR: tmpdir() } });
+    const grpc = await run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], {
+      env: { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', PLATFORM_DATA_DIR: tmpdir() },
+    });
     expect(grpc.status).toBe(2);
     expect(grpc.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf or http/json');
   }, 60_000);

@@ -3,7 +3,8 @@ import { SERVICES } from '../../../services/registry';
 import { describePg, freshDatabase } from '../../shared/postgres';
 import { ROOT, run } from './server';
 
-const platform = (args: string[], env: Record<string, string>) => run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env });
+const platform = (args: string[], env: Record<string, string>) =>
+  run(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), ...args], { env });
 
 describe('platform migrate', () => {
   it('without DATABASE_URL says there is nothing to migrate (SQLite files migrate as they open)', async () => {
@@ -15,7 +16,9 @@ describe('platform migrate', () => {
   it('a server that cannot be reached is named, its password masked', async () => {
     const ran = await platform(['migrate'], { DATABASE_URL: 'postgres://someone:sekret@127.0.0.1:1/platform' });
     expect(ran.status).toBe(1);
-    expect(JSON.parse(ran.stderr).error).toMatch(/^PostgreSQL at postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/platform cannot be used: connect ECONNREFUSED/);
+    expect(JSON.parse(ran.stderr).error).toMatch(
+      /^PostgreSQL at postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/platform cannot be used: connect ECONNREFUSED/,
+    );
     expect(ran.stderr).not.toContain('sekret');
   });
 });

@@ -3,9 +3,22 @@ import { Answer, AnswerChunk, ChatError, Sources } from '../../../rest/chat/docs
 import { GatewayError, ModelList, Usage } from '../../../rest/models/docs';
 import { AzureError, ChatCompletion, ChatCompletionChunk, Embeddings, ImagesResponse } from '../../../rest/models/docs-azure';
 import {
-  AnthropicError, AnthropicMessage, AnthropicStreamEvent, BedrockError, ConverseResponse, LlamaResponse, NovaInvokeResponse,
+  AnthropicError,
+  AnthropicMessage,
+  AnthropicStreamEvent,
+  BedrockError,
+  ConverseResponse,
+  LlamaResponse,
+  NovaInvokeResponse,
 } from '../../../rest/models/docs-bedrock';
-import { BatchEmbedContentsResponse, EmbedContentResponse, GenerateContentResponse, GeminiModel, GeminiModelList, GoogleError } from '../../../rest/models/docs-gemini';
+import {
+  BatchEmbedContentsResponse,
+  EmbedContentResponse,
+  GenerateContentResponse,
+  GeminiModel,
+  GeminiModelList,
+  GoogleError,
+} from '../../../rest/models/docs-gemini';
 import { HTTPValidationErrorSchema } from '../../../rest/shared/openapi';
 import { startInTemp, type Started } from './server';
 import { sseData as sseDataOf } from '../../shared/sse';
@@ -39,10 +52,24 @@ const sseData = (text: string) => sseDataOf(text).filter((d) => d !== '[DONE]');
 const SYSTEM = 'Glaciers retreat as the climate warms.';
 const QUESTION = 'Why do glaciers retreat?';
 const AZURE = '/proxy/api/v1/azure/openai/deployments';
-const chat = { messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }] };
+const chat = {
+  messages: [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: QUESTION },
+  ],
+};
 const gemini = { systemInstruction: { parts: [{ text: SYSTEM }] }, contents: [{ role: 'user', parts: [{ text: QUESTION }] }] };
-const converse = { system: [{ text: SYSTEM }], messages: [{ role: 'user', content: [{ text: QUESTION }] }], inferenceConfig: { maxTokens: 100 } };
-const anthropic = { anthropic_version: 'bedrock-2023-05-31', max_tokens: 100, system: SYSTEM, messages: [{ role: 'user', content: QUESTION }] };
+const converse = {
+  system: [{ text: SYSTEM }],
+  messages: [{ role: 'user', content: [{ text: QUESTION }] }],
+  inferenceConfig: { maxTokens: 100 },
+};
+const anthropic = {
+  anthropic_version: 'bedrock-2023-05-31',
+  max_tokens: 100,
+  system: SYSTEM,
+  messages: [{ role: 'user', content: QUESTION }],
+};
 
 describe('the gateway answers as its OpenAPI document says', () => {
   it('its own paths: the catalog, usage, and their error', async () => {
@@ -55,16 +82,32 @@ describe('the gateway answers as its OpenAPI document says', () => {
 
   it('group A: a chat completion, its stream chunks (with usage), embeddings, an image, and errors', async () => {
     conforms(ChatCompletion, (await call(`${AZURE}/local-chat/chat/completions?api-version=2024-10-21`, chat)).text);
-    const streamed = await call(`${AZURE}/local-chat/chat/completions?api-version=2024-10-21`, { ...chat, stream: true, stream_options: { include_usage: true } });
+    const streamed = await call(`${AZURE}/local-chat/chat/completions?api-version=2024-10-21`, {
+      ...chat,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(streamed.type).toMatch(/^text\/event-stream/);
     const chunks = sseData(streamed.text);
     expect(chunks.length).toBeGreaterThan(2);
     for (const c of chunks) conforms(ChatCompletionChunk, c);
     for (const encoding_format of ['float', 'base64']) {
-      conforms(Embeddings, (await call(`${AZURE}/local-embed/embeddings?api-version=2024-10-21`, { input: ['glaciers', 'seas'], encoding_format })).text);
+      conforms(
+        Embeddings,
+        (await call(`${AZURE}/local-embed/embeddings?api-version=2024-10-21`, { input: ['glaciers', 'seas'], encoding_format })).text,
+      );
     }
     for (const response_format of ['url', 'b64_json']) {
-      conforms(ImagesResponse, (await call(`${AZURE}/local-image/images/generations?api-version=2024-10-21`, { prompt: 'a glacier', size: '256x256', response_format })).text);
+      conforms(
+        ImagesResponse,
+        (
+          await call(`${AZURE}/local-image/images/generations?api-version=2024-10-21`, {
+            prompt: 'a glacier',
+            size: '256x256',
+            response_format,
+          })
+        ).text,
+      );
     }
     const missing = await call(`${AZURE}/local-chat/chat/completions`, chat);
     expect(missing.status).toBe(400);
@@ -84,7 +127,10 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect(sse.type).toMatch(/^text\/event-stream/);
     for (const c of sseData(sse.text)) conforms(GenerateContentResponse, c);
     conforms(EmbedContentResponse, (await call(`${base}/local-embed:embedContent`, { content: { parts: [{ text: 'glaciers' }] } })).text);
-    conforms(BatchEmbedContentsResponse, (await call(`${base}/local-embed:batchEmbedContents`, { requests: [{ content: { parts: [{ text: 'a' }] } }] })).text);
+    conforms(
+      BatchEmbedContentsResponse,
+      (await call(`${base}/local-embed:batchEmbedContents`, { requests: [{ content: { parts: [{ text: 'a' }] } }] })).text,
+    );
     conforms(GeminiModelList, (await call(base)).text);
     conforms(GeminiModel, (await call(`${base}/local-chat`)).text);
     const bad = await call(`${base}/local-chat:generateContent`, { contents: [] });
@@ -93,7 +139,8 @@ describe('the gateway answers as its OpenAPI document says', () => {
   });
 
   it('group C: Converse, Anthropic Messages and its events, the three native /invoke answers, and errors', async () => {
-    for (const family of ['nova', 'llama']) conforms(ConverseResponse, (await call(`/proxy/api/v1/bedrock/v1/messages/${family}?modelId=local-chat`, converse)).text);
+    for (const family of ['nova', 'llama'])
+      conforms(ConverseResponse, (await call(`/proxy/api/v1/bedrock/v1/messages/${family}?modelId=local-chat`, converse)).text);
     conforms(ConverseResponse, (await call('/proxy/api/v1/bedrock/model/local-chat/converse', converse)).text);
     conforms(AnthropicMessage, (await call('/proxy/api/v1/bedrock/v1/messages/anthropic?modelId=local-chat', anthropic)).text);
     const events = await call('/proxy/api/v1/bedrock/v1/messages/anthropic?modelId=local-chat', { ...anthropic, stream: true });
@@ -117,7 +164,8 @@ describe('the chat proxy answers as its OpenAPI document says', () => {
   beforeAll(async () => {
     const v = p.bootstrap!.values;
     const login = await fetch(`${p.url}/auth/api/v1/oauth/connect/user/login`, {
-      method: 'POST', body: new URLSearchParams({ username: v.username, password: v.password }),
+      method: 'POST',
+      body: new URLSearchParams({ username: v.username, password: v.password }),
     });
     const token = ((await login.json()) as { access_token: string }).access_token;
     body = { request: { user_cred: { token, client: { tenant_id: v.tenant_id } } }, query: QUESTION, api_key: key };

@@ -23,8 +23,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const operations = (doc: Json) => Object.entries(doc.paths as Json).flatMap(([path, item]) =>
-  METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] as Json })));
+const operations = (doc: Json) =>
+  Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] as Json })),
+  );
 
 describe('redocly lint', () => {
   it('finds no error in any document', async () => {
@@ -41,8 +43,11 @@ describe('redocly lint', () => {
       // One JSON report per file, written one after the other.
       const reports = JSON.parse(`[${ran.stdout.trim().replace(/\}\s*\{\s*"totals"/g, '},{"totals"')}]`) as Json[];
       expect(reports).toHaveLength(PREFIXES.length);
-      const errors = reports.flatMap((r) => r.problems.filter((p: Json) => p.severity === 'error')
-        .map((p: Json) => `${p.location[0].source.ref} ${p.location[0].pointer}: ${p.ruleId}: ${p.message}`));
+      const errors = reports.flatMap((r) =>
+        r.problems
+          .filter((p: Json) => p.severity === 'error')
+          .map((p: Json) => `${p.location[0].source.ref} ${p.location[0].pointer}: ${p.ruleId}: ${p.message}`),
+      );
       expect(errors).toEqual([]);
       expect(ran.status).toBe(0);
     } finally {
@@ -52,7 +57,7 @@ describe('redocly lint', () => {
 });
 
 describe.each(PREFIXES)('%s/openapi.json', (prefix) => {
-  it('calls this server first (a relative URL: the page\'s own origin), then PUBLIC_URL', () => {
+  it("calls this server first (a relative URL: the page's own origin), then PUBLIC_URL", () => {
     expect(docs[prefix].servers.map((s: Json) => s.url)).toEqual(['/', PUBLIC_URL]);
   });
 
@@ -66,7 +71,10 @@ describe.each(PREFIXES)('%s/openapi.json', (prefix) => {
 
   it('declares every path parameter', () => {
     for (const { path, op } of operations(docs[prefix])) {
-      const declared = op.parameters.filter((p: Json) => p.in === 'path').map((p: Json) => p.name).sort();
+      const declared = op.parameters
+        .filter((p: Json) => p.in === 'path')
+        .map((p: Json) => p.name)
+        .sort();
       expect({ path, declared }).toEqual({ path, declared: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort() });
     }
   });
@@ -77,11 +85,20 @@ describe('what each document says', () => {
   const param = (o: Json, name: string) => o.parameters.find((p: Json) => p.name === name) as Json;
 
   it('token: grant_type offers its allowed values, not a free string; userinfo takes a bearer token', () => {
-    expect(param(op('/auth/api/v1', 'post', '/oauth/connect/token'), 'grant_type').schema)
-      .toMatchObject({ enum: ['client_credentials', 'password', 'refresh_token'], default: 'client_credentials' });
-    expect(param(op('/auth/api/v1', 'post', '/oauth/connect/user/login'), 'grant_type').schema).toMatchObject({ enum: ['password', 'refresh_token'], default: 'password' });
+    expect(param(op('/auth/api/v1', 'post', '/oauth/connect/token'), 'grant_type').schema).toMatchObject({
+      enum: ['client_credentials', 'password', 'refresh_token'],
+      default: 'client_credentials',
+    });
+    expect(param(op('/auth/api/v1', 'post', '/oauth/connect/user/login'), 'grant_type').schema).toMatchObject({
+      enum: ['password', 'refresh_token'],
+      default: 'password',
+    });
     expect(op('/auth/api/v1', 'post', '/oauth/connect/token').security).toEqual([]);
-    expect(param(op('/auth/api/v1', 'post', '/oauth/connect/introspect'), 'realm')).toMatchObject({ in: 'query', required: true, example: 'default' });
+    expect(param(op('/auth/api/v1', 'post', '/oauth/connect/introspect'), 'realm')).toMatchObject({
+      in: 'query',
+      required: true,
+      example: 'default',
+    });
     expect(op('/auth/api/v1', 'get', '/realms/{realm}/protocol/openid-connect/userinfo').security).toEqual([{ bearerAuth: [] }]);
     expect(docs['/auth/api/v1'].components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
@@ -92,14 +109,26 @@ describe('what each document says', () => {
   });
 
   it('models: an api-key header scheme on every call, the model in the path or in ?modelId=, with an offline example', () => {
-    expect(docs['/proxy/api/v1'].components.securitySchemes.apiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'api-key' }));
+    expect(docs['/proxy/api/v1'].components.securitySchemes.apiKey).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'api-key' }),
+    );
     for (const { op: o } of operations(docs['/proxy/api/v1'])) expect(o.security).toEqual([{ apiKey: [] }]);
     const azure = op('/proxy/api/v1', 'post', '/azure/openai/deployments/{model}/chat/completions');
     expect(param(azure, 'model')).toMatchObject({ in: 'path', required: true, example: 'local-chat' });
     expect(param(azure, 'api-version')).toMatchObject({ in: 'query', required: true });
-    expect(param(op('/proxy/api/v1', 'post', '/gemini/v1beta/models/{model}:generateContent'), 'model')).toMatchObject({ in: 'path', example: 'local-chat' });
-    expect(param(op('/proxy/api/v1', 'post', '/bedrock/v1/messages/nova'), 'modelId')).toMatchObject({ in: 'query', required: true, example: 'local-chat' });
-    expect(param(op('/proxy/api/v1', 'post', '/bedrock/model/{modelId}/converse'), 'modelId')).toMatchObject({ in: 'path', required: true });
+    expect(param(op('/proxy/api/v1', 'post', '/gemini/v1beta/models/{model}:generateContent'), 'model')).toMatchObject({
+      in: 'path',
+      example: 'local-chat',
+    });
+    expect(param(op('/proxy/api/v1', 'post', '/bedrock/v1/messages/nova'), 'modelId')).toMatchObject({
+      in: 'query',
+      required: true,
+      example: 'local-chat',
+    });
+    expect(param(op('/proxy/api/v1', 'post', '/bedrock/model/{modelId}/converse'), 'modelId')).toMatchObject({
+      in: 'path',
+      required: true,
+    });
   });
 
   it.each(['/proxy/api/v1', '/api'])('%s: every answer and every failure has a schema for each of its media types', (prefix) => {
@@ -107,7 +136,8 @@ describe('what each document says', () => {
       for (const [status, r] of Object.entries(o.responses as Json)) {
         const content = Object.entries((r.content ?? {}) as Json);
         expect({ path, method, status, media: content.length > 0 }).toEqual({ path, method, status, media: true });
-        for (const [type, m] of content) expect({ path, status, type, schema: Boolean(m.schema) }).toEqual({ path, status, type, schema: true });
+        for (const [type, m] of content)
+          expect({ path, status, type, schema: Boolean(m.schema) }).toEqual({ path, status, type, schema: true });
       }
     }
   });
@@ -123,6 +153,9 @@ describe('what each document says', () => {
     expect(docs['/api'].components.securitySchemes).toBeUndefined();
     expect(docs['/api'].info.description).toMatch(/request\.user_cred\.token.*api_key/s);
     const example = op('/api', 'post', '/generate_answer').requestBody.content['application/json'].example;
-    expect(example).toMatchObject({ request: { user_cred: { token: expect.any(String), client: { tenant_id: expect.any(String) } } }, api_key: expect.any(String) });
+    expect(example).toMatchObject({
+      request: { user_cred: { token: expect.any(String), client: { tenant_id: expect.any(String) } } },
+      api_key: expect.any(String),
+    });
   });
 });

@@ -82,7 +82,9 @@ export function expectRestTour(out: string) {
   expect(out).toContain('The ferry to the glacier leaves at seven. [1]');
   expect(out).toMatch(/"extracted_text_result":"\[1\] Trip notes\\nThe ferry/);
   expect(out).toContain('"success":true');
-  expect(out).toMatch(/"generateAnswer":\{"response":"The ferry to the glacier leaves at seven. \[1\]","finishReason":"STOP","sources":\[\{"citation":1,"category":"INPUT_FILE","document":\{"title":"Trip notes"\}/);
+  expect(out).toMatch(
+    /"generateAnswer":\{"response":"The ferry to the glacier leaves at seven. \[1\]","finishReason":"STOP","sources":\[\{"citation":1,"category":"INPUT_FILE","document":\{"title":"Trip notes"\}/,
+  );
   expect(out).toMatch(/"model":\{"id":"local-chat","contextLength":8192\}/);
 }
 
@@ -97,9 +99,13 @@ export function expectGraphqlTour(out: string) {
   expect(out).toMatch(/\nmodel: local-chat \(context 8192 tokens\)\n(\[\d\] [^\n]+ \(document [0-9a-f-]{36}\)\n)+finish: STOP\n/);
   expect(out).toMatch(/\n\[\d\] Glaciers \(document [0-9a-f-]{36}\)\n/);
   // GraphQL over SSE, then multipart: the first event carries the sources, titled
-  expect(out).toMatch(/event: next\ndata: \{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null,"sources":\[[^\]]*\{"citation":\d,"document":\{"title":"Glaciers"\}\}/);
+  expect(out).toMatch(
+    /event: next\ndata: \{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null,"sources":\[[^\]]*\{"citation":\d,"document":\{"title":"Glaciers"\}\}/,
+  );
   expect(out).toContain('event: complete');
-  expect(out).toMatch(/--graphql\r\ncontent-type: application\/json; charset=utf-8\r\n\r\n\{"payload":\{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null,"sources":\[[^\]]*"Glaciers"/);
+  expect(out).toMatch(
+    /--graphql\r\ncontent-type: application\/json; charset=utf-8\r\n\r\n\{"payload":\{"data":\{"answerStream":\{"response":"[^"]+","finishReason":null,"sources":\[[^\]]*"Glaciers"/,
+  );
   expect(out).toContain('"finishReason":"STOP"');
   expect(out).toContain('\r\n--graphql--\r\n');
 }

@@ -39,19 +39,45 @@ const PROMTOOL = PROMETHEUS && join(PROMETHEUS, '..', 'promtool');
 
   beforeAll(async () => {
     metricsPort = await freePort();
-    p = await startPlatformProcess(['start'], { PLATFORM_DATA_DIR: join(dir, 'data'), PORT: String(await freePort()), WORKERS: '2', METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn' });
+    p = await startPlatformProcess(['start'], {
+      PLATFORM_DATA_DIR: join(dir, 'data'),
+      PORT: String(await freePort()),
+      WORKERS: '2',
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'warn',
+    });
     const boot = JSON.parse(readFileSync(join(dir, 'data', 'bootstrap.json'), 'utf8')) as Record<string, string>;
     for (let i = 0; i < 4; i++) {
-      const r = await fetch(`${p.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }) });
+      const r = await fetch(`${p.url}/auth/api/v1/oauth/connect/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }),
+      });
       expect(r.status).toBe(200);
     }
     // The scrape configuration docs/deploy/prometheus.yml gives, at a one-second interval.
-    writeFileSync(join(dir, 'prometheus.yml'), [
-      'global:', '  scrape_interval: 1s', 'scrape_configs:', '  - job_name: platform', '    static_configs:', `      - targets: ["127.0.0.1:${metricsPort}"]`, '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        'scrape_configs:',
+        '  - job_name: platform',
+        '    static_configs:',
+        `      - targets: ["127.0.0.1:${metricsPort}"]`,
+        '',
+      ].join('\n'),
+    );
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
-    prometheus = spawn(PROMETHEUS!, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    prometheus = spawn(
+      PROMETHEUS!,
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     prometheus.stdout!.on('data', (d) => (log += d));
     prometheus.stderr!.on('data', (d) => (log += d));
   }, 120_000);
@@ -62,24 +88,36 @@ const PROMTOOL = PROMETHEUS && join(PROMETHEUS, '..', 'promtool');
   });
 
   it('finds the target up, with no scrape error', async () => {
-    const targets = await eventually(async () => {
-      const r = (await (await fetch(`${api}/api/v1/targets`)).json()) as { data: { activeTargets: { health: string; lastError: string; scrapeUrl: string }[] } };
-      return r.data.activeTargets;
-    }, (t) => t.length === 1 && t[0].health === 'up', 'target up');
+    const targets = await eventually(
+      async () => {
+        const r = (await (await fetch(`${api}/api/v1/targets`)).json()) as {
+          data: { activeTargets: { health: string; lastError: string; scrapeUrl: string }[] };
+        };
+        return r.data.activeTargets;
+      },
+      (t) => t.length === 1 && t[0].health === 'up',
+      'target up',
+    );
     expect(targets[0]).toMatchObject({ health: 'up', lastError: '', scrapeUrl: `http://127.0.0.1:${metricsPort}/metrics` });
   }, 60_000);
 
   it('answers PromQL over the platform figures: the tokens issued by both workers, latency quantiles per route', async () => {
-    const issued = await eventually(() => query('sum(platform_token_issued_total)'), (r) => r.length === 1 && r[0].value[1] === '4', 'four tokens');
+    const issued = await eventually(
+      () => query('sum(platform_token_issued_total)'),
+      (r) => r.length === 1 && r[0].value[1] === '4',
+      'four tokens',
+    );
     expect(issued[0].value[1]).toBe('4');
-    const p95 = await query('histogram_quantile(0.95, sum by (le, route) (platform_http_server_request_duration_seconds_bucket{route="/auth/api/v1/oauth/connect/token"}))');
+    const p95 = await query(
+      'histogram_quantile(0.95, sum by (le, route) (platform_http_server_request_duration_seconds_bucket{route="/auth/api/v1/oauth/connect/token"}))',
+    );
     expect(p95).toHaveLength(1);
     expect(Number(p95[0].value[1])).toBeGreaterThan(0);
     const lag = await query('nodejs_eventloop_lag_p99_seconds{job="platform"}');
     expect(lag).toHaveLength(1);
   }, 60_000);
 
-  it('passes promtool\'s lint, but for the names of Node\'s own default metrics', async () => {
+  it("passes promtool's lint, but for the names of Node's own default metrics", async () => {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     const lint = await run('bash', ['-c', `"${PROMTOOL}" check metrics`], { input: text });
     // Exit 3: lint findings only (a parse error is exit 1); none may name the platform's own metrics.

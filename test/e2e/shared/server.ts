@@ -23,9 +23,16 @@ export interface Started extends RunningPlatform {
  * Starts the platform the way `npm start` does (one process), in a temporary data directory, with
  * the registry's services built with cheap crypto unless `modules` says otherwise.
  */
-export async function startInTemp(role = 'all', env: Record<string, string> = {}, modules: readonly ServiceModule[] = testModules()): Promise<Started> {
+export async function startInTemp(
+  role = 'all',
+  env: Record<string, string> = {},
+  modules: readonly ServiceModule[] = testModules(),
+): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
-  const config = loadConfig({ PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env }, configParts(modules));
+  const config = loadConfig(
+    { PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
+    configParts(modules),
+  );
   const running = await startPlatform(config, { role, modules, log: pino({ level: 'silent' }) });
   return {
     ...running,

@@ -10,17 +10,20 @@ export type Result = FormattedExecutionResult<any, unknown>;
 export function run(client: Client, query: string, variables: Record<string, unknown>, onResult?: (r: Result, stop: () => void) => void) {
   return new Promise<{ results: Result[]; error?: any }>((resolve) => {
     const results: Result[] = [];
-    const stop = client.subscribe({ query, variables }, {
-      next: (r) => {
-        results.push(r);
-        onResult?.(r, () => {
-          stop();
-          resolve({ results });
-        });
+    const stop = client.subscribe(
+      { query, variables },
+      {
+        next: (r) => {
+          results.push(r);
+          onResult?.(r, () => {
+            stop();
+            resolve({ results });
+          });
+        },
+        error: (error) => resolve({ results, error }),
+        complete: () => resolve({ results }),
       },
-      error: (error) => resolve({ results, error }),
-      complete: () => resolve({ results }),
-    });
+    );
   });
 }
 
@@ -33,12 +36,21 @@ export const wsUrl = (base: string) => `${base.replace(/^http/, 'ws')}/graphql`;
  */
 export function socketClient(base: string, connectionParams: Record<string, string | undefined>, keepOpen = false): Client {
   // A held socket's end (the test terminating it) is expected, not worth a console error.
-  return createClient({ url: wsUrl(base), webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: !keepOpen, onNonLazyError: () => undefined });
+  return createClient({
+    url: wsUrl(base),
+    webSocketImpl: WebSocket,
+    connectionParams,
+    retryAttempts: 0,
+    lazy: !keepOpen,
+    onNonLazyError: () => undefined,
+  });
 }
 
 /** A POST of one operation with the headers given (undefined ones left out). */
 export function postOperation(base: string, body: unknown, headers: Record<string, string | undefined>, signal?: AbortSignal) {
-  const sent = Object.fromEntries(Object.entries({ 'content-type': 'application/json', ...headers }).filter((e): e is [string, string] => e[1] !== undefined));
+  const sent = Object.fromEntries(
+    Object.entries({ 'content-type': 'application/json', ...headers }).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   return fetch(`${base}/graphql`, { method: 'POST', headers: sent, body: JSON.stringify(body), signal });
 }
 
@@ -58,10 +70,13 @@ export function sseResults(text: string): { results: Result[]; complete: boolean
 export function multipartParts(text: string, boundary = 'graphql'): { parts: any[]; closed: boolean } {
   const closed = text.endsWith(`\r\n--${boundary}--\r\n`);
   const body = closed ? text.slice(0, -`\r\n--${boundary}--\r\n`.length) : text;
-  const parts = body.split(`\r\n--${boundary}\r\n`).filter(Boolean).map((p) => {
-    const at = p.indexOf('\r\n\r\n');
-    return JSON.parse(p.slice(at + 4));
-  });
+  const parts = body
+    .split(`\r\n--${boundary}\r\n`)
+    .filter(Boolean)
+    .map((p) => {
+      const at = p.indexOf('\r\n\r\n');
+      return JSON.parse(p.slice(at + 4));
+    });
   return { parts, closed };
 }
 

@@ -35,16 +35,21 @@ async function stalling(): Promise<Collector> {
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
-const graphql = (url: string) => fetch(`${url}/graphql`, {
-  method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }), signal: AbortSignal.timeout(15_000),
-});
+const graphql = (url: string) =>
+  fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ __typename }' }),
+    signal: AbortSignal.timeout(15_000),
+  });
 
 describe.each([
   ['refuses every export', refusing],
@@ -56,8 +61,14 @@ describe.each([
     let p: PlatformProcess | undefined;
     try {
       p = await startPlatformProcess(['start'], {
-        PLATFORM_DATA_DIR: dir, PORT: String(await freePort()), WORKERS: '1', LOG_LEVEL: 'warn',
-        OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: c.url, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+        PLATFORM_DATA_DIR: dir,
+        PORT: String(await freePort()),
+        WORKERS: '1',
+        LOG_LEVEL: 'warn',
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: c.url,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '500',
       });
       // Batches fail while requests keep coming: each is answered all the same.
       for (let i = 0; i < 20; i++) {
@@ -67,7 +78,9 @@ describe.each([
         await sleep(50);
       }
       await eventually(() => p!.output().includes('spans may be lost'));
-      expect(p.output()).toMatch(/"level":40,[^\n]*"msg":"traces: [^"\n]+; spans may be lost: check OTEL_EXPORTER_OTLP_ENDPOINT and the collector"/);
+      expect(p.output()).toMatch(
+        /"level":40,[^\n]*"msg":"traces: [^"\n]+; spans may be lost: check OTEL_EXPORTER_OTLP_ENDPOINT and the collector"/,
+      );
       // At most one such line a minute, however many batches failed.
       expect(p.output().match(/spans may be lost/g)).toHaveLength(1);
       // Spans buffered at the stop: the last batch cannot leave either.

@@ -30,12 +30,30 @@ async function setup(protocol: string): Promise<Setup> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-traces-'));
   const upstream = await startFakeOpenAi({ answer: 'Glaciers retreat because the climate warms [1].' });
   const receiver = await startOtlpReceiver();
-  writeFileSync(join(dir, 'catalog.json'), JSON.stringify({
-    models: [...DEFAULT_CATALOG.models, { id: 'up-chat', group: 'A', kind: 'chat', contextLength: 8192, upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1` } }],
-  }));
+  writeFileSync(
+    join(dir, 'catalog.json'),
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'up-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 8192,
+          upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1` },
+        },
+      ],
+    }),
+  );
   const env = {
-    PLATFORM_DATA_DIR: join(dir, 'data'), WORKERS: '1', LOG_LEVEL: 'info', MODELS_CATALOG_FILE: join(dir, 'catalog.json'),
-    OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_BSP_SCHEDULE_DELAY: '200',
+    PLATFORM_DATA_DIR: join(dir, 'data'),
+    WORKERS: '1',
+    LOG_LEVEL: 'info',
+    MODELS_CATALOG_FILE: join(dir, 'catalog.json'),
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    OTEL_BSP_SCHEDULE_DELAY: '200',
   };
   return { dir, upstream, receiver, env, boot: () => JSON.parse(readFileSync(join(dir, 'data', 'bootstrap.json'), 'utf8')) };
 }
@@ -49,10 +67,14 @@ async function teardown(s: Setup | undefined, procs: PlatformProcess[]) {
 
 /** A token of the demo client and a document to ground answers in, through `base`'s REST paths. */
 async function prepare(base: string, boot: Record<string, string>): Promise<string> {
-  const t = await fetch(`${base}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }) });
+  const t = await fetch(`${base}/auth/api/v1/oauth/connect/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ client_id: boot.client_id, client_secret: boot.client_secret }),
+  });
   const token = ((await t.json()) as { access_token: string }).access_token;
   const doc = await fetch(`${base}/cl/search/api/v2/objects`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ title: 'Glaciers', content: 'Glaciers retreat as the climate warms; their meltwater raises the sea.' }),
   });
   expect(doc.status).toBe(201);
@@ -63,7 +85,8 @@ const named = (spans: ReceivedSpan[], re: RegExp) => spans.filter((s) => re.test
 /** The names of a span's ancestors received, nearest first. */
 function ancestors(spans: ReceivedSpan[], span: ReceivedSpan): string[] {
   const out: string[] = [];
-  for (let at = spans.find((s) => s.spanId === span.parentSpanId); at; at = spans.find((s) => s.spanId === at.parentSpanId)) out.push(at.name);
+  for (let at = spans.find((s) => s.spanId === span.parentSpanId); at; at = spans.find((s) => s.spanId === at.parentSpanId))
+    out.push(at.name);
   return out;
 }
 
@@ -83,15 +106,17 @@ function expectAnswerTrace(spans: ReceivedSpan[], operation: RegExp) {
 }
 
 /** Whether a trace is complete yet: spans of one trace arrive in several batches, from several processes. */
-const answered = (traceId: string, operation: RegExp, more: (trace: ReceivedSpan[]) => boolean = () => true) => (all: ReceivedSpan[]) => {
-  const trace = all.filter((x) => x.traceId === traceId);
-  try {
-    expectAnswerTrace(trace, operation);
-  } catch {
-    return false;
-  }
-  return more(trace);
-};
+const answered =
+  (traceId: string, operation: RegExp, more: (trace: ReceivedSpan[]) => boolean = () => true) =>
+  (all: ReceivedSpan[]) => {
+    const trace = all.filter((x) => x.traceId === traceId);
+    try {
+      expectAnswerTrace(trace, operation);
+    } catch {
+      return false;
+    }
+    return more(trace);
+  };
 
 describe('traces in one process (OTLP/JSON)', () => {
   let s: Setup;
@@ -108,7 +133,7 @@ describe('traces in one process (OTLP/JSON)', () => {
   }, 90_000);
   afterAll(() => teardown(s, procs));
 
-  it('one trace from the caller\'s traceparent through the gateway, chat, search, the model call and the vendor', async () => {
+  it("one trace from the caller's traceparent through the gateway, chat, search, the model call and the vendor", async () => {
     const { traceparent, traceId } = newTraceparent();
     const r = await postOperation(p.url, { query: ASK, variables: { q: 'Why do glaciers retreat?' } }, { ...headers, traceparent });
     expect(r.status).toBe(200);
@@ -135,7 +160,11 @@ describe('traces in one process (OTLP/JSON)', () => {
   it('a streamed answer (GraphQL over SSE) is one trace whose answer span lasts the whole stream', async () => {
     const { traceparent, traceId } = newTraceparent();
     // Another question: the same one would be answered from the gateway's cache, with no vendor call.
-    const r = await postOperation(p.url, { query: STREAM, variables: { q: 'Where does the meltwater of glaciers go?' } }, { ...headers, traceparent, accept: 'text/event-stream' });
+    const r = await postOperation(
+      p.url,
+      { query: STREAM, variables: { q: 'Where does the meltwater of glaciers go?' } },
+      { ...headers, traceparent, accept: 'text/event-stream' },
+    );
     const { results, complete } = sseResults(await r.text());
     expect(complete).toBe(true);
     expect(results.at(-1)?.data?.answerStream?.finishReason).toBeTruthy();
@@ -160,7 +189,9 @@ describe('traces with the services apart (OTLP/protobuf): one trace across five 
 
   beforeAll(async () => {
     s = await setup('http/protobuf');
-    expect((await platformCli(s.env.PLATFORM_DATA_DIR, ['init'], undefined, { MODELS_CATALOG_FILE: s.env.MODELS_CATALOG_FILE })).status).toBe(0);
+    expect(
+      (await platformCli(s.env.PLATFORM_DATA_DIR, ['init'], undefined, { MODELS_CATALOG_FILE: s.env.MODELS_CATALOG_FILE })).status,
+    ).toBe(0);
     const [tk, search, models, chat, gw] = await Promise.all(Array.from({ length: 5 }, () => freePort()));
     const at = (port: number) => `http://127.0.0.1:${port}`;
     const serve = async (name: string, port: number, env: Record<string, string> = {}) => {
@@ -172,14 +203,20 @@ describe('traces with the services apart (OTLP/protobuf): one trace across five 
     await Promise.all([serve('search', search, { MODELS_URL: at(models) }), serve('models', models)]);
     await serve('chat', chat, { SEARCH_URL: at(search), MODELS_URL: at(models) });
     gateway = await serve('gateway', gw, {
-      SUBGRAPH_TOKEN_URL: `${at(tk)}/graphql`, SUBGRAPH_SEARCH_URL: `${at(search)}/graphql`,
-      SUBGRAPH_MODELS_URL: `${at(models)}/graphql`, SUBGRAPH_CHAT_URL: `${at(chat)}/graphql`,
+      SUBGRAPH_TOKEN_URL: `${at(tk)}/graphql`,
+      SUBGRAPH_SEARCH_URL: `${at(search)}/graphql`,
+      SUBGRAPH_MODELS_URL: `${at(models)}/graphql`,
+      SUBGRAPH_CHAT_URL: `${at(chat)}/graphql`,
     });
     // The document goes to the search service itself (the REST paths are each service's own).
-    const t = await fetch(`${token.url}/auth/api/v1/oauth/connect/token`, { method: 'POST', body: new URLSearchParams({ client_id: s.boot().client_id, client_secret: s.boot().client_secret }) });
+    const t = await fetch(`${token.url}/auth/api/v1/oauth/connect/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ client_id: s.boot().client_id, client_secret: s.boot().client_secret }),
+    });
     const access = ((await t.json()) as { access_token: string }).access_token;
     const doc = await fetch(`${at(search)}/cl/search/api/v2/objects`, {
-      method: 'POST', headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Glaciers', content: 'Glaciers retreat as the climate warms; their meltwater raises the sea.' }),
     });
     expect(doc.status).toBe(201);
@@ -187,13 +224,19 @@ describe('traces with the services apart (OTLP/protobuf): one trace across five 
   }, 120_000);
   afterAll(() => teardown(s, procs));
 
-  it('the gateway, the chat proxy, the search and the model gateway each add their spans to the caller\'s trace, and the vendor gets it', async () => {
+  it("the gateway, the chat proxy, the search and the model gateway each add their spans to the caller's trace, and the vendor gets it", async () => {
     const { traceparent, traceId } = newTraceparent();
-    const r = await postOperation(gateway.url, { query: ASK, variables: { q: 'Why do glaciers retreat?' } }, { authorization: `Bearer ${s.env.ACCESS}`, 'api-key': s.boot().api_key, traceparent });
+    const r = await postOperation(
+      gateway.url,
+      { query: ASK, variables: { q: 'Why do glaciers retreat?' } },
+      { authorization: `Bearer ${s.env.ACCESS}`, 'api-key': s.boot().api_key, traceparent },
+    );
     expect(r.status).toBe(200);
     expect(((await r.json()) as any).data.generateAnswer.response).toContain('Glaciers retreat');
     const services = ['ai-platform-gateway', 'ai-platform-chat', 'ai-platform-search', 'ai-platform-models'];
-    const spans = await s.receiver.waitFor(answered(traceId, /^graphql mutation Ask$/, (t) => services.every((svc) => t.some((x) => x.service === svc))));
+    const spans = await s.receiver.waitFor(
+      answered(traceId, /^graphql mutation Ask$/, (t) => services.every((svc) => t.some((x) => x.service === svc))),
+    );
     const trace = spans.filter((x) => x.traceId === traceId);
     expectAnswerTrace(trace, /^graphql mutation Ask$/);
     // Each process's server span is the child of the previous process's client span.

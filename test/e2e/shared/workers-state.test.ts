@@ -19,7 +19,11 @@ describe('two worker processes share the gateway state', () => {
   let demoKey: string;
 
   beforeAll(async () => {
-    server = await startPlatformProcess(['start'], { PLATFORM_DATA_DIR: dataDir, PORT: String(await freePort()), WORKERS: '2', LOG_LEVEL: 'info' }, 90_000);
+    server = await startPlatformProcess(
+      ['start'],
+      { PLATFORM_DATA_DIR: dataDir, PORT: String(await freePort()), WORKERS: '2', LOG_LEVEL: 'info' },
+      90_000,
+    );
     demoKey = (JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>).api_key!;
   }, 120_000);
   afterAll(async () => {
@@ -52,9 +56,12 @@ describe('two worker processes share the gateway state', () => {
     expect(r.status).toBe(0);
     return JSON.parse(r.stdout).api_key as string;
   };
-  const chat = (key: string, body: Record<string, unknown>) => send('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21-preview', {
-    method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify(body),
-  });
+  const chat = (key: string, body: Record<string, unknown>) =>
+    send('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21-preview', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'api-key': key },
+      body: JSON.stringify(body),
+    });
   const messages = (topic: string) => [
     { role: 'system', content: `Sources:\n[1] ${topic} retreat as the climate warms. Sea levels rise as ice melts.` },
     { role: 'user', content: `Why do ${topic} retreat?` },
@@ -83,7 +90,10 @@ describe('two worker processes share the gateway state', () => {
       const res = await chat(demoKey, { messages: messages('Ice sheets'), stream: true });
       expect(res.headers.get('content-type')).toContain('text/event-stream');
       const events = sseData(await res.text());
-      const text = events.filter((d) => d !== '[DONE]').map((d) => JSON.parse(d).choices[0]?.delta?.content ?? '').join('');
+      const text = events
+        .filter((d) => d !== '[DONE]')
+        .map((d) => JSON.parse(d).choices[0]?.delta?.content ?? '')
+        .join('');
       return { cache: res.headers.get('x-cache'), chunks: events.length, text };
     };
     const first = await stream();
@@ -128,8 +138,10 @@ describe('two worker processes share the gateway state', () => {
   it('knows a persisted query registered through one worker on every worker', async () => {
     const query = `{ realm { name } } # ${randomUUID()}`;
     const sha256Hash = createHash('sha256').update(query).digest('hex');
-    const gql = (body: unknown) => send('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      .then((r) => r.json() as Promise<any>);
+    const gql = (body: unknown) =>
+      send('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+        (r) => r.json() as Promise<any>,
+      );
     const extensions = { persistedQuery: { version: 1, sha256Hash } };
     expect((await gql({ extensions })).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     expect(await gql({ query, extensions })).toEqual({ data: { realm: { name: 'default' } } });

@@ -7,7 +7,10 @@ import { childEnv, freePort, ROOT } from './server';
 
 const workersOf = (pid: number) => {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -23,8 +26,15 @@ describe('platform start with two worker processes', () => {
   beforeAll(async () => {
     const port = String(await freePort());
     child = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], {
-      cwd: ROOT, env: childEnv({
-        PORT: port, PLATFORM_DATA_DIR: dataDir, WORKERS: '2', AUTH_FAILURES_PER_MINUTE: '3', LOCKOUT_THRESHOLD: '2', TRUST_PROXY: 'loopback', LOG_LEVEL: 'warn',
+      cwd: ROOT,
+      env: childEnv({
+        PORT: port,
+        PLATFORM_DATA_DIR: dataDir,
+        WORKERS: '2',
+        AUTH_FAILURES_PER_MINUTE: '3',
+        LOCKOUT_THRESHOLD: '2',
+        TRUST_PROXY: 'loopback',
+        LOG_LEVEL: 'warn',
       }),
     });
     child.stdout.on('data', (d) => (out += d));
@@ -47,7 +57,9 @@ describe('platform start with two worker processes', () => {
     expect(out).toContain('(2 worker processes)');
     expect(workersOf(child.pid!)).toHaveLength(2);
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => token({ client_id: boot.client_id, client_secret: boot.client_secret })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => token({ client_id: boot.client_id, client_secret: boot.client_secret })),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
   });
 
@@ -57,11 +69,14 @@ describe('platform start with two worker processes', () => {
     for (let i = 0; i < 4; i++) expect((await token({ client_id: boot.client_id, client_secret: 'wrong' })).status).toBe(429);
   });
 
-  it('shares an address\'s lockout on an account between workers; another address still signs in', async () => {
+  it("shares an address's lockout on an account between workers; another address still signs in", async () => {
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-    const login = (from: string, password: string) => fetch(`${url}/auth/api/v1/oauth/connect/user/login`, {
-      method: 'POST', headers: { connection: 'close', 'x-forwarded-for': from }, body: new URLSearchParams({ username: boot.username, password }),
-    }).then((r) => r.status);
+    const login = (from: string, password: string) =>
+      fetch(`${url}/auth/api/v1/oauth/connect/user/login`, {
+        method: 'POST',
+        headers: { connection: 'close', 'x-forwarded-for': from },
+        body: new URLSearchParams({ username: boot.username, password }),
+      }).then((r) => r.status);
     for (let i = 0; i < 2; i++) expect(await login('198.51.100.9', `wrong ${i}`)).toBe(401);
     expect(await login('198.51.100.9', boot.password)).toBe(401);
     expect(await login('198.51.100.10', boot.password)).toBe(200);

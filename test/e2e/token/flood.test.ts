@@ -26,7 +26,10 @@ function countingHasher(N = 2 ** 12) {
   return { hasher, inner, hashed: (prefix: string) => checked.filter((s) => s.startsWith(prefix)).length };
 }
 
-interface Answer { who: string; status: number }
+interface Answer {
+  who: string;
+  status: number;
+}
 
 /**
  * Black box over HTTP, several caller addresses through a trusted proxy's X-Forwarded-For: a flood
@@ -48,7 +51,8 @@ describe('a flood of wrong credentials from one address', () => {
     // A client whose secret is still an scrypt hash, as a data directory from before keeps it.
     const { client_secret } = await token.admin.createClient({ realm: boot.realm, clientId: 'legacy' });
     await token.store.clients.setSecretHash(boot.realm, 'legacy', await counter.inner.hash(client_secret));
-    for (const username of ['victim', 'victim2']) await token.admin.createUser({ realm: boot.realm, username, password: 'the victim password' });
+    for (const username of ['victim', 'victim2'])
+      await token.admin.createUser({ realm: boot.realm, username, password: 'the victim password' });
   });
   afterAll(() => server?.stop());
 
@@ -80,7 +84,8 @@ describe('a flood of wrong credentials from one address', () => {
 
   it('hashes at most 5 of 60 wrong secrets for a client still kept as scrypt (its threshold for one address); the rest past the budget get 429, and another address is served first', async () => {
     const { floodStatuses, validStatuses } = await floodWithValidCalls(
-      () => Array.from({ length: 60 }, (_, i) => post(TOKEN, '198.51.100.1', { client_id: 'legacy', client_secret: `wrong-a-${i}` }, 'flood')),
+      () =>
+        Array.from({ length: 60 }, (_, i) => post(TOKEN, '198.51.100.1', { client_id: 'legacy', client_secret: `wrong-a-${i}` }, 'flood')),
       () => validFrom('198.51.100.2'),
     );
     expect(validStatuses).toEqual([200, 200]);
@@ -105,16 +110,20 @@ describe('a flood of wrong credentials from one address', () => {
   });
 
   it('answers 60 wrong secrets for a generated client with no slow hash at all: its budget of 401s, then 429', async () => {
-    const statuses = await Promise.all(Array.from({ length: 60 }, (_, i) =>
-      post(TOKEN, '198.51.100.5', { client_id: boot.client_id, client_secret: `wrong-c-${i}` }, 'flood')));
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        post(TOKEN, '198.51.100.5', { client_id: boot.client_id, client_secret: `wrong-c-${i}` }, 'flood'),
+      ),
+    );
     expect(count(statuses, 401)).toBe(BUDGET);
     expect(count(statuses, 429)).toBe(60 - BUDGET);
     expect(counter.hashed('wrong-c-')).toBe(0);
   });
 
   it('counts 60 identical wrong passwords sent together (they share hashes), and throttles the address afterwards', async () => {
-    const statuses = await Promise.all(Array.from({ length: 60 }, () =>
-      post(LOGIN, '198.51.100.6', { username: 'victim2', password: 'wrong-d-same' }, 'flood')));
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, () => post(LOGIN, '198.51.100.6', { username: 'victim2', password: 'wrong-d-same' }, 'flood')),
+    );
     expect(count(statuses, 401) + count(statuses, 429)).toBe(60);
     expect(count(statuses, 429)).toBeGreaterThanOrEqual(60 - BUDGET);
     expect(counter.hashed('wrong-d-')).toBeGreaterThanOrEqual(1);
@@ -157,7 +166,7 @@ describe('a password flood from many addresses', () => {
   const wave = (tag: string, order: string[]) =>
     Array.from({ length: 60 }, (_, i) => login(`198.51.100.${30 + (i % 15)}`, 'target', `wrong-${tag}-${i}`, order, 'flood'));
 
-  it('answers an honest login from a fresh address within a few of the flood\'s answers, not behind a guess from every flooding address', async () => {
+  it("answers an honest login from a fresh address within a few of the flood's answers, not behind a guess from every flooding address", async () => {
     const order: string[] = [];
     const sent = wave('w1', order);
     await Promise.race(sent);
@@ -171,7 +180,7 @@ describe('a password flood from many addresses', () => {
     expect(await Promise.all(sent)).toEqual(Array(60).fill(401));
   });
 
-  it('hashes at most each address\'s threshold of guesses for the account over three waves, and the account\'s owner still signs in from a clean address', async () => {
+  it("hashes at most each address's threshold of guesses for the account over three waves, and the account's owner still signs in from a clean address", async () => {
     for (const tag of ['w2', 'w3']) {
       const statuses = await Promise.all(wave(tag, []));
       expect(statuses.every((s) => s === 401)).toBe(true);

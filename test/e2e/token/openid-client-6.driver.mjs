@@ -17,7 +17,11 @@ async function failure(promise) {
     // A WWW-Authenticate challenge (RFC 6750 §3) carries its error among the challenge's parameters.
     const challenged = Array.isArray(cause) ? cause[0]?.parameters?.error : undefined;
     return {
-      failed: true, name: err.name, code: err.code, error: err.error ?? challenged, message: err.message,
+      failed: true,
+      name: err.name,
+      code: err.code,
+      error: err.error ?? challenged,
+      message: err.message,
       status: err.status ?? response?.status,
       location: response?.headers.get('location') ?? undefined,
       body: response ? await response.json().catch(() => undefined) : undefined,

@@ -6,10 +6,15 @@ import { startInTemp, type Started } from '../shared/server';
 /** Runs a scenario of openid-client-6.driver.mjs (openid-client 6 is ESM-only: its own node process). */
 function drive<T = Record<string, any>>(input: Record<string, unknown>): Promise<T> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(__dirname, 'openid-client-6.driver.mjs'), JSON.stringify(input)], { timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`openid-client 6 driver failed: ${stderr || err.message}`));
-      else resolve(JSON.parse(stdout) as T);
-    });
+    execFile(
+      process.execPath,
+      [join(__dirname, 'openid-client-6.driver.mjs'), JSON.stringify(input)],
+      { timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`openid-client 6 driver failed: ${stderr || err.message}`));
+        else resolve(JSON.parse(stdout) as T);
+      },
+    );
   });
 }
 
@@ -59,7 +64,12 @@ describe('openid-client 6 against a realm, from its issuer URL alone', () => {
   it('revokes: the token then introspects {"active": false}, and userinfo and refresh are refused', () => {
     expect(seen.revoked).toBe(true);
     expect(seen.introspectionAfterRevocation).toEqual({ active: false });
-        expect(seen.userinfoAfterRevocation).toMatchObject({ failed: true, code: 'OAUTH_WWW_AUTHENTICATE_CHALLENGE', status: 401, error: 'invalid_token' });
+    expect(seen.userinfoAfterRevocation).toMatchObject({
+      failed: true,
+      code: 'OAUTH_WWW_AUTHENTICATE_CHALLENGE',
+      status: 401,
+      error: 'invalid_token',
+    });
     expect(seen.refreshAfterRevocation).toMatchObject({ failed: true, status: 400, error: 'invalid_grant' });
   });
 
@@ -79,16 +89,23 @@ describe('openid-client 6 against a realm, from its issuer URL alone', () => {
 
   it('has the services check the audience too: the search token works at search and not at chat', async () => {
     const bearer = { authorization: `Bearer ${seen.forSearch.access_token}` };
-    const search = await fetch(`${server.url}/cl/search/api/v1/search_lite?query_string=hello&top_k=1&re_ranked=false`, { headers: bearer });
+    const search = await fetch(`${server.url}/cl/search/api/v1/search_lite?query_string=hello&top_k=1&re_ranked=false`, {
+      headers: bearer,
+    });
     expect(search.status).toBe(200);
     const chat = await fetch(`${server.url}/api/get_sources`, {
-      method: 'POST', headers: { ...bearer, 'content-type': 'application/json' },
-      body: JSON.stringify({ request: { user_cred: { token: seen.forSearch.access_token, client: { tenant_id: boot.tenant_id } }, query: 'hello' }, bot_details: {}, chat_hist: [] }),
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        request: { user_cred: { token: seen.forSearch.access_token, client: { tenant_id: boot.tenant_id } }, query: 'hello' },
+        bot_details: {},
+        chat_hist: [],
+      }),
     });
     expect(chat.status).toBe(401);
   });
 
-  it('at the default alias, is sent to the issuer\'s own document (307), which it accepts when given that URL', async () => {
+  it("at the default alias, is sent to the issuer's own document (307), which it accepts when given that URL", async () => {
     const alias = await drive({ scenario: 'alias', aliasIssuer: `${server.url}/auth/api/v1/realms/default`, ...boot });
     // openid-client 6 follows no redirect (redirect: 'manual'): it refuses the 307, whose Location names the document.
     expect(alias.atAlias).toMatchObject({ failed: true, status: 307, location: `${issuer}/.well-known/openid-configuration` });

@@ -14,14 +14,19 @@ describe('openid-client against a realm, from its discovery document alone', () 
     server = await startInTemp('all');
     boot = server.bootstrap!.values;
     const issuer = await Issuer.discover(`${server.url}/auth/api/v1/realms/${boot.realm}/.well-known/openid-configuration`);
-    client = new issuer.Client({ client_id: boot.client_id, client_secret: boot.client_secret, token_endpoint_auth_method: 'client_secret_basic' });
+    client = new issuer.Client({
+      client_id: boot.client_id,
+      client_secret: boot.client_secret,
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
   });
   afterAll(() => server?.stop());
 
   it('discovers the issuer the tokens carry and every endpoint it needs', () => {
     const m = client.issuer.metadata;
     expect(m.issuer).toBe(`${server.url}/auth/api/v1/realms/${boot.realm}`);
-    for (const e of ['token_endpoint', 'introspection_endpoint', 'revocation_endpoint', 'userinfo_endpoint', 'jwks_uri']) expect(m[e]).toMatch(/^http:/);
+    for (const e of ['token_endpoint', 'introspection_endpoint', 'revocation_endpoint', 'userinfo_endpoint', 'jwks_uri'])
+      expect(m[e]).toMatch(/^http:/);
   });
 
   it('gets client-credentials tokens', async () => {
@@ -59,7 +64,11 @@ describe('openid-client against a realm, from its discovery document alone', () 
   });
 
   it('is told invalid_client for a wrong secret, in the OAuth error format', async () => {
-    const wrong = new client.issuer.Client({ client_id: boot.client_id, client_secret: 'not the secret', token_endpoint_auth_method: 'client_secret_basic' });
+    const wrong = new client.issuer.Client({
+      client_id: boot.client_id,
+      client_secret: 'not the secret',
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
     await expect(wrong.grant({ grant_type: 'client_credentials' })).rejects.toMatchObject({ error: 'invalid_client' });
   });
 });

@@ -32,7 +32,13 @@ describe('revocation seen by parts served apart', () => {
     // What `platform init` makes: a realm, a user who may search.
     const core = token.instances.token as unknown as TokenCore;
     const realm = await core.admin.createRealm({ name: 'apart' });
-    await core.admin.createUser({ realm: realm.id, username: 'ann', password: 'a long password', roles: ['search:read'], tenantId: 'tenant-a' });
+    await core.admin.createUser({
+      realm: realm.id,
+      username: 'ann',
+      password: 'a long password',
+      roles: ['search:read'],
+      tenantId: 'tenant-a',
+    });
     boot = { realm: realm.id, tenant_id: 'tenant-a', username: 'ann', password: 'a long password', client_id: '', client_secret: '' };
   }, 60_000);
   afterAll(async () => {
@@ -41,14 +47,19 @@ describe('revocation seen by parts served apart', () => {
     rmSync(token.dataDir, { recursive: true, force: true });
   });
 
-  it('search and the chat proxy with data directories of their own poll the token service\'s list', async () => {
+  it("search and the chat proxy with data directories of their own poll the token service's list", async () => {
     const search = await serve('search', {});
     const chat = await serve('chat', { SEARCH_URL: search.url });
     const t = await login(token.url, boot);
-    const faces = [[search.url, 'search'], [search.url, 'graphql'], [chat.url, 'chat']] as const;
+    const faces = [
+      [search.url, 'search'],
+      [search.url, 'graphql'],
+      [chat.url, 'chat'],
+    ] as const;
     for (const [base, face] of faces) expect(await accepts(base, face, t.access_token, boot.tenant_id)).toBe(true);
     await revokeByRest(token.url, boot, t.refresh_token);
-    for (const [base, face] of faces) await waitFor(async () => !(await accepts(base, face, t.access_token, boot.tenant_id)), `refused by ${face} at ${base}`);
+    for (const [base, face] of faces)
+      await waitFor(async () => !(await accepts(base, face, t.access_token, boot.tenant_id)), `refused by ${face} at ${base}`);
   });
 
   it('a part started after a revocation refuses the token from its first request', async () => {
@@ -72,19 +83,30 @@ describe('revocation seen by parts served apart', () => {
     await waitFor(async () => (await ready()).status === 200, 'ready once the token service answers');
     const core = late.instances.token as unknown as TokenCore;
     const realm = await core.admin.createRealm({ name: 'late' });
-    await core.admin.createUser({ realm: realm.id, username: 'bo', password: 'a long password', roles: ['search:read'], tenantId: 'tenant-a' });
+    await core.admin.createUser({
+      realm: realm.id,
+      username: 'bo',
+      password: 'a long password',
+      roles: ['search:read'],
+      tenantId: 'tenant-a',
+    });
     const t = await login(issuer, { ...boot, realm: realm.id, username: 'bo' });
     expect(await accepts(search.url, 'search', t.access_token, boot.tenant_id)).toBe(true);
   });
 
-  it('search sharing the token service\'s data directory reads the list from token.db, even with the token service down', async () => {
+  it("search sharing the token service's data directory reads the list from token.db, even with the token service down", async () => {
     const search = await serve('search', { PLATFORM_DATA_DIR: token.dataDir });
     const t = await login(token.url, boot);
     // The realm's keys are fetched (and kept) now, while the token service answers.
     expect(await accepts(search.url, 'search', t.access_token, boot.tenant_id)).toBe(true);
     await token.close();
     // As `platform user logout` does, on token.db: only the file can tell search now.
-    const admin = await openTokenCore({ stores: sqliteTokenStores(join(token.dataDir, 'token.db')), publicUrl: token.config.PUBLIC_URL, hasher: fastHasher, generateKey: pooledKeys });
+    const admin = await openTokenCore({
+      stores: sqliteTokenStores(join(token.dataDir, 'token.db')),
+      publicUrl: token.config.PUBLIC_URL,
+      hasher: fastHasher,
+      generateKey: pooledKeys,
+    });
     try {
       expect(await admin.admin.logout(boot.realm, boot.username)).toMatchObject({ sessions_ended: expect.any(Number) });
     } finally {

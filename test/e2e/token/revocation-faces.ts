@@ -40,15 +40,29 @@ export async function accepts(base: string, face: Face, token: string, tenant: s
     throw new Error(`search: ${res.status} ${JSON.stringify(body)}`);
   }
   if (face === 'chat') {
-    const request = { user_cred: { token, client: { tenant_id: tenant } }, bot_config: { caller_version: '1' }, task_process: { service: 'test' }, kvp: {}, query: 'glaciers' };
+    const request = {
+      user_cred: { token, client: { tenant_id: tenant } },
+      bot_config: { caller_version: '1' },
+      task_process: { service: 'test' },
+      kvp: {},
+      query: 'glaciers',
+    };
     const res = await post(`${base}/api/get_sources`, JSON.stringify({ request }), json, sent);
     const body = (await res.json()) as { detail?: string };
     if (res.status === 200) return true;
     if (res.status === 401 && body.detail === 'Invalid token: revoked') return false;
     throw new Error(`chat: ${res.status} ${JSON.stringify(body)}`);
   }
-  const res = await post(`${base}/graphql`, JSON.stringify({ query: '{ search(query: "glaciers") { totalCount } }' }), { ...json, authorization: `Bearer ${token}` }, sent);
-  const body = (await res.json()) as { data?: { search?: { totalCount: number } | null }; errors?: { message: string; extensions?: { code?: string } }[] };
+  const res = await post(
+    `${base}/graphql`,
+    JSON.stringify({ query: '{ search(query: "glaciers") { totalCount } }' }),
+    { ...json, authorization: `Bearer ${token}` },
+    sent,
+  );
+  const body = (await res.json()) as {
+    data?: { search?: { totalCount: number } | null };
+    errors?: { message: string; extensions?: { code?: string } }[];
+  };
   if (typeof body.data?.search?.totalCount === 'number') return true;
   if (body.errors?.[0]?.message === 'Invalid token: revoked' && body.errors[0].extensions?.code === 'UNAUTHENTICATED') return false;
   throw new Error(`graphql: ${res.status} ${JSON.stringify(body)}`);
@@ -101,8 +115,12 @@ export async function revokeByRest(base: string, boot: Bootstrap, token: string)
 /** The token subgraph's revokeToken mutation. */
 export async function revokeByGraphql(base: string, boot: Bootstrap, token: string) {
   const res = await fetch(`${base}/graphql`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'mutation($t: String!, $r: ID) { revokeToken(token: $t, realm: $r) }', variables: { t: token, r: boot.realm } }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: 'mutation($t: String!, $r: ID) { revokeToken(token: $t, realm: $r) }',
+      variables: { t: token, r: boot.realm },
+    }),
   });
   expect(await res.json()).toEqual({ data: { revokeToken: true } });
 }

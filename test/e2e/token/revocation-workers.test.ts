@@ -5,7 +5,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startPlatformProcess, stopProcess, type PlatformProcess } from '../shared/processes';
 import { freePort, platformCli } from '../shared/server';
 import {
-  accepts, clientToken, FACES, login, refusedEverywhere, revokeByGraphql, revokeByRest, reuseRefreshToken, waitFor, type Bootstrap, type Sent, type Tokens,
+  accepts,
+  clientToken,
+  FACES,
+  login,
+  refusedEverywhere,
+  revokeByGraphql,
+  revokeByRest,
+  reuseRefreshToken,
+  waitFor,
+  type Bootstrap,
+  type Sent,
+  type Tokens,
 } from './revocation-faces';
 
 /**
@@ -25,7 +36,11 @@ describe('revocation seen by every worker of platform start (WORKERS=2, SQLite)'
   let n = 0;
 
   beforeAll(async () => {
-    server = await startPlatformProcess(['start'], { PLATFORM_DATA_DIR: dataDir, PORT: String(await freePort()), WORKERS: '2', LOG_LEVEL: 'info' }, 90_000);
+    server = await startPlatformProcess(
+      ['start'],
+      { PLATFORM_DATA_DIR: dataDir, PORT: String(await freePort()), WORKERS: '2', LOG_LEVEL: 'info' },
+      90_000,
+    );
     boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
   }, 120_000);
   afterAll(async () => {
@@ -77,7 +92,18 @@ describe('revocation seen by every worker of platform start (WORKERS=2, SQLite)'
 
   it('every token of a user disabled by `platform user disable`, a third process', async () => {
     const username = `ann-${n++}`;
-    await cli('user', 'create', '--username', username, '--password', 'a long password', '--roles', 'search:read', '--tenant', boot.tenant_id);
+    await cli(
+      'user',
+      'create',
+      '--username',
+      username,
+      '--password',
+      'a long password',
+      '--roles',
+      'search:read',
+      '--tenant',
+      boot.tenant_id,
+    );
     const t = await login(server.url, boot, username, 'a long password');
     await endsEverywhere(t.access_token, () => cli('user', 'disable', '--username', username));
   });
@@ -100,12 +126,24 @@ describe('revocation seen by every worker of platform start (WORKERS=2, SQLite)'
 
   it('a user logged in again after being enabled is served: only the sessions that were ended are refused', async () => {
     const username = `bob-${n++}`;
-    await cli('user', 'create', '--username', username, '--password', 'a long password', '--roles', 'search:read', '--tenant', boot.tenant_id);
+    await cli(
+      'user',
+      'create',
+      '--username',
+      username,
+      '--password',
+      'a long password',
+      '--roles',
+      'search:read',
+      '--tenant',
+      boot.tenant_id,
+    );
     const old = await login(server.url, boot, username, 'a long password');
     await cli('user', 'disable', '--username', username);
     await cli('user', 'enable', '--username', username);
     const again = await login(server.url, boot, username, 'a long password');
     await waitFor(() => refusedEverywhere(server.url, old.access_token, boot.tenant_id, 4), 'the old token refused everywhere');
-    for (const face of FACES) for (let i = 0; i < 4; i++) expect(await accepts(server.url, face, again.access_token, boot.tenant_id)).toBe(true);
+    for (const face of FACES)
+      for (let i = 0; i < 4; i++) expect(await accepts(server.url, face, again.access_token, boot.tenant_id)).toBe(true);
   });
 });

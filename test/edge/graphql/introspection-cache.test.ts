@@ -15,7 +15,9 @@ describe('pureIntrospection', () => {
   it('is true only for queries whose root fields, fragments included, are schema fields, without variables', () => {
     expect(pure(FULL)).toBe(true);
     expect(pure('{ __typename }')).toBe(true);
-    expect(pure('query Q { ...F } fragment F on Query { __schema { types { name } } ... on Query { __type(name: "Query") { name } } }')).toBe(true);
+    expect(
+      pure('query Q { ...F } fragment F on Query { __schema { types { name } } ... on Query { __type(name: "Query") { name } } }'),
+    ).toBe(true);
     expect(pure('{ __schema { types { name } } a }')).toBe(false);
     expect(pure('query Q { ...F } fragment F on Query { a }')).toBe(false);
     expect(pure('query($n: String!) { __type(name: $n) { name } }')).toBe(false);
@@ -28,7 +30,7 @@ describe('introspectionCache', () => {
   const answer = (cache: ReturnType<typeof introspectionCache>, schema = schemaA, query = FULL, operationName?: string) =>
     cache.answer(schema, parse(query), operationName, query);
 
-  it("answers as graphql-js executes, the same object from the cache, and the body as Apollo writes it", async () => {
+  it('answers as graphql-js executes, the same object from the cache, and the body as Apollo writes it', async () => {
     const cache = introspectionCache();
     const expected = await execute({ schema: schemaA, document: parse(FULL) });
     const first = await answer(cache);

@@ -16,7 +16,11 @@ const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `r${i}: 
 async function serve(subgraph: Subgraph, limits?: Partial<GraphqlLimits>) {
   const served = await subgraphRouter(subgraph, log, undefined, { limits });
   const app = createRestApp([], { log, extra: [{ path: '/', router: served.router }] });
-  const post = (body: unknown) => request(app).post('/graphql').set('content-type', 'application/json').send(body as object);
+  const post = (body: unknown) =>
+    request(app)
+      .post('/graphql')
+      .set('content-type', 'application/json')
+      .send(body as object);
   return { app, post, stop: served.stop };
 }
 type Served = Awaited<ReturnType<typeof serve>>;
@@ -65,7 +69,11 @@ describe('the token subgraph served alone bounds every operation before running 
     refused(await dflt.post({ query: nested(12) }), 'GRAPHQL_VALIDATION_FAILED', /Cannot query field "a"/);
     // Deeper than the parser's stack, yet within the token limit.
     refused(await tight.post({ query: nested(6000) }), 'QUERY_TOO_DEEP', /nested too deeply/);
-    refused(await tight.post({ query: `query($t: String!) { introspectToken(token: $t, realm: "r") { realm { id } } }`, variables: { t: 'x' } }), 'QUERY_TOO_DEEP', /3 levels deep; the limit is 2/);
+    refused(
+      await tight.post({ query: `query($t: String!) { introspectToken(token: $t, realm: "r") { realm { id } } }`, variables: { t: 'x' } }),
+      'QUERY_TOO_DEEP',
+      /3 levels deep; the limit is 2/,
+    );
   });
 
   it('counts fields through fragments, leaving introspection out', async () => {
@@ -75,11 +83,18 @@ describe('the token subgraph served alone bounds every operation before running 
     expect(ok.body.data.realm).toMatchObject({ id: fx.realm, name: 'main' });
     refused(await tight.post({ query: four.replace('issuer', 'issuer jwksUri') }), 'QUERY_TOO_COSTLY', /5 fields.*the limit is 4/);
     // 2^40 spreads of two fragments that each spread both of the next pair: counted, not expanded.
-    const levels = Array.from({ length: 40 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...G${i + 1} } fragment G${i} on Query { ...F${i + 1} ...G${i + 1} }`);
+    const levels = Array.from(
+      { length: 40 },
+      (_, i) => `fragment F${i} on Query { ...F${i + 1} ...G${i + 1} } fragment G${i} on Query { ...F${i + 1} ...G${i + 1} }`,
+    );
     const bomb = `query { ...F0 } ${levels.join(' ')} fragment F40 on Query { realm { id } } fragment G40 on Query { realm { name } }`;
     refused(await dflt.post({ query: bomb }), 'QUERY_TOO_COSTLY', /the limit is 2000/);
     // A fragment cycle neither hangs nor passes: validation refuses it.
-    refused(await dflt.post({ query: '{ ...A } fragment A on Query { realm { id } ...B } fragment B on Query { ...A }' }), 'GRAPHQL_VALIDATION_FAILED', /Cannot spread fragment "A" within itself/);
+    refused(
+      await dflt.post({ query: '{ ...A } fragment A on Query { realm { id } ...B } fragment B on Query { ...A }' }),
+      'GRAPHQL_VALIDATION_FAILED',
+      /Cannot spread fragment "A" within itself/,
+    );
   });
 
   it('refuses more than five mutations in one request, fragments included', async () => {
@@ -112,7 +127,11 @@ describe('the token subgraph served alone bounds every operation before running 
   });
 
   it('refuses subscriptions where the schema has none', async () => {
-    refused(await dflt.post({ query: 'subscription { realm { id } }' }), 'SUBSCRIPTIONS_NOT_SUPPORTED', /Subscriptions are not served at this endpoint/);
+    refused(
+      await dflt.post({ query: 'subscription { realm { id } }' }),
+      'SUBSCRIPTIONS_NOT_SUPPORTED',
+      /Subscriptions are not served at this endpoint/,
+    );
   });
 });
 
@@ -120,7 +139,14 @@ describe('a subgraph with a Subscription type', () => {
   const typeDefs = parse('type Query { boom: String } type Subscription { ticks: Int }');
   const schema = buildSubgraphSchema({
     typeDefs,
-    resolvers: { Query: { boom: () => { throw new Error('disk on fire at /var/lib'); } }, Subscription: { ticks: () => 1 } },
+    resolvers: {
+      Query: {
+        boom: () => {
+          throw new Error('disk on fire at /var/lib');
+        },
+      },
+      Subscription: { ticks: () => 1 },
+    },
   });
   let served: Served;
   beforeAll(async () => {
@@ -136,7 +162,9 @@ describe('a subgraph with a Subscription type', () => {
 
   it('still masks what a resolver throws unexpectedly', async () => {
     const res = await served.post({ query: '{ boom }' });
-    expect(res.body.errors[0]).toEqual(expect.objectContaining({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }));
+    expect(res.body.errors[0]).toEqual(
+      expect.objectContaining({ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }),
+    );
     expect(JSON.stringify(res.body)).not.toMatch(/disk on fire/);
   });
 });

@@ -6,10 +6,11 @@ let wss: WebSocketServer;
 let stop: () => void;
 const sockets: WebSocket[] = [];
 
-const start = (everyMs: number, deadAfterMs: number) => new Promise<void>((resolve) => {
-  wss = new WebSocketServer({ port: 0, host: '127.0.0.1' }, () => resolve());
-  stop = keepSocketsAlive(wss, everyMs, deadAfterMs);
-});
+const start = (everyMs: number, deadAfterMs: number) =>
+  new Promise<void>((resolve) => {
+    wss = new WebSocketServer({ port: 0, host: '127.0.0.1' }, () => resolve());
+    stop = keepSocketsAlive(wss, everyMs, deadAfterMs);
+  });
 const connect = async (opts: { autoPong?: boolean } = {}) => {
   const ws = new WebSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, opts);
   sockets.push(ws);
@@ -17,10 +18,11 @@ const connect = async (opts: { autoPong?: boolean } = {}) => {
   return ws;
 };
 const closed = (ws: WebSocket) => new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
-const pings = (ws: WebSocket, n: number) => new Promise<void>((resolve) => {
-  let seen = 0;
-  ws.on('ping', () => ++seen === n && resolve());
-});
+const pings = (ws: WebSocket, n: number) =>
+  new Promise<void>((resolve) => {
+    let seen = 0;
+    ws.on('ping', () => ++seen === n && resolve());
+  });
 
 afterEach(async () => {
   stop();
@@ -47,7 +49,9 @@ describe('WebSocket keep-alive', () => {
     ws.once('close', () => (cut = true));
     await pings(ws, 2);
     const until = Date.now() + 300; // fifteen ping periods without the event loop turning
-    while (Date.now() < until) { /* busy */ }
+    while (Date.now() < until) {
+      /* busy */
+    }
     await pings(ws, 5);
     expect(cut).toBe(false);
     expect(ws.readyState).toBe(WebSocket.OPEN);

@@ -35,7 +35,11 @@ describe('the stream writer', () => {
     for (let i = 0; i < n; i++) yield i;
     throw new UpstreamFailed('upstream broke');
   }
-  const opts = { headers: SSE_HEAD, frame: (i: number) => sseEvent(String(i)), failure: (e: unknown) => sseEvent(JSON.stringify((e as Error).message), 'error') };
+  const opts = {
+    headers: SSE_HEAD,
+    frame: (i: number) => sseEvent(String(i)),
+    failure: (e: unknown) => sseEvent(JSON.stringify((e as Error).message), 'error'),
+  };
   app.get('/opening', (_req, res) => {
     const s = openStream(res, { headers: SSE_HEAD, opening: sseComment() });
     void s.write(sseEvent('1')).then(() => s.end(sseEvent('[DONE]')));

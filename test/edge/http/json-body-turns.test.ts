@@ -13,8 +13,13 @@ const parser = jsonBody({ limit: 4 * 2 ** 20, strict: true });
 /** Runs the parser on `text` sent as a request body; resolves with what it made of it and the loop's turn it finished in. */
 function parse(text: string | Buffer, turn: () => number, type = 'application/json'): Promise<{ body?: unknown; err?: any; turn: number }> {
   const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
-  const req = Object.assign(Readable.from([bytes]), { method: 'POST', headers: { 'content-type': type, 'content-length': String(bytes.length) } }) as unknown as Request;
-  return new Promise((resolve) => parser(req, {} as Response, (err?: unknown) => resolve({ body: (req as { body?: unknown }).body, err, turn: turn() })));
+  const req = Object.assign(Readable.from([bytes]), {
+    method: 'POST',
+    headers: { 'content-type': type, 'content-length': String(bytes.length) },
+  }) as unknown as Request;
+  return new Promise((resolve) =>
+    parser(req, {} as Response, (err?: unknown) => resolve({ body: (req as { body?: unknown }).body, err, turn: turn() })),
+  );
 }
 
 /** Counts the event loop's turns while `work` runs. */
@@ -33,12 +38,15 @@ async function counting<T>(work: (turn: () => number) => Promise<T>): Promise<T>
   }
 }
 
-const large = (seed: number) => JSON.stringify({ tools: Array.from({ length: 3000 }, (_, i) => ({ name: `t${seed}_${i}`, parameters: { type: 'object' } })) });
+const large = (seed: number) =>
+  JSON.stringify({ tools: Array.from({ length: 3000 }, (_, i) => ({ name: `t${seed}_${i}`, parameters: { type: 'object' } })) });
 
 describe('the JSON body parser', () => {
   it('parses large bodies one per turn of the event loop, and small ones at once', async () => {
     expect(Buffer.byteLength(large(1))).toBeGreaterThan(LARGE_BODY_BYTES);
-    const done = await counting((turn) => Promise.all([parse(large(1), turn), parse(large(2), turn), parse(large(3), turn), parse('{"small":true}', turn)]));
+    const done = await counting((turn) =>
+      Promise.all([parse(large(1), turn), parse(large(2), turn), parse(large(3), turn), parse('{"small":true}', turn)]),
+    );
     expect(done.map((d) => d.err)).toEqual([undefined, undefined, undefined, undefined]);
     expect(done.slice(0, 3).map((d) => (d.body as { tools: unknown[] }).tools.length)).toEqual([3000, 3000, 3000]);
     const [a, b, c, small] = done.map((d) => d.turn);

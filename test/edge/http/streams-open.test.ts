@@ -30,12 +30,15 @@ let base: string;
 beforeAll(async () => {
   const app = express();
   app.use(serverTelemetry({ metrics, tracing: false }));
-  const route = (path: string, write: (res: Response, complete: boolean) => Promise<void>) => app.get(path, (req, res, next) => {
-    routeMatched(res, path);
-    write(res, req.query.complete === '1').catch(next);
-  });
+  const route = (path: string, write: (res: Response, complete: boolean) => Promise<void>) =>
+    app.get(path, (req, res, next) => {
+      routeMatched(res, path);
+      write(res, req.query.complete === '1').catch(next);
+    });
   route('/objects', (res, complete) => streamObjects(res.req, res, held(res, { n: 1 }, complete)));
-  route('/eventstream', (res, complete) => pipeEventStream(res, held(res, { event: 'chunk', payload: { n: 1 } }, complete), () => ({ type: 'x', payload: { message: 'm' } })));
+  route('/eventstream', (res, complete) =>
+    pipeEventStream(res, held(res, { event: 'chunk', payload: { n: 1 } }, complete), () => ({ type: 'x', payload: { message: 'm' } })),
+  );
   route('/gemini', (res, complete) => geminiStream(res, 'sse', held(res, { n: 1 }, complete)));
   route('/anthropic', (res, complete) => anthropicSse(res, held(res, { type: 'ping' } as never, complete)));
   server = createServer(app);
@@ -52,7 +55,7 @@ const open = async (route: string) => {
   return values.find((v) => v.labels.route === route)?.value ?? 0;
 };
 const until = async (route: string, want: number) => {
-  while (await open(route) !== want) await new Promise((resolve) => setTimeout(resolve, 10));
+  while ((await open(route)) !== want) await new Promise((resolve) => setTimeout(resolve, 10));
 };
 
 describe.each(['/objects', '/eventstream', '/gemini', '/anthropic'])('%s', (route) => {

@@ -8,8 +8,12 @@ import { chatInProcess, type ChatInProcess } from './fixture';
  * started server.
  */
 let f: ChatInProcess;
-beforeAll(async () => { f = await chatInProcess(); });
-afterAll(async () => { await f?.close(); });
+beforeAll(async () => {
+  f = await chatInProcess();
+});
+afterAll(async () => {
+  await f?.close();
+});
 
 const ASPIRIN = 'What are the side effects of aspirin?';
 const answer = (body: unknown) => f.post('/api/generate_answer', body);
@@ -67,7 +71,13 @@ describe('continuation', () => {
     const cut = await answer(f.body(question, { model_info: { modelId: 'local-chat', max_tokens: 8 } }));
     expect(cut.body.finish_reason).toBe('length');
     expect(whole.startsWith(cut.body.response.trim())).toBe(true);
-    const more = await answer(f.body('$continue_answer', { history_prompt: [{ user_query: question, response: cut.body.response }] }, { prev_context: cut.body.response }));
+    const more = await answer(
+      f.body(
+        '$continue_answer',
+        { history_prompt: [{ user_query: question, response: cut.body.response }] },
+        { prev_context: cut.body.response },
+      ),
+    );
     expect(more.status).toBe(200);
     expect(more.body.finish_reason).toBe('stop');
     // The search text of a continuation is the question being continued, not the word `continue`.
@@ -78,7 +88,11 @@ describe('continuation', () => {
 
 describe('history', () => {
   it('has the model rewrite a follow-up as a standalone question, and searches with it', async () => {
-    const r = await answer(f.body('What are its side effects?', { history_prompt: [{ user_query: 'Tell me about aspirin', response: 'Aspirin reduces fever. [1]' }] }));
+    const r = await answer(
+      f.body('What are its side effects?', {
+        history_prompt: [{ user_query: 'Tell me about aspirin', response: 'Aspirin reduces fever. [1]' }],
+      }),
+    );
     expect(r.status).toBe(200);
     expect(r.body.generated_search_text).toMatch(/^What are its side effects\? .*aspirin/);
     expect(r.body.response).toContain('stomach upset');
@@ -92,19 +106,33 @@ describe('history', () => {
 
 describe('uploaded files', () => {
   it('reads the files the user just uploaded alongside the search, and get_sources shows both', async () => {
-    await f.ingest({ title: 'Trip notes', file_name: 'trip-notes.txt', content: 'The ferry to the island leaves at seven. Bring a warm coat for the ferry deck.' });
+    await f.ingest({
+      title: 'Trip notes',
+      file_name: 'trip-notes.txt',
+      content: 'The ferry to the island leaves at seven. Bring a warm coat for the ferry deck.',
+    });
     const request = { kvp: { files: [{ file_name: 'trip-notes.txt', source_category: 'InputFile' }] } };
     const r = await answer(f.body('When does the ferry leave?', {}, request));
     expect(r.body.response).toContain('ferry to the island leaves at seven');
 
     const s = await f.post('/api/get_sources', {
-      request: { ...(f.body('When does the ferry leave?', {}, request).request as object), query: 'When does the ferry leave?' }, bot_details: { num_new_uploads: 1, llm_data: { upload_files: [] } }, chat_hist: [],
+      request: { ...(f.body('When does the ferry leave?', {}, request).request as object), query: 'When does the ferry leave?' },
+      bot_details: { num_new_uploads: 1, llm_data: { upload_files: [] } },
+      chat_hist: [],
     });
     expect(s.status).toBe(200);
     expect(s.body.success).toBe(true);
-    expect(Object.keys(s.body.sources).sort()).toEqual(
-      ['all_input_texts', 'citations', 'examples', 'gen_search_text', 'history_prompt', 'llm_data', 'model_info', 'num_new_uploads', 'query'],
-    );
+    expect(Object.keys(s.body.sources).sort()).toEqual([
+      'all_input_texts',
+      'citations',
+      'examples',
+      'gen_search_text',
+      'history_prompt',
+      'llm_data',
+      'model_info',
+      'num_new_uploads',
+      'query',
+    ]);
     expect(s.body.sources.all_input_texts.extracted_text_result).toContain('ferry to the island');
     expect(s.body.sources.num_new_uploads).toBe(1);
     expect(s.body.sources.llm_data.upload_files).toEqual(['trip-notes.txt']);

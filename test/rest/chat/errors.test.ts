@@ -19,14 +19,29 @@ const catalog = join(tmpdir(), `catalog-rest-chat-${process.pid}.json`);
 
 beforeAll(async () => {
   upstream = await startFakeOpenAi({ answer: 'Aspirin upsets the stomach [1].' });
-  writeFileSync(catalog, JSON.stringify({
-    models: [
-      ...DEFAULT_CATALOG.models,
-      { id: 'up-chat', group: 'A', kind: 'chat', contextLength: 8192, upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1` } },
-      { id: 'dead-chat', group: 'A', kind: 'chat', contextLength: 8192, upstream: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' } },
-      { id: 'old-chat', group: 'A', kind: 'chat', contextLength: 8192, status: 'Deactivated', upstream: { provider: 'local' } },
-    ],
-  }));
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      models: [
+        ...DEFAULT_CATALOG.models,
+        {
+          id: 'up-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 8192,
+          upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1` },
+        },
+        {
+          id: 'dead-chat',
+          group: 'A',
+          kind: 'chat',
+          contextLength: 8192,
+          upstream: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1' },
+        },
+        { id: 'old-chat', group: 'A', kind: 'chat', contextLength: 8192, status: 'Deactivated', upstream: { provider: 'local' } },
+      ],
+    }),
+  );
   // Short enough for the stall test to wait out, long enough for fifty answers at once on a loaded machine.
   f = await chatInProcess({ MODELS_CATALOG_FILE: catalog, MODELS_UPSTREAM_READ_TIMEOUT_MS: '3000', MODELS_UPSTREAM_RETRIES: '0' });
 });
@@ -40,7 +55,8 @@ const ASK = 'What are the side effects of aspirin?';
 const answer = (body: unknown) => f.post('/api/generate_answer', body);
 const stream = (body: unknown) => f.post('/api/stream_generate_answer', body);
 /** A body for the fake upstream's model, with the gateway's cache off so every call reaches it. */
-const upBody = (extra: Record<string, unknown> = {}) => f.body(ASK, { model_info: { modelId: 'up-chat' }, api_key: `${f.apiKey}/{"is_cache": 0}`, ...extra });
+const upBody = (extra: Record<string, unknown> = {}) =>
+  f.body(ASK, { model_info: { modelId: 'up-chat' }, api_key: `${f.apiKey}/{"is_cache": 0}`, ...extra });
 const withCred = (user_cred: unknown) => f.body(ASK, {}, { user_cred });
 
 describe('credentials', () => {
@@ -78,7 +94,11 @@ describe('bad bodies', () => {
     ['query', { query: 5 }, ['body', 'query']],
     ['model_info.temperature', { model_info: { temperature: 'hot' } }, ['body', 'model_info', 'temperature']],
     ['history_prompt', { history_prompt: 'not a list' }, ['body', 'history_prompt']],
-    ['request.user_cred.client.tenant_id', { request: { user_cred: { token: 'x', client: {} } } }, ['body', 'request', 'user_cred', 'client', 'tenant_id']],
+    [
+      'request.user_cred.client.tenant_id',
+      { request: { user_cred: { token: 'x', client: {} } } },
+      ['body', 'request', 'user_cred', 'client', 'tenant_id'],
+    ],
   ])('a wrong %s is 422 naming the field', async (_, extra, loc) => {
     const r = await answer({ ...f.body(ASK), ...extra });
     expect(r.status).toBe(422);

@@ -38,7 +38,11 @@ export async function chatInProcess(env: Record<string, string> = {}): Promise<C
   try {
     const models = p.instances.models as unknown as ModelsInstance;
     const apiKey = (await models.keys.create({ name: 'chat-test', tenant: 'tenant-a' })).apiKey;
-    const [a, b, noRoles] = await Promise.all([p.bearer('a-1', 'tenant-a', RW), p.bearer('b-1', 'tenant-b', RW), p.bearer('a-none', 'tenant-a', [])]);
+    const [a, b, noRoles] = await Promise.all([
+      p.bearer('a-1', 'tenant-a', RW),
+      p.bearer('b-1', 'tenant-b', RW),
+      p.bearer('a-none', 'tenant-a', []),
+    ]);
     const ingest = async (doc: { title: string; content: string; file_name?: string }, auth = a) => {
       const r = await request(p.app).post('/cl/search/api/v2/objects').set('authorization', auth).send(doc);
       if (r.status !== 201) throw new Error(`ingest failed: ${r.status} ${JSON.stringify(r.body)}`);
@@ -49,15 +53,27 @@ export async function chatInProcess(env: Record<string, string> = {}): Promise<C
     const post: ChatInProcess['post'] = async (path, body, headers = {}) => {
       const req = request(p.app).post(path).set(headers);
       const res = await (typeof body === 'string' ? req.set('content-type', 'application/json').send(body) : req.send(body as object))
-        .buffer(true).parse(asText as never);
+        .buffer(true)
+        .parse(asText as never);
       const text = res.body as string;
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
-      } catch { /* a stream, or not JSON */ }
+      } catch {
+        /* a stream, or not JSON */
+      }
       return { status: res.status, type: res.headers['content-type'] ?? '', text, body: parsed };
     };
-    return { p, apiKey, tokenA: raw(a), noRoles: raw(noRoles), body: askBody(raw(a), apiKey), ingest: (doc) => ingest(doc), post, close: () => p.close() };
+    return {
+      p,
+      apiKey,
+      tokenA: raw(a),
+      noRoles: raw(noRoles),
+      body: askBody(raw(a), apiKey),
+      ingest: (doc) => ingest(doc),
+      post,
+      close: () => p.close(),
+    };
   } catch (err) {
     await p.close();
     throw err;

@@ -16,15 +16,22 @@ describe('model gateway: attacks', () => {
   afterAll(() => p?.close());
 
   const chat = async (body: string, apiKey = key) => {
-    const res = await request(p.app).post('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21')
-      .set({ 'content-type': 'application/json', 'api-key': apiKey }).send(body);
+    const res = await request(p.app)
+      .post('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21')
+      .set({ 'content-type': 'application/json', 'api-key': apiKey })
+      .send(body);
     return { status: res.status, cache: res.headers['x-cache'] as string | undefined, body: res.body };
   };
   const usage = async (apiKey = key) => (await request(p.app).get('/proxy/api/v1/usage').set('api-key', apiKey)).body.totals;
 
   it('fifty identical calls at once all answer the same, and every one is in usage', async () => {
     const before = (await usage()).requests as number;
-    const body = JSON.stringify({ messages: [{ role: 'system', content: 'Ice melts. Seas rise as ice melts.' }, { role: 'user', content: 'Why do seas rise?' }] });
+    const body = JSON.stringify({
+      messages: [
+        { role: 'system', content: 'Ice melts. Seas rise as ice melts.' },
+        { role: 'user', content: 'Why do seas rise?' },
+      ],
+    });
     const answers = await Promise.all(Array.from({ length: 50 }, () => chat(body)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.body.choices[0].message.content)).size).toBe(1);

@@ -23,7 +23,13 @@ describe('token ids as embedding input', () => {
   beforeAll(async () => {
     upstream = await startFakeOpenAi();
     const catalog = groupCCatalog();
-    catalog.models.push({ id: 'oc-embed', group: 'A', kind: 'embedding', contextLength: 8191, upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'nomic' } } as never);
+    catalog.models.push({
+      id: 'oc-embed',
+      group: 'A',
+      kind: 'embedding',
+      contextLength: 8191,
+      upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'nomic' },
+    } as never);
     p = await modelsInProcess({ catalog });
     client = new OpenAI({ baseURL: `${await p.listen()}/proxy/api/v1`, apiKey: p.key, maxRetries: 0 });
   });
@@ -32,7 +38,7 @@ describe('token ids as embedding input', () => {
     await upstream?.close();
   });
 
-  it('the openai SDK as LangChain calls it (arrays of cl100k ids, no encoding_format: base64): the texts\' own vectors, the ids counted', async () => {
+  it("the openai SDK as LangChain calls it (arrays of cl100k ids, no encoding_format: base64): the texts' own vectors, the ids counted", async () => {
     const ids = TEXTS.map((t) => cl100k(t));
     const r = await client.embeddings.create({ model: 'local-embed', input: ids });
     const want = await embedder.embed(TEXTS);
@@ -48,11 +54,15 @@ describe('token ids as embedding input', () => {
     expect(sdk.data[0].embedding).toEqual(want);
     const raw = await request(p.app).post(azure('local-embed')).set('api-key', p.key).send({ input: ids });
     expect(raw.status).toBe(200);
-    expect(raw.body).toMatchObject({ object: 'list', model: 'local-embed', usage: { prompt_tokens: ids.length, total_tokens: ids.length } });
+    expect(raw.body).toMatchObject({
+      object: 'list',
+      model: 'local-embed',
+      usage: { prompt_tokens: ids.length, total_tokens: ids.length },
+    });
     expect(raw.body.data[0].embedding).toEqual(want);
   });
 
-  it('an OpenAI-wire upstream gets the ids as they came, ids past cl100k\'s vocabulary included', async () => {
+  it("an OpenAI-wire upstream gets the ids as they came, ids past cl100k's vocabulary included", async () => {
     const ids = [[128_000, 9906, 1917], [15339]];
     const before = upstream.requests.length;
     const r = await client.embeddings.create({ model: 'oc-embed', input: ids, encoding_format: 'float' });
@@ -62,7 +72,7 @@ describe('token ids as embedding input', () => {
     expect(r.usage.prompt_tokens).toBe(6);
   });
 
-  it('refuses bad ids with a 400 in OpenAI\'s format naming input', async () => {
+  it("refuses bad ids with a 400 in OpenAI's format naming input", async () => {
     const cases: [unknown, RegExp, string][] = [
       [[[1, -2]], /input\[0\]\[1\] is -2/, 'invalid_request_error'],
       [[[1, 2.5]], /input\[0\]\[1\] is 2.5/, 'invalid_request_error'],
@@ -79,9 +89,15 @@ describe('token ids as embedding input', () => {
       expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param: 'input', code });
       expect(r.body.error.message).toMatch(message);
     }
-    const long = await request(p.app).post(azure('local-embed')).set('api-key', p.key).send({ input: [Array.from({ length: 8193 }, () => 9906)] });
+    const long = await request(p.app)
+      .post(azure('local-embed'))
+      .set('api-key', p.key)
+      .send({ input: [Array.from({ length: 8193 }, () => 9906)] });
     expect(long.status).toBe(400);
-    expect(long.body.error).toMatchObject({ code: 'context_length_exceeded', message: "Input 0 has 8193 tokens; the model's maximum is 8192." });
+    expect(long.body.error).toMatchObject({
+      code: 'context_length_exceeded',
+      message: "Input 0 has 8193 tokens; the model's maximum is 8192.",
+    });
     await expect(client.embeddings.create({ model: 'local-embed', input: [[-1]] })).rejects.toBeInstanceOf(BadRequestError);
   });
 });

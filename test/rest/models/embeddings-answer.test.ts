@@ -9,8 +9,13 @@ import { sendEmbeddings } from '../../../rest/models/embeddings-answer';
  */
 const vectors = Array.from({ length: 200 }, (_, i) => Float32Array.from({ length: 16 }, (_, j) => (j % 3 ? 0 : ((i + 1) * (j - 7)) / 3e6)));
 const expected = (format: 'float' | 'base64') => ({
-  object: 'list', model: 'local-embed',
-  data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v) })),
+  object: 'list',
+  model: 'local-embed',
+  data: vectors.map((v, index) => ({
+    object: 'embedding',
+    index,
+    embedding: format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v),
+  })),
   usage: { prompt_tokens: 42, total_tokens: 42 },
 });
 
@@ -24,16 +29,21 @@ describe('the embeddings answer', () => {
     turns.push(turned);
   });
 
-  it.each(['float', 'base64'] as const)('is the JSON of the answer object (%s), with the event loop turning while it is written', async (format) => {
-    const r = await request(app).get(`/${format}`);
-    expect(r.status).toBe(200);
-    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(r.text).toBe(JSON.stringify(expected(format)));
-    expect(turns.pop()).toBe(true);
-  });
+  it.each(['float', 'base64'] as const)(
+    'is the JSON of the answer object (%s), with the event loop turning while it is written',
+    async (format) => {
+      const r = await request(app).get(`/${format}`);
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(r.text).toBe(JSON.stringify(expected(format)));
+      expect(turns.pop()).toBe(true);
+    },
+  );
 
   it('writes a value JSON cannot hold as null, as JSON.stringify does', async () => {
-    const odd = express().get('/', async (_req, res) => sendEmbeddings(res, { model: 'm', vectors: [Float32Array.from([1, Number.NaN, Number.POSITIVE_INFINITY, -0])], promptTokens: 1 }));
+    const odd = express().get('/', async (_req, res) =>
+      sendEmbeddings(res, { model: 'm', vectors: [Float32Array.from([1, Number.NaN, Number.POSITIVE_INFINITY, -0])], promptTokens: 1 }),
+    );
     const r = await request(odd).get('/');
     expect(JSON.parse(r.text).data[0].embedding).toEqual([1, null, null, 0]);
   });

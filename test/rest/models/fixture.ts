@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { inProcess, type InProcess } from '../../shared/in-process';
 
-export const SOURCES = 'Sources:\n[1] Glaciers retreat as the climate warms. Sea levels rise as ice melts.\n[2] Sourdough bread needs a starter.';
+export const SOURCES =
+  'Sources:\n[1] Glaciers retreat as the climate warms. Sea levels rise as ice melts.\n[2] Sourdough bread needs a starter.';
 export const QUESTION = 'Why do sea levels rise?';
 export const ANSWER = 'Sea levels rise as ice melts.';
 
@@ -15,7 +16,14 @@ export const ANSWER = 'Sea levels rise as ice melts.';
  * survive the AWS SDK's path encoding). `local-chat` stays text only.
  */
 export function groupCCatalog() {
-  const multimodal = { group: 'C', kind: 'chat', upstream: { provider: 'local' }, contextLength: 8192, maxOutputTokens: 1024, inputKinds: ['text', 'image', 'Docs', 'Video'] };
+  const multimodal = {
+    group: 'C',
+    kind: 'chat',
+    upstream: { provider: 'local' },
+    contextLength: 8192,
+    maxOutputTokens: 1024,
+    inputKinds: ['text', 'image', 'Docs', 'Video'],
+  };
   return { models: [...DEFAULT_CATALOG.models, { id: 'nova-local', ...multimodal }, { id: 'us.local.nova-pro-v1:0', ...multimodal }] };
 }
 

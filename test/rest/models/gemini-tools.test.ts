@@ -27,16 +27,25 @@ describe('model gateway: group B function calling', () => {
     sdk = await loadSdk();
     fake = await startFakeOpenAi();
     p = await modelsInProcess({
-      catalog: { models: [
-        ...DEFAULT_CATALOG.models,
-        { id: 'oc-tools', group: 'A', kind: 'chat', contextLength: 8192, upstream: { provider: 'openai-compatible', baseUrl: `${fake.url}/v1`, model: 'llama3.2' } },
-      ] },
+      catalog: {
+        models: [
+          ...DEFAULT_CATALOG.models,
+          {
+            id: 'oc-tools',
+            group: 'A',
+            kind: 'chat',
+            contextLength: 8192,
+            upstream: { provider: 'openai-compatible', baseUrl: `${fake.url}/v1`, model: 'llama3.2' },
+          },
+        ],
+      },
       env: { MODELS_UPSTREAM_RETRIES: '0' },
     });
     const url = await p.listen();
     ai = new sdk.GoogleGenAI({ apiKey: p.key, httpOptions: { baseUrl: `${url}/proxy/api/v1/gemini` } });
     weather = {
-      name: 'get_weather', description: 'The current weather in a city',
+      name: 'get_weather',
+      description: 'The current weather in a city',
       parameters: { type: sdk.Type.OBJECT, properties: { city: { type: sdk.Type.STRING } }, required: ['city'] },
     };
   });
@@ -53,11 +62,15 @@ describe('model gateway: group B function calling', () => {
     expect(first.candidates![0].finishReason).toBe(sdk.FinishReason.STOP);
     const call = first.functionCalls![0];
     const second = await ai.models.generateContent({
-      model: 'local-chat', config: config(),
+      model: 'local-chat',
+      config: config(),
       contents: [
         { role: 'user', parts: [{ text: QUESTION }] },
         first.candidates![0].content!,
-        { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: { forecast: 'Sunny and 24 degrees in Paris.' } } }] },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { id: call.id, name: call.name, response: { forecast: 'Sunny and 24 degrees in Paris.' } } }],
+        },
       ],
     });
     expect(second.functionCalls).toBeUndefined();
@@ -66,14 +79,17 @@ describe('model gateway: group B function calling', () => {
 
   it('generateContentStream: the function call arrives in a chunk of the stream, whole', async () => {
     const chunks = [];
-    for await (const c of await ai.models.generateContentStream({ model: 'local-chat', contents: QUESTION, config: config() })) chunks.push(c);
+    for await (const c of await ai.models.generateContentStream({ model: 'local-chat', contents: QUESTION, config: config() }))
+      chunks.push(c);
     const calls = chunks.flatMap((c) => c.functionCalls ?? []);
     expect(calls).toEqual([{ id: expect.any(String), name: 'get_weather', args: { city: 'Paris' } }]);
     expect(chunks.at(-1)!.candidates![0].finishReason).toBe(sdk.FinishReason.STOP);
     // A chat keeps the call in its history and sends the response after it.
     const chat = ai.chats.create({ model: 'local-chat', config: config() });
     const asked = await chat.sendMessage({ message: QUESTION });
-    const answered = await chat.sendMessage({ message: [{ functionResponse: { name: 'get_weather', response: { output: 'Rainy in Paris.' } } }] });
+    const answered = await chat.sendMessage({
+      message: [{ functionResponse: { name: 'get_weather', response: { output: 'Rainy in Paris.' } } }],
+    });
     expect(asked.functionCalls![0].name).toBe('get_weather');
     expect(answered.text).toContain('Rainy in Paris.');
   });
@@ -81,48 +97,84 @@ describe('model gateway: group B function calling', () => {
   it('toolConfig: NONE answers in text, ANY with allowedFunctionNames calls that function', async () => {
     const other = { name: 'get_time', description: 'The time somewhere', parameters: { type: sdk.Type.OBJECT, properties: {} } };
     const tools = [{ functionDeclarations: [weather, other] }];
-    const none = await ai.models.generateContent({ model: 'local-chat', contents: QUESTION, config: { tools, toolConfig: { functionCallingConfig: { mode: sdk.FunctionCallingConfigMode.NONE } } } });
+    const none = await ai.models.generateContent({
+      model: 'local-chat',
+      contents: QUESTION,
+      config: { tools, toolConfig: { functionCallingConfig: { mode: sdk.FunctionCallingConfigMode.NONE } } },
+    });
     expect(none.functionCalls).toBeUndefined();
     expect(none.text).toEqual(expect.any(String));
     const any = await ai.models.generateContent({
-      model: 'local-chat', contents: QUESTION,
-      config: { tools, toolConfig: { functionCallingConfig: { mode: sdk.FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_time'] } } },
+      model: 'local-chat',
+      contents: QUESTION,
+      config: {
+        tools,
+        toolConfig: { functionCallingConfig: { mode: sdk.FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_time'] } },
+      },
     });
     expect(any.functionCalls).toEqual([expect.objectContaining({ name: 'get_time', args: {} })]);
   });
 
   it('responseMimeType application/json with a responseSchema (or responseJsonSchema) answers JSON of that schema', async () => {
     const schema = { type: sdk.Type.OBJECT, properties: { answer: { type: sdk.Type.STRING } }, required: ['answer'] };
-    const r = await ai.models.generateContent({ model: 'local-chat', contents: 'Why do sea levels rise?', config: { responseMimeType: 'application/json', responseSchema: schema } });
+    const r = await ai.models.generateContent({
+      model: 'local-chat',
+      contents: 'Why do sea levels rise?',
+      config: { responseMimeType: 'application/json', responseSchema: schema },
+    });
     expect(Object.keys(JSON.parse(r.text!))).toEqual(['answer']);
-    const j = await ai.models.generateContent({ model: 'local-chat', contents: 'Why?', config: { responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { reply: { type: 'string' } } } } });
+    const j = await ai.models.generateContent({
+      model: 'local-chat',
+      contents: 'Why?',
+      config: { responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { reply: { type: 'string' } } } },
+    });
     expect(Object.keys(JSON.parse(j.text!))).toEqual(['reply']);
-    const plain = await ai.models.generateContent({ model: 'local-chat', contents: 'Why?', config: { responseMimeType: 'application/json' } });
+    const plain = await ai.models.generateContent({
+      model: 'local-chat',
+      contents: 'Why?',
+      config: { responseMimeType: 'application/json' },
+    });
     expect(JSON.parse(plain.text!)).toEqual({ answer: expect.any(String) });
   });
 
-  it('refuses a function response that is not an object, and other tools, in Google\'s format', async () => {
-    const bad = await ai.models.generateContent({
-      model: 'local-chat', contents: [{ role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: 'sunny' as never } }] }],
-    }).catch((e: unknown) => e);
+  it("refuses a function response that is not an object, and other tools, in Google's format", async () => {
+    const bad = await ai.models
+      .generateContent({
+        model: 'local-chat',
+        contents: [{ role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: 'sunny' as never } }] }],
+      })
+      .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(sdk.ApiError);
     expect((bad as InstanceType<Sdk['ApiError']>).status).toBe(400);
-    const search = await ai.models.generateContent({ model: 'local-chat', contents: 'x', config: { tools: [{ codeExecution: {} }] } }).catch((e: unknown) => e);
+    const search = await ai.models
+      .generateContent({ model: 'local-chat', contents: 'x', config: { tools: [{ codeExecution: {} }] } })
+      .catch((e: unknown) => e);
     expect((search as InstanceType<Sdk['ApiError']>).message).toContain("'codeExecution' tools are not supported");
   });
 
-  it('passes an OpenAI-wire upstream\'s tool calls through, streamed, and sends the response up as a tool message', async () => {
+  it("passes an OpenAI-wire upstream's tool calls through, streamed, and sends the response up as a tool message", async () => {
     fake.script({ toolCalls: [{ id: 'call_up1', name: 'get_weather', args: { city: 'Paris' } }] }, { answer: 'It is sunny in Paris.' });
     const chunks = [];
-    for await (const c of await ai.models.generateContentStream({ model: 'oc-tools', contents: QUESTION, config: config({ toolConfig: { functionCallingConfig: { mode: sdk.FunctionCallingConfigMode.ANY } } }) })) chunks.push(c);
+    for await (const c of await ai.models.generateContentStream({
+      model: 'oc-tools',
+      contents: QUESTION,
+      config: config({ toolConfig: { functionCallingConfig: { mode: sdk.FunctionCallingConfigMode.ANY } } }),
+    }))
+      chunks.push(c);
     const call = chunks.flatMap((c) => c.functionCalls ?? [])[0];
     expect(call).toEqual({ id: 'call_up1', name: 'get_weather', args: { city: 'Paris' } });
     expect(fake.requests[0].json).toMatchObject({
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+        },
+      ],
       tool_choice: 'required',
     });
     const r = await ai.models.generateContent({
-      model: 'oc-tools', config: config(),
+      model: 'oc-tools',
+      config: config(),
       contents: [
         { role: 'user', parts: [{ text: QUESTION }] },
         { role: 'model', parts: [{ functionCall: call }] },
@@ -131,7 +183,11 @@ describe('model gateway: group B function calling', () => {
     });
     expect(r.text).toBe('It is sunny in Paris.');
     expect(fake.requests[1].json.messages.slice(1)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_up1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_up1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_up1', content: '{"sky":"sunny"}' },
     ]);
   });

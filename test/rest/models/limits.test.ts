@@ -15,15 +15,21 @@ describe('model gateway: key limits', () => {
     return made.api_key as string;
   };
   const ask = async (key: string) => {
-    const res = await request(p.app).post('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21-preview')
+    const res = await request(p.app)
+      .post('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21-preview')
       .set('api-key', key)
-      .send({ messages: [{ role: 'system', content: 'Ice melts in the sun. Sea levels rise.' }, { role: 'user', content: 'Why do sea levels rise?' }] });
+      .send({
+        messages: [
+          { role: 'system', content: 'Ice melts in the sun. Sea levels rise.' },
+          { role: 'user', content: 'Why do sea levels rise?' },
+        ],
+      });
     return { status: res.status, retryAfter: res.headers['retry-after'] as string | undefined, body: res.body };
   };
 
   it('a key limited to 2 requests a minute gets 429 with Retry-After on the third, in the route format', async () => {
     const key = await newKey('--rpm', '2');
-    const statuses = (await Promise.all([1, 2, 3, 4].map(() => ask(key))));
+    const statuses = await Promise.all([1, 2, 3, 4].map(() => ask(key)));
     expect(statuses.map((s) => s.status).sort()).toEqual([200, 200, 429, 429]);
     const refused = statuses.find((s) => s.status === 429)!;
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);

@@ -14,12 +14,16 @@ import { modelsInProcess, type ModelsInProcess } from './fixture';
  */
 const weatherTool: ChatCompletionTool = {
   type: 'function',
-  function: { name: 'get_weather', description: 'The current weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'The current weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 const QUESTION = 'What is the weather in Paris?';
 const WEATHER = { city: 'Paris', temperature: 21, sky: 'sunny' };
 
-describe('tools on Azure\'s layouts', () => {
+describe("tools on Azure's layouts", () => {
   let p: ModelsInProcess;
   let origin: string;
   beforeAll(async () => {
@@ -29,9 +33,20 @@ describe('tools on Azure\'s layouts', () => {
   afterAll(() => p?.close());
 
   it('AzureOpenAI on the deployment path: a tools round trip, non-streamed and streamed', async () => {
-    const client = new AzureOpenAI({ endpoint: `${origin}/proxy/api/v1/azure`, apiKey: p.key, apiVersion: '2024-10-21', deployment: 'local-chat', maxRetries: 0 });
+    const client = new AzureOpenAI({
+      endpoint: `${origin}/proxy/api/v1/azure`,
+      apiKey: p.key,
+      apiVersion: '2024-10-21',
+      deployment: 'local-chat',
+      maxRetries: 0,
+    });
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: QUESTION }];
-    const first = await client.chat.completions.create({ model: 'local-chat', messages, tools: [weatherTool], tool_choice: { type: 'function', function: { name: 'get_weather' } } });
+    const first = await client.chat.completions.create({
+      model: 'local-chat',
+      messages,
+      tools: [weatherTool],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    });
     expect(first.choices[0].finish_reason).toBe('tool_calls');
     const call = first.choices[0].message.tool_calls![0] as { id: string; function: { name: string; arguments: string } };
     expect(call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Paris"}' });
@@ -40,8 +55,12 @@ describe('tools on Azure\'s layouts', () => {
     expect(answer.choices[0].finish_reason).toBe('stop');
     expect(answer.choices[0].message.content).toContain('get_weather returned: {"city":"Paris","temperature":21,"sky":"sunny"}');
 
-    const streamed = await client.chat.completions.stream({ model: 'local-chat', messages: [{ role: 'user', content: QUESTION }], tools: [weatherTool] }).finalChatCompletion();
-    expect(streamed.choices[0].message.tool_calls).toEqual([{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+    const streamed = await client.chat.completions
+      .stream({ model: 'local-chat', messages: [{ role: 'user', content: QUESTION }], tools: [weatherTool] })
+      .finalChatCompletion();
+    expect(streamed.choices[0].message.tool_calls).toEqual([
+      { id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+    ]);
     expect(streamed.choices[0].finish_reason).toBe('tool_calls');
   });
 
@@ -50,7 +69,8 @@ describe('tools on Azure\'s layouts', () => {
     const asked: unknown[] = [];
     const tools = {
       get_weather: tool({
-        description: 'The current weather in a city', inputSchema: z.object({ city: z.string() }),
+        description: 'The current weather in a city',
+        inputSchema: z.object({ city: z.string() }),
         execute: async (args) => (asked.push(args), WEATHER),
       }),
     };
@@ -71,14 +91,24 @@ describe('tools on Azure\'s layouts', () => {
     expect(embedding).toEqual(Array.from(same));
   });
 
-  it('Azure\'s v1 paths take api-version v1, preview or none, the model in the body', async () => {
+  it("Azure's v1 paths take api-version v1, preview or none, the model in the body", async () => {
     const body = { model: 'local-chat', messages: [{ role: 'user', content: QUESTION }], tools: [weatherTool] };
-    for (const path of ['/azure/openai/v1/chat/completions?api-version=v1', '/azure/openai/v1/chat/completions?api-version=preview', '/azure/openai/v1/chat/completions', '/azure/openai/chat/completions']) {
+    for (const path of [
+      '/azure/openai/v1/chat/completions?api-version=v1',
+      '/azure/openai/v1/chat/completions?api-version=preview',
+      '/azure/openai/v1/chat/completions',
+      '/azure/openai/chat/completions',
+    ]) {
       const res = await request(p.app).post(`/proxy/api/v1${path}`).set('api-key', p.key).send(body);
       expect(res.status).toBe(200);
       expect(res.body.choices[0].message.tool_calls[0].function.name).toBe('get_weather');
     }
-    const unknown = await request(p.app).post('/proxy/api/v1/azure/openai/v1/embeddings').set('api-key', p.key).send({ model: 'nope', input: 'x' });
-    expect(unknown.body).toEqual({ error: { message: 'The model "nope" does not exist', type: 'invalid_request_error', param: 'model', code: 'model_not_found' } });
+    const unknown = await request(p.app)
+      .post('/proxy/api/v1/azure/openai/v1/embeddings')
+      .set('api-key', p.key)
+      .send({ model: 'nope', input: 'x' });
+    expect(unknown.body).toEqual({
+      error: { message: 'The model "nope" does not exist', type: 'invalid_request_error', param: 'model', code: 'model_not_found' },
+    });
   });
 });

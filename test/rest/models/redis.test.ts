@@ -31,9 +31,17 @@ d('model gateway: the Redis cache', () => {
     const tenant = `redis-${randomUUID()}`;
     const keyOn = (p: ModelsInProcess, t: string) => p.newKey('r', '--tenant', t);
     const ask = async (p: ModelsInProcess, key: string) => {
-      const res = await request(p.app).post('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21')
+      const res = await request(p.app)
+        .post('/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21')
         .set({ 'content-type': 'application/json', 'api-key': key })
-        .send(JSON.stringify({ messages: [{ role: 'system', content: 'Glaciers retreat. Seas rise as ice melts.' }, { role: 'user', content: 'Why do seas rise?' }] }));
+        .send(
+          JSON.stringify({
+            messages: [
+              { role: 'system', content: 'Glaciers retreat. Seas rise as ice melts.' },
+              { role: 'user', content: 'Why do seas rise?' },
+            ],
+          }),
+        );
       return { cache: res.headers['x-cache'] as string | undefined, body: res.body };
     };
     const first = await ask(one, await keyOn(one, tenant));

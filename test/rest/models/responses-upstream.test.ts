@@ -23,8 +23,23 @@ describe('model gateway: the Responses API over a vendor upstream', () => {
     upstream = await startFakeOpenAi({ answer: 'The local server says glaciers melt.' });
     process.env.E2E_RESPONSES_OC_KEY = OC_KEY;
     p = await modelsInProcess({
-      catalog: { models: [...DEFAULT_CATALOG.models, { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 8192,
-        upstream: { provider: 'openai-compatible', baseUrl: `${upstream.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_RESPONSES_OC_KEY' } }] },
+      catalog: {
+        models: [
+          ...DEFAULT_CATALOG.models,
+          {
+            id: 'oc-chat',
+            group: 'A',
+            kind: 'chat',
+            contextLength: 8192,
+            upstream: {
+              provider: 'openai-compatible',
+              baseUrl: `${upstream.url}/v1`,
+              model: 'llama3.2',
+              credentialEnv: 'E2E_RESPONSES_OC_KEY',
+            },
+          },
+        ],
+      },
     });
     client = new OpenAI({ baseURL: `${await p.listen()}/proxy/api/v1`, apiKey: p.key, maxRetries: 0 });
   });
@@ -52,7 +67,10 @@ describe('model gateway: the Responses API over a vendor upstream', () => {
     const before = rows().length;
     const r = await client.responses.create({ model: 'oc-chat', input: 'Why do glaciers melt?' });
     expect(r.output_text).toBe('The local server says glaciers melt.');
-    expect(upstream.requests.at(-1)!.json).toMatchObject({ model: 'llama3.2', messages: [{ role: 'user', content: 'Why do glaciers melt?' }] });
+    expect(upstream.requests.at(-1)!.json).toMatchObject({
+      model: 'llama3.2',
+      messages: [{ role: 'user', content: 'Why do glaciers melt?' }],
+    });
     expect((await recorded(before + 1)).at(-1)).toEqual({ route: 'openai.responses', status: 200 });
   });
 
@@ -73,7 +91,7 @@ describe('model gateway: the Responses API over a vendor upstream', () => {
     expect((await recorded(before + 1)).at(-1)).toEqual({ route: 'openai.responses', status: 499 });
   });
 
-  it('ends with OpenAI\'s error event when the upstream fails midway (usage 502)', async () => {
+  it("ends with OpenAI's error event when the upstream fails midway (usage 502)", async () => {
     upstream.script({ answer: ['one ', 'two ', 'three ', 'four '], resetAfter: 3 });
     const before = rows().length;
     const seen: ResponseStreamEvent[] = [];

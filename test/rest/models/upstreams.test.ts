@@ -24,8 +24,10 @@ describe('model gateway: vendor upstreams behind group A', () => {
   const client = (deployment: string) =>
     new AzureOpenAI({ endpoint: `${url}/proxy/api/v1/azure`, apiKey: key, apiVersion: '2024-10-21', deployment, maxRetries: 0 });
   const raw = async (model: string, content: string) => {
-    const res = await request(p.app).post(`/proxy/api/v1/azure/openai/deployments/${model}/chat/completions?api-version=2024-10-21`)
-      .set({ 'content-type': 'application/json', 'api-key': key }).send(JSON.stringify({ messages: [{ role: 'user', content }] }));
+    const res = await request(p.app)
+      .post(`/proxy/api/v1/azure/openai/deployments/${model}/chat/completions?api-version=2024-10-21`)
+      .set({ 'content-type': 'application/json', 'api-key': key })
+      .send(JSON.stringify({ messages: [{ role: 'user', content }] }));
     return { status: res.status, body: res.body };
   };
 
@@ -35,13 +37,25 @@ describe('model gateway: vendor upstreams behind group A', () => {
     process.env.E2E_OC_KEY = OC_KEY;
     process.env.E2E_GEMINI_KEY = GEMINI_KEY;
     p = await modelsInProcess({
-      catalog: { models: [
-        ...DEFAULT_CATALOG.models,
-        { id: 'oc-chat', group: 'A', kind: 'chat', contextLength: 8192,
-          upstream: { provider: 'openai-compatible', baseUrl: `${openai.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_OC_KEY' } },
-        { id: 'gem-chat', group: 'A', kind: 'chat', contextLength: 8192,
-          upstream: { provider: 'gemini', baseUrl: gemini.url, model: 'gemini-2.0-flash', credentialEnv: 'E2E_GEMINI_KEY' } },
-      ] },
+      catalog: {
+        models: [
+          ...DEFAULT_CATALOG.models,
+          {
+            id: 'oc-chat',
+            group: 'A',
+            kind: 'chat',
+            contextLength: 8192,
+            upstream: { provider: 'openai-compatible', baseUrl: `${openai.url}/v1`, model: 'llama3.2', credentialEnv: 'E2E_OC_KEY' },
+          },
+          {
+            id: 'gem-chat',
+            group: 'A',
+            kind: 'chat',
+            contextLength: 8192,
+            upstream: { provider: 'gemini', baseUrl: gemini.url, model: 'gemini-2.0-flash', credentialEnv: 'E2E_GEMINI_KEY' },
+          },
+        ],
+      },
       // Short enough for the stall test to wait out, long enough for a healthy answer on a loaded machine.
       env: { MODELS_UPSTREAM_READ_TIMEOUT_MS: '3000', MODELS_UPSTREAM_RETRIES: '1' },
     });
@@ -57,7 +71,10 @@ describe('model gateway: vendor upstreams behind group A', () => {
   });
 
   it('answers from the OpenAI-compatible server, which got the upstream model name and its own credential', async () => {
-    const r = await client('oc-chat').chat.completions.create({ model: 'oc-chat', messages: [{ role: 'user', content: 'Why do glaciers melt?' }] });
+    const r = await client('oc-chat').chat.completions.create({
+      model: 'oc-chat',
+      messages: [{ role: 'user', content: 'Why do glaciers melt?' }],
+    });
     expect(r.choices[0].message.content).toBe('The local server says glaciers melt.');
     expect(r.choices[0].finish_reason).toBe('stop');
     expect(r.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 2 });
@@ -72,7 +89,13 @@ describe('model gateway: vendor upstreams behind group A', () => {
 
   it('streams from Gemini as Azure chunks, ending with the finish reason and usage', async () => {
     const stream = await client('gem-chat').chat.completions.create({
-      model: 'gem-chat', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Why do oceans rise?' }], stream: true, stream_options: { include_usage: true },
+      model: 'gem-chat',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Why do oceans rise?' },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
     });
     let text = '';
     let finish: string | null = null;
@@ -93,11 +116,13 @@ describe('model gateway: vendor upstreams behind group A', () => {
     expect(sent.json.systemInstruction).toEqual({ parts: [{ text: 'Be brief.' }] });
   });
 
-  it('answers an upstream 500 (after its retry) with 502 in Azure\'s error format', async () => {
+  it("answers an upstream 500 (after its retry) with 502 in Azure's error format", async () => {
     openai.script({ status: 500 }, { status: 500 });
     const r = await raw('oc-chat', 'first failing question');
     expect(r.status).toBe(502);
-    expect(r.body).toEqual({ error: { message: expect.stringContaining('failed (HTTP 500)'), type: 'api_error', param: null, code: 'upstream_error' } });
+    expect(r.body).toEqual({
+      error: { message: expect.stringContaining('failed (HTTP 500)'), type: 'api_error', param: null, code: 'upstream_error' },
+    });
     gemini.script({ status: 401, message: `API key ${GEMINI_KEY} is wrong` });
     const mis = await raw('gem-chat', 'second failing question');
     expect(mis.status).toBe(502);

@@ -22,14 +22,25 @@ describe('the search service in process', () => {
     expect(res.body).toEqual({ status: 'error', message: 'Not authenticated' });
   });
 
-  it('adds as a writer, refuses a reader before reading the body, finds in the caller\'s tenant only', async () => {
-    const created = await request(p.app).post('/cl/search/api/v2/objects').set('authorization', writer)
-      .send({ title: 'Glaciers', content: 'Glaciers retreat as the climate warms.' }).expect(201);
+  it("adds as a writer, refuses a reader before reading the body, finds in the caller's tenant only", async () => {
+    const created = await request(p.app)
+      .post('/cl/search/api/v2/objects')
+      .set('authorization', writer)
+      .send({ title: 'Glaciers', content: 'Glaciers retreat as the climate warms.' })
+      .expect(201);
     await request(p.app).post('/cl/search/api/v2/objects').set('authorization', reader).send({ content: 'x' }).expect(403);
-    const found = await request(p.app).post('/cl/search/api/v2/fulltext?query_string=glaciers').set('authorization', reader).send({}).expect(200);
+    const found = await request(p.app)
+      .post('/cl/search/api/v2/fulltext?query_string=glaciers')
+      .set('authorization', reader)
+      .send({})
+      .expect(200);
     expect(found.body.result.map((r: { object_id: string }) => r.object_id)).toEqual([created.body.object_id]);
     const other = await p.bearer('other', 'tenant-b', ['search:read']);
-    const none = await request(p.app).post('/cl/search/api/v2/fulltext?query_string=glaciers').set('authorization', other).send({}).expect(200);
+    const none = await request(p.app)
+      .post('/cl/search/api/v2/fulltext?query_string=glaciers')
+      .set('authorization', other)
+      .send({})
+      .expect(200);
     expect(none.body.result_count).toBe(0);
   });
 });

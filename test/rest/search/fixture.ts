@@ -39,8 +39,11 @@ export async function searchInProcess(env: Record<string, string> = {}): Promise
   const p = await inProcess(['search'], env);
   const rw = ['search:read', 'search:write'];
   const [a, aOther, b, readOnly, noRoles] = await Promise.all([
-    p.bearer('a-1', 'tenant-a', rw), p.bearer('a-2', 'tenant-a', rw), p.bearer('b-1', 'tenant-b', rw),
-    p.bearer('a-ro', 'tenant-a', ['search:read']), p.bearer('a-none', 'tenant-a', []),
+    p.bearer('a-1', 'tenant-a', rw),
+    p.bearer('a-2', 'tenant-a', rw),
+    p.bearer('b-1', 'tenant-b', rw),
+    p.bearer('a-ro', 'tenant-a', ['search:read']),
+    p.bearer('a-none', 'tenant-a', []),
   ]);
   const call: Call = async (method, path, opts = {}) => {
     const req = request(p.app)[method.toLowerCase() as 'get'](path);
@@ -56,7 +59,9 @@ export async function searchInProcess(env: Record<string, string> = {}): Promise
     let body: unknown = res.text;
     try {
       body = JSON.parse(res.text ?? '');
-    } catch { /* not JSON */ }
+    } catch {
+      /* not JSON */
+    }
     const headers = new Headers();
     for (const [name, value] of Object.entries(res.headers as Record<string, string | string[]>)) {
       for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);

@@ -26,34 +26,66 @@ describe('search service over HTTP: objects', () => {
   }, 60_000);
   afterAll(() => f?.stop());
 
-  const count = async (auth = f.a) => (await f.call('POST', `${V2}/basic_search?query_string=&page_size=100`, { auth })).body.result_count as number;
+  const count = async (auth = f.a) =>
+    (await f.call('POST', `${V2}/basic_search?query_string=&page_size=100`, { auth })).body.result_count as number;
   const fulltext = async (query: string, auth = f.a) =>
-    (await f.call('POST', `${V2}/fulltext?query_string=${encodeURIComponent(query)}&min_relevant_score=0`, { auth })).body.result as { object_id: string; title: string }[];
+    (await f.call('POST', `${V2}/fulltext?query_string=${encodeURIComponent(query)}&min_relevant_score=0`, { auth })).body.result as {
+      object_id: string;
+      title: string;
+    }[];
 
   it('JSON text: 201 and searchable at once; GET returns every field', async () => {
-    const r = await f.call('POST', `${V2}/objects`, { body: { content: 'Otters hold hands while they sleep.', title: 'Otters', tags: ['animals'], ext_user_id_ref: 'u-1', media_metadata: { duration: 3 } } });
+    const r = await f.call('POST', `${V2}/objects`, {
+      body: {
+        content: 'Otters hold hands while they sleep.',
+        title: 'Otters',
+        tags: ['animals'],
+        ext_user_id_ref: 'u-1',
+        media_metadata: { duration: 3 },
+      },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ status: 'success', message: 'Object created' });
     expect((await fulltext('otters sleep')).map((x) => x.object_id)).toEqual([r.body.object_id]);
     const got = await f.call('GET', `${V2}/objects/${r.body.object_id}`);
     expect(got.status).toBe(200);
     expect(got.body.result).toMatchObject({
-      object_id: r.body.object_id, title: 'Otters', tags: ['animals'], ext_user_id_ref: 'u-1', media_metadata: { duration: 3 }, object_type: 'Document',
-      size: Buffer.byteLength('Otters hold hands while they sleep.'), system_metadata: { created_by: expect.any(String), is_private: false, is_deleted: false },
+      object_id: r.body.object_id,
+      title: 'Otters',
+      tags: ['animals'],
+      ext_user_id_ref: 'u-1',
+      media_metadata: { duration: 3 },
+      object_type: 'Document',
+      size: Buffer.byteLength('Otters hold hands while they sleep.'),
+      system_metadata: { created_by: expect.any(String), is_private: false, is_deleted: false },
     });
   });
 
   it('multipart: a txt, an html and a docx file with metadata; each searchable by its text', async () => {
     const files = [
       { name: 'notes.txt', bytes: 'Walruses use their tusks to climb onto ice.', type: 'text/plain' },
-      { name: 'page.html', bytes: '<html><body><h1>Penguins</h1><p>Penguins huddle for warmth.</p><script>steal()</script></body></html>', type: 'text/html' },
+      {
+        name: 'page.html',
+        bytes: '<html><body><h1>Penguins</h1><p>Penguins huddle for warmth.</p><script>steal()</script></body></html>',
+        type: 'text/html',
+      },
       { name: 'report.docx', bytes: await docxWith(['Narwhals have a single long tooth.']) },
     ];
-    for (const [file, query] of [[files[0], 'walruses tusks'], [files[1], 'penguins huddle'], [files[2], 'narwhals tooth']] as const) {
+    for (const [file, query] of [
+      [files[0], 'walruses tusks'],
+      [files[1], 'penguins huddle'],
+      [files[2], 'narwhals tooth'],
+    ] as const) {
       const r = await f.call('POST', `${V2}/objects`, { raw: form(file, { tags: ['upload'], folders: ['inbox'] }) });
       expect(r.status).toBe(201);
       const got = (await f.call('GET', `${V2}/objects/${r.body.object_id}`)).body.result;
-      expect(got).toMatchObject({ file_name: file.name, title: file.name, tags: ['upload'], folders: ['inbox'], size: Buffer.byteLength(file.bytes) });
+      expect(got).toMatchObject({
+        file_name: file.name,
+        title: file.name,
+        tags: ['upload'],
+        folders: ['inbox'],
+        size: Buffer.byteLength(file.bytes),
+      });
       expect((await fulltext(query)).map((x) => x.object_id)).toContain(r.body.object_id);
     }
     expect(await fulltext('steal')).toEqual([]);
@@ -78,7 +110,10 @@ describe('search service over HTTP: objects', () => {
   });
 
   it('multipart mistakes: no file part, metadata not JSON or of the wrong type, a file over SEARCH_MAX_UPLOAD_BYTES', async () => {
-    expect((await f.call('POST', `${V2}/objects`, { raw: form(undefined, {}) })).body).toEqual({ status: 'error', message: 'No file part in the upload' });
+    expect((await f.call('POST', `${V2}/objects`, { raw: form(undefined, {}) })).body).toEqual({
+      status: 'error',
+      message: 'No file part in the upload',
+    });
     const notJson = await f.call('POST', `${V2}/objects`, { raw: form({ name: 'a.txt', bytes: 'x' }, '{oops') });
     expect(notJson).toMatchObject({ status: 400, body: { message: 'The metadata part is not valid JSON' } });
     const wrong = await f.call('POST', `${V2}/objects`, { raw: form({ name: 'a.txt', bytes: 'x' }, { tags: 'a', kvp: 3 }) });
@@ -97,13 +132,22 @@ describe('search service over HTTP: objects', () => {
     expect(missing.body.detail).toEqual([{ loc: ['body', 'content'], msg: 'Field required', type: 'missing' }]);
     const blank = await f.call('POST', `${V2}/objects`, { body: { content: '  ' } });
     expect(blank.body.detail[0].loc).toEqual(['body', 'content']);
-    const types = await f.call('POST', `${V2}/objects`, { body: { content: 'x', tags: 'not-a-list-but-ok', folders: [1], custom_metadata: 'x' } });
-    expect(types.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([['body', 'folders', 0], ['body', 'custom_metadata']]);
+    const types = await f.call('POST', `${V2}/objects`, {
+      body: { content: 'x', tags: 'not-a-list-but-ok', folders: [1], custom_metadata: 'x' },
+    });
+    expect(types.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([
+      ['body', 'folders', 0],
+      ['body', 'custom_metadata'],
+    ]);
   });
 
   it('PATCH replaces the fields given; the new title and tags are searched and filtered at once', async () => {
-    const id = (await f.call('POST', `${V2}/objects`, { body: { content: 'Axolotls regrow their limbs.', title: 'Old title', tags: ['a'] } })).body.object_id;
-    const r = await f.call('PATCH', `${V2}/objects/${id}`, { body: { title: 'Salamander facts', tags: ['amphibians'], kvp: { lab: 'x' } } });
+    const id = (
+      await f.call('POST', `${V2}/objects`, { body: { content: 'Axolotls regrow their limbs.', title: 'Old title', tags: ['a'] } })
+    ).body.object_id;
+    const r = await f.call('PATCH', `${V2}/objects/${id}`, {
+      body: { title: 'Salamander facts', tags: ['amphibians'], kvp: { lab: 'x' } },
+    });
     expect(r.status).toBe(200);
     expect(r.body.result).toMatchObject({ title: 'Salamander facts', tags: ['amphibians'], kvp: { lab: 'x' } });
     expect(r.body.result.system_metadata.updated_by).toBeDefined();
@@ -142,7 +186,11 @@ describe('search service over HTTP: objects', () => {
   });
 
   it('50 identical creates in parallel: 50 objects, all searchable, none lost', async () => {
-    const results = await Promise.all(Array.from({ length: 50 }, () => f.call('POST', `${V2}/objects`, { body: { content: 'Pangolins roll into a ball.', tags: ['race'] } })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        f.call('POST', `${V2}/objects`, { body: { content: 'Pangolins roll into a ball.', tags: ['race'] } }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
     expect(new Set(results.map((r) => r.body.object_id)).size).toBe(50);
     const found = await f.call('POST', `${V2}/basic_search?query_string=&page_size=100`, { body: { tags: ['race'] } });
@@ -158,7 +206,9 @@ describe('search service over HTTP: the objects-per-tenant limit', () => {
   afterAll(() => f?.stop());
 
   it('holds under 20 parallel creates: exactly 5 land, the rest are 409 naming the limit; deleting frees room', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => f.call('POST', `${V2}/objects`, { body: { content: `Item ${i}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => f.call('POST', `${V2}/objects`, { body: { content: `Item ${i}` } })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     const refused = results.filter((r) => r.status !== 201);
     expect(refused.every((r) => r.status === 409 && r.body.message.includes('5 objects'))).toBe(true);

@@ -16,14 +16,22 @@ export async function addOwls(call: Call): Promise<Record<'inner' | 'top' | 'oth
     ids[name] = r.body.object_id;
   };
   await add('inner', {
-    title: 'Barn owls', content: 'Owls hunt voles at dusk over the meadow.',
+    title: 'Barn owls',
+    content: 'Owls hunt voles at dusk over the meadow.',
     custom_metadata: { tags: ['x'], kvp: { region: 'north' }, taxonomy: { domain: 'birds' }, team: 'owl' },
   });
   await add('top', { title: 'Tawny owls', content: 'Owls nest in old barns and hollow trees.', tags: ['x'] });
   await add('other', { title: 'Snowy owls', content: 'Owls of the tundra hunt lemmings.', tags: ['w'], custom_metadata: { team: 'snow' } });
   const form = new FormData();
   form.append('file', new Blob(['Little owls perch on fence posts by day.']), 'little.txt');
-  form.append('metadata', JSON.stringify({ tags: ['z'], kvp: { region: 'south' }, custom_metadata: { tags: ['y', 'z'], kvp: { region: 'east', habitat: 'farm' } } }));
+  form.append(
+    'metadata',
+    JSON.stringify({
+      tags: ['z'],
+      kvp: { region: 'south' },
+      custom_metadata: { tags: ['y', 'z'], kvp: { region: 'east', habitat: 'farm' } },
+    }),
+  );
   const up = await call('POST', `${V2}/objects`, { raw: form });
   expect(up.status).toBe(201);
   ids.upload = up.body.object_id;

@@ -26,11 +26,42 @@ describe('search service over HTTP: every search endpoint', () => {
       expect(r.status).toBe(201);
       ids[name] = r.body.object_id;
     };
-    await add('glacier', { title: 'Glacier retreat', content: 'Glaciers retreat as the climate warms. Sea levels rise along every coast.', tags: ['science', 'ice'], folders: ['reports'], repos: ['main'], kvp: { region: 'alps' }, object_type: 'Document', file_name: 'glacier.txt', custom_metadata: { team: 'geo' } });
-    await add('mars', { title: 'Mars weather', content: 'The climate of Mars is cold and dry, with dust storms.', tags: ['science', 'space'], folders: ['reports'], kvp: { region: 'space' }, file_name: 'mars.md' });
-    await add('bread', { title: 'Sourdough', content: 'Sourdough bread needs a starter, flour, water and patience.', tags: ['food'], kvp: { cuisine: 'french' }, object_type: 'Recipe' });
-    await add('secret', { title: 'Private climate notes', content: 'My private climate notes about glaciers.', system_metadata: { is_private: true } }, f.aOther);
-    await add('tenantB', { title: 'Climate of tenant B', content: 'Glaciers retreat as the climate warms, says tenant B.', tags: ['science'] }, f.b);
+    await add('glacier', {
+      title: 'Glacier retreat',
+      content: 'Glaciers retreat as the climate warms. Sea levels rise along every coast.',
+      tags: ['science', 'ice'],
+      folders: ['reports'],
+      repos: ['main'],
+      kvp: { region: 'alps' },
+      object_type: 'Document',
+      file_name: 'glacier.txt',
+      custom_metadata: { team: 'geo' },
+    });
+    await add('mars', {
+      title: 'Mars weather',
+      content: 'The climate of Mars is cold and dry, with dust storms.',
+      tags: ['science', 'space'],
+      folders: ['reports'],
+      kvp: { region: 'space' },
+      file_name: 'mars.md',
+    });
+    await add('bread', {
+      title: 'Sourdough',
+      content: 'Sourdough bread needs a starter, flour, water and patience.',
+      tags: ['food'],
+      kvp: { cuisine: 'french' },
+      object_type: 'Recipe',
+    });
+    await add(
+      'secret',
+      { title: 'Private climate notes', content: 'My private climate notes about glaciers.', system_metadata: { is_private: true } },
+      f.aOther,
+    );
+    await add(
+      'tenantB',
+      { title: 'Climate of tenant B', content: 'Glaciers retreat as the climate warms, says tenant B.', tags: ['science'] },
+      f.b,
+    );
   }, 60_000);
   afterAll(() => f?.stop());
 
@@ -41,12 +72,43 @@ describe('search service over HTTP: every search endpoint', () => {
       expect(r.body).toMatchObject({ status: 'success', message: 'Documents found', result_count: 2 });
       expect(r.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.glacier, ids.mars]);
       const item = r.body.result[0];
-      for (const k of ['object_id', 'title', 'file_name', 'file_extension', 'object_type', 'size', 'score', 'snippet', 'repos', 'folders', 'tags', 'kvp', 'taxonomy',
-        'ext_user_id_ref', 'system_metadata', 'custom_metadata', 'media_metadata', 'source_system_metadata', 'created_at', 'updated_at']) expect(item).toHaveProperty(k);
-      expect(item).toMatchObject({ title: 'Glacier retreat', file_extension: 'txt', tags: ['science', 'ice'], score: 1, kvp: { region: 'alps' } });
+      for (const k of [
+        'object_id',
+        'title',
+        'file_name',
+        'file_extension',
+        'object_type',
+        'size',
+        'score',
+        'snippet',
+        'repos',
+        'folders',
+        'tags',
+        'kvp',
+        'taxonomy',
+        'ext_user_id_ref',
+        'system_metadata',
+        'custom_metadata',
+        'media_metadata',
+        'source_system_metadata',
+        'created_at',
+        'updated_at',
+      ])
+        expect(item).toHaveProperty(k);
+      expect(item).toMatchObject({
+        title: 'Glacier retreat',
+        file_extension: 'txt',
+        tags: ['science', 'ice'],
+        score: 1,
+        kvp: { region: 'alps' },
+      });
       expect(item.system_metadata).toMatchObject({ is_private: false, is_deleted: false });
       expect(r.body.aggregation).toEqual(r.body.aggregations);
-      expect(r.body.aggregation.tags).toEqual([{ key: 'science', doc_count: 2 }, { key: 'ice', doc_count: 1 }, { key: 'space', doc_count: 1 }]);
+      expect(r.body.aggregation.tags).toEqual([
+        { key: 'science', doc_count: 2 },
+        { key: 'ice', doc_count: 1 },
+        { key: 'space', doc_count: 1 },
+      ]);
       expect(r.body.aggregation.folders).toEqual([{ key: 'reports', doc_count: 2 }]);
     });
 
@@ -76,16 +138,20 @@ describe('search service over HTTP: every search endpoint', () => {
     });
 
     it('sorting_by title and updated_at, asc and desc', async () => {
-      const titles = async (by: string, order: string) => (await f.call('POST', `${V2}/fulltext${q({ query_string: 'climate', sorting_by: by, order, min_relevant_score: 0 })}`))
-        .body.result.map((x: { title: string }) => x.title);
+      const titles = async (by: string, order: string) =>
+        (
+          await f.call('POST', `${V2}/fulltext${q({ query_string: 'climate', sorting_by: by, order, min_relevant_score: 0 })}`)
+        ).body.result.map((x: { title: string }) => x.title);
       expect(await titles('title', 'asc')).toEqual(['Glacier retreat', 'Mars weather']);
       expect(await titles('title', 'desc')).toEqual(['Mars weather', 'Glacier retreat']);
       expect(await titles('updated_at', 'desc')).toEqual(['Mars weather', 'Glacier retreat']);
     });
 
     it('body filters are applied inside the query: tags, folders, kvp, object_type, file_extension, custom_metadata, object_ids', async () => {
-      const found = async (body: unknown) => (await f.call('POST', `${V2}/fulltext${q({ query_string: 'climate', min_relevant_score: 0 })}`, { body }))
-        .body.result.map((x: { object_id: string }) => x.object_id);
+      const found = async (body: unknown) =>
+        (await f.call('POST', `${V2}/fulltext${q({ query_string: 'climate', min_relevant_score: 0 })}`, { body })).body.result.map(
+          (x: { object_id: string }) => x.object_id,
+        );
       expect(await found({ kvp: { region: 'space' } })).toEqual([ids.mars]);
       expect(await found({ tags: ['ice'] })).toEqual([ids.glacier]);
       expect(await found({ file_extension: ['md'] })).toEqual([ids.mars]);
@@ -115,7 +181,10 @@ describe('search service over HTTP: every search endpoint', () => {
     });
 
     it('basic_search: titles by word prefix; with_exact_search; with_highlight; is_anywhere', async () => {
-      const ids_ = async (query: string, body: unknown = {}) => (await f.call('POST', `${V2}/basic_search${q({ query_string: query })}`, { body })).body.result.map((x: { object_id: string }) => x.object_id);
+      const ids_ = async (query: string, body: unknown = {}) =>
+        (await f.call('POST', `${V2}/basic_search${q({ query_string: query })}`, { body })).body.result.map(
+          (x: { object_id: string }) => x.object_id,
+        );
       expect(await ids_('glac')).toEqual([ids.glacier]);
       expect(await ids_('retreat glacier', { with_exact_search: true })).toEqual([]);
       expect(await ids_('glacier retreat', { with_exact_search: true })).toEqual([ids.glacier]);
@@ -142,31 +211,52 @@ describe('search service over HTTP: every search endpoint', () => {
 
   describe('v1', () => {
     it('semantic and fulltext: query parameters, start/size paging, repeated tags, kvp as JSON text, min_relevant_score in percent', async () => {
-      const r = await f.call('POST', `${V1}/fulltext${q({ query_string: 'climate', start: 1, size: 10, min_relevant_score: 0, tags: ['space', 'food'] })}`);
+      const r = await f.call(
+        'POST',
+        `${V1}/fulltext${q({ query_string: 'climate', start: 1, size: 10, min_relevant_score: 0, tags: ['space', 'food'] })}`,
+      );
       expect(r.status).toBe(200);
       expect(r.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.mars]);
-      const kvp = await f.call('POST', `${V1}/semantic${q({ query_string: 'climate', start: 1, size: 10, min_relevant_score: 0, kvp: '{"region":"alps"}' })}`);
+      const kvp = await f.call(
+        'POST',
+        `${V1}/semantic${q({ query_string: 'climate', start: 1, size: 10, min_relevant_score: 0, kvp: '{"region":"alps"}' })}`,
+      );
       expect(kvp.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.glacier]);
-      const strict = await f.call('POST', `${V1}/fulltext${q({ query_string: 'glaciers sea coast', start: 1, size: 10, min_relevant_score: 100 })}`);
+      const strict = await f.call(
+        'POST',
+        `${V1}/fulltext${q({ query_string: 'glaciers sea coast', start: 1, size: 10, min_relevant_score: 100 })}`,
+      );
       expect(strict.body.result_count).toBe(1);
     });
 
     it('requires query_string, start, size and min_relevant_score', async () => {
       const r = await f.call('POST', `${V1}/semantic${q({ query_string: 'x' })}`);
       expect(r.status).toBe(422);
-      expect(r.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['query', 'start'], ['query', 'size'], ['query', 'min_relevant_score']]);
+      expect(r.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
+        ['query', 'start'],
+        ['query', 'size'],
+        ['query', 'min_relevant_score'],
+      ]);
     });
 
     it('basic_search: query parameters or the query_dictionary body, date ranges', async () => {
       const viaQuery = await f.call('POST', `${V1}/basic_search${q({ query_string: 'sourdough', start: 1, size: 5 })}`);
       expect(viaQuery.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.bread]);
-      const viaBody = await f.call('POST', `${V1}/basic_search`, { body: { query_dictionary: { query_string: 'sourdough', start: 1, size: 5 }, source: 'ui' } });
+      const viaBody = await f.call('POST', `${V1}/basic_search`, {
+        body: { query_dictionary: { query_string: 'sourdough', start: 1, size: 5 }, source: 'ui' },
+      });
       expect(viaBody.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.bread]);
-      const future = await f.call('POST', `${V1}/basic_search`, { body: { query_dictionary: { start: 1, size: 5, created_between: ['2999-01-01', null] } } });
+      const future = await f.call('POST', `${V1}/basic_search`, {
+        body: { query_dictionary: { start: 1, size: 5, created_between: ['2999-01-01', null] } },
+      });
       expect(future.body.result_count).toBe(0);
-      const past = await f.call('POST', `${V1}/basic_search`, { body: { query_dictionary: { start: 1, size: 50, created_between: ['2000-01-01', null] } } });
+      const past = await f.call('POST', `${V1}/basic_search`, {
+        body: { query_dictionary: { start: 1, size: 50, created_between: ['2000-01-01', null] } },
+      });
       expect(past.body.result_count).toBe(3);
-      const bad = await f.call('POST', `${V1}/basic_search`, { body: { query_dictionary: { start: 1, size: 5, created_between: ['yesterday'] } } });
+      const bad = await f.call('POST', `${V1}/basic_search`, {
+        body: { query_dictionary: { start: 1, size: 5, created_between: ['yesterday'] } },
+      });
       expect(bad.status).toBe(422);
     });
 
@@ -193,7 +283,10 @@ describe('search service over HTTP: every search endpoint', () => {
     it("tenant B never sees tenant A's objects through any search, aggregation or object id", async () => {
       const paths = [`${V2}/fulltext`, `${V2}/semantic`, `${V2}/search`, `${V2}/basic_search`, `${V2}/chunk/search`];
       for (const p of paths) {
-        const r = await f.call('POST', `${p}${q({ query_string: 'glaciers climate', min_relevant_score: 0 })}`, { auth: f.b, body: { is_anywhere: true } });
+        const r = await f.call('POST', `${p}${q({ query_string: 'glaciers climate', min_relevant_score: 0 })}`, {
+          auth: f.b,
+          body: { is_anywhere: true },
+        });
         expect(r.status).toBe(200);
         expect(r.body.result.map((x: { object_id: string }) => x.object_id)).toEqual([ids.tenantB]);
         expect(JSON.stringify(r.body.aggregation)).not.toMatch(/ice|space|reports/);
@@ -220,7 +313,12 @@ describe('search service over HTTP: every search endpoint', () => {
       ['page_size over 100', `${V2}/basic_search?query_string=x&page_size=101`, ['query', 'page_size'], 'less_than_equal'],
       ['unknown sorting_by', `${V2}/fulltext?query_string=x&sorting_by=size`, ['query', 'sorting_by'], 'enum'],
       ['unknown order', `${V2}/fulltext?query_string=x&order=up`, ['query', 'order'], 'enum'],
-      ['min_relevant_score over 1', `${V2}/fulltext?query_string=x&min_relevant_score=2`, ['query', 'min_relevant_score'], 'less_than_equal'],
+      [
+        'min_relevant_score over 1',
+        `${V2}/fulltext?query_string=x&min_relevant_score=2`,
+        ['query', 'min_relevant_score'],
+        'less_than_equal',
+      ],
       ['a query over 1000 characters', `${V2}/fulltext?query_string=${'a'.repeat(1001)}`, ['query', 'query_string'], 'string_too_long'],
       ['re_ranked not a boolean', `${V2}/search?query_string=x&re_ranked=maybe`, ['query', 're_ranked'], 'bool_parsing'],
     ])('%s: 422 naming the field', async (_name, path, loc, type) => {
@@ -233,7 +331,11 @@ describe('search service over HTTP: every search endpoint', () => {
       ['tags holding a number', { tags: [1] }, ['body', 'tags', 0]],
       ['kvp not an object', { kvp: [1] }, ['body', 'kvp']],
       ['size not an integer', { size: 'big' }, ['body', 'size']],
-      ['metadata nested too deep', { custom_metadata: { a: { b: { c: { d: { e: { f: { g: { h: { i: 1 } } } } } } } } } }, ['body', 'custom_metadata']],
+      [
+        'metadata nested too deep',
+        { custom_metadata: { a: { b: { c: { d: { e: { f: { g: { h: { i: 1 } } } } } } } } } },
+        ['body', 'custom_metadata'],
+      ],
     ])('malformed filter object (%s): 422 naming the field', async (_name, body, loc) => {
       const r = await f.call('POST', `${V2}/fulltext?query_string=x`, { body });
       expect(r.status).toBe(422);
@@ -241,7 +343,10 @@ describe('search service over HTTP: every search endpoint', () => {
     });
 
     it('malformed JSON is 400 in the error envelope; wrong method 405 with Allow; unknown path 404', async () => {
-      const bad = await f.call('POST', `${V2}/fulltext?query_string=x`, { raw: '{"tags": [', headers: { 'content-type': 'application/json' } });
+      const bad = await f.call('POST', `${V2}/fulltext?query_string=x`, {
+        raw: '{"tags": [',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(bad).toMatchObject({ status: 400, body: { status: 'error', message: 'Malformed JSON body' } });
       const method = await f.call('GET', `${V2}/fulltext?query_string=x`);
       expect(method.status).toBe(405);

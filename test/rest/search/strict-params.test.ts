@@ -17,7 +17,11 @@ describe('search parameters as the spec types them', () => {
   const made: Record<string, string> = {};
   beforeAll(async () => {
     f = await searchInProcess();
-    for (const [name, title, content] of [['bread', 'Sourdough', 'Sourdough bread needs a starter and patience.'], ['rye', 'Rye loaf', 'Rye bread is dense and dark.'], ['tea', 'Green tea', 'Brew green tea below boiling.']]) {
+    for (const [name, title, content] of [
+      ['bread', 'Sourdough', 'Sourdough bread needs a starter and patience.'],
+      ['rye', 'Rye loaf', 'Rye bread is dense and dark.'],
+      ['tea', 'Green tea', 'Brew green tea below boiling.'],
+    ]) {
       made[name] = (await f.call('POST', `${V2}/objects`, { body: { title, content } })).body.object_id;
     }
   }, 60_000);
@@ -31,7 +35,9 @@ describe('search parameters as the spec types them', () => {
     ])('%j as JSON text in the URL selects what it selects in the body', async (object, expected) => {
       const url = new URLSearchParams({ query_string: JSON.stringify(object), start: '1', size: '10' });
       const viaUrl = await f.call('POST', `${V1}/basic_search?${url}`);
-      const viaBody = await f.call('POST', `${V1}/basic_search`, { body: { query_dictionary: { query_string: object, start: 1, size: 10 } } });
+      const viaBody = await f.call('POST', `${V1}/basic_search`, {
+        body: { query_dictionary: { query_string: object, start: 1, size: 10 } },
+      });
       expect(viaUrl.status).toBe(200);
       expect(viaBody.status).toBe(200);
       expect(ids(viaUrl.body)).toEqual(expected.map((n) => made[n]).sort());
@@ -39,12 +45,21 @@ describe('search parameters as the spec types them', () => {
     });
 
     it('text that is not a JSON object stays the words; a JSON object nested too deep is refused', async () => {
-      const plain = await f.call('POST', `${V1}/basic_search?${new URLSearchParams({ query_string: '{sourdough', start: '1', size: '10' })}`);
+      const plain = await f.call(
+        'POST',
+        `${V1}/basic_search?${new URLSearchParams({ query_string: '{sourdough', start: '1', size: '10' })}`,
+      );
       expect(plain.status).toBe(200);
-      const deep = await f.call('POST', `${V1}/basic_search?${new URLSearchParams({ query_string: `${'{"a":'.repeat(10)}"x"${'}'.repeat(10)}`, start: '1', size: '10' })}`);
+      const deep = await f.call(
+        'POST',
+        `${V1}/basic_search?${new URLSearchParams({ query_string: `${'{"a":'.repeat(10)}"x"${'}'.repeat(10)}`, start: '1', size: '10' })}`,
+      );
       expect(deep.status).toBe(422);
       expect(deep.body.detail[0].loc).toEqual(['query', 'query_string']);
-      const deeper = await f.call('POST', `${V1}/basic_search?${new URLSearchParams({ query_string: `${'{"a":'.repeat(300)}"x"${'}'.repeat(300)}`, start: '1', size: '10' })}`);
+      const deeper = await f.call(
+        'POST',
+        `${V1}/basic_search?${new URLSearchParams({ query_string: `${'{"a":'.repeat(300)}"x"${'}'.repeat(300)}`, start: '1', size: '10' })}`,
+      );
       expect(deeper.status).toBe(400);
       expect(deeper.body.status).toBe('error');
       expect(deeper.body.message).toMatch(/deeper than \d+ levels/);
@@ -56,13 +71,34 @@ describe('search parameters as the spec types them', () => {
     it.each([
       ['semantic without min_relevant_score', 'POST', 'semantic', base, 'min_relevant_score', 'missing', 'Field required'],
       ['fulltext without min_relevant_score', 'POST', 'fulltext', base, 'min_relevant_score', 'missing', 'Field required'],
-      ['semantic with min_relevant_score 0.5', 'POST', 'semantic', { ...base, min_relevant_score: '0.5' }, 'min_relevant_score', 'int_parsing',
-        'Input should be a valid integer, unable to parse string as an integer'],
-      ['fulltext with min_relevant_score "high"', 'POST', 'fulltext', { ...base, min_relevant_score: 'high' }, 'min_relevant_score', 'int_parsing',
-        'Input should be a valid integer, unable to parse string as an integer'],
+      [
+        'semantic with min_relevant_score 0.5',
+        'POST',
+        'semantic',
+        { ...base, min_relevant_score: '0.5' },
+        'min_relevant_score',
+        'int_parsing',
+        'Input should be a valid integer, unable to parse string as an integer',
+      ],
+      [
+        'fulltext with min_relevant_score "high"',
+        'POST',
+        'fulltext',
+        { ...base, min_relevant_score: 'high' },
+        'min_relevant_score',
+        'int_parsing',
+        'Input should be a valid integer, unable to parse string as an integer',
+      ],
       ['search without re_ranked', 'POST', 'search', { query_string: 'bread' }, 're_ranked', 'missing', 'Field required'],
-      ['search with re_ranked "maybe"', 'POST', 'search', { query_string: 'bread', re_ranked: 'maybe' }, 're_ranked', 'bool_parsing',
-        'Input should be a valid boolean, unable to interpret input'],
+      [
+        'search with re_ranked "maybe"',
+        'POST',
+        'search',
+        { query_string: 'bread', re_ranked: 'maybe' },
+        're_ranked',
+        'bool_parsing',
+        'Input should be a valid boolean, unable to interpret input',
+      ],
       ['search_lite without re_ranked', 'GET', 'search_lite', { query_string: 'bread' }, 're_ranked', 'missing', 'Field required'],
     ])('%s: 422, HTTPValidationError naming it', async (_name, method, route, params, name, type, msg) => {
       const r = await f.call(method, `${V1}/${route}?${new URLSearchParams(params)}`);

@@ -17,8 +17,9 @@ import { define, type RestService } from '../../../rest/shared/routes';
 const THROWN: Record<string, () => unknown> = {
   'an AbortError': () => new DOMException('This operation was aborted', 'AbortError'),
   "undici's RequestAbortedError": () => new errors.RequestAbortedError(),
-  'an error caused by an abort': () => new UpstreamFailed('Upstream failed', { cause: new DOMException('This operation was aborted', 'AbortError') }),
-  'CallerLeft': () => new CallerLeft(),
+  'an error caused by an abort': () =>
+    new UpstreamFailed('Upstream failed', { cause: new DOMException('This operation was aborted', 'AbortError') }),
+  CallerLeft: () => new CallerLeft(),
   'a failure that is no abort': () => new Error('the disk is on fire'),
 };
 
@@ -28,18 +29,30 @@ const thrown = new Set<number>();
 
 function service(): RestService {
   return {
-    title: 'Leaving', version: '1', prefix: '/leaving', errorBody: (e) => ({ detail: e.message }),
-    routes: Object.entries(THROWN).map(([name, make], i) => define({
-      method: 'post', path: `/${i}`, summary: name, input: { body: z.unknown() }, responses: { 200: { description: 'never' } },
-      // Throws once its caller has gone, as a model call aborted for it would.
-      handle: (_input, { res }) => new Promise((_resolve, reject) => {
-        started.add(i);
-        res.once('close', () => setImmediate(() => {
-          thrown.add(i);
-          reject(make());
-        }));
+    title: 'Leaving',
+    version: '1',
+    prefix: '/leaving',
+    errorBody: (e) => ({ detail: e.message }),
+    routes: Object.entries(THROWN).map(([name, make], i) =>
+      define({
+        method: 'post',
+        path: `/${i}`,
+        summary: name,
+        input: { body: z.unknown() },
+        responses: { 200: { description: 'never' } },
+        // Throws once its caller has gone, as a model call aborted for it would.
+        handle: (_input, { res }) =>
+          new Promise((_resolve, reject) => {
+            started.add(i);
+            res.once('close', () =>
+              setImmediate(() => {
+                thrown.add(i);
+                reject(make());
+              }),
+            );
+          }),
       }),
-    })),
+    ),
   };
 }
 
@@ -62,7 +75,13 @@ describe('a caller who leaves the REST edge', () => {
   /** Sends a body, leaves once its handler runs, and resolves with what the request logged once its work has thrown. */
   async function leaveRoute(i: number) {
     const reqId = `left-${i}`;
-    const req = request({ port, host: '127.0.0.1', method: 'POST', path: `/leaving/${i}`, headers: { 'content-type': 'application/json', 'x-request-id': reqId } });
+    const req = request({
+      port,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: `/leaving/${i}`,
+      headers: { 'content-type': 'application/json', 'x-request-id': reqId },
+    });
     req.on('error', () => undefined);
     req.end('{}');
     await until(() => started.has(i));
@@ -78,7 +97,13 @@ describe('a caller who leaves the REST edge', () => {
     it(`${name} ${abort ? 'is a 499 at info level, and nothing else' : 'is still an error'}`, async () => {
       const mine = await leaveRoute(i);
       if (abort) expect(mine).toEqual([expect.objectContaining({ level: 30, msg: 'request', status: 499 })]);
-      else expect(mine.map((l) => [l.level, l.msg])).toEqual(expect.arrayContaining([[30, 'request'], [50, 'unhandled error']]));
+      else
+        expect(mine.map((l) => [l.level, l.msg])).toEqual(
+          expect.arrayContaining([
+            [30, 'request'],
+            [50, 'unhandled error'],
+          ]),
+        );
     });
   });
 

@@ -13,15 +13,26 @@ import { PUBLIC_URL, tokenFixture, type TokenFixture } from '../../shared/helper
 /** A service whose routes declare what they need of the caller; 401/403 come from the router alone. */
 const define = defineFor<Caller>();
 const whoami: RestService = {
-  title: 'Who am I', version: '1', prefix: '/who', errorBody: detailBody, audience: 'search', credentials: bearerCredentials,
+  title: 'Who am I',
+  version: '1',
+  prefix: '/who',
+  errorBody: detailBody,
+  audience: 'search',
+  credentials: bearerCredentials,
   routes: [
     define({
-      method: 'get', path: '/me', summary: 'The caller', auth: {},
+      method: 'get',
+      path: '/me',
+      summary: 'The caller',
+      auth: {},
       responses: { 200: { description: 'caller' } },
       handle: async (_input, { ctx }) => ({ subject: ctx.caller.subject, tenant: ctx.caller.tenantId, roles: ctx.caller.roles }),
     }),
     define({
-      method: 'post', path: '/write', summary: 'Needs search:write', auth: { roles: ['search:write'] },
+      method: 'post',
+      path: '/write',
+      summary: 'Needs search:write',
+      auth: { roles: ['search:write'] },
       input: { body: z.object({ n: param.int() }) },
       responses: { 200: { description: 'ok' } },
       handle: async (input, { ctx }) => ({ n: input.body.n, by: ctx.caller.clientId }),
@@ -65,7 +76,9 @@ describe('the caller, wired once: Authorization: Bearer on routes that declare a
   it('answers 403 insufficient_scope naming the role, before looking at the input', async () => {
     const res = await request(app).post('/who/write').set('authorization', `Bearer ${userToken}`).send({ n: 'not a number' });
     expect(res.status).toBe(403);
-    expect(res.headers['www-authenticate']).toBe('Bearer realm="platform", error="insufficient_scope", error_description="Missing role \'search:write\'", scope="search:write"');
+    expect(res.headers['www-authenticate']).toBe(
+      'Bearer realm="platform", error="insufficient_scope", error_description="Missing role \'search:write\'", scope="search:write"',
+    );
     expect(res.body).toEqual({ detail: "Missing role 'search:write'" });
   });
 

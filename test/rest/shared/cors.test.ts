@@ -27,7 +27,10 @@ describe('CORS for browser apps on other origins', () => {
   });
 
   it('marks real responses to an allowed origin and exposes the request id', async () => {
-    const res = await request(app).post(TOKEN).set('origin', 'https://app.example').query({ realm: fx.realm, ...fx.client });
+    const res = await request(app)
+      .post(TOKEN)
+      .set('origin', 'https://app.example')
+      .query({ realm: fx.realm, ...fx.client });
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(res.headers['access-control-expose-headers']).toContain('x-request-id');
@@ -43,6 +46,9 @@ describe('CORS for browser apps on other origins', () => {
 
   it('reads CORS_ORIGINS as a comma-separated list, empty by default', () => {
     expect(loadConfig({}).CORS_ORIGINS).toEqual([]);
-    expect(loadConfig({ CORS_ORIGINS: 'https://a.example/, https://b.example' }).CORS_ORIGINS).toEqual(['https://a.example', 'https://b.example']);
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example/, https://b.example' }).CORS_ORIGINS).toEqual([
+      'https://a.example',
+      'https://b.example',
+    ]);
   });
 });

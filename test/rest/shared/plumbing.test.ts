@@ -9,7 +9,13 @@ type Parameter = { name: string; in: string; required: boolean; schema: Record<s
 type OpenApi = {
   openapi: string;
   info: { title: string; version: string };
-  paths: Record<string, Record<string, { parameters: Parameter[]; responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { parameters: Parameter[]; responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> }
+    >
+  >;
   components: { schemas: Record<string, { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[] }> };
 };
 
@@ -64,7 +70,13 @@ describe('x-request-id', () => {
     ['a 401', () => request(f.app).post(`${PREFIX}/oauth/connect/token`).query({ client_id: 'nobody', client_secret: 'x' })],
     ['a 404', () => request(f.app).get('/nope')],
     ['a 405', () => request(f.app).get(`${PREFIX}/oauth/connect/token`)],
-    ['a 413', () => request(f.app).post(`${PREFIX}/oauth/connect/token`).send({ pad: 'x'.repeat(2000) })],
+    [
+      'a 413',
+      () =>
+        request(f.app)
+          .post(`${PREFIX}/oauth/connect/token`)
+          .send({ pad: 'x'.repeat(2000) }),
+    ],
     ['a 422', () => request(f.app).post(`${PREFIX}/oauth/connect/token`)],
     ['a docs asset', () => request(f.app).get('/_assets/swagger-ui/docs-init.js')],
   ];
@@ -127,7 +139,7 @@ describe('GET /auth/api/v1/healthz', () => {
   });
 });
 
-describe('GET /healthz (the platform\'s)', () => {
+describe("GET /healthz (the platform's)", () => {
   it.each(['put', 'post', 'delete', 'patch'] as const)('answers %s with 405 and Allow', async (method) => {
     const res = await request(f.app)[method]('/healthz');
     expect(res.status).toBe(405);
@@ -152,7 +164,7 @@ describe('GET /auth/api/v1/openapi.json', () => {
     expect(typeof doc.info.title).toBe('string');
   });
 
-  it('says where the first start\'s demo credentials are, and how to print them', () => {
+  it("says where the first start's demo credentials are, and how to print them", () => {
     const d = (doc.info as { description?: string }).description;
     expect(d).toContain('`data/bootstrap.json`');
     expect(d).toContain('`npm run -s platform -- credentials`');
@@ -164,7 +176,7 @@ describe('GET /auth/api/v1/openapi.json', () => {
     for (const path of SPEC_PATHS.slice(1)) expect(Object.keys(doc.paths[path])).toEqual(['post']);
   });
 
-  it('describes the token endpoint\'s query parameters, client_id and client_secret required', () => {
+  it("describes the token endpoint's query parameters, client_id and client_secret required", () => {
     const p = params('/oauth/connect/token');
     expect(Object.keys(p)).toEqual(expect.arrayContaining(['realm', 'client_id', 'client_secret', 'grant_type', 'scopes']));
     for (const name of ['realm', 'client_id', 'client_secret', 'grant_type', 'scopes']) expect(p[name].in).toBe('query');
@@ -176,7 +188,7 @@ describe('GET /auth/api/v1/openapi.json', () => {
     expect(p.scopes.required).toBe(false);
   });
 
-  it('describes the login endpoint\'s query parameters', () => {
+  it("describes the login endpoint's query parameters", () => {
     const p = params('/oauth/connect/user/login');
     expect(Object.keys(p)).toEqual(expect.arrayContaining(['realm', 'username', 'password', 'grant_type', 'scopes']));
     for (const name of ['realm', 'username', 'password', 'grant_type', 'scopes']) expect(p[name].in).toBe('query');
@@ -191,17 +203,24 @@ describe('GET /auth/api/v1/openapi.json', () => {
 
   it('has the HTTPValidationError and ValidationError components, the 422 of every input endpoint referring to it', () => {
     const { ValidationError, HTTPValidationError } = doc.components.schemas;
-    expect(ValidationError).toMatchObject({ type: 'object', properties: { loc: { type: 'array' }, msg: { type: 'string' }, type: { type: 'string' } } });
+    expect(ValidationError).toMatchObject({
+      type: 'object',
+      properties: { loc: { type: 'array' }, msg: { type: 'string' }, type: { type: 'string' } },
+    });
     expect(ValidationError.required).toEqual(expect.arrayContaining(['loc', 'msg', 'type']));
     expect(HTTPValidationError).toMatchObject({ type: 'object', properties: { detail: { type: 'array' } } });
     for (const path of SPEC_PATHS.slice(1)) {
-      expect(doc.paths[path].post.responses['422'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
+      expect(doc.paths[path].post.responses['422'].content!['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/HTTPValidationError',
+      });
     }
   });
 
-  it('names the spec\'s other schemas', () => {
+  it("names the spec's other schemas", () => {
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Msg', 'TokenRequest', 'UserLoginRequest']));
-    expect(doc.paths[`${PREFIX}/healthz`].get.responses['200'].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/Msg' });
+    expect(doc.paths[`${PREFIX}/healthz`].get.responses['200'].content!['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Msg',
+    });
   });
 });
 

@@ -15,13 +15,16 @@ async function listen(app: express.Express) {
 }
 
 /** Reads the first chunk of `path`, then drops the connection. */
-const readOnceAndLeave = (port: number, path: string) => new Promise<void>((resolve) => {
-  const req = httpRequest({ port, host: '127.0.0.1', path }, (res) => res.once('data', () => {
-    req.destroy();
-    resolve();
-  }));
-  req.end();
-});
+const readOnceAndLeave = (port: number, path: string) =>
+  new Promise<void>((resolve) => {
+    const req = httpRequest({ port, host: '127.0.0.1', path }, (res) =>
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      }),
+    );
+    req.end();
+  });
 
 /** Counts writes that filled the socket, and notes whether the producer ran on before 'drain'. */
 function watchDrain(res: Response) {
@@ -50,15 +53,25 @@ describe('object streams (SSE, or NDJSON on request)', () => {
     throw err;
   }
   const failures: unknown[] = [];
-  app.get('/fails', (req, res) => streamObjects(req, res, failing(new Error('at /secret/path.ts:12')), { onError: (e) => failures.push(e) }));
+  app.get('/fails', (req, res) =>
+    streamObjects(req, res, failing(new Error('at /secret/path.ts:12')), { onError: (e) => failures.push(e) }),
+  );
   app.get('/fails-exposed', (req, res) => streamObjects(req, res, failing(new UpstreamFailed('Model provider failed'))));
-  app.get('/fails-chat', (req, res) => streamObjects(req, res, failing(new Error('x')), {
-    errorEvent: () => ({ response: '', finish_reason: 'error' }),
-  }));
-  // eslint-disable-next-line require-yield -- a producer that fails before its first value
-  app.get('/fails-first', (req, res) => streamObjects(req, res, (async function* () {
-    throw new UpstreamTimeout('Model did not answer');
-  })()));
+  app.get('/fails-chat', (req, res) =>
+    streamObjects(req, res, failing(new Error('x')), {
+      errorEvent: () => ({ response: '', finish_reason: 'error' }),
+    }),
+  );
+  app.get('/fails-first', (req, res) =>
+    streamObjects(
+      req,
+      res,
+      // eslint-disable-next-line require-yield -- a producer that fails before its first value
+      (async function* () {
+        throw new UpstreamTimeout('Model did not answer');
+      })(),
+    ),
+  );
   app.get('/heartbeat', (req, res) => {
     const s = openObjectStream(req, res, { heartbeatMs: 5 });
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
@@ -127,12 +140,16 @@ describe('streams and their callers', () => {
   });
   app.get('/big', (req, res) => {
     drain = watchDrain(res);
-    return streamObjects(req, res, (async function* () {
-      for (let i = 0; i < 200; i++) {
-        if (drain.full) drain.resumedWhileFull++;
-        yield { i, pad: 'x'.repeat(64 * 1024) };
-      }
-    })());
+    return streamObjects(
+      req,
+      res,
+      (async function* () {
+        for (let i = 0; i < 200; i++) {
+          if (drain.full) drain.resumedWhileFull++;
+          yield { i, pad: 'x'.repeat(64 * 1024) };
+        }
+      })(),
+    );
   });
   app.get('/endless', (req, res) => {
     let done!: (aborted: boolean) => void;
@@ -149,11 +166,16 @@ describe('streams and their callers', () => {
     });
   });
   app.get('/waits', (req, res) => {
-    state.piped = streamObjects(req, res, async function* (signal) {
-      yield { n: 0 };
-      // A producer waiting on its upstream (a model) only learns of the caller's leaving by its signal.
-      await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
-    }, { onError: (err) => state.failures.push(err) });
+    state.piped = streamObjects(
+      req,
+      res,
+      async function* (signal) {
+        yield { n: 0 };
+        // A producer waiting on its upstream (a model) only learns of the caller's leaving by its signal.
+        await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      },
+      { onError: (err) => state.failures.push(err) },
+    );
     return state.piped;
   });
   let port: number;
@@ -177,7 +199,7 @@ describe('streams and their callers', () => {
     expect(drain.resumedWhileFull).toBe(0);
   });
 
-  it("stops the producer (return() and its signal) when the caller leaves midway", async () => {
+  it('stops the producer (return() and its signal) when the caller leaves midway', async () => {
     await readOnceAndLeave(port, '/endless');
     await expect(state.finished).resolves.toBe(true);
   });

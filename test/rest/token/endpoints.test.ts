@@ -10,7 +10,14 @@ const INTROSPECT = '/auth/api/v1/oauth/connect/introspect';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const TOKEN_RESPONSE_FIELDS = [
-  'access_token', 'expires_in', 'refresh_expires_in', 'refresh_token', 'token_type', 'not-before-policy', 'session_state', 'scope',
+  'access_token',
+  'expires_in',
+  'refresh_expires_in',
+  'refresh_token',
+  'token_type',
+  'not-before-policy',
+  'session_state',
+  'scope',
 ].sort();
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
@@ -46,18 +53,25 @@ describe('POST /oauth/connect/token (client credentials)', () => {
   });
 
   it('issues a token response from query parameters', async () => {
-    const res = await request(f.app).post(TOKEN).query({ realm: f.realm, ...f.client });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .query({ realm: f.realm, ...f.client });
     expectTokenResponse(res);
     expect(res.body.scope).toBe('openid profile email search');
   });
 
   it('issues a token response from a form body', async () => {
-    const res = await request(f.app).post(TOKEN).type('form').send({ realm: f.realm, ...f.client });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .type('form')
+      .send({ realm: f.realm, ...f.client });
     expectTokenResponse(res);
   });
 
   it('issues a token response from a JSON body', async () => {
-    const res = await request(f.app).post(TOKEN).send({ realm: f.realm, ...f.client });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .send({ realm: f.realm, ...f.client });
     expectTokenResponse(res);
   });
 
@@ -79,7 +93,9 @@ describe('POST /oauth/connect/token (client credentials)', () => {
   });
 
   it('signs an RS256 JWT with a kid, issued by the realm, for the client service account', async () => {
-    const res = await request(f.app).post(TOKEN).query({ realm: f.realm, ...f.client });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .query({ realm: f.realm, ...f.client });
     const header = decodeProtectedHeader(res.body.access_token);
     expect(header.alg).toBe('RS256');
     expect(header.kid).toEqual(expect.any(String));
@@ -99,34 +115,44 @@ describe('POST /oauth/connect/token (client credentials)', () => {
   });
 
   it('grants the requested space-separated scopes only', async () => {
-    const res = await request(f.app).post(TOKEN).query({ ...f.client, scopes: 'openid search' });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, scopes: 'openid search' });
     expectTokenResponse(res);
     expect(res.body.scope).toBe('openid search');
     expect(decodeJwt(res.body.access_token).scope).toBe('openid search');
   });
 
   it('accepts comma-separated scopes and answers them space-separated', async () => {
-    const res = await request(f.app).post(TOKEN).query({ ...f.client, scopes: 'openid,email, search' });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, scopes: 'openid,email, search' });
     expectTokenResponse(res);
     expect(res.body.scope).toBe('openid email search');
   });
 
   it('refuses a scope the client may not have with 400 invalid_scope', async () => {
     for (const scopes of ['admin', 'openid admin', 'search,offline_access']) {
-      const res = await request(f.app).post(TOKEN).query({ ...f.client, scopes });
+      const res = await request(f.app)
+        .post(TOKEN)
+        .query({ ...f.client, scopes });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ error: 'invalid_scope', detail: expect.any(String), error_description: expect.any(String) });
     }
   });
 
   it('defaults grant_type to client_credentials and accepts it spelled out', async () => {
-    const res = await request(f.app).post(TOKEN).query({ ...f.client, grant_type: 'client_credentials' });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, grant_type: 'client_credentials' });
     expectTokenResponse(res);
   });
 
   it('answers 400 unsupported_grant_type for any other grant_type', async () => {
     for (const grant_type of ['authorization_code', 'implicit', 'x'.repeat(500)]) {
-      const res = await request(f.app).post(TOKEN).query({ ...f.client, grant_type });
+      const res = await request(f.app)
+        .post(TOKEN)
+        .query({ ...f.client, grant_type });
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.body).toMatchObject({ error: 'unsupported_grant_type', detail: expect.any(String) });
@@ -137,10 +163,12 @@ describe('POST /oauth/connect/token (client credentials)', () => {
     const res = await request(f.app).post(TOKEN);
     expect(res.status).toBe(422);
     expect(res.body.detail).toHaveLength(2);
-    expect(res.body.detail).toEqual(expect.arrayContaining([
-      { loc: ['query', 'client_id'], msg: 'Field required', type: 'missing' },
-      { loc: ['query', 'client_secret'], msg: 'Field required', type: 'missing' },
-    ]));
+    expect(res.body.detail).toEqual(
+      expect.arrayContaining([
+        { loc: ['query', 'client_id'], msg: 'Field required', type: 'missing' },
+        { loc: ['query', 'client_secret'], msg: 'Field required', type: 'missing' },
+      ]),
+    );
   });
 
   it('answers 422 naming only the missing parameter', async () => {
@@ -150,7 +178,9 @@ describe('POST /oauth/connect/token (client credentials)', () => {
   });
 
   it('answers 422 uuid_parsing for a realm that is not a UUID', async () => {
-    const res = await request(f.app).post(TOKEN).query({ ...f.client, realm: 'not-a-uuid' });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, realm: 'not-a-uuid' });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ detail: [{ loc: ['query', 'realm'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] });
   });
@@ -169,14 +199,18 @@ describe('POST /oauth/connect/token (client credentials)', () => {
   });
 
   it('answers 404 realm_not_found for an unknown realm', async () => {
-    const res = await request(f.app).post(TOKEN).query({ ...f.client, realm: randomUUID() });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, realm: randomUUID() });
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({ detail: 'Realm not found', error: 'realm_not_found', error_description: 'Realm not found' });
   });
 
   it('does not find a client of one realm in another realm', async () => {
-    const res = await request(f.app).post(TOKEN).query({ ...f.client, realm: f.otherRealm });
+    const res = await request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, realm: f.otherRealm });
     expect(res.status).toBe(401);
     expect(res.body.detail).toBe('Authentication failed');
   });
@@ -189,7 +223,9 @@ describe('POST /oauth/connect/user/login (password)', () => {
   });
 
   it('issues a token response from query parameters', async () => {
-    const res = await request(f.app).post(LOGIN).query({ realm: f.realm, ...f.user });
+    const res = await request(f.app)
+      .post(LOGIN)
+      .query({ realm: f.realm, ...f.user });
     expectTokenResponse(res);
     expect(res.body.scope).toBe('openid profile email');
     expect(decodeJwt(res.body.access_token)).toMatchObject({
@@ -202,11 +238,20 @@ describe('POST /oauth/connect/user/login (password)', () => {
   });
 
   it('issues a token response from a form body', async () => {
-    expectTokenResponse(await request(f.app).post(LOGIN).type('form').send({ realm: f.realm, ...f.user }));
+    expectTokenResponse(
+      await request(f.app)
+        .post(LOGIN)
+        .type('form')
+        .send({ realm: f.realm, ...f.user }),
+    );
   });
 
   it('issues a token response from a JSON body', async () => {
-    expectTokenResponse(await request(f.app).post(LOGIN).send({ realm: f.realm, ...f.user }));
+    expectTokenResponse(
+      await request(f.app)
+        .post(LOGIN)
+        .send({ realm: f.realm, ...f.user }),
+    );
   });
 
   it('uses the default realm when realm is absent', async () => {
@@ -223,27 +268,35 @@ describe('POST /oauth/connect/user/login (password)', () => {
     expect(claims).not.toHaveProperty('clientAddress');
   });
 
-  it('logs a user in through a named confidential client, with that client\'s scopes', async () => {
-    const res = await request(f.app).post(LOGIN).query({ ...f.user, ...f.client, scopes: 'openid search' });
+  it("logs a user in through a named confidential client, with that client's scopes", async () => {
+    const res = await request(f.app)
+      .post(LOGIN)
+      .query({ ...f.user, ...f.client, scopes: 'openid search' });
     expectTokenResponse(res);
     expect(res.body.scope).toBe('openid search');
     expect(decodeJwt(res.body.access_token)).toMatchObject({ azp: 'svc-a', preferred_username: 'alice' });
   });
 
   it('accepts comma-separated scopes', async () => {
-    const res = await request(f.app).post(LOGIN).query({ ...f.user, scopes: 'openid,email' });
+    const res = await request(f.app)
+      .post(LOGIN)
+      .query({ ...f.user, scopes: 'openid,email' });
     expectTokenResponse(res);
     expect(res.body.scope).toBe('openid email');
   });
 
   it('refuses a scope the login client may not have with 400 invalid_scope', async () => {
-    const res = await request(f.app).post(LOGIN).query({ ...f.user, scopes: 'openid search' });
+    const res = await request(f.app)
+      .post(LOGIN)
+      .query({ ...f.user, scopes: 'openid search' });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_scope' });
   });
 
   it('answers 400 unsupported_grant_type for a grant other than password or refresh_token', async () => {
-    const res = await request(f.app).post(LOGIN).query({ ...f.user, grant_type: 'client_credentials' });
+    const res = await request(f.app)
+      .post(LOGIN)
+      .query({ ...f.user, grant_type: 'client_credentials' });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'unsupported_grant_type' });
   });
@@ -252,10 +305,12 @@ describe('POST /oauth/connect/user/login (password)', () => {
     const res = await request(f.app).post(LOGIN);
     expect(res.status).toBe(422);
     expect(res.body.detail).toHaveLength(2);
-    expect(res.body.detail).toEqual(expect.arrayContaining([
-      { loc: ['query', 'username'], msg: 'Field required', type: 'missing' },
-      { loc: ['query', 'password'], msg: 'Field required', type: 'missing' },
-    ]));
+    expect(res.body.detail).toEqual(
+      expect.arrayContaining([
+        { loc: ['query', 'username'], msg: 'Field required', type: 'missing' },
+        { loc: ['query', 'password'], msg: 'Field required', type: 'missing' },
+      ]),
+    );
   });
 
   it('answers 422 naming the password alone when only it is missing', async () => {
@@ -268,18 +323,24 @@ describe('POST /oauth/connect/user/login (password)', () => {
   });
 
   it('answers 422 uuid_parsing for a realm that is not a UUID', async () => {
-    const res = await request(f.app).post(LOGIN).query({ ...f.user, realm: '1234' });
+    const res = await request(f.app)
+      .post(LOGIN)
+      .query({ ...f.user, realm: '1234' });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ detail: [{ loc: ['query', 'realm'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] });
   });
 
   it('answers 422 located in the body for a JSON body with wrongly typed fields', async () => {
-    const res = await request(f.app).post(LOGIN).send({ username: ['alice', 42], password: { p: 1 } });
+    const res = await request(f.app)
+      .post(LOGIN)
+      .send({ username: ['alice', 42], password: { p: 1 } });
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual(expect.arrayContaining([
-      { loc: ['body', 'username'], msg: 'Input should be a valid string', type: 'string_type' },
-      { loc: ['body', 'password'], msg: 'Input should be a valid string', type: 'string_type' },
-    ]));
+    expect(res.body.detail).toEqual(
+      expect.arrayContaining([
+        { loc: ['body', 'username'], msg: 'Input should be a valid string', type: 'string_type' },
+        { loc: ['body', 'password'], msg: 'Input should be a valid string', type: 'string_type' },
+      ]),
+    );
   });
 
   it('answers 400 for malformed JSON', async () => {
@@ -289,7 +350,9 @@ describe('POST /oauth/connect/user/login (password)', () => {
   });
 
   it('answers 404 realm_not_found for an unknown realm', async () => {
-    const res = await request(f.app).post(LOGIN).query({ ...f.user, realm: randomUUID() });
+    const res = await request(f.app)
+      .post(LOGIN)
+      .query({ ...f.user, realm: randomUUID() });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'Realm not found', error: 'realm_not_found', error_description: 'Realm not found' });
   });
@@ -304,7 +367,9 @@ describe('refresh_token grant with rotation', () => {
 
   const clientToken = async () => (await request(f.app).post(TOKEN).query(f.client)).body as Record<string, string>;
   const refreshAsClient = (refresh_token: string, extra: Record<string, string> = {}) =>
-    request(f.app).post(TOKEN).query({ ...f.client, grant_type: 'refresh_token', refresh_token, ...extra });
+    request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, grant_type: 'refresh_token', refresh_token, ...extra });
 
   it('exchanges a refresh token for new tokens in the same session', async () => {
     const first = await clientToken();
@@ -318,9 +383,11 @@ describe('refresh_token grant with rotation', () => {
 
   it('accepts the refresh grant as a form body and with HTTP Basic client authentication', async () => {
     const first = await clientToken();
-    const res = await request(f.app).post(TOKEN)
+    const res = await request(f.app)
+      .post(TOKEN)
       .set('Authorization', basic(f.client.client_id, f.client.client_secret))
-      .type('form').send({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expectTokenResponse(res);
   });
 
@@ -341,7 +408,11 @@ describe('refresh_token grant with rotation', () => {
   });
 
   it('narrows the scopes on refresh but never widens them', async () => {
-    const first = (await request(f.app).post(TOKEN).query({ ...f.client, scopes: 'openid search' })).body;
+    const first = (
+      await request(f.app)
+        .post(TOKEN)
+        .query({ ...f.client, scopes: 'openid search' })
+    ).body;
     const narrowed = await refreshAsClient(first.refresh_token, { scopes: 'search' });
     expectTokenResponse(narrowed);
     expect(narrowed.body.scope).toBe('search');
@@ -368,7 +439,9 @@ describe('refresh_token grant with rotation', () => {
     const garbage = await refreshAsClient('not.a.token');
     expect(garbage.status).toBe(400);
     expect(garbage.body).toMatchObject({ error: 'invalid_grant' });
-    const missing = await request(f.app).post(TOKEN).query({ ...f.client, grant_type: 'refresh_token' });
+    const missing = await request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, grant_type: 'refresh_token' });
     expect(missing.status).toBe(422);
     expect(missing.body).toEqual({ detail: [{ loc: ['query', 'refresh_token'], msg: 'Field required', type: 'missing' }] });
   });
@@ -377,12 +450,14 @@ describe('refresh_token grant with rotation', () => {
     const g = await tokenFixture();
     const first = (await request(g.app).post(TOKEN).query(g.client)).body;
     g.clock.advance(1801 * 1000);
-    const res = await request(g.app).post(TOKEN).query({ ...g.client, grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const res = await request(g.app)
+      .post(TOKEN)
+      .query({ ...g.client, grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('rotates a user\'s refresh token at the login endpoint and ends the session on reuse', async () => {
+  it("rotates a user's refresh token at the login endpoint and ends the session on reuse", async () => {
     const first = (await request(f.app).post(LOGIN).query(f.user)).body;
     const second = await request(f.app).post(LOGIN).query({ grant_type: 'refresh_token', refresh_token: first.refresh_token });
     expectTokenResponse(second);
@@ -395,7 +470,7 @@ describe('refresh_token grant with rotation', () => {
     expect(await introspect(f, second.body.access_token)).toEqual({ active: 'false' });
   });
 
-  it('answers 422 naming refresh_token when the login endpoint\'s refresh grant lacks it', async () => {
+  it("answers 422 naming refresh_token when the login endpoint's refresh grant lacks it", async () => {
     const res = await request(f.app).post(LOGIN).query({ grant_type: 'refresh_token' });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ detail: [{ loc: ['query', 'refresh_token'], msg: 'Field required', type: 'missing' }] });
@@ -412,7 +487,7 @@ describe('authentication failures', () => {
   const clientFailure = (query: Record<string, string>) => request(f.app).post(TOKEN).query(query);
   const userFailure = (query: Record<string, string>) => request(f.app).post(LOGIN).query(query);
 
-  it('answers the token endpoint\'s client failures with 401 and one identical body', async () => {
+  it("answers the token endpoint's client failures with 401 and one identical body", async () => {
     const wrongSecret = await clientFailure({ client_id: 'svc-a', client_secret: 'not-the-secret-at-all' });
     const unknownClient = await clientFailure({ client_id: 'svc-nobody', client_secret: f.client.client_secret });
     const basicWrong = await request(f.app).post(TOKEN).set('Authorization', basic('svc-a', 'nope'));
@@ -432,7 +507,7 @@ describe('authentication failures', () => {
     expect(wrongSecret.body).toMatchObject({ detail: 'Authentication failed', error: 'invalid_client' });
   });
 
-  it('answers the login endpoint\'s user failures with 401 and one identical body', async () => {
+  it("answers the login endpoint's user failures with 401 and one identical body", async () => {
     const wrongPassword = await userFailure({ username: 'alice', password: 'not the password' });
     const unknownUser = await userFailure({ username: 'mallory', password: f.user.password });
     await f.core.admin.setUserEnabled(f.realm, 'alice', false);
@@ -485,14 +560,18 @@ describe('lockout after repeated wrong passwords', () => {
   it('lets one of 50 parallel refreshes with the same token through at most, and never two', async () => {
     const f = await tokenFixture();
     const t = (await login(f, f.user.password)).body as { refresh_token: string; access_token: string };
-    const answers = await Promise.all(Array.from({ length: 50 }, () =>
-      request(f.app).post(LOGIN).query({ grant_type: 'refresh_token', refresh_token: t.refresh_token })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => request(f.app).post(LOGIN).query({ grant_type: 'refresh_token', refresh_token: t.refresh_token })),
+    );
     const ok = answers.filter((r) => r.status === 200);
     expect(ok.length).toBeLessThanOrEqual(1);
     expect(answers.filter((r) => r.status !== 200).every((r) => r.status === 400 && r.body.error === 'invalid_grant')).toBe(true);
     // The replays ended the session (reuse detection): whatever was issued reads inactive.
     for (const r of ok) {
-      const seen = await request(f.app).post('/auth/api/v1/oauth/connect/introspect').type('form').send({ realm: f.realm, token: r.body.access_token });
+      const seen = await request(f.app)
+        .post('/auth/api/v1/oauth/connect/introspect')
+        .type('form')
+        .send({ realm: f.realm, token: r.body.access_token });
       expect(seen.body).toEqual({ active: 'false' });
     }
   });
@@ -546,7 +625,9 @@ describe('request limits', () => {
   });
 
   it('answers 413 for a JSON body over the configured limit, and serves one under it', async () => {
-    const big = await request(f.app).post(TOKEN).send({ ...f.client, scopes: 'openid '.repeat(300) });
+    const big = await request(f.app)
+      .post(TOKEN)
+      .send({ ...f.client, scopes: 'openid '.repeat(300) });
     expect(big.status).toBe(413);
     expect(big.headers['content-type']).toMatch(/^application\/json/);
     expect(big.body).toMatchObject({ detail: expect.any(String) });
@@ -554,7 +635,10 @@ describe('request limits', () => {
   });
 
   it('answers 413 for a form body over the configured limit', async () => {
-    const res = await request(f.app).post(LOGIN).type('form').send({ ...f.user, scopes: 'x'.repeat(2000) });
+    const res = await request(f.app)
+      .post(LOGIN)
+      .type('form')
+      .send({ ...f.user, scopes: 'x'.repeat(2000) });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ detail: expect.any(String) });
   });
@@ -577,16 +661,47 @@ describe('odd input never yields a server error', () => {
     ['booleans as values', () => json(LOGIN, '{"username":true,"password":false,"grant_type":false}')],
     ['a repeated query key', () => request(f.app).post(`${TOKEN}?client_id=a&client_id=b&client_secret=c&client_secret=d`)],
     ['broken percent-escapes in the query', () => request(f.app).post(`${TOKEN}?client_id=%E0%A4%A&client_secret=%ZZ`)],
-    ['an empty realm', () => request(f.app).post(TOKEN).query({ ...f.client, realm: '' })],
+    [
+      'an empty realm',
+      () =>
+        request(f.app)
+          .post(TOKEN)
+          .query({ ...f.client, realm: '' }),
+    ],
     ['HTTP Basic that is not base64', () => request(f.app).post(TOKEN).set('Authorization', 'Basic %%%')],
-    ['HTTP Basic without a colon', () => request(f.app).post(TOKEN).set('Authorization', `Basic ${Buffer.from('svc-a').toString('base64')}`)],
+    [
+      'HTTP Basic without a colon',
+      () =>
+        request(f.app)
+          .post(TOKEN)
+          .set('Authorization', `Basic ${Buffer.from('svc-a').toString('base64')}`),
+    ],
     ['HTTP Basic with broken percent-escapes', () => request(f.app).post(TOKEN).set('Authorization', basic('svc-a', '%E0%A4%A'))],
-    ['a corrupt gzip body', () => request(f.app).post(TOKEN).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip at all')],
-    ['an unknown content encoding', () => request(f.app).post(TOKEN).set('Content-Type', 'application/json').set('Content-Encoding', 'zstd-x').send('{}')],
+    [
+      'a corrupt gzip body',
+      () => request(f.app).post(TOKEN).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send('not gzip at all'),
+    ],
+    [
+      'an unknown content encoding',
+      () => request(f.app).post(TOKEN).set('Content-Type', 'application/json').set('Content-Encoding', 'zstd-x').send('{}'),
+    ],
     ['an unknown charset', () => request(f.app).post(TOKEN).set('Content-Type', 'application/json; charset=klingon').send('{}')],
     ['a text/plain body', () => request(f.app).post(LOGIN).set('Content-Type', 'text/plain').send('username=alice')],
-    ['too many form fields', () => request(f.app).post(TOKEN).type('form').send(Array.from({ length: 500 }, (_, i) => `k${i}=v`).join('&'))],
-    ['a very long username', () => request(f.app).post(LOGIN).send({ username: 'a'.repeat(100_000), password: 'x' })],
+    [
+      'too many form fields',
+      () =>
+        request(f.app)
+          .post(TOKEN)
+          .type('form')
+          .send(Array.from({ length: 500 }, (_, i) => `k${i}=v`).join('&')),
+    ],
+    [
+      'a very long username',
+      () =>
+        request(f.app)
+          .post(LOGIN)
+          .send({ username: 'a'.repeat(100_000), password: 'x' }),
+    ],
     ['control characters in the password', () => request(f.app).post(LOGIN).send({ username: 'alice', password: '\u0000\u0001\uffff' })],
   ])('answers %s with a JSON client error', async (_label, send) => {
     const res = await send();

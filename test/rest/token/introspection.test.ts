@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import {
-  SignJWT, base64url, createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportSPKI, generateKeyPair, importJWK, jwtVerify,
-  type JSONWebKeySet, type KeyLike,
+  SignJWT,
+  base64url,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportSPKI,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  type JSONWebKeySet,
+  type KeyLike,
 } from 'jose';
 import request from 'supertest';
 import { fastHasher } from '../../shared/helpers';
@@ -18,21 +27,40 @@ const INACTIVE = { active: 'false' };
 
 /** Every claim the spec lists for an active token, plus DECISIONS' tenant_id. */
 const USER_FIELDS = [
-  'exp', 'iat', 'jti', 'iss', 'sub', 'typ', 'azp', 'session_state', 'preferred_username', 'email_verified',
-  'realm_access', 'scope', 'sid', 'client_id', 'username', 'tenant_id', 'active',
+  'exp',
+  'iat',
+  'jti',
+  'iss',
+  'sub',
+  'typ',
+  'azp',
+  'session_state',
+  'preferred_username',
+  'email_verified',
+  'realm_access',
+  'scope',
+  'sid',
+  'client_id',
+  'username',
+  'tenant_id',
+  'active',
 ];
 const CLIENT_FIELDS = [...USER_FIELDS, 'clientId', 'clientHost', 'clientAddress'];
 
 type Tokens = { access_token: string; refresh_token: string; session_state: string; scope: string };
 
 async function clientTokens(f: TokenFixture, query: Record<string, string> = {}): Promise<Tokens> {
-  const res = await request(f.app).post(TOKEN).query({ realm: f.realm, ...f.client, ...query });
+  const res = await request(f.app)
+    .post(TOKEN)
+    .query({ realm: f.realm, ...f.client, ...query });
   expect(res.status).toBe(200);
   return res.body as Tokens;
 }
 
 async function userTokens(f: TokenFixture, user = f.user, realm = f.realm): Promise<Tokens> {
-  const res = await request(f.app).post(LOGIN).query({ realm, ...user });
+  const res = await request(f.app)
+    .post(LOGIN)
+    .query({ realm, ...user });
   expect(res.status).toBe(200);
   return res.body as Tokens;
 }
@@ -112,8 +140,16 @@ describe('POST /oauth/connect/introspect: active tokens', () => {
   it('renders a verified email as the string "true"', async () => {
     // The admin API has no way to verify an email yet, so the user is put in the store directly.
     await f.core.store.users.insert({
-      id: randomUUID(), realmId: f.realm, username: 'vera', passwordHash: await fastHasher.hash('vera password 1'),
-      enabled: true, roles: [], tenantId: f.realm, email: 'vera@example.test', emailVerified: true, createdAt: f.clock.now(),
+      id: randomUUID(),
+      realmId: f.realm,
+      username: 'vera',
+      passwordHash: await fastHasher.hash('vera password 1'),
+      enabled: true,
+      roles: [],
+      tenantId: f.realm,
+      email: 'vera@example.test',
+      emailVerified: true,
+      createdAt: f.clock.now(),
     });
     const tokens = await userTokens(f, { username: 'vera', password: 'vera password 1' });
     const body = await introspect(f, tokens.access_token);
@@ -205,7 +241,7 @@ describe('POST /oauth/connect/introspect: anything else reads exactly {"active":
     expect(await introspect(f, noneWithOldSignature)).toEqual(INACTIVE);
   });
 
-  it('answers an HS256 token keyed with the realm\'s public key as inactive', async () => {
+  it("answers an HS256 token keyed with the realm's public key as inactive", async () => {
     const jwks = (await request(f.app).get(certsPath(f.realm))).body as JSONWebKeySet;
     const { kid } = decodeProtectedHeader(tokens.access_token);
     const jwk = jwks.keys.find((k) => k.kid === kid)!;
@@ -213,20 +249,16 @@ describe('POST /oauth/connect/introspect: anything else reads exactly {"active":
     expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
 
     const secret = new TextEncoder().encode(pem);
-    const forged = await new SignJWT(decodeJwt(tokens.access_token))
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid })
-      .sign(secret);
+    const forged = await new SignJWT(decodeJwt(tokens.access_token)).setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid }).sign(secret);
     // A well-formed forgery: it verifies under the confused-key rules it exploits.
     await expect(jwtVerify(forged, secret, { currentDate: new Date(f.clock.now()) })).resolves.toBeDefined();
     expect(await introspect(f, forged)).toEqual(INACTIVE);
   });
 
-  it('answers a token signed by a foreign RS256 key under the realm\'s kid as inactive', async () => {
+  it("answers a token signed by a foreign RS256 key under the realm's kid as inactive", async () => {
     const { privateKey, publicKey } = await generateKeyPair('RS256');
     const { kid } = decodeProtectedHeader(tokens.access_token);
-    const forged = await new SignJWT(decodeJwt(tokens.access_token))
-      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid })
-      .sign(privateKey);
+    const forged = await new SignJWT(decodeJwt(tokens.access_token)).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid }).sign(privateKey);
     await expect(jwtVerify(forged, publicKey, { currentDate: new Date(f.clock.now()) })).resolves.toBeDefined();
     expect(await introspect(f, forged)).toEqual(INACTIVE);
   });
@@ -285,7 +317,9 @@ describe('POST /oauth/connect/introspect: malformed requests', () => {
   it('answers 422 when realm is present but empty (it is mandatory, not defaulted)', async () => {
     const res = await request(f.app).post(INTROSPECT).type('form').send({ realm: '', token: 'x' });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ detail: [{ loc: ['body', 'realm'], msg: 'String should have at least 1 character', type: 'string_too_short' }] });
+    expect(res.body).toEqual({
+      detail: [{ loc: ['body', 'realm'], msg: 'String should have at least 1 character', type: 'string_too_short' }],
+    });
   });
 
   it('answers 422 for a JSON token that is not a string', async () => {
@@ -322,7 +356,9 @@ describe('POST /oauth/connect/revoke', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ msg: 'ok' });
     expect(await introspect(f, t.access_token)).toEqual(INACTIVE);
-    const refresh = await request(f.app).post(TOKEN).query({ ...f.client, grant_type: 'refresh_token', refresh_token: t.refresh_token });
+    const refresh = await request(f.app)
+      .post(TOKEN)
+      .query({ ...f.client, grant_type: 'refresh_token', refresh_token: t.refresh_token });
     expect(refresh.status).toBe(400);
     expect(refresh.body).toMatchObject({ error: 'invalid_grant' });
   });
@@ -338,7 +374,9 @@ describe('POST /oauth/connect/revoke', () => {
 
   it('answers 200 for an unknown, garbage or missing token', async () => {
     for (const token of [undefined, 'garbage', (await clientTokens(f)).access_token.replace(/.$/, 'x')]) {
-      const res = await request(f.app).post(REVOKE).query({ realm: f.realm, ...(token ? { token } : {}) });
+      const res = await request(f.app)
+        .post(REVOKE)
+        .query({ realm: f.realm, ...(token ? { token } : {}) });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ msg: 'ok' });
     }
@@ -364,7 +402,7 @@ describe('JWKS and OIDC discovery', () => {
     f = await tokenFixture();
   });
 
-  it('publishes the realm\'s RS256 public key under the kid of its tokens, without private parts', async () => {
+  it("publishes the realm's RS256 public key under the kid of its tokens, without private parts", async () => {
     const tokens = await clientTokens(f);
     const res = await request(f.app).get(certsPath(f.realm));
     expect(res.status).toBe(200);
@@ -394,7 +432,7 @@ describe('JWKS and OIDC discovery', () => {
     expect(other.keys.map((k) => k.kid)).not.toEqual(expect.arrayContaining(mine.keys.map((k) => k.kid)));
   });
 
-  it('serves discovery whose issuer is the tokens\' iss and whose endpoints point at this service', async () => {
+  it("serves discovery whose issuer is the tokens' iss and whose endpoints point at this service", async () => {
     const tokens = await clientTokens(f);
     const res = await request(f.app).get(discoveryPath(f.realm));
     expect(res.status).toBe(200);

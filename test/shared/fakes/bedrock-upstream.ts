@@ -1,6 +1,16 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { jsonPieces, piecesOf, startFake, vectorOf, type FakeToolCall, type FakeUpstream, type Midway, type RecordedRequest, type Reply } from './fake-http';
+import {
+  jsonPieces,
+  piecesOf,
+  startFake,
+  vectorOf,
+  type FakeToolCall,
+  type FakeUpstream,
+  type Midway,
+  type RecordedRequest,
+  type Reply,
+} from './fake-http';
 
 /**
  * A fake Bedrock runtime over cleartext HTTP/2 (the AWS SDK's Bedrock client speaks HTTP/2):
@@ -26,20 +36,28 @@ export type FakeBedrock = FakeUpstream<BedrockAnswer>;
 export const FAKE_BEDROCK_ANSWER = 'Warming water expands and land ice melts into the sea.';
 
 const EXCEPTIONS: Record<number, string> = {
-  400: 'ValidationException', 403: 'AccessDeniedException', 404: 'ResourceNotFoundException', 408: 'ModelTimeoutException',
-  424: 'ModelErrorException', 429: 'ThrottlingException', 500: 'InternalServerException', 503: 'ServiceUnavailableException',
+  400: 'ValidationException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  408: 'ModelTimeoutException',
+  424: 'ModelErrorException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
 };
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 const str = (value: string) => ({ type: 'string' as const, value });
-const event = (type: string, payload: object) => codec.encode({
-  headers: { ':event-type': str(type), ':content-type': str('application/json'), ':message-type': str('event') },
-  body: fromUtf8(JSON.stringify(payload)),
-});
-const exception = (type: string, message: string) => codec.encode({
-  headers: { ':exception-type': str(type), ':content-type': str('application/json'), ':message-type': str('exception') },
-  body: fromUtf8(JSON.stringify({ message })),
-});
+const event = (type: string, payload: object) =>
+  codec.encode({
+    headers: { ':event-type': str(type), ':content-type': str('application/json'), ':message-type': str('event') },
+    body: fromUtf8(JSON.stringify(payload)),
+  });
+const exception = (type: string, message: string) =>
+  codec.encode({
+    headers: { ':exception-type': str(type), ':content-type': str('application/json'), ':message-type': str('exception') },
+    body: fromUtf8(JSON.stringify({ message })),
+  });
 
 function converse(step: BedrockAnswer, reply: Reply, fallback: string, stream: boolean) {
   const calls = step.toolCalls?.map((c, i) => ({ toolUseId: c.id ?? `tooluse_fake${i}`, name: c.name, input: c.args }));
@@ -49,7 +67,12 @@ function converse(step: BedrockAnswer, reply: Reply, fallback: string, stream: b
   const fullUsage = { ...usage, totalTokens: usage.inputTokens + usage.outputTokens };
   if (!stream) {
     const content = [...(pieces.length || !calls ? [{ text: pieces.join('') }] : []), ...(calls ?? []).map((toolUse) => ({ toolUse }))];
-    return reply.json(200, { output: { message: { role: 'assistant', content } }, stopReason, usage: fullUsage, metrics: { latencyMs: 5 } });
+    return reply.json(200, {
+      output: { message: { role: 'assistant', content } },
+      stopReason,
+      usage: fullUsage,
+      metrics: { latencyMs: 5 },
+    });
   }
   // The text is block 0 (when there is any), each call a block of its own after it.
   const first = pieces.length ? 1 : 0;
@@ -61,12 +84,14 @@ function converse(step: BedrockAnswer, reply: Reply, fallback: string, stream: b
   const frames = [
     event('messageStart', { role: 'assistant' }),
     ...pieces.map((text) => event('contentBlockDelta', { contentBlockIndex: 0, delta: { text } })),
-    ...(step.exception ? [exception(step.exception, 'The model failed midway.')] : [
-      ...(first || !calls ? [event('contentBlockStop', { contentBlockIndex: 0 })] : []),
-      ...toolFrames,
-      event('messageStop', { stopReason }),
-      event('metadata', { usage: fullUsage, metrics: { latencyMs: 5 } }),
-    ]),
+    ...(step.exception
+      ? [exception(step.exception, 'The model failed midway.')]
+      : [
+          ...(first || !calls ? [event('contentBlockStop', { contentBlockIndex: 0 })] : []),
+          ...toolFrames,
+          event('messageStop', { stopReason }),
+          event('metadata', { usage: fullUsage, metrics: { latencyMs: 5 } }),
+        ]),
   ];
   return reply.stream('application/vnd.amazon.eventstream', frames, step);
 }
@@ -80,14 +105,20 @@ export function startFakeBedrock(opts: { answer?: string } = {}): Promise<FakeBe
     http2: true,
     errorBody: (status, message, code) => ({
       body: { message },
-      headers: { 'x-amzn-errortype': `${code ?? EXCEPTIONS[status] ?? 'InternalServerException'}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'fake-request' },
+      headers: {
+        'x-amzn-errortype': `${code ?? EXCEPTIONS[status] ?? 'InternalServerException'}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+        'x-amzn-requestid': 'fake-request',
+      },
     }),
     answer(req, step = {}, reply) {
       const op = /^\/model\/[^/]+\/([\w-]+)$/.exec(req.path.split('?')[0])?.[1];
       if (op === 'converse' || op === 'converse-stream') return converse(step, reply, fallback, op === 'converse-stream');
       if (op === 'invoke') {
         const text: string = req.json?.inputText ?? '';
-        return reply.json(200, { embedding: vectorOf(text, req.json?.dimensions ?? 8), inputTextTokenCount: text.split(/\s+/).filter(Boolean).length });
+        return reply.json(200, {
+          embedding: vectorOf(text, req.json?.dimensions ?? 8),
+          inputTextTokenCount: text.split(/\s+/).filter(Boolean).length,
+        });
       }
       return reply.json(404, { message: `No route for ${req.path}` }, { 'x-amzn-errortype': 'UnknownOperationException' });
     },

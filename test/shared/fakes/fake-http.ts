@@ -66,7 +66,8 @@ export interface FakeUpstream<S> {
   close(): Promise<void>;
 }
 
-const isCommon = (s: unknown): s is CommonStep => !!s && typeof s === 'object' && ('status' in s || 'stall' in s || 'reset' in s || 'raw' in s);
+const isCommon = (s: unknown): s is CommonStep =>
+  !!s && typeof s === 'object' && ('status' in s || 'stall' in s || 'reset' in s || 'raw' in s);
 
 export async function startFake<S>(def: FakeDef<S>): Promise<FakeUpstream<S>> {
   const requests: RecordedRequest[] = [];
@@ -74,7 +75,10 @@ export async function startFake<S>(def: FakeDef<S>): Promise<FakeUpstream<S>> {
   const sessions = new Set<Http2Session>();
   let connections = 0;
 
-  const handle = async (req: { method?: string; url?: string; headers: IncomingHttpHeaders } & AsyncIterable<Buffer>, res: FakeResponse) => {
+  const handle = async (
+    req: { method?: string; url?: string; headers: IncomingHttpHeaders } & AsyncIterable<Buffer>,
+    res: FakeResponse,
+  ) => {
     let finished = false;
     let wasCut = false;
     let markCut!: () => void;
@@ -93,7 +97,17 @@ export async function startFake<S>(def: FakeDef<S>): Promise<FakeUpstream<S>> {
     } catch {
       json = undefined;
     }
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, json, cut, get wasCut() { return wasCut; } };
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body,
+      json,
+      cut,
+      get wasCut() {
+        return wasCut;
+      },
+    };
     if (def.record !== false) requests.push(recorded);
 
     const reset = () => {
@@ -148,11 +162,12 @@ export async function startFake<S>(def: FakeDef<S>): Promise<FakeUpstream<S>> {
       return connections;
     },
     script: (...steps) => void queue.push(...steps),
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sessions) s.destroy();
-      if ('closeAllConnections' in server) server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sessions) s.destroy();
+        if ('closeAllConnections' in server) server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -182,4 +197,4 @@ export const jsonPieces = (value: unknown, size = 8): string[] => {
 
 /** A deterministic small vector for a text, so tests can tell inputs apart. */
 export const vectorOf = (text: string, dims = 8): number[] =>
-  Array.from({ length: dims }, (_, i) => Number((((text.charCodeAt(i % Math.max(1, text.length)) || 7) * (i + 1)) % 97 / 97).toFixed(4)));
+  Array.from({ length: dims }, (_, i) => Number(((((text.charCodeAt(i % Math.max(1, text.length)) || 7) * (i + 1)) % 97) / 97).toFixed(4)));

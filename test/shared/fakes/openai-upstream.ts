@@ -1,4 +1,14 @@
-import { jsonPieces, piecesOf, startFake, vectorOf, type FakeToolCall, type FakeUpstream, type Midway, type RecordedRequest, type Reply } from './fake-http';
+import {
+  jsonPieces,
+  piecesOf,
+  startFake,
+  vectorOf,
+  type FakeToolCall,
+  type FakeUpstream,
+  type Midway,
+  type RecordedRequest,
+  type Reply,
+} from './fake-http';
 
 /**
  * A fake OpenAI-wire upstream (Azure OpenAI's `/openai/deployments/{d}/...` paths and the
@@ -32,19 +42,31 @@ function chat(req: RecordedRequest, step: OpenAiAnswer, reply: Reply, fallback: 
   const usageOf = (u: typeof usage) => ({ ...u, total_tokens: u.prompt_tokens + u.completion_tokens });
   if (!req.json?.stream) {
     return reply.json(200, {
-      ...base, object: 'chat.completion',
-      choices: [{
-        index: 0, finish_reason: finish, logprobs: null,
-        message: {
-          role: 'assistant', content: calls && !text ? null : text, refusal: null,
-          ...(calls && { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) }),
+      ...base,
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          finish_reason: finish,
+          logprobs: null,
+          message: {
+            role: 'assistant',
+            content: calls && !text ? null : text,
+            refusal: null,
+            ...(calls && {
+              tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+            }),
+          },
         },
-      }],
+      ],
       usage: usageOf(usage),
     });
   }
-  const chunk = (delta: object, finishReason: string | null) =>
-    ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
+  const chunk = (delta: object, finishReason: string | null) => ({
+    ...base,
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+  });
   const events: object[] = [
     chunk({ role: 'assistant', content: '' }, null),
     ...pieces.map((p) => chunk({ content: p }, null)),
@@ -65,7 +87,14 @@ export function startFakeOpenAi(opts: { answer?: string; record?: boolean } = {}
   return startFake<OpenAiAnswer>({
     record: opts.record,
     errorBody: (status, message, code) => ({
-      body: { error: { message, type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: code ?? null } },
+      body: {
+        error: {
+          message,
+          type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error',
+          param: null,
+          code: code ?? null,
+        },
+      },
       headers: status === 429 ? { 'retry-after': '0' } : undefined,
     }),
     answer(req, step = {}, reply) {
@@ -74,24 +103,56 @@ export function startFakeOpenAi(opts: { answer?: string; record?: boolean } = {}
       if (path.endsWith('/embeddings')) {
         // Texts, or token ids (OpenAI takes arrays of integers too): each input's vector from its text or its ids.
         const given: unknown = req.json?.input;
-        const inputs: string[] = (typeof given === 'string' || typeof (given as unknown[] | undefined)?.[0] === 'number' ? [given] : (given as unknown[] | undefined) ?? [])
-          .map((t) => (typeof t === 'string' ? t : (t as number[]).join(' ')));
+        const inputs: string[] = (
+          typeof given === 'string' || typeof (given as unknown[] | undefined)?.[0] === 'number'
+            ? [given]
+            : ((given as unknown[] | undefined) ?? [])
+        ).map((t) => (typeof t === 'string' ? t : (t as number[]).join(' ')));
         return reply.json(200, {
-          object: 'list', model: req.json?.model ?? 'fake-embed',
+          object: 'list',
+          model: req.json?.model ?? 'fake-embed',
           data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t, req.json?.dimensions ?? 8) })),
           usage: { prompt_tokens: inputs.length * 3, total_tokens: inputs.length * 3 },
         });
       }
       if (path.endsWith('/images/generations')) {
-        return reply.json(200, { created: 1_700_000_000, data: [{ b64_json: FAKE_PNG_B64, revised_prompt: `A picture of ${req.json?.prompt ?? ''}` }] });
+        return reply.json(200, {
+          created: 1_700_000_000,
+          data: [{ b64_json: FAKE_PNG_B64, revised_prompt: `A picture of ${req.json?.prompt ?? ''}` }],
+        });
       }
       if (path.endsWith('/audio/transcriptions')) {
         const text = typeof step.answer === 'string' ? step.answer : 'Hello there. General Kenobi.';
         return reply.json(200, {
-          task: 'transcribe', language: 'english', duration: 2.5, text,
+          task: 'transcribe',
+          language: 'english',
+          duration: 2.5,
+          text,
           segments: [
-            { id: 0, seek: 0, start: 0, end: 1.2, text: ' Hello there.', tokens: [1, 2], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0.01 },
-            { id: 1, seek: 0, start: 1.2, end: 2.5, text: ' General Kenobi.', tokens: [3, 4], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0.01 },
+            {
+              id: 0,
+              seek: 0,
+              start: 0,
+              end: 1.2,
+              text: ' Hello there.',
+              tokens: [1, 2],
+              temperature: 0,
+              avg_logprob: -0.2,
+              compression_ratio: 1,
+              no_speech_prob: 0.01,
+            },
+            {
+              id: 1,
+              seek: 0,
+              start: 1.2,
+              end: 2.5,
+              text: ' General Kenobi.',
+              tokens: [3, 4],
+              temperature: 0,
+              avg_logprob: -0.2,
+              compression_ratio: 1,
+              no_speech_prob: 0.01,
+            },
           ],
         });
       }

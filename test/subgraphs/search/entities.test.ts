@@ -11,8 +11,18 @@ import { testClock } from '../../shared/helpers';
 import { fixedCallOf, graphContext } from '../../shared/helpers';
 
 const caller = (tenantId: string): Caller => ({
-  realm: 'r', subject: `${tenantId}-user`, tenantId, roles: ['search:read', 'search:write'], scopes: [], clientId: 'c', username: 'u',
-  sessionId: 's', tokenId: 't', expiresAt: 0, audience: ['search'], bearer: 'x',
+  realm: 'r',
+  subject: `${tenantId}-user`,
+  tenantId,
+  roles: ['search:read', 'search:write'],
+  scopes: [],
+  clientId: 'c',
+  username: 'u',
+  sessionId: 's',
+  tokenId: 't',
+  expiresAt: 0,
+  audience: ['search'],
+  bearer: 'x',
 });
 
 describe('Document entities of the search subgraph', () => {
@@ -20,19 +30,36 @@ describe('Document entities of the search subgraph', () => {
     const core = openSearchCore({ stores: sqliteSearchStores(':memory:'), clock: testClock() });
     const ctx = (tenant: string) => ({ caller: caller(tenant) });
     const ids: string[] = [];
-    for (const title of ['one', 'two', 'three']) ids.push((await core.service.createObject({ content: `text ${title}`, title }, ctx('a'))).id);
+    for (const title of ['one', 'two', 'three'])
+      ids.push((await core.service.createObject({ content: `text ${title}`, title }, ctx('a'))).id);
     const foreign = (await core.service.createObject({ content: 'x', title: 'foreign' }, ctx('b'))).id;
 
     const batches: (readonly string[])[] = [];
-    const counting: SearchService = { ...core.service, getObjects: (input, call) => (batches.push(input.ids), core.service.getObjects(input, call)) };
-    const { schema } = buildSubgraph('search', readSchemaFile('search/search.graphql'), searchResolvers(counting, fixedCallOf(caller('a'))), pino({ level: 'silent' }));
+    const counting: SearchService = {
+      ...core.service,
+      getObjects: (input, call) => (batches.push(input.ids), core.service.getObjects(input, call)),
+    };
+    const { schema } = buildSubgraph(
+      'search',
+      readSchemaFile('search/search.graphql'),
+      searchResolvers(counting, fixedCallOf(caller('a'))),
+      pino({ level: 'silent' }),
+    );
     const representations = [...ids, foreign, ids[0]].map((id) => ({ __typename: 'Document', id }));
     const result = await graphql({
-      schema, contextValue: graphContext(), variableValues: { r: representations },
+      schema,
+      contextValue: graphContext(),
+      variableValues: { r: representations },
       source: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Document { id title } } }',
     });
     expect(result.errors).toBeUndefined();
-    expect(result.data!._entities).toEqual([{ id: ids[0], title: 'one' }, { id: ids[1], title: 'two' }, { id: ids[2], title: 'three' }, null, { id: ids[0], title: 'one' }]);
+    expect(result.data!._entities).toEqual([
+      { id: ids[0], title: 'one' },
+      { id: ids[1], title: 'two' },
+      { id: ids[2], title: 'three' },
+      null,
+      { id: ids[0], title: 'one' },
+    ]);
     expect(batches).toEqual([[...ids, foreign]]);
     await core.close();
   });

@@ -23,11 +23,21 @@ const DocumentBlock = z.object({
 });
 /** Anthropic's tool names (`^[a-zA-Z0-9_-]{1,128}$`). */
 const ToolName = z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/);
-const ToolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string().min(1).max(256), name: ToolName, input: z.record(z.string(), z.unknown()) });
+const ToolUseBlock = z.object({
+  type: z.literal('tool_use'),
+  id: z.string().min(1).max(256),
+  name: ToolName,
+  input: z.record(z.string(), z.unknown()),
+});
 const ToolResultBlock = z.object({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1).max(256),
-  content: z.preprocess((v) => (typeof v === 'string' ? [{ type: 'text', text: v }] : v), z.array(z.discriminatedUnion('type', [TextBlock, ImageBlock]))).optional(),
+  content: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? [{ type: 'text', text: v }] : v),
+      z.array(z.discriminatedUnion('type', [TextBlock, ImageBlock])),
+    )
+    .optional(),
   is_error: z.boolean().optional(),
 });
 const Block = z.discriminatedUnion('type', [TextBlock, ImageBlock, DocumentBlock, ToolUseBlock, ToolResultBlock]);
@@ -39,7 +49,12 @@ const asBlocks = <S extends z.ZodType>(blocks: S) => z.preprocess((v) => (typeof
 const Message = z.object({ role: z.enum(['user', 'assistant']), content: asBlocks(z.array(Block).min(1)) }).superRefine((m, ctx) => {
   const wrong = m.role === 'user' ? 'tool_use' : 'tool_result';
   m.content.forEach((b, i) => {
-    if (b.type === wrong) ctx.addIssue({ code: 'custom', path: ['content', i], message: `${wrong} blocks belong to ${m.role === 'user' ? 'assistant' : 'user'} messages` });
+    if (b.type === wrong)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['content', i],
+        message: `${wrong} blocks belong to ${m.role === 'user' ? 'assistant' : 'user'} messages`,
+      });
   });
 });
 
@@ -52,7 +67,9 @@ const Tool = z.object({
   strict: z.boolean().optional(),
 });
 const ToolChoiceWire = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('auto') }), z.object({ type: z.literal('any') }), z.object({ type: z.literal('none') }),
+  z.object({ type: z.literal('auto') }),
+  z.object({ type: z.literal('any') }),
+  z.object({ type: z.literal('none') }),
   z.object({ type: z.literal('tool'), name: ToolName }),
 ]);
 
@@ -66,7 +83,8 @@ const Prompt = z.object({
 
 const refineToolChoice = (b: z.output<typeof Prompt>, ctx: z.RefinementCtx) => {
   const c = b.tool_choice;
-  if (c?.type === 'tool' && !b.tools?.some((t) => t.name === c.name)) ctx.addIssue({ code: 'custom', path: ['tool_choice', 'name'], message: `No tool named ${c.name} in tools` });
+  if (c?.type === 'tool' && !b.tools?.some((t) => t.name === c.name))
+    ctx.addIssue({ code: 'custom', path: ['tool_choice', 'name'], message: `No tool named ${c.name} in tools` });
 };
 
 const Sampling = Prompt.extend({
@@ -92,7 +110,8 @@ export const CountTokensRequest = Prompt.extend({ model: z.string().min(1).max(2
 
 function attachmentOf(b: Block): Attachment | undefined {
   if (b.type === 'image') return { kind: 'image', mimeType: b.source.media_type, data: b.source.data.replace(/\s+/g, '') };
-  if (b.type === 'document') return { kind: 'Docs', mimeType: b.source.media_type, data: b.source.data.replace(/\s+/g, ''), ...(b.title ? { name: b.title } : {}) };
+  if (b.type === 'document')
+    return { kind: 'Docs', mimeType: b.source.media_type, data: b.source.data.replace(/\s+/g, ''), ...(b.title ? { name: b.title } : {}) };
   return undefined;
 }
 
@@ -103,7 +122,12 @@ function toolMessage(b: z.output<typeof ToolResultBlock>): ChatMessage {
   const blocks = b.content ?? [];
   const text = textOf(blocks);
   const attachments = blocks.flatMap((x) => attachmentOf(x) ?? []);
-  return { role: 'tool', toolCallId: b.tool_use_id, text: b.is_error ? `Error: ${text}` : text, ...(attachments.length ? { attachments } : {}) };
+  return {
+    role: 'tool',
+    toolCallId: b.tool_use_id,
+    text: b.is_error ? `Error: ${text}` : text,
+    ...(attachments.length ? { attachments } : {}),
+  };
 }
 
 /**
@@ -117,7 +141,9 @@ export function anthropicToChat(body: Pick<AnthropicRequest, 'system' | 'message
     for (const b of m.content) if (b.type === 'tool_result') out.push(toolMessage(b));
     const text = textOf(m.content);
     const attachments = m.content.flatMap((b) => attachmentOf(b) ?? []);
-    const toolCalls = m.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input) }] : []));
+    const toolCalls = m.content.flatMap((b) =>
+      b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input) }] : [],
+    );
     if (!text && !attachments.length && !toolCalls.length && m.content.some((b) => b.type === 'tool_result')) continue;
     out.push({ role: m.role, text, ...(attachments.length ? { attachments } : {}), ...(toolCalls.length ? { toolCalls } : {}) });
   }
@@ -127,34 +153,68 @@ export function anthropicToChat(body: Pick<AnthropicRequest, 'system' | 'message
 const CHOICES = { auto: 'auto', any: 'required', none: 'none' } as const;
 
 /** The tools and tool choice of a request, in neutral terms (Anthropic's `any` is `required`). */
-export function anthropicTools(body: Pick<AnthropicRequest, 'tools' | 'tool_choice'>): { tools?: ToolDefinition[]; toolChoice?: ToolChoice } {
-  const tools = body.tools?.map((t) => ({ name: t.name, ...(t.description !== undefined && { description: t.description }), parameters: t.input_schema, ...(t.strict !== undefined && { strict: t.strict }) }));
+export function anthropicTools(body: Pick<AnthropicRequest, 'tools' | 'tool_choice'>): {
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+} {
+  const tools = body.tools?.map((t) => ({
+    name: t.name,
+    ...(t.description !== undefined && { description: t.description }),
+    parameters: t.input_schema,
+    ...(t.strict !== undefined && { strict: t.strict }),
+  }));
   const c = body.tool_choice;
-  const toolChoice: ToolChoice | undefined = !c ? undefined : c.type === 'tool' ? { type: 'tool', name: c.name } : { type: CHOICES[c.type] };
+  const toolChoice: ToolChoice | undefined = !c
+    ? undefined
+    : c.type === 'tool'
+      ? { type: 'tool', name: c.name }
+      : { type: CHOICES[c.type] };
   return { ...(tools?.length ? { tools } : {}), ...(toolChoice ? { toolChoice } : {}) };
 }
 
 /** The neutral chat call a Messages body stands for (top_k and metadata are accepted and not passed on). */
 export const anthropicChat = (b: AnthropicRequest | MessagesRequest): Omit<ChatRequest, 'model'> => ({
-  messages: anthropicToChat(b), maxTokens: b.max_tokens, temperature: b.temperature, topP: b.top_p, stop: b.stop_sequences, ...anthropicTools(b),
+  messages: anthropicToChat(b),
+  maxTokens: b.max_tokens,
+  temperature: b.temperature,
+  topP: b.top_p,
+  stop: b.stop_sequences,
+  ...anthropicTools(b),
 });
 
 /** The counted part of a prompt: the messages and the tools' definitions. */
-export const anthropicPrompt = (b: Pick<AnthropicRequest, 'system' | 'messages' | 'tools' | 'tool_choice'>) => ({ messages: anthropicToChat(b), tools: anthropicTools(b).tools });
+export const anthropicPrompt = (b: Pick<AnthropicRequest, 'system' | 'messages' | 'tools' | 'tool_choice'>) => ({
+  messages: anthropicToChat(b),
+  tools: anthropicTools(b).tools,
+});
 
 /**
  * A neutral prompt as a count_tokens body (the gateway's REST client counts through it): one
  * Anthropic message per neutral one, a tool result as a user turn holding its `tool_result`.
  */
 export function anthropicCountBody(model: string, messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]) {
-  const system = messages.filter((m) => m.role === 'system').map((m) => m.text).join('\n');
-  const turns = messages.filter((m) => m.role !== 'system').map((m) => {
-    if (m.role === 'tool') return { role: 'user', content: [{ type: 'tool_result', tool_use_id: m.toolCallId ?? 'unknown', content: m.text }] };
-    const calls = (m.toolCalls ?? []).map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: inputOf(c.arguments) }));
-    return { role: m.role, content: [...(m.text || !calls.length ? [{ type: 'text', text: m.text }] : []), ...calls] };
-  });
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.text)
+    .join('\n');
+  const turns = messages
+    .filter((m) => m.role !== 'system')
+    .map((m) => {
+      if (m.role === 'tool')
+        return { role: 'user', content: [{ type: 'tool_result', tool_use_id: m.toolCallId ?? 'unknown', content: m.text }] };
+      const calls = (m.toolCalls ?? []).map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: inputOf(c.arguments) }));
+      return { role: m.role, content: [...(m.text || !calls.length ? [{ type: 'text', text: m.text }] : []), ...calls] };
+    });
   return {
-    model, messages: turns, ...(system && { system }),
-    ...(tools?.length && { tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters ?? { type: 'object', properties: {} } })) }),
+    model,
+    messages: turns,
+    ...(system && { system }),
+    ...(tools?.length && {
+      tools: tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.parameters ?? { type: 'object', properties: {} },
+      })),
+    }),
   };
 }

@@ -20,7 +20,9 @@ export function azureApi(model: CatalogModel, env: Env): HttpApi {
     vendor,
     url: (operation, deployment) => {
       if (!model.upstream.baseUrl) {
-        throw new UpstreamFailed(`The gateway has no Azure OpenAI endpoint for ${model.id}; its upstream configuration needs fixing`, { code: 'upstream_misconfigured' });
+        throw new UpstreamFailed(`The gateway has no Azure OpenAI endpoint for ${model.id}; its upstream configuration needs fixing`, {
+          code: 'upstream_misconfigured',
+        });
       }
       return `${trimBase(model.upstream.baseUrl)}/openai/deployments/${encodeURIComponent(deployment)}/${operation}?api-version=${version}`;
     },

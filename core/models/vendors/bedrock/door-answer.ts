@@ -1,6 +1,14 @@
 import type {
-  ContentBlockDeltaEvent, ContentBlockStartEvent, ContentBlockStopEvent, ConverseStreamMetadataEvent, Message,
-  MessageStartEvent, MessageStopEvent, StopReason, TokenUsage, ToolUseBlock,
+  ContentBlockDeltaEvent,
+  ContentBlockStartEvent,
+  ContentBlockStopEvent,
+  ConverseStreamMetadataEvent,
+  Message,
+  MessageStartEvent,
+  MessageStopEvent,
+  StopReason,
+  TokenUsage,
+  ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { ChatStream, ChatUsage, FinishReason, ToolCall } from '../../neutral';
 import { resultObject } from '../tool-calls';
@@ -9,23 +17,41 @@ import { resultObject } from '../tool-calls';
  * The neutral answer written back to a Bedrock door's caller in Converse's terms (the shapes the
  * AWS SDK reads, as the provider does): whole, or as ConverseStream events.
  */
-const STOP: Record<FinishReason, StopReason> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'content_filtered', tool_calls: 'tool_use', error: 'end_turn' };
+const STOP: Record<FinishReason, StopReason> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  content_filter: 'content_filtered',
+  tool_calls: 'tool_use',
+  error: 'end_turn',
+};
 export const converseStopReason = (f: FinishReason) => STOP[f];
 
-export const converseUsage = (u: ChatUsage): TokenUsage => ({ inputTokens: u.promptTokens, outputTokens: u.completionTokens, totalTokens: u.promptTokens + u.completionTokens });
+export const converseUsage = (u: ChatUsage): TokenUsage => ({
+  inputTokens: u.promptTokens,
+  outputTokens: u.completionTokens,
+  totalTokens: u.promptTokens + u.completionTokens,
+});
 
 /** A JSON document as the SDK types it. */
 type DocumentType = NonNullable<ToolUseBlock['input']>;
 
-const toolUseOf = (c: ToolCall): ToolUseBlock => ({ toolUseId: c.id, name: c.name, input: (resultObject(c.arguments) ?? {}) as DocumentType });
+const toolUseOf = (c: ToolCall): ToolUseBlock => ({
+  toolUseId: c.id,
+  name: c.name,
+  input: (resultObject(c.arguments) ?? {}) as DocumentType,
+});
 
 /** The answer's message: its text block (none when it only called tools), then its toolUse blocks. */
 export const converseMessage = (a: { text: string; toolCalls?: ToolCall[] }): Message => ({
-  role: 'assistant', content: [...(a.text || !a.toolCalls?.length ? [{ text: a.text }] : []), ...(a.toolCalls ?? []).map((c) => ({ toolUse: toolUseOf(c) }))],
+  role: 'assistant',
+  content: [...(a.text || !a.toolCalls?.length ? [{ text: a.text }] : []), ...(a.toolCalls ?? []).map((c) => ({ toolUse: toolUseOf(c) }))],
 });
 
 /** Converse's answer: the message, why it stopped, tokens and latency. */
-export const converseResponse = (a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] }, latencyMs: number) => ({
+export const converseResponse = (
+  a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] },
+  latencyMs: number,
+) => ({
   output: { message: converseMessage(a) },
   stopReason: converseStopReason(a.finishReason),
   usage: converseUsage(a.usage),

@@ -1,5 +1,10 @@
 import type {
-  ContentBlock, ConverseStreamCommandInput, Message, ToolChoice as BedrockToolChoice, ToolConfiguration, ToolUseBlock,
+  ContentBlock,
+  ConverseStreamCommandInput,
+  Message,
+  ToolChoice as BedrockToolChoice,
+  ToolConfiguration,
+  ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
 import { BadRequest } from '../../../shared/errors';
 import type { Attachment, ChatMessage, ChatRequest, ResponseFormat } from '../../neutral';
@@ -15,13 +20,26 @@ type DocumentType = NonNullable<ToolUseBlock['input']>;
 
 const IMAGE = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' } as const;
 const DOCUMENT = {
-  'application/pdf': 'pdf', 'text/csv': 'csv', 'text/html': 'html', 'text/plain': 'txt', 'text/markdown': 'md',
-  'application/msword': 'doc', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'application/vnd.ms-excel': 'xls', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/pdf': 'pdf',
+  'text/csv': 'csv',
+  'text/html': 'html',
+  'text/plain': 'txt',
+  'text/markdown': 'md',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
 } as const;
 const VIDEO = {
-  'video/mp4': 'mp4', 'video/quicktime': 'mov', 'video/x-matroska': 'mkv', 'video/webm': 'webm', 'video/x-flv': 'flv',
-  'video/mpeg': 'mpeg', 'video/mpg': 'mpg', 'video/x-ms-wmv': 'wmv', 'video/3gpp': 'three_gp',
+  'video/mp4': 'mp4',
+  'video/quicktime': 'mov',
+  'video/x-matroska': 'mkv',
+  'video/webm': 'webm',
+  'video/x-flv': 'flv',
+  'video/mpeg': 'mpeg',
+  'video/mpg': 'mpg',
+  'video/x-ms-wmv': 'wmv',
+  'video/3gpp': 'three_gp',
 } as const;
 
 const formatOf = <T extends Record<string, string>>(table: T, a: Attachment): T[keyof T] => {
@@ -32,7 +50,13 @@ const formatOf = <T extends Record<string, string>>(table: T, a: Attachment): T[
 
 // Bedrock allows letters, digits, single spaces, hyphens, parentheses and square brackets in a document's name, unique per request.
 const documentName = (name: string | undefined, used: Set<string>) => {
-  const clean = (name ?? '').replace(/\.[A-Za-z0-9]+$/, '').replace(/[^A-Za-z0-9\s\-()[\]]+/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) || 'document';
+  const clean =
+    (name ?? '')
+      .replace(/\.[A-Za-z0-9]+$/, '')
+      .replace(/[^A-Za-z0-9\s\-()[\]]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 200) || 'document';
   let unique = clean;
   for (let i = 2; used.has(unique); i++) unique = `${clean} (${i})`;
   used.add(unique);
@@ -55,12 +79,16 @@ function contentOf(m: ChatMessage, used: Set<string>): ContentBlock[] {
   return [
     ...(m.text ? [{ text: m.text }] : []),
     ...(m.attachments ?? []).map((a) => blockOf(a, used)),
-    ...(m.toolCalls ?? []).map((c): ContentBlock => ({ toolUse: { toolUseId: c.id, name: c.name, input: argumentsObject(c) as DocumentType } })),
+    ...(m.toolCalls ?? []).map((c): ContentBlock => ({
+      toolUse: { toolUseId: c.id, name: c.name, input: argumentsObject(c) as DocumentType },
+    })),
   ];
 }
 
 const CHOICES: Record<'auto' | 'required' | 'tool', (name: string) => BedrockToolChoice> = {
-  auto: () => ({ auto: {} }), required: () => ({ any: {} }), tool: (name) => ({ tool: { name } }),
+  auto: () => ({ auto: {} }),
+  required: () => ({ any: {} }),
+  tool: (name) => ({ tool: { name } }),
 };
 
 /**
@@ -71,16 +99,30 @@ function toolConfigOf(req: ChatRequest, history: boolean): ToolConfiguration | u
   const choice = req.toolChoice ?? { type: 'auto' };
   if (!req.tools?.length || (choice.type === 'none' && !history)) return undefined;
   return {
-    tools: req.tools.map((t) => ({ toolSpec: { name: t.name, ...(t.description && { description: t.description }), inputSchema: { json: (t.parameters ?? { type: 'object', properties: {} }) as DocumentType } } })),
+    tools: req.tools.map((t) => ({
+      toolSpec: {
+        name: t.name,
+        ...(t.description && { description: t.description }),
+        inputSchema: { json: (t.parameters ?? { type: 'object', properties: {} }) as DocumentType },
+      },
+    })),
     ...(choice.type !== 'none' && { toolChoice: CHOICES[choice.type](choice.type === 'tool' ? choice.name : '') }),
   };
 }
 
 /** JSON answers: a schema through Converse's structured output; a JSON object, which has no Converse setting, asked for in the system prompt. */
 const JSON_OBJECT = 'Answer with one JSON object and nothing else.';
-const outputConfigOf = (f: ResponseFormat | undefined) => (f?.type !== 'json_schema' ? undefined : {
-  textFormat: { type: 'json_schema' as const, structure: { jsonSchema: { schema: JSON.stringify(f.schema), name: f.name, ...(f.description && { description: f.description }) } } },
-});
+const outputConfigOf = (f: ResponseFormat | undefined) =>
+  f?.type !== 'json_schema'
+    ? undefined
+    : {
+        textFormat: {
+          type: 'json_schema' as const,
+          structure: {
+            jsonSchema: { schema: JSON.stringify(f.schema), name: f.name, ...(f.description && { description: f.description }) },
+          },
+        },
+      };
 
 /** The ConverseStream input. Converse wants user and assistant turns to alternate: consecutive turns of one role (tool results are the user's) are merged. */
 export function converseInput(req: ChatRequest): ConverseStreamCommandInput {
@@ -102,10 +144,17 @@ export function converseInput(req: ChatRequest): ConverseStreamCommandInput {
     ...(req.topP !== undefined ? { topP: req.topP } : {}),
     ...(req.stop?.length ? { stopSequences: req.stop } : {}),
   };
-  const toolConfig = toolConfigOf(req, req.messages.some((m) => m.role === 'tool' || m.toolCalls?.length));
+  const toolConfig = toolConfigOf(
+    req,
+    req.messages.some((m) => m.role === 'tool' || m.toolCalls?.length),
+  );
   const outputConfig = outputConfigOf(req.responseFormat);
   return {
-    modelId: req.model, messages, ...(system.length ? { system } : {}), ...(Object.keys(inferenceConfig).length ? { inferenceConfig } : {}),
-    ...(toolConfig && { toolConfig }), ...(outputConfig && { outputConfig }),
+    modelId: req.model,
+    messages,
+    ...(system.length ? { system } : {}),
+    ...(Object.keys(inferenceConfig).length ? { inferenceConfig } : {}),
+    ...(toolConfig && { toolConfig }),
+    ...(outputConfig && { outputConfig }),
   };
 }

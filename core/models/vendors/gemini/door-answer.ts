@@ -7,7 +7,13 @@ import type { Candidate, GenerateContentResponse } from './wire';
  * (the shape the provider reads from Gemini, wire.ts): whole, or as the chunks of a stream.
  */
 // A guardrail cut (content_filter) is Gemini's SAFETY: the answer stopped for policy reasons.
-const FINISH: Record<FinishReason, string> = { stop: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY', tool_calls: 'STOP', error: 'OTHER' };
+const FINISH: Record<FinishReason, string> = {
+  stop: 'STOP',
+  length: 'MAX_TOKENS',
+  content_filter: 'SAFETY',
+  tool_calls: 'STOP',
+  error: 'OTHER',
+};
 
 export interface GeminiMeta {
   responseId: string;
@@ -20,14 +26,24 @@ const functionCallPart = (c: ToolCall) => ({ functionCall: { id: c.id, name: c.n
 /** The text (none when the answer is only function calls), then the calls. */
 const candidate = (text: string, finishReason?: FinishReason, toolCalls: readonly ToolCall[] = []): Candidate => ({
   content: { parts: [...(text || !toolCalls.length ? [{ text }] : []), ...toolCalls.map(functionCallPart)], role: 'model' },
-  ...(finishReason ? { finishReason: FINISH[finishReason] } : {}), index: 0,
+  ...(finishReason ? { finishReason: FINISH[finishReason] } : {}),
+  index: 0,
 });
 
-const usageMetadata = (u: ChatUsage) =>
-  ({ promptTokenCount: u.promptTokens, candidatesTokenCount: u.completionTokens, totalTokenCount: u.promptTokens + u.completionTokens });
+const usageMetadata = (u: ChatUsage) => ({
+  promptTokenCount: u.promptTokens,
+  candidatesTokenCount: u.completionTokens,
+  totalTokenCount: u.promptTokens + u.completionTokens,
+});
 
-export const geminiResponse = (meta: GeminiMeta, a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] }): GenerateContentResponse & GeminiMeta =>
-  ({ candidates: [candidate(a.text, a.finishReason, a.toolCalls)], usageMetadata: usageMetadata(a.usage), ...meta });
+export const geminiResponse = (
+  meta: GeminiMeta,
+  a: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] },
+): GenerateContentResponse & GeminiMeta => ({
+  candidates: [candidate(a.text, a.finishReason, a.toolCalls)],
+  usageMetadata: usageMetadata(a.usage),
+  ...meta,
+});
 
 /**
  * GenerateContentResponse chunks, one text part each. One piece is held back so that the last

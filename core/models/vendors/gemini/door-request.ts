@@ -34,27 +34,40 @@ const kindOf = (mimeType: string): Attachment['kind'] | undefined => {
 
 // Google accepts standard and URL-safe base64.
 const InlineData = z.object({
-  mimeType: z.string().refine((m) => kindOf(m) !== undefined, 'Unsupported MIME type: send image/png, image/jpeg, image/webp, application/pdf or video/*'),
+  mimeType: z
+    .string()
+    .refine((m) => kindOf(m) !== undefined, 'Unsupported MIME type: send image/png, image/jpeg, image/webp, application/pdf or video/*'),
   data: z.string().regex(/^[A-Za-z0-9+/_\-\s]*={0,2}\s*$/, 'Input should be base64 text'),
 });
 
-const NAME = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/, 'A function name starts with a letter or underscore and holds up to 128 letters, digits, _ . : -');
+const NAME = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/,
+    'A function name starts with a letter or underscore and holds up to 128 letters, digits, _ . : -',
+  );
 const JsonObject = z.record(z.string(), z.unknown());
 const FunctionCall = z.object({ id: z.string().optional(), name: NAME, args: JsonObject.optional() });
 const FunctionResponse = z.object({ id: z.string().optional(), name: NAME, response: JsonObject });
 const KINDS = ['text', 'inlineData', 'functionCall', 'functionResponse'] as const;
 
 // Loose, so a part of a kind the gateway cannot take (fileData, executableCode, ...) can be named.
-const Part = z.looseObject({
-  text: z.string().optional(), inlineData: InlineData.optional(), functionCall: FunctionCall.optional(), functionResponse: FunctionResponse.optional(),
-}).superRefine((p, ctx) => {
-  const kinds = KINDS.filter((k) => p[k] !== undefined);
-  if (kinds.length === 1) return;
-  const other = Object.keys(p).find((k) => !(KINDS as readonly string[]).includes(k) && k !== 'thought' && k !== 'thoughtSignature');
-  const message = kinds.length ? `A part holds one of ${KINDS.join(', ')}, not ${kinds.join(' and ')}`
-    : `${other ? `'${other}' parts are not supported: ` : ''}a part needs text, inlineData, functionCall or functionResponse`;
-  ctx.addIssue({ code: 'custom', message });
-});
+const Part = z
+  .looseObject({
+    text: z.string().optional(),
+    inlineData: InlineData.optional(),
+    functionCall: FunctionCall.optional(),
+    functionResponse: FunctionResponse.optional(),
+  })
+  .superRefine((p, ctx) => {
+    const kinds = KINDS.filter((k) => p[k] !== undefined);
+    if (kinds.length === 1) return;
+    const other = Object.keys(p).find((k) => !(KINDS as readonly string[]).includes(k) && k !== 'thought' && k !== 'thoughtSignature');
+    const message = kinds.length
+      ? `A part holds one of ${KINDS.join(', ')}, not ${kinds.join(' and ')}`
+      : `${other ? `'${other}' parts are not supported: ` : ''}a part needs text, inlineData, functionCall or functionResponse`;
+    ctx.addIssue({ code: 'custom', message });
+  });
 
 // `function` is the role older clients give a turn of function responses.
 const Content = z.object({ role: z.enum(['user', 'model', 'function']).optional(), parts: z.array(Part).min(1) });
@@ -62,38 +75,51 @@ const Content = z.object({ role: z.enum(['user', 'model', 'function']).optional(
 /** Gemini's Schema (OpenAPI's subset, `type` in capitals as the SDKs send it) or a JSON Schema: either is an object here, converted below. */
 const Schema = JsonObject;
 const FunctionDeclaration = z.object({
-  name: NAME, description: z.string().optional(), parameters: Schema.optional(), parametersJsonSchema: Schema.optional(),
-  behavior: z.string().optional(), response: z.unknown().optional(), responseJsonSchema: z.unknown().optional(),
+  name: NAME,
+  description: z.string().optional(),
+  parameters: Schema.optional(),
+  parametersJsonSchema: Schema.optional(),
+  behavior: z.string().optional(),
+  response: z.unknown().optional(),
+  responseJsonSchema: z.unknown().optional(),
 });
 /** A tool: function declarations (other kinds, such as googleSearch or codeExecution, are named and refused). */
 const Tool = z.looseObject({ functionDeclarations: z.array(FunctionDeclaration).max(128).optional() }).superRefine((t, ctx) => {
   const other = Object.keys(t).filter((k) => k !== 'functionDeclarations');
-  if (other.length) ctx.addIssue({ code: 'custom', message: `'${other.join("', '")}' tools are not supported by this gateway: only functionDeclarations` });
+  if (other.length)
+    ctx.addIssue({ code: 'custom', message: `'${other.join("', '")}' tools are not supported by this gateway: only functionDeclarations` });
 });
 const ToolConfig = z.object({
-  functionCallingConfig: z.object({
-    mode: z.enum(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']).optional(),
-    allowedFunctionNames: z.array(NAME).min(1).max(128).optional(),
-  }).optional(),
+  functionCallingConfig: z
+    .object({
+      mode: z.enum(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']).optional(),
+      allowedFunctionNames: z.array(NAME).min(1).max(128).optional(),
+    })
+    .optional(),
 });
 
 /** A plain string stands for one text part, as the SDKs send it. */
-const SystemInstruction = z.preprocess((v) => (typeof v === 'string' ? { parts: [{ text: v }] } : v), z.object({ parts: z.array(Part).min(1) }));
+const SystemInstruction = z.preprocess(
+  (v) => (typeof v === 'string' ? { parts: [{ text: v }] } : v),
+  z.object({ parts: z.array(Part).min(1) }),
+);
 
 export const GenerateContentRequest = z.object({
   contents: z.array(Content).min(1),
   systemInstruction: SystemInstruction.optional(),
-  generationConfig: z.object({
-    maxOutputTokens: z.int().positive().optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    topP: z.number().min(0).max(1).optional(),
-    topK: z.int().positive().optional(),
-    stopSequences: z.array(z.string()).max(5).optional(),
-    candidateCount: z.int().optional(),
-    responseMimeType: z.string().optional(),
-    responseSchema: Schema.optional(),
-    responseJsonSchema: Schema.optional(),
-  }).optional(),
+  generationConfig: z
+    .object({
+      maxOutputTokens: z.int().positive().optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      topP: z.number().min(0).max(1).optional(),
+      topK: z.int().positive().optional(),
+      stopSequences: z.array(z.string()).max(5).optional(),
+      candidateCount: z.int().optional(),
+      responseMimeType: z.string().optional(),
+      responseSchema: Schema.optional(),
+      responseJsonSchema: Schema.optional(),
+    })
+    .optional(),
   safetySettings: z.array(z.unknown()).optional(),
   tools: z.array(Tool).max(16).optional(),
   toolConfig: ToolConfig.optional(),
@@ -158,10 +184,12 @@ export function geminiBody<S extends z.ZodType>(schema: S, body: unknown): z.out
 
 type PartOf = z.output<typeof Part>;
 const textOf = (parts: readonly PartOf[]) => parts.flatMap((p) => (p.text !== undefined ? [p.text] : [])).join('\n');
-const attachmentOf = (p: PartOf): Attachment | undefined => p.inlineData && {
-  kind: kindOf(p.inlineData.mimeType)!, mimeType: p.inlineData.mimeType,
-  data: p.inlineData.data.replace(/\s+/g, '').replace(/-/g, '+').replace(/_/g, '/'),
-};
+const attachmentOf = (p: PartOf): Attachment | undefined =>
+  p.inlineData && {
+    kind: kindOf(p.inlineData.mimeType)!,
+    mimeType: p.inlineData.mimeType,
+    data: p.inlineData.data.replace(/\s+/g, '').replace(/-/g, '+').replace(/_/g, '/'),
+  };
 
 /** Text parts only (system instructions, embedded content): 400 naming the first other part. */
 export function textOnly(parts: readonly PartOf[], field: string): string {
@@ -181,7 +209,8 @@ export function jsonSchemaOf(schema: unknown): unknown {
   for (const [k, v] of Object.entries(schema as Record<string, unknown>)) {
     if (k === 'propertyOrdering' || k === 'nullable') continue;
     if (k === 'type' && typeof v === 'string') out.type = v.toLowerCase();
-    else if (k === 'properties' && v && typeof v === 'object') out.properties = Object.fromEntries(Object.entries(v).map(([n, x]) => [n, jsonSchemaOf(x)]));
+    else if (k === 'properties' && v && typeof v === 'object')
+      out.properties = Object.fromEntries(Object.entries(v).map(([n, x]) => [n, jsonSchemaOf(x)]));
     else if (k === 'items' || k === 'anyOf') out[k] = jsonSchemaOf(v);
     else out[k] = v;
   }
@@ -196,16 +225,27 @@ function toolsOf(body: Body): { tools?: ToolDefinition[]; toolChoice?: ToolChoic
   const cfg = body.toolConfig?.functionCallingConfig;
   const allowed = cfg?.allowedFunctionNames;
   const unknown = allowed?.find((n) => !declared.some((d) => d.name === n));
-  if (unknown) throw new InvalidArgument([{ field: 'toolConfig.functionCallingConfig.allowedFunctionNames', description: `No function named '${unknown}' is declared` }]);
-  const tools = declared.filter((d) => !allowed || allowed.includes(d.name)).map((d) => {
-    const parameters = d.parametersJsonSchema ?? (d.parameters && (jsonSchemaOf(d.parameters) as Record<string, unknown>));
-    return { name: d.name, ...(d.description !== undefined && { description: d.description }), ...(parameters && { parameters }) };
-  });
+  if (unknown)
+    throw new InvalidArgument([
+      { field: 'toolConfig.functionCallingConfig.allowedFunctionNames', description: `No function named '${unknown}' is declared` },
+    ]);
+  const tools = declared
+    .filter((d) => !allowed || allowed.includes(d.name))
+    .map((d) => {
+      const parameters = d.parametersJsonSchema ?? (d.parameters && (jsonSchemaOf(d.parameters) as Record<string, unknown>));
+      return { name: d.name, ...(d.description !== undefined && { description: d.description }), ...(parameters && { parameters }) };
+    });
   if (!tools.length) return {};
   const mode = cfg?.mode ?? 'AUTO';
   // ANY (and VALIDATED, which also keeps calls to the schema) must call; one allowed function is that function.
-  const toolChoice: ToolChoice = mode === 'NONE' ? { type: 'none' } : mode === 'ANY' || mode === 'VALIDATED'
-    ? (allowed?.length === 1 ? { type: 'tool', name: allowed[0] } : { type: 'required' }) : { type: 'auto' };
+  const toolChoice: ToolChoice =
+    mode === 'NONE'
+      ? { type: 'none' }
+      : mode === 'ANY' || mode === 'VALIDATED'
+        ? allowed?.length === 1
+          ? { type: 'tool', name: allowed[0] }
+          : { type: 'required' }
+        : { type: 'auto' };
   return { tools, toolChoice };
 }
 
@@ -213,12 +253,19 @@ function responseFormatOf(cfg: NonNullable<Body['generationConfig']>): ResponseF
   const mime = cfg.responseMimeType;
   if (!mime || mime === 'text/plain') {
     if (cfg.responseSchema || cfg.responseJsonSchema) {
-      throw new InvalidArgument([{ field: 'generationConfig.responseMimeType', description: 'A response schema needs responseMimeType application/json' }]);
+      throw new InvalidArgument([
+        { field: 'generationConfig.responseMimeType', description: 'A response schema needs responseMimeType application/json' },
+      ]);
     }
     return undefined;
   }
   if (mime !== 'application/json') {
-    throw new InvalidArgument([{ field: 'generationConfig.responseMimeType', description: 'Only text/plain and application/json answers are supported by this gateway' }]);
+    throw new InvalidArgument([
+      {
+        field: 'generationConfig.responseMimeType',
+        description: 'Only text/plain and application/json answers are supported by this gateway',
+      },
+    ]);
   }
   const schema = cfg.responseJsonSchema ?? (cfg.responseSchema && jsonSchemaOf(cfg.responseSchema));
   return schema ? { type: 'json_schema', name: 'response', schema: schema as Record<string, unknown> } : { type: 'json_object' };
@@ -243,14 +290,31 @@ function messagesOf(contents: Body['contents']): ChatMessage[] {
     const attachments = c.parts.flatMap((p) => attachmentOf(p) ?? []);
     const text = textOf(c.parts);
     if (c.role === 'model') {
-      const toolCalls = c.parts.flatMap((p, pi) => (p.functionCall
-        ? [{ id: p.functionCall.id ?? `call_${ci}_${pi}`, name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) }] : []));
+      const toolCalls = c.parts.flatMap((p, pi) =>
+        p.functionCall
+          ? [
+              {
+                id: p.functionCall.id ?? `call_${ci}_${pi}`,
+                name: p.functionCall.name,
+                arguments: JSON.stringify(p.functionCall.args ?? {}),
+              },
+            ]
+          : [],
+      );
       unanswered.push(...toolCalls);
-      messages.push({ role: 'assistant', text, ...(attachments.length ? { attachments } : {}), ...(toolCalls.length ? { toolCalls } : {}) });
+      messages.push({
+        role: 'assistant',
+        text,
+        ...(attachments.length ? { attachments } : {}),
+        ...(toolCalls.length ? { toolCalls } : {}),
+      });
       return;
     }
     c.parts.forEach((p, pi) => {
-      if (p.functionCall) throw new InvalidArgument([{ field: `contents[${ci}].parts[${pi}].functionCall`, description: 'Only model turns hold function calls' }]);
+      if (p.functionCall)
+        throw new InvalidArgument([
+          { field: `contents[${ci}].parts[${pi}].functionCall`, description: 'Only model turns hold function calls' },
+        ]);
       const r = p.functionResponse;
       if (!r) return;
       const at = unanswered.findIndex((u) => (r.id ? u.id === r.id : u.name === r.name));
@@ -267,13 +331,20 @@ function messagesOf(contents: Body['contents']): ChatMessage[] {
 /** The request as a chat call's input: the system instruction first, `model` turns as the assistant's. */
 export function geminiToChat(body: GenerateContentRequest) {
   const cfg = body.generationConfig ?? {};
-  if ((cfg.candidateCount ?? 1) !== 1) throw new InvalidArgument([{ field: 'generationConfig.candidateCount', description: 'Only candidateCount = 1 is supported' }]);
-  if (body.cachedContent) throw new InvalidArgument([{ field: 'cachedContent', description: 'Cached content is not supported by this gateway' }]);
+  if ((cfg.candidateCount ?? 1) !== 1)
+    throw new InvalidArgument([{ field: 'generationConfig.candidateCount', description: 'Only candidateCount = 1 is supported' }]);
+  if (body.cachedContent)
+    throw new InvalidArgument([{ field: 'cachedContent', description: 'Cached content is not supported by this gateway' }]);
   const responseFormat = responseFormatOf(cfg);
   const system = body.systemInstruction ? textOnly(body.systemInstruction.parts, 'systemInstruction') : '';
   const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, text: system }] : []), ...messagesOf(body.contents)];
   return {
-    messages, maxTokens: cfg.maxOutputTokens, temperature: cfg.temperature, topP: cfg.topP, stop: cfg.stopSequences,
-    ...toolsOf(body), ...(responseFormat && { responseFormat }),
+    messages,
+    maxTokens: cfg.maxOutputTokens,
+    temperature: cfg.temperature,
+    topP: cfg.topP,
+    stop: cfg.stopSequences,
+    ...toolsOf(body),
+    ...(responseFormat && { responseFormat }),
   };
 }

@@ -32,12 +32,15 @@ export function geminiApi(model: CatalogModel, env: Env): HttpApi {
       url: (req) => url(req.model, 'batchEmbedContents'),
       body: (req): BatchEmbedContentsBody => ({
         requests: req.inputs.map((text) => ({
-          model: `models/${req.model}`, content: { parts: [{ text }] }, ...(req.dimensions ? { outputDimensionality: req.dimensions } : {}),
+          model: `models/${req.model}`,
+          content: { parts: [{ text }] },
+          ...(req.dimensions ? { outputDimensionality: req.dimensions } : {}),
         })),
       }),
       answer(json, req) {
         const body = parseAnswer(BatchEmbedContentsResponse, json, vendor, 'embeddings');
-        if (body.embeddings.length !== req.inputs.length) throw unreadable(vendor, `${body.embeddings.length} embeddings for ${req.inputs.length} inputs`);
+        if (body.embeddings.length !== req.inputs.length)
+          throw unreadable(vendor, `${body.embeddings.length} embeddings for ${req.inputs.length} inputs`);
         return { vectors: body.embeddings.map((e) => Float32Array.from(e.values)) };
       },
     },

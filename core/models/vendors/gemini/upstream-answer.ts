@@ -21,9 +21,18 @@ export function geminiDecoder(vendor: string): (json: unknown) => StreamEvent {
   let calls = 0;
   return (json) => {
     const e = geminiEvent(json, vendor);
-    const toolCalls = e.parts?.flatMap((p): ToolCallDelta[] => (p.functionCall
-      ? [{ index: calls++, ...(p.functionCall.id && { id: p.functionCall.id }), name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) }]
-      : []));
+    const toolCalls = e.parts?.flatMap((p): ToolCallDelta[] =>
+      p.functionCall
+        ? [
+            {
+              index: calls++,
+              ...(p.functionCall.id && { id: p.functionCall.id }),
+              name: p.functionCall.name,
+              arguments: JSON.stringify(p.functionCall.args ?? {}),
+            },
+          ]
+        : [],
+    );
     return { text: e.text, finishReason: e.finishReason, usage: e.usage, ...(toolCalls?.length && { toolCalls }) };
   };
 }
@@ -34,13 +43,23 @@ function geminiEvent(json: unknown, vendor: string) {
   const { candidates, promptFeedback, usageMetadata: u, error } = r.data;
   if (error) throw new UpstreamFailed(`${vendor} failed midway${error.message ? `: ${error.message}` : ''}`, { code: 'upstream_error' });
   const candidate = candidates?.[0];
-  const text = candidate?.content?.parts?.filter((p) => !p.thought).map((p) => p.text ?? '').join('');
+  const text = candidate?.content?.parts
+    ?.filter((p) => !p.thought)
+    .map((p) => p.text ?? '')
+    .join('');
   // A blocked prompt comes back with no candidate at all, only the reason.
-  const finishReason = promptFeedback?.blockReason ? 'content_filter' : candidate?.finishReason ? geminiFinish(candidate.finishReason) : undefined;
-  const usage = u ? {
-    ...(u.promptTokenCount !== undefined ? { promptTokens: u.promptTokenCount } : {}),
-    ...(u.candidatesTokenCount !== undefined || u.thoughtsTokenCount !== undefined
-      ? { completionTokens: (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0) } : {}),
-  } : undefined;
+  const finishReason = promptFeedback?.blockReason
+    ? 'content_filter'
+    : candidate?.finishReason
+      ? geminiFinish(candidate.finishReason)
+      : undefined;
+  const usage = u
+    ? {
+        ...(u.promptTokenCount !== undefined ? { promptTokens: u.promptTokenCount } : {}),
+        ...(u.candidatesTokenCount !== undefined || u.thoughtsTokenCount !== undefined
+          ? { completionTokens: (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0) }
+          : {}),
+      }
+    : undefined;
   return { text: text || undefined, finishReason, usage, parts: candidate?.content?.parts };
 }

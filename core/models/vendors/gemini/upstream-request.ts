@@ -21,11 +21,14 @@ function partsOf(m: ChatMessage, messages: readonly ChatMessage[]): Part[] {
   if (m.role === 'tool' && (m.toolCallId || m.toolName)) {
     const name = toolNameOf(m, messages);
     // Google's convention: a result that is no JSON object goes in `output`.
-    return [{ functionResponse: { ...(m.toolCallId && { id: m.toolCallId }), name, response: resultObject(m.text) ?? { output: m.text } } }];
+    return [
+      { functionResponse: { ...(m.toolCallId && { id: m.toolCallId }), name, response: resultObject(m.text) ?? { output: m.text } } },
+    ];
   }
   const media = (m.attachments ?? []).map((a) => ({ inlineData: { mimeType: a.mimeType, data: a.data } }));
   const calls = (m.toolCalls ?? []).map((c, i) => ({
-    functionCall: { id: c.id, name: c.name, args: argumentsObject(c) }, ...(i === 0 && { thoughtSignature: NO_THOUGHT_SIGNATURE }),
+    functionCall: { id: c.id, name: c.name, args: argumentsObject(c) },
+    ...(i === 0 && { thoughtSignature: NO_THOUGHT_SIGNATURE }),
   }));
   // Gemini refuses a content with no parts: a message with nothing else keeps its empty text.
   return [...(m.text || (!media.length && !calls.length) ? [{ text: m.text }] : []), ...media, ...calls];
@@ -44,15 +47,21 @@ function contentsOf(messages: readonly ChatMessage[]) {
 }
 
 const MODES = { auto: 'AUTO', none: 'NONE', required: 'ANY', tool: 'ANY' } as const;
-const toolConfigOf = (c: ToolChoice): ToolConfig =>
-  ({ functionCallingConfig: { mode: MODES[c.type], ...(c.type === 'tool' && { allowedFunctionNames: [c.name] }) } });
+const toolConfigOf = (c: ToolChoice): ToolConfig => ({
+  functionCallingConfig: { mode: MODES[c.type], ...(c.type === 'tool' && { allowedFunctionNames: [c.name] }) },
+});
 
 /** JSON answers: `application/json`, with the schema as JSON Schema (`responseJsonSchema`) for json_schema. */
-const formatConfig = (f: ResponseFormat | undefined): GenerationConfig => (!f || f.type === 'text' ? {}
-  : { responseMimeType: 'application/json', ...(f.type === 'json_schema' && { responseJsonSchema: f.schema }) });
+const formatConfig = (f: ResponseFormat | undefined): GenerationConfig =>
+  !f || f.type === 'text'
+    ? {}
+    : { responseMimeType: 'application/json', ...(f.type === 'json_schema' && { responseJsonSchema: f.schema }) };
 
 export function generateContentBody(req: ChatRequest): GenerateContentBody {
-  const system = req.messages.filter((m) => m.role === 'system').map((m) => m.text).filter(Boolean);
+  const system = req.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.text)
+    .filter(Boolean);
   const config: GenerationConfig = {
     ...(req.maxTokens !== undefined ? { maxOutputTokens: req.maxTokens } : {}),
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
@@ -62,7 +71,9 @@ export function generateContentBody(req: ChatRequest): GenerateContentBody {
   };
   // The tools' schemas as JSON Schema (`parametersJsonSchema`): OpenAI-style schemas pass as they are.
   const declarations = (req.tools ?? []).map((t) => ({
-    name: t.name, ...(t.description !== undefined && { description: t.description }), ...(t.parameters && { parametersJsonSchema: t.parameters }),
+    name: t.name,
+    ...(t.description !== undefined && { description: t.description }),
+    ...(t.parameters && { parametersJsonSchema: t.parameters }),
   }));
   return {
     contents: contentsOf(req.messages),

@@ -7,9 +7,20 @@ import { z } from 'zod';
  * writes (door-answer.ts).
  */
 
-export interface InlineData { mimeType: string; data: string }
-export interface FunctionCall { id?: string; name: string; args?: Record<string, unknown> }
-export interface FunctionResponse { id?: string; name: string; response: Record<string, unknown> }
+export interface InlineData {
+  mimeType: string;
+  data: string;
+}
+export interface FunctionCall {
+  id?: string;
+  name: string;
+  args?: Record<string, unknown>;
+}
+export interface FunctionResponse {
+  id?: string;
+  name: string;
+  response: Record<string, unknown>;
+}
 
 /** One part of a content: a text, bytes, a function call (with its thought signature) or a function's result. */
 export type Part =
@@ -18,7 +29,10 @@ export type Part =
   | { functionCall: FunctionCall; thoughtSignature?: string }
   | { functionResponse: FunctionResponse };
 
-export interface Content { role: 'user' | 'model'; parts: Part[] }
+export interface Content {
+  role: 'user' | 'model';
+  parts: Part[];
+}
 
 export interface GenerationConfig {
   maxOutputTokens?: number;
@@ -29,8 +43,14 @@ export interface GenerationConfig {
   responseJsonSchema?: Record<string, unknown>;
 }
 
-export interface FunctionDeclaration { name: string; description?: string; parametersJsonSchema?: Record<string, unknown> }
-export interface ToolConfig { functionCallingConfig: { mode: 'AUTO' | 'NONE' | 'ANY'; allowedFunctionNames?: string[] } }
+export interface FunctionDeclaration {
+  name: string;
+  description?: string;
+  parametersJsonSchema?: Record<string, unknown>;
+}
+export interface ToolConfig {
+  functionCallingConfig: { mode: 'AUTO' | 'NONE' | 'ANY'; allowedFunctionNames?: string[] };
+}
 
 /** What the provider sends to `:generateContent` and `:streamGenerateContent`. */
 export interface GenerateContentBody {
@@ -48,19 +68,43 @@ export interface BatchEmbedContentsBody {
 
 /** A GenerateContentResponse (a whole answer, or one chunk of a stream), as far as the gateway reads it (the rest passes: `role`, `index`, `totalTokenCount`, ...). */
 export const GenerateContentResponse = z.object({
-  candidates: z.array(z.object({
-    content: z.object({
-      parts: z.array(z.object({
-        text: z.string().optional(), thought: z.boolean().optional(),
-        functionCall: z.object({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()).optional() }).loose().optional(),
-      }).loose()).optional(),
-    }).loose().optional(),
-    finishReason: z.string().optional(),
-  }).loose()).optional(),
+  candidates: z
+    .array(
+      z
+        .object({
+          content: z
+            .object({
+              parts: z
+                .array(
+                  z
+                    .object({
+                      text: z.string().optional(),
+                      thought: z.boolean().optional(),
+                      functionCall: z
+                        .object({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()).optional() })
+                        .loose()
+                        .optional(),
+                    })
+                    .loose(),
+                )
+                .optional(),
+            })
+            .loose()
+            .optional(),
+          finishReason: z.string().optional(),
+        })
+        .loose(),
+    )
+    .optional(),
   promptFeedback: z.object({ blockReason: z.string().optional() }).loose().optional(),
-  usageMetadata: z.object({
-    promptTokenCount: z.number().optional(), candidatesTokenCount: z.number().optional(), thoughtsTokenCount: z.number().optional(),
-  }).loose().optional(),
+  usageMetadata: z
+    .object({
+      promptTokenCount: z.number().optional(),
+      candidatesTokenCount: z.number().optional(),
+      thoughtsTokenCount: z.number().optional(),
+    })
+    .loose()
+    .optional(),
   error: z.object({ message: z.string().optional() }).loose().optional(),
 });
 export type GenerateContentResponse = z.input<typeof GenerateContentResponse>;

@@ -24,7 +24,14 @@ export const localChat = (offload?: Offload): Required<Pick<ModelProvider, 'chat
     // Worked out before the answer starts, as an upstream accepts a call: a refusal (the pool's
     // 429) is still the call's status, not a failure midway.
     const texts = req.messages.map((m) => ({ role: m.role, text: m.text }));
-    let answer = offload ? await offload.run('answer', [texts], texts.reduce((n, m) => n + m.text.length, 0), signal) : extractiveAnswer(texts);
+    let answer = offload
+      ? await offload.run(
+          'answer',
+          [texts],
+          texts.reduce((n, m) => n + m.text.length, 0),
+          signal,
+        )
+      : extractiveAnswer(texts);
     if (answer === NO_ANSWER && req.messages.at(-1)?.role === 'tool') answer = toolResultsAnswer(req.messages);
     answer = formatted(req.responseFormat, answer);
     let settle!: (v: ChatDone) => void;

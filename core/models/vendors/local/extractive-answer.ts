@@ -23,9 +23,14 @@ const MAX_SENTENCES = 3;
 const CITED = /^\[(\d{1,4})\][^\n]*(?:\n|$)/;
 
 /** Prose, not code or markup: no braces, dollars, backslashes and the like, mostly letters, not a wall of text. */
-const isProse = (s: string) => s.length <= 400 && !/[{}$\\=<>|`]/.test(s) && (s.match(/[\p{L}\s,.;:!?'"()-]/gu)?.length ?? 0) >= 0.85 * s.length;
+const isProse = (s: string) =>
+  s.length <= 400 && !/[{}$\\=<>|`]/.test(s) && (s.match(/[\p{L}\s,.;:!?'"()-]/gu)?.length ?? 0) >= 0.85 * s.length;
 
-const sentences = (text: string) => text.split(/(?<=[.!?])\s+|\n{2,}/).map((s) => s.trim()).filter((s) => s.length > 2 && isProse(s));
+const sentences = (text: string) =>
+  text
+    .split(/(?<=[.!?])\s+|\n{2,}/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 2 && isProse(s));
 
 interface Sentence {
   text: string;
@@ -46,16 +51,21 @@ function citedSentences(messages: readonly ChatMessage[]): Sentence[] {
 
 function bestSentences(question: string, pool: readonly Sentence[]): string {
   const words = new Set(tokens(queryWords(question).join(' ')));
-  const scored = pool.map((s, i) => {
-    const have = new Set(tokens(s.text));
-    let overlap = 0;
-    for (const q of words) if (have.has(q)) overlap++;
-    return { s, i, score: overlap / Math.sqrt(1 + have.size / 10) };
-  }).filter((x) => x.score > 0);
+  const scored = pool
+    .map((s, i) => {
+      const have = new Set(tokens(s.text));
+      let overlap = 0;
+      for (const q of words) if (have.has(q)) overlap++;
+      return { s, i, score: overlap / Math.sqrt(1 + have.size / 10) };
+    })
+    .filter((x) => x.score > 0);
   if (!scored.length) return NO_ANSWER;
   const ranked = scored.sort((a, b) => b.score - a.score || a.i - b.i);
   // Sentences far less about the question than the best one are left out rather than padded in.
-  const best = ranked.filter((x) => x.score >= ranked[0].score / 2).slice(0, MAX_SENTENCES).sort((a, b) => a.i - b.i);
+  const best = ranked
+    .filter((x) => x.score >= ranked[0].score / 2)
+    .slice(0, MAX_SENTENCES)
+    .sort((a, b) => a.i - b.i);
   return [...new Set(best.map((x) => (x.s.cite ? `${x.s.text} ${x.s.cite}` : x.s.text)))].join(' ');
 }
 
@@ -64,7 +74,14 @@ function standalone(messages: readonly ChatMessage[]): string {
   const users = messages.filter((m) => m.role === 'user');
   const followUp = users.at(-1)?.text.trim() ?? '';
   const have = new Set(wordsOf(followUp));
-  const extra = queryWords(users.slice(0, -1).map((m) => m.text).join(' ')).filter((w) => !have.has(w)).slice(0, 12);
+  const extra = queryWords(
+    users
+      .slice(0, -1)
+      .map((m) => m.text)
+      .join(' '),
+  )
+    .filter((w) => !have.has(w))
+    .slice(0, 12);
   return [followUp, ...extra].join(' ').trim();
 }
 
@@ -75,7 +92,8 @@ export function extractiveAnswer(messages: readonly ChatMessage[]): string {
   if (lastUserAt < 0) return NO_ANSWER;
   const lastUser = messages[lastUserAt];
   const cited = citedSentences(messages);
-  const pool = (context: readonly ChatMessage[]) => (cited.length ? cited : context.flatMap((m) => sentences(m.text).map((text) => ({ text }))));
+  const pool = (context: readonly ChatMessage[]) =>
+    cited.length ? cited : context.flatMap((m) => sentences(m.text).map((text) => ({ text })));
   const before = messages.slice(0, lastUserAt);
   const said = before.at(-1);
   if (lastUser.text.trim().toLowerCase() === 'continue' && said?.role === 'assistant') {

@@ -60,7 +60,7 @@ function paint(width: number, height: number, random: () => number, saturation: 
   const [dr, dg, db] = [to[0] - from[0], to[1] - from[1], to[2] - from[2]];
   for (let y = 0; y < height; y++) {
     // t (0..1) is the pixel's place along the gradient's direction; it grows by dx/reach per pixel.
-    let t = (-width / 2 * dx + (y - height / 2) * dy) / reach + 0.5;
+    let t = ((-width / 2) * dx + (y - height / 2) * dy) / reach + 0.5;
     for (let x = 0, o = y * stride + 1; x < width; x++, o += 3, t += dx / reach) {
       raw[o] = from[0] + dr * t;
       raw[o + 1] = from[1] + dg * t;

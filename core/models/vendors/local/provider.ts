@@ -15,7 +15,14 @@ export function localProvider(offload?: Offload): ModelProvider {
     chat: localChat(offload).chat,
     // Many or long inputs (2,048 texts of a megabyte in all: some 30 ms) in a worker thread.
     embed: async ({ inputs }, signal) => ({
-      vectors: offload ? await offload.run('embed', [inputs, dimensions], inputs.reduce((n, t) => n + t.length, 0), signal) : hashingVectors(inputs, dimensions),
+      vectors: offload
+        ? await offload.run(
+            'embed',
+            [inputs, dimensions],
+            inputs.reduce((n, t) => n + t.length, 0),
+            signal,
+          )
+        : hashingVectors(inputs, dimensions),
     }),
     generateImage: async (req) => localImage(req),
   };

@@ -20,7 +20,14 @@ import type { ChatMessage, ChatRequest, ResponseFormat, ToolCall, ToolDefinition
 
 const nameWords = (name: string) => wordsOf(name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' '));
 
-type Schema = { type?: unknown; properties?: Record<string, Schema>; required?: unknown; enum?: unknown[]; items?: Schema; default?: unknown };
+type Schema = {
+  type?: unknown;
+  properties?: Record<string, Schema>;
+  required?: unknown;
+  enum?: unknown[];
+  items?: Schema;
+  default?: unknown;
+};
 
 function score(tool: ToolDefinition, question: Set<string>): number {
   let n = 0;
@@ -58,7 +65,11 @@ function valueOf(schema: Schema | undefined, text: string, exclude: Set<string>,
     return Object.fromEntries(required.filter((k) => k in props).map((k) => [k, valueOf(props[k], text, exclude, depth + 1)]));
   }
   if (type === 'null') return null;
-  return contentWords(text).filter((w) => !exclude.has(w.toLowerCase())).join(' ') || text.trim();
+  return (
+    contentWords(text)
+      .filter((w) => !exclude.has(w.toLowerCase()))
+      .join(' ') || text.trim()
+  );
 }
 
 /** The question's content words as written (`Paris`, not `paris`), each once. */
@@ -75,7 +86,9 @@ function contentWords(text: string): string[] {
 
 /** The call local-chat makes: an id stable for the same request (so a cached answer and a fresh one agree). */
 export function toolCallFor(tool: ToolDefinition, question: string): ToolCall {
-  const args = JSON.stringify(valueOf((tool.parameters ?? { type: 'object', properties: {} }), question, new Set(nameWords(tool.name))) ?? {});
+  const args = JSON.stringify(
+    valueOf(tool.parameters ?? { type: 'object', properties: {} }, question, new Set(nameWords(tool.name))) ?? {},
+  );
   const id = `call_${createHash('sha256').update(`${tool.name}\n${args}`).digest('hex').slice(0, 24)}`;
   return { id, name: tool.name, arguments: args };
 }

@@ -39,8 +39,21 @@ export const TranscriptionAnswer = z.object({
 });
 
 /** The requests' wire, as the gateway sends them upstream (chat's is upstream-request.ts). */
-export interface EmbeddingsBody { model?: string; input: string[] | (readonly number[])[]; encoding_format: 'float'; dimensions?: number }
-export interface ImagesBody { model?: string; prompt: string; n: 1; size?: string; quality?: string; style?: string; response_format: 'b64_json' }
+export interface EmbeddingsBody {
+  model?: string;
+  input: string[] | (readonly number[])[];
+  encoding_format: 'float';
+  dimensions?: number;
+}
+export interface ImagesBody {
+  model?: string;
+  prompt: string;
+  n: 1;
+  size?: string;
+  quality?: string;
+  style?: string;
+  response_format: 'b64_json';
+}
 
 const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
@@ -60,7 +73,8 @@ export function openAiApi(t: OpenAiTarget): HttpApi {
     },
     embed: {
       url: (req) => t.url('embeddings', req.model),
-      body: (req): EmbeddingsBody => named(req.model, defined({ input: req.tokenIds ?? req.inputs, encoding_format: 'float' as const, dimensions: req.dimensions })),
+      body: (req): EmbeddingsBody =>
+        named(req.model, defined({ input: req.tokenIds ?? req.inputs, encoding_format: 'float' as const, dimensions: req.dimensions })),
       answer(json, req) {
         const input = req.tokenIds ?? req.inputs;
         const body = parseAnswer(EmbeddingsAnswer, json, vendor, 'embeddings');
@@ -71,13 +85,26 @@ export function openAiApi(t: OpenAiTarget): HttpApi {
     },
     generateImage: {
       url: (req) => t.url('images/generations', req.model),
-      body: (req): ImagesBody => named(req.model, defined({
-        prompt: req.prompt, n: 1 as const, size: req.size, quality: req.quality, style: req.style, response_format: 'b64_json' as const,
-      })),
+      body: (req): ImagesBody =>
+        named(
+          req.model,
+          defined({
+            prompt: req.prompt,
+            n: 1 as const,
+            size: req.size,
+            quality: req.quality,
+            style: req.style,
+            response_format: 'b64_json' as const,
+          }),
+        ),
       answer(json) {
         const body = parseAnswer(ImagesAnswer, json, vendor, 'image generation');
         const image = body.data[0];
-        return { b64: image.b64_json, mimeType: `image/${body.output_format ?? 'png'}`, ...(image.revised_prompt ? { revisedPrompt: image.revised_prompt } : {}) };
+        return {
+          b64: image.b64_json,
+          mimeType: `image/${body.output_format ?? 'png'}`,
+          ...(image.revised_prompt ? { revisedPrompt: image.revised_prompt } : {}),
+        };
       },
     },
     transcribe: {

@@ -12,27 +12,37 @@ export interface CompletionMeta {
   model: string;
 }
 
-export const openAiUsage = (u: ChatUsage) =>
-  ({ prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.promptTokens + u.completionTokens });
+export const openAiUsage = (u: ChatUsage) => ({
+  prompt_tokens: u.promptTokens,
+  completion_tokens: u.completionTokens,
+  total_tokens: u.promptTokens + u.completionTokens,
+});
 
 const wireCall = (c: ToolCall) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } });
 
-export function chatCompletion(meta: CompletionMeta, answer: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] }) {
+export function chatCompletion(
+  meta: CompletionMeta,
+  answer: { text: string; finishReason: FinishReason; usage: ChatUsage; toolCalls?: ToolCall[] },
+) {
   const calls = answer.toolCalls ?? [];
   // OpenAI: an answer that only calls tools has `content: null`.
   const message = calls.length
     ? { role: 'assistant' as const, content: answer.text || null, tool_calls: calls.map(wireCall), refusal: null }
     : { role: 'assistant' as const, content: answer.text, refusal: null };
   return {
-    ...meta, object: 'chat.completion' as const,
+    ...meta,
+    object: 'chat.completion' as const,
     choices: [{ index: 0, message, finish_reason: answer.finishReason, logprobs: null }],
     usage: openAiUsage(answer.usage),
   };
 }
 
 export async function* chatCompletionChunks(meta: CompletionMeta, stream: ChatStream, includeUsage: boolean) {
-  const chunk = (delta: Record<string, unknown>, finish: FinishReason | null = null) =>
-    ({ ...meta, object: 'chat.completion.chunk' as const, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+  const chunk = (delta: Record<string, unknown>, finish: FinishReason | null = null) => ({
+    ...meta,
+    object: 'chat.completion.chunk' as const,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
   yield chunk({ role: 'assistant', content: '' });
   for await (const piece of stream.pieces) yield chunk({ content: piece });
   const { finishReason, usage, toolCalls = [] } = await stream.done;

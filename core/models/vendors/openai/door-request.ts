@@ -13,7 +13,11 @@ import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice }
 
 /** A 400 naming the request field at fault, as OpenAI's `error.param` does. */
 export class InvalidParam extends BadRequest {
-  constructor(message: string, readonly param: string | null, code = 'invalid_request_error') {
+  constructor(
+    message: string,
+    readonly param: string | null,
+    code = 'invalid_request_error',
+  ) {
     super(message, { code });
   }
 }
@@ -67,7 +71,12 @@ const ResponseFormatWire = z.discriminatedUnion('type', [
   z.object({ type: z.literal('json_object') }),
   z.object({
     type: z.literal('json_schema'),
-    json_schema: z.object({ name: z.string().regex(NAME_PATTERN), schema: JsonSchema.optional(), strict: z.boolean().nullish(), description: z.string().optional() }),
+    json_schema: z.object({
+      name: z.string().regex(NAME_PATTERN),
+      schema: JsonSchema.optional(),
+      strict: z.boolean().nullish(),
+      description: z.string().optional(),
+    }),
   }),
 ]);
 
@@ -93,12 +102,15 @@ export const ChatCompletionRequest = z.object({
 export type ChatCompletionRequest = z.output<typeof ChatCompletionRequest>;
 
 export const textOf = (content: OpenAiMessage['content']) =>
-  (typeof content === 'string' ? content : (content ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : p.type === 'refusal' ? [p.refusal] : [])).join('\n'));
+  typeof content === 'string'
+    ? content
+    : (content ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : p.type === 'refusal' ? [p.refusal] : [])).join('\n');
 
 /** `data:image/png;base64,...` as an attachment; other URLs are refused (the gateway fetches nothing on a caller's behalf). */
 export function imageOf(url: string): Attachment {
   const m = /^data:([\w.+-]+\/[\w.+-]+);base64,([A-Za-z0-9+/=\s]*)$/.exec(url);
-  if (!m) throw new BadRequest('image_url.url must be a data URL with base64 bytes (data:image/png;base64,...).', { code: 'invalid_image_url' });
+  if (!m)
+    throw new BadRequest('image_url.url must be a data URL with base64 bytes (data:image/png;base64,...).', { code: 'invalid_image_url' });
   return { kind: 'image', mimeType: m[1], data: m[2].replace(/\s+/g, '') };
 }
 
@@ -106,15 +118,25 @@ const LEGACY = 'is deprecated and not supported here: use tools and tool_choice 
 
 /** An OpenAI message as the provider-neutral one (`developer` is a system message); `i` names it in errors. */
 export function toChatMessage(m: OpenAiMessage, i = 0): ChatMessage {
-  if (m.role === 'function' || m.function_call !== undefined) throw new InvalidParam(`messages[${i}]: the function role and function_call ${LEGACY}.`, `messages.[${i}]`);
+  if (m.role === 'function' || m.function_call !== undefined)
+    throw new InvalidParam(`messages[${i}]: the function role and function_call ${LEGACY}.`, `messages.[${i}]`);
   const images = Array.isArray(m.content) ? m.content.flatMap((p) => (p.type === 'image_url' ? [imageOf(p.image_url.url)] : [])) : [];
-  const message: ChatMessage = { role: m.role === 'developer' ? 'system' : m.role, text: textOf(m.content), ...(images.length ? { attachments: images } : {}) };
+  const message: ChatMessage = {
+    role: m.role === 'developer' ? 'system' : m.role,
+    text: textOf(m.content),
+    ...(images.length ? { attachments: images } : {}),
+  };
   if (m.role === 'tool') {
-    if (!m.tool_call_id) throw new InvalidParam(`Missing parameter 'tool_call_id': messages with role 'tool' must answer a tool call.`, `messages.[${i}].tool_call_id`);
+    if (!m.tool_call_id)
+      throw new InvalidParam(
+        `Missing parameter 'tool_call_id': messages with role 'tool' must answer a tool call.`,
+        `messages.[${i}].tool_call_id`,
+      );
     return { ...message, toolCallId: m.tool_call_id };
   }
   if (m.tool_calls?.length) {
-    if (m.role !== 'assistant') throw new InvalidParam(`messages[${i}]: only assistant messages carry tool_calls.`, `messages.[${i}].tool_calls`);
+    if (m.role !== 'assistant')
+      throw new InvalidParam(`messages[${i}]: only assistant messages carry tool_calls.`, `messages.[${i}].tool_calls`);
     return { ...message, toolCalls: m.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) };
   }
   return message;
@@ -128,7 +150,11 @@ export function toChatMessages(messages: readonly OpenAiMessage[]): ChatMessage[
     for (const c of m.toolCalls ?? []) calls.set(c.id, c.name);
     if (m.role !== 'tool') return m;
     const name = calls.get(m.toolCallId!);
-    if (!name) throw new InvalidParam(`messages[${i}]: a message with role 'tool' must answer a tool call of a preceding assistant message (no call has id ${JSON.stringify(m.toolCallId)}).`, `messages.[${i}].tool_call_id`);
+    if (!name)
+      throw new InvalidParam(
+        `messages[${i}]: a message with role 'tool' must answer a tool call of a preceding assistant message (no call has id ${JSON.stringify(m.toolCallId)}).`,
+        `messages.[${i}].tool_call_id`,
+      );
     return { ...m, toolName: name };
   });
 }
@@ -140,11 +166,15 @@ export function toolsOf(body: ChatCompletionRequest): Tools {
   if (body.functions !== undefined) throw new InvalidParam(`'functions' ${LEGACY}.`, 'functions');
   if (body.function_call !== undefined) throw new InvalidParam(`'function_call' ${LEGACY}.`, 'function_call');
   const tools = (body.tools ?? []).map(({ function: f }) => ({
-    name: f.name, ...(f.description !== undefined && { description: f.description }), ...(f.parameters && { parameters: f.parameters }), ...(f.strict != null && { strict: f.strict }),
+    name: f.name,
+    ...(f.description !== undefined && { description: f.description }),
+    ...(f.parameters && { parameters: f.parameters }),
+    ...(f.strict != null && { strict: f.strict }),
   }));
   const names = new Set<string>();
   tools.forEach((t, i) => {
-    if (names.has(t.name)) throw new InvalidParam(`Tool names must be unique: ${JSON.stringify(t.name)} is given twice.`, `tools.[${i}].function.name`);
+    if (names.has(t.name))
+      throw new InvalidParam(`Tool names must be unique: ${JSON.stringify(t.name)} is given twice.`, `tools.[${i}].function.name`);
     names.add(t.name);
   });
   return { ...(tools.length && { tools }), ...choiceOf(body.tool_choice, names), ...formatOf(body.response_format) };
@@ -153,9 +183,14 @@ export function toolsOf(body: ChatCompletionRequest): Tools {
 function choiceOf(choice: ChatCompletionRequest['tool_choice'], names: Set<string>): { toolChoice?: ToolChoice } {
   if (choice == null) return {};
   if (choice === 'auto' || choice === 'none') return { toolChoice: { type: choice } };
-  if (!names.size) throw new InvalidParam("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice');
+  if (!names.size)
+    throw new InvalidParam("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice');
   if (choice === 'required') return { toolChoice: { type: 'required' } };
-  if (!names.has(choice.function.name)) throw new InvalidParam(`Invalid value for 'tool_choice': no function named ${JSON.stringify(choice.function.name)} was specified in 'tools'.`, 'tool_choice');
+  if (!names.has(choice.function.name))
+    throw new InvalidParam(
+      `Invalid value for 'tool_choice': no function named ${JSON.stringify(choice.function.name)} was specified in 'tools'.`,
+      'tool_choice',
+    );
   return { toolChoice: { type: 'tool', name: choice.function.name } };
 }
 
@@ -163,5 +198,13 @@ function formatOf(format: ChatCompletionRequest['response_format']): { responseF
   if (!format) return {};
   if (format.type !== 'json_schema') return { responseFormat: { type: format.type } };
   const { name, schema, strict, description } = format.json_schema;
-  return { responseFormat: { type: 'json_schema', name, schema: schema ?? {}, ...(description !== undefined && { description }), ...(strict != null && { strict }) } };
+  return {
+    responseFormat: {
+      type: 'json_schema',
+      name,
+      schema: schema ?? {},
+      ...(description !== undefined && { description }),
+      ...(strict != null && { strict }),
+    },
+  };
 }

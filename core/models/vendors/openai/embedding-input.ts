@@ -18,7 +18,9 @@ function tokenIds(v: unknown[], where: string): number[] {
   for (let j = 0; j < v.length; j++) {
     const id = v[j];
     if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_TOKEN_ID) {
-      throw bad(`${where}[${j}] is ${JSON.stringify(id) ?? String(id)}: token ids are integers from 0 to ${MAX_TOKEN_ID}, and one input is all token ids or one string.`);
+      throw bad(
+        `${where}[${j}] is ${JSON.stringify(id) ?? String(id)}: token ids are integers from 0 to ${MAX_TOKEN_ID}, and one input is all token ids or one string.`,
+      );
     }
   }
   return v as number[];
@@ -26,12 +28,16 @@ function tokenIds(v: unknown[], where: string): number[] {
 
 export function embeddingInputs(input: unknown): EmbeddingInputs {
   if (typeof input === 'string') return [input];
-  if (!Array.isArray(input)) throw bad("'input' must be a string, an array of strings, an array of token ids or an array of arrays of token ids.");
+  if (!Array.isArray(input))
+    throw bad("'input' must be a string, an array of strings, an array of token ids or an array of arrays of token ids.");
   if (!input.length) throw bad("'input' is empty: give at least one input.");
   // One input of token ids: as long as the model's context allows (checked with the model).
   if (typeof input[0] === 'number') return [tokenIds(input, 'input')];
   if (input.length > MAX_EMBEDDING_INPUTS) throw bad(`'input' has ${input.length} inputs; at most ${MAX_EMBEDDING_INPUTS} are taken.`);
-  const mixed = (i: number) => bad(`input[${i}] is not ${typeof input[0] === 'string' ? 'a string' : 'an array of token ids'}: an array of inputs holds strings only, or arrays of token ids only.`);
+  const mixed = (i: number) =>
+    bad(
+      `input[${i}] is not ${typeof input[0] === 'string' ? 'a string' : 'an array of token ids'}: an array of inputs holds strings only, or arrays of token ids only.`,
+    );
   if (typeof input[0] === 'string') {
     const i = input.findIndex((x) => typeof x !== 'string');
     if (i >= 0) throw mixed(i);

@@ -31,8 +31,10 @@ const INCOMPLETE: Partial<Record<FinishReason, string>> = { length: 'max_output_
 const statusOf = (f: FinishReason): Status => (f === 'error' ? 'failed' : INCOMPLETE[f] ? 'incomplete' : 'completed');
 
 export const responseUsage = (u: ChatUsage) => ({
-  input_tokens: u.promptTokens, input_tokens_details: { cached_tokens: 0 },
-  output_tokens: u.completionTokens, output_tokens_details: { reasoning_tokens: 0 },
+  input_tokens: u.promptTokens,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: u.completionTokens,
+  output_tokens_details: { reasoning_tokens: 0 },
   total_tokens: u.promptTokens + u.completionTokens,
 });
 
@@ -42,28 +44,58 @@ export function responseObject(meta: ResponseMeta, s: { output: OutputItem[]; fi
   const reason = s.finishReason && INCOMPLETE[s.finishReason];
   const status = s.finishReason ? statusOf(s.finishReason) : 'in_progress';
   return {
-    id: meta.id, object: 'response', created_at: meta.createdAt, status, background: false,
+    id: meta.id,
+    object: 'response',
+    created_at: meta.createdAt,
+    status,
+    background: false,
     error: status === 'failed' ? { code: 'server_error', message: 'The model failed midway' } : null,
     incomplete_details: reason ? { reason } : null,
-    instructions: r.instructions ?? null, max_output_tokens: r.max_output_tokens ?? null, model: meta.model,
-    output: s.output, parallel_tool_calls: r.parallel_tool_calls ?? true, previous_response_id: r.previous_response_id ?? null,
-    reasoning: { effort: null, summary: null }, service_tier: 'default', store: r.store ?? true,
-    temperature: r.temperature ?? 1, text: { format: r.text?.format ?? { type: 'text' } },
+    instructions: r.instructions ?? null,
+    max_output_tokens: r.max_output_tokens ?? null,
+    model: meta.model,
+    output: s.output,
+    parallel_tool_calls: r.parallel_tool_calls ?? true,
+    previous_response_id: r.previous_response_id ?? null,
+    reasoning: { effort: null, summary: null },
+    service_tier: 'default',
+    store: r.store ?? true,
+    temperature: r.temperature ?? 1,
+    text: { format: r.text?.format ?? { type: 'text' } },
     tool_choice: r.tool_choice ?? 'auto',
-    tools: (r.tools ?? []).map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? true })),
-    top_p: r.top_p ?? 1, truncation: 'disabled', usage: s.usage ? responseUsage(s.usage) : null,
-    user: r.user ?? null, metadata: r.metadata ?? {},
+    tools: (r.tools ?? []).map((t) => ({
+      type: 'function',
+      name: t.name,
+      description: t.description ?? null,
+      parameters: t.parameters ?? null,
+      strict: t.strict ?? true,
+    })),
+    top_p: r.top_p ?? 1,
+    truncation: 'disabled',
+    usage: s.usage ? responseUsage(s.usage) : null,
+    user: r.user ?? null,
+    metadata: r.metadata ?? {},
   };
 }
 
 export type ResponseObject = ReturnType<typeof responseObject>;
 
 const messageItem = (id: string, text: string | undefined, status: Status): OutputMessage => ({
-  id, type: 'message', status, role: 'assistant', content: text === undefined ? [] : [{ type: 'output_text', annotations: [], logprobs: [], text }],
+  id,
+  type: 'message',
+  status,
+  role: 'assistant',
+  content: text === undefined ? [] : [{ type: 'output_text', annotations: [], logprobs: [], text }],
 });
 
-const callItem = (c: ToolCall, status: Status, args = c.arguments): OutputFunctionCall =>
-  ({ id: `fc_${opaqueId()}`, type: 'function_call', status, arguments: args, call_id: c.id, name: c.name });
+const callItem = (c: ToolCall, status: Status, args = c.arguments): OutputFunctionCall => ({
+  id: `fc_${opaqueId()}`,
+  type: 'function_call',
+  status,
+  arguments: args,
+  call_id: c.id,
+  name: c.name,
+});
 
 /** The output of a whole answer. */
 export function responseOutput(a: { text: string; finishReason: FinishReason; toolCalls?: ToolCall[] }): OutputItem[] {
@@ -82,12 +114,20 @@ export type ResponseEvent = { type: string; sequence_number: number } & Record<s
  * .incomplete, named by the response's status), once `keep` has kept the response (a stored one).
  * An upstream failure midway, or one to keep the response, is OpenAI's `error` event, and the stream ends there.
  */
-export async function* responseStreamEvents(meta: ResponseMeta, stream: ChatStream, keep?: (response: ResponseObject) => Promise<void>): AsyncGenerator<ResponseEvent> {
+export async function* responseStreamEvents(
+  meta: ResponseMeta,
+  stream: ChatStream,
+  keep?: (response: ResponseObject) => Promise<void>,
+): AsyncGenerator<ResponseEvent> {
   let seq = 0;
   const ev = (type: string, fields: Record<string, unknown>): ResponseEvent => ({ type, sequence_number: seq++, ...fields });
   const failed = (err: unknown) => {
     const exposed = err instanceof PlatformError && err.expose;
-    return ev('error', { code: (exposed && err.code) || 'server_error', message: exposed ? err.message : 'Internal server error', param: null });
+    return ev('error', {
+      code: (exposed && err.code) || 'server_error',
+      message: exposed ? err.message : 'Internal server error',
+      param: null,
+    });
   };
   const output: OutputItem[] = [];
   yield ev('response.created', { response: responseObject(meta, { output: [] }) });

@@ -10,7 +10,12 @@ import { imageOf } from './door-request';
  * `previous_response_id` name stored responses: stored-responses.ts resolves them before the call.
  */
 const InputText = z.object({ type: z.enum(['input_text', 'output_text']), text: z.string() });
-const InputImage = z.object({ type: z.literal('input_image'), image_url: z.string().nullish(), file_id: z.string().nullish(), detail: z.string().nullish() });
+const InputImage = z.object({
+  type: z.literal('input_image'),
+  image_url: z.string().nullish(),
+  file_id: z.string().nullish(),
+  detail: z.string().nullish(),
+});
 const Refusal = z.object({ type: z.literal('refusal'), refusal: z.string() });
 const Part = z.discriminatedUnion('type', [InputText, InputImage, Refusal]);
 /**
@@ -28,10 +33,16 @@ const MessageItem = z.object({
   content: Content,
 });
 const FunctionCallItem = z.object({
-  type: z.literal('function_call'), id: Id.nullish(), call_id: z.string().min(1), name: z.string().min(1), arguments: z.string(),
+  type: z.literal('function_call'),
+  id: Id.nullish(),
+  call_id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.string(),
 });
 const FunctionCallOutputItem = z.object({
-  type: z.literal('function_call_output'), id: Id.nullish(), call_id: z.string().min(1),
+  type: z.literal('function_call_output'),
+  id: Id.nullish(),
+  call_id: z.string().min(1),
   output: Content,
 });
 const ItemReference = z.object({ type: z.literal('item_reference'), id: Id });
@@ -44,7 +55,9 @@ const Reasoning = z.object({ type: z.literal('reasoning'), id: Id.nullish() });
 function itemOf(v: unknown): unknown {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
   const o = v as Record<string, unknown>;
-  const byId = typeof o.id === 'string' && ((o.type ?? 'message') === 'message' ? o.content === undefined : o.type === 'function_call' && o.call_id === undefined);
+  const byId =
+    typeof o.id === 'string' &&
+    ((o.type ?? 'message') === 'message' ? o.content === undefined : o.type === 'function_call' && o.call_id === undefined);
   if (byId) return { type: 'item_reference', id: o.id };
   return 'type' in o ? o : { ...o, type: 'message' };
 }
@@ -59,51 +72,71 @@ const Resolved = z.array(Item.refine((i) => i.type !== 'item_reference', 'a stor
 /** Items kept as JSON (a stored conversation, a stored answer's output), read again as input items. */
 export const conversationItems = (json: unknown[]): ConversationItem[] => Resolved.parse(json);
 
-const FunctionTool = z.object({
-  type: z.string(),
-  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'A function name is 1 to 64 letters, digits, underscores or dashes').optional(),
-  description: z.string().nullish(),
-  parameters: z.record(z.string(), z.unknown()).nullish(),
-  strict: z.boolean().nullish(),
-}).superRefine((t, ctx) => {
-  if (t.type !== 'function') ctx.addIssue({ code: 'custom', path: ['type'], message: `The tool type '${t.type}' is not supported by this gateway: only function tools (type 'function') are` });
-  else if (!t.name) ctx.addIssue({ code: 'invalid_type', expected: 'string', path: ['name'], input: undefined });
-});
+const FunctionTool = z
+  .object({
+    type: z.string(),
+    name: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'A function name is 1 to 64 letters, digits, underscores or dashes')
+      .optional(),
+    description: z.string().nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.type !== 'function')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['type'],
+        message: `The tool type '${t.type}' is not supported by this gateway: only function tools (type 'function') are`,
+      });
+    else if (!t.name) ctx.addIssue({ code: 'invalid_type', expected: 'string', path: ['name'], input: undefined });
+  });
 
-const ToolChoiceParam = z.union([
-  z.enum(['auto', 'none', 'required']),
-  z.object({ type: z.literal('function'), name: z.string().min(1) }),
-]);
+const ToolChoiceParam = z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), name: z.string().min(1) })]);
 
 const TextFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text') }),
   z.object({ type: z.literal('json_object') }),
   z.object({
-    type: z.literal('json_schema'), name: z.string().min(1).max(64), schema: z.record(z.string(), z.unknown()),
-    description: z.string().nullish(), strict: z.boolean().nullish(),
+    type: z.literal('json_schema'),
+    name: z.string().min(1).max(64),
+    schema: z.record(z.string(), z.unknown()),
+    description: z.string().nullish(),
+    strict: z.boolean().nullish(),
   }),
 ]);
 
-export const ResponsesRequest = z.object({
-  model: z.string().min(1),
-  input: z.preprocess((v) => (typeof v === 'string' ? [{ role: 'user', content: v }] : v), z.array(Item).min(1).max(2048)),
-  instructions: z.string().nullish(),
-  tools: z.array(FunctionTool).max(128).nullish(),
-  tool_choice: ToolChoiceParam.nullish(),
-  text: z.object({ format: TextFormat.nullish() }).nullish(),
-  max_output_tokens: z.int().positive().nullish(),
-  temperature: z.number().min(0).max(2).nullish(),
-  top_p: z.number().min(0).max(1).nullish(),
-  parallel_tool_calls: z.boolean().nullish(),
-  store: z.boolean().nullish(),
-  metadata: z.record(z.string().max(64), z.string().max(512)).refine((m) => Object.keys(m).length <= 16, 'At most 16 metadata pairs').nullish(),
-  user: z.string().max(256).nullish(),
-  stream: z.boolean().nullish(),
-  previous_response_id: Id.nullish(),
-  background: z.boolean().nullish(),
-}).superRefine((b, ctx) => {
-  if (b.background) ctx.addIssue({ code: 'custom', path: ['background'], message: 'background is not supported: ask without it (stream: true reads the answer as it comes)' });
-});
+export const ResponsesRequest = z
+  .object({
+    model: z.string().min(1),
+    input: z.preprocess((v) => (typeof v === 'string' ? [{ role: 'user', content: v }] : v), z.array(Item).min(1).max(2048)),
+    instructions: z.string().nullish(),
+    tools: z.array(FunctionTool).max(128).nullish(),
+    tool_choice: ToolChoiceParam.nullish(),
+    text: z.object({ format: TextFormat.nullish() }).nullish(),
+    max_output_tokens: z.int().positive().nullish(),
+    temperature: z.number().min(0).max(2).nullish(),
+    top_p: z.number().min(0).max(1).nullish(),
+    parallel_tool_calls: z.boolean().nullish(),
+    store: z.boolean().nullish(),
+    metadata: z
+      .record(z.string().max(64), z.string().max(512))
+      .refine((m) => Object.keys(m).length <= 16, 'At most 16 metadata pairs')
+      .nullish(),
+    user: z.string().max(256).nullish(),
+    stream: z.boolean().nullish(),
+    previous_response_id: Id.nullish(),
+    background: z.boolean().nullish(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.background)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['background'],
+        message: 'background is not supported: ask without it (stream: true reads the answer as it comes)',
+      });
+  });
 export type ResponsesRequest = z.output<typeof ResponsesRequest>;
 
 type Parts = z.output<typeof Part>[];
@@ -113,14 +146,21 @@ const textOf = (c: Parts) => c.flatMap((p) => (p.type === 'input_image' ? [] : [
 function imagesOf(c: Parts): Attachment[] {
   return c.flatMap((p) => {
     if (p.type !== 'input_image') return [];
-    if (!p.image_url) throw new BadRequest('input_image needs an image_url data URL: this gateway keeps no files (file_id).', { code: 'invalid_image_url' });
+    if (!p.image_url)
+      throw new BadRequest('input_image needs an image_url data URL: this gateway keeps no files (file_id).', {
+        code: 'invalid_image_url',
+      });
     return [imageOf(p.image_url)];
   });
 }
 
 function messageOf(item: Extract<Item, { type: 'message' }>): ChatMessage {
   const attachments = imagesOf(item.content);
-  return { role: item.role === 'developer' ? 'system' : item.role, text: textOf(item.content), ...(attachments.length ? { attachments } : {}) };
+  return {
+    role: item.role === 'developer' ? 'system' : item.role,
+    text: textOf(item.content),
+    ...(attachments.length ? { attachments } : {}),
+  };
 }
 
 /**
@@ -147,17 +187,26 @@ export function responsesMessages(body: { input: readonly Item[]; instructions?:
 }
 
 const toolChoiceOf = (c: ResponsesRequest['tool_choice']): ToolChoice | undefined =>
-  (!c ? undefined : typeof c === 'string' ? { type: c } : { type: 'tool', name: c.name });
+  !c ? undefined : typeof c === 'string' ? { type: c } : { type: 'tool', name: c.name };
 
 function formatOf(f: z.output<typeof TextFormat> | null | undefined): ResponseFormat | undefined {
   if (!f || f.type !== 'json_schema') return f ?? undefined;
-  return { type: 'json_schema', name: f.name, schema: f.schema, ...(f.description ? { description: f.description } : {}), ...(f.strict != null ? { strict: f.strict } : {}) };
+  return {
+    type: 'json_schema',
+    name: f.name,
+    schema: f.schema,
+    ...(f.description ? { description: f.description } : {}),
+    ...(f.strict != null ? { strict: f.strict } : {}),
+  };
 }
 
 /** The neutral chat call a Responses request asks for (its model is the route's to find). */
 export function responsesToChat(body: Omit<ResponsesRequest, 'input'> & { input: readonly Item[] }): Omit<ChatRequest, 'model'> {
   const tools: ToolDefinition[] | undefined = body.tools?.map((t) => ({
-    name: t.name!, ...(t.description ? { description: t.description } : {}), ...(t.parameters ? { parameters: t.parameters } : {}), ...(t.strict != null ? { strict: t.strict } : {}),
+    name: t.name!,
+    ...(t.description ? { description: t.description } : {}),
+    ...(t.parameters ? { parameters: t.parameters } : {}),
+    ...(t.strict != null ? { strict: t.strict } : {}),
   }));
   return {
     messages: responsesMessages(body),

@@ -30,7 +30,13 @@ interface ChoiceWire {
   finish_reason?: unknown;
 }
 
-const FINISH: Record<string, FinishReason> = { stop: 'stop', length: 'length', content_filter: 'content_filter', tool_calls: 'tool_calls', function_call: 'tool_calls' };
+const FINISH: Record<string, FinishReason> = {
+  stop: 'stop',
+  length: 'length',
+  content_filter: 'content_filter',
+  tool_calls: 'tool_calls',
+  function_call: 'tool_calls',
+};
 /** stop, length, content_filter and tool_calls (the legacy function_call too) as they are; anything else (eos) is a stop. */
 export const finishOf = (r: string): FinishReason => FINISH[r] ?? 'stop';
 
@@ -81,7 +87,12 @@ export function openAiChunk(json: unknown, who: string, ownCodes = false): Strea
   if (!Array.isArray(w.choices)) throw unreadable(who, 'a stream chunk without choices');
   const choice = w.choices[0] as ChoiceWire | undefined;
   const finish = str(choice?.finish_reason);
-  return { text: str(choice?.delta?.content), toolCalls: toolCallsOf(choice?.delta?.tool_calls), finishReason: finish ? finishOf(finish) : undefined, usage: usageOf(w.usage) };
+  return {
+    text: str(choice?.delta?.content),
+    toolCalls: toolCallsOf(choice?.delta?.tool_calls),
+    finishReason: finish ? finishOf(finish) : undefined,
+    usage: usageOf(w.usage),
+  };
 }
 
 /** A whole `chat.completion` as its one event (a missing finish reason is a stop). */
@@ -90,7 +101,9 @@ export function openAiCompletion(json: unknown, who: string): StreamEvent {
   const choice = Array.isArray(w.choices) ? (w.choices[0] as ChoiceWire | undefined) : undefined;
   if (!choice || typeof choice !== 'object') throw unreadable(who, 'a chat completion without choices');
   return {
-    text: str(choice.message?.content), toolCalls: toolCallsOf(choice.message?.tool_calls),
-    finishReason: finishOf(str(choice.finish_reason) ?? 'stop'), usage: usageOf(w.usage),
+    text: str(choice.message?.content),
+    toolCalls: toolCallsOf(choice.message?.tool_calls),
+    finishReason: finishOf(str(choice.finish_reason) ?? 'stop'),
+    usage: usageOf(w.usage),
   };
 }

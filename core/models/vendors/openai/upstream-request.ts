@@ -7,9 +7,16 @@ import type { Attachment, ChatMessage, ChatRequest, ResponseFormat, ToolChoice, 
  * gateway; the answer is read back by upstream-answer.ts. (The doors read the same request with
  * door-request.ts's schema.)
  */
-type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: 'file'; file: { filename: string; file_data: string } };
+type Part =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } }
+  | { type: 'file'; file: { filename: string; file_data: string } };
 
-export interface ChatCompletionToolCall { id: string; type: 'function'; function: { name: string; arguments: string } }
+export interface ChatCompletionToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
 export type ChatCompletionMessage =
   | { role: 'tool'; tool_call_id: string; content: string }
   | { role: 'system' | 'user' | 'assistant'; content: string | Part[] | null; tool_calls?: ChatCompletionToolCall[] };
@@ -47,11 +54,15 @@ function partOf(a: Attachment, vendor: string): Part {
 
 function messageOf(m: ChatMessage, vendor: string): ChatCompletionMessage {
   // A tool result answers its call by id; one without an id (a wire that has none) is the user's turn.
-  if (m.role === 'tool') return m.toolCallId ? { role: 'tool', tool_call_id: m.toolCallId, content: m.text } : { role: 'user', content: m.text };
-  const content = m.attachments?.length ? [...(m.text ? [{ type: 'text', text: m.text } as Part] : []), ...m.attachments.map((a) => partOf(a, vendor))] : m.text;
+  if (m.role === 'tool')
+    return m.toolCallId ? { role: 'tool', tool_call_id: m.toolCallId, content: m.text } : { role: 'user', content: m.text };
+  const content = m.attachments?.length
+    ? [...(m.text ? [{ type: 'text', text: m.text } as Part] : []), ...m.attachments.map((a) => partOf(a, vendor))]
+    : m.text;
   if (!m.toolCalls?.length) return { role: m.role, content };
   return {
-    role: m.role, content: content || null,
+    role: m.role,
+    content: content || null,
     tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
   };
 }
@@ -60,22 +71,35 @@ export const openAiMessages = (messages: readonly ChatMessage[], vendor: string)
 
 export const openAiTool = (t: ToolDefinition): FunctionTool => ({
   type: 'function',
-  function: { name: t.name, ...(t.description !== undefined && { description: t.description }), ...(t.parameters && { parameters: t.parameters }), ...(t.strict !== undefined && { strict: t.strict }) },
+  function: {
+    name: t.name,
+    ...(t.description !== undefined && { description: t.description }),
+    ...(t.parameters && { parameters: t.parameters }),
+    ...(t.strict !== undefined && { strict: t.strict }),
+  },
 });
 
-export const openAiToolChoice = (c: ToolChoice): ChatCompletionToolChoice => (c.type === 'tool' ? { type: 'function', function: { name: c.name } } : c.type);
+export const openAiToolChoice = (c: ToolChoice): ChatCompletionToolChoice =>
+  c.type === 'tool' ? { type: 'function', function: { name: c.name } } : c.type;
 
 export function openAiResponseFormat(f: ResponseFormat): ChatCompletionFormat {
   if (f.type !== 'json_schema') return { type: f.type };
   const { name, schema, description, strict } = f;
-  return { type: 'json_schema', json_schema: { name, schema, ...(description !== undefined && { description }), ...(strict !== undefined && { strict }) } };
+  return {
+    type: 'json_schema',
+    json_schema: { name, schema, ...(description !== undefined && { description }), ...(strict !== undefined && { strict }) },
+  };
 }
 
 /**
  * The request, streamed unless the caller reads the answer whole (`stream: false`); `maxTokensField`
  * is `max_completion_tokens` for Azure (its reasoning models refuse `max_tokens`).
  */
-export function chatBody(req: ChatRequest, vendor: string, opts: { maxTokensField: 'max_tokens' | 'max_completion_tokens'; model?: string }): ChatCompletionBody {
+export function chatBody(
+  req: ChatRequest,
+  vendor: string,
+  opts: { maxTokensField: 'max_tokens' | 'max_completion_tokens'; model?: string },
+): ChatCompletionBody {
   return {
     ...(opts.model ? { model: opts.model } : {}),
     messages: openAiMessages(req.messages, vendor),

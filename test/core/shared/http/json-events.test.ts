@@ -23,7 +23,10 @@ describe('JSON event streams', () => {
     for (let i = 1; i < body.length; i++) {
       const { out, error } = await read([body.subarray(0, i).toString('latin1'), body.subarray(i).toString('latin1')]);
       expect(error).toBeUndefined();
-      expect(out).toEqual([{ event: 'delta', data: { n: 1 } }, { event: 'message', data: { n: 2 }, id: '4' }]);
+      expect(out).toEqual([
+        { event: 'delta', data: { n: 1 } },
+        { event: 'message', data: { n: 2 }, id: '4' },
+      ]);
     }
   });
 

@@ -21,13 +21,13 @@ const cuts = (bytes: Buffer): Buffer[][] => [
 describe('SSE reader', () => {
   const stream = Buffer.from(
     '\uFEFF: a comment\r\n' +
-    'data: {"text":"héllo 🌍"}\r\n\r\n' +
-    'event: delta\ndata: line one\ndata:line two\nid: 7\n\n' +
-    'data: cr only\r\r' +
-    'retry: 100\nunknown: x\ndata\n\n' +
-    ':heartbeat\n\n' +
-    'data:  two spaces\n\n' +
-    'data: [DONE]\n\n',
+      'data: {"text":"héllo 🌍"}\r\n\r\n' +
+      'event: delta\ndata: line one\ndata:line two\nid: 7\n\n' +
+      'data: cr only\r\r' +
+      'retry: 100\nunknown: x\ndata\n\n' +
+      ':heartbeat\n\n' +
+      'data:  two spaces\n\n' +
+      'data: [DONE]\n\n',
   );
   const expected: SseEvent[] = [
     { event: undefined, id: undefined, data: '{"text":"héllo 🌍"}' },

@@ -13,7 +13,13 @@ describe('HTTP transport', () => {
   let handle: (req: IncomingMessage, res: ServerResponse, n: number) => void;
   let hits = 0;
   const policy: RetryPolicy = { retries: 2, retryStatus: (s) => s === 429 || s >= 500, backoffMs: 5, budgetMs: 1000 };
-  const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as Error & { code?: string });
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: unknown) => e as Error & { code?: string },
+    );
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -68,7 +74,9 @@ describe('HTTP transport', () => {
   it("ends with the signal's reason, whether it aborted before or during the exchange", async () => {
     const before = new AbortController();
     before.abort(new Error('gone before'));
-    expect(await failure(transport.send({ url: `${url}/x`, method: 'GET', signal: before.signal }, policy, 'Test'))).toEqual(new Error('gone before'));
+    expect(await failure(transport.send({ url: `${url}/x`, method: 'GET', signal: before.signal }, policy, 'Test'))).toEqual(
+      new Error('gone before'),
+    );
     expect(hits).toBe(0);
 
     handle = () => undefined;

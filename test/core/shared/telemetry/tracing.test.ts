@@ -28,9 +28,11 @@ describe('span helpers', () => {
       await new Promise((r) => setImmediate(r));
       await inSpan(outer, 'inner', { k: 'v' }, async () => undefined);
     });
-    await expect(inSpan(undefined, 'failing', {}, async () => {
-      throw new Error('no such model');
-    })).rejects.toThrow('no such model');
+    await expect(
+      inSpan(undefined, 'failing', {}, async () => {
+        throw new Error('no such model');
+      }),
+    ).rejects.toThrow('no such model');
     const [inner, outer, failing] = spans();
     expect(inner.parentSpanContext?.spanId).toBe(outer.spanContext().spanId);
     expect(inner.spanContext().traceId).toBe(outer.spanContext().traceId);
@@ -40,7 +42,7 @@ describe('span helpers', () => {
     expect(failing.spanContext().traceId).not.toBe(outer.spanContext().traceId);
   });
 
-  it('nothing is carried implicitly: a span without a parent is a root, even inside another span\'s work', async () => {
+  it("nothing is carried implicitly: a span without a parent is a root, even inside another span's work", async () => {
     await inSpan(undefined, 'request', {}, async () => {
       await inSpan(undefined, 'unrelated', {}, async () => undefined);
     });

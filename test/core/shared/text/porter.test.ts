@@ -65,17 +65,65 @@ const CLASSIC = `caresses ponies ties caress cats feed agreed plastered bled mot
 
 // Where FTS5's porter departs from the paper, and the limits of its byte-oriented stemmer.
 const EDGES = [
-  'eed', 'eeds', 'sses', 'ies', 'yyed', 'ayying', 'byyyed', 'bitement', 'analogi', 'archaeologi', 'nobli', 'fabli',
-  'αs', 'ωing', 'naïveté', 'épées', 'μmoles', '1960s', 'covid19ing', '3ies', 'ba၁ed', 'a𐐨ies',
+  'eed',
+  'eeds',
+  'sses',
+  'ies',
+  'yyed',
+  'ayying',
+  'byyyed',
+  'bitement',
+  'analogi',
+  'archaeologi',
+  'nobli',
+  'fabli',
+  'αs',
+  'ωing',
+  'naïveté',
+  'épées',
+  'μmoles',
+  '1960s',
+  'covid19ing',
+  '3ies',
+  'ba၁ed',
+  'a𐐨ies',
   ...[60, 61, 62, 63, 64, 65, 66].flatMap((n) => [`${'ba'.repeat(n)}ations`.slice(-n), `${'жa'.repeat(n)}ing`.slice(-n)]),
 ];
 
 describe('porterStem and tokens agree with FTS5 porter unicode61 remove_diacritics 2', () => {
-  it('stems the paper\'s examples as the paper does', () => {
-    const stems = ['caresses', 'ponies', 'ties', 'agreed', 'hopping', 'filing', 'happy', 'relational', 'triplicate',
-      'adjustment', 'controll', 'roll', 'generalizations', 'oscillators'].map(porterStem);
-    expect(stems).toEqual(['caress', 'poni', 'ti', 'agre', 'hop', 'file', 'happi', 'relat', 'triplic',
-      'adjust', 'control', 'roll', 'gener', 'oscil']);
+  it("stems the paper's examples as the paper does", () => {
+    const stems = [
+      'caresses',
+      'ponies',
+      'ties',
+      'agreed',
+      'hopping',
+      'filing',
+      'happy',
+      'relational',
+      'triplicate',
+      'adjustment',
+      'controll',
+      'roll',
+      'generalizations',
+      'oscillators',
+    ].map(porterStem);
+    expect(stems).toEqual([
+      'caress',
+      'poni',
+      'ti',
+      'agre',
+      'hop',
+      'file',
+      'happi',
+      'relat',
+      'triplic',
+      'adjust',
+      'control',
+      'roll',
+      'gener',
+      'oscil',
+    ]);
   });
 
   it('stems the classic Porter vocabulary as FTS5 does', () => {
@@ -89,11 +137,36 @@ describe('porterStem and tokens agree with FTS5 porter unicode61 remove_diacriti
   });
 
   it('splits on all but letters, numbers and private use, and folds case and Latin diacritics only', () => {
-    expect(tokens('Café-au-lait: NAÏVE résumés, Ångström α-Synuclein TNF-α 3.5mg/kg (p<0.05) 1960s')).toEqual(
-      ['cafe', 'au', 'lait', 'naiv', 'resum', 'angstrom', 'α', 'synuclein', 'tnf', 'α', '3', '5mg', 'kg', 'p', '0', '05',
-        '1960']);
-    expect(tokens('Ǡdam ẛ İstanbul Straße ΆΈΉ µm e\u0301tude \u0301abc \ud800x')).toEqual(
-      ['ǡdam', 's', 'istanbul', 'straß', 'άέή', 'μm', 'etud', 'abc', 'x']);
+    expect(tokens('Café-au-lait: NAÏVE résumés, Ångström α-Synuclein TNF-α 3.5mg/kg (p<0.05) 1960s')).toEqual([
+      'cafe',
+      'au',
+      'lait',
+      'naiv',
+      'resum',
+      'angstrom',
+      'α',
+      'synuclein',
+      'tnf',
+      'α',
+      '3',
+      '5mg',
+      'kg',
+      'p',
+      '0',
+      '05',
+      '1960',
+    ]);
+    expect(tokens('Ǡdam ẛ İstanbul Straße ΆΈΉ µm e\u0301tude \u0301abc \ud800x')).toEqual([
+      'ǡdam',
+      's',
+      'istanbul',
+      'straß',
+      'άέή',
+      'μm',
+      'etud',
+      'abc',
+      'x',
+    ]);
   });
 
   it('tokenizes every code point of planes 0, 1 and 14, and a sample of the others, as FTS5 does', () => {
@@ -105,15 +178,24 @@ describe('porterStem and tokens agree with FTS5 porter unicode61 remove_diacriti
     // Each code point alone and inside a word ending in b, which the stemmer leaves alone.
     const texts = [];
     for (let i = 0; i < points.length; i += 2000) {
-      texts.push(points.slice(i, i + 2000).map((c) => String.fromCodePoint(c)).map((ch) => `${ch} b${ch}b`).join(' '));
+      texts.push(
+        points
+          .slice(i, i + 2000)
+          .map((c) => String.fromCodePoint(c))
+          .map((ch) => `${ch} b${ch}b`)
+          .join(' '),
+      );
     }
     expect(disagreements(texts)).toEqual([]);
   });
 
   // The SciFact corpus, as bench/search/search.ts reads it (the repository's gzip copy, or SCIFACT_DIR).
-  const passages = () => readDatasetText(join(scifactDir(), 'corpus.jsonl')).split('\n').filter(Boolean)
-    .map((line) => JSON.parse(line) as { title: string; text: string })
-    .map((d) => `${d.title}\n${d.text}`);
+  const passages = () =>
+    readDatasetText(join(scifactDir(), 'corpus.jsonl'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { title: string; text: string })
+      .map((d) => `${d.title}\n${d.text}`);
 
   it('agrees on every distinct word and every passage of SciFact', () => {
     const texts = passages();
