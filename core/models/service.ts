@@ -2,7 +2,7 @@ import type { Ctx } from '../shared/context';
 import type { CatalogModel } from './catalog/catalog';
 import type { CacheOutcome } from './answers/cache';
 import type { UsageTotals } from './usage/usage';
-import type { ChatMessage, ChatRequest, ChatStream, ToolDefinition, Transcript } from './neutral';
+import type { ChatMessage, ChatRequest, ChatStream, ImageRequest, ToolDefinition, Transcript, TranscriptionRequest } from './neutral';
 import type { KeyOptions } from './keys/key-options';
 import type { ApiKey } from './keys/keys';
 
@@ -32,15 +32,8 @@ export type Given<F> = F | { read(): F | Promise<F> };
 /** The provider-neutral chat request (its model is the catalog's, named in Metered). */
 export type ChatFields = Omit<ChatRequest, 'model'>;
 export type EmbedFields = { inputs: string[] | (readonly number[])[]; dimensions?: number };
-export type ImageFields = { prompt: string; size?: string; quality?: string; style?: string };
-export type TranscribeFields = {
-  audio: Buffer;
-  filename: string;
-  mimeType: string;
-  temperature?: number;
-  language?: string;
-  prompt?: string;
-};
+export type ImageFields = Omit<ImageRequest, 'model'>;
+export type TranscribeFields = Omit<TranscriptionRequest, 'model'>;
 export type CountFields = { messages: ChatMessage[]; tools?: ToolDefinition[] };
 
 /** A chat call: its model and route, and its request. */
