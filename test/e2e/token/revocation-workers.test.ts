@@ -90,20 +90,13 @@ describe('revocation seen by every worker of platform start (WORKERS=2, SQLite)'
     await endsEverywhere(t.access_token, () => revokeByGraphql(server.url, boot, t.access_token));
   });
 
+  /** A user of the demo tenant with search:read, made by the CLI (a process of its own). */
+  const createUser = (username: string) =>
+    cli('user', 'create', '--username', username, '--password', 'a long password', '--roles', 'search:read', '--tenant', boot.tenant_id);
+
   it('every token of a user disabled by `platform user disable`, a third process', async () => {
     const username = `ann-${n++}`;
-    await cli(
-      'user',
-      'create',
-      '--username',
-      username,
-      '--password',
-      'a long password',
-      '--roles',
-      'search:read',
-      '--tenant',
-      boot.tenant_id,
-    );
+    await createUser(username);
     const t = await login(server.url, boot, username, 'a long password');
     await endsEverywhere(t.access_token, () => cli('user', 'disable', '--username', username));
   });
@@ -126,18 +119,7 @@ describe('revocation seen by every worker of platform start (WORKERS=2, SQLite)'
 
   it('a user logged in again after being enabled is served: only the sessions that were ended are refused', async () => {
     const username = `bob-${n++}`;
-    await cli(
-      'user',
-      'create',
-      '--username',
-      username,
-      '--password',
-      'a long password',
-      '--roles',
-      'search:read',
-      '--tenant',
-      boot.tenant_id,
-    );
+    await createUser(username);
     const old = await login(server.url, boot, username, 'a long password');
     await cli('user', 'disable', '--username', username);
     await cli('user', 'enable', '--username', username);
