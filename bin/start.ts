@@ -18,6 +18,7 @@ import { acceptH2c } from '../rest/shared/h2c';
 import { upgradeAddressOf } from '../edge/http/client-address';
 import { requestTracker, type RequestTracker } from '../edge/http/drain';
 import { readinessOf } from './readiness';
+import { webOriginsOf } from './web-origins';
 import { streamHubFor } from './stream-hub';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import { prometheusMetrics, type PrometheusMetrics } from '../core/shared/telemetry/prometheus';
@@ -166,6 +167,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       verifier: platform.deps.verifier,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       corsOrigins: config.CORS_ORIGINS,
+      webOrigins: webOriginsOf(modules, opened, platform.deps),
       trustProxy: config.TRUST_PROXY,
       extra: graph,
       publicUrl: config.PUBLIC_URL,

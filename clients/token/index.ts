@@ -9,6 +9,7 @@ import type {
   TokenService,
   UserInfo,
 } from '../../core/token/service';
+import { NotFound } from '../../core/shared/errors';
 import { callOptions, httpClient, type HttpClientOptions } from '../shared/http';
 
 type Params = Record<string, string | undefined>;
@@ -22,6 +23,7 @@ interface RealmWire {
   access_token_lifespan: number;
   refresh_token_lifespan: number;
   audiences?: string[];
+  public_key: string;
 }
 
 /**
@@ -65,9 +67,17 @@ export function tokenClient(opts: HttpClientOptions): TokenService {
         accessTokenLifespan: r.access_token_lifespan,
         refreshTokenLifespan: r.refresh_token_lifespan,
         audiences: r.audiences ?? [],
+        publicKey: r.public_key,
       } satisfies RealmInfo;
     },
     jwks: (req, ctx) => request<JSONWebKeySet>('GET', `${realmPath(req.realm)}/protocol/openid-connect/certs`, callOptions(ctx)),
+    tokenAtRealm: ({ realm, ...req }, ctx) =>
+      request<TokenResponse>('POST', `${realmPath(realm)}/protocol/openid-connect/token`, form(req, ctx)),
+    // A browser talks to the token service's own pages; nothing relays them.
+    authorize: () => Promise.reject(new NotFound('the authorization endpoint is served by the token service to browsers')),
+    submitLogin: () => Promise.reject(new NotFound('the login form is served by the token service to browsers')),
+    logout: () => Promise.reject(new NotFound('logout is served by the token service to browsers')),
+    webOrigins: async () => (await request<{ origins: string[] }>('GET', `${p}/web-origins`, callOptions())).origins,
     health: (_req, ctx) => request<{ msg: string }>('GET', `${p}/healthz`, callOptions(ctx)),
   };
 }

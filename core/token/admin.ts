@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock';
 import { BadRequest, Conflict } from '../shared/errors';
 import { RealmNotFound } from './errors';
 import { LOGIN_CLIENT_ID } from './authenticate';
+import { CONSOLE_CLIENT, checkBrowserSettings, type BrowserSettings } from './browser/client-settings';
 import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
 import type { KeyGenerator } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
@@ -29,7 +30,7 @@ export interface RealmInput {
   accessTokenLifespan?: number;
   refreshTokenLifespan?: number;
 }
-export interface ClientInput {
+export interface ClientInput extends Partial<BrowserSettings> {
   realm?: string;
   clientId: string;
   tenantId?: string;
@@ -111,6 +112,30 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     return { ...u, locked: (await deps.lockedForAll?.(user)) ?? false, createdAt: iso(u.createdAt) };
   };
 
+  async function insertClient(input: ClientInput, secretHash: string | null): Promise<{ view: ClientView; realm: string }> {
+    const realm = await realmOf(input.realm);
+    checkName('client id', input.clientId);
+    const taken = () => new Conflict(`client '${input.clientId}' already exists in this realm`);
+    const browser = checkBrowserSettings(input);
+    if (await store.clients.get(realm.id, input.clientId)) throw taken();
+    const client: ClientRecord = {
+      id: randomUUID(),
+      realmId: realm.id,
+      clientId: input.clientId,
+      secretHash,
+      enabled: true,
+      roles: input.roles ?? [],
+      scopes: input.scopes?.length ? parseScopes(input.scopes.join(' ')) : DEFAULT_SCOPES,
+      tenantId: input.tenantId || realm.id,
+      redirectUris: browser.redirectUris ?? [],
+      postLogoutRedirectUris: browser.postLogoutRedirectUris ?? [],
+      webOrigins: browser.webOrigins ?? [],
+      createdAt: clock.now(),
+    };
+    if (!(await store.clients.insert(client))) throw taken();
+    return { view: clientView(client), realm: realm.id };
+  }
+
   return {
     async createRealm(input: RealmInput = {}): Promise<RealmView> {
       const id = input.id ?? randomUUID();
@@ -143,10 +168,14 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
         roles: [],
         scopes: DEFAULT_SCOPES,
         tenantId: id,
+        redirectUris: [],
+        postLogoutRedirectUris: [],
+        webOrigins: [],
         createdAt: now,
       };
+      const console: ClientRecord = { ...login, id: randomUUID(), clientId: CONSOLE_CLIENT.clientId, ...CONSOLE_CLIENT.settings };
       // One step: another process creating the same name meanwhile makes this one a conflict, never a half realm.
-      if (!(await store.realms.create(realm, { key, clients: [login] }))) throw taken();
+      if (!(await store.realms.create(realm, { key, clients: [login, console] }))) throw taken();
       return realmView(realm, await store.realms.getDefaultId());
     },
 
@@ -165,26 +194,27 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       return realmView(realm, realm.id);
     },
 
+    /** A confidential client: its secret (generated unless given) is returned once, kept only as a hash. */
     async createClient(input: ClientInput): Promise<ClientView & { client_secret: string; realm: string }> {
-      const realm = await realmOf(input.realm);
-      checkName('client id', input.clientId);
-      const taken = () => new Conflict(`client '${input.clientId}' already exists in this realm`);
-      if (await store.clients.get(realm.id, input.clientId)) throw taken();
       const secret = input.secret ?? randomSecret();
       if (secret.length < 16) throw new BadRequest('a client secret needs at least 16 characters');
-      const client: ClientRecord = {
-        id: randomUUID(),
-        realmId: realm.id,
-        clientId: input.clientId,
-        secretHash: await hashClientSecret(secret),
-        enabled: true,
-        roles: input.roles ?? [],
-        scopes: input.scopes?.length ? parseScopes(input.scopes.join(' ')) : DEFAULT_SCOPES,
-        tenantId: input.tenantId || realm.id,
-        createdAt: clock.now(),
-      };
-      if (!(await store.clients.insert(client))) throw taken();
-      return { ...clientView(client), client_secret: secret, realm: realm.id };
+      const { view, realm } = await insertClient(input, await hashClientSecret(secret));
+      return { ...view, client_secret: secret, realm };
+    },
+
+    /** A public client (a browser or native app): no secret; people sign in to it with PKCE. */
+    async createPublicClient(input: Omit<ClientInput, 'secret'>): Promise<ClientView & { realm: string }> {
+      const { view, realm } = await insertClient(input, null);
+      return { ...view, realm };
+    },
+
+    /** Changes a client's redirect URIs, post-logout redirect URIs or web origins (those given; the rest stay). */
+    async updateClient(realm: string | undefined, clientId: string, settings: Partial<BrowserSettings>): Promise<ClientView & { realm: string }> {
+      const r = await realmOf(realm);
+      const browser = checkBrowserSettings(settings);
+      if (!Object.values(browser).some((v) => v !== undefined)) throw new BadRequest('nothing to change: give redirect URIs, post-logout redirect URIs or web origins');
+      if (!(await store.clients.setBrowserSettings(r.id, clientId, browser))) throw new BadRequest(`no client '${clientId}' in realm ${r.id}`);
+      return { ...clientView((await store.clients.get(r.id, clientId))!), realm: r.id };
     },
 
     /** A new secret for a confidential client, shown once; the old one stops working at once. */
@@ -276,6 +306,8 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
      */
     prune: async (): Promise<number> =>
       (await store.sessions.prune(clock.now())) +
+      (await store.browserSessions.prune(clock.now())) +
+      (await store.codes.prune(clock.now())) +
       (await store.failures.prune(clock.now())) +
       (await store.revocations.prune(clock.now() - 10 * 60_000)),
   };

@@ -6,29 +6,44 @@ export const WELL_KNOWN = ['openid-configuration', 'oauth-authorization-server']
 export type WellKnown = (typeof WELL_KNOWN)[number];
 
 /**
- * OpenID Connect discovery (and RFC 8414 metadata) for a realm. The spec's token and revocation
- * paths are realm-less, so they carry `?realm=`; introspection is RFC 7662's, at the realm's own
- * path (the spec's introspection, with booleans as words, is not what an OAuth library expects).
+ * OpenID Connect discovery (and RFC 8414 metadata) for a realm. Its endpoints are the realm's own,
+ * at Keycloak's paths under the issuer: the spec's token path is realm-less and needs a client
+ * secret (public clients have none), and its introspection, with booleans as words, is not what an
+ * OAuth library expects (RFC 7662's is at the realm path).
  * `audiences_supported` (ours) lists the `aud` values a client may ask for with RFC 8707 `resource`.
  */
-export function discoveryDocument(realm: RealmInfo, publicUrl: string) {
-  const endpoint = (path: string) => `${publicUrl}/auth/api/v1/oauth/connect/${path}?realm=${realm.id}`;
+export function discoveryDocument(realm: RealmInfo) {
+  const oidc = (path: string) => `${realm.issuer}/protocol/openid-connect/${path}`;
   const clientAuth = ['client_secret_basic', 'client_secret_post'];
   return {
     issuer: realm.issuer,
-    token_endpoint: endpoint('token'),
-    introspection_endpoint: `${realm.issuer}/protocol/openid-connect/token/introspect`,
-    revocation_endpoint: endpoint('revoke'),
+    authorization_endpoint: oidc('auth'),
+    // The realm's own token endpoint: every grant, and public clients (no secret), which the spec's path cannot take.
+    token_endpoint: oidc('token'),
+    introspection_endpoint: oidc('token/introspect'),
+    revocation_endpoint: oidc('revoke'),
+    end_session_endpoint: oidc('logout'),
     jwks_uri: realm.jwksUri,
-    userinfo_endpoint: `${realm.issuer}/protocol/openid-connect/userinfo`,
+    userinfo_endpoint: oidc('userinfo'),
     grant_types_supported: [...GRANT_TYPES],
     scopes_supported: ['openid', 'profile', 'email'],
-    response_types_supported: ['token'],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query', 'fragment'],
+    code_challenge_methods_supported: ['S256'],
+    prompt_values_supported: ['none', 'login'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
     userinfo_signing_alg_values_supported: ['none'],
-    token_endpoint_auth_methods_supported: clientAuth,
+    token_endpoint_auth_methods_supported: [...clientAuth, 'none'],
     introspection_endpoint_auth_methods_supported: clientAuth,
+    revocation_endpoint_auth_methods_supported: ['none'],
+    // RFC 9207: the authorization response names its issuer (`iss`), against mix-up attacks.
+    authorization_response_iss_parameter_supported: true,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    frontchannel_logout_supported: false,
+    backchannel_logout_supported: false,
     audiences_supported: realm.audiences,
     claims_supported: [
       'sub',
@@ -47,6 +62,9 @@ export function discoveryDocument(realm: RealmInfo, publicUrl: string) {
       'email',
       'email_verified',
       'tenant_id',
+      'auth_time',
+      'nonce',
+      'at_hash',
       'clientId',
       'clientHost',
       'clientAddress',

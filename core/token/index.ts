@@ -27,6 +27,8 @@ export interface TokenCore {
   keySource: KeySource;
   /** The revoked-sessions feed of its store, for verifiers in this process. */
   revocations: RevocationFeed;
+  /** Every web origin registered by a client (CORS). */
+  webOrigins(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,8 @@ export interface TokenCoreOptions {
   metrics?: Metrics;
   /** After sessions were ended here: resolves once this process's revoked-sessions list holds them. */
   revoked?: () => Promise<void>;
+  /** How long single sign-on lasts after a person typed their password (10 hours when absent). */
+  ssoSessionSeconds?: number;
 }
 
 /** Wires the token service over the adapters it is given. */
@@ -102,6 +106,8 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     audience: opts.audience ?? ['account'],
     telemetry,
     revoked: opts.revoked,
+    lockedForAll: (user) => lockedForAll(guards, userAccount(user.realmId, user.username, user)),
+    ssoSessionSeconds: opts.ssoSessionSeconds,
   });
   const admin = createTokenAdmin({
     store,
@@ -120,6 +126,7 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },
     revocations: store.revocations,
+    webOrigins: () => store.clients.webOrigins(),
     close: () => store.close(),
   };
 }

@@ -18,7 +18,15 @@ const targets = {
   audience: param.array().optional().describe('Same as resource (the name Keycloak and Auth0 use)'),
 };
 
+/** The authorization-code grant's parameters (RFC 6749 §4.1.3, RFC 7636 §4.5). */
+const codeParams = {
+  code: param.string().optional().describe('With grant_type=authorization_code: the code the authorization endpoint gave'),
+  redirect_uri: param.string().optional().describe('With grant_type=authorization_code: the redirect_uri of the authorization request'),
+  code_verifier: param.string().optional().describe('With grant_type=authorization_code: the PKCE verifier (S256)'),
+};
+
 type Grants = Record<string, readonly string[]>;
+const REQUIRED: Grants = { refresh_token: ['refresh_token'], password: ['username', 'password'], authorization_code: ['code', 'redirect_uri'] };
 
 /** Adds "Field required" for the fields `grant_type` (or its default) needs, reported with any other issue. */
 const requireFor = (grants: Grants, fallback: string) =>
@@ -45,9 +53,32 @@ export const TokenRequest = z
     refresh_token: refreshToken,
     username: param.string().optional().describe('With grant_type=password'),
     password: param.string().optional().describe('With grant_type=password'),
+    ...codeParams,
     ...targets,
   })
-  .check(requireFor({ refresh_token: ['refresh_token'], password: ['username', 'password'] }, 'client_credentials'));
+  .check(requireFor(REQUIRED, 'client_credentials'));
+
+/**
+ * A realm's own token endpoint (Keycloak's layout): the token endpoint's parameters, the realm in
+ * the path, `grant_type` required, the client's secret only for a confidential client.
+ */
+const realmTokenFields = {
+  grant_type: param.string().describe('authorization_code, refresh_token, password or client_credentials'),
+  client_id: param.string().optional().describe('The client (or HTTP Basic); required'),
+  client_secret: param.string().optional().describe("A confidential client's secret (or HTTP Basic); none for a public client"),
+  scopes,
+  scope: param.string().optional().describe('Same as scopes (the OAuth name)'),
+  refresh_token: refreshToken,
+  username: param.string().optional().describe('With grant_type=password'),
+  password: param.string().optional().describe('With grant_type=password'),
+  ...codeParams,
+  ...targets,
+};
+/** The realm token endpoint's parameters (the realm is in its path). */
+export const RealmTokenBody = z.object(realmTokenFields).check(requireFor(REQUIRED, 'client_credentials'));
+export const RealmTokenRequest = z
+  .object({ realm: param.id().describe('Realm id, name, or `default`'), ...realmTokenFields })
+  .check(requireFor(REQUIRED, 'client_credentials'));
 
 export const UserLoginRequest = z
   .object({
@@ -109,6 +140,7 @@ export const UserinfoRequest = RealmRef.extend({
 });
 
 export type ClientTokenRequest = z.output<typeof TokenRequest>;
+export type RealmTokenRequest = z.output<typeof RealmTokenRequest>;
 export type UserLoginRequest = z.output<typeof UserLoginRequest>;
 export type RefreshRequest = z.output<typeof RefreshRequest>;
 export type IntrospectRequest = z.output<typeof IntrospectRequest>;

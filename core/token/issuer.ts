@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { jwtVerify, type JWTPayload } from 'jose';
 import { epochSeconds, type Clock } from '../shared/clock';
 import { ACCESS_TOKEN_TYPE } from '../shared/auth/verifier';
@@ -19,7 +19,22 @@ export interface Grant {
   audience?: readonly string[];
   /** The audiences a refresh may ask for (its token's `resource` claim); every service when absent. */
   granted?: readonly string[];
+  /**
+   * A person signed in through the login page (the authorization-code grant, and refreshes of its
+   * session): with the `openid` scope the answer carries an ID token; the nonce goes in every token
+   * (as Keycloak's does: keycloak-js compares it), and both travel in the refresh token.
+   */
+  oidc?: OidcSignIn;
 }
+
+export interface OidcSignIn {
+  nonce: string | null;
+  /** When the person typed their password, epoch ms (`auth_time`). */
+  authTime: number;
+}
+
+/** OIDC Core §3.1.3.6: the left half of the SHA-256 of the access token, base64url. */
+export const atHash = (accessToken: string): string => createHash('sha256').update(accessToken).digest().subarray(0, 16).toString('base64url');
 
 export interface IssuerDeps {
   keys: KeyRing;
@@ -46,6 +61,7 @@ export function createIssuer(deps: IssuerDeps) {
       const address = ctx.clientAddress ?? 'unknown';
       const common = { iss, azp: g.client.clientId, session_state: g.session.id, sid: g.session.id, scope: g.scope };
       const { kid, key } = await deps.keys.signingKey(g.realm.id);
+      const nonce = g.oidc?.nonce ? { nonce: g.oidc.nonce } : {};
 
       const access = await signRs256(
         { typ: ACCESS_TOKEN_TYPE, kid },
@@ -64,9 +80,36 @@ export function createIssuer(deps: IssuerDeps) {
           ...(g.user?.email ? { email: g.user.email } : {}),
           tenant_id: g.user?.tenantId ?? g.client.tenantId,
           ...(g.user ? {} : { clientId: g.client.clientId, clientHost: address, clientAddress: address }),
+          ...nonce,
         },
         key,
       );
+      const idToken =
+        g.oidc && g.user && g.scope.split(' ').includes('openid')
+          ? await signRs256(
+              { typ: 'JWT', kid },
+              {
+                exp,
+                iat,
+                auth_time: Math.floor(g.oidc.authTime / 1000),
+                jti: randomUUID(),
+                iss,
+                aud: g.client.clientId,
+                sub: g.user.id,
+                typ: 'ID',
+                azp: g.client.clientId,
+                ...nonce,
+                session_state: g.session.id,
+                sid: g.session.id,
+                at_hash: atHash(access),
+                preferred_username: g.user.username,
+                email_verified: g.user.emailVerified,
+                ...(g.user.email ? { email: g.user.email } : {}),
+                tenant_id: g.user.tenantId,
+              },
+              key,
+            )
+          : undefined;
       const refresh = signHs512(
         { typ: 'JWT' },
         {
@@ -78,6 +121,7 @@ export function createIssuer(deps: IssuerDeps) {
           typ: 'Refresh',
           ...common,
           ...(g.granted ? { resource: g.granted } : {}),
+          ...(g.oidc ? { ...nonce, auth_time: Math.floor(g.oidc.authTime / 1000) } : {}),
         },
         refreshKey(g.realm),
       );
@@ -88,6 +132,7 @@ export function createIssuer(deps: IssuerDeps) {
         refresh_token: refresh,
         token_type: 'Bearer',
         'not-before-policy': 0,
+        ...(idToken ? { id_token: idToken } : {}),
         session_state: g.session.id,
         scope: g.scope,
       };

@@ -22,6 +22,15 @@ export interface ClientRecord {
   roles: string[];
   scopes: string[];
   tenantId: string;
+  /**
+   * Where the authorization endpoint may send this client's codes: exact URIs (RFC 9700 §4.1.3), or
+   * paths beginning with `/`, on the platform's own PUBLIC_URL (its own pages).
+   */
+  redirectUris: string[];
+  /** Where RP-initiated logout may send the browser back to (the same forms). */
+  postLogoutRedirectUris: string[];
+  /** Origins (`scheme://host[:port]`) whose pages may call the platform with this realm's tokens (CORS). */
+  webOrigins: string[];
   createdAt: number;
 }
 
@@ -45,9 +54,49 @@ export interface SessionRecord {
   userId: string | null;
   scope: string;
   refreshJti: string;
+  /** The browser (single sign-on) session it was started under, when a person signed in through the login page. */
+  browserSessionId: string | null;
   createdAt: number;
   expiresAt: number;
   revokedAt: number | null;
+}
+
+/**
+ * A person signed in through the login page, in one browser (the SSO cookie): every app of the
+ * realm signs in under it without a second password, and its end ends their sessions.
+ */
+export interface BrowserSessionRecord {
+  id: string;
+  realmId: string;
+  userId: string;
+  /** SHA-256 (hex) of the cookie's value; the value itself is never kept. */
+  cookieHash: string;
+  /** When the person last typed their password (OIDC `auth_time`), epoch ms. */
+  authTime: number;
+  createdAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+}
+
+/** An authorization code (RFC 6749 §4.1.2), kept by its SHA-256 until used or expired. */
+export interface AuthCodeRecord {
+  codeHash: string;
+  realmId: string;
+  clientId: string;
+  userId: string;
+  browserSessionId: string;
+  redirectUri: string;
+  scope: string;
+  nonce: string | null;
+  /** RFC 7636 S256 challenge; null when the (confidential) client sent none. */
+  codeChallenge: string | null;
+  authTime: number;
+  createdAt: number;
+  expiresAt: number;
+  /** When it was first exchanged (null: never). */
+  usedAt: number | null;
+  /** The token session its first exchange started: a second exchange ends it (RFC 6749 §4.1.2). */
+  sessionId: string | null;
 }
 
 export interface KeyRecord {
@@ -90,6 +139,14 @@ export interface TokenStore {
     setSecretHash(realmId: string, clientId: string, secretHash: string): Promise<boolean>;
     /** Compare-and-set (a rehash never overwrites a secret rotated meanwhile). */
     replaceSecretHash(id: string, expected: string, next: string): Promise<boolean>;
+    /** Sets a client's browser settings (those given); false for an unknown client. */
+    setBrowserSettings(
+      realmId: string,
+      clientId: string,
+      settings: Partial<Pick<ClientRecord, 'redirectUris' | 'postLogoutRedirectUris' | 'webOrigins'>>,
+    ): Promise<boolean>;
+    /** Every web origin an enabled client of any enabled realm registered (CORS). */
+    webOrigins(): Promise<string[]>;
   };
   users: {
     /** Usernames are unique per realm in any case, and found in any case. */
@@ -118,9 +175,39 @@ export interface TokenStore {
     /**
      * Ends every open session of a realm, or of one of its users or clients, and in the same step
      * adds one entry covering them to the revoked-sessions feed (revocations.ts); returns how many.
+     * A realm's or a user's end ends their browser sessions too.
      */
     revokeAll(of: { realmId: string; userId?: string; clientId?: string }, at: number, until: number): Promise<number>;
     /** Deletes sessions that expired before `before`; returns how many. */
+    prune(before: number): Promise<number>;
+  };
+  browserSessions: {
+    insert(session: BrowserSessionRecord): Promise<void>;
+    get(id: string): Promise<BrowserSessionRecord | undefined>;
+    byCookie(cookieHash: string): Promise<BrowserSessionRecord | undefined>;
+    /** The open (not ended, not expired at `now`) browser sessions of a realm, or of one of its users; newest first. */
+    listOpen(realmId: string, now: number, userId?: string): Promise<BrowserSessionRecord[]>;
+    /**
+     * Ends a browser session and every open token session started under it, adding their entries
+     * to the revoked-sessions feed in the same step; the token sessions ended (0 when it was over).
+     */
+    end(id: string, at: number, until: number): Promise<number>;
+    /** Deletes browser sessions that expired before `before`; returns how many. */
+    prune(before: number): Promise<number>;
+  };
+  codes: {
+    insert(code: AuthCodeRecord): Promise<void>;
+    /**
+     * One atomic step: marks the code used at `at` and answers it as it was before (`usedAt` null:
+     * this is its first use), or undefined for an unknown code.
+     */
+    consume(codeHash: string, at: number): Promise<AuthCodeRecord | undefined>;
+    /**
+     * Records the session the code's first use started; false when the code was exchanged again
+     * meanwhile (a `consume` after the first), so the caller ends that session at once.
+     */
+    started(codeHash: string, sessionId: string): Promise<boolean>;
+    /** Deletes codes that expired before `before`; returns how many. */
     prune(before: number): Promise<number>;
   };
   keys: {

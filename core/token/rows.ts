@@ -1,4 +1,4 @@
-import type { ClientRecord, KeyRecord, RealmRecord, SessionRecord, UserRecord } from './ports';
+import type { AuthCodeRecord, BrowserSessionRecord, ClientRecord, KeyRecord, RealmRecord, SessionRecord, UserRecord } from './ports';
 
 /** A stored row: snake_case columns as the driver hands them over. */
 export type Row = Record<string, unknown>;
@@ -32,6 +32,9 @@ export function tokenRows(d: ColumnDecoding) {
       roles: d.json(r.roles),
       scopes: d.json(r.scopes),
       tenantId: r.tenant_id as string,
+      redirectUris: d.json(r.redirect_uris),
+      postLogoutRedirectUris: d.json(r.post_logout_redirect_uris),
+      webOrigins: d.json(r.web_origins),
       createdAt: d.time(r.created_at),
     }),
     user: (r: Row): UserRecord => ({
@@ -53,9 +56,36 @@ export function tokenRows(d: ColumnDecoding) {
       userId: (r.user_id as string | null) ?? null,
       scope: r.scope as string,
       refreshJti: r.refresh_jti as string,
+      browserSessionId: (r.browser_session_id as string | null) ?? null,
       createdAt: d.time(r.created_at),
       expiresAt: d.time(r.expires_at),
       revokedAt: timeOrNull(r.revoked_at),
+    }),
+    browserSession: (r: Row): BrowserSessionRecord => ({
+      id: r.id as string,
+      realmId: r.realm_id as string,
+      userId: r.user_id as string,
+      cookieHash: r.cookie_hash as string,
+      authTime: d.time(r.auth_time),
+      createdAt: d.time(r.created_at),
+      expiresAt: d.time(r.expires_at),
+      revokedAt: timeOrNull(r.revoked_at),
+    }),
+    code: (r: Row): AuthCodeRecord => ({
+      codeHash: r.code_hash as string,
+      realmId: r.realm_id as string,
+      clientId: r.client_id as string,
+      userId: r.user_id as string,
+      browserSessionId: r.browser_session_id as string,
+      redirectUri: r.redirect_uri as string,
+      scope: r.scope as string,
+      nonce: (r.nonce as string | null) ?? null,
+      codeChallenge: (r.code_challenge as string | null) ?? null,
+      authTime: d.time(r.auth_time),
+      createdAt: d.time(r.created_at),
+      expiresAt: d.time(r.expires_at),
+      usedAt: timeOrNull(r.used_at),
+      sessionId: (r.session_id as string | null) ?? null,
     }),
     key: (r: Row): KeyRecord => ({
       kid: r.kid as string,

@@ -5,14 +5,18 @@ import type {
   ClientTokenRequest,
   IntrospectRequest,
   RealmRef,
+  RealmTokenRequest,
   RefreshRequest,
   RevocationsRequest,
   RevokeRequest,
   UserinfoRequest,
   UserLoginRequest,
 } from './inputs';
+import type { BrowserAnswer, BrowserRequest } from './browser/answers';
 
+export type { BrowserAnswer, BrowserRequest };
 export type {
+  RealmTokenRequest,
   ClientIntrospectRequest,
   ClientTokenRequest,
   IntrospectRequest,
@@ -32,6 +36,8 @@ export interface TokenResponse {
   refresh_token: string;
   token_type: 'Bearer';
   'not-before-policy': number;
+  /** OIDC Core §3.1.3.3: when a person signed in through the login page with the `openid` scope. */
+  id_token?: string;
   session_state: string;
   scope: string;
 }
@@ -98,6 +104,8 @@ export interface RealmInfo {
   refreshTokenLifespan: number;
   /** RFC 9068 `aud` values its access tokens may carry: one per service; a client may ask for some (RFC 8707). */
   audiences: string[];
+  /** Its active signing key, RSA SubjectPublicKeyInfo DER in base64 (Keycloak's `public_key`). */
+  publicKey: string;
 }
 
 /**
@@ -125,6 +133,20 @@ export interface TokenService {
   issueForClient(req: ClientTokenRequest, ctx?: Ctx): Promise<TokenResponse>;
   /** The login endpoint: password (default) or refresh_token; a client is optional. */
   loginUser(req: UserLoginRequest, ctx?: Ctx): Promise<TokenResponse>;
+  /**
+   * A realm's own token endpoint (`realms/{realm}/protocol/openid-connect/token`, Keycloak's; the
+   * discovery document's): every grant type, HTTP Basic or parameters, public clients without a secret
+   * (all but client_credentials).
+   */
+  tokenAtRealm(req: RealmTokenRequest, ctx?: Ctx): Promise<TokenResponse>;
+  /** The authorization endpoint: a redirect with a code (single sign-on) or an error, the login form, or an error page. */
+  authorize(req: BrowserRequest, ctx?: Ctx): Promise<BrowserAnswer>;
+  /** The login form posted back. */
+  submitLogin(req: BrowserRequest, ctx?: Ctx): Promise<BrowserAnswer>;
+  /** RP-initiated logout (and Keycloak's logout with a refresh token). */
+  logout(req: BrowserRequest, ctx?: Ctx): Promise<BrowserAnswer>;
+  /** Every web origin registered by an enabled client of an enabled realm (CORS). */
+  webOrigins(): Promise<string[]>;
   /** RFC 6749 §6 with rotation; a confidential client must authenticate. */
   refresh(req: RefreshRequest, ctx?: Ctx): Promise<TokenResponse>;
   /** The spec's introspection: booleans as words, no client authentication. */

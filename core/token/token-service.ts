@@ -1,15 +1,19 @@
+import { createPublicKey } from 'node:crypto';
 import type { Clock } from '../shared/clock';
 import { bearerToken, InvalidToken, MissingCredentials } from '../shared/auth/caller';
 import { createTokenVerifier, issuerBaseFor } from '../shared/auth/verifier';
 import { Unauthenticated } from '../shared/errors';
 import type { Ctx } from '../shared/context';
 import type { Authenticator } from './authenticate';
-import { InvalidRequest, RealmNotFound } from './errors';
+import { AuthenticationFailed, InvalidRequest, RealmNotFound } from './errors';
 import { GRANTS, grantFor, LOGIN_GRANTS, type GrantClient, type GrantDeps } from './grants';
 import { clientIntrospectionOf, introspectionOf, userinfoOf } from './introspection';
 import { createIssuer } from './issuer';
 import type { KeyRing } from './keys';
-import type { RealmRecord, TokenStore } from './ports';
+import type { RealmRecord, TokenStore, UserRecord } from './ports';
+import { CODE_TTL_MS, createBrowserSignIn, idTokenClaims, SSO_SESSION_SECONDS } from './browser';
+import { signedPages } from './browser/signed-pages';
+import { UUID } from '../shared/auth/verifier';
 import { revokedUntil } from './revocations';
 import type { RealmInfo, TokenResponse, TokenService } from './service';
 import { tokenTelemetry, type TokenTelemetry } from './telemetry';
@@ -28,6 +32,10 @@ export interface TokenServiceDeps {
   telemetry?: TokenTelemetry;
   /** After sessions were ended: resolves once this process's revoked-sessions list holds them. */
   revoked?: () => Promise<void>;
+  /** Whether a user is locked for every source (their single sign-on is not honoured meanwhile); never when absent. */
+  lockedForAll?: (user: UserRecord) => Promise<boolean>;
+  /** How long single sign-on lasts after the password was typed (SSO_SESSION_SECONDS by default). */
+  ssoSessionSeconds?: number;
 }
 
 /** Path segment and parameter value meaning the default realm. */
@@ -66,9 +74,14 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     keys: { key: (realmId, kid) => deps.keys.verificationKey(realmId, kid) },
   });
 
+  /** The realm an input names: its id, `default` (or nothing) for the default realm, or its name (Keycloak's paths name realms so). */
   async function resolveRealm(id: string | undefined): Promise<RealmRecord> {
     const realmId = !id || id === DEFAULT_REALM_ALIAS ? await store.realms.getDefaultId() : id;
-    const realm = realmId ? await store.realms.get(realmId) : undefined;
+    let realm = realmId ? await store.realms.get(realmId) : undefined;
+    if (!realm && realmId && !UUID.test(realmId) && realmId.length <= 128) {
+      const name = realmId.toLowerCase();
+      realm = (await store.realms.list()).find((r) => r.name.toLowerCase() === name);
+    }
     if (!realm?.enabled) throw new RealmNotFound();
     return realm;
   }
@@ -79,7 +92,28 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     authenticate: (attempt, sessionClientId) => auth.loginClient(attempt, realm, req.client_id || sessionClientId, req.client_secret),
   });
 
-  const realmInfo = (r: RealmRecord): RealmInfo => ({
+  const browser = createBrowserSignIn({
+    store,
+    auth,
+    clock,
+    pages: signedPages(clock),
+    publicUrl: deps.publicUrl.replace(/\/+$/, ''),
+    issuerOf: (id) => issuerBase + id,
+    resolveRealm,
+    endSession,
+    endBrowserSession: async (realm, id) => {
+      const now = clock.now();
+      await store.browserSessions.end(id, now, revokedUntil(realm, now));
+      await deps.revoked?.().catch(() => undefined);
+    },
+    lockedForAll: deps.lockedForAll ?? (async () => false),
+    idTokenHint: (realm, token) => idTokenClaims(deps.keys, realm, issuerBase + realm.id, token),
+    verifyRefresh: (realm, token) => issuer.verifyRefresh(realm, token),
+    ssoSessionMs: (deps.ssoSessionSeconds ?? SSO_SESSION_SECONDS) * 1000,
+    codeTtlMs: CODE_TTL_MS,
+  });
+
+  const realmInfo = async (r: RealmRecord): Promise<RealmInfo> => ({
     id: r.id,
     name: r.name,
     enabled: r.enabled,
@@ -88,7 +122,12 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     accessTokenLifespan: r.accessTokenLifespan,
     refreshTokenLifespan: r.refreshTokenLifespan,
     audiences: [...deps.audience],
+    publicKey: await publicKeyOf(r.id),
   });
+  async function publicKeyOf(realmId: string): Promise<string> {
+    const { key } = await deps.keys.signingKey(realmId);
+    return createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
+  }
 
   /** The claims and introspection of an access token of `realm` that is active, or undefined. */
   async function active(realm: RealmRecord, token: string) {
@@ -125,6 +164,32 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         return grant.issue({ req, realm, client: loginClient(realm, req), ctx }, grants);
       },
     ),
+
+    // A realm's own token endpoint (Keycloak's path; the discovery document's): every grant; public clients send no secret.
+    tokenAtRealm: counted(
+      (req) => req.grant_type,
+      async ({ scope, ...asked }, ctx = {}) => {
+        const req = { ...asked, scopes: asked.scopes ?? scope };
+        const realm = await resolveRealm(req.realm);
+        const grant = grantFor(req.grant_type);
+        grant.check(req);
+        const client: GrantClient =
+          req.grant_type === 'client_credentials'
+            ? { authenticated: await auth.throttled(ctx, (attempt) => auth.client(attempt, realm, req.client_id ?? '', req.client_secret)) }
+            : {
+                authenticate: (attempt, sessionClientId) =>
+                  req.client_id || sessionClientId
+                    ? auth.loginClient(attempt, realm, req.client_id || sessionClientId, req.client_secret)
+                    : Promise.reject(new AuthenticationFailed('invalid_client')),
+              };
+        return grant.issue({ req, realm, client, ctx }, grants);
+      },
+    ),
+
+    authorize: (req) => browser.authorize(req),
+    submitLogin: (req, ctx = {}) => browser.login(req, ctx),
+    logout: (req, ctx = {}) => browser.logout(req, ctx),
+    webOrigins: () => store.clients.webOrigins(),
 
     refresh: counted(
       () => 'refresh_token',
@@ -178,7 +243,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       return userinfoOf(found.claims);
     },
 
-    realm: async (req) => realmInfo(await resolveRealm(req.realm)),
+    realm: async (req) => await realmInfo(await resolveRealm(req.realm)),
     jwks: async (req) => deps.keys.jwks((await resolveRealm(req.realm)).id),
     health: async () => ({ msg: 'ok' }),
   };

@@ -6,6 +6,7 @@ import { noMetrics, type Metrics } from '../../core/shared/telemetry/metrics';
 import { serverTelemetry } from '../../edge/http/telemetry';
 import { accessLog } from './access-log';
 import { cors } from './cors';
+import type { WebOrigins } from '../../edge/http/web-origins';
 import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
 import { httpErrors } from './http-errors';
 import { requestId } from './request-id';
@@ -21,6 +22,8 @@ export interface RestAppOptions {
   trustProxy?: false | string[];
   /** Origins allowed by CORS (`*` for any). */
   corsOrigins?: readonly string[];
+  /** The web origins clients registered (the token service's list), allowed by CORS too. */
+  webOrigins?: WebOrigins;
   /** PUBLIC_URL, listed as a server in each OpenAPI document. */
   publicUrl?: string;
   /** Mounted before the final 404, e.g. the federated graph at /graphql. */
@@ -57,7 +60,7 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   app.use(requestId());
   if (opts.metrics || opts.tracing) app.use(serverTelemetry({ metrics: opts.metrics ?? noMetrics, tracing: opts.tracing ?? false }));
   app.use(accessLog(log));
-  app.use(cors(opts.corsOrigins ?? []));
+  app.use(cors(opts.corsOrigins ?? [], opts.webOrigins));
   app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));
   app.all('/healthz', () => {
     throw new MethodNotAllowed(['GET', 'HEAD']);

@@ -1,20 +1,20 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
+import type { WebOrigins } from '../../edge/http/web-origins';
 
 /**
  * CORS for browser apps on other origins (frontend teams calling /graphql or the REST paths).
- * Only origins listed in CORS_ORIGINS (or every origin with `*`) get CORS headers; preflights from
- * them are answered 204 here. Credentials travel in headers (Authorization, api-key), never cookies.
+ * Origins listed in CORS_ORIGINS (or every origin with `*`), and those a client of the token
+ * service registered as its web origins, get CORS headers; preflights from them are answered 204
+ * here. Credentials travel in headers (Authorization, api-key), never cookies.
  */
 const ALLOWED_HEADERS =
   'authorization, content-type, api-key, x-request-id, apollo-require-preflight, x-apollo-operation-name, x-graphql-event-stream-token, accept';
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
-export const cors = (origins: readonly string[]): RequestHandler => {
+export const cors = (origins: readonly string[], registered?: WebOrigins): RequestHandler => {
   const any = origins.includes('*');
   const allowed = new Set(origins);
-  return (req, res, next) => {
-    const origin = req.get('origin');
-    if (!origin || !(any || allowed.has(origin))) return next();
+  const answer = (req: Parameters<RequestHandler>[0], res: Response, origin: string, next: () => void) => {
     res.set('Access-Control-Allow-Origin', any ? '*' : origin);
     if (!any) res.vary('Origin');
     res.set('Access-Control-Expose-Headers', 'x-request-id, x-cache');
@@ -27,5 +27,17 @@ export const cors = (origins: readonly string[]): RequestHandler => {
       return void res.status(204).end();
     }
     next();
+  };
+  return (req, res, next) => {
+    const origin = req.get('origin');
+    if (!origin) return next();
+    if (any || allowed.has(origin)) return answer(req, res, origin, next);
+    if (!registered || origin.length > 300) return next();
+    // An answer that differs by Origin says so, for caches, whichever way it goes.
+    res.vary('Origin');
+    registered.allowed(origin).then(
+      (ok) => (ok ? answer(req, res, origin, next) : next()),
+      () => next(),
+    );
   };
 };

@@ -11,7 +11,7 @@ const TITLES: Record<WellKnown, string> = {
 };
 
 /** What a realm tells the public under its issuer: its facts, keys, discovery documents and userinfo. */
-export function discoveryRoutes(token: TokenService, publicUrl: string): Route[] {
+export function discoveryRoutes(token: TokenService): Route[] {
   const userinfo = (method: 'get' | 'post') =>
     define({
       method,
@@ -48,7 +48,7 @@ export function discoveryRoutes(token: TokenService, publicUrl: string): Route[]
       handle: async (input, { ctx, res }) => {
         const realm = await token.realm(input, ctx);
         const moved = discoveryMoved(input.realm, realm, doc);
-        if (!moved) return discoveryDocument(realm, publicUrl);
+        if (!moved) return discoveryDocument(realm);
         res.status(307).location(moved.location).set('Cache-Control', 'no-store').json(moved.body);
         return undefined;
       },
@@ -57,7 +57,7 @@ export function discoveryRoutes(token: TokenService, publicUrl: string): Route[]
     define({
       method: 'get',
       path: '/realms/:realm',
-      summary: 'Public facts of a realm (`default`: the default realm)',
+      summary: 'Public facts of a realm (by id, name, or `default`), with Keycloak\'s public_key and token-service',
       tags: ['discovery'],
       input: { path: S.RealmRef },
       docs: tokenDocs.realm,
@@ -73,6 +73,11 @@ export function discoveryRoutes(token: TokenService, publicUrl: string): Route[]
           access_token_lifespan: r.accessTokenLifespan,
           refresh_token_lifespan: r.refreshTokenLifespan,
           audiences: r.audiences,
+          // Keycloak's fields (python-keycloak's public_key(), adapters' token-service URL).
+          public_key: r.publicKey,
+          'token-service': `${r.issuer}/protocol/openid-connect`,
+          'account-service': `${r.issuer}/account`,
+          'tokens-not-before': 0,
         };
       },
     }),

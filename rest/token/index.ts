@@ -1,6 +1,7 @@
 import type { TokenService } from '../../core/token/service';
 import type { ErrorBody } from '../shared/http-errors';
 import { define, type RestService } from '../shared/routes';
+import { browserRoutes } from './browser';
 import { discoveryRoutes } from './discovery';
 import { tokenDocs, tokenServiceDocs } from './docs';
 import { basicCredentials, failures, noStore } from './oauth-http';
@@ -108,7 +109,8 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
         responses: { 200: { description: 'The list, or what came after `after`', schema: S.RevocationsResponse } },
         handle: async (input, { ctx, res }) => noStore(res, await token.revocations(input, ctx)),
       }),
-      ...discoveryRoutes(token, publicUrl),
+      ...discoveryRoutes(token),
+      ...browserRoutes(token, publicUrl),
     ],
   };
 }

@@ -8,6 +8,7 @@ export {
   ClientIntrospectRequest,
   IntrospectRequest,
   RealmRef,
+  RealmTokenBody,
   RevocationsRequest,
   RevokeRequest,
   TokenRequest,
@@ -23,9 +24,12 @@ export const TokenResponse = z.object({
   refresh_token: z.string(),
   token_type: z.literal('Bearer'),
   'not-before-policy': z.int(),
+  id_token: z.string().optional().describe('With the openid scope, after a person signed in (authorization code)'),
   session_state: z.uuid(),
   scope: z.string(),
 });
+
+export const WebOriginsResponse = z.object({ origins: z.array(z.string()) });
 
 const word = z.enum(['true', 'false']);
 export const IntrospectionResponse = z.object({
@@ -79,6 +83,10 @@ export const RealmResponse = z.object({
   access_token_lifespan: z.int(),
   refresh_token_lifespan: z.int(),
   audiences: z.array(z.string()).describe('The `aud` values its access tokens may carry (RFC 8707 `resource` picks some)'),
+  public_key: z.string().describe("Keycloak's field: the active signing key (RSA, SubjectPublicKeyInfo DER, base64)"),
+  'token-service': z.string().describe("Keycloak's field: the realm's OpenID Connect endpoints' base"),
+  'account-service': z.string(),
+  'tokens-not-before': z.int(),
 });
 
 export const UserInfoResponse = z.object({

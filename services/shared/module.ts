@@ -66,6 +66,8 @@ export interface ServiceInstance {
   revocations?: RevocationFeed;
   /** False while it cannot serve yet (search: its in-memory indexes are still loading); /readyz says so. */
   ready?(): boolean;
+  /** A service whose clients register browser origins (the token service): every origin registered, for CORS. */
+  webOrigins?: () => Promise<string[]>;
 }
 
 /** Standard streams and helpers for a CLI command. */
@@ -147,6 +149,8 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
    * feed (its store when this process can reach it, else its public endpoint).
    */
   revocationReader?(deps: SharedDeps<z.output<S>>): Promise<RevocationReader>;
+  /** A service whose instance offers `webOrigins`: how a process that does not run it reads them (its public endpoint). */
+  webOriginsReader?(deps: SharedDeps<z.output<S>>): () => Promise<string[]>;
 }
 
 /**

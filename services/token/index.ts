@@ -36,6 +36,8 @@ const Settings = z.object({
   AUTH_REALM_FAILURES_PER_MINUTE: count(100),
   /** Slow hashes (password checks) one process runs at once; one caller address gets one of them. */
   AUTH_HASH_CONCURRENCY: count(1),
+  /** How long single sign-on (the login page's session cookie) lasts after a person typed their password. */
+  SSO_SESSION_SECONDS: count(36_000),
 });
 
 export interface TokenModuleOptions {
@@ -73,6 +75,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) =>
         generateKey: opts.generateKey,
         metrics: deps.metrics,
         revoked: deps.revoked,
+        ssoSessionSeconds: config.SSO_SESSION_SECONDS,
       });
     },
     rest: (core, { config }) => rest().tokenRest(core.service, config.PUBLIC_URL),
@@ -86,6 +89,11 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) =>
     client: (opts) => client().tokenClient(opts),
     // A process without the token service reads the revoked-sessions list from the token store when it
     // shares it (DATABASE_URL, or the data directory holding token.db), else polls AUTH_ISSUER_URL.
+    // A process without the token service learns the origins clients registered from its public list.
+    webOriginsReader: ({ config }) => {
+      const token = client().tokenClient({ baseUrl: config.AUTH_ISSUER_URL });
+      return () => token.webOrigins();
+    },
     revocationReader: async ({ config, postgres }) =>
       (await (config.DATABASE_URL
         ? postgres && pgRevocationReader(postgres)

@@ -33,6 +33,9 @@ export interface GrantRequest extends Ask {
   refresh_token?: string;
   username?: string;
   password?: string;
+  code?: string;
+  redirect_uri?: string;
+  code_verifier?: string;
 }
 
 /**

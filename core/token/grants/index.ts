@@ -1,4 +1,5 @@
 import { UnsupportedGrantType } from '../errors';
+import { authorizationCode } from './authorization-code';
 import { clientCredentials } from './client-credentials';
 import type { Grant } from './grant';
 import { password } from './password';
@@ -11,6 +12,7 @@ export const GRANTS = {
   client_credentials: clientCredentials,
   password,
   refresh_token: refreshToken,
+  authorization_code: authorizationCode,
 } as const satisfies Record<string, Grant>;
 
 export type GrantType = keyof typeof GRANTS;

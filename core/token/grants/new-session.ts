@@ -6,6 +6,7 @@ import type { ClientRecord, RealmRecord, UserRecord } from '../ports';
 import { grantScopes } from '../scopes';
 import type { TokenResponse } from '../service';
 import type { Ask, GrantDeps } from './grant';
+import type { OidcSignIn } from '../issuer';
 
 /** A new session, written while its tokens are signed; answered only once both are done. */
 export async function newSession(
@@ -15,6 +16,7 @@ export async function newSession(
   user: UserRecord | undefined,
   ask: Ask,
   ctx: Ctx,
+  signIn?: { browserSessionId: string; oidc: OidcSignIn; started?: (sessionId: string) => Promise<void> },
 ): Promise<TokenResponse> {
   const scope = grantScopes(client.scopes, ask.scopes);
   const targets = parseTargets(ask.resource, ask.audience);
@@ -27,14 +29,16 @@ export async function newSession(
     userId: user?.id ?? null,
     scope: scope.join(' '),
     refreshJti: randomUUID(),
+    browserSessionId: signIn?.browserSessionId ?? null,
     createdAt: now,
     expiresAt: now + realm.refreshTokenLifespan * 1000,
     revokedAt: null,
   };
   const narrowed = targets.length ? { audience, granted: audience } : {};
   const [tokens] = await Promise.all([
-    deps.issuer.issue({ realm, client, user, session, scope: scope.join(' '), ...narrowed }, ctx),
+    deps.issuer.issue({ realm, client, user, session, scope: scope.join(' '), ...narrowed, oidc: signIn?.oidc }, ctx),
     deps.store.sessions.write(session),
   ]);
+  await signIn?.started?.(session.id);
   return tokens;
 }

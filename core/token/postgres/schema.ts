@@ -85,4 +85,49 @@ export const TOKEN_PG_MIGRATIONS = [
   );
   INSERT INTO token_settings (key, value) VALUES ('revocations_feed', md5(random()::text || clock_timestamp()::text)) ON CONFLICT (key) DO NOTHING;
   `,
+  // 3: sign-in for people (token.db's 6): clients' browser settings (redirect URIs, post-logout
+  // URIs, web origins), browser (single sign-on) sessions found by the hash of their cookie, the
+  // token sessions started under them, and authorization codes kept by their hash until used.
+  // Every realm gets the public client of the platform's own pages (paths on PUBLIC_URL).
+  `
+  ALTER TABLE token_clients
+    ADD COLUMN redirect_uris JSONB NOT NULL DEFAULT '[]',
+    ADD COLUMN post_logout_redirect_uris JSONB NOT NULL DEFAULT '[]',
+    ADD COLUMN web_origins JSONB NOT NULL DEFAULT '[]';
+  ALTER TABLE token_sessions ADD COLUMN browser_session_id TEXT;
+  CREATE INDEX token_sessions_browser_session ON token_sessions (browser_session_id) WHERE browser_session_id IS NOT NULL;
+  CREATE TABLE token_browser_sessions (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    cookie_hash TEXT NOT NULL UNIQUE,
+    auth_time TIMESTAMPTZ NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL,
+    revoked_at TIMESTAMPTZ
+  );
+  CREATE INDEX token_browser_sessions_user ON token_browser_sessions (realm_id, user_id);
+  CREATE TABLE token_auth_codes (
+    code_hash TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    browser_session_id TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    nonce TEXT,
+    code_challenge TEXT,
+    auth_time TIMESTAMPTZ NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    expires_at TIMESTAMPTZ NOT NULL,
+    used_at TIMESTAMPTZ,
+    reused BOOLEAN NOT NULL DEFAULT false,
+    session_id TEXT
+  );
+  INSERT INTO token_clients (id, realm_id, client_id, secret_hash, enabled, roles, scopes, tenant_id, created_at,
+                             redirect_uris, post_logout_redirect_uris, web_origins)
+    SELECT gen_random_uuid()::text, id, 'platform-console', NULL, true, '[]', '["openid","profile","email"]', id, created_at,
+           '["/graphiql","/console/"]', '["/graphiql","/console/"]', '[]'
+    FROM token_realms ON CONFLICT DO NOTHING;
+  `,
 ];

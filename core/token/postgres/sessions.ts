@@ -6,8 +6,9 @@ import { recordRevocation } from './revocations';
 import * as row from './rows';
 
 /** The columns written, each from its array: one statement whatever the batch's size. */
-const INSERT = `INSERT INTO token_sessions (id, realm_id, client_id, user_id, scope, refresh_jti, created_at, expires_at, revoked_at)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::timestamptz[])`;
+const INSERT = `INSERT INTO token_sessions (id, realm_id, client_id, user_id, scope, refresh_jti, browser_session_id, created_at, expires_at, revoked_at)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                       $8::timestamptz[], $9::timestamptz[], $10::timestamptz[])`;
 
 type Pending = { s: SessionRecord; resolve(): void; reject(err: unknown): void };
 const at = (ms: number | null) => (ms === null ? null : new Date(ms));
@@ -38,6 +39,7 @@ export function pgSessions(pool: PgPool): TokenStore['sessions'] & { flush(): Pr
           col((s) => s.userId),
           col((s) => s.scope),
           col((s) => s.refreshJti),
+          col((s) => s.browserSessionId),
           col((s) => at(s.createdAt)),
           col((s) => at(s.expiresAt)),
           col((s) => at(s.revokedAt)),
@@ -113,6 +115,19 @@ export function pgSessions(pool: PgPool): TokenStore['sessions'] & { flush(): Pr
                 [of.realmId, at(when)],
                 ids,
               );
+        // A user's or a realm's end ends their browser sessions too (a client's leaves the person signed in).
+        if (of.userId)
+          await t.count(
+            'browser-sessions.revoke-user',
+            'UPDATE token_browser_sessions SET revoked_at = $3 WHERE realm_id = $1 AND user_id = $2 AND revoked_at IS NULL',
+            [of.realmId, of.userId, at(when)],
+          );
+        else if (!of.clientId)
+          await t.count(
+            'browser-sessions.revoke-realm',
+            'UPDATE token_browser_sessions SET revoked_at = $2 WHERE realm_id = $1 AND revoked_at IS NULL',
+            [of.realmId, at(when)],
+          );
         const entry = sessionsEntry(of, when, until, ended);
         if (entry) await recordRevocation(t, entry);
         return ended.length;

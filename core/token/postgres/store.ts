@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PgPool } from '../../shared/postgres';
 import type { ClientRecord, KeyRecord, TokenStore } from '../ports';
+import { pgBrowserSessions, pgCodes } from './browser';
 import { pgFailureCounter } from './failures';
 import { queries, transaction } from './query';
 import { pgRevocations } from './revocations';
@@ -14,9 +15,23 @@ const json = (v: unknown) => JSON.stringify(v);
 const insertClient = async (q: Q, c: ClientRecord) =>
   (await q.count(
     'clients.insert',
-    `INSERT INTO token_clients (id, realm_id, client_id, secret_hash, enabled, roles, scopes, tenant_id, created_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-    [c.id, c.realmId, c.clientId, c.secretHash, c.enabled, json(c.roles), json(c.scopes), c.tenantId, at(c.createdAt)],
+    `INSERT INTO token_clients (id, realm_id, client_id, secret_hash, enabled, roles, scopes, tenant_id, created_at,
+                               redirect_uris, post_logout_redirect_uris, web_origins)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
+    [
+      c.id,
+      c.realmId,
+      c.clientId,
+      c.secretHash,
+      c.enabled,
+      json(c.roles),
+      json(c.scopes),
+      c.tenantId,
+      at(c.createdAt),
+      json(c.redirectUris),
+      json(c.postLogoutRedirectUris),
+      json(c.webOrigins),
+    ],
   )) === 1;
 const insertKey = (q: Q, k: KeyRecord) =>
   q.count(
@@ -120,6 +135,29 @@ export function pgTokenStore(pool: PgPool): TokenStore {
           expected,
           next,
         ])) > 0,
+      setBrowserSettings: async (realmId, clientId, b) =>
+        (await q.count(
+          'clients.browser-settings',
+          `UPDATE token_clients SET redirect_uris = coalesce($3::jsonb, redirect_uris),
+             post_logout_redirect_uris = coalesce($4::jsonb, post_logout_redirect_uris), web_origins = coalesce($5::jsonb, web_origins)
+           WHERE realm_id = $1 AND client_id = $2`,
+          [
+            realmId,
+            clientId,
+            b.redirectUris ? json(b.redirectUris) : null,
+            b.postLogoutRedirectUris ? json(b.postLogoutRedirectUris) : null,
+            b.webOrigins ? json(b.webOrigins) : null,
+          ],
+        )) > 0,
+      webOrigins: () =>
+        q.many(
+          'clients.web-origins',
+          `SELECT DISTINCT o.origin FROM token_clients c JOIN token_realms r ON r.id = c.realm_id,
+             jsonb_array_elements_text(c.web_origins) AS o(origin)
+           WHERE c.enabled AND r.enabled AND c.web_origins <> '[]'::jsonb ORDER BY o.origin`,
+          [],
+          (r) => r.origin as string,
+        ),
     },
     users: {
       get: (realmId, username) =>
@@ -159,6 +197,8 @@ export function pgTokenStore(pool: PgPool): TokenStore {
         ])) > 0,
     },
     sessions,
+    browserSessions: pgBrowserSessions(pool),
+    codes: pgCodes(pool),
     keys: {
       active: (realmId) =>
         q.one('keys.active', 'SELECT * FROM token_keys WHERE realm_id = $1 ORDER BY created_at DESC LIMIT 1', [realmId], row.key),

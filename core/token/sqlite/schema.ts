@@ -105,4 +105,50 @@ export const tokenMigrations: string[] = [
   );
   INSERT INTO meta (key, value) VALUES ('revocations_feed', lower(hex(randomblob(16)))) ON CONFLICT (key) DO NOTHING;
   `,
+  // 6: sign-in for people: clients' browser settings (redirect URIs, post-logout URIs, web
+  // origins), browser (single sign-on) sessions found by the hash of their cookie, the token
+  // sessions started under them, and authorization codes kept by their hash until used. Every
+  // realm gets the public client of the platform's own pages (paths on PUBLIC_URL).
+  `
+  ALTER TABLE clients ADD COLUMN redirect_uris TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE clients ADD COLUMN post_logout_redirect_uris TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE clients ADD COLUMN web_origins TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE sessions ADD COLUMN browser_session_id TEXT;
+  CREATE INDEX sessions_by_browser_session ON sessions (browser_session_id) WHERE browser_session_id IS NOT NULL;
+  CREATE TABLE browser_sessions (
+    id TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    cookie_hash TEXT NOT NULL UNIQUE,
+    auth_time INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX browser_sessions_by_user ON browser_sessions (realm_id, user_id);
+  CREATE TABLE auth_codes (
+    code_hash TEXT PRIMARY KEY,
+    realm_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    browser_session_id TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    nonce TEXT,
+    code_challenge TEXT,
+    auth_time INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER,
+    reused INTEGER NOT NULL DEFAULT 0,
+    session_id TEXT
+  );
+  INSERT INTO clients (id, realm_id, client_id, secret_hash, enabled, roles, scopes, tenant_id, created_at,
+                       redirect_uris, post_logout_redirect_uris, web_origins)
+    SELECT lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-a'
+             || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6))),
+           id, 'platform-console', NULL, 1, '[]', '["openid","profile","email"]', id, created_at,
+           '["/graphiql","/console/"]', '["/graphiql","/console/"]', '[]'
+    FROM realms WHERE true ON CONFLICT DO NOTHING;
+  `,
 ];

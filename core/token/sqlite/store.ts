@@ -1,4 +1,4 @@
-import { groupCommit, openDatabase, statements, toJson, type Db } from '../../shared/sqlite';
+import { fromJson, groupCommit, openDatabase, statements, toJson, type Db } from '../../shared/sqlite';
 import type { ClientRecord, FailureCounter, KeyRecord, SessionRecord, TokenStore } from '../ports';
 import { sessionEntry, sessionsEntry } from '../revocations';
 import { sqliteRevocations } from './revocations';
@@ -25,21 +25,35 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
   const getMeta = one('SELECT value FROM meta WHERE key = ?', (r) => r.value as string);
   const setMeta = run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   const insertClient = run(
-    `INSERT INTO clients (id, realm_id, client_id, secret_hash, enabled, roles, scopes, tenant_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT DO NOTHING`,
+    `INSERT INTO clients (id, realm_id, client_id, secret_hash, enabled, roles, scopes, tenant_id, created_at,
+                          redirect_uris, post_logout_redirect_uris, web_origins)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   );
   const clientRow = (c: ClientRecord) =>
-    insertClient(c.id, c.realmId, c.clientId, c.secretHash, bool(c.enabled), toJson(c.roles), toJson(c.scopes), c.tenantId, c.createdAt) ===
-    1;
+    insertClient(
+      c.id,
+      c.realmId,
+      c.clientId,
+      c.secretHash,
+      bool(c.enabled),
+      toJson(c.roles),
+      toJson(c.scopes),
+      c.tenantId,
+      c.createdAt,
+      toJson(c.redirectUris),
+      toJson(c.postLogoutRedirectUris),
+      toJson(c.webOrigins),
+    ) === 1;
   const insertUser = run(
     `INSERT INTO users (id, realm_id, username, password_hash, enabled, roles, tenant_id, email, email_verified, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   );
   const insertSession = run(
-    'INSERT INTO sessions (id, realm_id, client_id, user_id, scope, refresh_jti, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO sessions (id, realm_id, client_id, user_id, scope, refresh_jti, browser_session_id, created_at, expires_at, revoked_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const sessionRow = (s: SessionRecord) =>
-    insertSession(s.id, s.realmId, s.clientId, s.userId, s.scope, s.refreshJti, s.createdAt, s.expiresAt, s.revokedAt);
+    insertSession(s.id, s.realmId, s.clientId, s.userId, s.scope, s.refreshJti, s.browserSessionId, s.createdAt, s.expiresAt, s.revokedAt);
   const insertKey = run('INSERT INTO signing_keys (realm_id, kid, alg, private_pem, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   const keyRow = (k: KeyRecord) => void insertKey(k.realmId, k.kid, k.alg, k.privateKeyPem, toJson(k.publicJwk), k.createdAt);
   const insertRealm = run(
@@ -81,10 +95,38 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
             at,
             of.realmId,
           );
+    if (of.userId) run('UPDATE browser_sessions SET revoked_at = ? WHERE realm_id = ? AND user_id = ? AND revoked_at IS NULL')(at, of.realmId, of.userId);
+    else if (!of.clientId) run('UPDATE browser_sessions SET revoked_at = ? WHERE realm_id = ? AND revoked_at IS NULL')(at, of.realmId);
     const entry = sessionsEntry(of, at, until, ended);
     if (entry) revocations.record(entry);
     return ended.length;
   });
+  const endBrowserSession = db.transaction((id: string, at: number, until: number) => {
+    const open = run('UPDATE browser_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')(at, id);
+    const ended = many(
+      'UPDATE sessions SET revoked_at = ? WHERE browser_session_id = ? AND revoked_at IS NULL RETURNING id, realm_id',
+      (r) => ({ id: r.id as string, realmId: r.realm_id as string }),
+    )(at, id);
+    for (const e of ended) revocations.record(sessionEntry(e.realmId, e.id, until));
+    return open + ended.length > 0 ? ended.length : 0;
+  });
+  const consumeCode = db.transaction((hash: string, at: number) => {
+    const found = one('SELECT * FROM auth_codes WHERE code_hash = ?', row.code)(hash);
+    if (!found) return undefined;
+    if (found.usedAt === null) run('UPDATE auth_codes SET used_at = ? WHERE code_hash = ?')(at, hash);
+    else run('UPDATE auth_codes SET reused = 1 WHERE code_hash = ?')(hash);
+    return found;
+  });
+  const insertCode = run(
+    `INSERT INTO auth_codes (code_hash, realm_id, client_id, user_id, browser_session_id, redirect_uri, scope, nonce, code_challenge,
+                             auth_time, created_at, expires_at, used_at, session_id)
+     VALUES (@codeHash, @realmId, @clientId, @userId, @browserSessionId, @redirectUri, @scope, @nonce, @codeChallenge,
+             @authTime, @createdAt, @expiresAt, @usedAt, @sessionId)`,
+  );
+  const insertBrowserSession = run(
+    `INSERT INTO browser_sessions (id, realm_id, user_id, cookie_hash, auth_time, created_at, expires_at, revoked_at)
+     VALUES (@id, @realmId, @userId, @cookieHash, @authTime, @createdAt, @expiresAt, @revokedAt)`,
+  );
 
   return {
     db,
@@ -120,6 +162,28 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       replaceSecretHash: later(
         (id, expected, next) => run('UPDATE clients SET secret_hash = ? WHERE id = ? AND secret_hash = ?')(next, id, expected) > 0,
       ),
+      setBrowserSettings: later(
+        (realmId, clientId, b) =>
+          run(
+            `UPDATE clients SET redirect_uris = coalesce(?, redirect_uris), post_logout_redirect_uris = coalesce(?, post_logout_redirect_uris),
+                    web_origins = coalesce(?, web_origins) WHERE realm_id = ? AND client_id = ?`,
+          )(
+            b.redirectUris ? toJson(b.redirectUris) : null,
+            b.postLogoutRedirectUris ? toJson(b.postLogoutRedirectUris) : null,
+            b.webOrigins ? toJson(b.webOrigins) : null,
+            realmId,
+            clientId,
+          ) > 0,
+      ),
+      webOrigins: later(() => [
+        ...new Set(
+          many(
+            `SELECT c.web_origins FROM clients c JOIN realms r ON r.id = c.realm_id
+             WHERE c.enabled = 1 AND r.enabled = 1 AND c.web_origins <> '[]'`,
+            (r) => fromJson<string[]>(r.web_origins as string),
+          )().flat(),
+        ),
+      ]),
     },
     users: {
       get: later(one('SELECT * FROM users WHERE realm_id = ? AND username = ?', row.user)),
@@ -167,6 +231,33 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       revoke: later((id, at, until) => void revokeOne(id, at, until)),
       revokeAll: later((of, at, until) => revokeAll(of, at, until)),
       prune: later((before) => run('DELETE FROM sessions WHERE expires_at < ?')(before)),
+    },
+    browserSessions: {
+      insert: later((b) => void insertBrowserSession({ ...b })),
+      get: later(one('SELECT * FROM browser_sessions WHERE id = ?', row.browserSession)),
+      byCookie: later(one('SELECT * FROM browser_sessions WHERE cookie_hash = ?', row.browserSession)),
+      listOpen: later((realmId, now, userId) =>
+        userId
+          ? many(
+              'SELECT * FROM browser_sessions WHERE realm_id = ? AND user_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC',
+              row.browserSession,
+            )(realmId, userId, now)
+          : many(
+              'SELECT * FROM browser_sessions WHERE realm_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC',
+              row.browserSession,
+            )(realmId, now),
+      ),
+      end: later((id, at, until) => endBrowserSession(id, at, until)),
+      prune: later((before) => run('DELETE FROM browser_sessions WHERE expires_at < ?')(before)),
+    },
+    codes: {
+      insert: later((c) => void insertCode({ ...c })),
+      consume: later((hash, at) => consumeCode(hash, at)),
+      started: later(
+        (hash, sessionId) =>
+          one('UPDATE auth_codes SET session_id = ? WHERE code_hash = ? RETURNING reused', (r) => r.reused as number)(sessionId, hash) === 0,
+      ),
+      prune: later((before) => run('DELETE FROM auth_codes WHERE expires_at < ?')(before)),
     },
     keys: {
       active: later(one('SELECT * FROM signing_keys WHERE realm_id = ? ORDER BY created_at DESC LIMIT 1', row.key)),

@@ -74,6 +74,10 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
       db.prepare("DELETE FROM meta WHERE key = 'secret_hash_key'").run();
       // What the later migrations made, too: the data directory is as version 3 left it.
       db.exec("DROP TABLE revocations; DELETE FROM meta WHERE key = 'revocations_feed'");
+      db.exec(`DROP TABLE browser_sessions; DROP TABLE auth_codes; DROP INDEX sessions_by_browser_session;
+        ALTER TABLE sessions DROP COLUMN browser_session_id; DELETE FROM clients WHERE client_id = 'platform-console';
+        ALTER TABLE clients DROP COLUMN redirect_uris; ALTER TABLE clients DROP COLUMN post_logout_redirect_uris;
+        ALTER TABLE clients DROP COLUMN web_origins;`);
       db.pragma('user_version = 3');
       db.close();
       return { file, realm, client_secret };

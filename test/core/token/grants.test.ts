@@ -6,7 +6,7 @@ import type { ClientRecord, RealmRecord } from '../../../core/token/ports';
 
 describe('the grants map', () => {
   it("lists the token endpoint's grant types in discovery's order", () => {
-    expect(GRANT_TYPES).toEqual(['client_credentials', 'password', 'refresh_token']);
+    expect(GRANT_TYPES).toEqual(['client_credentials', 'password', 'refresh_token', 'authorization_code']);
     expect(LOGIN_GRANTS).toEqual(['password', 'refresh_token']);
   });
 
@@ -14,7 +14,7 @@ describe('the grants map', () => {
     for (const type of GRANT_TYPES) expect(grantFor(type)).toBe(GRANTS[type]);
   });
 
-  it.each(['authorization_code', 'constructor', '__proto__', 'toString', 'hasOwnProperty', ''])(
+  it.each(['implicit', 'constructor', '__proto__', 'toString', 'hasOwnProperty', ''])(
     'refuses %j as unsupported_grant_type',
     (type) => {
       expect(() => grantFor(type)).toThrow(UnsupportedGrantType);

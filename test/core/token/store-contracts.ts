@@ -1,4 +1,5 @@
 import type { TokenStore } from '../../../core/token/ports';
+import { browserCases } from './store-contracts-browser';
 import { failureCounterCases } from './store-contracts-failures';
 import { revocationCases } from './store-contracts-revocations';
 import { sessionCases } from './store-contracts-sessions';
@@ -31,6 +32,7 @@ export function tokenStoreContract(name: string, open: OpenStore) {
     keyCases(s, open);
     sessionCases(s);
     revocationCases(s);
+    browserCases(s);
     describe('failures', () =>
       failureCounterCases(() => {
         const { one, two, now, advance } = s();

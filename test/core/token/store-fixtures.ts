@@ -45,6 +45,9 @@ export const clientRecord = (realmId: string, o: Partial<ClientRecord> = {}): Cl
   roles: ['search:read', 'search:write'],
   scopes: ['openid', 'search'],
   tenantId: 'tenant-a',
+  redirectUris: [],
+  postLogoutRedirectUris: [],
+  webOrigins: [],
   createdAt: T0,
   ...o,
 });
@@ -70,6 +73,7 @@ export const sessionRecord = (realmId: string, o: Partial<SessionRecord> = {}): 
   userId: null,
   scope: 'openid search',
   refreshJti: randomUUID(),
+  browserSessionId: null,
   createdAt: T0,
   expiresAt: T0 + 1_800_000,
   revokedAt: null,

@@ -170,7 +170,7 @@ describe('client credentials', () => {
   });
 
   it('refuses an unsupported grant type', async () => {
-    await expect(asClient({ grant_type: 'authorization_code' })).rejects.toBeInstanceOf(UnsupportedGrantType);
+    await expect(asClient({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })).rejects.toBeInstanceOf(UnsupportedGrantType);
     await expect(asClient({ grant_type: 'implicit' })).rejects.toMatchObject({ code: 'unsupported_grant_type' });
   });
 
@@ -513,6 +513,8 @@ describe('disabled realms', () => {
       accessTokenLifespan: 300,
       refreshTokenLifespan: 1800,
       audiences: expect.arrayContaining(['account']),
+      // Keycloak's public_key: the signing key's SubjectPublicKeyInfo, base64 (an RSA 2048 key is 294 bytes).
+      publicKey: expect.stringMatching(/^MIIBIjAN[A-Za-z0-9+/]+=*$/),
     });
   });
 });

@@ -1,0 +1,114 @@
+import type { Ctx } from '../../shared/context';
+import { InvalidGrant, InvalidRequest } from '../errors';
+import type { RealmRecord } from '../ports';
+import type { BrowserAnswer, BrowserRequest, CookieSet } from './answers';
+import { EXPIRED_PAGE } from './authorization';
+import { registered } from './client-settings';
+import type { BrowserDeps } from './deps';
+import { readParams } from './params';
+import { clearSso, openBrowserSession } from './sso';
+
+const LIMITS = {
+  id_token_hint: 8192,
+  post_logout_redirect_uri: 2000,
+  state: 2000,
+  client_id: 256,
+  client_secret: 1024,
+  refresh_token: 8192,
+  confirm: 8192,
+};
+
+const refused = (message: string): BrowserAnswer => ({ kind: 'error', status: 400, title: 'Sign-out request refused', message, cookies: [] });
+
+/**
+ * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0), and Keycloak's logout by a client's
+ * refresh token (its back channel). Rules:
+ * - `post_logout_redirect_uri` must be registered for the client the `id_token_hint` was issued to
+ *   (or `client_id` names), else an error page: never an open redirect;
+ * - with a valid `id_token_hint` the session it names ends at once, with the browser session it was
+ *   started under and every app's tokens of that browser session;
+ * - without one, a browser that is signed in is asked to confirm (a form bound to its anti-forgery
+ *   cookie), so a link on another site cannot sign anyone out.
+ */
+export function createLogout(deps: BrowserDeps) {
+  const { store } = deps;
+
+  /** Ends a token session, and the browser session it was started under with all of that one's sessions. */
+  async function endWithBrowser(realm: RealmRecord, sid: string) {
+    const session = await store.sessions.get(sid);
+    if (!session || session.realmId !== realm.id) return undefined;
+    if (session.browserSessionId) await deps.endBrowserSession(realm, session.browserSessionId);
+    else await deps.endSession(realm, sid);
+    return session;
+  }
+
+  /** python-keycloak's `logout(refresh_token)`: the client authenticates as at the token endpoint (a public one needs no secret). */
+  async function backChannel(realm: RealmRecord, p: Partial<Record<keyof typeof LIMITS, string>>, ctx: Ctx): Promise<BrowserAnswer> {
+    if (!p.client_id) throw new InvalidRequest('client_id is required to log out with a refresh token');
+    const client = await deps.auth.throttled(ctx, (attempt) => deps.auth.loginClient(attempt, realm, p.client_id, p.client_secret));
+    const claims = await deps.verifyRefresh(realm, p.refresh_token!);
+    const session = await store.sessions.get(String(claims.sid));
+    if (!session || session.clientId !== client.clientId) throw new InvalidGrant('Refresh token was issued to another client');
+    await endWithBrowser(realm, session.id);
+    return { kind: 'done', cookies: [] };
+  }
+
+  return {
+    async logout(r: BrowserRequest, ctx: Ctx): Promise<BrowserAnswer> {
+      const realm = await deps.resolveRealm(r.realm);
+      const read = readParams(r.params, LIMITS);
+      if ('error' in read) return refused(`The request is malformed: ${read.error}.`);
+      const p = read.values;
+      if (p.refresh_token) return backChannel(realm, p, ctx);
+
+      const pageOf = (cookies: CookieSet[]): BrowserAnswer => ({ kind: 'signed-out', realmName: realm.name, cookies });
+      const browser = await openBrowserSession(deps, realm, r.cookies);
+      const cleared = browser ? [clearSso(realm)] : [];
+
+      if (p.confirm !== undefined) {
+        const claims = await deps.pages.verify(realm, 'logout', p.confirm, r.cookies);
+        if (!claims) return { kind: 'error', status: 400, title: 'Sign-out page expired', message: EXPIRED_PAGE, cookies: [] };
+        if (browser) await deps.endBrowserSession(realm, browser.id);
+        const uri = typeof claims.u === 'string' ? claims.u : undefined;
+        const state = typeof claims.st === 'string' ? claims.st : undefined;
+        return uri ? redirect(uri, state, cleared) : pageOf(cleared);
+      }
+
+      const hint = p.id_token_hint ? await deps.idTokenHint(realm, p.id_token_hint) : undefined;
+      if (p.id_token_hint && !hint) return refused('The id_token_hint is not a valid ID token of this realm.');
+      const hinted = typeof hint?.aud === 'string' ? hint.aud : undefined;
+      if (hinted && p.client_id && p.client_id !== hinted) return refused('client_id differs from the id_token_hint.');
+      const clientId = hinted ?? p.client_id;
+      if (p.post_logout_redirect_uri) {
+        if (!clientId) return refused('post_logout_redirect_uri needs id_token_hint or client_id.');
+        const client = await store.clients.get(realm.id, clientId);
+        if (!client?.enabled || !registered(client.postLogoutRedirectUris, p.post_logout_redirect_uri, deps.publicUrl))
+          return refused('The post_logout_redirect_uri is not registered for this application.');
+      }
+      const done = (cookies: CookieSet[]) => (p.post_logout_redirect_uri ? redirect(p.post_logout_redirect_uri, p.state, cookies) : pageOf(cookies));
+
+      if (hint) {
+        const ended = typeof hint.sid === 'string' ? await endWithBrowser(realm, hint.sid) : undefined;
+        // The browser's own session goes too when it is the same person's (it may be a newer one than the hint's).
+        const mine = browser && (browser.userId === hint.sub || browser.id === ended?.browserSessionId);
+        if (mine) await deps.endBrowserSession(realm, browser.id);
+        return done(mine ? cleared : []);
+      }
+      if (!browser) return done([]);
+      const csrf = deps.pages.csrf(r.cookies);
+      const confirm = await deps.pages.sign(realm, 'logout', csrf.value, { u: p.post_logout_redirect_uri, st: p.state });
+      return {
+        kind: 'logout-confirm',
+        realmName: realm.name,
+        action: `${deps.issuerOf(realm.id)}/protocol/openid-connect/logout`,
+        confirm,
+        cookies: csrf.cookies,
+      };
+    },
+  };
+}
+
+function redirect(uri: string, state: string | undefined, cookies: CookieSet[]): BrowserAnswer {
+  const location = state === undefined ? uri : `${uri}${uri.includes('?') ? '&' : '?'}${new URLSearchParams({ state }).toString()}`;
+  return { kind: 'redirect', location, cookies };
+}
