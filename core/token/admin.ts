@@ -52,6 +52,16 @@ export type ClientView = Omit<ClientRecord, 'secretHash' | 'createdAt' | 'id'> &
 /** `locked`: the account reached its bound of failures (LOCKOUT_ACCOUNT_THRESHOLD), so every source is refused for now. */
 export type UserView = Omit<UserRecord, 'passwordHash' | 'createdAt'> & { locked: boolean; createdAt: string };
 
+export interface BrowserSessionView {
+  id: string;
+  realm: string;
+  username: string;
+  /** When the person typed their password. */
+  authTime: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
 export interface TokenAdminDeps {
   store: TokenStore;
   clock: Clock;
@@ -209,11 +219,17 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     },
 
     /** Changes a client's redirect URIs, post-logout redirect URIs or web origins (those given; the rest stay). */
-    async updateClient(realm: string | undefined, clientId: string, settings: Partial<BrowserSettings>): Promise<ClientView & { realm: string }> {
+    async updateClient(
+      realm: string | undefined,
+      clientId: string,
+      settings: Partial<BrowserSettings>,
+    ): Promise<ClientView & { realm: string }> {
       const r = await realmOf(realm);
       const browser = checkBrowserSettings(settings);
-      if (!Object.values(browser).some((v) => v !== undefined)) throw new BadRequest('nothing to change: give redirect URIs, post-logout redirect URIs or web origins');
-      if (!(await store.clients.setBrowserSettings(r.id, clientId, browser))) throw new BadRequest(`no client '${clientId}' in realm ${r.id}`);
+      if (!Object.values(browser).some((v) => v !== undefined))
+        throw new BadRequest('nothing to change: give redirect URIs, post-logout redirect URIs or web origins');
+      if (!(await store.clients.setBrowserSettings(r.id, clientId, browser)))
+        throw new BadRequest(`no client '${clientId}' in realm ${r.id}`);
       return { ...clientView((await store.clients.get(r.id, clientId))!), realm: r.id };
     },
 
@@ -297,6 +313,39 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       const user = await store.users.get(r.id, username);
       if (!user) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
       return { realm: r.id, username: user.username, sessions_ended: await endSessions(r, { userId: user.id }) };
+    },
+
+    /**
+     * The open single sign-on (browser) sessions of a realm, or of one user: who, when they typed their
+     * password, until when, and how many applications' token sessions run under each.
+     */
+    async listSessions(realm: string | undefined, username?: string): Promise<BrowserSessionView[]> {
+      const r = await realmOf(realm);
+      const user = username === undefined ? undefined : await store.users.get(r.id, username);
+      if (username !== undefined && !user) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
+      const open = await store.browserSessions.listOpen(r.id, clock.now(), user?.id);
+      const names = new Map<string, string>();
+      for (const b of open) if (!names.has(b.userId)) names.set(b.userId, (await store.users.getById(b.userId))?.username ?? '');
+      return open.map((b) => ({
+        id: b.id,
+        realm: r.id,
+        username: names.get(b.userId) ?? '',
+        authTime: iso(b.authTime),
+        createdAt: iso(b.createdAt),
+        expiresAt: iso(b.expiresAt),
+      }));
+    },
+
+    /** Ends a single sign-on session: the browser signs in again with a password, and every application's tokens of it stop working. */
+    async endBrowserSession(realm: string | undefined, id: string): Promise<{ realm: string; id: string; sessions_ended: number }> {
+      const r = await realmOf(realm);
+      const found = await store.browserSessions.get(id);
+      if (!found || found.realmId !== r.id || found.revokedAt !== null)
+        throw new BadRequest(`no open session '${id.slice(0, 64)}' in realm ${r.id}`);
+      const now = clock.now();
+      const ended = await store.browserSessions.end(id, now, revokedUntil(r, now));
+      await deps.revoked?.().catch(() => undefined);
+      return { realm: r.id, id, sessions_ended: ended };
     },
 
     /**

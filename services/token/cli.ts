@@ -13,6 +13,16 @@ const need = (v: string | undefined, name: string) => {
   return v;
 };
 
+/** A list flag given empty (`--web-origins ''`) clears the list; one not given leaves it. */
+const uriList = (v: string | undefined) => (v === undefined ? undefined : (listFlag(v) ?? []));
+
+/** The browser settings of a client (`client create`, `client update`). */
+const browserFlags = (f: Record<string, string | undefined>) => ({
+  redirectUris: uriList(f['redirect-uris']),
+  postLogoutRedirectUris: uriList(f['post-logout-redirect-uris']),
+  webOrigins: uriList(f['web-origins']),
+});
+
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
@@ -56,14 +66,19 @@ export async function adminCommand(
       return admin.setDefaultRealm(need(f.realm ?? target, 'realm'));
     case 'realm rotate-key':
       return admin.rotateRealmKey(f.realm ?? target);
-    case 'client create':
-      return admin.createClient({
+    case 'client create': {
+      const input = {
         realm: f.realm,
         clientId: need(f['client-id'], 'client-id'),
         tenantId: f.tenant,
         roles: listFlag(f.roles),
         scopes: listFlag(f.scopes),
-      });
+        ...browserFlags(f),
+      };
+      return f.public ? admin.createPublicClient(input) : admin.createClient(input);
+    }
+    case 'client update':
+      return admin.updateClient(f.realm, need(f['client-id'], 'client-id'), browserFlags(f));
     case 'client list':
       return admin.listClients(f.realm);
     case 'client disable':
@@ -91,15 +106,24 @@ export async function adminCommand(
       return admin.setPassword(f.realm, need(f.username, 'username'), f.password ?? (await readSecret()));
     case 'user logout':
       return admin.logout(f.realm, need(f.username, 'username'));
+    case 'session list':
+      return admin.listSessions(f.realm, f.username);
+    case 'session end':
+      return admin.endBrowserSession(f.realm, need(f.id ?? target, 'id'));
     default:
       throw new UsageError(`unknown command '${key.trim()}'`);
   }
 }
 
-const command = (name: 'realm' | 'client' | 'user', values: string[], usage: string[]): CliCommand<TokenCore> => ({
+const command = (
+  name: 'realm' | 'client' | 'user' | 'session',
+  values: string[],
+  usage: string[],
+  switches: string[] = [],
+): CliCommand<TokenCore> => ({
   name,
   usage,
-  flags: { values },
+  flags: { values, switches },
   run: async (core, words, flags, io) => present(await adminCommand(core.admin, [name, ...words], flags, io.readSecret), name),
 });
 
@@ -115,11 +139,15 @@ export const tokenCommands: CliCommand<TokenCore>[] = [
   ),
   command(
     'client',
-    ['client-id', 'realm', 'tenant', 'roles', 'scopes'],
+    ['client-id', 'realm', 'tenant', 'roles', 'scopes', 'redirect-uris', 'post-logout-redirect-uris', 'web-origins'],
     [
       'platform client create --client-id ID [--realm R] [--tenant T] [--roles r1,r2] [--scopes s1,s2]',
+      '       [--public] [--redirect-uris u1,u2] [--post-logout-redirect-uris u1] [--web-origins o1,o2]',
+      '       (--public: no secret, a browser or native app that signs people in with PKCE)',
+      'platform client update --client-id ID [--realm R] [--redirect-uris ...] [--post-logout-redirect-uris ...] [--web-origins ...]',
       'platform client list [--realm R] | disable --client-id ID | enable --client-id ID | rotate-secret --client-id ID',
     ],
+    ['public'],
   ),
   command(
     'user',
@@ -129,6 +157,14 @@ export const tokenCommands: CliCommand<TokenCore>[] = [
       'platform user list [--realm R] | disable --username U | enable --username U',
       "platform user set-password --username U [--password P] [--realm R]   (ends the user's sessions)",
       'platform user logout --username U [--realm R]                        ends every session of the user',
+    ],
+  ),
+  command(
+    'session',
+    ['realm', 'username', 'id'],
+    [
+      'platform session list [--realm R] [--username U]     single sign-on sessions of the login page, open ones',
+      'platform session end <id> [--realm R]                 signs that browser out of every application',
     ],
   ),
 ];

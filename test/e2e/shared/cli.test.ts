@@ -70,7 +70,68 @@ describe('the platform command administering a data directory', () => {
       json(lists[1].stdout)
         .map((c: { client_id: string }) => c.client_id)
         .sort(),
-    ).toEqual(['billing', 'platform-login']);
+    ).toEqual(['billing', 'platform-console', 'platform-login']);
+  });
+
+  it('registers a public client for a browser app, changes its URIs, and lists and ends single sign-on sessions', async () => {
+    const app = 'https://app.example.com';
+    const c = await cli([
+      'client',
+      'create',
+      '--client-id',
+      'spa',
+      '--realm',
+      realm,
+      '--public',
+      '--redirect-uris',
+      `${app}/cb,${app}/cb2`,
+      '--web-origins',
+      app,
+    ]);
+    expect(c.status).toBe(0);
+    const made = json(c.stdout);
+    expect(made).toMatchObject({
+      client_id: 'spa',
+      public: true,
+      redirect_uris: [`${app}/cb`, `${app}/cb2`],
+      post_logout_redirect_uris: [],
+      web_origins: [app],
+    });
+    expect(made.client_secret).toBeUndefined();
+
+    const u = await cli([
+      'client',
+      'update',
+      '--client-id',
+      'spa',
+      '--realm',
+      realm,
+      '--post-logout-redirect-uris',
+      `${app}/bye`,
+      '--redirect-uris',
+      `${app}/cb`,
+    ]);
+    expect(u.status).toBe(0);
+    expect(json(u.stdout)).toMatchObject({ redirect_uris: [`${app}/cb`], post_logout_redirect_uris: [`${app}/bye`], web_origins: [app] });
+
+    // Exact URIs only: a wildcard, a fragment or a bad origin is refused (exit 1) with the reason.
+    for (const bad of [
+      ['--redirect-uris', `${app}/*`],
+      ['--redirect-uris', `${app}/cb#x`],
+      ['--web-origins', `${app}/path`],
+    ]) {
+      const r = await cli(['client', 'update', '--client-id', 'spa', '--realm', realm, ...bad]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/wildcard|fragment|scheme:\/\/host/);
+    }
+    expect((await cli(['client', 'create', '--client-id', 'x', '--realm', realm, '--public', '--bogus'])).status).toBe(2);
+
+    const sessions = await cli(['session', 'list', '--realm', realm]);
+    expect(sessions.status).toBe(0);
+    expect(json(sessions.stdout)).toEqual([]);
+    const end = await cli(['session', 'end', '01a2d9c0-0000-7000-8000-000000000000', '--realm', realm]);
+    expect(end.status).toBe(1);
+    expect(end.stderr).toMatch(/no open session/);
   });
 
   it("changes what a running server answers: a disabled user's tokens turn inactive at once", async () => {
