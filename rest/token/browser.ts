@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { COOKIE_PATH } from '../../core/token/browser';
+import { cookiePath } from '../../core/token/browser';
 import { RealmNotFound } from '../../core/token/errors';
 import type { BrowserAnswer, BrowserRequest, TokenService } from '../../core/token/service';
 import type { Ctx } from '../../core/shared/context';
@@ -27,13 +27,14 @@ function browserRequest(req: Request, realm: string): BrowserRequest {
   const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
   const params: Record<string, unknown> = { ...query };
   for (const [k, v] of Object.entries(body)) params[k] = Object.hasOwn(params, k) ? [params[k], v] : v;
-  return { realm, params, cookies: cookiesOf(req), origin: req.method === 'POST' ? req.get('origin') : undefined };
+  const self = `${req.protocol}://${req.get('host') ?? ''}`;
+  return { realm, params, cookies: cookiesOf(req), origin: req.method === 'POST' ? req.get('origin') : undefined, self };
 }
 
 /** Writes a browser answer: the cookies (HttpOnly, SameSite=Lax, Secure behind HTTPS), then the redirect or the page. */
-function answer(res: Response, a: BrowserAnswer, secure: boolean): undefined {
+function answer(res: Response, a: BrowserAnswer, secure: boolean, path: string): undefined {
   for (const c of a.cookies) {
-    const opts = { httpOnly: true, sameSite: 'lax' as const, secure, path: COOKIE_PATH };
+    const opts = { httpOnly: true, sameSite: 'lax' as const, secure, path };
     if (c.maxAgeSec > 0) res.cookie(c.name, c.value, { ...opts, maxAge: c.maxAgeSec * 1000 });
     else res.clearCookie(c.name, opts);
   }
@@ -51,15 +52,21 @@ function answer(res: Response, a: BrowserAnswer, secure: boolean): undefined {
  */
 export function browserRoutes(token: TokenService, publicUrl: string): Route[] {
   const secureCookies = publicUrl.startsWith('https:');
+  const path = cookiePath(publicUrl);
   const pageOf =
     (step: (r: BrowserRequest, ctx: Ctx, req: Request) => Promise<BrowserAnswer>) =>
     async (input: { realm: string }, { req, res, ctx }: { req: Request; res: Response; ctx: Ctx }) => {
       const secure = secureCookies || req.secure;
       try {
-        return answer(res, await step(browserRequest(req, input.realm), ctx, req), secure);
+        return answer(res, await step(browserRequest(req, input.realm), ctx, req), secure, path);
       } catch (err) {
         if (!(err instanceof RealmNotFound)) throw err;
-        return answer(res, { kind: 'error', status: 404, title: 'Realm not found', message: 'There is no such realm.', cookies: [] }, secure);
+        return answer(
+          res,
+          { kind: 'error', status: 404, title: 'Realm not found', message: 'There is no such realm.', cookies: [] },
+          secure,
+          path,
+        );
       }
     };
   const page = { 200: { description: 'An HTML page', contentType: 'text/html' } };

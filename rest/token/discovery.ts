@@ -57,7 +57,7 @@ export function discoveryRoutes(token: TokenService): Route[] {
     define({
       method: 'get',
       path: '/realms/:realm',
-      summary: 'Public facts of a realm (by id, name, or `default`), with Keycloak\'s public_key and token-service',
+      summary: "Public facts of a realm (by id, name, or `default`), with Keycloak's public_key and token-service",
       tags: ['discovery'],
       input: { path: S.RealmRef },
       docs: tokenDocs.realm,

@@ -3,8 +3,7 @@ import type { Response } from 'express';
 import type { BrowserAnswer } from '../../core/token/service';
 
 /** HTML text with `& < > " '` escaped: every value put in a page goes through it. */
-const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const STYLE = `
   :root { color-scheme: light dark; --fg: #1b1f24; --bg: #f6f7f9; --card: #fff; --line: #c9ced6; --accent: #1f5fbf; --err: #a4161a; }

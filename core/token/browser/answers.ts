@@ -32,11 +32,20 @@ export interface BrowserRequest {
   params: Record<string, unknown>;
   cookies: Record<string, string>;
   origin?: string;
+  /**
+   * The origin the request reached (`scheme://host`, as the browser addressed the platform): the
+   * platform's own pages registered as paths are on it as well as on PUBLIC_URL's, and a form may
+   * be posted from it.
+   */
+  self?: string;
 }
 
 /** The SSO cookie of a realm (its path covers the realm's id and name alike). */
 export const ssoCookieName = (realmId: string): string => `platform_sso_${realmId}`;
 /** The login form's anti-forgery cookie (login CSRF): bound into every signed page the browser posts back. */
 export const CSRF_COOKIE = 'platform_csrf';
-/** Where the cookies are sent: every realm's paths under the token service. */
-export const COOKIE_PATH = '/auth/api/v1/realms/';
+/** Where the cookies are sent: every realm's paths under the token service (after PUBLIC_URL's own path, if any). */
+export const cookiePath = (publicUrl: string): string => `${new URL(publicUrl).pathname.replace(/\/+$/, '')}/auth/api/v1/realms/`;
+
+/** A path on the platform (what pages post to), whatever host the browser reached it by. */
+export const platformPath = (publicUrl: string, path: string): string => `${new URL(publicUrl).pathname.replace(/\/+$/, '')}${path}`;

@@ -4,7 +4,7 @@ import { AuthenticationFailed, InvalidScope } from '../errors';
 import type { ClientRecord, RealmRecord, UserRecord, BrowserSessionRecord } from '../ports';
 import { grantScopes } from '../scopes';
 import type { BrowserAnswer, BrowserRequest, CookieSet } from './answers';
-import { CSRF_COOKIE } from './answers';
+import { CSRF_COOKIE, platformPath } from './answers';
 import { registered } from './client-settings';
 import type { BrowserDeps } from './deps';
 import { readParams } from './params';
@@ -42,7 +42,12 @@ export interface AuthRequest {
 const PROMPTS = new Set(['none', 'login']);
 
 /** The redirect back to the app: its parameters in the query or the fragment, `iss` always (RFC 9207). */
-function back(uri: string, mode: 'query' | 'fragment', params: Record<string, string | undefined>, cookies: CookieSet[] = []): BrowserAnswer {
+function back(
+  uri: string,
+  mode: 'query' | 'fragment',
+  params: Record<string, string | undefined>,
+  cookies: CookieSet[] = [],
+): BrowserAnswer {
   const qs = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
   const location = mode === 'fragment' ? `${uri}#${qs}` : `${uri}${uri.includes('?') ? '&' : '?'}${qs}`;
   return { kind: 'redirect', location, cookies };
@@ -72,6 +77,9 @@ export const EXPIRED_PAGE = 'This page has expired, or was opened in another bro
 export function createAuthorization(deps: BrowserDeps) {
   const { store, clock, pages } = deps;
   const origin = new URL(deps.publicUrl).origin;
+  /** The platform's base as the browser reached it: `self` with PUBLIC_URL's path. */
+  const basePath = new URL(deps.publicUrl).pathname.replace(/\/+$/, '');
+  const selfUrl = (self: string | undefined) => (self === undefined ? undefined : self + basePath);
 
   async function issueCode(realm: RealmRecord, a: AuthRequest, user: UserRecord, browser: BrowserSessionRecord, cookies: CookieSet[] = []) {
     const code = newSecretValue();
@@ -100,17 +108,25 @@ export function createAuthorization(deps: BrowserDeps) {
     realm: RealmRecord,
     clientId: string | undefined,
     redirectUri: string | undefined,
+    self: string | undefined,
   ): Promise<{ error: BrowserAnswer } | { client: ClientRecord }> {
     if (!clientId) return { error: errorPage(400, 'Sign-in request refused', 'The request names no application (client_id is missing).') };
     const client = await store.clients.get(realm.id, clientId);
-    if (!client?.enabled) return { error: errorPage(400, 'Sign-in request refused', 'The application (client_id) is unknown to this realm.') };
+    if (!client?.enabled)
+      return { error: errorPage(400, 'Sign-in request refused', 'The application (client_id) is unknown to this realm.') };
     if (!redirectUri) return { error: errorPage(400, 'Sign-in request refused', 'The request has no redirect_uri.') };
-    if (!registered(client.redirectUris, redirectUri, deps.publicUrl))
+    if (!registered(client.redirectUris, redirectUri, deps.publicUrl, selfUrl(self)))
       return { error: errorPage(400, 'Sign-in request refused', 'The redirect_uri is not registered for this application.') };
     return { client };
   }
 
-  async function loginForm(realm: RealmRecord, a: AuthRequest, r: BrowserRequest, username: string, failure?: { status: 401 | 429; error: string }) {
+  async function loginForm(
+    realm: RealmRecord,
+    a: AuthRequest,
+    r: BrowserRequest,
+    username: string,
+    failure?: { status: 401 | 429; error: string },
+  ) {
     const csrf = pages.csrf(r.cookies);
     const request = await pages.sign(realm, 'login', csrf.value, {
       c: a.clientId,
@@ -125,7 +141,7 @@ export function createAuthorization(deps: BrowserDeps) {
       kind: 'login',
       status: failure?.status ?? 200,
       realmName: realm.name,
-      action: `${deps.issuerOf(realm.id)}/login-actions/authenticate`,
+      action: platformPath(deps.publicUrl, `/auth/api/v1/realms/${realm.id}/login-actions/authenticate`),
       request,
       username,
       error: failure?.error,
@@ -146,7 +162,8 @@ export function createAuthorization(deps: BrowserDeps) {
       return { error: 'invalid_request', description: 'code_challenge must be the S256 of a verifier (43 characters, base64url)' };
     if (client.secretHash === null && p.code_challenge === undefined)
       return { error: 'invalid_request', description: 'PKCE is required: send code_challenge with code_challenge_method=S256' };
-    if (p.max_age !== undefined && !/^\d{1,9}$/.test(p.max_age)) return { error: 'invalid_request', description: 'max_age must be a number of seconds' };
+    if (p.max_age !== undefined && !/^\d{1,9}$/.test(p.max_age))
+      return { error: 'invalid_request', description: 'max_age must be a number of seconds' };
     const prompt = new Set((p.prompt ?? '').split(' ').filter(Boolean));
     if ([...prompt].some((x) => !PROMPTS.has(x)) || (prompt.has('none') && prompt.size > 1))
       return { error: 'invalid_request', description: 'prompt must be none or login' };
@@ -166,7 +183,7 @@ export function createAuthorization(deps: BrowserDeps) {
       const read = readParams(r.params, LIMITS);
       if ('error' in read) return errorPage(400, 'Sign-in request refused', `The request is malformed: ${read.error}.`);
       const p = read.values;
-      const t = await trusted(realm, p.client_id, p.redirect_uri);
+      const t = await trusted(realm, p.client_id, p.redirect_uri, r.self);
       if ('error' in t) return t.error;
       const redirectUri = p.redirect_uri!;
       const mode = p.response_mode === 'fragment' ? 'fragment' : 'query';
@@ -195,14 +212,14 @@ export function createAuthorization(deps: BrowserDeps) {
     /** The login form posted back: the password checked under the failure counts, then a new browser session and a code. */
     async login(r: BrowserRequest, ctx: Ctx): Promise<BrowserAnswer> {
       const realm = await deps.resolveRealm(r.realm);
-      if (r.origin !== undefined && r.origin !== origin)
+      if (r.origin !== undefined && r.origin !== origin && r.origin !== r.self)
         return errorPage(403, 'Sign-in refused', 'The sign-in form was posted from another site.');
       const read = readParams(r.params, { username: 256, password: 1024, request: 8192 });
       if ('error' in read) return errorPage(400, 'Sign-in refused', `The form is malformed: ${read.error}.`);
       const claims = await pages.verify(realm, 'login', read.values.request, r.cookies);
       if (!claims) return errorPage(400, 'Sign-in page expired', EXPIRED_PAGE);
       const s = (v: unknown) => (typeof v === 'string' ? v : undefined);
-      const t = await trusted(realm, s(claims.c), s(claims.r));
+      const t = await trusted(realm, s(claims.c), s(claims.r), r.self);
       if ('error' in t) return t.error;
       const a: AuthRequest = {
         clientId: t.client.clientId,
@@ -218,7 +235,8 @@ export function createAuthorization(deps: BrowserDeps) {
       try {
         user = await deps.auth.throttled(ctx, (attempt) => deps.auth.user(attempt, realm, username, read.values.password ?? ''));
       } catch (err) {
-        if (err instanceof AuthenticationFailed) return loginForm(realm, a, r, username, { status: 401, error: 'Invalid username or password.' });
+        if (err instanceof AuthenticationFailed)
+          return loginForm(realm, a, r, username, { status: 401, error: 'Invalid username or password.' });
         if (err instanceof RateLimited)
           return loginForm(realm, a, r, username, { status: 429, error: 'Too many failed sign-ins. Wait a minute, then try again.' });
         throw err;

@@ -31,7 +31,8 @@ function checkUri(kind: string, uri: string): string {
     throw new BadRequest(`${kind} '${uri.slice(0, 100)}' is not an absolute URI (or a path beginning with /)`);
   }
   if (url.hash || uri.includes('#')) throw new BadRequest(`${kind} '${uri.slice(0, 100)}' has a fragment`);
-  if (['javascript:', 'data:', 'vbscript:', 'file:'].includes(url.protocol)) throw new BadRequest(`${kind} '${uri.slice(0, 100)}': scheme not allowed`);
+  if (['javascript:', 'data:', 'vbscript:', 'file:'].includes(url.protocol))
+    throw new BadRequest(`${kind} '${uri.slice(0, 100)}': scheme not allowed`);
   return uri;
 }
 
@@ -64,9 +65,10 @@ export function checkBrowserSettings(s: Partial<BrowserSettings>): Partial<Brows
 
 /**
  * Whether `uri` is one the client registered, compared as strings after resolving registered
- * paths against PUBLIC_URL: no prefix, no normalisation, no decoding (an encoded or longer URI is
+ * paths against PUBLIC_URL (or `self`, the origin the browser reached the platform by, when it is
+ * the platform's own page): no prefix, no normalisation, no decoding (an encoded or longer URI is
  * another URI).
  */
-export function registered(registeredUris: readonly string[], uri: string, publicUrl: string): boolean {
-  return registeredUris.some((r) => (r.startsWith('/') ? publicUrl + r : r) === uri);
+export function registered(registeredUris: readonly string[], uri: string, publicUrl: string, self?: string): boolean {
+  return registeredUris.some((r) => (r.startsWith('/') ? publicUrl + r === uri || (self !== undefined && self + r === uri) : r === uri));
 }

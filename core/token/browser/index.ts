@@ -6,7 +6,7 @@ import type { BrowserDeps } from './deps';
 import { createLogout } from './logout';
 
 export type { BrowserAnswer, BrowserRequest, CookieSet } from './answers';
-export { COOKIE_PATH, CSRF_COOKIE, ssoCookieName } from './answers';
+export { cookiePath, CSRF_COOKIE, ssoCookieName } from './answers';
 export type { BrowserDeps } from './deps';
 
 /** An authorization code may be exchanged for this long (RFC 6749 §4.1.2 recommends at most ten minutes). */

@@ -1,7 +1,7 @@
 import type { Ctx } from '../../shared/context';
 import { InvalidGrant, InvalidRequest } from '../errors';
 import type { RealmRecord } from '../ports';
-import type { BrowserAnswer, BrowserRequest, CookieSet } from './answers';
+import { platformPath, type BrowserAnswer, type BrowserRequest, type CookieSet } from './answers';
 import { EXPIRED_PAGE } from './authorization';
 import { registered } from './client-settings';
 import type { BrowserDeps } from './deps';
@@ -18,7 +18,13 @@ const LIMITS = {
   confirm: 8192,
 };
 
-const refused = (message: string): BrowserAnswer => ({ kind: 'error', status: 400, title: 'Sign-out request refused', message, cookies: [] });
+const refused = (message: string): BrowserAnswer => ({
+  kind: 'error',
+  status: 400,
+  title: 'Sign-out request refused',
+  message,
+  cookies: [],
+});
 
 /**
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0), and Keycloak's logout by a client's
@@ -32,6 +38,8 @@ const refused = (message: string): BrowserAnswer => ({ kind: 'error', status: 40
  */
 export function createLogout(deps: BrowserDeps) {
   const { store } = deps;
+  const basePath = new URL(deps.publicUrl).pathname.replace(/\/+$/, '');
+  const selfBase = (self: string | undefined) => (self === undefined ? undefined : self + basePath);
 
   /** Ends a token session, and the browser session it was started under with all of that one's sessions. */
   async function endWithBrowser(realm: RealmRecord, sid: string) {
@@ -82,10 +90,11 @@ export function createLogout(deps: BrowserDeps) {
       if (p.post_logout_redirect_uri) {
         if (!clientId) return refused('post_logout_redirect_uri needs id_token_hint or client_id.');
         const client = await store.clients.get(realm.id, clientId);
-        if (!client?.enabled || !registered(client.postLogoutRedirectUris, p.post_logout_redirect_uri, deps.publicUrl))
+        if (!client?.enabled || !registered(client.postLogoutRedirectUris, p.post_logout_redirect_uri, deps.publicUrl, selfBase(r.self)))
           return refused('The post_logout_redirect_uri is not registered for this application.');
       }
-      const done = (cookies: CookieSet[]) => (p.post_logout_redirect_uri ? redirect(p.post_logout_redirect_uri, p.state, cookies) : pageOf(cookies));
+      const done = (cookies: CookieSet[]) =>
+        p.post_logout_redirect_uri ? redirect(p.post_logout_redirect_uri, p.state, cookies) : pageOf(cookies);
 
       if (hint) {
         const ended = typeof hint.sid === 'string' ? await endWithBrowser(realm, hint.sid) : undefined;
@@ -100,7 +109,7 @@ export function createLogout(deps: BrowserDeps) {
       return {
         kind: 'logout-confirm',
         realmName: realm.name,
-        action: `${deps.issuerOf(realm.id)}/protocol/openid-connect/logout`,
+        action: platformPath(deps.publicUrl, `/auth/api/v1/realms/${realm.id}/protocol/openid-connect/logout`),
         confirm,
         cookies: csrf.cookies,
       };

@@ -45,7 +45,10 @@ export function signedPages(clock: Clock) {
           currentDate: new Date(clock.now()),
         });
         const csrf = cookies[CSRF_COOKIE] ?? '';
-        const bound = typeof payload.csrf === 'string' && payload.csrf.length === csrf.length && timingSafeEqual(Buffer.from(payload.csrf), Buffer.from(csrf));
+        const bound =
+          typeof payload.csrf === 'string' &&
+          payload.csrf.length === csrf.length &&
+          timingSafeEqual(Buffer.from(payload.csrf), Buffer.from(csrf));
         return payload.pur === purpose && bound ? (payload as JWTPayload & Record<string, unknown>) : undefined;
       } catch {
         return undefined;
