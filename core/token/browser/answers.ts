@@ -33,9 +33,8 @@ export interface BrowserRequest {
   cookies: Record<string, string>;
   origin?: string;
   /**
-   * The origin the request reached (`scheme://host`, as the browser addressed the platform): the
-   * platform's own pages registered as paths are on it as well as on PUBLIC_URL's, and a form may
-   * be posted from it.
+   * The origin the request reached (`scheme://host`, as the browser addressed the platform): a form
+   * may be posted from it (a browser sends its own Origin). Never used for redirects.
    */
   self?: string;
 }

@@ -61,6 +61,14 @@ const errorPage = (status: 400 | 403 | 404, title: string, message: string, cook
   cookies,
 });
 
+/**
+ * Whether a form was posted by a page of the platform: no Origin (an old browser), PUBLIC_URL's
+ * origin, or the origin the browser reached the platform by (its Host: a browser cannot send
+ * another site's Origin with it).
+ */
+export const postedHere = (r: BrowserRequest, publicUrl: string): boolean =>
+  r.origin === undefined || r.origin === new URL(publicUrl).origin || r.origin === r.self;
+
 export const EXPIRED_PAGE = 'This page has expired, or was opened in another browser. Go back to the application and start again.';
 
 /**
@@ -76,10 +84,7 @@ export const EXPIRED_PAGE = 'This page has expired, or was opened in another bro
  */
 export function createAuthorization(deps: BrowserDeps) {
   const { store, clock, pages } = deps;
-  const origin = new URL(deps.publicUrl).origin;
-  /** The platform's base as the browser reached it: `self` with PUBLIC_URL's path. */
-  const basePath = new URL(deps.publicUrl).pathname.replace(/\/+$/, '');
-  const selfUrl = (self: string | undefined) => (self === undefined ? undefined : self + basePath);
+  const sameSite = (r: BrowserRequest) => postedHere(r, deps.publicUrl);
 
   async function issueCode(realm: RealmRecord, a: AuthRequest, user: UserRecord, browser: BrowserSessionRecord, cookies: CookieSet[] = []) {
     const code = newSecretValue();
@@ -108,14 +113,13 @@ export function createAuthorization(deps: BrowserDeps) {
     realm: RealmRecord,
     clientId: string | undefined,
     redirectUri: string | undefined,
-    self: string | undefined,
   ): Promise<{ error: BrowserAnswer } | { client: ClientRecord }> {
     if (!clientId) return { error: errorPage(400, 'Sign-in request refused', 'The request names no application (client_id is missing).') };
     const client = await store.clients.get(realm.id, clientId);
     if (!client?.enabled)
       return { error: errorPage(400, 'Sign-in request refused', 'The application (client_id) is unknown to this realm.') };
     if (!redirectUri) return { error: errorPage(400, 'Sign-in request refused', 'The request has no redirect_uri.') };
-    if (!registered(client.redirectUris, redirectUri, deps.publicUrl, selfUrl(self)))
+    if (!registered(client.redirectUris, redirectUri, deps.publicUrl))
       return { error: errorPage(400, 'Sign-in request refused', 'The redirect_uri is not registered for this application.') };
     return { client };
   }
@@ -183,7 +187,7 @@ export function createAuthorization(deps: BrowserDeps) {
       const read = readParams(r.params, LIMITS);
       if ('error' in read) return errorPage(400, 'Sign-in request refused', `The request is malformed: ${read.error}.`);
       const p = read.values;
-      const t = await trusted(realm, p.client_id, p.redirect_uri, r.self);
+      const t = await trusted(realm, p.client_id, p.redirect_uri);
       if ('error' in t) return t.error;
       const redirectUri = p.redirect_uri!;
       const mode = p.response_mode === 'fragment' ? 'fragment' : 'query';
@@ -203,7 +207,8 @@ export function createAuthorization(deps: BrowserDeps) {
         codeChallenge: p.code_challenge,
       };
       const current = await signedIn(deps, realm, r.cookies);
-      const recent = current && (c.maxAge === undefined || clock.now() - current.browser.authTime <= c.maxAge * 1000);
+      // OIDC Core §3.1.2.1: max_age=0 asks for the password again, as prompt=login does.
+      const recent = current && (c.maxAge === undefined || clock.now() - current.browser.authTime < c.maxAge * 1000);
       if (current && recent && !c.prompt.has('login')) return issueCode(realm, a, current.user, current.browser);
       if (c.prompt.has('none')) return fail('login_required', 'The person is not signed in');
       return loginForm(realm, a, r, p.login_hint ?? '');
@@ -212,14 +217,13 @@ export function createAuthorization(deps: BrowserDeps) {
     /** The login form posted back: the password checked under the failure counts, then a new browser session and a code. */
     async login(r: BrowserRequest, ctx: Ctx): Promise<BrowserAnswer> {
       const realm = await deps.resolveRealm(r.realm);
-      if (r.origin !== undefined && r.origin !== origin && r.origin !== r.self)
-        return errorPage(403, 'Sign-in refused', 'The sign-in form was posted from another site.');
+      if (!sameSite(r)) return errorPage(403, 'Sign-in refused', 'The sign-in form was posted from another site.');
       const read = readParams(r.params, { username: 256, password: 1024, request: 8192 });
       if ('error' in read) return errorPage(400, 'Sign-in refused', `The form is malformed: ${read.error}.`);
       const claims = await pages.verify(realm, 'login', read.values.request, r.cookies);
       if (!claims) return errorPage(400, 'Sign-in page expired', EXPIRED_PAGE);
       const s = (v: unknown) => (typeof v === 'string' ? v : undefined);
-      const t = await trusted(realm, s(claims.c), s(claims.r), r.self);
+      const t = await trusted(realm, s(claims.c), s(claims.r));
       if ('error' in t) return t.error;
       const a: AuthRequest = {
         clientId: t.client.clientId,

@@ -65,10 +65,9 @@ export function checkBrowserSettings(s: Partial<BrowserSettings>): Partial<Brows
 
 /**
  * Whether `uri` is one the client registered, compared as strings after resolving registered
- * paths against PUBLIC_URL (or `self`, the origin the browser reached the platform by, when it is
- * the platform's own page): no prefix, no normalisation, no decoding (an encoded or longer URI is
- * another URI).
+ * paths against PUBLIC_URL (never against the Host a request names: a proxy may pass one through):
+ * no prefix, no normalisation, no decoding (an encoded or longer URI is another URI).
  */
-export function registered(registeredUris: readonly string[], uri: string, publicUrl: string, self?: string): boolean {
-  return registeredUris.some((r) => (r.startsWith('/') ? publicUrl + r === uri || (self !== undefined && self + r === uri) : r === uri));
+export function registered(registeredUris: readonly string[], uri: string, publicUrl: string): boolean {
+  return registeredUris.some((r) => (r.startsWith('/') ? publicUrl + r : r) === uri);
 }

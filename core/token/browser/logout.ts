@@ -2,7 +2,7 @@ import type { Ctx } from '../../shared/context';
 import { InvalidGrant, InvalidRequest } from '../errors';
 import type { RealmRecord } from '../ports';
 import { platformPath, type BrowserAnswer, type BrowserRequest, type CookieSet } from './answers';
-import { EXPIRED_PAGE } from './authorization';
+import { EXPIRED_PAGE, postedHere } from './authorization';
 import { registered } from './client-settings';
 import type { BrowserDeps } from './deps';
 import { readParams } from './params';
@@ -38,8 +38,6 @@ const refused = (message: string): BrowserAnswer => ({
  */
 export function createLogout(deps: BrowserDeps) {
   const { store } = deps;
-  const basePath = new URL(deps.publicUrl).pathname.replace(/\/+$/, '');
-  const selfBase = (self: string | undefined) => (self === undefined ? undefined : self + basePath);
 
   /** Ends a token session, and the browser session it was started under with all of that one's sessions. */
   async function endWithBrowser(realm: RealmRecord, sid: string) {
@@ -74,6 +72,14 @@ export function createLogout(deps: BrowserDeps) {
       const cleared = browser ? [clearSso(realm)] : [];
 
       if (p.confirm !== undefined) {
+        if (!postedHere(r, deps.publicUrl))
+          return {
+            kind: 'error',
+            status: 403,
+            title: 'Sign-out refused',
+            message: 'The sign-out form was posted from another site.',
+            cookies: [],
+          };
         const claims = await deps.pages.verify(realm, 'logout', p.confirm, r.cookies);
         if (!claims) return { kind: 'error', status: 400, title: 'Sign-out page expired', message: EXPIRED_PAGE, cookies: [] };
         if (browser) await deps.endBrowserSession(realm, browser.id);
@@ -90,7 +96,7 @@ export function createLogout(deps: BrowserDeps) {
       if (p.post_logout_redirect_uri) {
         if (!clientId) return refused('post_logout_redirect_uri needs id_token_hint or client_id.');
         const client = await store.clients.get(realm.id, clientId);
-        if (!client?.enabled || !registered(client.postLogoutRedirectUris, p.post_logout_redirect_uri, deps.publicUrl, selfBase(r.self)))
+        if (!client?.enabled || !registered(client.postLogoutRedirectUris, p.post_logout_redirect_uri, deps.publicUrl))
           return refused('The post_logout_redirect_uri is not registered for this application.');
       }
       const done = (cookies: CookieSet[]) =>
