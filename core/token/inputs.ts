@@ -26,7 +26,11 @@ const codeParams = {
 };
 
 type Grants = Record<string, readonly string[]>;
-const REQUIRED: Grants = { refresh_token: ['refresh_token'], password: ['username', 'password'], authorization_code: ['code', 'redirect_uri'] };
+const REQUIRED: Grants = {
+  refresh_token: ['refresh_token'],
+  password: ['username', 'password'],
+  authorization_code: ['code', 'redirect_uri'],
+};
 
 /** Adds "Field required" for the fields `grant_type` (or its default) needs, reported with any other issue. */
 const requireFor = (grants: Grants, fallback: string) =>

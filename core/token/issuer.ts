@@ -34,7 +34,8 @@ export interface OidcSignIn {
 }
 
 /** OIDC Core §3.1.3.6: the left half of the SHA-256 of the access token, base64url. */
-export const atHash = (accessToken: string): string => createHash('sha256').update(accessToken).digest().subarray(0, 16).toString('base64url');
+export const atHash = (accessToken: string): string =>
+  createHash('sha256').update(accessToken).digest().subarray(0, 16).toString('base64url');
 
 export interface IssuerDeps {
   keys: KeyRing;

@@ -36,7 +36,10 @@ async function rotate(
   const next = { ...session, refreshJti: randomUUID(), expiresAt: deps.clock.now() + realm.refreshTokenLifespan * 1000 };
   if (!(await store.sessions.rotate(session.id, session.refreshJti, next.refreshJti, next.expiresAt))) throw new InvalidGrant();
   // A session a person started on the login page keeps its nonce and auth_time, and an ID token comes with each refresh.
-  const oidc = typeof claims.auth_time === 'number' ? { nonce: typeof claims.nonce === 'string' ? claims.nonce : null, authTime: claims.auth_time * 1000 } : undefined;
+  const oidc =
+    typeof claims.auth_time === 'number'
+      ? { nonce: typeof claims.nonce === 'string' ? claims.nonce : null, authTime: claims.auth_time * 1000 }
+      : undefined;
   return issuer.issue({ realm, client: c, user, session: next, scope: scope.join(' '), audience, granted, oidc }, ctx);
 }
 

@@ -95,7 +95,12 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
             at,
             of.realmId,
           );
-    if (of.userId) run('UPDATE browser_sessions SET revoked_at = ? WHERE realm_id = ? AND user_id = ? AND revoked_at IS NULL')(at, of.realmId, of.userId);
+    if (of.userId)
+      run('UPDATE browser_sessions SET revoked_at = ? WHERE realm_id = ? AND user_id = ? AND revoked_at IS NULL')(
+        at,
+        of.realmId,
+        of.userId,
+      );
     else if (!of.clientId) run('UPDATE browser_sessions SET revoked_at = ? WHERE realm_id = ? AND revoked_at IS NULL')(at, of.realmId);
     const entry = sessionsEntry(of, at, until, ended);
     if (entry) revocations.record(entry);
@@ -255,7 +260,8 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       consume: later((hash, at) => consumeCode(hash, at)),
       started: later(
         (hash, sessionId) =>
-          one('UPDATE auth_codes SET session_id = ? WHERE code_hash = ? RETURNING reused', (r) => r.reused as number)(sessionId, hash) === 0,
+          one('UPDATE auth_codes SET session_id = ? WHERE code_hash = ? RETURNING reused', (r) => r.reused as number)(sessionId, hash) ===
+          0,
       ),
       prune: later((before) => run('DELETE FROM auth_codes WHERE expires_at < ?')(before)),
     },

@@ -14,12 +14,9 @@ describe('the grants map', () => {
     for (const type of GRANT_TYPES) expect(grantFor(type)).toBe(GRANTS[type]);
   });
 
-  it.each(['implicit', 'constructor', '__proto__', 'toString', 'hasOwnProperty', ''])(
-    'refuses %j as unsupported_grant_type',
-    (type) => {
-      expect(() => grantFor(type)).toThrow(UnsupportedGrantType);
-    },
-  );
+  it.each(['implicit', 'constructor', '__proto__', 'toString', 'hasOwnProperty', ''])('refuses %j as unsupported_grant_type', (type) => {
+    expect(() => grantFor(type)).toThrow(UnsupportedGrantType);
+  });
 
   it('refuses a grant its door does not accept, with the same error', () => {
     const refused = (() => {
