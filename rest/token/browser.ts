@@ -39,7 +39,10 @@ function answer(res: Response, a: BrowserAnswer, secure: boolean, path: string):
     else res.clearCookie(c.name, opts);
   }
   res.set('Cache-Control', 'no-store');
-  if (a.kind === 'redirect') res.set('Referrer-Policy', 'no-referrer').redirect(302, a.location);
+  // Pages and redirects are for the browser's own navigation: no other site's script may read them (they hold signed forms).
+  res.removeHeader('Access-Control-Allow-Origin');
+  res.removeHeader('Access-Control-Allow-Credentials');
+  if (a.kind === 'redirect') res.set('Referrer-Policy', 'same-origin').redirect(302, a.location);
   else if (a.kind === 'done') res.status(204).end();
   else renderPage(res, a);
   return undefined;

@@ -28,10 +28,11 @@ function page(res: Response, status: number, title: string, body: string) {
     .set({
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
-      // No script at all; styles only from this page; never inside a frame (clickjacking); no referrer (the URL holds the request).
+      // No script at all; styles only from this page; never inside a frame (clickjacking); no referrer to other sites (the URL holds the request).
       'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'`,
       'X-Frame-Options': 'DENY',
-      'Referrer-Policy': 'no-referrer',
+      // Not no-referrer: under it a browser posts the form with `Origin: null`, which the form's check refuses.
+      'Referrer-Policy': 'same-origin',
       'X-Content-Type-Options': 'nosniff',
     })
     .send(

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { loadConfig } from '../../../core/shared/config';
 import { createRestApp } from '../../../rest/shared/app';
 import { tokenRest } from '../../../rest/token';
+import { webOriginsFollower } from '../../../edge/http/web-origins';
 import { PUBLIC_URL, tokenFixture, type TokenFixture } from '../../shared/helpers';
 
 describe('CORS for browser apps on other origins', () => {
@@ -42,6 +43,55 @@ describe('CORS for browser apps on other origins', () => {
     expect(pre.status).toBe(405);
     const res = await request(app).get('/auth/api/v1/healthz').set('origin', 'https://evil.example');
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  describe("a client's registered web origins", () => {
+    let withOrigins: ReturnType<typeof createRestApp>;
+    beforeAll(async () => {
+      await fx.core.admin.createPublicClient({
+        realm: fx.realm,
+        clientId: 'spa',
+        redirectUris: ['https://spa.example/cb'],
+        webOrigins: ['https://spa.example'],
+      });
+      withOrigins = createRestApp([tokenRest(fx.core.service, PUBLIC_URL)], {
+        log: pino({ level: 'silent' }),
+        corsOrigins: ['https://app.example'],
+        webOrigins: webOriginsFollower(() => fx.core.service.webOrigins()),
+      });
+    });
+
+    it('are allowed, with credentials (keycloak-js calls the token endpoint with credentials: include)', async () => {
+      const pre = await request(withOrigins)
+        .options(`/auth/api/v1/realms/${fx.realm}/protocol/openid-connect/token`)
+        .set('origin', 'https://spa.example')
+        .set('access-control-request-method', 'POST');
+      expect(pre.status).toBe(204);
+      expect(pre.headers['access-control-allow-origin']).toBe('https://spa.example');
+      expect(pre.headers['access-control-allow-credentials']).toBe('true');
+      // CORS_ORIGINS' origins are not told credentials; others get nothing.
+      const listed = await request(withOrigins).get('/auth/api/v1/healthz').set('origin', 'https://app.example');
+      expect(listed.headers['access-control-allow-credentials']).toBeUndefined();
+      const other = await request(withOrigins).get('/auth/api/v1/healthz').set('origin', 'https://evil.example');
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    });
+
+    it('never get CORS headers on the sign-in pages, whose forms are bound to cookies', async () => {
+      const res = await request(withOrigins)
+        .get(`/auth/api/v1/realms/${fx.realm}/protocol/openid-connect/auth`)
+        .query({
+          response_type: 'code',
+          client_id: 'spa',
+          redirect_uri: 'https://spa.example/cb',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        })
+        .set('origin', 'https://spa.example');
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('kc-form-login');
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    });
   });
 
   it('reads CORS_ORIGINS as a comma-separated list, empty by default', () => {
