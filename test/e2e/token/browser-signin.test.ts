@@ -254,7 +254,7 @@ d('people sign in to browser apps: keycloak-js and oidc-client-ts, single sign-o
    * A browser of its own (no cookies, no storage), offline: a request anywhere but the apps and the
    * platform is refused and counted. `bypassCSP` for axe alone, which is injected as a script.
    */
-  async function openContext(options: { bypassCSP?: boolean } = {}): Promise<BrowserContext> {
+  async function openContext(options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
     const opened = await browser.newContext(options);
     contexts.push(opened);
     opened.on('page', keepConsoleErrors);
@@ -431,12 +431,23 @@ d('people sign in to browser apps: keycloak-js and oidc-client-ts, single sign-o
   );
 
   it(
-    'axe: the login page (also with its error) and the logout confirmation page have no serious or critical violation',
+    'axe on a phone: the login page (also with its error) and the logout confirmation page have no serious or critical violation, and fit the screen',
     async () => {
-      const page = await (await openContext({ bypassCSP: true })).newPage();
+      // On a phone: 360 CSS pixels wide, touch.
+      const page = await (
+        await openContext({ bypassCSP: true, viewport: { width: 360, height: 640 }, isMobile: true, hasTouch: true })
+      ).newPage();
       await page.goto(kc().page);
       await loginPage(page);
       expect(severe(await axe(page, 'login page', axeReport))).toEqual([]);
+      // Usable on the phone: nothing wider than the screen, the button on it.
+      const fits = await page.evaluate(() => {
+        const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+        return d.documentElement.scrollWidth <= d.documentElement.clientWidth;
+      });
+      expect(fits).toBe(true);
+      const button = await page.locator('#kc-login').boundingBox();
+      expect(button && button.x >= 0 && button.x + button.width <= 360 && button.height >= 24).toBe(true);
       await typeCredentials(page, boot.username, 'not the password');
       await loginError(page);
       expect(severe(await axe(page, 'login page with an error', axeReport))).toEqual([]);
