@@ -156,7 +156,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       webSocket = gateway.webSocket;
       graph.push({ path: '/', router: gateway.router });
       // The offline GraphiQL is a landing page too: off with it in production.
-      if (config.GRAPHQL_LANDING_PAGE) graph.push({ path: '/', router: graphiqlRouter('/graphql') });
+      if (config.GRAPHQL_LANDING_PAGE) graph.push({ path: '/', router: graphiqlRouter('/graphql', { publicUrl: config.PUBLIC_URL }) });
     }
 
     const rest = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);

@@ -36,7 +36,8 @@ export const cors = (origins: readonly string[], registered?: WebOrigins): Reque
     const origin = req.get('origin');
     if (!origin) return next();
     if (any || allowed.has(origin)) return answer(req, res, origin, next);
-    if (!registered || origin.length > 300) return next();
+    // A page of the platform itself (GraphiQL, the console) needs no CORS: not a reason to read the registered list again.
+    if (!registered || origin.length > 300 || origin === `${req.protocol}://${req.get('host') ?? ''}`) return next();
     // An answer that differs by Origin says so, for caches, whichever way it goes.
     res.vary('Origin');
     registered.allowed(origin).then(

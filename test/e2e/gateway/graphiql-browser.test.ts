@@ -200,7 +200,10 @@ d('the offline GraphiQL in a browser', () => {
   it('opens on the example, whose operations run in order: Login with the demo user, then Answer shows the whole answer at the end', async () => {
     const document = await editorText(page, '.graphiql-query-editor .CodeMirror');
     expect(document).toBe(EXAMPLE_DOCUMENT);
-    expect(document).toContain('{ "Authorization": "Bearer <accessToken>", "api-key": "<api_key>" }');
+    // Sign in with the bar's button (graphiql-signin-browser), or Login and an Authorization header, as here.
+    expect(document).toContain('Sign in with the button at the top of the page');
+    expect(document).toContain('"Authorization": "Bearer <accessToken>" in the Headers tab');
+    expect(document).toContain('{ "api-key": "<api_key>" }');
     expect(document).toContain('npm run -s platform -- credentials');
     // The tool pane opens on the variables, Login's placeholders in them.
     expect(await toolEditor(page)).toMatch(/"username": "<username from data\/bootstrap.json>"/);

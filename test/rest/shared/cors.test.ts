@@ -76,6 +76,25 @@ describe('CORS for browser apps on other origins', () => {
       expect(other.headers['access-control-allow-origin']).toBeUndefined();
     });
 
+    it("a page of the platform's own origin is not a reason to read the registered list again", async () => {
+      let reads = 0;
+      const counted = createRestApp([tokenRest(fx.core.service, PUBLIC_URL)], {
+        log: pino({ level: 'silent' }),
+        webOrigins: webOriginsFollower(() => {
+          reads++;
+          return fx.core.service.webOrigins();
+        }),
+      });
+      for (let i = 0; i < 5; i++) {
+        const res = await request(counted).get('/auth/api/v1/healthz').set('host', 'platform.test').set('origin', 'http://platform.test');
+        expect(res.status).toBe(200);
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      }
+      expect(reads).toBe(0);
+      await request(counted).get('/auth/api/v1/healthz').set('origin', 'https://spa.example');
+      expect(reads).toBe(1);
+    });
+
     it('never get CORS headers on the sign-in pages, whose forms are bound to cookies', async () => {
       const res = await request(withOrigins)
         .get(`/auth/api/v1/realms/${fx.realm}/protocol/openid-connect/auth`)
