@@ -86,7 +86,7 @@ describe('what each document says', () => {
 
   it('token: grant_type offers its allowed values, not a free string; userinfo takes a bearer token', () => {
     expect(param(op('/auth/api/v1', 'post', '/oauth/connect/token'), 'grant_type').schema).toMatchObject({
-      enum: ['client_credentials', 'password', 'refresh_token'],
+      enum: ['client_credentials', 'password', 'refresh_token', 'authorization_code'],
       default: 'client_credentials',
     });
     expect(param(op('/auth/api/v1', 'post', '/oauth/connect/user/login'), 'grant_type').schema).toMatchObject({
