@@ -16,6 +16,7 @@ import {
   spaParams,
   SPA,
   SPA2,
+  WEB,
   ssoWorks,
   submitLogin,
   pkce,
@@ -238,6 +239,55 @@ describe('sign-in for people: authorize → login form → code → tokens', () 
         expect(payload.sub).toBe(decodeJwt(tokens.body.access_token).sub);
       }
     }
+  });
+
+  it("python-keycloak's KeycloakOpenID, request for request (server_url <base>/auth/api/v1, realm_name main): token, refresh_token, userinfo, introspect, public_key, well_known, logout", async () => {
+    // The bodies python-keycloak 5 sends (keycloak/keycloak_openid.py), as forms, the realm by name.
+    const realmUrl = `${BASE}/realms/main`;
+    const form = (path: string, body: Record<string, string>) => f.http().post(`${realmUrl}${path}`).type('form').send(body);
+    const creds = { client_id: WEB.clientId, client_secret: f.webSecret };
+    // token(username, password): the password grant, with the empty code and redirect_uri python-keycloak adds.
+    const token = await form('/protocol/openid-connect/token', {
+      ...creds,
+      username: ALICE.username,
+      password: ALICE.password,
+      grant_type: 'password',
+      code: '',
+      redirect_uri: '',
+      scope: 'openid',
+    });
+    expect(token.status).toBe(200);
+    expect(token.body).toMatchObject({ token_type: 'Bearer', scope: expect.stringContaining('openid') });
+    // refresh_token(refresh_token)
+    const refreshed = await form('/protocol/openid-connect/token', {
+      ...creds,
+      grant_type: 'refresh_token',
+      refresh_token: token.body.refresh_token,
+    });
+    expect(refreshed.status).toBe(200);
+    // userinfo(token): GET with the bearer token
+    const me = await f
+      .http()
+      .get(`${realmUrl}/protocol/openid-connect/userinfo`)
+      .set('authorization', `Bearer ${refreshed.body.access_token}`);
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ preferred_username: ALICE.username });
+    // introspect(token): the client authenticates with its secret
+    const intro = await form('/protocol/openid-connect/token/introspect', { ...creds, token: refreshed.body.access_token });
+    expect(intro.status).toBe(200);
+    expect(intro.body).toMatchObject({ active: true, username: ALICE.username });
+    // public_key(): GET realms/{realm_name}, then its public_key field
+    const realm = await f.http().get(realmUrl);
+    expect(realm.status).toBe(200);
+    expect(realm.body.public_key).toMatch(/^MII/);
+    // well_known(): the discovery document, under the name a redirect to the issuer's (requests follows it)
+    const wk = await f.http().get(`${realmUrl}/.well-known/openid-configuration`);
+    expect(wk.status).toBe(307);
+    expect((await f.http().get(new URL(wk.headers.location).pathname)).body).toMatchObject({ issuer: issuerOf(f.realm) });
+    // logout(refresh_token): 204, and the session's tokens are over
+    const out = await form('/protocol/openid-connect/logout', { ...creds, refresh_token: refreshed.body.refresh_token });
+    expect(out.status).toBe(204);
+    expect(await active(f, refreshed.body.access_token)).toBe(false);
   });
 
   it('python-keycloak logout: POST client_id + refresh_token → 204, the session and the SSO session ended', async () => {
