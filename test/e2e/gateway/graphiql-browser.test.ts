@@ -1,7 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import { CHROMIUM_PATH, launchChromium } from '../../shared/chromium';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { EXAMPLE_DOCUMENT } from '../../../gateway/graphiql';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
@@ -17,7 +18,6 @@ import { chatFixture, type ChatFixture } from '../chat/fixture';
  * Needs a Chromium: CHROMIUM_PATH names its executable (skipped otherwise, as the Redis tests are
  * without REDIS_URL). A screenshot of an answer being streamed is left in the temporary folder.
  */
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH;
 const d = CHROMIUM_PATH ? describe : describe.skip;
 
 const GRAPHIQL_SCREENSHOT = join(tmpdir(), 'graphiql-subscription.png');
@@ -164,18 +164,7 @@ d('the offline GraphiQL in a browser', () => {
       }),
     );
     f = await chatFixture({ MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import { CHROMIUM_PATH, launchChromium } from '../../shared/chromium';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import type { TokenCore } from '../../../core/token';
 import { eventually } from '../../shared/wait';
 import { ROOT, startInTemp, type Started } from '../shared/server';
@@ -17,7 +18,6 @@ import { ROOT, startInTemp, type Started } from '../shared/server';
  * critical violation on the bar nor on the login page. The single-page app of examples/ signs in
  * from an origin of its own (CORS) the same way. Needs a Chromium: CHROMIUM_PATH (skipped otherwise).
  */
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH;
 const d = CHROMIUM_PATH ? describe : describe.skip;
 
 const AXE = join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
@@ -203,18 +203,7 @@ d('GraphiQL signs a person in (authorization code with PKCE) in a browser', () =
   beforeAll(async () => {
     p = await startInTemp('all');
     demo = p.bootstrap!.values;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

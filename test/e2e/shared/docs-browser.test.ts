@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { CHROMIUM_PATH, launchChromium } from '../../shared/chromium';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { startInTemp, type Started } from './server';
 
 /**
@@ -11,19 +12,8 @@ import { startInTemp, type Started } from './server';
  * anywhere else (offline). Runs when CHROMIUM_PATH names a Chromium (like the Redis suites with
  * REDIS_URL); DOCS_SCREENSHOTS=<dir> keeps a picture of each page.
  */
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH;
 const d = CHROMIUM_PATH ? describe : describe.skip;
 const SHOTS = process.env.DOCS_SCREENSHOTS;
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--host-resolver-rules=MAP docs.test 127.0.0.1',
-];
 
 const operation = (page: Page, method: string, path: string) =>
   page.locator(`.opblock-${method}`, { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) }).first();
@@ -71,7 +61,7 @@ d('the docs pages, in a browser: Try it out answers 200 on every service', () =>
     server = await startInTemp();
     origin = `http://docs.test:${server.port}`;
     creds = server.bootstrap!.values;
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+    browser = await launchChromium(['--host-resolver-rules=MAP docs.test 127.0.0.1']);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
+import { CHROMIUM_PATH, launchChromium } from '../../shared/chromium';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { TokenCore } from '../../../core/token';
 import { startInTemp, type Started } from '../shared/server';
 import { startBrowserApps, type BrowserApps } from './browser-apps/server';
@@ -22,20 +23,10 @@ import { startBrowserApps, type BrowserApps } from './browser-apps/server';
  * left in browser-signin-axe.json in the temporary folder). Nothing is fetched but from the apps
  * and the platform (offline). Runs when CHROMIUM_PATH names a Chromium (skipped otherwise).
  */
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH;
 const d = CHROMIUM_PATH ? describe : describe.skip;
 const AXE_REPORT = join(tmpdir(), 'browser-signin-axe.json');
 /** A test drives a browser through several sign-ins: room for a loaded machine (each wait has its own deadline). */
 const BROWSER_TEST_MS = 240_000;
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
 
 /** What the page's code below reads of the browser (the project compiles without the DOM lib; types are erased). */
 interface InPage {
@@ -241,7 +232,7 @@ d('people sign in to browser apps: keycloak-js and oidc-client-ts, single sign-o
       postLogoutRedirectUris: [oidc().signedOut],
       webOrigins: [oidcApps.origin],
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+    browser = await launchChromium();
   }, 90_000);
   afterAll(async () => {
     writeFileSync(AXE_REPORT, `${JSON.stringify(axeReport, null, 2)}\n`);
