@@ -110,7 +110,12 @@ export function browserCases(s: () => Opened<TokenStore>) {
       expect(await two.browserSessions.get(randomUUID())).toBeUndefined();
       expect(await two.browserSessions.byCookie(sha256('no such cookie'))).toBeUndefined();
       // A cookie's hash finds one session only.
-      await expect(two.browserSessions.insert(browserSessionRecord(realm.id, { cookieHash: b.cookieHash }))).rejects.toThrow();
+      // (Compared as a word: a driver's error class need not be this test realm's Error.)
+      const again = await two.browserSessions.insert(browserSessionRecord(realm.id, { cookieHash: b.cookieHash })).then(
+        () => 'kept',
+        () => 'refused',
+      );
+      expect(again).toBe('refused');
       expect(await one.browserSessions.byCookie(b.cookieHash)).toEqual(b);
     });
 
