@@ -1,7 +1,9 @@
 /**
  * The peer for `npm run bench:sign-in`: node-oidc-provider set up, as its documentation shows, for
  * the authorization-code flow with PKCE: one public client (BENCH_PEER_CLIENT_ID, redirect URI
- * BENCH_PEER_REDIRECT_URI, no secret), RS256 ID tokens, the default in-memory adapter, and an
+ * BENCH_PEER_REDIRECT_URI, no secret), RS256 ID tokens and RS256 JWT access tokens for one API (as
+ * the platform's are: resource indicators, the way its docs make access tokens JWTs), the default
+ * in-memory adapter, and an
  * interaction route that signs the bench's user in and grants `openid` at once (the bench measures
  * what follows: single sign-on, a code and its exchange, not a login form). Plain ESM: oidc-provider
  * is ESM-only; run from the source tree.
@@ -21,6 +23,8 @@ if (!Number.isInteger(port) || port <= 0 || !clientId || !redirectUri) {
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const jwk = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'bench-rs256' };
 const ACCOUNT = 'bench-user';
+// The API the access tokens are for: a JWT signed RS256, as the platform's access tokens are.
+const RESOURCE = 'urn:bench:api';
 
 const issuer = `http://127.0.0.1:${port}`;
 const provider = new Provider(issuer, {
@@ -37,7 +41,15 @@ const provider = new Provider(issuer, {
   cookies: { keys: ['bench-peer-cookie-key-not-secret'] },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub, preferred_username: sub }) }),
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-  features: { devInteractions: { enabled: false } },
+  features: {
+    devInteractions: { enabled: false },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => RESOURCE,
+      useGrantedResource: () => true,
+      getResourceServerInfo: () => ({ scope: 'api:read', audience: RESOURCE, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+    },
+  },
   pkce: { required: () => true },
 });
 
@@ -49,6 +61,7 @@ const server = createServer(async (req, res) => {
     const details = await provider.interactionDetails(req, res);
     const grant = new provider.Grant({ accountId: ACCOUNT, clientId: String(details.params.client_id) });
     grant.addOIDCScope('openid');
+    grant.addResourceScope(RESOURCE, 'api:read');
     const grantId = await grant.save();
     await provider.interactionFinished(
       req,
