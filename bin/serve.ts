@@ -29,7 +29,9 @@ function banner(config: Config, role: string, url: string, boot: BootstrapResult
     out(`  credentials: ${boot.file} has the ids of the demo accounts another replica made on this database;`);
     out("               their secrets are in that replica's bootstrap.json (docs/replicas.md)");
   } else if (boot?.created) {
-    out(`\nFirst start: the default realm, a demo client and a demo user are ready; their credentials are in ${boot.file} (mode 0600).`);
+    out(
+      `\nFirst start: the default realm, a demo client, a demo user and a platform administrator are ready; their credentials are in ${boot.file} (mode 0600).`,
+    );
     // Standard output is the log in a container: secrets go only to a person at a terminal.
     if (process.stdout.isTTY) out(`Shown once here:\n${JSON.stringify(boot.values, null, 2)}`);
     // `platform` is on PATH only after `npm link`; npm finds it from the project folder.

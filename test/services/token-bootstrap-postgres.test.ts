@@ -38,10 +38,26 @@ describePg('the token bootstrap of replicas starting together on one database', 
     expect(makers).toHaveLength(1);
     expect(joined.filter(Boolean)).toHaveLength(2);
     const maker = makers[0];
-    expect(maker).toMatchObject({ client_id: 'demo-client', username: 'demo-user', password: expect.any(String) });
+    expect(maker).toMatchObject({
+      client_id: 'demo-client',
+      username: 'demo-user',
+      password: expect.any(String),
+      admin_username: 'admin',
+      admin_password: expect.any(String),
+    });
     for (const b of boots.filter((x) => x !== maker)) {
-      expect(b).toEqual({ realm: maker.realm, tenant_id: maker.tenant_id, client_id: 'demo-client', username: 'demo-user' });
+      expect(b).toEqual({
+        realm: maker.realm,
+        tenant_id: maker.tenant_id,
+        client_id: 'demo-client',
+        username: 'demo-user',
+        admin_username: 'admin',
+      });
     }
+    // One platform administrator for the database, whichever replica made it.
+    expect((await cores[0].admin.listUsers(maker.realm)).filter((u) => u.roles.includes('platform-admin')).map((u) => u.username)).toEqual([
+      'admin',
+    ]);
     for (const core of cores) {
       await expect(
         core.service.issueForClient({ realm: maker.realm, client_id: maker.client_id, client_secret: maker.client_secret }),
@@ -52,6 +68,12 @@ describePg('the token bootstrap of replicas starting together on one database', 
     }
     // A later start of a joined replica finds the same, and still joins.
     const again = await tokenBootstrap(cores[1], boots[1].client_secret ? boots[2] : boots[1], { shared: true, joined: () => undefined });
-    expect(again).toEqual({ realm: maker.realm, tenant_id: maker.tenant_id, client_id: 'demo-client', username: 'demo-user' });
+    expect(again).toEqual({
+      realm: maker.realm,
+      tenant_id: maker.tenant_id,
+      client_id: 'demo-client',
+      username: 'demo-user',
+      admin_username: 'admin',
+    });
   });
 });

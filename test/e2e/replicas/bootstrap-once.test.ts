@@ -52,10 +52,11 @@ describePg('replicas started at the same moment on a fresh database', () => {
     }
   };
 
-  it('makes one realm, one demo client, one demo user and one LM key', async () => {
+  it('makes one realm, one demo client, one demo user, one platform administrator and one LM key', async () => {
     expect(await count('SELECT count(*) AS n FROM token_realms')).toBe(1);
     expect(await count("SELECT count(*) AS n FROM token_clients WHERE client_id LIKE 'demo-client%'")).toBe(1);
-    expect(await count('SELECT count(*) AS n FROM token_users')).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM token_users')).toBe(2);
+    expect(await count(`SELECT count(*) AS n FROM token_users WHERE roles @> '["platform-admin"]'`)).toBe(1);
     expect(await count('SELECT count(*) AS n FROM models_api_keys')).toBe(1);
   });
 
@@ -65,6 +66,8 @@ describePg('replicas started at the same moment on a fresh database', () => {
     expect(maker).toBeGreaterThanOrEqual(0);
     const other = 1 - maker;
     expect(Object.keys(files[maker]).sort()).toEqual([
+      'admin_password',
+      'admin_username',
       'api_key',
       'client_id',
       'client_secret',
@@ -78,6 +81,7 @@ describePg('replicas started at the same moment on a fresh database', () => {
       tenant_id: files[maker].tenant_id,
       client_id: files[maker].client_id,
       username: files[maker].username,
+      admin_username: files[maker].admin_username,
     });
     expect(procs[maker].output()).toContain('First start');
     expect(procs[other].output()).not.toContain('First start');
@@ -114,7 +118,7 @@ describePg('replicas started at the same moment on a fresh database', () => {
         }),
       ),
     );
-    expect(await count('SELECT count(*) AS n FROM token_users')).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM token_users')).toBe(2);
     expect(await count('SELECT count(*) AS n FROM models_api_keys')).toBe(1);
     for (const p of procs) expect(p.output()).not.toContain('First start');
   });

@@ -29,13 +29,24 @@ describe('the first start, on a server started the way npm start starts it', () 
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     const creds = JSON.parse(readFileSync(file, 'utf8'));
-    expect(Object.keys(creds).sort()).toEqual(['api_key', 'client_id', 'client_secret', 'password', 'realm', 'tenant_id', 'username']);
+    expect(Object.keys(creds).sort()).toEqual([
+      'admin_password',
+      'admin_username',
+      'api_key',
+      'client_id',
+      'client_secret',
+      'password',
+      'realm',
+      'tenant_id',
+      'username',
+    ]);
     expect(server.output()).toContain('First start');
     expect(server.output()).toContain(file);
     expect(server.output()).toContain(`npm run -s platform -- credentials --data-dir ${dataDir}`);
     expect(server.output()).not.toContain(creds.client_secret);
     expect(server.output()).not.toContain(creds.password);
     expect(server.output()).not.toContain(creds.api_key);
+    expect(server.output()).not.toContain(creds.admin_password);
     expect(server.output()).toContain(`${server.url}/graphql`);
   });
 
