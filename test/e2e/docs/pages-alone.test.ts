@@ -110,9 +110,9 @@ describe('the docs pages that start what they need, run as written', () => {
       const page = pages.find((p) => p.path === 'docs/replicas.md')!;
       const { ran } = await run(page, {});
       expect(ran.stdout).toContain('"active":"true"');
-      // data-2/bootstrap.json: the first replica's realm and demo accounts, by id only.
+      // data-2/bootstrap.json: the first replica's realm, demo accounts and administrator, by id or name only.
       expect(ran.stdout).toMatch(
-        /\{\n {2}"realm": "[0-9a-f-]{36}",\n {2}"tenant_id": "[0-9a-f-]{36}",\n {2}"client_id": "demo-client",\n {2}"username": "demo-user"\n\}/,
+        /\{\n {2}"realm": "[0-9a-f-]{36}",\n {2}"tenant_id": "[0-9a-f-]{36}",\n {2}"client_id": "demo-client",\n {2}"username": "demo-user",\n {2}"admin_username": "admin"\n\}/,
       );
     },
   );

@@ -54,7 +54,13 @@ describeReplicas('the token service on two replicas sharing PostgreSQL and Redis
   it("gives both replicas the first one's default realm and demo accounts: the second's bootstrap.json has their ids, not their secrets", async () => {
     expect(boot.realm).toMatch(/^[0-9a-f-]{36}$/);
     const second = JSON.parse(readFileSync(join(set.replicas[B].dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
-    expect(second).toEqual({ realm: boot.realm, tenant_id: boot.tenant_id, client_id: boot.client_id, username: boot.username });
+    expect(second).toEqual({
+      realm: boot.realm,
+      tenant_id: boot.tenant_id,
+      client_id: boot.client_id,
+      username: boot.username,
+      admin_username: boot.admin_username,
+    });
     expect((await post(B, 'token', { realm: second.realm, client_id: second.client_id, client_secret: boot.client_secret })).status).toBe(
       200,
     );
