@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { FIRST_START_FIELDS } from '../shared/first-start-fields';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -65,17 +66,7 @@ describePg('replicas started at the same moment on a fresh database', () => {
     const maker = files.findIndex((f) => f.client_secret);
     expect(maker).toBeGreaterThanOrEqual(0);
     const other = 1 - maker;
-    expect(Object.keys(files[maker]).sort()).toEqual([
-      'admin_password',
-      'admin_username',
-      'api_key',
-      'client_id',
-      'client_secret',
-      'password',
-      'realm',
-      'tenant_id',
-      'username',
-    ]);
+    expect(Object.keys(files[maker]).sort()).toEqual(FIRST_START_FIELDS);
     expect(files[other]).toEqual({
       realm: files[maker].realm,
       tenant_id: files[maker].tenant_id,

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { FIRST_START_FIELDS } from './first-start-fields';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,17 +30,7 @@ describe('the first start, on a server started the way npm start starts it', () 
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     const creds = JSON.parse(readFileSync(file, 'utf8'));
-    expect(Object.keys(creds).sort()).toEqual([
-      'admin_password',
-      'admin_username',
-      'api_key',
-      'client_id',
-      'client_secret',
-      'password',
-      'realm',
-      'tenant_id',
-      'username',
-    ]);
+    expect(Object.keys(creds).sort()).toEqual(FIRST_START_FIELDS);
     expect(server.output()).toContain('First start');
     expect(server.output()).toContain(file);
     expect(server.output()).toContain(`npm run -s platform -- credentials --data-dir ${dataDir}`);
