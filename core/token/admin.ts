@@ -8,6 +8,9 @@ import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
 import type { KeyGenerator } from './keys';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import { revokedUntil } from './revocations';
+import { createSessionAdmin } from './admin-sessions';
+
+export type { BrowserSessionView } from './admin-sessions';
 import { parseScopes } from './scopes';
 import { randomSecret, type SecretHasher } from './secrets';
 
@@ -51,16 +54,6 @@ export type RealmView = Omit<RealmRecord, 'createdAt' | 'refreshSecret'> & { cre
 export type ClientView = Omit<ClientRecord, 'secretHash' | 'createdAt' | 'id'> & { public: boolean; createdAt: string };
 /** `locked`: the account reached its bound of failures (LOCKOUT_ACCOUNT_THRESHOLD), so every source is refused for now. */
 export type UserView = Omit<UserRecord, 'passwordHash' | 'createdAt'> & { locked: boolean; createdAt: string };
-
-export interface BrowserSessionView {
-  id: string;
-  realm: string;
-  username: string;
-  /** When the person typed their password. */
-  authTime: string;
-  createdAt: string;
-  expiresAt: string;
-}
 
 export interface TokenAdminDeps {
   store: TokenStore;
@@ -315,38 +308,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       return { realm: r.id, username: user.username, sessions_ended: await endSessions(r, { userId: user.id }) };
     },
 
-    /**
-     * The open single sign-on (browser) sessions of a realm, or of one user: who, when they typed their
-     * password, until when, and how many applications' token sessions run under each.
-     */
-    async listSessions(realm: string | undefined, username?: string): Promise<BrowserSessionView[]> {
-      const r = await realmOf(realm);
-      const user = username === undefined ? undefined : await store.users.get(r.id, username);
-      if (username !== undefined && !user) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
-      const open = await store.browserSessions.listOpen(r.id, clock.now(), user?.id);
-      const names = new Map<string, string>();
-      for (const b of open) if (!names.has(b.userId)) names.set(b.userId, (await store.users.getById(b.userId))?.username ?? '');
-      return open.map((b) => ({
-        id: b.id,
-        realm: r.id,
-        username: names.get(b.userId) ?? '',
-        authTime: iso(b.authTime),
-        createdAt: iso(b.createdAt),
-        expiresAt: iso(b.expiresAt),
-      }));
-    },
-
-    /** Ends a single sign-on session: the browser signs in again with a password, and every application's tokens of it stop working. */
-    async endBrowserSession(realm: string | undefined, id: string): Promise<{ realm: string; id: string; sessions_ended: number }> {
-      const r = await realmOf(realm);
-      const found = await store.browserSessions.get(id);
-      if (!found || found.realmId !== r.id || found.revokedAt !== null)
-        throw new BadRequest(`no open session '${id.slice(0, 64)}' in realm ${r.id}`);
-      const now = clock.now();
-      const ended = await store.browserSessions.end(id, now, revokedUntil(r, now));
-      await deps.revoked?.().catch(() => undefined);
-      return { realm: r.id, id, sessions_ended: ended };
-    },
+    ...createSessionAdmin({ store, clock, realmOf, revoked: () => deps.revoked?.() ?? Promise.resolve() }),
 
     /**
      * Drops expired sessions, failure-throttle windows and revoked-sessions entries; run

@@ -118,6 +118,8 @@ export interface KeyRecord {
 export interface TokenStore {
   realms: {
     get(id: string): Promise<RealmRecord | undefined>;
+    /** Names are unique in any case, and found in any case (Keycloak's paths name realms so). */
+    getByName(name: string): Promise<RealmRecord | undefined>;
     list(): Promise<RealmRecord[]>;
     /**
      * A new realm with its first signing key and its clients, all or nothing; false (nothing

@@ -1,5 +1,5 @@
 import { revocationSubject, sessionStartedAt, type Revocation } from '../shared/auth/revocations';
-import type { RealmRecord } from './ports';
+import type { RealmRecord, TokenStore } from './ports';
 
 /** Whose sessions a revocation ends: one realm's, or one of its users' or clients'. */
 export interface SessionsOf {
@@ -10,6 +10,13 @@ export interface SessionsOf {
 
 /** When every access token of a realm issued up to `at` has expired: what a revocation at `at` is kept for. */
 export const revokedUntil = (realm: Pick<RealmRecord, 'accessTokenLifespan'>, at: number): number => at + realm.accessTokenLifespan * 1000;
+
+/**
+ * Ends a browser (single sign-on) session and every token session started under it, their access
+ * tokens listed as revoked until they expire; how many token sessions ended.
+ */
+export const endBrowserSession = (store: TokenStore, realm: RealmRecord, id: string, now: number): Promise<number> =>
+  store.browserSessions.end(id, now, revokedUntil(realm, now));
 
 /** The list entry for one session ended. */
 export const sessionEntry = (realmId: string, sessionId: string, until: number): Revocation => ({

@@ -14,7 +14,7 @@ import type { RealmRecord, TokenStore, UserRecord } from './ports';
 import { CODE_TTL_MS, createBrowserSignIn, idTokenClaims, SSO_SESSION_SECONDS } from './browser';
 import { signedPages } from './browser/signed-pages';
 import { UUID } from '../shared/auth/verifier';
-import { revokedUntil } from './revocations';
+import { endBrowserSession, revokedUntil } from './revocations';
 import type { RealmInfo, TokenResponse, TokenService } from './service';
 import { tokenTelemetry, type TokenTelemetry } from './telemetry';
 
@@ -78,10 +78,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
   async function resolveRealm(id: string | undefined): Promise<RealmRecord> {
     const realmId = !id || id === DEFAULT_REALM_ALIAS ? await store.realms.getDefaultId() : id;
     let realm = realmId ? await store.realms.get(realmId) : undefined;
-    if (!realm && realmId && !UUID.test(realmId) && realmId.length <= 128) {
-      const name = realmId.toLowerCase();
-      realm = (await store.realms.list()).find((r) => r.name.toLowerCase() === name);
-    }
+    if (!realm && realmId && !UUID.test(realmId) && realmId.length <= 128) realm = await store.realms.getByName(realmId);
     if (!realm?.enabled) throw new RealmNotFound();
     return realm;
   }
@@ -102,8 +99,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     resolveRealm,
     endSession,
     endBrowserSession: async (realm, id) => {
-      const now = clock.now();
-      await store.browserSessions.end(id, now, revokedUntil(realm, now));
+      await endBrowserSession(store, realm, id, clock.now());
       await deps.revoked?.().catch(() => undefined);
     },
     lockedForAll: deps.lockedForAll ?? (async () => false),

@@ -5,7 +5,7 @@ import type { BrowserAnswer, BrowserRequest, TokenService } from '../../core/tok
 import type { Ctx } from '../../core/shared/context';
 import { define, type Route } from '../shared/routes';
 import { tokenDocs } from './docs';
-import { basicCredentials, failures, noStore } from './oauth-http';
+import { basicCredentials, failures, noStore, revokeRoute } from './oauth-http';
 import { renderPage } from './pages';
 import * as S from './schemas';
 
@@ -135,11 +135,7 @@ export function browserRoutes(token: TokenService, publicUrl: string): Route[] {
       tags: ['token'],
       input: { path: S.RealmRef, merged: S.RevokeRequest.omit({ realm: true }) },
       docs: tokenDocs.realm,
-      responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
-      handle: async (input, { ctx }) => {
-        await token.revoke(input, ctx);
-        return { msg: 'ok' };
-      },
+      ...revokeRoute(token),
     }),
     define({
       method: 'get',

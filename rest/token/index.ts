@@ -4,7 +4,7 @@ import { define, type RestService } from '../shared/routes';
 import { browserRoutes } from './browser';
 import { discoveryRoutes } from './discovery';
 import { tokenDocs, tokenServiceDocs } from './docs';
-import { basicCredentials, failures, noStore } from './oauth-http';
+import { basicCredentials, failures, noStore, revokeRoute } from './oauth-http';
 import * as S from './schemas';
 import { TOKEN_PREFIX } from './prefix';
 
@@ -89,11 +89,7 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
         tags: ['token'],
         input: { merged: S.RevokeRequest },
         docs: tokenDocs.realm,
-        responses: { 200: { description: 'Revoked, or nothing to revoke', schema: S.Msg }, 404: failures[404] },
-        handle: async (input, { ctx }) => {
-          await token.revoke(input, ctx);
-          return { msg: 'ok' };
-        },
+        ...revokeRoute(token),
       }),
       define({
         method: 'get',

@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import type { Ctx } from '../../core/shared/context';
+import type { RevokeRequest, TokenService } from '../../core/token/service';
 import * as S from './schemas';
 
 /** RFC 6749 §5.1: token responses must not be cached. */
@@ -33,3 +35,15 @@ export const failures = {
   404: { description: 'Realm not found', schema: S.TokenError },
   413: { description: 'Request body too large', schema: S.TokenError },
 };
+
+/** RFC 7009 §2.2: 200 whether a session ended or there was nothing to end (the answer never says which). */
+export const revokeRoute = (token: TokenService) => ({
+  responses: {
+    200: { description: 'Revoked, or nothing to revoke', schema: S.Msg },
+    404: failures[404],
+  },
+  handle: async (input: RevokeRequest, { ctx }: { ctx: Ctx }) => {
+    await token.revoke(input, ctx);
+    return { msg: 'ok' };
+  },
+});

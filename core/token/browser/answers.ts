@@ -39,6 +39,27 @@ export interface BrowserRequest {
   self?: string;
 }
 
+/** A redirect back to an app: `params` (those given) in its query or its fragment. */
+export function redirectTo(
+  uri: string,
+  mode: 'query' | 'fragment',
+  params: Record<string, string | undefined>,
+  cookies: CookieSet[] = [],
+): BrowserAnswer {
+  const qs = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+  const location = !qs ? uri : mode === 'fragment' ? `${uri}#${qs}` : `${uri}${uri.includes('?') ? '&' : '?'}${qs}`;
+  return { kind: 'redirect', location, cookies };
+}
+
+/** A page for a request that cannot go back to the app. */
+export const errorPage = (status: 400 | 403 | 404, title: string, message: string, cookies: CookieSet[] = []): BrowserAnswer => ({
+  kind: 'error',
+  status,
+  title,
+  message,
+  cookies,
+});
+
 /** The SSO cookie of a realm (its path covers the realm's id and name alike). */
 export const ssoCookieName = (realmId: string): string => `platform_sso_${realmId}`;
 /** The login form's anti-forgery cookie (login CSRF): bound into every signed page the browser posts back. */

@@ -4,7 +4,7 @@ import { AuthenticationFailed, InvalidScope } from '../errors';
 import type { ClientRecord, RealmRecord, UserRecord, BrowserSessionRecord } from '../ports';
 import { grantScopes } from '../scopes';
 import type { BrowserAnswer, BrowserRequest, CookieSet } from './answers';
-import { CSRF_COOKIE, platformPath } from './answers';
+import { errorPage, platformPath, redirectTo } from './answers';
 import { registered } from './client-settings';
 import type { BrowserDeps } from './deps';
 import { readParams } from './params';
@@ -40,26 +40,6 @@ export interface AuthRequest {
 }
 
 const PROMPTS = new Set(['none', 'login']);
-
-/** The redirect back to the app: its parameters in the query or the fragment, `iss` always (RFC 9207). */
-function back(
-  uri: string,
-  mode: 'query' | 'fragment',
-  params: Record<string, string | undefined>,
-  cookies: CookieSet[] = [],
-): BrowserAnswer {
-  const qs = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
-  const location = mode === 'fragment' ? `${uri}#${qs}` : `${uri}${uri.includes('?') ? '&' : '?'}${qs}`;
-  return { kind: 'redirect', location, cookies };
-}
-
-const errorPage = (status: 400 | 403 | 404, title: string, message: string, cookies: CookieSet[] = []): BrowserAnswer => ({
-  kind: 'error',
-  status,
-  title,
-  message,
-  cookies,
-});
 
 /**
  * Whether a form was posted by a page of the platform: no Origin (an old browser), PUBLIC_URL's
@@ -105,7 +85,12 @@ export function createAuthorization(deps: BrowserDeps) {
       usedAt: null,
       sessionId: null,
     });
-    return back(a.redirectUri, a.responseMode, { code, state: a.state, session_state: browser.id, iss: deps.issuerOf(realm.id) }, cookies);
+    return redirectTo(
+      a.redirectUri,
+      a.responseMode,
+      { code, state: a.state, session_state: browser.id, iss: deps.issuerOf(realm.id) },
+      cookies,
+    );
   }
 
   /** The client and redirect URI of a request, when both can be trusted with a redirect. */
@@ -192,7 +177,7 @@ export function createAuthorization(deps: BrowserDeps) {
       const redirectUri = p.redirect_uri!;
       const mode = p.response_mode === 'fragment' ? 'fragment' : 'query';
       const fail = (error: string, description: string) =>
-        back(redirectUri, mode, { error, error_description: description, state: p.state, iss: deps.issuerOf(realm.id) });
+        redirectTo(redirectUri, mode, { error, error_description: description, state: p.state, iss: deps.issuerOf(realm.id) });
       if (p.response_mode !== undefined && p.response_mode !== 'query' && p.response_mode !== 'fragment')
         return fail('invalid_request', 'response_mode must be query or fragment');
       const c = check(t.client, p);
@@ -248,7 +233,7 @@ export function createAuthorization(deps: BrowserDeps) {
       const started = await startBrowserSession(deps, realm, user, r.cookies);
       // A new anti-forgery value after a sign-in: pages rendered before it cannot be posted again.
       const rotated = pages.csrf({});
-      return issueCode(realm, a, user, started.browser, [...started.cookies, { ...rotated.cookies[0], name: CSRF_COOKIE }]);
+      return issueCode(realm, a, user, started.browser, [...started.cookies, ...rotated.cookies]);
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Ctx } from '../../shared/context';
 import { InvalidGrant, InvalidRequest } from '../errors';
 import type { RealmRecord } from '../ports';
-import { platformPath, type BrowserAnswer, type BrowserRequest, type CookieSet } from './answers';
+import { errorPage, platformPath, redirectTo, type BrowserAnswer, type BrowserRequest, type CookieSet } from './answers';
 import { EXPIRED_PAGE, postedHere } from './authorization';
 import { registered } from './client-settings';
 import type { BrowserDeps } from './deps';
@@ -18,13 +18,7 @@ const LIMITS = {
   confirm: 8192,
 };
 
-const refused = (message: string): BrowserAnswer => ({
-  kind: 'error',
-  status: 400,
-  title: 'Sign-out request refused',
-  message,
-  cookies: [],
-});
+const refused = (message: string): BrowserAnswer => errorPage(400, 'Sign-out request refused', message);
 
 /**
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0), and Keycloak's logout by a client's
@@ -72,20 +66,13 @@ export function createLogout(deps: BrowserDeps) {
       const cleared = browser ? [clearSso(realm)] : [];
 
       if (p.confirm !== undefined) {
-        if (!postedHere(r, deps.publicUrl))
-          return {
-            kind: 'error',
-            status: 403,
-            title: 'Sign-out refused',
-            message: 'The sign-out form was posted from another site.',
-            cookies: [],
-          };
+        if (!postedHere(r, deps.publicUrl)) return errorPage(403, 'Sign-out refused', 'The sign-out form was posted from another site.');
         const claims = await deps.pages.verify(realm, 'logout', p.confirm, r.cookies);
-        if (!claims) return { kind: 'error', status: 400, title: 'Sign-out page expired', message: EXPIRED_PAGE, cookies: [] };
+        if (!claims) return errorPage(400, 'Sign-out page expired', EXPIRED_PAGE);
         if (browser) await deps.endBrowserSession(realm, browser.id);
         const uri = typeof claims.u === 'string' ? claims.u : undefined;
         const state = typeof claims.st === 'string' ? claims.st : undefined;
-        return uri ? redirect(uri, state, cleared) : pageOf(cleared);
+        return uri ? redirectTo(uri, 'query', { state }, cleared) : pageOf(cleared);
       }
 
       const hint = p.id_token_hint ? await deps.idTokenHint(realm, p.id_token_hint) : undefined;
@@ -100,13 +87,14 @@ export function createLogout(deps: BrowserDeps) {
           return refused('The post_logout_redirect_uri is not registered for this application.');
       }
       const done = (cookies: CookieSet[]) =>
-        p.post_logout_redirect_uri ? redirect(p.post_logout_redirect_uri, p.state, cookies) : pageOf(cookies);
+        p.post_logout_redirect_uri ? redirectTo(p.post_logout_redirect_uri, 'query', { state: p.state }, cookies) : pageOf(cookies);
 
       if (hint) {
         const ended = typeof hint.sid === 'string' ? await endWithBrowser(realm, hint.sid) : undefined;
         // The browser's own session goes too when it is the same person's (it may be a newer one than the hint's).
         const mine = browser && (browser.userId === hint.sub || browser.id === ended?.browserSessionId);
-        if (mine) await deps.endBrowserSession(realm, browser.id);
+        // (Ended already when it is the hint's own browser session.)
+        if (mine && browser.id !== ended?.browserSessionId) await deps.endBrowserSession(realm, browser.id);
         return done(mine ? cleared : []);
       }
       if (!browser) return done([]);
@@ -121,9 +109,4 @@ export function createLogout(deps: BrowserDeps) {
       };
     },
   };
-}
-
-function redirect(uri: string, state: string | undefined, cookies: CookieSet[]): BrowserAnswer {
-  const location = state === undefined ? uri : `${uri}${uri.includes('?') ? '&' : '?'}${new URLSearchParams({ state }).toString()}`;
-  return { kind: 'redirect', location, cookies };
 }

@@ -72,6 +72,8 @@ export function pgTokenStore(pool: PgPool): TokenStore {
       })),
     realms: {
       get: (id) => q.one('realms.get', 'SELECT * FROM token_realms WHERE id = $1', [id], row.realm),
+      // lower(name) is the unique index's expression: one indexed read.
+      getByName: (name) => q.one('realms.getByName', 'SELECT * FROM token_realms WHERE lower(name) = lower($1)', [name], row.realm),
       list: () => q.many('realms.list', 'SELECT * FROM token_realms ORDER BY created_at, lower(name) COLLATE "C"', [], row.realm),
       // One transaction: the realm, its key and clients, and the default when there is none. A
       // replica inserting the same id or name meanwhile makes this one wait for its commit, then find it taken.

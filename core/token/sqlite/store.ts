@@ -142,6 +142,8 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
     secretHashKey: later(() => Buffer.from(getMeta('secret_hash_key')!, 'hex')),
     realms: {
       get: later(one('SELECT * FROM realms WHERE id = ?', row.realm)),
+      // The name column is NOCASE: its unique index answers in any case.
+      getByName: later(one('SELECT * FROM realms WHERE name = ?', row.realm)),
       list: later(many('SELECT * FROM realms ORDER BY created_at, name', row.realm)),
       create: later(createRealm),
       setEnabled: later((id, enabled) => run('UPDATE realms SET enabled = ? WHERE id = ?')(bool(enabled), id) > 0),

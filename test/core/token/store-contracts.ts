@@ -54,6 +54,8 @@ function realmCases(s: () => Opened<TokenStore>, open: OpenStore) {
       expect(await two.keys.get(realm.id, key.kid)).toEqual(key);
       expect(await two.clients.get(realm.id, 'platform-login')).toEqual(login);
       expect(await two.realms.get('no-such-realm')).toBeUndefined();
+      expect(await two.realms.getByName(realm.name.toUpperCase())).toEqual(realm);
+      expect(await two.realms.getByName('no-such-realm')).toBeUndefined();
     });
 
     it('refuses a taken id, or a taken name in any case, writing nothing of the refused realm', async () => {
