@@ -174,8 +174,9 @@ describe('METRICS_PORT at start', () => {
     // Held by this test, or already by something else on the host: taken either way.
     await new Promise<void>((resolve) => holder.once('error', () => resolve()).listen(9464, '127.0.0.1', resolve));
     const dir = mkdtempSync(join(tmpdir(), 'platform-metrics-default-'));
+    let second: Awaited<ReturnType<typeof startPlatformProcess>> | undefined;
     try {
-      const second = await startPlatformProcess(['start'], {
+      second = await startPlatformProcess(['start'], {
         PLATFORM_DATA_DIR: dir,
         PORT: String(await freePort()),
         WORKERS: '1',
@@ -184,8 +185,9 @@ describe('METRICS_PORT at start', () => {
       expect(second.output()).toContain('metrics not served: the default METRICS_PORT 9464 is taken');
       expect(second.output()).not.toContain('Metrics:');
       expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
-      await stopProcess(second.child);
     } finally {
+      // Stopped whatever an assertion said: a platform left running keeps 9464 from the next test.
+      if (second) await stopProcess(second.child);
       holder.close();
       rmSync(dir, { recursive: true, force: true });
     }
