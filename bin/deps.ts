@@ -11,6 +11,9 @@ import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps }
 import type { OpenedRedis } from '../core/shared/redis';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import { followRevocationFeed } from './revocations';
+import { randomUUID } from 'node:crypto';
+import { auditTrail } from '../core/shared/admin/audit';
+import { lateAuditStore, openAuditStore } from './audit';
 import { workerPools, type Channel } from './shared-pools';
 
 // Loaded only when configured: commands and SQLite deployments never load the drivers.
@@ -57,6 +60,7 @@ export function sharedDeps(
   const toleranceMs = config.TOKEN_CLOCK_SKEW_SECONDS * 1000;
   const revocations = createRevocationList({ clock, toleranceMs });
   let following: { follower: RevocationFollower; close(): Promise<void> } | undefined;
+  const auditStore = lateAuditStore();
   const deps: SharedDeps = {
     // loadConfig validated every registered service's settings into the same object.
     config: config,
@@ -76,6 +80,8 @@ export function sharedDeps(
     peer: <I extends ServiceInstance>(name: string) => instances.get(name) as I | undefined,
     fairPool: machinePools(),
     metrics,
+    // Its store is opened by `connect` (bin/audit.ts): the data directory's audit.db, or PostgreSQL.
+    audit: auditTrail({ store: auditStore.proxy, log, clock, newId: randomUUID }),
   };
   let redis: OpenedRedis | undefined;
   // Read on each scrape: the pool's connections by state, and whether Redis is connected.
@@ -117,6 +123,7 @@ export function sharedDeps(
         });
         for (const m of served) if (m.migrations?.length) await migrateAt(config.DATABASE_URL, deps.postgres, m.name, m.migrations);
       }
+      if (!auditStore.opened()) auditStore.open(await openAuditStore(config, deps.postgres));
       if (config.REDIS_URL && !opts.admin && !redis) {
         redis = redisClient().openRedis(config.REDIS_URL, {
           commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
@@ -164,6 +171,7 @@ export function sharedDeps(
       const pool = deps.postgres;
       deps.postgres = undefined;
       deps.redis = undefined;
+      await auditStore.close();
       await pool?.end().catch(() => undefined);
       await redis?.close();
       redis = undefined;

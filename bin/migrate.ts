@@ -1,3 +1,4 @@
+import { AUDIT_PG_MIGRATIONS } from '../core/shared/admin/postgres-audit';
 import type { Config } from '../core/shared/config';
 import { migrateAt, openPool, postgresWhere } from '../core/shared/postgres';
 import type { ServiceModule } from '../services/shared/module';
@@ -5,7 +6,7 @@ import { UsageError } from '../services/shared/cli';
 
 /**
  * `platform migrate`: brings DATABASE_URL's tables up to this platform's version, every service's
- * (replicas do it as they start too; this is for a release step before them). Without
+ * and the audit trail's (replicas do it as they start too; this is for a release step before them). Without
  * DATABASE_URL there is nothing to do: SQLite files are migrated as they are opened.
  */
 export async function migrateDatabase(config: Config, modules: readonly ServiceModule[]) {
@@ -20,6 +21,9 @@ export async function migrateDatabase(config: Config, modules: readonly ServiceM
       applied[m.name] = await migrateAt(config.DATABASE_URL, pool, m.name, m.migrations);
       versions[m.name] = m.migrations.length;
     }
+    // The audit trail is every service's, kept under its own scope (core/shared/admin/postgres-audit.ts).
+    applied.audit = await migrateAt(config.DATABASE_URL, pool, 'audit', AUDIT_PG_MIGRATIONS);
+    versions.audit = AUDIT_PG_MIGRATIONS.length;
     return { database: postgresWhere(config.DATABASE_URL), applied, versions };
   } finally {
     await pool.end();

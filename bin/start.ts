@@ -9,9 +9,10 @@ import { supergraphOf } from '../gateway/supergraph';
 import { createRestApp } from '../rest/shared/app';
 import { subgraphRouter, type SubgraphRouter } from '../subgraphs/shared/server';
 import { SERVICES } from '../services/registry';
-import { restFace, subgraphFace } from '../services/shared/faces';
+import { adminFace, restFace, subgraphFace } from '../services/shared/faces';
 import type { ServiceInstance, ServiceModule } from '../services/shared/module';
 import { runBootstrap, type BootstrapResult } from './bootstrap';
+import { scheduleAuditRetention } from './audit-retention';
 import { secureDataDir } from './data-dir';
 import { closeAll, sharedDeps, type Opened } from './deps';
 import { acceptH2c } from '../rest/shared/h2c';
@@ -90,7 +91,11 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       (opts.bootstrap ?? role === 'all') ? await runBootstrap(config.PLATFORM_DATA_DIR, opened, platform.bootstrapScope()) : undefined;
     // Sessions ended before this process started must be refused from its first request.
     await platform.followRevocations(opened);
-    if (opts.jobs !== false) closers.push(scheduleJobs(opened, log));
+    if (opts.jobs !== false)
+      closers.push(
+        scheduleJobs(opened, log),
+        scheduleAuditRetention(platform.deps.audit, config.AUDIT_RETENTION_DAYS, platform.deps.clock, log),
+      );
 
     const subgraphs = opened.flatMap(({ module, instance }) => subgraphFace(module, instance, platform.deps, log) ?? []);
     const graph = [];
@@ -160,6 +165,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     }
 
     const rest = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);
+    const admin = adminFace(opened, platform.deps);
+    if (admin) rest.push(admin);
     let tracker: RequestTracker | undefined;
     const app = createRestApp(rest, {
       readiness: readinessOf(platform, opened, () => tracker?.draining() ?? false),

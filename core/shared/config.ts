@@ -70,6 +70,11 @@ const Platform = z.object({
   /** Seconds of clock skew tolerated when verifying tokens (`exp`, `iat`). */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   /**
+   * Days audit events are kept (docs/admin.md): older ones are deleted every hour by the process
+   * that runs the background jobs. 0 keeps them forever.
+   */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
+  /**
    * Which peers may state the caller's address in X-Forwarded-For (express's `trust proxy`):
    * nobody by default (`false`); `loopback` for a reverse proxy on this host, or a comma-separated
    * list of addresses or subnets.

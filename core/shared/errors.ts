@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'validation'
@@ -57,6 +58,10 @@ export class NotFound extends PlatformError {
 }
 export class Conflict extends PlatformError {
   readonly kind = 'conflict';
+}
+/** An update named the version it read (If-Match, `version`) and the object has changed since: read it again. */
+export class PreconditionFailed extends PlatformError {
+  readonly kind = 'precondition_failed';
 }
 export class PayloadTooLarge extends PlatformError {
   readonly kind = 'payload_too_large';

@@ -112,4 +112,8 @@ export function contextFromConnection(
 }
 
 /** What a request presents to a service's credentials. */
-export const presentedBy = (ctx: GraphContext): Presented => ({ header: (name) => ctx.headers[name], memo: ctx.memo });
+export const presentedBy = (ctx: GraphContext): Presented => ({
+  header: (name) => ctx.headers[name],
+  memo: ctx.memo,
+  address: ctx.clientAddress,
+});

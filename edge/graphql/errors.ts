@@ -15,6 +15,7 @@ export const CODE: Record<ErrorKind, string> = {
   not_found: 'NOT_FOUND',
   method_not_allowed: 'BAD_REQUEST',
   conflict: 'CONFLICT',
+  precondition_failed: 'PRECONDITION_FAILED',
   payload_too_large: 'BAD_USER_INPUT',
   unsupported_media_type: 'BAD_USER_INPUT',
   validation: 'BAD_USER_INPUT',

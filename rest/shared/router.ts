@@ -52,7 +52,7 @@ function contextOf(req: Request, res: Response, caller: unknown): Ctx<unknown> {
 /** What a request presents to the service's credentials: its headers, or where the route says its clients put them. */
 function presentedBy(req: Request, route: Route, body?: unknown): Presented {
   const given = route.credential?.(req);
-  return { header: (name) => (given && name in given ? given[name] : req.get(name)), body };
+  return { header: (name) => (given && name in given ? given[name] : req.get(name)), body, address: clientAddressOf(req) };
 }
 
 /**

@@ -135,3 +135,9 @@ export interface ServiceDocs {
   /** The security of routes without `auth` or their own (default: none needed). */
   security?: SecurityRequirement[];
 }
+
+/** A service's admin routes (paths relative to `/admin/api/v1`, rest/admin) and the named schemas they list. */
+export interface AdminFace {
+  routes: Route[];
+  schemas?: Record<string, z.ZodType>;
+}

@@ -3,6 +3,7 @@ import { noCredentials, type CredentialTools } from '../../core/shared/auth/cred
 import { callsFor, type SubgraphEdge } from '../../edge/graphql/calls';
 import { buildSubgraph, type Subgraph } from '../../edge/graphql/subgraph';
 import type { RestService } from '../../rest/shared/routes';
+import { adminRest } from '../../rest/admin';
 import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from './module';
 
 /**
@@ -14,6 +15,18 @@ const toolsOf = (module: ServiceModule, deps: SharedDeps): CredentialTools => ({
 export function restFace(module: ServiceModule, instance: ServiceInstance, deps: SharedDeps): RestService | undefined {
   if (!module.rest) return undefined;
   return { ...module.rest(instance, deps), audience: audienceOf(module), credentials: module.credentials?.(instance) ?? noCredentials };
+}
+
+/** The admin API of the services opened here (their admin routes and the audit trail); none when none is. */
+export function adminFace(
+  opened: readonly { module: ServiceModule; instance: ServiceInstance }[],
+  deps: SharedDeps,
+): RestService | undefined {
+  if (opened.length === 0) return undefined;
+  return adminRest(
+    opened.flatMap(({ module, instance }) => (module.admin ? [module.admin(instance, deps)] : [])),
+    deps.audit,
+  );
 }
 
 export function subgraphEdge(module: ServiceModule, instance: ServiceInstance, deps: SharedDeps): SubgraphEdge<unknown> {

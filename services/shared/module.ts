@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { AuditTrail } from '../../core/shared/admin/audit';
 import type { Credentials } from '../../core/shared/auth/credentials';
 import type { RevocationFeed } from '../../core/shared/auth/revocation-feed';
 import type { RevocationList } from '../../core/shared/auth/revocations';
@@ -10,8 +11,11 @@ import type { FairPool, FairPoolOptions } from '../../core/shared/fair-pool';
 import type { PgPool } from '../../core/shared/postgres';
 import type { Redis } from '../../core/shared/redis';
 import type { Metrics } from '../../core/shared/telemetry/metrics';
+import type { AdminConnection } from '../../clients/admin/connection';
 import type { SubgraphEdge } from '../../edge/graphql/calls';
-import type { RestService } from '../../rest/shared/routes';
+import type { AdminFace, RestService } from '../../rest/shared/routes';
+
+export type { AdminFace };
 
 /** What every service is built from: the platform's configuration and shared dependencies. */
 export interface SharedDeps<C = Record<string, unknown>> {
@@ -56,6 +60,11 @@ export interface SharedDeps<C = Record<string, unknown>> {
   redis?: Redis;
   /** Where the service counts and times what operators watch (METRICS_PORT); records nothing when metrics are off. */
   metrics: Metrics;
+  /**
+   * The audit trail (core/shared/admin/audit.ts): administrative changes and security events, kept
+   * in the data directory's `audit.db` or PostgreSQL's `audit_events` (shared by replicas), and logged.
+   */
+  audit: AuditTrail;
 }
 
 export interface ServiceInstance {
@@ -92,6 +101,11 @@ export interface CliCommand<I> {
   /** What `run` reads from `flags`; none when absent. */
   flags?: CommandFlags;
   run(instance: I, words: string[], flags: Record<string, string | undefined>, io: CliIo): Promise<unknown>;
+  /**
+   * An administrative command also runs against a remote platform (`--url`, bin/remote-admin.ts):
+   * the same words and flags over the admin API, printing what `run` prints on a data directory.
+   */
+  remote?(admin: AdminConnection, words: string[], flags: Record<string, string | undefined>, io: CliIo): Promise<unknown>;
 }
 
 export interface Job<I> {
@@ -138,6 +152,11 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
   open(deps: SharedDeps<z.output<S>>, opts: { admin?: boolean }): Promise<I> | I;
   rest?(instance: I, deps: SharedDeps<z.output<S>>): RestService;
   subgraph?: SubgraphSpec<I, C>;
+  /**
+   * Its part of the admin API (`/admin/api/v1`, rest/admin): routes whose `ctx.caller` is an
+   * administrator (core/shared/admin/access.ts), merged with the other services' into one document.
+   */
+  admin?(instance: I, deps: SharedDeps<z.output<S>>): AdminFace;
   commands?: CliCommand<I>[];
   jobs?: Job<I>[];
   /** First start: creates what a new user needs and returns it for `bootstrap.json`; later starts get it back. */

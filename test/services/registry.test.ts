@@ -80,7 +80,14 @@ describe('a service added to the registry alone is found by every part of the pl
     expect(Object.keys(doc.paths)).toContain('/notes/api/v1/notes');
     expect((await fetch(`${server.url}/notes/api/v1/docs`)).status).toBe(200);
     const index = (await (await fetch(`${server.url}/`)).json()) as { services: { prefix: string }[] };
-    expect(index.services.map((s) => s.prefix)).toEqual(['/auth/api/v1', '/cl/search/api', '/proxy/api/v1', '/api', '/notes/api/v1']);
+    expect(index.services.map((s) => s.prefix)).toEqual([
+      '/auth/api/v1',
+      '/cl/search/api',
+      '/proxy/api/v1',
+      '/api',
+      '/notes/api/v1',
+      '/admin/api/v1',
+    ]);
   });
 
   it('is a subgraph of the federated graph, with its own settings and the same caller rules as REST', async () => {

@@ -13,6 +13,8 @@ export interface Presented {
   body?: unknown;
   /** One request's memo, so a bearer token is verified once however many services it reaches. */
   memo?: Map<string, Promise<unknown>>;
+  /** The caller's address (TRUST_PROXY applied), for the audit event of a refused credential. */
+  address?: string;
 }
 
 export interface CredentialTools {
@@ -56,7 +58,9 @@ export async function bearerCaller(
 export const bearerCredentials: Credentials<Caller> = { kind: 'bearer', resolve: (p, tools) => bearerCaller(p, tools) };
 
 /** An LM key as `verify` reads it (missing, unknown, revoked: 401); the `api-key` header unless a route says where its vendor puts it. */
-export const modelKeyCredentials = <C>(verify: (key: string | undefined) => C | Promise<C>): Credentials<C> => ({
+export const modelKeyCredentials = <C>(
+  verify: (key: string | undefined, meta: { address?: string }) => C | Promise<C>,
+): Credentials<C> => ({
   kind: 'model-key',
-  resolve: async (p) => verify(p.header('api-key')),
+  resolve: async (p) => verify(p.header('api-key'), { address: p.address }),
 });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { AUDIT_PG_MIGRATIONS } from '../../../core/shared/admin/postgres-audit';
 import { SERVICES } from '../../../services/registry';
 import { describePg, freshDatabase } from '../../shared/postgres';
 import { ROOT, run } from './server';
@@ -29,6 +30,8 @@ describePg('platform migrate on PostgreSQL', () => {
     try {
       const versions = Object.fromEntries(SERVICES.filter((m) => m.migrations?.length).map((m) => [m.name, m.migrations!.length]));
       expect(Object.keys(versions).sort()).toEqual(['models', 'search', 'token']);
+      // The audit trail's tables, every service's, under their own scope.
+      versions.audit = AUDIT_PG_MIGRATIONS.length;
       const first = await platform(['migrate'], { DATABASE_URL: db.url });
       expect(first.status).toBe(0);
       expect(JSON.parse(first.stdout)).toEqual({ database: db.url, applied: versions, versions });

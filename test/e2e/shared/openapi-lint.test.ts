@@ -10,7 +10,7 @@ import { ROOT, run, startInTemp, type Started } from './server';
  */
 type Json = Record<string, any>;
 const PUBLIC_URL = 'https://platform.example.org/base';
-const PREFIXES = ['/auth/api/v1', '/cl/search/api', '/proxy/api/v1', '/api'];
+const PREFIXES = ['/auth/api/v1', '/cl/search/api', '/proxy/api/v1', '/api', '/admin/api/v1'];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 let server: Started;

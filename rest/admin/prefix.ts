@@ -1,0 +1,1 @@
+export const ADMIN_PREFIX = '/admin/api/v1';
