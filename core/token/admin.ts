@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../shared/clock';
-import { BadRequest, Conflict } from '../shared/errors';
+import { BadRequest, Conflict, NotFound, PreconditionFailed } from '../shared/errors';
 import { RealmNotFound } from './errors';
 import { LOGIN_CLIENT_ID } from './authenticate';
 import { CONSOLE_CLIENT, checkBrowserSettings, type BrowserSettings } from './browser/client-settings';
 import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
 import type { KeyGenerator } from './keys';
-import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
+import type { ClientPatch, ClientRecord, RealmPatch, RealmRecord, TokenStore, Updated, UserPatch, UserRecord } from './ports';
 import { revokedUntil } from './revocations';
 import { createSessionAdmin } from './admin-sessions';
 
@@ -68,6 +68,41 @@ export interface TokenAdminDeps {
   /** After sessions were ended: resolves once this process's revoked-sessions list holds them. */
   revoked?(): Promise<void>;
 }
+
+/** Reads of a record raced by other writers before a write without If-Match gives up (409). */
+const UPDATE_TRIES = 5;
+
+/**
+ * An update as the admin API makes it: read the record, let `guard` refuse it (a realm
+ * administrator's limits), then compare-and-set on the version read, so what `guard` saw is what
+ * is written over. With `ifVersion` (If-Match) another change first is 412; without it the update
+ * is read again and retried (last writer wins, never a write over a record nobody checked).
+ */
+async function casUpdate<R extends { version: number }>(opts: {
+  what: string;
+  read: () => Promise<R | undefined>;
+  write: (current: R, version: number) => Promise<Updated<R>>;
+  ifVersion?: number;
+  guard?: (current: R) => void;
+  taken?: string;
+}): Promise<{ before: R; after: R }> {
+  const stale = (version: number) =>
+    new PreconditionFailed(`${opts.what} has changed since it was read (now version ${version}): read it again`);
+  for (let i = 0; i < UPDATE_TRIES; i++) {
+    const current = await opts.read();
+    if (!current) throw new NotFound(`no ${opts.what}`);
+    if (opts.ifVersion !== undefined && current.version !== opts.ifVersion) throw stale(current.version);
+    opts.guard?.(current);
+    const u = await opts.write(current, current.version);
+    if (u.status === 'ok') return { before: current, after: u.record };
+    if (u.status === 'missing') throw new NotFound(`no ${opts.what}`);
+    if (u.status === 'taken') throw new Conflict(opts.taken ?? `${opts.what}: a unique name is already taken`);
+    if (opts.ifVersion !== undefined) throw stale(u.version);
+  }
+  throw new Conflict(`${opts.what} is being changed by others at this moment: try again`);
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 export function createTokenAdmin(deps: TokenAdminDeps) {
   const { store, clock, hasher, keyed } = deps;
@@ -134,6 +169,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       postLogoutRedirectUris: browser.postLogoutRedirectUris ?? [],
       webOrigins: browser.webOrigins ?? [],
       createdAt: clock.now(),
+      version: 1,
     };
     if (!(await store.clients.insert(client))) throw taken();
     return { view: clientView(client), realm: realm.id };
@@ -161,6 +197,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
         refreshTokenLifespan: refresh,
         refreshSecret: randomBytes(64).toString('hex'),
         createdAt: now,
+        version: 1,
       };
       const login: ClientRecord = {
         id: randomUUID(),
@@ -175,6 +212,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
         postLogoutRedirectUris: [],
         webOrigins: [],
         createdAt: now,
+        version: 1,
       };
       const console: ClientRecord = { ...login, id: randomUUID(), clientId: CONSOLE_CLIENT.clientId, ...CONSOLE_CLIENT.settings };
       // One step: another process creating the same name meanwhile makes this one a conflict, never a half realm.
@@ -227,13 +265,23 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
     },
 
     /** A new secret for a confidential client, shown once; the old one stops working at once. */
-    async rotateClientSecret(realm: string | undefined, clientId: string): Promise<ClientView & { client_secret: string; realm: string }> {
+    async rotateClientSecret(
+      realm: string | undefined,
+      clientId: string,
+      guard?: (current: ClientRecord) => void,
+    ): Promise<ClientView & { client_secret: string; realm: string }> {
       const r = await realmOf(realm);
       const secret = randomSecret();
-      if (!(await store.clients.setSecretHash(r.id, clientId, keyed.hash(secret)))) {
-        throw new BadRequest(`no confidential client '${clientId}' in realm ${r.id}`);
-      }
-      return { ...clientView((await store.clients.get(r.id, clientId))!), client_secret: secret, realm: r.id };
+      const { after } = await casUpdate({
+        what: `client '${clientId}' in realm ${r.id}`,
+        read: () => store.clients.get(r.id, clientId),
+        guard: (current) => {
+          if (current.secretHash === null) throw new BadRequest(`no confidential client '${clientId}' in realm ${r.id}`);
+          guard?.(current);
+        },
+        write: (_current, version) => store.clients.update(r.id, clientId, { secretHash: keyed.hash(secret) }, version),
+      });
+      return { ...clientView(after), client_secret: secret, realm: r.id };
     },
 
     /**
@@ -274,6 +322,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
         email: input.email ?? null,
         emailVerified: false,
         createdAt: clock.now(),
+        version: 1,
       };
       if (!(await store.users.insert(user))) throw taken();
       return { ...(await userView(user)), realm: realm.id };
@@ -290,14 +339,27 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       return await userView(user);
     },
 
-    /** A new password (hashed here); lifts every lock on the account (its counts start afresh) and ends the user's sessions. */
-    async setPassword(realm: string | undefined, username: string, password: string): Promise<UserView & { sessions_ended: number }> {
+    /**
+     * A new password (hashed here); lifts every lock on the account (its counts start afresh) and
+     * ends the user's sessions. Written on the version `guard` saw (casUpdate), so a role granted
+     * meanwhile is never written over unchecked.
+     */
+    async setPassword(
+      realm: string | undefined,
+      username: string,
+      password: string,
+      guard?: (current: UserRecord) => void,
+    ): Promise<UserView & { sessions_ended: number }> {
       const r = await realmOf(realm);
       checkPassword(password);
-      if (!(await store.users.setPasswordHash(r.id, username, await hasher.hash(password))))
-        throw new BadRequest(`no user '${username}' in realm ${r.id}`);
-      const user = (await store.users.get(r.id, username))!;
-      return { ...(await userView(user)), sessions_ended: await endSessions(r, { userId: user.id }) };
+      const passwordHash = await hasher.hash(password);
+      const { after } = await casUpdate({
+        what: `user '${username}' in realm ${r.id}`,
+        read: () => store.users.get(r.id, username),
+        guard,
+        write: (_current, version) => store.users.update(r.id, username, { passwordHash }, version),
+      });
+      return { ...(await userView(after)), sessions_ended: await endSessions(r, { userId: after.id }) };
     },
 
     /** Ends every session of the user: their access and refresh tokens stop working at once. */
@@ -307,6 +369,105 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       if (!user) throw new BadRequest(`no user '${username}' in realm ${r.id}`);
       return { realm: r.id, username: user.username, sessions_ended: await endSessions(r, { userId: user.id }) };
     },
+
+    /**
+     * Changes a realm's name, enabled flag or lifespans (compare-and-set, casUpdate); disabling it
+     * ends its sessions.
+     */
+    async updateRealm(id: string, patch: RealmPatch, ifVersion?: number): Promise<RealmView> {
+      if (patch.name !== undefined) checkName('realm name', patch.name);
+      const { after } = await casUpdate({
+        what: `realm '${id}'`,
+        read: () => store.realms.get(id),
+        ifVersion,
+        taken: `realm '${patch.name}' already exists`,
+        write: (current, version) => {
+          const access = patch.accessTokenLifespan ?? current.accessTokenLifespan;
+          const refresh = patch.refreshTokenLifespan ?? current.refreshTokenLifespan;
+          if (!(access > 0 && refresh >= access))
+            throw new BadRequest('lifespans must be positive, and the refresh lifespan at least the access one');
+          return store.realms.update(id, patch, version);
+        },
+      });
+      if (patch.enabled === false) await endSessions(after);
+      return (await realmViews([after]))[0];
+    },
+
+    /**
+     * Changes a client's settings (compare-and-set, casUpdate; `guard` sees the client first).
+     * Disabling it, or changing its roles, scopes or tenant, ends its sessions: tokens carry them.
+     */
+    async updateClientSettings(
+      realmId: string,
+      clientId: string,
+      patch: ClientPatch,
+      opts: { ifVersion?: number; guard?: (current: ClientRecord) => void } = {},
+    ): Promise<ClientView> {
+      const realm = await realmOf(realmId);
+      const checked: ClientPatch = { ...patch, ...definedOnly(checkBrowserSettings(patch)) };
+      if (patch.scopes !== undefined) {
+        checked.scopes = parseScopes(patch.scopes.join(' '));
+        if (checked.scopes.length === 0) throw new BadRequest('scopes: at least one');
+      }
+      if (patch.tenantId !== undefined) checkName('tenant id', patch.tenantId);
+      const { before, after } = await casUpdate({
+        what: `client '${clientId}' in realm ${realm.id}`,
+        read: () => store.clients.get(realm.id, clientId),
+        ifVersion: opts.ifVersion,
+        guard: opts.guard,
+        write: (_current, version) => store.clients.update(realm.id, clientId, checked, version),
+      });
+      const carried = !sameSet(before.roles, after.roles) || !sameSet(before.scopes, after.scopes) || before.tenantId !== after.tenantId;
+      if (!after.enabled || carried) await endSessions(realm, { clientId: after.clientId });
+      return clientView(after);
+    },
+
+    /**
+     * Changes a user's enabled flag, roles, email or tenant (compare-and-set, casUpdate; `guard`
+     * sees the user first). Disabling them, or changing their roles or tenant, ends their sessions.
+     */
+    async updateUser(
+      realmId: string,
+      username: string,
+      patch: UserPatch,
+      opts: { ifVersion?: number; guard?: (current: UserRecord) => void } = {},
+    ): Promise<UserView> {
+      const realm = await realmOf(realmId);
+      if (patch.tenantId !== undefined) checkName('tenant id', patch.tenantId);
+      // A new address is not verified until the user shows it is theirs.
+      const checked: UserPatch = patch.email !== undefined ? { ...patch, emailVerified: false } : patch;
+      const { before, after } = await casUpdate({
+        what: `user '${username}' in realm ${realm.id}`,
+        read: () => store.users.get(realm.id, username),
+        ifVersion: opts.ifVersion,
+        guard: opts.guard,
+        write: (current, version) => store.users.update(realm.id, username, patch.email === current.email ? patch : checked, version),
+      });
+      if (!after.enabled || !sameSet(before.roles, after.roles) || before.tenantId !== after.tenantId)
+        await endSessions(realm, { userId: after.id });
+      return userView(after);
+    },
+
+    /**
+     * Lifts every lock on a user's account, for every address: the failure counts are kept per
+     * version of the account (lockout.ts), and this makes a new one, as a new password does.
+     */
+    async unlockUser(realmId: string, username: string, guard?: (current: UserRecord) => void): Promise<UserView> {
+      const realm = await realmOf(realmId);
+      const { after } = await casUpdate({
+        what: `user '${username}' in realm ${realm.id}`,
+        read: () => store.users.get(realm.id, username),
+        guard,
+        // A write of what is there: the version moves on, and with it the account's counts.
+        write: (current, version) => store.users.update(realm.id, username, { enabled: current.enabled }, version),
+      });
+      return userView(after);
+    },
+
+    /** The views of records an admin list read and paged itself. */
+    realmViews,
+    clientView,
+    userView,
 
     ...createSessionAdmin({ store, clock, realmOf, revoked: () => deps.revoked?.() ?? Promise.resolve() }),
 
@@ -325,3 +486,8 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
 }
 
 export type TokenAdmin = ReturnType<typeof createTokenAdmin>;
+
+/** The fields of `o` that are set (a patch keeps the others as they are). */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

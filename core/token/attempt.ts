@@ -2,6 +2,7 @@ import { AuthenticationFailed } from './errors';
 import type { FairPool } from '../shared/fair-pool';
 import { admission, type Guards, type Place } from './admission';
 import type { Account } from './lockout';
+import type { LockScope } from './security-events';
 import type { Reservation } from './throttle';
 
 export type { Guards } from './admission';
@@ -16,6 +17,8 @@ export type { Guards } from './admission';
  * matching credentials in parallel, however many, never touch the counts.
  */
 export interface Attempt {
+  /** The caller's address, for security events (absent for in-process callers and tools). */
+  address?: string;
   /** A cheap check (a keyed hash), run at once; its failure takes a place. */
   now(check: () => boolean): Promise<boolean>;
   /** A slow check (scrypt) of `account`'s secret, run at its turn of the hashing pool; false at once when the account is locked for this source. */
@@ -34,6 +37,15 @@ export const freeAttempt: Attempt = {
   remembered: async () => true,
 };
 
+/** A failure count that filled: the source's own (no account), or an account's from the source or from everywhere. */
+export interface Lock {
+  source: string;
+  account?: Account;
+  scope: LockScope;
+}
+
+const SCOPES: readonly LockScope[] = ['address', 'account-address', 'account'];
+
 /**
  * Rules: a source over its limit gets 429 before anything is looked at; a step refused for its
  * credentials after checks that all matched (a disabled account) is counted as a failure then.
@@ -41,10 +53,13 @@ export const freeAttempt: Attempt = {
  * failed check's, or a refused step's counted after it): from then on the source is refused (429),
  * the account refused to that source or to everyone (as a wrong credential), until the window ends.
  */
-export function createAttempts(deps: { guards: Guards; pool: FairPool; locked?: () => void }) {
+export function createAttempts(deps: { guards: Guards; pool: FairPool; locked?: (lock: Lock) => void }) {
   const { guards, pool } = deps;
-  const told = (places: readonly Reservation[]) => {
-    for (const p of places) if (p.filled) deps.locked?.();
+  /** `places` in admission's order (the source's, the account's from it, the account's): which of them a failure filled. */
+  const told = (source: string, places: readonly Reservation[], account?: Account) => {
+    places.forEach((p, i) => {
+      if (p.filled) deps.locked?.({ source, account, scope: SCOPES[i] ?? 'account' });
+    });
   };
   return {
     async throttled<T>(source: string, step: (attempt: Attempt) => Promise<T>): Promise<T> {
@@ -56,7 +71,7 @@ export function createAttempts(deps: { guards: Guards; pool: FairPool; locked?: 
         const place: Place = await admit.enter(account);
         if (place.refused) {
           failed = true;
-          told(place.places);
+          told(source, place.places, account);
           return false;
         }
         let ok: boolean;
@@ -70,14 +85,14 @@ export function createAttempts(deps: { guards: Guards; pool: FairPool; locked?: 
           await place.succeed();
         } else {
           failed = true;
-          told(place.places);
+          told(source, place.places, account);
         }
         return ok;
       };
       const attempt: Attempt = {
         async now(check) {
           if (check()) return true;
-          told([await guards.source.reserve(source)]);
+          told(source, [await guards.source.reserve(source)]);
           failed = true;
           return false;
         },
@@ -92,7 +107,8 @@ export function createAttempts(deps: { guards: Guards; pool: FairPool; locked?: 
       try {
         return await step(attempt);
       } catch (err) {
-        if (err instanceof AuthenticationFailed && !failed && (await guards.source.fail(source))) deps.locked?.();
+        if (err instanceof AuthenticationFailed && !failed && (await guards.source.fail(source)))
+          deps.locked?.({ source, scope: 'address' });
         throw err;
       }
     },

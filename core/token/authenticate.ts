@@ -1,4 +1,5 @@
 import type { Ctx } from '../shared/context';
+import { RateLimited } from '../shared/errors';
 import { createAttempts, type Attempt, type Guards } from './attempt';
 import { AuthenticationFailed } from './errors';
 import type { FairPool } from '../shared/fair-pool';
@@ -7,6 +8,7 @@ import { clientAccount, sourceOf, userAccount } from './lockout';
 import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import type { SecretHasher } from './secrets';
 import type { SecretVerifier } from './secret-verifier';
+import { noSecurityEvents, type SecurityEvents } from './security-events';
 
 /** The public client every realm has, used by the login endpoint when no client_id is given. */
 export const LOGIN_CLIENT_ID = 'platform-login';
@@ -22,6 +24,8 @@ export interface AuthenticatorDeps {
   guards: Guards;
   /** Told when failed attempts lock an account (for a source, or for everyone) or throttle a source (the metrics count them). */
   onLockout?: () => void;
+  /** Where sign-ins, refused credentials and lockouts are recorded (the audit trail); nowhere when absent. */
+  events?: SecurityEvents;
 }
 
 /**
@@ -35,7 +39,15 @@ export interface AuthenticatorDeps {
  */
 export function createAuthenticator(deps: AuthenticatorDeps) {
   const { store, secrets, keyed } = deps;
-  const attempts = createAttempts({ guards: deps.guards, pool: deps.pool, locked: deps.onLockout });
+  const events = deps.events ?? noSecurityEvents;
+  const attempts = createAttempts({
+    guards: deps.guards,
+    pool: deps.pool,
+    locked: ({ source, account, scope }) => {
+      deps.onLockout?.();
+      events.lockout({ realm: account?.realm, kind: account?.kind, name: account?.name, address: source, scope });
+    },
+  });
   const rehashing = new Set<string>();
 
   function rehashIfOutdated(id: string, secret: string, stored: string, save: (next: string) => Promise<boolean>) {
@@ -62,7 +74,11 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     // An unknown client's check is a keyed one: it has no account to count.
     const account = found ? clientAccount(found) : { realm: realm.id, key: 'c|none' };
     const ok = await secrets.verify(attempt, account, secret ?? '', found?.secretHash, 'keyed');
-    if (!found || !ok || !found.enabled) throw new AuthenticationFailed('invalid_client');
+    if (!found || !ok || !found.enabled) {
+      const reason = !found ? 'no such client' : !ok ? 'wrong client secret, or locked' : 'client disabled';
+      events.clientFailure({ realm: realm.id, clientId, address: attempt.address, reason });
+      throw new AuthenticationFailed('invalid_client');
+    }
     await upgradeClientHash(found, secret ?? '');
     return found;
   }
@@ -70,7 +86,8 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
   return {
     /** Runs an authenticating step under the failure counts of the caller's source. */
     throttled<T>(ctx: Ctx, step: (attempt: Attempt) => Promise<T>): Promise<T> {
-      return attempts.throttled(sourceOf(ctx.clientAddress), step);
+      // The attempt carries the caller's address for the security events its checks record.
+      return attempts.throttled(sourceOf(ctx.clientAddress), (attempt) => step({ ...attempt, address: ctx.clientAddress }));
     },
 
     client,
@@ -89,8 +106,21 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
 
     async user(attempt: Attempt, realm: RealmRecord, username: string, password: string): Promise<UserRecord> {
       const found = await store.users.get(realm.id, username);
-      const ok = await secrets.verify(attempt, userAccount(realm.id, username, found), password, found?.passwordHash, 'slow');
-      if (!found || !ok || !found.enabled) throw new AuthenticationFailed('invalid_grant');
+      let ok: boolean;
+      try {
+        ok = await secrets.verify(attempt, userAccount(realm.id, username, found), password, found?.passwordHash, 'slow');
+      } catch (err) {
+        // The realm's failure budget spent (429): refused before any hashing.
+        if (err instanceof RateLimited)
+          events.signIn({ realm: realm.id, username, address: attempt.address, ok: false, reason: 'throttled' });
+        throw err;
+      }
+      if (!found || !ok || !found.enabled) {
+        const reason = !found ? 'no such user' : !ok ? 'wrong password, or locked' : 'account disabled';
+        events.signIn({ realm: realm.id, username, address: attempt.address, ok: false, reason });
+        throw new AuthenticationFailed('invalid_grant');
+      }
+      events.signIn({ realm: realm.id, username: found.username, address: attempt.address, ok: true });
       rehashIfOutdated(found.id, password, found.passwordHash, (next) =>
         store.users.replacePasswordHash(found.id, found.passwordHash, next),
       );

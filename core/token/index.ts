@@ -2,6 +2,8 @@ import { systemClock, type Clock } from '../shared/clock';
 import type { RevocationFeed } from '../shared/auth/revocation-feed';
 import type { KeySource } from '../shared/auth/verifier';
 import { createTokenAdmin, type TokenAdmin } from './admin';
+import { createTokenAdminApi, type TokenAdminApi } from './admin-api';
+import { noAudit } from '../shared/admin/audit';
 import { createAuthenticator } from './authenticate';
 import { createKeyRing, generateRealmKey, type KeyGenerator, type KeyRing } from './keys';
 import type { TokenStore, TokenStores } from './ports';
@@ -17,10 +19,16 @@ import { createTokenService } from './token-service';
 export { pgRevocationReader, sqliteRevocationReader } from './revocation-reader';
 import type { Metrics } from '../shared/telemetry/metrics';
 import { tokenTelemetry } from './telemetry';
+import type { AuditTrail } from '../shared/admin/audit';
+import { noSecurityEvents, securityEvents } from './security-events';
 
 export interface TokenCore {
   service: TokenService;
   admin: TokenAdmin;
+  /** The admin API's realms, clients, users and sessions, checked per administrator and audited (admin-api). */
+  adminApi: TokenAdminApi;
+  /** The audit trail it records in (the platform's, or nowhere): the token subgraph's `auditEvents` reads it. */
+  audit: AuditTrail;
   store: TokenStore;
   keys: KeyRing;
   /** The realms' public keys, for verifiers in this process. */
@@ -68,6 +76,8 @@ export interface TokenCoreOptions {
   revoked?: () => Promise<void>;
   /** How long single sign-on lasts after a person typed their password (10 hours when absent). */
   ssoSessionSeconds?: number;
+  /** Where sign-ins, their failures, lockouts, revocations and logouts are recorded (security-events.ts); nowhere when absent. */
+  audit?: AuditTrail;
 }
 
 /** Wires the token service over the adapters it is given. */
@@ -79,6 +89,7 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
   const keyed = keyedHasher(await store.secretHashKey());
   const now = () => clock.now();
   const telemetry = tokenTelemetry(opts.metrics);
+  const events = opts.audit ? securityEvents(opts.audit, { clock }) : noSecurityEvents;
   // Lockouts are counted in the database even with Redis: they never fail open.
   const guards = createGuards({
     lockouts: store.failures,
@@ -96,6 +107,7 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     secrets: createSecretVerifier({ hasher, keyed, now }),
     guards,
     onLockout: telemetry.lockout,
+    events,
   });
   const service = createTokenService({
     store,
@@ -108,6 +120,7 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     revoked: opts.revoked,
     lockedForAll: (user) => lockedForAll(guards, userAccount(user.realmId, user.username, user)),
     ssoSessionSeconds: opts.ssoSessionSeconds,
+    events,
   });
   const admin = createTokenAdmin({
     store,
@@ -122,11 +135,16 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
   return {
     service,
     admin,
+    adminApi: createTokenAdminApi({ admin, store, audit: opts.audit ?? noAudit }),
+    audit: opts.audit ?? noAudit,
     store,
     keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },
     revocations: store.revocations,
     webOrigins: () => store.clients.webOrigins(),
-    close: () => store.close(),
+    close: () => {
+      events.flush();
+      return store.close();
+    },
   };
 }

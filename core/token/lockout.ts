@@ -10,6 +10,9 @@ export interface Account {
   realm: string;
   /** The account's key in the failure counts; also for a name no account has, so the two behave alike. */
   key: string;
+  /** Whose it is, as presented (a username or client id), for security events; not part of the counts. */
+  kind?: 'user' | 'client';
+  name?: string;
 }
 
 /** Wrong passwords per account and source before that source is refused for it, and per account before everyone is, within `seconds`. */
@@ -30,16 +33,24 @@ export const DEFAULT_LOCKOUT: LockoutPolicy = { threshold: 5, accountThreshold: 
  */
 const generation = (storedHash: string) => createHash('sha256').update(storedHash).digest('base64url').slice(0, 12);
 
-/** A user's account, or, for a name no user has, the name's (in lower case, as names are found). */
+/**
+ * A user's account, or, for a name no user has, the name's (in lower case, as names are found).
+ * Its counts are those of the user's version too: an administrator's unlock (or any change of the
+ * user, each a new version) starts them afresh for every address, none of which need be known.
+ */
 export const userAccount = (realmId: string, username: string, found: UserRecord | undefined): Account => ({
   realm: realmId,
-  key: found ? `u|${found.id}|${generation(found.passwordHash)}` : `n|${realmId}|${username.toLowerCase()}`,
+  key: found ? `u|${found.id}|${generation(`${found.passwordHash}|${found.version}`)}` : `n|${realmId}|${username.toLowerCase()}`,
+  kind: 'user',
+  name: found?.username ?? username,
 });
 
 /** A client whose secret is slow-hashed (chosen by a person, or kept from before the keyed hash). */
 export const clientAccount = (client: ClientRecord): Account => ({
   realm: client.realmId,
   key: `c|${client.id}|${generation(client.secretHash ?? '')}`,
+  kind: 'client',
+  name: client.clientId,
 });
 
 /**

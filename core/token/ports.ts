@@ -10,6 +10,8 @@ export interface RealmRecord {
   /** Hex HMAC key of the realm's refresh tokens (HS512); never leaves the token service. */
   refreshSecret: string;
   createdAt: number;
+  /** 1 when made, +1 on every change (optimistic concurrency of the admin API: ETag, If-Match). */
+  version: number;
 }
 
 export interface ClientRecord {
@@ -32,6 +34,8 @@ export interface ClientRecord {
   /** Origins (`scheme://host[:port]`) whose pages may call the platform with this realm's tokens (CORS). */
   webOrigins: string[];
   createdAt: number;
+  /** 1 when made, +1 on every change. */
+  version: number;
 }
 
 export interface UserRecord {
@@ -45,6 +49,8 @@ export interface UserRecord {
   email: string | null;
   emailVerified: boolean;
   createdAt: number;
+  /** 1 when made, +1 on every change. */
+  version: number;
 }
 
 export interface SessionRecord {
@@ -115,6 +121,19 @@ export interface KeyRecord {
  * count reservations, revocations) are each one atomic step in the store, so they
  * hold across the processes and replicas that share it (test/core/token/store-contracts.ts).
  */
+/**
+ * The outcome of an update: the record as written; no such record; another change came first
+ * (`version` is the current one); a unique name already taken.
+ */
+export type Updated<R> = { status: 'ok'; record: R } | { status: 'missing' } | { status: 'stale'; version: number } | { status: 'taken' };
+
+export type RealmPatch = Partial<Pick<RealmRecord, 'name' | 'enabled' | 'accessTokenLifespan' | 'refreshTokenLifespan'>>;
+export type ClientPatch = Partial<
+  Pick<ClientRecord, 'enabled' | 'roles' | 'scopes' | 'tenantId' | 'redirectUris' | 'postLogoutRedirectUris' | 'webOrigins' | 'secretHash'>
+>;
+/** `passwordHash` and a client's `secretHash`: a new credential written on the version an administrator's checks read. */
+export type UserPatch = Partial<Pick<UserRecord, 'enabled' | 'roles' | 'email' | 'emailVerified' | 'tenantId' | 'passwordHash'>>;
+
 export interface TokenStore {
   realms: {
     get(id: string): Promise<RealmRecord | undefined>;
@@ -128,6 +147,11 @@ export interface TokenStore {
      */
     create(realm: RealmRecord, first: { key: KeyRecord; clients: ClientRecord[] }): Promise<boolean>;
     setEnabled(id: string, enabled: boolean): Promise<boolean>;
+    /**
+     * Changes the fields given, in one compare-and-set step when `ifVersion` is given (another
+     * change meanwhile: `stale`, nothing written); a new name taken by another realm in any case: `taken`.
+     */
+    update(id: string, patch: RealmPatch, ifVersion?: number): Promise<Updated<RealmRecord>>;
     getDefaultId(): Promise<string | undefined>;
     setDefaultId(id: string): Promise<void>;
   };
@@ -147,6 +171,8 @@ export interface TokenStore {
       clientId: string,
       settings: Partial<Pick<ClientRecord, 'redirectUris' | 'postLogoutRedirectUris' | 'webOrigins'>>,
     ): Promise<boolean>;
+    /** Changes the fields given, compare-and-set on `ifVersion` when given. */
+    update(realmId: string, clientId: string, patch: ClientPatch, ifVersion?: number): Promise<Updated<ClientRecord>>;
     /** Every web origin an enabled client of any enabled realm registered (CORS). */
     webOrigins(): Promise<string[]>;
   };
@@ -162,6 +188,8 @@ export interface TokenStore {
     setPasswordHash(realmId: string, username: string, passwordHash: string): Promise<boolean>;
     /** Compare-and-set (a rehash never overwrites a password changed meanwhile). */
     replacePasswordHash(id: string, expected: string, next: string): Promise<boolean>;
+    /** Changes the fields given, compare-and-set on `ifVersion` when given. */
+    update(realmId: string, username: string, patch: UserPatch, ifVersion?: number): Promise<Updated<UserRecord>>;
   };
   sessions: {
     get(id: string): Promise<SessionRecord | undefined>;

@@ -68,6 +68,7 @@ export function withRealmCache(store: TokenStore, opts: { ttlMs?: number; now?: 
       getDefaultId,
       create: writing(store.realms.create.bind(store.realms)),
       setEnabled: writing(store.realms.setEnabled.bind(store.realms)),
+      update: writing(store.realms.update.bind(store.realms)),
       setDefaultId: writing(store.realms.setDefaultId.bind(store.realms)),
     },
   };

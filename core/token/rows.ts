@@ -1,4 +1,15 @@
-import type { AuthCodeRecord, BrowserSessionRecord, ClientRecord, KeyRecord, RealmRecord, SessionRecord, UserRecord } from './ports';
+import type {
+  AuthCodeRecord,
+  BrowserSessionRecord,
+  ClientPatch,
+  ClientRecord,
+  KeyRecord,
+  RealmPatch,
+  RealmRecord,
+  SessionRecord,
+  UserPatch,
+  UserRecord,
+} from './ports';
 
 /** A stored row: snake_case columns as the driver hands them over. */
 export type Row = Record<string, unknown>;
@@ -22,6 +33,7 @@ export function tokenRows(d: ColumnDecoding) {
       refreshTokenLifespan: r.refresh_ttl as number,
       refreshSecret: r.refresh_secret as string,
       createdAt: d.time(r.created_at),
+      version: r.version as number,
     }),
     client: (r: Row): ClientRecord => ({
       id: r.id as string,
@@ -36,6 +48,7 @@ export function tokenRows(d: ColumnDecoding) {
       postLogoutRedirectUris: d.json(r.post_logout_redirect_uris),
       webOrigins: d.json(r.web_origins),
       createdAt: d.time(r.created_at),
+      version: r.version as number,
     }),
     user: (r: Row): UserRecord => ({
       id: r.id as string,
@@ -48,6 +61,7 @@ export function tokenRows(d: ColumnDecoding) {
       email: (r.email as string | null) ?? null,
       emailVerified: d.bool(r.email_verified),
       createdAt: d.time(r.created_at),
+      version: r.version as number,
     }),
     session: (r: Row): SessionRecord => ({
       id: r.id as string,
@@ -96,4 +110,70 @@ export function tokenRows(d: ColumnDecoding) {
       createdAt: d.time(r.created_at),
     }),
   };
+}
+
+/** How a patched field is written: as it is, a boolean, or a JSON list. */
+type Written = 'as-is' | 'bool' | 'json';
+type PatchColumns<P> = { readonly [F in keyof Required<P>]: readonly [column: string, written: Written] };
+
+/**
+ * The columns an admin update may set, per record field, in every adapter. `Required<>` makes a
+ * field added to a patch type a compile error here until it has its column. Column names are
+ * only ever taken from here, never from a caller.
+ */
+export const PATCH_COLUMNS: {
+  realm: PatchColumns<RealmPatch>;
+  client: PatchColumns<ClientPatch>;
+  user: PatchColumns<UserPatch>;
+} = {
+  realm: {
+    name: ['name', 'as-is'],
+    enabled: ['enabled', 'bool'],
+    accessTokenLifespan: ['access_ttl', 'as-is'],
+    refreshTokenLifespan: ['refresh_ttl', 'as-is'],
+  },
+  client: {
+    enabled: ['enabled', 'bool'],
+    roles: ['roles', 'json'],
+    scopes: ['scopes', 'json'],
+    tenantId: ['tenant_id', 'as-is'],
+    redirectUris: ['redirect_uris', 'json'],
+    postLogoutRedirectUris: ['post_logout_redirect_uris', 'json'],
+    webOrigins: ['web_origins', 'json'],
+    secretHash: ['secret_hash', 'as-is'],
+  },
+  user: {
+    enabled: ['enabled', 'bool'],
+    roles: ['roles', 'json'],
+    email: ['email', 'as-is'],
+    emailVerified: ['email_verified', 'bool'],
+    tenantId: ['tenant_id', 'as-is'],
+    passwordHash: ['password_hash', 'as-is'],
+  },
+};
+
+/**
+ * Whether a row may be at `version` (a 32-bit INTEGER from 1): any other one a caller sends
+ * (If-Match) can only be stale, and is answered so without asking PostgreSQL, which would refuse
+ * it as a parameter.
+ */
+export const possibleVersion = (version: number) => Number.isInteger(version) && version >= 1 && version <= 0x7fffffff;
+
+/**
+ * A patch as `[column, value]` pairs in a fixed order (the fields given, skipping undefined ones;
+ * `null` is a value), each value as the engine writes it (`bool`: SQLite 0/1, PostgreSQL a boolean).
+ */
+export function patchSets<P extends object>(
+  columns: PatchColumns<P>,
+  patch: P,
+  bool: (b: boolean) => unknown,
+): [column: string, value: unknown][] {
+  const sets: [string, unknown][] = [];
+  for (const field of Object.keys(columns) as (keyof P)[]) {
+    const value = patch[field];
+    if (value === undefined) continue;
+    const [column, written] = columns[field];
+    sets.push([column, written === 'bool' ? bool(value as boolean) : written === 'json' ? JSON.stringify(value) : value]);
+  }
+  return sets;
 }

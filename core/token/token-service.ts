@@ -17,6 +17,7 @@ import { UUID } from '../shared/auth/verifier';
 import { endBrowserSession, revokedUntil } from './revocations';
 import type { RealmInfo, TokenResponse, TokenService } from './service';
 import { tokenTelemetry, type TokenTelemetry } from './telemetry';
+import { noSecurityEvents, type SecurityEvents } from './security-events';
 
 export { LOGIN_CLIENT_ID } from './authenticate';
 
@@ -36,6 +37,8 @@ export interface TokenServiceDeps {
   lockedForAll?: (user: UserRecord) => Promise<boolean>;
   /** How long single sign-on lasts after the password was typed (SSO_SESSION_SECONDS by default). */
   ssoSessionSeconds?: number;
+  /** Where revocations and logouts are recorded (the audit trail); nowhere when absent. */
+  events?: SecurityEvents;
 }
 
 /** Path segment and parameter value meaning the default realm. */
@@ -107,6 +110,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     verifyRefresh: (realm, token) => issuer.verifyRefresh(realm, token),
     ssoSessionMs: (deps.ssoSessionSeconds ?? SSO_SESSION_SECONDS) * 1000,
     codeTtlMs: CODE_TTL_MS,
+    events: deps.events ?? noSecurityEvents,
   });
 
   const realmInfo = async (r: RealmRecord): Promise<RealmInfo> => ({
@@ -211,12 +215,25 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       return found ? clientIntrospectionOf(found.introspection, found.claims) : { active: false };
     },
 
-    async revoke(req) {
+    async revoke(req, ctx = {}) {
       const realm = await resolveRealm(req.realm);
       if (!req.token) return;
       const refreshClaims = await issuer.verifyRefresh(realm, req.token).catch(() => undefined);
-      const sid = refreshClaims?.sid ?? (await verifier.verifyToken(req.token, { realm: realm.id }).catch(() => undefined))?.claims.sid;
-      if (typeof sid === 'string' && sid) await endSession(realm, sid);
+      const claims = refreshClaims ?? (await verifier.verifyToken(req.token, { realm: realm.id }).catch(() => undefined))?.claims;
+      const sid = claims?.sid;
+      if (typeof sid !== 'string' || !sid) return;
+      const session = await store.sessions.get(sid);
+      await endSession(realm, sid);
+      // Whoever held the token revoked it: the session's person, or its client.
+      const name = session?.userId ? (await store.users.getById(session.userId))?.username : undefined;
+      deps.events?.revoke({
+        realm: realm.id,
+        actor: session?.userId
+          ? { kind: 'user', realm: realm.id, id: session.userId, name }
+          : { kind: 'client', realm: realm.id, name: session?.clientId ?? (typeof claims.azp === 'string' ? claims.azp : undefined) },
+        address: ctx.clientAddress,
+        session: sid,
+      });
     },
 
     async revocations(req) {

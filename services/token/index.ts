@@ -14,6 +14,7 @@ import { tokenStores } from './stores';
 
 // The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
 const rest = () => require('../../rest/token') as typeof import('../../rest/token');
+const adminRest = () => require('../../rest/token/admin') as typeof import('../../rest/token/admin');
 const subgraph = () => require('../../subgraphs/token') as typeof import('../../subgraphs/token');
 const client = () => require('../../clients/token') as typeof import('../../clients/token');
 const remoteRevocations = () => require('../../clients/token/revocations') as typeof import('../../clients/token/revocations');
@@ -76,12 +77,14 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) =>
         metrics: deps.metrics,
         revoked: deps.revoked,
         ssoSessionSeconds: config.SSO_SESSION_SECONDS,
+        audit: deps.audit,
       });
     },
     rest: (core, { config }) => rest().tokenRest(core.service, config.PUBLIC_URL),
+    admin: (core) => adminRest().tokenAdminFace(core.adminApi),
     subgraph: {
       sdl: () => readSchemaFile('token/token.graphql'),
-      resolvers: (core, edge) => subgraph().tokenResolvers(core.service, edge),
+      resolvers: (core, edge) => subgraph().tokenSubgraphResolvers(core, edge),
     },
     commands: tokenCommands,
     jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],

@@ -1,11 +1,15 @@
 import DataLoader from 'dataloader';
-import { DateTimeResolver } from 'graphql-scalars';
+import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
+import { adminCredentials } from '../../core/shared/admin/access';
+import type { TokenCore } from '../../core/token';
 import * as In from '../../core/token/inputs';
 import type { Introspection, RealmInfo, TokenResponse, TokenService } from '../../core/token/service';
 import { parseArgs } from '../shared/args';
 import { bearerCredentials } from '../../core/shared/auth/credentials';
 import type { SubgraphEdge } from '../../edge/graphql/calls';
 import type { GraphContext } from '../../edge/graphql/context';
+import { tokenAdminResolvers } from './admin';
+import { auditResolvers } from './audit';
 
 const pair = (t: TokenResponse) => ({
   accessToken: t.access_token,
@@ -64,6 +68,7 @@ export const tokenResolvers = (token: TokenService, { callOf, callsFor }: Subgra
   const viewerOf = callsFor(bearerCredentials);
   return {
     DateTime: DateTimeResolver,
+    JSONObject: JSONObjectResolver,
     Query: {
       realm: async (_: unknown, args: { id?: string | null }, ctx: Ctx) =>
         token.realm(parseArgs(OPTIONAL_REALM, { realm: args.id }, { realm: 'id' }), await callOf(ctx)),
@@ -141,3 +146,15 @@ export const tokenResolvers = (token: TokenService, { callOf, callsFor }: Subgra
     },
   };
 };
+
+/**
+ * The whole subgraph: the token service's fields, the admin fields (admin.ts) and the audit trail
+ * (audit.ts), whose callers are administrators established from the bearer token.
+ */
+export function tokenSubgraphResolvers(core: Pick<TokenCore, 'service' | 'adminApi' | 'audit'>, edge: SubgraphEdge<undefined>) {
+  const own = tokenResolvers(core.service, edge);
+  const adminOf = edge.callsFor(adminCredentials);
+  const admin = tokenAdminResolvers(core.adminApi, adminOf);
+  const audit = auditResolvers(core.audit, adminOf);
+  return { ...own, Query: { ...own.Query, ...admin.Query, ...audit.Query }, Mutation: { ...own.Mutation, ...admin.Mutation } };
+}

@@ -2,6 +2,7 @@ import type { JWTPayload } from 'jose';
 import type { Clock } from '../../shared/clock';
 import type { Authenticator } from '../authenticate';
 import type { RealmRecord, TokenStore, UserRecord } from '../ports';
+import type { SecurityEvents } from '../security-events';
 import type { SignedPages } from './signed-pages';
 
 /** What the browser endpoints (sign-in, single sign-on, logout) need from the token service. */
@@ -29,4 +30,6 @@ export interface BrowserDeps {
   ssoSessionMs: number;
   /** How long an authorization code may be exchanged. */
   codeTtlMs: number;
+  /** Where logouts are recorded (the audit trail); nowhere when absent. */
+  events?: SecurityEvents;
 }

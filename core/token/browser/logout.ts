@@ -1,3 +1,4 @@
+import type { AuditActor } from '../../shared/admin/audit';
 import type { Ctx } from '../../shared/context';
 import { InvalidGrant, InvalidRequest } from '../errors';
 import type { RealmRecord } from '../ports';
@@ -42,6 +43,10 @@ export function createLogout(deps: BrowserDeps) {
     return session;
   }
 
+  /** Records a logout that ended something: who asked (a person, or a client), from where, which session. */
+  const logged = (realm: RealmRecord, ctx: Ctx, actor: AuditActor, session: string, via: string) =>
+    deps.events?.logout({ realm: realm.id, actor: { realm: realm.id, ...actor }, address: ctx.clientAddress, session, via });
+
   /** python-keycloak's `logout(refresh_token)`: the client authenticates as at the token endpoint (a public one needs no secret). */
   async function backChannel(realm: RealmRecord, p: Partial<Record<keyof typeof LIMITS, string>>, ctx: Ctx): Promise<BrowserAnswer> {
     if (!p.client_id) throw new InvalidRequest('client_id is required to log out with a refresh token');
@@ -50,6 +55,7 @@ export function createLogout(deps: BrowserDeps) {
     const session = await store.sessions.get(String(claims.sid));
     if (!session || session.clientId !== client.clientId) throw new InvalidGrant('Refresh token was issued to another client');
     await endWithBrowser(realm, session.id);
+    logged(realm, ctx, { kind: 'client', name: client.clientId }, session.id, 'refresh_token');
     return { kind: 'done', cookies: [] };
   }
 
@@ -69,7 +75,10 @@ export function createLogout(deps: BrowserDeps) {
         if (!postedHere(r, deps.publicUrl)) return errorPage(403, 'Sign-out refused', 'The sign-out form was posted from another site.');
         const claims = await deps.pages.verify(realm, 'logout', p.confirm, r.cookies);
         if (!claims) return errorPage(400, 'Sign-out page expired', EXPIRED_PAGE);
-        if (browser) await deps.endBrowserSession(realm, browser.id);
+        if (browser) {
+          await deps.endBrowserSession(realm, browser.id);
+          logged(realm, ctx, { kind: 'user', id: browser.userId }, browser.id, 'confirmed');
+        }
         const uri = typeof claims.u === 'string' ? claims.u : undefined;
         const state = typeof claims.st === 'string' ? claims.st : undefined;
         return uri ? redirectTo(uri, 'query', { state }, cleared) : pageOf(cleared);
@@ -95,6 +104,13 @@ export function createLogout(deps: BrowserDeps) {
         const mine = browser && (browser.userId === hint.sub || browser.id === ended?.browserSessionId);
         // (Ended already when it is the hint's own browser session.)
         if (mine && browser.id !== ended?.browserSessionId) await deps.endBrowserSession(realm, browser.id);
+        const person = {
+          kind: 'user' as const,
+          id: typeof hint.sub === 'string' ? hint.sub : undefined,
+          name: typeof hint.preferred_username === 'string' ? hint.preferred_username : undefined,
+        };
+        if (ended) logged(realm, ctx, person, ended.id, 'id_token_hint');
+        else if (mine) logged(realm, ctx, person, browser.id, 'id_token_hint');
         return done(mine ? cleared : []);
       }
       if (!browser) return done([]);

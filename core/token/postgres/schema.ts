@@ -130,4 +130,11 @@ export const TOKEN_PG_MIGRATIONS = [
            '["/graphiql","/console/"]', '["/graphiql","/console/"]', '[]'
     FROM token_realms ON CONFLICT DO NOTHING;
   `,
+  // 4: the admin API's optimistic concurrency (token.db's 7): realms, clients and users carry a
+  // version (1 when made, +1 on every change), compared and set in the UPDATE itself (ETag / If-Match).
+  `
+  ALTER TABLE token_realms ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE token_clients ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE token_users ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  `,
 ];

@@ -7,6 +7,7 @@ import { queries, transaction } from './query';
 import { pgRevocations } from './revocations';
 import * as row from './rows';
 import { pgSessions } from './sessions';
+import { pgUpdates } from './updates';
 
 type Q = ReturnType<typeof queries>;
 const at = (ms: number | null) => (ms === null ? null : new Date(ms));
@@ -51,6 +52,7 @@ export function pgTokenStore(pool: PgPool): TokenStore {
   const q = queries(pool);
   const sessions = pgSessions(pool);
   const revocations = pgRevocations(pool);
+  const updates = pgUpdates(pool);
   let hashKey: Promise<Buffer> | undefined;
 
   return {
@@ -97,7 +99,8 @@ export function pgTokenStore(pool: PgPool): TokenStore {
           return true;
         }),
       setEnabled: async (id, enabled) =>
-        (await q.count('realms.enable', 'UPDATE token_realms SET enabled = $2 WHERE id = $1', [id, enabled])) > 0,
+        (await q.count('realms.enable', 'UPDATE token_realms SET enabled = $2, version = version + 1 WHERE id = $1', [id, enabled])) > 0,
+      update: updates.realm,
       getDefaultId: () => setting(q, 'default_realm'),
       setDefaultId: async (id) => {
         await q.count(
@@ -120,28 +123,29 @@ export function pgTokenStore(pool: PgPool): TokenStore {
         ),
       insert: (c) => insertClient(q, c),
       setEnabled: async (realmId, clientId, enabled) =>
-        (await q.count('clients.enable', 'UPDATE token_clients SET enabled = $3 WHERE realm_id = $1 AND client_id = $2', [
-          realmId,
-          clientId,
-          enabled,
-        ])) > 0,
+        (await q.count(
+          'clients.enable',
+          'UPDATE token_clients SET enabled = $3, version = version + 1 WHERE realm_id = $1 AND client_id = $2',
+          [realmId, clientId, enabled],
+        )) > 0,
       setSecretHash: async (realmId, clientId, hash) =>
         (await q.count(
           'clients.secret',
-          'UPDATE token_clients SET secret_hash = $3 WHERE realm_id = $1 AND client_id = $2 AND secret_hash IS NOT NULL',
+          'UPDATE token_clients SET secret_hash = $3, version = version + 1 WHERE realm_id = $1 AND client_id = $2 AND secret_hash IS NOT NULL',
           [realmId, clientId, hash],
         )) > 0,
       replaceSecretHash: async (id, expected, next) =>
-        (await q.count('clients.rehash', 'UPDATE token_clients SET secret_hash = $3 WHERE id = $1 AND secret_hash = $2', [
-          id,
-          expected,
-          next,
-        ])) > 0,
+        (await q.count(
+          'clients.rehash',
+          'UPDATE token_clients SET secret_hash = $3, version = version + 1 WHERE id = $1 AND secret_hash = $2',
+          [id, expected, next],
+        )) > 0,
       setBrowserSettings: async (realmId, clientId, b) =>
         (await q.count(
           'clients.browser-settings',
           `UPDATE token_clients SET redirect_uris = coalesce($3::jsonb, redirect_uris),
-             post_logout_redirect_uris = coalesce($4::jsonb, post_logout_redirect_uris), web_origins = coalesce($5::jsonb, web_origins)
+             post_logout_redirect_uris = coalesce($4::jsonb, post_logout_redirect_uris), web_origins = coalesce($5::jsonb, web_origins),
+             version = version + $6
            WHERE realm_id = $1 AND client_id = $2`,
           [
             realmId,
@@ -149,8 +153,11 @@ export function pgTokenStore(pool: PgPool): TokenStore {
             b.redirectUris ? json(b.redirectUris) : null,
             b.postLogoutRedirectUris ? json(b.postLogoutRedirectUris) : null,
             b.webOrigins ? json(b.webOrigins) : null,
+            // None given changes nothing: no new version.
+            b.redirectUris || b.postLogoutRedirectUris || b.webOrigins ? 1 : 0,
           ],
         )) > 0,
+      update: updates.client,
       webOrigins: () =>
         q.many(
           'clients.web-origins',
@@ -180,23 +187,24 @@ export function pgTokenStore(pool: PgPool): TokenStore {
           [u.id, u.realmId, u.username, u.passwordHash, u.enabled, json(u.roles), u.tenantId, u.email, u.emailVerified, at(u.createdAt)],
         )) === 1,
       setEnabled: async (realmId, username, enabled) =>
-        (await q.count('users.enable', 'UPDATE token_users SET enabled = $3 WHERE realm_id = $1 AND lower(username) = lower($2)', [
-          realmId,
-          username,
-          enabled,
-        ])) > 0,
+        (await q.count(
+          'users.enable',
+          'UPDATE token_users SET enabled = $3, version = version + 1 WHERE realm_id = $1 AND lower(username) = lower($2)',
+          [realmId, username, enabled],
+        )) > 0,
       setPasswordHash: async (realmId, username, hash) =>
-        (await q.count('users.password', 'UPDATE token_users SET password_hash = $3 WHERE realm_id = $1 AND lower(username) = lower($2)', [
-          realmId,
-          username,
-          hash,
-        ])) > 0,
+        (await q.count(
+          'users.password',
+          'UPDATE token_users SET password_hash = $3, version = version + 1 WHERE realm_id = $1 AND lower(username) = lower($2)',
+          [realmId, username, hash],
+        )) > 0,
       replacePasswordHash: async (id, expected, next) =>
-        (await q.count('users.rehash', 'UPDATE token_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [
-          id,
-          expected,
-          next,
-        ])) > 0,
+        (await q.count(
+          'users.rehash',
+          'UPDATE token_users SET password_hash = $3, version = version + 1 WHERE id = $1 AND password_hash = $2',
+          [id, expected, next],
+        )) > 0,
+      update: updates.user,
     },
     sessions,
     browserSessions: pgBrowserSessions(pool),

@@ -151,4 +151,11 @@ export const tokenMigrations: string[] = [
            '["/graphiql","/console/"]', '["/graphiql","/console/"]', '[]'
     FROM realms WHERE true ON CONFLICT DO NOTHING;
   `,
+  // 7: the admin API's optimistic concurrency: realms, clients and users carry a version (1 when
+  // made, +1 on every change), compared and set in the UPDATE itself (ETag / If-Match).
+  `
+  ALTER TABLE realms ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE clients ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE users ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  `,
 ];

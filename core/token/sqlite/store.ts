@@ -4,8 +4,12 @@ import { sessionEntry, sessionsEntry } from '../revocations';
 import { sqliteRevocations } from './revocations';
 import * as row from './rows';
 import { tokenMigrations } from './schema';
+import { sqliteUpdates } from './updates';
 
 const bool = (b: boolean) => (b ? 1 : 0);
+/** Browser settings that set something: a new version (none given changes nothing). */
+const changesSome = (b: Partial<Pick<ClientRecord, 'redirectUris' | 'postLogoutRedirectUris' | 'webOrigins'>>) =>
+  Boolean(b.redirectUris || b.postLogoutRedirectUris || b.webOrigins);
 
 /** A synchronous function as the port's asynchronous one (SQLite answers at once; errors become rejections). */
 const later =
@@ -71,6 +75,7 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
     },
   );
   const writeSession = groupCommit(db, sessionRow);
+  const updates = sqliteUpdates(db);
   const revocations = sqliteRevocations(db);
   // Each ends sessions and adds the entry that ends their access tokens everywhere, in one transaction.
   const revokeOne = db.transaction((id: string, at: number, until: number) => {
@@ -146,8 +151,9 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       getByName: later(one('SELECT * FROM realms WHERE name = ?', row.realm)),
       list: later(many('SELECT * FROM realms ORDER BY created_at, name', row.realm)),
       create: later(createRealm),
-      setEnabled: later((id, enabled) => run('UPDATE realms SET enabled = ? WHERE id = ?')(bool(enabled), id) > 0),
+      setEnabled: later((id, enabled) => run('UPDATE realms SET enabled = ?, version = version + 1 WHERE id = ?')(bool(enabled), id) > 0),
       getDefaultId: later(() => getMeta('default_realm')),
+      update: later(updates.realm),
       setDefaultId: later((id) => void setMeta('default_realm', id)),
     },
     clients: {
@@ -156,32 +162,39 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       insert: later(clientRow),
       setEnabled: later(
         (realmId, clientId, enabled) =>
-          run('UPDATE clients SET enabled = ? WHERE realm_id = ? AND client_id = ?')(bool(enabled), realmId, clientId) > 0,
+          run('UPDATE clients SET enabled = ?, version = version + 1 WHERE realm_id = ? AND client_id = ?')(
+            bool(enabled),
+            realmId,
+            clientId,
+          ) > 0,
       ),
       setSecretHash: later(
         (realmId, clientId, hash) =>
-          run('UPDATE clients SET secret_hash = ? WHERE realm_id = ? AND client_id = ? AND secret_hash IS NOT NULL')(
+          run('UPDATE clients SET secret_hash = ?, version = version + 1 WHERE realm_id = ? AND client_id = ? AND secret_hash IS NOT NULL')(
             hash,
             realmId,
             clientId,
           ) > 0,
       ),
       replaceSecretHash: later(
-        (id, expected, next) => run('UPDATE clients SET secret_hash = ? WHERE id = ? AND secret_hash = ?')(next, id, expected) > 0,
+        (id, expected, next) =>
+          run('UPDATE clients SET secret_hash = ?, version = version + 1 WHERE id = ? AND secret_hash = ?')(next, id, expected) > 0,
       ),
       setBrowserSettings: later(
         (realmId, clientId, b) =>
           run(
             `UPDATE clients SET redirect_uris = coalesce(?, redirect_uris), post_logout_redirect_uris = coalesce(?, post_logout_redirect_uris),
-                    web_origins = coalesce(?, web_origins) WHERE realm_id = ? AND client_id = ?`,
+                    web_origins = coalesce(?, web_origins), version = version + ? WHERE realm_id = ? AND client_id = ?`,
           )(
             b.redirectUris ? toJson(b.redirectUris) : null,
             b.postLogoutRedirectUris ? toJson(b.postLogoutRedirectUris) : null,
             b.webOrigins ? toJson(b.webOrigins) : null,
+            changesSome(b) ? 1 : 0,
             realmId,
             clientId,
           ) > 0,
       ),
+      update: later(updates.client),
       webOrigins: later(() => [
         ...new Set(
           many(
@@ -213,15 +226,18 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       ),
       setEnabled: later(
         (realmId, username, enabled) =>
-          run('UPDATE users SET enabled = ? WHERE realm_id = ? AND username = ?')(bool(enabled), realmId, username) > 0,
+          run('UPDATE users SET enabled = ?, version = version + 1 WHERE realm_id = ? AND username = ?')(bool(enabled), realmId, username) >
+          0,
       ),
       setPasswordHash: later(
         (realmId, username, hash) =>
-          run('UPDATE users SET password_hash = ? WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0,
+          run('UPDATE users SET password_hash = ?, version = version + 1 WHERE realm_id = ? AND username = ?')(hash, realmId, username) > 0,
       ),
       replacePasswordHash: later(
-        (id, expected, next) => run('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?')(next, id, expected) > 0,
+        (id, expected, next) =>
+          run('UPDATE users SET password_hash = ?, version = version + 1 WHERE id = ? AND password_hash = ?')(next, id, expected) > 0,
       ),
+      update: later(updates.user),
     },
     sessions: {
       get: later(one('SELECT * FROM sessions WHERE id = ?', row.session)),

@@ -37,6 +37,7 @@ async function expectUpgraded(store: TokenStore) {
     postLogoutRedirectUris: ['/graphiql', '/console/'],
     webOrigins: [],
     createdAt: realm.createdAt,
+    version: 1,
   });
   const svc: ClientRecord = {
     id: old.client.id,
@@ -51,6 +52,7 @@ async function expectUpgraded(store: TokenStore) {
     postLogoutRedirectUris: [],
     webOrigins: [],
     createdAt: T0 + 5,
+    version: 1,
   };
   const firstClients = await store.clients.list(first.id);
   expect(firstClients.sort((a, b) => a.clientId.localeCompare(b.clientId))).toEqual([consoleClient(first), svc]);

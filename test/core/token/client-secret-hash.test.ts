@@ -77,7 +77,8 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
       db.exec(`DROP TABLE browser_sessions; DROP TABLE auth_codes; DROP INDEX sessions_by_browser_session;
         ALTER TABLE sessions DROP COLUMN browser_session_id; DELETE FROM clients WHERE client_id = 'platform-console';
         ALTER TABLE clients DROP COLUMN redirect_uris; ALTER TABLE clients DROP COLUMN post_logout_redirect_uris;
-        ALTER TABLE clients DROP COLUMN web_origins;`);
+        ALTER TABLE clients DROP COLUMN web_origins;
+        ALTER TABLE realms DROP COLUMN version; ALTER TABLE clients DROP COLUMN version; ALTER TABLE users DROP COLUMN version;`);
       db.pragma('user_version = 3');
       db.close();
       return { file, realm, client_secret };

@@ -51,6 +51,8 @@ describe('the realm cache of a shared token store', () => {
     expect((await r.cached.realms.get(first.id))?.enabled).toBe(true);
     expect(await r.cached.realms.setEnabled(first.id, false)).toBe(true);
     expect((await r.cached.realms.get(first.id))?.enabled).toBe(false);
+    expect((await r.cached.realms.update(first.id, { name: 'renamed' })).status).toBe('ok');
+    expect((await r.cached.realms.get(first.id))?.name).toBe('renamed');
     await r.cached.realms.setDefaultId(second.id);
     expect(await r.cached.realms.getDefaultId()).toBe(second.id);
     await r.close();

@@ -57,20 +57,20 @@ export function browserCases(s: () => Opened<TokenStore>) {
       expect(await two.clients.get(a.realm.id, 'app')).toEqual(app);
 
       expect(await two.clients.setBrowserSettings(a.realm.id, 'app', { webOrigins: ['https://other.example.com'] })).toBe(true);
-      expect(await one.clients.get(a.realm.id, 'app')).toEqual({ ...app, webOrigins: ['https://other.example.com'] });
+      expect(await one.clients.get(a.realm.id, 'app')).toEqual({ ...app, webOrigins: ['https://other.example.com'], version: 2 });
 
       const all = { redirectUris: ['https://b.example.com/cb'], postLogoutRedirectUris: [], webOrigins: [] };
       expect(await one.clients.setBrowserSettings(a.realm.id, 'app', all)).toBe(true);
-      expect(await two.clients.get(a.realm.id, 'app')).toEqual({ ...app, ...all });
-      expect(await two.clients.list(a.realm.id)).toEqual([{ ...app, ...all }]);
-      // Nothing given: nothing changes, and the client is still there.
+      expect(await two.clients.get(a.realm.id, 'app')).toEqual({ ...app, ...all, version: 3 });
+      expect(await two.clients.list(a.realm.id)).toEqual([{ ...app, ...all, version: 3 }]);
+      // Nothing given: nothing changes (no new version), and the client is still there.
       expect(await two.clients.setBrowserSettings(a.realm.id, 'app', {})).toBe(true);
-      expect(await one.clients.get(a.realm.id, 'app')).toEqual({ ...app, ...all });
+      expect(await one.clients.get(a.realm.id, 'app')).toEqual({ ...app, ...all, version: 3 });
 
       expect(await one.clients.get(b.realm.id, 'app')).toEqual(sameIdElsewhere);
       expect(await two.clients.setBrowserSettings(a.realm.id, 'nobody', { webOrigins: ['https://x.example.com'] })).toBe(false);
       expect(await two.clients.setBrowserSettings(a.realm.id, 'APP', { webOrigins: ['https://x.example.com'] })).toBe(false);
-      expect(await one.clients.get(a.realm.id, 'app')).toEqual({ ...app, ...all });
+      expect(await one.clients.get(a.realm.id, 'app')).toEqual({ ...app, ...all, version: 3 });
     });
 
     it('lists the web origins of enabled clients of enabled realms, each once, following their changes', async () => {

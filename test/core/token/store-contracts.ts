@@ -3,6 +3,7 @@ import { browserCases } from './store-contracts-browser';
 import { failureCounterCases } from './store-contracts-failures';
 import { revocationCases } from './store-contracts-revocations';
 import { sessionCases } from './store-contracts-sessions';
+import { updateCases } from './store-contracts-updates';
 import {
   clientRecord,
   givenRealm,
@@ -30,6 +31,7 @@ export function tokenStoreContract(name: string, open: OpenStore) {
     clientCases(s);
     userCases(s);
     keyCases(s, open);
+    updateCases(s);
     sessionCases(s);
     revocationCases(s);
     browserCases(s);

@@ -20,6 +20,7 @@ export const realmRecord = (o: Partial<RealmRecord> = {}): RealmRecord => ({
   refreshTokenLifespan: 1800,
   refreshSecret: 'ab'.repeat(64),
   createdAt: T0,
+  version: 1,
   ...o,
 });
 
@@ -49,6 +50,7 @@ export const clientRecord = (realmId: string, o: Partial<ClientRecord> = {}): Cl
   postLogoutRedirectUris: [],
   webOrigins: [],
   createdAt: T0,
+  version: 1,
   ...o,
 });
 
@@ -63,6 +65,7 @@ export const userRecord = (realmId: string, o: Partial<UserRecord> = {}): UserRe
   email: 'ann@example.com',
   emailVerified: false,
   createdAt: T0,
+  version: 1,
   ...o,
 });
 

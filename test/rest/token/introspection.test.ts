@@ -150,6 +150,7 @@ describe('POST /oauth/connect/introspect: active tokens', () => {
       email: 'vera@example.test',
       emailVerified: true,
       createdAt: f.clock.now(),
+      version: 1,
     });
     const tokens = await userTokens(f, { username: 'vera', password: 'vera password 1' });
     const body = await introspect(f, tokens.access_token);
