@@ -60,6 +60,7 @@ async function run(dir: string, who: string): Promise<void> {
     tokenBudget: null,
     createdAt: new Date(0),
     revokedAt: null,
+    expiresAt: null,
     ...over,
   });
   const gw = openDatabase(join(dir, 'gateway.db'), GATEWAY_MIGRATIONS);

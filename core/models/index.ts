@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../shared/clock';
-import { loadCatalogFile, type CatalogModel, type CatalogSource } from './catalog/catalog';
+import { loadCatalogFile, type CatalogModel, type CatalogSource, type LoadedCatalog } from './catalog/catalog';
+import { liveCatalog, type LiveCatalog } from './catalog/live-catalog';
 import { keyCallerOf } from './keys/key-caller';
 import { createModelsService } from './models-service';
 import { meteredPipeline } from './pipeline';
@@ -16,19 +17,36 @@ import type { ModelsStores } from './stores';
 import type { Env } from './upstream/spec';
 import { storedResponses, type StoredResponses } from './answers/stored-responses';
 import type { Metrics } from '../shared/telemetry/metrics';
+import { noAudit, type AuditTrail } from '../shared/admin/audit';
+import { createModelsAdminApi, type ModelsAdminApi } from './admin-api';
+import { keyRefusals } from './keys/refusals';
+import type { KeyCallMeta } from './keys/key-caller';
 
 export interface ModelsCore {
   service: ModelsService;
   keys: ApiKeys;
+  /**
+   * The effective catalog's models now: the file's (or built-in) with the admin API's changes; the
+   * same array always, its contents replaced in one step on each change (see `live`).
+   */
   catalog: readonly CatalogModel[];
-  /** Where each catalog model comes from: built in, the catalog file, or the file in place of a built-in. */
+  /** Where each catalog model comes from: built in, the catalog file, the file in place of a built-in, or the admin API. */
   catalogSources: ReadonlyMap<string, CatalogSource>;
+  /** The effective catalog with each model's state, kept current from the store (catalog/live-catalog.ts). */
+  live: LiveCatalog;
+  /** The catalog file's (or built-in) models, before the admin API's changes. */
+  fileCatalog: LoadedCatalog;
   /** Where long texts are counted and guarded (shared with the chat proxy of the same process). */
   offload: Offload;
   /** The Responses API's stored responses (`store` not false), per tenant, until they expire. */
   responses: StoredResponses;
-  /** The caller an LM key (`<key>[/<options>]`) establishes: 401 when missing, unknown or revoked; 400 for a bad option. */
-  keyCaller(this: void, header: string | undefined): Promise<KeyCaller>;
+  /**
+   * The caller an LM key (`<key>[/<options>]`) establishes: 401 when missing, unknown, revoked or
+   * expired (a refused key is audited, with `meta`'s address); 400 for a bad option.
+   */
+  keyCaller(this: void, header: string | undefined, meta?: KeyCallMeta): Promise<KeyCaller>;
+  /** Its part of the admin API (core/models/admin-api): model keys and usage. */
+  adminApi: ModelsAdminApi;
   /**
    * The caller another service of this process calls as when it has no LM key of its own (search
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
@@ -49,6 +67,10 @@ export interface ModelsCoreOptions {
   clock?: Clock;
   /** A catalog JSON file; the built-in catalog when absent. */
   catalogFile?: string;
+  /** How often another process's catalog change is looked for (ms; default 500; 0 never: the CLI reads it once). */
+  catalogPollMs?: number;
+  /** Told when the catalog's store cannot be read (the catalog last read keeps serving), or a stored model is left out. */
+  onCatalogError?: (err: Error) => void;
   /** How long a stored response is kept (default 30 days, as OpenAI), and the most JSON it may hold (default 8 MiB). */
   responsesTtlDays?: number;
   responsesMaxBytes?: number;
@@ -66,12 +88,15 @@ export interface ModelsCoreOptions {
   statusOf: StatusOf;
   /** Where each call's figures are counted (call-metrics.ts); nothing is counted when absent. */
   metrics?: Metrics;
+  /** Where admin changes and refused keys are recorded (core/shared/admin/audit.ts); nowhere when absent. */
+  audit?: AuditTrail;
 }
 
 /** Wires the models service over its catalog, its providers and the adapters it is given. */
 export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
-  const { models: catalog, sources: catalogSources } = loadCatalogFile(opts.catalogFile);
+  const file = loadCatalogFile(opts.catalogFile);
   const { stores } = opts;
+  const live = liveCatalog({ file, store: stores.catalog, pollMs: opts.catalogPollMs ?? 500, onError: opts.onCatalogError });
   const clock = opts.clock ?? systemClock;
   const keys = apiKeys(stores.keys, clock);
   const { usage, cache } = stores;
@@ -91,15 +116,24 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     providerOf,
     meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
   });
-  const service = createModelsService({ catalog, usage, cache, offload, clock, providerOf, metered });
+  const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered });
   return {
     service,
     keys,
-    catalog,
-    catalogSources,
+    catalog: live.models,
+    catalogSources: live.sources,
+    live,
+    fileCatalog: file,
     offload,
     responses,
-    keyCaller: keyCallerOf(keys),
+    keyCaller: keyCallerOf(keys, keyRefusals({ audit: opts.audit ?? noAudit, clock, keys })),
+    adminApi: createModelsAdminApi({
+      keys,
+      usage,
+      audit: opts.audit ?? noAudit,
+      clock,
+      catalog: live,
+    }),
     serviceCaller: (name) => ({
       key: {
         id: `service:${name}`,
@@ -111,11 +145,13 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
         tokenBudget: null,
         createdAt: new Date(0),
         revokedAt: null,
+        expiresAt: null,
       },
       options: KeyOptions.parse({}),
     }),
     prune: async () => cache.sweep() + (await limits.prune()) + (await responses.prune()),
     close: async () => {
+      live.close();
       await offload.close();
       await http.close();
       await usage.flush();

@@ -1,5 +1,6 @@
 import { cacheKey, type ChatCache } from './answers/cache';
 import type { CatalogModel } from './catalog/catalog';
+import type { LiveCatalog } from './catalog/live-catalog';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from './errors';
 import { isActive } from './catalog/catalog';
 import { guardOutput } from './prompt/guard';
@@ -16,7 +17,8 @@ import { wordCount } from './usage/usage';
 import { nextTurn } from '../shared/turns';
 
 export interface ModelsServiceDeps {
-  catalog: readonly CatalogModel[];
+  /** The effective catalog, read at each call (an admin's change applies to the next one). */
+  catalog: Pick<LiveCatalog, 'current' | 'ready'>;
   usage: UsageStore;
   cache: ChatCache;
   /** Where token counts and the guard run on long texts (a worker thread). */
@@ -36,14 +38,20 @@ const guardLabel = (redacted: Set<string>) => (redacted.size ? `redacted:${[...r
  * how it calls the upstream and what usage records of it.
  */
 export function createModelsService(d: ModelsServiceDeps): ModelsService {
-  const byId = new Map(d.catalog.map((m) => [m.id, m]));
+  // Until the store was first read (a call at the first moment of a start), the calls wait for it.
+  let ready = false;
+  void d.catalog.ready.then(() => (ready = true));
+  const catalog = async () => {
+    if (!ready) await d.catalog.ready;
+    return d.catalog.current();
+  };
   const allowed = (k: { models: string[] | null }, id: string) => !k.models || k.models.includes(id);
   const { metered, offload } = d;
 
   return {
-    listModels: async (_input, { caller }) => d.catalog.filter((m) => allowed(caller.key, m.id)),
+    listModels: async (_input, { caller }) => (await catalog()).models.filter((m) => allowed(caller.key, m.id)),
     async model({ id }, { caller }) {
-      const m = byId.get(id);
+      const m = (await catalog()).byId.get(id)?.model;
       if (!m) throw new UnknownModel(id);
       if (!isActive(m)) throw new DeactivatedModel(id, m.status);
       if (!allowed(caller.key, id)) throw new ModelNotAllowed(id);

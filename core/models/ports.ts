@@ -1,4 +1,5 @@
 import type { ApiKey } from './keys/api-key';
+import type { DailyUsagePage, DailyUsageQuery } from './usage/daily';
 import type { UsageRecord, UsageReport } from './usage/usage';
 
 /**
@@ -14,6 +15,10 @@ export interface KeyStore {
   create(key: ApiKey, hash: string): Promise<void>;
   /** The key kept under `hash`, unless it was revoked; undefined when there is none. */
   findLive(hash: string): Promise<ApiKey | undefined>;
+  /** The key kept under `hash`, revoked or not (why a text was refused); undefined when there is none. */
+  find(hash: string): Promise<ApiKey | undefined>;
+  /** The key with this id, revoked or not. */
+  get(id: string): Promise<ApiKey | undefined>;
   /** The keys of `tenant` (of every tenant when undefined), revoked ones too, oldest first. */
   list(tenant?: string): Promise<ApiKey[]>;
   /**
@@ -21,6 +26,12 @@ export interface KeyStore {
    * and gives it as it now is; undefined when there is none.
    */
   revoke(idOrPrefix: string, at: number): Promise<ApiKey | undefined>;
+  /**
+   * In one step for every process: revokes at `at` the live key `id` and keeps `next` under `hash`.
+   * Gives the old key as it now is; undefined, keeping nothing, when `id` is not a live key (so of
+   * two rotations at once, one makes a key and the other nothing).
+   */
+  rotate(id: string, next: ApiKey, hash: string, at: number): Promise<ApiKey | undefined>;
 }
 
 /** The usage records: one per call, summed up per tenant. */
@@ -31,6 +42,8 @@ export interface UsageStore {
   flush(): Promise<void>;
   /** The totals of `tenant`'s calls at or after `from` and before `to`, this handle's queued ones included. */
   totals(tenant: string, from: number, to: number): Promise<UsageReport>;
+  /** The calls summed per UTC day, tenant, key and model (usage/daily.ts): one page in the query's order, and how many there are. */
+  daily(q: DailyUsageQuery): Promise<DailyUsagePage>;
 }
 
 /** Cached answers: text under a key, for a while. The store bounds its own size. */

@@ -100,10 +100,11 @@ export function createSearchAdmin(d: { store: AdminStore; add: Add; embedder: Em
       return report;
     },
 
-    async reindex(onProgress?: Progress): Promise<{ passages: number; embedder: string }> {
-      const total = await d.store.chunkCount();
+    /** Every passage, or (the admin API) one tenant's passages of live objects. */
+    async reindex(onProgress?: Progress, tenant?: string): Promise<{ passages: number; embedder: string }> {
+      const total = await d.store.chunkCount(tenant);
       let done = 0;
-      for (let page = await d.store.chunkPage(0, 256); page.length; page = await d.store.chunkPage(page.at(-1)!.id, 256)) {
+      for (let page = await d.store.chunkPage(0, 256, tenant); page.length; page = await d.store.chunkPage(page.at(-1)!.id, 256, tenant)) {
         const vectors = await d.embedder.embed(page.map((c) => `${c.title}\n${c.text}`));
         await d.store.writeVectors(
           d.embedder,
@@ -112,6 +113,7 @@ export function createSearchAdmin(d: { store: AdminStore; add: Add; embedder: Em
         done += page.length;
         onProgress?.(done, total, '');
       }
+      // Every process rebuilds its vector indexes from the store (all tenants': the generation is one for all).
       await d.store.bumpVectorsGeneration();
       return { passages: done, embedder: d.embedder.id };
     },

@@ -142,10 +142,15 @@ export interface IndexFeeds {
 export interface AdminStore {
   /** The tenant's live object ingested from `sourceKey` with exactly these bytes. */
   sameFile(tenant: string, sourceKey: string, contentHash: string): Promise<string | undefined>;
-  /** Every passage of every tenant with ids above `afterId`, in id order, at most `limit` (deleted objects' may be among them). */
-  chunkPage(afterId: number, limit: number): Promise<{ id: number; text: string; title: string }[]>;
-  /** How many passages `chunkPage` goes through. */
-  chunkCount(): Promise<number>;
+  /**
+   * Every passage of every tenant with ids above `afterId`, in id order, at most `limit` (deleted
+   * objects' may be among them); with `tenant`, only that tenant's passages of live objects.
+   */
+  chunkPage(afterId: number, limit: number, tenant?: string): Promise<{ id: number; text: string; title: string }[]>;
+  /** How many passages `chunkPage` goes through (with `tenant`, that tenant's). */
+  chunkCount(tenant?: string): Promise<number>;
+  /** What tenants hold (the admin API): every tenant that has objects, or only `tenant` (zeros when it has none). */
+  tenantDocuments(tenant?: string): Promise<TenantDocuments[]>;
   /** Sets these passages' vectors in one transaction: a passage has one vector, so another embedder's is replaced. */
   writeVectors(format: VectorFormat, vectors: readonly { chunkId: number; vector: Float32Array }[]): Promise<void>;
   bumpVectorsGeneration(): Promise<void>;
@@ -154,6 +159,22 @@ export interface AdminStore {
    * `keep` changes behind would miss some, so keep far more than any running reader lags. Returns how many.
    */
   pruneChanges(keep: number): Promise<number>;
+}
+
+/** A tenant's objects, counted: live ones (private among them), soft-deleted ones, their passages, bytes, repos and folders. */
+export interface TenantDocuments {
+  tenant: string;
+  documents: number;
+  privateDocuments: number;
+  deletedDocuments: number;
+  passages: number;
+  /** The live objects' sizes added up. */
+  bytes: number;
+  /** Distinct repos and folders of live objects. */
+  repos: number;
+  folders: number;
+  /** When a live object last changed (epoch ms), null when none. */
+  lastUpdatedAt: number | null;
 }
 
 /** Everything the search service keeps, behind its ports (one store per engine: SQLite or PostgreSQL). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { modelKeyCredentials } from '../../core/shared/auth/credentials';
+import { adminCredentials } from '../../core/shared/admin/access';
 import type { KeyCaller } from '../../core/models/service';
 import { openModelsCore } from '../../core/models';
 import { MODELS_PG_MIGRATIONS } from '../../core/models/postgres/schema';
@@ -19,6 +20,11 @@ import { modelsStores } from './stores';
 const rest = () => require('../../rest/models') as typeof import('../../rest/models');
 const subgraph = () => require('../../subgraphs/models') as typeof import('../../subgraphs/models');
 const client = () => require('../../clients/models') as typeof import('../../clients/models');
+const adminKeys = () => require('../../rest/models/admin/keys') as typeof import('../../rest/models/admin/keys');
+const adminUsage = () => require('../../rest/models/admin/usage') as typeof import('../../rest/models/admin/usage');
+const adminCatalog = () => require('../../rest/models/admin/catalog') as typeof import('../../rest/models/admin/catalog');
+const keysGraph = () => require('../../subgraphs/models/admin-keys') as typeof import('../../subgraphs/models/admin-keys');
+const catalogGraph = () => require('../../subgraphs/models/admin-catalog') as typeof import('../../subgraphs/models/admin-catalog');
 const callStatus = () => (require('../../edge/http/call-status') as typeof import('../../edge/http/call-status')).callStatus;
 
 /** The first start's LM key's name (DECISIONS: the first start creates one for the demo tenant). */
@@ -82,6 +88,7 @@ export const createModelsModule = () =>
         onStoreError,
         statusOf: (end) => callStatus()(end),
         metrics,
+        audit: deps.audit,
         upstream: {
           connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS,
           readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS,
@@ -105,9 +112,34 @@ export const createModelsModule = () =>
     },
     rest: (core) => rest().modelsRest(core.service, core.responses),
     credentials: (core) => modelKeyCredentials(core.keyCaller),
+    // The admin API's model keys, usage and catalog (paths relative to /admin/api/v1).
+    admin: (core) => {
+      const [keys, usage, catalog] = [adminKeys(), adminUsage(), adminCatalog()];
+      return {
+        routes: [...keys.keyRoutes(core.adminApi), ...usage.usageRoutes(core.adminApi), ...catalog.catalogAdminRoutes(core.adminApi)],
+        schemas: {
+          AdminModelKey: keys.AdminModelKey,
+          AdminNewModelKey: keys.AdminNewModelKey,
+          AdminUsageRow: usage.AdminUsageRow,
+          AdminModel: catalog.AdminModel,
+        },
+      };
+    },
     subgraph: {
       sdl: () => readSchemaFile('models/models.graphql'),
-      resolvers: (core, edge) => subgraph().modelsResolvers(core.service, edge.callOf),
+      // The gateway's fields take the `api-key`; the admin fields an administrator's bearer token.
+      resolvers: (core, edge) => {
+        const own = subgraph().modelsResolvers(core.service, edge.callOf);
+        const adminOf = edge.callsFor(adminCredentials);
+        const keys = keysGraph().keysAdminResolvers(core.adminApi, adminOf);
+        const catalog = catalogGraph().catalogAdminResolvers(core.adminApi, adminOf);
+        return {
+          ...own,
+          ...catalog,
+          Query: { ...own.Query, ...catalog.Query, ...keys.Query },
+          Mutation: { ...own.Mutation, ...catalog.Mutation, ...keys.Mutation },
+        };
+      },
     },
     client: (opts) => client().modelsClient(opts),
     commands: modelsCommands,

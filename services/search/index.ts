@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { Caller } from '../../core/shared/auth/caller';
 import { bearerCredentials } from '../../core/shared/auth/credentials';
 import { openSearchCore } from '../../core/search';
+import { createSearchAdminApi } from '../../core/search/admin-api';
+import { adminCredentials } from '../../core/shared/admin/access';
 import { SEARCH_PG_MIGRATIONS } from '../../core/search/postgres/schema';
 import type { SearchInstance } from './instance';
 
@@ -16,6 +18,8 @@ import type { ModelsInstance } from '../models';
 
 // The faces (REST routes, subgraph resolvers, REST client) load on first use: a CLI command opens the core alone.
 const rest = () => require('../../rest/search') as typeof import('../../rest/search');
+const restAdmin = () => require('../../rest/search/admin') as typeof import('../../rest/search/admin');
+const subgraphAdmin = () => require('../../subgraphs/search/admin') as typeof import('../../subgraphs/search/admin');
 const subgraph = () => require('../../subgraphs/search') as typeof import('../../subgraphs/search');
 const client = () => require('../../clients/search') as typeof import('../../clients/search');
 
@@ -100,6 +104,7 @@ export const createSearchModule = () =>
       return {
         ...core,
         dataDir: config.PLATFORM_DATA_DIR,
+        adminApi: createSearchAdminApi({ store: core.store.admin, admin: core.admin, audit: deps.audit }),
         ready: () => warm,
         close: async () => {
           stopFollowing();
@@ -111,8 +116,13 @@ export const createSearchModule = () =>
     credentials: () => bearerCredentials,
     subgraph: {
       sdl: () => readSchemaFile('search/search.graphql'),
-      resolvers: (core, edge) => subgraph().searchResolvers(core.service, edge.callOf),
+      resolvers: (core, edge) => {
+        const own = subgraph().searchResolvers(core.service, edge.callOf);
+        const admin = subgraphAdmin().searchAdminResolvers(core.adminApi, edge.callsFor(adminCredentials));
+        return { ...own, Query: { ...own.Query, ...admin.Query }, Mutation: { ...own.Mutation, ...admin.Mutation } };
+      },
     },
+    admin: (core) => restAdmin().searchAdminRoutes(core.adminApi),
     // The change feed's last million rows (about 50 MB) are kept: far more than a running replica ever lags.
     jobs: [{ name: 'prune the change feed', everyMs: 10 * 60_000, run: (core) => core.store.admin.pruneChanges(1_000_000) }],
     commands: searchCommands,

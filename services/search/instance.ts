@@ -1,6 +1,8 @@
 import type { SearchCore } from '../../core/search';
+import type { SearchAdminApi } from '../../core/search/admin-api';
 
-/** What the search module opens: its core and the data directory its commands work in. */
+/** What the search module opens: its core, its part of the admin API, and the data directory its commands work in. */
 export interface SearchInstance extends SearchCore {
   dataDir: string;
+  adminApi: SearchAdminApi;
 }

@@ -115,15 +115,15 @@ export const CatalogFile = z
 
 export class CatalogError extends Error {}
 
-/** Where a catalog model comes from, for the start-up log. */
-export type CatalogSource = 'built-in' | 'file' | 'file, in place of the built-in';
+/** Where a catalog model comes from, for the start-up log; `admin`: the admin API's entry (catalog-store.ts). */
+export type CatalogSource = 'built-in' | 'file' | 'file, in place of the built-in' | 'admin';
 
 export interface LoadedCatalog {
   models: CatalogModel[];
   sources: ReadonlyMap<string, CatalogSource>;
 }
 
-const issues = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+const issues = (e: z.ZodError, whole = '(file)') => e.issues.map((i) => `${i.path.join('.') || whole}: ${i.message}`).join('; ');
 
 /** The built-in catalog and what `file` adds, replaces or leaves out; a bad file stops start-up with a message naming the problem. */
 export function loadCatalogFile(file?: string): LoadedCatalog {
@@ -146,6 +146,15 @@ export function loadCatalogFile(file?: string): LoadedCatalog {
     all.map((m) => [m.id, !fromFile.has(m.id) ? 'built-in' : BUILTIN_IDS.includes(m.id) ? 'file, in place of the built-in' : 'file']),
   );
   return { models: all, sources };
+}
+
+/**
+ * One model as a catalog file's `models` hold it, checked exactly as the file's are (the admin API
+ * adds and replaces models with these): the model, or what is wrong with it.
+ */
+export function parseCatalogEntry(raw: unknown): { model: CatalogModel } | { error: string } {
+  const parsed = CatalogModel.safeParse(raw);
+  return parsed.success ? { model: parsed.data } : { error: issues(parsed.error, '(entry)') };
 }
 
 /** The catalog's models (loadCatalogFile). */

@@ -13,6 +13,8 @@ export interface ApiKey {
   tokenBudget: number | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /** When it stops working (refused as a revoked key is from then on); null: never. */
+  expiresAt: Date | null;
 }
 
 export interface NewKey {
@@ -21,6 +23,7 @@ export interface NewKey {
   models?: string[];
   requestsPerMinute?: number;
   tokenBudget?: number;
+  expiresAt?: Date;
 }
 
 const KEY_PREFIX = 'lmk-';

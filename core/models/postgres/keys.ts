@@ -12,6 +12,7 @@ interface KeyRow {
   token_budget: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  expires_at: Date | null;
 }
 
 const toKey = (r: KeyRow): ApiKey => ({
@@ -25,7 +26,23 @@ const toKey = (r: KeyRow): ApiKey => ({
   tokenBudget: r.token_budget === null ? null : Number(r.token_budget),
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
+  expiresAt: r.expires_at,
 });
+
+const COLUMNS = 'id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at, expires_at';
+const valuesOf = (k: ApiKey, hash: string) => [
+  k.id,
+  hash,
+  k.prefix,
+  k.name,
+  k.tenant,
+  k.models ? JSON.stringify(k.models) : null,
+  k.requestsPerMinute,
+  k.tokenBudget,
+  k.createdAt,
+  k.revokedAt,
+  k.expiresAt,
+];
 
 /** The API keys in PostgreSQL (`models_api_keys`, unique by hash), seen alike by every replica. */
 export function pgKeyStore(pool: PgPool): KeyStore {
@@ -37,23 +54,13 @@ export function pgKeyStore(pool: PgPool): KeyStore {
     create: async (k, hash) => {
       await pool.query({
         name: 'models.keys.create',
-        text: `INSERT INTO models_api_keys (id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        values: [
-          k.id,
-          hash,
-          k.prefix,
-          k.name,
-          k.tenant,
-          k.models ? JSON.stringify(k.models) : null,
-          k.requestsPerMinute,
-          k.tokenBudget,
-          k.createdAt,
-          k.revokedAt,
-        ],
+        text: `INSERT INTO models_api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        values: valuesOf(k, hash),
       });
     },
     findLive: (hash) => one('models.keys.live', 'SELECT * FROM models_api_keys WHERE hash = $1 AND revoked_at IS NULL', [hash]),
+    find: (hash) => one('models.keys.find', 'SELECT * FROM models_api_keys WHERE hash = $1', [hash]),
+    get: (id) => one('models.keys.get', 'SELECT * FROM models_api_keys WHERE id = $1', [id]),
     list: async (tenant) => {
       const { rows } = await pool.query<KeyRow>({
         name: 'models.keys.list',
@@ -69,6 +76,16 @@ export function pgKeyStore(pool: PgPool): KeyStore {
         `UPDATE models_api_keys SET revoked_at = coalesce(revoked_at, $1)
       WHERE id = (SELECT id FROM models_api_keys WHERE id = $2 OR prefix = $2 ORDER BY created_at, id COLLATE "C" LIMIT 1) RETURNING *`,
         [new Date(at), idOrPrefix],
+      ),
+    // One statement: the new key is inserted only from the row the update marked, so of two rotations at once one finds it live.
+    rotate: (id, next, hash, at) =>
+      one(
+        'models.keys.rotate',
+        `WITH old AS (UPDATE models_api_keys SET revoked_at = $12 WHERE id = $13 AND revoked_at IS NULL RETURNING *),
+        added AS (INSERT INTO models_api_keys (${COLUMNS})
+          SELECT $1, $2, $3, $4, $5, $6::jsonb, $7::int, $8::bigint, $9::timestamptz, $10::timestamptz, $11::timestamptz FROM old)
+        SELECT * FROM old`,
+        [...valuesOf(next, hash), new Date(at), id],
       ),
   };
 }

@@ -59,4 +59,20 @@ export const MODELS_PG_MIGRATIONS = [
   );
   CREATE INDEX models_response_items_response ON models_response_items (response_id);
   `,
+  // A key's expiry (the admin API): refused from then on as a revoked key is; NULL never expires.
+  `
+  ALTER TABLE models_api_keys ADD COLUMN expires_at TIMESTAMPTZ;
+  `,
+  // The catalog's run-time changes (the admin API; catalog-store.ts): an entry replacing or adding
+  // to the file's (NULL: the file's, only its state changed), active or deactivated, its version.
+  `
+  CREATE TABLE models_catalog (
+    id TEXT PRIMARY KEY,
+    entry JSONB,
+    active BOOLEAN NOT NULL,
+    version INTEGER NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    updated_by TEXT NOT NULL
+  );
+  `,
 ];

@@ -5,4 +5,5 @@ export { sqliteUsageStore } from './usage';
 export { sqliteLimitCounters } from './limit-counters';
 export { sqliteAnswerStore, type SqliteAnswerStoreOptions } from './answer-store';
 export { sqliteResponseStore } from './responses';
+export { sqliteCatalogStore } from './catalog';
 export { sqliteModelsStores, type SqliteModelsStoresOptions } from './stores';

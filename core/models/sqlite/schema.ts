@@ -86,4 +86,20 @@ export const MODELS_MIGRATIONS = [
   );
   CREATE INDEX response_items_response ON response_items (response_id);
   `,
+  // A key's expiry (the admin API): refused from then on as a revoked key is; NULL never expires.
+  `
+  ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+  `,
+  // The catalog's run-time changes (the admin API; catalog-store.ts): an entry replacing or adding
+  // to the file's (NULL: the file's, only its state changed), active or deactivated, its version.
+  `
+  CREATE TABLE model_catalog (
+    id TEXT PRIMARY KEY,
+    entry TEXT,
+    active INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    updated_by TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../../shared/clock';
 import { answerCache, type CacheOp } from '../answers/cache';
 import type { ModelsStores } from '../stores';
 import { sqliteAnswerStore } from './answer-store';
+import { sqliteCatalogStore } from './catalog';
 import { openModelsDb } from './db';
 import { sqliteKeyStore } from './keys';
 import { sqliteLimitCounters } from './limit-counters';
@@ -41,6 +42,7 @@ export function sqliteModelsStores(file: string, opts: SqliteModelsStoresOptions
     usage: sqliteUsageStore(db),
     limits: sqliteLimitCounters(db),
     responses: sqliteResponseStore(db),
+    catalog: sqliteCatalogStore(db),
     cache: { ...cache, sweep: () => answers.sweep() },
     close: () => db.close(),
   };

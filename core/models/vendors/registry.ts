@@ -21,12 +21,16 @@ const VENDORS: Record<CatalogModel['upstream']['provider'], ProviderFactory> = {
   bedrock: bedrockProvider,
 };
 
-/** The provider of each catalog model, made once per model. */
+/**
+ * The provider of each catalog model, made once per model and upstream: an administrator's new
+ * entry with another upstream (core/models/catalog/live-catalog.ts) gets a provider of its own.
+ */
 export function providerRegistry(deps: ProviderDeps): (model: CatalogModel) => ModelProvider {
-  const made = new Map<string, ModelProvider>();
+  const made = new Map<string, { upstream: string; provider: ModelProvider }>();
   return (model) => {
+    const upstream = JSON.stringify(model.upstream);
     let p = made.get(model.id);
-    if (!p) made.set(model.id, (p = VENDORS[model.upstream.provider](model, deps)));
-    return p;
+    if (p?.upstream !== upstream) made.set(model.id, (p = { upstream, provider: VENDORS[model.upstream.provider](model, deps) }));
+    return p.provider;
   };
 }

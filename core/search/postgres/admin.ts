@@ -1,5 +1,6 @@
 import type { PgPool } from '../../shared/postgres';
 import type { AdminStore } from '../ports';
+import { tenantDocumentsOf } from '../tenant-documents';
 import { vectorBlob } from '../vector-blobs';
 import { num, rows } from './sql';
 import { CHANNEL } from './watch';
@@ -23,16 +24,58 @@ export function pgAdminStore(pool: PgPool, saw: (changeId: number) => void): Adm
           [tenant, sourceKey, contentHash],
         )
       )[0]?.id,
-    chunkPage: async (afterId, limit) =>
-      (
-        await rows<{ id: string; text: string; title: string }>(
-          pool,
-          'admin.chunk-page',
-          `SELECT c.id, c.text, o.title FROM search_chunks c JOIN search_objects o ON o.seq = c.object_seq WHERE c.id > $1 ORDER BY c.id LIMIT $2`,
-          [afterId, limit],
-        )
+    chunkPage: async (afterId, limit, tenant) =>
+      (tenant === undefined
+        ? await rows<{ id: string; text: string; title: string }>(
+            pool,
+            'admin.chunk-page',
+            `SELECT c.id, c.text, o.title FROM search_chunks c JOIN search_objects o ON o.seq = c.object_seq WHERE c.id > $1 ORDER BY c.id LIMIT $2`,
+            [afterId, limit],
+          )
+        : await rows<{ id: string; text: string; title: string }>(
+            pool,
+            'admin.tenant-chunk-page',
+            `SELECT c.id, c.text, o.title FROM search_chunks c JOIN search_objects o ON o.seq = c.object_seq
+            WHERE c.tenant = $1 AND o.deleted_at IS NULL AND c.id > $2 ORDER BY c.id LIMIT $3`,
+            [tenant, afterId, limit],
+          )
       ).map((r) => ({ id: num(r.id), text: r.text, title: r.title })),
-    chunkCount: async () => num((await rows<{ n: string }>(pool, 'admin.chunk-count', 'SELECT count(*) AS n FROM search_chunks'))[0].n),
+    chunkCount: async (tenant) =>
+      num(
+        (tenant === undefined
+          ? await rows<{ n: string }>(pool, 'admin.chunk-count', 'SELECT count(*) AS n FROM search_chunks')
+          : await rows<{ n: string }>(
+              pool,
+              'admin.tenant-chunk-count',
+              'SELECT coalesce(sum(chunk_count), 0) AS n FROM search_objects WHERE tenant = $1 AND deleted_at IS NULL',
+              [tenant],
+            ))[0].n,
+      ),
+    tenantDocuments: async (tenant) => {
+      const one = tenant !== undefined;
+      // Counts from the objects' own columns (chunk_count, size); repos and folders from the terms index.
+      const counts = await rows<Record<string, unknown>>(
+        pool,
+        one ? 'admin.tenant-counts' : 'admin.all-counts',
+        `SELECT tenant,
+          count(*) FILTER (WHERE deleted_at IS NULL) AS documents,
+          count(*) FILTER (WHERE deleted_at IS NULL AND is_private) AS private_documents,
+          count(*) FILTER (WHERE deleted_at IS NOT NULL) AS deleted_documents,
+          coalesce(sum(chunk_count) FILTER (WHERE deleted_at IS NULL), 0) AS passages,
+          coalesce(sum(size) FILTER (WHERE deleted_at IS NULL), 0) AS bytes,
+          max(updated_at) FILTER (WHERE deleted_at IS NULL) AS last_updated_at
+        FROM search_objects ${one ? 'WHERE tenant = $1' : ''} GROUP BY tenant`,
+        one ? [tenant] : [],
+      );
+      const places = await rows<Record<string, unknown>>(
+        pool,
+        one ? 'admin.tenant-places' : 'admin.all-places',
+        `SELECT o.tenant, t.field, count(DISTINCT t.value) AS n FROM search_terms t JOIN search_objects o ON o.seq = t.object_seq
+        WHERE t.field IN ('repos', 'folders') AND o.deleted_at IS NULL ${one ? 'AND o.tenant = $1' : ''} GROUP BY o.tenant, t.field`,
+        one ? [tenant] : [],
+      );
+      return tenantDocumentsOf(tenant, counts, places);
+    },
     // One statement: the page's vectors and their change commit together.
     writeVectors: (format, vectors) =>
       change(

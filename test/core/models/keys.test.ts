@@ -1,6 +1,6 @@
 import { apiKeys } from '../../../core/models/keys/keys';
 import { sqliteKeyStore } from '../../../core/models/sqlite';
-import { NotFound } from '../../../core/shared/errors';
+import { Conflict, NotFound } from '../../../core/shared/errors';
 import { twoConnections } from './models-db';
 
 /** The gateway's keys over their store: the text made and shown once, only its hash kept, looked up by it. */
@@ -50,6 +50,45 @@ describe('API keys', () => {
     expect((await s.two.revoke(k.prefix)).id).toBe(k.id);
     expect(await s.one.verify(k.apiKey)).toBeUndefined();
     await expect(s.one.revoke('lmk-nokey0')).rejects.toBeInstanceOf(NotFound);
+    await s.close();
+  });
+
+  it('refuses a key from its expiry on, as a revoked one', async () => {
+    const s = open();
+    const k = await s.one.create({ name: 'e', tenant: 't', expiresAt: new Date(s.now() + 1000) });
+    expect((await s.two.verify(k.apiKey))?.expiresAt).toEqual(new Date(s.now() + 1000));
+    await s.advance(999);
+    expect((await s.two.verify(k.apiKey))?.id).toBe(k.id);
+    await s.advance(1);
+    expect(await s.two.verify(k.apiKey)).toBeUndefined();
+    expect(await s.two.refusal(k.apiKey)).toEqual({ reason: 'expired key', key: expect.objectContaining({ id: k.id }) });
+    await s.close();
+  });
+
+  it('rotates a live key into a new one with the same settings, revoking it in the same step; not a revoked, expired or unknown one', async () => {
+    const s = open();
+    const expiresAt = new Date(s.now() + 60_000);
+    const old = await s.one.create({ name: 'r', tenant: 't', models: ['local-chat'], requestsPerMinute: 3, tokenBudget: 9, expiresAt });
+    await s.advance(10);
+    const { revoked, key } = await s.two.rotate(old.id);
+    expect(revoked).toMatchObject({ id: old.id, revokedAt: new Date(s.now()) });
+    expect(key).toMatchObject({
+      name: 'r',
+      tenant: 't',
+      models: ['local-chat'],
+      requestsPerMinute: 3,
+      tokenBudget: 9,
+      expiresAt,
+      revokedAt: null,
+    });
+    expect(key.id).not.toBe(old.id);
+    expect(key.createdAt).toEqual(new Date(s.now()));
+    expect(await s.one.verify(old.apiKey)).toBeUndefined();
+    expect((await s.one.verify(key.apiKey))?.id).toBe(key.id);
+    await expect(s.one.rotate(old.id)).rejects.toBeInstanceOf(Conflict);
+    await expect(s.one.rotate('no-such-id')).rejects.toBeInstanceOf(NotFound);
+    await s.advance(60_000);
+    await expect(s.one.rotate(key.id)).rejects.toBeInstanceOf(Conflict);
     await s.close();
   });
 });

@@ -19,6 +19,7 @@ const key = (over: Partial<ApiKey>): ApiKey => ({
   tokenBudget: null,
   createdAt: new Date(0),
   revokedAt: null,
+  expiresAt: null,
   ...over,
 });
 const refusal = (p: Promise<void>) =>

@@ -18,6 +18,7 @@ export function keyRecord(tenant: string, at: number, over: Partial<ApiKey> = {}
       tokenBudget: null,
       createdAt: new Date(at),
       revokedAt: null,
+      expiresAt: null,
       ...over,
     },
   };
@@ -100,6 +101,34 @@ export function keyStoreContract(name: string, open: () => Promise<Opened<KeySto
       expect(all).toEqual(expect.arrayContaining([revoked, a2.key, b1.key]));
       const mine = all.filter((k) => [a1, a2, b1].some((r) => r.key.id === k.id)).map((k) => k.id);
       expect(mine).toEqual([a1.key.id, b1.key.id, a2.key.id]);
+    });
+
+    it('keeps an expiry as given; finds a key by hash or id whether revoked or not', async () => {
+      const a = keyRecord(tenant('a'), s.now(), { expiresAt: new Date(s.now() + 60_000) });
+      await s.one.create(a.key, a.hash);
+      expect(await s.two.findLive(a.hash)).toEqual(a.key);
+      expect(await s.two.get(a.key.id)).toEqual(a.key);
+      const revoked = await s.one.revoke(a.key.id, s.now() + 1);
+      expect(await s.two.find(a.hash)).toEqual(revoked);
+      expect(await s.two.get(a.key.id)).toEqual(revoked);
+      expect(await s.two.find(hashOfKey(newKeyText()))).toBeUndefined();
+      expect(await s.two.get(randomUUID())).toBeUndefined();
+    });
+
+    it('rotates in one step: the old key revoked, the new one kept; of two rotations at once, one makes a key', async () => {
+      const old = keyRecord(tenant('a'), s.now(), { models: ['m'], requestsPerMinute: 5 });
+      await s.one.create(old.key, old.hash);
+      const [x, y] = [keyRecord(tenant('a'), s.now() + 1), keyRecord(tenant('a'), s.now() + 1)];
+      const at = s.now() + 2;
+      const [rx, ry] = await Promise.all([s.one.rotate(old.key.id, x.key, x.hash, at), s.two.rotate(old.key.id, y.key, y.hash, at)]);
+      expect([rx, ry].filter(Boolean)).toEqual([{ ...old.key, revokedAt: new Date(at) }]);
+      const kept = rx ? x : y;
+      const lost = rx ? y : x;
+      expect(await s.two.findLive(old.hash)).toBeUndefined();
+      expect(await s.one.findLive(kept.hash)).toEqual(kept.key);
+      expect(await s.one.find(lost.hash)).toBeUndefined();
+      expect(await s.one.rotate(randomUUID(), lost.key, lost.hash, at)).toBeUndefined();
+      expect(await s.one.find(lost.hash)).toBeUndefined();
     });
   });
 }

@@ -3,6 +3,7 @@ import type { UsageStore } from '../../../core/models/ports';
 import type { UsageRecord, UsageTotals } from '../../../core/models/usage/usage';
 import type { Opened } from './store-contracts';
 
+const DAY = 86_400_000;
 const ZERO: UsageTotals = { requests: 0, tokens_in: 0, tokens_out: 0, words_sent: 0, words_received: 0, cache_hits: 0, errors: 0, cost: 0 };
 
 export function usageStoreContract(name: string, open: () => Promise<Opened<UsageStore>>) {
@@ -97,6 +98,49 @@ export function usageStoreContract(name: string, open: () => Promise<Opened<Usag
       await s.two.flush();
       expect((await s.one.totals(t, s.now(), s.now() + 1)).totals).toMatchObject({ requests: 2, tokens_in: 3 });
       await kept;
+    });
+
+    it('sums per UTC day, tenant, key and model, filtered and paged in a total order', async () => {
+      const [a, b] = [tenant('a'), tenant('b')];
+      const day0 = Math.floor(s.now() / DAY) * DAY;
+      const iso = (at: number) => new Date(at).toISOString().slice(0, 10);
+      await Promise.all([
+        s.one.record(call({ tenant: a, at: day0 + 1, keyId: 'k1', model: 'm1', tokensIn: 1 }), 0.5),
+        s.two.record(call({ tenant: a, at: day0 + DAY - 1, keyId: 'k1', model: 'm1', tokensIn: 2, status: 500 }), 0.25),
+        s.one.record(call({ tenant: a, at: day0 + DAY, keyId: 'k1', model: 'm1', tokensIn: 4 }), 0),
+        s.two.record(call({ tenant: a, at: day0 + 5, keyId: 'k2', model: 'm1', tokensIn: 8 }), 0),
+        s.one.record(call({ tenant: b, at: day0 + 5, keyId: 'k3', model: 'm2', tokensIn: 16 }), 0),
+      ]);
+      const all = { tenants: [a, b], from: day0, to: day0 + 2 * DAY, desc: false, limit: 10 };
+      const r = await s.two.daily(all);
+      expect(r.total).toBe(4);
+      expect(r.rows.map((x) => [x.day, x.tenant, x.keyId, x.model, x.requests, x.tokens_in])).toEqual([
+        [iso(day0), a, 'k1', 'm1', 2, 3],
+        [iso(day0), a, 'k2', 'm1', 1, 8],
+        [iso(day0), b, 'k3', 'm2', 1, 16],
+        [iso(day0 + DAY), a, 'k1', 'm1', 1, 4],
+      ]);
+      expect(r.rows[0]).toMatchObject({ errors: 1, cost: 0.75, tokens_out: 10, words_sent: 14, cache_hits: 0 });
+      const desc = await s.one.daily({ ...all, desc: true });
+      expect(desc.rows.map((x) => x.day + x.keyId)).toEqual([iso(day0 + DAY) + 'k1', iso(day0) + 'k1', iso(day0) + 'k2', iso(day0) + 'k3']);
+      // Pages of one continue after the last row, in both orders.
+      for (const order of [false, true]) {
+        const seen: string[] = [];
+        let after: (typeof r.rows)[number] | undefined;
+        for (let i = 0; i < 5; i++) {
+          const p = await s.one.daily({ ...all, desc: order, limit: 1, after });
+          if (!p.rows.length) break;
+          expect(p.total).toBe(4);
+          after = p.rows[0];
+          seen.push(after.day + after.keyId);
+        }
+        expect(seen).toEqual((order ? desc : r).rows.map((x) => x.day + x.keyId));
+      }
+      expect((await s.one.daily({ ...all, tenants: [b] })).rows.map((x) => x.keyId)).toEqual(['k3']);
+      expect((await s.one.daily({ ...all, tenants: [] })).total).toBe(0);
+      expect((await s.one.daily({ ...all, keyId: 'k1' })).rows.map((x) => x.tokens_in)).toEqual([3, 4]);
+      expect((await s.one.daily({ ...all, model: 'm2' })).rows.map((x) => x.keyId)).toEqual(['k3']);
+      expect((await s.one.daily({ ...all, from: day0 + DAY })).rows.map((x) => x.tokens_in)).toEqual([4]);
     });
   });
 }

@@ -1,4 +1,5 @@
 import { ObjectQuotaReached } from '../../../core/search/errors';
+import { adminCases } from './store-contracts-admin';
 import type { ObjectRecord } from '../../../core/search/ports';
 import { feedCases } from './store-contracts-feeds';
 import { filterCases } from './store-contracts-filters';
@@ -20,6 +21,7 @@ export function searchStoreContract(name: string, open: Open) {
     queryCases(s);
     feedCases(s);
     replicaCases(s);
+    adminCases(s);
   });
 }
 
