@@ -13,6 +13,8 @@ import { secureDataDir } from './data-dir';
 import { configParts, sharedDeps, closeAll } from './deps';
 import { progressBar } from '../services/shared/progress';
 import { serve } from './serve';
+import { AUDIT_FLAGS, AUDIT_USAGE, localAudit, remoteAudit } from './audit-command';
+import { CREDENTIALS_HELP, REMOTE_FLAGS, remoteAdmin, remoteUrl } from './remote-admin';
 
 // Loaded on use, so admin commands start fast without the GraphQL stack.
 const lazySupergraph = () => require('../gateway/supergraph') as typeof import('../gateway/supergraph');
@@ -31,9 +33,12 @@ export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
     '  platform backup <dir>                        copy every store and bootstrap.json into <dir>, also while the server runs',
     '  platform compose [--check]                   write (or check) schema/supergraph.graphql',
     "  platform migrate                             bring DATABASE_URL's tables to this version (replicas also do it as they start)",
+    ...AUDIT_USAGE.map((u) => `  ${u}`),
     '',
     'Every command takes --data-dir D (default PLATFORM_DATA_DIR or ./data) and prints JSON.',
     'Commands that take a password or secret read it from standard input when it is not given.',
+    'Lists print every item; --sort field|-field orders them, --limit N keeps the first N.',
+    ...CREDENTIALS_HELP,
   ].join('\n');
 }
 
@@ -60,13 +65,15 @@ export function configFrom(flags: Record<string, string | undefined>, modules: r
  * those it uses, runs it, closes.
  */
 async function serviceCommand(module: ServiceModule, command: string, words: string[], flags: Record<string, string | undefined>) {
+  const cmd = module.commands!.find((c) => c.name === command)!;
+  const url = cmd.remote && remoteUrl(flags);
+  if (url) return print(await cmd.remote!(await remoteAdmin(url, flags.token), words, flags, { readSecret: readStdinLine }));
   const platform = sharedDeps(configFrom(flags), SERVICES, pino({ level: 'silent' }));
   const opened = await platform.open(
     SERVICES.filter((m) => m === module || module.uses?.includes(m.name)),
     { admin: true },
   );
   try {
-    const cmd = module.commands!.find((c) => c.name === command)!;
     print(await cmd.run(opened.find((o) => o.module === module)!.instance, words, flags, { readSecret: readStdinLine }));
   } finally {
     await closeAll(opened);
@@ -83,12 +90,15 @@ const OWN_FLAGS = new Map<string, CommandFlags>([
   ['backup', {}],
   ['compose', { switches: ['check'] }],
   ['migrate', {}],
+  ['audit', { values: [...AUDIT_FLAGS.values!, ...REMOTE_FLAGS] }],
 ]);
 
 /** What `command` accepts, or undefined when no command has that name. */
 export function commandFlags(command: string, modules: readonly ServiceModule[] = SERVICES): CommandFlags | undefined {
   const service = modules.flatMap((m) => m.commands ?? []).find((c) => c.name === command);
-  const own = service ? (service.flags ?? {}) : OWN_FLAGS.get(command);
+  // A command that also runs remotely takes --url and --token.
+  const remote = service?.remote ? REMOTE_FLAGS : [];
+  const own = service ? { ...service.flags, values: [...(service.flags?.values ?? []), ...remote] } : OWN_FLAGS.get(command);
   return own && { values: ['data-dir', ...(own.values ?? [])], switches: ['help', ...(own.switches ?? [])] };
 }
 
@@ -166,6 +176,18 @@ export async function main(argv: string[]): Promise<void> {
     }
     case 'migrate':
       return print(await lazyMigrate().migrateDatabase(configFrom(flags), SERVICES));
+    case 'audit': {
+      const url = remoteUrl(flags);
+      if (url) return print(await remoteAudit(await remoteAdmin(url, flags.token), flags));
+      const platform = sharedDeps(configFrom(flags), SERVICES, pino({ level: 'silent' }));
+      // Connecting opens the trail's store (the data directory's audit.db, or PostgreSQL's, migrated) and no service.
+      await platform.connect(SERVICES, { admin: true });
+      try {
+        return print(await localAudit(platform.deps.audit, flags));
+      } finally {
+        await platform.close();
+      }
+    }
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

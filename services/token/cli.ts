@@ -1,9 +1,15 @@
-import { listFlag, UsageError } from '../shared/cli';
+import { tokenAdminClient } from '../../clients/token/admin';
+import type { Admin } from '../../core/shared/admin/access';
+import type { Ctx } from '../../core/shared/context';
 import type { TokenCore } from '../../core/token';
-import type { TokenAdmin } from '../../core/token/admin';
+import type { TokenAdminApi } from '../../core/token/admin-api';
+import { cliCtx, everyItem, LIST_FLAGS, versionFlag, yesNo } from '../shared/admin-cli';
+import { listFlag, UsageError } from '../shared/cli';
 import type { CliCommand } from '../shared/module';
 
-const int = (v: string | undefined, name: string) => {
+type Flags = Record<string, string | undefined>;
+
+const seconds = (v: string | undefined, name: string) => {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number of seconds`);
   return Number(v);
@@ -17,99 +23,141 @@ const need = (v: string | undefined, name: string) => {
 const uriList = (v: string | undefined) => (v === undefined ? undefined : (listFlag(v) ?? []));
 
 /** The browser settings of a client (`client create`, `client update`). */
-const browserFlags = (f: Record<string, string | undefined>) => ({
-  redirectUris: uriList(f['redirect-uris']),
-  postLogoutRedirectUris: uriList(f['post-logout-redirect-uris']),
-  webOrigins: uriList(f['web-origins']),
+const browserFlags = (f: Flags) => ({
+  redirect_uris: uriList(f['redirect-uris']),
+  post_logout_redirect_uris: uriList(f['post-logout-redirect-uris']),
+  web_origins: uriList(f['web-origins']),
 });
 
-const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
 /**
- * DECISIONS: the command prints snake_case JSON (`client_id`, `tenant_id`, `realm`), as the REST
- * contract does; the core's views are camelCase.
+ * `platform realm|client|user|session <verb>`: each prints one JSON value, the admin API's view
+ * (core/token/admin-api/views.ts), whether `api` is the data directory's core (acting as the local
+ * administrator) or a remote platform's admin API (`--url`): the same calls either way.
  */
-export function present(value: unknown, noun: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => present(v, noun));
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const key = k === 'realmId' || (noun === 'realm' && k === 'id') ? 'realm' : snake(k);
-    out[key] = v;
-  }
-  return out;
-}
-
-/** `platform realm|client|user <verb>`: each prints one JSON value. */
 export async function adminCommand(
-  admin: TokenAdmin,
+  api: TokenAdminApi,
+  ctx: Ctx<Admin>,
   words: string[],
-  f: Record<string, string | undefined>,
+  f: Flags,
   readSecret: () => Promise<string>,
 ): Promise<unknown> {
   const [noun, verb, target] = words;
   const key = `${noun} ${verb ?? ''}`;
+  /** `--realm`, else the default realm (for a realm administrator: the one realm it sees). */
+  const realmOf = async (): Promise<string> => {
+    if (f.realm) return f.realm;
+    const realms = await everyItem((ask) => api.listRealms(ask, ctx), {});
+    const found = realms.find((r) => r.default) ?? (realms.length === 1 ? realms[0] : undefined);
+    if (!found) throw new UsageError('--realm is required');
+    return found.realm;
+  };
+  /** A realm command's realm: a word or --realm. */
+  const namedRealm = () => need(target ?? f.realm, 'realm');
+  const client = async () => ({ realm: await realmOf(), client_id: need(f['client-id'], 'client-id') });
+  const user = async () => ({ realm: await realmOf(), username: need(f.username, 'username') });
+  const version = versionFlag(f.version);
   switch (key) {
     case 'realm create':
-      return admin.createRealm({
-        name: f.name,
-        accessTokenLifespan: int(f['access-ttl'], 'access-ttl'),
-        refreshTokenLifespan: int(f['refresh-ttl'], 'refresh-ttl'),
-      });
+      return api.createRealm(
+        {
+          name: need(f.name, 'name'),
+          access_token_lifespan: seconds(f['access-ttl'], 'access-ttl'),
+          refresh_token_lifespan: seconds(f['refresh-ttl'], 'refresh-ttl'),
+        },
+        ctx,
+      );
     case 'realm list':
-      return admin.listRealms();
+      return everyItem((ask) => api.listRealms({ ...ask, name: f.name, enabled: yesNo(f.enabled, 'enabled') }, ctx), f);
+    case 'realm get':
+      return api.getRealm({ realm: namedRealm() }, ctx);
+    case 'realm update':
+      return api.updateRealm(
+        {
+          realm: namedRealm(),
+          version,
+          name: f.name,
+          access_token_lifespan: seconds(f['access-ttl'], 'access-ttl'),
+          refresh_token_lifespan: seconds(f['refresh-ttl'], 'refresh-ttl'),
+        },
+        ctx,
+      );
     case 'realm disable':
-      return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), false);
     case 'realm enable':
-      return admin.setRealmEnabled(need(f.realm ?? target, 'realm'), true);
+      return api.updateRealm({ realm: namedRealm(), version, enabled: verb === 'enable' }, ctx);
     case 'realm default':
-      return admin.setDefaultRealm(need(f.realm ?? target, 'realm'));
+      return api.setDefaultRealm({ realm: namedRealm() }, ctx);
     case 'realm rotate-key':
-      return admin.rotateRealmKey(f.realm ?? target);
-    case 'client create': {
-      const input = {
-        realm: f.realm,
-        clientId: need(f['client-id'], 'client-id'),
-        tenantId: f.tenant,
-        roles: listFlag(f.roles),
-        scopes: listFlag(f.scopes),
-        ...browserFlags(f),
-      };
-      return f.public ? admin.createPublicClient(input) : admin.createClient(input);
-    }
+      return api.rotateRealmKey({ realm: target ?? (await realmOf()) }, ctx);
+    case 'client create':
+      return api.createClient(
+        {
+          ...(await client()),
+          public: f.public ? true : undefined,
+          tenant_id: f.tenant,
+          roles: listFlag(f.roles),
+          scopes: listFlag(f.scopes),
+          ...browserFlags(f),
+        },
+        ctx,
+      );
     case 'client update':
-      return admin.updateClient(f.realm, need(f['client-id'], 'client-id'), browserFlags(f));
+      return api.updateClient(
+        { ...(await client()), version, tenant_id: f.tenant, roles: uriList(f.roles), scopes: listFlag(f.scopes), ...browserFlags(f) },
+        ctx,
+      );
     case 'client list':
-      return admin.listClients(f.realm);
+      return everyItem(
+        async (ask) =>
+          api.listClients(
+            { ...ask, realm: await realmOf(), q: f.q, enabled: yesNo(f.enabled, 'enabled'), public: f.public ? true : undefined },
+            ctx,
+          ),
+        f,
+      );
+    case 'client get':
+      return api.getClient(await client(), ctx);
     case 'client disable':
-      return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), false);
     case 'client enable':
-      return admin.setClientEnabled(f.realm, need(f['client-id'], 'client-id'), true);
+      return api.updateClient({ ...(await client()), version, enabled: verb === 'enable' }, ctx);
     case 'client rotate-secret':
-      return admin.rotateClientSecret(f.realm, need(f['client-id'], 'client-id'));
+      return api.regenerateClientSecret(await client(), ctx);
     case 'user create':
-      return admin.createUser({
-        realm: f.realm,
-        username: need(f.username, 'username'),
-        password: f.password ?? (await readSecret()),
-        tenantId: f.tenant,
-        roles: listFlag(f.roles),
-        email: f.email,
-      });
+      return api.createUser(
+        {
+          ...(await user()),
+          password: f.password ?? (await readSecret()),
+          tenant_id: f.tenant,
+          roles: listFlag(f.roles),
+          email: f.email,
+        },
+        ctx,
+      );
     case 'user list':
-      return admin.listUsers(f.realm);
+      return everyItem(
+        async (ask) => api.listUsers({ ...ask, realm: await realmOf(), q: f.q, enabled: yesNo(f.enabled, 'enabled'), role: f.role }, ctx),
+        f,
+      );
+    case 'user get':
+      return api.getUser(await user(), ctx);
+    case 'user update':
+      // --email '' takes the address away.
+      return api.updateUser(
+        { ...(await user()), version, roles: uriList(f.roles), tenant_id: f.tenant, email: f.email === '' ? null : f.email },
+        ctx,
+      );
     case 'user disable':
-      return admin.setUserEnabled(f.realm, need(f.username, 'username'), false);
     case 'user enable':
-      return admin.setUserEnabled(f.realm, need(f.username, 'username'), true);
+      return api.updateUser({ ...(await user()), version, enabled: verb === 'enable' }, ctx);
     case 'user set-password':
-      return admin.setPassword(f.realm, need(f.username, 'username'), f.password ?? (await readSecret()));
+      return api.setUserPassword({ ...(await user()), password: f.password ?? (await readSecret()) }, ctx);
+    case 'user unlock':
+      return api.unlockUser(await user(), ctx);
     case 'user logout':
-      return admin.logout(f.realm, need(f.username, 'username'));
+      return api.logoutUser(await user(), ctx);
     case 'session list':
-      return admin.listSessions(f.realm, f.username);
+      return everyItem(async (ask) => api.listSessions({ ...ask, realm: await realmOf(), username: f.username }, ctx), f);
     case 'session end':
-      return admin.endBrowserSession(f.realm, need(f.id ?? target, 'id'));
+      return api.endSession({ realm: await realmOf(), id: need(f.id ?? target, 'id') }, ctx);
     default:
       throw new UsageError(`unknown command '${key.trim()}'`);
   }
@@ -123,38 +171,57 @@ const command = (
 ): CliCommand<TokenCore> => ({
   name,
   usage,
-  flags: { values, switches },
-  run: async (core, words, flags, io) => present(await adminCommand(core.admin, [name, ...words], flags, io.readSecret), name),
+  flags: { values: [...values, ...LIST_FLAGS], switches },
+  run: (core, words, flags, io) => adminCommand(core.adminApi, cliCtx(), [name, ...words], flags, io.readSecret),
+  // Over HTTP the administrator is the token's: the ctx is only for the core in process.
+  remote: (conn, words, flags, io) => adminCommand(tokenAdminClient(conn), cliCtx(), [name, ...words], flags, io.readSecret),
 });
 
 /** The token service's part of the `platform` command. */
 export const tokenCommands: CliCommand<TokenCore>[] = [
   command(
     'realm',
-    ['name', 'access-ttl', 'refresh-ttl', 'realm'],
+    ['name', 'access-ttl', 'refresh-ttl', 'realm', 'enabled', 'version'],
     [
-      'platform realm create [--name N] [--access-ttl S] [--refresh-ttl S]',
-      'platform realm list | disable <id> | enable <id> | default <id> | rotate-key [<id>]',
+      'platform realm create --name N [--access-ttl S] [--refresh-ttl S]',
+      'platform realm list [--name N] [--enabled true|false] | get <realm> | disable <realm> | enable <realm> | default <realm>',
+      'platform realm update <realm> [--name N] [--access-ttl S] [--refresh-ttl S] [--version V] | rotate-key [<realm>]',
     ],
   ),
   command(
     'client',
-    ['client-id', 'realm', 'tenant', 'roles', 'scopes', 'redirect-uris', 'post-logout-redirect-uris', 'web-origins'],
+    [
+      'client-id',
+      'realm',
+      'tenant',
+      'roles',
+      'scopes',
+      'redirect-uris',
+      'post-logout-redirect-uris',
+      'web-origins',
+      'q',
+      'enabled',
+      'version',
+    ],
     [
       'platform client create --client-id ID [--realm R] [--tenant T] [--roles r1,r2] [--scopes s1,s2]',
       '       [--public] [--redirect-uris u1,u2] [--post-logout-redirect-uris u1] [--web-origins o1,o2]',
       '       (--public: no secret, a browser or native app that signs people in with PKCE)',
-      'platform client update --client-id ID [--realm R] [--redirect-uris ...] [--post-logout-redirect-uris ...] [--web-origins ...]',
-      'platform client list [--realm R] | disable --client-id ID | enable --client-id ID | rotate-secret --client-id ID',
+      'platform client update --client-id ID [--realm R] [--roles ...] [--scopes ...] [--tenant T] [--redirect-uris ...]',
+      '       [--post-logout-redirect-uris ...] [--web-origins ...] [--version V]',
+      'platform client list [--realm R] [--q TEXT] [--enabled true|false] [--public]',
+      'platform client get | disable | enable | rotate-secret --client-id ID [--realm R]',
     ],
     ['public'],
   ),
   command(
     'user',
-    ['username', 'password', 'realm', 'tenant', 'roles', 'email'],
+    ['username', 'password', 'realm', 'tenant', 'roles', 'email', 'q', 'enabled', 'role', 'version'],
     [
       'platform user create --username U [--password P] [--realm R] [--tenant T] [--roles r1,r2] [--email E]',
-      'platform user list [--realm R] | disable --username U | enable --username U',
+      'platform user list [--realm R] [--q TEXT] [--enabled true|false] [--role R]',
+      'platform user get | disable | enable | unlock --username U [--realm R]',
+      'platform user update --username U [--realm R] [--roles r1,r2] [--tenant T] [--email E] [--version V]',
       "platform user set-password --username U [--password P] [--realm R]   (ends the user's sessions)",
       'platform user logout --username U [--realm R]                        ends every session of the user',
     ],

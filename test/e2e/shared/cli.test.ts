@@ -188,7 +188,7 @@ describe('the platform command administering a data directory', () => {
 
     const unknownRealm = await cli(['user', 'list', '--realm', 'nope']);
     expect(unknownRealm.status).toBe(1);
-    expect(json(unknownRealm.stderr).error).toBe('Realm not found');
+    expect(json(unknownRealm.stderr)).toEqual({ error: "no realm 'nope'", kind: 'not_found' });
 
     const unknown = await cli(['frobnicate']);
     expect(unknown.status).toBe(2);
