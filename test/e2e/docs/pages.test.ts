@@ -51,6 +51,14 @@ describe('the README and the docs pages, run as written against npm start', () =
       ['docs/tour-token.md', 'docs/tour-search.md', 'docs/tour-models.md', 'docs/tour-chat.md'].map((p) => outputs[p] ?? '').join('\n'),
     );
     expectGraphqlTour(outputs['docs/graphql.md'] ?? '');
+    const admin = outputs['docs/admin.md'] ?? '';
+    expect(admin).toMatch(/"username":"bob".*"roles":\["search:read"\]/);
+    expect(admin).toContain(`{"detail":"no realm '`);
+    expect(admin).toMatch(/etag: "1"/i);
+    expect(admin).toMatch(/"email":"bob@acme.example".*"version":2/);
+    expect(admin).toContain('has changed since it was read (now version 2)');
+    expect(admin).toMatch(/"api_key":"lmk-/);
+    expect(admin).toMatch(/"type": "user\.update"/);
     const readme = outputs['README.md'] ?? '';
     expect(readme).toContain('"active":"true"');
     expect(readme).toContain('"message":"Object created"');
