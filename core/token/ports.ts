@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { Keyset, KeysetRows } from '../shared/admin/paging';
 import type { RevocationFeed } from '../shared/auth/revocation-feed';
 
 export interface RealmRecord {
@@ -134,6 +135,23 @@ export type ClientPatch = Partial<
 /** `passwordHash` and a client's `secretHash`: a new credential written on the version an administrator's checks read. */
 export type UserPatch = Partial<Pick<UserRecord, 'enabled' | 'roles' | 'email' | 'emailVerified' | 'tenantId' | 'passwordHash'>>;
 
+/**
+ * A page of a realm's users (the admin API's list), read in the store: `q` a substring of the
+ * username in any case (`%` and `_` are plain characters), `enabled`, `role` held. Sorted by
+ * `username` in any case (its lower case) or `created_at`, then by `id`.
+ */
+export interface UserPageQuery extends Keyset<'username' | 'created_at'> {
+  q?: string;
+  enabled?: boolean;
+  role?: string;
+}
+/** A page of a realm's clients: `q` a substring of the client id in any case, `enabled`, `public` (no secret). Sorted by `client_id` or `created_at`, then by `client_id`. */
+export interface ClientPageQuery extends Keyset<'client_id' | 'created_at'> {
+  q?: string;
+  enabled?: boolean;
+  public?: boolean;
+}
+
 export interface TokenStore {
   realms: {
     get(id: string): Promise<RealmRecord | undefined>;
@@ -158,6 +176,8 @@ export interface TokenStore {
   clients: {
     get(realmId: string, clientId: string): Promise<ClientRecord | undefined>;
     list(realmId: string): Promise<ClientRecord[]>;
+    /** Up to `limit + 1` clients after `after`, and how many match over every page (core/shared/admin/paging.ts `Keyset`). */
+    page(realmId: string, query: ClientPageQuery): Promise<KeysetRows<ClientRecord>>;
     /** False (nothing written) when the realm already has a client of that id. */
     insert(client: ClientRecord): Promise<boolean>;
     setEnabled(realmId: string, clientId: string, enabled: boolean): Promise<boolean>;
@@ -181,6 +201,8 @@ export interface TokenStore {
     get(realmId: string, username: string): Promise<UserRecord | undefined>;
     getById(id: string): Promise<UserRecord | undefined>;
     list(realmId: string): Promise<UserRecord[]>;
+    /** Up to `limit + 1` users after `after`, and how many match over every page (core/shared/admin/paging.ts `Keyset`). */
+    page(realmId: string, query: UserPageQuery): Promise<KeysetRows<UserRecord>>;
     /** False (nothing written) when the realm already has that username, in any case. */
     insert(user: UserRecord): Promise<boolean>;
     setEnabled(realmId: string, username: string, enabled: boolean): Promise<boolean>;

@@ -1,8 +1,9 @@
 import { checkAssignedTenant, checkGrant, checkTouch } from '../../shared/admin/access';
+import { keysetOf, keysetPage } from '../../shared/admin/paging';
 import { NotFound } from '../../shared/errors';
 import type { ClientRecord, RealmRecord } from '../ports';
 import type { TokenAdminApiDeps, AdminCtx, AdminTools, ListAsk } from './context';
-import { checkRoles, contains } from './context';
+import { checkRoles } from './context';
 import { changedOf } from './realms';
 import { clientView, type ClientView, type PageView } from './views';
 
@@ -36,6 +37,9 @@ export interface ClientUpdate extends ClientRef, ClientFields {
   version?: number;
   enabled?: boolean;
 }
+/** The sorts of the list of clients (the first is the default), and the type of their values. */
+const CLIENT_SORTS = { client_id: 'string', created_at: 'number' } as const;
+
 /** A confidential client's secret, in the one answer that shows it. */
 export type ClientWithSecret = ClientView & { client_secret?: string };
 
@@ -56,13 +60,10 @@ export function clientsApi(deps: TokenAdminApiDeps, t: AdminTools) {
   return {
     async listClients(q: ClientList, ctx: AdminCtx): Promise<PageView<ClientView>> {
       const realm = await t.realmFor(ctx, q.realm);
-      const all = (await store.clients.list(realm.id)).filter(
-        (c) =>
-          contains(c.clientId, q.q) &&
-          (q.enabled === undefined || c.enabled === q.enabled) &&
-          (q.public === undefined || (c.secretHash === null) === q.public),
-      );
-      return t.page(all, q, { keyOf: (c) => c.clientId, sorts: { client_id: (c) => c.clientId, created_at: (c) => c.createdAt } }, view);
+      const keyset = keysetOf(q, CLIENT_SORTS);
+      const found = await store.clients.page(realm.id, { ...keyset, q: q.q, enabled: q.enabled, public: q.public });
+      const page = keysetPage(found, keyset, (c) => [keyset.sort === 'client_id' ? c.clientId : c.createdAt, c.clientId]);
+      return { items: page.items.map(view), next_cursor: page.nextCursor, total: page.total };
     },
 
     async getClient(q: ClientRef, ctx: AdminCtx): Promise<ClientView> {

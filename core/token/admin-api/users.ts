@@ -1,8 +1,9 @@
 import { checkAssignedTenant, checkGrant, checkTouch } from '../../shared/admin/access';
+import { keysetOf, keysetPage } from '../../shared/admin/paging';
 import { BadRequest, NotFound } from '../../shared/errors';
 import type { RealmRecord, UserRecord } from '../ports';
 import type { TokenAdminApiDeps, AdminCtx, AdminTools, ListAsk } from './context';
-import { checkRoles, contains } from './context';
+import { checkRoles } from './context';
 import { changedOf } from './realms';
 import { userView, type PageView, type UserView } from './views';
 
@@ -35,6 +36,9 @@ export interface UserUpdate extends UserRef {
   email?: string | null;
   tenant_id?: string;
 }
+
+/** The sorts of the list of users (the first is the default), and the type of their values. */
+const USER_SORTS = { username: 'string', created_at: 'number' } as const;
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 function checkEmail(email: string | null | undefined) {
@@ -73,18 +77,11 @@ export function usersApi(deps: TokenAdminApiDeps, t: AdminTools) {
   return {
     async listUsers(q: UserList, ctx: AdminCtx): Promise<PageView<UserView>> {
       const realm = await t.realmFor(ctx, q.realm);
-      const all = (await store.users.list(realm.id)).filter(
-        (u) =>
-          contains(u.username, q.q) &&
-          (q.enabled === undefined || u.enabled === q.enabled) &&
-          (q.role === undefined || u.roles.includes(q.role)),
-      );
-      return t.page(
-        all,
-        q,
-        { keyOf: (u) => u.id, sorts: { username: (u) => u.username.toLowerCase(), created_at: (u) => u.createdAt } },
-        view,
-      );
+      const keyset = keysetOf(q, USER_SORTS);
+      const found = await store.users.page(realm.id, { ...keyset, q: q.q, enabled: q.enabled, role: q.role });
+      // Positions as the store compares them: usernames in lower case.
+      const page = keysetPage(found, keyset, (u) => [keyset.sort === 'username' ? u.username.toLowerCase() : u.createdAt, u.id]);
+      return { items: await Promise.all(page.items.map(view)), next_cursor: page.nextCursor, total: page.total };
     },
 
     async getUser(q: UserRef, ctx: AdminCtx): Promise<UserView> {

@@ -137,4 +137,13 @@ export const TOKEN_PG_MIGRATIONS = [
   ALTER TABLE token_clients ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
   ALTER TABLE token_users ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
   `,
+  // 5: the admin lists page in SQL (core/token/postgres/pages.ts), comparing text in COLLATE "C"
+  // (byte order, as the lists always sorted): within a realm, by username in any case, by client
+  // id, or by creation; then by the key.
+  `
+  CREATE INDEX token_users_page_name ON token_users (realm_id, (lower(username)) COLLATE "C", id COLLATE "C");
+  CREATE INDEX token_users_page_created ON token_users (realm_id, created_at, id COLLATE "C");
+  CREATE INDEX token_clients_page_id ON token_clients (realm_id, client_id COLLATE "C");
+  CREATE INDEX token_clients_page_created ON token_clients (realm_id, created_at, client_id COLLATE "C");
+  `,
 ];

@@ -3,6 +3,7 @@ import type { PgPool } from '../../shared/postgres';
 import type { ClientRecord, KeyRecord, TokenStore } from '../ports';
 import { pgBrowserSessions, pgCodes } from './browser';
 import { pgFailureCounter } from './failures';
+import { pgPages } from './pages';
 import { queries, transaction } from './query';
 import { pgRevocations } from './revocations';
 import * as row from './rows';
@@ -53,6 +54,7 @@ export function pgTokenStore(pool: PgPool): TokenStore {
   const sessions = pgSessions(pool);
   const revocations = pgRevocations(pool);
   const updates = pgUpdates(pool);
+  const pages = pgPages(pool);
   let hashKey: Promise<Buffer> | undefined;
 
   return {
@@ -121,6 +123,7 @@ export function pgTokenStore(pool: PgPool): TokenStore {
           [realmId],
           row.client,
         ),
+      page: pages.clients,
       insert: (c) => insertClient(q, c),
       setEnabled: async (realmId, clientId, enabled) =>
         (await q.count(
@@ -179,6 +182,7 @@ export function pgTokenStore(pool: PgPool): TokenStore {
           [realmId],
           row.user,
         ),
+      page: pages.users,
       insert: async (u) =>
         (await q.count(
           'users.insert',

@@ -158,4 +158,10 @@ export const tokenMigrations: string[] = [
   ALTER TABLE clients ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
   ALTER TABLE users ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
   `,
+  // 8: the admin lists page in SQL (core/token/sqlite/pages.ts): by creation, then the key, within
+  // a realm. By username and by client id the unique indexes (realm_id, username|client_id) serve.
+  `
+  CREATE INDEX users_by_creation ON users (realm_id, created_at, id);
+  CREATE INDEX clients_by_creation ON clients (realm_id, created_at, client_id);
+  `,
 ];

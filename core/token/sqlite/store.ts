@@ -1,6 +1,7 @@
 import { fromJson, groupCommit, openDatabase, statements, toJson, type Db } from '../../shared/sqlite';
 import type { ClientRecord, FailureCounter, KeyRecord, SessionRecord, TokenStore } from '../ports';
 import { sessionEntry, sessionsEntry } from '../revocations';
+import { sqlitePages } from './pages';
 import { sqliteRevocations } from './revocations';
 import * as row from './rows';
 import { tokenMigrations } from './schema';
@@ -76,6 +77,7 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
   );
   const writeSession = groupCommit(db, sessionRow);
   const updates = sqliteUpdates(db);
+  const pages = sqlitePages(db);
   const revocations = sqliteRevocations(db);
   // Each ends sessions and adds the entry that ends their access tokens everywhere, in one transaction.
   const revokeOne = db.transaction((id: string, at: number, until: number) => {
@@ -159,6 +161,7 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
     clients: {
       get: later(one('SELECT * FROM clients WHERE realm_id = ? AND client_id = ?', row.client)),
       list: later(many('SELECT * FROM clients WHERE realm_id = ? ORDER BY created_at, client_id', row.client)),
+      page: later(pages.clients),
       insert: later(clientRow),
       setEnabled: later(
         (realmId, clientId, enabled) =>
@@ -209,6 +212,7 @@ export function sqliteTokenStore(file: string, opts: { durable?: boolean } = {})
       get: later(one('SELECT * FROM users WHERE realm_id = ? AND username = ?', row.user)),
       getById: later(one('SELECT * FROM users WHERE id = ?', row.user)),
       list: later(many('SELECT * FROM users WHERE realm_id = ? ORDER BY created_at, username', row.user)),
+      page: later(pages.users),
       insert: later(
         (u) =>
           insertUser(

@@ -78,7 +78,8 @@ describe('generated client secrets are kept as keyed fast hashes', () => {
         ALTER TABLE sessions DROP COLUMN browser_session_id; DELETE FROM clients WHERE client_id = 'platform-console';
         ALTER TABLE clients DROP COLUMN redirect_uris; ALTER TABLE clients DROP COLUMN post_logout_redirect_uris;
         ALTER TABLE clients DROP COLUMN web_origins;
-        ALTER TABLE realms DROP COLUMN version; ALTER TABLE clients DROP COLUMN version; ALTER TABLE users DROP COLUMN version;`);
+        ALTER TABLE realms DROP COLUMN version; ALTER TABLE clients DROP COLUMN version; ALTER TABLE users DROP COLUMN version;
+        DROP INDEX users_by_creation; DROP INDEX clients_by_creation;`);
       db.pragma('user_version = 3');
       db.close();
       return { file, realm, client_secret };

@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { migrate, openPool } from '../../../core/shared/postgres';
 import { TOKEN_PG_MIGRATIONS, pgTokenStore } from '../../../core/token/postgres';
-import { describePg, freshDatabase, sharedTestDatabase } from '../../shared/postgres';
+import { DATABASE_URL, describePg, freshDatabase, sharedTestDatabase } from '../../shared/postgres';
 import { REVOCATIONS } from '../../../core/token/postgres/revocations';
 import { eventually } from '../../shared/replicas';
 import { tokenStoreContract } from './store-contracts';
-import { givenRealm, sessionRecord, type Opened } from './store-fixtures';
+import { pageCases } from './store-contracts-pages';
+import { givenRealm, sessionRecord, useOpened, type Opened } from './store-fixtures';
 import type { TokenStore } from '../../../core/token/ports';
 
 const MIGRATIONS = [{ scope: 'token', sql: TOKEN_PG_MIGRATIONS }];
@@ -79,4 +81,34 @@ describePg('the revoked-sessions feed on PostgreSQL, its listener cut', () => {
       await s.close();
     }
   });
+});
+
+/**
+ * The admin lists' pages in a database whose own collation is a language's (ICU en-US, which sorts
+ * `_`, `-` and case unlike bytes): the same order as JavaScript's, since the pages compare in COLLATE "C".
+ */
+describePg('the admin pages on PostgreSQL in a database of another collation', () => {
+  const s = useOpened(async (): Promise<Opened<TokenStore>> => {
+    const name = `platform_test_icu_${randomBytes(6).toString('hex')}`;
+    const server = openPool(DATABASE_URL!, { max: 1 });
+    await server.query(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
+    const url = new URL(DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const pools = [openPool(url.toString(), { max: 4 }), openPool(url.toString(), { max: 4 })] as const;
+    await migrate(pools[0], 'token', TOKEN_PG_MIGRATIONS);
+    const [one, two] = pools.map((p) => pgTokenStore(p)) as [TokenStore, TokenStore];
+    return {
+      one,
+      two,
+      now: () => 0,
+      advance: async () => undefined,
+      close: async () => {
+        await Promise.all([one.close(), two.close()]);
+        await Promise.all(pools.map((p) => p.end()));
+        await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await server.end();
+      },
+    };
+  });
+  pageCases(s);
 });

@@ -1,6 +1,7 @@
 import type { TokenStore } from '../../../core/token/ports';
 import { browserCases } from './store-contracts-browser';
 import { failureCounterCases } from './store-contracts-failures';
+import { pageCases } from './store-contracts-pages';
 import { revocationCases } from './store-contracts-revocations';
 import { sessionCases } from './store-contracts-sessions';
 import { updateCases } from './store-contracts-updates';
@@ -32,6 +33,7 @@ export function tokenStoreContract(name: string, open: OpenStore) {
     userCases(s);
     keyCases(s, open);
     updateCases(s);
+    pageCases(s);
     sessionCases(s);
     revocationCases(s);
     browserCases(s);
