@@ -5,6 +5,7 @@ import type { Clock } from '../core/shared/clock';
 import { ConfigError, subgraphUrlVar, type Config } from '../core/shared/config';
 import { createGateway, type SubgraphTarget } from '../gateway/server';
 import { graphiqlRouter } from '../gateway/graphiql';
+import { consoleRouter } from '../gateway/console';
 import { supergraphOf } from '../gateway/supergraph';
 import { createRestApp } from '../rest/shared/app';
 import { subgraphRouter, type SubgraphRouter } from '../subgraphs/shared/server';
@@ -162,6 +163,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       graph.push({ path: '/', router: gateway.router });
       // The offline GraphiQL is a landing page too: off with it in production.
       if (config.GRAPHQL_LANDING_PAGE) graph.push({ path: '/', router: graphiqlRouter('/graphql', { publicUrl: config.PUBLIC_URL }) });
+      // The web console talks to the graph only: it is served wherever the graph is.
+      graph.push({ path: '/', router: consoleRouter() });
     }
 
     const rest = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);

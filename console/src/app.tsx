@@ -1,0 +1,108 @@
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { Provider } from 'urql';
+import { session, type Person } from './auth/session';
+import { client } from './graphql/client';
+import { Overview } from './pages/overview';
+import { Realms } from './pages/realms';
+
+const subscribe = (listener: () => void) => session.subscribe(listener);
+const current = () => session.get();
+
+const ADMIN_ROLES = ['platform-admin', 'realm-admin'];
+
+/** The console's pages, by the address's fragment (`#/realms`): the page itself stays /console/, its one registered redirect URI. */
+const PAGES = [
+  { path: '#/', title: 'Overview', admin: false },
+  { path: '#/realms', title: 'Realms', admin: true },
+] as const;
+
+function useRoute(): string {
+  const [hash, setHash] = useState(location.hash || '#/');
+  useEffect(() => {
+    const on = () => setHash(location.hash || '#/');
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return hash;
+}
+
+export function App() {
+  const state = useSyncExternalStore(subscribe, current);
+  if (state.status === 'working')
+    return (
+      <main id="main" className="centered">
+        <p role="status">{state.message}</p>
+      </main>
+    );
+  if (state.status === 'signed-out') return <SignIn error={state.error} />;
+  return (
+    <Provider value={client}>
+      <Shell person={state.person} />
+    </Provider>
+  );
+}
+
+function SignIn({ error }: { error?: string }) {
+  const [realm, setRealm] = useState(session.realm());
+  return (
+    <main id="main" className="centered">
+      <h1>Platform console</h1>
+      <form
+        className="sign-in"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void session.signIn(realm);
+        }}
+      >
+        <label className="field">
+          Realm
+          <input value={realm} onChange={(e) => setRealm(e.target.value)} autoComplete="off" />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
+      {error && (
+        <p className="state error" role="alert">
+          {error}
+        </p>
+      )}
+    </main>
+  );
+}
+
+function Shell({ person }: { person: Person }) {
+  const route = useRoute();
+  const admin = person.roles.some((r) => ADMIN_ROLES.includes(r));
+  const pages = PAGES.filter((p) => admin || !p.admin);
+  const current = pages.find((p) => p.path === route) ?? pages[0];
+  useEffect(() => {
+    document.title = `${current.title} - Platform console`;
+  }, [current]);
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">Platform console</span>
+        <nav aria-label="Pages">
+          <ul>
+            {pages.map((p) => (
+              <li key={p.path}>
+                <a href={p.path} aria-current={p === current ? 'page' : undefined}>
+                  {p.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span className="who">{person.username}</span>
+        <button type="button" onClick={() => session.signOut()}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {current.path === '#/realms' ? <Realms /> : <Overview person={person} admin={admin} />}
+      </main>
+    </>
+  );
+}
