@@ -2,19 +2,15 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import { Provider } from 'urql';
 import { session, type Person } from './auth/session';
 import { client } from './graphql/client';
-import { Overview } from './pages/overview';
-import { Realms } from './pages/realms';
+import { PAGES } from './pages/registry';
 
 const subscribe = (listener: () => void) => session.subscribe(listener);
 const current = () => session.get();
 
-const ADMIN_ROLES = ['platform-admin', 'realm-admin'];
-
-/** The console's pages, by the address's fragment (`#/realms`): the page itself stays /console/, its one registered redirect URI. */
-const PAGES = [
-  { path: '#/', title: 'Overview', admin: false },
-  { path: '#/realms', title: 'Realms', admin: true },
-] as const;
+/**
+ * Pages are chosen by the address's fragment (`#/realms`): the page itself stays /console/, its one
+ * registered redirect URI.
+ */
 
 function useRoute(): string {
   const [hash, setHash] = useState(location.hash || '#/');
@@ -71,8 +67,9 @@ function SignIn({ error }: { error?: string }) {
 
 function Shell({ person }: { person: Person }) {
   const route = useRoute();
-  const admin = person.roles.some((r) => ADMIN_ROLES.includes(r));
-  const pages = PAGES.filter((p) => admin || !p.admin);
+  const platform = person.roles.includes('platform-admin');
+  const admin = platform || person.roles.includes('realm-admin');
+  const pages = PAGES.filter((p) => p.audience === 'everyone' || (p.audience === 'admin' ? admin : platform));
   const current = pages.find((p) => p.path === route) ?? pages[0];
   useEffect(() => {
     document.title = `${current.title} - Platform console`;
@@ -101,7 +98,7 @@ function Shell({ person }: { person: Person }) {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {current.path === '#/realms' ? <Realms /> : <Overview person={person} admin={admin} />}
+        <current.component person={person} admin={admin} platform={platform} />
       </main>
     </>
   );

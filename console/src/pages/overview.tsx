@@ -1,5 +1,5 @@
 import { useQuery } from 'urql';
-import type { Person } from '../auth/session';
+import type { PageProps } from './registry';
 import { Failure, Loading } from '../ui/states';
 
 const VIEWER = `query ConsoleViewer { viewer { username tenantId roles realm { name } } }`;
@@ -15,7 +15,7 @@ interface Counts {
 }
 
 /** Who is signed in, and for administrators what the platform holds. */
-export function Overview({ person, admin }: { person: Person; admin: boolean }) {
+export function Overview({ person, admin }: PageProps) {
   const [viewer] = useQuery<Viewer>({ query: VIEWER });
   const [counts] = useQuery<Counts>({ query: COUNTS, pause: !admin });
   return (

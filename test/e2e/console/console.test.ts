@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { TokenCore } from '../../../core/token';
-import { CHROMIUM_PATH, launchChromium } from '../../shared/chromium';
-import { startInTemp, type Started } from '../shared/server';
+import { consoleFixture, describeConsole, fitsWidth, severe, type ConsoleFixture } from './fixture';
 
 /**
  * The web console in a real browser (Debian's Chromium, driven by playwright-core): served at
@@ -12,75 +9,21 @@ import { startInTemp, type Started } from '../shared/server';
  * axe-core violation and no horizontal scroll on a phone, and signs out. Runs when CHROMIUM_PATH
  * names a Chromium (skipped otherwise).
  */
-const d = CHROMIUM_PATH ? describe : describe.skip;
 jest.setTimeout(180_000);
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown }[];
-}
-interface InPage {
-  axe: { run(): Promise<{ violations: AxeViolation[] }> };
-  document: { documentElement: { scrollWidth: number; clientWidth: number } };
-}
-
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-async function severe(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's own policy forbids injected scripts, and stays on.
-  await page.evaluate(AXE);
-  const { violations } = await page.evaluate(() => (globalThis as unknown as InPage).axe.run());
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${JSON.stringify(v.nodes.map((n) => n.target))})`);
-}
-
-const fitsWidth = (page: Page) =>
-  page.evaluate(() => {
-    const el = (globalThis as unknown as InPage).document.documentElement;
-    return el.scrollWidth <= el.clientWidth;
-  });
-
-d('the web console', () => {
-  let platform: Started;
-  let browser: Browser;
+describeConsole('the web console', () => {
+  let f: ConsoleFixture;
+  let platform: ConsoleFixture['platform'];
   let values: Record<string, string>;
 
   beforeAll(async () => {
-    platform = await startInTemp('all');
-    values = platform.bootstrap!.values;
-    browser = await launchChromium();
+    f = await consoleFixture();
+    ({ platform, values } = f);
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await platform?.stop();
-  });
+  afterAll(() => f?.stop());
 
-  /** A fresh browser profile (its own cookies: no single sign-on from another test), phone-sized or not, recording console errors. */
-  async function open(phone = false): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-    const context = await browser.newContext({
-      viewport: phone ? { width: 390, height: 844 } : { width: 1280, height: 800 },
-    });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(e.message));
-    return { context, page, errors };
-  }
-
-  async function signIn(page: Page, username: string, password: string, realm = 'default') {
-    await page.goto(`${platform.url}/console/`);
-    await page.getByLabel('Realm').fill(realm);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    const form = page.locator('form#kc-form-login');
-    await form.waitFor();
-    await form.locator('input#username').fill(username);
-    await form.locator('input#password').fill(password);
-    await form.locator('input#password').press('Enter');
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
+  const open = (phone = false) => f.open({ phone });
+  const signIn = (...args: Parameters<ConsoleFixture['signIn']>) => f.signIn(...args);
 
   it('serves its page under a strict Content Security Policy, never cached, and its hashed assets for a year, small', async () => {
     const redirect = await fetch(`${platform.url}/console?x=1`, { redirect: 'manual' });
