@@ -1,5 +1,6 @@
 import express, { Router } from 'express';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { MethodNotAllowed } from '../core/shared/errors';
 
@@ -38,7 +39,6 @@ export function consoleRouter(opts: { built?: string } = {}): Router {
   const built = opts.built ?? join(projectRoot(), 'dist', 'console');
   // Strict: `/console` (redirected) and `/console/` (the page) are two paths.
   const router = Router({ strict: true });
-  const page = existsSync(join(built, 'index.html')) ? readFileSync(join(built, 'index.html'), 'utf8') : undefined;
   const secure: express.RequestHandler = (_req, res, next) => {
     res.setHeader('Content-Security-Policy', CSP);
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -50,13 +50,16 @@ export function consoleRouter(opts: { built?: string } = {}): Router {
     const query = req.originalUrl.slice(req.path.length);
     res.redirect(301, `${CONSOLE_PATH}/${query}`);
   });
-  router.get(`${CONSOLE_PATH}/`, secure, (_req, res) => {
+  // Read on each request (a few hundred bytes): after a new build the page names the new assets at once.
+  router.get(`${CONSOLE_PATH}/`, secure, (_req, res, next) => {
     res.setHeader('Cache-Control', 'no-cache');
-    if (!page) {
-      res.status(503).type('text').send('The console is not built: run `npm run build` (npm install does it).');
-      return;
-    }
-    res.type('html').send(page);
+    readFile(join(built, 'index.html'), 'utf8').then(
+      (page) => void res.type('html').send(page),
+      (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') return next(err);
+        res.status(503).type('text').send('The console is not built: run `npm run build` (npm install does it).');
+      },
+    );
   });
   router.use(
     `${CONSOLE_PATH}/assets`,

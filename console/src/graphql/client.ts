@@ -1,18 +1,23 @@
 import { Client, fetchExchange, subscriptionExchange } from 'urql';
 import { createClient as createWsClient } from 'graphql-ws';
 import { session } from '../auth/session';
+import { lmKey } from './lm-key';
 
 /**
  * The console's one door to the platform: the federated graph at `/graphql`, queries and mutations
  * over HTTP, subscriptions over graphql-ws, each carrying the signed-in person's token (the
- * `authorization` header, or the connection's `connection_init` parameters).
+ * `authorization` header, or the connection's `connection_init` parameters, with the LM key the
+ * playgrounds were given as `api-key`: lm-key.ts).
  */
 const ws = createWsClient({
   url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
   lazy: true,
   connectionParams: async () => {
     const bearer = await session.bearer();
-    return bearer ? { authorization: `Bearer ${bearer}` } : {};
+    const params: Record<string, string> = {};
+    if (bearer) params.authorization = `Bearer ${bearer}`;
+    if (lmKey.get()) params['api-key'] = lmKey.get();
+    return params;
   },
 });
 

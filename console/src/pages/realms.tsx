@@ -1,50 +1,67 @@
-import { useState } from 'react';
-import { useMutation, useQuery } from 'urql';
-import { Pager } from '../ui/pager';
+import { useRef, useState, type KeyboardEvent } from 'react';
+import { useMutation, useQuery, type CombinedError } from 'urql';
 import { Empty, Failure, Loading } from '../ui/states';
+import type { PageProps } from './registry';
+import { Clients } from './realms/clients';
+import { fieldOf, OutcomeNote, type Outcome } from './realms/common';
+import { Sessions } from './realms/sessions';
+import { Users } from './realms/users';
 
-const REALMS = `query ConsoleRealms { adminRealms(first: 200) { items { realm name enabled default } total } }`;
-const USERS = `query ConsoleUsers($realm: ID!, $q: String, $after: String) {
-  adminUsers(realm: $realm, q: $q, first: 25, after: $after) { items { id username email enabled locked roles version } nextCursor total }
-}`;
-const CREATE_USER = `mutation ConsoleCreateUser($realm: ID!, $input: AdminCreateUserInput!) {
-  adminCreateUser(realm: $realm, input: $input) { id username }
+const REALM_FIELDS = 'realm name enabled accessTokenLifespan refreshTokenLifespan default version';
+const REALMS = `query ConsoleRealms { adminRealms(first: 200, sort: "name") { items { ${REALM_FIELDS} } total } }`;
+const CREATE_REALM = `mutation ConsoleCreateRealm($input: AdminCreateRealmInput!) { adminCreateRealm(input: $input) { ${REALM_FIELDS} } }`;
+const UPDATE_REALM = `mutation ConsoleUpdateRealm($realm: ID!, $input: AdminUpdateRealmInput!, $version: Int) {
+  adminUpdateRealm(realm: $realm, input: $input, version: $version) { ${REALM_FIELDS} }
 }`;
 
 interface RealmRow {
   realm: string;
   name: string;
   enabled: boolean;
+  accessTokenLifespan: number;
+  refreshTokenLifespan: number;
   default: boolean;
-}
-interface UserRow {
-  id: string;
-  username: string;
-  email: string | null;
-  enabled: boolean;
-  locked: boolean;
-  roles: string[];
   version: number;
 }
 
-/** The realms an administrator sees (a realm administrator: its own), and each realm's users. */
-export function Realms() {
-  const [realms] = useQuery<{ adminRealms: { items: RealmRow[]; total: number } }>({ query: REALMS });
+const TABS = [
+  { id: 'users', title: 'Users' },
+  { id: 'clients', title: 'Clients' },
+  { id: 'sessions', title: 'Sessions' },
+] as const;
+type Tab = (typeof TABS)[number]['id'];
+
+/**
+ * The realms an administrator sees (a realm administrator: its own; a platform administrator may
+ * create one and change its settings), and in the realm chosen, its users, clients and sessions.
+ */
+export function Realms({ platform }: PageProps) {
+  const [realms, reload] = useQuery<{ adminRealms: { items: RealmRow[]; total: number } }>({ query: REALMS });
   const [chosen, setChosen] = useState<string>();
-  if (realms.fetching) return <Loading what="realms" />;
+  const [tab, setTab] = useState<Tab>('users');
+  if (realms.fetching && !realms.data) return <Loading what="realms" />;
   if (realms.error) return <Failure error={realms.error} />;
   const items = realms.data?.adminRealms.items ?? [];
-  const realm = chosen ?? items.find((r) => r.default)?.realm ?? items[0]?.realm;
+  const current = items.find((r) => r.realm === chosen) ?? items.find((r) => r.default) ?? items[0];
+  const again = () => reload({ requestPolicy: 'network-only' });
   return (
     <section aria-labelledby="realms-title">
       <h1 id="realms-title">Realms</h1>
-      {items.length === 0 ? (
+      {platform && (
+        <CreateRealm
+          onCreated={(id) => {
+            setChosen(id);
+            again();
+          }}
+        />
+      )}
+      {!current ? (
         <Empty>No realm to administer.</Empty>
       ) : (
         <>
           <label className="field">
             Realm
-            <select value={realm} onChange={(e) => setChosen(e.target.value)}>
+            <select value={current.realm} onChange={(e) => setChosen(e.target.value)}>
               {items.map((r) => (
                 <option key={r.realm} value={r.realm}>
                   {r.name}
@@ -53,130 +70,172 @@ export function Realms() {
               ))}
             </select>
           </label>
-          {realm && <Users key={realm} realm={realm} />}
+          <Settings key={`${current.realm}:${current.version}`} realm={current} platform={platform} onChanged={again} />
+          <Tabs tab={tab} onTab={setTab} />
+          <div role="tabpanel" id={`realm-panel-${tab}`} aria-labelledby={`realm-tab-${tab}`} tabIndex={0} className="tab-panel">
+            {tab === 'users' && <Users key={current.realm} realm={current.realm} />}
+            {tab === 'clients' && <Clients key={current.realm} realm={current.realm} />}
+            {tab === 'sessions' && (
+              <>
+                <h2>Sessions</h2>
+                <Sessions key={current.realm} realm={current.realm} />
+              </>
+            )}
+          </div>
         </>
       )}
     </section>
   );
 }
 
-function Users({ realm }: { realm: string }) {
-  const [q, setQ] = useState('');
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const [users, reload] = useQuery<{ adminUsers: { items: UserRow[]; nextCursor: string | null; total: number } }>({
-    query: USERS,
-    variables: { realm, q: q || undefined, after: cursors[cursors.length - 1] ?? undefined },
-  });
-  const page = users.data?.adminUsers;
+/** The tabs of a realm (the ARIA tabs pattern: arrow keys, Home and End move between them). */
+function Tabs({ tab, onTab }: { tab: Tab; onTab: (t: Tab) => void }) {
+  const refs = useRef<(HTMLButtonElement | null)[]>([]);
+  const move = (e: KeyboardEvent, i: number) => {
+    const to =
+      e.key === 'ArrowRight'
+        ? (i + 1) % TABS.length
+        : e.key === 'ArrowLeft'
+          ? (i + TABS.length - 1) % TABS.length
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? TABS.length - 1
+              : -1;
+    if (to < 0) return;
+    e.preventDefault();
+    onTab(TABS[to].id);
+    refs.current[to]?.focus();
+  };
   return (
-    <>
-      <h2>Users</h2>
-      <CreateUser realm={realm} onCreated={() => reload({ requestPolicy: 'network-only' })} />
-      <label className="field">
-        Find a user
-        <input
-          type="search"
-          value={q}
-          onChange={(e) => {
-            setQ(e.target.value);
-            setCursors([null]);
+    <div role="tablist" aria-label="Parts of the realm" className="tabs">
+      {TABS.map((t, i) => (
+        <button
+          key={t.id}
+          ref={(el) => {
+            refs.current[i] = el;
           }}
-        />
-      </label>
-      {users.fetching && !page ? (
-        <Loading what="users" />
-      ) : users.error ? (
-        <Failure error={users.error} />
-      ) : !page || page.items.length === 0 ? (
-        <Empty>No user{q ? ` matches “${q}”` : ' in this realm yet'}.</Empty>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Users of the realm</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Username</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Roles</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((u) => (
-                  <tr key={u.id}>
-                    <td>{u.username}</td>
-                    <td>{u.email ?? '—'}</td>
-                    <td>{u.roles.join(', ') || '—'}</td>
-                    <td>{!u.enabled ? 'disabled' : u.locked ? 'locked' : 'active'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager cursors={cursors} next={page.nextCursor} total={page.total} shown={page.items.length} onPage={setCursors} />
-        </>
-      )}
-    </>
+          type="button"
+          role="tab"
+          id={`realm-tab-${t.id}`}
+          aria-selected={tab === t.id}
+          aria-controls={`realm-panel-${t.id}`}
+          tabIndex={tab === t.id ? 0 : -1}
+          onClick={() => onTab(t.id)}
+          onKeyDown={(e) => move(e, i)}
+        >
+          {t.title}
+        </button>
+      ))}
+    </div>
   );
 }
 
-function CreateUser({ realm, onCreated }: { realm: string; onCreated: () => void }) {
-  const [result, create] = useMutation<{ adminCreateUser: { username: string } }>(CREATE_USER);
+function CreateRealm({ onCreated }: { onCreated: (id: string) => void }) {
+  const [result, create] = useMutation<{ adminCreateRealm: RealmRow }>(CREATE_REALM);
   const [done, setDone] = useState<string>();
   return (
     <form
       className="inline-form"
-      aria-label="Create a user"
+      aria-label="Create a new one"
       onSubmit={(e) => {
         e.preventDefault();
-        const form = new FormData(e.currentTarget);
-        const field = (name: string) => {
-          const v = form.get(name);
-          return typeof v === 'string' ? v : '';
-        };
-        const roles = field('roles')
-          .split(',')
-          .map((r) => r.trim())
-          .filter(Boolean);
         const target = e.currentTarget;
-        void create({
-          realm,
-          input: {
-            username: field('username'),
-            password: field('password'),
-            roles,
-            email: field('email') || undefined,
-          },
-        }).then((r) => {
-          if (r.data) {
-            setDone(`User ${r.data.adminCreateUser.username} created.`);
-            target.reset();
-            onCreated();
-          }
+        const name = fieldOf(target)('name').trim();
+        void create({ input: { name } }).then((r) => {
+          const made = r.data?.adminCreateRealm;
+          if (!made) return;
+          setDone(`Created ${made.name}.`);
+          target.reset();
+          onCreated(made.realm);
         });
       }}
     >
       <label className="field">
-        Username
-        <input name="username" required autoComplete="off" />
-      </label>
-      <label className="field">
-        Password
-        <input name="password" type="password" required minLength={8} autoComplete="new-password" />
-      </label>
-      <label className="field">
-        Email
-        <input name="email" type="email" autoComplete="off" />
-      </label>
-      <label className="field">
-        Roles (comma-separated)
-        <input name="roles" autoComplete="off" />
+        Name of a new one
+        <input name="name" required autoComplete="off" />
       </label>
       <button type="submit" disabled={result.fetching}>
-        Create user
+        Create
       </button>
       {result.error ? <Failure error={result.error} /> : done && <p role="status">{done}</p>}
     </form>
+  );
+}
+
+/** The realm's settings: read by everyone here, changed (at the version read) by platform administrators. */
+function Settings({ realm, platform, onChanged }: { realm: RealmRow; platform: boolean; onChanged: () => void }) {
+  const [result, update] = useMutation<{ adminUpdateRealm: RealmRow }>(UPDATE_REALM);
+  const [outcome, setOutcome] = useState<Outcome>();
+  const after = (r: { error?: CombinedError }, ok: string) => {
+    setOutcome(r.error ? { error: r.error } : { ok });
+    if (!r.error) onChanged();
+  };
+  const facts = (
+    <dl className="facts">
+      <dt>Id</dt>
+      <dd>{realm.realm}</dd>
+      <dt>State</dt>
+      <dd>
+        {realm.enabled ? 'enabled' : 'disabled'}
+        {realm.default ? ', the default' : ''}
+      </dd>
+      <dt>Access tokens live</dt>
+      <dd>{realm.accessTokenLifespan} s</dd>
+      <dt>Refresh tokens live</dt>
+      <dd>{realm.refreshTokenLifespan} s</dd>
+    </dl>
+  );
+  if (!platform) return facts;
+  return (
+    <details className="settings">
+      <summary>Settings of {realm.name}</summary>
+      {facts}
+      <OutcomeNote outcome={outcome} onReload={() => (setOutcome(undefined), onChanged())} />
+      <form
+        className="inline-form"
+        aria-label={`Settings of ${realm.name}`}
+        onSubmit={(e) => {
+          e.preventDefault();
+          const field = fieldOf(e.currentTarget);
+          void update({
+            realm: realm.realm,
+            version: realm.version,
+            input: {
+              name: field('name').trim(),
+              accessTokenLifespan: Number(field('access')),
+              refreshTokenLifespan: Number(field('refresh')),
+            },
+          }).then((r) => after(r, 'Settings saved.'));
+        }}
+      >
+        <label className="field">
+          Name
+          <input name="name" required defaultValue={realm.name} autoComplete="off" />
+        </label>
+        <label className="field">
+          Access token lifespan (seconds)
+          <input name="access" type="number" min={1} required defaultValue={realm.accessTokenLifespan} />
+        </label>
+        <label className="field">
+          Refresh token lifespan (seconds)
+          <input name="refresh" type="number" min={1} required defaultValue={realm.refreshTokenLifespan} />
+        </label>
+        <button type="submit" disabled={result.fetching}>
+          Save settings
+        </button>
+      </form>
+      <button
+        type="button"
+        disabled={result.fetching || realm.default}
+        onClick={() =>
+          void update({ realm: realm.realm, version: realm.version, input: { enabled: !realm.enabled } }).then((r) =>
+            after(r, realm.enabled ? `${realm.name} disabled; its sessions ended.` : `${realm.name} enabled.`),
+          )
+        }
+      >
+        {realm.enabled ? 'Disable' : 'Enable'} {realm.name}
+      </button>
+    </details>
   );
 }

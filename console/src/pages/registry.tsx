@@ -1,7 +1,11 @@
 import type { ComponentType } from 'react';
 import type { Person } from '../auth/session';
+import { Audit } from './audit';
+import { Chat } from './chat';
+import { Keys } from './keys';
 import { Overview } from './overview';
 import { Realms } from './realms';
+import { Usage } from './usage';
 
 /** What a page is given: the person signed in, and whether they administer anything. */
 export interface PageProps {
@@ -24,4 +28,8 @@ export interface PageEntry {
 export const PAGES: PageEntry[] = [
   { path: '#/', title: 'Overview', audience: 'everyone', component: Overview },
   { path: '#/realms', title: 'Realms', audience: 'admin', component: Realms },
+  { path: '#/keys', title: 'Model keys', audience: 'admin', component: Keys },
+  { path: '#/usage', title: 'Usage', audience: 'admin', component: Usage },
+  { path: '#/chat', title: 'Chat', audience: 'everyone', component: Chat },
+  { path: '#/audit', title: 'Audit', audience: 'admin', component: Audit },
 ];

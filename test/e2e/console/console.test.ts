@@ -57,7 +57,7 @@ describeConsole('the web console', () => {
     try {
       await signIn(page, values.admin_username, values.admin_password);
       await page.getByRole('heading', { name: 'Overview' }).waitFor();
-      await page.getByText('Model keys').waitFor();
+      await page.getByRole('list', { name: 'What the platform holds' }).getByText('Model keys').waitFor();
       expect(await page.getByRole('definition').first().innerText()).toBe(values.admin_username);
       expect(await severe(page)).toEqual([]);
 

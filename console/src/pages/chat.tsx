@@ -1,0 +1,379 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { CombinedError, useClient, useMutation } from 'urql';
+import { lmKey } from '../graphql/lm-key';
+import { Empty, Failure } from '../ui/states';
+
+const STREAM = `subscription ConsoleAnswer($input: AskInput!) {
+  answerStream(input: $input) {
+    response generatedSearchText finishReason model { id }
+    sources { citation title fileName category score text document { id } }
+  }
+}`;
+const ADD_FILE = `mutation ConsoleAttach($input: DocumentInput!) { addDocument(input: $input) { id fileName } }`;
+
+type FinishReason = 'STOP' | 'LENGTH' | 'CONTENT_FILTER' | 'ERROR';
+
+interface Source {
+  citation: number;
+  title: string;
+  fileName: string | null;
+  category: 'SEARCH' | 'INPUT_FILE';
+  score: number;
+  text: string;
+  document: { id: string } | null;
+}
+
+interface Chunk {
+  response: string;
+  generatedSearchText: string;
+  finishReason: FinishReason | null;
+  model: { id: string } | null;
+  sources: Source[] | null;
+}
+
+/** One question and its answer as it streamed. */
+interface Turn {
+  question: string;
+  answer: string;
+  sources: Source[];
+  model?: string;
+  searchText?: string;
+  finishReason?: FinishReason;
+  state: 'streaming' | 'done' | 'stopped' | 'failed';
+  error?: CombinedError | string;
+}
+
+/** Text files only: the graph adds documents from text (addDocument); other files have no way in through it. */
+const ATTACHABLE = '.txt,.md,.markdown,.csv,.json,.html,.xml,.log,text/*';
+const MAX_ATTACH_BYTES = 1_000_000;
+
+/** The complete sentences of `text` from character `from` on, and where the unfinished rest begins. */
+function sentencesOf(text: string, from: number): { sentences: string[]; next: number } {
+  const sentences: string[] = [];
+  // A sentence ends at its mark and the citations after it (`warms. [1]`), once the next one has begun.
+  const ending = /[.!?…]["')\]]*(?:\s*\[\d+\])*(?=\s+[^\s[])/g;
+  ending.lastIndex = from;
+  let next = from;
+  for (let m = ending.exec(text); m; m = ending.exec(text)) {
+    const end = m.index + m[0].length;
+    const sentence = text.slice(next, end).trim();
+    if (sentence) sentences.push(sentence);
+    next = end;
+  }
+  return { sentences, next };
+}
+
+/**
+ * The chat playground: a question answered by the chat proxy over the graph (answerStream, over
+ * graphql-ws), streamed as it is written with the numbered sources it is grounded in; follow-ups
+ * continue the conversation (history), Stop completes the subscription (which stops the model
+ * call), an answer cut at its length limit can be continued, text files can be attached. Screen
+ * readers hear the answer a sentence at a time (a polite live region), not a chunk at a time.
+ */
+export function Chat() {
+  const client = useClient();
+  const [, attach] = useMutation<{ addDocument: { id: string; fileName: string | null } | null }>(ADD_FILE);
+  const [key, setKey] = useState(lmKey.get);
+  const [model, setModel] = useState('');
+  const [question, setQuestion] = useState('');
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [spoken, setSpoken] = useState<string[]>([]);
+  const [files, setFiles] = useState<File[]>([]);
+  /** The file names attached so far in this conversation (each question reads them all). */
+  const [attached, setAttached] = useState<string[]>([]);
+  const [attaching, setAttaching] = useState<string>();
+  const running = useRef<{ unsubscribe(): void }>();
+  /** Set while attached files are sent, before the question (a second Ctrl+Enter then does nothing). */
+  const sending = useRef(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const ids = { keyHelp: useId(), filesHelp: useId() };
+  const streaming = turns.at(-1)?.state === 'streaming';
+
+  useEffect(() => () => running.current?.unsubscribe(), []);
+
+  const update = (change: (t: Turn) => Turn) => setTurns((all) => [...all.slice(0, -1), change(all[all.length - 1])]);
+  const say = (...lines: string[]) => setSpoken((all) => [...all, ...lines.filter(Boolean)]);
+
+  /** Sends the files chosen and not yet sent as private documents; their names, or undefined when one failed. */
+  async function sendFiles(): Promise<string[] | undefined> {
+    const names = [...attached];
+    for (const file of files) {
+      if (file.size > MAX_ATTACH_BYTES) {
+        setAttaching(`${file.name} is larger than 1 MB.`);
+        return undefined;
+      }
+      setAttaching(`Attaching ${file.name}…`);
+      const content = await file.text();
+      const r = await attach({ input: { content, title: file.name, fileName: file.name, isPrivate: true } });
+      if (r.error || !r.data?.addDocument) {
+        setAttaching(
+          `${file.name} could not be attached: ${r.error?.graphQLErrors.map((e) => e.message).join('; ') || r.error?.message || 'no answer'}`,
+        );
+        return undefined;
+      }
+      names.push(r.data.addDocument.fileName ?? file.name);
+    }
+    setAttaching(undefined);
+    setFiles([]);
+    if (fileInput.current) fileInput.current.value = '';
+    setAttached(names);
+    return names;
+  }
+
+  /** Asks `query` (or continues the last answer, cut at its length limit), streaming the answer into the last turn. */
+  async function ask(query: string, continuing = false) {
+    if (streaming || sending.current) return;
+    sending.current = true;
+    const names = await sendFiles().finally(() => (sending.current = false));
+    if (!names) return;
+    const done = turns.filter((t) => t.state !== 'failed' && t.answer);
+    const last = done.at(-1);
+    const history = (continuing ? done.slice(0, -1) : done).map((t) => ({ userQuery: t.question, response: t.answer }));
+    const input = {
+      query: continuing ? '$continue_answer' : query,
+      history: history.length ? history : undefined,
+      prevContext: continuing ? last?.answer : undefined,
+      files: names.length ? names : undefined,
+      modelId: model.trim() || undefined,
+    };
+    let text = continuing ? (last?.answer ?? '') : '';
+    let sources = continuing ? (last?.sources ?? []) : [];
+    let heard = text.length;
+    if (continuing) update((t) => ({ ...t, state: 'streaming', finishReason: undefined }));
+    else {
+      setTurns((all) => [...all, { question: query, answer: '', sources: [], state: 'streaming' }]);
+      setQuestion('');
+    }
+    setSpoken([]);
+    const end = (turn: Partial<Turn>, lines: string[]) => {
+      running.current?.unsubscribe();
+      running.current = undefined;
+      update((t) => ({ ...t, ...turn }));
+      say(...lines);
+    };
+    running.current = client.subscription<{ answerStream: Chunk }>(STREAM, { input }).subscribe((result) => {
+      const chunk = result.data?.answerStream;
+      if (!chunk) {
+        end({ state: 'failed', error: result.error ?? 'The graph answered without a chunk.' }, ['The question could not be answered.']);
+        return;
+      }
+      text += chunk.response;
+      if (chunk.sources?.length) sources = chunk.sources;
+      const heardNow = sentencesOf(text, heard);
+      heard = heardNow.next;
+      say(...heardNow.sentences);
+      update((t) => ({
+        ...t,
+        answer: text,
+        sources,
+        model: chunk.model?.id ?? t.model,
+        searchText: chunk.generatedSearchText || t.searchText,
+      }));
+      if (chunk.finishReason) {
+        const why: Record<FinishReason, string> = {
+          STOP: 'Answer complete.',
+          LENGTH: 'The answer reached its length limit; it can be continued.',
+          CONTENT_FILTER: 'The answer was cut by the content filter.',
+          ERROR: 'The model failed midway; the answer is what came before.',
+        };
+        end({ state: 'done', finishReason: chunk.finishReason }, [
+          text.slice(heard).trim(),
+          why[chunk.finishReason],
+          sources.length === 1 ? 'One source listed.' : sources.length ? `${sources.length} sources listed.` : '',
+        ]);
+      }
+    });
+  }
+
+  function stop() {
+    running.current?.unsubscribe();
+    running.current = undefined;
+    update((t) => ({ ...t, state: 'stopped' }));
+    say('Stopped.');
+  }
+
+  function restart() {
+    setTurns([]);
+    setSpoken([]);
+    setAttached([]);
+  }
+
+  const last = turns.at(-1);
+  return (
+    <section aria-labelledby="chat-title" className="chat">
+      <h1 id="chat-title">Chat</h1>
+      <p>
+        Ask a question: the chat proxy answers it from your tenant’s documents, citing them by number. Follow-up questions continue the
+        conversation.
+      </p>
+      <div className="inline-form chat-settings">
+        <label className="field">
+          LM key (api-key)
+          <input
+            type="password"
+            value={key}
+            autoComplete="off"
+            spellCheck={false}
+            aria-describedby={ids.keyHelp}
+            disabled={streaming}
+            onChange={(e) => {
+              setKey(e.target.value);
+              lmKey.set(e.target.value.trim());
+            }}
+          />
+        </label>
+        <label className="field">
+          Model (optional)
+          <input
+            value={model}
+            placeholder="local-chat"
+            autoComplete="off"
+            disabled={streaming}
+            onChange={(e) => setModel(e.target.value)}
+          />
+        </label>
+        <p id={ids.keyHelp} className="hint">
+          The model is called with an LM key of the model gateway: one an administrator created for your tenant (Model keys), or the first
+          start’s demo key (<code>npm run -s platform -- credentials</code>, <code>api_key</code>). It is kept in this tab only and sent to
+          the graph with your questions.
+        </p>
+      </div>
+
+      <h2>Conversation</h2>
+      {turns.length === 0 ? (
+        <Empty>No question asked yet.</Empty>
+      ) : (
+        <ol className="chat-turns">
+          {turns.map((t, i) => (
+            <li key={i} className="chat-turn">
+              <h3 className="chat-question">
+                <span className="visually-hidden">Question {i + 1}: </span>
+                {t.question}
+              </h3>
+              <TurnView turn={t} />
+            </li>
+          ))}
+        </ol>
+      )}
+      <div className="visually-hidden" aria-live="polite" aria-atomic="false" data-testid="chat-spoken">
+        {spoken.map((line, i) => (
+          <p key={i}>{line}</p>
+        ))}
+      </div>
+
+      <form
+        className="chat-ask"
+        aria-label="Ask a question"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (question.trim()) void ask(question.trim());
+        }}
+      >
+        <label className="field">
+          {turns.length ? 'Follow-up question' : 'Question'}
+          <textarea
+            value={question}
+            rows={3}
+            required
+            maxLength={20_000}
+            onChange={(e) => setQuestion(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) e.currentTarget.form?.requestSubmit();
+            }}
+          />
+        </label>
+        <label className="field">
+          Attach text files
+          <input
+            ref={fileInput}
+            type="file"
+            multiple
+            accept={ATTACHABLE}
+            aria-describedby={ids.filesHelp}
+            disabled={streaming}
+            onChange={(e) => setFiles([...(e.target.files ?? [])])}
+          />
+        </label>
+        <p id={ids.filesHelp} className="hint">
+          Text files up to 1 MB, added to your documents (private to you) and read alongside the search for every question of this
+          conversation{attached.length ? `; attached: ${attached.join(', ')}` : ''}.
+        </p>
+        {attaching && (
+          <p
+            className={attaching.startsWith('Attaching') ? 'state' : 'state error'}
+            role={attaching.startsWith('Attaching') ? 'status' : 'alert'}
+          >
+            {attaching}
+          </p>
+        )}
+        <div className="chat-actions">
+          <button type="submit" disabled={streaming || !!attaching?.startsWith('Attaching')}>
+            Ask
+          </button>
+          {streaming && (
+            <button type="button" onClick={stop}>
+              Stop
+            </button>
+          )}
+          {!streaming && last?.finishReason === 'LENGTH' && (
+            <button type="button" onClick={() => void ask('', true)}>
+              Continue the answer
+            </button>
+          )}
+          {!streaming && turns.length > 0 && (
+            <button type="button" onClick={restart}>
+              New conversation
+            </button>
+          )}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function TurnView({ turn }: { turn: Turn }) {
+  return (
+    <>
+      <div className="chat-answer" aria-busy={turn.state === 'streaming'}>
+        {turn.answer ? (
+          turn.answer.split(/\n{2,}/).map((p, i) => <p key={i}>{p}</p>)
+        ) : turn.state === 'streaming' ? (
+          <p className="state">Searching and answering…</p>
+        ) : null}
+      </div>
+      <p className="hint">
+        {turn.state === 'streaming' && 'Answering… '}
+        {turn.state === 'stopped' && 'Stopped. '}
+        {turn.finishReason === 'LENGTH' && 'Cut at the length limit. '}
+        {turn.finishReason === 'CONTENT_FILTER' && 'Cut by the content filter. '}
+        {turn.finishReason === 'ERROR' && 'The model failed midway. '}
+        {turn.model && `Model ${turn.model}. `}
+        {turn.searchText && `Searched for “${turn.searchText}”.`}
+      </p>
+      {turn.error && <Failure error={turn.error} />}
+      {turn.sources.length > 0 && (
+        <>
+          <h4 className="chat-sources-title">Sources</h4>
+          <ol className="chat-sources">
+            {turn.sources.map((s) => (
+              <li key={s.citation} value={s.citation}>
+                <span className="chat-source-title">{s.title}</span>
+                {s.fileName && s.fileName !== s.title && <span className="hint"> ({s.fileName})</span>}
+                <span className="hint">
+                  {' '}
+                  · {s.category === 'INPUT_FILE' ? 'attached file' : 'document'} · relevance {s.score.toFixed(2)}
+                </span>
+                <details>
+                  <summary>
+                    Passage<span className="visually-hidden"> of source {s.citation}</span>
+                  </summary>
+                  <p className="chat-passage">{s.text}</p>
+                </details>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </>
+  );
+}
