@@ -3,6 +3,7 @@ import type { Person } from '../auth/session';
 import { Audit } from './audit';
 import { Chat } from './chat';
 import { Keys } from './keys';
+import { Models } from './models';
 import { Overview } from './overview';
 import { Realms } from './realms';
 import { Usage } from './usage';
@@ -29,6 +30,7 @@ export const PAGES: PageEntry[] = [
   { path: '#/', title: 'Overview', audience: 'everyone', component: Overview },
   { path: '#/realms', title: 'Realms', audience: 'admin', component: Realms },
   { path: '#/keys', title: 'Model keys', audience: 'admin', component: Keys },
+  { path: '#/models', title: 'Models', audience: 'admin', component: Models },
   { path: '#/usage', title: 'Usage', audience: 'admin', component: Usage },
   { path: '#/chat', title: 'Chat', audience: 'everyone', component: Chat },
   { path: '#/audit', title: 'Audit', audience: 'admin', component: Audit },
