@@ -1,14 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../shared/clock';
-import { BadRequest, Conflict, NotFound, PreconditionFailed } from '../shared/errors';
+import { BadRequest, Conflict } from '../shared/errors';
 import { RealmNotFound } from './errors';
 import { LOGIN_CLIENT_ID } from './authenticate';
 import { CONSOLE_CLIENT, checkBrowserSettings, type BrowserSettings } from './browser/client-settings';
 import { isGeneratedSecret, type KeyedHasher } from './keyed-hash';
 import type { KeyGenerator } from './keys';
-import type { ClientPatch, ClientRecord, RealmPatch, RealmRecord, TokenStore, Updated, UserPatch, UserRecord } from './ports';
+import type { ClientRecord, RealmRecord, TokenStore, UserRecord } from './ports';
 import { revokedUntil } from './revocations';
 import { createSessionAdmin } from './admin-sessions';
+import type { ClientInput, ClientView, RealmInput, RealmView, UserInput, UserView } from './admin-types';
+import { createUpdateAdmin } from './admin-updates';
+import { casUpdate } from './cas-update';
 
 export type { BrowserSessionView } from './admin-sessions';
 import { parseScopes } from './scopes';
@@ -27,33 +30,7 @@ import { randomSecret, type SecretHasher } from './secrets';
 export const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
 const NAME = /^[A-Za-z0-9][\w.:@-]{0,127}$/;
 
-export interface RealmInput {
-  name?: string;
-  id?: string;
-  accessTokenLifespan?: number;
-  refreshTokenLifespan?: number;
-}
-export interface ClientInput extends Partial<BrowserSettings> {
-  realm?: string;
-  clientId: string;
-  tenantId?: string;
-  roles?: string[];
-  scopes?: string[];
-  secret?: string;
-}
-export interface UserInput {
-  realm?: string;
-  username: string;
-  password: string;
-  tenantId?: string;
-  roles?: string[];
-  email?: string;
-}
-
-export type RealmView = Omit<RealmRecord, 'createdAt' | 'refreshSecret'> & { createdAt: string; default: boolean };
-export type ClientView = Omit<ClientRecord, 'secretHash' | 'createdAt' | 'id'> & { public: boolean; createdAt: string };
-/** `locked`: the account reached its bound of failures (LOCKOUT_ACCOUNT_THRESHOLD), so every source is refused for now. */
-export type UserView = Omit<UserRecord, 'passwordHash' | 'createdAt'> & { locked: boolean; createdAt: string };
+export type { ClientInput, ClientView, RealmInput, RealmView, UserInput, UserView } from './admin-types';
 
 export interface TokenAdminDeps {
   store: TokenStore;
@@ -68,41 +45,6 @@ export interface TokenAdminDeps {
   /** After sessions were ended: resolves once this process's revoked-sessions list holds them. */
   revoked?(): Promise<void>;
 }
-
-/** Reads of a record raced by other writers before a write without If-Match gives up (409). */
-const UPDATE_TRIES = 5;
-
-/**
- * An update as the admin API makes it: read the record, let `guard` refuse it (a realm
- * administrator's limits), then compare-and-set on the version read, so what `guard` saw is what
- * is written over. With `ifVersion` (If-Match) another change first is 412; without it the update
- * is read again and retried (last writer wins, never a write over a record nobody checked).
- */
-async function casUpdate<R extends { version: number }>(opts: {
-  what: string;
-  read: () => Promise<R | undefined>;
-  write: (current: R, version: number) => Promise<Updated<R>>;
-  ifVersion?: number;
-  guard?: (current: R) => void;
-  taken?: string;
-}): Promise<{ before: R; after: R }> {
-  const stale = (version: number) =>
-    new PreconditionFailed(`${opts.what} has changed since it was read (now version ${version}): read it again`);
-  for (let i = 0; i < UPDATE_TRIES; i++) {
-    const current = await opts.read();
-    if (!current) throw new NotFound(`no ${opts.what}`);
-    if (opts.ifVersion !== undefined && current.version !== opts.ifVersion) throw stale(current.version);
-    opts.guard?.(current);
-    const u = await opts.write(current, current.version);
-    if (u.status === 'ok') return { before: current, after: u.record };
-    if (u.status === 'missing') throw new NotFound(`no ${opts.what}`);
-    if (u.status === 'taken') throw new Conflict(opts.taken ?? `${opts.what}: a unique name is already taken`);
-    if (opts.ifVersion !== undefined) throw stale(u.version);
-  }
-  throw new Conflict(`${opts.what} is being changed by others at this moment: try again`);
-}
-
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 export function createTokenAdmin(deps: TokenAdminDeps) {
   const { store, clock, hasher, keyed } = deps;
@@ -370,99 +312,7 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
       return { realm: r.id, username: user.username, sessions_ended: await endSessions(r, { userId: user.id }) };
     },
 
-    /**
-     * Changes a realm's name, enabled flag or lifespans (compare-and-set, casUpdate); disabling it
-     * ends its sessions.
-     */
-    async updateRealm(id: string, patch: RealmPatch, ifVersion?: number): Promise<RealmView> {
-      if (patch.name !== undefined) checkName('realm name', patch.name);
-      const { after } = await casUpdate({
-        what: `realm '${id}'`,
-        read: () => store.realms.get(id),
-        ifVersion,
-        taken: `realm '${patch.name}' already exists`,
-        write: (current, version) => {
-          const access = patch.accessTokenLifespan ?? current.accessTokenLifespan;
-          const refresh = patch.refreshTokenLifespan ?? current.refreshTokenLifespan;
-          if (!(access > 0 && refresh >= access))
-            throw new BadRequest('lifespans must be positive, and the refresh lifespan at least the access one');
-          return store.realms.update(id, patch, version);
-        },
-      });
-      if (patch.enabled === false) await endSessions(after);
-      return (await realmViews([after]))[0];
-    },
-
-    /**
-     * Changes a client's settings (compare-and-set, casUpdate; `guard` sees the client first).
-     * Disabling it, or changing its roles, scopes or tenant, ends its sessions: tokens carry them.
-     */
-    async updateClientSettings(
-      realmId: string,
-      clientId: string,
-      patch: ClientPatch,
-      opts: { ifVersion?: number; guard?: (current: ClientRecord) => void } = {},
-    ): Promise<ClientView> {
-      const realm = await realmOf(realmId);
-      const checked: ClientPatch = { ...patch, ...definedOnly(checkBrowserSettings(patch)) };
-      if (patch.scopes !== undefined) {
-        checked.scopes = parseScopes(patch.scopes.join(' '));
-        if (checked.scopes.length === 0) throw new BadRequest('scopes: at least one');
-      }
-      if (patch.tenantId !== undefined) checkName('tenant id', patch.tenantId);
-      const { before, after } = await casUpdate({
-        what: `client '${clientId}' in realm ${realm.id}`,
-        read: () => store.clients.get(realm.id, clientId),
-        ifVersion: opts.ifVersion,
-        guard: opts.guard,
-        write: (_current, version) => store.clients.update(realm.id, clientId, checked, version),
-      });
-      const carried = !sameSet(before.roles, after.roles) || !sameSet(before.scopes, after.scopes) || before.tenantId !== after.tenantId;
-      if (!after.enabled || carried) await endSessions(realm, { clientId: after.clientId });
-      return clientView(after);
-    },
-
-    /**
-     * Changes a user's enabled flag, roles, email or tenant (compare-and-set, casUpdate; `guard`
-     * sees the user first). Disabling them, or changing their roles or tenant, ends their sessions.
-     */
-    async updateUser(
-      realmId: string,
-      username: string,
-      patch: UserPatch,
-      opts: { ifVersion?: number; guard?: (current: UserRecord) => void } = {},
-    ): Promise<UserView> {
-      const realm = await realmOf(realmId);
-      if (patch.tenantId !== undefined) checkName('tenant id', patch.tenantId);
-      // A new address is not verified until the user shows it is theirs.
-      const checked: UserPatch = patch.email !== undefined ? { ...patch, emailVerified: false } : patch;
-      const { before, after } = await casUpdate({
-        what: `user '${username}' in realm ${realm.id}`,
-        read: () => store.users.get(realm.id, username),
-        ifVersion: opts.ifVersion,
-        guard: opts.guard,
-        write: (current, version) => store.users.update(realm.id, username, patch.email === current.email ? patch : checked, version),
-      });
-      if (!after.enabled || !sameSet(before.roles, after.roles) || before.tenantId !== after.tenantId)
-        await endSessions(realm, { userId: after.id });
-      return userView(after);
-    },
-
-    /**
-     * Lifts every lock on a user's account, for every address: the failure counts are kept per
-     * version of the account (lockout.ts), and this makes a new one, as a new password does.
-     */
-    async unlockUser(realmId: string, username: string, guard?: (current: UserRecord) => void): Promise<UserView> {
-      const realm = await realmOf(realmId);
-      const { after } = await casUpdate({
-        what: `user '${username}' in realm ${realm.id}`,
-        read: () => store.users.get(realm.id, username),
-        guard,
-        // A write of what is there: the version moves on, and with it the account's counts.
-        write: (current, version) => store.users.update(realm.id, username, { enabled: current.enabled }, version),
-      });
-      return userView(after);
-    },
+    ...createUpdateAdmin({ store, realmOf, endSessions, checkName, realmViews, clientView, userView }),
 
     /** The views of records an admin list read and paged itself. */
     realmViews,
@@ -486,8 +336,3 @@ export function createTokenAdmin(deps: TokenAdminDeps) {
 }
 
 export type TokenAdmin = ReturnType<typeof createTokenAdmin>;
-
-/** The fields of `o` that are set (a patch keeps the others as they are). */
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
