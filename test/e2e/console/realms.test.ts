@@ -1,3 +1,4 @@
+import { eventually } from '../../shared/wait';
 import type { Page } from 'playwright-core';
 import type { TokenCore } from '../../../core/token';
 import { consoleFixture, describeConsole, fitsWidth, severe, type ConsoleFixture } from './fixture';
@@ -209,6 +210,8 @@ describeConsole('the console: realms, clients, users and sessions', () => {
       expect((await token.store.users.get(realm, 'dave'))?.roles).toEqual(['search:read', 'search:write']);
       expect(await severe(page)).toEqual([]);
       await page.getByRole('button', { name: 'Reload' }).click();
+      // The reload is a query: its answer comes a moment after the click.
+      await eventually(async () => (await edit.getByLabel('Email').inputValue()) === 'dave@example.com');
       expect(await edit.getByLabel('Email').inputValue()).toBe('dave@example.com');
 
       // Disabled, then signed out everywhere (with a confirmation).
