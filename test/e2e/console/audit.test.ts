@@ -79,6 +79,8 @@ describeConsole('the console: audit', () => {
       await page.getByLabel('Type (exact, or a prefix ending in “.”)').fill('user.');
       await apply(page);
       await page.getByRole('cell', { name: 'login.success', exact: true }).first().waitFor({ state: 'detached' });
+      // (the table empties while the filtered page loads: wait for its rows, not only the old ones gone)
+      await page.getByRole('cell', { name: 'user.create', exact: true }).first().waitFor();
       const users = await column(page, 2);
       expect(users.length).toBeGreaterThan(0);
       expect(users.every((t) => t.startsWith('user.'))).toBe(true);
@@ -90,6 +92,7 @@ describeConsole('the console: audit', () => {
       await page.getByLabel('Outcome').selectOption('failure');
       await apply(page);
       await page.getByRole('cell', { name: 'login.success', exact: true }).first().waitFor({ state: 'detached' });
+      await page.getByRole('cell', { name: 'login.failure', exact: true }).first().waitFor();
       expect(new Set(await column(page, 3))).toEqual(new Set(['failure']));
       const row = page.locator('table.audit-table tbody tr', { hasText: 'login.failure' }).first();
       await row.locator('summary').focus();
