@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
-import { Pager } from '../../ui/pager';
+import { PagedTable, SearchField, useCursors, type GraphPage } from '../../ui/paged-table';
 import { Empty, Failure, Loading } from '../../ui/states';
 import { commas, Confirm, fieldOf, lines, OutcomeNote, SecretOnce, when, type Outcome } from './common';
 
@@ -42,71 +42,49 @@ interface Fresh {
 /** A realm's clients: a search, a page at a time, a form to create one, and one client's management. */
 export function Clients({ realm }: { realm: string }) {
   const [q, setQ] = useState('');
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const { cursors, setCursors, after, restart } = useCursors();
   const [chosen, setChosen] = useState<string>();
-  const [clients, reload] = useQuery<{ adminClients: { items: ClientRow[]; nextCursor: string | null; total: number } }>({
+  const [clients, reload] = useQuery<{ adminClients: GraphPage<ClientRow> }>({
     query: CLIENTS,
-    variables: { realm, q: q || undefined, after: cursors[cursors.length - 1] ?? undefined },
+    variables: { realm, q: q || undefined, after },
   });
-  const page = clients.data?.adminClients;
   const again = () => reload({ requestPolicy: 'network-only' });
   return (
     <>
       <h2>Clients</h2>
       <CreateClient realm={realm} onCreated={again} />
-      <label className="field">
-        Find a client
-        <input
-          type="search"
-          value={q}
-          onChange={(e) => {
-            setQ(e.target.value);
-            setCursors([null]);
-          }}
-        />
-      </label>
-      {clients.fetching && !page ? (
-        <Loading what="clients" />
-      ) : clients.error ? (
-        <Failure error={clients.error} />
-      ) : !page || page.items.length === 0 ? (
-        <Empty>No client{q ? ` matches “${q}”` : ' in this realm yet'}.</Empty>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Clients of the realm</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Client ID</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Roles</th>
-                  <th scope="col">Redirect URIs</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((c) => (
-                  <tr key={c.clientId}>
-                    <td>{c.clientId}</td>
-                    <td>{c.public ? 'public' : 'confidential'}</td>
-                    <td>{c.roles.join(', ') || '—'}</td>
-                    <td>{c.redirectUris.join(' ') || '—'}</td>
-                    <td>{c.enabled ? 'enabled' : 'disabled'}</td>
-                    <td>
-                      <button type="button" aria-pressed={chosen === c.clientId} onClick={() => setChosen(c.clientId)}>
-                        Manage<span className="visually-hidden"> {c.clientId}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager cursors={cursors} next={page.nextCursor} total={page.total} shown={page.items.length} onPage={setCursors} />
-        </>
-      )}
+      <SearchField
+        label="Find a client"
+        value={q}
+        onChange={(v) => {
+          setQ(v);
+          restart();
+        }}
+      />
+      <PagedTable
+        result={clients}
+        page={clients.data?.adminClients}
+        what="clients"
+        empty={`No client${q ? ` matches “${q}”` : ' in this realm yet'}.`}
+        caption="Clients of the realm"
+        head={['Client ID', 'Type', 'Roles', 'Redirect URIs', 'State', 'Action']}
+        cursors={cursors}
+        onPage={setCursors}
+        row={(c) => (
+          <tr key={c.clientId}>
+            <td>{c.clientId}</td>
+            <td>{c.public ? 'public' : 'confidential'}</td>
+            <td>{c.roles.join(', ') || '—'}</td>
+            <td>{c.redirectUris.join(' ') || '—'}</td>
+            <td>{c.enabled ? 'enabled' : 'disabled'}</td>
+            <td>
+              <button type="button" aria-pressed={chosen === c.clientId} onClick={() => setChosen(c.clientId)}>
+                Manage<span className="visually-hidden"> {c.clientId}</span>
+              </button>
+            </td>
+          </tr>
+        )}
+      />
       {chosen && <ClientDetail key={chosen} realm={realm} clientId={chosen} onChanged={again} onClose={() => setChosen(undefined)} />}
     </>
   );

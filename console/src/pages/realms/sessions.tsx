@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { Pager } from '../../ui/pager';
-import { Empty, Failure, Loading } from '../../ui/states';
+import { PagedTable, SearchField, useCursors, type GraphPage } from '../../ui/paged-table';
 import { OutcomeNote, when, type Outcome } from './common';
 
 const SESSIONS = `query ConsoleSessions($realm: ID!, $username: String, $after: String) {
@@ -25,84 +24,63 @@ interface SessionRow {
  */
 export function Sessions({ realm, username }: { realm: string; username?: string }) {
   const [who, setWho] = useState('');
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const { cursors, setCursors, after, restart } = useCursors();
   const filter = username ?? (who.trim() || undefined);
-  const [sessions, reload] = useQuery<{ adminSessions: { items: SessionRow[]; nextCursor: string | null; total: number } }>({
+  const [sessions, reload] = useQuery<{ adminSessions: GraphPage<SessionRow> }>({
     query: SESSIONS,
-    variables: { realm, username: filter, after: cursors[cursors.length - 1] ?? undefined },
+    variables: { realm, username: filter, after },
   });
   const [ending, end] = useMutation<{ adminEndSession: { sessionsEnded: number } }>(END);
   const [outcome, setOutcome] = useState<Outcome>();
-  const page = sessions.data?.adminSessions;
   const again = () => reload({ requestPolicy: 'network-only' });
-  const caption = username ? `Open sessions of ${username}` : 'Open single sign-on sessions';
   return (
     <>
       {!username && (
-        <label className="field">
-          Sessions of the user (exact username)
-          <input
-            type="search"
-            value={who}
-            onChange={(e) => {
-              setWho(e.target.value);
-              setCursors([null]);
-            }}
-          />
-        </label>
+        <SearchField
+          label="Sessions of the user (exact username)"
+          value={who}
+          onChange={(v) => {
+            setWho(v);
+            restart();
+          }}
+        />
       )}
       <OutcomeNote outcome={outcome} onReload={again} />
-      {sessions.fetching && !page ? (
-        <Loading what="sessions" />
-      ) : sessions.error ? (
-        <Failure error={sessions.error} />
-      ) : !page || page.items.length === 0 ? (
-        <Empty>No open session{filter ? ` of ${filter}` : ''}.</Empty>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">{caption}</caption>
-              <thead>
-                <tr>
-                  {!username && <th scope="col">User</th>}
-                  <th scope="col">Signed in</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((s) => (
-                  <tr key={s.id}>
-                    {!username && <td>{s.username}</td>}
-                    <td>{when(s.authTime)}</td>
-                    <td>{when(s.expiresAt)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        disabled={ending.fetching}
-                        onClick={() =>
-                          void end({ realm, id: s.id }).then((r) => {
-                            setOutcome(r.error ? { error: r.error } : { ok: `Session of ${s.username} ended.` });
-                            again();
-                          })
-                        }
-                      >
-                        End
-                        <span className="visually-hidden">
-                          {' '}
-                          the session of {s.username} signed in at {when(s.authTime)}
-                        </span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager cursors={cursors} next={page.nextCursor} total={page.total} shown={page.items.length} onPage={setCursors} />
-        </>
-      )}
+      <PagedTable
+        result={sessions}
+        page={sessions.data?.adminSessions}
+        what="sessions"
+        empty={`No open session${filter ? ` of ${filter}` : ''}.`}
+        caption={username ? `Open sessions of ${username}` : 'Open single sign-on sessions'}
+        head={[!username && 'User', 'Signed in', 'Expires', 'Action']}
+        cursors={cursors}
+        onPage={setCursors}
+        row={(s) => (
+          <tr key={s.id}>
+            {!username && <td>{s.username}</td>}
+            <td>{when(s.authTime)}</td>
+            <td>{when(s.expiresAt)}</td>
+            <td>
+              <button
+                type="button"
+                disabled={ending.fetching}
+                onClick={() =>
+                  void end({ realm, id: s.id }).then((r) => {
+                    setOutcome(r.error ? { error: r.error } : { ok: `Session of ${s.username} ended.` });
+                    again();
+                  })
+                }
+              >
+                End
+                <span className="visually-hidden">
+                  {' '}
+                  the session of {s.username} signed in at {when(s.authTime)}
+                </span>
+              </button>
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

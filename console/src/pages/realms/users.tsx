@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
-import { Pager } from '../../ui/pager';
+import { PagedTable, SearchField, useCursors, type GraphPage } from '../../ui/paged-table';
 import { Empty, Failure, Loading } from '../../ui/states';
 import { commas, Confirm, fieldOf, OutcomeNote, when, type Outcome } from './common';
 import { Sessions } from './sessions';
@@ -43,69 +43,48 @@ const sessionsText = (n: number | null | undefined) => `${n ?? 0} session${n ===
 /** A realm's users: a search, a page at a time, a form to create one, and one user's management. */
 export function Users({ realm }: { realm: string }) {
   const [q, setQ] = useState('');
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const { cursors, setCursors, after, restart } = useCursors();
   const [chosen, setChosen] = useState<string>();
-  const [users, reload] = useQuery<{ adminUsers: { items: UserRow[]; nextCursor: string | null; total: number } }>({
+  const [users, reload] = useQuery<{ adminUsers: GraphPage<UserRow> }>({
     query: USERS,
-    variables: { realm, q: q || undefined, after: cursors[cursors.length - 1] ?? undefined },
+    variables: { realm, q: q || undefined, after },
   });
-  const page = users.data?.adminUsers;
   const again = () => reload({ requestPolicy: 'network-only' });
   return (
     <>
       <h2>Users</h2>
       <CreateUser realm={realm} onCreated={again} />
-      <label className="field">
-        Find a user
-        <input
-          type="search"
-          value={q}
-          onChange={(e) => {
-            setQ(e.target.value);
-            setCursors([null]);
-          }}
-        />
-      </label>
-      {users.fetching && !page ? (
-        <Loading what="users" />
-      ) : users.error ? (
-        <Failure error={users.error} />
-      ) : !page || page.items.length === 0 ? (
-        <Empty>No user{q ? ` matches “${q}”` : ' in this realm yet'}.</Empty>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Users of the realm</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Username</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Roles</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((u) => (
-                  <tr key={u.id}>
-                    <td>{u.username}</td>
-                    <td>{u.email ?? '—'}</td>
-                    <td>{u.roles.join(', ') || '—'}</td>
-                    <td>{stateOf(u)}</td>
-                    <td>
-                      <button type="button" aria-pressed={chosen === u.username} onClick={() => setChosen(u.username)}>
-                        Manage<span className="visually-hidden"> {u.username}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager cursors={cursors} next={page.nextCursor} total={page.total} shown={page.items.length} onPage={setCursors} />
-        </>
-      )}
+      <SearchField
+        label="Find a user"
+        value={q}
+        onChange={(v) => {
+          setQ(v);
+          restart();
+        }}
+      />
+      <PagedTable
+        result={users}
+        page={users.data?.adminUsers}
+        what="users"
+        empty={`No user${q ? ` matches “${q}”` : ' in this realm yet'}.`}
+        caption="Users of the realm"
+        head={['Username', 'Email', 'Roles', 'State', 'Action']}
+        cursors={cursors}
+        onPage={setCursors}
+        row={(u) => (
+          <tr key={u.id}>
+            <td>{u.username}</td>
+            <td>{u.email ?? '—'}</td>
+            <td>{u.roles.join(', ') || '—'}</td>
+            <td>{stateOf(u)}</td>
+            <td>
+              <button type="button" aria-pressed={chosen === u.username} onClick={() => setChosen(u.username)}>
+                Manage<span className="visually-hidden"> {u.username}</span>
+              </button>
+            </td>
+          </tr>
+        )}
+      />
       {chosen && <UserDetail key={chosen} realm={realm} username={chosen} onChanged={again} onClose={() => setChosen(undefined)} />}
     </>
   );
