@@ -16,12 +16,12 @@
  * LARGE_JSON_IDLE_SECONDS (3), LARGE_JSON_CALLS (a comma-separated subset of the names),
  * LARGE_JSON_BEFORE, WORKERS (1), LOG_LEVEL (warn). Needs `npm run build` first (and in LARGE_JSON_BEFORE).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LARGE_CHAT_CATALOG, largeCalls, type LargeParams } from './large-json-bodies';
 import { DEFAULT_CATALOG } from '../../core/models/catalog/catalog';
-import { flood, probe, statusesOf, summary, type Probes } from './probe';
+import { flood, loopCpuMs, probe, statusesOf, summary, type Probes } from './probe';
 import { tokens, type Bootstrap } from '../shared/http-client';
 import { freePorts, machineLine, makeTempDir, runBench, startPlatform, type Platform } from '../shared/platform';
 
@@ -46,19 +46,6 @@ const cell = (p: Probes, statuses: string, loopMs?: number) => {
   const s = summary(p);
   return `${statuses} | ${loopMs === undefined ? '' : loopMs.toFixed(1)} | ${s.p50} | ${s.p99} | ${s.max}`;
 };
-
-/**
- * CPU time of a process's main thread (its event loop, garbage collection included), in ms, from
- * Linux's schedstat; undefined elsewhere. Per request, it is what a request costs everyone else,
- * whatever the machine's load (the probes' wall-clock figures grow with it).
- */
-function loopCpuMs(pid: number | undefined): number | undefined {
-  try {
-    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    return undefined;
-  }
-}
 
 async function main(): Promise<number> {
   process.env.WORKERS ||= '1';

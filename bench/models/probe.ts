@@ -2,6 +2,7 @@
  * What the event-loop benches (`bench:long-prompt`, `bench:large-json`) share: `/healthz` probed one
  * request after another while a flood of requests goes, and the table row of what the probes saw.
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { send } from '../shared/http-client';
@@ -64,4 +65,17 @@ export const statusesOf = (m: Map<string, number>) => [...m].map(([s, n]) => `${
 export function summary(p: Probes): { n: number; failed: number; p50: string; p99: string; max: string } {
   const s = [...p.ms].sort((a, b) => a - b);
   return { n: s.length, failed: p.failed, p50: pct(s, 50).toFixed(1), p99: pct(s, 99).toFixed(1), max: (s.at(-1) ?? NaN).toFixed(1) };
+}
+
+/**
+ * CPU time of a process's main thread (its event loop, garbage collection included), in ms, from
+ * Linux's schedstat; undefined elsewhere. Per request, it is what a request costs everyone else,
+ * whatever the machine's load (the probes' wall-clock figures grow with it).
+ */
+export function loopCpuMs(pid: number | undefined): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
 }

@@ -54,6 +54,9 @@ export function expectRestTour(out: string) {
   expect(out).toContain('"tokenType":"Bearer"');
   expect(out).toMatch(/"realm":\{"id":"[0-9a-f-]{36}","name":"default"/);
   expect(out).toContain('"message":"Object created"');
+  expect(out).toMatch(
+    /"message":"Passages found","result_count":1,"result":\[\{"chunk_id":\d+,"chunk_index":0,"text":"Lichens grow slowly on bare rock\."\}\],"next_cursor":null/,
+  );
   expect(out).toMatch(/"created": ?[1-9]/);
   expect(out).toMatch(/"message":"Documents found","result_count":[1-9]/);
   expect(out).toContain('"data":"[1] Glaciers');
@@ -91,6 +94,9 @@ export function expectRestTour(out: string) {
 /** What the GraphQL tour (docs/graphql.md) prints when every step worked. */
 export function expectGraphqlTour(out: string) {
   expect(out).toMatch(/"addDocument":\{"title":"Glaciers","chunkCount":[1-9]/);
+  expect(out).toMatch(
+    /"document":\{"title":"lichens\.txt","passages":\{"total":1,"nextCursor":null,"items":\[\{"chunkIndex":0,"text":"Lichens grow slowly on bare rock\./,
+  );
   expect(out).toMatch(/"viewer":\{"username":"[^"]+","realm":\{"name":"default"\}\}/);
   expect(out).toMatch(/"search":\{"totalCount":[1-9]\d*,"hits":\[\{"document":\{"title":"Glaciers"\}/);
   expect(out).toMatch(/"models":\[\{"id":"local-chat","kind":"CHAT","contextLength":8192\}/);
