@@ -13,8 +13,8 @@ import type { PageProps } from './registry';
  * and source, paged; for platform administrators, a form that adds or replaces a model from a
  * catalog entry (JSON, as the catalog file holds it), Deactivate (after a confirmation) and
  * Reactivate (the model's entry put again), each at the version the page read. Realm
- * administrators read only. "Try a prompt" calls a model through the graph's `chat` mutation with
- * the playgrounds' LM key (lm-key.ts) in the `api-key` header; the answer comes whole.
+ * administrators read only. "Try a prompt" streams a model's answer through the graph's
+ * `chatStream` subscription with the playgrounds' LM key (models/try-prompt.tsx).
  */
 export function Models({ platform }: PageProps) {
   const [active, setActive] = useState<'all' | 'active' | 'inactive'>('all');

@@ -1,35 +1,92 @@
 import { useId, useState } from 'react';
-import { useMutation, useQuery, type CombinedError } from 'urql';
-import { lmKey } from '../../graphql/lm-key';
+import { useQuery, type CombinedError } from 'urql';
+import { useStream } from '../../graphql/stream';
+import { LmKeyField } from '../../ui/lm-key-field';
+import { FINISH_SAID, sentenceReader, Spoken, useSpoken, type FinishReason } from '../../ui/spoken';
 import { Failure } from '../../ui/states';
 
 const CHAT_MODELS = `query ConsoleChatModels { adminModels(active: true, first: 200, sort: "id") { items { id kind } } }`;
-const CHAT = `mutation ConsoleTryModel($input: ChatInput!) {
-  chat(input: $input) { id content finishReason cached guard model { id } usage { promptTokens completionTokens totalTokens } }
+const STREAM = `subscription ConsoleTryModel($input: ChatInput!) {
+  chatStream(input: $input) { content contentSoFar finishReason cached guard model { id } usage { promptTokens completionTokens totalTokens } }
 }`;
 
-interface Completion {
-  id: string;
+interface Chunk {
   content: string;
-  finishReason: 'STOP' | 'LENGTH' | 'CONTENT_FILTER' | 'ERROR';
+  contentSoFar: string;
+  finishReason: FinishReason | null;
   cached: boolean;
   guard: string;
-  model: { id: string };
-  usage: { promptTokens: number; completionTokens: number; totalTokens: number };
+  model: { id: string } | null;
+  usage: { promptTokens: number; completionTokens: number; totalTokens: number } | null;
 }
 
-/** A prompt to one model through the graph's `chat` mutation, with the playgrounds' LM key in `api-key`; the answer comes whole. */
+/** The answer as it streamed: its text so far, what the chunks said of it, and whether it is still coming. */
+interface Answer {
+  text: string;
+  state: 'streaming' | 'done' | 'stopped' | 'failed';
+  model?: string;
+  finishReason?: FinishReason;
+  usage?: Chunk['usage'];
+  cached?: boolean;
+  guard?: string;
+  error?: CombinedError | string;
+}
+
+/** Whether the graph refused the LM key (none, or not a valid one). */
+const keyRefused = (e: CombinedError | string) =>
+  typeof e !== 'string' && e.graphQLErrors.some((g) => g.extensions?.code === 'UNAUTHENTICATED');
+
+const finished = (f: FinishReason) => f.toLowerCase().replace('_', ' ');
+
+/**
+ * A prompt to one model through the graph's `chatStream` subscription (over graphql-ws, with the
+ * playgrounds' LM key in the socket's connection parameters): the answer appears as it is written,
+ * Stop ends the subscription (and the model call), and the finish reason and tokens come at the
+ * end. Screen readers hear it a sentence at a time (ui/spoken.tsx). The graph's refusal (no key, a
+ * model the key may not use) is shown as it gives it.
+ */
 export function TryPrompt() {
   const [chatModels] = useQuery<{ adminModels: { items: { id: string; kind: string }[] } }>({ query: CHAT_MODELS });
-  const [result, chat] = useMutation<{ chat: Completion | null }>(CHAT);
-  const [key, setKey] = useState(lmKey.get);
+  const stream = useStream();
+  const spoken = useSpoken();
   const [model, setModel] = useState('');
   const [prompt, setPrompt] = useState('');
-  const [answer, setAnswer] = useState<Completion>();
-  const [error, setError] = useState<CombinedError | string>();
+  const [answer, setAnswer] = useState<Answer>();
   const ids = { help: useId(), title: useId() };
   const choices = (chatModels.data?.adminModels.items ?? []).filter((m) => m.kind === 'chat').map((m) => m.id);
   const chosen = model || (choices.includes('local-chat') ? 'local-chat' : (choices[0] ?? ''));
+  const streaming = answer?.state === 'streaming';
+  const update = (change: (a: Answer) => Partial<Answer>) => setAnswer((a) => a && { ...a, ...change(a) });
+
+  function send() {
+    spoken.clear();
+    setAnswer({ text: '', state: 'streaming' });
+    const heard = sentenceReader();
+    const input = { model: chosen, messages: [{ role: 'USER', content: prompt }] };
+    stream.start<{ chatStream: Chunk }>(STREAM, { input }, (result) => {
+      const chunk = result.data?.chatStream;
+      if (!chunk) {
+        stream.stop();
+        update(() => ({ state: 'failed', error: result.error ?? 'The graph answered without a chunk.' }));
+        spoken.say('The prompt was refused or failed.');
+        return;
+      }
+      const { contentSoFar: text, finishReason } = chunk;
+      spoken.say(...heard.read(text));
+      update((a) => ({ text, model: chunk.model?.id ?? a.model, cached: chunk.cached, guard: chunk.guard }));
+      if (finishReason) {
+        stream.stop();
+        update(() => ({ state: 'done', finishReason, usage: chunk.usage }));
+        spoken.say(heard.rest(text), FINISH_SAID[finishReason]);
+      }
+    });
+  }
+
+  function stop() {
+    stream.stop();
+    update(() => ({ state: 'stopped' }));
+    spoken.say('Stopped.');
+  }
 
   return (
     <section className="models-try" aria-labelledby={ids.title}>
@@ -39,40 +96,16 @@ export function TryPrompt() {
         aria-label="Try a prompt"
         onSubmit={(e) => {
           e.preventDefault();
-          setAnswer(undefined);
-          setError(undefined);
-          const apiKey = key.trim();
-          if (!apiKey) return setError('Give an LM key first: the graph calls models with one.');
-          void chat(
-            { input: { model: chosen, messages: [{ role: 'USER', content: prompt }] } },
-            { fetchOptions: { headers: { 'api-key': apiKey } } },
-          ).then((r) => {
-            if (r.error) setError(r.error);
-            else if (r.data?.chat) setAnswer(r.data.chat);
-            else setError('The graph gave no answer.');
-          });
+          if (!streaming) send();
         }}
       >
-        <label className="field">
-          LM key (api-key)
-          <input
-            type="password"
-            value={key}
-            autoComplete="off"
-            spellCheck={false}
-            aria-describedby={ids.help}
-            onChange={(e) => {
-              setKey(e.target.value);
-              lmKey.set(e.target.value.trim());
-            }}
-          />
-        </label>
+        <LmKeyField describedBy={ids.help} disabled={streaming} />
         <label className="field">
           Model
           {chatModels.error ? (
-            <input value={model} onChange={(e) => setModel(e.target.value)} required autoComplete="off" />
+            <input value={model} onChange={(e) => setModel(e.target.value)} required autoComplete="off" disabled={streaming} />
           ) : (
-            <select value={chosen} onChange={(e) => setModel(e.target.value)} required disabled={chatModels.fetching}>
+            <select value={chosen} onChange={(e) => setModel(e.target.value)} required disabled={chatModels.fetching || streaming}>
               {choices.map((id) => (
                 <option key={id} value={id}>
                   {id}
@@ -87,36 +120,72 @@ export function TryPrompt() {
         </label>
         <p id={ids.help} className="hint">
           The model is called with an LM key of the model gateway (one from Model keys, or the first start’s demo <code>api_key</code>), the
-          one the Chat page keeps: in this tab only. The answer appears whole once the model has finished: the graph has no streamed chat
-          for a model (the Chat page streams answers from your documents).
+          one the Chat page keeps: in this tab only. The answer appears as the model writes it; Stop ends the model call.
         </p>
-        <button type="submit" disabled={result.fetching || !chosen}>
-          Send
-        </button>
+        <div className="models-try-actions">
+          <button type="submit" disabled={streaming || !chosen}>
+            Send
+          </button>
+          {streaming && (
+            <button type="button" onClick={stop}>
+              Stop
+            </button>
+          )}
+        </div>
       </form>
-      <p className="state" role="status">
-        {result.fetching ? 'Waiting for the whole answer…' : answer ? 'The answer has come.' : ''}
+      <Spoken lines={spoken.lines} testId="models-spoken" />
+      {answer?.error && <Failure error={answer.error} />}
+      {answer?.error && keyRefused(answer.error) && (
+        <p className="hint">The graph calls models with an LM key: give one above (Model keys creates them).</p>
+      )}
+      {answer && (answer.text || !answer.error) && <AnswerView answer={answer} />}
+    </section>
+  );
+}
+
+function AnswerView({ answer }: { answer: Answer }) {
+  return (
+    <div className="models-answer" role="region" aria-label="The answer" aria-busy={answer.state === 'streaming'}>
+      <p className="models-answer-text">{answer.text || (answer.state === 'streaming' ? 'Waiting for the model…' : '')}</p>
+      <p className="hint">
+        {answer.state === 'streaming' && 'Answering…'}
+        {answer.state === 'stopped' && 'Stopped: the model call was ended.'}
+        {answer.finishReason && FINISH_SAID[answer.finishReason]}
       </p>
-      {error && <Failure error={error} />}
-      {answer && (
-        <div className="models-answer" role="region" aria-label="The answer">
-          <p className="models-answer-text">{answer.content}</p>
-          <dl className="facts">
+      <dl className="facts">
+        {answer.model && (
+          <>
             <dt>Model</dt>
-            <dd>{answer.model.id}</dd>
+            <dd>{answer.model}</dd>
+          </>
+        )}
+        {answer.finishReason && (
+          <>
             <dt>Finished</dt>
-            <dd>{answer.finishReason.toLowerCase().replace('_', ' ')}</dd>
+            <dd>{finished(answer.finishReason)}</dd>
+          </>
+        )}
+        {answer.usage && (
+          <>
             <dt>Tokens</dt>
             <dd>
               {answer.usage.promptTokens} in, {answer.usage.completionTokens} out
             </dd>
+          </>
+        )}
+        {answer.cached !== undefined && (
+          <>
             <dt>From the cache</dt>
             <dd>{answer.cached ? 'yes' : 'no'}</dd>
+          </>
+        )}
+        {answer.guard && (
+          <>
             <dt>Guardrails</dt>
             <dd>{answer.guard}</dd>
-          </dl>
-        </div>
-      )}
-    </section>
+          </>
+        )}
+      </dl>
+    </div>
   );
 }
