@@ -126,7 +126,8 @@ export const createModelsModule = () =>
       };
     },
     subgraph: {
-      sdl: () => readSchemaFile('models/models.graphql'),
+      // The gateway's fields, then the admin API's (catalog, keys, usage): one SDL, in two files by what they hold.
+      sdl: () => readSchemaFile('models/models.graphql') + readSchemaFile('models/admin.graphql'),
       // The gateway's fields take the `api-key`; the admin fields an administrator's bearer token.
       resolvers: (core, edge) => {
         const own = subgraph().modelsResolvers(core.service, edge.callOf);

@@ -1,12 +1,13 @@
 import type { ChatCaller } from '../../core/chat/credentials';
 import type { AnswerStream, ChatService } from '../../core/chat/service';
-import { CallerLeft } from '../../core/shared/cancel';
 import { UpstreamFailed } from '../../core/shared/errors';
 import type { FinishReason } from '../../core/models/neutral';
 import type { CallOf } from '../../edge/graphql/calls';
 import type { GraphContext } from '../../edge/graphql/context';
+import { stoppable, subscriberStop } from '../shared/subscription';
 import { questionOf, sourcesQuestionOf, type AskInput } from './args';
-import { chunkView, FINISH, sourcesView, sourceView } from './views';
+import { FINISH } from '../shared/finish';
+import { chunkView, sourcesView, sourceView } from './views';
 
 /**
  * The chat proxy's subgraph. The caller is the request's user (`Authorization: Bearer`, or
@@ -20,36 +21,16 @@ import { chunkView, FINISH, sourcesView, sourceView } from './views';
 type Args = { input: AskInput };
 type ChunkView = ReturnType<typeof chunkView>;
 
-/**
- * The answer's chunks as GraphQL values, sources and model on the first, each with the text so far. `return()` (the client
- * completed the subscription, or its socket closed) aborts the model call at once, even while a
- * chunk is awaited: an async generator would queue the return behind that wait, and a stalled model
- * would then never be stopped.
- */
+/** The answer's chunks as GraphQL values, sources and model on the first, each with the text so far. */
 function subscription(stream: AnswerStream, stop: AbortController): AsyncIterableIterator<ChunkView> {
-  const chunks = stream.chunks[Symbol.asyncIterator]();
   let first = true;
   let soFar = '';
-  return {
-    async next() {
-      const r = await chunks.next();
-      if (r.done) return { done: true, value: undefined };
-      soFar += r.value.response;
-      const view = chunkView(r.value, soFar, first ? stream : undefined);
-      first = false;
-      return { done: false, value: view };
-    },
-    async return() {
-      // Why the stream stopped early: the subscriber completed it or went away.
-      stop.abort(new CallerLeft('The subscriber left before the answer was complete'));
-      // Ends the service's generator once its pending chunk settles (the abort makes it settle).
-      chunks.return?.(undefined).catch(() => undefined);
-      return { done: true, value: undefined };
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  return stoppable(stream.chunks, stop, (chunk) => {
+    soFar += chunk.response;
+    const view = chunkView(chunk, soFar, first ? stream : undefined);
+    first = false;
+    return view;
+  });
 }
 
 export const chatResolvers = (chat: ChatService, callOf: CallOf<ChatCaller>) => ({
@@ -86,10 +67,7 @@ export const chatResolvers = (chat: ChatService, callOf: CallOf<ChatCaller>) => 
     answerStream: {
       subscribe: async (_: unknown, { input }: Args, ctx: GraphContext) => {
         const question = questionOf(input);
-        const stop = new AbortController();
-        // Stopped by the subscriber completing it (return()), or by its transport's end (ctx.signal:
-        // a socket that closes, an HTTP client that leaves), also before the first chunk.
-        const signal = ctx.signal ? AbortSignal.any([stop.signal, ctx.signal]) : stop.signal;
+        const { stop, signal } = subscriberStop(ctx);
         const stream = await chat.streamAnswer(question, await callOf(ctx, { signal }));
         return subscription(stream, stop);
       },

@@ -1,14 +1,7 @@
-import type { FinishReason } from '../../core/models/neutral';
 import type { AnswerChunk, AnswerSource, AnswerStream, SourcesResult } from '../../core/chat/service';
+import { FINISH } from '../shared/finish';
 
 /** The chat service's wire values as the subgraph's enums and camelCase fields. */
-export const FINISH: Record<FinishReason, string> = {
-  stop: 'STOP',
-  length: 'LENGTH',
-  content_filter: 'CONTENT_FILTER',
-  tool_calls: 'STOP',
-  error: 'ERROR',
-};
 const category = (c: string) => (c === 'InputFile' ? 'INPUT_FILE' : 'SEARCH');
 
 export const sourceView = (s: AnswerSource) => ({

@@ -2,40 +2,24 @@ import { randomBytes } from 'node:crypto';
 import DataLoader from 'dataloader';
 import { DateTimeResolver, SafeIntResolver } from 'graphql-scalars';
 import type { CatalogModel } from '../../core/models/catalog/catalog';
-import type { FinishReason } from '../../core/models/neutral';
 import type { KeyCaller, ModelsService } from '../../core/models/service';
 import { collect } from '../../core/models/collect';
 import type { CallOf } from '../../edge/graphql/calls';
 import { parseArgs } from '../shared/args';
 import type { GraphContext } from '../../edge/graphql/context';
-import { ChatArgs, EmbedArgs, modelView, totalsView } from './views';
+import { FINISH } from '../shared/finish';
+import { chatStreamSubscription } from './chat-stream';
+import { chatFields, EmbedArgs, modelView, totalsView, usageView, type ChatInputArgs } from './views';
 
 /**
- * The model gateway's subgraph: the catalog, usage, and provider-neutral chat and embeddings. The
+ * The model gateway's subgraph: the catalog, usage, provider-neutral chat (whole, or streamed:
+ * chat-stream.ts) and embeddings. The
  * caller is the `api-key` header, as on the REST routes (a bearer token is not a model key), so
  * every field, Model references included, is UNAUTHENTICATED without a valid key. The catalog is
  * not secret, but a key sees only the models it may use, on every path: `models`, `model(id)` and
  * the references other subgraphs resolve (null for a model outside the key's list).
  */
 type Ctx = GraphContext & { modelRefs?: DataLoader<string, ReturnType<typeof modelView> | null> };
-
-interface ChatInputArgs {
-  model: string;
-  messages: { role: string; content: string }[];
-  maxTokens?: number | null;
-  temperature?: number | null;
-  topP?: number | null;
-  stop?: string[] | null;
-}
-
-const FINISH: Record<FinishReason, string> = {
-  stop: 'STOP',
-  length: 'LENGTH',
-  content_filter: 'CONTENT_FILTER',
-  tool_calls: 'STOP',
-  error: 'ERROR',
-};
-const ROLE = { SYSTEM: 'system', USER: 'user', ASSISTANT: 'assistant' } as const;
 
 export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>) => {
   const visible = async (ctx: Ctx): Promise<Map<string, CatalogModel>> =>
@@ -84,43 +68,14 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
         // A mutation is the caller's alone: the HTTP client leaving stops the model call.
         const call = await callOf(ctx, { signal: ctx.signal });
         const model = await models.model({ id: input.model }, call);
-        const route = 'graphql.chat';
-        const answer = await models.chat(
-          {
-            model,
-            route,
-            read: () => {
-              const args = parseArgs(
-                ChatArgs,
-                {
-                  messages: input.messages,
-                  maxTokens: input.maxTokens,
-                  temperature: input.temperature,
-                  topP: input.topP,
-                  stop: input.stop,
-                },
-                {},
-                ['input'],
-              );
-              return {
-                messages: args.messages.map((m) => ({ role: ROLE[m.role], text: m.content })),
-                maxTokens: args.maxTokens,
-                temperature: args.temperature,
-                topP: args.topP,
-                stop: args.stop,
-                stream: false,
-              };
-            },
-          },
-          call,
-        );
+        const answer = await models.chat({ model, route: 'graphql.chat', read: () => chatFields(input, false) }, call);
         const { text, finishReason, usage } = await collect(answer);
         return {
           id: `chat-${randomBytes(12).toString('base64url')}`,
           model: modelView(model),
           content: text,
           finishReason: FINISH[finishReason],
-          usage: { ...usage, totalTokens: usage.promptTokens + usage.completionTokens },
+          usage: usageView(usage),
           cached: answer.cache === 'HIT',
           guard: answer.guard,
         };
@@ -142,6 +97,9 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
         );
         return { model: modelView(model), vectors: vectors.map((v) => Array.from(v)), dimensions: vectors[0]?.length ?? 0, promptTokens };
       },
+    },
+    Subscription: {
+      chatStream: chatStreamSubscription(models, callOf),
     },
     Model: {
       __resolveReference: (ref: { id: string }, ctx: Ctx) => modelRefs(ctx).load(ref.id),

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { isActive, type CatalogModel } from '../../core/models/catalog/catalog';
+import type { ChatUsage } from '../../core/models/neutral';
+import type { ChatFields } from '../../core/models/service';
 import type { UsageTotals } from '../../core/models/usage/usage';
+import { parseArgs } from '../shared/args';
 
 /**
  * The models subgraph's shapes: catalog entries and usage rows as GraphQL objects (enum values
@@ -21,6 +24,35 @@ export const ChatArgs = z.object({
   // OpenAI's bound, which the vendors with stop sequences share.
   stop: z.array(z.string().min(1).max(1000)).max(4).optional(),
 });
+
+/** ChatInput as GraphQL gives it. */
+export interface ChatInputArgs {
+  model: string;
+  messages: { role: string; content: string }[];
+  maxTokens?: number | null;
+  temperature?: number | null;
+  topP?: number | null;
+  stop?: string[] | null;
+}
+
+const ROLE = { SYSTEM: 'system', USER: 'user', ASSISTANT: 'assistant' } as const;
+
+/** A ChatInput's call (its model apart), checked as ChatArgs says: issues located at `input`. */
+export function chatFields(input: ChatInputArgs, stream: boolean): ChatFields {
+  const { messages, maxTokens, temperature, topP, stop } = input;
+  const args = parseArgs(ChatArgs, { messages, maxTokens, temperature, topP, stop }, {}, ['input']);
+  return {
+    messages: args.messages.map((m) => ({ role: ROLE[m.role], text: m.content })),
+    maxTokens: args.maxTokens,
+    temperature: args.temperature,
+    topP: args.topP,
+    stop: args.stop,
+    stream,
+  };
+}
+
+/** TokenUsage: the call's counts and their sum. */
+export const usageView = (u: ChatUsage) => ({ ...u, totalTokens: u.promptTokens + u.completionTokens });
 
 /** Texts or token ids (OpenAI's arrays of integers), one of the two; GRAPHQL_MAX_VARIABLE_VALUES bounds how many ids. */
 export const EmbedArgs = z

@@ -154,6 +154,28 @@ it('ends the model call behind a remote chat subgraph when the subscriber comple
   await upstream.requests.at(-1)!.cut;
 });
 
+it("streams the models subgraph's chatStream from models served alone; completing it ends the model call there", async () => {
+  const stream = 'subscription($input: ChatInput!) { chatStream(input: $input) { content contentSoFar finishReason model { id } } }';
+  const input = { model: 'local-chat', messages: [{ role: 'USER', content: ASPIRIN }] };
+  const { results, error } = await run(connect(gateway.url, { 'api-key': f.apiKey }), stream, { input });
+  expect(error).toBeUndefined();
+  expect(results.every((r) => r.errors === undefined)).toBe(true);
+  const chunks = results.map((r) => r.data.chatStream);
+  expect(chunks.length).toBeGreaterThan(2);
+  expect(chunks[0].model).toEqual({ id: 'local-chat' });
+  expect(chunks.at(-1)).toMatchObject({ content: '', finishReason: 'STOP', contentSoFar: chunks.map((c) => c.content).join('') });
+
+  upstream.script({ answer: TALKATIVE, stallAfter: 3 });
+  const stopped = await run(
+    connect(gateway.url, { 'api-key': f.apiKey }, true),
+    stream,
+    { input: { ...input, model: 'oc-chat' } },
+    (_r, stop) => stop(),
+  );
+  expect(stopped.results[0].data.chatStream).toMatchObject({ content: 'One two three ', finishReason: null });
+  await upstream.requests.at(-1)!.cut;
+});
+
 // Over SSE, and a generateAnswer mutation whose remote fetch the gateway aborts, so the chat subgraph sees its request closed.
 leaveEveryWay(() => ({ base: gateway.url, upstream, headers: user() }));
 

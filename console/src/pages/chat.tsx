@@ -1,6 +1,8 @@
-import { useEffect, useId, useRef, useState } from 'react';
-import { CombinedError, useClient, useMutation } from 'urql';
-import { lmKey } from '../graphql/lm-key';
+import { useId, useRef, useState } from 'react';
+import { CombinedError, useMutation } from 'urql';
+import { useStream } from '../graphql/stream';
+import { LmKeyField } from '../ui/lm-key-field';
+import { FINISH_SAID, sentenceReader, Spoken, useSpoken, type FinishReason } from '../ui/spoken';
 import { Empty, Failure } from '../ui/states';
 
 const STREAM = `subscription ConsoleAnswer($input: AskInput!) {
@@ -10,8 +12,6 @@ const STREAM = `subscription ConsoleAnswer($input: AskInput!) {
   }
 }`;
 const ADD_FILE = `mutation ConsoleAttach($input: DocumentInput!) { addDocument(input: $input) { id fileName } }`;
-
-type FinishReason = 'STOP' | 'LENGTH' | 'CONTENT_FILTER' | 'ERROR';
 
 interface Source {
   citation: number;
@@ -47,22 +47,6 @@ interface Turn {
 const ATTACHABLE = '.txt,.md,.markdown,.csv,.json,.html,.xml,.log,text/*';
 const MAX_ATTACH_BYTES = 1_000_000;
 
-/** The complete sentences of `text` from character `from` on, and where the unfinished rest begins. */
-function sentencesOf(text: string, from: number): { sentences: string[]; next: number } {
-  const sentences: string[] = [];
-  // A sentence ends at its mark and the citations after it (`warms. [1]`), once the next one has begun.
-  const ending = /[.!?…]["')\]]*(?:\s*\[\d+\])*(?=\s+[^\s[])/g;
-  ending.lastIndex = from;
-  let next = from;
-  for (let m = ending.exec(text); m; m = ending.exec(text)) {
-    const end = m.index + m[0].length;
-    const sentence = text.slice(next, end).trim();
-    if (sentence) sentences.push(sentence);
-    next = end;
-  }
-  return { sentences, next };
-}
-
 /**
  * The chat playground: a question answered by the chat proxy over the graph (answerStream, over
  * graphql-ws), streamed as it is written with the numbered sources it is grounded in; follow-ups
@@ -71,28 +55,24 @@ function sentencesOf(text: string, from: number): { sentences: string[]; next: n
  * readers hear the answer a sentence at a time (a polite live region), not a chunk at a time.
  */
 export function Chat() {
-  const client = useClient();
+  const stream = useStream();
   const [, attach] = useMutation<{ addDocument: { id: string; fileName: string | null } | null }>(ADD_FILE);
-  const [key, setKey] = useState(lmKey.get);
   const [model, setModel] = useState('');
   const [question, setQuestion] = useState('');
   const [turns, setTurns] = useState<Turn[]>([]);
-  const [spoken, setSpoken] = useState<string[]>([]);
+  const spoken = useSpoken();
   const [files, setFiles] = useState<File[]>([]);
   /** The file names attached so far in this conversation (each question reads them all). */
   const [attached, setAttached] = useState<string[]>([]);
   const [attaching, setAttaching] = useState<string>();
-  const running = useRef<{ unsubscribe(): void }>();
   /** Set while attached files are sent, before the question (a second Ctrl+Enter then does nothing). */
   const sending = useRef(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const ids = { keyHelp: useId(), filesHelp: useId() };
   const streaming = turns.at(-1)?.state === 'streaming';
 
-  useEffect(() => () => running.current?.unsubscribe(), []);
-
   const update = (change: (t: Turn) => Turn) => setTurns((all) => [...all.slice(0, -1), change(all[all.length - 1])]);
-  const say = (...lines: string[]) => setSpoken((all) => [...all, ...lines.filter(Boolean)]);
+  const { say } = spoken;
 
   /** Sends the files chosen and not yet sent as private documents; their names, or undefined when one failed. */
   async function sendFiles(): Promise<string[] | undefined> {
@@ -138,20 +118,19 @@ export function Chat() {
     };
     let text = continuing ? (last?.answer ?? '') : '';
     let sources = continuing ? (last?.sources ?? []) : [];
-    let heard = text.length;
+    const heard = sentenceReader(text.length);
     if (continuing) update((t) => ({ ...t, state: 'streaming', finishReason: undefined }));
     else {
       setTurns((all) => [...all, { question: query, answer: '', sources: [], state: 'streaming' }]);
       setQuestion('');
     }
-    setSpoken([]);
+    spoken.clear();
     const end = (turn: Partial<Turn>, lines: string[]) => {
-      running.current?.unsubscribe();
-      running.current = undefined;
+      stream.stop();
       update((t) => ({ ...t, ...turn }));
       say(...lines);
     };
-    running.current = client.subscription<{ answerStream: Chunk }>(STREAM, { input }).subscribe((result) => {
+    stream.start<{ answerStream: Chunk }>(STREAM, { input }, (result) => {
       const chunk = result.data?.answerStream;
       if (!chunk) {
         end({ state: 'failed', error: result.error ?? 'The graph answered without a chunk.' }, ['The question could not be answered.']);
@@ -159,9 +138,7 @@ export function Chat() {
       }
       text += chunk.response;
       if (chunk.sources?.length) sources = chunk.sources;
-      const heardNow = sentencesOf(text, heard);
-      heard = heardNow.next;
-      say(...heardNow.sentences);
+      say(...heard.read(text));
       update((t) => ({
         ...t,
         answer: text,
@@ -170,14 +147,9 @@ export function Chat() {
         searchText: chunk.generatedSearchText || t.searchText,
       }));
       if (chunk.finishReason) {
-        const why: Record<FinishReason, string> = {
-          STOP: 'Answer complete.',
-          LENGTH: 'The answer reached its length limit; it can be continued.',
-          CONTENT_FILTER: 'The answer was cut by the content filter.',
-          ERROR: 'The model failed midway; the answer is what came before.',
-        };
+        const why = { ...FINISH_SAID, LENGTH: 'The answer reached its length limit; it can be continued.' };
         end({ state: 'done', finishReason: chunk.finishReason }, [
-          text.slice(heard).trim(),
+          heard.rest(text),
           why[chunk.finishReason],
           sources.length === 1 ? 'One source listed.' : sources.length ? `${sources.length} sources listed.` : '',
         ]);
@@ -186,15 +158,14 @@ export function Chat() {
   }
 
   function stop() {
-    running.current?.unsubscribe();
-    running.current = undefined;
+    stream.stop();
     update((t) => ({ ...t, state: 'stopped' }));
     say('Stopped.');
   }
 
   function restart() {
     setTurns([]);
-    setSpoken([]);
+    spoken.clear();
     setAttached([]);
   }
 
@@ -207,21 +178,7 @@ export function Chat() {
         conversation.
       </p>
       <div className="inline-form chat-settings">
-        <label className="field">
-          LM key (api-key)
-          <input
-            type="password"
-            value={key}
-            autoComplete="off"
-            spellCheck={false}
-            aria-describedby={ids.keyHelp}
-            disabled={streaming}
-            onChange={(e) => {
-              setKey(e.target.value);
-              lmKey.set(e.target.value.trim());
-            }}
-          />
-        </label>
+        <LmKeyField describedBy={ids.keyHelp} disabled={streaming} />
         <label className="field">
           Model (optional)
           <input
@@ -255,11 +212,7 @@ export function Chat() {
           ))}
         </ol>
       )}
-      <div className="visually-hidden" aria-live="polite" aria-atomic="false" data-testid="chat-spoken">
-        {spoken.map((line, i) => (
-          <p key={i}>{line}</p>
-        ))}
-      </div>
+      <Spoken lines={spoken.lines} testId="chat-spoken" />
 
       <form
         className="chat-ask"

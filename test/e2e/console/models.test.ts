@@ -1,5 +1,8 @@
+import type { Page } from 'playwright-core';
 import type { TokenCore } from '../../../core/token';
 import type { ModelsInstance } from '../../../services/models/instance';
+import { fakeChatCatalog } from '../../shared/fakes/fake-chat-catalog';
+import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { consoleFixture, describeConsole, fitsWidth, severe, type ConsoleFixture } from './fixture';
 
 /**
@@ -7,20 +10,38 @@ import { consoleFixture, describeConsole, fitsWidth, severe, type ConsoleFixture
  * local model from a catalog entry, sees it listed and answering at the gateway, deactivates it
  * (after a confirmation: the gateway refuses it), is told when the model changed behind the page,
  * reactivates it (it answers again), sees the graph's reason for a bad entry, and tries a prompt
- * with the demo LM key; a realm administrator, on a phone, reads the catalog with no way to change
- * it; a plain user has no such page.
+ * with the demo LM key, streamed (chatStream): the text grows as the model writes it, Stop ends the
+ * model call, the graph's refusals are shown; a realm administrator, on a phone, reads the catalog
+ * with no way to change it; a plain user has no such page. `oc-chat` is a model on a fake
+ * OpenAI-compatible upstream, so an answer can pause halfway or stall until Stop.
  */
 jest.setTimeout(180_000);
 
 describeConsole('the console: models', () => {
   let f: ConsoleFixture;
   let models: ModelsInstance;
+  let upstream: FakeOpenAi;
 
   beforeAll(async () => {
-    f = await consoleFixture();
+    upstream = await startFakeOpenAi();
+    const catalog = fakeChatCatalog(upstream.url);
+    f = await consoleFixture({ MODELS_CATALOG_FILE: catalog.file }).finally(catalog.remove);
     models = f.platform.instances.models as unknown as ModelsInstance;
   }, 120_000);
-  afterAll(() => f?.stop());
+  afterAll(async () => {
+    await f?.stop();
+    await upstream?.close();
+  });
+
+  /** The Try a prompt form, its key given, `model` chosen and `prompt` sent. */
+  const tryPrompt = async (page: Page, key: string, model: string, prompt: string) => {
+    const form = page.getByRole('form', { name: 'Try a prompt' });
+    await form.getByLabel('LM key (api-key)').fill(key);
+    await form.getByLabel('Model').selectOption(model);
+    await form.getByLabel('Prompt').fill(prompt);
+    await form.getByRole('button', { name: 'Send' }).click();
+    return form;
+  };
 
   /** What the gateway answers the demo key calling `model`. */
   const call = async (model: string) => {
@@ -129,17 +150,16 @@ describeConsole('the console: models', () => {
       expect(await stateOf('console-alias')).toMatchObject({ active: true, version: 4 });
       expect(await severe(page)).toEqual([]);
 
-      // Try a prompt on local-chat with the demo LM key: the whole answer.
+      // Try a prompt on local-chat with the demo LM key: the answer streamed, how it ended and its tokens at the end.
       const tryForm = page.getByRole('form', { name: 'Try a prompt' });
-      await tryForm.getByLabel('LM key (api-key)').fill(f.values.api_key);
       expect(await tryForm.getByLabel('Model').inputValue()).toBe('local-chat');
-      await tryForm.getByLabel('Prompt').fill('Glaciers retreat as summers warm. What do glaciers do?');
-      await tryForm.getByRole('button', { name: 'Send' }).click();
+      await tryPrompt(page, f.values.api_key, 'local-chat', 'Glaciers retreat as summers warm. What do glaciers do?');
       const answer = page.getByRole('region', { name: 'The answer' });
-      await answer.waitFor();
+      await answer.getByText('Answer complete.').waitFor();
       expect((await answer.locator('.models-answer-text').innerText()).trim().length).toBeGreaterThan(0);
       await answer.getByText('local-chat', { exact: true }).waitFor();
-      await page.getByText('The answer has come.').waitFor();
+      expect(await answer.getByText(/^\d+ in, \d+ out$/).count()).toBe(1);
+      expect((await page.getByTestId('models-spoken').locator('p').allInnerTexts()).at(-1)).toBe('Answer complete.');
       expect(await severe(page)).toEqual([]);
 
       // A bad key: the graph's refusal.
@@ -175,12 +195,73 @@ describeConsole('the console: models', () => {
     }
   });
 
-  it("a platform administrator's page fits a phone", async () => {
+  it('Try a prompt streams the answer as it is written, Stop ends the model call, and a refusal is the graph’s', async () => {
+    const { page, context, errors } = await f.asAdmin();
+    try {
+      await page.getByRole('link', { name: 'Models', exact: true }).click();
+      await page.getByRole('cell', { name: 'oc-chat', exact: true }).waitFor();
+
+      // The upstream pauses after two pieces: the page shows the half written answer, then the whole.
+      let resume!: () => void;
+      upstream.script({
+        answer: 'One two three four five six. Seven eight nine ten.',
+        pauseAfter: 3,
+        resume: new Promise<void>((r) => (resume = r)),
+      });
+      await tryPrompt(page, f.values.api_key, 'oc-chat', 'Count to ten.');
+      const answer = page.getByRole('region', { name: 'The answer' });
+      const text = answer.locator('.models-answer-text');
+      await text.getByText('One two three four five six.').waitFor();
+      expect((await text.innerText()).trim()).toBe('One two three four five six.');
+      expect(await answer.getAttribute('aria-busy')).toBe('true');
+      expect(await answer.getByText('Finished').count()).toBe(0);
+      await page.getByRole('button', { name: 'Stop' }).waitFor();
+      expect(await severe(page)).toEqual([]);
+      resume();
+      await answer.getByText('Answer complete.').waitFor();
+      expect((await text.innerText()).trim()).toBe('One two three four five six. Seven eight nine ten.');
+      expect(await answer.getAttribute('aria-busy')).toBe('false');
+      expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
+      await answer.getByText('oc-chat', { exact: true }).waitFor();
+      // The screen reader heard it a sentence at a time, then how it ended.
+      expect(await page.getByTestId('models-spoken').locator('p').allInnerTexts()).toEqual([
+        'One two three four five six.',
+        'Seven eight nine ten.',
+        'Answer complete.',
+      ]);
+
+      // A stalled answer: Stop ends the subscription, and the gateway cuts the model call.
+      upstream.script({ answer: 'Eleven twelve thirteen fourteen fifteen sixteen.', stallAfter: 3 });
+      await tryPrompt(page, f.values.api_key, 'oc-chat', 'Count on from ten.');
+      await text.getByText('Eleven twelve thirteen fourteen fifteen sixteen').waitFor();
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await upstream.requests.at(-1)!.cut;
+      await answer.getByText('Stopped: the model call was ended.').waitFor();
+      expect(await page.getByRole('button', { name: 'Send' }).isEnabled()).toBe(true);
+
+      // Refused by the graph: a model the key may not use, then no key at all.
+      const { apiKey: localOnly } = await models.keys.create({ name: 'local only', tenant: f.values.tenant_id, models: ['local-chat'] });
+      await tryPrompt(page, localOnly, 'oc-chat', 'Count once more.');
+      await page.getByRole('alert').filter({ hasText: 'This key may not use the model "oc-chat"' }).waitFor();
+      expect(await answer.count()).toBe(0);
+      await tryPrompt(page, '', 'local-chat', 'Count once more.');
+      await page.getByRole('alert').filter({ hasText: 'send an LM key' }).waitFor();
+      await page.getByText('The graph calls models with an LM key: give one above').waitFor();
+      expect(await severe(page)).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a platform administrator's page fits a phone, a streamed answer too", async () => {
     const { context, page, errors } = await f.asAdmin({ phone: true });
     try {
       await page.getByRole('link', { name: 'Models', exact: true }).click();
       await page.getByRole('cell', { name: 'local-chat', exact: true }).waitFor();
       await page.getByRole('button', { name: 'Edit local-chat' }).waitFor();
+      await tryPrompt(page, f.values.api_key, 'local-chat', 'Sea levels rise as ice melts. Why do sea levels rise?');
+      await page.getByRole('region', { name: 'The answer' }).getByText('Answer complete.').waitFor();
       expect(await fitsWidth(page)).toBe(true);
       expect(await severe(page)).toEqual([]);
       expect(errors).toEqual([]);

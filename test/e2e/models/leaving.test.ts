@@ -92,6 +92,23 @@ describe('a client that leaves a model door is a 499 at info level, once, never 
     }
   }
 
+  // The graph's streamed chat (the models subgraph's chatStream) over GraphQL over SSE.
+  for (const midStream of [false, true]) {
+    it(`GraphQL chatStream over SSE, ${midStream ? 'mid-stream' : 'mid-request'}`, async () => {
+      const from = l.lines.length;
+      const reqId = `leave-graph-${++n}-${Date.now()}`;
+      const query = 'subscription Leaving($i: ChatInput!) { chatStream(input: $i) { content finishReason } }';
+      await leave(l, {
+        path: '/graphql',
+        headers: { 'api-key': l.apiKey, accept: 'text/event-stream', 'x-request-id': reqId },
+        body: { query, variables: { i: { model: 'oc-chat', messages: [{ role: 'USER', content: 'Count slowly, please.' }] } } },
+        midStream,
+      });
+      expect(await linesOf(l, reqId)).toEqual(ONE_499);
+      expect(troubleSince(l, from)).toEqual([]);
+    });
+  }
+
   it('a real upstream failure is still one: 502 logged as an error before the answer, the error event midway', async () => {
     const from = l.lines.length;
     const path = '/proxy/api/v1/azure/openai/deployments/oc-chat/chat/completions?api-version=2024-10-21';

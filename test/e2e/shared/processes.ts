@@ -114,4 +114,11 @@ export function expectGraphqlTour(out: string) {
   );
   expect(out).toContain('"finishReason":"STOP"');
   expect(out).toContain('\r\n--graphql--\r\n');
+  // The model gateway's chatStream over SSE: the model on the first event, the finish and the tokens on the last
+  expect(out).toMatch(
+    /data: \{"data":\{"chatStream":\{"content":"[^"]+","finishReason":null,"usage":null,"model":\{"id":"local-chat"\}\}\}\}/,
+  );
+  expect(out).toMatch(
+    /data: \{"data":\{"chatStream":\{"content":"","finishReason":"STOP","usage":\{"totalTokens":[1-9]\d*\},"model":null\}\}\}/,
+  );
 }

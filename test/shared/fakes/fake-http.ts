@@ -31,10 +31,13 @@ export type CommonStep =
   /** Answer this text as is (bad JSON, ...). */
   | { raw: string; status?: number; contentType?: string };
 
-/** Mid-answer behaviour of a streamed answer: stop after N of its chunks and then hang, or reset. */
+/** Mid-answer behaviour of a streamed answer: stop after N of its chunks and then hang, or reset, or wait for `resume`. */
 export interface Midway {
   stallAfter?: number;
   resetAfter?: number;
+  /** After this many chunks, wait until `resume` settles, then send the rest (an answer seen half written, then whole). */
+  pauseAfter?: number;
+  resume?: Promise<unknown>;
 }
 
 export type FakeResponse = ServerResponse | Http2ServerResponse;
@@ -126,6 +129,11 @@ export async function startFake<S>(def: FakeDef<S>): Promise<FakeUpstream<S>> {
         for (const [i, chunk] of chunks.entries()) {
           if (midway.stallAfter === i) return;
           if (midway.resetAfter === i) return reset();
+          if (midway.pauseAfter === i) {
+            await midway.resume;
+            // The client may have left meanwhile: nothing more to send.
+            if (res.destroyed) return;
+          }
           (res as ServerResponse).write(chunk);
           // Let each chunk leave on its own, as a real upstream's tokens do.
           await new Promise((r) => setImmediate(r));
