@@ -170,7 +170,10 @@ describe("a person's own sessions (REST and the graph)", () => {
 
     const other = mine.sessions.items.find((s: any) => !s.current).id;
     expect(ok(await a.gql(here.access_token, END, { id: other })).endViewerSession).toBe(1);
-    expect(codes(await a.gql(there.access_token, LIST))).toEqual(['UNAUTHENTICATED']);
+    // The console reads this message as "your session was ended elsewhere" (console/src/graphql/client.ts).
+    const gone = await a.gql(there.access_token, LIST);
+    expect(codes(gone)).toEqual(['UNAUTHENTICATED']);
+    expect(gone.errors![0].message).toBe('Invalid token: revoked');
     expect(ok(await a.gql(here.access_token, LIST)).viewer.sessions.items.map((s: any) => s.current)).toEqual([true]);
 
     const client = await a.gql(clientToken, LIST);
