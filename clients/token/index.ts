@@ -1,6 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
 import type { Ctx } from '../../core/shared/context';
 import type {
+  AccountSessionPage,
   ClientIntrospection,
   Introspection,
   RealmInfo,
@@ -56,6 +57,11 @@ export function tokenClient(opts: HttpClientOptions): TokenService {
         ...callOptions(ctx),
         headers: authorization ? { authorization } : undefined,
       }),
+    // A person's own sessions: the caller's bearer token travels on (callOptions), as it came.
+    accountSessions: ({ limit, cursor }, ctx) =>
+      request<AccountSessionPage>('GET', `${p}/account/sessions`, { ...callOptions(ctx), query: { limit, cursor } }),
+    endAccountSession: ({ id }, ctx) => request('DELETE', `${p}/account/sessions/${encodeURIComponent(id)}`, callOptions(ctx)),
+    endAccountSessions: (_req, ctx) => request('DELETE', `${p}/account/sessions`, callOptions(ctx)),
     realm: async (req, ctx) => {
       const r = await request<RealmWire>('GET', realmPath(req?.realm), callOptions(ctx));
       return {

@@ -30,7 +30,7 @@ export function App() {
         <p role="status">{state.message}</p>
       </main>
     );
-  if (state.status === 'signed-out') return <SignIn error={state.error} />;
+  if (state.status === 'signed-out') return <SignIn error={state.error} notice={state.notice} />;
   return (
     <Provider value={client}>
       <Shell person={state.person} />
@@ -38,7 +38,7 @@ export function App() {
   );
 }
 
-function SignIn({ error }: { error?: string }) {
+function SignIn({ error, notice }: { error?: string; notice?: string }) {
   const [realm, setRealm] = useState(session.realm());
   return (
     <main id="main" className="centered">
@@ -59,6 +59,11 @@ function SignIn({ error }: { error?: string }) {
       {error && (
         <p className="state error" role="alert">
           {error}
+        </p>
+      )}
+      {notice && (
+        <p className="state" role="status">
+          {notice}
         </p>
       )}
     </main>

@@ -15,6 +15,7 @@ import { createGuards, hashingPoolOptions, lockedForAll } from './admission';
 import { DEFAULT_LOCKOUT, userAccount, type LockoutPolicy } from './lockout';
 import type { TokenService } from './service';
 import { createTokenService } from './token-service';
+import { createAccount } from './account';
 
 export { pgRevocationReader, sqliteRevocationReader } from './revocation-reader';
 import type { Metrics } from '../shared/telemetry/metrics';
@@ -109,19 +110,7 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     onLockout: telemetry.lockout,
     events,
   });
-  const service = createTokenService({
-    store,
-    keys,
-    auth,
-    clock,
-    publicUrl: opts.publicUrl,
-    audience: opts.audience ?? ['account'],
-    telemetry,
-    revoked: opts.revoked,
-    lockedForAll: (user) => lockedForAll(guards, userAccount(user.realmId, user.username, user)),
-    ssoSessionSeconds: opts.ssoSessionSeconds,
-    events,
-  });
+  const audit = opts.audit ?? noAudit;
   const admin = createTokenAdmin({
     store,
     clock,
@@ -132,11 +121,27 @@ export async function openTokenCore(opts: TokenCoreOptions): Promise<TokenCore> 
     lockedForAll: (user) => lockedForAll(guards, userAccount(user.realmId, user.username, user)),
     revoked: opts.revoked,
   });
+  const service: TokenService = {
+    ...createTokenService({
+      store,
+      keys,
+      auth,
+      clock,
+      publicUrl: opts.publicUrl,
+      audience: opts.audience ?? ['account'],
+      telemetry,
+      revoked: opts.revoked,
+      lockedForAll: (user) => lockedForAll(guards, userAccount(user.realmId, user.username, user)),
+      ssoSessionSeconds: opts.ssoSessionSeconds,
+      events,
+    }),
+    ...createAccount({ admin, store, clock, audit }),
+  };
   return {
     service,
     admin,
-    adminApi: createTokenAdminApi({ admin, store, audit: opts.audit ?? noAudit }),
-    audit: opts.audit ?? noAudit,
+    adminApi: createTokenAdminApi({ admin, store, audit }),
+    audit,
     store,
     keys,
     keySource: { key: (realmId, kid) => keys.verificationKey(realmId, kid) },

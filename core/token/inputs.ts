@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_PAGE } from '../shared/admin/paging';
 import { param } from '../shared/params';
 
 /**
@@ -143,6 +144,15 @@ export const UserinfoRequest = RealmRef.extend({
   authorization: param.string().optional().describe('Bearer access token of the user'),
 });
 
+/** A page of the caller's own sessions (the admin API's paging: `limit`, `cursor`). */
+export const AccountSessionsRequest = z.object({
+  limit: param.int().pipe(z.int().min(1).max(MAX_PAGE)).optional().describe(`Sessions per page, 1-${MAX_PAGE} (default 50)`),
+  cursor: param.string().pipe(z.string().max(512)).optional().describe("The previous page's `next_cursor`"),
+});
+
+/** One of the caller's own sessions. */
+export const AccountSessionRef = z.object({ id: param.string().pipe(z.string().min(1).max(128)).describe('The session id') });
+
 export type ClientTokenRequest = z.output<typeof TokenRequest>;
 export type RealmTokenRequest = z.output<typeof RealmTokenRequest>;
 export type UserLoginRequest = z.output<typeof UserLoginRequest>;
@@ -153,3 +163,5 @@ export type RevokeRequest = z.output<typeof RevokeRequest>;
 export type RealmRef = z.output<typeof RealmRef>;
 export type RevocationsRequest = z.output<typeof RevocationsRequest>;
 export type UserinfoRequest = z.output<typeof UserinfoRequest>;
+export type AccountSessionsRequest = z.output<typeof AccountSessionsRequest>;
+export type AccountSessionRef = z.output<typeof AccountSessionRef>;

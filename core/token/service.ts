@@ -1,6 +1,10 @@
 import type { JSONWebKeySet } from 'jose';
+import type { Caller } from '../shared/auth/caller';
 import type { Ctx } from '../shared/context';
+import type { SessionView } from './admin-api/views';
 import type {
+  AccountSessionRef,
+  AccountSessionsRequest,
   ClientIntrospectRequest,
   ClientTokenRequest,
   IntrospectRequest,
@@ -16,6 +20,8 @@ import type { BrowserAnswer, BrowserRequest } from './browser/answers';
 
 export type { BrowserAnswer, BrowserRequest };
 export type {
+  AccountSessionRef,
+  AccountSessionsRequest,
   RealmTokenRequest,
   ClientIntrospectRequest,
   ClientTokenRequest,
@@ -123,6 +129,21 @@ export interface RevocationsPage {
   entries: { realm: string; kind: 'session' | 'user' | 'client' | 'realm'; subject: string; up_to: number; until: number }[];
 }
 
+/** One of a person's own open single sign-on sessions: the admin API's session view, and whether the caller's token came from it. */
+export interface AccountSession extends SessionView {
+  current: boolean;
+}
+
+/** A page of them, newest first, as the admin API's lists answer: `next_cursor` null on the last one. */
+export interface AccountSessionPage {
+  items: AccountSession[];
+  next_cursor: string | null;
+  total: number;
+}
+
+/** The methods a person calls for themselves (Keycloak's account API), in account.ts. */
+export type AccountMethod = 'accountSessions' | 'endAccountSession' | 'endAccountSessions';
+
 /**
  * The token service as every face (REST, GraphQL, remote client) sees it. Each method takes one
  * input object in the spec's wire names, validated by the schema of the same name in inputs.ts,
@@ -159,6 +180,15 @@ export interface TokenService {
   revocations(req: RevocationsRequest, ctx?: Ctx): Promise<RevocationsPage>;
   /** OIDC userinfo for an active access token of the realm; InvalidToken otherwise. */
   userinfo(req: UserinfoRequest, ctx?: Ctx): Promise<UserInfo>;
+  /**
+   * The caller's own open single sign-on sessions, newest first (account.ts). The caller is a
+   * person's bearer token; a client's own token is FORBIDDEN.
+   */
+  accountSessions(req: AccountSessionsRequest, ctx: Ctx<Caller>): Promise<AccountSessionPage>;
+  /** Ends one of the caller's own sessions and every token of it; any other id is NOT_FOUND. */
+  endAccountSession(req: AccountSessionRef, ctx: Ctx<Caller>): Promise<{ realm: string; id: string; sessions_ended: number }>;
+  /** Ends every session of the caller ("sign out everywhere"), as an administrator's logout of the user does. */
+  endAccountSessions(req: object, ctx: Ctx<Caller>): Promise<{ realm: string; username: string; sessions_ended: number }>;
   realm(req: Partial<RealmRef>, ctx?: Ctx): Promise<RealmInfo>;
   jwks(req: RealmRef, ctx?: Ctx): Promise<JSONWebKeySet>;
   health(req?: object, ctx?: Ctx): Promise<{ msg: string }>;

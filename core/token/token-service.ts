@@ -15,7 +15,7 @@ import { CODE_TTL_MS, createBrowserSignIn, idTokenClaims, SSO_SESSION_SECONDS } 
 import { signedPages } from './browser/signed-pages';
 import { UUID } from '../shared/auth/verifier';
 import { endBrowserSession, revokedUntil } from './revocations';
-import type { RealmInfo, TokenResponse, TokenService } from './service';
+import type { AccountMethod, RealmInfo, TokenResponse, TokenService } from './service';
 import { tokenTelemetry, type TokenTelemetry } from './telemetry';
 import { noSecurityEvents, type SecurityEvents } from './security-events';
 
@@ -44,7 +44,8 @@ export interface TokenServiceDeps {
 /** Path segment and parameter value meaning the default realm. */
 export const DEFAULT_REALM_ALIAS = 'default';
 
-export function createTokenService(deps: TokenServiceDeps): TokenService {
+/** The token service but a person's own account (account.ts), which the core adds beside it (index.ts). */
+export function createTokenService(deps: TokenServiceDeps): Omit<TokenService, AccountMethod> {
   const { store, clock, auth } = deps;
   /** Ends a session, its access tokens refused here before this returns (and everywhere within a second). */
   const endSession = async (realm: RealmRecord, sid: string) => {

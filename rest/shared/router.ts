@@ -71,7 +71,7 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
     jsonBody({ limit: opts.bodyLimitBytes, strict: false, type: svc.jsonTypes, untyped: true }),
     form,
   ];
-  const credentials = svc.credentials ?? noCredentials;
+  const serviceCredentials = svc.credentials ?? noCredentials;
   const tools = (): CredentialTools => {
     if (!opts.verifier) throw new Error(`${svc.prefix} needs a token verifier`);
     return { verifier: opts.verifier, audience: svc.audience };
@@ -80,6 +80,7 @@ export function serviceRouter(svc: RestService, opts: MountOptions): Router {
   for (const route of svc.routes) {
     methods.set(route.path, [...(methods.get(route.path) ?? []), route.method]);
     const uploads = route.upload ? [multipart(route.upload)] : [];
+    const credentials = route.credentials ?? serviceCredentials;
     const resolves = !route.public && credentials.kind !== 'none';
     // The caller is established before any body is read: a stranger cannot make the service buffer an upload.
     const early: RequestHandler[] =

@@ -54,6 +54,11 @@ export interface Route<I extends InputSpec = InputSpec, C = unknown> {
   /** A bearer-token service: roles the caller must hold, checked before any body is read (403), besides the core's own check. */
   auth?: { roles?: readonly string[] };
   /**
+   * How this route's callers are established, when not as its service's are (the token service's
+   * account routes take a person's bearer token in a service whose other routes take none).
+   */
+  credentials?: Credentials<unknown>;
+  /**
    * Where this route's clients put the credential when not where the service's declaration looks
    * (a vendor SDK's own header): the headers to present instead, e.g. `{ 'api-key': ... }`.
    */

@@ -1,6 +1,7 @@
 import type { TokenService } from '../../core/token/service';
 import type { ErrorBody } from '../shared/http-errors';
 import { define, type RestService } from '../shared/routes';
+import { accountRoutes } from './account';
 import { browserRoutes } from './browser';
 import { discoveryRoutes } from './discovery';
 import { tokenDocs, tokenServiceDocs } from './docs';
@@ -107,6 +108,7 @@ export function tokenRest(token: TokenService, publicUrl: string): RestService {
       }),
       ...discoveryRoutes(token),
       ...browserRoutes(token, publicUrl),
+      ...accountRoutes(token),
     ],
   };
 }

@@ -8,6 +8,7 @@ import { parseArgs } from '../shared/args';
 import { bearerCredentials } from '../../core/shared/auth/credentials';
 import type { SubgraphEdge } from '../../edge/graphql/calls';
 import type { GraphContext } from '../../edge/graphql/context';
+import { accountResolvers } from './account';
 import { tokenAdminResolvers } from './admin';
 import { auditResolvers } from './audit';
 
@@ -62,10 +63,12 @@ type Input = { input: Record<string, unknown> };
 
 /**
  * The token service's subgraph. Its calls have no caller (OAuth clients authenticate inside the
- * request); `viewer` shows the bearer token's caller, whatever service the token was issued for.
+ * request); `viewer` shows the bearer token's caller, whatever service the token was issued for,
+ * and its person's own sessions (account.ts) to a token for the `account` audience.
  */
 export const tokenResolvers = (token: TokenService, { callOf, callsFor }: SubgraphEdge<undefined>) => {
   const viewerOf = callsFor(bearerCredentials);
+  const account = accountResolvers(token, callsFor(bearerCredentials, 'account'));
   return {
     DateTime: DateTimeResolver,
     JSONObject: JSONObjectResolver,
@@ -134,6 +137,7 @@ export const tokenResolvers = (token: TokenService, { callOf, callsFor }: Subgra
         await token.revoke(parseArgs(In.RevokeRequest, args), await callOf(ctx));
         return true;
       },
+      ...account.Mutation,
     },
     Realm: {
       __resolveReference: (ref: { id: string }, ctx: Ctx) => realms(token, ctx).load(ref.id),
@@ -143,6 +147,7 @@ export const tokenResolvers = (token: TokenService, { callOf, callsFor }: Subgra
     },
     Viewer: {
       realm: (parent: { realm: { id: string } }, _: unknown, ctx: Ctx) => realms(token, ctx).load(parent.realm.id),
+      ...account.Viewer,
     },
   };
 };

@@ -21,7 +21,9 @@ export interface Person {
 }
 
 export type SessionState =
-  { status: 'signed-out'; error?: string } | { status: 'working'; message: string } | { status: 'signed-in'; person: Person };
+  | { status: 'signed-out'; error?: string; notice?: string }
+  | { status: 'working'; message: string }
+  | { status: 'signed-in'; person: Person };
 
 interface Tokens {
   access: string;
@@ -60,6 +62,19 @@ export const session = {
   signIn,
   signOut,
   start,
+  /**
+   * This tab's session was ended on purpose (its person ended it, or signed out everywhere, on the
+   * My sessions page): its tokens are forgotten, with `notice` on the sign-in page. The end-session
+   * endpoint has nothing left to end.
+   */
+  ended: (notice: string) => forget(undefined, notice),
+  /**
+   * The graph refused the token as revoked: the session was ended elsewhere (another browser of the
+   * person, an administrator). Its refresh token is dead too: signed out, saying so.
+   */
+  revoked: () => {
+    if (state.status === 'signed-in') forget('Your session was ended (from another browser, or by an administrator). Sign in again.');
+  },
 };
 
 class TokenError extends Error {
@@ -113,11 +128,11 @@ function keep(answer: Record<string, unknown>) {
   set({ status: 'signed-in', person: personOf(tokens) });
 }
 
-function forget(error?: string) {
+function forget(error?: string, notice?: string) {
   tokens = undefined;
   clearTimeout(timer);
   sessionStorage.removeItem(KEPT);
-  set({ status: 'signed-out', error });
+  set({ status: 'signed-out', error, notice });
 }
 
 function refresh(): Promise<void> {

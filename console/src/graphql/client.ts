@@ -1,4 +1,4 @@
-import { Client, fetchExchange, subscriptionExchange } from 'urql';
+import { Client, fetchExchange, mapExchange, subscriptionExchange, type CombinedError } from 'urql';
 import { createClient as createWsClient } from 'graphql-ws';
 import { session } from '../auth/session';
 import { lmKey } from './lm-key';
@@ -21,6 +21,10 @@ const ws = createWsClient({
   },
 });
 
+/** The verifier's word for a token whose session was ended (the revoked-sessions list): signing in again is the only way on. */
+const revoked = (error: CombinedError | undefined) =>
+  !!error?.graphQLErrors.some((e) => e.extensions?.code === 'UNAUTHENTICATED' && e.message === 'Invalid token: revoked');
+
 export const client = new Client({
   url: '/graphql',
   // Every operation asks the graph afresh: administrators change what they read.
@@ -35,6 +39,12 @@ export const client = new Client({
     return fetch(input, { ...init, headers });
   },
   exchanges: [
+    // A session ended elsewhere (another browser of the person, an administrator) signs this tab out, saying so.
+    mapExchange({
+      onResult(result) {
+        if (revoked(result.error)) session.revoked();
+      },
+    }),
     fetchExchange,
     subscriptionExchange({
       forwardSubscription: (request) => ({

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import type { Person } from '../auth/session';
+import { Account } from './account';
 import { Audit } from './audit';
 import { Chat } from './chat';
 import { Keys } from './keys';
@@ -28,6 +29,7 @@ export interface PageEntry {
 /** The console's pages, in the navigation's order. Adding a page is one line here. */
 export const PAGES: PageEntry[] = [
   { path: '#/', title: 'Overview', audience: 'everyone', component: Overview },
+  { path: '#/account', title: 'My sessions', audience: 'everyone', component: Account },
   { path: '#/realms', title: 'Realms', audience: 'admin', component: Realms },
   { path: '#/keys', title: 'Model keys', audience: 'admin', component: Keys },
   { path: '#/models', title: 'Models', audience: 'admin', component: Models },

@@ -27,20 +27,20 @@ export interface Admin {
   actor: AuditActor;
 }
 
+/** Who a bearer token's caller is in an audit event: the person, or the client acting for itself. */
+export function actorOf(caller: Caller): AuditActor {
+  // A client's own token names its service account (Keycloak's `service-account-<client id>`), not a person.
+  const person = !!caller.username && !caller.username.startsWith(SERVICE_ACCOUNT_PREFIX);
+  return person
+    ? { kind: 'user', realm: caller.realm, id: caller.subject, name: caller.username }
+    : { kind: 'client', realm: caller.realm, id: caller.subject, name: caller.clientId };
+}
+
 /** The caller as an administrator, or 403 (a missing role, as every bearer route says it). */
 export function adminOf(caller: Caller): Admin {
   const platform = caller.roles.includes(PLATFORM_ADMIN_ROLE);
   if (!platform && !caller.roles.includes(REALM_ADMIN_ROLE)) throw new InsufficientRole([REALM_ADMIN_ROLE]);
-  // A client's own token names its service account (Keycloak's `service-account-<client id>`), not a person.
-  const person = !!caller.username && !caller.username.startsWith(SERVICE_ACCOUNT_PREFIX);
-  return {
-    platform,
-    realm: caller.realm,
-    tenant: caller.tenantId,
-    actor: person
-      ? { kind: 'user', realm: caller.realm, id: caller.subject, name: caller.username }
-      : { kind: 'client', realm: caller.realm, id: caller.subject, name: caller.clientId },
-  };
+  return { platform, realm: caller.realm, tenant: caller.tenantId, actor: actorOf(caller) };
 }
 
 /** The `platform` command on a local data directory: whoever can read the data directory administers everything. */

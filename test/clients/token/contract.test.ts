@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { tokenClient } from '../../../clients/token';
 import { PlatformError } from '../../../core/shared/errors';
 import type { TokenService } from '../../../core/token/service';
+import { callerOf, signInBrowser } from '../../shared/browser-sign-in';
 import { tokenFixture, type TokenFixture } from '../../shared/helpers';
 
 /**
@@ -128,6 +129,54 @@ describe.each(['in process', 'REST client'] as const)('the token service contrac
       kind: 'bad_request',
       code: 'invalid_grant',
     });
+  });
+
+  it("lists a person's own sessions, ends one (another's is not found), then all; a client's own token is refused", async () => {
+    // Each sign-in is a browser of its own (the login page runs in the token service, whichever face is tried).
+    const here = await signInBrowser(fx.core.service, fx.realm, fx.user);
+    const there = await signInBrowser(fx.core.service, fx.realm, fx.user);
+    const as = async (t: { access_token: string }) => ({ caller: await callerOf(fx.core, fx.clock)(t.access_token) });
+    const ctx = await as(here);
+    const mine = await token.accountSessions({}, ctx);
+    expect(mine).toMatchObject({ total: 2, next_cursor: null });
+    const current = mine.items.find((s) => s.current)!;
+    const other = mine.items.find((s) => !s.current)!;
+    expect(current).toEqual({
+      id: expect.any(String),
+      realm: fx.realm,
+      username: 'alice',
+      auth_time: expect.any(String),
+      created_at: expect.any(String),
+      expires_at: expect.any(String),
+      current: true,
+    });
+    const paged = await token.accountSessions({ limit: 1 }, ctx);
+    expect(paged.items).toHaveLength(1);
+    expect(await token.accountSessions({ limit: 1, cursor: paged.next_cursor! }, ctx)).toMatchObject({ next_cursor: null, total: 2 });
+
+    expect(await token.endAccountSession({ id: other.id }, ctx)).toEqual({ realm: fx.realm, id: other.id, sessions_ended: 1 });
+    expect(await token.introspect({ realm: fx.realm, token: there.access_token })).toEqual({ active: 'false' });
+    expect(await failure(token.endAccountSession({ id: other.id }, ctx))).toEqual({
+      kind: 'not_found',
+      code: undefined,
+      message: `no open session '${other.id}' of yours`,
+    });
+    expect(await failure(token.accountSessions({ cursor: 'not a cursor' }, ctx))).toMatchObject({ kind: 'bad_request' });
+
+    // Every session of alice's, the password grants of the cases above included.
+    const all = await token.endAccountSessions({}, ctx);
+    expect(all).toEqual({ realm: fx.realm, username: 'alice', sessions_ended: expect.any(Number) });
+    expect(all.sessions_ended).toBeGreaterThanOrEqual(1);
+    // (The fixture's edge keeps no revoked-sessions list: the ended token still reaches the core, which finds nothing open.)
+    expect((await token.accountSessions({}, ctx)).total).toBe(0);
+    expect(await token.introspect({ realm: fx.realm, token: here.access_token })).toEqual({ active: 'false' });
+
+    const client = await as(await token.issueForClient({ realm: fx.realm, ...fx.client }));
+    expect(await failure(token.accountSessions({}, client))).toMatchObject({
+      kind: 'forbidden',
+      message: expect.stringContaining('client credentials'),
+    });
+    expect(await failure(token.endAccountSessions({}, client))).toMatchObject({ kind: 'forbidden' });
   });
 
   it('answers userinfo for an active access token, and invalid_token otherwise', async () => {

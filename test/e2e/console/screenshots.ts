@@ -77,6 +77,7 @@ async function main() {
       await visit('Models', 'models', () => page.getByRole('cell', { name: 'local-chat', exact: true }).first().waitFor());
       await visit('Usage', 'usage', () => page.locator('canvas').first().waitFor());
       await visit('Audit', 'audit', () => page.getByRole('cell', { name: 'login.success' }).first().waitFor());
+      await visit('My sessions', 'account', () => page.getByRole('cell', { name: 'This browser', exact: true }).waitFor());
       // The chat playground as a person of the tenant (the administrator holds no search role).
       const person = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
       await person.goto(`${base}/console/`);

@@ -101,10 +101,13 @@ export const asGraph = (view: Record<string, unknown>, fields: string): Record<s
 export const present = (o: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
 
+/** RFC 7636 appendix B's PKCE pair: the challenge sign-ins send, and its verifier. */
+const PKCE = { challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' };
+
 /**
  * Opens a single sign-on session for `username` in `realm` as a browser does: the authorization
  * endpoint for a public client registered with `redirectUri`, then its login form. The session is
- * what `adminSessions` lists.
+ * what `adminSessions` lists. Resolves to where the browser is sent back (with the code).
  */
 export async function browserSignIn(
   p: Started,
@@ -112,7 +115,7 @@ export async function browserSignIn(
   clientId: string,
   redirectUri: string,
   credentials: { username: string; password: string },
-): Promise<void> {
+): Promise<string> {
   const base = `${p.url}/auth/api/v1/realms/${encodeURIComponent(realm)}/protocol/openid-connect/auth`;
   const params = new URLSearchParams({
     response_type: 'code',
@@ -120,7 +123,7 @@ export async function browserSignIn(
     redirect_uri: redirectUri,
     scope: 'openid',
     state: 'st',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge: PKCE.challenge,
     code_challenge_method: 'S256',
   });
   const page = await fetch(`${base}?${params}`);
@@ -140,4 +143,31 @@ export async function browserSignIn(
     body: new URLSearchParams({ request, ...credentials }),
   });
   if (done.status !== 302) throw new Error(`sign-in: ${done.status} ${(await done.text()).slice(0, 500)}`);
+  return done.headers.get('location') ?? '';
+}
+
+/**
+ * Signs `username` in through the login page in a browser of its own (a new single sign-on
+ * session) as the console does, and exchanges the code: the session's access and refresh tokens.
+ */
+export async function browserTokens(
+  p: Started,
+  realm: string,
+  credentials: { username: string; password: string },
+): Promise<{ access_token: string; refresh_token: string }> {
+  const redirect = `${p.config.PUBLIC_URL}/console/`;
+  const back = new URL(await browserSignIn(p, realm, 'platform-console', redirect, credentials));
+  const res = await fetch(`${p.url}/auth/api/v1/realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      redirect_uri: redirect,
+      client_id: 'platform-console',
+      code_verifier: PKCE.verifier,
+    }),
+  });
+  const body = (await res.json()) as { access_token?: string; refresh_token?: string };
+  if (!body.access_token || !body.refresh_token) throw new Error(`code exchange: ${res.status} ${JSON.stringify(body)}`);
+  return { access_token: body.access_token, refresh_token: body.refresh_token };
 }
