@@ -1,6 +1,8 @@
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useState } from 'react';
 import type { CombinedError } from 'urql';
 import { Failure } from '../../ui/states';
+
+export { Confirm } from '../../ui/confirm';
 
 /** A textarea's lines (one URI a line), trimmed, without the empty ones. */
 export const lines = (text: string): string[] =>
@@ -91,47 +93,6 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
         {copied}
       </p>
     </div>
-  );
-}
-
-/** A button that asks first: its question, then Yes (the action) and Cancel. */
-export function Confirm({
-  label,
-  question,
-  yes,
-  onYes,
-  disabled,
-}: {
-  label: ReactNode;
-  question: string;
-  yes: string;
-  onYes: () => void;
-  disabled?: boolean;
-}) {
-  const [asking, setAsking] = useState(false);
-  if (!asking)
-    return (
-      <button type="button" disabled={disabled} onClick={() => setAsking(true)}>
-        {label}
-      </button>
-    );
-  return (
-    <span className="confirm" role="group" aria-label={question}>
-      <span>{question}</span>
-      <button
-        type="button"
-        autoFocus
-        onClick={() => {
-          setAsking(false);
-          onYes();
-        }}
-      >
-        {yes}
-      </button>
-      <button type="button" onClick={() => setAsking(false)}>
-        Cancel
-      </button>
-    </span>
   );
 }
 
