@@ -275,9 +275,14 @@ describeConsole('the console: documents', () => {
       await listStatus(page, 'documents');
       expect(await fitsWidth(page)).toBe(true);
       expect(await severe(page)).toEqual([]);
-      await page.getByRole('tab', { name: 'Upload' }).click();
+      // By keyboard: the arrow keys move between the tabs, Space opens the file chooser.
+      await page.getByRole('tab', { name: 'Documents' }).focus();
+      await page.keyboard.press('ArrowRight');
+      await page.getByRole('tab', { name: 'Upload', selected: true }).waitFor();
       const upload = page.getByRole('tabpanel', { name: 'Upload' });
-      await upload.getByLabel('Choose files to upload').setInputFiles([
+      await upload.getByLabel('Choose files to upload').focus();
+      const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+      await chooser.setFiles([
         { name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.alloc(MAX_UPLOAD + 1024, 'a ') },
         { name: 'picture.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]) },
       ]);

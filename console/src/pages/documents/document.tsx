@@ -1,4 +1,4 @@
-import { Fragment, useState } from 'react';
+import { Fragment, useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Confirm } from '../../ui/confirm';
 import { Empty, Loading } from '../../ui/states';
@@ -15,6 +15,9 @@ export function DocumentView({ id, onDeleted }: { id: string; onDeleted: (title:
   const [result] = useQuery<{ document: DocumentFull | null }>({ query: DOCUMENT, variables: { id } });
   const [removal, remove] = useMutation<{ deleteDocument: boolean | null }>(DELETE);
   const d = result.data?.document;
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Opening a document is a navigation: the focus goes to its title, as a new page's would.
+  useEffect(() => heading.current?.focus(), [d?.id]);
   return (
     <article aria-labelledby="doc-title" className="doc-view">
       <p>
@@ -32,7 +35,9 @@ export function DocumentView({ id, onDeleted }: { id: string; onDeleted: (title:
       ) : (
         <>
           <div className="detail-head">
-            <h2 id="doc-title">{d.title}</h2>
+            <h2 id="doc-title" tabIndex={-1} ref={heading}>
+              {d.title}
+            </h2>
             <Confirm
               label="Delete"
               question={`Delete “${d.title}”?`}

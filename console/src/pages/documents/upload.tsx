@@ -184,7 +184,8 @@ export function Upload({ onUploaded }: { onUploaded: (doc: Uploaded) => void }) 
 }
 
 function UploadRow({ item: i, onCancel }: { item: Item; onCancel: () => void }) {
-  const busy = i.phase !== 'done' && i.phase !== 'failed';
+  // Once every byte is sent the graph adds the document whatever this page does: no Cancel then.
+  const cancellable = i.phase === 'waiting' || i.phase === 'reading' || i.phase === 'uploading';
   return (
     <li className={`doc-upload doc-upload-${i.phase}`}>
       <div className="doc-upload-head">
@@ -204,7 +205,7 @@ function UploadRow({ item: i, onCancel }: { item: Item; onCancel: () => void }) 
             <span className="visually-hidden"> ({i.doc.chunkCount} passages)</span>
           </a>
         )}
-        {busy && (
+        {cancellable && (
           <button type="button" onClick={onCancel}>
             Cancel<span className="visually-hidden"> {i.file.name}</span>
           </button>
