@@ -103,6 +103,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // The gateway, or a subgraph served alone with subscriptions, also takes graphql-ws clients on the same server.
     let webSocket: SubgraphRouter['webSocket'];
     const limits = {
+      maxDocumentChars: config.BODY_LIMIT_BYTES,
       maxTokens: config.GRAPHQL_MAX_TOKENS,
       maxDepth: config.GRAPHQL_MAX_DEPTH,
       maxAliases: config.GRAPHQL_MAX_ALIASES,
@@ -112,8 +113,9 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     };
     if (served.length === 1 && role !== 'all') {
       if (subgraphs[0]) {
-        const one = await subgraphRouter(subgraphs[0], log, config.BODY_LIMIT_BYTES, {
+        const one = await subgraphRouter(subgraphs[0], log, config.GRAPHQL_MAX_BODY_BYTES, {
           limits,
+          messageLimitBytes: config.BODY_LIMIT_BYTES,
           introspection: config.GRAPHQL_INTROSPECTION,
           landingPage: config.GRAPHQL_LANDING_PAGE,
           connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS,
@@ -141,7 +143,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         supergraphSdl,
         targets,
         log,
-        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        bodyLimitBytes: config.GRAPHQL_MAX_BODY_BYTES,
+        messageLimitBytes: config.BODY_LIMIT_BYTES,
         limits,
         introspection: config.GRAPHQL_INTROSPECTION,
         landingPage: config.GRAPHQL_LANDING_PAGE,

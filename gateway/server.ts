@@ -8,6 +8,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
 import type { Logger } from 'pino';
 import type { RevocationList } from '../core/shared/auth/revocations';
+import { DEFAULT_GRAPHQL_MAX_BODY_BYTES } from '../core/shared/config';
 import type { TokenVerifier } from '../core/shared/auth/verifier';
 import type { Redis } from '../core/shared/redis';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
@@ -39,7 +40,10 @@ export interface GatewayOptions {
   supergraphSdl: string;
   targets: Record<string, SubgraphTarget>;
   log: Logger;
+  /** Largest JSON body of an HTTP request to /graphql (GRAPHQL_MAX_BODY_BYTES, 16 MiB by default: an upload in base64). */
   bodyLimitBytes?: number;
+  /** Largest graphql-ws message (BODY_LIMIT_BYTES, 1 MiB by default): no upload comes that way. */
+  messageLimitBytes?: number;
   /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
   limits?: Partial<GraphqlLimits>;
   /** Where the offline GraphiQL is served, for the landing page's fallback link (`/graphiql`). */
@@ -195,7 +199,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       routeMatched(res, '/graphql');
       next();
     },
-    jsonBody({ limit: opts.bodyLimitBytes ?? 1_048_576 }),
+    jsonBody({ limit: opts.bodyLimitBytes ?? DEFAULT_GRAPHQL_MAX_BODY_BYTES }),
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
@@ -211,7 +215,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
           {
             limits,
             path: '/graphql',
-            maxPayloadBytes: opts.bodyLimitBytes,
+            maxPayloadBytes: opts.messageLimitBytes,
             connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
             keepAliveMs: opts.keepAliveMs,
             introspection: opts.introspection,

@@ -15,6 +15,8 @@ import {
   type PassageWire,
 } from './wire';
 
+type PassagePageWire = Pick<PassageWire, 'chunk_id' | 'chunk_index' | 'text'>;
+
 const P = '/cl/search/api/v2';
 const HYBRID_PAGE = 20;
 
@@ -121,6 +123,18 @@ export function searchClient(opts: HttpClientOptions): SearchService {
           }),
         ),
       ),
+    async objectPassages({ id, limit, after }, ctx) {
+      const r = await request<{ result_count: number; result: PassagePageWire[]; next_cursor: string | null }>(
+        'GET',
+        `${P}/objects/${encodeURIComponent(id)}/passages`,
+        { ...callOptions(ctx), query: { limit, cursor: after } },
+      );
+      return {
+        items: r.result.map((p) => ({ chunkId: p.chunk_id, chunkIndex: p.chunk_index, text: p.text })),
+        total: r.result_count,
+        nextCursor: r.next_cursor,
+      };
+    },
     async updateObject({ id, patch }, ctx) {
       const body = { ...fieldsToWire(patch), is_private: patch.isPrivate };
       const r = await request<{ result: ObjectWire }>('PATCH', `${P}/objects/${encodeURIComponent(id)}`, {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_PAGE } from '../shared/admin/paging';
 import { last, param } from '../shared/params';
 import { parseJsonBounded } from '../shared/json-depth';
 import type { Json } from './types';
@@ -36,7 +37,7 @@ export const list = (maxChars = 512) =>
     .pipe(z.array(z.string().max(maxChars)));
 export const queryString = (min = 1) => param.string().check(z.minLength(min), z.maxLength(MAX_QUERY_CHARS));
 export const pageNo = () => param.int().check(z.gte(1)).default(1);
-export const pageSize = (fallback: number, min = 1) => param.int().check(z.gte(min), z.lte(MAX_PAGE_SIZE)).default(fallback);
+export const pageSize = (fallback: number, min = 1, max = MAX_PAGE_SIZE) => param.int().check(z.gte(min), z.lte(max)).default(fallback);
 export const score = (fallback: number) => param.number().check(z.gte(0), z.lte(1)).default(fallback);
 
 /** `sorting_by` and `order` (v2): `None` means by relevance. */
@@ -158,6 +159,11 @@ const objectContent = z
 export const NewObjectBody = z.preprocess(nullsAbsent, z.object({ ...objectFields, content: objectContent }));
 export const ObjectPatchBody = z.preprocess(nullsAbsent, z.object({ ...objectFields, is_private: param.bool().optional() }));
 export const ObjectRef = z.object({ object_id: param.id().check(z.maxLength(100)) });
+/** A page of an object's passages: `limit` 1..200 (50 when absent) and the previous page's cursor. */
+export const ObjectPassagesQuery = z.object({
+  limit: param.int().check(z.gte(1), z.lte(MAX_PAGE)).optional(),
+  cursor: param.string().check(z.maxLength(512)).optional(),
+});
 
 /** The filters in the domain's own names (the subgraph's DocumentFilter has them), to the v2 body's rules. */
 export const FilterInput = z.preprocess(
@@ -182,24 +188,26 @@ export const FilterInput = z.preprocess(
   }),
 );
 
-/** A new object in the domain's own names (the subgraph's DocumentInput has them), to the rules of `POST /v2/objects`. */
-export const NewObjectInput = z.preprocess(
-  nullsAbsent,
-  z.object({
-    content: objectContent,
-    title: objectFields.title,
-    fileName: objectFields.file_name,
-    objectType: objectFields.object_type,
-    fileExtension: objectFields.file_extension,
-    tags: list().optional(),
-    folders: list().optional(),
-    repos: list().optional(),
-    kvp: jsonObject().optional(),
-    taxonomy: taxonomy().optional(),
-    extUserIdRef: objectFields.ext_user_id_ref,
-    systemMetadata: jsonObject().optional(),
-    customMetadata: customMetadata().optional(),
-    mediaMetadata: jsonObject().optional(),
-    sourceSystemMetadata: jsonObject().optional(),
-  }),
-);
+/** An object's fields in the domain's own names (the subgraph's DocumentInput has them), to the rules of `POST /v2/objects`. */
+const newObjectFields = {
+  title: objectFields.title,
+  fileName: objectFields.file_name,
+  objectType: objectFields.object_type,
+  fileExtension: objectFields.file_extension,
+  tags: list().optional(),
+  folders: list().optional(),
+  repos: list().optional(),
+  kvp: jsonObject().optional(),
+  taxonomy: taxonomy().optional(),
+  extUserIdRef: objectFields.ext_user_id_ref,
+  systemMetadata: jsonObject().optional(),
+  customMetadata: customMetadata().optional(),
+  mediaMetadata: jsonObject().optional(),
+  sourceSystemMetadata: jsonObject().optional(),
+};
+
+/** A new object from text (the subgraph's DocumentInput). */
+export const NewObjectInput = z.preprocess(nullsAbsent, z.object({ content: objectContent, ...newObjectFields }));
+
+/** The metadata of an uploaded file (the subgraph's UploadDocumentInput), as a multipart upload's `metadata` part takes it. */
+export const UploadMetadataInput = z.preprocess(nullsAbsent, z.object(newObjectFields));

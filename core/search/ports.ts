@@ -84,6 +84,11 @@ export interface ObjectStore {
   remove(seq: number, systemMetadata: JsonObject, by: string, now: number): Promise<boolean>;
   /** A live object of the tenant (private ones too: the domain decides who sees them). */
   get(tenant: string, id: string): Promise<ObjectRecord | undefined>;
+  /**
+   * The object's passages with chunk index above `afterIndex` (-1: from the first), in index order,
+   * at most `limit` (a document's reader pages through them; the domain checked who may see it).
+   */
+  chunksOf(seq: number, afterIndex: number, limit: number): Promise<{ id: number; idx: number; text: string }[]>;
   /** The tenant's live object ingested from `sourceKey`. */
   bySource(tenant: string, sourceKey: string): Promise<{ id: string; seq: number; contentHash: string | null } | undefined>;
 }

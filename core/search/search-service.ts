@@ -5,6 +5,7 @@ import { uuidv7 } from '../shared/ids';
 import type { Embedder } from '../shared/text/embedder';
 import { ObjectNotFound } from './errors';
 import { extractText } from './extract';
+import { objectPassages, passagesAsk } from './object-passages';
 import { hitsFor, round, strip } from './hits';
 import { contentHash, isPrivateIn, newFields, passagesOf, patchedFields, systemMetadata } from './objects';
 import type { ObjectRecord, ObjectStore, Selection, SourceOutcome } from './ports';
@@ -199,6 +200,12 @@ export function createSearchService(d: SearchServiceDeps) {
       const found = await d.index.objects([...(await d.index.allowed({ scope, filters: { objectIds: [...ids] } }))]);
       const byId = new Map([...found.values()].map((o) => [o.id, strip(o)]));
       return ids.map((id) => byId.get(id) ?? null);
+    },
+
+    async objectPassages(req, call) {
+      const scope = scopeFor(call, READ_ROLE);
+      const ask = passagesAsk(req);
+      return objectPassages(d.store, await visible(scope, req.id), ask);
     },
 
     async updateObject({ id, patch }, call) {

@@ -1,6 +1,16 @@
 import type { Caller } from '../shared/auth/caller';
 import type { Ctx } from '../shared/context';
-import type { NewObject, ObjectFields, PassagePage, PassageRequest, SearchPage, SearchRequest, StoredObject } from './types';
+import type {
+  NewObject,
+  ObjectFields,
+  ObjectPassagePage,
+  ObjectPassagesRequest,
+  PassagePage,
+  PassageRequest,
+  SearchPage,
+  SearchRequest,
+  StoredObject,
+} from './types';
 
 /**
  * The search service's interface: what the REST face, the subgraph, the CLI and the chat service
@@ -31,6 +41,8 @@ export interface SearchService {
   getObject(input: { id: string }, ctx: Ctx<Caller>): Promise<StoredObject>;
   /** The objects of `ids` the caller may see, null for the others, in order (GraphQL entities). */
   getObjects(input: { ids: readonly string[] }, ctx: Ctx<Caller>): Promise<(StoredObject | null)[]>;
+  /** The object's passages in order, a page at a time (a document's reader); the object as getObject sees it (else NOT_FOUND). */
+  objectPassages(input: ObjectPassagesRequest, ctx: Ctx<Caller>): Promise<ObjectPassagePage>;
   updateObject(input: { id: string; patch: ObjectPatch }, ctx: Ctx<Caller>): Promise<StoredObject>;
   deleteObject(input: { id: string }, ctx: Ctx<Caller>): Promise<void>;
 }

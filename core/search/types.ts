@@ -152,3 +152,25 @@ export interface PassagePage {
   total: number;
   passages: Passage[];
 }
+
+/** A page of one object's passages in order (a document's reader): `limit` 1..200 (default 50), `after` the previous page's `nextCursor`. */
+export interface ObjectPassagesRequest {
+  id: string;
+  limit?: number;
+  after?: string;
+}
+
+/** One passage of an object, as it was cut (`chunkIndex` from 0). */
+export interface ObjectPassage {
+  chunkId: number;
+  chunkIndex: number;
+  text: string;
+}
+
+export interface ObjectPassagePage {
+  items: ObjectPassage[];
+  /** The object's passages over every page. */
+  total: number;
+  /** The next page's `after`; null on the last page. */
+  nextCursor: string | null;
+}

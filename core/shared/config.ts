@@ -16,6 +16,13 @@ const flag = (fallback: boolean) =>
 
 const otlpProtocol = z.enum(['http/protobuf', 'http/json'], { error: 'http/protobuf or http/json (OTLP over gRPC is not offered)' });
 
+/**
+ * 16 MiB: a file of about 12 MiB in base64 with its metadata. Parsing such a body holds the event
+ * loop some 25-40 ms (one string: docs/decisions.md, issue 34); larger files go through the REST
+ * multipart upload, which streams them (SEARCH_MAX_UPLOAD_BYTES).
+ */
+export const DEFAULT_GRAPHQL_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
 /** The platform's own settings; each service adds its own (services/<name>/index.ts `config`). */
 const Platform = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -65,8 +72,13 @@ const Platform = z.object({
    */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Largest JSON or form body accepted, in bytes (413 above). */
+  /** Largest JSON or form body accepted, in bytes (413 above); a GraphQL document and a graphql-ws message too. */
   BODY_LIMIT_BYTES: count(1_048_576, 1 << 30),
+  /**
+   * Largest JSON body of an HTTP request to /graphql, at the gateway and at a subgraph served alone
+   * (413 PAYLOAD_TOO_LARGE above): `uploadDocument` carries a file in base64 in its variables.
+   */
+  GRAPHQL_MAX_BODY_BYTES: count(DEFAULT_GRAPHQL_MAX_BODY_BYTES, 1 << 30),
   /** Seconds of clock skew tolerated when verifying tokens (`exp`, `iat`). */
   TOKEN_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   /**

@@ -66,6 +66,9 @@ export class PreconditionFailed extends PlatformError {
 export class PayloadTooLarge extends PlatformError {
   readonly kind = 'payload_too_large';
 }
+/** A file over an upload limit (a multipart part, a GraphQL upload), naming the limit and the setting that sets it. */
+export const fileTooLarge = (maxBytes: number, setting?: string) =>
+  new PayloadTooLarge(`File too large: at most ${maxBytes} bytes${setting ? ` (${setting})` : ''}`);
 export class UnsupportedMediaType extends PlatformError {
   readonly kind = 'unsupported_media_type';
 }

@@ -16,7 +16,7 @@ export const CODE: Record<ErrorKind, string> = {
   method_not_allowed: 'BAD_REQUEST',
   conflict: 'CONFLICT',
   precondition_failed: 'PRECONDITION_FAILED',
-  payload_too_large: 'BAD_USER_INPUT',
+  payload_too_large: 'PAYLOAD_TOO_LARGE',
   unsupported_media_type: 'BAD_USER_INPUT',
   validation: 'BAD_USER_INPUT',
   rate_limited: 'RATE_LIMITED',
@@ -176,13 +176,15 @@ export const graphqlHttpErrors: ErrorRequestHandler = (err, _req, res, next) => 
   if (refused?.expose) {
     return void res.status(STATUS[refused.kind]).json({ errors: [{ message: refused.message, extensions: refusalExtensions(refused) }] });
   }
-  const status = (err as { status?: unknown })?.status;
+  const { status, limit } = (err ?? {}) as { status?: unknown; limit?: unknown };
   if (typeof status !== 'number' || status < 400 || status > 499) return next(err);
+  // body-parser's refusal names the limit it applied: every GraphQL endpoint's is GRAPHQL_MAX_BODY_BYTES.
+  const tooLarge = `Request body too large${typeof limit === 'number' ? `: at most ${limit} bytes (GRAPHQL_MAX_BODY_BYTES)` : ''}`;
   res
     .status(status)
     .json(
       status === 413
-        ? errorsBody('Request body too large', 'PAYLOAD_TOO_LARGE')
+        ? errorsBody(tooLarge, 'PAYLOAD_TOO_LARGE')
         : errorsBody('Malformed request body: send JSON with a "query" string', 'BAD_REQUEST'),
     );
 };

@@ -19,6 +19,8 @@ import { boundRequestJson } from './variables';
  * graphql-js validation (OverlappingFieldsCanBeMerged) are super-linear, so one 1 MB document of
  * aliases kept the process busy for seconds; here the document is parsed once with a token cap and
  * its AST measured in linear time. Rules:
+ * - the document's text is at most maxDocumentChars long (comments and strings are not tokens the
+ *   parser counts, and the body may be far larger than a document needs: an upload's variables);
  * - the whole document has at most maxTokens tokens;
  * - only the operation that will run counts (operationName, or the document's only operation);
  * - depth and cost leave out introspection (`__schema`, `__type`, `__typename` and below), whose
@@ -29,6 +31,8 @@ import { boundRequestJson } from './variables';
  * A refusal is a BadRequest whose code becomes the GraphQL `extensions.code` (graphqlHttpErrors).
  */
 export interface GraphqlLimits {
+  /** Characters of the document's text (BODY_LIMIT_BYTES: what a whole body was before uploads came through the graph). */
+  maxDocumentChars: number;
   /** Lexical tokens in the whole document (graphql's `parse(..., { maxTokens })`). */
   maxTokens: number;
   /** Nesting of fields in the operation, its root fields being depth 1. */
@@ -44,6 +48,7 @@ export interface GraphqlLimits {
 }
 
 export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = Object.freeze({
+  maxDocumentChars: 1_048_576,
   maxTokens: 5000,
   maxDepth: 12,
   maxAliases: 30,
@@ -194,6 +199,9 @@ export function documentGuard(limits: GraphqlLimits, servesSubscriptions: () => 
       const { query, operationName, variables, extensions } = requested(req);
       boundRequestJson(variables, extensions, limits.maxVariableValues);
       if (typeof query === 'string') {
+        if (query.length > limits.maxDocumentChars) {
+          throw refuse('QUERY_TOO_LARGE', `The document is longer than ${limits.maxDocumentChars} characters, the limit`);
+        }
         const key = `${servesSubscriptions() ? 's' : 'n'}${JSON.stringify(typeof operationName === 'string' ? operationName : null)}\0${query}`;
         if (!passed.has(key)) {
           check(query, operationName, limits, servesSubscriptions());

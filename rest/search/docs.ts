@@ -26,6 +26,21 @@ const Found = z.object({
   result: z.record(z.string(), z.unknown()).describe('The object and its metadata'),
 });
 
+/** A page of an object's passages (`GET /v2/objects/{object_id}/passages`). */
+export const PassagesPage = z.object({
+  status: z.literal('success'),
+  message: z.string(),
+  result_count: z.int().describe("The object's passages over every page"),
+  result: z.array(
+    z.object({
+      chunk_id: z.int(),
+      chunk_index: z.int().describe('0-based position in the object'),
+      text: z.string(),
+    }),
+  ),
+  next_cursor: z.string().nullable().describe("The next page's `cursor`; null on the last page"),
+});
+
 export const objectDocs: Record<'create' | 'one', OperationDocs> = {
   create: {
     body: {

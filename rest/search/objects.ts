@@ -1,4 +1,4 @@
-import { ObjectMetadata, ObjectPatchBody, ObjectRef, NewObjectBody } from '../../core/search/inputs';
+import { ObjectMetadata, ObjectPassagesQuery, ObjectPatchBody, ObjectRef, NewObjectBody } from '../../core/search/inputs';
 import type { SearchService } from '../../core/search/service';
 import { parseInput } from '../../core/shared/validation';
 import { BadRequest } from '../../core/shared/errors';
@@ -6,8 +6,8 @@ import { MAX_JSON_DEPTH, parseJsonBounded } from '../../core/shared/json-depth';
 import { uploadOf } from '../shared/multipart';
 import type { Route } from '../shared/routes';
 import { failures, notFound, READ, WRITE, define } from './common';
-import { objectDocs } from './docs';
-import { objectFrom, objectView } from './wire';
+import { objectDocs, PassagesPage } from './docs';
+import { objectFrom, objectPassagesView, objectView } from './wire';
 
 /**
  * DECISIONS' extension endpoints: add an object from JSON text or a file upload (multipart: a
@@ -71,6 +71,20 @@ export function searchObjectRoutes(search: SearchService, maxUploadBytes: number
         message: 'Object found',
         result: objectView(await search.getObject({ id: input.object_id }, ctx)),
       }),
+    }),
+    define({
+      method: 'get',
+      path: '/v2/objects/:object_id/passages',
+      summary: "An object's passages, in order, a page at a time",
+      description:
+        'The passages the text was cut into (`chunk_index` from 0), `limit` per page (1-200, default 50); ' +
+        "the next page is asked with the previous page's `next_cursor` as `cursor`.",
+      tags: ['objects'],
+      auth: READ,
+      input: { path: ObjectRef, query: ObjectPassagesQuery },
+      responses: { 200: { description: 'A page of passages', schema: PassagesPage }, ...failures, ...notFound },
+      handle: async (input, { ctx }) =>
+        objectPassagesView(await search.objectPassages({ id: input.object_id, limit: input.limit, after: input.cursor }, ctx)),
     }),
     define({
       method: 'patch',

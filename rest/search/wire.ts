@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ObjectMetadata, V2Filters } from '../../core/search/inputs';
-import type { Filters, NewObject, Passage, SearchHit, SearchPage, StoredObject } from '../../core/search/types';
+import type { Filters, NewObject, ObjectPassagePage, Passage, SearchHit, SearchPage, StoredObject } from '../../core/search/types';
 
 /**
  * Between the spec's wire names (snake_case, DECISIONS' result items and envelope) and the core's.
@@ -60,6 +60,15 @@ export const passageView = (p: Passage) => ({
   score: p.score,
   title: p.title,
   file_name: p.fileName,
+});
+
+/** A page of one object's passages, in the search envelope (`result_count`: all its passages) with the next page's cursor. */
+export const objectPassagesView = (page: ObjectPassagePage) => ({
+  status: 'success',
+  message: page.items.length ? 'Passages found' : 'No passages found',
+  result_count: page.total,
+  result: page.items.map((p) => ({ chunk_id: p.chunkId, chunk_index: p.chunkIndex, text: p.text })),
+  next_cursor: page.nextCursor,
 });
 
 /** v1 `search` and `search_lite`: the passages as one string, ready for a prompt. */

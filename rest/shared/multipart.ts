@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
-import { BadRequest, PayloadTooLarge } from '../../core/shared/errors';
+import { BadRequest, fileTooLarge, PayloadTooLarge } from '../../core/shared/errors';
 
 /**
  * `multipart/form-data` uploads (busboy): one file part held in memory up to `maxBytes` (413 past
@@ -49,9 +49,7 @@ export function multipart(limits: UploadLimits) {
     bb.on('file', (field, stream, info) => {
       const parts: Buffer[] = [];
       stream.on('data', (d: Buffer) => parts.push(d));
-      stream.on('limit', () =>
-        fail(new PayloadTooLarge(`File too large: at most ${limits.maxBytes} bytes${limits.setting ? ` (${limits.setting})` : ''}`)),
-      );
+      stream.on('limit', () => fail(fileTooLarge(limits.maxBytes, limits.setting)));
       // A body cut off inside the file: busboy reports it on the file's stream.
       stream.on('error', () => fail(new BadRequest('Malformed multipart body')));
       stream.on('close', () => {

@@ -27,7 +27,7 @@ const count = (fallback: number, max = 1_000_000_000) => z.coerce.number().int()
 
 /** The search service's environment variables. */
 const Settings = z.object({
-  /** Largest file `POST /v2/objects` accepts (413 above). */
+  /** Largest file `POST /v2/objects` and the graph's `uploadDocument` accept (413 / PAYLOAD_TOO_LARGE above). */
   SEARCH_MAX_UPLOAD_BYTES: count(25 * 1024 * 1024, 1 << 30),
   /** Live objects one tenant may hold (409 past it). */
   SEARCH_MAX_OBJECTS_PER_TENANT: count(100_000),
@@ -104,6 +104,7 @@ export const createSearchModule = () =>
       return {
         ...core,
         dataDir: config.PLATFORM_DATA_DIR,
+        maxUploadBytes: config.SEARCH_MAX_UPLOAD_BYTES,
         adminApi: createSearchAdminApi({ store: core.store.admin, admin: core.admin, audit: deps.audit }),
         ready: () => warm,
         close: async () => {
@@ -117,7 +118,7 @@ export const createSearchModule = () =>
     subgraph: {
       sdl: () => readSchemaFile('search/search.graphql'),
       resolvers: (core, edge) => {
-        const own = subgraph().searchResolvers(core.service, edge.callOf);
+        const own = subgraph().searchResolvers(core.service, edge.callOf, { maxUploadBytes: core.maxUploadBytes });
         const admin = subgraphAdmin().searchAdminResolvers(core.adminApi, edge.callsFor(adminCredentials));
         return { ...own, Query: { ...own.Query, ...admin.Query }, Mutation: { ...own.Mutation, ...admin.Mutation } };
       },

@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { FilterInput, NewObjectInput, pageNo, pageSize, queryString, score } from '../../core/search/inputs';
-import type { Aggregations, DateRange, NewObject, PassageRequest, SearchMode, SearchRequest, StoredObject } from '../../core/search/types';
+import type {
+  Aggregations,
+  DateRange,
+  NewObject,
+  ObjectPassagesRequest,
+  PassageRequest,
+  SearchMode,
+  SearchRequest,
+  StoredObject,
+} from '../../core/search/types';
+import { DEFAULT_PAGE, MAX_PAGE } from '../../core/shared/admin/paging';
 import { parseArgs } from '../shared/args';
+import { privacyOf } from './upload';
 
 /** The search subgraph's arguments as GraphQL hands them over (null means absent), and their domain input. */
 export interface SearchArgs {
@@ -71,12 +82,15 @@ export function passagesArgs(a: PassagesArgs): PassageRequest {
 /** DocumentInput: the domain's names, `isPrivate` as the system metadata REST takes it in. */
 export function newObjectOf(input: Record<string, unknown>): NewObject {
   const { isPrivate, ...fields } = input;
-  return parseArgs(
-    NewObjectInput,
-    { ...fields, systemMetadata: typeof isPrivate === 'boolean' ? { is_private: isPrivate } : undefined },
-    {},
-    ['input'],
-  );
+  return parseArgs(NewObjectInput, { ...fields, systemMetadata: privacyOf(isPrivate) }, {}, ['input']);
+}
+
+/** Document.passages: `first` 1..200 (50 when absent), `after` the previous page's cursor. */
+const PassagePage = z.object({ first: pageSize(DEFAULT_PAGE, 1, MAX_PAGE), after: z.string().max(512).optional() });
+
+export function documentPassagesArgs(id: string, a: { first?: number | null; after?: string | null }): ObjectPassagesRequest {
+  const p = parseArgs(PassagePage, { first: a.first, after: a.after });
+  return { id, limit: p.first, after: p.after };
 }
 
 export const docView = (o: StoredObject) => ({ ...o, id: o.id });

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
+import { DEFAULT_GRAPHQL_MAX_BODY_BYTES } from '../../core/shared/config';
 import { jsonBody } from '../../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../../edge/graphql/errors';
@@ -18,6 +19,8 @@ import { routeMatched } from '../../edge/http/telemetry';
 export interface SubgraphRouterOptions {
   /** Bounds on each operation, over DEFAULT_GRAPHQL_LIMITS. */
   limits?: Partial<GraphqlLimits>;
+  /** Largest graphql-ws message (BODY_LIMIT_BYTES, 1 MiB by default): no upload comes that way. */
+  messageLimitBytes?: number;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
   connectionInitTimeoutMs?: number;
   /** Between WebSocket pings (STREAM_HEARTBEAT_MS, default 10000 ms). */
@@ -53,7 +56,8 @@ export interface SubgraphRouter {
 export async function subgraphRouter(
   subgraph: Subgraph,
   log: Logger,
-  bodyLimitBytes = 1_048_576,
+  /** Largest JSON body of an HTTP request (GRAPHQL_MAX_BODY_BYTES: the gateway forwards uploads as they came). */
+  bodyLimitBytes = DEFAULT_GRAPHQL_MAX_BODY_BYTES,
   opts: SubgraphRouterOptions = {},
 ): Promise<SubgraphRouter> {
   const limits = graphqlLimits(opts.limits);
@@ -99,7 +103,7 @@ export async function subgraphRouter(
           {
             limits,
             path: '/graphql',
-            maxPayloadBytes: bodyLimitBytes,
+            maxPayloadBytes: opts.messageLimitBytes,
             connectionInitTimeoutMs: opts.connectionInitTimeoutMs,
             keepAliveMs: opts.keepAliveMs,
             introspection: opts.introspection,

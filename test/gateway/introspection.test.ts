@@ -29,7 +29,7 @@ const SCHEMAS: Record<string, () => GraphQLSchema> = {
     buildSubgraph(
       'search',
       readSchemaFile('search/search.graphql'),
-      searchResolvers(undefined as unknown as SearchService, fixedCallOf(undefined as unknown as Caller)),
+      searchResolvers(undefined as unknown as SearchService, fixedCallOf(undefined as unknown as Caller), { maxUploadBytes: 1 }),
       pino({ level: 'silent' }),
     ).schema,
 };

@@ -12,10 +12,12 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
   let chat: Started;
   let gateway: Started;
   let creds: { realm: string; client_id: string; client_secret: string };
+  let writer: typeof creds;
 
   beforeAll(async () => {
     token = await startInTemp('token');
-    search = await startInTemp('search', { AUTH_ISSUER_URL: token.url });
+    // Small REST and document limits: an upload's body passes them at the gateway and at the subgraph (GRAPHQL_MAX_BODY_BYTES).
+    search = await startInTemp('search', { AUTH_ISSUER_URL: token.url, BODY_LIMIT_BYTES: '65536' });
     models = await startInTemp('models', { AUTH_ISSUER_URL: token.url });
     chat = await startInTemp('chat', { AUTH_ISSUER_URL: token.url, SEARCH_URL: search.url, MODELS_URL: models.url });
     gateway = await startInTemp('gateway', {
@@ -23,6 +25,7 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
       SUBGRAPH_SEARCH_URL: `${search.url}/graphql`,
       SUBGRAPH_MODELS_URL: `${models.url}/graphql`,
       SUBGRAPH_CHAT_URL: `${chat.url}/graphql`,
+      BODY_LIMIT_BYTES: '65536',
     });
     // As `platform realm create` / `client create` would, against the running server's data dir.
     const admin = await openTokenCore({
@@ -33,8 +36,10 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
     });
     const r = (await admin.admin.createRealm({ name: 'remote' })).id;
     const c = await admin.admin.createClient({ realm: r, clientId: 'far', roles: ['search:read'] });
+    const w = await admin.admin.createClient({ realm: r, clientId: 'near', roles: ['search:read', 'search:write'] });
     await admin.close();
     creds = { realm: r, client_id: 'far', client_secret: c.client_secret };
+    writer = { realm: r, client_id: 'near', client_secret: w.client_secret };
   });
   afterAll(async () => {
     await gateway?.stop();
@@ -87,6 +92,33 @@ describe('the gateway reaching the token subgraph over HTTP', () => {
       message: 'Authentication failed',
       extensions: { code: 'UNAUTHENTICATED', serviceName: 'token' },
     });
+  });
+
+  it('uploads a file larger than BODY_LIMIT_BYTES through the remote search subgraph, and reads its passages there', async () => {
+    const issued = await gql(gateway.url, 'mutation($i: ClientTokenInput!) { issueClientToken(input: $i) { accessToken } }', {
+      i: { realm: writer.realm, clientId: writer.client_id, clientSecret: writer.client_secret },
+    });
+    const auth = { authorization: `Bearer ${issued.body.data.issueClientToken.accessToken as string}` };
+    const text = Array.from({ length: 1300 }, (_, i) => `Note ${i}: kingfishers dive for minnows in clear streams.`).join(' ');
+    const contentBase64 = Buffer.from(text).toString('base64');
+    expect(contentBase64.length).toBeGreaterThan(65536);
+    const up = await gql(
+      gateway.url,
+      'mutation($i: UploadDocumentInput!) { uploadDocument(input: $i) { id size chunkCount } }',
+      { i: { fileName: 'kingfishers.txt', contentBase64 } },
+      auth,
+    );
+    expect(up.body.errors).toBeUndefined();
+    expect(up.body.data.uploadDocument.size).toBe(text.length);
+    const read = await gql(
+      gateway.url,
+      'query($id: ID!) { document(id: $id) { passages(first: 200) { total nextCursor items { chunkIndex } } } }',
+      { id: up.body.data.uploadDocument.id },
+      auth,
+    );
+    const passages = read.body.data.document.passages;
+    expect(passages.total).toBe(up.body.data.uploadDocument.chunkCount);
+    expect(passages.items.map((p: any) => p.chunkIndex)).toEqual(Array.from({ length: passages.total }, (_, i) => i));
   });
 
   it('serves the token REST paths on the token server and not on the gateway', async () => {

@@ -225,6 +225,15 @@ export function pgObjectStore(pool: PgPool, saw: (changeId: number) => void): Ob
     },
 
     get: (tenant, id): Promise<ObjectRecord | undefined> => getLive(pool, tenant, id),
+    chunksOf: async (seq, afterIndex, limit) =>
+      (
+        await rows<{ id: string; idx: number; text: string }>(
+          pool,
+          'objects.chunks-of',
+          'SELECT id, idx, text FROM search_chunks WHERE object_seq = $1 AND idx > $2 ORDER BY idx LIMIT $3',
+          [seq, afterIndex, limit],
+        )
+      ).map((r) => ({ id: num(r.id), idx: r.idx, text: r.text })),
     bySource: (tenant, key) => bySource(pool, tenant, key),
   };
 }

@@ -29,6 +29,11 @@ export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
     id: r.id as number,
     text: r.text as string,
   }));
+  const chunkPage = s.many('SELECT id, idx, text FROM chunks WHERE object_seq = ? AND idx > ? ORDER BY idx LIMIT ?', (r) => ({
+    id: r.id as number,
+    idx: r.idx as number,
+    text: r.text as string,
+  }));
   const updateFields = s.run(
     `UPDATE objects SET ${FIELD_COLUMNS.map((c) => `${c} = ?`).join(', ')}, updated_by = ?, updated_at = ? WHERE seq = ?`,
   );
@@ -124,6 +129,7 @@ export function sqliteObjectStore(db: Db, wrote: () => void): ObjectStore {
     update: async (seq, f, isPrivate, by, now, titleChanged) => counted(update(seq, f, isPrivate, by, now, titleChanged)),
     remove: async (seq, systemMetadata, by, now) => counted(remove(seq, systemMetadata, by, now)),
     get: async (tenant, id) => getLive(tenant, id),
+    chunksOf: async (seq, afterIndex, limit) => chunkPage(seq, afterIndex, limit),
     bySource: async (tenant, key) => bySource(tenant, key),
   };
 }

@@ -92,6 +92,33 @@ describe('the search service contract (in process and REST client agree)', () =>
     expect(page.hits.map((h) => h.object.id)).toEqual([o.id]);
   });
 
+  it("an object's passages: the same pages and cursors, the same refusals", async () => {
+    const content = Array.from({ length: 70 }, (_, i) => `Remark ${i}: lichens grow slowly on bare rock.`).join(' ');
+    const o = await local.createObject({ content }, a);
+    const pages = async (service: SearchService) => {
+      const out = [];
+      let after: string | undefined;
+      do {
+        const page = await service.objectPassages({ id: o.id, limit: 2, after }, a);
+        out.push(page);
+        after = page.nextCursor ?? undefined;
+      } while (after);
+      return out;
+    };
+    const [x, y] = [await pages(local), await pages(remote)];
+    expect(y).toEqual(x);
+    expect(x.length).toBeGreaterThan(1);
+    expect(x.flatMap((p) => p.items.map((i) => i.chunkIndex))).toEqual(Array.from({ length: x[0].total }, (_, i) => i));
+    expect(await remote.objectPassages({ id: o.id }, a)).toEqual(await local.objectPassages({ id: o.id }, a));
+    for (const [input, ctx] of [
+      [{ id: o.id }, b],
+      [{ id: o.id, after: 'nope' }, a],
+      [{ id: 'no-such-object' }, a],
+    ] as const) {
+      expect(await failure(remote.objectPassages(input, ctx))).toEqual(await failure(local.objectPassages(input, ctx)));
+    }
+  });
+
   it('refuses alike: another tenant sees nothing, a reader may not write, no caller is not authenticated', async () => {
     const mine = await local.createObject({ content: 'Private to tenant a.' }, a);
     expect(await failure(remote.getObject({ id: mine.id }, b))).toEqual(await failure(local.getObject({ id: mine.id }, b)));

@@ -88,6 +88,22 @@ function objectCases(s: () => Opened) {
       expect((await one.objects.get('ta', secret.id))?.isPrivate).toBe(true);
     });
 
+    it("pages through an object's passages by chunk index, in SQL, from either handle", async () => {
+      const { one, two } = s();
+      const texts = ['Zero.', 'One.', 'Two.', 'Three.', 'Four.'];
+      const seq = await one.objects.insert(prepared({ title: 'Counting', passages: texts }));
+      await one.objects.insert(prepared({ title: 'Other', passages: ['Elsewhere.'] }));
+      const all = await two.objects.chunksOf(seq, -1, 10);
+      expect(all.map((c) => [c.idx, c.text])).toEqual(texts.map((t, i) => [i, t]));
+      expect(new Set(all.map((c) => c.id)).size).toBe(5);
+      expect((await two.objects.chunksOf(seq, -1, 2)).map((c) => c.idx)).toEqual([0, 1]);
+      expect((await two.objects.chunksOf(seq, 1, 2)).map((c) => c.idx)).toEqual([2, 3]);
+      expect((await two.objects.chunksOf(seq, 3, 2)).map((c) => c.idx)).toEqual([4]);
+      expect(await two.objects.chunksOf(seq, 4, 2)).toEqual([]);
+      const ids = await two.queries.chunkTexts(all.map((c) => c.id));
+      expect([...ids.values()].every((c) => c.seq === seq)).toBe(true);
+    });
+
     it("updates the caller's fields, the index entries and, when the title changed, the passages", async () => {
       const { one, two } = s();
       const p = prepared({ title: 'Puffins', tags: ['birds'], passages: ['They dive for fish.'] });

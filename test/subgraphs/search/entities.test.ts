@@ -42,7 +42,7 @@ describe('Document entities of the search subgraph', () => {
     const { schema } = buildSubgraph(
       'search',
       readSchemaFile('search/search.graphql'),
-      searchResolvers(counting, fixedCallOf(caller('a'))),
+      searchResolvers(counting, fixedCallOf(caller('a')), { maxUploadBytes: 1024 }),
       pino({ level: 'silent' }),
     );
     const representations = [...ids, foreign, ids[0]].map((id) => ({ __typename: 'Document', id }));
