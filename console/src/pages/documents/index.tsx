@@ -65,7 +65,7 @@ export function Documents({ person, admin, rest }: PageProps) {
         {admin && (
           <TabPanel prefix="documents" id="tenants" hidden={tab !== 'tenants'}>
             <h2 className="visually-hidden">Tenants</h2>
-            <Tenants />
+            <Tenants generation={generation} />
           </TabPanel>
         )}
       </div>

@@ -87,17 +87,23 @@ export function DocumentList({ generation }: { generation: number }) {
         <Refusal error={result.error} />
       ) : !found ? (
         <Loading what="documents" />
-      ) : found.totalCount === 0 ? (
-        <Empty>{isFiltered(filters) ? 'No document matches these filters.' : 'No document yet: upload one.'}</Empty>
       ) : (
         <>
+          {/* What is shown while the next answer loads is the last one: the summary says so until it comes. */}
           <p role="status" className="state">
-            {found.totalCount} document{found.totalCount === 1 ? '' : 's'}
-            {isFiltered(filters) ? ' match' : ''}; page {page} of {Math.ceil(found.totalCount / PAGE_SIZE)}
-            {result.fetching ? ', loading…' : ''}
+            {result.fetching
+              ? 'Loading documents…'
+              : found.totalCount > 0 &&
+                `${found.totalCount} document${found.totalCount === 1 ? '' : 's'}${isFiltered(filters) ? ' match' : ''}; page ${found.pageNo} of ${Math.ceil(found.totalCount / PAGE_SIZE)}`}
           </p>
-          <DocumentTable rows={found.hits.map((h) => h.document)} />
-          <PageNumbers page={page} total={found.totalCount} pageSize={PAGE_SIZE} onPage={setPage} label="Pages of documents" />
+          {found.totalCount === 0 ? (
+            !result.fetching && <Empty>{isFiltered(filters) ? 'No document matches these filters.' : 'No document yet: upload one.'}</Empty>
+          ) : (
+            <div aria-busy={result.fetching}>
+              <DocumentTable rows={found.hits.map((h) => h.document)} />
+              <PageNumbers page={page} total={found.totalCount} pageSize={PAGE_SIZE} onPage={setPage} label="Pages of documents" />
+            </div>
+          )}
         </>
       )}
     </>

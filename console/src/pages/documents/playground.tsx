@@ -148,19 +148,26 @@ export function SearchPlayground() {
         <Refusal error={result.error} />
       ) : !found ? (
         <Loading what="results" />
-      ) : found.totalCount === 0 ? (
-        <Empty>Nothing found{asked.minScore ? ' at this minimum score' : ''}.</Empty>
       ) : (
         <>
+          {/* What is shown while the next answer loads is the last one: the summary says so until it comes. */}
           <p role="status" className="state">
-            {found.totalCount} result{found.totalCount === 1 ? '' : 's'} ({asked.mode.toLowerCase()}){result.fetching ? ', loading…' : ''}
+            {result.fetching
+              ? 'Searching…'
+              : found.totalCount > 0 && `${found.totalCount} result${found.totalCount === 1 ? '' : 's'} (${asked.mode.toLowerCase()})`}
           </p>
-          <ol className="doc-hits" start={(page - 1) * PAGE_SIZE + 1}>
-            {found.hits.map((h) => (
-              <HitView key={h.document.id} hit={h} />
-            ))}
-          </ol>
-          <PageNumbers page={page} total={found.totalCount} pageSize={PAGE_SIZE} onPage={setPage} label="Pages of results" />
+          {found.totalCount === 0 ? (
+            !result.fetching && <Empty>Nothing found{asked.minScore ? ' at this minimum score' : ''}.</Empty>
+          ) : (
+            <div aria-busy={result.fetching}>
+              <ol className="doc-hits" start={(found.pageNo - 1) * PAGE_SIZE + 1}>
+                {found.hits.map((h) => (
+                  <HitView key={h.document.id} hit={h} />
+                ))}
+              </ol>
+              <PageNumbers page={page} total={found.totalCount} pageSize={PAGE_SIZE} onPage={setPage} label="Pages of results" />
+            </div>
+          )}
         </>
       )}
     </>

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Confirm } from '../../ui/confirm';
 import { Pager } from '../../ui/pager';
@@ -27,6 +27,8 @@ interface TenantRow {
   lastUpdatedAt: string | null;
 }
 
+const passages = (n: number) => `${n} passage${n === 1 ? '' : 's'}`;
+
 const SORTS: Record<string, string> = {
   tenantId: 'Tenant',
   '-documents': 'Most documents',
@@ -37,9 +39,10 @@ const SORTS: Record<string, string> = {
 /**
  * What each tenant an administrator administers holds (the admin API's view: a platform administrator
  * every tenant with documents, a realm administrator its own), 25 a page; Reindex re-embeds one
- * tenant's passages after a confirmation.
+ * tenant's passages after a confirmation. `generation` changes when a document was added or deleted
+ * on the page: the counts are read again.
  */
-export function Tenants() {
+export function Tenants({ generation }: { generation: number }) {
   const [q, setQ] = useState('');
   const [asked, setAsked] = useState({ q: '', sort: 'tenantId' });
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
@@ -47,6 +50,9 @@ export function Tenants() {
     query: TENANTS,
     variables: { after: cursors.at(-1) ?? undefined, sort: asked.sort, q: asked.q || undefined },
   });
+  useEffect(() => {
+    if (generation) reread({ requestPolicy: 'network-only' });
+  }, [generation, reread]);
   const [reindexing, reindex] = useMutation<{ adminReindexTenant: { tenantId: string; passages: number; embedder: string } }>(REINDEX);
   const [outcome, setOutcome] = useState<Outcome>();
   const page = result.data?.adminDocuments;
@@ -146,7 +152,7 @@ export function Tenants() {
                               r.error
                                 ? { error: r.error }
                                 : {
-                                    ok: `Re-embedded ${done?.passages ?? 0} passages of ${t.tenantId} with ${done?.embedder ?? 'the embedder'}.`,
+                                    ok: `Re-embedded ${passages(done?.passages ?? 0)} of ${t.tenantId} with ${done?.embedder ?? 'the embedder'}.`,
                                   },
                             );
                           })

@@ -114,24 +114,30 @@ export function Upload({ onUploaded }: { onUploaded: (doc: Uploaded) => void }) 
   const finished = items.filter((i) => i.phase === 'done' || i.phase === 'failed');
   return (
     <>
-      <div className="inline-form doc-upload-meta">
-        <label className="field">
-          Tags (comma-separated)
-          <input value={meta.tags} maxLength={2000} onChange={(e) => setMeta({ ...meta, tags: e.target.value })} />
-        </label>
-        <label className="field">
-          Folders (comma-separated)
-          <input value={meta.folders} maxLength={2000} onChange={(e) => setMeta({ ...meta, folders: e.target.value })} />
-        </label>
-        <label className="field">
-          Repos (comma-separated)
-          <input value={meta.repos} maxLength={2000} onChange={(e) => setMeta({ ...meta, repos: e.target.value })} />
-        </label>
-        <label className="check">
-          <input type="checkbox" checked={meta.isPrivate} onChange={(e) => setMeta({ ...meta, isPrivate: e.target.checked })} /> Private
-          (only you see them)
-        </label>
-      </div>
+      <details className="doc-upload-meta">
+        <summary>
+          Tags, folders, repos and privacy of the files added next
+          {meta.tags || meta.folders || meta.repos || meta.isPrivate ? ' (some set)' : ''}
+        </summary>
+        <div className="inline-form">
+          <label className="field">
+            Tags (comma-separated)
+            <input value={meta.tags} maxLength={2000} onChange={(e) => setMeta({ ...meta, tags: e.target.value })} />
+          </label>
+          <label className="field">
+            Folders (comma-separated)
+            <input value={meta.folders} maxLength={2000} onChange={(e) => setMeta({ ...meta, folders: e.target.value })} />
+          </label>
+          <label className="field">
+            Repos (comma-separated)
+            <input value={meta.repos} maxLength={2000} onChange={(e) => setMeta({ ...meta, repos: e.target.value })} />
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={meta.isPrivate} onChange={(e) => setMeta({ ...meta, isPrivate: e.target.checked })} /> Private
+            (only you see them)
+          </label>
+        </div>
+      </details>
       <div
         className={`drop-zone${dragging ? ' dragging' : ''}`}
         data-testid="drop-zone"
@@ -202,7 +208,10 @@ function UploadRow({ item: i, onCancel }: { item: Item; onCancel: () => void }) 
         {i.doc && (
           <a href={documentHref(i.doc.id)}>
             Open {i.doc.title}
-            <span className="visually-hidden"> ({i.doc.chunkCount} passages)</span>
+            <span className="visually-hidden">
+              {' '}
+              ({i.doc.chunkCount} passage{i.doc.chunkCount === 1 ? '' : 's'})
+            </span>
           </a>
         )}
         {cancellable && (
