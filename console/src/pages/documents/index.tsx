@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { TabPanel, Tabs } from '../../ui/tabs';
 import type { PageProps } from '../registry';
 import { DocumentView } from './document';
@@ -28,6 +28,10 @@ export function Documents({ person, admin, rest }: PageProps) {
   const [notice, setNotice] = useState('');
   const id = rest ? decodeURIComponent(rest) : '';
   const changed = () => setGeneration((g) => g + 1);
+  // A notice (a deletion) stays on the list it returned to, not on the next document opened.
+  useEffect(() => {
+    if (id) setNotice('');
+  }, [id]);
   return (
     <section aria-labelledby="documents-title">
       <h1 id="documents-title">Documents</h1>
