@@ -2,7 +2,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import { Provider } from 'urql';
 import { session, type Person } from './auth/session';
 import { client } from './graphql/client';
-import { PAGES } from './pages/registry';
+import { PAGES, type PageEntry } from './pages/registry';
 
 const subscribe = (listener: () => void) => session.subscribe(listener);
 const current = () => session.get();
@@ -20,6 +20,18 @@ function useRoute(): string {
     return () => removeEventListener('hashchange', on);
   }, []);
   return hash;
+}
+
+/**
+ * The page a route shows, and what follows its path (`#/documents/<id>` opens Documents with
+ * `<id>`). The overview (`#/`) matches only itself; an unknown route shows the first page.
+ */
+function pageOf(pages: PageEntry[], route: string): [PageEntry, string] {
+  for (const p of pages) {
+    if (route === p.path) return [p, ''];
+    if (p.path !== '#/' && route.startsWith(`${p.path}/`)) return [p, route.slice(p.path.length + 1)];
+  }
+  return [pages[0], ''];
 }
 
 export function App() {
@@ -75,13 +87,21 @@ function Shell({ person }: { person: Person }) {
   const platform = person.roles.includes('platform-admin');
   const admin = platform || person.roles.includes('realm-admin');
   const pages = PAGES.filter((p) => p.audience === 'everyone' || (p.audience === 'admin' ? admin : platform));
-  const current = pages.find((p) => p.path === route) ?? pages[0];
+  const [current, rest] = pageOf(pages, route);
   useEffect(() => {
     document.title = `${current.title} - Platform console`;
   }, [current]);
   return (
     <>
-      <a className="skip" href="#main">
+      <a
+        className="skip"
+        href="#main"
+        onClick={(e) => {
+          // The fragment chooses the page: moving the focus must not change it.
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header className="top">
@@ -103,7 +123,7 @@ function Shell({ person }: { person: Person }) {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        <current.component person={person} admin={admin} platform={platform} />
+        <current.component person={person} admin={admin} platform={platform} rest={rest} />
       </main>
     </>
   );

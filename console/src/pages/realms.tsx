@@ -1,6 +1,7 @@
-import { useRef, useState, type KeyboardEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, type CombinedError } from 'urql';
 import { Empty, Failure, Loading } from '../ui/states';
+import { TabPanel, Tabs } from '../ui/tabs';
 import type { PageProps } from './registry';
 import { Clients } from './realms/clients';
 import { fieldOf, OutcomeNote, type Outcome } from './realms/common';
@@ -71,8 +72,8 @@ export function Realms({ platform }: PageProps) {
             </select>
           </label>
           <Settings key={`${current.realm}:${current.version}`} realm={current} platform={platform} onChanged={again} />
-          <Tabs tab={tab} onTab={setTab} />
-          <div role="tabpanel" id={`realm-panel-${tab}`} aria-labelledby={`realm-tab-${tab}`} tabIndex={0} className="tab-panel">
+          <Tabs tabs={TABS} tab={tab} onTab={setTab} label="Parts of the realm" prefix="realm" />
+          <TabPanel prefix="realm" id={tab}>
             {tab === 'users' && <Users key={current.realm} realm={current.realm} />}
             {tab === 'clients' && <Clients key={current.realm} realm={current.realm} />}
             {tab === 'sessions' && (
@@ -81,53 +82,10 @@ export function Realms({ platform }: PageProps) {
                 <Sessions key={current.realm} realm={current.realm} />
               </>
             )}
-          </div>
+          </TabPanel>
         </>
       )}
     </section>
-  );
-}
-
-/** The tabs of a realm (the ARIA tabs pattern: arrow keys, Home and End move between them). */
-function Tabs({ tab, onTab }: { tab: Tab; onTab: (t: Tab) => void }) {
-  const refs = useRef<(HTMLButtonElement | null)[]>([]);
-  const move = (e: KeyboardEvent, i: number) => {
-    const to =
-      e.key === 'ArrowRight'
-        ? (i + 1) % TABS.length
-        : e.key === 'ArrowLeft'
-          ? (i + TABS.length - 1) % TABS.length
-          : e.key === 'Home'
-            ? 0
-            : e.key === 'End'
-              ? TABS.length - 1
-              : -1;
-    if (to < 0) return;
-    e.preventDefault();
-    onTab(TABS[to].id);
-    refs.current[to]?.focus();
-  };
-  return (
-    <div role="tablist" aria-label="Parts of the realm" className="tabs">
-      {TABS.map((t, i) => (
-        <button
-          key={t.id}
-          ref={(el) => {
-            refs.current[i] = el;
-          }}
-          type="button"
-          role="tab"
-          id={`realm-tab-${t.id}`}
-          aria-selected={tab === t.id}
-          aria-controls={`realm-panel-${t.id}`}
-          tabIndex={tab === t.id ? 0 : -1}
-          onClick={() => onTab(t.id)}
-          onKeyDown={(e) => move(e, i)}
-        >
-          {t.title}
-        </button>
-      ))}
-    </div>
   );
 }
 

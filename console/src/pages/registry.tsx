@@ -3,6 +3,7 @@ import type { Person } from '../auth/session';
 import { Account } from './account';
 import { Audit } from './audit';
 import { Chat } from './chat';
+import { Documents } from './documents';
 import { Keys } from './keys';
 import { Models } from './models';
 import { Overview } from './overview';
@@ -15,6 +16,8 @@ export interface PageProps {
   admin: boolean;
   /** A platform administrator (every realm, the catalog). */
   platform: boolean;
+  /** What the address has after the page's path and a slash (`#/documents/<id>`: `<id>`), else ''. */
+  rest: string;
 }
 
 export interface PageEntry {
@@ -34,6 +37,7 @@ export const PAGES: PageEntry[] = [
   { path: '#/keys', title: 'Model keys', audience: 'admin', component: Keys },
   { path: '#/models', title: 'Models', audience: 'admin', component: Models },
   { path: '#/usage', title: 'Usage', audience: 'admin', component: Usage },
+  { path: '#/documents', title: 'Documents', audience: 'everyone', component: Documents },
   { path: '#/chat', title: 'Chat', audience: 'everyone', component: Chat },
   { path: '#/audit', title: 'Audit', audience: 'admin', component: Audit },
 ];

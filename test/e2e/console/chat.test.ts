@@ -22,6 +22,7 @@ describeConsole('the console: chat playground', () => {
   let upstream: FakeOpenAi;
   let values: Record<string, string>;
   let url: string;
+  let documentId: string;
 
   const usage = async (): Promise<{ model: string; requests: number }[]> => {
     const res = await fetch(`${url}/proxy/api/v1/usage`, { headers: { 'api-key': values.api_key } });
@@ -58,22 +59,11 @@ describeConsole('the console: chat playground', () => {
     values = f.values;
     url = f.platform.url;
     // The demo client's tenant is the demo user's: the document is theirs to be answered from.
-    const token = await fetch(`${url}/auth/api/v1/oauth/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: values.client_id, client_secret: values.client_secret }),
+    documentId = await f.addDocument({
+      title: TITLE,
+      content:
+        'Glaciers retreat as the climate warms. Their meltwater raises the sea level. Alpine glaciers lost a tenth of their ice in two years.',
     });
-    const { access_token } = (await token.json()) as { access_token: string };
-    const added = await fetch(`${url}/cl/search/api/v2/objects`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
-      body: JSON.stringify({
-        title: TITLE,
-        content:
-          'Glaciers retreat as the climate warms. Their meltwater raises the sea level. Alpine glaciers lost a tenth of their ice in two years.',
-      }),
-    });
-    expect(added.status).toBe(201);
   }, 120_000);
   afterAll(async () => {
     await f?.stop();
@@ -129,6 +119,29 @@ describeConsole('the console: chat playground', () => {
 
       await page.getByRole('button', { name: 'New conversation' }).click();
       await page.getByText('No question asked yet.').waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a source's title links to its document, which opens on the Documents page with its passages", async () => {
+    const { context, page, errors } = await f.open();
+    try {
+      await f.signIn(page, values.username, values.password);
+      await page.getByRole('link', { name: 'Chat' }).click();
+      await page.getByLabel('LM key (api-key)').fill(values.api_key);
+      await page.getByLabel('Question', { exact: true }).fill('Why do glaciers retreat?');
+      await page.getByRole('button', { name: 'Ask' }).click();
+      const link = page.locator('.chat-turn').first().getByRole('link', { name: TITLE });
+      await link.waitFor();
+      expect(await link.getAttribute('href')).toBe(`#/documents/${documentId}`);
+      await link.click();
+      await page.getByRole('heading', { name: TITLE, level: 2 }).waitFor();
+      expect(new URL(page.url()).hash).toBe(`#/documents/${documentId}`);
+      expect(await page.getByRole('link', { name: 'Documents', exact: true }).getAttribute('aria-current')).toBe('page');
+      await page.locator('.doc-passage').getByText('Glaciers retreat as the climate warms.', { exact: false }).waitFor();
+      expect(await severe(page)).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
       await context.close();

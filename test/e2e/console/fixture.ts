@@ -41,6 +41,11 @@ export interface ConsoleFixture {
   signIn(page: Page, username: string, password: string, realm?: string): Promise<void>;
   /** The platform administrator signed in, on a fresh profile. */
   asAdmin(opts?: { phone?: boolean }): Promise<Visit>;
+  /**
+   * Adds a document through the REST v2 API as the demo client, whose tenant is the demo user's
+   * (search:read, search:write); its id. `doc` is the v2 body: title, content, tags, folders, ...
+   */
+  addDocument(doc: Record<string, unknown>): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -76,6 +81,21 @@ export async function consoleFixture(env: Record<string, string> = {}): Promise<
       const visit = await open(opts);
       await signIn(visit.page, values.admin_username, values.admin_password);
       return visit;
+    },
+    async addDocument(doc) {
+      const grant = await fetch(`${platform.url}/auth/api/v1/oauth/connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: values.client_id, client_secret: values.client_secret }),
+      });
+      const { access_token } = (await grant.json()) as { access_token: string };
+      const added = await fetch(`${platform.url}/cl/search/api/v2/objects`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+        body: JSON.stringify(doc),
+      });
+      if (added.status !== 201) throw new Error(`adding a document answered ${added.status}: ${await added.text()}`);
+      return ((await added.json()) as { object_id: string }).object_id;
     },
     async stop() {
       await browser.close();

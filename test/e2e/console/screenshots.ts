@@ -10,7 +10,7 @@ import { CHROMIUM_ARGS } from '../../shared/chromium';
  * The screenshots of docs/console.md: `npm run -s build && node dist/test/e2e/console/screenshots.js`
  * starts the platform as `npm start` does (in a temporary data directory), adds a document and a few
  * model calls, signs in as the first start's administrator in Debian's Chromium (CHROMIUM_PATH, else
- * /usr/bin/chromium) and writes docs/console/<page>.png at 1280×800; the chat page as the demo user, also on a phone.
+ * /usr/bin/chromium) and writes docs/console/<page>.png at 1280×800; the chat and documents pages as the demo user, also on a phone.
  */
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const OUT = join(ROOT, 'docs', 'console');
@@ -43,6 +43,15 @@ async function main() {
     await post(
       '/cl/search/api/v2/objects',
       { title: 'Glaciers', content: 'Glaciers retreat as the climate warms; sea levels rise.', tags: ['science'] },
+      { authorization: `Bearer ${login.access_token}` },
+    );
+    await post(
+      '/cl/search/api/v2/objects',
+      {
+        title: 'Meltwater',
+        content: 'Meltwater from glaciers feeds rivers, then the sea, as the climate warms.',
+        tags: ['science', 'water'],
+      },
       { authorization: `Bearer ${login.access_token}` },
     );
     for (const q of ['Why do glaciers retreat?', 'What rises as glaciers melt?'])
@@ -93,6 +102,27 @@ async function main() {
       await shot(person, 'chat', answered);
       await person.setViewportSize({ width: 390, height: 844 });
       await shot(person, 'chat-phone', answered);
+      // The documents page: the search playground, then (on a phone) two uploads to their end.
+      await person.setViewportSize({ width: 1280, height: 800 });
+      await person.getByRole('link', { name: 'Documents', exact: true }).click();
+      await person.getByRole('tab', { name: 'Search playground' }).click();
+      const playground = person.getByRole('form', { name: 'Search playground' });
+      await playground.getByLabel('Mode').selectOption('FULLTEXT');
+      await playground.getByLabel('Query').fill('glaciers climate');
+      await playground.getByRole('button', { name: 'Search' }).click();
+      await shot(person, 'documents', () => person.locator('.doc-hit mark').first().waitFor());
+      await person.setViewportSize({ width: 390, height: 844 });
+      await person.getByRole('tab', { name: 'Upload' }).click();
+      await person.getByLabel('Choose files to upload').setInputFiles([
+        { name: 'sea-ice.md', mimeType: 'text/markdown', buffer: Buffer.from('# Sea ice\n\nSea ice forms when the ocean freezes.') },
+        { name: 'permafrost.txt', mimeType: 'text/plain', buffer: Buffer.from('Permafrost is ground frozen for two years or more.') },
+      ]);
+      await shot(person, 'documents-phone', () =>
+        person
+          .getByRole('link', { name: /^Open / })
+          .nth(1)
+          .waitFor(),
+      );
     } finally {
       await browser.close();
     }

@@ -1,9 +1,11 @@
 import { useId, useRef, useState } from 'react';
-import { CombinedError, useMutation } from 'urql';
-import { useStream } from '../graphql/stream';
-import { LmKeyField } from '../ui/lm-key-field';
-import { FINISH_SAID, sentenceReader, Spoken, useSpoken, type FinishReason } from '../ui/spoken';
-import { Empty, Failure } from '../ui/states';
+import { useMutation } from 'urql';
+import { useStream } from '../../graphql/stream';
+import { LmKeyField } from '../../ui/lm-key-field';
+import { FINISH_SAID, sentenceReader, Spoken, useSpoken } from '../../ui/spoken';
+import { Empty } from '../../ui/states';
+import { TurnView } from './turn';
+import type { Chunk, Turn } from './types';
 
 const STREAM = `subscription ConsoleAnswer($input: AskInput!) {
   answerStream(input: $input) {
@@ -12,36 +14,6 @@ const STREAM = `subscription ConsoleAnswer($input: AskInput!) {
   }
 }`;
 const ADD_FILE = `mutation ConsoleAttach($input: DocumentInput!) { addDocument(input: $input) { id fileName } }`;
-
-interface Source {
-  citation: number;
-  title: string;
-  fileName: string | null;
-  category: 'SEARCH' | 'INPUT_FILE';
-  score: number;
-  text: string;
-  document: { id: string } | null;
-}
-
-interface Chunk {
-  response: string;
-  generatedSearchText: string;
-  finishReason: FinishReason | null;
-  model: { id: string } | null;
-  sources: Source[] | null;
-}
-
-/** One question and its answer as it streamed. */
-interface Turn {
-  question: string;
-  answer: string;
-  sources: Source[];
-  model?: string;
-  searchText?: string;
-  finishReason?: FinishReason;
-  state: 'streaming' | 'done' | 'stopped' | 'failed';
-  error?: CombinedError | string;
-}
 
 /** Text files only: the graph adds documents from text (addDocument); other files have no way in through it. */
 const ATTACHABLE = '.txt,.md,.markdown,.csv,.json,.html,.xml,.log,text/*';
@@ -281,52 +253,5 @@ export function Chat() {
         </div>
       </form>
     </section>
-  );
-}
-
-function TurnView({ turn }: { turn: Turn }) {
-  return (
-    <>
-      <div className="chat-answer" aria-busy={turn.state === 'streaming'}>
-        {turn.answer ? (
-          turn.answer.split(/\n{2,}/).map((p, i) => <p key={i}>{p}</p>)
-        ) : turn.state === 'streaming' ? (
-          <p className="state">Searching and answering…</p>
-        ) : null}
-      </div>
-      <p className="hint">
-        {turn.state === 'streaming' && 'Answering… '}
-        {turn.state === 'stopped' && 'Stopped. '}
-        {turn.finishReason === 'LENGTH' && 'Cut at the length limit. '}
-        {turn.finishReason === 'CONTENT_FILTER' && 'Cut by the content filter. '}
-        {turn.finishReason === 'ERROR' && 'The model failed midway. '}
-        {turn.model && `Model ${turn.model}. `}
-        {turn.searchText && `Searched for “${turn.searchText}”.`}
-      </p>
-      {turn.error && <Failure error={turn.error} />}
-      {turn.sources.length > 0 && (
-        <>
-          <h4 className="chat-sources-title">Sources</h4>
-          <ol className="chat-sources">
-            {turn.sources.map((s) => (
-              <li key={s.citation} value={s.citation}>
-                <span className="chat-source-title">{s.title}</span>
-                {s.fileName && s.fileName !== s.title && <span className="hint"> ({s.fileName})</span>}
-                <span className="hint">
-                  {' '}
-                  · {s.category === 'INPUT_FILE' ? 'attached file' : 'document'} · relevance {s.score.toFixed(2)}
-                </span>
-                <details>
-                  <summary>
-                    Passage<span className="visually-hidden"> of source {s.citation}</span>
-                  </summary>
-                  <p className="chat-passage">{s.text}</p>
-                </details>
-              </li>
-            ))}
-          </ol>
-        </>
-      )}
-    </>
   );
 }
