@@ -158,8 +158,14 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       // The graph's own subgraph, always here: what the platform knows about itself (bin/overview.ts).
       const probes = serviceProbes({ modules: modules.filter((m) => m.subgraph), opened, targets, readiness });
       targets[PLATFORM_SUBGRAPH] = {
-        schema: platformSubgraph({ probes, store: replicas.store, heartbeats, clock: platform.deps.clock, verifier: platform.deps.verifier, log })
-          .schema,
+        schema: platformSubgraph({
+          probes,
+          store: replicas.store,
+          heartbeats,
+          clock: platform.deps.clock,
+          verifier: platform.deps.verifier,
+          log,
+        }).schema,
       };
       const streamHub = streamHubFor(config, platform.deps.redis, log);
       closers.push(() => streamHub.close());

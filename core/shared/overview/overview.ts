@@ -79,21 +79,21 @@ export function createPlatformOverview(deps: {
       const now = deps.clock.now();
       const self = deps.self().id;
       return (await rows())
-        .map(
-          (r): ReplicaView => ({
-            id: r.id,
-            host: r.host,
-            pid: r.pid,
-            worker: r.worker,
-            version: r.version,
-            startedAt: r.startedAt,
-            lastSeen: r.lastSeen,
-            services: r.services,
-            live: isLive(r, now),
-            current: r.id === self,
-          }),
-        )
-        .sort((a, b) => Number(b.live) - Number(a.live) || a.host.localeCompare(b.host) || a.worker - b.worker || a.startedAt - b.startedAt);
+        .map((r): ReplicaView => ({
+          id: r.id,
+          host: r.host,
+          pid: r.pid,
+          worker: r.worker,
+          version: r.version,
+          startedAt: r.startedAt,
+          lastSeen: r.lastSeen,
+          services: r.services,
+          live: isLive(r, now),
+          current: r.id === self,
+        }))
+        .sort(
+          (a, b) => Number(b.live) - Number(a.live) || a.host.localeCompare(b.host) || a.worker - b.worker || a.startedAt - b.startedAt,
+        );
     },
     async errors(admin, first = 20) {
       requirePlatform(admin);

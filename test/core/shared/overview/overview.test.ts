@@ -44,7 +44,13 @@ describe('checking the services', () => {
     const statuses = await checkServices(
       [
         { name: 'token', title: 'Token', ...ok },
-        { name: 'search', title: 'Search', url: 'http://s:1', health: async () => undefined, readiness: async () => ({ ready: false, reason: 'search: loading' }) },
+        {
+          name: 'search',
+          title: 'Search',
+          url: 'http://s:1',
+          health: async () => undefined,
+          readiness: async () => ({ ready: false, reason: 'search: loading' }),
+        },
         {
           name: 'models',
           title: 'Models',
@@ -61,7 +67,16 @@ describe('checking the services', () => {
     );
     expect(statuses).toEqual([
       { name: 'token', title: 'Token', location: 'in_process', healthy: true, health: 'ok', ready: true },
-      { name: 'search', title: 'Search', location: 'remote', url: 'http://s:1', healthy: true, health: 'ok', ready: false, reason: 'search: loading' },
+      {
+        name: 'search',
+        title: 'Search',
+        location: 'remote',
+        url: 'http://s:1',
+        healthy: true,
+        health: 'ok',
+        ready: false,
+        reason: 'search: loading',
+      },
       {
         name: 'models',
         title: 'Models',
@@ -133,7 +148,9 @@ describe('the overview, by who asks', () => {
 
   it("merges every replica's errors newest first, with where each happened, and pages them", async () => {
     const { o, store, clock } = overview();
-    await store.put(row('b', { host: 'b', pid: 7, worker: 2, errors: [failure(clock.now() - 10, 'b older'), failure(clock.now(), 'b newest')] }));
+    await store.put(
+      row('b', { host: 'b', pid: 7, worker: 2, errors: [failure(clock.now() - 10, 'b older'), failure(clock.now(), 'b newest')] }),
+    );
     await store.put(row('gone', { errors: [failure(clock.now() - 5, 'from a replica now gone')] }));
     const all = await o.errors(platformAdmin);
     expect(all.total).toBe(4);

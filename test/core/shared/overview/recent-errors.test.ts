@@ -58,7 +58,7 @@ describe('the recent errors of a process', () => {
     expect(safeText('a\tb\u0007c')).toBe('a b c');
   });
 
-  it("describes an error by its class and message, made safe; what is recorded is made safe too", () => {
+  it('describes an error by its class and message, made safe; what is recorded is made safe too', () => {
     expect(describeError(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(
       "TypeError: Cannot read properties of undefined (reading 'x')",
     );

@@ -28,7 +28,14 @@ const row = (id: string, lastSeen: number, over: Partial<ReplicaRow> = {}): Repl
   everyMs: 5000,
   services: ['token', 'search', 'gateway'],
   errors: [
-    { at: lastSeen - 1, service: 'models', where: 'POST /proxy/api/v1/x', code: 'upstream', message: 'the vendor answered 500', requestId: 'req-1' },
+    {
+      at: lastSeen - 1,
+      service: 'models',
+      where: 'POST /proxy/api/v1/x',
+      code: 'upstream',
+      message: 'the vendor answered 500',
+      requestId: 'req-1',
+    },
     { at: lastSeen - 2, service: 'graph', where: 'query Q (a.b)', code: 'INTERNAL_SERVER_ERROR', message: 'TypeError: x' },
   ],
   ...over,
@@ -48,7 +55,7 @@ function replicaStoreContract(name: string, open: () => Promise<Opened>, d: jest
     });
     afterEach(() => s.close());
 
-    it("reads back a row another handle wrote, whole", async () => {
+    it('reads back a row another handle wrote, whole', async () => {
       const r = row('r1', T0 + 1000);
       await s.a.put(r);
       expect(await s.b.list()).toEqual([r]);
@@ -122,7 +129,18 @@ describe('a replicas.db row written by another version', () => {
       const file = join(dir, 'replicas.db');
       void openSqliteReplicas(file).close();
       const db = new Database(file);
-      db.prepare('INSERT INTO replicas VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run('x', 'h', 1, 0, 'v', T0, T0, 5000, 'not json', '{"an":"object"}');
+      db.prepare('INSERT INTO replicas VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+        'x',
+        'h',
+        1,
+        0,
+        'v',
+        T0,
+        T0,
+        5000,
+        'not json',
+        '{"an":"object"}',
+      );
       db.close();
       const store = openSqliteReplicas(file);
       expect(await store.list()).toEqual([
