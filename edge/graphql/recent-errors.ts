@@ -23,7 +23,9 @@ export function recentErrorsPlugin(errors: RecentErrors, service: string): Apoll
             const shown = formatGraphQLError(error.toJSON(), error);
             const code = shown.extensions?.code;
             if (typeof code !== 'string' || !SERVER_CODES.has(code)) continue;
-            const original = unwrapResolverError(error);
+            // Down to what was thrown: a resolver's error is wrapped once where it was masked (toGraphQLError), once where it was located.
+            let original = unwrapResolverError(error);
+            while (original instanceof GraphQLError && original.originalError) original = original.originalError;
             const named = error.extensions.serviceName;
             errors.record({
               service: typeof named === 'string' ? named : service,

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { loadConfig } from '../../../../core/shared/config';
 import { startHeartbeats, type ReplicaSelf } from '../../../../core/shared/overview/heartbeat';
 import { memoryReplicaStore } from '../../../../core/shared/overview/memory-replicas';
 import { GONE_AFTER_BEATS, isLive, KEEP_MS, type ReplicaRow, type ReplicaStore } from '../../../../core/shared/overview/replicas';
@@ -35,6 +36,12 @@ describe('heartbeats', () => {
     } finally {
       beats.stop();
     }
+  });
+
+  it('come every HEARTBEAT_SECONDS: 5 by default, from 1 to 300', () => {
+    expect(loadConfig({}).HEARTBEAT_SECONDS).toBe(5);
+    expect(loadConfig({ HEARTBEAT_SECONDS: '1' }).HEARTBEAT_SECONDS).toBe(1);
+    for (const bad of ['0', '301', '1.5', 'often']) expect(() => loadConfig({ HEARTBEAT_SECONDS: bad })).toThrow(/HEARTBEAT_SECONDS/);
   });
 
   it('count a replica live for three of its heartbeats, then gone', () => {
