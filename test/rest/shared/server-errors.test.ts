@@ -70,7 +70,7 @@ const service: RestService = {
 
 describe('the recent errors of the REST faces', () => {
   const errors = recentErrors({ clock: testClock() });
-  const app = createRestApp([service], { recentErrors: errors });
+  const app = createRestApp([service], { recentErrors: errors, readiness: async () => ({ ready: false, checks: { search: 'loading' } }) });
   const recorded = () => errors.list();
 
   it('records a 500 with its route template, its request id, and the class and message of its cause, no stack', async () => {
@@ -113,6 +113,8 @@ describe('the recent errors of the REST faces', () => {
     await request(app).get('/demo/api/nope').expect(404);
     await request(app).get('/demo/api/fine').expect(200);
     await request(app).post('/demo/api/fine').expect(405);
+    // Not ready yet is /readyz's answer, not a failure.
+    await request(app).get('/readyz').expect(503);
     expect(recorded()).toHaveLength(before);
   });
 });
