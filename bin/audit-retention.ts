@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AuditTrail } from '../core/shared/admin/audit';
 import type { Clock } from '../core/shared/clock';
+import { describeError, noRecentErrors, type RecentErrors } from '../core/shared/telemetry/recent-errors';
 
 const DAY_MS = 86_400_000;
 export const AUDIT_PRUNE_EVERY_MS = 3_600_000;
@@ -16,10 +17,14 @@ export function scheduleAuditRetention(
   clock: Clock,
   log: Logger,
   everyMs = AUDIT_PRUNE_EVERY_MS,
+  errors: RecentErrors = noRecentErrors,
 ): () => void {
   if (days <= 0) return () => undefined;
   const prune = () =>
-    pruneAudit(audit, days, clock, log).catch((err: unknown) => log.error({ err, job: 'audit retention' }, 'background job failed'));
+    pruneAudit(audit, days, clock, log).catch((err: unknown) => {
+      log.error({ err, job: 'audit retention' }, 'background job failed');
+      errors.record({ service: 'platform', where: 'job: audit retention', code: 'job_failed', message: describeError(err) });
+    });
   void prune();
   const timer = setInterval(() => void prune(), everyMs);
   timer.unref();

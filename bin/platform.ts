@@ -165,8 +165,10 @@ export async function main(argv: string[]): Promise<void> {
       }
     }
     case 'compose': {
-      const { composeSupergraph, readSupergraph, supergraphPath } = lazySupergraph();
-      const sdl = composeSupergraph(SERVICES.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
+      const { composeSupergraph, graphSources, readSupergraph, supergraphPath } = lazySupergraph();
+      const sdl = composeSupergraph(
+        graphSources(SERVICES.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() }))),
+      );
       if (flags.check) {
         if (readSupergraph() !== sdl) throw new UsageError(`${supergraphPath()} is stale: run 'npm run compose'`);
         return print({ supergraph: supergraphPath(), fresh: true });

@@ -6,14 +6,14 @@ import { ConfigError, subgraphUrlVar, type Config } from '../core/shared/config'
 import { createGateway, type SubgraphTarget } from '../gateway/server';
 import { graphiqlRouter } from '../gateway/graphiql';
 import { consoleRouter } from '../gateway/console';
-import { supergraphOf } from '../gateway/supergraph';
+import { graphSources, PLATFORM_SUBGRAPH, supergraphOf } from '../gateway/supergraph';
 import { createRestApp } from '../rest/shared/app';
 import { subgraphRouter, type SubgraphRouter } from '../subgraphs/shared/server';
 import { SERVICES } from '../services/registry';
 import { adminFace, restFace, subgraphFace } from '../services/shared/faces';
 import type { ServiceInstance, ServiceModule } from '../services/shared/module';
 import { runBootstrap, type BootstrapResult } from './bootstrap';
-import { scheduleAuditRetention } from './audit-retention';
+import { AUDIT_PRUNE_EVERY_MS, scheduleAuditRetention } from './audit-retention';
 import { secureDataDir } from './data-dir';
 import { closeAll, sharedDeps, type Opened } from './deps';
 import { acceptH2c } from '../rest/shared/h2c';
@@ -25,6 +25,9 @@ import { streamHubFor } from './stream-hub';
 import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import { prometheusMetrics, type PrometheusMetrics } from '../core/shared/telemetry/prometheus';
 import { startTracing, tracingWanted } from './tracing';
+import { describeError, recentErrors, type RecentErrors } from '../core/shared/telemetry/recent-errors';
+import { openReplicaStore, startReplicaHeartbeats } from './heartbeat';
+import { platformSubgraph, serviceProbes } from './overview';
 
 export interface StartOptions {
   /** `all` (default), one service's name (its REST paths and subgraph), or `gateway` (the graph alone). */
@@ -81,6 +84,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   const tightened = secureDataDir(config.PLATFORM_DATA_DIR);
   const metrics = metricsFor(config);
   const platform = sharedDeps(config, modules, log, opts.clock, metrics);
+  // This process's server-side failures, for the overview (published with its heartbeats).
+  const errors = recentErrors({ clock: platform.deps.clock });
   const opened = await platform.open(served).catch(async (err: unknown) => {
     await tracing?.shutdown();
     throw err;
@@ -94,9 +99,24 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     await platform.followRevocations(opened);
     if (opts.jobs !== false)
       closers.push(
-        scheduleJobs(opened, log),
-        scheduleAuditRetention(platform.deps.audit, config.AUDIT_RETENTION_DAYS, platform.deps.clock, log),
+        scheduleJobs(opened, log, errors),
+        scheduleAuditRetention(platform.deps.audit, config.AUDIT_RETENTION_DAYS, platform.deps.clock, log, AUDIT_PRUNE_EVERY_MS, errors),
       );
+    const servesGraph = !(served.length === 1 && role !== 'all');
+    // Every serving process says it is there, every HEARTBEAT_SECONDS, with its recent errors (bin/heartbeat.ts).
+    const replicas = openReplicaStore(config, platform.deps.postgres, log);
+    closers.push(() => replicas.close());
+    const heartbeats = await startReplicaHeartbeats({
+      config,
+      store: replicas.store,
+      serves: [...served.map((m) => m.name), ...(servesGraph ? ['gateway'] : [])],
+      errors,
+      clock: platform.deps.clock,
+      log,
+    });
+    closers.push(heartbeats.stop);
+    let tracker: RequestTracker | undefined;
+    const readiness = readinessOf(platform, opened, () => tracker?.draining() ?? false);
 
     const subgraphs = opened.flatMap(({ module, instance }) => subgraphFace(module, instance, platform.deps, log) ?? []);
     const graph = [];
@@ -111,7 +131,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxMutations: config.GRAPHQL_MAX_MUTATIONS,
       maxVariableValues: config.GRAPHQL_MAX_VARIABLE_VALUES,
     };
-    if (served.length === 1 && role !== 'all') {
+    if (!servesGraph) {
       if (subgraphs[0]) {
         const one = await subgraphRouter(subgraphs[0], log, config.GRAPHQL_MAX_BODY_BYTES, {
           limits,
@@ -123,6 +143,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
           verifier: platform.deps.verifier,
           maxSocketsPerAddress: config.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS,
           revocations: platform.deps.revocations,
+          recentErrors: errors,
         });
         closers.push(() => one.stop());
         webSocket = one.webSocket;
@@ -136,9 +157,23 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         else if (!targets[m.name])
           throw new ConfigError(`${subgraphUrlVar(m.name)} is required to run the gateway without the ${m.name} service`);
       }
+      // The graph's own subgraph, always here: what the platform knows about itself (bin/overview.ts).
+      const probes = serviceProbes({ modules: modules.filter((m) => m.subgraph), opened, targets, readiness });
+      targets[PLATFORM_SUBGRAPH] = {
+        schema: platformSubgraph({
+          probes,
+          store: replicas.store,
+          heartbeats,
+          clock: platform.deps.clock,
+          verifier: platform.deps.verifier,
+          log,
+        }).schema,
+      };
       const streamHub = streamHubFor(config, platform.deps.redis, log);
       closers.push(() => streamHub.close());
-      const supergraphSdl = supergraphOf(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
+      const supergraphSdl = supergraphOf(
+        graphSources(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() }))),
+      );
       const gateway = await createGateway({
         supergraphSdl,
         targets,
@@ -160,6 +195,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         metrics,
         streamHub,
         revocations: platform.deps.revocations,
+        recentErrors: errors,
       });
       closers.push(() => gateway.stop());
       webSocket = gateway.webSocket;
@@ -173,9 +209,8 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const rest = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);
     const admin = adminFace(opened, platform.deps);
     if (admin) rest.push(admin);
-    let tracker: RequestTracker | undefined;
     const app = createRestApp(rest, {
-      readiness: readinessOf(platform, opened, () => tracker?.draining() ?? false),
+      readiness,
       log,
       verifier: platform.deps.verifier,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
@@ -187,6 +222,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       metrics,
       tracing: !!tracing,
       heartbeatMs: config.STREAM_HEARTBEAT_MS,
+      recentErrors: errors,
     });
     const server = createServer(app);
     const tracked = requestTracker(server);
@@ -226,13 +262,16 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
   }
 }
 
-function scheduleJobs(opened: readonly Opened[], log: Logger): () => void {
+function scheduleJobs(opened: readonly Opened[], log: Logger, errors: RecentErrors): () => void {
   const timers = opened.flatMap(({ module, instance }) =>
     (module.jobs ?? []).map((job) => {
       const timer = setInterval(() => {
         Promise.resolve()
           .then(() => job.run(instance))
-          .catch((err: unknown) => log.error({ err, job: job.name, service: module.name }, 'background job failed'));
+          .catch((err: unknown) => {
+            log.error({ err, job: job.name, service: module.name }, 'background job failed');
+            errors.record({ service: module.name, where: `job: ${job.name}`, code: 'job_failed', message: describeError(err) });
+          });
       }, job.everyMs);
       timer.unref();
       return timer;

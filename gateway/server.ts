@@ -18,6 +18,8 @@ import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../edge/graphql/limits';
 import type { Subgraph } from '../edge/graphql/subgraph';
 import { introspectionCache, introspectionPlugin } from '../edge/graphql/introspection';
+import { recentErrorsPlugin } from '../edge/graphql/recent-errors';
+import type { RecentErrors } from '../core/shared/telemetry/recent-errors';
 import { subscriptionUntilRevoked } from '../edge/graphql/revoked-streams';
 import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketEdge, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
@@ -83,6 +85,8 @@ export interface GatewayOptions {
   streamHub?: StreamHub;
   /** Subscriptions end when their caller's session is ended, on every transport (edge/graphql/revoked-streams.ts). */
   revocations?: Pick<RevocationList, 'watch'>;
+  /** Where operations' server-side errors are kept for the overview (edge/graphql/recent-errors.ts); none when absent. */
+  recentErrors?: RecentErrors;
 }
 
 export interface Gateway {
@@ -150,6 +154,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     plugins: [
       operations.plugin,
       introspectionPlugin(schemaAnswers),
+      ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
       opts.landingPage === false
         ? ApolloServerPluginLandingPageDisabled()
         : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' }),

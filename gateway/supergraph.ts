@@ -2,13 +2,26 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'graphql';
-import { schemaDir } from '../edge/graphql/sdl';
+import { readSchemaFile, schemaDir } from '../edge/graphql/sdl';
 
 /** A subgraph to compose: its name and SDL. */
 export interface SubgraphSource {
   name: string;
   sdl: string;
 }
+
+/**
+ * The graph's own subgraph (schema/platform/, subgraphs/platform/): what the platform knows about
+ * itself, served in process by whichever process runs the gateway. It is no service: it has no
+ * REST face, is never served alone, and has no SUBGRAPH_<NAME>_URL.
+ */
+export const PLATFORM_SUBGRAPH = 'platform';
+
+/** The subgraphs the graph composes: the services' (in the registry's order), then the platform's own. */
+export const graphSources = (services: readonly SubgraphSource[]): SubgraphSource[] => [
+  ...services,
+  { name: PLATFORM_SUBGRAPH, sdl: readSchemaFile('platform/platform.graphql') },
+];
 
 /**
  * The URL written into the supergraph for each subgraph. The gateway decides at start whether it

@@ -87,6 +87,11 @@ const Platform = z.object({
    */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
   /**
+   * Seconds between a serving process's heartbeats (docs/observability.md, the overview): each
+   * writes its row of the replicas seen, with its recent errors; one not seen for three is gone.
+   */
+  HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(5),
+  /**
    * Which peers may state the caller's address in X-Forwarded-For (express's `trust proxy`):
    * nobody by default (`false`); `loopback` for a reverse proxy on this host, or a comma-separated
    * list of addresses or subnets.

@@ -64,7 +64,11 @@ export function toGraphQLError(thrown: unknown, log: Logger): GraphQLError {
     });
   }
   log.error({ err }, 'unhandled resolver error');
-  return new GraphQLError(INTERNAL, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  // The cause stays on the error for the recent errors (recent-errors.ts); its message is never sent.
+  return new GraphQLError(INTERNAL, {
+    extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    originalError: err instanceof Error ? err : undefined,
+  });
 }
 
 type Fn = (...args: unknown[]) => unknown;

@@ -1,6 +1,8 @@
 import type { Response } from 'express';
 import { CallerLeft } from '../../core/shared/cancel';
 import { streamOpened } from './telemetry';
+import { toPlatformError } from './errors';
+import { noteFailure } from './failures';
 
 /**
  * The one writer of streamed answers, whatever their framing (SSE with or without named events,
@@ -138,6 +140,7 @@ export async function pipeStream<T>(res: Response, produce: Producer<T>, opts: P
   } catch (err) {
     await stop().catch(() => undefined);
     if (leaving.signal.aborted || out.gone) return;
+    noteFailure(res, toPlatformError(err), true);
     await out.write(opts.failure(err));
   } finally {
     out.end(opts.last?.());

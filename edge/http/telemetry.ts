@@ -38,7 +38,7 @@ export function routeMatched(res: Response, route: string): void {
 }
 
 /** The route's template, or a fixed path; `req.path` is relative to a mounted router, so the original URL's path is read. */
-function routeOf(req: Request, res: Response): string {
+export function routeOf(req: Request, res: Response): string {
   const matched = res.locals.route as string | undefined;
   if (matched) return matched;
   const path = req.originalUrl.split('?')[0];

@@ -15,6 +15,7 @@ export { ADMIN_PREFIX };
  */
 export function adminRest(faces: readonly AdminFace[], audit: AuditTrail): RestService {
   return {
+    name: 'admin',
     title: 'Admin API',
     version: '1.0.0',
     prefix: ADMIN_PREFIX,

@@ -10,6 +10,8 @@ import type { WebOrigins } from '../../edge/http/web-origins';
 import { DOCS_ASSETS_PATH, docsAssets, docsInitScript } from './docs';
 import { httpErrors } from './http-errors';
 import { requestId } from './request-id';
+import { serverErrors } from './server-errors';
+import type { RecentErrors } from '../../core/shared/telemetry/recent-errors';
 import { serviceRouter } from './router';
 import type { RestService } from './routes';
 
@@ -36,6 +38,8 @@ export interface RestAppOptions {
   tracing?: boolean;
   /** Between heartbeats of a streamed answer (STREAM_HEARTBEAT_MS); 10 s when absent. */
   heartbeatMs?: number;
+  /** Where server-side failures are kept for the overview (server-errors.ts); none kept when absent. */
+  recentErrors?: RecentErrors;
 }
 
 /** Each check's state (`up`, `down`, `loading`, `draining`); ready only when every one is fine. */
@@ -60,6 +64,7 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   app.use(requestId());
   if (opts.metrics || opts.tracing) app.use(serverTelemetry({ metrics: opts.metrics ?? noMetrics, tracing: opts.tracing ?? false }));
   app.use(accessLog(log));
+  if (opts.recentErrors) app.use(serverErrors(opts.recentErrors, serviceOfPath(services)));
   app.use(cors(opts.corsOrigins ?? [], opts.webOrigins));
   app.get('/healthz', (_req, res) => void res.json({ msg: 'ok' }));
   app.all('/healthz', () => {
@@ -97,4 +102,13 @@ export function createRestApp(services: readonly RestService[], opts: RestAppOpt
   });
   app.use(httpErrors(log));
   return app;
+}
+
+/** The service a request's path belongs to, by its prefix: `graph` for the graph, `platform` for the rest (/readyz, the console). */
+function serviceOfPath(services: readonly RestService[]): (path: string) => string {
+  return (path) => {
+    const svc = services.find((s) => path === s.prefix || path.startsWith(`${s.prefix}/`));
+    if (svc) return svc.name ?? svc.title;
+    return path === '/graphql' ? 'graph' : 'platform';
+  };
 }

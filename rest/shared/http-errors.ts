@@ -5,6 +5,7 @@ import { isAbort } from '../../core/shared/cancel';
 import { InternalError, type PlatformError } from '../../core/shared/errors';
 import { traceFields } from '../../core/shared/telemetry/tracing';
 import { STATUS, toPlatformError } from '../../edge/http/errors';
+import { noteFailure } from '../../edge/http/failures';
 import { traceOf } from '../../edge/http/telemetry';
 
 /** How one service words its error bodies (the status is decided here, not there). */
@@ -29,6 +30,7 @@ export const httpErrors =
     if (callerGone(res) && isAbort(err)) return;
     const e = toPlatformError(err);
     const status = STATUS[e.kind];
+    noteFailure(res, e);
     if (!e.expose) {
       log.error({ err: e.cause ?? e, reqId: requestIdOf(req), path: req.path, ...traceFields(traceOf(res)) }, 'unhandled error');
     }

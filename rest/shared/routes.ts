@@ -86,6 +86,8 @@ export const define = defineFor<undefined>();
 
 /** A service's REST face: everything needed to mount it and to describe it. */
 export interface RestService {
+  /** Its short name in the recent errors (`token`, `admin`); its title when absent. */
+  name?: string;
   title: string;
   version: string;
   prefix: string;

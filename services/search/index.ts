@@ -6,6 +6,7 @@ import { createSearchAdminApi } from '../../core/search/admin-api';
 import { adminCredentials } from '../../core/shared/admin/access';
 import { SEARCH_PG_MIGRATIONS } from '../../core/search/postgres/schema';
 import type { SearchInstance } from './instance';
+import type { SearchService } from '../../core/search/service';
 
 export type { SearchInstance };
 import { SEARCH_PREFIX } from '../../rest/search/prefix';
@@ -128,4 +129,5 @@ export const createSearchModule = () =>
     jobs: [{ name: 'prune the change feed', everyMs: 10 * 60_000, run: (core) => core.store.admin.pruneChanges(1_000_000) }],
     commands: searchCommands,
     client: (opts) => client().searchClient(opts),
+    health: (at, signal) => ('instance' in at ? at.instance.service : (at.client as SearchService)).health({}, { signal }),
   });

@@ -14,7 +14,12 @@ const toolsOf = (module: ServiceModule, deps: SharedDeps): CredentialTools => ({
 
 export function restFace(module: ServiceModule, instance: ServiceInstance, deps: SharedDeps): RestService | undefined {
   if (!module.rest) return undefined;
-  return { ...module.rest(instance, deps), audience: audienceOf(module), credentials: module.credentials?.(instance) ?? noCredentials };
+  return {
+    ...module.rest(instance, deps),
+    name: module.name,
+    audience: audienceOf(module),
+    credentials: module.credentials?.(instance) ?? noCredentials,
+  };
 }
 
 /** The admin API of the services opened here (their admin routes and the audit trail); none when none is. */

@@ -164,6 +164,12 @@ export interface ServiceModule<I extends ServiceInstance = ServiceInstance, S ex
   /** The service's interface over its REST paths, for a deployment where it runs elsewhere. */
   client?(opts: { baseUrl: string }): unknown;
   /**
+   * Its interface's health check (`health()`), for the overview (bin/overview.ts): on its instance
+   * in this process, or on its REST client (`client`) when it runs elsewhere. Without it, a service
+   * open here is healthy and a remote one is asked its process's `/healthz`.
+   */
+  health?(service: { instance: I } | { client: unknown }, signal: AbortSignal): Promise<unknown>;
+  /**
    * A service that keeps the revoked-sessions feed: how a process that does not run it reads the
    * feed (its store when this process can reach it, else its public endpoint).
    */

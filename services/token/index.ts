@@ -5,6 +5,7 @@ import { TOKEN_PG_MIGRATIONS } from '../../core/token/postgres/schema';
 import { hashingPoolOptions } from '../../core/token/admission';
 import type { KeyGenerator } from '../../core/token/keys';
 import type { SecretHasher } from '../../core/token/secrets';
+import type { TokenService } from '../../core/token/service';
 import { TOKEN_PREFIX } from '../../rest/token/prefix';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { defineService } from '../shared/module';
@@ -90,6 +91,7 @@ export const createTokenModule = (opts: TokenModuleOptions = {}) =>
     jobs: [{ name: 'prune expired sessions and throttle windows', everyMs: 10 * 60_000, run: (core) => core.admin.prune() }],
     bootstrap: tokenBootstrap,
     client: (opts) => client().tokenClient(opts),
+    health: (at, signal) => ('instance' in at ? at.instance.service : (at.client as TokenService)).health({}, { signal }),
     // A process without the token service reads the revoked-sessions list from the token store when it
     // shares it (DATABASE_URL, or the data directory holding token.db), else polls AUTH_ISSUER_URL.
     // A process without the token service learns the origins clients registered from its public list.

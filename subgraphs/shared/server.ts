@@ -9,6 +9,8 @@ import { jsonBody } from '../../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../../edge/graphql/errors';
 import { introspectionCache, introspectionPlugin } from '../../edge/graphql/introspection';
+import { recentErrorsPlugin } from '../../edge/graphql/recent-errors';
+import type { RecentErrors } from '../../core/shared/telemetry/recent-errors';
 import { cachedIntrospection } from '../../edge/graphql/introspection-http';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../../edge/graphql/limits';
 import type { Subgraph } from '../../edge/graphql/subgraph';
@@ -35,6 +37,8 @@ export interface SubgraphRouterOptions {
   maxSocketsPerAddress?: number;
   /** Subscriptions over graphql-ws end when their caller's session is ended (edge/graphql/revoked-streams.ts). */
   revocations?: WebSocketOptions['revocations'];
+  /** Where operations' server-side errors are kept for the overview (edge/graphql/recent-errors.ts); none when absent. */
+  recentErrors?: RecentErrors;
 }
 
 export interface SubgraphRouter {
@@ -76,6 +80,7 @@ export async function subgraphRouter(
     plugins: [
       ApolloServerPluginInlineTraceDisabled(),
       introspectionPlugin(schemaAnswers),
+      ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, subgraph.name)] : []),
       ...(opts.landingPage === false ? [ApolloServerPluginLandingPageDisabled()] : []),
     ],
   });

@@ -86,7 +86,7 @@ describe('the API schema and the supergraph schema of our supergraph', () => {
     expect(types).toEqual(expect.arrayContaining(['Document', 'Model', 'AnswerChunk', 'Realm']));
   });
 
-  it('keeps the join directives and the four subgraphs in the supergraph schema', () => {
+  it("keeps the join directives and the five subgraphs in the supergraph schema: the four services' and the platform's own", () => {
     const graphs = planner.supergraphSchema.getType('join__Graph');
     expect(
       graphs && 'getValues' in graphs
@@ -95,7 +95,7 @@ describe('the API schema and the supergraph schema of our supergraph', () => {
             .map((v) => v.name)
             .sort()
         : [],
-    ).toEqual(['CHAT', 'MODELS', 'SEARCH', 'TOKEN']);
+    ).toEqual(['CHAT', 'MODELS', 'PLATFORM', 'SEARCH', 'TOKEN']);
     expect(planner.supergraphSchema.getDirective('join__type')).toBeDefined();
   });
 });

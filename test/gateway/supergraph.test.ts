@@ -1,7 +1,7 @@
-import { composeSupergraph, readSupergraph, supergraphOf } from '../../gateway/supergraph';
+import { composeSupergraph, graphSources, readSupergraph, supergraphOf } from '../../gateway/supergraph';
 import { SERVICES } from '../../services/registry';
 
-const registered = () => SERVICES.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() }));
+const registered = () => graphSources(SERVICES.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
 
 describe('the supergraph', () => {
   it("composes from the registered services' SDL without errors", () => {

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { freePort } from '../../../bench/shared/ports';
 import { CHROMIUM_ARGS } from '../../shared/chromium';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 
 /**
  * The screenshots of docs/console.md: `npm run -s build && node dist/test/e2e/console/screenshots.js`
@@ -19,8 +20,25 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'console-shots-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  // A model whose upstream refuses connections: one call to it makes the overview's recent errors show a 502.
+  const catalog = join(dataDir, 'catalog.json');
+  const dead = {
+    id: 'dead-chat',
+    group: 'A',
+    kind: 'chat',
+    contextLength: 8192,
+    upstream: { provider: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', model: 'gone' },
+  };
+  writeFileSync(catalog, JSON.stringify({ models: [...DEFAULT_CATALOG.models, dead] }));
   const server = spawn(process.execPath, [join(ROOT, 'dist', 'bin', 'platform.js'), 'start'], {
-    env: { ...process.env, PORT: String(port), PLATFORM_DATA_DIR: dataDir, LOG_LEVEL: 'warn', METRICS_PORT: '0' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PLATFORM_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      METRICS_PORT: '0',
+      MODELS_CATALOG_FILE: catalog,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
@@ -54,6 +72,11 @@ async function main() {
       },
       { authorization: `Bearer ${login.access_token}` },
     );
+    await post(
+      '/proxy/api/v1/azure/openai/deployments/dead-chat/chat/completions?api-version=2024-10-21',
+      { messages: [{ role: 'user', content: 'Hello?' }] },
+      { 'api-key': v.api_key },
+    );
     for (const q of ['Why do glaciers retreat?', 'What rises as glaciers melt?'])
       await post(
         '/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21',
@@ -80,7 +103,12 @@ async function main() {
         await page.getByRole('link', { name: link, exact: true }).click();
         await shot(page, name, ready);
       };
-      await shot(page, 'overview', () => page.getByText('Model keys').last().waitFor());
+      // The whole page: the platform's services, replicas and recent errors come below the counts.
+      await page.getByRole('table', { name: /^Recent server errors/ }).waitFor();
+      await page.getByRole('list', { name: 'What the platform holds' }).waitFor();
+      await page.getByRole('definition').first().waitFor();
+      await page.screenshot({ path: join(OUT, 'overview.png'), fullPage: true });
+      process.stdout.write('docs/console/overview.png\n');
       await visit('Realms', 'realms', () => page.getByRole('cell', { name: v.admin_username, exact: true }).waitFor());
       await visit('Model keys', 'keys', () => page.getByRole('cell', { name: 'demo', exact: false }).first().waitFor());
       await visit('Models', 'models', () => page.getByRole('cell', { name: 'local-chat', exact: true }).first().waitFor());

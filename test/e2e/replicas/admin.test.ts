@@ -96,4 +96,22 @@ describePg('the admin API on two replicas of one PostgreSQL database', () => {
     const keyEvents = await api(0, 'GET', '/audit-events?type=key.revoke');
     expect(keyEvents.body.items).toHaveLength(1);
   });
+
+  it("lists both replicas in either one's overview (their heartbeats in PostgreSQL), each the current one in its own", async () => {
+    const overview = async (i: number) => {
+      const res = await call(url(i), 'POST', '/graphql', {
+        auth: admin,
+        body: { query: '{ platformStatus { replicas { id live current serves } } }' },
+      });
+      return res.body.data.platformStatus.replicas as { id: string; live: boolean; current: boolean; serves: string[] }[];
+    };
+    const [seen0, seen1] = [await overview(0), await overview(1)];
+    expect(seen0.map((r) => r.id).sort()).toEqual(seen1.map((r) => r.id).sort());
+    expect(seen0).toHaveLength(2);
+    expect(seen0.every((r) => r.live && r.serves.includes('gateway'))).toBe(true);
+    const current = (seen: { id: string; current: boolean }[]) => seen.filter((r) => r.current).map((r) => r.id);
+    expect(current(seen0)).toHaveLength(1);
+    expect(current(seen1)).toHaveLength(1);
+    expect(current(seen0)).not.toEqual(current(seen1));
+  });
 });

@@ -74,16 +74,26 @@ describe('platform backup and restore', () => {
     expect(b.status).toBe(0);
     const out = JSON.parse(b.stdout) as { backup: string; files: { name: string; kind: string; bytes: number }[] };
     expect(out.backup).toBe(backupDir);
-    // audit.db: the audit trail (sign-ins of the token requests above among its events).
+    // audit.db: the audit trail (sign-ins of the token requests above among its events); replicas.db:
+    // the heartbeats of the overview (a restored one shows its replicas gone, and forgets them after a day).
     expect(out.files.map((f) => `${f.name}:${f.kind}`)).toEqual([
       'audit.db:sqlite',
       'bootstrap.json:file',
       'gateway.db:sqlite',
       'models.db:sqlite',
+      'replicas.db:sqlite',
       'search.db:sqlite',
       'token.db:sqlite',
     ]);
-    expect(readdirSync(backupDir).sort()).toEqual(['audit.db', 'bootstrap.json', 'gateway.db', 'models.db', 'search.db', 'token.db']);
+    expect(readdirSync(backupDir).sort()).toEqual([
+      'audit.db',
+      'bootstrap.json',
+      'gateway.db',
+      'models.db',
+      'replicas.db',
+      'search.db',
+      'token.db',
+    ]);
     expect(statSync(backupDir).mode & 0o777).toBe(0o700);
     for (const f of readdirSync(backupDir)) expect(statSync(join(backupDir, f)).mode & 0o777).toBe(0o600);
     expect(writes.error).toBeUndefined();

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { AUDIT_PG_MIGRATIONS } from '../../../core/shared/admin/postgres-audit';
+import { REPLICAS_PG_MIGRATIONS } from '../../../core/shared/overview/postgres-replicas';
 import { SERVICES } from '../../../services/registry';
 import { describePg, freshDatabase } from '../../shared/postgres';
 import { ROOT, run } from './server';
@@ -32,6 +33,8 @@ describePg('platform migrate on PostgreSQL', () => {
       expect(Object.keys(versions).sort()).toEqual(['models', 'search', 'token']);
       // The audit trail's tables, every service's, under their own scope.
       versions.audit = AUDIT_PG_MIGRATIONS.length;
+      // The replicas seen (the overview's heartbeats), every process's.
+      versions.replicas = REPLICAS_PG_MIGRATIONS.length;
       const first = await platform(['migrate'], { DATABASE_URL: db.url });
       expect(first.status).toBe(0);
       expect(JSON.parse(first.stdout)).toEqual({ database: db.url, applied: versions, versions });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childEnv, freePort, ROOT } from './server';
+import { eventually } from '../../shared/wait';
 
 const workersOf = (pid: number) => {
   try {
@@ -35,6 +36,8 @@ describe('platform start with two worker processes', () => {
         LOCKOUT_THRESHOLD: '2',
         TRUST_PROXY: 'loopback',
         LOG_LEVEL: 'warn',
+        // Heartbeats every second: a worker that dies shows as gone after three.
+        HEARTBEAT_SECONDS: '1',
       }),
     });
     child.stdout.on('data', (d) => (out += d));
@@ -82,6 +85,36 @@ describe('platform start with two worker processes', () => {
     expect(await login('198.51.100.10', boot.password)).toBe(200);
   });
 
+  /** The overview's replicas (platformStatus, docs/observability.md), as the platform administrator reads them from either worker. */
+  const replicas = async () => {
+    const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Record<string, string>;
+    const signed = await fetch(`${url}/auth/api/v1/oauth/connect/user/login`, {
+      method: 'POST',
+      // From an address of its own: the tests above made 127.0.0.1's failures hit the throttle.
+      headers: { 'content-type': 'application/json', connection: 'close', 'x-forwarded-for': '198.51.100.77' },
+      body: JSON.stringify({ realm: boot.realm, username: boot.admin_username, password: boot.admin_password }),
+    });
+    const { access_token } = (await signed.json()) as { access_token: string };
+    const res = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}`, connection: 'close' },
+      body: JSON.stringify({ query: '{ platformStatus { replicas { pid worker live serves } } }' }),
+    });
+    return (
+      (await res.json()) as { data: { platformStatus: { replicas: { pid: number; worker: number; live: boolean; serves: string[] }[] } } }
+    ).data.platformStatus.replicas;
+  };
+
+  it('lists both workers as live replicas in the overview, whichever of them answers', async () => {
+    const pids = workersOf(child.pid!).sort();
+    for (let i = 0; i < 4; i++) {
+      const seen = await replicas();
+      expect(seen.map((r) => r.pid).sort()).toEqual(pids);
+      expect(seen.map((r) => r.worker).sort()).toEqual([1, 2]);
+      expect(seen.every((r) => r.live && r.serves.includes('gateway'))).toBe(true);
+    }
+  });
+
   it('replaces a worker that dies, and stops every process on SIGTERM', async () => {
     const [victim] = workersOf(child.pid!);
     process.kill(victim, 'SIGKILL');
@@ -95,6 +128,11 @@ describe('platform start with two worker processes', () => {
     expect(now).not.toContain(victim);
     expect(out).toContain('exited (SIGKILL); starting a new one');
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    // The dead worker stays in the overview, gone once three of its heartbeats are missed; its replacement is live.
+    await eventually(async () => {
+      const seen = await replicas();
+      return seen.find((r) => r.pid === victim)?.live === false && now.every((pid) => seen.find((r) => r.pid === pid)?.live);
+    }, 60_000);
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');

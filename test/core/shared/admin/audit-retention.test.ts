@@ -4,7 +4,9 @@ import { pruneAudit, scheduleAuditRetention } from '../../../../bin/audit-retent
 import { auditTrail, type AuditEvent } from '../../../../core/shared/admin/audit';
 import { memoryAuditStore } from '../../../../core/shared/admin/memory-audit';
 import { loadConfig } from '../../../../core/shared/config';
+import { recentErrors } from '../../../../core/shared/telemetry/recent-errors';
 import { testClock } from '../../../shared/helpers';
+import { eventually } from '../../../shared/wait';
 
 const DAY = 86_400_000;
 
@@ -70,6 +72,30 @@ describe('audit retention', () => {
       expect(store.events.map((e) => e.id)).toEqual(['today']);
     } finally {
       jest.useRealTimers();
+    }
+  });
+
+  it("a failed pass is logged and kept among the process's recent errors (the overview's), as a failed job", async () => {
+    const { clock, log, lines } = setup();
+    const errors = recentErrors({ clock });
+    const broken = auditTrail({
+      store: { ...memoryAuditStore(), prune: async () => Promise.reject(new Error('SQLITE_BUSY: database is locked')) },
+      log,
+      clock,
+      newId: () => 'x',
+    });
+    const stop = scheduleAuditRetention(broken, 90, clock, log, 3_600_000, errors);
+    try {
+      await eventually(() => errors.list().length === 1);
+      expect(errors.list()[0]).toMatchObject({
+        service: 'platform',
+        where: 'job: audit retention',
+        code: 'job_failed',
+        message: 'SQLITE_BUSY: database is locked',
+      });
+      expect(lines.join('')).toContain('background job failed');
+    } finally {
+      stop();
     }
   });
 

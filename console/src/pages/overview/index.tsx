@@ -1,6 +1,8 @@
 import { useQuery } from 'urql';
-import type { PageProps } from './registry';
-import { Failure, Loading } from '../ui/states';
+import type { PageProps } from '../registry';
+import { Failure, Loading } from '../../ui/states';
+import { PlatformStatus } from './platform';
+import './overview.css';
 
 const VIEWER = `query ConsoleViewer { viewer { username tenantId roles realm { name } } }`;
 const COUNTS = `query ConsoleCounts { adminRealms(first: 1) { total } adminModelKeys(first: 1) { total } adminDocuments(first: 1) { total } }`;
@@ -14,8 +16,12 @@ interface Counts {
   adminDocuments: { total: number };
 }
 
-/** Who is signed in, and for administrators what the platform holds. */
-export function Overview({ person, admin }: PageProps) {
+/**
+ * Who is signed in; for administrators what the platform holds and how it is (platform.tsx): its
+ * version, its services' health and readiness, and for platform administrators its replicas and
+ * recent errors.
+ */
+export function Overview({ person, admin, platform }: PageProps) {
   const [viewer] = useQuery<Viewer>({ query: VIEWER });
   const [counts] = useQuery<Counts>({ query: COUNTS, pause: !admin });
   return (
@@ -55,6 +61,7 @@ export function Overview({ person, admin }: PageProps) {
             </li>
           </ul>
         ))}
+      {admin && <PlatformStatus platform={platform} />}
     </section>
   );
 }
