@@ -5,7 +5,7 @@ import { Pager } from '../ui/pager';
 import { Empty, Failure, Loading } from '../ui/states';
 import { CreateKey } from './keys/create-key';
 import { KEY_FIELDS, useTenants, type KeyRow, type NewKey } from './keys/key-data';
-import { KeyTable } from './keys/key-table';
+import { KeyTable, type KeyOutcome } from './keys/key-table';
 import { KeyUsage } from './keys/key-usage';
 import { ShownOnce } from './keys/shown-once';
 
@@ -27,6 +27,7 @@ export function Keys({ person, platform }: PageProps) {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [fresh, setFresh] = useState<{ key: NewKey; how: 'created' | 'rotated' }>();
   const [usageOf, setUsageOf] = useState<KeyRow>();
+  const [outcome, setOutcome] = useState<KeyOutcome>();
   const [keys, reload] = useQuery<{ adminModelKeys: { items: KeyRow[]; nextCursor: string | null; total: number } }>({
     query: KEYS,
     variables: {
@@ -112,6 +113,8 @@ export function Keys({ person, platform }: PageProps) {
         </label>
       </div>
 
+      {outcome?.error && <Failure error={outcome.error} />}
+      {outcome?.ok && <p role="status">{outcome.ok}</p>}
       {keys.fetching && !page ? (
         <Loading what="model keys" />
       ) : keys.error ? (
@@ -127,6 +130,7 @@ export function Keys({ person, platform }: PageProps) {
               refresh();
             }}
             onUsage={setUsageOf}
+            onOutcome={setOutcome}
           />
           <Pager cursors={cursors} next={page.nextCursor} total={page.total} shown={page.items.length} onPage={setCursors} />
         </>

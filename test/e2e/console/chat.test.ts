@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
+import { docxWith } from '../../core/search/fixtures';
 import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { consoleFixture, describeConsole, fitsWidth, severe, type ConsoleFixture } from './fixture';
 
@@ -170,8 +171,11 @@ describeConsole('the console: chat playground', () => {
       upstream.script({ answer: 'Glaciers retreat because', finishReason: 'length' });
       await page.getByLabel('Question', { exact: true }).fill('Why, in one word?');
       await page.getByRole('button', { name: 'Ask' }).click();
-      await page.getByRole('button', { name: 'Continue the answer' }).click();
+      // (the next answer scripted before the click: the continuation's call may reach the upstream at once)
+      const more = page.getByRole('button', { name: 'Continue the answer' });
+      await more.waitFor();
       upstream.script({ answer: ' the climate warms.' });
+      await more.click();
       const continued = page.locator('.chat-turn').nth(0);
       await continued.locator('.chat-answer').getByText('Glaciers retreat because the climate warms.').waitFor();
       expect(JSON.stringify(upstream.requests.at(-1)!.json?.messages)).toContain('Glaciers retreat because');
@@ -190,25 +194,32 @@ describeConsole('the console: chat playground', () => {
     }
   });
 
-  it('on a phone, a plain user attaches a text file and the answer cites it; nothing is wider than the screen', async () => {
+  it('on a phone, a plain user attaches a text file and a Word file and the answer cites them; nothing is wider than the screen', async () => {
     const { context, page, errors } = await f.open({ phone: true });
     try {
       await f.signIn(page, values.username, values.password);
       await page.getByRole('link', { name: 'Chat' }).click();
       await page.getByLabel('LM key (api-key)').fill(values.api_key);
-      await page.getByLabel('Attach text files').setInputFiles({
-        name: 'heron-notes.txt',
-        mimeType: 'text/plain',
-        buffer: Buffer.from('The grey heron nests in tall trees near the lake. Herons eat fish and frogs.'),
-      });
+      await page.getByLabel('Attach files').setInputFiles([
+        {
+          name: 'heron-notes.txt',
+          mimeType: 'text/plain',
+          buffer: Buffer.from('The grey heron nests in tall trees near the lake. Herons eat fish and frogs.'),
+        },
+        {
+          name: 'heron-diet.docx',
+          mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+          buffer: await docxWith(['Herons also eat voles and insects in the marsh.']),
+        },
+      ]);
       await page.getByLabel('Question', { exact: true }).fill('What does the heron eat?');
       await page.getByRole('button', { name: 'Ask' }).click();
       const turn = page.locator('.chat-turn').first();
       await turn.getByText('Model local-chat.', { exact: false }).waitFor();
       const attached = turn.getByRole('listitem').filter({ hasText: 'attached file' });
       await attached.first().waitFor();
-      expect(await attached.first().innerText()).toContain('heron-notes.txt');
-      await page.getByText('attached: heron-notes.txt', { exact: false }).waitFor();
+      expect((await attached.allInnerTexts()).join(' ')).toContain('heron-notes.txt');
+      await page.getByText('attached: heron-notes.txt, heron-diet.docx', { exact: false }).waitFor();
       expect(await fitsWidth(page)).toBe(true);
       expect(await severe(page)).toEqual([]);
       expect(errors).toEqual([]);

@@ -1,6 +1,6 @@
 import { useId, useRef, useState } from 'react';
-import { useMutation } from 'urql';
 import { useStream } from '../../graphql/stream';
+import { uploadDocument } from '../../graphql/upload';
 import { LmKeyField } from '../../ui/lm-key-field';
 import { FINISH_SAID, sentenceReader, Spoken, useSpoken } from '../../ui/spoken';
 import { Empty } from '../../ui/states';
@@ -13,11 +13,9 @@ const STREAM = `subscription ConsoleAnswer($input: AskInput!) {
     sources { citation title fileName category score text document { id } }
   }
 }`;
-const ADD_FILE = `mutation ConsoleAttach($input: DocumentInput!) { addDocument(input: $input) { id fileName } }`;
 
-/** Text files only: the graph adds documents from text (addDocument); other files have no way in through it. */
-const ATTACHABLE = '.txt,.md,.markdown,.csv,.json,.html,.xml,.log,text/*';
-const MAX_ATTACH_BYTES = 1_000_000;
+/** What the search service reads from a file (its REST upload and the graph's uploadDocument alike). */
+const ATTACHABLE = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,text/plain,text/markdown,text/html,application/pdf';
 
 /**
  * The chat playground: a question answered by the chat proxy over the graph (answerStream, over
@@ -28,7 +26,6 @@ const MAX_ATTACH_BYTES = 1_000_000;
  */
 export function Chat() {
   const stream = useStream();
-  const [, attach] = useMutation<{ addDocument: { id: string; fileName: string | null } | null }>(ADD_FILE);
   const [model, setModel] = useState('');
   const [question, setQuestion] = useState('');
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -46,24 +43,20 @@ export function Chat() {
   const update = (change: (t: Turn) => Turn) => setTurns((all) => [...all.slice(0, -1), change(all[all.length - 1])]);
   const { say } = spoken;
 
-  /** Sends the files chosen and not yet sent as private documents; their names, or undefined when one failed. */
+  /** Sends the files chosen and not yet sent as private documents (uploadDocument); their names, or undefined when one failed. */
   async function sendFiles(): Promise<string[] | undefined> {
     const names = [...attached];
     for (const file of files) {
-      if (file.size > MAX_ATTACH_BYTES) {
-        setAttaching(`${file.name} is larger than 1 MB.`);
-        return undefined;
-      }
       setAttaching(`Attaching ${file.name}…`);
-      const content = await file.text();
-      const r = await attach({ input: { content, title: file.name, fileName: file.name, isPrivate: true } });
-      if (r.error || !r.data?.addDocument) {
-        setAttaching(
-          `${file.name} could not be attached: ${r.error?.graphQLErrors.map((e) => e.message).join('; ') || r.error?.message || 'no answer'}`,
+      try {
+        const doc = await uploadDocument(file, { title: file.name, isPrivate: true }, (p) =>
+          setAttaching(`Attaching ${file.name}… ${p.phase === 'indexing' ? 'reading it' : `${Math.round(p.fraction * 100)}%`}`),
         );
+        names.push(doc.fileName ?? file.name);
+      } catch (e) {
+        setAttaching(`${file.name} could not be attached: ${e instanceof Error ? e.message : String(e)}`);
         return undefined;
       }
-      names.push(r.data.addDocument.fileName ?? file.name);
     }
     setAttaching(undefined);
     setFiles([]);
@@ -208,7 +201,7 @@ export function Chat() {
           />
         </label>
         <label className="field">
-          Attach text files
+          Attach files
           <input
             ref={fileInput}
             type="file"
@@ -220,8 +213,8 @@ export function Chat() {
           />
         </label>
         <p id={ids.filesHelp} className="hint">
-          Text files up to 1 MB, added to your documents (private to you) and read alongside the search for every question of this
-          conversation{attached.length ? `; attached: ${attached.join(', ')}` : ''}.
+          Text, Markdown, HTML, PDF or Word (.docx) files, added to your documents (private to you) and read alongside the search for every
+          question of this conversation{attached.length ? `; attached: ${attached.join(', ')}` : ''}.
         </p>
         {attaching && (
           <p

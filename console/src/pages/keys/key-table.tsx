@@ -1,6 +1,5 @@
 import { useState } from 'react';
-import { useMutation } from 'urql';
-import { Failure } from '../../ui/states';
+import { useMutation, type CombinedError } from 'urql';
 import { KEY_FIELDS, count, stateOf, when, type KeyRow, type NewKey } from './key-data';
 
 const REVOKE = `mutation ConsoleRevokeModelKey($id: ID!) { adminRevokeModelKey(id: $id) { ${KEY_FIELDS} } }`;
@@ -9,34 +8,36 @@ const ROTATE = `mutation ConsoleRotateModelKey($id: ID!) { adminRotateModelKey(i
 type Pending = { id: string; action: 'revoke' | 'rotate' };
 
 /** The keys, a row each (a card each on a phone), with Usage, and Rotate and Revoke after a confirmation. */
+/** What a revoke or rotate came to: said by the page, above the list (which may be empty after it). */
+export type KeyOutcome = { ok: string; error?: undefined } | { ok?: undefined; error: CombinedError } | undefined;
+
 export function KeyTable({
   keys,
   onChanged,
   onUsage,
+  onOutcome,
 }: {
   keys: KeyRow[];
   onChanged: (rotated?: NewKey) => void;
   onUsage: (k: KeyRow) => void;
+  onOutcome: (outcome: KeyOutcome) => void;
 }) {
   const [pending, setPending] = useState<Pending>();
   const [revoking, revoke] = useMutation<{ adminRevokeModelKey: KeyRow }>(REVOKE);
   const [rotating, rotate] = useMutation<{ adminRotateModelKey: NewKey }>(ROTATE);
-  const [done, setDone] = useState<string>();
-  const [error, setError] = useState<Parameters<typeof Failure>[0]['error']>();
   const busy = revoking.fetching || rotating.fetching;
 
   const confirm = (k: KeyRow, action: Pending['action']) => {
-    setError(undefined);
-    setDone(undefined);
+    onOutcome(undefined);
     const run = action === 'revoke' ? revoke({ id: k.id }) : rotate({ id: k.id });
     void run.then((r) => {
       setPending(undefined);
-      if (r.error) return setError(r.error);
+      if (r.error) return onOutcome({ error: r.error });
       if (action === 'revoke') {
-        setDone(`Key “${k.name}” (${k.prefix}…) revoked.`);
+        onOutcome({ ok: `Key “${k.name}” (${k.prefix}…) revoked.` });
         onChanged();
       } else {
-        setDone(`Key “${k.name}” (${k.prefix}…) rotated: the old key is revoked.`);
+        onOutcome({ ok: `Key “${k.name}” (${k.prefix}…) rotated: the old key is revoked.` });
         onChanged((r.data as { adminRotateModelKey: NewKey }).adminRotateModelKey);
       }
     });
@@ -44,8 +45,6 @@ export function KeyTable({
 
   return (
     <>
-      {error && <Failure error={error} />}
-      {done && <p role="status">{done}</p>}
       <div className="table-wrap">
         <table className="keys-table">
           <caption className="visually-hidden">Model keys</caption>
