@@ -240,6 +240,8 @@ describeConsole('the console: realms, clients, users and sessions', () => {
       await page.getByText('Created realms-page.').waitFor();
       const made = (await token.admin.listRealms()).find((r) => r.name === 'realms-page');
       expect(made).toBeDefined();
+      // The new realm is chosen once the list read again holds it.
+      await picker(page).locator(`option[value="${made!.id}"]`).waitFor({ state: 'attached' });
       expect(await picker(page).inputValue()).toBe(made!.id);
       await page.getByRole('cell', { name: 'admin', exact: true }).waitFor({ state: 'detached' });
       await page.getByText('No user in this realm yet.').waitFor();
