@@ -6,6 +6,7 @@ import { Empty, Failure, Loading } from '../ui/states';
 import { CreateKey } from './keys/create-key';
 import { KEY_FIELDS, useTenants, type KeyRow, type NewKey } from './keys/key-data';
 import { KeyTable, type KeyOutcome } from './keys/key-table';
+import { TenantOptions } from './keys/tenant-options';
 import { KeyUsage } from './keys/key-usage';
 import { ShownOnce } from './keys/shown-once';
 
@@ -79,11 +80,7 @@ export function Keys({ person, platform }: PageProps) {
               autoComplete="off"
             />
             <datalist id={`${listId}-tenants`}>
-              {tenants.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.label}
-                </option>
-              ))}
+              <TenantOptions tenants={tenants} />
             </datalist>
           </label>
         ) : (
@@ -91,11 +88,7 @@ export function Keys({ person, platform }: PageProps) {
             Tenant
             <select value={tenant} onChange={(e) => filter(setTenant)(e.target.value)}>
               <option value="">Every tenant of yours</option>
-              {tenants.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.label}
-                </option>
-              ))}
+              <TenantOptions tenants={tenants} />
             </select>
           </label>
         )}

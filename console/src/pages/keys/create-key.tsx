@@ -3,6 +3,7 @@ import { useMutation, useQuery } from 'urql';
 import type { PageProps } from '../registry';
 import { Failure } from '../../ui/states';
 import { KEY_FIELDS, type NewKey, type Tenant } from './key-data';
+import { TenantOptions } from './tenant-options';
 
 const MODELS = `query ConsoleKeyModels { adminModels(active: true, first: 200) { items { id kind } nextCursor } }`;
 const CREATE = `mutation ConsoleCreateModelKey($input: AdminModelKeyInput!) { adminCreateModelKey(input: $input) { apiKey ${KEY_FIELDS} } }`;
@@ -72,22 +73,14 @@ export function CreateKey({
           Tenant
           <input name="tenantId" list={`${listId}-tenants`} defaultValue={defaultTenant} maxLength={128} autoComplete="off" />
           <datalist id={`${listId}-tenants`}>
-            {tenants.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.label}
-              </option>
-            ))}
+            <TenantOptions tenants={tenants} />
           </datalist>
         </label>
       ) : (
         <label className="field">
           Tenant
           <select name="tenantId" defaultValue={defaultTenant}>
-            {tenants.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.label}
-              </option>
-            ))}
+            <TenantOptions tenants={tenants} />
           </select>
         </label>
       )}
