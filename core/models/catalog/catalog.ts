@@ -29,7 +29,81 @@ const Upstream = z.object({
   apiVersion: z.string().min(1).max(40).optional(),
 });
 
-export const CatalogModel = z.object({
+/**
+ * One deployment of a catalog model (issue 35): an upstream of its own (vendor, endpoint,
+ * credential, region), its share of the traffic under weighted routing, and its own limit.
+ */
+export const Deployment = z.object({
+  /** Unique within its model; names it in metrics, the admin API, the graph and `x-platform-route`. */
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[\w.-]+$/),
+  upstream: Upstream,
+  /** Its share under `weighted` routing (default 1; 0: only when the others fail). */
+  weight: z.number().min(0).max(1_000_000).default(1),
+  /** Requests per minute this deployment takes (every replica together); skipped while at it. */
+  rpm: z.int().positive().optional(),
+});
+export type Deployment = z.output<typeof Deployment>;
+
+export const ROUTING_STRATEGIES = ['fallback', 'weighted', 'least-busy', 'latency'] as const;
+
+/** A model id, or `model@deployment` to name one deployment of it. */
+const Target = z
+  .string()
+  .min(1)
+  .max(265)
+  .regex(/^[\w.:/-]+(@[\w.-]+)?$/);
+
+/**
+ * How a call to a model picks among its deployments and where it goes when they fail (issue 35);
+ * overridable per request by the `x-platform-route` header (core/models/routing). Every field has
+ * a default, so `{}` is a whole policy.
+ */
+export const Routing = z.object({
+  /** `fallback`: the deployments in order; `weighted`: at random by weight; `least-busy`: fewest calls in flight; `latency`: fastest lately. */
+  strategy: z.enum(ROUTING_STRATEGIES).default('fallback'),
+  /** Other catalog models (or `model@deployment`) tried in order once this model's deployments failed. */
+  fallbacks: z.array(Target).max(10).default([]),
+  /** Where a prompt over this model's context length goes instead of a 400. */
+  contextFallback: Target.optional(),
+  /** Where a vendor's content refusal (`content_filter`) goes instead of reaching the caller. */
+  contentFallback: Target.optional(),
+  retry: z
+    .object({
+      /** Retries on one deployment before the next is tried. */
+      attempts: z.int().min(0).max(5).default(1),
+      /** The vendor statuses worth another try (a failed connection and a timeout always are). */
+      on: z.array(z.int().min(400).max(599)).max(20).default([429, 500, 502, 503, 504]),
+      /** The first retry's delay, doubled each time, with jitter. */
+      backoffMs: z.int().min(0).max(60_000).default(200),
+      /** The longest `Retry-After` honoured by waiting; a longer one cools the deployment down and the next is tried. */
+      maxRetryAfterMs: z.int().min(0).max(600_000).default(5_000),
+    })
+    .default({ attempts: 1, on: [429, 500, 502, 503, 504], backoffMs: 200, maxRetryAfterMs: 5_000 }),
+  timeout: z
+    .object({
+      /** Milliseconds one attempt may take to its first byte of answer. */
+      attemptMs: z.int().min(100).max(600_000).optional(),
+      /** Milliseconds every attempt together may take to the first byte of answer. */
+      totalMs: z.int().min(100).max(1_800_000).optional(),
+    })
+    .default({}),
+  cooldown: z
+    .object({
+      /** Failures within `windowSeconds` that put a deployment in cooldown. */
+      failures: z.int().min(1).max(1000).default(3),
+      windowSeconds: z.int().min(1).max(3600).default(60),
+      /** How long it is skipped before it is tried again (a longer `Retry-After` wins, up to an hour). */
+      seconds: z.int().min(1).max(3600).default(30),
+    })
+    .default({ failures: 3, windowSeconds: 60, seconds: 30 }),
+});
+export type Routing = z.output<typeof Routing>;
+
+const CatalogModelFields = z.object({
   id: z
     .string()
     .min(1)
@@ -50,8 +124,34 @@ export const CatalogModel = z.object({
   /** `Active`, or a label saying why it is not (`Deactivated`, `Retired 2025-06`, ...). */
   status: z.string().min(1).default('Active'),
   inputKinds: z.array(z.enum(INPUT_KINDS)).min(1).default(['text']),
+  /** Several upstreams for one model (issue 35); without them `upstream` is its one deployment. */
+  deployments: z.array(Deployment).min(1).max(50).optional(),
+  /** How calls pick among the deployments and fall back (defaults when absent). */
+  routing: Routing.optional(),
 });
+
+/**
+ * A catalog model: `upstream`, or `deployments` (or both: `upstream` then describes the model for
+ * listings and defaults to the first deployment's). Deployment ids are unique within the model.
+ */
+export const CatalogModel = CatalogModelFields.extend({ upstream: Upstream.optional() })
+  .check(
+    z.refine((m) => m.upstream !== undefined || m.deployments !== undefined, {
+      message: 'a model needs an upstream or deployments',
+      path: ['upstream'],
+    }),
+  )
+  .check(
+    z.refine((m) => !m.deployments || new Set(m.deployments.map((d) => d.id)).size === m.deployments.length, {
+      message: 'deployment ids must be unique within a model',
+      path: ['deployments'],
+    }),
+  )
+  .transform((m) => ({ ...m, upstream: m.upstream ?? m.deployments![0]!.upstream }));
 export type CatalogModel = z.output<typeof CatalogModel>;
+
+/** A model's deployments: its own list, or its `upstream` as the one deployment `default`. */
+export const deploymentsOf = (m: CatalogModel): Deployment[] => m.deployments ?? [{ id: 'default', upstream: m.upstream, weight: 1 }];
 
 export const Catalog = z
   .object({ models: z.array(CatalogModel).min(1) })
