@@ -12,7 +12,9 @@ import { providerRegistry } from './vendors/registry';
 import { KeyOptions } from './keys/key-options';
 import { inlineOffload, type Offload } from './offload/offload';
 import type { KeyCaller, ModelsService } from './service';
-import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
+import { DEFAULT_UPSTREAM, upstreamHttp, withoutRetries, type UpstreamSettings } from './upstream/http';
+import { createRouter } from './routing/router';
+import type { DeploymentHealth } from './routing/health';
 import type { ModelsStores } from './stores';
 import type { Env } from './upstream/spec';
 import { storedResponses, type StoredResponses } from './answers/stored-responses';
@@ -88,6 +90,12 @@ export interface ModelsCoreOptions {
   statusOf: StatusOf;
   /** Where each call's figures are counted (call-metrics.ts); nothing is counted when absent. */
   metrics?: Metrics;
+  /**
+   * The deployments' health the router reads and feeds (cooldowns shared through Redis when set,
+   * calls in flight, latency: core/models/routing/health.ts); without it every deployment is always
+   * healthy (no cooldowns, least-busy and latency routing see no difference).
+   */
+  health?: DeploymentHealth;
   /** Where admin changes and refused keys are recorded (core/shared/admin/audit.ts); nowhere when absent. */
   audit?: AuditTrail;
 }
@@ -110,10 +118,22 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
+  // A routed model's deployments are called without the transport's retries: the router retries and fails over (routing/router.ts).
+  const routedProviderOf = providerRegistry({ env: opts.env ?? {}, http: withoutRetries(http), offload });
+  const router = createRouter({
+    providerOf: (model, dep, routed) =>
+      (routed ? routedProviderOf : providerOf)({ ...model, upstream: dep.upstream }, `${model.id}@${dep.id}`),
+    health: opts.health,
+    counters: stores.limits,
+    lookup: (id) => live.current().byId.get(id)?.model,
+    clock,
+    metrics: opts.metrics,
+  });
   const metered = meteredPipeline({
     limits,
     clock,
     providerOf,
+    router,
     meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
   });
   const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered });
