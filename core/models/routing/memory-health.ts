@@ -13,15 +13,19 @@ interface Entry {
   inFlight: number;
   latencyMs: number | undefined;
   lastFailure: { at: number; what: string } | null;
+  /** The latest cooldown end known, kept after it passed: a late echo of it is not a new cooldown. */
+  cooledUntil: number;
 }
 
+/**
+ * Told of a cooldown this replica started (`started`), or one it made longer (a later `Retry-After`):
+ * the Redis adapter shares both, the metrics count the first.
+ */
+export type CooldownListener = (d: DeploymentRef, until: number, started: boolean) => void;
+
 export interface MemoryHealthOptions {
-  /**
-   * A cooldown this replica started (`started`), or one it made longer (a later `Retry-After`):
-   * the Redis adapter shares both, the metrics count the first. Not called for cooldowns learned
-   * from another replica (`adopt`). Its exceptions never reach the router.
-   */
-  onCooldown?: (d: DeploymentRef, until: number, started: boolean) => void;
+  /** Not called for cooldowns learned from another replica (`adopt`); its exceptions never reach the router. */
+  onCooldown?: CooldownListener;
 }
 
 /** The in-process health, plus the door through which a shared adapter brings cooldowns started elsewhere. */
@@ -46,7 +50,11 @@ export function memoryDeploymentHealth(options: MemoryHealthOptions = {}): Local
     let byDeployment = entries.get(d.model);
     if (!byDeployment) entries.set(d.model, (byDeployment = new Map<string, Entry>()));
     let e = byDeployment.get(d.deployment);
-    if (!e) byDeployment.set(d.deployment, (e = { failures: [], windowMs: 0, inFlight: 0, latencyMs: undefined, lastFailure: null }));
+    if (!e)
+      byDeployment.set(
+        d.deployment,
+        (e = { failures: [], windowMs: 0, inFlight: 0, latencyMs: undefined, lastFailure: null, cooledUntil: 0 }),
+      );
     return e;
   };
   const peek = (d: DeploymentRef) => entries.get(d.model)?.get(d.deployment);
@@ -63,14 +71,11 @@ export function memoryDeploymentHealth(options: MemoryHealthOptions = {}): Local
     return byDeployment;
   };
 
-  /** Sets a cooldown unless a later one runs; true when it is new or longer. */
-  const cool = (d: DeploymentRef, until: number): boolean => {
+  /** Sets a cooldown (the callers made sure it ends later than any running). */
+  const cool = (d: DeploymentRef, until: number) => {
     let byDeployment = cooldowns.get(d.model);
     if (!byDeployment) cooldowns.set(d.model, (byDeployment = new Map<string, number>()));
-    const current = byDeployment.get(d.deployment);
-    if (current !== undefined && current >= until) return false;
     byDeployment.set(d.deployment, until);
-    return true;
   };
 
   const health: LocalDeploymentHealth = {
@@ -94,6 +99,7 @@ export function memoryDeploymentHealth(options: MemoryHealthOptions = {}): Local
       }
       if (end === undefined || (current !== undefined && current >= end)) return;
       e.failures = [];
+      e.cooledUntil = end;
       cool(d, end);
       try {
         options.onCooldown?.(d, end, current === undefined);
@@ -141,7 +147,11 @@ export function memoryDeploymentHealth(options: MemoryHealthOptions = {}): Local
     },
 
     adopt(d, until) {
-      if (cool(d, until)) entry(d).failures = [];
+      const e = entry(d);
+      if (until <= e.cooledUntil) return;
+      e.cooledUntil = until;
+      e.failures = [];
+      cool(d, until);
     },
 
     async close() {

@@ -33,6 +33,16 @@ describe('deployment health in process', () => {
     expect(seen).toEqual([]);
   });
 
+  it('takes a late echo of a cooldown it already knew (its own, published) for no new cooldown', () => {
+    const h = memoryDeploymentHealth();
+    h.failed(d, policy, 0, '500');
+    h.failed(d, policy, 1, '500');
+    h.failed(d, policy, 5002, '500');
+    h.adopt(d, 5001);
+    expect(h.cooling('m', 5002).size).toBe(0);
+    expect(h.states([d], 5002)[0].recentFailures).toBe(1);
+  });
+
   it("keeps a listener's exception away from the router", () => {
     const h = memoryDeploymentHealth({
       onCooldown: () => {
