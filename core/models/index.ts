@@ -23,6 +23,10 @@ import { noAudit, type AuditTrail } from '../shared/admin/audit';
 import { createModelsAdminApi, type ModelsAdminApi } from './admin-api';
 import { keyRefusals } from './keys/refusals';
 import type { KeyCallMeta } from './keys/key-caller';
+import { deploymentsOf } from './catalog/catalog';
+import type { DeploymentHealth, DeploymentRef } from './routing/health';
+import { memoryDeploymentHealth } from './routing/memory-health';
+import { cooldownCounter, deploymentGauges } from './routing/health-metrics';
 
 export interface ModelsCore {
   service: ModelsService;
@@ -54,6 +58,13 @@ export interface ModelsCore {
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
    */
   serviceCaller(name: string): KeyCaller;
+  /**
+   * Each deployment's cooldown, calls in flight and latency (issue 35): the router reads and
+   * reports it on every call; shared by every replica when the stores share it (Redis).
+   */
+  health: DeploymentHealth;
+  /** Every deployment of the effective catalog's models now (what the health's `states` are asked of). */
+  deployments(this: void): DeploymentRef[];
   /** Deletes expired cached answers and stored responses, and request counts older than their window (a background job). */
   prune(): Promise<number>;
   close(): Promise<void>;
@@ -136,6 +147,10 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     router,
     meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
   });
+  const onCooldown = cooldownCounter(opts.metrics);
+  const health = stores.health ? stores.health(onCooldown) : memoryDeploymentHealth({ onCooldown });
+  const deployments = () => live.models.flatMap((m) => deploymentsOf(m).map((d) => ({ model: m.id, deployment: d.id })));
+  if (opts.metrics) deploymentGauges(opts.metrics, () => health.states(deployments(), clock.now()));
   const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered });
   return {
     service,
@@ -169,12 +184,15 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       },
       options: KeyOptions.parse({}),
     }),
+    health,
+    deployments,
     prune: async () => cache.sweep() + (await limits.prune()) + (await responses.prune()),
     close: async () => {
       live.close();
       await offload.close();
       await http.close();
       await usage.flush();
+      await health.close();
       stores.close();
     },
   };
