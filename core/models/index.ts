@@ -19,6 +19,9 @@ import { storedResponses, type StoredResponses } from './answers/stored-response
 import type { Metrics } from '../shared/telemetry/metrics';
 import { noAudit, type AuditTrail } from '../shared/admin/audit';
 import { createModelsAdminApi, type ModelsAdminApi } from './admin-api';
+import { semanticCache, type SemanticOp } from './answers/semantic-cache';
+import { semanticEmbedder } from './answers/semantic-embed';
+import { memorySemanticStore } from './answers/semantic-memory';
 import { keyRefusals } from './keys/refusals';
 import type { KeyCallMeta } from './keys/key-caller';
 
@@ -90,6 +93,12 @@ export interface ModelsCoreOptions {
   metrics?: Metrics;
   /** Where admin changes and refused keys are recorded (core/shared/admin/audit.ts); nowhere when absent. */
   audit?: AuditTrail;
+  /**
+   * The semantic cache (`semantic_cache` key option, answers/semantic-cache.ts): the catalog's
+   * embedding model it uses (default `local-embed`), how long its entries are kept (the answer
+   * cache's TTL; default an hour), and where its failures are told (the call goes on without it).
+   */
+  semanticCache?: { model?: string; ttlMs?: number; onError?: (op: SemanticOp, err: Error) => void };
 }
 
 /** Wires the models service over its catalog, its providers and the adapters it is given. */
@@ -110,13 +119,20 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
-  const metered = meteredPipeline({
-    limits,
-    clock,
-    providerOf,
-    meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
-  });
-  const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered });
+  const meters = meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics });
+  const metered = meteredPipeline({ limits, clock, providerOf, meter: meters });
+  const sc = opts.semanticCache ?? {};
+  const semantic = {
+    cache: semanticCache({
+      cache,
+      store: stores.semantic ?? memorySemanticStore(),
+      clock,
+      ttlMs: sc.ttlMs ?? 3_600_000,
+      onError: sc.onError,
+    }),
+    embed: semanticEmbedder({ catalog: live, model: sc.model ?? 'local-embed', providerOf, meter: meters, offload, clock }),
+  };
+  const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered, semantic });
   return {
     service,
     keys,

@@ -1,6 +1,6 @@
 import type { ChatCache } from './answers/cache';
 import type { CatalogStore } from './catalog/catalog-store';
-import type { KeyStore, LimitCounters, ResponseStore, UsageStore } from './ports';
+import type { KeyStore, LimitCounters, ResponseStore, SemanticStore, UsageStore } from './ports';
 
 /**
  * The adapters of the model gateway's ports, one per port, as the composition root picked them
@@ -17,6 +17,8 @@ export interface ModelsStores {
   catalog: CatalogStore;
   /** The answer cache (cache.ts) over its store, and how it deletes expired answers (0 where they expire by themselves). */
   cache: ChatCache & { sweep(): number };
+  /** The semantic cache's prompts (Redis's, shared by replicas); each process keeps its own in memory when absent. */
+  semantic?: SemanticStore;
   /** Lets go of what the stores opened themselves (models.db), once the core has flushed `usage`. */
   close(): void;
 }

@@ -56,5 +56,5 @@ export function openRedisChatCache(url: string, opts: OpenRedisOptions): OpenedR
     onError: (e) => opts.onError?.('connection', e),
   });
   const cache = redisChatCache({ ...opts, client: redis.client });
-  return { through: (key, upstream) => cache.through(key, upstream), ping: redis.ping, close: redis.close };
+  return { through: cache.through, read: cache.read, record: cache.record, ping: redis.ping, close: redis.close };
 }

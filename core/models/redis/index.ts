@@ -2,16 +2,18 @@ import type { Redis } from '../../shared/redis';
 import type { ModelsStores } from '../stores';
 import { redisChatCache, type RedisCacheOptions } from './answer-store';
 import { redisLimitCounters } from './limit-counters';
+import { redisSemanticStore } from './semantic-store';
 
 /**
- * The ports Redis (REDIS_URL) holds for every replica: the limit counts and the answers (which
- * Redis expires itself: nothing to sweep). The caller owns the client.
+ * The ports Redis (REDIS_URL) holds for every replica: the limit counts, the answers (which Redis
+ * expires itself: nothing to sweep) and the semantic cache's prompts. The caller owns the client.
  */
 export function redisModelsStores(
   client: Redis,
   opts: { prefix: string; cache: Omit<RedisCacheOptions, 'prefix'> },
-): Pick<ModelsStores, 'limits' | 'cache'> {
+): Pick<ModelsStores, 'limits' | 'cache' | 'semantic'> {
   return {
+    semantic: redisSemanticStore(client, { prefix: `${opts.prefix}semantic:` }),
     limits: redisLimitCounters(client, `${opts.prefix}limits:`),
     cache: { ...redisChatCache({ ...opts.cache, client, prefix: `${opts.prefix}cache:` }), sweep: () => 0 },
   };
