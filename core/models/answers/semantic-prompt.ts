@@ -4,40 +4,36 @@ import { cacheKey } from './cache';
 
 /**
  * What the semantic cache compares of a chat request (docs/semantic-cache.md). Two requests may
- * share an answer only when everything but the prompt's wording is equal: that is the shape, the
- * exact cache's key (cache.ts: tenant, catalog model, tools, response format, sampling settings,
- * message roles, attachments, tool calls, assistant and tool texts) with the user and system texts
- * left out. Those texts, joined in order, are what is embedded: their last `maxChars` only, so that
- * a huge prompt costs one bounded embedding; whatever comes before that tail is part of the shape,
- * compared exactly, so a long conversation matches only one that begins the same way.
+ * share an answer only when everything but the wording of the question is equal: that is the shape,
+ * the exact cache's key (cache.ts: tenant, catalog model, tools, response format, sampling settings,
+ * every message's role, attachments and tool calls, the system instructions, the earlier turns) with
+ * the last user message's text left out. That text is what is embedded: its last `maxChars` only, so
+ * that a huge prompt costs one bounded embedding; whatever comes before that tail is part of the
+ * shape, compared exactly. Only the question is compared by meaning: a system prompt carrying the
+ * same sources for every question would otherwise make any two questions over them look alike.
  */
 
-/** Characters of the user and system texts embedded (the rest is compared exactly). */
+/** Characters of the last user message embedded (the rest is compared exactly). */
 export const EMBEDDED_CHARS = 8192;
 
-/** The texts the semantic cache embeds: what the caller asks and instructs, not what a model or a tool said. */
-const embedded = (role: string) => role === 'user' || role === 'system';
-
 export interface SemanticPrompt {
-  /** The request's shape (hex): its key without the embedded texts, and the texts before the embedded tail. */
+  /** The request's shape (hex): its key without the question, and the question's text before its embedded tail. */
   shape: string;
-  /** The text to embed: the last `maxChars` of the user and system texts joined by new lines. */
+  /** The text to embed: the last `maxChars` of the last user message's text (empty when there is none). */
   text: string;
 }
 
 export function semanticPrompt(tenant: string, catalog: string, request: ChatRequest, maxChars = EMBEDDED_CHARS): SemanticPrompt {
-  const joined = request.messages
-    .filter((m) => embedded(m.role))
-    .map((m) => m.text)
-    .join('\n');
-  const cut = Math.max(0, joined.length - maxChars);
-  const masked = request.messages.map((m) => (embedded(m.role) ? { ...m, text: '' } : m));
+  const last = request.messages.findLastIndex((m) => m.role === 'user');
+  const question = last < 0 ? '' : request.messages[last].text;
+  const cut = Math.max(0, question.length - maxChars);
+  const masked = request.messages.map((m, i) => (i === last ? { ...m, text: '' } : m));
   const shape = createHash('sha256')
     .update(cacheKey(tenant, catalog, { ...request, messages: masked }))
     .update('\0')
-    .update(joined.slice(0, cut))
+    .update(question.slice(0, cut))
     .digest('hex');
-  return { shape, text: joined.slice(cut) };
+  return { shape, text: question.slice(cut) };
 }
 
 /** Cosine similarity of two vectors of one embedder (0 when either is all zeros, or their lengths differ). */

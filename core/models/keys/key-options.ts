@@ -28,7 +28,7 @@ export const KeyOptions = z.object({
   userid: idLike.optional(),
   is_system: z.boolean().default(true),
   /** The semantic cache's similarity threshold (answers/semantic-cache.ts); absent: off; ignored when `is_cache` is 0. */
-  semantic_cache: z.number().gt(0).max(1).optional(),
+  semantic_cache: z.preprocess((v) => (typeof v === 'string' && /^\d*\.?\d+$/.test(v) ? Number(v) : v), z.number().gt(0).max(1)).optional(),
 });
 export type KeyOptions = z.output<typeof KeyOptions>;
 
