@@ -48,12 +48,12 @@ export function semanticEmbedder(d: {
     const problem = semanticModelProblem(snapshot, d.model);
     if (problem) throw new Error(`the semantic cache cannot embed: ${problem}`);
     const model = snapshot.byId.get(d.model)!.model;
-    const embed = d.providerOf(model).embed;
-    if (!embed) throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`);
+    const provider = d.providerOf(model);
+    if (!provider.embed) throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`);
     const m = { caller, model, route: SEMANTIC_ROUTE };
     const startedAt = d.clock.now();
     try {
-      const r = await embed({ model: model.upstream.model ?? model.id, inputs: [text] }, signal, trace);
+      const r = await provider.embed({ model: model.upstream.model ?? model.id, inputs: [text] }, signal, trace);
       const upstreamMs = d.clock.now() - startedAt;
       const vector = r.vectors[0];
       if (!vector) throw new UpstreamFailed(`${model.id} answered no vector`);

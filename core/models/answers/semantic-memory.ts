@@ -27,7 +27,10 @@ export function memorySemanticStore(opts: MemorySemanticOptions = {}): SemanticS
   };
   const touch = (k: string) => {
     const l = lists.get(k);
-    if (l) (lists.delete(k), lists.set(k, l));
+    if (l) {
+      lists.delete(k);
+      lists.set(k, l);
+    }
     return l;
   };
 
