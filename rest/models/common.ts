@@ -8,11 +8,11 @@ export const define = defineFor<KeyCaller>();
 
 /**
  * `x-cache: HIT|MISS|BYPASS` (with `x-cache-similarity` for a semantic hit: the cosine similarity
- * of the prompt that answered, three decimals), and `x-guard` naming what the guardrails redacted.
+ * of the prompt that answered, rounded to three decimals), and `x-guard` naming what the guardrails redacted.
  */
 export function gatewayHeaders(res: Response, call: Pick<ChatCall, 'cache' | 'guard' | 'similarity'>) {
   res.set('x-cache', call.cache);
-  if (call.similarity !== undefined) res.set('x-cache-similarity', (Math.floor(call.similarity * 1000) / 1000).toFixed(3));
+  if (call.similarity !== undefined) res.set('x-cache-similarity', Math.min(1, call.similarity).toFixed(3));
   if (call.guard.startsWith('redacted')) res.set('x-guard', call.guard);
 }
 
