@@ -90,6 +90,32 @@ describe('the semantic cache over HTTP', () => {
     expect(text(near.body)).not.toBe('');
   });
 
+  it('says so in the graph: the chat mutation’s cached and cacheSimilarity', async () => {
+    const key = withOptions(await newKey(p, 'sem-graph', '--tenant', 'sem-graph'), { semantic_cache: 0.9 });
+    const chat = async (question: string) => {
+      const res = await fetch(`${p.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-key': key },
+        body: JSON.stringify({
+          query: 'mutation($input: ChatInput!) { chat(input: $input) { content cached cacheSimilarity } }',
+          variables: {
+            input: {
+              model: 'local-chat',
+              messages: [
+                { role: 'SYSTEM', content: SOURCES },
+                { role: 'USER', content: question },
+              ],
+            },
+          },
+        }),
+      });
+      return ((await res.json()) as any).data.chat as { content: string; cached: boolean; cacheSimilarity: number | null };
+    };
+    const first = await chat('What do the ice sheets hold?');
+    expect(first).toMatchObject({ cached: false, cacheSimilarity: null });
+    expect(await chat('what do ice sheets hold')).toEqual({ content: first.content, cached: true, cacheSimilarity: expect.closeTo(1, 5) });
+  });
+
   it('never answers one tenant from another tenant’s entries', async () => {
     const acme = withOptions(await newKey(p, 'sem-a', '--tenant', 'sem-tenant-a'), { semantic_cache: 0.8 });
     const globex = withOptions(await newKey(p, 'sem-b', '--tenant', 'sem-tenant-b'), { semantic_cache: 0.8 });
