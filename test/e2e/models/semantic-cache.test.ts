@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { eventually } from '../../shared/wait';
 import { startInTemp, type Started } from '../shared/server';
 import { newKey } from './new-key';
@@ -163,3 +165,46 @@ describe('MODELS_SEMANTIC_CACHE_MODEL', () => {
     }
   }, 60_000);
 });
+
+// Needs a real Redis: this machine runs one at redis://127.0.0.1:6379 and CI sets REDIS_URL.
+if (process.env.REDIS_URL) {
+  describe('the semantic cache on Redis, shared by replicas', () => {
+    const prefix = `test:semantic-e2e:${randomUUID()}:`;
+    const replicas: Started[] = [];
+    afterAll(async () => {
+      await Promise.all(replicas.map((r) => r.stop()));
+      const redis = new Redis(process.env.REDIS_URL!);
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    });
+
+    it('answers on one replica a question asked near-identically on another; other tenants still miss', async () => {
+      for (let i = 0; i < 2; i++) replicas.push(await startInTemp('all', { REDIS_URL: process.env.REDIS_URL!, REDIS_KEY_PREFIX: prefix }));
+      const [a, b] = replicas;
+      const keyOn = async (r: Started, tenant: string) =>
+        withOptions(await newKey(r, 'sem-redis', '--tenant', tenant), { semantic_cache: 0.9 });
+      const post = async (r: Started, key: string, question: string) => {
+        const res = await fetch(`${r.url}/proxy/api/v1/azure/openai/deployments/local-chat/chat/completions?api-version=2024-10-21`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'api-key': key },
+          body: JSON.stringify({ messages: [{ role: 'user', content: question }] }),
+        });
+        expect(res.status).toBe(200);
+        return { cache: res.headers.get('x-cache'), similarity: res.headers.get('x-cache-similarity') };
+      };
+      expect((await post(a, await keyOn(a, 'sem-redis-acme'), 'Why do ice sheets melt?')).cache).toBe('MISS');
+      expect(await post(b, await keyOn(b, 'sem-redis-acme'), 'why do the ice sheets melt')).toEqual({ cache: 'HIT', similarity: '1.000' });
+      expect((await post(b, await keyOn(b, 'sem-redis-globex'), 'why do the ice sheets melt')).cache).toBe('MISS');
+      // The entries are in Redis under the prefix, one list per tenant and shape, the tenant's name not in it.
+      const redis = new Redis(process.env.REDIS_URL!);
+      try {
+        const lists = await redis.keys(`${prefix}models:semantic:*`);
+        expect(lists).toHaveLength(2);
+        expect(lists.join()).not.toContain('acme');
+      } finally {
+        await redis.quit();
+      }
+    }, 120_000);
+  });
+}
