@@ -14,13 +14,15 @@ import { inlineOffload, type Offload } from './offload/offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, withoutRetries, type UpstreamSettings } from './upstream/http';
 import { createRouter } from './routing/router';
-import type { DeploymentHealth } from './routing/health';
 import type { ModelsStores } from './stores';
 import type { Env } from './upstream/spec';
 import { storedResponses, type StoredResponses } from './answers/stored-responses';
 import type { Metrics } from '../shared/telemetry/metrics';
 import { noAudit, type AuditTrail } from '../shared/admin/audit';
 import { createModelsAdminApi, type ModelsAdminApi } from './admin-api';
+import { semanticCache, type SemanticOp } from './answers/semantic-cache';
+import { semanticEmbedder } from './answers/semantic-embed';
+import { memorySemanticStore } from './answers/semantic-memory';
 import { keyRefusals } from './keys/refusals';
 import type { KeyCallMeta } from './keys/key-caller';
 import { deploymentsOf } from './catalog/catalog';
@@ -101,14 +103,14 @@ export interface ModelsCoreOptions {
   statusOf: StatusOf;
   /** Where each call's figures are counted (call-metrics.ts); nothing is counted when absent. */
   metrics?: Metrics;
-  /**
-   * The deployments' health the router reads and feeds (cooldowns shared through Redis when set,
-   * calls in flight, latency: core/models/routing/health.ts); without it every deployment is always
-   * healthy (no cooldowns, least-busy and latency routing see no difference).
-   */
-  health?: DeploymentHealth;
   /** Where admin changes and refused keys are recorded (core/shared/admin/audit.ts); nowhere when absent. */
   audit?: AuditTrail;
+  /**
+   * The semantic cache (`semantic_cache` key option, answers/semantic-cache.ts): the catalog's
+   * embedding model it uses (default `local-embed`), how long its entries are kept (the answer
+   * cache's TTL; default an hour), and where its failures are told (the call goes on without it).
+   */
+  semanticCache?: { model?: string; ttlMs?: number; onError?: (op: SemanticOp, err: Error) => void };
 }
 
 /** Wires the models service over its catalog, its providers and the adapters it is given. */
@@ -129,29 +131,35 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
+  const onCooldown = cooldownCounter(opts.metrics);
+  const health = stores.health ? stores.health(onCooldown) : memoryDeploymentHealth({ onCooldown });
+  const deployments = () => live.models.flatMap((m) => deploymentsOf(m).map((d) => ({ model: m.id, deployment: d.id })));
+  if (opts.metrics) deploymentGauges(opts.metrics, () => health.states(deployments(), clock.now()));
   // A routed model's deployments are called without the transport's retries: the router retries and fails over (routing/router.ts).
   const routedProviderOf = providerRegistry({ env: opts.env ?? {}, http: withoutRetries(http), offload });
   const router = createRouter({
     providerOf: (model, dep, routed) =>
       (routed ? routedProviderOf : providerOf)({ ...model, upstream: dep.upstream }, `${model.id}@${dep.id}`),
-    health: opts.health,
+    health,
     counters: stores.limits,
     lookup: (id) => live.current().byId.get(id)?.model,
     clock,
     metrics: opts.metrics,
   });
-  const metered = meteredPipeline({
-    limits,
-    clock,
-    providerOf,
-    router,
-    meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
-  });
-  const onCooldown = cooldownCounter(opts.metrics);
-  const health = stores.health ? stores.health(onCooldown) : memoryDeploymentHealth({ onCooldown });
-  const deployments = () => live.models.flatMap((m) => deploymentsOf(m).map((d) => ({ model: m.id, deployment: d.id })));
-  if (opts.metrics) deploymentGauges(opts.metrics, () => health.states(deployments(), clock.now()));
-  const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered });
+  const meters = meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics });
+  const metered = meteredPipeline({ limits, clock, providerOf, router, meter: meters });
+  const sc = opts.semanticCache ?? {};
+  const semantic = {
+    cache: semanticCache({
+      cache,
+      store: stores.semantic ?? memorySemanticStore(),
+      clock,
+      ttlMs: sc.ttlMs ?? 3_600_000,
+      onError: sc.onError,
+    }),
+    embed: semanticEmbedder({ catalog: live, model: sc.model ?? 'local-embed', providerOf, meter: meters, offload, clock }),
+  };
+  const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered, semantic });
   return {
     service,
     keys,

@@ -1,4 +1,6 @@
-import { cacheKey, type ChatCache } from './answers/cache';
+import { cacheKey, type CacheOutcome, type ChatCache } from './answers/cache';
+import type { SemanticCache, SemanticOutcome } from './answers/semantic-cache';
+import type { SemanticEmbed } from './answers/semantic-embed';
 import type { CatalogModel } from './catalog/catalog';
 import type { LiveCatalog } from './catalog/live-catalog';
 import { DeactivatedModel, ModelNotAllowed, UnknownModel } from './errors';
@@ -12,7 +14,7 @@ import { chatPromptTokens } from './prompt/tokens';
 import { tokenIdCounts, tokenIdInputs } from './prompt/token-ids';
 import type { ChatCall, ChatFields, CountFields, EmbedFields, ImageFields, ModelsService, TranscribeFields } from './service';
 import type { UsageStore } from './ports';
-import type { ModelProvider, Transcript } from './neutral';
+import type { ChatStream, ModelProvider, Transcript } from './neutral';
 import { wordCount } from './usage/usage';
 import { nextTurn } from '../shared/turns';
 import { BadRequest } from '../shared/errors';
@@ -29,6 +31,8 @@ export interface ModelsServiceDeps {
   providerOf(model: CatalogModel): ModelProvider;
   /** The metered pipeline every call runs (pipeline.ts). */
   metered: MeteredPipeline;
+  /** The semantic cache, for keys whose `semantic_cache` option sets a threshold; exact only when absent. */
+  semantic?: { cache: SemanticCache; embed: SemanticEmbed };
 }
 
 const overContext = (err: unknown) => err instanceof BadRequest && err.code === 'context_length_exceeded';
@@ -101,10 +105,22 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
             };
             const calledAt = d.clock.now();
             const upstream = () => chat(request, signal, trace);
-            const { stream, outcome } =
+            const threshold = caller.options.semantic_cache;
+            const { stream, outcome, similarity }: { stream: ChatStream; outcome: CacheOutcome | SemanticOutcome; similarity?: number } =
               caller.options.is_cache === 0
-                ? { stream: await upstream(), outcome: 'BYPASS' as const }
-                : await d.cache.through(cacheKey(caller.key.tenant, model.id, request), upstream);
+                ? { stream: await upstream(), outcome: 'BYPASS' }
+                : threshold !== undefined && d.semantic
+                  ? await d.semantic.cache.through(
+                      {
+                        tenant: caller.key.tenant,
+                        catalog: model.id,
+                        request,
+                        threshold,
+                        embed: (t) => d.semantic!.embed(caller, t, signal, trace),
+                      },
+                      upstream,
+                    )
+                  : await d.cache.through(cacheKey(caller.key.tenant, model.id, request), upstream);
             let answer = stream;
             if (level === 2) {
               let blocked = false;
@@ -114,9 +130,16 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
             return {
               stream: answer,
               usage: { calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard },
+              // A semantic hit is a HIT on the wire (x-cache), and SEMANTIC_HIT in usage and metrics.
               value: (out) => {
-                const served = outcome === 'HIT' ? undefined : step.served();
-                return { ...out, cache: outcome, guard, ...(served && { deployment: `${served.model.id}@${served.deployment}` }) };
+                const served = outcome === 'HIT' || outcome === 'SEMANTIC_HIT' ? undefined : step.served();
+                return {
+                  ...out,
+                  cache: outcome === 'SEMANTIC_HIT' ? 'HIT' : outcome,
+                  guard,
+                  ...(similarity !== undefined && { similarity }),
+                  ...(served && { deployment: `${served.model.id}@${served.deployment}` }),
+                };
               },
             };
           },

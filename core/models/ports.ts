@@ -103,3 +103,23 @@ export interface ResponseStore {
   /** Deletes the responses expired at `now`; returns how many. */
   prune(now: number): Promise<number>;
 }
+
+/** A prompt the semantic cache saw answered: its embedding, where its answer is (an AnswerStore key), when. */
+export interface SemanticEntry {
+  vector: Float32Array;
+  /** The answer's exact cache key (cache.ts): the answer itself stays in the AnswerStore. */
+  key: string;
+  at: number;
+}
+
+/**
+ * The semantic cache's prompts (answers/semantic-cache.ts): per tenant and request shape (everything
+ * but the prompt's text), a bounded list of entries, newest first, each kept for the cache's TTL.
+ * Tenants never share a list. Adapters: in memory (per process) and Redis (shared by replicas).
+ */
+export interface SemanticStore {
+  /** The entries of `tenant`'s `shape` added within `ttlMs` of `now`, newest first. Rejects when the store cannot be read. */
+  entries(tenant: string, shape: string, now: number, ttlMs: number): Promise<SemanticEntry[]>;
+  /** Adds an entry (the oldest of its list go past the store's bound). Rejects when the store cannot be written. */
+  add(tenant: string, shape: string, entry: SemanticEntry, ttlMs: number): Promise<void>;
+}

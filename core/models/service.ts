@@ -42,10 +42,14 @@ export type CountFields = { messages: ChatMessage[]; tools?: ToolDefinition[] };
 /** A chat call: its model and route, and its request. */
 export type ChatInput = Metered & Given<ChatFields>;
 
-/** A chat answer on its way: pieces, then how it ended; whether it came from the cache; what the guard did. */
+/**
+ * A chat answer on its way: pieces, then how it ended; whether it came from the cache (`HIT` for a
+ * semantic hit too, with the similarity of the prompt that answered); what the guard did.
+ */
 export type ChatCall = ChatStream & {
   cache: CacheOutcome;
   guard: string;
+  similarity?: number;
   /** `<model>@<deployment>` that answered (the `x-platform-deployment` header); absent for a cached answer. */
   deployment?: string;
 };

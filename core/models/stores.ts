@@ -1,6 +1,6 @@
 import type { ChatCache } from './answers/cache';
 import type { CatalogStore } from './catalog/catalog-store';
-import type { KeyStore, LimitCounters, ResponseStore, UsageStore } from './ports';
+import type { KeyStore, LimitCounters, ResponseStore, SemanticStore, UsageStore } from './ports';
 import type { DeploymentHealth } from './routing/health';
 import type { CooldownListener } from './routing/memory-health';
 
@@ -24,6 +24,8 @@ export interface ModelsStores {
    * counts a cooldown. Absent, each process keeps its own (routing/memory-health.ts).
    */
   health?: (onCooldown?: CooldownListener) => DeploymentHealth;
+  /** The semantic cache's prompts (Redis's, shared by replicas); each process keeps its own in memory when absent. */
+  semantic?: SemanticStore;
   /** Lets go of what the stores opened themselves (models.db), once the core has flushed `usage`. */
   close(): void;
 }

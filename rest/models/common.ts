@@ -6,9 +6,14 @@ import { defineFor } from '../shared/routes';
 /** A gateway route: its caller is the LM key's (the router establishes it before the handler runs). */
 export const define = defineFor<KeyCaller>();
 
-/** `x-cache: HIT|MISS|BYPASS`, `x-platform-deployment: <model>@<deployment>` that answered, and `x-guard` naming what the guardrails redacted. */
-export function gatewayHeaders(res: Response, call: Pick<ChatCall, 'cache' | 'guard' | 'deployment'>) {
+/**
+ * `x-cache: HIT|MISS|BYPASS` (with `x-cache-similarity` for a semantic hit: the cosine similarity
+ * of the prompt that answered, rounded to three decimals), `x-platform-deployment: <model>@<deployment>`
+ * that answered, and `x-guard` naming what the guardrails redacted.
+ */
+export function gatewayHeaders(res: Response, call: Pick<ChatCall, 'cache' | 'guard' | 'similarity' | 'deployment'>) {
   res.set('x-cache', call.cache);
+  if (call.similarity !== undefined) res.set('x-cache-similarity', Math.min(1, call.similarity).toFixed(3));
   if (call.deployment) res.set('x-platform-deployment', call.deployment);
   if (call.guard.startsWith('redacted')) res.set('x-guard', call.guard);
 }

@@ -10,7 +10,8 @@ import type { ResponseSpec } from '../shared/routes';
 export const modelsServiceDocs: ServiceDocs = {
   description:
     "One access point to the catalog's models in their vendors' wire formats. Every call needs an LM key: " +
-    '**Authorize** with it (`api-key` header). Options follow the key after a slash, e.g. `<key>/{"is_cache": 0, "use_guard": 2}`. ' +
+    '**Authorize** with it (`api-key` header). Options follow the key after a slash, e.g. `<key>/{"is_cache": 0, "use_guard": 2}`; ' +
+    '`{"semantic_cache": 0.95}` also answers a near-identical question from the cache (`x-cache: HIT`, `x-cache-similarity`). ' +
     "The vendors' SDK headers work too: `Authorization: Bearer <key>` (OpenAI's layout, group A, the catalog and usage; group C), `x-goog-api-key` or `?key=` (Gemini), `x-api-key` (group C). " +
     "OpenAI's SDK works with this prefix as its base URL (`/chat/completions`, `/embeddings`, `/images/generations`, `/audio/transcriptions`, `/models`). " +
     'Built in, offline: `local-chat` (chat), `local-embed` (embeddings), `local-image` (images).',

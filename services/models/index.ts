@@ -8,6 +8,7 @@ import type { ModelsInstance } from './instance';
 
 export type { ModelsInstance };
 import { catalogReport } from '../../core/models/catalog/catalog-report';
+import { semanticModelProblem } from '../../core/models/answers/semantic-embed';
 import { loadTokenizer } from '../../core/models/prompt/tokens';
 import { defaultOffload } from '../../core/models/offload/offload';
 import { MODELS_PREFIX } from '../../rest/models/prefix';
@@ -26,6 +27,9 @@ const adminCatalog = () => require('../../rest/models/admin/catalog') as typeof 
 const keysGraph = () => require('../../subgraphs/models/admin-keys') as typeof import('../../subgraphs/models/admin-keys');
 const catalogGraph = () => require('../../subgraphs/models/admin-catalog') as typeof import('../../subgraphs/models/admin-catalog');
 const callStatus = () => (require('../../edge/http/call-status') as typeof import('../../edge/http/call-status')).callStatus;
+
+/** The semantic cache's embedding model when MODELS_SEMANTIC_CACHE_MODEL is unset: the built-in, offline one. */
+const DEFAULT_SEMANTIC_MODEL = 'local-embed';
 
 /** The first start's LM key's name (DECISIONS: the first start creates one for the demo tenant). */
 const DEMO_KEY = 'demo';
@@ -47,6 +51,11 @@ const Settings = z.object({
   MODELS_UPSTREAM_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Retries after an upstream's 429, 5xx or failed connection, before any of its answer was read. */
   MODELS_UPSTREAM_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /**
+   * The catalog's embedding model the semantic cache (`semantic_cache` key option) embeds prompts
+   * with (`local-embed` when unset); checked at start: an active embedding model of the catalog.
+   */
+  MODELS_SEMANTIC_CACHE_MODEL: z.string().min(1).optional(),
   /** MiB of cached answers kept in models.db, shared by every worker (the expired, then the oldest, go first). */
   MODELS_CACHE_MAX_MB: z.coerce
     .number()
@@ -89,6 +98,11 @@ export const createModelsModule = () =>
         statusOf: (end) => callStatus()(end),
         metrics,
         audit: deps.audit,
+        semanticCache: {
+          model: config.MODELS_SEMANTIC_CACHE_MODEL ?? DEFAULT_SEMANTIC_MODEL,
+          ttlMs: config.MODELS_CACHE_TTL_SECONDS * 1000,
+          onError: (op, err) => log.warn({ op, err: err.message }, 'models: the semantic cache failed; answering without it'),
+        },
         upstream: {
           connectTimeoutMs: config.MODELS_UPSTREAM_CONNECT_TIMEOUT_MS,
           readTimeoutMs: config.MODELS_UPSTREAM_READ_TIMEOUT_MS,
@@ -96,6 +110,15 @@ export const createModelsModule = () =>
         },
       });
       if (!admin) {
+        // A semantic cache that could never embed: a start naming its model refuses; with the default
+        // (`local-embed`, which an administrator may have deactivated) the semantic cache only misses.
+        await core.live.ready;
+        const problem = semanticModelProblem(core.live.current(), config.MODELS_SEMANTIC_CACHE_MODEL ?? DEFAULT_SEMANTIC_MODEL);
+        if (problem && config.MODELS_SEMANTIC_CACHE_MODEL) {
+          await core.close();
+          throw new Error(`MODELS_SEMANTIC_CACHE_MODEL: ${problem}; name an active embedding model of the catalog`);
+        }
+        if (problem) log.warn(`models: the semantic cache cannot embed (${problem}): set MODELS_SEMANTIC_CACHE_MODEL`);
         setImmediate(loadTokenizer);
         const report = catalogReport({ models: [...core.catalog], sources: core.catalogSources }, process.env);
         log.info(

@@ -27,6 +27,7 @@ function chunkOf(call: ChatCall, content: string, soFar: string, model: CatalogM
     usage: end?.usage ? usageView(end.usage) : null,
     model: model ? modelView(model) : null,
     cached: call.cache === 'HIT',
+    cacheSimilarity: call.similarity ?? null,
     guard: call.guard,
   };
 }

@@ -77,6 +77,7 @@ export const modelsResolvers = (models: ModelsService, callOf: CallOf<KeyCaller>
           finishReason: FINISH[finishReason],
           usage: usageView(usage),
           cached: answer.cache === 'HIT',
+          cacheSimilarity: answer.similarity ?? null,
           guard: answer.guard,
         };
       },

@@ -65,6 +65,13 @@ export function cacheKey(tenant: string, catalog: string, request: ChatRequest):
 export interface ChatCache {
   /** The cached answer, or the upstream's (recorded on its way to the caller, kept when it ends normally). */
   through(key: string, upstream: () => Promise<ChatStream>): Promise<{ stream: ChatStream; outcome: CacheOutcome }>;
+  /**
+   * The answer under `key` replayed; undefined when there is none, `failed` when the store could not
+   * be read (reported): the semantic cache (semantic-cache.ts) looks up before it decides what to call.
+   */
+  read(key: string): Promise<ChatStream | undefined | 'failed'>;
+  /** `stream` recorded on its way to the caller and kept under `key` when it ends normally; `kept` is told once it was handed to the store. */
+  record(key: string, stream: ChatStream, kept?: () => void): ChatStream;
   close?(): Promise<void>;
 }
 
@@ -113,6 +120,43 @@ export function answerCache(store: AnswerStore, opts: AnswerCacheOptions): ChatC
     }
   };
 
+  const record = (key: string, s: ChatStream, kept?: () => void): ChatStream => {
+    const recorded: string[] = [];
+    let bytes = 0;
+    const keep = (d: ChatDone) => {
+      if (bytes > opts.maxEntryBytes) return;
+      if (d.finishReason !== 'stop' && d.finishReason !== 'length' && d.finishReason !== 'tool_calls') return;
+      const json = JSON.stringify({
+        pieces: recorded,
+        finishReason: d.finishReason,
+        usage: d.usage,
+        ...(d.toolCalls ? { toolCalls: d.toolCalls } : {}),
+      } satisfies Stored);
+      if (Buffer.byteLength(json) > opts.maxEntryBytes) return;
+      // Not awaited: the caller's stream ends as soon as the upstream's does (a SQLite store has
+      // written it by the time this returns; a Redis one sends it on its way).
+      try {
+        store.set(key, json, opts.ttlMs).then(kept, (e: unknown) => report('set', e));
+      } catch (e) {
+        report('set', e);
+      }
+    };
+    // Only an answer the caller read to its end (not one cut off by a disconnect) is kept.
+    const pieces = (async function* record() {
+      for await (const p of s.pieces) {
+        if (bytes <= opts.maxEntryBytes) {
+          bytes += Buffer.byteLength(p);
+          // Past the bound it can no longer be kept: stop holding a long answer in memory.
+          if (bytes > opts.maxEntryBytes) recorded.length = 0;
+          else recorded.push(p);
+        }
+        yield p;
+      }
+      keep(await s.done);
+    })();
+    return { pieces, done: s.done };
+  };
+
   return {
     async through(key, upstream) {
       const hit = await lookup(key);
@@ -120,40 +164,12 @@ export function answerCache(store: AnswerStore, opts: AnswerCacheOptions): ChatC
       const s = await upstream();
       // A read that just failed means the store is down or stalled: this call leaves it alone.
       if (hit === 'failed') return { stream: s, outcome: 'MISS' };
-      const recorded: string[] = [];
-      let bytes = 0;
-      const keep = (d: ChatDone) => {
-        if (bytes > opts.maxEntryBytes) return;
-        if (d.finishReason !== 'stop' && d.finishReason !== 'length' && d.finishReason !== 'tool_calls') return;
-        const json = JSON.stringify({
-          pieces: recorded,
-          finishReason: d.finishReason,
-          usage: d.usage,
-          ...(d.toolCalls ? { toolCalls: d.toolCalls } : {}),
-        } satisfies Stored);
-        if (Buffer.byteLength(json) > opts.maxEntryBytes) return;
-        // Not awaited: the caller's stream ends as soon as the upstream's does (a SQLite store has
-        // written it by the time this returns; a Redis one sends it on its way).
-        try {
-          store.set(key, json, opts.ttlMs).catch((e: unknown) => report('set', e));
-        } catch (e) {
-          report('set', e);
-        }
-      };
-      // Only an answer the caller read to its end (not one cut off by a disconnect) is kept.
-      const pieces = (async function* record() {
-        for await (const p of s.pieces) {
-          if (bytes <= opts.maxEntryBytes) {
-            bytes += Buffer.byteLength(p);
-            // Past the bound it can no longer be kept: stop holding a long answer in memory.
-            if (bytes > opts.maxEntryBytes) recorded.length = 0;
-            else recorded.push(p);
-          }
-          yield p;
-        }
-        keep(await s.done);
-      })();
-      return { stream: { pieces, done: s.done }, outcome: 'MISS' };
+      return { stream: record(key, s), outcome: 'MISS' };
     },
+    async read(key) {
+      const hit = await lookup(key);
+      return hit && hit !== 'failed' ? replay(hit) : hit;
+    },
+    record,
   };
 }

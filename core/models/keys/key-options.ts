@@ -27,6 +27,8 @@ export const KeyOptions = z.object({
   sentiment: z.string().max(100).optional(),
   userid: idLike.optional(),
   is_system: z.boolean().default(true),
+  /** The semantic cache's similarity threshold (answers/semantic-cache.ts); absent: off; ignored when `is_cache` is 0. */
+  semantic_cache: z.preprocess((v) => (typeof v === 'string' && /^\d*\.?\d+$/.test(v) ? Number(v) : v), z.number().gt(0).max(1)).optional(),
 });
 export type KeyOptions = z.output<typeof KeyOptions>;
 
@@ -117,6 +119,7 @@ const optionHint = (name: string) =>
     is_cache: 'must be 0 or 1',
     use_guard: 'must be 0, 1 or 2',
     is_system: 'must be true or false',
+    semantic_cache: 'must be a number greater than 0 and at most 1 (a similarity threshold)',
     word_count_sent: 'must be a whole number',
     word_count_received: 'must be a whole number',
     Query_Id: 'must be a string or an integer',

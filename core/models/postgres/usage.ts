@@ -5,7 +5,7 @@ import type { UsageRecord, UsageTotals } from '../usage/usage';
 
 const TOTALS = `count(*)::int AS requests, coalesce(sum(tokens_in), 0)::float8 AS tokens_in, coalesce(sum(tokens_out), 0)::float8 AS tokens_out,
   coalesce(sum(words_sent), 0)::float8 AS words_sent, coalesce(sum(words_received), 0)::float8 AS words_received,
-  count(*) FILTER (WHERE cache = 'HIT')::int AS cache_hits, count(*) FILTER (WHERE status >= 400)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost`;
+  count(*) FILTER (WHERE cache IN ('HIT', 'SEMANTIC_HIT'))::int AS cache_hits, count(*) FILTER (WHERE status >= 400)::int AS errors, coalesce(sum(cost), 0)::float8 AS cost`;
 
 /** The columns written, each from its array: one statement whatever the batch's size. */
 const INSERT = `INSERT INTO models_usage (at, key_id, tenant, model, route, status, latency_ms, upstream_ms, tokens_in, tokens_out, words_sent,

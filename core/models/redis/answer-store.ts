@@ -56,5 +56,11 @@ export function openRedisChatCache(url: string, opts: OpenRedisOptions): OpenedR
     onError: (e) => opts.onError?.('connection', e),
   });
   const cache = redisChatCache({ ...opts, client: redis.client });
-  return { through: (key, upstream) => cache.through(key, upstream), ping: redis.ping, close: redis.close };
+  return {
+    through: (key, upstream) => cache.through(key, upstream),
+    read: (key) => cache.read(key),
+    record: (key, stream, kept) => cache.record(key, stream, kept),
+    ping: redis.ping,
+    close: redis.close,
+  };
 }

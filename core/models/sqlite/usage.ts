@@ -5,7 +5,7 @@ import type { UsageRecord, UsageTotals } from '../usage/usage';
 
 const TOTALS = `count(*) AS requests, coalesce(sum(tokens_in), 0) AS tokens_in, coalesce(sum(tokens_out), 0) AS tokens_out,
   coalesce(sum(words_sent), 0) AS words_sent, coalesce(sum(words_received), 0) AS words_received,
-  coalesce(sum(cache = 'HIT'), 0) AS cache_hits, coalesce(sum(status >= 400), 0) AS errors, coalesce(sum(cost), 0) AS cost`;
+  coalesce(sum(cache IN ('HIT', 'SEMANTIC_HIT')), 0) AS cache_hits, coalesce(sum(status >= 400), 0) AS errors, coalesce(sum(cost), 0) AS cost`;
 
 /**
  * The usage rows in models.db, written by group commit: the records of 50 ms go in one

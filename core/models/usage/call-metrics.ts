@@ -45,7 +45,7 @@ export function callMetrics(metrics: Metrics = noMetrics): ((f: CallFigures) => 
   });
   const cache = metrics.counter({
     name: 'platform_model_cache_total',
-    help: 'Model calls by what the answer cache did (hit, miss, bypass)',
+    help: 'Model calls by what the answer cache did (hit, semantic_hit, miss, bypass)',
     labels: ['model', 'tenant', 'result'],
   });
   const blocks = metrics.counter({

@@ -54,7 +54,7 @@ export function meter(deps: {
   const record = (m: MeteredCall, o: CallOutcome) => {
     const now = deps.clock.now();
     const status = deps.statusOf(o.end);
-    const { is_cache: _c, use_guard: _g, app_name: _a, ...profile } = m.caller.options;
+    const { is_cache: _c, use_guard: _g, app_name: _a, semantic_cache: _s, ...profile } = m.caller.options;
     const tokensIn = (typeof o.tokensIn === 'function' ? o.tokensIn() : o.tokensIn) ?? 0;
     const tokensOut = o.tokensOut ?? 0;
     const cost = costOf(m.model, tokensIn, tokensOut);
@@ -132,7 +132,7 @@ export function meter(deps: {
         failed = true;
         throw err;
       } finally {
-        const upstreamMs = o.cache === 'HIT' ? null : (firstAt ?? deps.clock.now()) - o.calledAt;
+        const upstreamMs = o.cache === 'HIT' || o.cache === 'SEMANTIC_HIT' ? null : (firstAt ?? deps.clock.now()) - o.calledAt;
         const settle = (finishReason: FinishReason | null, usage?: { promptTokens: number; completionTokens: number }) => {
           // A caller who left aborts the upstream read, which then fails: still the caller's 499.
           const end: CallEnd = !ended && o.signal?.aborted ? 'left' : failed || finishReason === 'error' ? BROKE : ended ? 'ok' : 'left';

@@ -23,7 +23,7 @@ export interface UsageRecord {
   options: Record<string, unknown>;
 }
 
-/** A set of calls summed up: `cache_hits` counts the calls answered from the cache (`HIT`), `errors` those whose status is 400 or more. */
+/** A set of calls summed up: `cache_hits` counts the calls answered from the cache (`HIT` and `SEMANTIC_HIT`), `errors` those whose status is 400 or more. */
 export interface UsageTotals {
   requests: number;
   tokens_in: number;

@@ -72,10 +72,11 @@ export function usageStoreContract(name: string, open: () => Promise<Opened<Usag
       expect((await s.two.totals(t, t0 + 1, t0 + 1)).totals).toEqual(ZERO);
     });
 
-    it('counts the cache hits and the calls that failed (status 400 and over)', async () => {
+    it('counts the cache hits (exact and semantic) and the calls that failed (status 400 and over)', async () => {
       const t = tenant('a');
       const calls: [number, string][] = [
         [200, 'HIT'],
+        [200, 'SEMANTIC_HIT'],
         [200, 'MISS'],
         [200, 'BYPASS'],
         [399, 'HIT'],
@@ -86,7 +87,7 @@ export function usageStoreContract(name: string, open: () => Promise<Opened<Usag
       ];
       await Promise.all(calls.map(([status, cache]) => s.one.record(call({ tenant: t, status, cache }), 0)));
       const r = await s.two.totals(t, s.now(), s.now() + 1);
-      expect(r.totals).toMatchObject({ requests: 8, cache_hits: 3, errors: 4 });
+      expect(r.totals).toMatchObject({ requests: 9, cache_hits: 4, errors: 4 });
       expect(r.byModel).toEqual([{ model: 'm', ...r.totals }]);
     });
 
