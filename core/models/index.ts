@@ -20,6 +20,8 @@ import type { Metrics } from '../shared/telemetry/metrics';
 import { noAudit, type AuditTrail } from '../shared/admin/audit';
 import { createModelsAdminApi, type ModelsAdminApi } from './admin-api';
 import { keyRefusals } from './keys/refusals';
+import { moneyBudgets, type BudgetCrossing, type MoneyBudgets } from './spend/budgets';
+import { budgetWarnings } from './spend/warnings';
 import type { KeyCallMeta } from './keys/key-caller';
 
 export interface ModelsCore {
@@ -45,6 +47,8 @@ export interface ModelsCore {
    * expired (a refused key is audited, with `meta`'s address); 400 for a bad option.
    */
   keyCaller(this: void, header: string | undefined, meta?: KeyCallMeta): Promise<KeyCaller>;
+  /** The money budgets: reservations, settles, what a key or tenant spent this period (spend/budgets.ts). */
+  budgets: MoneyBudgets;
   /** Its part of the admin API (core/models/admin-api): model keys and usage. */
   adminApi: ModelsAdminApi;
   /**
@@ -75,7 +79,9 @@ export interface ModelsCoreOptions {
   responsesTtlDays?: number;
   responsesMaxBytes?: number;
   /** Told when the limit counts fail (the call goes on without them). */
-  onStoreError?: (what: 'limits', err: Error) => void;
+  onStoreError?: (what: 'limits' | 'spend', err: Error) => void;
+  /** Told (a log line) when a key's or tenant's spend first crosses its budget's warning fraction in a period. */
+  onBudgetWarning?: (w: BudgetCrossing) => void;
   /**
    * Where the catalog's credential variables are read: the composition root passes the process's
    * environment (services/models); none given, no upstream credential is found (the built-in models need none).
@@ -110,11 +116,19 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
+  const budgets = moneyBudgets({
+    clock,
+    counters: stores.spend,
+    tenants: stores.budgets,
+    onWarning: budgetWarnings({ audit: opts.audit ?? noAudit, metrics: opts.metrics, log: opts.onBudgetWarning }),
+    onError: (err) => opts.onStoreError?.('spend', err as Error),
+  });
   const metered = meteredPipeline({
     limits,
+    budgets,
     clock,
     providerOf,
-    meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
+    meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics, budgets }),
   });
   const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered });
   return {
@@ -126,6 +140,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     fileCatalog: file,
     offload,
     responses,
+    budgets,
     keyCaller: keyCallerOf(keys, keyRefusals({ audit: opts.audit ?? noAudit, clock, keys })),
     adminApi: createModelsAdminApi({
       keys,

@@ -8,6 +8,8 @@ import { GuardrailViolation } from './prompt/guard';
 import type { KeyLimits } from './keys/limits';
 import type { CallOutcome, Meter, MeteredCall } from './usage/metering';
 import { fieldsOf } from './given';
+import { costOf, type Billed } from './spend/cost';
+import type { MoneyBudgets } from './spend/budgets';
 import type { Given, KeyCaller, Metered } from './service';
 
 /**
@@ -16,7 +18,8 @@ import type { Given, KeyCaller, Metered } from './service';
  * 1. the input read (`Given`: a wire body or GraphQL arguments), a refusal recorded in usage;
  * 2. the call's span (`model <route> <model id>`), ended by its usage record;
  * 3. admission under the key's limits (429);
- * 4. the model's kind and what else the method checks of it (input kinds): 400;
+ * 4. the model's kind and what else the method checks of it (input kinds): 400; then its most
+ *    possible cost reserved under the money budgets (429 `insufficient_quota`);
  * 5. the provider's method the call needs (502 `provider_unavailable` when it has none);
  * 6. the method's own step: counting, guarding, calling the upstream;
  * 7. the usage record: ok with the step's figures (a stream's when it ends), or how it failed
@@ -31,6 +34,11 @@ export interface Method<F, R, K extends keyof ModelProvider = never> {
   check?(model: CatalogModel, fields: F): void;
   /** The provider's method it calls. */
   provider?: K;
+  /**
+   * The most the call may use (its prompt counted or bounded, its most output, its images): what
+   * it reserves under the money budgets at admission (spend/budgets.ts). No bound: nothing reserved.
+   */
+  bound?(model: CatalogModel, fields: F): Billed;
   /** Its own step: what it counts, guards and calls, and what usage records of it. */
   run(fields: F, step: Step<K>): Promise<Answer<R>>;
 }
@@ -55,6 +63,8 @@ export type Answer<R> =
 
 export interface PipelineDeps {
   limits: KeyLimits;
+  /** The money budgets (none: no budget is enforced). */
+  budgets?: MoneyBudgets;
   meter: Meter;
   clock: Clock;
   /** The provider that serves a catalog model. */
@@ -120,6 +130,7 @@ export function meteredPipeline(d: PipelineDeps) {
       await d.limits.admit(caller.key);
       if (method.kind) expectKind(model, method.kind);
       method.check?.(model, fields);
+      if (method.bound && d.budgets) m.hold = await d.budgets.reserve(caller.key, costOf(model.price, method.bound(model, fields)));
       const upstream = (method.provider ? provider(model, method.provider) : undefined) as NonNullable<ModelProvider[K]>;
       const a = await method.run(fields, { model, caller, signal, trace, upstream });
       if ('stream' in a) return a.value(d.meter.stream(m, a.stream, { ...a.usage, startedAt, signal }));

@@ -86,6 +86,11 @@ export const createModelsModule = () =>
         responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
         offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
         onStoreError,
+        onBudgetWarning: (w) =>
+          log.warn(
+            { kind: w.kind, id: w.id, tenant: w.tenant, budgetUsd: w.budget.usd, period: w.budget.period, spentUsd: w.spent },
+            `models: a ${w.kind} budget passed ${Math.round(w.budget.warnAt * 100)}% of ${w.budget.usd} USD`,
+          ),
         statusOf: (end) => callStatus()(end),
         metrics,
         audit: deps.audit,
