@@ -148,6 +148,8 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       audit: opts.audit ?? noAudit,
       clock,
       catalog: live,
+      budgets,
+      tenantBudgets: stores.budgets,
     }),
     serviceCaller: (name) => ({
       key: {
