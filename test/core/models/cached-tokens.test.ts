@@ -1,4 +1,3 @@
-import type { ConverseStreamOutput } from '@aws-sdk/client-bedrock-runtime';
 import { converseEvents } from '../../../core/models/vendors/bedrock/upstream-answer';
 import { geminiDecoder } from '../../../core/models/vendors/gemini/upstream-answer';
 import { openAiChunk, openAiCompletion } from '../../../core/models/vendors/openai/upstream-answer';
@@ -34,7 +33,7 @@ describe('cached prompt tokens from each vendor', () => {
   it('Bedrock Converse: usage.cacheReadInputTokens, counted apart from inputTokens (added to the prompt)', () => {
     const events = converseEvents({
       metadata: { usage: { inputTokens: 100, outputTokens: 20, totalTokens: 620, cacheReadInputTokens: 500 }, metrics: { latencyMs: 1 } },
-    } as ConverseStreamOutput);
+    });
     expect(events).toEqual([{ usage: { promptTokens: 600, completionTokens: 20, cachedTokens: 500 } }]);
   });
 });
