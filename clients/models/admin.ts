@@ -2,7 +2,7 @@ import type { ModelsAdminApi } from '../../core/models/admin-api';
 import { seg, type AdminConnection } from '../admin/connection';
 
 /**
- * The model gateway's admin API (core/models/admin-api: keys, usage, the catalog) over its REST
+ * The model gateway's admin API (core/models/admin-api: keys, usage, tenants' budgets, the catalog) over its REST
  * paths, for the `platform` command against a remote platform: the same inputs, views and errors.
  */
 export function modelsAdminClient(c: AdminConnection): ModelsAdminApi {
@@ -16,6 +16,12 @@ export function modelsAdminClient(c: AdminConnection): ModelsAdminApi {
     },
     usage: {
       list: ({ tenant, key, model, from, to, ...ask }) => c.page('/usage', ask, { tenant, key, model, from, to }),
+    },
+    tenantBudgets: {
+      list: () => c.request('GET', '/tenant-budgets'),
+      get: ({ tenant }) => c.request('GET', `/tenant-budgets/${seg(tenant)}`),
+      put: ({ tenant, ...budget }) => c.request('PUT', `/tenant-budgets/${seg(tenant)}`, { json: budget }),
+      delete: ({ tenant }) => c.request('DELETE', `/tenant-budgets/${seg(tenant)}`),
     },
     catalog: {
       list: async ({ active, source, ...ask }) => {

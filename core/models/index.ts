@@ -24,6 +24,8 @@ import { semanticCache, type SemanticOp } from './answers/semantic-cache';
 import { semanticEmbedder } from './answers/semantic-embed';
 import { memorySemanticStore } from './answers/semantic-memory';
 import { keyRefusals } from './keys/refusals';
+import { moneyBudgets, type BudgetCrossing, type MoneyBudgets } from './spend/budgets';
+import { budgetWarnings } from './spend/warnings';
 import type { KeyCallMeta } from './keys/key-caller';
 import { deploymentsOf } from './catalog/catalog';
 import type { DeploymentHealth, DeploymentRef } from './routing/health';
@@ -53,6 +55,8 @@ export interface ModelsCore {
    * expired (a refused key is audited, with `meta`'s address); 400 for a bad option.
    */
   keyCaller(this: void, header: string | undefined, meta?: KeyCallMeta): Promise<KeyCaller>;
+  /** The money budgets: reservations, settles, what a key or tenant spent this period (spend/budgets.ts). */
+  budgets: MoneyBudgets;
   /** Its part of the admin API (core/models/admin-api): model keys and usage. */
   adminApi: ModelsAdminApi;
   /**
@@ -90,7 +94,9 @@ export interface ModelsCoreOptions {
   responsesTtlDays?: number;
   responsesMaxBytes?: number;
   /** Told when the limit counts fail (the call goes on without them). */
-  onStoreError?: (what: 'limits', err: Error) => void;
+  onStoreError?: (what: 'limits' | 'spend', err: Error) => void;
+  /** Told (a log line) when a key's or tenant's spend first crosses its budget's warning fraction in a period. */
+  onBudgetWarning?: (w: BudgetCrossing) => void;
   /**
    * Where the catalog's credential variables are read: the composition root passes the process's
    * environment (services/models); none given, no upstream credential is found (the built-in models need none).
@@ -146,8 +152,15 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     clock,
     metrics: opts.metrics,
   });
-  const meters = meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics });
-  const metered = meteredPipeline({ limits, clock, providerOf, router, meter: meters });
+  const budgets = moneyBudgets({
+    clock,
+    counters: stores.spend,
+    tenants: stores.budgets,
+    onWarning: budgetWarnings({ audit: opts.audit ?? noAudit, metrics: opts.metrics, log: opts.onBudgetWarning }),
+    onError: (err) => opts.onStoreError?.('spend', err as Error),
+  });
+  const meters = meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics, budgets });
+  const metered = meteredPipeline({ limits, budgets, clock, providerOf, router, meter: meters });
   const sc = opts.semanticCache ?? {};
   const semantic = {
     cache: semanticCache({
@@ -169,6 +182,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     fileCatalog: file,
     offload,
     responses,
+    budgets,
     keyCaller: keyCallerOf(keys, keyRefusals({ audit: opts.audit ?? noAudit, clock, keys })),
     adminApi: createModelsAdminApi({
       keys,
@@ -176,6 +190,8 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       audit: opts.audit ?? noAudit,
       clock,
       catalog: live,
+      budgets,
+      tenantBudgets: stores.budgets,
     }),
     serviceCaller: (name) => ({
       key: {

@@ -18,6 +18,7 @@ import type { ChatStream, ModelProvider, Transcript } from './neutral';
 import { wordCount } from './usage/usage';
 import { nextTurn } from '../shared/turns';
 import { BadRequest } from '../shared/errors';
+import { audioSecondsBound, chatBound, outputBound, promptBound } from './spend/bounds';
 
 export interface ModelsServiceDeps {
   /** The effective catalog, read at each call (an admin's change applies to the next one). */
@@ -70,6 +71,7 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
           kind: 'chat',
           provider: 'chat',
           check: (model, f) => expectInputKinds(model, f.messages),
+          bound: chatBound,
           async run(f, step) {
             const { caller, signal, trace } = step;
             let { model, upstream: chat } = step;
@@ -152,6 +154,13 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
         {
           kind: 'embedding',
           provider: 'embed',
+          bound: (model, f) => ({
+            tokensIn: f.inputs.reduce(
+              (n: number, x: string | readonly number[]) => n + (typeof x === 'string' ? promptBound(model, [x]) : x.length),
+              0,
+            ),
+            tokensOut: 0,
+          }),
           async run(f, { model, signal, trace, upstream: embed }) {
             const ids = tokenIdInputs(f.inputs);
             const given = ids ? undefined : (f.inputs as string[]);
@@ -182,6 +191,7 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
         {
           kind: 'image',
           provider: 'generateImage',
+          bound: (model, f) => ({ tokensIn: promptBound(model, [f.prompt]), tokensOut: 0, images: 1 }),
           async run(f, { model, caller, signal, trace, upstream: generate }) {
             const tokensIn = await promptTokensWithin(offload, model, [f.prompt], signal);
             const g = caller.options.use_guard === 0 ? undefined : await guardPrompt(offload, [{ role: 'user', text: f.prompt }], signal);
@@ -202,6 +212,7 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
               usage: {
                 upstreamMs: d.clock.now() - calledAt,
                 tokensIn,
+                images: 1,
                 wordsSent: wordCount(f.prompt),
                 guard: g ? guardLabel(new Set(g.redacted)) : 'off',
               },
@@ -216,6 +227,7 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
         {
           kind: 'transcription',
           provider: 'transcribe',
+          bound: (model, f) => ({ tokensIn: 0, tokensOut: outputBound(model), audioSeconds: audioSecondsBound(f.audio.length) }),
           async run(f, { model, caller, signal, trace, upstream: transcribe }) {
             const calledAt = d.clock.now();
             const { model: _m, route: _r, ...audio } = f as typeof f & { model?: unknown; route?: unknown };
@@ -230,7 +242,7 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
               guard = guardLabel(new Set(g.redacted));
             }
             const tokensOut = await offload.run('count', [[t.text], Infinity], t.text.length, signal);
-            return { value: t, usage: { upstreamMs, tokensOut, wordsReceived: wordCount(t.text), guard } };
+            return { value: t, usage: { upstreamMs, tokensOut, wordsReceived: wordCount(t.text), guard, audioSeconds: t.duration ?? 0 } };
           },
         },
         input,

@@ -88,6 +88,12 @@ export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' |
 export interface ChatUsage {
   promptTokens: number;
   completionTokens: number;
+  /**
+   * Of `promptTokens`, those the vendor read from its prompt cache, where it says so (OpenAI/Azure
+   * `prompt_tokens_details.cached_tokens`, Gemini `cachedContentTokenCount`, Bedrock
+   * `cacheReadInputTokens`): billed at the model's cached-input price (docs/spend.md).
+   */
+  cachedTokens?: number;
 }
 
 /** How an answer ended: its finish reason, its token counts, and the tools it called (finishReason `tool_calls`). */

@@ -8,6 +8,8 @@ import { GuardrailViolation } from './prompt/guard';
 import type { KeyLimits } from './keys/limits';
 import type { CallOutcome, Meter, MeteredCall } from './usage/metering';
 import { fieldsOf } from './given';
+import { mostCost, type Billed } from './spend/cost';
+import type { MoneyBudgets } from './spend/budgets';
 import type { Given, KeyCaller, Metered } from './service';
 import { createRouter, type Router, type Served } from './routing/router';
 
@@ -17,7 +19,8 @@ import { createRouter, type Router, type Served } from './routing/router';
  * 1. the input read (`Given`: a wire body or GraphQL arguments), a refusal recorded in usage;
  * 2. the call's span (`model <route> <model id>`), ended by its usage record;
  * 3. admission under the key's limits (429);
- * 4. the model's kind and what else the method checks of it (input kinds): 400;
+ * 4. the model's kind and what else the method checks of it (input kinds): 400; then its most
+ *    possible cost reserved under the money budgets (429 `insufficient_quota`);
  * 5. the provider's method the call needs (502 `provider_unavailable` when it has none);
  * 6. the method's own step: counting, guarding, calling the upstream;
  * 7. the usage record: ok with the step's figures (a stream's when it ends), or how it failed
@@ -32,6 +35,11 @@ export interface Method<F, R, K extends keyof ModelProvider = never> {
   check?(model: CatalogModel, fields: F): void;
   /** The provider's method it calls. */
   provider?: K;
+  /**
+   * The most the call may use (its prompt counted or bounded, its most output, its images): what
+   * it reserves under the money budgets at admission (spend/budgets.ts). No bound: nothing reserved.
+   */
+  bound?(model: CatalogModel, fields: F): Billed;
   /** Its own step: what it counts, guards and calls, and what usage records of it. */
   run(fields: F, step: Step<K>): Promise<Answer<R>>;
 }
@@ -63,6 +71,8 @@ export type Answer<R> =
 
 export interface PipelineDeps {
   limits: KeyLimits;
+  /** The money budgets (none: no budget is enforced). */
+  budgets?: MoneyBudgets;
   meter: Meter;
   clock: Clock;
   /** The provider that serves a catalog model. */
@@ -103,7 +113,12 @@ export function meteredPipeline(d: PipelineDeps) {
       routed = to;
       return { model: to.model, upstream: to.upstream as unknown as NonNullable<ModelProvider[K]> };
     };
-    return { upstream: routed.upstream as unknown as NonNullable<ModelProvider[K]>, reroute, served: () => routed.served() };
+    return {
+      upstream: routed.upstream as unknown as NonNullable<ModelProvider[K]>,
+      reroute,
+      served: () => routed.served(),
+      models: routed.models,
+    };
   };
 
   /** Reads the input's fields; a reading that fails is a refused call, recorded (before any span or admission). */
@@ -138,6 +153,8 @@ export function meteredPipeline(d: PipelineDeps) {
       if (method.kind) expectKind(model, method.kind);
       method.check?.(model, fields);
       const p = method.provider ? provider(model, method.provider, caller) : undefined;
+      // Reserved at the priciest model the call may reach (its fallbacks'), so a fallback cannot spend past a budget.
+      if (method.bound && d.budgets) m.hold = await d.budgets.reserve(caller.key, mostCost(method.bound, fields, [model, ...(p?.models ?? [])]));
       const upstream = p?.upstream as NonNullable<ModelProvider[K]>;
       const reroute = p?.reroute ?? (() => undefined);
       const servedNow = () => p?.served();

@@ -1,6 +1,7 @@
 import type { ApiKey } from './keys/api-key';
 import type { DailyUsagePage, DailyUsageQuery } from './usage/daily';
 import type { UsageRecord, UsageReport } from './usage/usage';
+import type { MoneyBudget, TenantBudget } from './spend/budget';
 
 /**
  * What the model gateway keeps outside a process, so that every process serving it (the workers of
@@ -70,6 +71,38 @@ export interface LimitCounters {
   /** Forgets the requests counted at or before `before`; returns how many. */
   pruneRequests(before: number): Promise<number>;
 }
+
+/**
+ * Money spent and reserved per scope (`key:<id>`, `tenant:<name>`) and period (its start, epoch
+ * ms), in whole nano-dollars (integers: sums are exact in any order). Each method is one atomic
+ * step for every process and replica: two reservations never both take the last of a budget.
+ */
+export interface SpendCounters {
+  /**
+   * Reserves `amount` when spent + reserved + amount <= `limit`; else changes nothing. True when
+   * reserved.
+   */
+  reserve(scope: string, period: number, amount: number, limit: number): Promise<boolean>;
+  /**
+   * Replaces a reservation of `reserved` by the real `cost` (0 when the call failed: a release).
+   * Gives the spend before and after, so that exactly one settle sees a threshold crossed.
+   */
+  settle(scope: string, period: number, reserved: number, cost: number): Promise<{ before: number; after: number }>;
+  /** What is spent and reserved now (0 and 0 when nothing was). */
+  read(scope: string, period: number): Promise<{ spent: number; reserved: number }>;
+}
+
+/** The tenants' money budgets (the admin API's `/tenant-budgets`), read by every replica. */
+export interface TenantBudgetStore {
+  get(tenant: string): Promise<TenantBudget | undefined>;
+  /** The budgets of these tenants (of every tenant when undefined), by tenant name. */
+  list(tenants?: readonly string[]): Promise<TenantBudget[]>;
+  put(b: TenantBudget): Promise<void>;
+  /** False when there was none. */
+  delete(tenant: string): Promise<boolean>;
+}
+
+export type { MoneyBudget };
 
 /** An item of a Responses API conversation or answer, as JSON (`message`, `function_call`, ...). */
 export type ResponseItem = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { ChatCache } from './answers/cache';
 import type { CatalogStore } from './catalog/catalog-store';
-import type { KeyStore, LimitCounters, ResponseStore, SemanticStore, UsageStore } from './ports';
+import type { KeyStore, LimitCounters, ResponseStore, SemanticStore, SpendCounters, TenantBudgetStore, UsageStore } from './ports';
 import type { DeploymentHealth } from './routing/health';
 import type { CooldownListener } from './routing/memory-health';
 
@@ -15,6 +15,10 @@ export interface ModelsStores {
   usage: UsageStore;
   limits: LimitCounters;
   responses: ResponseStore;
+  /** Money spent and reserved per key and tenant and period (budgets in money, docs/spend.md). */
+  spend: SpendCounters;
+  /** The tenants' money budgets (the admin API's). */
+  budgets: TenantBudgetStore;
   /** The catalog's run-time changes (the admin API), read by every process and replica. */
   catalog: CatalogStore;
   /** The answer cache (cache.ts) over its store, and how it deletes expired answers (0 where they expire by themselves). */

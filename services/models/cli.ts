@@ -12,6 +12,25 @@ type Flags = Record<string, string | undefined>;
 
 const positive = (v: string | undefined, name: string) => (v === undefined ? undefined : whole(v, name));
 
+/** A number flag (dollars, a fraction); a usage error when it is not one. */
+const decimal = (v: string | undefined, name: string) => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${name} takes a number`);
+  return n;
+};
+
+/** `--budget-usd N [--budget-period daily|monthly] [--budget-warn F]`: a money budget (docs/spend.md). */
+function budgetFlags(f: Flags) {
+  const usd = decimal(f['budget-usd'], 'budget-usd');
+  if (usd === undefined) {
+    if (f['budget-period'] !== undefined || f['budget-warn'] !== undefined)
+      throw new UsageError('--budget-period and --budget-warn need --budget-usd');
+    return undefined;
+  }
+  return { usd, period: f['budget-period'], warn_at: decimal(f['budget-warn'], 'budget-warn') };
+}
+
 /**
  * `platform key|model|usage ...`: LM keys (shown once, stored hashed), the model catalog and what
  * the gateway metered, through the admin API (core/models/admin-api): the data directory's core
@@ -35,6 +54,7 @@ async function keyCommand(api: ModelsAdminApi, ctx: Ctx<Admin>, words: string[],
           models: listFlag(f.models),
           requests_per_minute: positive(f.rpm, 'rpm'),
           token_budget: positive(f['token-budget'], 'token-budget'),
+          budget: budgetFlags(f),
           expires_at: f.expires,
         },
         ctx,
@@ -100,12 +120,28 @@ export const modelsCommands: CliCommand<ModelsInstance>[] = [
     name: 'key',
     usage: [
       'platform key create --name N [--tenant T] [--models m1,m2] [--rpm N] [--token-budget N] [--expires ISO-TIME]',
-      '       an LM key, shown once',
+      '       [--budget-usd N [--budget-period daily|monthly] [--budget-warn 0.8]]   an LM key, shown once',
       'platform key list [--tenant T] [--revoked true|false] [--q NAME] | get <id> | revoke <id|prefix>',
       'platform key rotate <id>                     a new key with the same settings, shown once; the old one revoked',
     ],
     // --id: the target given as a flag instead of a word.
-    flags: { values: ['name', 'tenant', 'models', 'rpm', 'token-budget', 'expires', 'id', 'revoked', 'q', ...LIST_FLAGS] },
+    flags: {
+      values: [
+        'name',
+        'tenant',
+        'models',
+        'rpm',
+        'token-budget',
+        'budget-usd',
+        'budget-period',
+        'budget-warn',
+        'expires',
+        'id',
+        'revoked',
+        'q',
+        ...LIST_FLAGS,
+      ],
+    },
     run: (core, words, f) => keyCommand(core.adminApi, cliCtx(), words, f, () => tenantFlag(core.dataDir, f.tenant)),
     // Without --tenant, the platform gives the administrator's own tenant.
     remote: (conn, words, f) => keyCommand(modelsAdminClient(conn), cliCtx(), words, f, () => f.tenant),

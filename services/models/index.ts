@@ -24,6 +24,7 @@ const client = () => require('../../clients/models') as typeof import('../../cli
 const adminKeys = () => require('../../rest/models/admin/keys') as typeof import('../../rest/models/admin/keys');
 const adminUsage = () => require('../../rest/models/admin/usage') as typeof import('../../rest/models/admin/usage');
 const adminCatalog = () => require('../../rest/models/admin/catalog') as typeof import('../../rest/models/admin/catalog');
+const adminBudgets = () => require('../../rest/models/admin/tenant-budgets') as typeof import('../../rest/models/admin/tenant-budgets');
 const keysGraph = () => require('../../subgraphs/models/admin-keys') as typeof import('../../subgraphs/models/admin-keys');
 const catalogGraph = () => require('../../subgraphs/models/admin-catalog') as typeof import('../../subgraphs/models/admin-catalog');
 const callStatus = () => (require('../../edge/http/call-status') as typeof import('../../edge/http/call-status')).callStatus;
@@ -95,6 +96,11 @@ export const createModelsModule = () =>
         responsesMaxBytes: config.MODELS_RESPONSES_MAX_MB * 2 ** 20,
         offload: defaultOffload(admin ? 0 : config.MODELS_TEXT_THREADS),
         onStoreError,
+        onBudgetWarning: (w) =>
+          log.warn(
+            { kind: w.kind, id: w.id, tenant: w.tenant, budgetUsd: w.budget.usd, period: w.budget.period, spentUsd: w.spent },
+            `models: a ${w.kind} budget passed ${Math.round(w.budget.warnAt * 100)}% of ${w.budget.usd} USD`,
+          ),
         statusOf: (end) => callStatus()(end),
         metrics,
         audit: deps.audit,
@@ -135,11 +141,16 @@ export const createModelsModule = () =>
     },
     rest: (core) => rest().modelsRest(core.service, core.responses),
     credentials: (core) => modelKeyCredentials(core.keyCaller),
-    // The admin API's model keys, usage and catalog (paths relative to /admin/api/v1).
+    // The admin API's model keys, usage, catalog and tenants' budgets (paths relative to /admin/api/v1).
     admin: (core) => {
-      const [keys, usage, catalog] = [adminKeys(), adminUsage(), adminCatalog()];
+      const [keys, usage, catalog, tenantBudgets] = [adminKeys(), adminUsage(), adminCatalog(), adminBudgets()];
       return {
-        routes: [...keys.keyRoutes(core.adminApi), ...usage.usageRoutes(core.adminApi), ...catalog.catalogAdminRoutes(core.adminApi)],
+        routes: [
+          ...keys.keyRoutes(core.adminApi),
+          ...usage.usageRoutes(core.adminApi),
+          ...catalog.catalogAdminRoutes(core.adminApi),
+          ...tenantBudgets.tenantBudgetRoutes(core.adminApi),
+        ],
         schemas: {
           AdminModelKey: keys.AdminModelKey,
           AdminNewModelKey: keys.AdminNewModelKey,

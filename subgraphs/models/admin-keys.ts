@@ -33,8 +33,18 @@ const KeyCreate = z.object({
   models: z.array(z.string().min(1).max(200)).max(200).optional(),
   requests_per_minute: limit.optional(),
   token_budget: limit.optional(),
+  budget: z.object({ usd: z.number(), period: z.string().max(16).optional(), warn_at: z.number().optional() }).optional(),
   expires_at: z.date().optional(),
 });
+const BudgetSet = z.object({
+  tenant: z.string().min(1).max(128),
+  usd: z.number(),
+  period: z.string().max(16).optional(),
+  warn_at: z.number().optional(),
+});
+const TenantRef = z.object({ tenant: z.string().min(1).max(128) });
+type BudgetArg = { usd?: unknown; period?: unknown; warnAt?: unknown } | null | undefined;
+const budgetWire = (b: BudgetArg) => b && { usd: b.usd, period: b.period ?? undefined, warn_at: b.warnAt ?? undefined };
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day, YYYY-MM-DD');
 const UsageList = Page.extend({
   tenant: z.string().max(128).optional(),
@@ -49,8 +59,11 @@ const PAGING = { limit: 'first', cursor: 'after' };
 type Args = Record<string, unknown>;
 
 const camel = (k: string) => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-/** A view as GraphQL shows it: the REST view's fields camelCased (their values are scalars and lists of strings). */
-const shown = (view: object): Record<string, unknown> => Object.fromEntries(Object.entries(view).map(([k, v]) => [camel(k), v]));
+/** A view as GraphQL shows it: the REST view's fields camelCased, in its objects too (a budget, its spend). */
+const shown = (view: object): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(view).map(([k, v]) => [camel(k), v !== null && typeof v === 'object' && !Array.isArray(v) ? shown(v as object) : v]),
+  );
 const page = (p: PageView<object>) => ({ items: p.items.map(shown), nextCursor: p.next_cursor, total: p.total });
 const paged = (a: Args) => ({ ...a, limit: a.first, cursor: a.after, first: undefined, after: undefined });
 
@@ -64,6 +77,8 @@ export function keysAdminResolvers(api: ModelsAdminApi, adminOf: CallOf<Admin>) 
       adminModelKeys: field(async (a, ctx) => page(await api.keys.list(parseArgs(KeyList, paged(a), PAGING), ctx))),
       adminModelKey: field(async (a, ctx) => shown(await api.keys.get(parseArgs(KeyRef, a), ctx))),
       adminUsage: field(async (a, ctx) => page(await api.usage.list(parseArgs(UsageList, paged(a), PAGING), ctx))),
+      adminTenantBudgets: field(async (_a, ctx) => (await api.tenantBudgets.list({}, ctx)).items.map(shown)),
+      adminTenantBudget: field(async (a, ctx) => shown(await api.tenantBudgets.get(parseArgs(TenantRef, a), ctx))),
     },
     Mutation: {
       adminCreateModelKey: field(async ({ input }, ctx) => {
@@ -74,6 +89,7 @@ export function keysAdminResolvers(api: ModelsAdminApi, adminOf: CallOf<Admin>) 
           models: i.models,
           requests_per_minute: i.requestsPerMinute,
           token_budget: i.tokenBudget,
+          budget: budgetWire(i.budget as BudgetArg) ?? undefined,
           expires_at: i.expiresAt,
         };
         const names = {
@@ -87,6 +103,11 @@ export function keysAdminResolvers(api: ModelsAdminApi, adminOf: CallOf<Admin>) 
       }),
       adminRevokeModelKey: field(async (a, ctx) => shown(await api.keys.revoke(parseArgs(KeyRef, a), ctx))),
       adminRotateModelKey: field(async (a, ctx) => shown(await api.keys.rotate(parseArgs(KeyRef, a), ctx))),
+      adminSetTenantBudget: field(async (a, ctx) => {
+        const wire = { tenant: a.tenant, ...budgetWire(a.budget as BudgetArg) };
+        return shown(await api.tenantBudgets.put(parseArgs(BudgetSet, wire, { warn_at: 'warnAt' }), ctx));
+      }),
+      adminDeleteTenantBudget: field(async (a, ctx) => (await api.tenantBudgets.delete(parseArgs(TenantRef, a), ctx)).deleted),
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Ctx } from '../../shared/context';
 import { BadRequest, NotFound } from '../../shared/errors';
 import { expiredAt, type ApiKey, type ApiKeys } from '../keys/keys';
 import { pageView, type PageView } from './page';
+import { budgetOf, budgetView, type BudgetInput, type BudgetView } from '../spend/budget-input';
 
 /**
  * Model keys in the admin API (docs/admin.md): create (the key shown once), list and read (never the
@@ -24,9 +25,22 @@ export interface KeyView {
   models: string[] | null;
   requests_per_minute: number | null;
   token_budget: number | null;
+  /** Its money budget (docs/spend.md); null: none. */
+  budget: BudgetView | null;
+  /** What it spent in the budget's current period (keys with a budget; null when the counters cannot be read). */
+  spend?: SpendView | null;
   expires_at: string | null;
   created_at: string;
   revoked_at: string | null;
+}
+
+/** A budget's spend in its current period, in US dollars. */
+export interface SpendView {
+  spent_usd: number;
+  /** Held by calls running now (their most possible cost). */
+  reserved_usd: number;
+  period_start: string;
+  period_end: string;
 }
 
 export const keyView = (k: ApiKey): KeyView => ({
@@ -37,6 +51,7 @@ export const keyView = (k: ApiKey): KeyView => ({
   models: k.models,
   requests_per_minute: k.requestsPerMinute,
   token_budget: k.tokenBudget,
+  budget: k.budget ? budgetView(k.budget) : null,
   expires_at: k.expiresAt?.toISOString() ?? null,
   created_at: k.createdAt.toISOString(),
   revoked_at: k.revokedAt?.toISOString() ?? null,
@@ -61,6 +76,8 @@ export interface KeyCreateInput {
   models?: string[];
   requests_per_minute?: number;
   token_budget?: number;
+  /** A money budget: US dollars per day or month, and the fraction warned of. */
+  budget?: BudgetInput;
   /** ISO 8601, in the future. */
   expires_at?: string;
 }
@@ -71,6 +88,8 @@ export interface KeysAdminDeps {
   clock: Clock;
   /** Those of `ids` the catalog does not have (a key may be limited to catalog models only). */
   notInCatalog(this: void, ids: readonly string[]): Promise<string[]>;
+  /** What a key with a money budget spent in its current period. */
+  spentOf?(this: void, k: ApiKey): Promise<SpendView | null>;
 }
 
 const MAX_NAME = 200;
@@ -127,6 +146,10 @@ export function keysAdmin(d: KeysAdminDeps) {
           (q.revoked === undefined || (k.revokedAt !== null) === q.revoked) &&
           (needle === undefined || k.name.toLowerCase().includes(needle)),
       );
+      const withSpend = async (k: ApiKey): Promise<KeyView> => ({
+        ...keyView(k),
+        ...(k.budget && d.spentOf && { spend: await d.spentOf(k) }),
+      });
       const page = pageOf(found, q, {
         keyOf: (k) => k.id,
         sorts: {
@@ -137,13 +160,14 @@ export function keysAdmin(d: KeysAdminDeps) {
           revoked_at: (k) => k.revokedAt?.getTime() ?? null,
         },
       });
-      return pageView(page, keyView);
+      const view = pageView(page, keyView);
+      return { ...view, items: await Promise.all(page.items.map(withSpend)) };
     },
 
     async get({ id }: { id: string }, ctx: Ctx<Admin>): Promise<KeyView> {
       const k = await visibleKey(ctx.caller, id);
       if (!k) throw new NotFound(`No key ${JSON.stringify(id)}`);
-      return keyView(k);
+      return { ...keyView(k), ...(k.budget && d.spentOf && { spend: await d.spentOf(k) }) };
     },
 
     async create(input: KeyCreateInput, ctx: Ctx<Admin>): Promise<NewKeyView> {
@@ -173,6 +197,7 @@ export function keysAdmin(d: KeysAdminDeps) {
             models,
             requestsPerMinute: positive(input.requests_per_minute, 'requests_per_minute'),
             tokenBudget: positive(input.token_budget, 'token_budget'),
+            budget: input.budget && budgetOf(input.budget),
             expiresAt,
           });
           // Its id is known now: the event (recorded after this returns) names it as its target.
@@ -187,6 +212,8 @@ export function keysAdmin(d: KeysAdminDeps) {
           requests_per_minute: v.requests_per_minute,
           // `token` names are dropped from details as secrets; a budget is not one.
           budget: v.token_budget,
+          budget_usd: v.budget?.usd ?? null,
+          budget_period: v.budget?.period ?? null,
           expires_at: v.expires_at,
         }),
       );

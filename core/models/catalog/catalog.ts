@@ -117,9 +117,18 @@ const CatalogModelFields = z.object({
   /** An embedding model's vector size (search needs it to build its index). */
   dimensions: z.int().positive().max(65_536).optional(),
   maxOutputTokens: z.int().positive().optional(),
-  /** Prices in US dollars per million tokens. */
+  /** Prices in US dollars: per million tokens, and per image and per minute of audio (docs/spend.md). */
   price: z
-    .object({ inputPerMillion: z.number().min(0), outputPerMillion: z.number().min(0) })
+    .object({
+      inputPerMillion: z.number().min(0),
+      outputPerMillion: z.number().min(0),
+      /** Prompt tokens the vendor read from its prompt cache; `inputPerMillion` when absent. */
+      cachedInputPerMillion: z.number().min(0).optional(),
+      /** Each image generated. */
+      perImage: z.number().min(0).optional(),
+      /** Transcription: per minute of audio, billed by the second. */
+      audioPerMinute: z.number().min(0).optional(),
+    })
     .default({ inputPerMillion: 0, outputPerMillion: 0 }),
   /** `Active`, or a label saying why it is not (`Deactivated`, `Retired 2025-06`, ...). */
   status: z.string().min(1).default('Active'),

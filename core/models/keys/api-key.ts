@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { MoneyBudget } from '../spend/budget';
 
 /** An API key as the gateway and its administrator see it (never the key itself). */
 export interface ApiKey {
@@ -11,6 +12,8 @@ export interface ApiKey {
   models: string[] | null;
   requestsPerMinute: number | null;
   tokenBudget: number | null;
+  /** Its most spend in money per day or month (docs/spend.md); null or absent: none. */
+  budget?: MoneyBudget | null;
   createdAt: Date;
   revokedAt: Date | null;
   /** When it stops working (refused as a revoked key is from then on); null: never. */
@@ -23,6 +26,7 @@ export interface NewKey {
   models?: string[];
   requestsPerMinute?: number;
   tokenBudget?: number;
+  budget?: MoneyBudget;
   expiresAt?: Date;
 }
 

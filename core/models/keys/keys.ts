@@ -35,6 +35,7 @@ export function apiKeys(store: KeyStore, clock: Clock) {
           models: k.models ?? null,
           requestsPerMinute: k.requestsPerMinute ?? null,
           tokenBudget: k.tokenBudget ?? null,
+          ...(k.budget && { budget: k.budget }),
           expiresAt: k.expiresAt ?? null,
         },
         clock.now(),

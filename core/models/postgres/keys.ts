@@ -1,6 +1,7 @@
 import type { PgPool } from '../../shared/postgres';
 import type { ApiKey } from '../keys/api-key';
 import type { KeyStore } from '../ports';
+import type { MoneyBudget } from '../spend/budget';
 
 interface KeyRow {
   id: string;
@@ -13,6 +14,9 @@ interface KeyRow {
   created_at: Date;
   revoked_at: Date | null;
   expires_at: Date | null;
+  budget_usd: number | null;
+  budget_period: MoneyBudget['period'] | null;
+  budget_warn_at: number | null;
 }
 
 const toKey = (r: KeyRow): ApiKey => ({
@@ -27,9 +31,11 @@ const toKey = (r: KeyRow): ApiKey => ({
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
   expiresAt: r.expires_at,
+  ...(r.budget_usd !== null && { budget: { usd: r.budget_usd, period: r.budget_period!, warnAt: r.budget_warn_at! } }),
 });
 
-const COLUMNS = 'id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at, expires_at';
+const COLUMNS =
+  'id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at, expires_at, budget_usd, budget_period, budget_warn_at';
 const valuesOf = (k: ApiKey, hash: string) => [
   k.id,
   hash,
@@ -42,6 +48,9 @@ const valuesOf = (k: ApiKey, hash: string) => [
   k.createdAt,
   k.revokedAt,
   k.expiresAt,
+  k.budget?.usd ?? null,
+  k.budget?.period ?? null,
+  k.budget?.warnAt ?? null,
 ];
 
 /** The API keys in PostgreSQL (`models_api_keys`, unique by hash), seen alike by every replica. */
@@ -54,7 +63,7 @@ export function pgKeyStore(pool: PgPool): KeyStore {
     create: async (k, hash) => {
       await pool.query({
         name: 'models.keys.create',
-        text: `INSERT INTO models_api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        text: `INSERT INTO models_api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
         values: valuesOf(k, hash),
       });
     },
@@ -81,9 +90,10 @@ export function pgKeyStore(pool: PgPool): KeyStore {
     rotate: (id, next, hash, at) =>
       one(
         'models.keys.rotate',
-        `WITH old AS (UPDATE models_api_keys SET revoked_at = $12 WHERE id = $13 AND revoked_at IS NULL RETURNING *),
+        `WITH old AS (UPDATE models_api_keys SET revoked_at = $15 WHERE id = $16 AND revoked_at IS NULL RETURNING *),
         added AS (INSERT INTO models_api_keys (${COLUMNS})
-          SELECT $1, $2, $3, $4, $5, $6::jsonb, $7::int, $8::bigint, $9::timestamptz, $10::timestamptz, $11::timestamptz FROM old)
+          SELECT $1, $2, $3, $4, $5, $6::jsonb, $7::int, $8::bigint, $9::timestamptz, $10::timestamptz, $11::timestamptz,
+            $12::double precision, $13::text, $14::double precision FROM old)
         SELECT * FROM old`,
         [...valuesOf(next, hash), new Date(at), id],
       ),

@@ -75,4 +75,26 @@ export const MODELS_PG_MIGRATIONS = [
     updated_by TEXT NOT NULL
   );
   `,
+  // Money (docs/spend.md): a key's budget, the tenants' budgets, and spend and reservations per
+  // scope (`key:<id>`, `tenant:<name>`) and period, in whole nano-dollars (spend-counters.ts).
+  `
+  ALTER TABLE models_api_keys ADD COLUMN budget_usd DOUBLE PRECISION;
+  ALTER TABLE models_api_keys ADD COLUMN budget_period TEXT;
+  ALTER TABLE models_api_keys ADD COLUMN budget_warn_at DOUBLE PRECISION;
+  CREATE TABLE models_tenant_budgets (
+    tenant TEXT PRIMARY KEY,
+    usd DOUBLE PRECISION NOT NULL,
+    period TEXT NOT NULL,
+    warn_at DOUBLE PRECISION NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL,
+    updated_by TEXT NOT NULL
+  );
+  CREATE TABLE models_spend (
+    scope TEXT NOT NULL,
+    period BIGINT NOT NULL,
+    spent BIGINT NOT NULL,
+    reserved BIGINT NOT NULL,
+    PRIMARY KEY (scope, period)
+  );
+  `,
 ];

@@ -54,6 +54,8 @@ export interface RouterDeps {
 export interface Routed<K extends RoutedMethod> {
   upstream: Fn<K>;
   served(): Served | undefined;
+  /** Every model the call may reach (the named one, its fallbacks, its content and context fallbacks): the money budgets reserve at the priciest. */
+  models: readonly CatalogModel[];
 }
 
 export interface Router {
@@ -120,7 +122,8 @@ export function createRouter(d: RouterDeps): Router {
         return (await run([content])).value;
       }
     };
-    return { upstream: call as unknown as Fn<K>, served: () => served };
+    const models = [...plan.groups.map((g) => g.model), ...(content ? [content.model] : [])];
+    return { upstream: call as unknown as Fn<K>, served: () => served, models };
   }
 
   async function attemptAll<K extends RoutedMethod>(
@@ -295,7 +298,10 @@ export function createRouter(d: RouterDeps): Router {
       const plan = planOf(model, caller, lookupOrThrow);
       const t = model.routing?.contentFallback;
       const content = t && method === 'chat' ? targetGroup(t, model.kind, caller, lookupOrThrow, false) : undefined;
-      return routed(plan, method, content);
+      const c = model.routing?.contextFallback;
+      const context = c && method === 'chat' ? targetGroup(c, model.kind, caller, lookupOrThrow, false) : undefined;
+      const r = routed(plan, method, content);
+      return context ? { ...r, models: [...r.models, context.model] } : r;
     },
     target(target, method, kind, caller) {
       const g = targetGroup(target, kind, caller, lookupOrThrow, false);

@@ -6,4 +6,6 @@ export { sqliteLimitCounters } from './limit-counters';
 export { sqliteAnswerStore, type SqliteAnswerStoreOptions } from './answer-store';
 export { sqliteResponseStore } from './responses';
 export { sqliteCatalogStore } from './catalog';
+export { sqliteSpendCounters } from './spend-counters';
+export { sqliteTenantBudgetStore } from './tenant-budgets';
 export { sqliteModelsStores, type SqliteModelsStoresOptions } from './stores';

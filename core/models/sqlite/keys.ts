@@ -1,6 +1,7 @@
 import { statements, type Db, type Row } from '../../shared/sqlite';
 import type { ApiKey } from '../keys/api-key';
 import type { KeyStore } from '../ports';
+import type { MoneyBudget } from '../spend/budget';
 
 const time = (v: unknown) => (v === null || v === undefined ? null : new Date(v as number));
 
@@ -12,6 +13,10 @@ const toKey = (r: Row): ApiKey => ({
   models: r.models === null ? null : (JSON.parse(r.models as string) as string[]),
   requestsPerMinute: (r.requests_per_minute as number | null) ?? null,
   tokenBudget: (r.token_budget as number | null) ?? null,
+  ...(r.budget_usd !== null &&
+    r.budget_usd !== undefined && {
+      budget: { usd: r.budget_usd as number, period: r.budget_period as MoneyBudget['period'], warnAt: r.budget_warn_at as number },
+    }),
   createdAt: new Date(r.created_at as number),
   revokedAt: time(r.revoked_at),
   expiresAt: time(r.expires_at),
@@ -21,8 +26,8 @@ const toKey = (r: Row): ApiKey => ({
 export function sqliteKeyStore(db: Db): KeyStore {
   const s = statements(db);
   const insert =
-    s.run(`INSERT INTO api_keys (id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at, expires_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    s.run(`INSERT INTO api_keys (id, hash, prefix, name, tenant, models, requests_per_minute, token_budget, created_at, revoked_at, expires_at,
+    budget_usd, budget_period, budget_warn_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const live = s.one('SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL', toKey);
   const byHash = s.one('SELECT * FROM api_keys WHERE hash = ?', toKey);
   const byId = s.one('SELECT * FROM api_keys WHERE id = ?', toKey);
@@ -47,6 +52,9 @@ export function sqliteKeyStore(db: Db): KeyStore {
       k.createdAt.getTime(),
       k.revokedAt?.getTime() ?? null,
       k.expiresAt?.getTime() ?? null,
+      k.budget?.usd ?? null,
+      k.budget?.period ?? null,
+      k.budget?.warnAt ?? null,
     );
   // The old key is marked only while live, and the new one kept in the same transaction (IMMEDIATE: no other writer between).
   const rotate = db.transaction((id: string, next: ApiKey, hash: string, at: number) => {

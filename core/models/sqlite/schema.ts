@@ -102,4 +102,26 @@ export const MODELS_MIGRATIONS = [
     updated_by TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Money (docs/spend.md): a key's budget, the tenants' budgets, and spend and reservations per
+  // scope (`key:<id>`, `tenant:<name>`) and period, in whole nano-dollars (spend-counters.ts).
+  `
+  ALTER TABLE api_keys ADD COLUMN budget_usd REAL;
+  ALTER TABLE api_keys ADD COLUMN budget_period TEXT;
+  ALTER TABLE api_keys ADD COLUMN budget_warn_at REAL;
+  CREATE TABLE tenant_budgets (
+    tenant TEXT PRIMARY KEY,
+    usd REAL NOT NULL,
+    period TEXT NOT NULL,
+    warn_at REAL NOT NULL,
+    updated_at INTEGER NOT NULL,
+    updated_by TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE spend_counters (
+    scope TEXT NOT NULL,
+    period INTEGER NOT NULL,
+    spent INTEGER NOT NULL,
+    reserved INTEGER NOT NULL,
+    PRIMARY KEY (scope, period)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -7,6 +7,8 @@ import { openModelsDb } from './db';
 import { sqliteKeyStore } from './keys';
 import { sqliteLimitCounters } from './limit-counters';
 import { sqliteResponseStore } from './responses';
+import { sqliteSpendCounters } from './spend-counters';
+import { sqliteTenantBudgetStore } from './tenant-budgets';
 import { sqliteUsageStore } from './usage';
 
 export interface SqliteModelsStoresOptions {
@@ -41,6 +43,8 @@ export function sqliteModelsStores(file: string, opts: SqliteModelsStoresOptions
     keys: sqliteKeyStore(db),
     usage: sqliteUsageStore(db),
     limits: sqliteLimitCounters(db),
+    spend: sqliteSpendCounters(db),
+    budgets: sqliteTenantBudgetStore(db),
     responses: sqliteResponseStore(db),
     catalog: sqliteCatalogStore(db),
     cache: { ...cache, sweep: () => answers.sweep() },

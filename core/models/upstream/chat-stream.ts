@@ -107,7 +107,8 @@ export function chatStreamOf<T>(
         usage.promptTokens ?? (opts.messages ? chatPromptTokens(opts.messages, opts.promptTokens) : (opts.promptTokens ?? 0));
       const toolCalls = tools.calls();
       const completionTokens = usage.completionTokens ?? countTokens(text + (toolCalls ?? []).map((c) => c.name + c.arguments).join(''));
-      settle({ finishReason: outcome, usage: { promptTokens, completionTokens }, ...(toolCalls ? { toolCalls } : {}) });
+      const cached = usage.cachedTokens !== undefined ? { cachedTokens: usage.cachedTokens } : {};
+      settle({ finishReason: outcome, usage: { promptTokens, completionTokens, ...cached }, ...(toolCalls ? { toolCalls } : {}) });
     }
   }
   return { pieces: pieces(), done };

@@ -3,7 +3,9 @@ import type { CatalogModel } from '../catalog/catalog';
 import type { ChatStream, FinishReason } from '../neutral';
 import type { KeyCaller, Metered } from '../service';
 import type { UsageStore } from '../ports';
-import { costOf, wordCount } from './usage';
+import { wordCount } from './usage';
+import { costOf } from '../spend/cost';
+import type { Hold, MoneyBudgets } from '../spend/budgets';
 import type { KeyLimits } from '../keys/limits';
 import type { Offload } from '../offload/offload';
 import type { Metrics } from '../../shared/telemetry/metrics';
@@ -19,7 +21,7 @@ const BROKE: CallEnd = { failed: new UpstreamFailed('The upstream failed midway 
  * A metered call and whose it is; `span` is its trace span (`model <route> <model id>`, started by
  * the pipeline), ended when the call is recorded: at the end of its stream for a chat answer.
  */
-export type MeteredCall = Metered & { caller: KeyCaller; span?: Span };
+export type MeteredCall = Metered & { caller: KeyCaller; span?: Span; hold?: Hold };
 
 /** One call's record, as the pipeline knows it when the call ends. */
 export interface CallOutcome {
@@ -33,6 +35,12 @@ export interface CallOutcome {
   wordsReceived?: number;
   cache?: string;
   guard?: string;
+  /** Of the prompt's tokens, those the vendor read from its prompt cache (billed at the cached-input price). */
+  cachedTokens?: number;
+  /** Images generated (billed per image). */
+  images?: number;
+  /** Seconds of audio transcribed (billed per minute, by the second). */
+  audioSeconds?: number;
   /** Which deployment answered, after how many attempts (core/models/routing): `model` is the fallback's when one answered, and prices the call. */
   served?: { model: CatalogModel; deployment: string; attempts: number };
 }
@@ -49,6 +57,8 @@ export function meter(deps: {
   offload: Offload;
   statusOf: StatusOf;
   metrics?: Metrics;
+  /** The money budgets whose reservation each call's cost settles (spend/budgets.ts). */
+  budgets?: MoneyBudgets;
 }) {
   const observe = callMetrics(deps.metrics);
   const record = (m: MeteredCall, o: CallOutcome) => {
@@ -57,8 +67,19 @@ export function meter(deps: {
     const { is_cache: _c, use_guard: _g, app_name: _a, semantic_cache: _s, ...profile } = m.caller.options;
     const tokensIn = (typeof o.tokensIn === 'function' ? o.tokensIn() : o.tokensIn) ?? 0;
     const tokensOut = o.tokensOut ?? 0;
-    const cost = costOf(m.model, tokensIn, tokensOut);
     const cache = o.cache ?? 'BYPASS';
+    // An answer from the gateway's own cache called no vendor: it costs nothing.
+    const cost =
+      cache === 'HIT' || cache === 'SEMANTIC_HIT'
+        ? 0
+        : costOf((o.served?.model ?? m.model).price, {
+            tokensIn,
+            tokensOut,
+            cachedTokens: o.cachedTokens,
+            images: o.images,
+            audioSeconds: o.audioSeconds,
+          });
+    deps.budgets?.settle(m.hold, cost);
     const guard = o.guard ?? 'n/a';
     deps.limits.spend(m.caller.key, tokensIn + tokensOut);
     void deps.usage
@@ -133,11 +154,22 @@ export function meter(deps: {
         throw err;
       } finally {
         const upstreamMs = o.cache === 'HIT' || o.cache === 'SEMANTIC_HIT' ? null : (firstAt ?? deps.clock.now()) - o.calledAt;
-        const settle = (finishReason: FinishReason | null, usage?: { promptTokens: number; completionTokens: number }) => {
+        const settle = (
+          finishReason: FinishReason | null,
+          usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number },
+        ) => {
           // A caller who left aborts the upstream read, which then fails: still the caller's 499.
           const end: CallEnd = !ended && o.signal?.aborted ? 'left' : failed || finishReason === 'error' ? BROKE : ended ? 'ok' : 'left';
           const write = (tokensOut: number) =>
-            record(m, { ...o, upstreamMs, end, tokensIn: usage?.promptTokens ?? o.tokensIn, tokensOut, wordsReceived: wordCount(text) });
+            record(m, {
+              ...o,
+              upstreamMs,
+              end,
+              tokensIn: usage?.promptTokens ?? o.tokensIn,
+              cachedTokens: usage?.cachedTokens,
+              tokensOut,
+              wordsReceived: wordCount(text),
+            });
           // What the upstream did not count is counted here, off the event loop when long.
           if (usage) write(usage.completionTokens);
           else void deps.offload.run('count', [[text], Infinity], text.length).then(write, () => write(0));

@@ -1,5 +1,3 @@
-import type { CatalogModel } from '../catalog/catalog';
-
 /**
  * Usage records (DECISIONS): one per call, kept by the usage store (ports.ts), and their totals per
  * tenant for `GET /proxy/api/v1/usage`.
@@ -40,9 +38,6 @@ export interface UsageReport {
   totals: UsageTotals;
   byModel: (UsageTotals & { model: string })[];
 }
-
-export const costOf = (m: Pick<CatalogModel, 'price'>, tokensIn: number, tokensOut: number) =>
-  (tokensIn * m.price.inputPerMillion + tokensOut * m.price.outputPerMillion) / 1e6;
 
 /** Runs of non-space characters, counted without building them. */
 export function wordCount(text: string): number {

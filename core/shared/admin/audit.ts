@@ -9,9 +9,9 @@ import { PlatformError } from '../errors';
  */
 export type AuditOutcome = 'success' | 'failure';
 
-/** Who acted: an administrator's token, a person or client signing in, an LM key, the local CLI. */
+/** Who acted: an administrator's token, a person or client signing in, an LM key, the local CLI, the platform itself (`system`: a budget's warning). */
 export interface AuditActor {
-  kind: 'user' | 'client' | 'key' | 'cli' | 'anonymous';
+  kind: 'user' | 'client' | 'key' | 'cli' | 'anonymous' | 'system';
   /** Its realm, when it has one. */
   realm?: string;
   /** A token's subject, a key's id. */

@@ -17,6 +17,26 @@ export const refused: Record<number, ResponseSpec> = {
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 const limit = (what: string) => z.int().min(1).max(1e12).describe(what);
 
+export const MoneyBudget = z.object({
+  usd: z.number().describe('US dollars per period'),
+  period: z.enum(['daily', 'monthly']).describe('A UTC day or calendar month'),
+  warn_at: z.number().describe('The fraction of the budget whose first crossing in a period writes a `budget.warning` event'),
+});
+export const BudgetSpend = z.object({
+  spent_usd: z.number().describe('Spent in the current period'),
+  reserved_usd: z.number().describe('Held by calls running now (their most possible cost)'),
+  period_start: z.string(),
+  period_end: z.string().describe('When the period ends (a refusal past the budget says so in Retry-After)'),
+});
+const BudgetInput = z
+  .object({
+    usd: z.number().positive().max(1e9).describe('US dollars per period'),
+    period: z.enum(['daily', 'monthly']).optional().describe('Default monthly'),
+    warn_at: z.number().positive().max(1).optional().describe('Default 0.8'),
+  })
+  .strict();
+export { BudgetInput as MoneyBudgetInput };
+
 export const AdminModelKey = z.object({
   id: z.string(),
   prefix: z.string().describe("The key's first characters, to tell keys apart (never the key)"),
@@ -25,6 +45,8 @@ export const AdminModelKey = z.object({
   models: z.array(z.string()).nullable().describe('The models it may use; null: every model'),
   requests_per_minute: z.int().nullable(),
   token_budget: z.int().nullable().describe('Tokens in and out per calendar month (UTC)'),
+  budget: MoneyBudget.nullable().describe('Its money budget (docs/spend.md); null: none'),
+  spend: BudgetSpend.nullable().optional().describe('Keys with a money budget: what they spent in its current period'),
   expires_at: z.string().nullable().describe('ISO 8601; from then on refused as a revoked key is'),
   created_at: z.string(),
   revoked_at: z.string().nullable(),
@@ -46,6 +68,7 @@ const KeyCreate = z
     models: z.array(z.string().min(1).max(200)).max(200).optional().describe('Catalog model ids; absent: every model'),
     requests_per_minute: limit('Requests admitted in any 60 s').optional(),
     token_budget: limit('Tokens in and out per calendar month (UTC)').optional(),
+    budget: BudgetInput.optional().describe('A money budget: calls past it are refused with 429 insufficient_quota'),
     expires_at: z.iso.datetime({ offset: true }).optional().describe('ISO 8601, in the future'),
   })
   .strict();

@@ -95,6 +95,7 @@ describe('admin API: model keys and usage', () => {
       models: ['local-chat'],
       requests_per_minute: 60,
       token_budget: 100_000,
+      budget: null,
       expires_at: expires,
       created_at: expect.any(String),
       revoked_at: null,

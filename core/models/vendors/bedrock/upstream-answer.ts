@@ -43,7 +43,9 @@ export function converseEvents(ev: ConverseStreamOutput): StreamEvent[] {
   if (u)
     out.push({
       usage: {
-        ...(u.inputTokens !== undefined ? { promptTokens: u.inputTokens } : {}),
+        // Converse counts cache reads apart from inputTokens: the neutral prompt holds both.
+        ...(u.inputTokens !== undefined ? { promptTokens: u.inputTokens + (u.cacheReadInputTokens ?? 0) } : {}),
+        ...(u.cacheReadInputTokens !== undefined ? { cachedTokens: u.cacheReadInputTokens } : {}),
         ...(u.outputTokens !== undefined ? { completionTokens: u.outputTokens } : {}),
       },
     });

@@ -59,6 +59,7 @@ function geminiEvent(json: unknown, vendor: string) {
         ...(u.candidatesTokenCount !== undefined || u.thoughtsTokenCount !== undefined
           ? { completionTokens: (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0) }
           : {}),
+        ...(u.cachedContentTokenCount !== undefined ? { cachedTokens: u.cachedContentTokenCount } : {}),
       }
     : undefined;
   return { text: text || undefined, finishReason, usage, parts: candidate?.content?.parts };

@@ -102,6 +102,8 @@ export const GenerateContentResponse = z.object({
       promptTokenCount: z.number().optional(),
       candidatesTokenCount: z.number().optional(),
       thoughtsTokenCount: z.number().optional(),
+      /** Of promptTokenCount, those read from a cached content. */
+      cachedContentTokenCount: z.number().optional(),
     })
     .loose()
     .optional(),

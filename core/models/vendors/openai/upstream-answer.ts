@@ -14,7 +14,7 @@ import type { StreamEvent, ToolCallDelta } from '../../upstream/chat-stream';
  */
 interface Wire {
   choices?: unknown;
-  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
+  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null } | null;
   error?: unknown;
   object?: unknown;
   message?: unknown;
@@ -59,7 +59,13 @@ function usageOf(u: Wire['usage']): Partial<ChatUsage> | undefined {
   if (!u || typeof u !== 'object') return undefined;
   const promptTokens = num(u.prompt_tokens);
   const completionTokens = num(u.completion_tokens);
-  return { ...(promptTokens !== undefined && { promptTokens }), ...(completionTokens !== undefined && { completionTokens }) };
+  // OpenAI and Azure count the cached tokens among the prompt's.
+  const cachedTokens = num(u.prompt_tokens_details?.cached_tokens);
+  return {
+    ...(promptTokens !== undefined && { promptTokens }),
+    ...(completionTokens !== undefined && { completionTokens }),
+    ...(cachedTokens !== undefined && { cachedTokens }),
+  };
 }
 
 /**

@@ -1,0 +1,159 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
+import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
+import { eventually } from '../../shared/wait';
+import { startInTemp, type Started } from '../shared/server';
+
+const UPSTREAM_KEY = 'spend-e2e-token-0123456789';
+/** The fake answers `ok` (one piece) with usage 12 prompt tokens and 1 completion token: 12 × $1000/M + 1 × $2000/M. */
+const COST_NANOS = 14_000_000;
+
+/**
+ * Money budgets end to end (docs/spend.md): a key with a budget in dollars, created in the admin
+ * API, calling a priced model on a fake OpenAI-wire upstream that reports usage through the Azure
+ * door. At the edge of the budget, 50 calls at once: the spend is exactly the successes' cost and
+ * never past the budget, the rest are refused as Azure's 429 `insufficient_quota` with Retry-After.
+ */
+describe('model gateway: spend and budgets in money', () => {
+  let p: Started;
+  let openai: FakeOpenAi;
+  let admin: string;
+
+  beforeAll(async () => {
+    openai = await startFakeOpenAi({ answer: 'ok' });
+    process.env.E2E_SPEND_KEY = UPSTREAM_KEY;
+    const file = join(tmpdir(), `catalog-spend-${process.pid}-${Date.now()}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        models: [
+          ...DEFAULT_CATALOG.models,
+          {
+            id: 'priced',
+            group: 'A',
+            kind: 'chat',
+            contextLength: 8192,
+            maxOutputTokens: 100,
+            price: { inputPerMillion: 1000, outputPerMillion: 2000 },
+            upstream: { provider: 'openai-compatible', baseUrl: `${openai.url}/v1`, model: 'gpt-fake', credentialEnv: 'E2E_SPEND_KEY' },
+          },
+        ],
+      }),
+    );
+    p = await startInTemp('all', { MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
+    const boot = p.bootstrap!.values;
+    const res = await fetch(`${p.url}/auth/api/v1/oauth/connect/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ realm: boot.realm, username: boot.admin_username, password: boot.admin_password }),
+    });
+    admin = ((await res.json()) as { access_token: string }).access_token;
+  }, 60_000);
+  afterAll(async () => {
+    await p?.stop();
+    await openai?.close();
+    delete process.env.E2E_SPEND_KEY;
+  });
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${p.url}/admin/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${admin}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const chat = (key: string) =>
+    fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/priced/chat/completions?api-version=2024-10-21`, {
+      method: 'POST',
+      // The answer cache off: a cached answer costs nothing, and these calls are all alike.
+      headers: { 'api-key': `${key}/{"is_cache":0}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+    });
+  const nanos = (usd: number) => Math.round(usd * 1e9);
+
+  it('takes a money budget at key creation, and checks it (422 for a bad one)', async () => {
+    const bad = await api('POST', '/keys', { name: 'bad', budget: { usd: -1 } });
+    expect(bad.status).toBe(422);
+    const badPeriod = await api('POST', '/keys', { name: 'bad', budget: { usd: 1, period: 'weekly' } });
+    expect(badPeriod.status).toBe(422);
+    const ok = await api('POST', '/keys', { name: 'budgeted', budget: { usd: 2.5 } });
+    expect(ok.status).toBe(201);
+    expect(ok.body.budget).toEqual({ usd: 2.5, period: 'monthly', warn_at: 0.8 });
+    const read = await api('GET', `/keys/${ok.body.id}`);
+    expect(read.body.spend).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
+  });
+
+  it('spends exactly the budget at its edge: 50 calls at once, the successes cost the spend, the rest 429 insufficient_quota', async () => {
+    // Room for 25 calls' real cost; each reserves its most (18 prompt tokens bounded, 5 of output) until it settles.
+    const created = await api('POST', '/keys', { name: 'edge', budget: { usd: 0.35, period: 'daily', warn_at: 0.5 } });
+    expect(created.status).toBe(201);
+    const key = created.body.api_key as string;
+    const id = created.body.id as string;
+    const answers = await Promise.all(Array.from({ length: 50 }, () => chat(key)));
+    const bodies = await Promise.all(answers.map((r) => r.json() as Promise<Record<string, any>>));
+    const ok = answers.filter((r) => r.status === 200).length;
+    const refused = answers.map((r, i) => ({ r, b: bodies[i] })).filter(({ r }) => r.status !== 200);
+    expect(ok).toBeGreaterThan(0);
+    for (const { r, b } of refused) {
+      expect(r.status).toBe(429);
+      expect(b.error.code).toBe('insufficient_quota');
+      expect(b.error.message).toMatch(/budget_exceeded/);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(r.headers.get('retry-after'))).toBeLessThanOrEqual(86_400);
+    }
+    // Settles run as each answer ends: the counter reads the successes' cost exactly, nothing reserved, never past the budget.
+    let spend: { spent_usd: number; reserved_usd: number } | undefined;
+    await eventually(async () => {
+      spend = (await api('GET', `/keys/${id}`)).body.spend;
+      return spend!.reserved_usd === 0 && nanos(spend!.spent_usd) === ok * COST_NANOS;
+    });
+    expect(nanos(spend!.spent_usd)).toBe(ok * COST_NANOS);
+    expect(nanos(spend!.spent_usd)).toBeLessThanOrEqual(nanos(0.35));
+    // Usage per day carries the same cost, summed in SQL.
+    await eventually(async () => {
+      const rows = (await api('GET', `/usage?key=${id}`)).body.items as { cost: number; requests: number }[];
+      return rows.length === 1 && rows[0].requests === 50 && nanos(rows[0].cost) === ok * COST_NANOS;
+    });
+    // Sequential calls then fill the budget to its last call's worth.
+    let more = 0;
+    for (;;) {
+      const r = await chat(key);
+      await r.text();
+      if (r.status !== 200) break;
+      more++;
+      await eventually(async () => (await api('GET', `/keys/${id}`)).body.spend.reserved_usd === 0);
+    }
+    await eventually(async () => nanos((await api('GET', `/keys/${id}`)).body.spend.spent_usd) === (ok + more) * COST_NANOS);
+    // What remains is less than one call's most possible cost.
+    expect(nanos(0.35) - (ok + more) * COST_NANOS).toBeLessThan(28_000_000);
+  }, 60_000);
+
+  it("holds a tenant's budget over every key of it; a budget warning is audited once", async () => {
+    const created = await api('POST', '/keys', { name: 'tenant-held', tenant_id: 'budget-tenant' });
+    expect(created.status).toBe(201);
+    const set = await api('PUT', '/tenant-budgets/budget-tenant', { usd: 0.06, period: 'monthly', warn_at: 0.5 });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ tenant_id: 'budget-tenant', usd: 0.06, period: 'monthly', warn_at: 0.5 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await chat(created.body.api_key);
+      await r.text();
+      statuses.push(r.status);
+      await eventually(async () => (await api('GET', '/tenant-budgets/budget-tenant')).body.spend.reserved_usd === 0);
+    }
+    // $0.06 holds three calls of $0.014, and the fourth's most possible cost ($0.028) does not fit what is left.
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429]);
+    const read = await api('GET', '/tenant-budgets/budget-tenant');
+    expect(nanos(read.body.spend.spent_usd)).toBe(3 * COST_NANOS);
+    await eventually(async () => {
+      const events = (await api('GET', '/audit-events?type=budget.warning')).body;
+      return (events.items as { tenant?: string }[]).filter((e: { tenant?: string }) => e.tenant === 'budget-tenant').length === 1;
+    });
+    expect((await api('DELETE', '/tenant-budgets/budget-tenant')).status).toBe(200);
+    expect((await api('GET', '/tenant-budgets/budget-tenant')).status).toBe(404);
+  }, 60_000);
+});
