@@ -154,7 +154,10 @@ export function meteredPipeline(d: PipelineDeps) {
       method.check?.(model, fields);
       const p = method.provider ? provider(model, method.provider, caller) : undefined;
       // Reserved at the priciest model the call may reach (its fallbacks'), so a fallback cannot spend past a budget.
-      if (method.bound && d.budgets) m.hold = await d.budgets.reserve(caller.key, mostCost(method.bound, fields, [model, ...(p?.models ?? [])]));
+      if (method.bound && d.budgets) {
+        const bound = (at: CatalogModel, f: F) => method.bound!(at, f);
+        m.hold = await d.budgets.reserve(caller.key, mostCost(bound, fields, [model, ...(p?.models ?? [])]));
+      }
       const upstream = p?.upstream as NonNullable<ModelProvider[K]>;
       const reroute = p?.reroute ?? (() => undefined);
       const servedNow = () => p?.served();
