@@ -1,0 +1,247 @@
+/**
+ * Failover under load (issue 35), for `npm run bench:routing` and `npm run bench:models`: a model
+ * with three deployments on three fakes (bench/models/fleet.ts), steady load from
+ * BENCH_FAILOVER_CONCURRENCY callers (50), then the first deployment fails (500s; a stall; 429
+ * with `Retry-After: 3600`; streams cut halfway; then all three at once). The same scenarios run
+ * against the platform (catalog routing) and Portkey (its `x-portkey-config` fallback config),
+ * one after the other, on the same fakes. Every call carries a marker the fakes log, so attempts
+ * per call and the time from a failing answer to the fallback are measured where they happen.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import type { Routing } from '../../core/models/catalog/catalog';
+import { fixed, markdownTable, verdict } from '../shared/progress';
+import { failoverFigures, percentile, type CallResult, type FailoverFigures, type FakeEvent, type Fault } from './fleet-log';
+
+export interface Fleet {
+  urls: string[];
+  log: string;
+}
+
+export interface Scenario {
+  name: string;
+  /** What the failing deployments do. */
+  fault: Fault;
+  /** All deployments fail, not only the first. */
+  all?: boolean;
+  /** The fault ends before the watch (undefined: it lasts to the end). */
+  heals: boolean;
+  stream?: boolean;
+  /** What the goal lines say of it. */
+  note: string;
+}
+
+export const SCENARIOS: Scenario[] = [
+  { name: '500', fault: { mode: '500' }, heals: true, note: 'first deployment answers 500' },
+  { name: 'stall', fault: { mode: 'stall' }, heals: true, note: 'first deployment never answers' },
+  { name: '429', fault: { mode: '429', retryAfterSeconds: 3600 }, heals: false, note: 'first deployment 429, Retry-After: 3600' },
+  {
+    name: 'half-stream',
+    fault: { mode: 'half-reset' },
+    heals: true,
+    stream: true,
+    note: 'first deployment sends half a stream, then resets',
+  },
+  { name: 'all-500', fault: { mode: '500' }, all: true, heals: true, note: 'all three answer 500' },
+];
+
+/** The routing policy of the bench's failover models: what the figures are measured under. */
+export const FAILOVER_ROUTING = {
+  strategy: 'fallback',
+  retry: { attempts: 0, on: [429, 500, 502, 503, 504], backoffMs: 0, maxRetryAfterMs: 5_000 },
+  timeout: { attemptMs: 500, totalMs: 5_000 },
+  cooldown: { failures: 3, windowSeconds: 10, seconds: 3 },
+} satisfies Partial<Routing>;
+
+export const failoverModelId = (s: Scenario) => `bench-failover-${s.name}`;
+
+/** The catalog models of the scenarios: three deployments each, on the three fakes. */
+export const failoverCatalogModels = (fleet: Fleet) =>
+  SCENARIOS.map((s) => ({
+    id: failoverModelId(s),
+    group: 'A',
+    kind: 'chat',
+    contextLength: 8192,
+    deployments: fleet.urls.map((u, i) => ({
+      id: `d${i + 1}`,
+      upstream: { provider: 'openai-compatible', baseUrl: `${u}/v1`, model: 'fleet-model' },
+    })),
+    routing: FAILOVER_ROUTING,
+  }));
+
+/** Where a scenario's calls go, with which headers. */
+export interface Door {
+  name: string;
+  url: (s: Scenario) => string;
+  headers: (s: Scenario) => Record<string, string>;
+}
+
+export const gatewayDoor = (gateway: string, apiKey: string): Door => ({
+  name: 'gateway',
+  url: (s) => `${gateway}/proxy/api/v1/azure/openai/deployments/${failoverModelId(s)}/chat/completions?api-version=2024-10-21`,
+  headers: () => ({ 'content-type': 'application/json', 'api-key': `${apiKey}/{"is_cache": 0, "use_guard": 0}` }),
+});
+
+/** Portkey's fallback config over the same three fakes, per request: no cooldown exists in it. */
+export const portkeyDoor = (portkey: string, fleet: Fleet): Door => ({
+  name: 'portkey',
+  url: () => `${portkey}/v1/chat/completions`,
+  headers: () => ({
+    'content-type': 'application/json',
+    authorization: 'Bearer sk-bench',
+    'x-portkey-config': JSON.stringify({
+      // 408: Portkey's own answer when a target's request_timeout strikes.
+      strategy: { mode: 'fallback', on_status_codes: [408, ...FAILOVER_ROUTING.retry.on] },
+      targets: fleet.urls.map((u) => ({
+        provider: 'openai',
+        api_key: 'sk-bench',
+        custom_host: `${u}/v1`,
+        request_timeout: FAILOVER_ROUTING.timeout.attemptMs,
+      })),
+    }),
+  }),
+});
+
+const body = (marker: string, stream: boolean) =>
+  JSON.stringify({
+    model: 'fleet-model',
+    max_tokens: 64,
+    ...(stream ? { stream: true } : {}),
+    messages: [
+      { role: 'system', content: 'Answer in one sentence.' },
+      { role: 'user', content: `Why do glaciers retreat? [call ${marker}]` },
+    ],
+  });
+
+/** A caller gives up after this long (bounds every call of the bench). */
+const CALL_TIMEOUT_MS = 10_000;
+
+async function call(pool: Pool, door: Door, s: Scenario, marker: string): Promise<CallResult> {
+  const u = new URL(door.url(s));
+  try {
+    const res = await pool.request({
+      method: 'POST',
+      path: u.pathname + u.search,
+      headers: door.headers(s),
+      body: body(marker, s.stream === true),
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+    });
+    const text = await res.body.text();
+    const ok = res.statusCode === 200 && (s.stream ? text.includes('data: [DONE]') : text.includes('"choices"'));
+    return { marker, status: res.statusCode, ok, ...(ok ? {} : { error: text.slice(0, 300) }) };
+  } catch (err) {
+    return { marker, status: 0, ok: false, error: (err as Error).message };
+  }
+}
+
+const post = async (url: string, json: unknown) => {
+  const res = await fetch(url, { method: 'POST', body: JSON.stringify(json), headers: { 'content-type': 'application/json' } });
+  return (await res.json()) as { at: number };
+};
+
+/** Sets the fault of the named fakes; returns when it began on the fakes' clock. */
+const setFault = async (fleet: Fleet, which: number[], fault: Fault) =>
+  Math.min(...(await Promise.all(which.map((i) => post(`${fleet.urls[i]}/__fault`, fault)))).map((r) => r.at));
+
+const drain = async (fleet: Fleet) => (await (await fetch(fleet.log)).json()) as FakeEvent[];
+
+export interface ScenarioResult {
+  door: string;
+  scenario: Scenario;
+  figures: FailoverFigures;
+  /** A few distinct errors callers saw, to show what a caller gets. */
+  samples: string[];
+}
+
+export interface FailoverOptions {
+  concurrency: number;
+  /** Seconds of load before the fault, with the fault, and after it ends. */
+  warmSeconds: number;
+  faultSeconds: number;
+  watchSeconds: number;
+}
+
+/** One scenario through one door: load, fault, heal, watch; then the fakes' log read. */
+export async function runScenario(fleet: Fleet, door: Door, s: Scenario, o: FailoverOptions): Promise<ScenarioResult> {
+  const all = fleet.urls.map((_, i) => i);
+  await setFault(fleet, all, { mode: 'ok' });
+  await drain(fleet);
+  const pool = new Pool(new URL(door.url(s)).origin, { connections: o.concurrency, pipelining: 1 });
+  const results: CallResult[] = [];
+  let stop = false;
+  let n = 0;
+  const loops = Array.from({ length: o.concurrency }, async () => {
+    while (!stop) results.push(await call(pool, door, s, `${door.name}-${s.name}-${n++}`));
+  });
+  await sleep(o.warmSeconds * 1000);
+  const faultAt = await setFault(fleet, s.all ? all : [0], s.fault);
+  await sleep(o.faultSeconds * 1000);
+  const healAt = s.heals ? await setFault(fleet, all, { mode: 'ok' }) : undefined;
+  await sleep(o.watchSeconds * 1000);
+  stop = true;
+  await Promise.all(loops);
+  await pool.close();
+  const until = performance.timeOrigin + performance.now();
+  await setFault(fleet, all, { mode: 'ok' });
+  const events = await drain(fleet);
+  const figures = failoverFigures(results, events, { failing: 0, faultAt, healAt, until, pauseMs: 250 });
+  const samples = [...new Set(results.filter((r) => !r.ok).map((r) => `${r.status}: ${(r.error ?? '').slice(0, 160)}`))].slice(0, 3);
+  return { door: door.name, scenario: s, figures, samples };
+}
+
+const secs = (ms: number | undefined, within: number) =>
+  ms === undefined ? 'never paused' : Number.isNaN(ms) ? `not within ${within.toFixed(0)} s` : `${(ms / 1000).toFixed(2)} s`;
+
+/** The table of every scenario through every door, and the goal lines (met or not). */
+export function failoverReport(rows: ScenarioResult[], o: FailoverOptions): string {
+  const table = markdownTable(
+    [
+      'door',
+      'scenario',
+      'calls',
+      'caller errors',
+      'attempts/call mean',
+      'max',
+      'first fallback ms',
+      'fallback p50 ms',
+      'p99',
+      'failing deployment tried again after',
+      'back after the fault ended',
+    ],
+    rows.map(({ door, scenario: s, figures: f }) => [
+      door,
+      s.name,
+      String(f.calls),
+      f.callerErrors ? `${f.callerErrors} (${f.errorStatuses})` : '0',
+      fixed(f.attemptsMean),
+      String(f.attemptsMax),
+      fixed(f.firstFallbackMs, 1),
+      fixed(percentile(f.fallbackGaps, 0.5), 1),
+      fixed(percentile(f.fallbackGaps, 0.99), 1),
+      secs(f.retriedAfterMs, o.faultSeconds),
+      s.heals ? secs(f.backAfterHealMs, o.watchSeconds) : 'n/a',
+    ]),
+  );
+  const lines: string[] = [];
+  for (const door of [...new Set(rows.map((r) => r.door))]) {
+    const mine = rows.filter((r) => r.door === door);
+    const healthyOther = mine.filter((r) => !r.scenario.all && !r.scenario.stream);
+    const errors = healthyOther.reduce((sum, r) => sum + r.figures.callerErrors, 0);
+    const first = healthyOther.map((r) => r.figures.firstFallbackMs);
+    const hour = mine.find((r) => r.scenario.name === '429');
+    const allFail = mine.find((r) => r.scenario.all);
+    lines.push(
+      `${door}: no caller error while another deployment is healthy (500, stall, 429): ${errors} errors: ${verdict(errors === 0)}`,
+      `${door}: first fallback within 50 ms of the failing answer (500, 429; stall: of the attempt's end): ${first.map((v) => fixed(v, 1)).join(', ')} ms: ${verdict(first.every((v) => v <= 50))}`,
+      `${door}: a 429 with Retry-After: 3600 keeps the deployment out for the rest of the run: ${secs(hour?.figures.retriedAfterMs, o.faultSeconds)}: ${verdict(hour !== undefined && Number.isNaN(hour.figures.retriedAfterMs))}`,
+      `${door}: all failing: attempts per call bounded by the deployments (${FLEET_SIZE}): max ${allFail?.figures.attemptsMax ?? 'n/a'}, ` +
+        `${allFail?.figures.attemptsTotal ?? 'n/a'} attempts for ${allFail?.figures.calls ?? 'n/a'} calls: ${verdict(allFail !== undefined && allFail.figures.attemptsMax <= FLEET_SIZE)}`,
+    );
+    for (const r of mine.filter((x) => x.samples.length && (x.scenario.all || x.scenario.stream)))
+      lines.push(`${door}: ${r.scenario.name}: what a caller gets: ${r.samples.join(' | ')}`);
+  }
+  return `${table}\n\n${lines.join('\n')}`;
+}
+
+export const FLEET_SIZE = 3;
