@@ -128,7 +128,13 @@ async function call(pool: Pool, door: Door, s: Scenario, marker: string): Promis
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
     const text = await res.body.text();
-    const ok = res.statusCode === 200 && (s.stream ? text.includes('data: [DONE]') : text.includes('"choices"'));
+    // Whole: the answer's last word arrived, and a stream ended as streams end (not only with [DONE]).
+    const ok =
+      res.statusCode === 200 &&
+      text.includes('falls') &&
+      (s.stream
+        ? text.includes('data: [DONE]') && text.includes('"finish_reason":"stop"') && !text.includes('"error"')
+        : text.includes('"choices"'));
     return { marker, status: res.statusCode, ok, ...(ok ? {} : { error: text.slice(0, 300) }) };
   } catch (err) {
     return { marker, status: 0, ok: false, error: (err as Error).message };
@@ -185,13 +191,12 @@ export async function runScenario(fleet: Fleet, door: Door, s: Scenario, o: Fail
   const until = performance.timeOrigin + performance.now();
   await setFault(fleet, all, { mode: 'ok' });
   const events = await drain(fleet);
-  const figures = failoverFigures(results, events, { failing: 0, faultAt, healAt, until, pauseMs: 250 });
+  const figures = failoverFigures(results, events, { failing: 0, faultAt, healAt, until, settleMs: 1000 });
   const samples = [...new Set(results.filter((r) => !r.ok).map((r) => `${r.status}: ${(r.error ?? '').slice(0, 160)}`))].slice(0, 3);
   return { door: door.name, scenario: s, figures, samples };
 }
 
-const secs = (ms: number | undefined, within: number) =>
-  ms === undefined ? 'never paused' : Number.isNaN(ms) ? `not within ${within.toFixed(0)} s` : `${(ms / 1000).toFixed(2)} s`;
+const secs = (ms: number, within: number) => (Number.isNaN(ms) ? `not within ${within.toFixed(0)} s` : `${(ms / 1000).toFixed(2)} s`);
 
 /** The table of every scenario through every door, and the goal lines (met or not). */
 export function failoverReport(rows: ScenarioResult[], o: FailoverOptions): string {
@@ -206,7 +211,8 @@ export function failoverReport(rows: ScenarioResult[], o: FailoverOptions): stri
       'first fallback ms',
       'fallback p50 ms',
       'p99',
-      'failing deployment tried again after',
+      'longest pause at the failing deployment',
+      'attempts there 1 s after its first failure',
       'back after the fault ended',
     ],
     rows.map(({ door, scenario: s, figures: f }) => [
@@ -219,7 +225,8 @@ export function failoverReport(rows: ScenarioResult[], o: FailoverOptions): stri
       fixed(f.firstFallbackMs, 1),
       fixed(percentile(f.fallbackGaps, 0.5), 1),
       fixed(percentile(f.fallbackGaps, 0.99), 1),
-      secs(f.retriedAfterMs, o.faultSeconds),
+      secs(f.longestPauseMs, o.faultSeconds),
+      String(f.lateAttempts),
       s.heals ? secs(f.backAfterHealMs, o.watchSeconds) : 'n/a',
     ]),
   );
@@ -230,11 +237,17 @@ export function failoverReport(rows: ScenarioResult[], o: FailoverOptions): stri
     const errors = healthyOther.reduce((sum, r) => sum + r.figures.callerErrors, 0);
     const first = healthyOther.map((r) => r.figures.firstFallbackMs);
     const hour = mine.find((r) => r.scenario.name === '429');
+    const failing = mine.find((r) => r.scenario.name === '500');
+    const cool = FAILOVER_ROUTING.cooldown.seconds * 1000;
+    const rested = failing?.figures.longestPauseMs ?? Number.NaN;
     const allFail = mine.find((r) => r.scenario.all);
     lines.push(
       `${door}: no caller error while another deployment is healthy (500, stall, 429): ${errors} errors: ${verdict(errors === 0)}`,
       `${door}: first fallback within 50 ms of the failing answer (500, 429; stall: of the attempt's end): ${first.map((v) => fixed(v, 1)).join(', ')} ms: ${verdict(first.every((v) => v <= 50))}`,
-      `${door}: a 429 with Retry-After: 3600 keeps the deployment out for the rest of the run: ${secs(hour?.figures.retriedAfterMs, o.faultSeconds)}: ${verdict(hour !== undefined && Number.isNaN(hour.figures.retriedAfterMs))}`,
+      `${door}: a failing deployment rests about its cooldown (${cool / 1000} s), then is tried again: longest pause ${secs(rested, o.faultSeconds)} ` +
+        `in a ${o.faultSeconds} s fault: ${verdict(rested >= 0.8 * cool && rested <= cool + 1500)}`,
+      `${door}: a 429 with Retry-After: 3600 keeps the deployment out for the rest of the run: ${hour?.figures.lateAttempts ?? 'n/a'} attempts ` +
+        `there later than 1 s after its first 429: ${verdict(hour !== undefined && hour.figures.lateAttempts === 0)}`,
       `${door}: all failing: attempts per call bounded by the deployments (${FLEET_SIZE}): max ${allFail?.figures.attemptsMax ?? 'n/a'}, ` +
         `${allFail?.figures.attemptsTotal ?? 'n/a'} attempts for ${allFail?.figures.calls ?? 'n/a'} calls: ${verdict(allFail !== undefined && allFail.figures.attemptsMax <= FLEET_SIZE)}`,
     );

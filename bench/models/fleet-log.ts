@@ -57,11 +57,13 @@ export interface FailoverFigures {
   /** The gap of the earliest failing answer that was followed by a fallback (NaN when none). */
   firstFallbackMs: number;
   /**
-   * ms from the failing deployment's answer before its first pause in traffic (its cooldown
-   * beginning) to its next attempt: NaN when it was not tried again before `until`, undefined when
-   * it never paused (it kept getting calls: no cooldown).
+   * The longest pause in the failing deployment's traffic while it failed (ms; from the fault's
+   * start, to its end): under steady load, about the cooldown when it has one, a scheduling hiccup
+   * when it has none, the whole fault when it was never tried after a cooldown began.
    */
-  retriedAfterMs: number | undefined;
+  longestPauseMs: number;
+  /** Attempts at the failing deployment that arrived more than `settleMs` after its first failing answer. */
+  lateAttempts: number;
   /** ms from the fault's end to the failing deployment's first good answer (NaN: none before `until`). */
   backAfterHealMs: number;
 }
@@ -74,8 +76,8 @@ export interface Window {
   healAt?: number;
   /** The end of observation. */
   until: number;
-  /** A pause in a deployment's traffic longer than this, under steady load, is a cooldown. */
-  pauseMs: number;
+  /** Attempts at the failing deployment within this long of its first failing answer were on their way already. */
+  settleMs: number;
 }
 
 const counted = (values: (string | number)[]) => {
@@ -109,21 +111,15 @@ export function failoverFigures(calls: readonly CallResult[], events: readonly F
     .sort((a, b) => a.receivedAt - b.receivedAt);
   const faultEnd = w.healAt ?? w.until;
   const duringFault = atFailing.filter((e) => e.receivedAt < faultEnd);
-  let retriedAfterMs: number | undefined;
-  for (let i = 0; i < duringFault.length; i++) {
-    const e = duringFault[i]!;
-    const next = duringFault[i + 1];
-    const ended = e.endedAt || e.receivedAt;
-    if (!next) {
-      // The last attempt in the fault: a pause up to the fault's end that is longer than a pause.
-      if (faultEnd - ended > w.pauseMs) retriedAfterMs = Number.NaN;
-      break;
-    }
-    if (next.receivedAt - ended > w.pauseMs) {
-      retriedAfterMs = next.receivedAt - ended;
-      break;
-    }
+  let longestPauseMs = 0;
+  let last = w.faultAt;
+  for (const e of duringFault) {
+    longestPauseMs = Math.max(longestPauseMs, e.receivedAt - last);
+    last = Math.max(last, e.endedAt || e.receivedAt);
   }
+  longestPauseMs = Math.max(longestPauseMs, faultEnd - last);
+  const firstFailure = duringFault.find((e) => e.outcome !== 'ok' && e.endedAt > 0);
+  const lateAttempts = firstFailure ? duringFault.filter((e) => e.receivedAt > firstFailure.endedAt + w.settleMs).length : 0;
   const back = w.healAt === undefined ? undefined : atFailing.find((e) => e.receivedAt >= w.healAt! && e.outcome === 'ok');
 
   return {
@@ -135,7 +131,8 @@ export function failoverFigures(calls: readonly CallResult[], events: readonly F
     attemptsTotal: events.length,
     fallbackGaps: fallbacks.map((f) => f.gap).sort((a, b) => a - b),
     firstFallbackMs: fallbacks[0]?.gap ?? Number.NaN,
-    retriedAfterMs,
+    longestPauseMs,
+    lateAttempts,
     backAfterHealMs: back && w.healAt !== undefined ? back.receivedAt - w.healAt : Number.NaN,
   };
 }

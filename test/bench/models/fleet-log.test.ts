@@ -22,7 +22,7 @@ describe('percentile (nearest rank)', () => {
 });
 
 describe('the failover figures drawn from the fakes log', () => {
-  const window = { failing: 0, faultAt: 1000, healAt: 3000, until: 5000, pauseMs: 250 };
+  const window = { failing: 0, faultAt: 1000, healAt: 3000 as number | undefined, until: 5000, settleMs: 1000 };
 
   it('measures the fallback from the failing answer to the next deployment receiving the same call', () => {
     const events = [
@@ -59,20 +59,24 @@ describe('the failover figures drawn from the fakes log', () => {
     expect(f.attemptsMax).toBe(0);
   });
 
-  it('finds when a cooled deployment was tried again: the first pause in its traffic during the fault', () => {
+  it("finds the longest pause in the failing deployment's traffic during the fault, to its end", () => {
     const events = [
       ev(0, 'a', 1010, 1011, '500'),
       ev(0, 'b', 1020, 1021, '500'),
       ev(0, 'c', 1030, 1031, '500'),
       ev(0, 'd', 2031, 2032, '500'),
     ];
-    expect(failoverFigures([], events, window).retriedAfterMs).toBe(1000);
+    // 1031 → 2031 in the fault, then 2032 → 3000 (the fault's end).
+    expect(failoverFigures([], events, window).longestPauseMs).toBe(1000);
+    expect(failoverFigures([], events, { ...window, healAt: 4000 }).longestPauseMs).toBe(4000 - 2032);
+    // Never tried during the fault: the whole fault.
+    expect(failoverFigures([], [], window).longestPauseMs).toBe(2000);
   });
 
-  it('says NaN when the deployment was not tried again before the fault ended, undefined when it never paused', () => {
-    expect(failoverFigures([], [ev(0, 'a', 1010, 1011, '429')], { ...window, healAt: undefined }).retriedAfterMs).toBeNaN();
-    const busy = Array.from({ length: 20 }, (_, i) => ev(0, `m${i}`, 1000 + i * 100, 1001 + i * 100, '500'));
-    expect(failoverFigures([], busy, { ...window, healAt: 2950 }).retriedAfterMs).toBeUndefined();
+  it('counts the attempts at the failing deployment after its first failing answer had time to settle', () => {
+    const events = [ev(0, 'a', 1010, 1020, '429'), ev(0, 'b', 1050, 1051, '429'), ev(0, 'c', 1500, 1501, '429'), ev(1, 'c', 1502, 1503)];
+    expect(failoverFigures([], events, { ...window, healAt: undefined, settleMs: 100 }).lateAttempts).toBe(1);
+    expect(failoverFigures([], events.slice(0, 2), { ...window, healAt: undefined, settleMs: 100 }).lateAttempts).toBe(0);
   });
 
   it('measures when the failing deployment answered well again after the fault ended', () => {
