@@ -30,8 +30,8 @@ async function main() {
     pool
       .request({ method: req.method as 'POST', path: req.url ?? '/', headers: passed(req.headers), body: req })
       .then(async (up) => {
+        // The headers go out with the first piece of the body (one write, as the upstream's did).
         res.writeHead(up.statusCode, passed(up.headers));
-        res.flushHeaders();
         await pipeline(up.body, res);
       })
       .catch((err: Error) => {

@@ -28,11 +28,22 @@ export interface Scenario {
   /** The fault ends before the watch (undefined: it lasts to the end). */
   heals: boolean;
   stream?: boolean;
+  /** Callers in a loop, when not the options' concurrency (1: the routing's own time, no queueing). */
+  callers?: number;
+  /** Instead of steady load: this many calls at once, all sent while the fault is on. */
+  burst?: number;
   /** What the goal lines say of it. */
   note: string;
 }
 
 export const SCENARIOS: Scenario[] = [
+  {
+    name: '500, one caller',
+    fault: { mode: '500' },
+    heals: true,
+    callers: 1,
+    note: 'first deployment answers 500; one caller, calls in a row',
+  },
   { name: '500', fault: { mode: '500' }, heals: true, note: 'first deployment answers 500' },
   { name: 'stall', fault: { mode: 'stall' }, heals: true, note: 'first deployment never answers' },
   { name: '429', fault: { mode: '429', retryAfterSeconds: 3600 }, heals: false, note: 'first deployment 429, Retry-After: 3600' },
@@ -43,6 +54,7 @@ export const SCENARIOS: Scenario[] = [
     stream: true,
     note: 'first deployment sends half a stream, then resets',
   },
+  { name: 'burst-500', fault: { mode: '500' }, heals: true, burst: 500, note: '500 calls at once while the first deployment answers 500' },
   { name: 'all-500', fault: { mode: '500' }, all: true, heals: true, note: 'all three answer 500' },
 ];
 
@@ -54,7 +66,8 @@ export const FAILOVER_ROUTING = {
   cooldown: { failures: 3, windowSeconds: 10, seconds: 3 },
 } satisfies Partial<Routing>;
 
-export const failoverModelId = (s: Scenario) => `bench-failover-${s.name}`;
+const slug = (s: Scenario) => s.name.replace(/\W+/g, '-');
+export const failoverModelId = (s: Scenario) => `bench-failover-${slug(s)}`;
 
 /** The catalog models of the scenarios: three deployments each, on the three fakes. */
 export const failoverCatalogModels = (fleet: Fleet) =>
@@ -135,7 +148,8 @@ async function call(pool: Pool, door: Door, s: Scenario, marker: string): Promis
       (s.stream
         ? text.includes('data: [DONE]') && text.includes('"finish_reason":"stop"') && !text.includes('"error"')
         : text.includes('"choices"'));
-    return { marker, status: res.statusCode, ok, ...(ok ? {} : { error: text.slice(0, 300) }) };
+    // A 200 that failed shows how it ended; an error status, how it began.
+    return { marker, status: res.statusCode, ok, ...(ok ? {} : { error: res.statusCode === 200 ? text.slice(-300) : text.slice(0, 300) }) };
   } catch (err) {
     return { marker, status: 0, ok: false, error: (err as Error).message };
   }
@@ -173,12 +187,14 @@ export async function runScenario(fleet: Fleet, door: Door, s: Scenario, o: Fail
   const all = fleet.urls.map((_, i) => i);
   await setFault(fleet, all, { mode: 'ok' });
   await drain(fleet);
-  const pool = new Pool(new URL(door.url(s)).origin, { connections: o.concurrency, pipelining: 1 });
+  if (s.burst) return runBurst(fleet, door, s, s.burst, o);
+  const callers = s.callers ?? o.concurrency;
+  const pool = new Pool(new URL(door.url(s)).origin, { connections: callers, pipelining: 1 });
   const results: CallResult[] = [];
   let stop = false;
   let n = 0;
-  const loops = Array.from({ length: o.concurrency }, async () => {
-    while (!stop) results.push(await call(pool, door, s, `${door.name}-${s.name}-${n++}`));
+  const loops = Array.from({ length: callers }, async () => {
+    while (!stop) results.push(await call(pool, door, s, `${door.name}-${slug(s)}-${n++}`));
   });
   await sleep(o.warmSeconds * 1000);
   const faultAt = await setFault(fleet, s.all ? all : [0], s.fault);
@@ -190,9 +206,41 @@ export async function runScenario(fleet: Fleet, door: Door, s: Scenario, o: Fail
   await pool.close();
   const until = performance.timeOrigin + performance.now();
   await setFault(fleet, all, { mode: 'ok' });
-  const events = await drain(fleet);
-  const figures = failoverFigures(results, events, { failing: 0, faultAt, healAt, until, settleMs: 1000 });
-  const samples = [...new Set(results.filter((r) => !r.ok).map((r) => `${r.status}: ${(r.error ?? '').slice(0, 160)}`))].slice(0, 3);
+  return resultOf(door, s, results, await drain(fleet), { faultAt, healAt, until });
+}
+
+/** `count` calls at once on as many connections, all while the first deployment fails. */
+async function runBurst(fleet: Fleet, door: Door, s: Scenario, count: number, o: FailoverOptions): Promise<ScenarioResult> {
+  const all = fleet.urls.map((_, i) => i);
+  const pool = new Pool(new URL(door.url(s)).origin, { connections: count, pipelining: 1 });
+  // The connections first, so the burst is the calls and not the handshakes.
+  await Promise.all(
+    Array.from({ length: Math.min(count, o.concurrency) }, (_, i) => call(pool, door, s, `${door.name}-${slug(s)}-warm${i}`)),
+  );
+  await drain(fleet);
+  const faultAt = await setFault(fleet, [0], s.fault);
+  const results = await Promise.all(Array.from({ length: count }, (_, i) => call(pool, door, s, `${door.name}-${slug(s)}-${i}`)));
+  const healAt = await setFault(fleet, all, { mode: 'ok' });
+  await pool.close();
+  const until = performance.timeOrigin + performance.now();
+  return resultOf(door, s, results, await drain(fleet), { faultAt, healAt, until });
+}
+
+function resultOf(
+  door: Door,
+  s: Scenario,
+  results: CallResult[],
+  events: FakeEvent[],
+  w: { faultAt: number; healAt?: number; until: number },
+) {
+  const figures = failoverFigures(results, events, { failing: 0, ...w, settleMs: 1000 });
+  const samples = [
+    ...new Set(
+      results
+        .filter((r) => !r.ok)
+        .map((r) => `${r.status}: ${r.status === 200 ? (r.error ?? '').slice(-160) : (r.error ?? '').slice(0, 160)}`),
+    ),
+  ].slice(0, 3);
   return { door: door.name, scenario: s, figures, samples };
 }
 
