@@ -40,7 +40,7 @@ export interface CallResult {
 
 /** Nearest-rank percentile of an ascending array (NaN when empty). */
 export const percentile = (sorted: readonly number[], p: number): number =>
-  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]! : Number.NaN;
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] : Number.NaN;
 
 export interface FailoverFigures {
   calls: number;
@@ -98,8 +98,8 @@ export function failoverFigures(calls: readonly CallResult[], events: readonly F
   for (const list of byMarker.values()) {
     const sorted = [...list].sort((a, b) => a.receivedAt - b.receivedAt);
     for (let i = 0; i + 1 < sorted.length; i++) {
-      const a = sorted[i]!;
-      const b = sorted[i + 1]!;
+      const a = sorted[i];
+      const b = sorted[i + 1];
       if (a.outcome !== 'ok' && a.endedAt > 0 && b.deployment !== a.deployment)
         fallbacks.push({ at: a.endedAt, gap: b.receivedAt - a.endedAt });
     }

@@ -64,7 +64,7 @@ function fleetMember(index: number, events: FakeEvent[]): Server {
   return createServer((req, res) => {
     const receivedAt = now();
     void readBody(req).then((text) => {
-      const path = (req.url ?? '').split('?')[0]!;
+      const path = (req.url ?? '').split('?')[0];
       if (path === '/__fault') {
         fault = JSON.parse(text) as Fault;
         // When the fault began, on the fakes' clock.

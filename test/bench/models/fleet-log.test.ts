@@ -103,10 +103,10 @@ describe('the gateway against the bare proxy', () => {
     const bare = lat('bare proxy', 0.6, 1.5);
     const gateway = lat('gateway', 1.4, 3.0);
     const [p50, p99] = overheadRatios(direct, bare, gateway, { direct, bare, gateway });
-    expect(p50!.total).toBeCloseTo(1.4 / 0.6);
-    expect(p50!.added).toBeCloseTo(5);
-    expect(p99!.total).toBeCloseTo(2);
-    const lines = overheadLines([p50!, p99!]);
+    expect(p50.total).toBeCloseTo(1.4 / 0.6);
+    expect(p50.added).toBeCloseTo(5);
+    expect(p99.total).toBeCloseTo(2);
+    const lines = overheadLines([p50, p99]);
     expect(lines[0]).toMatch(/p50 at most 2x the bare proxy's: 2\.33x: NOT MET/);
     expect(lines[1]).toMatch(/p99 at most 3x the bare proxy's: 2\.00x: met/);
   });
@@ -114,7 +114,7 @@ describe('the gateway against the bare proxy', () => {
   it('gives no added ratio when the bare proxy added nothing measurable', () => {
     const direct = lat('direct', 1, 1);
     const [p50] = overheadRatios(direct, direct, lat('gateway', 2, 2), { direct, bare: direct, gateway: direct });
-    expect(p50!.added).toBeNaN();
-    expect(overheadLines([p50!])[0]).toMatch(/gateway n\/a the bare proxy's/);
+    expect(p50.added).toBeNaN();
+    expect(overheadLines([p50])[0]).toMatch(/gateway n\/a the bare proxy's/);
   });
 });
