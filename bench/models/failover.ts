@@ -7,6 +7,8 @@
  * one after the other, on the same fakes. Every call carries a marker the fakes log, so attempts
  * per call and the time from a failing answer to the fallback are measured where they happen.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -166,6 +168,11 @@ const setFault = async (fleet: Fleet, which: number[], fault: Fault) =>
 
 const drain = async (fleet: Fleet) => (await (await fetch(fleet.log)).json()) as FakeEvent[];
 
+/** Waits (15 s at most) until the fakes saw no call for half a second: an earlier scenario's calls are worked off. */
+async function quiet(fleet: Fleet): Promise<void> {
+  for (let i = 0; i < 30 && (await drain(fleet)).length; i++) await sleep(500);
+}
+
 export interface ScenarioResult {
   door: string;
   scenario: Scenario;
@@ -186,7 +193,7 @@ export interface FailoverOptions {
 export async function runScenario(fleet: Fleet, door: Door, s: Scenario, o: FailoverOptions): Promise<ScenarioResult> {
   const all = fleet.urls.map((_, i) => i);
   await setFault(fleet, all, { mode: 'ok' });
-  await drain(fleet);
+  await quiet(fleet);
   if (s.burst) return runBurst(fleet, door, s, s.burst, o);
   const callers = s.callers ?? o.concurrency;
   const pool = new Pool(new URL(door.url(s)).origin, { connections: callers, pipelining: 1 });
@@ -233,6 +240,9 @@ function resultOf(
   events: FakeEvent[],
   w: { faultAt: number; healAt?: number; until: number },
 ) {
+  // BENCH_FAILOVER_LOG_DIR: every call and every attempt of the scenario as JSON, to check a figure by hand.
+  const dir = process.env.BENCH_FAILOVER_LOG_DIR;
+  if (dir) writeFileSync(join(dir, `${door.name}-${slug(s)}.json`), JSON.stringify({ window: w, results, events }));
   const figures = failoverFigures(results, events, { failing: 0, ...w, settleMs: 1000 });
   const samples = [
     ...new Set(
@@ -240,7 +250,7 @@ function resultOf(
         .filter((r) => !r.ok)
         .map((r) => `${r.status}: ${r.status === 200 ? (r.error ?? '').slice(-160) : (r.error ?? '').slice(0, 160)}`),
     ),
-  ].slice(0, 3);
+  ].slice(0, 2);
   return { door: door.name, scenario: s, figures, samples };
 }
 
@@ -299,7 +309,7 @@ export function failoverReport(rows: ScenarioResult[], o: FailoverOptions): stri
       `${door}: all failing: attempts per call bounded by the deployments (${FLEET_SIZE}): max ${allFail?.figures.attemptsMax ?? 'n/a'}, ` +
         `${allFail?.figures.attemptsTotal ?? 'n/a'} attempts for ${allFail?.figures.calls ?? 'n/a'} calls: ${verdict(allFail !== undefined && allFail.figures.attemptsMax <= FLEET_SIZE)}`,
     );
-    for (const r of mine.filter((x) => x.samples.length && (x.scenario.all || x.scenario.stream)))
+    for (const r of mine.filter((x) => x.samples.length))
       lines.push(`${door}: ${r.scenario.name}: what a caller gets: ${r.samples.join(' | ')}`);
   }
   return `${table}\n\n${lines.join('\n')}`;

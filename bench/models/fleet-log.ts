@@ -50,7 +50,7 @@ export interface FailoverFigures {
   /** Attempts the fakes saw per call: mean and max (calls whose marker reached no fake count 0). */
   attemptsMean: number;
   attemptsMax: number;
-  /** Every attempt the fakes saw, with or without a marker. */
+  /** Every attempt the fakes saw for these calls. */
   attemptsTotal: number;
   /** ms from a failing answer to the same call reaching another deployment, ascending. */
   fallbackGaps: number[];
@@ -87,7 +87,11 @@ const counted = (values: (string | number)[]) => {
 };
 
 /** The figures of one failover scenario. */
-export function failoverFigures(calls: readonly CallResult[], events: readonly FakeEvent[], w: Window): FailoverFigures {
+export function failoverFigures(calls: readonly CallResult[], seen: readonly FakeEvent[], w: Window): FailoverFigures {
+  // Only this scenario's calls: a gateway still working off an earlier scenario's calls (their
+  // callers gone) is not this one's traffic.
+  const mine = new Set(calls.map((c) => c.marker));
+  const events = seen.filter((e) => mine.has(e.marker));
   const byMarker = new Map<string, FakeEvent[]>();
   for (const e of events) if (e.marker) byMarker.set(e.marker, [...(byMarker.get(e.marker) ?? []), e]);
   const attempts = calls.map((c) => byMarker.get(c.marker)?.length ?? 0);

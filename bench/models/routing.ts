@@ -4,8 +4,10 @@
  * rounds interleaving direct, bare proxy, gateway and Portkey on the same fake upstream), then
  * failover under load against the platform and Portkey (bench/models/failover.ts).
  *
- * Env: BENCH_ONE_CLIENT_CALLS (800), BENCH_FAILOVER_CONCURRENCY (50), BENCH_FAILOVER_SECONDS (5:
- * the fault's length; 1 s of load before it and 4 s after), WORKERS and LOG_LEVEL (warn) pass
+ * Env: BENCH_ONE_CLIENT_CALLS (800; 0 skips that part), BENCH_FAILOVER_CONCURRENCY (50),
+ * BENCH_FAILOVER_SECONDS (5: the fault's length; 1 s of load before it and 4 s after),
+ * BENCH_FAILOVER_ONLY (scenario names, comma-separated), BENCH_FAILOVER_LOG_DIR (each scenario's
+ * calls and attempts as JSON), WORKERS and LOG_LEVEL (warn) pass
  * through to the platform. Needs `npm run build` first.
  */
 import { machineLine, platformWorkers, runBench, stopMeasured } from '../shared/platform';
@@ -68,7 +70,9 @@ export const failoverOptions = (): FailoverOptions => ({
 export async function measureFailover(b: Bench, o: FailoverOptions, log: (s: string) => void): Promise<string> {
   const doors = [gatewayDoor(b.platform.url, b.platform.boot.api_key!), portkeyDoor(b.portkey.url, b.fleet)];
   const rows: ScenarioResult[] = [];
-  for (const s of SCENARIOS) {
+  // BENCH_FAILOVER_ONLY: a comma-separated list of scenario names, to run a few.
+  const only = process.env.BENCH_FAILOVER_ONLY?.split(',').map((n) => n.trim());
+  for (const s of SCENARIOS.filter((x) => !only || only.includes(x.name))) {
     for (const door of doors) {
       log(`failover: ${door.name}, ${s.name} ...\n`);
       rows.push(await runScenario(b.fleet, door, s, o));
@@ -92,9 +96,11 @@ async function main(): Promise<number> {
       `failing fakes (one process each); one client: ${calls} calls per way in 4 rounds (each way in turn)\n\n`,
   );
   const b = await startBench((s) => out.write(s));
-  const overhead = await measureOverhead(b, ['direct', 'bare proxy', 'gateway', 'portkey'], calls);
-  out.write(`One client, one keep-alive connection, calls in a row (ms; "added" is against the direct call)\n\n${overhead.table}\n\n`);
-  out.write(`${overhead.lines.join('\n')}\n\n`);
+  if (calls > 0) {
+    const overhead = await measureOverhead(b, ['direct', 'bare proxy', 'gateway', 'portkey'], calls);
+    out.write(`One client, one keep-alive connection, calls in a row (ms; "added" is against the direct call)\n\n${overhead.table}\n\n`);
+    out.write(`${overhead.lines.join('\n')}\n\n`);
+  }
   const report = await measureFailover(b, o, (s) => process.stderr.write(s));
   out.write(`${failoverHeading(o)}\n\n${report}\n`);
   const failures: string[] = [];

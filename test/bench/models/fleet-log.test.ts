@@ -10,6 +10,8 @@ const ev = (deployment: number, marker: string, receivedAt: number, endedAt: num
   outcome,
 });
 const ok = (marker: string): CallResult => ({ marker, status: 200, ok: true });
+/** The callers of these attempts, all answered. */
+const callsOf = (events: FakeEvent[]) => [...new Set(events.map((e) => e.marker))].map(ok);
 
 describe('percentile (nearest rank)', () => {
   it('reads p50 and p99 of an ascending list, NaN of an empty one', () => {
@@ -40,6 +42,13 @@ describe('the failover figures drawn from the fakes log', () => {
     expect(f.callerErrors).toBe(0);
   });
 
+  it('reads only the attempts of its own calls', () => {
+    const events = [ev(0, 'a', 1010, 1012, '500'), ev(1, 'a', 1015, 1016), ev(0, 'other', 1020, 1021, '500'), ev(2, 'other', 1030, 1031)];
+    const f = failoverFigures([ok('a')], events, window);
+    expect(f.fallbackGaps).toEqual([3]);
+    expect(f.attemptsTotal).toBe(2);
+  });
+
   it('does not count a retry on the same deployment as a fallback', () => {
     const f = failoverFigures([ok('a')], [ev(0, 'a', 1010, 1011, '500'), ev(0, 'a', 1200, 1201)], window);
     expect(f.fallbackGaps).toEqual([]);
@@ -67,22 +76,24 @@ describe('the failover figures drawn from the fakes log', () => {
       ev(0, 'd', 2031, 2032, '500'),
     ];
     // 1031 → 2031 in the fault, then 2032 → 3000 (the fault's end).
-    expect(failoverFigures([], events, window).longestPauseMs).toBe(1000);
-    expect(failoverFigures([], events, { ...window, healAt: 4000 }).longestPauseMs).toBe(4000 - 2032);
+    expect(failoverFigures(callsOf(events), events, window).longestPauseMs).toBe(1000);
+    expect(failoverFigures(callsOf(events), events, { ...window, healAt: 4000 }).longestPauseMs).toBe(4000 - 2032);
     // Never tried during the fault: the whole fault.
-    expect(failoverFigures([], [], window).longestPauseMs).toBe(2000);
+    expect(failoverFigures(callsOf([]), [], window).longestPauseMs).toBe(2000);
   });
 
   it('counts the attempts at the failing deployment after its first failing answer had time to settle', () => {
     const events = [ev(0, 'a', 1010, 1020, '429'), ev(0, 'b', 1050, 1051, '429'), ev(0, 'c', 1500, 1501, '429'), ev(1, 'c', 1502, 1503)];
-    expect(failoverFigures([], events, { ...window, healAt: undefined, settleMs: 100 }).lateAttempts).toBe(1);
-    expect(failoverFigures([], events.slice(0, 2), { ...window, healAt: undefined, settleMs: 100 }).lateAttempts).toBe(0);
+    expect(failoverFigures(callsOf(events), events, { ...window, healAt: undefined, settleMs: 100 }).lateAttempts).toBe(1);
+    expect(
+      failoverFigures(callsOf(events.slice(0, 2)), events.slice(0, 2), { ...window, healAt: undefined, settleMs: 100 }).lateAttempts,
+    ).toBe(0);
   });
 
   it('measures when the failing deployment answered well again after the fault ended', () => {
     const events = [ev(0, 'a', 2990, 2991, '500'), ev(0, 'b', 3100, 3101, '500'), ev(0, 'c', 3400, 3401)];
-    expect(failoverFigures([], events, window).backAfterHealMs).toBe(400);
-    expect(failoverFigures([], [], window).backAfterHealMs).toBeNaN();
+    expect(failoverFigures(callsOf(events), events, window).backAfterHealMs).toBe(400);
+    expect(failoverFigures(callsOf([]), [], window).backAfterHealMs).toBeNaN();
   });
 });
 
