@@ -292,23 +292,32 @@ export function failoverReport(rows: ScenarioResult[], o: FailoverOptions): stri
   const lines: string[] = [];
   for (const door of [...new Set(rows.map((r) => r.door))]) {
     const mine = rows.filter((r) => r.door === door);
-    const healthyOther = mine.filter((r) => !r.scenario.all && !r.scenario.stream);
+    // A scenario whose failing deployment saw no call during the fault tested nothing (a stalled
+    // machine): it is named, and left out of the verdicts.
+    const tested = mine.filter((r) => r.figures.failingHits > 0);
+    for (const r of mine.filter((x) => x.figures.failingHits === 0))
+      lines.push(`${door}: ${r.scenario.name}: no call reached the failing deployment during the fault: not measured`);
+    const healthyOther = tested.filter((r) => !r.scenario.all && !r.scenario.stream);
     const errors = healthyOther.reduce((sum, r) => sum + r.figures.callerErrors, 0);
     const first = healthyOther.map((r) => r.figures.firstFallbackMs);
-    const hour = mine.find((r) => r.scenario.name === '429');
-    const failing = mine.find((r) => r.scenario.name === '500');
+    const hour = tested.find((r) => r.scenario.name === '429');
+    const failing = tested.find((r) => r.scenario.name === '500');
+    const allFail = tested.find((r) => r.scenario.all);
     const cool = FAILOVER_ROUTING.cooldown.seconds * 1000;
     const rested = failing?.figures.longestPauseMs ?? Number.NaN;
-    const allFail = mine.find((r) => r.scenario.all);
+    const when = <T>(r: unknown, ok: () => T) => (r === undefined ? undefined : ok());
     lines.push(
-      `${door}: no caller error while another deployment is healthy (500, stall, 429): ${errors} errors: ${verdict(errors === 0)}`,
-      `${door}: first fallback within 50 ms of the failing answer (500, 429; stall: of the attempt's end): ${first.map((v) => fixed(v, 1)).join(', ')} ms: ${verdict(first.every((v) => v <= 50))}`,
+      `${door}: no caller error while another deployment is healthy (${healthyOther.map((r) => r.scenario.name).join('; ')}): ${errors} errors: ` +
+        verdict(healthyOther.length ? errors === 0 : undefined),
+      `${door}: first fallback within 50 ms of the failing answer (same scenarios; stall: of the attempt's end): ` +
+        `${first.map((v) => fixed(v, 1)).join(', ')} ms: ${verdict(first.length ? first.every((v) => v <= 50) : undefined)}`,
       `${door}: a failing deployment rests about its cooldown (${cool / 1000} s), then is tried again: longest pause ${secs(rested, o.faultSeconds)} ` +
-        `in a ${o.faultSeconds} s fault: ${verdict(rested >= 0.8 * cool && rested <= cool + 1500)}`,
+        `in a ${o.faultSeconds} s fault: ${verdict(when(failing, () => rested >= 0.8 * cool && rested <= cool + 1500))}`,
       `${door}: a 429 with Retry-After: 3600 keeps the deployment out for the rest of the run: ${hour?.figures.lateAttempts ?? 'n/a'} attempts ` +
-        `there later than 1 s after its first 429: ${verdict(hour !== undefined && hour.figures.lateAttempts === 0)}`,
+        `there later than 1 s after its first 429: ${verdict(when(hour, () => hour!.figures.lateAttempts === 0))}`,
       `${door}: all failing: attempts per call bounded by the deployments (${FLEET_SIZE}): max ${allFail?.figures.attemptsMax ?? 'n/a'}, ` +
-        `${allFail?.figures.attemptsTotal ?? 'n/a'} attempts for ${allFail?.figures.calls ?? 'n/a'} calls: ${verdict(allFail !== undefined && allFail.figures.attemptsMax <= FLEET_SIZE)}`,
+        `${allFail?.figures.attemptsTotal ?? 'n/a'} attempts for ${allFail?.figures.calls ?? 'n/a'} calls: ` +
+        verdict(when(allFail, () => allFail!.figures.attemptsMax <= FLEET_SIZE)),
     );
     for (const r of mine.filter((x) => x.samples.length))
       lines.push(`${door}: ${r.scenario.name}: what a caller gets: ${r.samples.join(' | ')}`);

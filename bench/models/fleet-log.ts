@@ -64,6 +64,8 @@ export interface FailoverFigures {
   longestPauseMs: number;
   /** Attempts at the failing deployment that arrived more than `settleMs` after its first failing answer. */
   lateAttempts: number;
+  /** Attempts at the failing deployment while it failed: 0 means the fault was never put to the test. */
+  failingHits: number;
   /** ms from the fault's end to the failing deployment's first good answer (NaN: none before `until`). */
   backAfterHealMs: number;
 }
@@ -137,6 +139,7 @@ export function failoverFigures(calls: readonly CallResult[], seen: readonly Fak
     firstFallbackMs: fallbacks[0]?.gap ?? Number.NaN,
     longestPauseMs,
     lateAttempts,
+    failingHits: duringFault.length,
     backAfterHealMs: back && w.healAt !== undefined ? back.receivedAt - w.healAt : Number.NaN,
   };
 }

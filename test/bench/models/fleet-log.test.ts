@@ -80,6 +80,8 @@ describe('the failover figures drawn from the fakes log', () => {
     expect(failoverFigures(callsOf(events), events, { ...window, healAt: 4000 }).longestPauseMs).toBe(4000 - 2032);
     // Never tried during the fault: the whole fault.
     expect(failoverFigures(callsOf([]), [], window).longestPauseMs).toBe(2000);
+    expect(failoverFigures(callsOf(events), events, window).failingHits).toBe(4);
+    expect(failoverFigures(callsOf([]), [], window).failingHits).toBe(0);
   });
 
   it('counts the attempts at the failing deployment after its first failing answer had time to settle', () => {
