@@ -14,7 +14,6 @@ import { inlineOffload, type Offload } from './offload/offload';
 import type { KeyCaller, ModelsService } from './service';
 import { DEFAULT_UPSTREAM, upstreamHttp, withoutRetries, type UpstreamSettings } from './upstream/http';
 import { createRouter } from './routing/router';
-import type { DeploymentHealth } from './routing/health';
 import type { ModelsStores } from './stores';
 import type { Env } from './upstream/spec';
 import { storedResponses, type StoredResponses } from './answers/stored-responses';
@@ -101,12 +100,6 @@ export interface ModelsCoreOptions {
   statusOf: StatusOf;
   /** Where each call's figures are counted (call-metrics.ts); nothing is counted when absent. */
   metrics?: Metrics;
-  /**
-   * The deployments' health the router reads and feeds (cooldowns shared through Redis when set,
-   * calls in flight, latency: core/models/routing/health.ts); without it every deployment is always
-   * healthy (no cooldowns, least-busy and latency routing see no difference).
-   */
-  health?: DeploymentHealth;
   /** Where admin changes and refused keys are recorded (core/shared/admin/audit.ts); nowhere when absent. */
   audit?: AuditTrail;
 }
@@ -131,10 +124,12 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
   // A routed model's deployments are called without the transport's retries: the router retries and fails over (routing/router.ts).
   const routedProviderOf = providerRegistry({ env: opts.env ?? {}, http: withoutRetries(http), offload });
+  const onCooldown = cooldownCounter(opts.metrics);
+  const health = stores.health ? stores.health(onCooldown) : memoryDeploymentHealth({ onCooldown });
   const router = createRouter({
     providerOf: (model, dep, routed) =>
       (routed ? routedProviderOf : providerOf)({ ...model, upstream: dep.upstream }, `${model.id}@${dep.id}`),
-    health: opts.health,
+    health,
     counters: stores.limits,
     lookup: (id) => live.current().byId.get(id)?.model,
     clock,
@@ -147,8 +142,6 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
     router,
     meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
   });
-  const onCooldown = cooldownCounter(opts.metrics);
-  const health = stores.health ? stores.health(onCooldown) : memoryDeploymentHealth({ onCooldown });
   const deployments = () => live.models.flatMap((m) => deploymentsOf(m).map((d) => ({ model: m.id, deployment: d.id })));
   if (opts.metrics) deploymentGauges(opts.metrics, () => health.states(deployments(), clock.now()));
   const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered });
