@@ -12,7 +12,8 @@ import { providerRegistry } from './vendors/registry';
 import { KeyOptions } from './keys/key-options';
 import { inlineOffload, type Offload } from './offload/offload';
 import type { KeyCaller, ModelsService } from './service';
-import { DEFAULT_UPSTREAM, upstreamHttp, type UpstreamSettings } from './upstream/http';
+import { DEFAULT_UPSTREAM, upstreamHttp, withoutRetries, type UpstreamSettings } from './upstream/http';
+import { createRouter } from './routing/router';
 import type { ModelsStores } from './stores';
 import type { Env } from './upstream/spec';
 import { storedResponses, type StoredResponses } from './answers/stored-responses';
@@ -21,6 +22,10 @@ import { noAudit, type AuditTrail } from '../shared/admin/audit';
 import { createModelsAdminApi, type ModelsAdminApi } from './admin-api';
 import { keyRefusals } from './keys/refusals';
 import type { KeyCallMeta } from './keys/key-caller';
+import { deploymentsOf } from './catalog/catalog';
+import type { DeploymentHealth, DeploymentRef } from './routing/health';
+import { memoryDeploymentHealth } from './routing/memory-health';
+import { cooldownCounter, deploymentGauges } from './routing/health-metrics';
 
 export interface ModelsCore {
   service: ModelsService;
@@ -52,6 +57,13 @@ export interface ModelsCore {
    * embedding passages): tenant `_platform`, every model, no limits; its calls are in usage too.
    */
   serviceCaller(name: string): KeyCaller;
+  /**
+   * Each deployment's cooldown, calls in flight and latency (issue 35): the router reads and
+   * reports it on every call; shared by every replica when the stores share it (Redis).
+   */
+  health: DeploymentHealth;
+  /** Every deployment of the effective catalog's models now (what the health's `states` are asked of). */
+  deployments(this: void): DeploymentRef[];
   /** Deletes expired cached answers and stored responses, and request counts older than their window (a background job). */
   prune(): Promise<number>;
   close(): Promise<void>;
@@ -110,12 +122,28 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
   const http = upstreamHttp({ ...DEFAULT_UPSTREAM, ...opts.upstream });
   const offload = opts.offload ?? inlineOffload();
   const providerOf = providerRegistry({ env: opts.env ?? {}, http, offload });
+  // A routed model's deployments are called without the transport's retries: the router retries and fails over (routing/router.ts).
+  const routedProviderOf = providerRegistry({ env: opts.env ?? {}, http: withoutRetries(http), offload });
+  const onCooldown = cooldownCounter(opts.metrics);
+  const health = stores.health ? stores.health(onCooldown) : memoryDeploymentHealth({ onCooldown });
+  const router = createRouter({
+    providerOf: (model, dep, routed) =>
+      (routed ? routedProviderOf : providerOf)({ ...model, upstream: dep.upstream }, `${model.id}@${dep.id}`),
+    health,
+    counters: stores.limits,
+    lookup: (id) => live.current().byId.get(id)?.model,
+    clock,
+    metrics: opts.metrics,
+  });
   const metered = meteredPipeline({
     limits,
     clock,
     providerOf,
+    router,
     meter: meter({ clock, usage, limits, offload, statusOf: opts.statusOf, metrics: opts.metrics }),
   });
+  const deployments = () => live.models.flatMap((m) => deploymentsOf(m).map((d) => ({ model: m.id, deployment: d.id })));
+  if (opts.metrics) deploymentGauges(opts.metrics, () => health.states(deployments(), clock.now()));
   const service = createModelsService({ catalog: live, usage, cache, offload, clock, providerOf, metered });
   return {
     service,
@@ -149,12 +177,15 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       },
       options: KeyOptions.parse({}),
     }),
+    health,
+    deployments,
     prune: async () => cache.sweep() + (await limits.prune()) + (await responses.prune()),
     close: async () => {
       live.close();
       await offload.close();
       await http.close();
       await usage.flush();
+      await health.close();
       stores.close();
     },
   };

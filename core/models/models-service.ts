@@ -15,6 +15,7 @@ import type { UsageStore } from './ports';
 import type { ModelProvider, Transcript } from './neutral';
 import { wordCount } from './usage/usage';
 import { nextTurn } from '../shared/turns';
+import { BadRequest } from '../shared/errors';
 
 export interface ModelsServiceDeps {
   /** The effective catalog, read at each call (an admin's change applies to the next one). */
@@ -29,6 +30,8 @@ export interface ModelsServiceDeps {
   /** The metered pipeline every call runs (pipeline.ts). */
   metered: MeteredPipeline;
 }
+
+const overContext = (err: unknown) => err instanceof BadRequest && err.code === 'context_length_exceeded';
 
 const guardLabel = (redacted: Set<string>) => (redacted.size ? `redacted:${[...redacted].join(',')}` : 'passed');
 
@@ -63,14 +66,25 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
           kind: 'chat',
           provider: 'chat',
           check: (model, f) => expectInputKinds(model, f.messages),
-          async run(f, { model, caller, signal, trace, upstream: chat }) {
+          async run(f, step) {
+            const { caller, signal, trace } = step;
+            let { model, upstream: chat } = step;
             const { messages } = f;
             const wordsSent = messages.reduce((n, x) => n + wordCount(x.text), 0);
             // Tool definitions and a response schema are prompt too: counted against the context and in usage.
             // Written out as JSON in a turn of the event loop of their own: a megabyte of them takes some 6 ms.
             if (f.tools?.length || f.responseFormat?.type === 'json_schema') await nextTurn();
             const texts = promptTexts(messages, f.tools, f.responseFormat);
-            const within = await promptTokensWithin(offload, model, texts, signal);
+            let within: Awaited<ReturnType<typeof promptTokensWithin>>;
+            try {
+              within = await promptTokensWithin(offload, model, texts, signal);
+            } catch (err) {
+              // Over the context: the model's context fallback takes it when it has one the key may use (its own context checked).
+              const to = overContext(err) && model.routing?.contextFallback ? step.reroute(model.routing.contextFallback) : undefined;
+              if (!to) throw err;
+              ({ model, upstream: chat } = to);
+              within = await promptTokensWithin(offload, model, texts, signal);
+            }
             // A short prompt is counted later, if at all (its upstream may count it), unless a count of its
             // messages alone would differ from what a provider estimates from them.
             const promptTokens = typeof within === 'function' && texts.length > messages.length ? within() : within;
@@ -100,7 +114,10 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
             return {
               stream: answer,
               usage: { calledAt, tokensIn: promptTokens, wordsSent, cache: outcome, guard },
-              value: (out) => ({ ...out, cache: outcome, guard }),
+              value: (out) => {
+                const served = outcome === 'HIT' ? undefined : step.served();
+                return { ...out, cache: outcome, guard, ...(served && { deployment: `${served.model.id}@${served.deployment}` }) };
+              },
             };
           },
         },

@@ -9,6 +9,7 @@ import type { KeyLimits } from './keys/limits';
 import type { CallOutcome, Meter, MeteredCall } from './usage/metering';
 import { fieldsOf } from './given';
 import type { Given, KeyCaller, Metered } from './service';
+import { createRouter, type Router, type Served } from './routing/router';
 
 /**
  * The one metered pipeline every method of the models service runs (models-service.ts), in order:
@@ -42,8 +43,15 @@ export interface Step<K extends keyof ModelProvider> {
   signal?: AbortSignal;
   /** The call's span's trace: the upstream's client span is its child. */
   trace: Trace;
-  /** The provider's method (`Method.provider`). */
+  /** The provider's method (`Method.provider`): the router's (routing/router.ts), over the model's deployments and fallbacks. */
   upstream: NonNullable<ModelProvider[K]>;
+  /**
+   * The model's context fallback (`routing.contextFallback`) as the call's model and upstream from
+   * now on (what it served is then the call's `served`); undefined when it has none the key may use.
+   */
+  reroute(target: string): { model: CatalogModel; upstream: NonNullable<ModelProvider[K]> } | undefined;
+  /** Which deployment answered, once one did (routing/router.ts). */
+  served(): Served | undefined;
 }
 
 /** The figures of an answered call (its end and start are the pipeline's). */
@@ -59,6 +67,8 @@ export interface PipelineDeps {
   clock: Clock;
   /** The provider that serves a catalog model. */
   providerOf(model: CatalogModel): ModelProvider;
+  /** The router over each model's deployments (routing/router.ts); one over `providerOf` with no health tracked when absent. */
+  router?: Router;
 }
 
 const KIND_NAMES = { chat: 'a chat', embedding: 'an embedding', image: 'an image', transcription: 'a transcription' } as const;
@@ -82,11 +92,18 @@ export function expectInputKinds(model: CatalogModel, messages: readonly ChatMes
 }
 
 export function meteredPipeline(d: PipelineDeps) {
-  const provider = <K extends keyof ModelProvider>(model: CatalogModel, method: K): NonNullable<ModelProvider[K]> => {
-    const p = d.providerOf(model)[method];
-    if (!p)
+  const router = d.router ?? createRouter({ providerOf: (model) => d.providerOf(model), lookup: () => undefined, clock: d.clock });
+  const provider = <K extends keyof ModelProvider>(model: CatalogModel, method: K, caller: KeyCaller) => {
+    if (method === 'takesTokenIds' || !router.serves(model, method))
       throw new UpstreamFailed(`The ${model.upstream.provider} provider cannot serve ${model.id} here`, { code: 'provider_unavailable' });
-    return p;
+    let routed = router.open(model, method, caller);
+    const reroute = (target: string) => {
+      const to = router.target(target, method, model.kind, caller);
+      if (!to) return undefined;
+      routed = to;
+      return { model: to.model, upstream: to.upstream as unknown as NonNullable<ModelProvider[K]> };
+    };
+    return { upstream: routed.upstream as unknown as NonNullable<ModelProvider[K]>, reroute, served: () => routed.served() };
   };
 
   /** Reads the input's fields; a reading that fails is a refused call, recorded (before any span or admission). */
@@ -120,10 +137,14 @@ export function meteredPipeline(d: PipelineDeps) {
       await d.limits.admit(caller.key);
       if (method.kind) expectKind(model, method.kind);
       method.check?.(model, fields);
-      const upstream = (method.provider ? provider(model, method.provider) : undefined) as NonNullable<ModelProvider[K]>;
-      const a = await method.run(fields, { model, caller, signal, trace, upstream });
-      if ('stream' in a) return a.value(d.meter.stream(m, a.stream, { ...a.usage, startedAt, signal }));
-      d.meter.record(m, { ...a.usage, end: 'ok', startedAt });
+      const p = method.provider ? provider(model, method.provider, caller) : undefined;
+      const upstream = p?.upstream as NonNullable<ModelProvider[K]>;
+      const reroute = p?.reroute ?? (() => undefined);
+      const servedNow = () => p?.served();
+      const a = await method.run(fields, { model, caller, signal, trace, upstream, reroute, served: servedNow });
+      const served = p?.served();
+      if ('stream' in a) return a.value(d.meter.stream(m, a.stream, { ...a.usage, startedAt, signal, ...(served && { served }) }));
+      d.meter.record(m, { ...a.usage, end: 'ok', startedAt, ...(served && { served }) });
       return a.value;
     } catch (err) {
       failed(span, err);

@@ -5,11 +5,14 @@ import type { UsageTotals } from './usage/usage';
 import type { ChatMessage, ChatRequest, ChatStream, ImageRequest, ToolDefinition, Transcript, TranscriptionRequest } from './neutral';
 import type { KeyOptions } from './keys/key-options';
 import type { ApiKey } from './keys/keys';
+import type { RouteOverride } from './routing/route-header';
 
 /** The caller of a models route: its key (tenant, allowed models, limits) and the options it sent with it. */
 export interface KeyCaller {
   key: ApiKey;
   options: KeyOptions;
+  /** Its `x-platform-route` header's routing override (core/models/routing/route-header.ts), when it sent one. */
+  route?: RouteOverride;
 }
 
 /**
@@ -40,7 +43,12 @@ export type CountFields = { messages: ChatMessage[]; tools?: ToolDefinition[] };
 export type ChatInput = Metered & Given<ChatFields>;
 
 /** A chat answer on its way: pieces, then how it ended; whether it came from the cache; what the guard did. */
-export type ChatCall = ChatStream & { cache: CacheOutcome; guard: string };
+export type ChatCall = ChatStream & {
+  cache: CacheOutcome;
+  guard: string;
+  /** `<model>@<deployment>` that answered (the `x-platform-deployment` header); absent for a cached answer. */
+  deployment?: string;
+};
 
 /**
  * The models service's interface (see docs/service-conventions.md): every method acts as `ctx.caller`,

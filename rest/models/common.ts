@@ -6,9 +6,10 @@ import { defineFor } from '../shared/routes';
 /** A gateway route: its caller is the LM key's (the router establishes it before the handler runs). */
 export const define = defineFor<KeyCaller>();
 
-/** `x-cache: HIT|MISS|BYPASS`, and `x-guard` naming what the guardrails redacted. */
-export function gatewayHeaders(res: Response, call: Pick<ChatCall, 'cache' | 'guard'>) {
+/** `x-cache: HIT|MISS|BYPASS`, `x-platform-deployment: <model>@<deployment>` that answered, and `x-guard` naming what the guardrails redacted. */
+export function gatewayHeaders(res: Response, call: Pick<ChatCall, 'cache' | 'guard' | 'deployment'>) {
   res.set('x-cache', call.cache);
+  if (call.deployment) res.set('x-platform-deployment', call.deployment);
   if (call.guard.startsWith('redacted')) res.set('x-guard', call.guard);
 }
 

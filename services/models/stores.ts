@@ -16,7 +16,7 @@ interface CacheSettings {
 /**
  * The model gateway's adapters: models.db in the data directory for every port; with DATABASE_URL
  * the keys, usage and stored responses in PostgreSQL; with REDIS_URL (a serving process: the CLI
- * serves no answers) the answers cached, and a key's limits counted, in Redis.
+ * serves no answers) the answers cached, a key's limits counted, and the deployments' cooldowns shared, in Redis.
  */
 export function modelsStores(
   deps: SharedDeps<CacheSettings>,
@@ -41,6 +41,8 @@ export function modelsStores(
           maxEntryBytes: 1024 * 1024,
           onError: (op, err) => log.warn({ op, err: err.message }, 'models: the Redis cache failed; answering without it'),
         },
+        onHealthError: (op, err) =>
+          log.warn({ op, err: err.message }, "models: Redis failed for the deployments' health; cooldowns stay this replica's own"),
       })),
   };
 }

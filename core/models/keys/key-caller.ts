@@ -3,17 +3,20 @@ import { parseApiKeyHeader } from './key-options';
 import type { ApiKeys } from './keys';
 import type { RecordRefusal } from './refusals';
 import type { KeyCaller } from '../service';
+import { parseRouteHeader, ROUTE_HEADER } from '../routing/route-header';
 
 /** Where a key was presented from (the caller's address, for a refusal's audit event). */
 export interface KeyCallMeta {
   address?: string;
+  /** The request's other headers: its `x-platform-route` routing override (core/models/routing/route-header.ts). */
+  header?(name: string): string | undefined;
 }
 
 /**
  * The caller an LM key establishes (the module's declared credential: `api-key: <key>[/<options>]`):
  * 401 when missing, unknown, revoked or expired (one error for all, so a stranger learns nothing);
  * 400 for a bad option. The key is looked up first, so a stranger learns nothing about options from
- * a 400. A refused key is told to `refused` (an audit event, throttled there).
+ * a 400; a bad `x-platform-route` header is a 400 `invalid_route_config` after the key. A refused key is told to `refused` (an audit event, throttled there).
  */
 export const keyCallerOf =
   (keys: Pick<ApiKeys, 'verify'>, refused?: RecordRefusal) =>
@@ -25,5 +28,7 @@ export const keyCallerOf =
       refused?.(text, meta.address);
       throw new InvalidKey();
     }
-    return { key: found, options: parseApiKeyHeader(header).options };
+    const options = parseApiKeyHeader(header).options;
+    const route = parseRouteHeader(meta.header?.(ROUTE_HEADER));
+    return { key: found, options, ...(route && { route }) };
   };

@@ -1,6 +1,6 @@
 import { BadRequest, PlatformError, RateLimited, UpstreamFailed, UpstreamTimeout } from '../../shared/errors';
 import { transportError } from '../../shared/http/failures';
-import { blot, statusError } from './errors';
+import { blot, statusError, withVendorAnswer } from './errors';
 
 /**
  * The AWS SDK's errors (and a stream's exception events) as the gateway's, by the rules of
@@ -32,23 +32,30 @@ export function sdkError(err: unknown, vendor: string, signal?: AbortSignal, sec
   const name = (e.name ?? '').replace(/^[a-z]/, (c) => c.toUpperCase());
   const status = e.$metadata?.httpStatusCode;
   if (name === 'ThrottlingException' || name === 'ServiceQuotaExceededException') {
-    return new RateLimited(`${vendor} is rate limiting the gateway (${name}); retry in 1 s`, 1, {
+    const limited = new RateLimited(`${vendor} is rate limiting the gateway (${name}); retry in 1 s`, 1, {
       code: 'upstream_rate_limited',
       cause: err,
     });
+    return withVendorAnswer(limited, status ?? 429);
   }
   if (name === 'ValidationException')
     return new BadRequest(blot(e.message || `${vendor} rejected the request`, secrets), { code: 'upstream_rejected' });
   if (MISCONFIGURED.has(name)) {
-    return new UpstreamFailed(
+    const misconfigured = new UpstreamFailed(
       `${vendor} refused the gateway's configuration (${name}${status ? `, HTTP ${status}` : ''}); it needs fixing`,
       { code: 'upstream_misconfigured' },
     );
+    return withVendorAnswer(misconfigured, status ?? 403);
   }
   if (name === 'ModelTimeoutException' || name === 'TimeoutError')
     return new UpstreamTimeout(`${vendor} did not answer in time`, { code: 'upstream_timeout', cause: err });
-  if (FAILED.has(name))
-    return new UpstreamFailed(`${vendor} failed (${name}${status ? `, HTTP ${status}` : ''})`, { code: 'upstream_error', cause: err });
+  if (FAILED.has(name)) {
+    const failed = new UpstreamFailed(`${vendor} failed (${name}${status ? `, HTTP ${status}` : ''})`, {
+      code: 'upstream_error',
+      cause: err,
+    });
+    return withVendorAnswer(failed, status ?? 500);
+  }
   if (status) return statusError(vendor, status, JSON.stringify({ message: e.message }), {}, secrets);
   return transportError(vendor, err);
 }

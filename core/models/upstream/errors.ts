@@ -58,8 +58,34 @@ const MISCONFIGURED: Record<number, string> = {
   404: 'does not know the deployment or model',
 };
 
-/** A vendor's non-2xx answer (after the retries) as the gateway's error. */
+/**
+ * What the vendor answered, kept on the mapped error (the router, core/models/routing, retries and
+ * fails over by the vendor's status, not the caller's: a vendor's 404 is the caller's 502).
+ */
+export interface VendorAnswer {
+  /** The vendor's HTTP status. */
+  upstreamStatus: number;
+  /** The wait its `retry-after-ms` / `Retry-After` named, when it named one. */
+  retryAfterMs?: number;
+}
+
+/** The vendor's answer an error was mapped from; undefined for a failure with no answer (a connection, a timeout). */
+export const vendorAnswerOf = (err: unknown): VendorAnswer | undefined => {
+  const s = (err as Partial<VendorAnswer> | undefined)?.upstreamStatus;
+  return typeof s === 'number' ? (err as VendorAnswer) : undefined;
+};
+
+/** Marks `err` as the mapping of a vendor's `status` (and its named wait). */
+export function withVendorAnswer<E extends PlatformError>(err: E, status: number, retryAfter?: number): E & VendorAnswer {
+  return Object.assign(err, { upstreamStatus: status, ...(retryAfter !== undefined && { retryAfterMs: retryAfter }) });
+}
+
+/** A vendor's non-2xx answer (after the retries) as the gateway's error, carrying the vendor's status (VendorAnswer). */
 export function statusError(vendor: string, status: number, text: string, h: HeaderBag, secrets: readonly string[] = []): PlatformError {
+  return withVendorAnswer(mapStatus(vendor, status, text, h, secrets), status, retryAfterMs(h));
+}
+
+function mapStatus(vendor: string, status: number, text: string, h: HeaderBag, secrets: readonly string[]): PlatformError {
   const v = vendorError(text);
   // Gemini answers a bad API key with 400 INVALID_ARGUMENT: still the gateway's credential, not the caller's request.
   if (MISCONFIGURED[status] || v.reason === 'API_KEY_INVALID') {

@@ -51,6 +51,11 @@ export interface UpstreamRequest {
   trace?: Trace;
   /** Names the upstream in error messages (`Azure OpenAI`, `Gemini`, ...). */
   vendor: string;
+  /**
+   * Retries of this request instead of the settings' (0 for a routed model's call: the router,
+   * core/models/routing, retries and fails over itself, so the two never multiply).
+   */
+  retries?: number;
   /** Header values never to repeat in an error message (the credential); defaults to the auth headers' values. */
   secrets?: string[];
 }
@@ -97,7 +102,7 @@ export function upstreamHttp(settings: UpstreamSettings = DEFAULT_UPSTREAM): Ups
     const { vendor, signal } = req;
     const res = await transport.send(
       { url: req.url, method: req.method ?? 'POST', headers: req.headers, body: req.body, signal, trace: req.trace },
-      policy,
+      req.retries === undefined ? policy : { ...policy, retries: req.retries },
       vendor,
     );
     if (res.status >= 200 && res.status < 300) return response(vendor, res, signal);
@@ -106,4 +111,17 @@ export function upstreamHttp(settings: UpstreamSettings = DEFAULT_UPSTREAM): Ups
   }
 
   return { settings, request, close: () => transport.close() };
+}
+
+/**
+ * The same client with no retries of its own (for the providers of routed models: the router
+ * retries, fails over and cools deployments down, core/models/routing); Bedrock's SDK reads
+ * `settings.retries` too.
+ */
+export function withoutRetries(http: UpstreamHttp): UpstreamHttp {
+  return {
+    settings: { ...http.settings, retries: 0 },
+    request: (req) => http.request({ ...req, retries: 0 }),
+    close: () => http.close(),
+  };
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock';
+import type { CatalogModel } from '../catalog/catalog';
 import type { ChatStream, FinishReason } from '../neutral';
 import type { KeyCaller, Metered } from '../service';
 import type { UsageStore } from '../ports';
@@ -32,6 +33,8 @@ export interface CallOutcome {
   wordsReceived?: number;
   cache?: string;
   guard?: string;
+  /** Which deployment answered, after how many attempts (core/models/routing): `model` is the fallback's when one answered, and prices the call. */
+  served?: { model: CatalogModel; deployment: string; attempts: number };
 }
 
 /**

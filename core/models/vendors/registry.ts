@@ -24,13 +24,15 @@ const VENDORS: Record<CatalogModel['upstream']['provider'], ProviderFactory> = {
 /**
  * The provider of each catalog model, made once per model and upstream: an administrator's new
  * entry with another upstream (core/models/catalog/live-catalog.ts) gets a provider of its own.
+ * A deployment's (issue 35) is kept under `key` (`<model>@<deployment>`), made from a copy of the
+ * model with the deployment's upstream.
  */
-export function providerRegistry(deps: ProviderDeps): (model: CatalogModel) => ModelProvider {
+export function providerRegistry(deps: ProviderDeps): (model: CatalogModel, key?: string) => ModelProvider {
   const made = new Map<string, { upstream: string; provider: ModelProvider }>();
-  return (model) => {
+  return (model, key = model.id) => {
     const upstream = JSON.stringify(model.upstream);
-    let p = made.get(model.id);
-    if (p?.upstream !== upstream) made.set(model.id, (p = { upstream, provider: VENDORS[model.upstream.provider](model, deps) }));
+    let p = made.get(key);
+    if (p?.upstream !== upstream) made.set(key, (p = { upstream, provider: VENDORS[model.upstream.provider](model, deps) }));
     return p.provider;
   };
 }

@@ -59,8 +59,8 @@ export const bearerCredentials: Credentials<Caller> = { kind: 'bearer', resolve:
 
 /** An LM key as `verify` reads it (missing, unknown, revoked: 401); the `api-key` header unless a route says where its vendor puts it. */
 export const modelKeyCredentials = <C>(
-  verify: (key: string | undefined, meta: { address?: string }) => C | Promise<C>,
+  verify: (key: string | undefined, meta: { address?: string; header?(name: string): string | undefined }) => C | Promise<C>,
 ): Credentials<C> => ({
   kind: 'model-key',
-  resolve: async (p) => verify(p.header('api-key'), { address: p.address }),
+  resolve: async (p) => verify(p.header('api-key'), { address: p.address, header: (name) => p.header(name) }),
 });

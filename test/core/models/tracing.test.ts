@@ -92,7 +92,11 @@ describe("a model call's spans", () => {
     await call.done;
     const [span] = named(`model ${ROUTE} nova`);
     expect(span).toBeDefined();
-    expect(bedrock.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    // The router's attempt span (routing/router.ts) sits between the call's span and the vendor's.
+    const [attempt] = named('model attempt nova@default');
+    expect(attempt.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(attempt.attributes['model.attempt.outcome']).toBe('ok');
+    expect(bedrock.parentSpanContext?.spanId).toBe(attempt.spanContext().spanId);
     expect(span.attributes).toMatchObject({
       'gen_ai.request.model': 'nova',
       'gen_ai.system': 'bedrock',
@@ -105,7 +109,7 @@ describe("a model call's spans", () => {
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => [s.attributes, s.events]))).not.toContain(SECRET);
   });
 
-  it('marks a refused call failed, and its Bedrock span, still its child', async () => {
+  it('marks a refused call failed, its attempt span, and its Bedrock span under it', async () => {
     fake.script({ status: 403, message: 'denied' });
     const caller = await core.keyCaller(`${apiKey}/{"is_cache":0}`);
     await expect(
@@ -116,6 +120,9 @@ describe("a model call's spans", () => {
     expect(span.status.code).toBe(2);
     expect(bedrock.status.code).toBe(2);
     expect(span.attributes['http.response.status_code']).toBe(502);
-    expect(bedrock.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    const [attempt] = named('model attempt nova@default');
+    expect(attempt.status.code).toBe(2);
+    expect(attempt.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+    expect(bedrock.parentSpanContext?.spanId).toBe(attempt.spanContext().spanId);
   });
 });
