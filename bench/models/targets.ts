@@ -1,4 +1,4 @@
-/** The same chat request four ways for `npm run bench:models`: to the upstream, through the gateway (three guard levels), through Portkey. */
+/** The same chat request several ways for `npm run bench:models`: to the upstream, through the bare proxy, through the gateway (three guard levels), through Portkey. */
 import type { Target } from '../shared/load';
 import type { Call } from './latency';
 import { portkeyHeaders } from './peer';
@@ -25,12 +25,14 @@ export const chatBody = (stream: boolean) =>
 
 export interface Routes {
   upstream: string;
+  /** The bare pass-through proxy (bench/models/bare-proxy.ts) in front of the upstream. */
+  bare: string;
   gateway: string;
   portkey: string;
   apiKey: string;
 }
 
-export type Way = 'direct' | 'gateway' | 'gateway use_guard 1' | 'gateway use_guard 2' | 'portkey';
+export type Way = 'direct' | 'bare proxy' | 'gateway' | 'gateway use_guard 1' | 'gateway use_guard 2' | 'portkey';
 
 /** Where each way sends the request, with which headers. */
 export function ways(r: Routes): Record<Way, { url: string; headers: Record<string, string> }> {
@@ -39,6 +41,7 @@ export function ways(r: Routes): Record<Way, { url: string; headers: Record<stri
   const key = (guard: number) => ({ ...json, 'api-key': `${r.apiKey}/{"is_cache": 0, "use_guard": ${guard}}` });
   return {
     direct: { url: `${r.upstream}/v1/chat/completions`, headers: { ...json, authorization: 'Bearer sk-bench' } },
+    'bare proxy': { url: `${r.bare}/v1/chat/completions`, headers: { ...json, authorization: 'Bearer sk-bench' } },
     gateway: { url: gateway, headers: key(0) },
     'gateway use_guard 1': { url: gateway, headers: key(1) },
     'gateway use_guard 2': { url: gateway, headers: key(2) },
