@@ -55,6 +55,8 @@ describe('model gateway: routing over deployments', () => {
           model('down', [dep('a', 0), dep('b', 1)], { retry: { attempts: 1, backoffMs: 0 } }),
           model('three', [dep('a', 0), dep('b', 1), dep('c', 2)], { strategy: 'weighted', retry: { attempts: 0 } }),
           model('secret', [dep('c', 2)], {}),
+          { ...model('small', [dep('a', 0)], { contextFallback: 'big', contentFallback: 'big' }), contextLength: 20 },
+          model('big', [dep('c', 2)], {}),
         ],
       }),
     );
@@ -135,6 +137,21 @@ describe('model gateway: routing over deployments', () => {
     expect(JSON.stringify(await bad.json())).toContain('retry.attempts');
     expect((await chat('three', { route: { deployments: ['zz'] } })).status).toBe(400);
     expect(since(before)).toEqual([0, 0, 0]);
+  });
+
+  it('sends a prompt over the context length to the context fallback, and a content refusal to the content fallback', async () => {
+    const long = await fetch(`${p.url}/proxy/api/v1/azure/openai/deployments/small/chat/completions?api-version=2024-10-21`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'api-key': `${key}/{"is_cache":0}` },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'Why do seas rise? '.repeat(20) }] }),
+    });
+    expect(long.status).toBe(200);
+    expect(long.headers.get('x-platform-deployment')).toBe('big@c');
+
+    fakes[0].script({ status: 400, code: 'content_filter', message: 'filtered' });
+    const refused = await chat('small');
+    expect(refused.status).toBe(200);
+    expect(refused.headers.get('x-platform-deployment')).toBe('big@c');
   });
 
   it('serves 500 parallel calls while one of three deployments fails: no caller sees an error', async () => {
