@@ -148,6 +148,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       audit: opts.audit ?? noAudit,
       clock,
       catalog: live,
+      health,
     }),
     serviceCaller: (name) => ({
       key: {

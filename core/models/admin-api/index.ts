@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock';
 import type { LiveCatalog } from '../catalog/live-catalog';
 import type { ApiKeys } from '../keys/keys';
 import type { UsageStore } from '../ports';
+import type { DeploymentHealth } from '../routing/health';
 import { catalogAdmin } from './catalog';
 import { keysAdmin } from './keys';
 import { usageAdmin } from './usage';
@@ -10,6 +11,7 @@ import { usageAdmin } from './usage';
 export { keyView, type KeyView, type NewKeyView, type KeyCreateInput, type KeyListInput } from './keys';
 export { usageRow, type UsageRow, type UsageInput } from './usage';
 export type { PageView } from './page';
+export type { DeploymentView, DeploymentStateView } from './deployments';
 
 export interface ModelsAdminDeps {
   keys: ApiKeys;
@@ -17,6 +19,7 @@ export interface ModelsAdminDeps {
   catalog: LiveCatalog;
   audit: AuditTrail;
   clock: Clock;
+  health?: DeploymentHealth;
 }
 
 /**
@@ -36,7 +39,7 @@ export function createModelsAdminApi(d: ModelsAdminDeps) {
   return {
     keys: keysAdmin({ ...d, notInCatalog }),
     usage: usageAdmin(d),
-    catalog: catalogAdmin({ catalog, audit: d.audit, clock: d.clock }),
+    catalog: catalogAdmin({ catalog, audit: d.audit, clock: d.clock, health: d.health }),
   };
 }
 

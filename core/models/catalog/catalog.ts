@@ -147,7 +147,7 @@ export const CatalogModel = CatalogModelFields.extend({ upstream: Upstream.optio
       path: ['deployments'],
     }),
   )
-  .transform((m) => ({ ...m, upstream: m.upstream ?? m.deployments![0]!.upstream }));
+  .transform((m) => ({ ...m, upstream: m.upstream ?? m.deployments![0].upstream }));
 export type CatalogModel = z.output<typeof CatalogModel>;
 
 /** A model's deployments: its own list, or its `upstream` as the one deployment `default`. */
