@@ -29,6 +29,7 @@ export function modelsAdminClient(c: AdminConnection): ModelsAdminApi {
         return { items: wire.items, nextCursor: wire.next_cursor, total: wire.total };
       },
       get: ({ id }) => c.request('GET', `/models/${seg(id)}`),
+      deployments: ({ id }) => c.request('GET', `/models/${seg(id)}/deployments`),
       put: ({ id, entry, version }) => c.request('PUT', `/models/${seg(id)}`, { json: entry, version }),
       deactivate: ({ id, version }) => c.request('DELETE', `/models/${seg(id)}`, { version }),
     },

@@ -192,6 +192,7 @@ export function openModelsCore(opts: ModelsCoreOptions): ModelsCore {
       catalog: live,
       budgets,
       tenantBudgets: stores.budgets,
+      health,
     }),
     serviceCaller: (name) => ({
       key: {

@@ -1,6 +1,7 @@
 import { JSONObjectResolver } from 'graphql-scalars';
 import { z } from 'zod';
 import type { CatalogAdmin, ModelView } from '../../core/models/admin-api/catalog';
+import type { DeploymentView } from '../../core/models/admin-api/deployments';
 import type { Admin } from '../../core/shared/admin/access';
 import { MAX_PAGE, type Page } from '../../core/shared/admin/paging';
 import type { CallOf } from '../../edge/graphql/calls';
@@ -43,6 +44,7 @@ const shown = (v: ModelView) => ({
   price: { inputPerMillion: v.price.input_per_million, outputPerMillion: v.price.output_per_million },
   status: v.status,
   inputKinds: v.input_kinds,
+  deployments: v.deployments,
   source: v.source,
   active: v.active,
   version: v.version,
@@ -56,6 +58,31 @@ export function catalogAdminResolvers(api: { catalog: CatalogAdmin }, adminOf: C
   const page = (p: Page<ModelView>) => ({ items: p.items.map(shown), nextCursor: p.nextCursor, total: p.total });
   return {
     JSONObject: JSONObjectResolver,
+    AdminModel: {
+      /** The state is read only when asked for: the admin's own check, then this replica's health (no vendor call). */
+      deployments: async (m: { id: string; deployments: DeploymentView[] }, _: Args, graph: GraphContext) => {
+        const { items } = await api.catalog.deployments({ id: m.id }, await adminOf(graph));
+        return items.map((s) => {
+          const d = m.deployments.find((x) => x.id === s.deployment);
+          return {
+            deployment: s.deployment,
+            provider: s.provider,
+            baseUrl: d?.base_url ?? null,
+            model: d?.model ?? null,
+            region: s.region,
+            credentialEnv: d?.credential_env ?? null,
+            weight: s.weight,
+            rpm: d?.rpm ?? null,
+            state: s.state,
+            coolingUntil: s.cooling_until,
+            recentFailures: s.recent_failures,
+            inFlight: s.in_flight,
+            latencyMs: s.latency_ms,
+            lastFailure: s.last_failure,
+          };
+        });
+      },
+    },
     Query: {
       adminModels: async (_: unknown, a: Args, graph: GraphContext) => {
         const ctx = await adminOf(graph);

@@ -8,6 +8,8 @@ import { parseCatalogEntry, type CatalogModel } from '../catalog/catalog';
 import type { CatalogWrite, StoredModel } from '../catalog/catalog-store';
 import { effectiveCatalog, type CatalogEntryState } from '../catalog/effective';
 import type { LiveCatalog } from '../catalog/live-catalog';
+import type { DeploymentHealth } from '../routing/health';
+import { deploymentStates, deploymentViews, type DeploymentStateView, type DeploymentView } from './deployments';
 
 /**
  * The model catalog in the admin API (docs/admin.md): every model with its state, read by any
@@ -40,6 +42,8 @@ export interface ModelView {
   price: { input_per_million: number; output_per_million: number };
   status: string;
   input_kinds: CatalogModel['inputKinds'];
+  /** Its deployments (issue 35): its own, or its `upstream` as the one deployment `default`. */
+  deployments: DeploymentView[];
   source: 'file' | 'admin';
   active: boolean;
   version: number;
@@ -65,6 +69,7 @@ export const modelView = ({ model: m, ...s }: CatalogEntryState): ModelView => (
   price: { input_per_million: m.price.inputPerMillion, output_per_million: m.price.outputPerMillion },
   status: m.status,
   input_kinds: m.inputKinds,
+  deployments: deploymentViews(m),
   source: s.source,
   active: s.active,
   version: s.version,
@@ -81,6 +86,8 @@ export interface CatalogAdminDeps {
   catalog: LiveCatalog;
   audit: AuditTrail;
   clock: Clock;
+  /** The deployments' health (core/models/routing); every deployment reads as healthy without it. */
+  health?: DeploymentHealth;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -93,20 +100,27 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * same provider and address (the file is the operator's, on every replica's disk).
  */
 function checkCredential(m: CatalogModel, file: readonly CatalogModel[]): void {
-  const { credentialEnv, provider, baseUrl } = m.upstream;
+  for (const d of m.deployments ?? []) checkUpstream(d.upstream, file, `deployments.${d.id}.upstream`);
+  checkUpstream(m.upstream, file, 'upstream');
+}
+
+/** Every upstream a file model (or one of its deployments) sends a credential to. */
+const fileUpstreams = (file: readonly CatalogModel[]) => file.flatMap((f) => [f.upstream, ...(f.deployments ?? []).map((d) => d.upstream)]);
+
+function checkUpstream(upstream: CatalogModel['upstream'], file: readonly CatalogModel[], where: string): void {
+  const { credentialEnv, provider, baseUrl } = upstream;
   if (!credentialEnv) return;
-  const sent = file.some(
-    (f) => f.upstream.credentialEnv === credentialEnv && f.upstream.provider === provider && f.upstream.baseUrl === baseUrl,
-  );
+  const sent = fileUpstreams(file).some((u) => u.credentialEnv === credentialEnv && u.provider === provider && u.baseUrl === baseUrl);
   if (!sent)
     throw new BadRequest(
-      `upstream.credentialEnv: ${credentialEnv} is not one the catalog file sends to ${provider}${baseUrl ? ` at ${baseUrl}` : ''}; ` +
+      `${where}.credentialEnv: ${credentialEnv} is not one the catalog file sends to ${provider}${baseUrl ? ` at ${baseUrl}` : ''}; ` +
         'a credential is named in the catalog file (a model there with the same provider and baseUrl), not through the API',
     );
 }
 
 export function catalogAdmin(d: CatalogAdminDeps) {
   const { catalog, audit, clock } = d;
+  const statesOf = deploymentStates(d.health, clock);
   const fileHas = (id: string) => catalog.file.models.some((m) => m.id === id);
 
   /**
@@ -173,6 +187,13 @@ export function catalogAdmin(d: CatalogAdminDeps) {
       const s = await stateOf(id);
       if (!s) throw new NotFound(`no model '${id}'`);
       return modelView(s);
+    },
+
+    /** The model's deployments with their state now (cooling, failures, calls in flight, latency); any administrator. */
+    async deployments({ id }: { id: string }, _ctx: Ctx<Admin>): Promise<{ items: DeploymentStateView[] }> {
+      const s = await stateOf(id);
+      if (!s) throw new NotFound(`no model '${id}'`);
+      return { items: statesOf(s.model.id, deploymentViews(s.model)) };
     },
 
     /** Adds or replaces `id` with `entry` (a catalog file's model, its `id` optional) and (re)activates it. */

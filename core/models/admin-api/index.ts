@@ -7,6 +7,7 @@ import type { MoneyBudgets } from '../spend/budgets';
 import type { ApiKey } from '../keys/api-key';
 import type { TenantBudget } from '../spend/budget';
 import { tenantBudgetsAdmin } from './tenant-budgets';
+import type { DeploymentHealth } from '../routing/health';
 import { catalogAdmin } from './catalog';
 import { keysAdmin } from './keys';
 import { usageAdmin } from './usage';
@@ -16,6 +17,7 @@ export { usageRow, type UsageRow, type UsageInput } from './usage';
 export type { TenantBudgetView } from './tenant-budgets';
 export type { SpendView } from './keys';
 export type { PageView } from './page';
+export type { DeploymentView, DeploymentStateView } from './deployments';
 
 export interface ModelsAdminDeps {
   keys: ApiKeys;
@@ -26,6 +28,7 @@ export interface ModelsAdminDeps {
   /** The money budgets' counters (what a key or tenant spent this period) and the tenants' budgets. */
   budgets: MoneyBudgets;
   tenantBudgets: TenantBudgetStore;
+  health?: DeploymentHealth;
 }
 
 /**
@@ -62,7 +65,7 @@ export function createModelsAdminApi(d: ModelsAdminDeps) {
       spentOf: (b: TenantBudget) => spend('tenant', b.tenant, b),
     }),
     usage: usageAdmin(d),
-    catalog: catalogAdmin({ catalog, audit: d.audit, clock: d.clock }),
+    catalog: catalogAdmin({ catalog, audit: d.audit, clock: d.clock, health: d.health }),
   };
 }
 

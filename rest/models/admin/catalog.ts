@@ -40,11 +40,41 @@ export const AdminModel = z.object({
   price: z.object({ input_per_million: z.number(), output_per_million: z.number() }),
   status: z.string().describe('`Active`, `Deactivated`, or the label the entry gives'),
   input_kinds: z.array(z.enum(INPUT_KINDS)),
+  deployments: z
+    .array(
+      z.object({
+        id: z.string(),
+        provider: z.string(),
+        base_url: z.string().nullable(),
+        model: z.string().nullable(),
+        region: z.string().nullable(),
+        credential_env: z.string().nullable().describe('The name of the variable holding the credential, never the credential'),
+        weight: z.number().describe('Its share under weighted routing'),
+        rpm: z.int().nullable().describe('Requests per minute it takes (every replica together); null: no limit of its own'),
+      }),
+    )
+    .describe("Its deployments: the entry's own, or its `upstream` as the one deployment `default`"),
   source: z.enum(['file', 'admin']),
   active: z.boolean().describe('Whether calls reach it'),
   version: z.int().describe('Its ETag; 1 for a file model never changed'),
   updated_at: z.string().nullable(),
   updated_by: z.string().nullable(),
+});
+
+/** GET /models/{id}/deployments (core/models/admin-api/deployments.ts's DeploymentStateView). */
+export const ModelDeploymentState = z.object({
+  deployment: z.string(),
+  provider: z.string(),
+  region: z.string().nullable(),
+  weight: z.number(),
+  state: z.enum(['healthy', 'cooling']).describe('`cooling`: skipped by the router until `cooling_until`'),
+  cooling_until: z.string().nullable().describe('When its cooldown ends (ISO 8601); null when healthy'),
+  recent_failures: z.int().describe("Failures counted in the cooldown window (this replica's view)"),
+  in_flight: z.int().describe('Calls this replica has in flight to it'),
+  latency_ms: z.number().nullable().describe('Its recent latency to the first byte (a weighted mean); null before its first answer'),
+  last_failure: z
+    .object({ at: z.string(), what: z.string().describe('A vendor status, `timeout`, `connection` or `broken-stream`') })
+    .nullable(),
 });
 
 /** A catalog file's entry, as the body of a PUT is documented (its defaults optional; `id` may be left out). */
@@ -90,6 +120,18 @@ export const catalogAdminRoutes = (api: { catalog: CatalogAdmin }) => [
     input: { path: ModelPath },
     responses: { 200: { description: 'The model', schema: AdminModel }, ...refused },
     handle: async (p, { ctx, res }) => withEtag(res, await api.catalog.get(p, ctx)),
+  }),
+  defineAdmin({
+    method: 'get',
+    path: '/models/:id/deployments',
+    summary: "Read a model's deployments and their state",
+    description:
+      'Each deployment with whether the router skips it (in cooldown after failing, until when), its recent failures, calls ' +
+      "in flight and latency, as the replica answering sees them (cooldowns are every replica's when Redis is set). Any administrator.",
+    tags,
+    input: { path: ModelPath },
+    responses: { 200: { description: 'The deployments', schema: z.object({ items: z.array(ModelDeploymentState) }) }, ...refused },
+    handle: async (p, { ctx }) => api.catalog.deployments(p, ctx),
   }),
   defineAdmin({
     method: 'put',

@@ -52,6 +52,9 @@ describe('the catalog admin API', () => {
       price: { input_per_million: 0, output_per_million: 0 },
       status: 'Active',
       input_kinds: ['text'],
+      deployments: [
+        { id: 'default', provider: 'local', base_url: null, model: null, region: null, credential_env: null, weight: 1, rpm: null },
+      ],
       source: 'file',
       active: true,
       version: 1,

@@ -146,7 +146,18 @@ describe('the model catalog in the admin API', () => {
         400,
         /credentialEnv/,
       ],
-      [await put({ group: 'A' }), 400, /upstream/],
+      [
+        await put({
+          ...TEAM_CHAT,
+          deployments: [
+            { id: 'ok', upstream: { provider: 'local' } },
+            { id: 'leak', upstream: { provider: 'openai-compatible', baseUrl: 'https://x.example/v1', credentialEnv: 'DATABASE_URL' } },
+          ],
+        }),
+        400,
+        /deployments\.leak\.upstream\.credentialEnv/,
+      ],
+      [await put({ group: 'A', contextLength: 4096 }), 400, /upstream/],
       [await put([TEAM_CHAT]), 422, /body/],
       [await put('"just text"'), 422, /body/],
       [await put('{"group": '), 400, /./],
