@@ -28,7 +28,7 @@ export function pgSpendCounters(pool: PgPool): SpendCounters {
           RETURNING spent`,
         values: [scope, period, cost, reserved],
       });
-      const after = Number(rows[0]!.spent);
+      const after = Number(rows[0].spent);
       return { before: after - cost, after };
     },
     async read(scope, period) {

@@ -153,7 +153,7 @@ describe('money budgets', () => {
     });
     await expect(open.reserve(key, 5)).rejects.toThrow(/budget_exceeded/);
     const h = await failing.reserve(key, 5);
-    expect(h!.held[0]!.amount).toBe(0);
+    expect(h!.held[0].amount).toBe(0);
     failing.settle(h, 0.1);
     await settled();
     expect(errors.length).toBe(3);

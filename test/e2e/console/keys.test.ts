@@ -49,6 +49,7 @@ describeConsole('the console: model keys', () => {
       await create.getByLabel('Name').fill('console-key');
       await create.getByLabel('Requests per minute').fill('60');
       await create.getByLabel('Tokens per month').fill('100000');
+      await create.getByLabel('Budget per month (USD)').fill('5');
       await create.getByLabel('Expires').fill('2099-01-01T00:00');
       await create.getByLabel(/Allowed models/).selectOption(['local-chat']);
       await create.getByRole('button', { name: 'Create key' }).click();
@@ -64,6 +65,7 @@ describeConsole('the console: model keys', () => {
       const made = (await models.keys.list()).filter((k) => k.name === 'console-key');
       expect(made).toHaveLength(1);
       expect(made[0]).toMatchObject({ models: ['local-chat'], requestsPerMinute: 60, tokenBudget: 100000, revokedAt: null });
+      expect(made[0].budget).toEqual({ usd: 5, period: 'monthly', warnAt: 0.8 });
       expect(made[0].expiresAt?.getFullYear()).toBe(2099);
       expect(key.startsWith(made[0].prefix)).toBe(true);
       expect(await listModels(key)).toBe(200);
@@ -72,6 +74,8 @@ describeConsole('the console: model keys', () => {
       // The key's usage: its call today (the gateway records usage a moment after the call).
       const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'console-key', exact: true }) });
       await row.getByRole('cell', { name: '60 / min' }).waitFor();
+      // Its money budget and what it spent this month (the local model is free).
+      await row.getByRole('cell', { name: /\$0(\.00)? of \$5(\.00)? \/ month/ }).waitFor();
       const today = new Date().toISOString().slice(0, 10);
       for (let tries = 0; ; tries++) {
         await page.getByRole('button', { name: 'Usage of console-key' }).click();

@@ -156,4 +156,40 @@ describe('model gateway: spend and budgets in money', () => {
     expect((await api('DELETE', '/tenant-budgets/budget-tenant')).status).toBe(200);
     expect((await api('GET', '/tenant-budgets/budget-tenant')).status).toBe(404);
   }, 60_000);
+
+  it('shows budgets and spend in the graph: a key made with a budget, a tenant budget set, read and removed', async () => {
+    const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+      const res = await fetch(`${p.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await res.json()) as { data?: Record<string, any>; errors?: unknown[] };
+    };
+    const made = await gql(
+      `mutation { adminCreateModelKey(input: { name: "graph", budget: { usd: 3, period: "daily", warnAt: 0.9 } }) { id budget { usd period warnAt } } }`,
+    );
+    expect(made.errors).toBeUndefined();
+    expect(made.data!.adminCreateModelKey.budget).toEqual({ usd: 3, period: 'daily', warnAt: 0.9 });
+    const read = await gql(`query($id: ID!) { adminModelKey(id: $id) { spend { spentUsd reservedUsd periodEnd } } }`, {
+      id: made.data!.adminCreateModelKey.id,
+    });
+    expect(read.data!.adminModelKey.spend).toMatchObject({ spentUsd: 0, reservedUsd: 0 });
+    const set = await gql(
+      `mutation { adminSetTenantBudget(tenant: "graph-tenant", budget: { usd: 7 }) { tenantId usd period warnAt spend { spentUsd } } }`,
+    );
+    expect(set.data!.adminSetTenantBudget).toEqual({
+      tenantId: 'graph-tenant',
+      usd: 7,
+      period: 'monthly',
+      warnAt: 0.8,
+      spend: { spentUsd: 0 },
+    });
+    const bad = await gql(`mutation { adminSetTenantBudget(tenant: "graph-tenant", budget: { usd: -7 }) { tenantId } }`);
+    expect(JSON.stringify(bad.errors)).toMatch(/BAD_USER_INPUT/);
+    const list = await gql(`{ adminTenantBudgets { tenantId usd } }`);
+    expect(list.data!.adminTenantBudgets).toContainEqual({ tenantId: 'graph-tenant', usd: 7 });
+    expect((await gql(`mutation { adminDeleteTenantBudget(tenant: "graph-tenant") }`)).data!.adminDeleteTenantBudget).toBe(true);
+    expect(JSON.stringify((await gql(`{ adminTenantBudget(tenant: "graph-tenant") { usd } }`)).errors)).toMatch(/NOT_FOUND/);
+  });
 });

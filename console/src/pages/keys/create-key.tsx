@@ -53,6 +53,8 @@ export function CreateKey({
             models: chosen.length ? chosen : undefined,
             requestsPerMinute: number('requestsPerMinute'),
             tokenBudget: number('tokenBudget'),
+            // A money budget per month, warned of at 80 % (docs/spend.md); the admin API takes a daily one too.
+            budget: number('budgetUsd') === undefined ? undefined : { usd: number('budgetUsd'), period: 'monthly' },
             expiresAt: expiry ? new Date(expiry).toISOString() : undefined,
           },
         }).then((r) => {
@@ -91,6 +93,10 @@ export function CreateKey({
       <label className="field">
         Tokens per month
         <input name="tokenBudget" type="number" min={1} step={1} inputMode="numeric" />
+      </label>
+      <label className="field">
+        Budget per month (USD)
+        <input name="budgetUsd" type="number" min={0.01} step={0.01} inputMode="decimal" />
       </label>
       <label className="field">
         Expires

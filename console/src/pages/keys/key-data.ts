@@ -3,7 +3,10 @@ import type { PageProps } from '../registry';
 
 /** What the Model keys page's parts share: a key's fields and row, its state, and the tenants a key may be given. */
 
-export const KEY_FIELDS = 'id prefix name tenantId models requestsPerMinute tokenBudget expiresAt createdAt revokedAt';
+export const KEY_FIELDS =
+  'id prefix name tenantId models requestsPerMinute tokenBudget budget { usd period warnAt } expiresAt createdAt revokedAt';
+/** A listed key's spend this period (only listed keys have it: a new key has spent nothing). */
+export const SPEND_FIELDS = 'spend { spentUsd reservedUsd periodEnd }';
 const TENANTS = `query ConsoleKeyTenants { adminRealms(first: 200) { items { realm name } } }`;
 
 export interface KeyRow {
@@ -14,6 +17,10 @@ export interface KeyRow {
   models: string[] | null;
   requestsPerMinute: number | null;
   tokenBudget: number | null;
+  /** Its money budget (docs/spend.md). */
+  budget: { usd: number; period: 'daily' | 'monthly'; warnAt: number } | null;
+  /** What it spent in the budget's current period (listed keys with a budget). */
+  spend?: { spentUsd: number; reservedUsd: number; periodEnd: string } | null;
   expiresAt: string | null;
   createdAt: string;
   revokedAt: string | null;
@@ -32,6 +39,12 @@ export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(
 const expired = (k: KeyRow) => !!k.expiresAt && new Date(k.expiresAt).getTime() <= Date.now();
 export const stateOf = (k: KeyRow) => (k.revokedAt ? 'revoked' : expired(k) ? 'expired' : 'live');
 export const count = (n: number | null) => (n === null ? 'no limit' : n.toLocaleString());
+const usd = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 4 });
+/** A key's money budget and its spend this period, as the Limits cell says them. */
+export const moneyOf = (k: KeyRow) =>
+  k.budget
+    ? `${k.spend ? `${usd.format(k.spend.spentUsd)} of ` : ''}${usd.format(k.budget.usd)} / ${k.budget.period === 'daily' ? 'day' : 'month'}`
+    : 'no money budget';
 
 /** The tenants an administrator may give a key: its realms' ids (a realm administrator's: its own) and its token's tenant. */
 export function useTenants(person: PageProps['person']): { tenants: Tenant[]; fetching: boolean } {

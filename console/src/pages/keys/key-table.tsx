@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, type CombinedError } from 'urql';
-import { KEY_FIELDS, count, stateOf, when, type KeyRow, type NewKey } from './key-data';
+import { KEY_FIELDS, count, moneyOf, stateOf, when, type KeyRow, type NewKey } from './key-data';
 
 const REVOKE = `mutation ConsoleRevokeModelKey($id: ID!) { adminRevokeModelKey(id: $id) { ${KEY_FIELDS} } }`;
 const ROTATE = `mutation ConsoleRotateModelKey($id: ID!) { adminRotateModelKey(id: $id) { apiKey ${KEY_FIELDS} } }`;
@@ -76,6 +76,8 @@ export function KeyTable({
                     {count(k.requestsPerMinute)} / min
                     <br />
                     {count(k.tokenBudget)} tokens / month
+                    <br />
+                    {moneyOf(k)}
                   </td>
                   <td data-label="Expires">{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
                   <td data-label="State">{state === 'revoked' ? `revoked ${when(k.revokedAt)}` : state}</td>
