@@ -29,7 +29,10 @@ export async function wholeAnswer(s: ChatStream): Promise<{ stream: ChatStream; 
   const pieces: string[] = [];
   for await (const p of s.pieces) pieces.push(p);
   const done = await s.done;
-  return { stream: { pieces: replay(pieces), done: Promise.resolve(done) }, finish: done.finishReason };
+  // Its end is told once the pieces were read again, as the upstream's was (a guard reading them sets it).
+  let ended!: () => void;
+  const read = new Promise<void>((r) => (ended = r));
+  return { stream: { pieces: replay(pieces, ended), done: read.then(() => done) }, finish: done.finishReason };
 }
 
 async function* resumed(first: IteratorResult<string>, it: AsyncIterator<string>): AsyncGenerator<string> {
@@ -46,8 +49,12 @@ async function* resumed(first: IteratorResult<string>, it: AsyncIterator<string>
   }
 }
 
-async function* replay(pieces: string[]): AsyncGenerator<string> {
-  yield* pieces;
+async function* replay(pieces: string[], ended: () => void): AsyncGenerator<string> {
+  try {
+    yield* pieces;
+  } finally {
+    ended();
+  }
 }
 
 async function closeQuietly(it: AsyncIterator<string>) {

@@ -109,7 +109,8 @@ export function createRouter(d: RouterDeps): Router {
   function routed<K extends RoutedMethod>(plan: Plan, method: K, content: Group | undefined): Routed<K> {
     let served: Served | undefined;
     const call = async (req: Parameters<Fn<K>>[0], signal?: AbortSignal, trace?: Trace) => {
-      const whole = method === 'chat' && (req as { stream?: boolean }).stream === false;
+      // A whole answer is read whole in the attempt only when a content refusal in its finish reason can go elsewhere.
+      const whole = !!content && method === 'chat' && (req as { stream?: boolean }).stream === false;
       const run = (groups: Group[]) => attemptAll(plan, groups, method, req, whole, signal, trace, (s) => (served = s));
       try {
         const out = await run(plan.groups);
