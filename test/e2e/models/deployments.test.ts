@@ -76,6 +76,7 @@ describe("a catalog model's deployments in the admin API and the graph", () => {
         model: null,
         region: 'westus',
         credential_env: 'WEST_CHAT_KEY',
+        api_version: null,
         weight: 1,
         rpm: null,
       },
