@@ -71,6 +71,7 @@ export function catalogAdminResolvers(api: { catalog: CatalogAdmin }, adminOf: C
             model: d?.model ?? null,
             region: s.region,
             credentialEnv: d?.credential_env ?? null,
+            apiVersion: d?.api_version ?? null,
             weight: s.weight,
             rpm: d?.rpm ?? null,
             state: s.state,

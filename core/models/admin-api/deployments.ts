@@ -14,6 +14,7 @@ export interface DeploymentView {
   model: string | null;
   region: string | null;
   credential_env: string | null;
+  api_version: string | null;
   weight: number;
   rpm: number | null;
 }
@@ -26,6 +27,7 @@ export const deploymentViews = (m: CatalogModel): DeploymentView[] =>
     model: d.upstream.model ?? null,
     region: d.upstream.region ?? null,
     credential_env: d.upstream.credentialEnv ?? null,
+    api_version: d.upstream.apiVersion ?? null,
     weight: d.weight,
     rpm: d.rpm ?? null,
   }));

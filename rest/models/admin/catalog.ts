@@ -49,6 +49,7 @@ export const AdminModel = z.object({
         model: z.string().nullable(),
         region: z.string().nullable(),
         credential_env: z.string().nullable().describe('The name of the variable holding the credential, never the credential'),
+        api_version: z.string().nullable(),
         weight: z.number().describe('Its share under weighted routing'),
         rpm: z.int().nullable().describe('Requests per minute it takes (every replica together); null: no limit of its own'),
       }),

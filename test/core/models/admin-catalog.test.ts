@@ -53,7 +53,17 @@ describe('the catalog admin API', () => {
       status: 'Active',
       input_kinds: ['text'],
       deployments: [
-        { id: 'default', provider: 'local', base_url: null, model: null, region: null, credential_env: null, weight: 1, rpm: null },
+        {
+          id: 'default',
+          provider: 'local',
+          base_url: null,
+          model: null,
+          region: null,
+          credential_env: null,
+          api_version: null,
+          weight: 1,
+          rpm: null,
+        },
       ],
       source: 'file',
       active: true,

@@ -58,7 +58,17 @@ describe("a catalog model's deployments in the admin API and the graph", () => {
     const r = await call(p.url, 'GET', `${ADMIN}/models/two-way-chat`, { auth: platform });
     expect(r.status).toBe(200);
     expect(r.body.deployments).toEqual([
-      { id: 'east', provider: 'local', base_url: null, model: null, region: 'eastus', credential_env: null, weight: 3, rpm: 600 },
+      {
+        id: 'east',
+        provider: 'local',
+        base_url: null,
+        model: null,
+        region: 'eastus',
+        credential_env: null,
+        api_version: null,
+        weight: 3,
+        rpm: 600,
+      },
       {
         id: 'west',
         provider: 'local',
@@ -66,6 +76,7 @@ describe("a catalog model's deployments in the admin API and the graph", () => {
         model: null,
         region: 'westus',
         credential_env: 'WEST_CHAT_KEY',
+        api_version: null,
         weight: 1,
         rpm: null,
       },

@@ -1,7 +1,8 @@
 /** The model catalog as the Models page reads and writes it: its GraphQL operations, a model's row, and its catalog entry. */
 
 export const MODEL_FIELDS = `id group kind status source active version contextLength maxOutputTokens dimensions inputKinds
-  upstream { provider baseUrl model credentialEnv region apiVersion } price { inputPerMillion outputPerMillion }`;
+  upstream { provider baseUrl model credentialEnv region apiVersion } price { inputPerMillion outputPerMillion }
+  deployments { deployment provider baseUrl model region credentialEnv apiVersion weight rpm state coolingUntil inFlight latencyMs }`;
 export const MODELS = `query ConsoleModels($active: Boolean, $source: String, $after: String) {
   adminModels(active: $active, source: $source, first: 25, after: $after, sort: "id") { items { ${MODEL_FIELDS} } nextCursor total }
 }`;
@@ -31,7 +32,31 @@ export interface ModelRow {
     apiVersion: string | null;
   };
   price: { inputPerMillion: number; outputPerMillion: number };
+  deployments: DeploymentRow[];
 }
+
+/** A deployment of a model with its state, as the answering replica sees it (cooldowns are every replica's). */
+export interface DeploymentRow {
+  deployment: string;
+  provider: string;
+  baseUrl: string | null;
+  model: string | null;
+  region: string | null;
+  credentialEnv: string | null;
+  apiVersion: string | null;
+  weight: number;
+  rpm: number | null;
+  state: 'healthy' | 'cooling';
+  coolingUntil: string | null;
+  inFlight: number;
+  latencyMs: number | null;
+}
+
+/** `healthy`, or `cooling until hh:mm:ss` (the browser's time of day). */
+export const deploymentStateOf = (d: DeploymentRow) =>
+  d.state === 'cooling' && d.coolingUntil
+    ? `cooling until ${new Date(d.coolingUntil).toLocaleTimeString('en-GB', { hour12: false })}`
+    : 'healthy';
 
 /** The form's first entry: an alias of the offline local model. */
 export const EXAMPLE_ENTRY = { group: 'A', kind: 'chat', upstream: { provider: 'local' }, contextLength: 8192 };
@@ -47,12 +72,28 @@ export const stateOf = (m: ModelRow) => (m.active ? 'active' : m.status === 'Dea
  * the entry put back says `Active`.
  */
 export function entryOf(m: ModelRow): Record<string, unknown> {
-  const upstream: Record<string, string> = { provider: m.upstream.provider };
-  for (const k of ['baseUrl', 'model', 'credentialEnv', 'region', 'apiVersion'] as const) {
-    const v = m.upstream[k];
-    if (v !== null) upstream[k] = v;
-  }
-  const entry: Record<string, unknown> = { group: m.group, kind: m.kind, upstream, contextLength: m.contextLength };
+  const upstreamOf = (u: Pick<ModelRow['upstream'], 'baseUrl' | 'model' | 'credentialEnv' | 'region' | 'apiVersion'>, provider: string) => {
+    const upstream: Record<string, string> = { provider };
+    for (const k of ['baseUrl', 'model', 'credentialEnv', 'region', 'apiVersion'] as const) {
+      const v = u[k];
+      if (v !== null) upstream[k] = v;
+    }
+    return upstream;
+  };
+  const entry: Record<string, unknown> = {
+    group: m.group,
+    kind: m.kind,
+    upstream: upstreamOf(m.upstream, m.upstream.provider),
+    contextLength: m.contextLength,
+  };
+  // A model's own deployments are part of its entry; `default` alone is its upstream.
+  if (m.deployments.some((d) => d.deployment !== 'default'))
+    entry.deployments = m.deployments.map((d) => ({
+      id: d.deployment,
+      upstream: upstreamOf(d, d.provider),
+      weight: d.weight,
+      ...(d.rpm !== null ? { rpm: d.rpm } : {}),
+    }));
   if (m.dimensions !== null) entry.dimensions = m.dimensions;
   if (m.maxOutputTokens !== null) entry.maxOutputTokens = m.maxOutputTokens;
   entry.price = m.price;

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, type CombinedError } from 'urql';
 import { Confirm, OutcomeNote, type Outcome } from '../realms/common';
-import { DEACTIVATE, PUT, entryOf, stateOf, type ModelRow } from './catalog';
+import { DEACTIVATE, PUT, deploymentStateOf, entryOf, stateOf, type ModelRow } from './catalog';
 
 /** The catalog's models, a row each (a card each on a phone), with Edit, Deactivate and Reactivate for platform administrators. */
 export function ModelTable({
@@ -44,6 +44,7 @@ export function ModelTable({
               <th scope="col">Source</th>
               <th scope="col">State</th>
               <th scope="col">Context length</th>
+              <th scope="col">Deployments</th>
               {platform && <th scope="col">Actions</th>}
             </tr>
           </thead>
@@ -58,6 +59,19 @@ export function ModelTable({
                 <td data-label="Source">{m.source}</td>
                 <td data-label="State">{stateOf(m)}</td>
                 <td data-label="Context length">{m.contextLength.toLocaleString()}</td>
+                <td data-label="Deployments">
+                  <ul className="deployments" aria-label={`Deployments of ${m.id}`}>
+                    {m.deployments.map((d) => (
+                      <li key={d.deployment}>
+                        <code>{d.deployment}</code>{' '}
+                        <span className={`badge ${d.state === 'cooling' ? 'badge-warn' : 'badge-ok'}`}>{deploymentStateOf(d)}</span>{' '}
+                        <span className="deployment-figures">
+                          {d.inFlight} in flight, {d.latencyMs === null ? 'no latency yet' : `${Math.round(d.latencyMs)} ms`}
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                </td>
                 {platform && (
                   <td data-label="Actions">
                     <div className="actions">
