@@ -84,6 +84,25 @@ function exactBetween(p: number, c: number): boolean {
   return a === DIGIT && (b === PUNCT || b === BREAK || b === LOWER || b === UPPER);
 }
 
+/**
+ * Whether `i` starts a line's indentation: a line break before it, then spaces or tabs up to a
+ * character that is not white space (or the end), with no other line break among them. Every
+ * pre-token holding that line break ends with it (`\s*[\r\n]+`, or punctuation's `[\r\n/]*`),
+ * so none crosses `i`: deeply indented code, punctuation and white space only, is cut exactly
+ * here instead of every MAX_RUN characters. The scan stops at the run's end, so each character is
+ * looked at once more at most.
+ */
+function indentAfterBreak(text: string, i: number): boolean {
+  const p = text.charCodeAt(i - 1);
+  if (p !== 10 && p !== 13) return false;
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 10 || c === 13) return false;
+    if (!isSpace(c)) return j > i;
+  }
+  return false;
+}
+
 /** The fewest tokens a text of `bytes` UTF-8 bytes can be (every count here is at least this). */
 export const minTokens = (bytes: number) => Math.ceil(bytes / MAX_TOKEN_BYTES);
 
@@ -100,7 +119,7 @@ export function cutsOf(text: string, grouped = true): number[] {
   for (let i = 1; i < text.length; i++) {
     const c = text.charCodeAt(i);
     const space = isSpace(c);
-    if (exactBetween(text.charCodeAt(i - 1), c)) {
+    if (exactBetween(text.charCodeAt(i - 1), c) || indentAfterBreak(text, i)) {
       if (!grouped || i - start >= GROUP_CHARS) ends.push((start = i));
       runStart = i;
       runSpace = space;

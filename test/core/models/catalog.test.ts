@@ -100,8 +100,12 @@ describe('the model catalog', () => {
     expect(none.models).toContainEqual({ id: 'local-chat', provider: 'local', status: 'Active', from: 'built-in' });
     expect(none.models).toContainEqual({ id: 'gemini-2.5-flash', provider: 'gemini', status: 'Active', from: 'file' });
     expect(none.warnings.join('\n')).toMatch(/gpt-4o: its credential variable AZURE_OPENAI_API_KEY is not set/);
+    // Each deployment of a routed model is checked, named model@deployment.
+    expect(none.warnings.join('\n')).toMatch(/gpt-4o-routed@westeurope: its credential variable AZURE_OPENAI_WEST_KEY is not set/);
     const env = {
       AZURE_OPENAI_API_KEY: 'azure-secret-1',
+      AZURE_OPENAI_EAST_KEY: 'azure-secret-5',
+      AZURE_OPENAI_WEST_KEY: 'azure-secret-6',
       GEMINI_API_KEY: 'gemini-secret-2',
       BEDROCK_CREDENTIALS: 'AKIA:secret-3',
       VLLM_API_KEY: 'vllm-secret-4',
