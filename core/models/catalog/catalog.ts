@@ -33,13 +33,15 @@ const Upstream = z.object({
  * One deployment of a catalog model (issue 35): an upstream of its own (vendor, endpoint,
  * credential, region), its share of the traffic under weighted routing, and its own limit.
  */
+/** A deployment's id: unique within its model; names it in metrics, the admin API, the graph and `x-platform-route`. */
+export const DeploymentId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[\w.-]+$/);
+
 export const Deployment = z.object({
-  /** Unique within its model; names it in metrics, the admin API, the graph and `x-platform-route`. */
-  id: z
-    .string()
-    .min(1)
-    .max(64)
-    .regex(/^[\w.-]+$/),
+  id: DeploymentId,
   upstream: Upstream,
   /** Its share under `weighted` routing (default 1; 0: only when the others fail). */
   weight: z.number().min(0).max(1_000_000).default(1),
@@ -51,11 +53,23 @@ export type Deployment = z.output<typeof Deployment>;
 export const ROUTING_STRATEGIES = ['fallback', 'weighted', 'least-busy', 'latency'] as const;
 
 /** A model id, or `model@deployment` to name one deployment of it. */
-const Target = z
+export const RouteTarget = z
   .string()
   .min(1)
   .max(265)
   .regex(/^[\w.:/-]+(@[\w.-]+)?$/);
+
+/** A routing policy's retries and timeouts, bounded once for the catalog and the `x-platform-route` header. */
+export const RETRY = {
+  attempts: z.int().min(0).max(5),
+  on: z.array(z.int().min(400).max(599)).max(20),
+  backoffMs: z.int().min(0).max(60_000),
+  maxRetryAfterMs: z.int().min(0).max(600_000),
+};
+export const TIMEOUT = {
+  attemptMs: z.int().min(100).max(600_000),
+  totalMs: z.int().min(100).max(1_800_000),
+};
 
 /**
  * How a call to a model picks among its deployments and where it goes when they fail (issue 35);
@@ -66,31 +80,25 @@ export const Routing = z.object({
   /** `fallback`: the deployments in order; `weighted`: at random by weight; `least-busy`: fewest calls in flight; `latency`: fastest lately. */
   strategy: z.enum(ROUTING_STRATEGIES).default('fallback'),
   /** Other catalog models (or `model@deployment`) tried in order once this model's deployments failed. */
-  fallbacks: z.array(Target).max(10).default([]),
+  fallbacks: z.array(RouteTarget).max(10).default([]),
   /** Where a prompt over this model's context length goes instead of a 400. */
-  contextFallback: Target.optional(),
+  contextFallback: RouteTarget.optional(),
   /** Where a vendor's content refusal (`content_filter`) goes instead of reaching the caller. */
-  contentFallback: Target.optional(),
+  contentFallback: RouteTarget.optional(),
   retry: z
     .object({
       /** Retries on one deployment before the next is tried. */
-      attempts: z.int().min(0).max(5).default(1),
+      attempts: RETRY.attempts.default(1),
       /** The vendor statuses worth another try (a failed connection and a timeout always are). */
-      on: z.array(z.int().min(400).max(599)).max(20).default([429, 500, 502, 503, 504]),
+      on: RETRY.on.default([429, 500, 502, 503, 504]),
       /** The first retry's delay, doubled each time, with jitter. */
-      backoffMs: z.int().min(0).max(60_000).default(200),
+      backoffMs: RETRY.backoffMs.default(200),
       /** The longest `Retry-After` honoured by waiting; a longer one cools the deployment down and the next is tried. */
-      maxRetryAfterMs: z.int().min(0).max(600_000).default(5_000),
+      maxRetryAfterMs: RETRY.maxRetryAfterMs.default(5_000),
     })
     .default({ attempts: 1, on: [429, 500, 502, 503, 504], backoffMs: 200, maxRetryAfterMs: 5_000 }),
-  timeout: z
-    .object({
-      /** Milliseconds one attempt may take to its first byte of answer. */
-      attemptMs: z.int().min(100).max(600_000).optional(),
-      /** Milliseconds every attempt together may take to the first byte of answer. */
-      totalMs: z.int().min(100).max(1_800_000).optional(),
-    })
-    .default({}),
+  /** Milliseconds one attempt (`attemptMs`), and every attempt together (`totalMs`), may take to the first byte of answer. */
+  timeout: z.object(TIMEOUT).partial().default({}),
   cooldown: z
     .object({
       /** Failures within `windowSeconds` that put a deployment in cooldown. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BadRequest } from '../../shared/errors';
-import { ROUTING_STRATEGIES, type Routing } from '../catalog/catalog';
+import { DeploymentId, RETRY, ROUTING_STRATEGIES, RouteTarget, TIMEOUT, type Routing } from '../catalog/catalog';
 
 /**
  * The per-request routing override (issue 35): the `x-platform-route` header, a small JSON object
@@ -13,37 +13,14 @@ export const ROUTE_HEADER = 'x-platform-route';
 /** The header's largest JSON (bytes): a routing policy is small, and the header is read on every call. */
 export const MAX_ROUTE_HEADER_BYTES = 4096;
 
-const Id = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[\w.-]+$/);
-const Target = z
-  .string()
-  .min(1)
-  .max(265)
-  .regex(/^[\w.:/-]+(@[\w.-]+)?$/);
-
 export const RouteOverride = z.strictObject({
   strategy: z.enum(ROUTING_STRATEGIES).optional(),
   /** This model's deployments to use, in this order (the others are left out). */
-  deployments: z.array(Id).min(1).max(50).optional(),
+  deployments: z.array(DeploymentId).min(1).max(50).optional(),
   /** In place of the model's `fallbacks`. */
-  fallbacks: z.array(Target).max(10).optional(),
-  retry: z
-    .strictObject({
-      attempts: z.int().min(0).max(5).optional(),
-      on: z.array(z.int().min(400).max(599)).max(20).optional(),
-      backoffMs: z.int().min(0).max(60_000).optional(),
-      maxRetryAfterMs: z.int().min(0).max(600_000).optional(),
-    })
-    .optional(),
-  timeout: z
-    .strictObject({
-      attemptMs: z.int().min(100).max(600_000).optional(),
-      totalMs: z.int().min(100).max(1_800_000).optional(),
-    })
-    .optional(),
+  fallbacks: z.array(RouteTarget).max(10).optional(),
+  retry: z.strictObject(RETRY).partial().optional(),
+  timeout: z.strictObject(TIMEOUT).partial().optional(),
 });
 export type RouteOverride = z.output<typeof RouteOverride>;
 
