@@ -15,6 +15,8 @@ import { chatDocs, embeddingsDocs } from './docs-azure';
 import { DEPLOYMENTS, InvalidParam, parseBody, type Door } from './doors';
 import type { Route } from '../shared/routes';
 import { streamObjects } from '../shared/stream';
+import { InternalError } from '../../core/shared/errors';
+import { STATUS, toPlatformError } from '../../edge/http/errors';
 import { sendEmbeddings } from './embeddings-answer';
 
 /**
@@ -108,10 +110,23 @@ export function chatRoute(models: ModelsService, door: Door): Route {
       gatewayHeaders(res, stream);
       const meta = { id: `chatcmpl-${opaqueId()}`, created: Math.floor(Date.now() / 1000), model: model.id };
       if (!body.stream) return chatCompletion(meta, await collect(stream));
-      await streamObjects(req, res, () => chatCompletionChunks(meta, stream, body.stream_options?.include_usage === true), { heartbeatMs });
+      await streamObjects(req, res, () => chatCompletionChunks(meta, stream, body.stream_options?.include_usage === true), {
+        heartbeatMs,
+        errorEvent: (err) => streamedError(door, err),
+      });
       return undefined;
     },
   });
+}
+
+/**
+ * A failure midway as the error object OpenAI streams (`{"error":{message,type,param,code}}`, what
+ * the SDKs raise from a chunk): the door's own error body, so a routed stream cut after its first
+ * piece reads like the same failure before it (never a stack).
+ */
+function streamedError(door: Door, err: unknown) {
+  const e = toPlatformError(err);
+  return door.errorBody(e.expose ? e : new InternalError('Internal server error'), STATUS[e.kind]);
 }
 
 /** Group A: the Azure OpenAI deployment paths. */
