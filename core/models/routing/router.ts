@@ -186,7 +186,11 @@ export function createRouter(d: RouterDeps): Router {
             attempts++;
             const labels = { model: ref.model, deployment: ref.deployment };
             try {
-              const out = await attempt(ref, routed, policy.timeout.attemptMs, method, whole, callSignal, trace, fn, upstreamReq);
+              // A stream that breaks after its first piece reached the caller is not failed over, but counts towards a cooldown.
+              const broken = () => {
+                if (routed) health.failed(ref, group.model.routing?.cooldown ?? plan.policy.cooldown, clock.now(), 'broken-stream');
+              };
+              const out = await attempt(ref, routed, policy.timeout.attemptMs, method, whole, callSignal, trace, fn, upstreamReq, broken);
               attemptsTotal.inc({ ...labels, outcome: 'ok' });
               onServed({ model: group.model, deployment: dep.id, attempts });
               return out;
@@ -246,6 +250,7 @@ export function createRouter(d: RouterDeps): Router {
     trace: Trace | undefined,
     fn: Fn<K>,
     req: Parameters<Fn<K>>[0],
+    broken: () => void,
   ): Promise<{ value: Awaited<ReturnType<Fn<K>>>; finish?: string }> {
     const own = new AbortController();
     const timer =
@@ -276,7 +281,16 @@ export function createRouter(d: RouterDeps): Router {
         const read = whole ? await aborting(wholeAnswer(s), signal) : await aborting(firstPiece(s), signal);
         value = read.stream as unknown as Awaited<ReturnType<Fn<K>>>;
         finish = 'finish' in read ? (read.finish as string) : undefined;
-        void read.stream.done.then(release, release);
+        void read.stream.done.then(
+          (r) => {
+            release();
+            if (r.finishReason === 'error' && !callSignal.aborted) broken();
+          },
+          () => {
+            release();
+            if (!callSignal.aborted) broken();
+          },
+        );
       } else release();
       if (routed) health.succeeded(ref, clock.now() - startedAt);
       span.setAttribute('model.attempt.outcome', 'ok');

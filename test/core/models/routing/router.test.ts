@@ -180,6 +180,21 @@ describe('the router', () => {
     expect(seen).toEqual(['half']);
     expect((await s.done).finishReason).toBe('error');
     expect(after.calls.map((c) => c.target)).toEqual(['x@a']);
+    // Not failed over, but a failure of the deployment all the same: enough of them cool it down.
+    await new Promise((r) => setImmediate(r));
+    expect(after.health.failures).toEqual([{ ref: 'x@a', what: 'broken-stream' }]);
+  });
+
+  it('does not count a stream the caller left against its deployment', async () => {
+    const m = chatModel('x', ['a'], { retry: { attempts: 0 } });
+    const { router, health } = routerOver([m], { 'x@a': async () => streamOf(['half', 'rest'], 1) });
+    const left = new AbortController();
+    const s = await router.open(m, 'chat', callerOf()).upstream(ask(), left.signal);
+    left.abort(new Error('left'));
+    await textOf(s).catch(() => undefined);
+    await s.done.catch(() => undefined);
+    await new Promise((r) => setImmediate(r));
+    expect(health.failures).toEqual([]);
   });
 
   it('counts a stream in flight until it ends', async () => {
