@@ -11,6 +11,7 @@ export function modelsAdminClient(c: AdminConnection): ModelsAdminApi {
       list: ({ tenant, revoked, q, ...ask }) => c.page('/keys', ask, { tenant, revoked, q }),
       get: ({ id }) => c.request('GET', `/keys/${seg(id)}`),
       create: (input) => c.request('POST', '/keys', { json: input }),
+      update: ({ id, budget }) => c.request('PATCH', `/keys/${seg(id)}`, { json: { budget } }),
       revoke: ({ id }) => c.request('DELETE', `/keys/${seg(id)}`),
       rotate: ({ id }) => c.request('POST', `/keys/${seg(id)}/rotate`),
     },

@@ -33,6 +33,11 @@ export interface KeyStore {
    * two rotations at once, one makes a key and the other nothing).
    */
   rotate(id: string, next: ApiKey, hash: string, at: number): Promise<ApiKey | undefined>;
+  /**
+   * Sets (null: removes) the money budget of the key `id` in one statement, so the next call of any
+   * process reserves under the new one; gives the key as it now is, undefined when there is none.
+   */
+  setBudget(id: string, budget: MoneyBudget | null): Promise<ApiKey | undefined>;
 }
 
 /** The usage records: one per call, summed up per tenant. */

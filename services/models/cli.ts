@@ -63,6 +63,13 @@ async function keyCommand(api: ModelsAdminApi, ctx: Ctx<Admin>, words: string[],
       return everyItem((ask) => api.keys.list({ ...ask, tenant: f.tenant, revoked: yesNo(f.revoked, 'revoked'), q: f.q }, ctx), f);
     case 'get':
       return api.keys.get(id(), ctx);
+    case 'update': {
+      // Only the money budget changes: --budget-usd sets it, --no-budget removes it.
+      const budget = budgetFlags(f);
+      if (f['no-budget'] !== undefined && budget) throw new UsageError('--no-budget and --budget-usd exclude each other');
+      if (f['no-budget'] === undefined && !budget) throw new UsageError('key update needs --budget-usd N or --no-budget');
+      return api.keys.update({ ...id(), budget: budget ?? null }, ctx);
+    }
     case 'revoke':
       return api.keys.revoke(id(), ctx);
     case 'rotate':
@@ -123,6 +130,8 @@ export const modelsCommands: CliCommand<ModelsInstance>[] = [
       '       [--budget-usd N [--budget-period daily|monthly] [--budget-warn 0.8]]   an LM key, shown once',
       'platform key list [--tenant T] [--revoked true|false] [--q NAME] | get <id> | revoke <id|prefix>',
       'platform key rotate <id>                     a new key with the same settings, shown once; the old one revoked',
+      'platform key update <id> --budget-usd N [--budget-period daily|monthly] [--budget-warn 0.8] | --no-budget',
+      '                                             set or remove its money budget (its next call is held by it)',
     ],
     // --id: the target given as a flag instead of a word.
     flags: {
@@ -141,6 +150,7 @@ export const modelsCommands: CliCommand<ModelsInstance>[] = [
         'q',
         ...LIST_FLAGS,
       ],
+      switches: ['no-budget'],
     },
     run: (core, words, f) => keyCommand(core.adminApi, cliCtx(), words, f, () => tenantFlag(core.dataDir, f.tenant)),
     // Without --tenant, the platform gives the administrator's own tenant.

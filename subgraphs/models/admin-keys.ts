@@ -36,6 +36,9 @@ const KeyCreate = z.object({
   budget: z.object({ usd: z.number(), period: z.string().max(16).optional(), warn_at: z.number().optional() }).optional(),
   expires_at: z.date().optional(),
 });
+const KeyBudget = KeyRef.extend({
+  budget: z.object({ usd: z.number(), period: z.string().max(16).optional(), warn_at: z.number().optional() }).optional(),
+});
 const BudgetSet = z.object({
   tenant: z.string().min(1).max(128),
   usd: z.number(),
@@ -103,6 +106,11 @@ export function keysAdminResolvers(api: ModelsAdminApi, adminOf: CallOf<Admin>) 
       }),
       adminRevokeModelKey: field(async (a, ctx) => shown(await api.keys.revoke(parseArgs(KeyRef, a), ctx))),
       adminRotateModelKey: field(async (a, ctx) => shown(await api.keys.rotate(parseArgs(KeyRef, a), ctx))),
+      adminSetModelKeyBudget: field(async (a, ctx) => {
+        // null removes the budget (parseArgs drops nulls, so it is put back); absent stays absent: the core asks for one.
+        const parsed = parseArgs(KeyBudget, { id: a.id, budget: budgetWire(a.budget as BudgetArg) }, { warn_at: 'warnAt' });
+        return shown(await api.keys.update(a.budget === null ? { ...parsed, budget: null } : parsed, ctx));
+      }),
       adminSetTenantBudget: field(async (a, ctx) => {
         const wire = { tenant: a.tenant, ...budgetWire(a.budget as BudgetArg) };
         return shown(await api.tenantBudgets.put(parseArgs(BudgetSet, wire, { warn_at: 'warnAt' }), ctx));

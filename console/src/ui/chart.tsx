@@ -10,13 +10,30 @@ export interface ChartSeries {
   values: number[];
 }
 
+/** How a chart's values read: counts (the default) or US dollars, whose axis says `$` and keeps cents in view. */
+export type ChartUnit = 'count' | 'usd';
+
+const usdAxis = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 3 });
+
 /**
  * A line chart of values per UTC day drawn with uPlot on a canvas, as wide as its container (it
  * follows resizes). The canvas is an image to assistive technology (`label`); the page gives the
  * numbers in a table too. uPlot's own legend is off: the chart's legend is a list whose swatches
  * are classes, so nothing needs a style attribute (the console's policy has no 'unsafe-inline').
  */
-export function DayChart({ title, label, days, series }: { title: string; label: string; days: string[]; series: ChartSeries[] }) {
+export function DayChart({
+  title,
+  label,
+  days,
+  series,
+  unit = 'count',
+}: {
+  title: string;
+  label: string;
+  days: string[];
+  series: ChartSeries[];
+  unit?: ChartUnit;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -33,8 +50,12 @@ export function DayChart({ title, label, days, series }: { title: string; label:
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         legend: { show: false },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
-        axes: [axis, { ...axis, size: 60 }],
+        // Counts start at a top of 1; dollars at a cent, so a day of small calls is not a flat line.
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(unit === 'usd' ? 0.01 : 1, max * 1.1)] } },
+        axes: [
+          axis,
+          { ...axis, size: 60, ...(unit === 'usd' && { values: (_u: uPlot, ticks: number[]) => ticks.map((t) => usdAxis.format(t)) }) },
+        ],
         series: [
           {},
           ...series.map((s, i) => ({
@@ -54,7 +75,7 @@ export function DayChart({ title, label, days, series }: { title: string; label:
       seen.disconnect();
       plot.destroy();
     };
-  }, [days, series]);
+  }, [days, series, unit]);
   return (
     <figure className="chart">
       <figcaption className="chart-title">{title}</figcaption>

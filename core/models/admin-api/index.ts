@@ -12,7 +12,7 @@ import { catalogAdmin } from './catalog';
 import { keysAdmin } from './keys';
 import { usageAdmin } from './usage';
 
-export { keyView, type KeyView, type NewKeyView, type KeyCreateInput, type KeyListInput } from './keys';
+export { keyView, type KeyView, type NewKeyView, type KeyCreateInput, type KeyListInput, type KeyUpdateInput } from './keys';
 export { usageRow, type UsageRow, type UsageInput } from './usage';
 export type { TenantBudgetView } from './tenant-budgets';
 export type { SpendView } from './keys';

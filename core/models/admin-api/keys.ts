@@ -3,16 +3,16 @@ import { audited, changeBy, type AuditTrail } from '../../shared/admin/audit';
 import { pageOf, type PageAsk } from '../../shared/admin/paging';
 import type { Clock } from '../../shared/clock';
 import type { Ctx } from '../../shared/context';
-import { BadRequest, NotFound } from '../../shared/errors';
+import { BadRequest, Conflict, NotFound } from '../../shared/errors';
 import { expiredAt, type ApiKey, type ApiKeys } from '../keys/keys';
 import { pageView, type PageView } from './page';
 import { budgetOf, budgetView, type BudgetInput, type BudgetView } from '../spend/budget-input';
 
 /**
  * Model keys in the admin API (docs/admin.md): create (the key shown once), list and read (never the
- * key, only its prefix), revoke, rotate. A platform administrator manages every tenant's keys; a
+ * key, only its prefix), change its money budget, revoke, rotate. A platform administrator manages every tenant's keys; a
  * realm administrator only its tenants' (tenantsOf): another tenant's key answers 404, as if it did
- * not exist. Every change is audited (`key.create`, `key.revoke`, `key.rotate`), never with the key.
+ * not exist. Every change is audited (`key.create`, `key.update`, `key.revoke`, `key.rotate`), never with the key.
  */
 export const SERVICE = 'models';
 
@@ -80,6 +80,12 @@ export interface KeyCreateInput {
   budget?: BudgetInput;
   /** ISO 8601, in the future. */
   expires_at?: string;
+}
+
+/** What `PATCH /keys/{id}` changes: the money budget only (null removes it). */
+export interface KeyUpdateInput {
+  id: string;
+  budget?: BudgetInput | null;
 }
 
 export interface KeysAdminDeps {
@@ -226,6 +232,34 @@ export function keysAdmin(d: KeysAdminDeps) {
         changeBy(ctx.caller, ctx, SERVICE, 'key.revoke', at(ctx.caller, k)),
         async () => keyView(await keys.revoke(k.id)),
         (v) => ({ name: v.name, prefix: v.prefix, revoked_at: v.revoked_at }),
+      );
+    },
+
+    /**
+     * Sets or removes a key's money budget. The next call of the key reserves under the new budget
+     * whichever replica serves it (the key is read per call), so a budget lowered under what was
+     * spent refuses at once; the spend already counted in the period stays. A revoked key is 409.
+     */
+    async update({ id, budget }: KeyUpdateInput, ctx: Ctx<Admin>): Promise<KeyView> {
+      const k = await keyFor(ctx, 'key.update', id);
+      return audited(
+        audit,
+        changeBy(ctx.caller, ctx, SERVICE, 'key.update', at(ctx.caller, k)),
+        async () => {
+          if (budget === undefined) throw new BadRequest('budget: required (an object, or null to remove it)');
+          const next = budget === null ? null : budgetOf(budget);
+          if (k.revokedAt) throw new Conflict(`The key ${JSON.stringify(id)} is revoked: its settings no longer change`);
+          const changed = await keys.setBudget(k.id, next);
+          return { ...keyView(changed), ...(changed.budget && d.spentOf && { spend: await d.spentOf(changed) }) };
+        },
+        (v) => ({
+          name: v.name,
+          prefix: v.prefix,
+          budget_usd: v.budget?.usd ?? null,
+          budget_period: v.budget?.period ?? null,
+          budget_warn_at: v.budget?.warn_at ?? null,
+          previous_budget_usd: k.budget?.usd ?? null,
+        }),
       );
     },
 

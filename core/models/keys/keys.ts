@@ -3,6 +3,7 @@ import { Conflict, NotFound } from '../../shared/errors';
 import { uuidv7 } from '../../shared/ids';
 import { hashOfKey, mayBeKey, newKeyText, prefixOf, type ApiKey, type NewKey } from './api-key';
 import type { KeyStore } from '../ports';
+import type { MoneyBudget } from '../spend/budget';
 
 export type { ApiKey, NewKey } from './api-key';
 
@@ -63,6 +64,12 @@ export function apiKeys(store: KeyStore, clock: Clock) {
     async revoke(idOrPrefix: string): Promise<ApiKey> {
       const k = await store.revoke(idOrPrefix, clock.now());
       if (!k) throw new NotFound(`No key ${JSON.stringify(idOrPrefix)}`);
+      return k;
+    },
+    /** Sets (null: removes) the key's money budget: the next call reserves under it at once (404 when there is no such key). */
+    async setBudget(id: string, budget: MoneyBudget | null): Promise<ApiKey> {
+      const k = await store.setBudget(id, budget);
+      if (!k) throw new NotFound(`No key ${JSON.stringify(id)}`);
       return k;
     },
     /**

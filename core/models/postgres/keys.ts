@@ -97,5 +97,11 @@ export function pgKeyStore(pool: PgPool): KeyStore {
         SELECT * FROM old`,
         [...valuesOf(next, hash), new Date(at), id],
       ),
+    setBudget: (id, b) =>
+      one(
+        'models.keys.budget',
+        'UPDATE models_api_keys SET budget_usd = $1, budget_period = $2, budget_warn_at = $3 WHERE id = $4 RETURNING *',
+        [b?.usd ?? null, b?.period ?? null, b?.warnAt ?? null, id],
+      ),
   };
 }

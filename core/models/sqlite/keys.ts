@@ -38,6 +38,7 @@ export function sqliteKeyStore(db: Db): KeyStore {
     WHERE id = (SELECT id FROM api_keys WHERE id = ? OR prefix = ? ORDER BY created_at, id LIMIT 1) RETURNING *`,
     toKey,
   );
+  const setBudget = s.one('UPDATE api_keys SET budget_usd = ?, budget_period = ?, budget_warn_at = ? WHERE id = ? RETURNING *', toKey);
   const revokeLive = s.one('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING *', toKey);
   const add = (k: ApiKey, hash: string) =>
     insert(
@@ -71,5 +72,6 @@ export function sqliteKeyStore(db: Db): KeyStore {
     list: async (tenant) => list(tenant ?? null, tenant ?? null),
     revoke: async (idOrPrefix, at) => revoke(at, idOrPrefix, idOrPrefix),
     rotate: async (id, next, hash, at) => rotate.immediate(id, next, hash, at),
+    setBudget: async (id, b) => setBudget(b?.usd ?? null, b?.period ?? null, b?.warnAt ?? null, id),
   };
 }

@@ -73,6 +73,12 @@ const KeyCreate = z
   })
   .strict();
 
+const KeyUpdate = z
+  .object({
+    budget: BudgetInput.nullable().describe('The new money budget; null removes it'),
+  })
+  .strict();
+
 export const keyRoutes = (api: ModelsAdminApi) => [
   defineAdmin({
     method: 'get',
@@ -108,6 +114,22 @@ export const keyRoutes = (api: ModelsAdminApi) => [
     input: { path: KeyPath },
     responses: { 200: { description: 'The key (never its text)', schema: AdminModelKey }, ...refused },
     handle: (p, { ctx }) => api.keys.get(p, ctx),
+  }),
+  defineAdmin({
+    method: 'patch',
+    path: '/keys/:id',
+    summary: "Change a model key's money budget",
+    description:
+      'Sets (`{"budget": {...}}`) or removes (`{"budget": null}`) the money budget; nothing else of the key changes. ' +
+      'The next call of the key is held by the new budget at once, against what it already spent in the period.',
+    tags,
+    input: { path: KeyPath, body: KeyUpdate },
+    responses: {
+      200: { description: 'The key as changed, with its spend', schema: AdminModelKey },
+      409: { description: 'The key is revoked', schema: Problem },
+      ...refused,
+    },
+    handle: ({ id, body }, { ctx }) => api.keys.update({ id, budget: body.budget }, ctx),
   }),
   defineAdmin({
     method: 'delete',

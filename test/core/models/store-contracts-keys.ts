@@ -115,6 +115,17 @@ export function keyStoreContract(name: string, open: () => Promise<Opened<KeySto
       expect(await s.two.get(randomUUID())).toBeUndefined();
     });
 
+    it('sets and removes a key budget in place, seen from any handle; nothing else of the key changes', async () => {
+      const a = keyRecord(tenant('a'), s.now(), { models: ['m'], requestsPerMinute: 5 });
+      await s.one.create(a.key, a.hash);
+      const budget = { usd: 2.5, period: 'daily' as const, warnAt: 0.5 };
+      expect(await s.one.setBudget(a.key.id, budget)).toEqual({ ...a.key, budget });
+      expect(await s.two.findLive(a.hash)).toEqual({ ...a.key, budget });
+      expect(await s.one.setBudget(a.key.id, null)).toEqual(a.key);
+      expect(await s.two.get(a.key.id)).toEqual(a.key);
+      expect(await s.one.setBudget(randomUUID(), budget)).toBeUndefined();
+    });
+
     it('rotates in one step: the old key revoked, the new one kept; of two rotations at once, one makes a key', async () => {
       const old = keyRecord(tenant('a'), s.now(), { models: ['m'], requestsPerMinute: 5 });
       await s.one.create(old.key, old.hash);

@@ -168,6 +168,31 @@ describe('the platform command, locally and against a remote platform', () => {
     expect(await both(['key', 'revoke', 'no-such-key'])).toEqual({ error: expect.stringMatching(/no key/i), kind: 'not_found' });
   });
 
+  it("keys: a money budget set, changed and removed the same from either side; the flags' mistakes refused the same", async () => {
+    const made = json(await local(['key', 'create', '--name', 'budgeted', '--tenant', 'acme', '--budget-usd', '5']));
+    expect(made.budget).toEqual({ usd: 5, period: 'monthly', warn_at: 0.8 });
+    const changed = await both(['key', 'update', made.id, '--budget-usd', '2', '--budget-period', 'daily', '--budget-warn', '0.5']);
+    expect(changed).toMatchObject({ id: made.id, budget: { usd: 2, period: 'daily', warn_at: 0.5 }, spend: { spent_usd: 0 } });
+    expect(await both(['key', 'get', made.id])).toMatchObject({ budget: { usd: 2, period: 'daily', warn_at: 0.5 } });
+    const removed = await both(['key', 'update', made.prefix, '--no-budget']);
+    expect(removed).toMatchObject({ id: made.id, name: 'budgeted', budget: null });
+    expect(removed.spend).toBeUndefined();
+    // A usage error is a line and exit 2 before anything is asked, the same either way.
+    for (const [args, says] of [
+      [['key', 'update', made.id], '--budget-usd N or --no-budget'],
+      [['key', 'update', made.id, '--no-budget', '--budget-usd', '1'], 'exclude each other'],
+    ] as const) {
+      const [l, r] = await Promise.all([local([...args]), remote([...args])]);
+      expect([l.status, r.status]).toEqual([2, 2]);
+      expect(l.stderr).toContain(says);
+      expect(r.stderr).toBe(l.stderr);
+    }
+    expect(await both(['key', 'update', 'no-such-key', '--no-budget'])).toEqual({
+      error: expect.stringMatching(/no key/i),
+      kind: 'not_found',
+    });
+  });
+
   it('the model catalog: put over HTTP, read the same, a stale version refused the same', async () => {
     const entry = join(away, 'entry.json');
     writeFileSync(

@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import type { TokenCore } from '../../../core/token';
 import type { ModelsInstance } from '../../../services/models/instance';
 import { eventually } from '../../shared/wait';
@@ -8,7 +11,8 @@ import { consoleFixture, describeConsole, fitsWidth, severe, type ConsoleFixture
 /**
  * The console's Usage page (#/usage) in Chromium: calls made with model keys (the demo key, and
  * one call for each of more keys than a page of the graph's `adminUsage` holds) show in the charts
- * (two canvases with a text alternative), the totals by model, key and tenant, and the CSV
+ * (three canvases with a text alternative: requests, tokens and cost in US dollars, the local chat
+ * model priced here so its calls cost something), the totals by model, key and tenant, and the CSV
  * download (a blob: link) holds every row the graph answers, read page after page. A realm
  * administrator of another realm sees none of them; a plain user has no such page. axe-core finds
  * nothing serious, no console error, nothing wider than a phone.
@@ -74,7 +78,13 @@ describeConsole('the console: usage', () => {
     }).then((res) => res.status);
 
   beforeAll(async () => {
-    f = await consoleFixture();
+    // The built-in local chat model is free; priced here so the cost chart has something to draw.
+    const catalog = join(tmpdir(), `catalog-console-usage-${process.pid}-${Date.now()}.json`);
+    const models = DEFAULT_CATALOG.models.map((m) =>
+      m.id === 'local-chat' ? { ...m, price: { inputPerMillion: 1000, outputPerMillion: 2000 } } : m,
+    );
+    writeFileSync(catalog, JSON.stringify({ models }));
+    f = await consoleFixture({ MODELS_CATALOG_FILE: catalog }).finally(() => rmSync(catalog, { force: true }));
     values = f.values;
     const res = await fetch(`${f.platform.url}/auth/api/v1/oauth/connect/user/login`, {
       method: 'POST',
@@ -86,9 +96,9 @@ describeConsole('the console: usage', () => {
     // Test setup only (the page reads the graph): three calls with the demo key, and one call with
     // each of BULK_KEYS keys of another tenant, so that its rows fill more than one page of 200.
     expect(await Promise.all([1, 2, 3].map(() => chat(values.api_key)))).toEqual([200, 200, 200]);
-    const models = f.platform.instances.models as unknown as ModelsInstance;
+    const gateway = f.platform.instances.models as unknown as ModelsInstance;
     const keys: string[] = [];
-    for (let i = 0; i < BULK_KEYS; i++) keys.push((await models.keys.create({ name: `bulk-${i}`, tenant: BULK_TENANT })).apiKey);
+    for (let i = 0; i < BULK_KEYS; i++) keys.push((await gateway.keys.create({ name: `bulk-${i}`, tenant: BULK_TENANT })).apiKey);
     for (let i = 0; i < keys.length; i += 25) {
       const statuses = await Promise.all(keys.slice(i, i + 25).map(chat));
       expect(statuses.every((s) => s === 200)).toBe(true);
@@ -145,15 +155,23 @@ describeConsole('the console: usage', () => {
       expect(rows.length).toBeGreaterThan(200);
       const sum = (rs: Row[]) => rs.reduce((s, r) => s + r.requests, 0);
 
-      // Two charts drawn on canvases, each with a text alternative; the totals table says the numbers.
-      expect(await page.locator('.chart-canvas canvas').count()).toBeGreaterThanOrEqual(2);
+      // Three charts drawn on canvases, each with a text alternative; the totals table says the numbers.
+      expect(await page.locator('.chart-canvas canvas').count()).toBeGreaterThanOrEqual(3);
       expect(await page.locator('.chart-canvas canvas').first().isVisible()).toBe(true);
       await page.getByRole('img', { name: /^Line chart of requests per day by model/ }).waitFor();
       await page.getByRole('img', { name: /^Line chart of tokens/ }).waitFor();
+      // Spend per day in US dollars: its text alternative and the summary say the range's cost, the table each model's.
+      const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 4 });
+      const cost = (rs: Row[]) => rs.reduce((s, r) => s + r.cost, 0);
+      expect(cost(rows)).toBeGreaterThan(0);
+      const costChart = page.getByRole('img', { name: /^Line chart of cost in US dollars per day by model/ });
+      expect(await costChart.getAttribute('aria-label')).toContain(`${money.format(cost(rows))} in all`);
+      expect(await summary(page).innerText()).toContain(`tokens and ${money.format(cost(rows))}`);
       expect(await summary(page).innerText()).toContain(`${fmt(sum(rows))} requests`);
       expect(await summary(page).innerText()).toContain(`(${fmt(rows.length)} rows)`);
       const chats = rows.filter((r) => r.model === 'local-chat');
       expect((await totals(page, 'local-chat'))[0]).toBe(fmt(sum(chats)));
+      expect((await totals(page, 'local-chat'))[4]).toBe(money.format(cost(chats)));
       expect(await page.getByRole('table', { name: /^Totals by model/ }).count()).toBe(1);
       expect(await severe(page)).toEqual([]);
 

@@ -4,7 +4,7 @@ import { Pager } from '../../ui/pager';
 import { Empty, Failure, Loading } from '../../ui/states';
 import { MAX_SERIES, TOTALS_PAGE, daysOf, dollars, number, usageCsv, type By, type Filters, type Loaded, type Row } from './data';
 
-/** The rows read, grouped by model, key or tenant: a summary, the CSV, two charts and the totals. */
+/** The rows read, grouped by model, key or tenant: a summary, the CSV, three charts (requests, tokens, cost in US dollars) and the totals. */
 export function UsageView({
   usage,
   filters,
@@ -25,7 +25,7 @@ export function UsageView({
     const index = new Map(days.map((d, i) => [d, i]));
     const map = new Map<
       string,
-      { id: string; requests: number[]; tokens: number[]; total: Omit<Row, 'day' | 'tenantId' | 'keyId' | 'model'> }
+      { id: string; requests: number[]; tokens: number[]; cost: number[]; total: Omit<Row, 'day' | 'tenantId' | 'keyId' | 'model'> }
     >();
     for (const r of usage.rows) {
       const id = of(r);
@@ -35,6 +35,7 @@ export function UsageView({
           id,
           requests: days.map(() => 0),
           tokens: days.map(() => 0),
+          cost: days.map(() => 0),
           total: { requests: 0, inputTokens: 0, outputTokens: 0, wordsSent: 0, wordsReceived: 0, cacheHits: 0, errors: 0, cost: 0 },
         };
         map.set(id, g);
@@ -43,6 +44,7 @@ export function UsageView({
       if (i !== undefined) {
         g.requests[i] += r.requests;
         g.tokens[i] += r.inputTokens + r.outputTokens;
+        g.cost[i] += r.cost;
       }
       for (const k of Object.keys(g.total) as (keyof typeof g.total)[]) g.total[k] += r[k];
     }
@@ -58,7 +60,7 @@ export function UsageView({
       if (rest.length) out.push({ label: `${rest.length} others`, values: days.map((_, i) => rest.reduce((s, g) => s + values(g)[i], 0)) });
       return out;
     };
-    return { requests: pick((g) => g.requests), tokens: pick((g) => g.tokens) };
+    return { requests: pick((g) => g.requests), tokens: pick((g) => g.tokens), cost: pick((g) => g.cost) };
   }, [groups, days, by, keyNames]);
 
   // The CSV as a blob: address, made for these rows and let go with them.
@@ -96,8 +98,8 @@ export function UsageView({
   return (
     <>
       <p role="status" className="usage-summary">
-        {number.format(all.requests)} requests and {number.format(all.inputTokens + all.outputTokens)} tokens from {range} (
-        {number.format(usage.rows.length)} rows)
+        {number.format(all.requests)} requests, {number.format(all.inputTokens + all.outputTokens)} tokens and {dollars.format(all.cost)}{' '}
+        from {range} ({number.format(usage.rows.length)} rows)
         {usage.rows.length < usage.total &&
           `; only the first ${number.format(usage.rows.length)} of ${number.format(usage.total)} rows are counted`}
         .
@@ -129,6 +131,13 @@ export function UsageView({
           label={`Line chart of tokens (in and out) per day by ${by}, ${range}; the totals are in the table below.`}
           days={days}
           series={series.tokens}
+        />
+        <DayChart
+          title={`Cost per day (US dollars), by ${by}`}
+          label={`Line chart of cost in US dollars per day by ${by}, ${range}: ${dollars.format(all.cost)} in all; the totals are in the table below.`}
+          days={days}
+          series={series.cost}
+          unit="usd"
         />
       </div>
       <div className="table-wrap">
