@@ -105,8 +105,12 @@ export function createModelsService(d: ModelsServiceDeps): ModelsService {
               maxTokens: f.maxTokens ?? model.maxOutputTokens,
               ...(typeof promptTokens === 'number' ? { promptTokens } : {}),
             };
-            const calledAt = d.clock.now();
-            const upstream = () => chat(request, signal, trace);
+            // When the upstream was called: after the caches' lookups (and the semantic cache's embedding).
+            let calledAt = d.clock.now();
+            const upstream = () => {
+              calledAt = d.clock.now();
+              return chat(request, signal, trace);
+            };
             const threshold = caller.options.semantic_cache;
             const { stream, outcome, similarity }: { stream: ChatStream; outcome: CacheOutcome | SemanticOutcome; similarity?: number } =
               caller.options.is_cache === 0
