@@ -114,15 +114,19 @@ describe('model gateway: routing errors at each door', () => {
       id: 'a',
       upstream: { provider: 'openai-compatible', baseUrl: `${fake.url}/v1`, model: 'up-a', credentialEnv: 'E2E_ROUTING_DOORS_KEY' },
     };
-    const model = (id: string) => ({
+    const model = (id: string, failures = 3) => ({
       id,
       group: 'A',
       contextLength: 8192,
       deployments: [dep],
-      routing: { retry: { attempts: 0, backoffMs: 0 } },
+      routing: { retry: { attempts: 0, backoffMs: 0 }, cooldown: { failures } },
     });
     const file = join(tmpdir(), `catalog-routing-doors-${process.pid}-${Date.now()}.json`);
-    writeFileSync(file, JSON.stringify({ models: [...DEFAULT_CATALOG.models, ...doors.map((d) => model(`cool-${d}`)), model('cut')] }));
+    // A stream cut after its first piece counts towards a cooldown: `cut` is cut once per door, and must stay up for all.
+    writeFileSync(
+      file,
+      JSON.stringify({ models: [...DEFAULT_CATALOG.models, ...doors.map((d) => model(`cool-${d}`)), model('cut', 100)] }),
+    );
     p = await startInTemp('all', { MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
     key = p.bootstrap!.values.api_key!;
   }, 60_000);
