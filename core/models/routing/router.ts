@@ -11,6 +11,7 @@ import { judge, retryWait } from './attempts';
 import { firstPiece, wholeAnswer } from './first-piece';
 import type { DeploymentHealth, DeploymentRef } from './health';
 import { planOf, targetGroup, type Group, type Plan } from './plan';
+import { routerMetrics } from './router-metrics';
 import { orderDeployments } from './strategies';
 
 /**
@@ -89,22 +90,7 @@ export function createRouter(d: RouterDeps): Router {
   const { clock } = d;
   const health: DeploymentHealth = d.health ?? UNTRACKED;
   const random = d.random ?? Math.random;
-  const m = d.metrics ?? noMetrics;
-  const attemptsTotal = m.counter({
-    name: 'platform_model_attempts_total',
-    help: 'Attempts of routed model calls, by catalog model, deployment and outcome (ok, failed, rejected: the caller’s mistake)',
-    labels: ['model', 'deployment', 'outcome'],
-  });
-  const fallbacksTotal = m.counter({
-    name: 'platform_model_fallbacks_total',
-    help: 'Model calls that went on to a fallback model (fallbacks, context and content fallbacks), by model and fallback',
-    labels: ['model', 'to'],
-  });
-  const retriesTotal = m.counter({
-    name: 'platform_model_retries_total',
-    help: 'Retries of one deployment of a routed model call, by catalog model and deployment',
-    labels: ['model', 'deployment'],
-  });
+  const { attemptsTotal, fallbacksTotal, retriesTotal } = routerMetrics(d.metrics ?? noMetrics);
 
   function routed<K extends RoutedMethod>(plan: Plan, method: K, content: Group | undefined): Routed<K> {
     let served: Served | undefined;
