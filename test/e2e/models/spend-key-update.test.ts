@@ -1,16 +1,8 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
 import { REALM_ADMIN_ROLE } from '../../../core/shared/admin/roles';
 import type { TokenCore } from '../../../core/token';
-import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { eventually } from '../../shared/wait';
-import { startInTemp, type Started } from '../shared/server';
-
-const UPSTREAM_KEY = 'spend-update-e2e-token-0123456789';
-/** The fake answers `ok` with usage 12 prompt tokens and 1 completion token: 12 × $1000/M + 1 × $2000/M. */
-const COST_NANOS = 14_000_000;
+import type { Started } from '../shared/server';
+import { PRICED_CALL_NANOS as COST_NANOS, startPricedPlatform } from './priced-platform';
 
 /**
  * A key's money budget changed after its creation (docs/spend.md, `PATCH /admin/api/v1/keys/{id}`):
@@ -19,7 +11,7 @@ const COST_NANOS = 14_000_000;
  */
 describe('model gateway: a key budget changed after creation', () => {
   let p: Started;
-  let openai: FakeOpenAi;
+  let close: () => Promise<void>;
   let admin: string;
   let realmAdmin: string;
   let plain: string;
@@ -35,32 +27,7 @@ describe('model gateway: a key budget changed after creation', () => {
   };
 
   beforeAll(async () => {
-    openai = await startFakeOpenAi({ answer: 'ok' });
-    process.env.E2E_SPEND_UPDATE_KEY = UPSTREAM_KEY;
-    const file = join(tmpdir(), `catalog-spend-update-${process.pid}-${Date.now()}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify({
-        models: [
-          ...DEFAULT_CATALOG.models,
-          {
-            id: 'priced',
-            group: 'A',
-            kind: 'chat',
-            contextLength: 8192,
-            maxOutputTokens: 100,
-            price: { inputPerMillion: 1000, outputPerMillion: 2000 },
-            upstream: {
-              provider: 'openai-compatible',
-              baseUrl: `${openai.url}/v1`,
-              model: 'gpt-fake',
-              credentialEnv: 'E2E_SPEND_UPDATE_KEY',
-            },
-          },
-        ],
-      }),
-    );
-    p = await startInTemp('all', { MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
+    ({ p, close } = await startPricedPlatform('E2E_SPEND_UPDATE_KEY'));
     const boot = p.bootstrap!.values;
     const token = p.instances.token as TokenCore;
     const other = (await token.admin.createRealm({ name: 'other' })).id;
@@ -72,9 +39,7 @@ describe('model gateway: a key budget changed after creation', () => {
     ]);
   }, 60_000);
   afterAll(async () => {
-    await p?.stop();
-    await openai?.close();
-    delete process.env.E2E_SPEND_UPDATE_KEY;
+    await close?.();
   });
 
   const api = async (method: string, path: string, body?: unknown, token = admin) => {

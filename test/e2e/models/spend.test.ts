@@ -1,14 +1,6 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DEFAULT_CATALOG } from '../../../core/models/catalog/catalog';
-import { startFakeOpenAi, type FakeOpenAi } from '../../shared/fakes/openai-upstream';
 import { eventually } from '../../shared/wait';
-import { startInTemp, type Started } from '../shared/server';
-
-const UPSTREAM_KEY = 'spend-e2e-token-0123456789';
-/** The fake answers `ok` (one piece) with usage 12 prompt tokens and 1 completion token: 12 × $1000/M + 1 × $2000/M. */
-const COST_NANOS = 14_000_000;
+import type { Started } from '../shared/server';
+import { PRICED_CALL_NANOS as COST_NANOS, startPricedPlatform } from './priced-platform';
 
 /**
  * Money budgets end to end (docs/spend.md): a key with a budget in dollars, created in the admin
@@ -18,31 +10,11 @@ const COST_NANOS = 14_000_000;
  */
 describe('model gateway: spend and budgets in money', () => {
   let p: Started;
-  let openai: FakeOpenAi;
+  let close: () => Promise<void>;
   let admin: string;
 
   beforeAll(async () => {
-    openai = await startFakeOpenAi({ answer: 'ok' });
-    process.env.E2E_SPEND_KEY = UPSTREAM_KEY;
-    const file = join(tmpdir(), `catalog-spend-${process.pid}-${Date.now()}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify({
-        models: [
-          ...DEFAULT_CATALOG.models,
-          {
-            id: 'priced',
-            group: 'A',
-            kind: 'chat',
-            contextLength: 8192,
-            maxOutputTokens: 100,
-            price: { inputPerMillion: 1000, outputPerMillion: 2000 },
-            upstream: { provider: 'openai-compatible', baseUrl: `${openai.url}/v1`, model: 'gpt-fake', credentialEnv: 'E2E_SPEND_KEY' },
-          },
-        ],
-      }),
-    );
-    p = await startInTemp('all', { MODELS_CATALOG_FILE: file }).finally(() => rmSync(file, { force: true }));
+    ({ p, close } = await startPricedPlatform('E2E_SPEND_KEY'));
     const boot = p.bootstrap!.values;
     const res = await fetch(`${p.url}/auth/api/v1/oauth/connect/user/login`, {
       method: 'POST',
@@ -52,9 +24,7 @@ describe('model gateway: spend and budgets in money', () => {
     admin = ((await res.json()) as { access_token: string }).access_token;
   }, 60_000);
   afterAll(async () => {
-    await p?.stop();
-    await openai?.close();
-    delete process.env.E2E_SPEND_KEY;
+    await close?.();
   });
 
   const api = async (method: string, path: string, body?: unknown) => {
