@@ -9,9 +9,11 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
 } from 'graphql';
+import { Kind, parse, type DefinitionNode } from 'graphql';
 import pino from 'pino';
 import { apolloPlanner } from '../../gateway/apollo-planner';
 import { readSupergraph } from '../../gateway/supergraph';
+import { readSchemaFile } from '../../edge/graphql/sdl';
 
 /**
  * Issue 36: every element of the API schema the gateway serves (types, fields, arguments, enum
@@ -102,5 +104,54 @@ describe('the API schema is documented (issue 36)', () => {
     expect(placeholder('Model.status', 'TODO describe')).toBe('a placeholder word');
     expect(placeholder('Price', 'Prices')).toMatch(/one word/);
     expect(placeholder('Price', 'US dollars per million tokens.')).toBeUndefined();
+  });
+});
+
+/** The subgraphs' own SDL files: what a subgraph served alone shows an explorer. */
+const SDL_FILES = [
+  'chat/chat.graphql',
+  'models/models.graphql',
+  'models/admin.graphql',
+  'platform/platform.graphql',
+  'search/search.graphql',
+  'token/token.graphql',
+];
+
+/**
+ * Every element an SDL file defines, with its description. An entity stub (`@key(..., resolvable:
+ * false)`: chat's `Document` and `Model`) is left out: its type and fields are its owner's, and
+ * composition takes the owner's descriptions.
+ */
+function sdlElements(sdl: string): Element[] {
+  const out: Element[] = [];
+  const stub = (d: DefinitionNode) =>
+    'directives' in d &&
+    (d.directives ?? []).some((x) => x.name.value === 'key' && x.arguments?.some((a) => a.name.value === 'resolvable'));
+  for (const d of parse(sdl).definitions) {
+    if (!('name' in d) || !d.name || stub(d)) continue;
+    const type = d.name.value;
+    const extension = d.kind === Kind.OBJECT_TYPE_EXTENSION || d.kind === Kind.SCHEMA_EXTENSION;
+    if (!extension && 'description' in d)
+      out.push({ path: d.kind === Kind.DIRECTIVE_DEFINITION ? `@${type}` : type, description: d.description?.value });
+    if ('fields' in d)
+      for (const f of d.fields ?? []) {
+        out.push({ path: `${type}.${f.name.value}`, description: f.description?.value });
+        if ('arguments' in f)
+          for (const a of f.arguments ?? [])
+            out.push({ path: `${type}.${f.name.value}(${a.name.value})`, description: a.description?.value });
+      }
+    if ('values' in d) for (const v of d.values ?? []) out.push({ path: `${type}.${v.name.value}`, description: v.description?.value });
+    if (d.kind === Kind.DIRECTIVE_DEFINITION)
+      for (const a of d.arguments ?? []) out.push({ path: `@${type}(${a.name.value})`, description: a.description?.value });
+  }
+  return out;
+}
+
+describe.each(SDL_FILES)('the subgraph SDL schema/%s is documented (a subgraph served alone)', (file) => {
+  const all = sdlElements(readSchemaFile(file));
+
+  it('describes every element it defines', () => {
+    expect(all.length).toBeGreaterThan(20);
+    expect(all.filter((e) => !e.description?.trim()).map((e) => e.path)).toEqual([]);
   });
 });
