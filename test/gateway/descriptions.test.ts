@@ -67,8 +67,14 @@ const nameOf = (path: string) => (path.match(/([A-Za-z_][A-Za-z0-9_]*)\)?$/)?.[1
 function placeholder(path: string, description: string): string | undefined {
   const text = description.trim();
   const words = text.split(/\s+/).filter(Boolean);
-  const bare = text.replace(/[`."]/g, '').toLowerCase();
-  if (bare === nameOf(path) || bare.replace(/\s+/g, '') === nameOf(path)) return 'repeats the name';
+  // The name again, an article or a possessive aside: "The tenant id." for `tenantId`.
+  const bare = text
+    .replace(/[`."]/g, '')
+    .replace(/'s\b/g, '')
+    .replace(/\b(the|its|a|an)\b/gi, '')
+    .replace(/\s+/g, '')
+    .toLowerCase();
+  if (bare === nameOf(path)) return 'repeats the name';
   if (/^(todo|tbd|fixme|xxx|description|n\/a|-|\.\.\.)\b/i.test(text)) return 'a placeholder word';
   if (words.length < 2) return `one word ("${text}")`;
   return undefined;
@@ -101,6 +107,8 @@ describe('the API schema is documented (issue 36)', () => {
   it('the placeholder check catches what it names', () => {
     expect(placeholder('Model.id', 'id')).toBe('repeats the name');
     expect(placeholder('Query.search(pageNo)', 'Page no.')).toBe('repeats the name');
+    expect(placeholder('AdminDocuments.tenantId', 'The tenant id.')).toBe('repeats the name');
+    expect(placeholder('AdminRealmKeys.kid', 'Its kid')).toBe('repeats the name');
     expect(placeholder('Model.status', 'TODO describe')).toBe('a placeholder word');
     expect(placeholder('Price', 'Prices')).toMatch(/one word/);
     expect(placeholder('Price', 'US dollars per million tokens.')).toBeUndefined();
