@@ -138,7 +138,7 @@ function sdlElements(sdl: string): Element[] {
   for (const d of parse(sdl).definitions) {
     if (!('name' in d) || !d.name || stub(d)) continue;
     const type = d.name.value;
-    const extension = d.kind === Kind.OBJECT_TYPE_EXTENSION || d.kind === Kind.SCHEMA_EXTENSION;
+    const extension = d.kind === Kind.OBJECT_TYPE_EXTENSION;
     if (!extension && 'description' in d)
       out.push({ path: d.kind === Kind.DIRECTIVE_DEFINITION ? `@${type}` : type, description: d.description?.value });
     if ('fields' in d)
