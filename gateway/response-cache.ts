@@ -85,10 +85,12 @@ export interface ResponseCacheOptions {
   maxBytes: number;
   file?: string;
   redis?: { client: Redis; prefix: string };
+  /** The clock of `Age` and of gateway.db's expiry (Redis and memory expire on their own); Date.now by default. */
+  now?: () => number;
 }
 
 export function responseStore(opts: ResponseCacheOptions, log: Logger): ResponseStore {
   if (opts.redis) return redisResponses(opts.redis.client, { prefix: opts.redis.prefix, log });
-  if (opts.file) return sqliteResponses(opts.file, { maxBytes: opts.maxBytes, log });
+  if (opts.file) return sqliteResponses(opts.file, { maxBytes: opts.maxBytes, log, now: opts.now });
   return memoryResponses({ maxBytes: opts.maxBytes, log });
 }

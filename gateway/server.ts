@@ -161,7 +161,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       introspectionPlugin(schemaAnswers),
       // Cache-Control from the supergraph's @cacheControl hints, and the response cache (cache-control.ts).
       ApolloServerPluginCacheControlDisabled(),
-      cacheControlPlugin({ supergraphSdl: opts.supergraphSdl, store: responses }),
+      cacheControlPlugin({ supergraphSdl: opts.supergraphSdl, store: responses, now: opts.responseCache?.now }),
       ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
       opts.landingPage === false
         ? ApolloServerPluginLandingPageDisabled()
