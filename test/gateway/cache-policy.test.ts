@@ -1,5 +1,6 @@
-import { Supergraph } from '@apollo/federation-internals';
 import { buildSchema, parse } from 'graphql';
+import pino from 'pino';
+import { apolloPlanner } from '../../gateway/apollo-planner';
 import { cacheHints } from '../../gateway/cache-hints';
 import { cachePolicies, NOT_CACHEABLE } from '../../gateway/cache-policy';
 import { composeSupergraph } from '../../gateway/supergraph';
@@ -151,7 +152,7 @@ ${DIRECTIVE}`;
     },
     { name: 'b', sdl: `${HEAD} type Model @key(fields: "id") { id: ID! usage: Int @cacheControl(scope: PRIVATE) }` },
   ]);
-  const api = Supergraph.build(supergraph).apiSchema().toGraphQLJSSchema();
+  const api = apolloPlanner(supergraph, pino({ level: 'silent' })).apiSchema;
   const fromSupergraph = cachePolicies(api, cacheHints(supergraph));
 
   it('applies the hints of every subgraph, though the API schema carries none', () => {
