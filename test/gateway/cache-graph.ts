@@ -102,6 +102,8 @@ export interface Answer {
   vary: string | null;
   xCache: string | null;
   age: string | null;
+  /** What a browser on another origin may read. */
+  exposed: string | null;
 }
 
 const answer = async (r: Response): Promise<Answer> => ({
@@ -111,6 +113,7 @@ const answer = async (r: Response): Promise<Answer> => ({
   vary: r.headers.get('vary'),
   xCache: r.headers.get('x-cache'),
   age: r.headers.get('age'),
+  exposed: r.headers.get('access-control-expose-headers'),
 });
 
 export const post = (url: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>

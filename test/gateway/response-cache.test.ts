@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRedis, type OpenedRedis } from '../../core/shared/redis';
+import { openDatabase } from '../../core/shared/sqlite';
+import { GATEWAY_MIGRATIONS } from '../../gateway/persisted-queries';
 import type { ResponseCacheOptions } from '../../gateway/response-cache';
+import { startInTemp } from '../e2e/shared/server';
 import { closedPort } from '../rest/models/fixture';
 import { cacheGraph, cacheSupergraph, get, post, type CacheGraph } from './cache-graph';
 
@@ -27,8 +30,9 @@ function behaves(name: string, options: () => ResponseCacheOptions) {
       const first = await post(g.url, { query: '{ counter }' });
       expect(first.xCache).toBe('MISS');
       expect(first.cacheControl).toBe('max-age=60, public');
-      const second = await get(g.url, { query: '{ counter }' });
+      const second = await get(g.url, { query: '{ counter }' }, { origin: 'https://app.example' });
       expect(second.xCache).toBe('HIT');
+      expect(second.exposed?.split(/,\s*/)).toEqual(expect.arrayContaining(['x-cache', 'age']));
       expect(second.body).toEqual(first.body);
       expect(second.cacheControl).toBe('max-age=60, public');
       expect(Number(second.age)).toBeGreaterThanOrEqual(0);
@@ -117,6 +121,35 @@ describe('the response cache shared by workers (one gateway.db)', () => {
       expect(g.calls.models).toBe(2);
     } finally {
       await g.stop();
+    }
+  });
+});
+
+describe('platform start with GRAPHQL_RESPONSE_CACHE=on', () => {
+  it('serves the graph through the response cache kept in gateway.db', async () => {
+    const p = await startInTemp('all', { GRAPHQL_RESPONSE_CACHE: 'on', GRAPHQL_RESPONSE_CACHE_MB: '1' });
+    try {
+      // The graph's own queries carry no public hint yet: they run (BYPASS), and are never kept.
+      const a = await post(p.url, { query: '{ __typename }' });
+      expect([a.status, a.xCache, a.cacheControl]).toEqual([200, 'BYPASS', 'no-store']);
+      const db = openDatabase(join(p.dataDir, 'gateway.db'), GATEWAY_MIGRATIONS);
+      try {
+        expect(db.prepare('SELECT count(*) AS n FROM response_cache').get()).toEqual({ n: 0 });
+      } finally {
+        db.close();
+      }
+    } finally {
+      await p.stop();
+    }
+  });
+
+  it('is off by default: no x-cache', async () => {
+    const p = await startInTemp('all');
+    try {
+      const a = await post(p.url, { query: '{ __typename }' });
+      expect([a.status, a.xCache, a.cacheControl]).toEqual([200, null, 'no-store']);
+    } finally {
+      await p.stop();
     }
   });
 });
