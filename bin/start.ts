@@ -187,6 +187,13 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         persistedQueryCacheBytes: config.GRAPHQL_APQ_CACHE_MB * 2 ** 20,
         persistedQueryFile: join(config.PLATFORM_DATA_DIR, 'gateway.db'),
         persistedQueryRedis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:apq:` },
+        responseCache: config.GRAPHQL_RESPONSE_CACHE
+          ? {
+              maxBytes: config.GRAPHQL_RESPONSE_CACHE_MB * 2 ** 20,
+              file: join(config.PLATFORM_DATA_DIR, 'gateway.db'),
+              redis: platform.deps.redis && { client: platform.deps.redis, prefix: `${config.REDIS_KEY_PREFIX}gateway:responses:` },
+            }
+          : undefined,
         subgraphTimeoutMs: config.GRAPHQL_SUBGRAPH_TIMEOUT_MS,
         connectionInitTimeoutMs: config.GRAPHQL_WS_INIT_TIMEOUT_MS,
         keepAliveMs: config.STREAM_HEARTBEAT_MS,

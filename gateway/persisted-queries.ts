@@ -4,8 +4,8 @@ import type { Redis } from '../core/shared/redis';
 import { openDatabase } from '../core/shared/sqlite';
 import { cacheTableSql, sqliteCache } from '../core/shared/sqlite-cache';
 
-/** gateway.db: what the gateway's workers share. */
-export const GATEWAY_MIGRATIONS = [cacheTableSql('persisted_queries')];
+/** gateway.db: what the gateway's workers share (automatic persisted queries; answers of the response cache, gateway/response-cache.ts). */
+export const GATEWAY_MIGRATIONS = [cacheTableSql('persisted_queries'), cacheTableSql('response_cache')];
 
 /**
  * Automatic persisted queries in gateway.db, so a hash registered through one worker is known to

@@ -1,7 +1,7 @@
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 // Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -24,12 +24,14 @@ import { subscriptionUntilRevoked } from '../edge/graphql/revoked-streams';
 import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketEdge, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
 import { routeMatched } from '../edge/http/telemetry';
+import { cacheControlPlugin, mergedVary } from './cache-control';
 import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
 import { operationTelemetry, type Transport } from './operation-telemetry';
 import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
+import { responseStore, type ResponseCacheOptions } from './response-cache';
 import { streamingTransports } from './streaming';
 import type { StreamHub } from './stream-hub/hub';
 import { subgraphStream } from './subgraph-stream';
@@ -62,6 +64,8 @@ export interface GatewayOptions {
   persistedQueryFile?: string;
   /** Redis (REDIS_URL), keeping them for every replica on any host; preferred to the file when given. */
   persistedQueryRedis?: { client: Redis; prefix: string };
+  /** Public cacheable answers kept for their maxAge (GRAPHQL_RESPONSE_CACHE, docs/graphql-caching.md); no response cache when absent. */
+  responseCache?: ResponseCacheOptions;
   /** How long a remote subgraph may take to answer (default 120 s); past it the request is aborted. */
   subgraphTimeoutMs?: number;
   /** A WebSocket that sends no connection_init within this is closed (default 3000 ms). */
@@ -138,6 +142,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const sharedPersisted = opts.persistedQueryRedis
     ? redisPersistedQueries(opts.persistedQueryRedis.client, { log: opts.log, prefix: opts.persistedQueryRedis.prefix })
     : persisted;
+  const responses = opts.responseCache && responseStore(opts.responseCache, opts.log);
   const server = new ApolloServer<GraphContext>({
     // The platform stops the process itself (SIGTERM drains, bin/serve.ts): Apollo's own handler would stop serving at once.
     stopOnTerminationSignals: false,
@@ -154,6 +159,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     plugins: [
       operations.plugin,
       introspectionPlugin(schemaAnswers),
+      // Cache-Control from the supergraph's @cacheControl hints, and the response cache (cache-control.ts).
+      ApolloServerPluginCacheControlDisabled(),
+      cacheControlPlugin({ supergraphSdl: opts.supergraphSdl, store: responses, now: opts.responseCache?.now }),
       ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
       opts.landingPage === false
         ? ApolloServerPluginLandingPageDisabled()
@@ -208,6 +216,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
+    mergedVary,
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);
@@ -238,6 +247,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       await server.stop();
       await agent.close();
       persisted?.close();
+      responses?.close();
     },
   };
 }

@@ -169,6 +169,10 @@ const Platform = z.object({
   GRAPHQL_QUERY_PLAN_CACHE_MB: count(30, 4096),
   /** Room for automatic persisted queries' documents in gateway.db, shared by the workers (oldest evicted past it), in MiB. */
   GRAPHQL_APQ_CACHE_MB: count(10, 4096),
+  /** The gateway's response cache: public cacheable answers kept for their maxAge (docs/graphql-caching.md); `on` or `off`. */
+  GRAPHQL_RESPONSE_CACHE: flag(false),
+  /** Room for the response cache's answers in gateway.db (or memory), in MiB; in Redis, Redis's own maxmemory bounds them. */
+  GRAPHQL_RESPONSE_CACHE_MB: count(50, 4096),
   /** Milliseconds the gateway waits for a remote subgraph's answer before the error names it (UPSTREAM_ERROR). */
   GRAPHQL_SUBGRAPH_TIMEOUT_MS: count(120_000, 3_600_000),
   /**

@@ -21,7 +21,7 @@ export const cors = (origins: readonly string[], registered?: WebOrigins): Reque
     res.set('Access-Control-Allow-Origin', any ? '*' : origin);
     if (credentials) res.set('Access-Control-Allow-Credentials', 'true');
     if (!any) res.vary('Origin');
-    res.set('Access-Control-Expose-Headers', 'x-request-id, x-cache, x-cache-similarity, x-platform-deployment');
+    res.set('Access-Control-Expose-Headers', 'x-request-id, x-cache, x-cache-similarity, x-platform-deployment, age');
     if (req.method === 'OPTIONS' && req.get('access-control-request-method')) {
       res.set({
         'Access-Control-Allow-Methods': METHODS,
