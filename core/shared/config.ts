@@ -169,6 +169,8 @@ const Platform = z.object({
   GRAPHQL_QUERY_PLAN_CACHE_MB: count(30, 4096),
   /** Room for automatic persisted queries' documents in gateway.db, shared by the workers (oldest evicted past it), in MiB. */
   GRAPHQL_APQ_CACHE_MB: count(10, 4096),
+  /** What the gateway does with an operation no app's trusted document list holds: run it (off), run and log it, or refuse it. */
+  GRAPHQL_TRUSTED_DOCUMENTS: z.enum(['off', 'log', 'refuse'], { error: 'off, log or refuse' }).default('off'),
   /** Milliseconds the gateway waits for a remote subgraph's answer before the error names it (UPSTREAM_ERROR). */
   GRAPHQL_SUBGRAPH_TIMEOUT_MS: count(120_000, 3_600_000),
   /**
