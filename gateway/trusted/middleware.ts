@@ -46,8 +46,10 @@ export function trustedDocumentsMiddleware(trusted: TrustedDocuments): RequestHa
       const decision = trusted.decide(body);
       if (decision.kind === 'refused') return next(decision.error);
       if (decision.kind === 'resolved') {
-        const { documentId: _id, ...rest } = body;
-        req.body = { ...rest, query: decision.query, extensions: withoutPersistedQuery(body.extensions) };
+        const { documentId: _id, extensions: _e, ...rest } = body;
+        const extensions = withoutPersistedQuery(body.extensions);
+        // Apollo refuses an `extensions` key that is not an object, undefined included.
+        req.body = { ...rest, query: decision.query, ...(extensions ? { extensions } : {}) };
       }
       return next();
     }
@@ -80,6 +82,8 @@ export function trustedPayload(trusted: TrustedDocuments) {
     const decision = trusted.decide(payload);
     if (decision.kind === 'refused') return refusal(decision.error.message, decision.error.code!);
     if (decision.kind === 'pass') return payload;
-    return { ...payload, query: decision.query, extensions: withoutPersistedQuery(payload.extensions) };
+    const { documentId: _id, extensions: _e, ...rest } = payload;
+    const extensions = withoutPersistedQuery(payload.extensions);
+    return { ...rest, query: decision.query, ...(extensions ? { extensions } : {}) };
   };
 }
