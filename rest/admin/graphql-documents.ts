@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { TrustedDocumentsAdmin } from '../../gateway/trusted/admin-api';
+import type { Admin } from '../../core/shared/admin/access';
+import type { Ctx } from '../../core/shared/context';
 import type { AdminFace } from '../shared/routes';
 import { defineAdmin } from './common';
 
@@ -13,6 +14,13 @@ const TrustedDocumentList = z.object({
   documents: z.number().int().describe('Documents in the list'),
   loaded_at: z.string().describe('When it was last loaded (ISO 8601)'),
 });
+
+/** What these routes call: the gateway's trusted documents administration (gateway/trusted/admin-api.ts), wired in bin/. */
+export interface GraphqlDocumentsApi {
+  load(input: { manifest: unknown; app: string }, ctx: Ctx<Admin>): Promise<z.infer<typeof TrustedDocumentList>>;
+  list(ctx: Ctx<Admin>): Promise<z.infer<typeof TrustedDocumentList>[]>;
+  remove(app: string, ctx: Ctx<Admin>): Promise<void>;
+}
 
 const AppPath = z.object({ app: z.string().max(64).describe("The app's name: 1-64 letters, digits, '.', '_' or '-'") });
 
@@ -32,7 +40,7 @@ const refused = {
  * The trusted documents (docs/trusted-documents.md) under `/admin/api/v1/graphql/documents`: load an
  * app's manifest (replacing its list), list the apps' lists, remove one. Platform administrators only.
  */
-export function graphqlDocumentsRoutes(api: TrustedDocumentsAdmin): AdminFace {
+export function graphqlDocumentsRoutes(api: GraphqlDocumentsApi): AdminFace {
   return {
     schemas: { TrustedDocumentList },
     routes: [
