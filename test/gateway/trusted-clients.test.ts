@@ -107,6 +107,45 @@ describe("GraphQL Code Generator's client preset", () => {
   });
 });
 
+describe('the command against a remote platform (--url, the admin API)', () => {
+  it('loads, lists and removes as on the data directory, and refuses a broken manifest with the same line', async () => {
+    const boot = p.bootstrap!.values;
+    const env = { ADMIN_USERNAME: boot.admin_username, ADMIN_PASSWORD: boot.admin_password, REALM: boot.realm };
+    const away = mkdtempSync(join(tmpdir(), 'trusted-remote-'));
+    const remote = (args: string[]) => platformCli(away, [...args, '--url', p.url], undefined, env);
+    const local = (args: string[]) => platformCli(p.dataDir, args);
+    try {
+      const file = join(dir, 'android.json');
+      writeFileSync(file, JSON.stringify({ 'android-realm': 'query AndroidRealm { realm { id } }' }));
+      const loaded = json(await remote(['graphql', 'documents', 'load', file]));
+      expect(loaded).toEqual({
+        app: 'android',
+        format: 'graphql-codegen-persisted-documents',
+        documents: 1,
+        loaded_at: expect.any(String),
+      });
+      expect(json(await remote(['graphql', 'documents', 'list']))).toEqual(json(await local(['graphql', 'documents', 'list'])));
+      const broken = join(dir, 'android-broken.json');
+      writeFileSync(broken, JSON.stringify({ 'android-realm': 'query { nope }' }));
+      const [r, l] = await Promise.all([
+        remote(['graphql', 'documents', 'load', broken, '--name', 'android']),
+        local(['graphql', 'documents', 'load', broken, '--name', 'android']),
+      ]);
+      expect([r.status, r.stderr]).toEqual([l.status, l.stderr]);
+      expect(l.stderr).toMatch(/Document 'android-realm' is not valid against the graph's schema/);
+      expect(json(await remote(['graphql', 'documents', 'remove', 'android']))).toEqual({ app: 'android', removed: true });
+      const again = await remote(['graphql', 'documents', 'remove', 'android']);
+      expect([again.status, again.stderr]).toEqual([
+        1,
+        `${JSON.stringify({ error: "no trusted document list for app 'android'", kind: 'not_found' })}\n`,
+      ]);
+      expect(json(await local(['graphql', 'documents', 'list'])).map((a: { app: string }) => a.app)).not.toContain('android');
+    } finally {
+      rmSync(away, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("Apollo Client 4's persisted query link", () => {
   const REALM = gql`
     query RealmName {
