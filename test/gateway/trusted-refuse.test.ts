@@ -157,6 +157,11 @@ describe('requests in refuse mode', () => {
     const { results, complete } = sseResults(await sse.text());
     expect(complete).toBe(true);
     expect(results).toEqual([{ data: { realm: { id: expect.any(String), name: expect.any(String) } } }]);
+    const sseGet = await fetch(`${p.url}/graphql?${new URLSearchParams({ documentId: `sha256:${hex(REALM)}` })}`, {
+      headers: { accept: 'text/event-stream', 'apollo-require-preflight': 'true' },
+    });
+    expect(sseGet.status).toBe(200);
+    expect(sseResults(await sseGet.text()).results).toEqual(results);
     const refusedSse = await fetch(`${p.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
