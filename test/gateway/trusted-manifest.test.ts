@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { buildSchema } from 'graphql';
 import pino from 'pino';
+import { trustedDocumentsAdmin } from '../../gateway/trusted/admin-api';
 import { trustedDocuments } from '../../gateway/trusted/enforce';
+import { noAudit, type NewAuditEvent } from '../../core/shared/admin/audit';
 import { parseManifest, sha256Hex } from '../../gateway/trusted/manifest';
 import { trustedRegistry } from '../../gateway/trusted/registry';
 import { sqliteTrustedStore } from '../../gateway/trusted/store';
@@ -187,5 +189,51 @@ describe('the policy of each mode', () => {
     for (const r of refusals)
       expect(r).toMatchObject({ kind: 'refused', error: { code: 'PERSISTED_QUERY_NOT_LISTED', kind: 'bad_request' } });
     expect(counts).toEqual({ refuse: 2 });
+  });
+});
+
+describe('the administration', () => {
+  const platformAdmin = { platform: true, realm: '', actor: { kind: 'cli' as const, name: 'ops' } };
+  const realmAdmin = { platform: false, realm: 'acme', actor: { kind: 'user' as const, name: 'ann' } };
+
+  it('is for platform administrators: a realm administrator is refused (403), and every change is audited', async () => {
+    const store = sqliteTrustedStore(':memory:');
+    const events: NewAuditEvent[] = [];
+    let changed = 0;
+    const api = trustedDocumentsAdmin({
+      store,
+      schema: () => schema,
+      audit: { ...noAudit, record: async (e) => void events.push(e) },
+      clock: { now: () => 5000 },
+      changed: async () => void changed++,
+    });
+    const manifest = { 'web-realm': REALM };
+    for (const call of [
+      api.load({ app: 'web', manifest }, { caller: realmAdmin }),
+      api.list({ caller: realmAdmin }),
+      api.remove('web', { caller: realmAdmin }),
+    ])
+      await expect(call).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(api.load({ app: '../web', manifest }, { caller: platformAdmin })).rejects.toMatchObject({ code: 'INVALID_APP_NAME' });
+    expect(await api.load({ app: 'web', manifest }, { caller: platformAdmin, clientAddress: '10.0.0.1' })).toEqual({
+      app: 'web',
+      format: 'graphql-codegen-persisted-documents',
+      documents: 1,
+      loaded_at: new Date(5000).toISOString(),
+    });
+    await expect(api.load({ app: 'web', manifest: { 'web-realm': '{ nope }' } }, { caller: platformAdmin })).rejects.toMatchObject({
+      code: 'INVALID_MANIFEST',
+    });
+    await api.remove('web', { caller: platformAdmin });
+    await expect(api.remove('web', { caller: platformAdmin })).rejects.toMatchObject({ kind: 'not_found' });
+    expect(events.map((e) => [e.type, e.outcome, e.target?.id, e.details?.documents ?? null])).toEqual([
+      ['graphql_documents.load', 'success', 'web', 1],
+      ['graphql_documents.load', 'failure', 'web', null],
+      ['graphql_documents.remove', 'success', 'web', null],
+      ['graphql_documents.remove', 'failure', 'web', null],
+    ]);
+    expect(events[0]).toMatchObject({ actor: { kind: 'cli', name: 'ops' }, address: '10.0.0.1', service: 'gateway' });
+    expect(changed).toBe(2);
+    void store.close();
   });
 });
