@@ -15,10 +15,12 @@ import { progressBar } from '../services/shared/progress';
 import { serve } from './serve';
 import { AUDIT_FLAGS, AUDIT_USAGE, localAudit, remoteAudit } from './audit-command';
 import { CREDENTIALS_HELP, REMOTE_FLAGS, remoteAdmin, remoteUrl } from './remote-admin';
+import { GRAPHQL_USAGE } from './graphql-usage';
 
 // Loaded on use, so admin commands start fast without the GraphQL stack.
 const lazySupergraph = () => require('../gateway/supergraph') as typeof import('../gateway/supergraph');
 const lazyMigrate = () => require('./migrate') as typeof import('./migrate');
+const lazyTrusted = () => require('./trusted-documents') as typeof import('./trusted-documents');
 
 export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
   const names = [...modules.map((m) => m.name), 'gateway'].join('|');
@@ -34,6 +36,7 @@ export function helpText(modules: readonly ServiceModule[] = SERVICES): string {
     '  platform compose [--check]                   write (or check) schema/supergraph.graphql',
     "  platform migrate                             bring DATABASE_URL's tables to this version (replicas also do it as they start)",
     ...AUDIT_USAGE.map((u) => `  ${u}`),
+    ...GRAPHQL_USAGE.map((u) => `  ${u}`),
     '',
     'Every command takes --data-dir D (default PLATFORM_DATA_DIR or ./data) and prints JSON.',
     'Commands that take a password or secret read it from standard input when it is not given.',
@@ -91,6 +94,7 @@ const OWN_FLAGS = new Map<string, CommandFlags>([
   ['compose', { switches: ['check'] }],
   ['migrate', {}],
   ['audit', { values: [...AUDIT_FLAGS.values!, ...REMOTE_FLAGS] }],
+  ['graphql', { values: ['name', ...REMOTE_FLAGS] }],
 ]);
 
 /** What `command` accepts, or undefined when no command has that name. */
@@ -189,6 +193,11 @@ export async function main(argv: string[]): Promise<void> {
       } finally {
         await platform.close();
       }
+    }
+    case 'graphql': {
+      const url = remoteUrl(flags);
+      if (url) return print(await lazyTrusted().remoteGraphqlCommand(await remoteAdmin(url, flags.token), args, flags));
+      return print(await lazyTrusted().graphqlCommand(configFrom(flags), args, flags));
     }
     default:
       throw new UsageError(`unknown command '${command}'`);

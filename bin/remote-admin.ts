@@ -29,7 +29,7 @@ export function remoteUrl(flags: Record<string, string | undefined>, env = proce
 }
 
 export const CREDENTIALS_HELP = [
-  'Administrative commands (realm, client, user, session, key, model, usage, documents, audit) run against',
+  'Administrative commands (realm, client, user, session, key, model, usage, documents, audit, graphql) run against',
   'a remote platform with --url U (or PLATFORM_URL), signed in with, the first found: --token T or',
   "PLATFORM_TOKEN (an administrator's access token); PLATFORM_CLIENT_ID and PLATFORM_CLIENT_SECRET (an admin",
   'client, realm PLATFORM_REALM); ADMIN_USERNAME and ADMIN_PASSWORD (realm PLATFORM_REALM, else REALM), as',

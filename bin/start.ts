@@ -28,6 +28,8 @@ import { startTracing, tracingWanted } from './tracing';
 import { describeError, recentErrors, type RecentErrors } from '../core/shared/telemetry/recent-errors';
 import { openReplicaStore, startReplicaHeartbeats } from './heartbeat';
 import { platformSubgraph, serviceProbes } from './overview';
+import { servedTrustedDocuments } from './trusted-documents';
+import { REFUSE_NOTICE } from '../gateway/trusted/enforce';
 
 export interface StartOptions {
   /** `all` (default), one service's name (its REST paths and subgraph), or `gateway` (the graph alone). */
@@ -122,6 +124,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     const graph = [];
     // The gateway, or a subgraph served alone with subscriptions, also takes graphql-ws clients on the same server.
     let webSocket: SubgraphRouter['webSocket'];
+    let trusted: Awaited<ReturnType<typeof servedTrustedDocuments>> | undefined;
     const limits = {
       maxDocumentChars: config.BODY_LIMIT_BYTES,
       maxTokens: config.GRAPHQL_MAX_TOKENS,
@@ -174,6 +177,17 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       const supergraphSdl = supergraphOf(
         graphSources(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() }))),
       );
+      const { deps } = platform;
+      trusted = await servedTrustedDocuments({
+        config,
+        pool: deps.postgres,
+        supergraphSdl,
+        log,
+        metrics,
+        audit: deps.audit,
+        clock: deps.clock,
+      });
+      closers.push(() => trusted?.close());
       const gateway = await createGateway({
         supergraphSdl,
         targets,
@@ -203,18 +217,26 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         streamHub,
         revocations: platform.deps.revocations,
         recentErrors: errors,
+        trusted: trusted.policy,
       });
       closers.push(() => gateway.stop());
       webSocket = gateway.webSocket;
       graph.push({ path: '/', router: gateway.router });
       // The offline GraphiQL is a landing page too: off with it in production.
-      if (config.GRAPHQL_LANDING_PAGE) graph.push({ path: '/', router: graphiqlRouter('/graphql', { publicUrl: config.PUBLIC_URL }) });
+      if (config.GRAPHQL_LANDING_PAGE)
+        graph.push({
+          path: '/',
+          router: graphiqlRouter('/graphql', {
+            publicUrl: config.PUBLIC_URL,
+            notice: config.GRAPHQL_TRUSTED_DOCUMENTS === 'refuse' ? REFUSE_NOTICE : undefined,
+          }),
+        });
       // The web console talks to the graph only: it is served wherever the graph is.
       graph.push({ path: '/', router: consoleRouter() });
     }
 
     const rest = opened.flatMap(({ module, instance }) => restFace(module, instance, platform.deps) ?? []);
-    const admin = adminFace(opened, platform.deps);
+    const admin = adminFace(opened, platform.deps, trusted ? [trusted.face] : []);
     if (admin) rest.push(admin);
     const app = createRestApp(rest, {
       readiness,

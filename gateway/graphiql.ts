@@ -23,6 +23,8 @@ export interface GraphiqlSignIn {
   realm?: string;
   /** The public client registered with PUBLIC_URL + '/graphiql' as redirect and post-logout URI. */
   clientId?: string;
+  /** Shown under the bar: why operations typed here are refused (GRAPHQL_TRUSTED_DOCUMENTS=refuse). */
+  notice?: string;
 }
 
 const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -44,6 +46,7 @@ const page = (endpoint: string, signIn: GraphiqlSignIn & { realm: string; client
     #signin-bar { flex: none; display: flex; align-items: center; gap: 0.75rem; padding: 0.375rem 1rem;
       font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; background: #f6f8fa; color: #1f2328; border-bottom: 1px solid #d0d7de; }
     #signin-bar .signin-title { font-weight: 600; }
+    #graph-notice { flex: none; margin: 0; padding: 0.375rem 1rem; font: 14px/1.4 system-ui, sans-serif; background: #fff8c5; color: #1f2328; border-bottom: 1px solid #d4a72c; }
     #signin-status { margin: 0; flex: 1; min-width: 0; }
     #signin-bar button { font: inherit; padding: 0.25rem 0.875rem; border: 1px solid #57606a; border-radius: 6px;
       background: #ffffff; color: #1f2328; cursor: pointer; }
@@ -63,7 +66,7 @@ const page = (endpoint: string, signIn: GraphiqlSignIn & { realm: string; client
     <p id="signin-status" role="status" aria-live="polite">Not signed in: sign in to send your token with every operation.</p>
     <button id="signin-button" type="button">Sign in</button>
     <button id="signout-button" type="button" hidden>Sign out</button>
-  </header>
+  </header>${signIn.notice ? `\n  <p id="graph-notice" role="note">${attr(signIn.notice)}</p>` : ''}
   <div id="graphiql">Loading...</div>
   <script src="${ASSETS}/react.production.min.js"></script>
   <script src="${ASSETS}/react-dom.production.min.js"></script>
@@ -195,6 +198,7 @@ export function graphiqlRouter(endpoint: string, signIn: GraphiqlSignIn = {}): R
     publicUrl: signIn.publicUrl,
     realm: signIn.realm ?? 'default',
     clientId: signIn.clientId ?? 'platform-console',
+    notice: signIn.notice,
   });
   // A Map, not an object: `constructor` or `__proto__` must not name a "file" (that answered 500).
   const files = new Map([

@@ -31,16 +31,34 @@ const fallback = (nonce: string, graphiqlPath: string) => `
   }
 </script>`;
 
-/** Adds the offline fallback to Apollo's embedded-Sandbox page; throws if the page no longer has the script tag. */
-function withOfflineFallback(html: string, graphiqlPath: string): string {
+const text = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A banner above the Sandbox saying why it cannot run what the person types (trusted documents only). */
+const noticeBanner = (nonce: string, notice: string) => `
+<div id="graph-notice" role="note">${text(notice)}</div>
+<style nonce="${nonce}">
+  #graph-notice { font: 14px/1.4 system-ui, sans-serif; padding: 0.5em 1em; background: #fff8c5; color: #1f2328; border-bottom: 1px solid #d4a72c; }
+</style>
+<script nonce="${nonce}">
+  document.addEventListener('DOMContentLoaded', function () {
+    var notice = document.getElementById('graph-notice');
+    if (notice) document.body.prepend(notice);
+  });
+</script>`;
+
+/** Adds the offline fallback (and a notice) to Apollo's embedded-Sandbox page; throws if the page no longer has the script tag. */
+function withOfflineFallback(html: string, graphiqlPath: string, notice?: string): string {
   const tag = SANDBOX_SCRIPT.exec(html);
   if (!tag) throw new Error("Apollo's landing page has no embedded Sandbox script tag: update gateway/landing-page.ts");
   const at = tag.index + tag[0].length;
-  return html.slice(0, at) + fallback(tag[1], graphiqlPath) + html.slice(at);
+  return html.slice(0, at) + fallback(tag[1], graphiqlPath) + (notice ? noticeBanner(tag[1], notice) : '') + html.slice(at);
 }
 
-/** The landing page plugin for the gateway: Apollo's local default (embedded Sandbox) plus the fallback. */
-export function sandboxLandingPage(opts: { graphiqlPath: string }): ApolloServerPlugin {
+/**
+ * The landing page plugin for the gateway: Apollo's local default (embedded Sandbox) plus the
+ * fallback; `notice` is shown above it (why the explorer cannot run arbitrary operations).
+ */
+export function sandboxLandingPage(opts: { graphiqlPath: string; notice?: string }): ApolloServerPlugin {
   const apollo = ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false });
   return {
     async serverWillStart(service) {
@@ -50,7 +68,8 @@ export function sandboxLandingPage(opts: { graphiqlPath: string }): ApolloServer
       return {
         async renderLandingPage() {
           const page = await render();
-          const html = async () => withOfflineFallback(typeof page.html === 'string' ? page.html : await page.html(), opts.graphiqlPath);
+          const html = async () =>
+            withOfflineFallback(typeof page.html === 'string' ? page.html : await page.html(), opts.graphiqlPath, opts.notice);
           // Rendered once now so that an Apollo upgrade changing the page stops start-up, not each request.
           await html();
           // Apollo renders a new nonce for each request when html is a function; keep it that way.

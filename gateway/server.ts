@@ -21,6 +21,8 @@ import { introspectionCache, introspectionPlugin } from '../edge/graphql/introsp
 import { recentErrorsPlugin } from '../edge/graphql/recent-errors';
 import type { RecentErrors } from '../core/shared/telemetry/recent-errors';
 import { subscriptionUntilRevoked } from '../edge/graphql/revoked-streams';
+import { REFUSE_NOTICE, type TrustedDocuments } from './trusted/enforce';
+import { trustedDocumentsMiddleware, trustedPayload } from './trusted/middleware';
 import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketEdge, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
 import { routeMatched } from '../edge/http/telemetry';
@@ -91,6 +93,8 @@ export interface GatewayOptions {
   revocations?: Pick<RevocationList, 'watch'>;
   /** Where operations' server-side errors are kept for the overview (edge/graphql/recent-errors.ts); none when absent. */
   recentErrors?: RecentErrors;
+  /** Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS, gateway/trusted/): ids resolved to listed texts, unlisted operations logged or refused. */
+  trusted?: TrustedDocuments;
 }
 
 export interface Gateway {
@@ -165,7 +169,10 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
       opts.landingPage === false
         ? ApolloServerPluginLandingPageDisabled()
-        : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' }),
+        : sandboxLandingPage({
+            graphiqlPath: opts.graphiqlPath ?? '/graphiql',
+            notice: opts.trusted?.mode === 'refuse' ? REFUSE_NOTICE : undefined,
+          }),
     ],
   });
   await server.start();
@@ -213,6 +220,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       next();
     },
     jsonBody({ limit: opts.bodyLimitBytes ?? DEFAULT_GRAPHQL_MAX_BODY_BYTES }),
+    ...(opts.trusted ? [trustedDocumentsMiddleware(opts.trusted)] : []),
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
@@ -235,6 +243,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
             introspection: opts.introspection,
             verifier: opts.verifier,
             maxSocketsPerAddress: opts.maxSocketsPerAddress,
+            trusted: opts.trusted && trustedPayload(opts.trusted),
           },
           edge,
         )

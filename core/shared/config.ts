@@ -173,6 +173,8 @@ const Platform = z.object({
   GRAPHQL_RESPONSE_CACHE: flag(false),
   /** Room for the response cache's answers in gateway.db (or memory), in MiB; in Redis, Redis's own maxmemory bounds them. */
   GRAPHQL_RESPONSE_CACHE_MB: count(50, 4096),
+  /** What the gateway does with an operation no app's trusted document list holds: run it (off), run and log it, or refuse it. */
+  GRAPHQL_TRUSTED_DOCUMENTS: z.enum(['off', 'log', 'refuse'], { error: 'off, log or refuse' }).default('off'),
   /** Milliseconds the gateway waits for a remote subgraph's answer before the error names it (UPSTREAM_ERROR). */
   GRAPHQL_SUBGRAPH_TIMEOUT_MS: count(120_000, 3_600_000),
   /**

@@ -2,6 +2,7 @@ import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { execute, subscribe, type DocumentNode, type ExecutionArgs, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -51,6 +52,8 @@ export interface WebSocketOptions {
    * caller's session is ended (revoked-streams.ts). A graph with its own ends them itself.
    */
   revocations?: Pick<RevocationList, 'watch'>;
+  /** Resolves a trusted document's id to its text, or refuses the operation (the gateway's GRAPHQL_TRUSTED_DOCUMENTS). */
+  trusted?: (payload: SubscribePayload) => SubscribePayload | GraphQLError;
 }
 
 /** What the HTTP server in front adds: how it resolves a client's address (TRUST_PROXY). */
@@ -201,10 +204,12 @@ export function serveWebSocket(
         guards.get(ws)?.acknowledged();
         return true;
       },
-      onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+      onSubscribe: async (ctx, _id, sent): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         if (Object.keys(ctx.subscriptions).length > maxOperations) {
           return [refusal(`At most ${maxOperations} operations run at once on one socket`, 'TOO_MANY_OPERATIONS')];
         }
+        const payload = opts.trusted ? opts.trusted(sent) : sent;
+        if (!('query' in payload)) return [payload];
         const document = prepare(payload);
         if (isRefusal(document)) return document;
         sources.set(document, payload.query);

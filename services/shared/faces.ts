@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { noCredentials, type CredentialTools } from '../../core/shared/auth/credentials';
 import { callsFor, type SubgraphEdge } from '../../edge/graphql/calls';
 import { buildSubgraph, type Subgraph } from '../../edge/graphql/subgraph';
-import type { RestService } from '../../rest/shared/routes';
+import type { AdminFace, RestService } from '../../rest/shared/routes';
 import { adminRest } from '../../rest/admin';
 import { audienceOf, type ServiceInstance, type ServiceModule, type SharedDeps } from './module';
 
@@ -22,14 +22,18 @@ export function restFace(module: ServiceModule, instance: ServiceInstance, deps:
   };
 }
 
-/** The admin API of the services opened here (their admin routes and the audit trail); none when none is. */
+/**
+ * The admin API of the services opened here (their admin routes, `extra` faces such as the gateway's
+ * trusted documents, and the audit trail); none when no service is.
+ */
 export function adminFace(
   opened: readonly { module: ServiceModule; instance: ServiceInstance }[],
   deps: SharedDeps,
+  extra: readonly AdminFace[] = [],
 ): RestService | undefined {
   if (opened.length === 0) return undefined;
   return adminRest(
-    opened.flatMap(({ module, instance }) => (module.admin ? [module.admin(instance, deps)] : [])),
+    [...opened.flatMap(({ module, instance }) => (module.admin ? [module.admin(instance, deps)] : [])), ...extra],
     deps.audit,
   );
 }

@@ -22,6 +22,7 @@ export const PLATFORM_METRICS: Readonly<Record<string, MetricInfo>> = {
   platform_graphql_operation_duration_seconds: m('histogram', 'operation', 'type', 'outcome'),
   platform_graphql_subscriptions_open: m('gauge', 'transport'),
   platform_graphql_subgraph_fetch_duration_seconds: m('histogram', 'subgraph', 'outcome'),
+  platform_graphql_untrusted_operations_total: m('counter', 'mode'),
   platform_model_calls_total: m('counter', 'model', 'tenant', 'route', 'status'),
   platform_model_call_duration_seconds: m('histogram', 'model', 'route'),
   platform_model_tokens_total: m('counter', 'model', 'tenant', 'direction'),

@@ -104,6 +104,17 @@ describe('the docs pages that start what they need, run as written', () => {
     expect(ran.stdout).toMatch(/"realm":\{"name":"default"\},"search":\{"totalCount":0\},"models":\[\{"id":"local-chat"/);
   });
 
+  it('docs/trusted-documents.md: a list loaded, its document run by id, anything else refused, stopped', async () => {
+    const page = pages.find((p) => p.path === 'docs/trusted-documents.md')!;
+    const { ran } = await run(page, {});
+    expect(ran.stdout).toMatch(/"app": "web",\n {4}"format": "graphql-codegen-persisted-documents",\n {4}"documents": 1/);
+    expect(ran.stdout).toContain('refused, as expected');
+    expect(ran.stderr).toContain("Document 'broken' is not valid against the graph's schema");
+    expect(ran.stdout.match(/\{"data":\{"realm":\{"name":"default"\}\}\}/g)).toHaveLength(4);
+    expect(ran.stdout.match(/"code":"PERSISTED_QUERY_NOT_LISTED"/g)).toHaveLength(2);
+    expect(ran.stdout).toMatch(/\{"app":"ios","format":"apollo-persisted-query-manifest","documents":1,/);
+  });
+
   (runnable.some((p) => p.path === 'docs/replicas.md') ? it : it.skip)(
     'docs/replicas.md: the database made, two replicas on it bootstrapped once, stopped',
     async () => {

@@ -84,6 +84,7 @@ describe('platform backup and restore', () => {
       'replicas.db:sqlite',
       'search.db:sqlite',
       'token.db:sqlite',
+      'trusted-documents.db:sqlite',
     ]);
     expect(readdirSync(backupDir).sort()).toEqual([
       'audit.db',
@@ -93,6 +94,7 @@ describe('platform backup and restore', () => {
       'replicas.db',
       'search.db',
       'token.db',
+      'trusted-documents.db',
     ]);
     expect(statSync(backupDir).mode & 0o777).toBe(0o700);
     for (const f of readdirSync(backupDir)) expect(statSync(join(backupDir, f)).mode & 0o777).toBe(0o600);
