@@ -1,5 +1,6 @@
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { Server } from 'node:http';
+import type { ExecutionResult } from 'graphql';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 // Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
@@ -31,6 +32,9 @@ import { operationTelemetry, type Transport } from './operation-telemetry';
 import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { streamingTransports } from './streaming';
+import { deferredOperations, type DeferredOutcome, type DeferredRequest } from './defer/deferred';
+import type { Payload } from './defer/payloads';
+import { deferOverHttp } from './defer/http';
 import type { StreamHub } from './stream-hub/hub';
 import { subgraphStream } from './subgraph-stream';
 import { federatedSubscriptions } from './subscriptions';
@@ -128,6 +132,13 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs, fetches }),
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
+  // @apollo/gateway executes no @defer either: the gateway runs those operations itself (gateway/defer/).
+  const deferred = deferredOperations({ planner: federated.planner, dataSources, log: opts.log });
+  const runDeferred = (request: DeferredRequest) =>
+    operations.deferred<Payload | ExecutionResult>(
+      { document: request.operation.document, operationName: request.operation.operationName, contextValue: request.context },
+      () => deferred.execute(request),
+    ) as Promise<DeferredOutcome>;
   const schemaAnswers = introspectionCache();
   const apqBytes = opts.persistedQueryCacheBytes ?? 10 * 2 ** 20;
   const persisted = opts.persistedQueryRedis
@@ -153,7 +164,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     // Each operation counted, timed and in its span (operation-telemetry.ts).
     plugins: [
       operations.plugin,
-      introspectionPlugin(schemaAnswers),
+      introspectionPlugin(schemaAnswers, federated.schema),
       ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
       opts.landingPage === false
         ? ApolloServerPluginLandingPageDisabled()
@@ -168,6 +179,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const graphOver = (transport: Transport): Required<SocketGraph> => ({
     schema: federated.schema,
     execute: async ({ document, operationName, variableValues, contextValue }) => {
+      const variables = variableValues ?? {};
+      const parts = deferred.prepare(document, operationName, variables);
+      if (parts) return runDeferred({ operation: parts, variables, context: contextValue, incremental: true });
       const response = await server.executeOperation(
         { query: document, operationName: operationName ?? undefined, variables: variableValues ?? undefined },
         { contextValue },
@@ -208,6 +222,14 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
+    deferOverHttp({
+      schema: federated.schema,
+      limits,
+      log: opts.log,
+      introspection: opts.introspection,
+      prepare: deferred.prepare,
+      execute: runDeferred,
+    }),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);

@@ -2,7 +2,7 @@ import type { GraphQLDataSource } from '@apollo/gateway';
 import { GraphQLError, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { GraphContext } from '../edge/graphql/context';
-import { apolloPlanner, type SubscriptionPlan } from './apollo-planner';
+import { apolloPlanner, type ApolloPlanner, type SubscriptionPlan } from './apollo-planner';
 import type { SubgraphStream } from './subgraph-stream';
 
 /** One subscription operation as a client sent it, with the caller's context. */
@@ -19,6 +19,8 @@ export type SubscriptionOutcome = AsyncIterableIterator<ExecutionResult> | Execu
 export interface FederatedSubscriptions {
   /** The graph's API schema (what clients validate against), as graphql-js. */
   schema: GraphQLSchema;
+  /** The supergraph's planner, which the gateway's deferred operations share. */
+  planner: ApolloPlanner;
   subscribe(request: SubscriptionRequest): Promise<SubscriptionOutcome>;
 }
 
@@ -74,6 +76,7 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
 
   return {
     schema,
+    planner,
     async subscribe({ document, operationName, variables, context }) {
       const name = operationName ?? undefined;
       const plan = planOf(document, name);
