@@ -19,7 +19,7 @@ import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../edge/graphql/limits';
 import type { Subgraph } from '../edge/graphql/subgraph';
 import { introspectionCache, introspectionPlugin } from '../edge/graphql/introspection';
-import { recentErrorsPlugin } from '../edge/graphql/recent-errors';
+import { recentErrorsPlugin, recordServerErrors } from '../edge/graphql/recent-errors';
 import type { RecentErrors } from '../core/shared/telemetry/recent-errors';
 import { subscriptionUntilRevoked } from '../edge/graphql/revoked-streams';
 import { cachedIntrospection } from '../edge/graphql/introspection-http';
@@ -133,7 +133,16 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
   // @apollo/gateway executes no @defer either: the gateway runs those operations itself (gateway/defer/).
-  const deferred = deferredOperations({ planner: federated.planner, dataSources, log: opts.log });
+  const recent = opts.recentErrors;
+  const deferred = deferredOperations({
+    planner: federated.planner,
+    dataSources,
+    log: opts.log,
+    observe: recent
+      ? (errors, { type, operationName }, context) =>
+          recordServerErrors(recent, 'graph', errors, { type, operationName, requestId: context.requestId })
+      : undefined,
+  });
   const runDeferred = (request: DeferredRequest) =>
     operations.deferred<Payload | ExecutionResult>(
       { document: request.operation.document, operationName: request.operation.operationName, contextValue: request.context },

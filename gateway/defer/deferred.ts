@@ -1,5 +1,5 @@
 import type { GraphQLDataSource } from '@apollo/gateway';
-import { print, type DocumentNode, type ExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { print, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import type { GraphContext } from '../../edge/graphql/context';
 import { formatExecutionError } from '../../edge/graphql/errors';
@@ -37,6 +37,8 @@ export interface DeferredOptions {
   log: Logger;
   /** Plans kept, least recently used dropped (default 500). */
   maxPlans?: number;
+  /** Sees the errors of each part (the gateway keeps the server-side ones among its recent errors). */
+  observe?: (errors: readonly GraphQLError[], operation: LabelledOperation, context: GraphContext) => void;
 }
 
 /** The labels of the fragments a plan delivers apart. */
@@ -97,6 +99,7 @@ export function deferredOperations(opts: DeferredOptions): DeferredOperations {
       const keep = new Set([...inline, ...(label === undefined ? [] : withAncestors(labelled, label))]);
       const document = partDocument(labelled, keep);
       const r = await planner.runSteps(steps, { document, operationName: labelled.operationName, variables, context }, record.sources);
+      if (r.errors?.length) opts.observe?.(r.errors, labelled, context);
       return { data: withoutPlaceholders(r.data), errors: format(r.errors) };
     };
 

@@ -7,6 +7,7 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type InlineFragmentNode,
+  type OperationTypeNode,
   type OperationDefinitionNode,
   type SelectionNode,
   type SelectionSetNode,
@@ -38,6 +39,8 @@ export interface LabelledOperation {
   /** The operation alone, named fragments inlined, each active `@defer` labelled by us and unconditional. */
   document: DocumentNode;
   operationName?: string;
+  /** query or mutation. */
+  type: OperationTypeNode;
   /** By our label, in document order (a parent before the fragments nested in it); none when every `@defer` has `if: false`. */
   fragments: ReadonlyMap<string, DeferredFragment>;
 }
@@ -125,7 +128,12 @@ export function labelDefers(
 
   const rewritten: OperationDefinitionNode = { ...operation, selectionSet: selections(operation.selectionSet, [], undefined) };
   if (!seen) return undefined;
-  return { document: { kind: Kind.DOCUMENT, definitions: [rewritten] }, operationName: operation.name?.value, fragments };
+  return {
+    document: { kind: Kind.DOCUMENT, definitions: [rewritten] },
+    operationName: operation.name?.value,
+    type: operation.operation,
+    fragments,
+  };
 }
 
 /** The label of our `@defer` on a selection, if it has one. */
