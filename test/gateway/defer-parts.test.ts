@@ -118,3 +118,41 @@ describe('the operation limits, before any part runs', () => {
     expect(refused.parts[0].errors).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_DEEP' } })]);
   });
 });
+
+describe('refusals, as for any operation', () => {
+  const get = (query: string, headers: Record<string, string> = {}) =>
+    fetch(`${f.url}/graphql?query=${encodeURIComponent(query)}`, {
+      headers: { accept: 'multipart/mixed;deferSpec=20220824', ...user(), ...headers },
+    });
+
+  it('the CSRF rule (a GET needs the preflight header), no mutation from a GET, validation against the schema', async () => {
+    const query = '{ sources(input: { query: "q" }) { query ... @defer { searchText } } }';
+    const bare = await get(query);
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as any).errors[0].message).toMatch(/Cross-Site Request Forgery/);
+    expect((await get(query, { 'apollo-require-preflight': 'true' })).headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    const mutation = await get('mutation { addDocument(input: { content: "x" }) { id ... @defer { title } } }', {
+      'apollo-require-preflight': 'true',
+    });
+    expect(mutation.status).toBe(405);
+    const invalid = await parts('{ sources(input: { query: "q" }) { ... @defer { nope } } }', {});
+    expect(invalid.status).toBe(400);
+    expect(invalid.parts[0].errors).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+    const stream = await parts('{ models @stream { id } }', {});
+    expect(stream.parts[0].errors).toEqual([
+      expect.objectContaining({ message: 'Unknown directive "@stream".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
+    ]);
+  });
+
+  it('introspection declares @defer, so explorers and code generators accept it', async () => {
+    const { parts: got } = await parts('{ __schema { directives { name locations args { name defaultValue } } } }', {});
+    expect(got[0].data.__schema.directives).toContainEqual({
+      name: 'defer',
+      locations: ['FRAGMENT_SPREAD', 'INLINE_FRAGMENT'],
+      args: [
+        { name: 'label', defaultValue: null },
+        { name: 'if', defaultValue: 'true' },
+      ],
+    });
+  });
+});
