@@ -71,6 +71,10 @@ describe('queries and mutations', () => {
     expect(await (await post({ query })).json()).toEqual({ data: { hello: 'hello world', item: { label: 'item 7' } } });
     expect(await ops('Later', 'query', 'ok')).toBe(2);
     expect(await g.value(DURATION, { operation: 'Later', type: 'query', outcome: 'ok' })).toBe(2);
+    // An error in a deferred part only: outcome error.
+    const failing = await (await post({ query: 'query LaterFails { hello ... @defer { fails } }' }, { accept: 'multipart/mixed' })).text();
+    expect(failing).toMatch(/"incremental":\[\{"data":\{"fails":null\},"path":\[\],"errors":\[/);
+    expect(await ops('LaterFails', 'query', 'error')).toBe(1);
   });
 
   it('a request refused before it names an operation (syntax, validation, unknown name) is no operation', async () => {
