@@ -81,8 +81,11 @@ export interface DeferPlan {
   deferred: DeferredPart[];
 }
 
-/** `@defer` as the API schema declares it (graphql-js 16 has no definition of its own; Apollo's API schema omits it). */
-const DEFER_DIRECTIVE = parse('directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT');
+/** `@defer` and `@stream` as the API schema declares them (graphql-js 16 has no definitions of its own; Apollo's API schema omits them). */
+const INCREMENTAL_DIRECTIVES = parse(`
+  directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT
+  directive @stream(label: String, if: Boolean! = true, initialCount: Int = 0) on FIELD
+`);
 
 const hasDefer = (node: PlanNode | undefined): boolean =>
   !!node &&
@@ -166,7 +169,7 @@ function subgraphsOf(node: PlanNode | undefined, into = new Set<string>()): Set<
 export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner {
   const supergraph = Supergraph.build(supergraphSdl);
   const api = supergraph.apiSchema();
-  const apiSchema = extendSchema(api.toGraphQLJSSchema(), DEFER_DIRECTIVE);
+  const apiSchema = extendSchema(api.toGraphQLJSSchema(), INCREMENTAL_DIRECTIVES);
   const supergraphSchema = supergraph.schema.toGraphQLJSSchema();
   const planner = new QueryPlanner(supergraph, { incrementalDelivery: { enableDefer: true } });
   const requestOf = (document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>, context: unknown) => ({

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { GraphContext } from '../edge/graphql/context';
 import { apolloPlanner, type ApolloPlanner, type SubscriptionPlan } from './apollo-planner';
 import type { SubgraphStream } from './subgraph-stream';
+import { withoutStreams } from './defer/document';
 
 /** One subscription operation as a client sent it, with the caller's context. */
 export interface SubscriptionRequest {
@@ -77,7 +78,8 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
   return {
     schema,
     planner,
-    async subscribe({ document, operationName, variables, context }) {
+    async subscribe({ document: asked, operationName, variables, context }) {
+      const document = withoutStreams(asked);
       const name = operationName ?? undefined;
       const plan = planOf(document, name);
       const { primary } = plan;

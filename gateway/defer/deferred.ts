@@ -5,7 +5,7 @@ import type { GraphContext } from '../../edge/graphql/context';
 import { formatExecutionError } from '../../edge/graphql/errors';
 import type { ApolloPlanner, DeferPlan, DeferredPart, PlanSteps } from '../apollo-planner';
 import { labelDefers, partDocument, withAncestors, withoutDefers, type LabelledOperation } from './document';
-import { itemsOf, withoutPlaceholders, type Payload } from './payloads';
+import { itemsOf, streamedOut, withoutPlaceholders, type Payload } from './payloads';
 import { recordedSources } from './record';
 
 /** One query or mutation with `@defer` as a transport hands it over (validated against the API schema, bounded by the limits). */
@@ -58,7 +58,8 @@ function apartIn(parts: readonly DeferredPart[], into = new Set<string>()): Set<
  * (record.ts), shaped with its fragment kept, and its items are the fragment's fields where it
  * applies (payloads.ts). Parts run at once when their parent has been sent and are sent as they end
  * (a nested fragment's after its parent's). A fragment the planner does not split (or whose plan
- * cannot be run apart) comes inline, as the draft allows.
+ * cannot be run apart) comes inline, as the draft allows. A `@stream` list is fetched whole: its first
+ * items go in the initial part, the rest in a part right after it (payloads.ts streamedOut).
  */
 export function deferredOperations(opts: DeferredOptions): DeferredOperations {
   const { planner, log } = opts;
@@ -135,8 +136,12 @@ export function deferredOperations(opts: DeferredOptions): DeferredOperations {
     const start = async (): Promise<Payload> => {
       started = true;
       const { data, errors } = await run(plan.initial);
-      if (data) for (const part of plan.deferred) launch(part, data);
-      return { data, ...(errors.length ? { errors } : {}), hasNext: running > 0 };
+      if (!data) return { data, ...(errors.length ? { errors } : {}), hasNext: false };
+      for (const part of plan.deferred) launch(part, data);
+      // Streamed lists: their first items now, the rest next (before any deferred part's items, which may point into them).
+      const { data: shown, rest } = streamedOut(data, labelled.streams);
+      rest.forEach((item, i) => ready.push({ incremental: [item], hasNext: i < rest.length - 1 || running > 0 }));
+      return { data: shown, ...(errors.length ? { errors } : {}), hasNext: rest.length > 0 || running > 0 };
     };
 
     const payloads: AsyncIterableIterator<Payload> = {
@@ -177,8 +182,9 @@ export function deferredOperations(opts: DeferredOptions): DeferredOperations {
   return {
     prepare: (document, operationName, variables) => labelDefers(document, operationName ?? undefined, variables),
     async execute({ operation, variables, context, incremental }) {
-      const plan = incremental && operation.fragments.size ? planOf(operation.document, operation.operationName) : undefined;
-      if (!plan?.deferred.length) return whole(operation, variables, context);
+      const apart = operation.fragments.size || operation.streams.length;
+      const plan = incremental && apart ? planOf(operation.document, operation.operationName) : undefined;
+      if (!plan || (!plan.deferred.length && !operation.streams.length)) return whole(operation, variables, context);
       return parts(operation, plan, variables, context);
     },
   };

@@ -1,5 +1,6 @@
 import {
   getOperationAST,
+  visit,
   Kind,
   type ArgumentNode,
   type DirectiveNode,
@@ -35,6 +36,15 @@ export interface DeferredFragment {
   selectionSet: SelectionSetNode;
 }
 
+/** One active `@stream` list, outside any deferred fragment and any other streamed list (those come whole). */
+export interface StreamedList {
+  clientLabel?: string;
+  /** Response keys from the root to the list, its own last. */
+  path: readonly string[];
+  /** Items in the part that holds the list; the rest come in a part of their own. */
+  initialCount: number;
+}
+
 export interface LabelledOperation {
   /** The operation alone, named fragments inlined, each active `@defer` labelled by us and unconditional. */
   document: DocumentNode;
@@ -43,15 +53,18 @@ export interface LabelledOperation {
   type: OperationTypeNode;
   /** By our label, in document order (a parent before the fragments nested in it); none when every `@defer` has `if: false`. */
   fragments: ReadonlyMap<string, DeferredFragment>;
+  /** The lists delivered in two parts (`@stream` removed from the document: they are fetched whole). */
+  streams: readonly StreamedList[];
 }
 
 /** A key no client selects, standing for a selection set left empty by a fragment taken out (removed from the result). */
 export const PLACEHOLDER = '_platformDeferredPart';
 
-/** Cheap test before any parse: only documents naming the directive may defer. */
-export const mayDefer = (query: unknown): boolean => typeof query === 'string' && /@defer\b/.test(query);
+/** Cheap test before any parse: only documents naming a directive may defer or stream. */
+export const mayDefer = (query: unknown): boolean => typeof query === 'string' && /@(defer|stream)\b/.test(query);
 
 const DEFER = 'defer';
+const STREAM = 'stream';
 
 function argument(directive: DirectiveNode, name: string): ValueNode | undefined {
   return directive.arguments?.find((a) => a.name.value === name)?.value;
@@ -66,13 +79,23 @@ function active(directive: DirectiveNode, variables: Record<string, unknown>): b
   return true;
 }
 
+/** `initialCount` of a `@stream`: its literal or variable, 0 when absent (a negative count is 0). */
+function initialCount(directive: DirectiveNode, variables: Record<string, unknown>): number {
+  const value = argument(directive, 'initialCount');
+  const given = value?.kind === Kind.INT ? Number(value.value) : value?.kind === Kind.VARIABLE ? variables[value.name.value] : 0;
+  return typeof given === 'number' && Number.isInteger(given) && given > 0 ? given : 0;
+}
+
 const stringArg = (name: string, value: string): ArgumentNode => ({
   kind: Kind.ARGUMENT,
   name: { kind: Kind.NAME, value: name },
   value: { kind: Kind.STRING, value },
 });
 
-/** The operation `operationName` names, its fragments inlined and its active `@defer`s labelled (undefined when it has no `@defer`). */
+/**
+ * The operation `operationName` names, its fragments inlined, its active `@defer`s labelled and its
+ * `@stream`s taken out (undefined when it has neither directive).
+ */
 export function labelDefers(
   document: DocumentNode,
   operationName: string | undefined,
@@ -84,15 +107,32 @@ export function labelDefers(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
   );
   const fragments = new Map<string, DeferredFragment>();
+  const streams: StreamedList[] = [];
   let seen = 0;
 
-  const selections = (set: SelectionSetNode, path: readonly string[], parent: string | undefined): SelectionSetNode => ({
+  const selections = (set: SelectionSetNode, path: readonly string[], parent: string | undefined, inStream = false): SelectionSetNode => ({
     ...set,
-    selections: set.selections.map((s) => selection(s, path, parent)),
+    selections: set.selections.map((s) => selection(s, path, parent, inStream)),
   });
-  const selection = (s: SelectionNode, path: readonly string[], parent: string | undefined): SelectionNode => {
+  const selection = (s: SelectionNode, path: readonly string[], parent: string | undefined, inStream: boolean): SelectionNode => {
     if (s.kind === Kind.FIELD) {
-      return s.selectionSet ? { ...s, selectionSet: selections(s.selectionSet, [...path, (s.alias ?? s.name).value], parent) } : s;
+      const stream = s.directives?.find((d) => d.name.value === STREAM);
+      const at = [...path, (s.alias ?? s.name).value];
+      let streamed = inStream;
+      if (stream) {
+        seen++;
+        if (active(stream, variables) && parent === undefined && !inStream) {
+          const given = argument(stream, 'label');
+          streams.push({
+            clientLabel: given?.kind === Kind.STRING ? given.value : undefined,
+            path: at,
+            initialCount: initialCount(stream, variables),
+          });
+          streamed = true;
+        }
+      }
+      const field = stream ? { ...s, directives: s.directives!.filter((d) => d !== stream) } : s;
+      return field.selectionSet ? { ...field, selectionSet: selections(field.selectionSet, at, parent, streamed) } : field;
     }
     // A spread becomes the inline fragment it stands for (validation has ruled out cycles and unknown names).
     const inline: InlineFragmentNode =
@@ -108,7 +148,7 @@ export function labelDefers(
     if (defer) seen++;
     const others = inline.directives?.filter((d) => d !== defer) ?? [];
     if (!defer || !active(defer, variables)) {
-      return { ...inline, directives: others, selectionSet: selections(inline.selectionSet, path, parent) };
+      return { ...inline, directives: others, selectionSet: selections(inline.selectionSet, path, parent, inStream) };
     }
     const label = `d${fragments.size}`;
     const given = argument(defer, 'label');
@@ -120,7 +160,7 @@ export function labelDefers(
       selectionSet: inline.selectionSet,
     };
     fragments.set(label, fragment);
-    const inner = selections(inline.selectionSet, path, label);
+    const inner = selections(inline.selectionSet, path, label, inStream);
     fragment.selectionSet = inner;
     const labelled: DirectiveNode = { kind: Kind.DIRECTIVE, name: defer.name, arguments: [stringArg('label', label)] };
     return { ...inline, directives: [...others, labelled], selectionSet: inner };
@@ -133,6 +173,7 @@ export function labelDefers(
     operationName: operation.name?.value,
     type: operation.operation,
     fragments,
+    streams,
   };
 }
 
@@ -181,4 +222,9 @@ export function withAncestors(labelled: LabelledOperation, label: string): Set<s
 /** The operation with every `@defer` dropped (its fragments plain): what a client that takes one result is answered. */
 export function withoutDefers(labelled: LabelledOperation): DocumentNode {
   return partDocument(labelled, new Set(labelled.fragments.keys()));
+}
+
+/** `document` without its `@stream`s (a subscription's events come whole; Apollo's planner does not know the directive). */
+export function withoutStreams(document: DocumentNode): DocumentNode {
+  return visit(document, { Directive: (d) => (d.name.value === STREAM ? null : undefined) });
 }

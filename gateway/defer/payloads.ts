@@ -1,5 +1,5 @@
 import { Kind, type GraphQLFormattedError, type SelectionSetNode } from 'graphql';
-import { deferLabel, PLACEHOLDER, type DeferredFragment } from './document';
+import { deferLabel, PLACEHOLDER, type DeferredFragment, type StreamedList } from './document';
 
 /**
  * The payloads of an operation delivered in parts, in the format of the 2022-08-24 `@defer` draft
@@ -17,8 +17,16 @@ export interface IncrementalItem {
   errors?: GraphQLFormattedError[];
 }
 
+/** The rest of a streamed list, from index `path`'s last. */
+export interface StreamItems {
+  items: unknown[];
+  path: Path;
+  label?: string;
+}
+
 export type Payload =
-  { data?: Data | null; errors?: GraphQLFormattedError[]; hasNext: boolean } | { incremental?: IncrementalItem[]; hasNext: boolean };
+  | { data?: Data | null; errors?: GraphQLFormattedError[]; hasNext: boolean }
+  | { incremental?: (IncrementalItem | StreamItems)[]; hasNext: boolean };
 
 const isObject = (v: unknown): v is Data => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -95,4 +103,29 @@ export function itemsOf(
     ((owner ?? items[0]).errors ??= []).push(error);
   }
   return items;
+}
+
+/**
+ * The initial data with each streamed list cut to its `initialCount`, and the rest of each list as
+ * its own item (one per list where the path crosses other lists), in document order.
+ */
+export function streamedOut(data: Data, streams: readonly StreamedList[]): { data: Data; rest: StreamItems[] } {
+  if (!streams.length) return { data, rest: [] };
+  const shown = structuredClone(data);
+  const rest: StreamItems[] = [];
+  for (const stream of streams) {
+    const key = stream.path[stream.path.length - 1];
+    for (const at of concretePaths(shown, stream.path.slice(0, -1))) {
+      const parent = valueAt(shown, at) as Data;
+      const list = parent[key];
+      if (!Array.isArray(list) || list.length <= stream.initialCount) continue;
+      parent[key] = list.slice(0, stream.initialCount);
+      rest.push({
+        items: list.slice(stream.initialCount),
+        path: [...at, key, stream.initialCount],
+        ...(stream.clientLabel !== undefined ? { label: stream.clientLabel } : {}),
+      });
+    }
+  }
+  return { data: shown, rest };
 }

@@ -111,6 +111,22 @@ describe.each([
     expect(seen.at(-1).error).toBeUndefined();
   });
 
+  it('urql with @stream: the list first empty, then whole as without @stream', async () => {
+    const headers = { ...user(), 'apollo-require-preflight': 'true' };
+    const urql = new UrqlClient({ url: `${base()}/graphql`, exchanges: [fetchExchange], fetchOptions: { headers } });
+    const results = await new Promise<OperationResult[]>((resolve) => {
+      const got: OperationResult[] = [];
+      urql.query('{ models @stream(initialCount: 0) { id kind } }', {}).subscribe((r) => {
+        got.push(r);
+        if (r.hasNext === false) resolve(got);
+      });
+    });
+    expect(results[0].data).toEqual({ models: [] });
+    const whole = await urql.query('{ models { id kind } }', {}).toPromise();
+    expect(whole.data.models.length).toBeGreaterThan(0);
+    expect(results.at(-1)!.data).toEqual(whole.data);
+  });
+
   it('Apollo Client 4 (GraphQLWsLink over graphql-ws): the initial part, then the whole as without @defer', async () => {
     const ws = socketClient(base(), user());
     const client = new ApolloClient({

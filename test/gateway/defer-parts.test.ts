@@ -64,6 +64,15 @@ it('sends a nested fragment after its parent, the whole as without @defer', asyn
   expect(mergeParts(got)).toEqual(whole);
 });
 
+it('streams a list (@stream): its first items in the initial part, the rest as `items`, the whole as without it', async () => {
+  const plain = (await parts('{ models { id kind } }', {})).parts[0];
+  expect(plain.data.models.length).toBeGreaterThan(0);
+  const { parts: got } = await parts('{ models @stream(initialCount: 0, label: "all") { id kind } }', {});
+  expect(got[0]).toEqual({ data: { models: [] }, hasNext: true });
+  expect(got[1]).toEqual({ incremental: [{ items: plain.data.models, path: ['models', 0], label: 'all' }], hasNext: false });
+  expect(mergeParts(got)).toEqual(plain);
+});
+
 it('delivers a fragment whose `if` is false inline, in one result', async () => {
   const query = `query($input: AskInput!, $later: Boolean!) {
     sources(input: $input) { citations { document { id ... @defer(if: $later) { title } } } }
@@ -138,13 +147,9 @@ describe('refusals, as for any operation', () => {
     const invalid = await parts('{ sources(input: { query: "q" }) { ... @defer { nope } } }', {});
     expect(invalid.status).toBe(400);
     expect(invalid.parts[0].errors).toEqual([expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
-    const stream = await parts('{ models @stream { id } }', {});
-    expect(stream.parts[0].errors).toEqual([
-      expect.objectContaining({ message: 'Unknown directive "@stream".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }),
-    ]);
   });
 
-  it('introspection declares @defer, so explorers and code generators accept it', async () => {
+  it('introspection declares @defer and @stream, so explorers and code generators accept them', async () => {
     const { parts: got } = await parts('{ __schema { directives { name locations args { name defaultValue } } } }', {});
     expect(got[0].data.__schema.directives).toContainEqual({
       name: 'defer',
@@ -152,6 +157,15 @@ describe('refusals, as for any operation', () => {
       args: [
         { name: 'label', defaultValue: null },
         { name: 'if', defaultValue: 'true' },
+      ],
+    });
+    expect(got[0].data.__schema.directives).toContainEqual({
+      name: 'stream',
+      locations: ['FIELD'],
+      args: [
+        { name: 'label', defaultValue: null },
+        { name: 'if', defaultValue: 'true' },
+        { name: 'initialCount', defaultValue: '0' },
       ],
     });
   });

@@ -2,7 +2,7 @@
 export interface Part {
   data?: any;
   errors?: any[];
-  incremental?: { data: any; path: (string | number)[]; label?: string; errors?: any[] }[];
+  incremental?: { data?: any; items?: any[]; path: (string | number)[]; label?: string; errors?: any[] }[];
   hasNext: boolean;
 }
 
@@ -13,13 +13,18 @@ function deepMerge(into: any, from: any): void {
   }
 }
 
-/** The parts merged as a client merges them: each item's data into the object at its path, errors gathered. */
+/** The parts merged as a client merges them: each item's data into the object at its path (a stream's items into its list), errors gathered. */
 export function mergeParts(parts: readonly Part[]): { data?: any; errors?: any[] } {
   const [first, ...rest] = parts;
   const data = structuredClone(first.data);
   const errors = [...(first.errors ?? [])];
   for (const item of rest.flatMap((p) => p.incremental ?? [])) {
     errors.push(...(item.errors ?? []));
+    if (item.items) {
+      const list = item.path.slice(0, -1).reduce((at, key) => at?.[key], data);
+      list.splice(item.path.at(-1), 0, ...item.items);
+      continue;
+    }
     const parent = item.path.slice(0, -1).reduce((at, key) => at?.[key], data);
     const key = item.path.at(-1);
     if (item.data === null && parent && key !== undefined) parent[key] = null;

@@ -158,4 +158,26 @@ describe('the parts', () => {
     ]);
     expect(parts[0].errors).toBeUndefined();
   });
+
+  it('stream a list: its first items, then the rest as `items`, then the deferred items that point into it', async () => {
+    const parts = await run(`query Q($input: AskInput!) { sources(input: $input) {
+      citations @stream(initialCount: 1, label: "more") { citation document { id ... @defer { title } } } } }`);
+    expect(parts[0]).toEqual({ data: { sources: { citations: [{ citation: 1, document: { id: 'd1' } }] } }, hasNext: true });
+    expect(parts[1]).toEqual({
+      incremental: [{ items: [{ citation: 2, document: { id: 'd2' } }], path: ['sources', 'citations', 1], label: 'more' }],
+      hasNext: true,
+    });
+    expect(parts.slice(2).flatMap((p) => p.incremental ?? [])).toEqual([
+      { data: { title: 'Aspirin' }, path: ['sources', 'citations', 0, 'document'] },
+      { data: { title: 'Ibuprofen' }, path: ['sources', 'citations', 1, 'document'] },
+    ]);
+    expect(mergeParts(parts).data).toEqual({
+      sources: {
+        citations: [
+          { citation: 1, document: { id: 'd1', title: 'Aspirin' } },
+          { citation: 2, document: { id: 'd2', title: 'Ibuprofen' } },
+        ],
+      },
+    });
+  });
 });
