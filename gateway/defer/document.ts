@@ -224,7 +224,7 @@ export function withoutDefers(labelled: LabelledOperation): DocumentNode {
   return partDocument(labelled, new Set(labelled.fragments.keys()));
 }
 
-/** `document` without its `@stream`s (a subscription's events come whole; Apollo's planner does not know the directive). */
+/** `document` without its `@stream`s: a subscription's events come whole. */
 export function withoutStreams(document: DocumentNode): DocumentNode {
   return visit(document, { Directive: (d) => (d.name.value === STREAM ? null : undefined) });
 }

@@ -7,7 +7,7 @@ import { readSchemaFile } from '../../edge/graphql/sdl';
 import { buildSubgraph } from '../../edge/graphql/subgraph';
 import { apolloPlanner } from '../../gateway/apollo-planner';
 import { deferredOperations } from '../../gateway/defer/deferred';
-import { labelDefers, partDocument, PLACEHOLDER } from '../../gateway/defer/document';
+import { labelDefers, partDocument, PLACEHOLDER, withoutStreams } from '../../gateway/defer/document';
 import type { Payload } from '../../gateway/defer/payloads';
 import { InProcessDataSource } from '../../gateway/local-source';
 import { readSupergraph } from '../../gateway/supergraph';
@@ -88,6 +88,20 @@ describe('the documents of a deferred operation', () => {
     expect(plan.deferred.map((p) => [p.label, p.nested.map((n) => n.label)])).toEqual([['d0', ['d1']]]);
     // The nested part runs its parents' steps first: chat's fetch, then search's.
     expect(plan.deferred[0].nested[0].steps.nodes.map((n) => n.kind)).toEqual(['Fetch', 'Flatten']);
+  });
+});
+
+describe('a subscription', () => {
+  it('plans its @defer inline and, its @stream taken out, its lists whole (its events come whole)', () => {
+    const plan = planner.planSubscription(
+      parse('subscription { answerStream(input: { query: "q" }) { response ... @defer { model { id contextLength } } } }'),
+    );
+    expect(plan?.primary.subgraph).toBe('chat');
+    expect(plan?.restSubgraphs).toEqual(['models']);
+    const streamless = withoutStreams(
+      parse('subscription { answerStream(input: { query: "q" }) { sources @stream(initialCount: 1) { title } } }'),
+    );
+    expect(planner.planSubscription(streamless)?.primary.subgraph).toBe('chat');
   });
 });
 
