@@ -133,6 +133,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       maxCost: config.GRAPHQL_MAX_COST,
       maxMutations: config.GRAPHQL_MAX_MUTATIONS,
       maxVariableValues: config.GRAPHQL_MAX_VARIABLE_VALUES,
+      maxDefers: config.GRAPHQL_MAX_DEFERS,
     };
     if (!servesGraph) {
       if (subgraphs[0]) {

@@ -15,6 +15,10 @@
  *   the request context and hands it to the data sources as `incomingRequestContext` (without an
  *   `operation`, so dedupe.ts never shares an event's fetches), marks a fetch's errors
  *   (`downstreamServiceError`) and shapes the result.
+ * - query-planner with `incrementalDelivery: { enableDefer: true }`: a query with `@defer` planned as a
+ *   `Defer` node (`primary.node`, `deferred[]` each with its `label` and `node`, itself a `Defer` for
+ *   nested fragments), the deferred nodes' Flatten paths from the root, so each runs after the primary
+ *   in a Sequence (executeQueryPlan refuses a `Defer` node: gateway/defer/ runs the parts apart);
  * When upgrading, run that test first, then read the CHANGELOG.md of internals-js/,
  * query-planner-js/ and gateway-js/ in github.com/apollographql/federation, and the sources the
  * packages ship: node_modules/@apollo/gateway/src/executeQueryPlan.ts (and operationContext.ts),
@@ -22,8 +26,8 @@
  */
 import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
 import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
-import { QueryPlanner, type PlanNode, type QueryPlan } from '@apollo/query-planner';
-import { print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { QueryPlanner, type DeferNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
+import { extendSchema, parse, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 
 /** The fetch a subscription opens on the subgraph that owns its root field. */
@@ -58,6 +62,57 @@ export type SubgraphEvent = ExecutionResult | { data?: Record<string, unknown> |
 /** The client's result of one event: the rest fetched, merged and shaped as for a query. */
 export type RunEvent = (event: SubgraphEvent) => Promise<ExecutionResult>;
 
+/** The plan nodes of one part of a deferred operation, run in order on the same data (opaque outside this file). */
+export class PlanSteps {
+  constructor(readonly nodes: readonly PlanNode[]) {}
+}
+
+/** A deferred fragment planned: its steps (the primary's and its ancestors' first) and the fragments nested in it. */
+export interface DeferredPart {
+  /** The `label` the fragment had in the planned document. */
+  label: string;
+  steps: PlanSteps;
+  nested: DeferredPart[];
+}
+
+/** An operation with `@defer` planned: the initial part's steps and the deferred parts (none: the planner split nothing). */
+export interface DeferPlan {
+  initial: PlanSteps;
+  deferred: DeferredPart[];
+}
+
+/** `@defer` and `@stream` as the API schema declares them (graphql-js 16 has no definitions of its own; Apollo's API schema omits them). */
+const INCREMENTAL_DIRECTIVES = parse(`
+  directive @defer(label: String, if: Boolean! = true) on FRAGMENT_SPREAD | INLINE_FRAGMENT
+  directive @stream(label: String, if: Boolean! = true, initialCount: Int = 0) on FIELD
+`);
+
+const hasDefer = (node: PlanNode | undefined): boolean =>
+  !!node &&
+  (node.kind === 'Defer' ||
+    ((node.kind === 'Sequence' || node.kind === 'Parallel') && node.nodes.some(hasDefer)) ||
+    (node.kind === 'Flatten' && hasDefer(node.node)) ||
+    (node.kind === 'Condition' && (hasDefer(node.ifClause) || hasDefer(node.elseClause))));
+
+/** The parts of a Defer node, each part's steps after `before`; undefined when a Defer sits where no part can run it. */
+function partsOf(defer: DeferNode, before: readonly PlanNode[]): DeferPlan | undefined {
+  if (hasDefer(defer.primary.node)) return undefined;
+  const primary = defer.primary.node ? [...before, defer.primary.node] : [...before];
+  const deferred: DeferredPart[] = [];
+  for (const d of defer.deferred) {
+    if (d.label === undefined) return undefined;
+    if (d.node?.kind === 'Defer') {
+      const inner = partsOf(d.node, primary);
+      if (!inner) return undefined;
+      deferred.push({ label: d.label, steps: inner.initial, nested: inner.deferred });
+    } else {
+      if (hasDefer(d.node)) return undefined;
+      deferred.push({ label: d.label, steps: new PlanSteps(d.node ? [...primary, d.node] : primary), nested: [] });
+    }
+  }
+  return { initial: new PlanSteps(primary), deferred };
+}
+
 export interface ApolloPlanner {
   /** The graph's API schema (what clients validate against), without federation's internals. */
   apiSchema: GraphQLSchema;
@@ -67,6 +122,13 @@ export interface ApolloPlanner {
   planSubscription(document: DocumentNode, operationName?: string): SubscriptionPlan | undefined;
   /** Runs `plan` for one client: each event answers the primary fetch, `dataSources` (by subgraph name) the rest. */
   runner(plan: SubscriptionPlan, operation: ClientOperation, dataSources: Record<string, GraphQLDataSource>): RunEvent;
+  /**
+   * The plan of a query or mutation whose `@defer`s carry labels (gateway/defer/document.ts);
+   * undefined when the planner put a Defer node where its parts cannot be run apart.
+   */
+  planDefer(document: DocumentNode, operationName?: string): DeferPlan | undefined;
+  /** Runs `steps` on `dataSources`, the result shaped by `operation.document` (the part's own). */
+  runSteps(steps: PlanSteps, operation: ClientOperation, dataSources: Record<string, GraphQLDataSource>): Promise<ExecutionResult>;
 }
 
 class Planned implements SubscriptionPlan {
@@ -107,15 +169,26 @@ function subgraphsOf(node: PlanNode | undefined, into = new Set<string>()): Set<
 export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner {
   const supergraph = Supergraph.build(supergraphSdl);
   const api = supergraph.apiSchema();
-  const apiSchema = api.toGraphQLJSSchema();
+  const apiSchema = extendSchema(api.toGraphQLJSSchema(), INCREMENTAL_DIRECTIVES);
   const supergraphSchema = supergraph.schema.toGraphQLJSSchema();
-  const planner = new QueryPlanner(supergraph);
+  const planner = new QueryPlanner(supergraph, { incrementalDelivery: { enableDefer: true } });
+  const requestOf = (document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>, context: unknown) => ({
+    request: { query: print(document), operationName, variables },
+    context,
+    logger: log,
+    document,
+    operationName: operationName ?? null,
+    cache: undefined,
+    schema: apiSchema,
+    overallCachePolicy: undefined,
+  });
 
   return {
     apiSchema,
     supergraphSchema,
     planSubscription(document, operationName) {
-      const node = planner.buildQueryPlan(operationFromDocument(api, document, { operationName })).node;
+      // A subscription's events come whole: its `@defer`s are inline.
+      const node = planner.buildQueryPlan(operationFromDocument(api, document, { operationName }).withoutDefer()).node;
       if (node?.kind !== 'Subscription') return undefined;
       const { primary: fetch, rest } = node;
       const primary = {
@@ -133,16 +206,7 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       if (!(plan instanceof Planned)) throw new TypeError('Not a plan of planSubscription');
       const { queryPlan, primary } = plan;
       const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
-      const request = {
-        request: { query: print(document), operationName, variables },
-        context,
-        logger: log,
-        document,
-        operationName: operationName ?? null,
-        cache: undefined,
-        schema: apiSchema,
-        overallCachePolicy: undefined,
-      };
+      const request = requestOf(document, operationName, variables, context);
       const real = dataSources[primary.subgraph];
       // The data sources with the primary fetch (the plan's first on its subgraph) answered by the
       // event; the executor merges the rest into the event's data in place.
@@ -168,6 +232,27 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
           supergraphSchema,
           api,
         ) as Promise<ExecutionResult>;
+    },
+
+    planDefer(document, operationName) {
+      const node = planner.buildQueryPlan(operationFromDocument(api, document, { operationName })).node;
+      if (node?.kind === 'Defer') return partsOf(node, []);
+      if (node?.kind === 'Subscription' || hasDefer(node)) return undefined;
+      return { initial: new PlanSteps(node ? [node] : []), deferred: [] };
+    },
+
+    runSteps(steps, { document, operationName, variables, context }, dataSources) {
+      const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
+      const nodes = steps.nodes;
+      const queryPlan: QueryPlan = { kind: 'QueryPlan', node: nodes.length > 1 ? { kind: 'Sequence', nodes: [...nodes] } : nodes[0] };
+      return executeQueryPlan(
+        queryPlan,
+        dataSources,
+        { ...requestOf(document, operationName, variables, context), metrics: {} } as unknown as Parameters<typeof executeQueryPlan>[2],
+        operationContext,
+        supergraphSchema,
+        api,
+      ) as Promise<ExecutionResult>;
     },
   };
 }

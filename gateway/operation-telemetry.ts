@@ -45,6 +45,11 @@ export interface OperationTelemetry {
    * (operation-span.ts), whose trace becomes its work's (its stream, its events' fetches).
    */
   subscribe(transport: Transport, args: SubscriptionArgs, start: () => Promise<Outcome>): Promise<Outcome>;
+  /**
+   * A query or mutation with `@defer`, which the gateway runs itself (gateway/defer/): counted and
+   * timed as Apollo Server's, from its start to its last part, in its span `graphql <type> <operation>`.
+   */
+  deferred<T>(args: SubscriptionArgs, start: () => Promise<AsyncIterableIterator<T> | T>): Promise<AsyncIterableIterator<T> | T>;
 }
 
 /** platform_graphql_operations_total, _operation_duration_seconds and _subscriptions_open, and the operations' spans. */
@@ -129,6 +134,20 @@ export function operationTelemetry(metrics: Metrics = noMetrics): OperationTelem
           open.dec(transports[transport]);
           ended(error, err);
         }) satisfies EventsEnded;
+      });
+    },
+
+    async deferred({ document, operationName, contextValue }, start) {
+      const began = now();
+      const op = getOperationAST(document, operationName);
+      const type = op?.operation ?? 'query';
+      const operation = label(op?.name?.value);
+      const span = operationSpan(contextValue);
+      span.name(`graphql ${type} ${operation}`, { 'graphql.operation.type': type, 'graphql.operation.name': operation });
+      contextValue.trace = span.trace;
+      return watchedOpening(start, (error, err) => {
+        record(operation, type, error, began);
+        span.end(error, err);
       });
     },
   };

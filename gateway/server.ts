@@ -1,5 +1,6 @@
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { Server } from 'node:http';
+import type { ExecutionResult } from 'graphql';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 // Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
@@ -18,7 +19,7 @@ import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
 import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../edge/graphql/limits';
 import type { Subgraph } from '../edge/graphql/subgraph';
 import { introspectionCache, introspectionPlugin } from '../edge/graphql/introspection';
-import { recentErrorsPlugin } from '../edge/graphql/recent-errors';
+import { recentErrorsPlugin, recordServerErrors } from '../edge/graphql/recent-errors';
 import type { RecentErrors } from '../core/shared/telemetry/recent-errors';
 import { subscriptionUntilRevoked } from '../edge/graphql/revoked-streams';
 import { REFUSE_NOTICE, type TrustedDocuments } from './trusted/enforce';
@@ -35,6 +36,9 @@ import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queri
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { responseStore, type ResponseCacheOptions } from './response-cache';
 import { streamingTransports } from './streaming';
+import { deferredOperations, type DeferredOutcome, type DeferredRequest } from './defer/deferred';
+import type { Payload } from './defer/payloads';
+import { deferOverHttp } from './defer/http';
 import type { StreamHub } from './stream-hub/hub';
 import { subgraphStream } from './subgraph-stream';
 import { federatedSubscriptions } from './subscriptions';
@@ -136,6 +140,22 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs, fetches }),
   });
   const servesSubscriptions = Boolean(federated.schema.getSubscriptionType());
+  // @apollo/gateway executes no @defer either: the gateway runs those operations itself (gateway/defer/).
+  const recent = opts.recentErrors;
+  const deferred = deferredOperations({
+    planner: federated.planner,
+    dataSources,
+    log: opts.log,
+    observe: recent
+      ? (errors, { type, operationName }, context) =>
+          recordServerErrors(recent, 'graph', errors, { type, operationName, requestId: context.requestId })
+      : undefined,
+  });
+  const runDeferred = (request: DeferredRequest) =>
+    operations.deferred<Payload | ExecutionResult>(
+      { document: request.operation.document, operationName: request.operation.operationName, contextValue: request.context },
+      () => deferred.execute(request),
+    ) as Promise<DeferredOutcome>;
   const schemaAnswers = introspectionCache();
   const apqBytes = opts.persistedQueryCacheBytes ?? 10 * 2 ** 20;
   const persisted = opts.persistedQueryRedis
@@ -162,7 +182,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     // Each operation counted, timed and in its span (operation-telemetry.ts).
     plugins: [
       operations.plugin,
-      introspectionPlugin(schemaAnswers),
+      introspectionPlugin(schemaAnswers, federated.schema),
       // Cache-Control from the supergraph's @cacheControl hints, and the response cache (cache-control.ts).
       ApolloServerPluginCacheControlDisabled(),
       cacheControlPlugin({ supergraphSdl: opts.supergraphSdl, store: responses, now: opts.responseCache?.now }),
@@ -183,6 +203,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const graphOver = (transport: Transport): Required<SocketGraph> => ({
     schema: federated.schema,
     execute: async ({ document, operationName, variableValues, contextValue }) => {
+      const variables = variableValues ?? {};
+      const parts = deferred.prepare(document, operationName, variables);
+      if (parts) return runDeferred({ operation: parts, variables, context: contextValue, incremental: true });
       const response = await server.executeOperation(
         { query: document, operationName: operationName ?? undefined, variables: variableValues ?? undefined },
         { contextValue },
@@ -225,6 +248,14 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
     mergedVary,
+    deferOverHttp({
+      schema: federated.schema,
+      limits,
+      log: opts.log,
+      introspection: opts.introspection,
+      prepare: deferred.prepare,
+      execute: runDeferred,
+    }),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);

@@ -43,14 +43,14 @@ export interface StreamingTransports {
 
 type Kind = 'subscription' | 'other';
 /** An operation as a GET's query string or a POST's JSON body carries it. */
-type HttpOperation = OperationPayload & { extensions?: Record<string, unknown> | null };
+export type HttpOperation = OperationPayload & { extensions?: Record<string, unknown> | null };
 
 /** Apollo's multipart subscription framing: boundary `graphql`, one JSON part per event. */
 const MULTIPART = multipartFraming('graphql', ';subscriptionSpec="1.0"');
 /** Answers Apollo Server gives as JSON, and the wildcards that take them. */
 const JSON_TYPES = ['application/graphql-response+json', 'application/json', 'application/*', '*/*'];
 
-const queryParams = (req: Request) => new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+export const queryParams = (req: Request) => new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
 
 /** What a request's operation is (no parse without the word `subscription`, so cheap for everything else). */
 function operationKind(body: unknown): Kind | 'unparsable' {
@@ -82,7 +82,7 @@ export function transportFor(accept: string | undefined, kind: Kind): 'sse' | 'm
 }
 
 /** The operation of a GET (query string: query, operationName, variables and extensions as JSON) or of a JSON POST. */
-function operationOf(req: Request): HttpOperation {
+export function operationOf(req: Request): HttpOperation {
   let read: Record<string, unknown>;
   if (req.method === 'GET') {
     const params = queryParams(req);

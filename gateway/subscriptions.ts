@@ -2,8 +2,9 @@ import type { GraphQLDataSource } from '@apollo/gateway';
 import { GraphQLError, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { GraphContext } from '../edge/graphql/context';
-import { apolloPlanner, type SubscriptionPlan } from './apollo-planner';
+import { apolloPlanner, type ApolloPlanner, type SubscriptionPlan } from './apollo-planner';
 import type { SubgraphStream } from './subgraph-stream';
+import { withoutStreams } from './defer/document';
 
 /** One subscription operation as a client sent it, with the caller's context. */
 export interface SubscriptionRequest {
@@ -19,6 +20,8 @@ export type SubscriptionOutcome = AsyncIterableIterator<ExecutionResult> | Execu
 export interface FederatedSubscriptions {
   /** The graph's API schema (what clients validate against), as graphql-js. */
   schema: GraphQLSchema;
+  /** The supergraph's planner, which the gateway's deferred operations share. */
+  planner: ApolloPlanner;
   subscribe(request: SubscriptionRequest): Promise<SubscriptionOutcome>;
 }
 
@@ -74,7 +77,9 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
 
   return {
     schema,
-    async subscribe({ document, operationName, variables, context }) {
+    planner,
+    async subscribe({ document: asked, operationName, variables, context }) {
+      const document = withoutStreams(asked);
       const name = operationName ?? undefined;
       const plan = planOf(document, name);
       const { primary } = plan;

@@ -161,6 +161,7 @@ const Platform = z.object({
   GRAPHQL_MAX_COST: count(2000),
   GRAPHQL_MAX_MUTATIONS: count(5, 100),
   GRAPHQL_MAX_VARIABLE_VALUES: count(10_000),
+  GRAPHQL_MAX_DEFERS: count(10, 100),
   /** Whether the graph answers introspection (`__schema`, `__type`); turn off in production to hide it. */
   GRAPHQL_INTROSPECTION: flag(true),
   /** Whether a browser's GET /graphql gets Apollo Sandbox (and /graphiql is served). */

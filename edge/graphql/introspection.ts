@@ -117,14 +117,15 @@ export function introspectionCache(maxBytes = 16 * 2 ** 20): IntrospectionCache 
  * execution (at the gateway, before the query planner sees it). Also: a document graphql-js found
  * valid that the gateway's query planner cannot plan (INVALID_GRAPHQL, e.g. `isOneOf` of graphql
  * 16.9+ introspection beside other fields, which federation's own schema model does not know) is
- * the client's request, not a server failure: a 400 validation error, not a 500.
+ * the client's request, not a server failure: a 400 validation error, not a 500. `schema`, when
+ * given, is the one introspection describes instead of Apollo's (the gateway's, `@defer` declared).
  */
-export function introspectionPlugin(cache: IntrospectionCache): ApolloServerPlugin {
+export function introspectionPlugin(cache: IntrospectionCache, schema?: GraphQLSchema): ApolloServerPlugin {
   return {
     async requestDidStart() {
       return {
         async responseForOperation(rc) {
-          const result = await cache.answer(rc.schema, rc.document, rc.request.operationName, rc.source);
+          const result = await cache.answer(schema ?? rc.schema, rc.document, rc.request.operationName, rc.source);
           return result ? { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: result } } : null;
         },
         async didEncounterErrors(rc) {

@@ -8,6 +8,7 @@ import {
   specifiedRules,
   type DocumentNode,
   type OperationDefinitionNode,
+  type SelectionNode,
   type SelectionSetNode,
   type ValidationRule,
 } from 'graphql';
@@ -45,6 +46,8 @@ export interface GraphqlLimits {
   maxMutations: number;
   /** Values in the operation's variables, all levels counted (edge/graphql/variables.ts; their depth is MAX_JSON_DEPTH). */
   maxVariableValues: number;
+  /** `@defer` and `@stream` directives in the operation, fragments expanded: each one a part delivered apart (gateway/defer/). */
+  maxDefers: number;
 }
 
 export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = Object.freeze({
@@ -55,6 +58,7 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = Object.freeze({
   maxCost: 2000,
   maxMutations: 5,
   maxVariableValues: 10_000,
+  maxDefers: 10,
 });
 
 /** The defaults with `overrides` on top; an undefined override keeps its default. */
@@ -79,8 +83,12 @@ interface Size {
   cost: number;
   aliases: number;
   roots: number;
+  defers: number;
 }
-const NOTHING: Size = Object.freeze({ depth: 0, cost: 0, aliases: 0, roots: 0 });
+const NOTHING: Size = Object.freeze({ depth: 0, cost: 0, aliases: 0, roots: 0, defers: 0 });
+const INCREMENTAL = new Set(['defer', 'stream']);
+/** A selection's `@defer` or `@stream` (one part delivered apart, whatever its `if`). */
+const incremental = (s: SelectionNode) => (s.directives?.some((d) => INCREMENTAL.has(d.name.value)) ? 1 : 0);
 
 /** One pass over the operation; each fragment is measured once, so a fragment bomb is counted, not expanded. */
 function measure(doc: DocumentNode, operation: OperationDefinitionNode): Size {
@@ -98,7 +106,7 @@ function measure(doc: DocumentNode, operation: OperationDefinitionNode): Size {
     return size;
   };
   const selections = (set: SelectionSetNode): Size => {
-    const total = { depth: 0, cost: 0, aliases: 0, roots: 0 };
+    const total = { depth: 0, cost: 0, aliases: 0, roots: 0, defers: 0 };
     for (const s of set.selections) {
       const inner =
         s.kind === Kind.FIELD
@@ -109,6 +117,7 @@ function measure(doc: DocumentNode, operation: OperationDefinitionNode): Size {
             ? selections(s.selectionSet)
             : fragment(s.name.value);
       total.aliases += inner.aliases + (s.kind === Kind.FIELD && s.alias ? 1 : 0);
+      total.defers += inner.defers + incremental(s);
       if (s.kind === Kind.FIELD && s.name.value.startsWith('__')) continue;
       const field = s.kind === Kind.FIELD ? 1 : 0;
       total.cost += field + inner.cost;
@@ -165,6 +174,9 @@ function check(query: string, operationName: unknown, limits: GraphqlLimits, ser
     throw refuse('TOO_MANY_ALIASES', `The operation uses ${size.aliases} aliases; the limit is ${limits.maxAliases}`);
   if (size.cost > limits.maxCost)
     throw refuse('QUERY_TOO_COSTLY', `The operation selects ${size.cost} fields, fragments expanded; the limit is ${limits.maxCost}`);
+  if (size.defers > limits.maxDefers) {
+    throw refuse('TOO_MANY_DEFERS', `The operation defers ${size.defers} parts (@defer, @stream); the limit is ${limits.maxDefers}`);
+  }
   if (operation.operation === OperationTypeNode.MUTATION && size.roots > limits.maxMutations) {
     throw refuse('TOO_MANY_MUTATIONS', `The operation runs ${size.roots} mutations; the limit is ${limits.maxMutations} per request`);
   }

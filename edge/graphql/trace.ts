@@ -35,8 +35,11 @@ export function endSpan(span: Span, error: boolean, err?: unknown): void {
 /** How a stream of events ended: `failed` when an event carried errors or the stream threw (`err`). */
 export type EventsEnded = (failed: boolean, err?: unknown) => void;
 
-/** Whether a GraphQL result carries errors. */
-export const hasErrors = (value: unknown) => Boolean((value as { errors?: readonly unknown[] } | null | undefined)?.errors?.length);
+type MaybeErrors = { errors?: readonly unknown[]; incremental?: readonly { errors?: readonly unknown[] }[] } | null | undefined;
+
+/** Whether a GraphQL result carries errors (a deferred part's: in one of its items). */
+export const hasErrors = (value: unknown) =>
+  Boolean((value as MaybeErrors)?.errors?.length || (value as MaybeErrors)?.incremental?.some((i) => i.errors?.length));
 
 /**
  * `events` with `ended` told once however they end: the last event, a failure, or

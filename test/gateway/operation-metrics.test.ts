@@ -64,6 +64,19 @@ describe('queries and mutations', () => {
     expect(await ops('ByGet', 'query', 'ok')).toBe(1);
   });
 
+  it('a query with @defer (the gateway runs it, not Apollo Server) is counted and timed once, whatever its parts', async () => {
+    const query = 'query Later { hello ... @defer { item(id: "7") { label } } }';
+    const parts = await (await post({ query }, { accept: 'multipart/mixed;deferSpec=20220824' })).text();
+    expect(parts).toContain('"hasNext":false');
+    expect(await (await post({ query })).json()).toEqual({ data: { hello: 'hello world', item: { label: 'item 7' } } });
+    expect(await ops('Later', 'query', 'ok')).toBe(2);
+    expect(await g.value(DURATION, { operation: 'Later', type: 'query', outcome: 'ok' })).toBe(2);
+    // An error in a deferred part only: outcome error.
+    const failing = await (await post({ query: 'query LaterFails { hello ... @defer { fails } }' }, { accept: 'multipart/mixed' })).text();
+    expect(failing).toMatch(/"incremental":\[\{"data":\{"fails":null\},"path":\[\],"errors":\[/);
+    expect(await ops('LaterFails', 'query', 'error')).toBe(1);
+  });
+
   it('a request refused before it names an operation (syntax, validation, unknown name) is no operation', async () => {
     const before = await g.metric(OPS);
     expect((await post({ query: 'query Broken {' })).status).toBe(400);

@@ -121,4 +121,16 @@ export function expectGraphqlTour(out: string) {
   expect(out).toMatch(
     /data: \{"data":\{"chatStream":\{"content":"","finishReason":"STOP","usage":\{"totalTokens":[1-9]\d*\},"model":null\}\}\}/,
   );
+  // @defer: multipart parts (the documents' ids first, their chunk counts and the model after), SSE events, one JSON result
+  expect(out).toMatch(
+    /\r\n---\r\ncontent-type: application\/json; charset=utf-8\r\n\r\n\{"data":\{"sources":\{"citations":\[\{"title":"[^"]+","document":\{"id":"[^"]+"\}\}/,
+  );
+  expect(out).toMatch(/\{"incremental":\[\{"data":\{"chunkCount":[1-9]\d*\},"path":\["sources","citations",0,"document"\],"label":"doc"\}/);
+  expect(out).toContain('\r\n-----\r\n');
+  expect(out).toMatch(
+    /event: next\ndata: \{"incremental":\[\{"data":\{"model":\{"id":"local-chat","contextLength":8192\}\},"path":\["sources"\]\}\]/,
+  );
+  expect(out).toMatch(
+    /\{"data":\{"sources":\{"citations":\[\{"title":"[^"]+","document":\{"id":"[^"]+","chunkCount":[1-9]\d*\}\}[^\n]*"model":\{"id":"local-chat","contextLength":8192\}\}\}\}\n/,
+  );
 }

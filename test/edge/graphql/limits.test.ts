@@ -61,6 +61,13 @@ describe('the token subgraph served alone bounds every operation before running 
     refused(await dflt.post({ query: deep }), 'GRAPHQL_VALIDATION_FAILED', /Maximum introspection depth exceeded/);
   });
 
+  it('refuses more @defer and @stream than GRAPHQL_MAX_DEFERS, a fragment counted each time it is spread', async () => {
+    const defers = (n: number) => `{ ${Array.from({ length: n }, () => '... @defer { __typename }').join(' ')} }`;
+    refused(await dflt.post({ query: defers(11) }), 'TOO_MANY_DEFERS', /defers 11 parts \(@defer, @stream\); the limit is 10/);
+    const spread = `{ ...F ...F ...F ...F ...F ...F } fragment F on Query { ... @defer { __typename } a: __typename @stream }`;
+    refused(await dflt.post({ query: spread }), 'TOO_MANY_DEFERS', /defers 12 parts/);
+  });
+
   it('refuses too many tokens, aliases, levels and fields, saying the limit', async () => {
     refused(await dflt.post({ query: `{${' __typename'.repeat(5000)} }` }), 'QUERY_TOO_LARGE', /5000 tokens/);
     refused(await dflt.post({ query: aliased(31) }), 'TOO_MANY_ALIASES', /31 aliases; the limit is 30/);

@@ -104,4 +104,26 @@ describe('the recent errors of GraphQL operations', () => {
       await gateway.stop();
     }
   });
+
+  it("the gateway records those of a deferred part too (it runs @defer itself), the caller's mistakes left out", async () => {
+    const errors = recentErrors({ clock: testClock() });
+    const gateway = await createGateway({
+      supergraphSdl: composeSupergraph([{ name: 'demo', sdl: SDL }]),
+      targets: { demo: { schema: demo().schema } },
+      log,
+      recentErrors: errors,
+    });
+    const app = createRestApp([], { log, extra: [{ path: '/', router: gateway.router }] });
+    try {
+      const res = await ask(app, 'query Later { fine ... @defer { upstream refused } }', 'gw-d')
+        .set('accept', 'multipart/mixed')
+        .expect(200);
+      expect(res.headers['content-type']).toMatch(/^multipart\/mixed/);
+      expect(errors.list()).toEqual([
+        expect.objectContaining({ service: 'demo', where: 'query Later (upstream)', code: 'UPSTREAM_ERROR', requestId: 'gw-d' }),
+      ]);
+    } finally {
+      await gateway.stop();
+    }
+  });
 });
