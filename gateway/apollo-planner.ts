@@ -23,7 +23,14 @@
 import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
 import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
 import { QueryPlanner, type PlanNode, type QueryPlan } from '@apollo/query-planner';
-import { print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  OperationTypeNode,
+  print,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Logger } from 'pino';
 
 /** The fetch a subscription opens on the subgraph that owns its root field. */
@@ -67,6 +74,23 @@ export interface ApolloPlanner {
   planSubscription(document: DocumentNode, operationName?: string): SubscriptionPlan | undefined;
   /** Runs `plan` for one client: each event answers the primary fetch, `dataSources` (by subgraph name) the rest. */
   runner(plan: SubscriptionPlan, operation: ClientOperation, dataSources: Record<string, GraphQLDataSource>): RunEvent;
+  /** The plan of a query operation (valid against apiSchema), as ApolloGateway plans it; undefined for any other. */
+  planQuery(document: DocumentNode, operationName?: string): QueryPlanned | undefined;
+  /** Runs a planned query for one client as ApolloGateway's executor does (executeQueryPlan: fetches, merging, result shaping). */
+  runQuery(plan: QueryPlanned, operation: ClientOperation, dataSources: Record<string, GraphQLDataSource>): Promise<ExecutionResult>;
+}
+
+/** A query planned once for its document and operation name, run for every request that sends them. */
+export interface QueryPlanned {
+  readonly operation: OperationDefinitionNode;
+}
+
+class PlannedQuery implements QueryPlanned {
+  constructor(
+    readonly operation: OperationDefinitionNode,
+    readonly queryPlan: QueryPlan,
+    readonly operationContext: ReturnType<typeof buildOperationContext>,
+  ) {}
 }
 
 class Planned implements SubscriptionPlan {
@@ -103,6 +127,14 @@ function subgraphsOf(node: PlanNode | undefined, into = new Set<string>()): Set<
   return into;
 }
 
+const texts = new WeakMap<DocumentNode, string>();
+/** A document's text, printed once per document object (a transport hands the same one to every subscriber of a text). */
+export function printed(document: DocumentNode): string {
+  let text = texts.get(document);
+  if (text === undefined) texts.set(document, (text = print(document)));
+  return text;
+}
+
 /** Builds the planner of a supergraph; throws when the SDL is not a valid supergraph. */
 export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner {
   const supergraph = Supergraph.build(supergraphSdl);
@@ -134,7 +166,7 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       const { queryPlan, primary } = plan;
       const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
       const request = {
-        request: { query: print(document), operationName, variables },
+        request: { query: printed(document), operationName, variables },
         context,
         logger: log,
         document,
@@ -168,6 +200,40 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
           supergraphSchema,
           api,
         ) as Promise<ExecutionResult>;
+    },
+
+    planQuery(document, operationName) {
+      const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
+      if (operationContext.operation.operation !== OperationTypeNode.QUERY) return undefined;
+      const queryPlan = planner.buildQueryPlan(operationFromDocument(api, document, { operationName }));
+      return new PlannedQuery(operationContext.operation, queryPlan, operationContext);
+    },
+
+    runQuery(plan, { document, operationName, variables, context }, dataSources) {
+      if (!(plan instanceof PlannedQuery)) throw new TypeError('Not a plan of planQuery');
+      // The request context ApolloGateway's executor gets from Apollo Server, with what it and the
+      // data sources read: the variables as sent, the context, the operation (dedupe.ts shares the
+      // fetches of a query's), fresh metrics.
+      const request = {
+        request: { query: printed(document), operationName, variables },
+        context,
+        logger: log,
+        document,
+        operation: plan.operation,
+        operationName: operationName ?? null,
+        cache: undefined,
+        schema: apiSchema,
+        overallCachePolicy: undefined,
+        metrics: {},
+      };
+      return executeQueryPlan(
+        plan.queryPlan,
+        dataSources,
+        request as unknown as Parameters<typeof executeQueryPlan>[2],
+        plan.operationContext,
+        supergraphSchema,
+        api,
+      ) as Promise<ExecutionResult>;
     },
   };
 }

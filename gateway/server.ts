@@ -1,11 +1,12 @@
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { Server } from 'node:http';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 // Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
+import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import type { RevocationList } from '../core/shared/auth/revocations';
 import { DEFAULT_GRAPHQL_MAX_BODY_BYTES } from '../core/shared/config';
@@ -24,6 +25,8 @@ import { subscriptionUntilRevoked } from '../edge/graphql/revoked-streams';
 import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketEdge, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
 import { routeMatched } from '../edge/http/telemetry';
+import { apolloPlanner } from './apollo-planner';
+import { fastPath } from './fast-path';
 import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
@@ -87,6 +90,8 @@ export interface GatewayOptions {
   revocations?: Pick<RevocationList, 'watch'>;
   /** Where operations' server-side errors are kept for the overview (edge/graphql/recent-errors.ts); none when absent. */
   recentErrors?: RecentErrors;
+  /** Plain queries answered by the fast path (fast-path.ts) instead of Apollo Server's pipeline; default true (tests compare both). */
+  fastPath?: boolean;
 }
 
 export interface Gateway {
@@ -120,9 +125,12 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     experimental_approximateQueryPlanStoreMiB: opts.queryPlanCacheMiB ?? 30,
     buildService: ({ name, url }) => dataSources[name] ?? sourceOf(name, { url: url! }),
   });
-  // @apollo/gateway executes no subscriptions: the gateway runs them itself (gateway/subscriptions.ts).
+  // @apollo/gateway executes no subscriptions: the gateway runs them itself (gateway/subscriptions.ts),
+  // with the planner the fast path plans plain queries with (fast-path.ts).
+  const planner = apolloPlanner(opts.supergraphSdl, opts.log);
   const federated = federatedSubscriptions({
     supergraphSdl: opts.supergraphSdl,
+    planner,
     dataSources,
     log: opts.log,
     stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs, fetches }),
@@ -138,13 +146,20 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const sharedPersisted = opts.persistedQueryRedis
     ? redisPersistedQueries(opts.persistedQueryRedis.client, { log: opts.log, prefix: opts.persistedQueryRedis.prefix })
     : persisted;
+  const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatGraphQLError(formatted, error, opts.log);
+  // The plugins whose request hooks the fast path runs too; Apollo Server runs them with the landing page's.
+  const requestPlugins: ApolloServerPlugin<GraphContext>[] = [
+    operations.plugin,
+    introspectionPlugin(schemaAnswers),
+    ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
+  ];
   const server = new ApolloServer<GraphContext>({
     // The platform stops the process itself (SIGTERM drains, bin/serve.ts): Apollo's own handler would stop serving at once.
     stopOnTerminationSignals: false,
     gateway,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
-    formatError: (formatted, error) => formatGraphQLError(formatted, error, opts.log),
+    formatError,
     logger: gatewayLogger(opts.log),
     validationRules: introspectionRules,
     // Automatic persisted queries (on by Apollo's default) in their own bounded store of query texts.
@@ -152,9 +167,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
     // Each operation counted, timed and in its span (operation-telemetry.ts).
     plugins: [
-      operations.plugin,
-      introspectionPlugin(schemaAnswers),
-      ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
+      ...requestPlugins,
       opts.landingPage === false
         ? ApolloServerPluginLandingPageDisabled()
         : sandboxLandingPage({ graphiqlPath: opts.graphiqlPath ?? '/graphiql' }),
@@ -208,6 +221,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
+    // Last before Apollo Server, so that every middleware above applies to what it answers.
+    ...(opts.fastPath === false ? [] : [fastPath({ planner, dataSources, plugins: requestPlugins, formatError, log: opts.log })]),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);
