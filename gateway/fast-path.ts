@@ -108,9 +108,11 @@ export function fastPath(opts: FastPathOptions): RequestHandler {
     // Variables that do not coerce: Apollo Server's answer (its codes, its 400).
     if (definitions.length && getVariableValues(schema, definitions, vars).errors) return next();
     answer(opts, prepared, query, operationName ?? undefined, vars, contextFrom(req)).then(
-      ({ status, body: text }) => {
+      ({ status, headers, body: text }) => {
+        // Headers a plugin set, as Apollo Server sets them; the cache control plugin's when none did.
+        for (const [name, value] of headers) res.setHeader(name, value);
+        if (!headers.has('cache-control')) res.setHeader('cache-control', CACHE_CONTROL);
         res.setHeader('content-type', CONTENT_TYPE);
-        res.setHeader('cache-control', CACHE_CONTROL);
         res.statusCode = status;
         res.send(text);
       },
@@ -127,7 +129,7 @@ async function answer(
   operationName: string | undefined,
   variables: Record<string, unknown>,
   contextValue: GraphContext,
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; headers: HeaderMap; body: string }> {
   const { document, plan } = prepared;
   const http = { status: undefined as number | undefined, headers: new HeaderMap() };
   // What the gateway's plugins read of Apollo Server's request context.
@@ -144,10 +146,16 @@ async function answer(
     response: { http },
     errors: undefined as readonly GraphQLError[] | undefined,
   };
-  const listeners = (await Promise.all(opts.plugins.map(async (p) => p.requestDidStart?.(rc as never)))).filter(
-    (l): l is GraphQLRequestListener<GraphContext> => Boolean(l),
-  );
-  await Promise.all(listeners.map(async (l) => l.didResolveOperation?.(rc as never)));
+  const listeners: GraphQLRequestListener<GraphContext>[] = [];
+  for (const p of opts.plugins) {
+    const l = await p.requestDidStart?.(rc as never);
+    if (l) listeners.push(l);
+  }
+  // Each hook of each listener that has it, in the plugins' order (Apollo Server starts them at once; ours do not wait on anything).
+  const hook = async (name: 'didResolveOperation' | 'didEncounterErrors' | 'willSendResponse') => {
+    for (const l of listeners) await l[name]?.(rc as never);
+  };
+  await hook('didResolveOperation');
   const result: ExecutionResult = await opts.planner.runQuery(
     plan,
     { document, operationName, variables, context: contextValue },
@@ -156,14 +164,14 @@ async function answer(
   let errors: GraphQLFormattedError[] | undefined;
   if (result.errors?.length) {
     rc.errors = result.errors;
-    await Promise.all(listeners.map(async (l) => l.didEncounterErrors?.(rc as never)));
+    await hook('didEncounterErrors');
     errors = result.errors.map((e) => formatted(e, opts, http));
     if (result.data === undefined && http.status === undefined) http.status = 400;
   }
-  await Promise.all(listeners.map(async (l) => l.willSendResponse?.(rc as never)));
+  await hook('willSendResponse');
   // Apollo Server's order of the fields, and its newline.
   const body = `${JSON.stringify({ errors, data: result.data, extensions: result.extensions })}\n`;
-  return { status: http.status ?? 200, body };
+  return { status: http.status ?? 200, headers: http.headers, body };
 }
 
 /** One error as Apollo Server formats it: a code (INTERNAL_SERVER_ERROR when none), an `http` extension taken out, then formatError. */
