@@ -83,14 +83,19 @@ export interface ApolloPlanner {
 /** A query planned once for its document and operation name, run for every request that sends them. */
 export interface QueryPlanned {
   readonly operation: OperationDefinitionNode;
+  /** The plan's approximate size in bytes, as ApolloGateway sizes the plans it keeps (its JSON). */
+  readonly bytes: number;
 }
 
 class PlannedQuery implements QueryPlanned {
+  readonly bytes: number;
   constructor(
     readonly operation: OperationDefinitionNode,
     readonly queryPlan: QueryPlan,
     readonly operationContext: ReturnType<typeof buildOperationContext>,
-  ) {}
+  ) {
+    this.bytes = Buffer.byteLength(JSON.stringify(queryPlan), 'utf8');
+  }
 }
 
 class Planned implements SubscriptionPlan {

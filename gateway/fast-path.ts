@@ -29,6 +29,12 @@ export interface FastPathOptions {
   log: Logger;
   /** Documents remembered (default 1000), each at most 8192 characters; the oldest out first. */
   maxDocuments?: number;
+  /**
+   * Room for what is remembered, in bytes, approximated as ApolloGateway sizes its plans (their
+   * JSON) plus ten bytes per character of text for the document; the oldest out first
+   * (GRAPHQL_QUERY_PLAN_CACHE_MB, 30 MiB by default, as for Apollo's own plans).
+   */
+  maxBytes?: number;
 }
 
 /** A document the fast path answers, prepared once: parsed, validated, planned. */
@@ -61,7 +67,10 @@ const CACHE_CONTROL = 'no-store';
  */
 export function fastPath(opts: FastPathOptions): RequestHandler {
   const max = opts.maxDocuments ?? 1000;
-  const known = new Map<string, Prepared | null>();
+  const maxBytes = opts.maxBytes ?? 30 * 2 ** 20;
+  // Texts the fast path does not answer are remembered too (their key only), so they are judged once.
+  const known = new Map<string, { prepared: Prepared | null; bytes: number }>();
+  let bytes = 0;
   const rules = [...specifiedRules, ...introspectionRules];
   const schema = opts.planner.apiSchema;
 
@@ -80,15 +89,21 @@ export function fastPath(opts: FastPathOptions): RequestHandler {
       return null;
     }
   };
+  const forget = (key: string) => {
+    bytes -= known.get(key)?.bytes ?? 0;
+    known.delete(key);
+  };
   const preparedOf = (query: string, operationName: string | undefined): Prepared | null => {
     const key = `${operationName ?? ''}\0${query}`;
-    let hit = known.get(key);
-    if (hit === undefined) {
-      hit = prepare(query, operationName);
-      if (known.size >= max) known.delete(known.keys().next().value!);
-      known.set(key, hit);
-    }
-    return hit;
+    const hit = known.get(key);
+    if (hit) return hit.prepared;
+    const prepared = prepare(query, operationName);
+    const size = key.length * 2 + (prepared ? prepared.plan.bytes + query.length * 10 : 0);
+    if (size > maxBytes / 4) return prepared;
+    while (known.size && (known.size >= max || bytes + size > maxBytes)) forget(known.keys().next().value!);
+    known.set(key, { prepared, bytes: size });
+    bytes += size;
+    return prepared;
   };
 
   return (req, res, next) => {

@@ -57,7 +57,7 @@ export interface GatewayOptions {
   introspection?: boolean;
   /** Serves Apollo Sandbox to a browser's GET /graphql; default true (`GRAPHQL_LANDING_PAGE`). */
   landingPage?: boolean;
-  /** Memory for cached query plans, in MiB, least recently used evicted (`GRAPHQL_QUERY_PLAN_CACHE_MB`, 30). */
+  /** Memory for cached query plans, in MiB, least recently used evicted (`GRAPHQL_QUERY_PLAN_CACHE_MB`, 30): Apollo's, and the fast path's own. */
   queryPlanCacheMiB?: number;
   /** Room for automatic persisted queries, in bytes (`GRAPHQL_APQ_CACHE_MB`, 10 MiB). */
   persistedQueryCacheBytes?: number;
@@ -222,7 +222,18 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
     // Last before Apollo Server, so that every middleware above applies to what it answers.
-    ...(opts.fastPath === false ? [] : [fastPath({ planner, dataSources, plugins: requestPlugins, formatError, log: opts.log })]),
+    ...(opts.fastPath === false
+      ? []
+      : [
+          fastPath({
+            planner,
+            dataSources,
+            plugins: requestPlugins,
+            formatError,
+            log: opts.log,
+            maxBytes: (opts.queryPlanCacheMiB ?? 30) * 2 ** 20,
+          }),
+        ]),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);

@@ -94,19 +94,27 @@ describe('which requests the fast path answers itself', () => {
   let fx: TokenFixture;
   let app: express.Express;
 
-  beforeAll(async () => {
-    fx = await tokenFixture();
-    const schema = tokenSubgraph(fx).schema;
-    const operations = operationTelemetry();
+  let planner: ReturnType<typeof apolloPlanner>;
+  let dataSources: Record<string, InProcessDataSource>;
+  const appWith = (room: { maxDocuments?: number; maxBytes?: number } = {}) => {
     const handler = fastPath({
-      planner: apolloPlanner(readSupergraph(), log),
-      dataSources: { token: new InProcessDataSource(schema) },
-      plugins: [operations.plugin],
+      planner,
+      dataSources,
+      plugins: [operationTelemetry().plugin],
       formatError: (f, e) => formatGraphQLError(f, e, log),
       log,
+      ...room,
     });
-    app = express();
-    app.use(express.json(), handler, (_req, res) => void res.status(418).json({ passed: true }));
+    const a = express();
+    a.use(express.json(), handler, (_req, res) => void res.status(418).json({ passed: true }));
+    return a;
+  };
+
+  beforeAll(async () => {
+    fx = await tokenFixture();
+    planner = apolloPlanner(readSupergraph(), log);
+    dataSources = { token: new InProcessDataSource(tokenSubgraph(fx).schema) };
+    app = appWith();
   });
   afterAll(() => fx.core.close());
 
@@ -149,5 +157,23 @@ describe('which requests the fast path answers itself', () => {
         .send(JSON.stringify({ query: REALM })),
     ];
     expect(passed.map((r) => r.status)).toEqual(passed.map(() => 418));
+  });
+
+  it('answers the same whatever room it has to remember documents and plans', async () => {
+    for (const room of [{ maxBytes: 1 }, { maxDocuments: 1 }, { maxBytes: 4096 }]) {
+      const small = appWith(room);
+      for (let i = 0; i < 2; i++) {
+        for (const query of [REALM, '{ realm { name } }', 'query N { realm { id name } }']) {
+          const res = await request(small).post('/graphql').set('content-type', 'application/json').send(JSON.stringify({ query }));
+          expect(res.status).toBe(200);
+          expect(res.body.data.realm).toMatchObject({ name: 'main' });
+        }
+        const passed = await request(small)
+          .post('/graphql')
+          .set('content-type', 'application/json')
+          .send(JSON.stringify({ query: '{ __typename realm { nope } }' }));
+        expect(passed.status).toBe(418);
+      }
+    }
   });
 });
