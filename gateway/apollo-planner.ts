@@ -27,7 +27,16 @@
 import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
 import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
 import { QueryPlanner, type DeferNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
-import { extendSchema, parse, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  extendSchema,
+  OperationTypeNode,
+  parse,
+  print,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Logger } from 'pino';
 
 /** The fetch a subscription opens on the subgraph that owns its root field. */
@@ -129,6 +138,28 @@ export interface ApolloPlanner {
   planDefer(document: DocumentNode, operationName?: string): DeferPlan | undefined;
   /** Runs `steps` on `dataSources`, the result shaped by `operation.document` (the part's own). */
   runSteps(steps: PlanSteps, operation: ClientOperation, dataSources: Record<string, GraphQLDataSource>): Promise<ExecutionResult>;
+  /** The plan of a query operation (valid against apiSchema), as ApolloGateway plans it; undefined for any other. */
+  planQuery(document: DocumentNode, operationName?: string): QueryPlanned | undefined;
+  /** Runs a planned query for one client as ApolloGateway's executor does (executeQueryPlan: fetches, merging, result shaping). */
+  runQuery(plan: QueryPlanned, operation: ClientOperation, dataSources: Record<string, GraphQLDataSource>): Promise<ExecutionResult>;
+}
+
+/** A query planned once for its document and operation name, run for every request that sends them. */
+export interface QueryPlanned {
+  readonly operation: OperationDefinitionNode;
+  /** The plan's approximate size in bytes, as ApolloGateway sizes the plans it keeps (its JSON). */
+  readonly bytes: number;
+}
+
+class PlannedQuery implements QueryPlanned {
+  readonly bytes: number;
+  constructor(
+    readonly operation: OperationDefinitionNode,
+    readonly queryPlan: QueryPlan,
+    readonly operationContext: ReturnType<typeof buildOperationContext>,
+  ) {
+    this.bytes = Buffer.byteLength(JSON.stringify(queryPlan), 'utf8');
+  }
 }
 
 class Planned implements SubscriptionPlan {
@@ -165,6 +196,14 @@ function subgraphsOf(node: PlanNode | undefined, into = new Set<string>()): Set<
   return into;
 }
 
+const texts = new WeakMap<DocumentNode, string>();
+/** A document's text, printed once per document object (a transport hands the same one to every subscriber of a text). */
+export function printed(document: DocumentNode): string {
+  let text = texts.get(document);
+  if (text === undefined) texts.set(document, (text = print(document)));
+  return text;
+}
+
 /** Builds the planner of a supergraph; throws when the SDL is not a valid supergraph. */
 export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner {
   const supergraph = Supergraph.build(supergraphSdl);
@@ -173,7 +212,7 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
   const supergraphSchema = supergraph.schema.toGraphQLJSSchema();
   const planner = new QueryPlanner(supergraph, { incrementalDelivery: { enableDefer: true } });
   const requestOf = (document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown>, context: unknown) => ({
-    request: { query: print(document), operationName, variables },
+    request: { query: printed(document), operationName, variables },
     context,
     logger: log,
     document,
@@ -250,6 +289,40 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
         dataSources,
         { ...requestOf(document, operationName, variables, context), metrics: {} } as unknown as Parameters<typeof executeQueryPlan>[2],
         operationContext,
+        supergraphSchema,
+        api,
+      ) as Promise<ExecutionResult>;
+    },
+
+    planQuery(document, operationName) {
+      const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
+      if (operationContext.operation.operation !== OperationTypeNode.QUERY) return undefined;
+      const queryPlan = planner.buildQueryPlan(operationFromDocument(api, document, { operationName }));
+      return new PlannedQuery(operationContext.operation, queryPlan, operationContext);
+    },
+
+    runQuery(plan, { document, operationName, variables, context }, dataSources) {
+      if (!(plan instanceof PlannedQuery)) throw new TypeError('Not a plan of planQuery');
+      // The request context ApolloGateway's executor gets from Apollo Server, with what it and the
+      // data sources read: the variables as sent, the context, the operation (dedupe.ts shares the
+      // fetches of a query's), fresh metrics.
+      const request = {
+        request: { query: printed(document), operationName, variables },
+        context,
+        logger: log,
+        document,
+        operation: plan.operation,
+        operationName: operationName ?? null,
+        cache: undefined,
+        schema: apiSchema,
+        overallCachePolicy: undefined,
+        metrics: {},
+      };
+      return executeQueryPlan(
+        plan.queryPlan,
+        dataSources,
+        request as unknown as Parameters<typeof executeQueryPlan>[2],
+        plan.operationContext,
         supergraphSchema,
         api,
       ) as Promise<ExecutionResult>;

@@ -1,12 +1,13 @@
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { Server } from 'node:http';
 import type { ExecutionResult } from 'graphql';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 // Not in our package.json: @apollo/gateway's own dependency (the LRU it and Apollo Server cache with by default).
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
 import { Router } from 'express';
+import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from 'pino';
 import type { RevocationList } from '../core/shared/auth/revocations';
 import { DEFAULT_GRAPHQL_MAX_BODY_BYTES } from '../core/shared/config';
@@ -28,6 +29,8 @@ import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketEdge, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
 import { routeMatched } from '../edge/http/telemetry';
 import { cacheControlPlugin, mergedVary } from './cache-control';
+import { apolloPlanner } from './apollo-planner';
+import { fastPath } from './fast-path';
 import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
@@ -62,7 +65,7 @@ export interface GatewayOptions {
   introspection?: boolean;
   /** Serves Apollo Sandbox to a browser's GET /graphql; default true (`GRAPHQL_LANDING_PAGE`). */
   landingPage?: boolean;
-  /** Memory for cached query plans, in MiB, least recently used evicted (`GRAPHQL_QUERY_PLAN_CACHE_MB`, 30). */
+  /** Memory for cached query plans, in MiB, least recently used evicted (`GRAPHQL_QUERY_PLAN_CACHE_MB`, 30): Apollo's, and the fast path's own. */
   queryPlanCacheMiB?: number;
   /** Room for automatic persisted queries, in bytes (`GRAPHQL_APQ_CACHE_MB`, 10 MiB). */
   persistedQueryCacheBytes?: number;
@@ -99,6 +102,8 @@ export interface GatewayOptions {
   recentErrors?: RecentErrors;
   /** Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS, gateway/trusted/): ids resolved to listed texts, unlisted operations logged or refused. */
   trusted?: TrustedDocuments;
+  /** Plain queries answered by the fast path (fast-path.ts) instead of Apollo Server's pipeline; default true (tests compare both). */
+  fastPath?: boolean;
 }
 
 export interface Gateway {
@@ -132,9 +137,12 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     experimental_approximateQueryPlanStoreMiB: opts.queryPlanCacheMiB ?? 30,
     buildService: ({ name, url }) => dataSources[name] ?? sourceOf(name, { url: url! }),
   });
-  // @apollo/gateway executes no subscriptions: the gateway runs them itself (gateway/subscriptions.ts).
+  // @apollo/gateway executes no subscriptions: the gateway runs them itself (gateway/subscriptions.ts),
+  // with the planner the fast path plans plain queries with (fast-path.ts).
+  const planner = apolloPlanner(opts.supergraphSdl, opts.log);
   const federated = federatedSubscriptions({
     supergraphSdl: opts.supergraphSdl,
+    planner,
     dataSources,
     log: opts.log,
     stream: subgraphStream({ targets: opts.targets, log: opts.log, ackTimeoutMs: timeoutMs, fetches }),
@@ -167,13 +175,22 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     ? redisPersistedQueries(opts.persistedQueryRedis.client, { log: opts.log, prefix: opts.persistedQueryRedis.prefix })
     : persisted;
   const responses = opts.responseCache && responseStore(opts.responseCache, opts.log);
+  const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatGraphQLError(formatted, error, opts.log);
+  // The plugins whose request hooks the fast path runs too; Apollo Server runs them with the landing page's.
+  const requestPlugins: ApolloServerPlugin<GraphContext>[] = [
+    operations.plugin,
+    introspectionPlugin(schemaAnswers, federated.schema),
+    // Cache-Control from the supergraph's @cacheControl hints, and the response cache (cache-control.ts).
+    cacheControlPlugin({ supergraphSdl: opts.supergraphSdl, store: responses, now: opts.responseCache?.now }),
+    ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
+  ];
   const server = new ApolloServer<GraphContext>({
     // The platform stops the process itself (SIGTERM drains, bin/serve.ts): Apollo's own handler would stop serving at once.
     stopOnTerminationSignals: false,
     gateway,
     introspection: opts.introspection ?? true,
     includeStacktraceInErrorResponses: false,
-    formatError: (formatted, error) => formatGraphQLError(formatted, error, opts.log),
+    formatError,
     logger: gatewayLogger(opts.log),
     validationRules: introspectionRules,
     // Automatic persisted queries (on by Apollo's default) in their own bounded store of query texts.
@@ -181,12 +198,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
     // Each operation counted, timed and in its span (operation-telemetry.ts).
     plugins: [
-      operations.plugin,
-      introspectionPlugin(schemaAnswers, federated.schema),
-      // Cache-Control from the supergraph's @cacheControl hints, and the response cache (cache-control.ts).
       ApolloServerPluginCacheControlDisabled(),
-      cacheControlPlugin({ supergraphSdl: opts.supergraphSdl, store: responses, now: opts.responseCache?.now }),
-      ...(opts.recentErrors ? [recentErrorsPlugin(opts.recentErrors, 'graph')] : []),
+      ...requestPlugins,
       opts.landingPage === false
         ? ApolloServerPluginLandingPageDisabled()
         : sandboxLandingPage({
@@ -256,6 +269,19 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       prepare: deferred.prepare,
       execute: runDeferred,
     }),
+    // Last before Apollo Server, so that every middleware above applies to what it answers.
+    ...(opts.fastPath === false
+      ? []
+      : [
+          fastPath({
+            planner,
+            dataSources,
+            plugins: requestPlugins,
+            formatError,
+            log: opts.log,
+            maxBytes: (opts.queryPlanCacheMiB ?? 30) * 2 ** 20,
+          }),
+        ]),
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);

@@ -1,8 +1,8 @@
 import type { GraphQLDataSource } from '@apollo/gateway';
-import { GraphQLError, print, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { GraphContext } from '../edge/graphql/context';
-import { apolloPlanner, type ApolloPlanner, type SubscriptionPlan } from './apollo-planner';
+import { apolloPlanner, printed, type ApolloPlanner, type SubscriptionPlan } from './apollo-planner';
 import type { SubgraphStream } from './subgraph-stream';
 import { withoutStreams } from './defer/document';
 
@@ -34,6 +34,8 @@ export interface FederatedSubscriptionOptions {
   log: Logger;
   /** Plans kept, least recently used dropped (default 500). */
   maxPlans?: number;
+  /** The supergraph's planner when the gateway has one already (built from supergraphSdl otherwise). */
+  planner?: ApolloPlanner;
 }
 
 /** An error of a subgraph's answer, marked with the subgraph's name as the gateway marks fetch errors. */
@@ -55,13 +57,13 @@ const fromSubgraph =
  * event is awaited. Apollo's planner and executor are reached only through apollo-planner.ts.
  */
 export function federatedSubscriptions(opts: FederatedSubscriptionOptions): FederatedSubscriptions {
-  const planner = apolloPlanner(opts.supergraphSdl, opts.log);
+  const planner = opts.planner ?? apolloPlanner(opts.supergraphSdl, opts.log);
   const schema = planner.apiSchema;
   const plans = new Map<string, SubscriptionPlan>();
   const maxPlans = opts.maxPlans ?? 500;
 
   const planOf = (document: DocumentNode, operationName: string | undefined) => {
-    const key = `${operationName ?? ''}\n${print(document)}`;
+    const key = `${operationName ?? ''}\n${printed(document)}`;
     const known = plans.get(key);
     if (known) {
       plans.delete(key);

@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { Clock } from '../shared/clock';
 import { bearerToken, InvalidToken, MissingCredentials } from '../shared/auth/caller';
 import { createTokenVerifier, issuerBaseFor } from '../shared/auth/verifier';
@@ -125,9 +125,16 @@ export function createTokenService(deps: TokenServiceDeps): Omit<TokenService, A
     audiences: [...deps.audience],
     publicKey: await publicKeyOf(r.id),
   });
+  // The key ring keeps one KeyObject per signing key: its public half is encoded once, not on every read of a realm.
+  const publicKeys = new WeakMap<KeyObject, string>();
   async function publicKeyOf(realmId: string): Promise<string> {
     const { key } = await deps.keys.signingKey(realmId);
-    return createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
+    let encoded = publicKeys.get(key);
+    if (encoded === undefined) {
+      encoded = createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
+      publicKeys.set(key, encoded);
+    }
+    return encoded;
   }
 
   /** The claims and introspection of an access token of `realm` that is active, or undefined. */

@@ -108,7 +108,8 @@ export function introspectionCache(maxBytes = 16 * 2 ** 20): IntrospectionCache 
       }
       return result;
     },
-    body: (source, operationName) => hit(keyOf(source, operationName), current)?.body,
+    // Every field of pure introspection starts with `__`: any other text is no hit, and is not hashed.
+    body: (source, operationName) => (entries.size && source.includes('__') ? hit(keyOf(source, operationName), current)?.body : undefined),
   };
 }
 

@@ -517,6 +517,15 @@ describe('disabled realms', () => {
       publicKey: expect.stringMatching(/^MIIBIjAN[A-Za-z0-9+/]+=*$/),
     });
   });
+
+  it("gives a realm's new public key once its signing key is rotated (the encoded key is remembered per key)", async () => {
+    const before = (await w.core.service.realm({ realm: w.realm })).publicKey;
+    await expect(w.core.service.realm({ realm: w.realm })).resolves.toMatchObject({ publicKey: before });
+    await w.core.admin.rotateRealmKey(w.realm);
+    const after = (await w.core.service.realm({ realm: w.realm })).publicKey;
+    expect(after).toMatch(/^MIIBIjAN[A-Za-z0-9+/]+=*$/);
+    expect(after).not.toBe(before);
+  });
 });
 
 describe('time-dependent behaviour', () => {
