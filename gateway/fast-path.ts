@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { GraphQLDataSource } from '@apollo/gateway';
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import type { RequestHandler } from 'express';
@@ -158,8 +159,12 @@ async function answer(
     schema: opts.planner.apiSchema,
     logger: opts.log,
     metrics: {},
-    response: { http },
+    response: { http, body: undefined as { kind: 'single'; singleResult: Record<string, unknown> } | undefined },
     errors: undefined as readonly GraphQLError[] | undefined,
+    // Apollo Server's SHA-256 of the text (the response cache's key): computed only when read.
+    get queryHash(): string {
+      return createHash('sha256').update(query).digest('hex');
+    },
   };
   const listeners: GraphQLRequestListener<GraphContext>[] = [];
   for (const p of opts.plugins) {
@@ -171,21 +176,37 @@ async function answer(
     for (const l of listeners) await l[name]?.(rc as never);
   };
   await hook('didResolveOperation');
-  const result: ExecutionResult = await opts.planner.runQuery(
-    plan,
-    { document, operationName, variables, context: contextValue },
-    opts.dataSources,
-  );
-  let errors: GraphQLFormattedError[] | undefined;
-  if (result.errors?.length) {
-    rc.errors = result.errors;
-    await hook('didEncounterErrors');
-    errors = result.errors.map((e) => formatted(e, opts, http));
-    if (result.data === undefined && http.status === undefined) http.status = 400;
+  // A plugin may answer instead of the plan (the response cache, cache-control.ts), as in Apollo Server.
+  let kept: Record<string, unknown> | undefined;
+  for (const l of listeners) {
+    const r = await l.responseForOperation?.(rc as never);
+    if (r?.body.kind === 'single') {
+      kept = r.body.singleResult as Record<string, unknown>;
+      break;
+    }
   }
+  let single: Record<string, unknown>;
+  if (kept) single = kept;
+  else {
+    const result: ExecutionResult = await opts.planner.runQuery(
+      plan,
+      { document, operationName, variables, context: contextValue },
+      opts.dataSources,
+    );
+    let errors: GraphQLFormattedError[] | undefined;
+    if (result.errors?.length) {
+      rc.errors = result.errors;
+      await hook('didEncounterErrors');
+      errors = result.errors.map((e) => formatted(e, opts, http));
+      if (result.data === undefined && http.status === undefined) http.status = 400;
+    }
+    // Apollo Server's order of the fields.
+    single = { errors, data: result.data, extensions: result.extensions };
+  }
+  rc.response.body = { kind: 'single', singleResult: single };
   await hook('willSendResponse');
-  // Apollo Server's order of the fields, and its newline.
-  const body = `${JSON.stringify({ errors, data: result.data, extensions: result.extensions })}\n`;
+  // Apollo Server's newline.
+  const body = `${JSON.stringify(single)}\n`;
   return { status: http.status ?? 200, headers: http.headers, body };
 }
 
