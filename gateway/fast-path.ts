@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import type { Logger } from 'pino';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
-import { introspectionRules } from '../edge/graphql/limits';
+import { extraRules } from '../edge/graphql/limits';
 import type { ApolloPlanner, QueryPlanned } from './apollo-planner';
 
 export interface FastPathOptions {
@@ -72,7 +72,7 @@ export function fastPath(opts: FastPathOptions): RequestHandler {
   // Texts the fast path does not answer are remembered too (their key only), so they are judged once.
   const known = new Map<string, { prepared: Prepared | null; bytes: number }>();
   let bytes = 0;
-  const rules = [...specifiedRules, ...introspectionRules];
+  const rules = [...specifiedRules, ...extraRules];
   const schema = opts.planner.apiSchema;
 
   const prepare = (query: string, operationName: string | undefined): Prepared | null => {

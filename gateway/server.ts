@@ -17,7 +17,7 @@ import { noMetrics, type Metrics } from '../core/shared/telemetry/metrics';
 import { jsonBody } from '../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
-import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../edge/graphql/limits';
+import { documentGuard, graphqlLimits, extraRules, type GraphqlLimits } from '../edge/graphql/limits';
 import type { Subgraph } from '../edge/graphql/subgraph';
 import { introspectionCache, introspectionPlugin } from '../edge/graphql/introspection';
 import { recentErrorsPlugin, recordServerErrors } from '../edge/graphql/recent-errors';
@@ -192,7 +192,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     includeStacktraceInErrorResponses: false,
     formatError,
     logger: gatewayLogger(opts.log),
-    validationRules: introspectionRules,
+    validationRules: extraRules,
     // Automatic persisted queries (on by Apollo's default) in their own bounded store of query texts.
     persistedQueries: { cache: sharedPersisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes }) },
     // Introspection is answered by graphql-js on the API schema, cached, before the query planner.

@@ -14,6 +14,7 @@ import {
 } from 'graphql';
 import { BadRequest } from '../../core/shared/errors';
 import { boundRequestJson } from './variables';
+import { IncrementalDeliveryRule } from './incremental-rules';
 
 /**
  * Document guard: every operation is bounded before Apollo parses, validates or plans it. Parts of
@@ -73,8 +74,11 @@ export function graphqlLimits(overrides: Partial<GraphqlLimits> = {}): GraphqlLi
   return limits;
 }
 
-/** Apollo `validationRules` bounding introspection; graphql >= 16.9 may already list the rule among its own (twice would repeat its error). */
-export const introspectionRules: ValidationRule[] = specifiedRules.includes(MaxIntrospectionDepthRule) ? [] : [MaxIntrospectionDepthRule];
+/** Bounding introspection; graphql >= 16.9 may already list the rule among its own (twice would repeat its error). */
+const introspectionRules: ValidationRule[] = specifiedRules.includes(MaxIntrospectionDepthRule) ? [] : [MaxIntrospectionDepthRule];
+
+/** Validation rules besides graphql-js's own: introspection bounded, `@defer`/`@stream` used as the proposal asks. */
+export const extraRules: ValidationRule[] = [...introspectionRules, IncrementalDeliveryRule];
 
 const refuse = (code: string, message: string) => new BadRequest(message, { code });
 

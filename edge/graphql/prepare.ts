@@ -10,7 +10,7 @@ import {
 } from 'graphql';
 import { PlatformError } from '../../core/shared/errors';
 import { refusalExtensions } from './errors';
-import { documentGuard, introspectionRules, type GraphqlLimits } from './limits';
+import { documentGuard, extraRules, type GraphqlLimits } from './limits';
 
 /** An operation as a streaming transport receives it (graphql-ws `subscribe`, a GraphQL over SSE body). */
 export interface OperationPayload {
@@ -46,7 +46,7 @@ export const isRefusal = (prepared: DocumentNode | readonly GraphQLError[]): pre
  */
 export function operationPreparer(schema: GraphQLSchema, limits: GraphqlLimits, introspection = true) {
   const bounded = guard(limits);
-  const rules = [...specifiedRules, ...introspectionRules, ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+  const rules = [...specifiedRules, ...extraRules, ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
   // Valid documents by text, so a client's usual operations (500 subscribers asking the same one)
   // are parsed and validated once: a bounded set of small texts, refusals never remembered (as the
   // document guard's verdicts, limits.ts). The guard still judges every payload (its variables).

@@ -12,7 +12,7 @@ import { introspectionCache, introspectionPlugin } from '../../edge/graphql/intr
 import { recentErrorsPlugin } from '../../edge/graphql/recent-errors';
 import type { RecentErrors } from '../../core/shared/telemetry/recent-errors';
 import { cachedIntrospection } from '../../edge/graphql/introspection-http';
-import { documentGuard, graphqlLimits, introspectionRules, type GraphqlLimits } from '../../edge/graphql/limits';
+import { documentGuard, graphqlLimits, extraRules, type GraphqlLimits } from '../../edge/graphql/limits';
 import type { Subgraph } from '../../edge/graphql/subgraph';
 import type { TokenVerifier } from '../../core/shared/auth/verifier';
 import { serveWebSocket, type SocketEdge, type WebSocketEndpoint, type WebSocketOptions } from '../../edge/graphql/ws';
@@ -75,7 +75,7 @@ export async function subgraphRouter(
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     logger: log,
-    validationRules: introspectionRules,
+    validationRules: extraRules,
     // Inline traces are for Apollo Studio, which a self-hosted platform does not report to.
     plugins: [
       ApolloServerPluginInlineTraceDisabled(),
