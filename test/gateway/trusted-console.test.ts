@@ -8,6 +8,7 @@ import { consoleBuildDir } from '../../gateway/console';
 import { parseManifest } from '../../gateway/trusted/manifest';
 import { readSupergraph } from '../../gateway/supergraph';
 import { ROOT, startInTemp, type Started } from '../e2e/shared/server';
+import { run, socketClient } from '../e2e/shared/subscription-wire';
 
 /**
  * The web console in a graph that runs only trusted documents: the operations it declares
@@ -151,6 +152,17 @@ describe('a platform in refuse mode', () => {
     expect(uploaded).toEqual({ status: 200, body: { data: { uploadDocument: expect.objectContaining({ fileName: 'note.txt' }) } } });
     const search = await urql(user).query(byName('ConsoleDocumentSearch'), { query: 'note' }).toPromise();
     expect(search.error).toBeUndefined();
+  });
+
+  it('runs its streamed answer over graphql-ws, as its subscription exchange sends it (the text urql printed)', async () => {
+    const client = socketClient(p.url, { authorization: `Bearer ${user}`, 'api-key': p.bootstrap!.values.api_key });
+    try {
+      const { results, error } = await run(client, wire(byName('ConsoleAnswer')), { input: { query: 'What does the note say?' } });
+      expect(error).toBeUndefined();
+      expect(results.at(-1)).toEqual({ data: { answerStream: expect.objectContaining({ finishReason: expect.any(String) }) } });
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('runs them by id too, and still refuses an operation no list holds', async () => {
