@@ -49,13 +49,9 @@ export const lazyApiSchema = (supergraphSdl: () => string, log: Logger): (() => 
  * The platform's own list, its web console's operations (`npm run build` writes them next to the
  * console), whenever trusted documents are on (log or refuse): off, nothing is checked.
  */
-export function builtInLists(config: Config, opts: { schema: () => GraphQLSchema; log: Logger; clock: Clock; file?: string }) {
+export function builtInLists(config: Config, opts: { schema: () => GraphQLSchema; log: Logger }) {
   if (config.GRAPHQL_TRUSTED_DOCUMENTS === 'off') return undefined;
-  return consoleList(opts.file ?? join(consoleBuildDir(), 'trusted-documents.json'), {
-    schema: opts.schema,
-    log: opts.log,
-    now: opts.clock.now(),
-  });
+  return consoleList(join(consoleBuildDir(), 'trusted-documents.json'), { schema: opts.schema, log: opts.log });
 }
 
 /** What a process serving the graph runs: the lists in memory, the mode's policy, the admin routes. */
@@ -67,16 +63,9 @@ export async function servedTrustedDocuments(opts: {
   metrics: Metrics;
   audit: AuditTrail;
   clock: Clock;
-  /** The console's manifest (tests): by default the built one, dist/console/trusted-documents.json. */
-  consoleManifest?: string;
 }): Promise<{ policy: TrustedDocuments; face: AdminFace; close(): Promise<void> }> {
   const schema = lazyApiSchema(() => opts.supergraphSdl, opts.log);
-  const builtIn: BuiltInList | undefined = builtInLists(opts.config, {
-    schema,
-    log: opts.log,
-    clock: opts.clock,
-    file: opts.consoleManifest,
-  });
+  const builtIn: BuiltInList | undefined = builtInLists(opts.config, { schema, log: opts.log });
   const store = await openTrustedStore(opts.config, opts.pool);
   const registry = await trustedRegistry(store, { log: opts.log, builtIn: builtIn?.documents }).catch(async (err: unknown) => {
     await store.close();
@@ -172,7 +161,7 @@ export async function graphqlCommand(config: Config, words: string[], flags: Fla
         audit: platform.deps.audit,
         clock: platform.deps.clock,
         // The console's list, in the modes that load it: listed, and its ids taken.
-        builtIn: builtInLists(config, { schema, log, clock: platform.deps.clock }),
+        builtIn: builtInLists(config, { schema, log }),
       });
       return await localGraphqlCommand(api, cliCtx(), words, flags);
     } finally {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { Conflict } from '../../core/shared/errors';
@@ -25,7 +25,7 @@ export const builtInRefusal = (app: string) =>
  * graph's API schema). No file (the console not built) is no list, logged; a file that does not
  * check is a build that does not match its own graph, and stops the start.
  */
-export function consoleList(file: string, opts: { schema: () => GraphQLSchema; log: Logger; now: number }): BuiltInList | undefined {
+export function consoleList(file: string, opts: { schema: () => GraphQLSchema; log: Logger }): BuiltInList | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -47,7 +47,8 @@ export function consoleList(file: string, opts: { schema: () => GraphQLSchema; l
     throw new Error(`The web console's operations (${file}) do not match the graph: ${(err as Error).message}`, { cause: err });
   }
   return {
-    app: { app: CONSOLE_APP, format: parsed.format, documents: parsed.documents.length, loadedAt: opts.now },
+    // Loaded when it was built: the same time in every process that reads the file.
+    app: { app: CONSOLE_APP, format: parsed.format, documents: parsed.documents.length, loadedAt: Math.floor(statSync(file).mtimeMs) },
     documents: parsed.documents.map((d) => ({ ...d, app: CONSOLE_APP })),
   };
 }
