@@ -13,7 +13,9 @@ import type { PgPool } from '../core/shared/postgres';
 import type { Metrics } from '../core/shared/telemetry/metrics';
 import { UsageError } from '../services/shared/cli';
 export { GRAPHQL_USAGE } from './graphql-usage';
+import { consoleBuildDir } from '../gateway/console';
 import { trustedDocumentsAdmin, type TrustedDocumentsAdmin } from '../gateway/trusted/admin-api';
+import { consoleList, type BuiltInList } from '../gateway/trusted/built-in';
 import { trustedDocuments, type TrustedDocuments } from '../gateway/trusted/enforce';
 import { DEFAULT_MANIFEST_LIMITS } from '../gateway/trusted/manifest';
 import { trustedRegistry } from '../gateway/trusted/registry';
@@ -43,6 +45,15 @@ export const lazyApiSchema = (supergraphSdl: () => string, log: Logger): (() => 
   return () => (schema ??= planner().apolloPlanner(supergraphSdl(), log).apiSchema);
 };
 
+/**
+ * The platform's own list, its web console's operations (`npm run build` writes them next to the
+ * console), whenever trusted documents are on (log or refuse): off, nothing is checked.
+ */
+export function builtInLists(config: Config, opts: { schema: () => GraphQLSchema; log: Logger }) {
+  if (config.GRAPHQL_TRUSTED_DOCUMENTS === 'off') return undefined;
+  return consoleList(join(consoleBuildDir(), 'trusted-documents.json'), { schema: opts.schema, log: opts.log });
+}
+
 /** What a process serving the graph runs: the lists in memory, the mode's policy, the admin routes. */
 export async function servedTrustedDocuments(opts: {
   config: Config;
@@ -53,17 +64,20 @@ export async function servedTrustedDocuments(opts: {
   audit: AuditTrail;
   clock: Clock;
 }): Promise<{ policy: TrustedDocuments; face: AdminFace; close(): Promise<void> }> {
+  const schema = lazyApiSchema(() => opts.supergraphSdl, opts.log);
+  const builtIn: BuiltInList | undefined = builtInLists(opts.config, { schema, log: opts.log });
   const store = await openTrustedStore(opts.config, opts.pool);
-  const registry = await trustedRegistry(store, { log: opts.log }).catch(async (err: unknown) => {
+  const registry = await trustedRegistry(store, { log: opts.log, builtIn: builtIn?.documents }).catch(async (err: unknown) => {
     await store.close();
     throw err;
   });
   const admin = trustedDocumentsAdmin({
     store,
-    schema: lazyApiSchema(() => opts.supergraphSdl, opts.log),
+    schema,
     audit: opts.audit,
     clock: opts.clock,
     changed: () => registry.refresh(),
+    builtIn,
   });
   return {
     policy: trustedDocuments(registry, { mode: opts.config.GRAPHQL_TRUSTED_DOCUMENTS, log: opts.log, metrics: opts.metrics }),
@@ -140,11 +154,14 @@ export async function graphqlCommand(config: Config, words: string[], flags: Fla
     const store = await openTrustedStore(config, platform.deps.postgres, true);
     try {
       const sources = () => graphSources(SERVICES.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() })));
+      const schema = lazyApiSchema(() => supergraphOf(sources()), log);
       const api = trustedDocumentsAdmin({
         store,
-        schema: lazyApiSchema(() => supergraphOf(sources()), log),
+        schema,
         audit: platform.deps.audit,
         clock: platform.deps.clock,
+        // The console's list, in the modes that load it: listed, and its ids taken.
+        builtIn: builtInLists(config, { schema, log }),
       });
       return await localGraphqlCommand(api, cliCtx(), words, flags);
     } finally {

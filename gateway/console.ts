@@ -35,8 +35,11 @@ function projectRoot(from = __dirname): string {
   return dir;
 }
 
+/** Where `npm run build` writes the console (its page, assets/, and trusted-documents.json: its operations). */
+export const consoleBuildDir = (): string => join(projectRoot(), 'dist', 'console');
+
 export function consoleRouter(opts: { built?: string } = {}): Router {
-  const built = opts.built ?? join(projectRoot(), 'dist', 'console');
+  const built = opts.built ?? consoleBuildDir();
   // Strict: `/console` (redirected) and `/console/` (the page) are two paths.
   const router = Router({ strict: true });
   const secure: express.RequestHandler = (_req, res, next) => {

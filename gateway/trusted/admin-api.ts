@@ -5,7 +5,8 @@ import type { Clock } from '../../core/shared/clock';
 import type { Ctx } from '../../core/shared/context';
 import { NotFound } from '../../core/shared/errors';
 import { checkAppName, DEFAULT_MANIFEST_LIMITS, parseManifest, type ManifestFormat, type ManifestLimits } from './manifest';
-import type { TrustedApp, TrustedStore } from './store';
+import { builtInRefusal, CONSOLE_APP, type BuiltInList } from './built-in';
+import { clash, type TrustedApp, type TrustedStore } from './store';
 
 /** An app's list as the admin API and the CLI print it. */
 export interface TrustedAppView {
@@ -13,6 +14,8 @@ export interface TrustedAppView {
   format: ManifestFormat;
   documents: number;
   loaded_at: string;
+  /** The platform's own list (its web console's operations): shown, never loaded or removed by hand. */
+  built_in?: true;
 }
 
 export const appView = (a: TrustedApp): TrustedAppView => ({
@@ -36,6 +39,9 @@ export interface TrustedDocumentsAdmin {
  * audited (`graphql_documents.load`, `graphql_documents.remove`). Manifests are checked against the
  * graph's API schema (`schema`, built on first use) before anything is stored; `changed` runs after
  * a change (this process's copy in memory is refreshed at once, the others' within their refresh).
+ * The name `console` is the platform's (built-in.ts): `builtIn`, when the mode loads it, is listed
+ * first, marked `built_in`, and its ids are taken (an app's document of one of them with another
+ * text is refused).
  */
 export function trustedDocumentsAdmin(opts: {
   store: TrustedStore;
@@ -44,18 +50,26 @@ export function trustedDocumentsAdmin(opts: {
   clock: Clock;
   changed?: () => Promise<void>;
   limits?: ManifestLimits;
+  builtIn?: BuiltInList;
 }): TrustedDocumentsAdmin {
+  const builtInIds = new Map(opts.builtIn?.documents.map((d) => [d.id, d.body]));
+  const checkName = (app: string) => {
+    checkAppName(app);
+    if (app === CONSOLE_APP) throw builtInRefusal(app);
+  };
   const event = (ctx: Ctx<Admin>, type: string, app: string) =>
     changeBy(ctx.caller, ctx, 'gateway', type, { target: { kind: 'graphql_documents', id: app } });
   return {
     async load({ manifest, app }, ctx) {
       requirePlatform(ctx.caller);
-      checkAppName(app);
+      checkName(app);
       return audited(
         opts.audit,
         event(ctx, 'graphql_documents.load', app),
         async () => {
           const { format, documents } = parseManifest(manifest, opts.schema(), opts.limits ?? DEFAULT_MANIFEST_LIMITS);
+          const taken = documents.find((d) => builtInIds.has(d.id) && builtInIds.get(d.id) !== d.body);
+          if (taken) throw clash(taken.id, CONSOLE_APP);
           const loaded = await opts.store.replace(app, format, documents, opts.clock.now());
           await opts.changed?.();
           return appView(loaded);
@@ -65,11 +79,12 @@ export function trustedDocumentsAdmin(opts: {
     },
     async list(ctx) {
       requirePlatform(ctx.caller);
-      return (await opts.store.apps()).map(appView);
+      const own = opts.builtIn ? [{ ...appView(opts.builtIn.app), built_in: true as const }] : [];
+      return [...own, ...(await opts.store.apps()).map(appView)];
     },
     async remove(app, ctx) {
       requirePlatform(ctx.caller);
-      checkAppName(app);
+      checkName(app);
       await audited(opts.audit, event(ctx, 'graphql_documents.remove', app), async () => {
         if (!(await opts.store.remove(app))) throw new NotFound(`no trusted document list for app '${app}'`);
         await opts.changed?.();

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { TrustedStore } from './store';
+import type { StoredDocument, TrustedStore } from './store';
 
 /** How often a serving process asks its store whether the lists changed (a cheap read of one number). */
 export const DEFAULT_TRUSTED_REFRESH_MS = 2000;
@@ -21,9 +21,13 @@ export interface TrustedRegistry {
  * A copy in memory of every app's list, loaded before the process serves and kept current: every
  * `refreshMs` the store's generation is read and, when it moved, the lists are read again and
  * swapped in at once. A store that cannot be read keeps the copy it had (logged), so a database
- * outage neither opens nor closes the graph.
+ * outage neither opens nor closes the graph. `builtIn` documents (the web console's: built-in.ts) are
+ * held next to the store's, whatever it holds, and win over a store's document of the same id.
  */
-export async function trustedRegistry(store: TrustedStore, opts: { log: Logger; refreshMs?: number }): Promise<TrustedRegistry> {
+export async function trustedRegistry(
+  store: TrustedStore,
+  opts: { log: Logger; refreshMs?: number; builtIn?: readonly StoredDocument[] },
+): Promise<TrustedRegistry> {
   let generation = -1;
   let byId = new Map<string, string>();
   let bySha = new Map<string, string>();
@@ -34,7 +38,7 @@ export async function trustedRegistry(store: TrustedStore, opts: { log: Logger; 
     const snap = await store.snapshot();
     const ids = new Map<string, string>();
     const shas = new Map<string, string>();
-    for (const d of snap.documents) {
+    for (const d of [...snap.documents, ...(opts.builtIn ?? [])]) {
       ids.set(d.id, d.body);
       shas.set(d.sha256, d.body);
     }

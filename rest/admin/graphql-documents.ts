@@ -13,6 +13,12 @@ const TrustedDocumentList = z.object({
     .describe("The manifest's format: Apollo's persisted query list, or GraphQL Code Generator's persisted-documents.json"),
   documents: z.number().int().describe('Documents in the list'),
   loaded_at: z.string().describe('When it was last loaded (ISO 8601)'),
+  built_in: z
+    .literal(true)
+    .optional()
+    .describe(
+      "The platform's own list, its web console's operations (app `console`, in log and refuse modes): not loaded or removed by hand",
+    ),
 });
 
 /** What these routes call: the gateway's trusted documents administration (gateway/trusted/admin-api.ts), wired in bin/. */
@@ -67,7 +73,10 @@ export function graphqlDocumentsRoutes(api: GraphqlDocumentsApi): AdminFace {
         responses: {
           200: { description: 'The list as loaded', schema: TrustedDocumentList },
           ...refused,
-          409: { description: "An id of the manifest is another app's, with another text (`DOCUMENT_ID_TAKEN`)" },
+          409: {
+            description:
+              "An id of the manifest is another app's, with another text (`DOCUMENT_ID_TAKEN`), or the app is the built-in `console` (`APP_BUILT_IN`)",
+          },
           413: { description: 'More documents than one manifest may hold (`MANIFEST_TOO_LARGE`)' },
         },
         handle: (input, { ctx }) => api.load({ app: input.app, manifest: input.body }, ctx),
@@ -80,7 +89,12 @@ export function graphqlDocumentsRoutes(api: GraphqlDocumentsApi): AdminFace {
           'Its operations are then unlisted (refused in `refuse` mode). Audited as `graphql_documents.remove`. Platform administrators only.',
         tags,
         input: { path: AppPath },
-        responses: { 204: { description: 'Removed' }, 403: refused[403], 404: { description: 'The app has no list' } },
+        responses: {
+          204: { description: 'Removed' },
+          403: refused[403],
+          404: { description: 'The app has no list' },
+          409: { description: "The app is the built-in `console` (`APP_BUILT_IN`): its list is the platform's own" },
+        },
         handle: async (p, { ctx, res }) => {
           await api.remove(p.app, ctx);
           res.status(204).end();

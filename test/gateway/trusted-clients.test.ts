@@ -113,7 +113,8 @@ describe('the command against a remote platform (--url, the admin API)', () => {
     const env = { ADMIN_USERNAME: boot.admin_username, ADMIN_PASSWORD: boot.admin_password, REALM: boot.realm };
     const away = mkdtempSync(join(tmpdir(), 'trusted-remote-'));
     const remote = (args: string[]) => platformCli(away, [...args, '--url', p.url], undefined, env);
-    const local = (args: string[]) => platformCli(p.dataDir, args);
+    // The command in the server's mode: both then show the console's built-in list first.
+    const local = (args: string[]) => platformCli(p.dataDir, args, undefined, { GRAPHQL_TRUSTED_DOCUMENTS: 'refuse' });
     try {
       const file = join(dir, 'android.json');
       writeFileSync(file, JSON.stringify({ 'android-realm': 'query AndroidRealm { realm { id } }' }));

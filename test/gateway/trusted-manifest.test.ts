@@ -236,4 +236,37 @@ describe('the administration', () => {
     expect(changed).toBe(2);
     void store.close();
   });
+
+  it("keeps the console's built-in list: listed first, its name reserved, its ids taken, held whatever the store holds", async () => {
+    const store = sqliteTrustedStore(':memory:');
+    const console_ = { app: 'console', id: hex(REALM), body: REALM, sha256: hex(REALM), name: 'Realm', type: 'query' as const };
+    const builtIn = {
+      app: { app: 'console', format: 'apollo-persisted-query-manifest' as const, documents: 1, loadedAt: 0 },
+      documents: [console_],
+    };
+    const registry = await trustedRegistry(store, { log: silent, builtIn: builtIn.documents });
+    const api = trustedDocumentsAdmin({ store, schema: () => schema, audit: noAudit, clock: { now: () => 5000 }, builtIn });
+    expect(registry.text(hex(REALM))).toBe(REALM);
+    for (const call of [
+      api.load({ app: 'console', manifest: { x: MODELS } }, { caller: platformAdmin }),
+      api.remove('console', { caller: platformAdmin }),
+    ])
+      await expect(call).rejects.toMatchObject({ kind: 'conflict', code: 'APP_BUILT_IN' });
+    // A bare 64-hex id of a persisted-documents.json is the app's own: the console's, with another text, is refused.
+    await expect(api.load({ app: 'web', manifest: { [hex(REALM)]: MODELS } }, { caller: platformAdmin })).rejects.toMatchObject({
+      code: 'DOCUMENT_ID_TAKEN',
+    });
+    await api.load({ app: 'web', manifest: { [hex(REALM)]: REALM, models: MODELS } }, { caller: platformAdmin });
+    await registry.refresh();
+    expect([registry.text(hex(REALM)), registry.text('models')]).toEqual([REALM, MODELS]);
+    expect((await api.list({ caller: platformAdmin })).map((a) => [a.app, a.built_in ?? false])).toEqual([
+      ['console', true],
+      ['web', false],
+    ]);
+    await api.remove('web', { caller: platformAdmin });
+    await registry.refresh();
+    expect([registry.text(hex(REALM)), registry.text('models')]).toEqual([REALM, undefined]);
+    registry.close();
+    void store.close();
+  });
 });

@@ -71,6 +71,14 @@ const notListed = (res: { status: number; body: any }) => {
   });
 };
 const ADMIN = '/admin/api/v1/graphql/documents';
+/** The platform's own list, the web console's operations (test/gateway/trusted-console.test.ts), always first. */
+const CONSOLE = {
+  app: 'console',
+  format: 'apollo-persisted-query-manifest',
+  documents: expect.any(Number),
+  loaded_at: expect.any(String),
+  built_in: true,
+};
 
 describe('loading an app list through the admin API', () => {
   it('is for platform administrators only', async () => {
@@ -84,14 +92,14 @@ describe('loading an app list through the admin API', () => {
     const res = await call('POST', `${ADMIN}/web`, { auth: admin, body: bad });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toMatch(new RegExp(`Document '${hex('{ nope }')}' is not valid against the graph's schema`));
-    expect((await call('GET', ADMIN, { auth: admin })).body).toEqual({ items: [] });
+    expect((await call('GET', ADMIN, { auth: admin })).body).toEqual({ items: [CONSOLE] });
   });
 
   it('loads, lists and audits it', async () => {
     const loaded = await call('POST', `${ADMIN}/web`, { auth: admin, body: manifest });
     expect(loaded.status).toBe(200);
     expect(loaded.body).toEqual({ app: 'web', format: 'apollo-persisted-query-manifest', documents: 2, loaded_at: expect.any(String) });
-    expect((await call('GET', ADMIN, { auth: admin })).body).toEqual({ items: [loaded.body] });
+    expect((await call('GET', ADMIN, { auth: admin })).body).toEqual({ items: [CONSOLE, loaded.body] });
     const audit = await call('GET', '/admin/api/v1/audit-events?type=graphql_documents.load', { auth: admin });
     expect(audit.body.items.map((e: any) => [e.outcome, e.target?.id])).toEqual([
       ['success', 'web'],

@@ -1,4 +1,6 @@
 import { session } from '../auth/session';
+import { createRequest, stringifyDocument } from 'urql';
+import { UPLOAD } from '../operations/documents';
 
 /**
  * A file sent to the graph's `uploadDocument` mutation with its progress: read as base64 by a
@@ -6,9 +8,6 @@ import { session } from '../auth/session';
  * XMLHttpRequest, whose `upload.onprogress` counts the bytes sent (fetch cannot), with the bearer
  * the urql client sends (client.ts). Still one operation of the one graph, at the one address.
  */
-const UPLOAD = `mutation ConsoleUpload($input: UploadDocumentInput!) {
-  uploadDocument(input: $input) { id title fileName chunkCount }
-}`;
 
 export interface UploadMeta {
   title?: string;
@@ -92,7 +91,9 @@ export async function uploadDocument(
   onPhase({ phase: 'reading', fraction: 0 });
   const contentBase64 = await base64Of(file, (fraction) => onPhase({ phase: 'reading', fraction }), signal);
   const input = { fileName: file.name, contentBase64, contentType: file.type || undefined, ...meta };
-  const body = JSON.stringify({ operationName: 'ConsoleUpload', query: UPLOAD, variables: { input } });
+  // The text as urql would send it (parsed and printed again): the one the console's trusted documents list.
+  const query = stringifyDocument(createRequest(UPLOAD, {}).query);
+  const body = JSON.stringify({ operationName: 'ConsoleUpload', query, variables: { input } });
   const bearer = await session.bearer();
   if (signal?.aborted) throw new UploadRefused('Cancelled.', 'CANCELLED');
   onPhase({ phase: 'uploading', fraction: 0 });

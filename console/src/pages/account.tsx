@@ -3,6 +3,7 @@ import { useMutation, useQuery } from 'urql';
 import { session } from '../auth/session';
 import { Confirm, OutcomeNote, when, type Outcome } from '../ui/actions';
 import { PagedTable, useCursors, type GraphPage } from '../ui/paged-table';
+import { SESSIONS, END, END_ALL } from '../operations/account';
 
 /**
  * My sessions (docs/console.md): where the person is signed in, each single sign-on session a
@@ -10,11 +11,6 @@ import { PagedTable, useCursors, type GraphPage } from '../ui/paged-table';
  * everywhere after a confirmation. Ending this browser's own session (or all of them) signs the
  * console out at once, saying so: its tokens stopped working with it.
  */
-const SESSIONS = `query ConsoleMySessions($after: String) {
-  viewer { sessions(first: 25, after: $after) { items { id authTime createdAt expiresAt current } nextCursor total } }
-}`;
-const END = `mutation ConsoleEndMySession($id: ID!) { endViewerSession(id: $id) }`;
-const END_ALL = `mutation ConsoleEndMySessions { endViewerSessions }`;
 
 interface SessionRow {
   id: string;

@@ -2,14 +2,7 @@ import { useMemo, useState } from 'react';
 import { useQuery } from 'urql';
 import type { PageProps } from './registry';
 import { Empty, Failure, Loading } from '../ui/states';
-
-const EVENTS = `query ConsoleAuditEvents($from: String, $to: String, $actor: String, $realm: String, $type: String, $outcome: String, $after: String) {
-  auditEvents(from: $from, to: $to, actor: $actor, realm: $realm, type: $type, outcome: $outcome, first: 50, after: $after) {
-    items { id time type outcome actor { kind realm id name } realm tenant target { kind id } address service reason details }
-    nextCursor
-  }
-}`;
-const REALMS = `query ConsoleAuditRealms { adminRealms(first: 200) { items { realm name } } }`;
+import { EVENTS, REALMS } from '../operations/audit';
 
 /** The event types docs/admin.md lists, and their prefixes (a type ending in `.` matches every type it starts). */
 const TYPES = [

@@ -4,15 +4,12 @@ import type { PageProps } from './registry';
 import { Pager } from '../ui/pager';
 import { Empty, Failure, Loading } from '../ui/states';
 import { CreateKey } from './keys/create-key';
-import { KEY_FIELDS, SPEND_FIELDS, useTenants, type KeyRow, type NewKey } from './keys/key-data';
+import { useTenants, type KeyRow, type NewKey } from './keys/key-data';
 import { KeyTable, type KeyOutcome } from './keys/key-table';
 import { TenantOptions } from './keys/tenant-options';
 import { KeyUsage } from './keys/key-usage';
 import { ShownOnce } from './keys/shown-once';
-
-const KEYS = `query ConsoleModelKeys($tenant: ID, $revoked: Boolean, $q: String, $after: String) {
-  adminModelKeys(tenant: $tenant, revoked: $revoked, q: $q, first: 25, after: $after, sort: "-created_at") { items { ${KEY_FIELDS} ${SPEND_FIELDS} } nextCursor total }
-}`;
+import { KEYS } from '../operations/keys';
 
 /**
  * Model keys (docs/admin.md, "Model keys and usage"): the keys an administrator may see (a realm

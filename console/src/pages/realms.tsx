@@ -7,13 +7,7 @@ import { Clients } from './realms/clients';
 import { fieldOf, OutcomeNote, type Outcome } from './realms/common';
 import { Sessions } from './realms/sessions';
 import { Users } from './realms/users';
-
-const REALM_FIELDS = 'realm name enabled accessTokenLifespan refreshTokenLifespan default version';
-const REALMS = `query ConsoleRealms { adminRealms(first: 200, sort: "name") { items { ${REALM_FIELDS} } total } }`;
-const CREATE_REALM = `mutation ConsoleCreateRealm($input: AdminCreateRealmInput!) { adminCreateRealm(input: $input) { ${REALM_FIELDS} } }`;
-const UPDATE_REALM = `mutation ConsoleUpdateRealm($realm: ID!, $input: AdminUpdateRealmInput!, $version: Int) {
-  adminUpdateRealm(realm: $realm, input: $input, version: $version) { ${REALM_FIELDS} }
-}`;
+import { REALMS, CREATE_REALM, UPDATE_REALM } from '../operations/realms';
 
 interface RealmRow {
   realm: string;

@@ -6,13 +6,7 @@ import { FINISH_SAID, sentenceReader, Spoken, useSpoken } from '../../ui/spoken'
 import { Empty } from '../../ui/states';
 import { TurnView } from './turn';
 import type { Chunk, Turn } from './types';
-
-const STREAM = `subscription ConsoleAnswer($input: AskInput!) {
-  answerStream(input: $input) {
-    response generatedSearchText finishReason model { id }
-    sources { citation title fileName category score text document { id } }
-  }
-}`;
+import { STREAM } from '../../operations/chat';
 
 /** What the search service reads from a file (its REST upload and the graph's uploadDocument alike). */
 const ATTACHABLE = '.txt,.md,.markdown,.html,.htm,.pdf,.docx,text/plain,text/markdown,text/html,application/pdf';

@@ -1,25 +1,7 @@
 import type { CombinedError } from 'urql';
+export { SEARCH, DOCUMENT, PASSAGES, DELETE } from '../../operations/documents';
 
 /** The search subgraph's operations and shapes the Documents page uses (schema/search/search.graphql). */
-const ROW_FIELDS = 'id title fileName fileExtension objectType size tags folders repos isPrivate createdBy createdAt updatedAt chunkCount';
-
-export const SEARCH = `query ConsoleDocumentSearch($query: String!, $mode: SearchMode, $filter: DocumentFilter, $pageNo: Int, $pageSize: Int,
-  $minScore: Float, $sortBy: SortField, $order: SortOrder, $reRanked: Boolean, $exact: Boolean, $anywhere: Boolean, $highlight: Boolean) {
-  search(query: $query, mode: $mode, filter: $filter, pageNo: $pageNo, pageSize: $pageSize, minScore: $minScore, sortBy: $sortBy,
-    order: $order, reRanked: $reRanked, exact: $exact, anywhere: $anywhere, highlight: $highlight) {
-    totalCount pageNo pageSize
-    hits { score snippet highlights { field fragment } document { ${ROW_FIELDS} } }
-    aggregations { objectType { key docCount } fileExtension { key docCount } tags { key docCount } repos { key docCount } folders { key docCount } }
-  }
-}`;
-
-export const DOCUMENT = `query ConsoleDocument($id: ID!) { document(id: $id) { ${ROW_FIELDS} kvp extUserIdRef } }`;
-
-export const PASSAGES = `query ConsoleDocumentPassages($id: ID!, $after: String) {
-  document(id: $id) { id passages(first: 20, after: $after) { items { chunkId chunkIndex text } total nextCursor } }
-}`;
-
-export const DELETE = `mutation ConsoleDeleteDocument($id: ID!) { deleteDocument(id: $id) }`;
 
 export interface DocumentRow {
   id: string;

@@ -6,14 +6,7 @@ import { Empty, Loading } from '../../ui/states';
 import { when, type Outcome, OutcomeNote } from '../realms/common';
 import { sizeOf } from './graph';
 import { Refusal } from './refusal';
-
-const TENANTS = `query ConsoleTenantDocuments($after: String, $sort: String, $q: String) {
-  adminDocuments(first: 25, after: $after, sort: $sort, q: $q) {
-    items { tenantId documents privateDocuments deletedDocuments passages bytes repos folders lastUpdatedAt }
-    nextCursor total
-  }
-}`;
-const REINDEX = `mutation ConsoleReindex($tenant: ID!) { adminReindexTenant(tenant: $tenant) { tenantId passages embedder } }`;
+import { TENANTS, REINDEX } from '../../operations/documents';
 
 interface TenantRow {
   tenantId: string;

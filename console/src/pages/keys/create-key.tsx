@@ -2,11 +2,9 @@ import { useId } from 'react';
 import { useMutation, useQuery } from 'urql';
 import type { PageProps } from '../registry';
 import { Failure } from '../../ui/states';
-import { KEY_FIELDS, type NewKey, type Tenant } from './key-data';
+import { type NewKey, type Tenant } from './key-data';
 import { TenantOptions } from './tenant-options';
-
-const MODELS = `query ConsoleKeyModels { adminModels(active: true, first: 200) { items { id kind } nextCursor } }`;
-const CREATE = `mutation ConsoleCreateModelKey($input: AdminModelKeyInput!) { adminCreateModelKey(input: $input) { apiKey ${KEY_FIELDS} } }`;
+import { MODELS, CREATE } from '../../operations/keys';
 
 /** Now as a `datetime-local` value (the browser's time zone), the earliest expiry the form offers. */
 function localNow(): string {

@@ -1,13 +1,8 @@
 import { useQuery } from 'urql';
 import type { PageProps } from '../registry';
+import { TENANTS } from '../../operations/keys';
 
 /** What the Model keys page's parts share: a key's fields and row, its state, and the tenants a key may be given. */
-
-export const KEY_FIELDS =
-  'id prefix name tenantId models requestsPerMinute tokenBudget budget { usd period warnAt } expiresAt createdAt revokedAt';
-/** A listed key's spend this period (only listed keys have it: a new key has spent nothing). */
-export const SPEND_FIELDS = 'spend { spentUsd reservedUsd periodEnd }';
-const TENANTS = `query ConsoleKeyTenants { adminRealms(first: 200) { items { realm name } } }`;
 
 export interface KeyRow {
   id: string;

@@ -1,9 +1,7 @@
 import { useState } from 'react';
 import { useMutation, type CombinedError } from 'urql';
-import { KEY_FIELDS, count, moneyOf, stateOf, when, type KeyRow, type NewKey } from './key-data';
-
-const REVOKE = `mutation ConsoleRevokeModelKey($id: ID!) { adminRevokeModelKey(id: $id) { ${KEY_FIELDS} } }`;
-const ROTATE = `mutation ConsoleRotateModelKey($id: ID!) { adminRotateModelKey(id: $id) { apiKey ${KEY_FIELDS} } }`;
+import { count, moneyOf, stateOf, when, type KeyRow, type NewKey } from './key-data';
+import { REVOKE, ROTATE } from '../../operations/keys';
 
 type Pending = { id: string; action: 'revoke' | 'rotate' };
 

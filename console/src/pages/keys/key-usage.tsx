@@ -2,10 +2,7 @@ import { useEffect, useRef } from 'react';
 import { useQuery } from 'urql';
 import { Empty, Failure, Loading } from '../../ui/states';
 import type { KeyRow } from './key-data';
-
-const USAGE = `query ConsoleKeyUsage($key: ID!) {
-  adminUsage(key: $key, first: 200, sort: "-day") { items { day model requests inputTokens outputTokens errors } nextCursor }
-}`;
+import { USAGE } from '../../operations/keys';
 
 interface UsageRow {
   day: string;

@@ -1,15 +1,5 @@
+export { MODELS, PUT, DEACTIVATE } from '../../operations/models';
 /** The model catalog as the Models page reads and writes it: its GraphQL operations, a model's row, and its catalog entry. */
-
-export const MODEL_FIELDS = `id group kind status source active version contextLength maxOutputTokens dimensions inputKinds
-  upstream { provider baseUrl model credentialEnv region apiVersion } price { inputPerMillion outputPerMillion }
-  deployments { deployment provider baseUrl model region credentialEnv apiVersion weight rpm state coolingUntil inFlight latencyMs }`;
-export const MODELS = `query ConsoleModels($active: Boolean, $source: String, $after: String) {
-  adminModels(active: $active, source: $source, first: 25, after: $after, sort: "id") { items { ${MODEL_FIELDS} } nextCursor total }
-}`;
-export const PUT = `mutation ConsolePutModel($id: ID!, $entry: JSONObject!, $version: Int) {
-  adminPutModel(id: $id, entry: $entry, version: $version) { ${MODEL_FIELDS} }
-}`;
-export const DEACTIVATE = `mutation ConsoleDeactivateModel($id: ID!, $version: Int) { adminDeactivateModel(id: $id, version: $version) { ${MODEL_FIELDS} } }`;
 
 export interface ModelRow {
   id: string;

@@ -4,11 +4,7 @@ import { useStream } from '../../graphql/stream';
 import { LmKeyField } from '../../ui/lm-key-field';
 import { FINISH_SAID, sentenceReader, Spoken, useSpoken, type FinishReason } from '../../ui/spoken';
 import { Failure } from '../../ui/states';
-
-const CHAT_MODELS = `query ConsoleChatModels { adminModels(active: true, first: 200, sort: "id") { items { id kind } } }`;
-const STREAM = `subscription ConsoleTryModel($input: ChatInput!) {
-  chatStream(input: $input) { content contentSoFar finishReason cached guard model { id } usage { promptTokens completionTokens totalTokens } }
-}`;
+import { CHAT_MODELS, STREAM } from '../../operations/models';
 
 interface Chunk {
   content: string;

@@ -3,9 +3,7 @@ import type { PageProps } from '../registry';
 import { Failure, Loading } from '../../ui/states';
 import { PlatformStatus } from './platform';
 import './overview.css';
-
-const VIEWER = `query ConsoleViewer { viewer { username tenantId roles realm { name } } }`;
-const COUNTS = `query ConsoleCounts { adminRealms(first: 1) { total } adminModelKeys(first: 1) { total } adminDocuments(first: 1) { total } }`;
+import { VIEWER, COUNTS } from '../../operations/overview';
 
 interface Viewer {
   viewer: { username: string; tenantId: string; roles: string[]; realm: { name: string } | null } | null;

@@ -3,17 +3,7 @@ import { useQuery } from 'urql';
 import { Failure, Loading } from '../../ui/states';
 import { ErrorsTable, ReplicasTable, ServicesTable, when } from './tables';
 import type { Status } from './types';
-
-const SERVICES = 'services { name title location url healthy health ready reason }';
-/** A platform administrator reads everything; a realm administrator the version and the services (the graph refuses it the rest). */
-const FOR_PLATFORM = `query ConsolePlatformStatus($first: Int!) {
-  platformStatus {
-    version startedAt ${SERVICES}
-    replicas { id host pid worker version startedAt lastSeenAt live serves current }
-    recentErrors(first: $first) { total items { at service where code message requestId replica host pid worker } }
-  }
-}`;
-const FOR_REALM = `query ConsolePlatformServices { platformStatus { version startedAt ${SERVICES} } }`;
+import { FOR_PLATFORM, FOR_REALM } from '../../operations/overview';
 
 /** How often the page asks again while automatic refresh is on. */
 export const REFRESH_MS = 10_000;

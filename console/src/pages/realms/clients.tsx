@@ -3,21 +3,7 @@ import { useMutation, useQuery, type CombinedError } from 'urql';
 import { PagedTable, SearchField, useCursors, type GraphPage } from '../../ui/paged-table';
 import { Empty, Failure, Loading } from '../../ui/states';
 import { commas, Confirm, fieldOf, lines, OutcomeNote, SecretOnce, when, type Outcome } from './common';
-
-const CLIENT_FIELDS = 'clientId tenantId enabled public roles scopes redirectUris postLogoutRedirectUris webOrigins createdAt version';
-const CLIENTS = `query ConsoleClients($realm: ID!, $q: String, $after: String) {
-  adminClients(realm: $realm, q: $q, first: 25, after: $after) { items { ${CLIENT_FIELDS} } nextCursor total }
-}`;
-const CLIENT = `query ConsoleClient($realm: ID!, $clientId: String!) { adminClient(realm: $realm, clientId: $clientId) { ${CLIENT_FIELDS} } }`;
-const CREATE_CLIENT = `mutation ConsoleCreateClient($realm: ID!, $input: AdminCreateClientInput!) {
-  adminCreateClient(realm: $realm, input: $input) { clientId public clientSecret }
-}`;
-const UPDATE_CLIENT = `mutation ConsoleUpdateClient($realm: ID!, $clientId: String!, $input: AdminUpdateClientInput!, $version: Int) {
-  adminUpdateClient(realm: $realm, clientId: $clientId, input: $input, version: $version) { ${CLIENT_FIELDS} }
-}`;
-const REGENERATE = `mutation ConsoleRegenerateSecret($realm: ID!, $clientId: String!) {
-  adminRegenerateClientSecret(realm: $realm, clientId: $clientId) { clientId clientSecret }
-}`;
+import { CLIENTS, CLIENT, CREATE_CLIENT, UPDATE_CLIENT, REGENERATE } from '../../operations/realms';
 
 interface ClientRow {
   clientId: string;

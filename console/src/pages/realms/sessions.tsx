@@ -2,13 +2,7 @@ import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { PagedTable, SearchField, useCursors, type GraphPage } from '../../ui/paged-table';
 import { OutcomeNote, when, type Outcome } from './common';
-
-const SESSIONS = `query ConsoleSessions($realm: ID!, $username: String, $after: String) {
-  adminSessions(realm: $realm, username: $username, first: 25, after: $after, sort: "-createdAt") {
-    items { id username authTime createdAt expiresAt } nextCursor total
-  }
-}`;
-const END = `mutation ConsoleEndSession($realm: ID!, $id: ID!) { adminEndSession(realm: $realm, id: $id) { id sessionsEnded } }`;
+import { SESSIONS, END } from '../../operations/realms';
 
 interface SessionRow {
   id: string;

@@ -4,25 +4,7 @@ import { PagedTable, SearchField, useCursors, type GraphPage } from '../../ui/pa
 import { Empty, Failure, Loading } from '../../ui/states';
 import { commas, Confirm, fieldOf, OutcomeNote, when, type Outcome } from './common';
 import { Sessions } from './sessions';
-
-const USER_FIELDS = 'id username tenantId email emailVerified enabled locked roles createdAt version';
-const USERS = `query ConsoleUsers($realm: ID!, $q: String, $after: String) {
-  adminUsers(realm: $realm, q: $q, first: 25, after: $after) { items { ${USER_FIELDS} } nextCursor total }
-}`;
-const USER = `query ConsoleUser($realm: ID!, $username: String!) { adminUser(realm: $realm, username: $username) { ${USER_FIELDS} } }`;
-const CREATE_USER = `mutation ConsoleCreateUser($realm: ID!, $input: AdminCreateUserInput!) {
-  adminCreateUser(realm: $realm, input: $input) { id username }
-}`;
-const UPDATE_USER = `mutation ConsoleUpdateUser($realm: ID!, $username: String!, $input: AdminUpdateUserInput!, $version: Int) {
-  adminUpdateUser(realm: $realm, username: $username, input: $input, version: $version) { ${USER_FIELDS} }
-}`;
-const SET_PASSWORD = `mutation ConsoleSetPassword($realm: ID!, $username: String!, $password: String!) {
-  adminSetUserPassword(realm: $realm, username: $username, password: $password) { username sessionsEnded }
-}`;
-const UNLOCK = `mutation ConsoleUnlock($realm: ID!, $username: String!) { adminUnlockUser(realm: $realm, username: $username) { username locked } }`;
-const LOGOUT = `mutation ConsoleLogoutUser($realm: ID!, $username: String!) {
-  adminLogoutUser(realm: $realm, username: $username) { username sessionsEnded }
-}`;
+import { USERS, USER, CREATE_USER, UPDATE_USER, SET_PASSWORD, UNLOCK, LOGOUT } from '../../operations/realms';
 
 interface UserRow {
   id: string;

@@ -1,17 +1,7 @@
 /** The Usage page's data: the graph's queries, rows, the range's days, the CSV, and every page of a list. */
 import { useEffect, useState } from 'react';
 import { useClient, type CombinedError } from 'urql';
-
-export const USAGE = `query ConsoleUsage($tenant: ID, $key: ID, $model: String, $from: String, $to: String, $after: String) {
-  adminUsage(tenant: $tenant, key: $key, model: $model, from: $from, to: $to, first: 200, after: $after) {
-    items { day tenantId keyId model requests inputTokens outputTokens wordsSent wordsReceived cacheHits errors cost }
-    nextCursor total
-  }
-}`;
-export const KEYS = `query ConsoleUsageKeys($after: String) {
-  adminModelKeys(first: 200, sort: "name", after: $after) { items { id prefix name tenantId } nextCursor total }
-}`;
-export const MODELS = `query ConsoleUsageModels { adminModels(first: 200) { items { id } } }`;
+export { USAGE, KEYS, MODELS } from '../../operations/usage';
 
 export interface Row {
   day: string;
