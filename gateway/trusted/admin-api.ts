@@ -67,7 +67,7 @@ export function trustedDocumentsAdmin(opts: {
         opts.audit,
         event(ctx, 'graphql_documents.load', app),
         async () => {
-          const { format, documents } = parseManifest(manifest, opts.schema(), opts.limits ?? DEFAULT_MANIFEST_LIMITS);
+          const { format, documents } = await parseManifest(manifest, opts.schema(), opts.limits ?? DEFAULT_MANIFEST_LIMITS);
           const taken = documents.find((d) => builtInIds.has(d.id) && builtInIds.get(d.id) !== d.body);
           if (taken) throw clash(taken.id, CONSOLE_APP);
           const loaded = await opts.store.replace(app, format, documents, opts.clock.now());

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import { Conflict } from '../../core/shared/errors';
-import { parseManifest, type TrustedDocument } from './manifest';
+import { parseManifestNow, type TrustedDocument } from './manifest';
 import type { StoredDocument, TrustedApp } from './store';
 
 /** The app name the platform's own web console's operations are listed under: reserved, never loaded or removed by an administrator. */
@@ -42,7 +42,7 @@ export function consoleList(file: string, opts: { schema: () => GraphQLSchema; l
   }
   let parsed: { format: TrustedApp['format']; documents: TrustedDocument[] };
   try {
-    parsed = parseManifest(manifest, opts.schema());
+    parsed = parseManifestNow(manifest, opts.schema());
   } catch (err) {
     throw new Error(`The web console's operations (${file}) do not match the graph: ${(err as Error).message}`, { cause: err });
   }

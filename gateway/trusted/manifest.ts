@@ -73,11 +73,32 @@ function operationOf(doc: DocumentNode, label: string) {
  * `hashAlgorithm: 'sha1'` or a custom function's) are taken as given. Refusals are BadRequests
  * coded INVALID_MANIFEST that name the document, or PayloadTooLarge past the limits.
  */
-export function parseManifest(
+export async function parseManifest(
+  manifest: unknown,
+  schema: GraphQLSchema,
+  limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS,
+): Promise<{ format: ManifestFormat; documents: TrustedDocument[] }> {
+  const { format, entries, checked } = manifestChecker(manifest, schema, limits);
+  const documents: TrustedDocument[] = [];
+  for (const [i, e] of entries.entries()) {
+    // Parsing and validating thousands of documents takes a second: the event loop serves others between batches.
+    if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+    documents.push(checked(e, i));
+  }
+  return { format, documents };
+}
+
+/** parseManifest at once, for a start that serves nobody yet (the built-in list). */
+export function parseManifestNow(
   manifest: unknown,
   schema: GraphQLSchema,
   limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS,
 ): { format: ManifestFormat; documents: TrustedDocument[] } {
+  const { format, entries, checked } = manifestChecker(manifest, schema, limits);
+  return { format, documents: entries.map(checked) };
+}
+
+function manifestChecker(manifest: unknown, schema: GraphQLSchema, limits: ManifestLimits) {
   const { format, entries } = entriesOf(manifest);
   if (entries.length === 0) throw refuse('The manifest lists no documents');
   if (entries.length > limits.maxDocuments)
@@ -85,7 +106,9 @@ export function parseManifest(
       code: 'MANIFEST_TOO_LARGE',
     });
   const seen = new Set<string>();
-  const documents = entries.map((e, i): TrustedDocument => {
+  return { format, entries, checked };
+
+  function checked(e: (typeof entries)[number], i: number): TrustedDocument {
     if (typeof e.id !== 'string' || !ID.test(e.id))
       throw refuse(`Document ${i + 1} has no valid id (1-256 printable characters, no spaces)`);
     const label = `'${e.id}'`;
@@ -118,9 +141,11 @@ export function parseManifest(
     if (e.type !== undefined && e.type !== operation.operation)
       throw refuse(`Document ${label} says it is a ${JSON.stringify(e.type)} but is a ${operation.operation}`);
     return { id: e.id, body: e.body, sha256, ...(name ? { name } : {}), type: operation.operation };
-  });
-  return { format, documents };
+  }
 }
+
+/** Documents checked between two turns of the event loop (a few milliseconds' work). */
+const YIELD_EVERY = 25;
 
 /** An app's name as the CLI and the admin API take it. */
 export const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

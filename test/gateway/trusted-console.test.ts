@@ -5,7 +5,7 @@ import pino from 'pino';
 import { bearerFor } from '../../clients/admin/sign-in';
 import { apolloPlanner } from '../../gateway/apollo-planner';
 import { consoleBuildDir } from '../../gateway/console';
-import { parseManifest } from '../../gateway/trusted/manifest';
+import { parseManifestNow } from '../../gateway/trusted/manifest';
 import { readSupergraph } from '../../gateway/supergraph';
 import { ROOT, startInTemp, type Started } from '../e2e/shared/server';
 import { run, socketClient } from '../e2e/shared/subscription-wire';
@@ -69,7 +69,7 @@ describe("the console's manifest", () => {
 
   it('holds documents that each validate against the API schema', () => {
     const schema = apolloPlanner(readSupergraph(), pino({ level: 'silent' })).apiSchema;
-    const { documents } = parseManifest(manifest, schema);
+    const { documents } = parseManifestNow(manifest, schema);
     expect(documents).toHaveLength(texts.length);
     expect(new Set(documents.map((d) => d.name)).size).toBe(texts.length);
   });

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { trustedDocumentsAdmin } from '../../gateway/trusted/admin-api';
 import { trustedDocuments } from '../../gateway/trusted/enforce';
 import { noAudit, type NewAuditEvent } from '../../core/shared/admin/audit';
-import { parseManifest, sha256Hex } from '../../gateway/trusted/manifest';
+import { parseManifest, parseManifestNow, sha256Hex } from '../../gateway/trusted/manifest';
 import { trustedRegistry } from '../../gateway/trusted/registry';
 import { sqliteTrustedStore } from '../../gateway/trusted/store';
 import type { Counter, Metrics } from '../../core/shared/telemetry/metrics';
@@ -26,25 +26,25 @@ const hex = (s: string) => createHash('sha256').update(s).digest('hex');
 const apollo = (operations: unknown[]) => ({ format: 'apollo-persisted-query-manifest', version: 1, operations });
 const silent = pino({ level: 'silent' });
 
-describe('parseManifest', () => {
+describe('parseManifestNow', () => {
   it("reads Apollo's persisted query list, ids checked as SHA-256 of their text", () => {
-    const { format, documents } = parseManifest(apollo([{ id: hex(REALM), body: REALM, name: 'Realm', type: 'query' }]), schema);
+    const { format, documents } = parseManifestNow(apollo([{ id: hex(REALM), body: REALM, name: 'Realm', type: 'query' }]), schema);
     expect(format).toBe('apollo-persisted-query-manifest');
     expect(documents).toEqual([{ id: hex(REALM), body: REALM, sha256: hex(REALM), name: 'Realm', type: 'query' }]);
-    expect(() => parseManifest(apollo([{ id: hex(MODELS), body: REALM, name: 'Realm', type: 'query' }]), schema)).toThrow(
+    expect(() => parseManifestNow(apollo([{ id: hex(MODELS), body: REALM, name: 'Realm', type: 'query' }]), schema)).toThrow(
       `Document '${hex(MODELS)}' is not the SHA-256 of its text (its digest is ${hex(REALM)})`,
     );
   });
 
   it("reads GraphQL Code Generator's persisted-documents.json: sha256:<hex> ids are checked, other ids (sha1, custom) taken as given", () => {
     const sha1 = createHash('sha1').update(MODELS).digest('hex');
-    const { format, documents } = parseManifest({ [`sha256:${hex(REALM)}`]: REALM, [sha1]: MODELS }, schema);
+    const { format, documents } = parseManifestNow({ [`sha256:${hex(REALM)}`]: REALM, [sha1]: MODELS }, schema);
     expect(format).toBe('graphql-codegen-persisted-documents');
     expect(documents.map((d) => [d.id, d.sha256, d.type, d.name])).toEqual([
       [`sha256:${hex(REALM)}`, hex(REALM), 'query', 'Realm'],
       [sha1, hex(MODELS), 'query', 'Models'],
     ]);
-    expect(() => parseManifest({ [`sha256:${hex(MODELS)}`]: REALM }, schema)).toThrow(/is not the SHA-256 of its text/);
+    expect(() => parseManifestNow({ [`sha256:${hex(MODELS)}`]: REALM }, schema)).toThrow(/is not the SHA-256 of its text/);
   });
 
   it('refuses the whole manifest for one bad document, naming it and saying why (code INVALID_MANIFEST)', () => {
@@ -64,7 +64,7 @@ describe('parseManifest', () => {
     for (const [manifest, message] of cases) {
       let thrown: any;
       try {
-        parseManifest(manifest, schema);
+        parseManifestNow(manifest, schema);
       } catch (err) {
         thrown = err;
       }
@@ -75,12 +75,22 @@ describe('parseManifest', () => {
 
   it('bounds the documents of a manifest and the length of each', () => {
     const many = Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`d${i}`, `query Q${i} { realm { id } }`]));
-    expect(() => parseManifest(many, schema, { maxDocuments: 3, maxBytes: 1e6, maxDocumentChars: 1000 })).toThrow(
+    expect(() => parseManifestNow(many, schema, { maxDocuments: 3, maxBytes: 1e6, maxDocumentChars: 1000 })).toThrow(
       expect.objectContaining({ code: 'MANIFEST_TOO_LARGE', kind: 'payload_too_large' }),
     );
-    expect(() => parseManifest({ long: REALM }, schema, { maxDocuments: 3, maxBytes: 1e6, maxDocumentChars: 10 })).toThrow(
+    expect(() => parseManifestNow({ long: REALM }, schema, { maxDocuments: 3, maxBytes: 1e6, maxDocumentChars: 10 })).toThrow(
       /longer than 10 characters/,
     );
+  });
+
+  it('checks a large manifest in batches, the event loop serving others between them (the admin API load)', async () => {
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`d${i}`, `query Q${i} { realm { id } }`]));
+    let turns = 0;
+    const other = setInterval(() => turns++, 0);
+    const parsed = await parseManifest(many, schema).finally(() => clearInterval(other));
+    expect(parsed).toEqual(parseManifestNow(many, schema));
+    expect(turns).toBeGreaterThan(0); // a timer ran while the 200 documents were checked
+    await expect(parseManifest({ ...many, bad: '{ nothing }' }, schema)).rejects.toThrow(/Document 'bad'/);
   });
 });
 
