@@ -52,6 +52,21 @@ const JSON_TYPES = ['application/graphql-response+json', 'application/json', 'ap
 
 export const queryParams = (req: Request) => new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
 
+/** A mutation sent with GET: 405, as Apollo Server answers it (a GET must not change anything). */
+export const refuseMutationOverGet = (res: Response): void => {
+  res
+    .status(405)
+    .set('allow', 'POST')
+    .json({
+      errors: [
+        {
+          message: 'GET requests only support query and subscription operations, not mutation operations',
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ],
+    });
+};
+
 /** What a request's operation is (no parse without the word `subscription`, so cheap for everything else). */
 function operationKind(body: unknown): Kind | 'unparsable' {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
@@ -170,19 +185,7 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
     const document = prepare(payload);
     if (Array.isArray(document)) return void res.status(400).json(refusal(document));
     const operation = getOperationAST(document as DocumentNode, payload.operationName ?? undefined)?.operation;
-    if (req.method === 'GET' && operation === OperationTypeNode.MUTATION) {
-      return void res
-        .status(405)
-        .set('allow', 'POST')
-        .json({
-          errors: [
-            {
-              message: 'GET requests only support query and subscription operations, not mutation operations',
-              extensions: { code: 'BAD_REQUEST' },
-            },
-          ],
-        });
-    }
+    if (req.method === 'GET' && operation === OperationTypeNode.MUTATION) return void refuseMutationOverGet(res);
     return { document: document as DocumentNode, kind: operation === OperationTypeNode.SUBSCRIPTION ? 'subscription' : 'other' };
   };
 

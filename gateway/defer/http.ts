@@ -10,7 +10,7 @@ import { isRefusal, operationPreparer } from '../../edge/graphql/prepare';
 import { openStream } from '../../edge/http/event-stream';
 import { multipartFraming } from '../../edge/http/stream-frames';
 import { INTERNAL_ERROR, relay, stopOnClose, type Outcome } from '../relay';
-import { operationOf, queryParams } from '../streaming';
+import { operationOf, queryParams, refuseMutationOverGet } from '../streaming';
 import type { DeferredOutcome, DeferredRequest } from './deferred';
 import { mayDefer, type LabelledOperation } from './document';
 
@@ -94,17 +94,7 @@ export function deferOverHttp(opts: DeferOverHttpOptions): RequestHandler {
     const type = getOperationAST(document, payload.operationName ?? undefined)?.operation;
     if (type === OperationTypeNode.SUBSCRIPTION) return false;
     if (req.method === 'GET' && type === OperationTypeNode.MUTATION) {
-      res
-        .status(405)
-        .set('allow', 'POST')
-        .json({
-          errors: [
-            {
-              message: 'GET requests only support query and subscription operations, not mutation operations',
-              extensions: { code: 'BAD_REQUEST' },
-            },
-          ],
-        });
+      refuseMutationOverGet(res);
       return true;
     }
     const variables = payload.variables ?? {};
