@@ -21,7 +21,9 @@ export function sqliteSearchStores(file: string, opts: { durable?: boolean } = {
   const wrote = () => {
     writes++;
   };
-  const dataVersion = () => `${db.pragma('data_version', { simple: true }) as number}.${writes}`;
+  // Prepared once: db.pragma() prepares its statement again on every call (every search asks).
+  const version = db.prepare('PRAGMA data_version').pluck();
+  const dataVersion = () => `${version.get() as number}.${writes}`;
   return {
     db,
     objects: sqliteObjectStore(db, wrote),

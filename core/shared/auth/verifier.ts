@@ -3,6 +3,7 @@ import { epochSeconds, systemClock, type Clock } from '../clock';
 import { Unavailable } from '../errors';
 import { bearerToken, InvalidToken, MissingCredentials, type Caller } from './caller';
 import type { RevocationList } from './revocations';
+import { verifiedTokens } from './verified-cache';
 
 /**
  * Offline verification of the token service's access tokens, for every service that accepts them.
@@ -34,6 +35,8 @@ export interface VerifierOptions {
    * while `loading` says so (its first read has not succeeded yet), every token is refused with 503.
    */
   revocations?: Pick<RevocationList, 'revoked'> & { loading?(): boolean };
+  /** Verified tokens kept so a token presented again skips the signature check (verified-cache.ts); 0: none. Default 10,000. */
+  verifiedCacheSize?: number;
 }
 
 /** A token cannot be checked against the revoked-sessions list yet (its source does not answer). */
@@ -65,6 +68,15 @@ export const issuerBaseFor = (publicUrl: string): string => `${publicUrl.replace
 export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
   const clock = opts.clock ?? systemClock;
   const tolerance = opts.clockToleranceSec ?? 30;
+  const cache = verifiedTokens(opts.verifiedCacheSize ?? 10_000);
+
+  /** What changes over a token's lifetime, checked on every use: the revoked sessions. */
+  const notRevoked = (realm: string, payload: JWTPayload) => {
+    if (opts.revocations?.loading?.()) throw new RevocationsLoading();
+    if (opts.revocations?.revoked({ realm, sessionId: str(payload.sid), subject: str(payload.sub), clientId: str(payload.azp) })) {
+      throw new InvalidToken('revoked');
+    }
+  };
 
   async function verifyToken(token: string, expect: { realm?: string; audience?: string } = {}): Promise<VerifiedToken> {
     let header;
@@ -86,6 +98,18 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
 
     const key = await opts.keys.key(realm, header.kid);
     if (!key) throw new InvalidToken('unknown key id');
+    const id = cache.idOf(token, expect.audience);
+    const now = epochSeconds(clock);
+    const known = cache.get(id, key, now);
+    if (known) {
+      // As jose's check: expired once `exp` is `tolerance` seconds past.
+      if (Number(known.claims.exp) <= now - tolerance) {
+        cache.delete(id);
+        throw new InvalidToken('expired');
+      }
+      notRevoked(realm, known.claims);
+      return { realm, claims: { ...known.claims } };
+    }
     try {
       const { payload } = await jwtVerify(token, key, {
         algorithms: [TOKEN_ALG],
@@ -97,10 +121,8 @@ export function createTokenVerifier(opts: VerifierOptions): TokenVerifier {
       });
       if (payload.typ !== 'Bearer') throw new InvalidToken('wrong token type');
       if (Number(payload.iat) > epochSeconds(clock) + tolerance) throw new InvalidToken('issued in the future');
-      if (opts.revocations?.loading?.()) throw new RevocationsLoading();
-      if (opts.revocations?.revoked({ realm, sessionId: str(payload.sid), subject: str(payload.sub), clientId: str(payload.azp) })) {
-        throw new InvalidToken('revoked');
-      }
+      cache.set(id, { key, realm, claims: payload, at: now });
+      notRevoked(realm, payload);
       return { realm, claims: payload };
     } catch (err) {
       if (err instanceof InvalidToken || err instanceof RevocationsLoading) throw err;
