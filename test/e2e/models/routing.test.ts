@@ -42,7 +42,8 @@ describe('model gateway: routing over deployments', () => {
   beforeAll(async () => {
     for (const answer of ['from A', 'from B', 'from C']) fakes.push(await startFakeOpenAi({ answer }));
     process.env.E2E_ROUTING_KEY = KEY;
-    const fast = { retry: { attempts: 1, backoffMs: 0 }, timeout: { attemptMs: 300 } };
+    // A stalled attempt is cut after 1.5 s: long enough for B's answer on a loaded machine (300 ms was not), short for the test.
+    const fast = { retry: { attempts: 1, backoffMs: 0 }, timeout: { attemptMs: 1500 } };
     const file = join(tmpdir(), `catalog-routing-${process.pid}-${Date.now()}.json`);
     writeFileSync(
       file,
