@@ -15,6 +15,7 @@ import { sseResults } from '../e2e/shared/subscription-wire';
 const REALM = 'query Realm { realm { id name } }';
 const ISSUER = 'query Issuer($x: Boolean!) { realm { id issuer @include(if: $x) } }';
 const UNLISTED = 'query Unlisted { realm { issuer } }';
+const DEFERRED = 'query Deferred { realm { id ... @defer(label: "slow") { name } } }';
 const hex = (s: string) => createHash('sha256').update(s).digest('hex');
 const manifest = {
   format: 'apollo-persisted-query-manifest',
@@ -22,6 +23,7 @@ const manifest = {
   operations: [
     { id: hex(REALM), body: REALM, name: 'Realm', type: 'query' },
     { id: hex(ISSUER), body: ISSUER, name: 'Issuer', type: 'query' },
+    { id: hex(DEFERRED), body: DEFERRED, name: 'Deferred', type: 'query' },
   ],
 };
 
@@ -98,7 +100,7 @@ describe('loading an app list through the admin API', () => {
   it('loads, lists and audits it', async () => {
     const loaded = await call('POST', `${ADMIN}/web`, { auth: admin, body: manifest });
     expect(loaded.status).toBe(200);
-    expect(loaded.body).toEqual({ app: 'web', format: 'apollo-persisted-query-manifest', documents: 2, loaded_at: expect.any(String) });
+    expect(loaded.body).toEqual({ app: 'web', format: 'apollo-persisted-query-manifest', documents: 3, loaded_at: expect.any(String) });
     expect((await call('GET', ADMIN, { auth: admin })).body).toEqual({ items: [CONSOLE, loaded.body] });
     const audit = await call('GET', '/admin/api/v1/audit-events?type=graphql_documents.load', { auth: admin });
     expect(audit.body.items.map((e: any) => [e.outcome, e.target?.id])).toEqual([
@@ -123,6 +125,24 @@ describe('requests in refuse mode', () => {
     }
     const withVariables = await post({ documentId: hex(ISSUER), variables: { x: true }, operationName: 'Issuer' });
     expect(withVariables.body).toEqual({ data: { realm: { id: expect.any(String), issuer: expect.stringContaining('http') } } });
+  });
+
+  it('runs a listed @defer document by id in parts over multipart/mixed, and refuses an unlisted one', async () => {
+    const accept = { accept: 'multipart/mixed;deferSpec=20220824, application/json' };
+    const parts = await call('POST', '/graphql', { body: { documentId: `sha256:${hex(DEFERRED)}` }, headers: accept });
+    expect(parts.status).toBe(200);
+    expect(parts.headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    const payloads = String(parts.body)
+      .split('\r\n---')
+      .map((part) => part.slice(part.indexOf('{')))
+      .filter((part) => part.startsWith('{'))
+      .map((part) => JSON.parse(part.replace(/\r\n-*\r\n$/, '').trim()));
+    expect(payloads).toEqual([
+      { data: { realm: { id: expect.any(String) } }, hasNext: true },
+      { incremental: [{ data: { name: expect.any(String) }, path: ['realm'], label: 'slow' }], hasNext: false },
+    ]);
+    const unlisted = await call('POST', '/graphql', { body: { query: DEFERRED.replace('name', 'issuer') }, headers: accept });
+    expect([unlisted.status, unlisted.body.errors?.[0]?.extensions?.code]).toEqual([400, 'PERSISTED_QUERY_NOT_LISTED']);
   });
 
   it('refuses anything else: an unlisted text, an unknown id or hash, an APQ registration, introspection', async () => {
