@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../core/shared/clock';
 import { ConfigError, subgraphUrlVar, type Config } from '../core/shared/config';
+import { apolloPlanner } from '../gateway/apollo-planner';
 import { createGateway, type SubgraphTarget } from '../gateway/server';
 import { graphiqlRouter } from '../gateway/graphiql';
 import { consoleRouter } from '../gateway/console';
@@ -179,10 +180,12 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
         graphSources(modules.filter((m) => m.subgraph).map((m) => ({ name: m.name, sdl: m.subgraph!.sdl() }))),
       );
       const { deps } = platform;
+      // One planner (the supergraph built once, about half a second): the gateway's, whose API schema the trusted documents check against.
+      const planner = apolloPlanner(supergraphSdl, log);
       trusted = await servedTrustedDocuments({
         config,
         pool: deps.postgres,
-        supergraphSdl,
+        schema: () => planner.apiSchema,
         log,
         metrics,
         audit: deps.audit,
@@ -191,6 +194,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
       closers.push(() => trusted?.close());
       const gateway = await createGateway({
         supergraphSdl,
+        planner,
         targets,
         log,
         bodyLimitBytes: config.GRAPHQL_MAX_BODY_BYTES,

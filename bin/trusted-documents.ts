@@ -58,13 +58,14 @@ export function builtInLists(config: Config, opts: { schema: () => GraphQLSchema
 export async function servedTrustedDocuments(opts: {
   config: Config;
   pool: PgPool | undefined;
-  supergraphSdl: string;
+  /** The graph's API schema: the gateway's own (its planner's), so the supergraph is built once. */
+  schema: () => GraphQLSchema;
   log: Logger;
   metrics: Metrics;
   audit: AuditTrail;
   clock: Clock;
 }): Promise<{ policy: TrustedDocuments; face: AdminFace; close(): Promise<void> }> {
-  const schema = lazyApiSchema(() => opts.supergraphSdl, opts.log);
+  const { schema } = opts;
   const builtIn: BuiltInList | undefined = builtInLists(opts.config, { schema, log: opts.log });
   const store = await openTrustedStore(opts.config, opts.pool);
   const registry = await trustedRegistry(store, { log: opts.log, builtIn: builtIn?.documents }).catch(async (err: unknown) => {

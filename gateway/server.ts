@@ -29,7 +29,7 @@ import { cachedIntrospection } from '../edge/graphql/introspection-http';
 import { serveWebSocket, type SocketEdge, type SocketGraph, type WebSocketEndpoint } from '../edge/graphql/ws';
 import { routeMatched } from '../edge/http/telemetry';
 import { cacheControlPlugin, mergedVary } from './cache-control';
-import { apolloPlanner } from './apollo-planner';
+import { apolloPlanner, type ApolloPlanner } from './apollo-planner';
 import { fastPath } from './fast-path';
 import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
@@ -100,6 +100,8 @@ export interface GatewayOptions {
   revocations?: Pick<RevocationList, 'watch'>;
   /** Where operations' server-side errors are kept for the overview (edge/graphql/recent-errors.ts); none when absent. */
   recentErrors?: RecentErrors;
+  /** The supergraph's planner when the caller built it already (bin/start.ts shares it with the trusted documents); built from supergraphSdl otherwise. */
+  planner?: ApolloPlanner;
   /** Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS, gateway/trusted/): ids resolved to listed texts, unlisted operations logged or refused. */
   trusted?: TrustedDocuments;
   /** Plain queries answered by the fast path (fast-path.ts) instead of Apollo Server's pipeline; default true (tests compare both). */
@@ -139,7 +141,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   // @apollo/gateway executes no subscriptions: the gateway runs them itself (gateway/subscriptions.ts),
   // with the planner the fast path plans plain queries with (fast-path.ts).
-  const planner = apolloPlanner(opts.supergraphSdl, opts.log);
+  const planner = opts.planner ?? apolloPlanner(opts.supergraphSdl, opts.log);
   const federated = federatedSubscriptions({
     supergraphSdl: opts.supergraphSdl,
     planner,
