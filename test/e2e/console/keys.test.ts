@@ -111,7 +111,7 @@ describeConsole('the console: model keys', () => {
 
       await page.getByRole('button', { name: 'Revoke console-key' }).click();
       await page.getByRole('button', { name: 'Yes, revoke' }).click();
-      await page.getByText(/Key “console-key” \(lmk-\w+…\) revoked\./).waitFor();
+      await page.getByText(/Key “console-key” \(lmk-[\w-]{6}…\) revoked\./).waitFor();
       expect(await listModels(rotated)).toBe(401);
       expect((await models.keys.list()).filter((k) => k.name === 'console-key' && !k.revokedAt)).toEqual([]);
       await page.getByRole('cell', { name: 'console-key', exact: true }).waitFor({ state: 'detached' });
