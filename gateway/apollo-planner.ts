@@ -26,7 +26,7 @@
  */
 import { buildOperationContext, executeQueryPlan, type GraphQLDataSource } from '@apollo/gateway';
 import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
-import { QueryPlanner, type DeferNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
+import { QueryPlanner, type DeferNode, type FetchNode, type PlanNode, type QueryPlan } from '@apollo/query-planner';
 import {
   extendSchema,
   OperationTypeNode,
@@ -38,6 +38,8 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Logger } from 'pino';
+import { directFetchOf } from './direct-fetch';
+import { InProcessDataSource } from './local-source';
 
 /** The fetch a subscription opens on the subgraph that owns its root field. */
 export interface PrimaryFetch {
@@ -153,12 +155,30 @@ export interface QueryPlanned {
 
 class PlannedQuery implements QueryPlanned {
   readonly bytes: number;
+  /** Whether the plan's single fetch answers the client as it comes (direct-fetch.ts), per in-process subgraph schema. */
+  private readonly direct = new WeakMap<GraphQLSchema, boolean>();
   constructor(
+    readonly document: DocumentNode,
     readonly operation: OperationDefinitionNode,
     readonly queryPlan: QueryPlan,
     readonly operationContext: ReturnType<typeof buildOperationContext>,
+    private readonly apiSchema: GraphQLSchema,
   ) {
     this.bytes = Buffer.byteLength(JSON.stringify(queryPlan), 'utf8');
+  }
+
+  /** The plan's one fetch when its subgraph runs in this process and its answer needs no shaping. */
+  directFetch(dataSources: Record<string, GraphQLDataSource>): FetchNode | undefined {
+    const node = this.queryPlan.node;
+    if (node?.kind !== 'Fetch') return undefined;
+    const source = dataSources[node.serviceName];
+    if (!(source instanceof InProcessDataSource)) return undefined;
+    let ok = this.direct.get(source.schema);
+    if (ok === undefined) {
+      ok = directFetchOf(node, this, this.apiSchema, source.schema, parse);
+      this.direct.set(source.schema, ok);
+    }
+    return ok ? node : undefined;
   }
 }
 
@@ -298,7 +318,7 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
       if (operationContext.operation.operation !== OperationTypeNode.QUERY) return undefined;
       const queryPlan = planner.buildQueryPlan(operationFromDocument(api, document, { operationName }));
-      return new PlannedQuery(operationContext.operation, queryPlan, operationContext);
+      return new PlannedQuery(document, operationContext.operation, queryPlan, operationContext, apiSchema);
     },
 
     runQuery(plan, { document, operationName, variables, context }, dataSources) {
@@ -318,14 +338,35 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
         overallCachePolicy: undefined,
         metrics: {},
       };
-      return executeQueryPlan(
-        plan.queryPlan,
-        dataSources,
-        request as unknown as Parameters<typeof executeQueryPlan>[2],
-        plan.operationContext,
-        supergraphSchema,
-        api,
-      ) as Promise<ExecutionResult>;
+      const run = (sources: Record<string, GraphQLDataSource>) =>
+        executeQueryPlan(
+          plan.queryPlan,
+          sources,
+          request as unknown as Parameters<typeof executeQueryPlan>[2],
+          plan.operationContext,
+          supergraphSchema,
+          api,
+        ) as Promise<ExecutionResult>;
+      const direct = plan.directFetch(dataSources);
+      if (!direct) return run(dataSources);
+      return (async () => {
+        // The fetch as the executor sends it (executeFetch): the variables it uses that were given, at the root.
+        const given = Object.create(null) as Record<string, unknown>;
+        for (const name of direct.variableUsages ?? [])
+          if (Object.hasOwn(variables, name) && variables[name] !== undefined) given[name] = variables[name];
+        const response = await dataSources[direct.serviceName].process({
+          // GraphQLDataSourceRequestKind.INCOMING_OPERATION (an enum @apollo/gateway does not export).
+          kind: 'incoming operation' as never,
+          request: { query: direct.operation, variables: given, operationName: direct.operationName },
+          incomingRequestContext: request as never,
+          context: context as Record<string, unknown>,
+          document: direct.operationDocumentNode,
+          pathInIncomingRequest: [],
+        });
+        if (response.data && !response.errors?.length) return { data: response.data };
+        // Errors are the executor's to mark and shape: it gets this answer instead of fetching again.
+        return run({ ...dataSources, [direct.serviceName]: { process: async () => response } });
+      })();
     },
   };
 }

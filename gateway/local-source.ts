@@ -19,7 +19,8 @@ export class InProcessDataSource implements GraphQLDataSource<Record<string, unk
   private readonly prepared = new Map<string, Prepared>();
 
   constructor(
-    private readonly schema: GraphQLSchema,
+    /** The subgraph's executable schema. */
+    readonly schema: GraphQLSchema,
     private readonly maxDocuments = 2000,
     private readonly timed: TimedFetch = untimed,
   ) {}

@@ -14,6 +14,7 @@ import { multipartFraming } from '../edge/http/stream-frames';
 import type { GraphqlLimits } from '../edge/graphql/limits';
 import { operationPreparer, type OperationPayload } from '../edge/graphql/prepare';
 import type { SocketGraph } from '../edge/graphql/ws';
+import { claimedBy } from './claimed';
 import { INTERNAL_ERROR, relay, startOperation, stopOnClose } from './relay';
 import { distinctStream } from './sse';
 import { singleConnections, TOKEN_HEADER, type SingleConnectionOptions } from './sse-single';
@@ -189,22 +190,25 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
     return { document: document as DocumentNode, kind: operation === OperationTypeNode.SUBSCRIPTION ? 'subscription' : 'other' };
   };
 
-  /** Answers the request, or says false to leave it to Apollo Server. */
-  const route = async (req: Request, res: Response): Promise<boolean> => {
-    const accept = req.get('accept');
-    if (single?.handles(req)) {
-      if (req.method === 'PUT' || req.method === 'DELETE' || listed(mediaRanges(accept), 'text/event-stream')) {
-        await single.control(req, res);
-        return true;
-      }
-      // Only the header proves a preflight: a `?token=` alone is a URL any page can load.
-      refuseCrossSite(req, [TOKEN_HEADER]);
-      const payload = operationOf(req);
-      const admitted = await single.admit(req, payload);
-      const ready = prepared(req, res, payload);
-      if (ready) await single.run(req, res, admitted, ready.kind, payload);
+  /** GraphQL over SSE's single connection mode (sse-single.ts): its control requests and its operations. */
+  const singleConnection = async (req: Request, res: Response, s: NonNullable<typeof single>): Promise<boolean> => {
+    if (req.method === 'PUT' || req.method === 'DELETE' || listed(mediaRanges(req.get('accept')), 'text/event-stream')) {
+      await s.control(req, res);
       return true;
     }
+    // Only the header proves a preflight: a `?token=` alone is a URL any page can load.
+    refuseCrossSite(req, [TOKEN_HEADER]);
+    const payload = operationOf(req);
+    const admitted = await s.admit(req, payload);
+    const ready = prepared(req, res, payload);
+    if (ready) await s.run(req, res, admitted, ready.kind, payload);
+    return true;
+  };
+
+  /** Answers the request (true, or a promise of it), or says false to leave it to Apollo Server. */
+  const route = (req: Request, res: Response): boolean | Promise<boolean> => {
+    const accept = req.get('accept');
+    if (single?.handles(req)) return singleConnection(req, res, single);
     if (req.method !== 'POST' && req.method !== 'GET') return false;
     const body: unknown = req.method === 'POST' ? req.body : Object.fromEntries(queryParams(req));
     const kind = operationKind(body);
@@ -213,8 +217,7 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
       refuseCrossSite(req);
       const payload = operationOf(req);
       const ready = prepared(req, res, payload);
-      if (ready) await distinctStream(req, res, sse, ready.kind, ready.document, payload);
-      return true;
+      return ready ? distinctStream(req, res, sse, ready.kind, ready.document, payload).then(() => true) : true;
     }
     // A broken subscription sent for multipart gets its syntax error here: Apollo would answer 406,
     // as it cannot answer JSON to a client that accepts only multipart.
@@ -243,24 +246,11 @@ export function streamingTransports(opts: StreamingOptions): StreamingTransports
       res.status(400).json(refusal(document));
       return true;
     }
-    await multipart(req, res, opts, document as DocumentNode, payload);
-    return true;
+    return multipart(req, res, opts, document as DocumentNode, payload).then(() => true);
   };
 
   return {
-    handler: (req, res, next) => {
-      route(req, res).then(
-        (answered) => answered || next(),
-        (err: unknown) => {
-          if (res.headersSent) {
-            opts.log.error({ err }, 'streamed operation failed');
-            res.destroy();
-          } else {
-            next(err);
-          }
-        },
-      );
-    },
+    handler: claimedBy(route, opts.log, 'streamed operation failed'),
     close: () => single?.close(),
   };
 }

@@ -28,7 +28,9 @@ export function startChild(
   opts: { env: NodeJS.ProcessEnv; cwd: string; logFile: string; prefix?: string[] },
 ): Child {
   const fd = openSync(opts.logFile, 'a');
-  const [cmd, ...rest] = [...(opts.prefix ?? []), process.execPath, ...args] as [string, ...string[]];
+  // BENCH_CPU_PROF=<dir>: each child writes a V8 CPU profile there when it exits (node --cpu-prof).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const [cmd, ...rest] = [...(opts.prefix ?? []), process.execPath, ...prof, ...args] as [string, ...string[]];
   const proc = spawn(cmd, rest, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const output = () => {

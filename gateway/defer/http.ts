@@ -9,6 +9,7 @@ import type { GraphqlLimits } from '../../edge/graphql/limits';
 import { isRefusal, operationPreparer } from '../../edge/graphql/prepare';
 import { openStream } from '../../edge/http/event-stream';
 import { multipartFraming } from '../../edge/http/stream-frames';
+import { claimedBy } from '../claimed';
 import { INTERNAL_ERROR, relay, stopOnClose, type Outcome } from '../relay';
 import { operationOf, queryParams, refuseMutationOverGet } from '../streaming';
 import type { DeferredOutcome, DeferredRequest } from './deferred';
@@ -78,10 +79,13 @@ async function sendParts(res: Response, outcome: Outcome, log: Logger): Promise<
  */
 export function deferOverHttp(opts: DeferOverHttpOptions): RequestHandler {
   const validate = operationPreparer(opts.schema, opts.limits, opts.introspection !== false);
-  const route = async (req: Request, res: Response): Promise<boolean> => {
+  /** Leaves at once (synchronously) what cannot defer anything, most requests. */
+  const route = (req: Request, res: Response): boolean | Promise<boolean> => {
     if (req.method !== 'POST' && req.method !== 'GET') return false;
     const raw = (req.method === 'POST' ? req.body : Object.fromEntries(queryParams(req))) as { query?: unknown } | undefined;
-    if (!mayDefer(raw?.query)) return false;
+    return mayDefer(raw?.query) ? answer(req, res) : false;
+  };
+  const answer = async (req: Request, res: Response): Promise<boolean> => {
     refuseCrossSite(req);
     // An operation with deferred parts is never cached (docs/graphql-caching.md), in parts or whole.
     res.setHeader('cache-control', 'no-store');
@@ -115,15 +119,5 @@ export function deferOverHttp(opts: DeferOverHttpOptions): RequestHandler {
       .send(JSON.stringify({ ...result, ...(errors ? { errors } : {}) }));
     return true;
   };
-  return (req, res, next) => {
-    route(req, res).then(
-      (answered) => answered || next(),
-      (err: unknown) => {
-        if (res.headersSent) {
-          opts.log.error({ err }, 'deferred operation failed');
-          res.destroy();
-        } else next(err);
-      },
-    );
-  };
+  return claimedBy(route, opts.log, 'deferred operation failed');
 }
