@@ -19,6 +19,12 @@
  *   `Defer` node (`primary.node`, `deferred[]` each with its `label` and `node`, itself a `Defer` for
  *   nested fragments), the deferred nodes' Flatten paths from the root, so each runs after the primary
  *   in a Sequence (executeQueryPlan refuses a `Defer` node: gateway/defer/ runs the parts apart);
+ * - federation-internals' `operationFromDocument` replaced in its own module's exports by one that
+ *   remembers the executor's calls (remembered-operations.ts), which the package's index re-exports
+ *   through a getter, so @apollo/gateway's executor calls it;
+ * - gateway: a plan of one root fetch of an in-process subgraph answered without the executor
+ *   (direct-fetch.ts), the fetch sent as executeFetch sends it (`process` with `kind: 'incoming
+ *   operation'`, the used variables, the request context, `pathInIncomingRequest: []`).
  * When upgrading, run that test first, then read the CHANGELOG.md of internals-js/,
  * query-planner-js/ and gateway-js/ in github.com/apollographql/federation, and the sources the
  * packages ship: node_modules/@apollo/gateway/src/executeQueryPlan.ts (and operationContext.ts),
@@ -40,6 +46,7 @@ import {
 import type { Logger } from 'pino';
 import { directFetchOf } from './direct-fetch';
 import { InProcessDataSource } from './local-source';
+import { rememberOperations } from './remembered-operations';
 
 /** The fetch a subscription opens on the subgraph that owns its root field. */
 export interface PrimaryFetch {
@@ -226,6 +233,7 @@ export function printed(document: DocumentNode): string {
 
 /** Builds the planner of a supergraph; throws when the SDL is not a valid supergraph. */
 export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner {
+  rememberOperations();
   const supergraph = Supergraph.build(supergraphSdl);
   const api = supergraph.apiSchema();
   const apiSchema = extendSchema(api.toGraphQLJSSchema(), INCREMENTAL_DIRECTIVES);

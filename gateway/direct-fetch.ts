@@ -29,7 +29,9 @@ export interface SingleFetch {
 type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
 
 const fragmentsOf = (document: DocumentNode): Fragments =>
-  new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+  new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
 
 /**
  * The fields a selection set selects on `typeName`, its fragments (named or inline) spread in,

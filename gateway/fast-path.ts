@@ -126,7 +126,7 @@ export function fastPath(opts: FastPathOptions): RequestHandler {
     answer(opts, prepared, query, operationName ?? undefined, vars, contextFrom(req)).then(
       ({ status, headers, body: text }) => {
         // Headers a plugin set, as Apollo Server sets them; the cache control plugin's when none did.
-        for (const [name, value] of headers) res.setHeader(name, value);
+        headers.forEach((value, name) => res.setHeader(name, value));
         if (!headers.has('cache-control')) res.setHeader('cache-control', CACHE_CONTROL);
         res.setHeader('content-type', CONTENT_TYPE);
         res.statusCode = status;

@@ -38,8 +38,13 @@ interface Held {
 }
 
 /** The stream token of a request: the header, else the `token` query parameter. */
-export const tokenOf = (req: Request): string | undefined =>
-  req.get(TOKEN_HEADER) || new URLSearchParams(req.originalUrl.split('?')[1] ?? '').get('token') || undefined;
+export const tokenOf = (req: Request): string | undefined => {
+  const header = req.headers[TOKEN_HEADER] as string | undefined;
+  if (header) return header;
+  // Most requests have no query string at all: none is parsed for them.
+  const query = req.originalUrl.indexOf('?');
+  return (query >= 0 && new URLSearchParams(req.originalUrl.slice(query + 1)).get('token')) || undefined;
+};
 
 /**
  * graphql-sse's single connection mode: `PUT` reserves a stream and answers its token; a GET or POST

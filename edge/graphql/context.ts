@@ -39,23 +39,40 @@ export const FORWARDED_HEADERS = ['authorization', 'api-key', 'x-request-id'] as
  * process or, behind a gateway whose subgraphs run elsewhere, where the subgraph runs.
  */
 export function contextFrom(req: Request, opts: { answeredInResponse?: boolean } = {}): GraphContext {
-  const headers = Object.fromEntries(FORWARDED_HEADERS.map((h) => [h, req.get(h)]));
-  const res = req.res;
-  const own = res && requestSpanOf(res);
-  let signal: AbortSignal | undefined;
-  return {
-    headers,
-    clientAddress: clientAddressOf(req),
-    requestId: (req as Request & { id?: string }).id,
-    callers: new Map(),
-    memo: new Map(),
-    trace: own?.trace,
+  return new HttpContext(req, opts.answeredInResponse !== false);
+}
+
+/**
+ * contextFrom's context: a class, so that its lazy `signal` is its prototype's getter (an object
+ * literal with a getter is built slowly on every request, and a shallow copy, as Apollo Server's
+ * executeOperation makes, would run the getter at once).
+ */
+class HttpContext implements GraphContext {
+  readonly headers: Record<string, string | undefined> = {};
+  readonly clientAddress: string | undefined;
+  readonly requestId: string | undefined;
+  readonly callers = new Map<string, Promise<unknown>>();
+  readonly memo = new Map<string, Promise<unknown>>();
+  readonly trace: Trace | undefined;
+  readonly requestSpan: RequestSpan | undefined;
+  private readonly res: Response | undefined;
+  private left: AbortSignal | undefined;
+
+  constructor(req: Request, answeredInResponse: boolean) {
+    // Node's header names are lower-cased already (express's req.get would only lower-case them again).
+    for (const h of FORWARDED_HEADERS) this.headers[h] = req.headers[h] as string | undefined;
+    this.res = req.res;
+    const own = this.res && requestSpanOf(this.res);
+    this.clientAddress = clientAddressOf(req);
+    this.requestId = (req as Request & { id?: string }).id;
+    this.trace = own?.trace;
     // A request answered before its operation runs (202 on GraphQL over SSE's single connection) cannot be the operation's span.
-    requestSpan: opts.answeredInResponse === false ? undefined : own,
-    get signal() {
-      return (signal ??= res && leaving(res));
-    },
-  };
+    this.requestSpan = answeredInResponse ? own : undefined;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return (this.left ??= this.res && leaving(this.res));
+  }
 }
 
 /** A signal that aborts when the response closes before it was complete (the client left). */

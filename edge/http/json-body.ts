@@ -43,7 +43,11 @@ export const bodyTooDeep = (err: unknown): JsonTooDeep | undefined =>
 export const LARGE_BODY_BYTES = 64 * 1024;
 
 /** The charset a request names, lower-cased (none: undefined). */
-const charsetOf = (req: IncomingMessage) => /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+const charsetOf = (req: IncomingMessage) => {
+  const type = req.headers['content-type'];
+  // No parameters, no charset (the common `application/json`): no pattern run.
+  return type?.includes(';') ? /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type)?.[1]?.toLowerCase() : undefined;
+};
 
 /** body-parser's refusal of text that is not JSON (or not an object or array at the top, when strict). */
 const unparsable = (message: string, body: string) =>

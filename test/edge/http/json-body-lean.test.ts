@@ -48,7 +48,7 @@ describe('the JSON body parser over HTTP', () => {
       headers: { 'content-type': 'application/json' },
       body: new Blob([text]).stream(),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(await chunked.json()).toEqual({ body: JSON.parse(text) });
     // An empty body is {}; a byte order mark is skipped.
     expect(await post('')).toEqual({ status: 200, json: { body: {} } });
