@@ -5,6 +5,7 @@ import type { GraphContext } from '../edge/graphql/context';
 import { apolloPlanner, printed, type ApolloPlanner, type SubscriptionPlan } from './apollo-planner';
 import type { SubgraphStream } from './subgraph-stream';
 import { withoutStreams } from './defer/document';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 
 /** One subscription operation as a client sent it, with the caller's context. */
 export interface SubscriptionRequest {
@@ -98,8 +99,14 @@ export function federatedSubscriptions(opts: FederatedSubscriptionOptions): Fede
       if (!('next' in opened)) return { ...opened, errors: opened.errors?.map(marked) };
 
       let ended = false;
+      let sent = 0;
       const events: AsyncIterableIterator<ExecutionResult> = {
         async next() {
+          if (ended) return { done: true, value: undefined };
+          // After each event, a turn of the event loop for everyone else (fairness): events that
+          // arrive together (a model's pieces read in one go) would otherwise run back to back in
+          // one turn, and every other subscription's first event wait behind them.
+          if (sent++) await yieldTurn();
           if (ended) return { done: true, value: undefined };
           const r = await opened.next();
           if (r.done || ended) return { done: true, value: undefined };
