@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphContext } from '../edge/graphql/context';
 import { cacheHints } from './cache-hints';
@@ -97,26 +97,35 @@ export function cacheControlPlugin(opts: CacheControlOptions): ApolloServerPlugi
   };
 }
 
+/** Sets a header of the answer; a `Vary` is merged into the one already there (CORS's `Origin`), each field once. */
+export function setMerged(
+  res: Response,
+  name: string,
+  value: number | string | readonly string[],
+  set = res.setHeader.bind(res),
+): Response {
+  if (name.toLowerCase() !== 'vary') return set(name, value);
+  const before = res.getHeader('vary');
+  const all = [before, value]
+    .flat()
+    .filter((v) => v !== undefined)
+    .join(',');
+  const seen = new Map<string, string>();
+  for (const field of all
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean))
+    if (!seen.has(field.toLowerCase())) seen.set(field.toLowerCase(), field);
+  return set(name, [...seen.values()].join(', '));
+}
+
 /**
  * Apollo Server's express integration sets each header of its answer, replacing what earlier
- * middleware set: a `Vary` it writes is merged into the one already there (CORS's `Origin`).
+ * middleware set: a `Vary` it writes is merged into the one already there (setMerged). The fast
+ * path (fast-path.ts) merges its own, so this goes after it: on requests Apollo Server answers.
  */
 export const mergedVary: RequestHandler = (_req, res, next) => {
   const setHeader = res.setHeader.bind(res);
-  res.setHeader = (name: string, value: number | string | readonly string[]) => {
-    if (name.toLowerCase() !== 'vary') return setHeader(name, value);
-    const before = res.getHeader('vary');
-    const all = [before, value]
-      .flat()
-      .filter((v) => v !== undefined)
-      .join(',');
-    const seen = new Map<string, string>();
-    for (const field of all
-      .split(',')
-      .map((f) => f.trim())
-      .filter(Boolean))
-      if (!seen.has(field.toLowerCase())) seen.set(field.toLowerCase(), field);
-    return setHeader(name, [...seen.values()].join(', '));
-  };
+  res.setHeader = (name: string, value: number | string | readonly string[]) => setMerged(res, name, value, setHeader);
   next();
 };

@@ -17,6 +17,7 @@ import {
 } from 'graphql';
 import type { Logger } from 'pino';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
+import { setMerged } from './cache-control';
 import { extraRules } from '../edge/graphql/limits';
 import type { ApolloPlanner, QueryPlanned } from './apollo-planner';
 
@@ -126,7 +127,7 @@ export function fastPath(opts: FastPathOptions): RequestHandler {
     answer(opts, prepared, query, operationName ?? undefined, vars, contextFrom(req)).then(
       ({ status, headers, body: text }) => {
         // Headers a plugin set, as Apollo Server sets them; the cache control plugin's when none did.
-        headers.forEach((value, name) => res.setHeader(name, value));
+        headers.forEach((value, name) => setMerged(res, name, value));
         if (!headers.has('cache-control')) res.setHeader('cache-control', CACHE_CONTROL);
         res.setHeader('content-type', CONTENT_TYPE);
         res.statusCode = status;

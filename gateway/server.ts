@@ -262,7 +262,6 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     documentGuard(limits, () => servesSubscriptions),
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
-    mergedVary,
     deferOverHttp({
       schema: federated.schema,
       limits,
@@ -284,6 +283,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
             maxBytes: (opts.queryPlanCacheMiB ?? 30) * 2 ** 20,
           }),
         ]),
+    mergedVary,
     expressMiddleware(server, { context: async ({ req }) => contextFrom(req) }),
   );
   router.use('/graphql', graphqlHttpErrors);

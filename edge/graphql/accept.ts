@@ -6,8 +6,11 @@ export interface MediaRange {
   index: number;
 }
 
-/** Splits on `sep` outside double quotes (`boundary="a,b"` stays whole). */
-const splitOutsideQuotes = (text: string, sep: string) => text.match(new RegExp(`(?:[^${sep}"]|"[^"]*")+`, 'g')) ?? [];
+/** Runs of text between commas, or between semicolons, outside double quotes. */
+const OUTSIDE_QUOTES: Record<string, RegExp> = { ',': /(?:[^,"]|"[^"]*")+/g, ';': /(?:[^;"]|"[^"]*")+/g };
+
+/** Splits on `sep` (`,` or `;`) outside double quotes (`boundary="a,b"` stays whole). */
+const splitOutsideQuotes = (text: string, sep: ',' | ';') => text.match(OUTSIDE_QUOTES[sep]) ?? [];
 
 /** The media ranges of an `Accept` header (RFC 9110 §12.5.1); a malformed quality counts as 0. */
 export function mediaRanges(accept: string | undefined): MediaRange[] {
