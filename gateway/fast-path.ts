@@ -131,11 +131,54 @@ export function fastPath(opts: FastPathOptions): RequestHandler {
         if (!headers.has('cache-control')) res.setHeader('cache-control', CACHE_CONTROL);
         res.setHeader('content-type', CONTENT_TYPE);
         res.statusCode = status;
-        res.send(text);
+        // What express's res.send does with a string here (ETag is off app-wide; a POST is never fresh).
+        res.setHeader('content-length', Buffer.byteLength(text));
+        res.end(text);
       },
       (err: unknown) => next(err),
     );
   };
+}
+
+/**
+ * What the gateway's plugins read of Apollo Server's request context. A class: its lazy
+ * `queryHash` is a prototype getter (an object literal with a getter is slow to build, per request).
+ */
+class RequestContext {
+  readonly request: { query: string; operationName: string | undefined; variables: Record<string, unknown> };
+  readonly document: DocumentNode;
+  readonly source: string;
+  readonly operation: QueryPlanned['operation'];
+  readonly operationName: string | null;
+  readonly schema: FastPathOptions['planner']['apiSchema'];
+  readonly logger: Logger;
+  readonly metrics = {};
+  readonly response: { http: { status?: number; headers: HeaderMap }; body?: { kind: 'single'; singleResult: Record<string, unknown> } };
+  errors: readonly GraphQLError[] | undefined = undefined;
+
+  constructor(
+    opts: FastPathOptions,
+    prepared: Prepared,
+    query: string,
+    operationName: string | undefined,
+    variables: Record<string, unknown>,
+    readonly contextValue: GraphContext,
+    http: { status?: number; headers: HeaderMap },
+  ) {
+    this.request = { query, operationName, variables };
+    this.document = prepared.document;
+    this.source = query;
+    this.operation = prepared.plan.operation;
+    this.operationName = prepared.operationName;
+    this.schema = opts.planner.apiSchema;
+    this.logger = opts.log;
+    this.response = { http, body: undefined };
+  }
+
+  /** Apollo Server's SHA-256 of the text (the response cache's key): computed only when read. */
+  get queryHash(): string {
+    return createHash('sha256').update(this.source).digest('hex');
+  }
 }
 
 /** Apollo Server's request hooks around executeQueryPlan, and its answer's status and body. */
@@ -149,24 +192,7 @@ async function answer(
 ): Promise<{ status: number; headers: HeaderMap; body: string }> {
   const { document, plan } = prepared;
   const http = { status: undefined as number | undefined, headers: new HeaderMap() };
-  // What the gateway's plugins read of Apollo Server's request context.
-  const rc = {
-    contextValue,
-    request: { query, operationName, variables },
-    document,
-    source: query,
-    operation: plan.operation,
-    operationName: prepared.operationName,
-    schema: opts.planner.apiSchema,
-    logger: opts.log,
-    metrics: {},
-    response: { http, body: undefined as { kind: 'single'; singleResult: Record<string, unknown> } | undefined },
-    errors: undefined as readonly GraphQLError[] | undefined,
-    // Apollo Server's SHA-256 of the text (the response cache's key): computed only when read.
-    get queryHash(): string {
-      return createHash('sha256').update(query).digest('hex');
-    },
-  };
+  const rc = new RequestContext(opts, prepared, query, operationName, variables, contextValue, http);
   const listeners: GraphQLRequestListener<GraphContext>[] = [];
   for (const p of opts.plugins) {
     const l = await p.requestDidStart?.(rc as never);
