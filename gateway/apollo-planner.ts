@@ -45,7 +45,16 @@ import {
 } from 'graphql';
 import type { Logger } from 'pino';
 import { directFetchOf } from './direct-fetch';
-import type { ApolloPlanner, DeferPlan, DeferredPart, PrimaryFetch, QueryPlanned, SubgraphEvent, SubscriptionPlan } from './planner-types';
+import type {
+  ApolloPlanner,
+  DeferPlan,
+  DeferredPart,
+  PlanSteps,
+  PrimaryFetch,
+  QueryPlanned,
+  SubgraphEvent,
+  SubscriptionPlan,
+} from './planner-types';
 import { InProcessDataSource } from './local-source';
 import { rememberOperations } from './remembered-operations';
 
@@ -57,12 +66,13 @@ export type {
   PrimaryFetch,
   QueryPlanned,
   RunEvent,
+  PlanSteps,
   SubgraphEvent,
   SubscriptionPlan,
 } from './planner-types';
 
-/** The plan nodes of one part of a deferred operation, run in order on the same data (opaque outside this file). */
-export class PlanSteps {
+/** The plan nodes of one part of a deferred operation, run in order on the same data (planner-types.ts's PlanSteps). */
+class Steps implements PlanSteps {
   constructor(readonly nodes: readonly PlanNode[]) {}
 }
 
@@ -92,10 +102,10 @@ function partsOf(defer: DeferNode, before: readonly PlanNode[]): DeferPlan | und
       deferred.push({ label: d.label, steps: inner.initial, nested: inner.deferred });
     } else {
       if (hasDefer(d.node)) return undefined;
-      deferred.push({ label: d.label, steps: new PlanSteps(d.node ? [...primary, d.node] : primary), nested: [] });
+      deferred.push({ label: d.label, steps: new Steps(d.node ? [...primary, d.node] : primary), nested: [] });
     }
   }
-  return { initial: new PlanSteps(primary), deferred };
+  return { initial: new Steps(primary), deferred };
 }
 
 class PlannedQuery implements QueryPlanned {
@@ -243,12 +253,13 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       const node = planner.buildQueryPlan(operationFromDocument(api, document, { operationName })).node;
       if (node?.kind === 'Defer') return partsOf(node, []);
       if (node?.kind === 'Subscription' || hasDefer(node)) return undefined;
-      return { initial: new PlanSteps(node ? [node] : []), deferred: [] };
+      return { initial: new Steps(node ? [node] : []), deferred: [] };
     },
 
     runSteps(steps, { document, operationName, variables, context }, dataSources) {
       const operationContext = buildOperationContext({ schema: apiSchema, operationDocument: document, operationName });
-      const nodes = steps.nodes;
+      // Only this file makes steps (Steps): their nodes are the planner's.
+      const nodes = steps.nodes as readonly PlanNode[];
       const queryPlan: QueryPlan = { kind: 'QueryPlan', node: nodes.length > 1 ? { kind: 'Sequence', nodes: [...nodes] } : nodes[0] };
       return executeQueryPlan(
         queryPlan,

@@ -1,11 +1,15 @@
 import type { GraphQLDataSource } from '@apollo/gateway';
 import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import type { PlanSteps } from './apollo-planner';
 
 /**
  * What the gateway asks of Apollo's planner and executor (gateway/apollo-planner.ts implements it):
  * the plans of subscriptions, deferred operations and queries, and how each runs for one client.
  */
+
+/** The plan nodes of one part of a deferred operation, run in order on the same data (made and run by apollo-planner.ts only). */
+export interface PlanSteps {
+  readonly nodes: readonly { readonly kind: string }[];
+}
 
 /** The fetch a subscription opens on the subgraph that owns its root field. */
 export interface PrimaryFetch {
