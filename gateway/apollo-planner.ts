@@ -130,7 +130,7 @@ class PlannedQuery implements QueryPlanned {
     if (!(source instanceof InProcessDataSource)) return undefined;
     let ok = this.direct.get(source.schema);
     if (ok === undefined) {
-      ok = directFetchOf(node, this, this.apiSchema, source.schema, parse);
+      ok = directFetchOf(node, this, this.apiSchema, source.schema);
       this.direct.set(source.schema, ok);
     }
     return ok ? node : undefined;

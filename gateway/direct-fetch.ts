@@ -4,6 +4,7 @@ import {
   isLeafType,
   isObjectType,
   Kind,
+  parse,
   print,
   type DocumentNode,
   type FieldNode,
@@ -119,7 +120,6 @@ export function directFetchOf(
   client: { document: DocumentNode; operation: OperationDefinitionNode },
   apiSchema: GraphQLSchema,
   subgraphSchema: GraphQLSchema,
-  parse: (text: string) => DocumentNode,
 ): boolean {
   if (!node || node.kind !== 'Fetch' || node.operationKind !== 'query' || node.requires) return false;
   if (node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length) return false;

@@ -6,20 +6,15 @@
  * answer percentiles and the platform's CPU per answer. Exits 1 when an answer failed.
  */
 import { treeCpuSeconds } from '../shared/cpu';
+import { intEnv } from '../shared/settings';
 import { freePorts, makeTempDir, runBench } from '../shared/platform';
 import { startChatPlatform, startUpstream } from '../chat/setup';
 import { fanOut } from './fanout';
 import { DOCS } from './setup';
 
-const count = (name: string, fallback: number) => {
-  const v = Number(process.env[name] || fallback);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
-  return v;
-};
-
 async function main(): Promise<number> {
-  const n = count('BENCH_SUBSCRIBERS', 500);
-  const rounds = count('BENCH_ROUNDS', 3);
+  const n = intEnv('BENCH_SUBSCRIBERS', 500, 1);
+  const rounds = intEnv('BENCH_ROUNDS', 3, 1);
   process.env.WORKERS = '1';
   // One address for every client; a round's sockets may still be closing when the next connects.
   process.env.GRAPHQL_WS_MAX_SOCKETS_PER_ADDRESS = String(2 * n + 50);

@@ -7,22 +7,17 @@
  * one-second warm-up; req/s, the ratio and the platform's CPU per response. Exits 1 when a run failed.
  */
 import { treeCpuSeconds } from '../shared/cpu';
+import { intEnv } from '../shared/settings';
 import { load, verify, type Target } from '../shared/load';
 import { problems } from '../shared/report';
 import { freePorts, makeTempDir, runBench } from '../shared/platform';
 import { startChatPlatform, startUpstream } from '../chat/setup';
 import { DOCS } from './setup';
 
-const count = (name: string, fallback: number) => {
-  const v = Number(process.env[name] || fallback);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
-  return v;
-};
-
 async function main(): Promise<number> {
-  const rounds = count('BENCH_ROUNDS', 3);
-  const seconds = count('BENCH_SECONDS', 5);
-  const connections = count('BENCH_CONNECTIONS', 50);
+  const rounds = intEnv('BENCH_ROUNDS', 3, 1);
+  const seconds = intEnv('BENCH_SECONDS', 5, 1);
+  const connections = intEnv('BENCH_CONNECTIONS', 50, 1);
   process.env.WORKERS = '1';
   const dir = makeTempDir('platform-bench-one-');
   const upstream = await startUpstream(dir);

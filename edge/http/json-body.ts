@@ -90,7 +90,7 @@ function leanRead(req: IncomingMessage, max: number, done: (err: unknown, body?:
   const settle = (err: unknown, body?: Buffer) => {
     if (settled) return;
     settled = true;
-    req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
     done(err, body);
   };
   const onData = (chunk: Buffer) => {
@@ -101,10 +101,9 @@ function leanRead(req: IncomingMessage, max: number, done: (err: unknown, body?:
     received === length
       ? settle(undefined, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received))
       : settle(bodyError(400, 'request size did not match content length', 'request.size.invalid'));
-  // Node destroys a request whose client left with an error ('aborted', ECONNRESET); body-parser's is this one.
-  const onError = () => settle(bodyError(400, 'request aborted', 'request.aborted'));
-  const onClose = () => settle(bodyError(400, 'request aborted', 'request.aborted'));
-  req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  // A client that left: Node destroys its request with an error ('aborted', ECONNRESET), then closes it; body-parser's error either way.
+  const onGone = () => settle(bodyError(400, 'request aborted', 'request.aborted'));
+  req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone);
   return true;
 }
 

@@ -111,7 +111,7 @@ describe('the shape test', () => {
     type T implements I { id: ID! n: Int }
     type Query { t: T! ts: [T!] e: E i: I s(x: Int = 1): String }`);
   const same = api;
-  const shaped = (sub: typeof api, text: string, fetched = text) => directFetchOf(fetchOf(fetched), client(text), api, sub, parse);
+  const shaped = (sub: typeof api, text: string, fetched = text) => directFetchOf(fetchOf(fetched), client(text), api, sub);
 
   it('says the same selection on the same types needs no shaping', () => {
     expect(shaped(same, '{ t { id n } ts { id } e s(x: 2) }')).toBe(true);
@@ -127,8 +127,8 @@ describe('the shape test', () => {
     expect(shaped(same, '{ s(x: 2) }', '{ s(x: 3) }')).toBe(false);
     expect(shaped(same, '{ t { id @skip(if: true) } }')).toBe(false);
     expect(shaped(same, '{ t { ... on T { id } } }', '{ t { id } }')).toBe(true);
-    expect(directFetchOf({ ...fetchOf('{ t { id } }'), outputRewrites: [{}] }, client('{ t { id } }'), api, same, parse)).toBe(false);
-    expect(directFetchOf({ ...fetchOf('{ t { id } }'), requires: [] }, client('{ t { id } }'), api, same, parse)).toBe(false);
+    expect(directFetchOf({ ...fetchOf('{ t { id } }'), outputRewrites: [{}] }, client('{ t { id } }'), api, same)).toBe(false);
+    expect(directFetchOf({ ...fetchOf('{ t { id } }'), requires: [] }, client('{ t { id } }'), api, same)).toBe(false);
   });
 });
 
