@@ -18,8 +18,9 @@ if (process.env.REDIS_URL) {
     const [a, b] = [new Redis(process.env.REDIS_URL!), new Redis(process.env.REDIS_URL!)];
     const clock = testClock();
     return {
-      one: redisFailureCounter(a, { prefix }),
-      two: redisFailureCounter(b, { prefix }),
+      // Generous timeouts: on a loaded machine a call over the default 500 ms would fail open (answer 0).
+      one: redisFailureCounter(a, { prefix, timeoutMs: 10_000 }),
+      two: redisFailureCounter(b, { prefix, timeoutMs: 10_000 }),
       now: clock.now,
       advance: async (ms: number) => clock.advance(ms),
       close: async () => {

@@ -19,7 +19,8 @@ describeReplicas('the single connection mode across three replicas', () => {
   const graphql = (i: number) => `${set.replicas[i].url}/graphql`;
 
   beforeAll(async () => {
-    set = await startReplicas({ count: 3 });
+    // A loaded machine (CI runs suites side by side) must not turn a slow Redis reply into a 503 here.
+    set = await startReplicas({ count: 3, env: { REDIS_COMMAND_TIMEOUT_MS: '5000' } });
     const creds = set.credentials();
     const token = async (path: string, form: Record<string, string>) => {
       const res = await fetch(`${set.replicas[0].url}/auth/api/v1/oauth/connect/${path}`, {
