@@ -138,11 +138,28 @@ class PlannedQuery implements QueryPlanned {
 }
 
 class Planned implements SubscriptionPlan {
+  /** Whether each event is, as it comes, the client's result (direct-fetch.ts), per in-process subgraph schema. */
+  private readonly direct = new WeakMap<GraphQLSchema, boolean>();
   constructor(
     readonly primary: PrimaryFetch,
     readonly restSubgraphs: readonly string[],
     readonly queryPlan: QueryPlan,
   ) {}
+
+  /**
+   * Whether the events need no executor: nothing fetched after them, the subgraph in this process,
+   * its selection the client's (the plan is per document text, so one client's document answers for all).
+   */
+  directEvents(client: { document: DocumentNode; operation: OperationDefinitionNode }, apiSchema: GraphQLSchema, source: GraphQLDataSource) {
+    const node = this.queryPlan.node;
+    if (node?.kind !== 'Fetch' || !(source instanceof InProcessDataSource)) return false;
+    let ok = this.direct.get(source.schema);
+    if (ok === undefined) {
+      ok = directFetchOf(node, client, apiSchema, source.schema);
+      this.direct.set(source.schema, ok);
+    }
+    return ok;
+  }
 }
 
 /** The subgraphs a plan node fetches from, in order, each once. */
@@ -236,10 +253,14 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
         };
         return { ...dataSources, [primary.subgraph]: own };
       };
+      // An event with data and no errors is the client's result as it comes when the plan allows (direct-fetch.ts).
+      const direct = plan.directEvents({ document, operation: operationContext.operation }, apiSchema, real);
       // Each event its own metrics: the executor appends to them (paths of errors) and a long
       // subscription must not accumulate them.
       return async (event) =>
-        executeQueryPlan(
+        direct && event.data && !event.errors?.length
+          ? { data: event.data }
+          : executeQueryPlan(
           queryPlan,
           answering(event),
           { ...request, metrics: {} } as unknown as Parameters<typeof executeQueryPlan>[2],

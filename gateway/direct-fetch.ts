@@ -108,8 +108,9 @@ function sameShape(
 }
 
 /**
- * The subgraph whose answer to the plan's one fetch is already the client's result, or undefined.
- * A plan that is a single root fetch (no entities, no rewrites) of a query whose selection the
+ * Whether the subgraph's answer to the plan's one fetch is already the client's result.
+ * A plan that is a single root fetch (no entities, no rewrites) of a query, or a subscription's
+ * primary fetch with nothing after it (each event is then the subgraph's answer), whose selection the
  * fetch repeats exactly (sameShape) needs neither the executor's merging nor its result shaping:
  * the gateway may run that fetch and answer with its data as it comes (when it comes without
  * errors; with errors, the executor still formats them). `subgraphSchema` is the schema the
@@ -121,11 +122,13 @@ export function directFetchOf(
   apiSchema: GraphQLSchema,
   subgraphSchema: GraphQLSchema,
 ): boolean {
-  if (!node || node.kind !== 'Fetch' || node.operationKind !== 'query' || node.requires) return false;
+  if (!node || node.kind !== 'Fetch' || node.requires) return false;
+  if (node.operationKind !== 'query' && node.operationKind !== 'subscription') return false;
   if (node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length) return false;
-  if (client.operation.directives?.length) return false;
-  const api = apiSchema.getQueryType();
-  const sub = subgraphSchema.getQueryType();
+  if (String(client.operation.operation) !== node.operationKind || client.operation.directives?.length) return false;
+  const root = (schema: GraphQLSchema) => (node.operationKind === 'query' ? schema.getQueryType() : schema.getSubscriptionType());
+  const api = root(apiSchema);
+  const sub = root(subgraphSchema);
   if (!api || !sub) return false;
   let fetched: DocumentNode;
   try {
