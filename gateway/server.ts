@@ -35,6 +35,7 @@ import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
 import { operationTelemetry, type Transport } from './operation-telemetry';
+import { persistedQueries } from './apq';
 import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { responseStore, type ResponseCacheOptions } from './response-cache';
@@ -176,6 +177,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const sharedPersisted = opts.persistedQueryRedis
     ? redisPersistedQueries(opts.persistedQueryRedis.client, { log: opts.log, prefix: opts.persistedQueryRedis.prefix })
     : persisted;
+  // Resolved before every HTTP transport (apq.ts); Apollo Server's own handling sees only what that leaves it.
+  const apqStore = sharedPersisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes });
+  const apq = persistedQueries(apqStore);
   const responses = opts.responseCache && responseStore(opts.responseCache, opts.log);
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatGraphQLError(formatted, error, opts.log);
   // The plugins whose request hooks the fast path runs too; Apollo Server runs them with the landing page's.
@@ -196,7 +200,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     logger: gatewayLogger(opts.log),
     validationRules: extraRules,
     // Automatic persisted queries (on by Apollo's default) in their own bounded store of query texts.
-    persistedQueries: { cache: sharedPersisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes }) },
+    persistedQueries: { cache: apqStore },
     // Introspection is answered by graphql-js on the API schema, cached, before the query planner.
     // Each operation counted, timed and in its span (operation-telemetry.ts).
     plugins: [
@@ -259,7 +263,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     },
     jsonBody({ limit: opts.bodyLimitBytes ?? DEFAULT_GRAPHQL_MAX_BODY_BYTES }),
     ...(opts.trusted ? [trustedDocumentsMiddleware(opts.trusted)] : []),
+    apq.resolve,
     documentGuard(limits, () => servesSubscriptions),
+    apq.register,
     cachedIntrospection(schemaAnswers),
     ...(streaming ? [streaming.handler] : []),
     deferOverHttp({

@@ -126,7 +126,7 @@ export function operationOf(req: Request): HttpOperation {
   const { query, operationName, variables, extensions } = read;
   const object = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
   if (typeof query !== 'string' || !query)
-    throw new BadRequest('The operation has no query: send `query` (persisted queries are not served over SSE)', { code: 'BAD_REQUEST' });
+    throw new BadRequest('The operation has no query: send `query`, or the id of a persisted query', { code: 'BAD_REQUEST' });
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
     throw new BadRequest('operationName must be a string', { code: 'BAD_REQUEST' });
   if (!object(variables) || !object(extensions))

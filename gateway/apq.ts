@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
+import type { Request, RequestHandler, Response } from 'express';
+import { BadRequest } from '../core/shared/errors';
+import { isPlainObject } from '../core/shared/validation';
+import { getExtensions, getParams, INVALID, rewriteGet, withQuery } from './operation-rewrite';
+
+/** Apollo Server's answer to a hash it does not hold (HTTP 200: Apollo's link then sends the text). */
+const NOT_FOUND = JSON.stringify({ errors: [{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] });
+
+/**
+ * What a request's persisted-query extension asks, as Apollo Server reads it: nothing (no
+ * extension), a version other than 1 (or not an object: Apollo's 400), or version 1 with its hash
+ * (a hash that is not a string then matches no text and no stored query).
+ */
+function askedOf(extensions: unknown): { hash: string } | 'none' | 'unsupported' {
+  const pq = isPlainObject(extensions) ? extensions.persistedQuery : undefined;
+  if (pq === undefined || pq === null) return 'none';
+  if (!isPlainObject(pq) || pq.version !== 1) return 'unsupported';
+  return { hash: typeof pq.sha256Hash === 'string' ? pq.sha256Hash : '' };
+}
+
+const NOTHING = Symbol('no persisted query');
+
+const notFound = (res: Response) => res.status(200).set('cache-control', 'no-store').type('application/json').send(NOT_FOUND);
+
+/**
+ * Automatic persisted queries (Apollo's protocol) for every HTTP transport, resolved before any of
+ * them: plain queries and mutations, `@defer` (multipart or whole), subscriptions over SSE and
+ * multipart, GET and POST. Apollo Server does the same only for what reaches it, and the others are
+ * answered before it. `resolve` goes at /graphql after the trusted documents (which resolve listed
+ * hashes first) and before the document guard (which checks the text a hash stands for), `register`
+ * right after the guard:
+ * - a hash without text: the text the store holds replaces it (the request goes on as an ordinary
+ *   one, the extension dropped), else `PersistedQueryNotFound` as Apollo Server answers it;
+ * - a hash with its text: the hash must be the text's SHA-256 (else 400, Apollo's message), the
+ *   request goes on as an ordinary one, and the text is kept for later requests once the document
+ *   guard let it through (a write that fails is only logged by the store);
+ * - another version, or an extension that is not an object: 400 `Unsupported persisted query version`.
+ * The store is the one Apollo Server uses (gateway.db, Redis, or memory), so every path shares hashes.
+ */
+export function persistedQueries(store: KeyValueCache<string>): { resolve: RequestHandler; register: RequestHandler } {
+  /** Registrations waiting for the document guard (the text is kept once it passed, as Apollo Server keeps it after validation). */
+  const registering = new WeakMap<Response, { hash: string; query: string }>();
+  /** The text to run, undefined when answered here; throws a BadRequest for what Apollo Server refuses. */
+  const resolve = async (extensions: unknown, query: unknown, res: Response): Promise<string | undefined | typeof NOTHING> => {
+    const asked = askedOf(extensions);
+    if (asked === 'none') return NOTHING;
+    if (asked === 'unsupported') throw new BadRequest('Unsupported persisted query version', { code: 'BAD_REQUEST' });
+    if (typeof query === 'string' && query !== '') {
+      if (createHash('sha256').update(query).digest('hex') !== asked.hash)
+        throw new BadRequest('provided sha does not match query', { code: 'BAD_REQUEST' });
+      registering.set(res, { hash: asked.hash, query });
+      return query;
+    }
+    const text = asked.hash ? await store.get(asked.hash).catch(() => undefined) : undefined;
+    if (text === undefined) notFound(res);
+    return text;
+  };
+  const post = async (req: Request, res: Response): Promise<boolean> => {
+    const body: unknown = req.body;
+    // Not an operation's body, or a query that is not text: the document guard answers it.
+    if (!isPlainObject(body) || (body.query !== undefined && body.query !== null && typeof body.query !== 'string')) return true;
+    const query = await resolve(body.extensions, body.query, res);
+    if (query === NOTHING) return true;
+    if (query === undefined) return false;
+    req.body = withQuery(body, query);
+    return true;
+  };
+  const get = async (req: Request, res: Response): Promise<boolean> => {
+    const params = getParams(req);
+    const extensions = getExtensions(params);
+    // Not JSON: Apollo Server answers that itself.
+    if (extensions === INVALID) return true;
+    const query = await resolve(extensions, params.get('query') ?? undefined, res);
+    if (query === NOTHING) return true;
+    if (query === undefined) return false;
+    rewriteGet(req, params, query);
+    return true;
+  };
+  return {
+    resolve: (req, res, next) => {
+      if (req.method !== 'POST' && req.method !== 'GET') return next();
+      (req.method === 'POST' ? post(req, res) : get(req, res)).then((goOn) => goOn && next(), next);
+    },
+    /** After the document guard: keeps the text of a registration that passed it. */
+    register: (_req, res, next) => {
+      const r = registering.get(res);
+      if (r) void store.set(r.hash, r.query);
+      next();
+    },
+  };
+}
