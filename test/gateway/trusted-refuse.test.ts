@@ -8,7 +8,7 @@ import { sseResults } from '../e2e/shared/subscription-wire';
 /**
  * A platform started with GRAPHQL_TRUSTED_DOCUMENTS=refuse, over real HTTP and WebSocket: an app's
  * list loaded through the admin API (platform administrators only, audited), then its documents run
- * by `documentId`, by Apollo's persisted-query hash (POST and GET), by their exact text, over
+ * by `documentId` (or Relay's `doc_id`), by Apollo's persisted-query hash (POST and GET), by their exact text, over
  * graphql-ws and GraphQL over SSE; anything else refused with PERSISTED_QUERY_NOT_LISTED,
  * introspection and APQ registrations included; the explorers say why.
  */
@@ -125,6 +125,18 @@ describe('requests in refuse mode', () => {
     }
     const withVariables = await post({ documentId: hex(ISSUER), variables: { x: true }, operationName: 'Issuer' });
     expect(withVariables.body).toEqual({ data: { realm: { id: expect.any(String), issuer: expect.stringContaining('http') } } });
+  });
+
+  it("runs Relay's persisted queries (its compiler's md5 ids) by `doc_id`, as Relay's network layer sends it, POST and GET", async () => {
+    // relay-compiler's persisted_queries.json: {"<md5 of the text>": "<text>"}.
+    const text = 'query RelayRealm { realm { name } }';
+    const md5 = createHash('md5').update(text).digest('hex');
+    expect((await call('POST', `${ADMIN}/relay-app`, { auth: admin, body: { [md5]: text } })).status).toBe(200);
+    const data = { data: { realm: { name: expect.any(String) } } };
+    expect(await post({ doc_id: md5, variables: {} })).toMatchObject({ status: 200, body: data });
+    expect(await get({ doc_id: md5 })).toMatchObject({ status: 200, body: data });
+    notListed(await post({ doc_id: createHash('md5').update(UNLISTED).digest('hex'), variables: {} }));
+    expect((await call('DELETE', `${ADMIN}/relay-app`, { auth: admin })).status).toBe(204);
   });
 
   it('runs a listed @defer document by id in parts over multipart/mixed, and refuses an unlisted one', async () => {
