@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { graphqlLimitsOf } from './graphql-limits';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../core/shared/clock';
@@ -126,16 +127,7 @@ export async function startPlatform(config: Config, opts: StartOptions = {}): Pr
     // The gateway, or a subgraph served alone with subscriptions, also takes graphql-ws clients on the same server.
     let webSocket: SubgraphRouter['webSocket'];
     let trusted: Awaited<ReturnType<typeof servedTrustedDocuments>> | undefined;
-    const limits = {
-      maxDocumentChars: config.BODY_LIMIT_BYTES,
-      maxTokens: config.GRAPHQL_MAX_TOKENS,
-      maxDepth: config.GRAPHQL_MAX_DEPTH,
-      maxAliases: config.GRAPHQL_MAX_ALIASES,
-      maxCost: config.GRAPHQL_MAX_COST,
-      maxMutations: config.GRAPHQL_MAX_MUTATIONS,
-      maxVariableValues: config.GRAPHQL_MAX_VARIABLE_VALUES,
-      maxDefers: config.GRAPHQL_MAX_DEFERS,
-    };
+    const limits = graphqlLimitsOf(config);
     if (!servesGraph) {
       if (subgraphs[0]) {
         const one = await subgraphRouter(subgraphs[0], log, config.GRAPHQL_MAX_BODY_BYTES, {

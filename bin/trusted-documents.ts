@@ -21,6 +21,7 @@ import { DEFAULT_MANIFEST_LIMITS } from '../gateway/trusted/manifest';
 import { trustedRegistry } from '../gateway/trusted/registry';
 import { sqliteTrustedStore, type TrustedStore } from '../gateway/trusted/store';
 import { graphqlDocumentsRoutes } from '../rest/admin/graphql-documents';
+import { graphqlLimitsOf } from './graphql-limits';
 import type { AdminFace } from '../rest/shared/routes';
 
 // Loaded only when configured, as bin/audit.ts loads its stores.
@@ -78,6 +79,7 @@ export async function servedTrustedDocuments(opts: {
     audit: opts.audit,
     clock: opts.clock,
     changed: () => registry.refresh(),
+    bounds: graphqlLimitsOf(opts.config),
     builtIn,
   });
   return {
@@ -161,6 +163,7 @@ export async function graphqlCommand(config: Config, words: string[], flags: Fla
         schema,
         audit: platform.deps.audit,
         clock: platform.deps.clock,
+        bounds: graphqlLimitsOf(config),
         // The console's list, in the modes that load it: listed, and its ids taken.
         builtIn: builtInLists(config, { schema, log }),
       });

@@ -186,6 +186,17 @@ function check(query: string, operationName: unknown, limits: GraphqlLimits, ser
   }
 }
 
+/**
+ * Whether a document's one operation stays within `limits` (tokens, depth, aliases, cost, defers,
+ * mutations): throws the BadRequest the document guard would answer, with its code. For documents
+ * checked before any request sends them (a trusted document list loaded).
+ */
+export function checkOperationBounds(query: string, limits: GraphqlLimits): void {
+  if (query.length > limits.maxDocumentChars)
+    throw refuse('QUERY_TOO_LARGE', `The document is longer than ${limits.maxDocumentChars} characters, the limit`);
+  check(query, undefined, limits, true);
+}
+
 /** The query, operationName and variables of a request, read as Apollo reads them (POST JSON body, GET query string). */
 function requested(req: Request): { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } {
   if (req.method === 'POST') {

@@ -4,6 +4,7 @@ import { audited, changeBy, type AuditTrail } from '../../core/shared/admin/audi
 import type { Clock } from '../../core/shared/clock';
 import type { Ctx } from '../../core/shared/context';
 import { NotFound } from '../../core/shared/errors';
+import type { GraphqlLimits } from '../../edge/graphql/limits';
 import { checkAppName, DEFAULT_MANIFEST_LIMITS, parseManifest, type ManifestFormat, type ManifestLimits } from './manifest';
 import { builtInRefusal, CONSOLE_APP, type BuiltInList } from './built-in';
 import { clash, type TrustedApp, type TrustedStore } from './store';
@@ -50,6 +51,8 @@ export function trustedDocumentsAdmin(opts: {
   clock: Clock;
   changed?: () => Promise<void>;
   limits?: ManifestLimits;
+  /** The deployment's GRAPHQL_MAX_* bounds: a listed operation over them could never run. */
+  bounds?: GraphqlLimits;
   builtIn?: BuiltInList;
 }): TrustedDocumentsAdmin {
   const builtInIds = new Map(opts.builtIn?.documents.map((d) => [d.id, d.body]));
@@ -67,7 +70,7 @@ export function trustedDocumentsAdmin(opts: {
         opts.audit,
         event(ctx, 'graphql_documents.load', app),
         async () => {
-          const { format, documents } = await parseManifest(manifest, opts.schema(), opts.limits ?? DEFAULT_MANIFEST_LIMITS);
+          const { format, documents } = await parseManifest(manifest, opts.schema(), opts.limits ?? DEFAULT_MANIFEST_LIMITS, opts.bounds);
           const taken = documents.find((d) => builtInIds.has(d.id) && builtInIds.get(d.id) !== d.body);
           if (taken) throw clash(taken.id, CONSOLE_APP);
           const loaded = await opts.store.replace(app, format, documents, opts.clock.now());

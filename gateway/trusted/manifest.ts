@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getOperationAST, Kind, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { BadRequest, PayloadTooLarge } from '../../core/shared/errors';
+import { checkOperationBounds, type GraphqlLimits } from '../../edge/graphql/limits';
 
 /** One operation an app ships: its id as the app sends it, its text, and the SHA-256 of that text. */
 export interface TrustedDocument {
@@ -69,7 +70,8 @@ function operationOf(doc: DocumentNode, label: string) {
  * Reads and checks a manifest, all or nothing: every entry has a unique id and a document that
  * parses and validates against the graph's API schema (`schema`), one operation each; ids that are
  * SHA-256 digests (Apollo's always, `sha256:<hex>` as GraphQL Code Generator writes them, a bare
- * 64-hex id in either format) must be the digest of their document. Other ids (a codegen
+ * 64-hex id in either format) must be the digest of their document; with `bounds` (the deployment's
+ * GRAPHQL_MAX_* settings), each operation must stay within them. Other ids (a codegen
  * `hashAlgorithm: 'sha1'` or a custom function's) are taken as given. Refusals are BadRequests
  * coded INVALID_MANIFEST that name the document, or PayloadTooLarge past the limits.
  */
@@ -77,8 +79,9 @@ export async function parseManifest(
   manifest: unknown,
   schema: GraphQLSchema,
   limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS,
+  bounds?: GraphqlLimits,
 ): Promise<{ format: ManifestFormat; documents: TrustedDocument[] }> {
-  const { format, entries, checked } = manifestChecker(manifest, schema, limits);
+  const { format, entries, checked } = manifestChecker(manifest, schema, limits, bounds);
   const documents: TrustedDocument[] = [];
   for (const [i, e] of entries.entries()) {
     // Parsing and validating thousands of documents takes a second: the event loop serves others between batches.
@@ -98,7 +101,7 @@ export function parseManifestNow(
   return { format, documents: entries.map(checked) };
 }
 
-function manifestChecker(manifest: unknown, schema: GraphQLSchema, limits: ManifestLimits) {
+function manifestChecker(manifest: unknown, schema: GraphQLSchema, limits: ManifestLimits, bounds?: GraphqlLimits) {
   const { format, entries } = entriesOf(manifest);
   if (entries.length === 0) throw refuse('The manifest lists no documents');
   if (entries.length > limits.maxDocuments)
@@ -137,6 +140,13 @@ function manifestChecker(manifest: unknown, schema: GraphQLSchema, limits: Manif
     const invalid = validate(schema, doc, specifiedRules);
     if (invalid.length)
       throw refuse(`Document ${label} is not valid against the graph's schema: ${invalid.map((x) => x.message).join('; ')}`);
+    if (bounds) {
+      try {
+        checkOperationBounds(e.body, bounds);
+      } catch (err) {
+        throw refuse(`Document ${label} is over the graph's bounds, so no request could run it: ${(err as Error).message}`);
+      }
+    }
     const name = operation.name?.value ?? (typeof e.name === 'string' ? e.name : undefined);
     if (e.type !== undefined && e.type !== operation.operation)
       throw refuse(`Document ${label} says it is a ${JSON.stringify(e.type)} but is a ${operation.operation}`);

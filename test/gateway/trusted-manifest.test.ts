@@ -6,6 +6,7 @@ import { trustedDocumentsAdmin } from '../../gateway/trusted/admin-api';
 import { trustedDocuments } from '../../gateway/trusted/enforce';
 import { noAudit, type NewAuditEvent } from '../../core/shared/admin/audit';
 import { parseManifest, parseManifestNow, sha256Hex } from '../../gateway/trusted/manifest';
+import { graphqlLimits } from '../../edge/graphql/limits';
 import { trustedRegistry } from '../../gateway/trusted/registry';
 import { sqliteTrustedStore } from '../../gateway/trusted/store';
 import type { Counter, Metrics } from '../../core/shared/telemetry/metrics';
@@ -81,6 +82,19 @@ describe('parseManifestNow', () => {
     expect(() => parseManifestNow({ long: REALM }, schema, { maxDocuments: 3, maxBytes: 1e6, maxDocumentChars: 10 })).toThrow(
       /longer than 10 characters/,
     );
+  });
+
+  it("refuses, with the deployment's bounds, a document no request could run (too deep, too many aliases), naming it", async () => {
+    const aliases = `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: realm { id }`).join(' ')} }`;
+    const bounds = graphqlLimits();
+    await expect(parseManifest({ fine: REALM, wide: aliases }, schema, undefined, bounds)).rejects.toThrow(
+      /Document 'wide' is over the graph's bounds, so no request could run it: The operation uses 31 aliases; the limit is 30/,
+    );
+    await expect(parseManifest({ fine: REALM }, schema, undefined, graphqlLimits({ maxDepth: 1 }))).rejects.toThrow(
+      /Document 'fine' is over the graph's bounds.*nested 2 levels deep; the limit is 1/,
+    );
+    // Without bounds (the console's own list, checked at start) only the schema is checked.
+    expect((await parseManifest({ wide: aliases }, schema)).documents).toHaveLength(1);
   });
 
   it('checks a large manifest in batches, the event loop serving others between them (the admin API load)', async () => {

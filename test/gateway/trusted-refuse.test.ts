@@ -97,6 +97,16 @@ describe('loading an app list through the admin API', () => {
     expect((await call('GET', ADMIN, { auth: admin })).body).toEqual({ items: [CONSOLE] });
   });
 
+  it("refuses a manifest with a document over the deployment's bounds (GRAPHQL_MAX_ALIASES), which no request could run", async () => {
+    const wide = `query Wide { ${Array.from({ length: 31 }, (_, i) => `a${i}: realm { id }`).join(' ')} }`;
+    const res = await call('POST', `${ADMIN}/web`, { auth: admin, body: { [`sha256:${hex(wide)}`]: wide } });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toBe(
+      `Document 'sha256:${hex(wide)}' is over the graph's bounds, so no request could run it: The operation uses 31 aliases; the limit is 30`,
+    );
+    expect((await call('GET', ADMIN, { auth: admin })).body).toEqual({ items: [CONSOLE] });
+  });
+
   it('loads, lists and audits it', async () => {
     const loaded = await call('POST', `${ADMIN}/web`, { auth: admin, body: manifest });
     expect(loaded.status).toBe(200);
@@ -105,7 +115,8 @@ describe('loading an app list through the admin API', () => {
     const audit = await call('GET', '/admin/api/v1/audit-events?type=graphql_documents.load', { auth: admin });
     expect(audit.body.items.map((e: any) => [e.outcome, e.target?.id])).toEqual([
       ['success', 'web'],
-      ['failure', 'web'],
+      ['failure', 'web'], // over the bounds
+      ['failure', 'web'], // invalid
     ]);
   });
 });
