@@ -12,7 +12,7 @@ import { mergeParts, type Part } from './defer-parts';
  * `@defer` through the gateway as clients nobody here wrote receive it, each on its transport:
  * Apollo Client 4 (HttpLink over multipart/mixed, GraphQLWsLink over graphql-ws, both with the
  * 2022-08-24 handler), urql (fetchExchange, multipart/mixed), graphql-sse's client (GraphQL over
- * SSE) and graphql-ws's (graphql-ws). Each gets the initial part first (the documents without the
+ * SSE, distinct and single connection modes) and graphql-ws's (graphql-ws). Each gets the initial part first (the documents without the
  * deferred fields, which another subgraph resolves) and then the deferred parts, the whole equal to
  * the same query without `@defer`; a plain JSON client gets that one result. With the subgraphs in
  * process (the platform's gateway) and served alone (a gateway reaching them over HTTP).
@@ -210,6 +210,20 @@ describe.each([
     expectIdsOnly(parts[0].data);
     expect(parts.at(-1)!.hasNext).toBe(false);
     expect(mergeParts(parts)).toEqual(plain);
+  });
+
+  it("graphql-sse's client in its single connection mode: one `next` per part on the reserved stream, then `complete`", async () => {
+    const client = sseClient({ url: `${base()}/graphql`, headers: user(), retryAttempts: 0, singleConnection: true });
+    try {
+      const parts: Part[] = [];
+      for await (const p of client.iterate({ query: DEFERRED, variables: VARIABLES })) parts.push(p as Part);
+      expect(parts.length).toBeGreaterThan(1);
+      expectIdsOnly(parts[0].data);
+      expect(parts.at(-1)!.hasNext).toBe(false);
+      expect(mergeParts(parts)).toEqual(plain);
+    } finally {
+      client.dispose();
+    }
   });
 
   it("graphql-ws's client: one `next` message per part, then `complete`", async () => {
