@@ -150,7 +150,11 @@ class Planned implements SubscriptionPlan {
    * Whether the events need no executor: nothing fetched after them, the subgraph in this process,
    * its selection the client's (the plan is per document text, so one client's document answers for all).
    */
-  directEvents(client: { document: DocumentNode; operation: OperationDefinitionNode }, apiSchema: GraphQLSchema, source: GraphQLDataSource) {
+  directEvents(
+    client: { document: DocumentNode; operation: OperationDefinitionNode },
+    apiSchema: GraphQLSchema,
+    source: GraphQLDataSource,
+  ) {
     const node = this.queryPlan.node;
     if (node?.kind !== 'Fetch' || !(source instanceof InProcessDataSource)) return false;
     let ok = this.direct.get(source.schema);
@@ -260,14 +264,14 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       return async (event) =>
         direct && event.data && !event.errors?.length
           ? { data: event.data }
-          : executeQueryPlan(
-          queryPlan,
-          answering(event),
-          { ...request, metrics: {} } as unknown as Parameters<typeof executeQueryPlan>[2],
-          operationContext,
-          supergraphSchema,
-          api,
-        ) as Promise<ExecutionResult>;
+          : (executeQueryPlan(
+              queryPlan,
+              answering(event),
+              { ...request, metrics: {} } as unknown as Parameters<typeof executeQueryPlan>[2],
+              operationContext,
+              supergraphSchema,
+              api,
+            ) as Promise<ExecutionResult>);
     },
 
     planDefer(document, operationName) {

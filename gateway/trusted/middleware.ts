@@ -48,7 +48,9 @@ export function trustedDocumentsMiddleware(trusted: TrustedDocuments): RequestHa
  * place of its id (`query: ""` and `documentId`, or Apollo's extension), or a coded refusal.
  */
 export function trustedPayload(trusted: TrustedDocuments) {
-  return (payload: OperationPayload & { documentId?: unknown; doc_id?: unknown; extensions?: unknown }): OperationPayload | GraphQLError => {
+  return (
+    payload: OperationPayload & { documentId?: unknown; doc_id?: unknown; extensions?: unknown },
+  ): OperationPayload | GraphQLError => {
     const decision = trusted.decide({ query: payload.query, documentId: idOf(payload), extensions: payload.extensions });
     if (decision.kind === 'refused') return refusal(decision.error.message, decision.error.code!);
     if (decision.kind === 'pass') return payload;

@@ -43,10 +43,7 @@ describe('automatic persisted queries beyond Apollo Server', () => {
     const run = async () => {
       const client = new ApolloClient({
         cache: new InMemoryCache(),
-        link: ApolloLink.from([
-          new PersistedQueryLink({ sha256 }),
-          new HttpLink({ uri: `${f.url}/graphql`, headers: user(), fetch: spy }),
-        ]),
+        link: ApolloLink.from([new PersistedQueryLink({ sha256 }), new HttpLink({ uri: `${f.url}/graphql`, headers: user(), fetch: spy })]),
         incrementalHandler: new Defer20220824Handler(),
       });
       const states: string[] = [];
@@ -118,7 +115,9 @@ describe('automatic persisted queries beyond Apollo Server', () => {
 
     const mismatch = await post({ query: deferred, extensions: persisted(sha256('{ realm { id } }')) }, multipart);
     expect(mismatch.status).toBe(400);
-    expect(await mismatch.json()).toEqual({ errors: [{ message: 'provided sha does not match query', extensions: { code: 'BAD_REQUEST' } }] });
+    expect(await mismatch.json()).toEqual({
+      errors: [{ message: 'provided sha does not match query', extensions: { code: 'BAD_REQUEST' } }],
+    });
     // The text was not kept under that hash.
     expect(await (await post({ extensions: persisted(sha256('{ realm { id } }')) })).json()).toEqual(NOT_FOUND);
 

@@ -23,7 +23,10 @@ const models = buildSubgraph(
   log,
 ).schema;
 
-const inProcess = (): Record<string, GraphQLDataSource> => ({ chat: new InProcessDataSource(chat), models: new InProcessDataSource(models) });
+const inProcess = (): Record<string, GraphQLDataSource> => ({
+  chat: new InProcessDataSource(chat),
+  models: new InProcessDataSource(models),
+});
 /** The same subgraphs as plain data sources: every event goes through the executor. */
 const plain = (): Record<string, GraphQLDataSource> => {
   const sources = inProcess();
