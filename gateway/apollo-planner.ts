@@ -24,7 +24,8 @@
  *   through a getter, so @apollo/gateway's executor calls it;
  * - gateway: a plan of one root fetch of an in-process subgraph answered without the executor
  *   (direct-fetch.ts), the fetch sent as executeFetch sends it (`process` with `kind: 'incoming
- *   operation'`, the used variables, the request context, `pathInIncomingRequest: []`).
+ *   operation'`, the used variables, the request context, `pathInIncomingRequest: []`); likewise a
+ *   subscription's events when its plan is the primary fetch alone.
  * When upgrading, run that test first, then read the CHANGELOG.md of internals-js/,
  * query-planner-js/ and gateway-js/ in github.com/apollographql/federation, and the sources the
  * packages ship: node_modules/@apollo/gateway/src/executeQueryPlan.ts (and operationContext.ts),
@@ -37,7 +38,6 @@ import {
   extendSchema,
   OperationTypeNode,
   parse,
-  print,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
@@ -45,6 +45,7 @@ import {
 } from 'graphql';
 import type { Logger } from 'pino';
 import { directFetchOf } from './direct-fetch';
+import { printed } from './printed';
 import type {
   ApolloPlanner,
   DeferPlan,
@@ -190,14 +191,6 @@ function subgraphsOf(node: PlanNode | undefined, into = new Set<string>()): Set<
       break;
   }
   return into;
-}
-
-const texts = new WeakMap<DocumentNode, string>();
-/** A document's text, printed once per document object (a transport hands the same one to every subscriber of a text). */
-export function printed(document: DocumentNode): string {
-  let text = texts.get(document);
-  if (text === undefined) texts.set(document, (text = print(document)));
-  return text;
 }
 
 /** Builds the planner of a supergraph; throws when the SDL is not a valid supergraph. */
