@@ -21,6 +21,7 @@ function askedOf(extensions: unknown): { hash: string } | 'none' | 'unsupported'
 }
 
 const NOTHING = Symbol('no persisted query');
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const notFound = (res: Response) => res.status(200).set('cache-control', 'no-store').type('application/json').send(NOT_FOUND);
 
@@ -53,7 +54,8 @@ export function persistedQueries(store: KeyValueCache<string>): { resolve: Reque
       registering.set(res, { hash: asked.hash, query });
       return query;
     }
-    const text = asked.hash ? await store.get(asked.hash).catch(() => undefined) : undefined;
+    // Only a text's SHA-256 (64 lower-case hex) is ever kept: anything else is not looked up.
+    const text = SHA256_HEX.test(asked.hash) ? await store.get(asked.hash).catch(() => undefined) : undefined;
     if (text === undefined) notFound(res);
     return text;
   };

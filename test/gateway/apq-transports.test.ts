@@ -113,6 +113,13 @@ describe('automatic persisted queries beyond Apollo Server', () => {
     });
     expect(await getMiss.json()).toEqual(NOT_FOUND);
 
+    // Fifty at once for a hash nobody registered, one of them a hash of 100,000 characters: each told, none a 500.
+    const flood = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => post({ extensions: persisted(i ? sha256(`{ realm { id } } # ${i}`) : 'f'.repeat(100_000)) })),
+    );
+    expect(flood.map((r) => r.status)).toEqual(Array(50).fill(200));
+    for (const r of flood) expect(await r.json()).toEqual(NOT_FOUND);
+
     const mismatch = await post({ query: deferred, extensions: persisted(sha256('{ realm { id } }')) }, multipart);
     expect(mismatch.status).toBe(400);
     expect(await mismatch.json()).toEqual({
