@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { BadRequest } from '../core/shared/errors';
 import { isPlainObject } from '../core/shared/validation';
 import { getExtensions, getParams, INVALID, rewriteGet, withQuery } from './operation-rewrite';
@@ -20,7 +20,6 @@ function askedOf(extensions: unknown): { hash: string } | 'none' | 'unsupported'
   return { hash: typeof pq.sha256Hash === 'string' ? pq.sha256Hash : '' };
 }
 
-const NOTHING = Symbol('no persisted query');
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const notFound = (res: Response) => res.status(200).set('cache-control', 'no-store').type('application/json').send(NOT_FOUND);
@@ -44,10 +43,7 @@ export function persistedQueries(store: KeyValueCache<string>): { resolve: Reque
   /** Registrations waiting for the document guard (the text is kept once it passed, as Apollo Server keeps it after validation). */
   const registering = new WeakMap<Response, { hash: string; query: string }>();
   /** The text to run, undefined when answered here; throws a BadRequest for what Apollo Server refuses. */
-  const resolve = async (extensions: unknown, query: unknown, res: Response): Promise<string | undefined | typeof NOTHING> => {
-    const asked = askedOf(extensions);
-    if (asked === 'none') return NOTHING;
-    if (asked === 'unsupported') throw new BadRequest('Unsupported persisted query version', { code: 'BAD_REQUEST' });
+  const resolve = async (asked: { hash: string }, query: unknown, res: Response): Promise<string | undefined> => {
     if (typeof query === 'string' && query !== '') {
       if (createHash('sha256').update(query).digest('hex') !== asked.hash)
         throw new BadRequest('provided sha does not match query', { code: 'BAD_REQUEST' });
@@ -59,32 +55,37 @@ export function persistedQueries(store: KeyValueCache<string>): { resolve: Reque
     if (text === undefined) notFound(res);
     return text;
   };
-  const post = async (req: Request, res: Response): Promise<boolean> => {
+  const unsupported = () => new BadRequest('Unsupported persisted query version', { code: 'BAD_REQUEST' });
+  const post = (req: Request, res: Response, next: NextFunction) => {
     const body: unknown = req.body;
     // Not an operation's body, or a query that is not text: the document guard answers it.
-    if (!isPlainObject(body) || (body.query !== undefined && body.query !== null && typeof body.query !== 'string')) return true;
-    const query = await resolve(body.extensions, body.query, res);
-    if (query === NOTHING) return true;
-    if (query === undefined) return false;
-    req.body = withQuery(body, query);
-    return true;
+    if (!isPlainObject(body) || (body.query !== undefined && body.query !== null && typeof body.query !== 'string')) return next();
+    const asked = askedOf(body.extensions);
+    // Most requests carry no persisted query: they go on at once, without a turn of the event loop.
+    if (asked === 'none') return next();
+    if (asked === 'unsupported') return next(unsupported());
+    resolve(asked, body.query, res).then((query) => {
+      if (query === undefined) return;
+      req.body = withQuery(body, query);
+      next();
+    }, next);
   };
-  const get = async (req: Request, res: Response): Promise<boolean> => {
+  const get = (req: Request, res: Response, next: NextFunction) => {
     const params = getParams(req);
     const extensions = getExtensions(params);
     // Not JSON: Apollo Server answers that itself.
-    if (extensions === INVALID) return true;
-    const query = await resolve(extensions, params.get('query') ?? undefined, res);
-    if (query === NOTHING) return true;
-    if (query === undefined) return false;
-    rewriteGet(req, params, query);
-    return true;
+    if (extensions === INVALID) return next();
+    const asked = askedOf(extensions);
+    if (asked === 'none') return next();
+    if (asked === 'unsupported') return next(unsupported());
+    resolve(asked, params.get('query') ?? undefined, res).then((query) => {
+      if (query === undefined) return;
+      rewriteGet(req, params, query);
+      next();
+    }, next);
   };
   return {
-    resolve: (req, res, next) => {
-      if (req.method !== 'POST' && req.method !== 'GET') return next();
-      (req.method === 'POST' ? post(req, res) : get(req, res)).then((goOn) => goOn && next(), next);
-    },
+    resolve: (req, res, next) => (req.method === 'POST' ? post(req, res, next) : req.method === 'GET' ? get(req, res, next) : next()),
     /** After the document guard: keeps the text of a registration that passed it. */
     register: (_req, res, next) => {
       const r = registering.get(res);
