@@ -138,7 +138,7 @@ describe('requests in refuse mode', () => {
     expect(withVariables.body).toEqual({ data: { realm: { id: expect.any(String), issuer: expect.stringContaining('http') } } });
   });
 
-  it("runs Relay's persisted queries (its compiler's md5 ids) by `doc_id`, as Relay's network layer sends it, POST and GET", async () => {
+  it("runs Relay's persisted queries (its compiler's md5 ids) by `doc_id`, as Relay's network layer sends it, POST, GET and graphql-ws", async () => {
     // relay-compiler's persisted_queries.json: {"<md5 of the text>": "<text>"}.
     const text = 'query RelayRealm { realm { name } }';
     const md5 = createHash('md5').update(text).digest('hex');
@@ -147,6 +147,21 @@ describe('requests in refuse mode', () => {
     expect(await post({ doc_id: md5, variables: {} })).toMatchObject({ status: 200, body: data });
     expect(await get({ doc_id: md5 })).toMatchObject({ status: 200, body: data });
     notListed(await post({ doc_id: createHash('md5').update(UNLISTED).digest('hex'), variables: {} }));
+    // Over graphql-ws, beside the empty `query` the protocol requires.
+    const client = socketClient(p.url, {});
+    try {
+      const got = await new Promise<unknown[]>((resolve, reject) => {
+        const results: unknown[] = [];
+        client.subscribe({ query: '', doc_id: md5 } as never, {
+          next: (r) => results.push(r),
+          error: reject,
+          complete: () => resolve(results),
+        });
+      });
+      expect(got).toEqual([data]);
+    } finally {
+      await client.dispose();
+    }
     expect((await call('DELETE', `${ADMIN}/relay-app`, { auth: admin })).status).toBe(204);
   });
 
