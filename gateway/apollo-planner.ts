@@ -109,6 +109,20 @@ function partsOf(defer: DeferNode, before: readonly PlanNode[]): DeferPlan | und
   return { initial: new Steps(primary), deferred };
 }
 
+/** directFetchOf for a plan's one fetch, decided once per in-process subgraph schema (`memo`); false for any other source. */
+function directOnce(
+  memo: WeakMap<GraphQLSchema, boolean>,
+  node: FetchNode,
+  client: { document: DocumentNode; operation: OperationDefinitionNode },
+  apiSchema: GraphQLSchema,
+  source: GraphQLDataSource | undefined,
+): boolean {
+  if (!(source instanceof InProcessDataSource)) return false;
+  let ok = memo.get(source.schema);
+  if (ok === undefined) memo.set(source.schema, (ok = directFetchOf(node, client, apiSchema, source.schema)));
+  return ok;
+}
+
 class PlannedQuery implements QueryPlanned {
   readonly bytes: number;
   /** Whether the plan's single fetch answers the client as it comes (direct-fetch.ts), per in-process subgraph schema. */
@@ -127,14 +141,7 @@ class PlannedQuery implements QueryPlanned {
   directFetch(dataSources: Record<string, GraphQLDataSource>): FetchNode | undefined {
     const node = this.queryPlan.node;
     if (node?.kind !== 'Fetch') return undefined;
-    const source = dataSources[node.serviceName];
-    if (!(source instanceof InProcessDataSource)) return undefined;
-    let ok = this.direct.get(source.schema);
-    if (ok === undefined) {
-      ok = directFetchOf(node, this, this.apiSchema, source.schema);
-      this.direct.set(source.schema, ok);
-    }
-    return ok ? node : undefined;
+    return directOnce(this.direct, node, this, this.apiSchema, dataSources[node.serviceName]) ? node : undefined;
   }
 }
 
@@ -157,13 +164,7 @@ class Planned implements SubscriptionPlan {
     source: GraphQLDataSource,
   ) {
     const node = this.queryPlan.node;
-    if (node?.kind !== 'Fetch' || !(source instanceof InProcessDataSource)) return false;
-    let ok = this.direct.get(source.schema);
-    if (ok === undefined) {
-      ok = directFetchOf(node, client, apiSchema, source.schema);
-      this.direct.set(source.schema, ok);
-    }
-    return ok;
+    return node?.kind === 'Fetch' && directOnce(this.direct, node, client, apiSchema, source);
   }
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { BadRequest } from '../core/shared/errors';
 import { isPlainObject } from '../core/shared/validation';
 import { getExtensions, getParams, INVALID, rewriteGet, withQuery } from './operation-rewrite';
@@ -56,36 +56,34 @@ export function persistedQueries(store: KeyValueCache<string>): { resolve: Reque
     return text;
   };
   const unsupported = () => new BadRequest('Unsupported persisted query version', { code: 'BAD_REQUEST' });
-  const post = (req: Request, res: Response, next: NextFunction) => {
-    const body: unknown = req.body;
-    // Not an operation's body, or a query that is not text: the document guard answers it.
-    if (!isPlainObject(body) || (body.query !== undefined && body.query !== null && typeof body.query !== 'string')) return next();
-    const asked = askedOf(body.extensions);
-    // Most requests carry no persisted query: they go on at once, without a turn of the event loop.
-    if (asked === 'none') return next();
-    if (asked === 'unsupported') return next(unsupported());
-    resolve(asked, body.query, res).then((query) => {
-      if (query === undefined) return;
-      req.body = withQuery(body, query);
-      next();
-    }, next);
-  };
-  const get = (req: Request, res: Response, next: NextFunction) => {
+  /** A POST's or GET's extensions and query, and how to make the request carry a text instead; undefined when it is not one. */
+  const operationOf = (req: Request): { extensions: unknown; query: unknown; carry(query: string): void } | undefined => {
+    if (req.method === 'POST') {
+      const body: unknown = req.body;
+      // Not an operation's body, or a query that is not text: the document guard answers it.
+      if (!isPlainObject(body) || (body.query !== undefined && body.query !== null && typeof body.query !== 'string')) return undefined;
+      return { extensions: body.extensions, query: body.query, carry: (query) => (req.body = withQuery(body, query)) };
+    }
+    if (req.method !== 'GET') return undefined;
     const params = getParams(req);
     const extensions = getExtensions(params);
     // Not JSON: Apollo Server answers that itself.
-    if (extensions === INVALID) return next();
-    const asked = askedOf(extensions);
-    if (asked === 'none') return next();
-    if (asked === 'unsupported') return next(unsupported());
-    resolve(asked, params.get('query') ?? undefined, res).then((query) => {
-      if (query === undefined) return;
-      rewriteGet(req, params, query);
-      next();
-    }, next);
+    if (extensions === INVALID) return undefined;
+    return { extensions, query: params.get('query') ?? undefined, carry: (query) => rewriteGet(req, params, query) };
   };
   return {
-    resolve: (req, res, next) => (req.method === 'POST' ? post(req, res, next) : req.method === 'GET' ? get(req, res, next) : next()),
+    resolve: (req, res, next) => {
+      const op = operationOf(req);
+      const asked = op ? askedOf(op.extensions) : 'none';
+      // Most requests carry no persisted query: they go on at once, without a turn of the event loop.
+      if (!op || asked === 'none') return next();
+      if (asked === 'unsupported') return next(unsupported());
+      resolve(asked, op.query, res).then((query) => {
+        if (query === undefined) return;
+        op.carry(query);
+        next();
+      }, next);
+    },
     /** After the document guard: keeps the text of a registration that passed it. */
     register: (_req, res, next) => {
       const r = registering.get(res);
