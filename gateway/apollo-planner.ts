@@ -25,7 +25,8 @@
  * - gateway: a plan of one root fetch of an in-process subgraph answered without the executor
  *   (direct-fetch.ts), the fetch sent as executeFetch sends it (`process` with `kind: 'incoming
  *   operation'`, the used variables, the request context, `pathInIncomingRequest: []`); likewise a
- *   subscription's events when its plan is the primary fetch alone.
+ *   subscription's events when its plan is the primary fetch alone, or when an event holds nothing
+ *   where the fetch's selection and the client's differ (the entity fetches then find nothing).
  * When upgrading, run that test first, then read the CHANGELOG.md of internals-js/,
  * query-planner-js/ and gateway-js/ in github.com/apollographql/federation, and the sources the
  * packages ship: node_modules/@apollo/gateway/src/executeQueryPlan.ts (and operationContext.ts),
@@ -44,7 +45,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Logger } from 'pino';
-import { directFetchOf } from './direct-fetch';
+import { differsWhereNull, directFetchOf, nothingAt, type ClientSelection, type NullPaths } from './direct-fetch';
 import { printed } from './printed';
 import type {
   ApolloPlanner,
@@ -109,18 +110,18 @@ function partsOf(defer: DeferNode, before: readonly PlanNode[]): DeferPlan | und
   return { initial: new Steps(primary), deferred };
 }
 
-/** directFetchOf for a plan's one fetch, decided once per in-process subgraph schema (`memo`); false for any other source. */
-function directOnce(
-  memo: WeakMap<GraphQLSchema, boolean>,
+/** `decide` (direct-fetch.ts) for a plan's first fetch, once per in-process subgraph schema (`memo`); false for any other source. */
+function directOnce<T>(
+  memo: WeakMap<GraphQLSchema, T>,
+  decide: (node: FetchNode, client: ClientSelection, apiSchema: GraphQLSchema, subgraphSchema: GraphQLSchema) => T,
   node: FetchNode,
-  client: { document: DocumentNode; operation: OperationDefinitionNode },
+  client: ClientSelection,
   apiSchema: GraphQLSchema,
   source: GraphQLDataSource | undefined,
-): boolean {
+): T | false {
   if (!(source instanceof InProcessDataSource)) return false;
-  let ok = memo.get(source.schema);
-  if (ok === undefined) memo.set(source.schema, (ok = directFetchOf(node, client, apiSchema, source.schema)));
-  return ok;
+  if (!memo.has(source.schema)) memo.set(source.schema, decide(node, client, apiSchema, source.schema));
+  return memo.get(source.schema)!;
 }
 
 class PlannedQuery implements QueryPlanned {
@@ -141,13 +142,13 @@ class PlannedQuery implements QueryPlanned {
   directFetch(dataSources: Record<string, GraphQLDataSource>): FetchNode | undefined {
     const node = this.queryPlan.node;
     if (node?.kind !== 'Fetch') return undefined;
-    return directOnce(this.direct, node, this, this.apiSchema, dataSources[node.serviceName]) ? node : undefined;
+    return directOnce(this.direct, directFetchOf, node, this, this.apiSchema, dataSources[node.serviceName]) ? node : undefined;
   }
 }
 
 class Planned implements SubscriptionPlan {
-  /** Whether each event is, as it comes, the client's result (direct-fetch.ts), per in-process subgraph schema. */
-  private readonly direct = new WeakMap<GraphQLSchema, boolean>();
+  /** Where an event must hold nothing to be, as it comes, the client's result (direct-fetch.ts), per in-process subgraph schema. */
+  private readonly direct = new WeakMap<GraphQLSchema, NullPaths | undefined>();
   constructor(
     readonly primary: PrimaryFetch,
     readonly restSubgraphs: readonly string[],
@@ -155,16 +156,17 @@ class Planned implements SubscriptionPlan {
   ) {}
 
   /**
-   * Whether the events need no executor: nothing fetched after them, the subgraph in this process,
-   * its selection the client's (the plan is per document text, so one client's document answers for all).
+   * Which events need no executor (the subgraph in this process): those with nothing (null, []) where
+   * the primary fetch selects otherwise than the client, every event when it selects the same and
+   * nothing is fetched after it (the plan is per document text: one client's document answers for all).
    */
-  directEvents(
-    client: { document: DocumentNode; operation: OperationDefinitionNode },
-    apiSchema: GraphQLSchema,
-    source: GraphQLDataSource,
-  ) {
+  directEvents(client: ClientSelection, apiSchema: GraphQLSchema, source: GraphQLDataSource): NullPaths | undefined {
     const node = this.queryPlan.node;
-    return node?.kind === 'Fetch' && directOnce(this.direct, node, client, apiSchema, source);
+    const first = node?.kind === 'Sequence' ? node.nodes[0] : node;
+    if (first?.kind !== 'Fetch') return undefined;
+    const paths = directOnce(this.direct, differsWhereNull, first, client, apiSchema, source);
+    // Entities fetched where the shapes agree would be fetched for something the check does not see.
+    return paths && (paths.length || first === node) ? paths : undefined;
   }
 }
 
@@ -256,7 +258,7 @@ export function apolloPlanner(supergraphSdl: string, log: Logger): ApolloPlanner
       // Each event its own metrics: the executor appends to them (paths of errors) and a long
       // subscription must not accumulate them.
       return async (event) =>
-        direct && event.data && !event.errors?.length
+        direct && event.data && !event.errors?.length && direct.every((path) => nothingAt(event.data, path))
           ? { data: event.data }
           : (executeQueryPlan(
               queryPlan,

@@ -2,6 +2,8 @@ import {
   getNamedType,
   isEnumType,
   isLeafType,
+  isListType,
+  isNonNullType,
   isObjectType,
   Kind,
   parse,
@@ -28,6 +30,24 @@ export interface SingleFetch {
 }
 
 type Fragments = ReadonlyMap<string, FragmentDefinitionNode>;
+
+/** The client's operation as a plan's direct answer is checked against. */
+export interface ClientSelection {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+}
+
+/**
+ * Response-key paths from the root (lists walked through) where the fetch's selection is not the
+ * client's: an event answers the client as it comes only when each is null or an empty list there.
+ */
+export type NullPaths = readonly (readonly string[])[];
+
+/** Where the selections may differ (`paths`, filled) below `path`; absent: they may not differ anywhere. */
+interface Tolerance {
+  paths: string[][];
+  path: readonly string[];
+}
 
 const fragmentsOf = (document: DocumentNode): Fragments =>
   new Map(
@@ -70,6 +90,7 @@ function sameShape(
   fetchFragments: Fragments,
   api: GraphQLObjectType,
   sub: GraphQLObjectType,
+  tolerance?: Tolerance,
 ): boolean {
   if (api.name !== sub.name) return false;
   const mine = fieldsOf(client, api.name, clientFragments);
@@ -101,10 +122,29 @@ function sameShape(
       }
       continue;
     }
-    if (!isObjectType(apiType) || !isObjectType(subType) || !a.selectionSet || !b.selectionSet) return false;
-    if (!sameShape(a.selectionSet, clientFragments, b.selectionSet, fetchFragments, apiType, subType)) return false;
+    if (!a.selectionSet || !b.selectionSet) return false;
+    const below = tolerance && { paths: [], path: [...tolerance.path, key] };
+    if (
+      isObjectType(apiType) &&
+      isObjectType(subType) &&
+      sameShape(a.selectionSet, clientFragments, b.selectionSet, fetchFragments, apiType, subType, below)
+    ) {
+      tolerance?.paths.push(...below!.paths);
+      continue;
+    }
+    // The field itself may differ below when an event can answer it with null (nullable) or [] (a list).
+    if (!tolerance || (isNonNullType(apiField.type) && !isListType(apiField.type.ofType))) return false;
+    tolerance.paths.push([...tolerance.path, key]);
   }
   return true;
+}
+
+/** Whether `data` has nothing at `path` (null, or lists of nothing, on the way or at its end). */
+export function nothingAt(data: unknown, path: readonly string[], i = 0): boolean {
+  if (data === null || data === undefined) return true;
+  if (Array.isArray(data)) return data.every((d) => nothingAt(d, path, i));
+  if (i === path.length || typeof data !== 'object') return false;
+  return nothingAt((data as Record<string, unknown>)[path[i]], path, i + 1);
 }
 
 /**
@@ -118,25 +158,61 @@ function sameShape(
  */
 export function directFetchOf(
   node: SingleFetch | undefined,
-  client: { document: DocumentNode; operation: OperationDefinitionNode },
+  client: ClientSelection,
   apiSchema: GraphQLSchema,
   subgraphSchema: GraphQLSchema,
 ): boolean {
-  if (!node || node.kind !== 'Fetch' || node.requires) return false;
-  if (node.operationKind !== 'query' && node.operationKind !== 'subscription') return false;
-  if (node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length) return false;
-  if (String(client.operation.operation) !== node.operationKind || client.operation.directives?.length) return false;
+  return shapeDifference(node, client, apiSchema, subgraphSchema, false)?.length === 0;
+}
+
+/**
+ * Where a subscription's primary fetch (followed by entity fetches) selects otherwise than the
+ * client: an event with nothing at each of these paths (a streamed answer's pieces after the first,
+ * whose sources and model are null) is the client's result as it comes, as directFetchOf's are,
+ * since the entity fetches after it find no representation and shaping leaves null as null.
+ * Undefined when no event can be (the shapes differ elsewhere, or the fetch rewrites or requires).
+ */
+export function differsWhereNull(
+  node: SingleFetch | undefined,
+  client: ClientSelection,
+  apiSchema: GraphQLSchema,
+  subgraphSchema: GraphQLSchema,
+): NullPaths | undefined {
+  return shapeDifference(node, client, apiSchema, subgraphSchema, true);
+}
+
+function shapeDifference(
+  node: SingleFetch | undefined,
+  client: ClientSelection,
+  apiSchema: GraphQLSchema,
+  subgraphSchema: GraphQLSchema,
+  tolerate: boolean,
+): NullPaths | undefined {
+  if (!node || node.kind !== 'Fetch' || node.requires) return undefined;
+  if (node.operationKind !== 'query' && node.operationKind !== 'subscription') return undefined;
+  if (node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length) return undefined;
+  if (String(client.operation.operation) !== node.operationKind || client.operation.directives?.length) return undefined;
   const root = (schema: GraphQLSchema) => (node.operationKind === 'query' ? schema.getQueryType() : schema.getSubscriptionType());
   const api = root(apiSchema);
   const sub = root(subgraphSchema);
-  if (!api || !sub) return false;
+  if (!api || !sub) return undefined;
   let fetched: DocumentNode;
   try {
     fetched = parse(node.operation);
   } catch {
-    return false;
+    return undefined;
   }
   const operations = fetched.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  if (operations.length !== 1 || operations[0].directives?.length) return false;
-  return sameShape(client.operation.selectionSet, fragmentsOf(client.document), operations[0].selectionSet, fragmentsOf(fetched), api, sub);
+  if (operations.length !== 1 || operations[0].directives?.length) return undefined;
+  const tolerance = tolerate ? { paths: [], path: [] } : undefined;
+  const same = sameShape(
+    client.operation.selectionSet,
+    fragmentsOf(client.document),
+    operations[0].selectionSet,
+    fragmentsOf(fetched),
+    api,
+    sub,
+    tolerance,
+  );
+  return same ? (tolerance?.paths ?? []) : undefined;
 }

@@ -10,8 +10,9 @@ import { readSupergraph } from '../../gateway/supergraph';
 /**
  * A subscription whose plan is its primary fetch alone, on a subgraph in this process, selecting
  * exactly what the client selects, hands each event on as it comes (gateway/direct-fetch.ts, issue
- * 36): no executor per event. The answer must equal the executor's, and an event with errors, or a
- * plan with entities to fetch after each event, still goes through the executor.
+ * 36): no executor per event. So does one whose plan fetches entities after each event, for an event
+ * with nothing (null, []) where the fetch's selection and the client's differ. The answer must equal
+ * the executor's; an event with errors, or with entities to fetch, still goes through the executor.
  */
 const log = pino({ level: 'silent' });
 const planner = apolloPlanner(readSupergraph(), log);
@@ -23,9 +24,18 @@ const models = buildSubgraph(
   log,
 ).schema;
 
+const TITLES: Record<string, string> = { d1: 'Aspirin', d2: 'Ibuprofen' };
+const search = buildSubgraph(
+  'search',
+  readSchemaFile('search/search.graphql'),
+  { Document: { __resolveReference: ({ id }: { id: string }) => ({ id, title: TITLES[id] }) } },
+  log,
+).schema;
+
 const inProcess = (): Record<string, GraphQLDataSource> => ({
   chat: new InProcessDataSource(chat),
   models: new InProcessDataSource(models),
+  search: new InProcessDataSource(search),
 });
 /** The same subgraphs as plain data sources: every event goes through the executor. */
 const plain = (): Record<string, GraphQLDataSource> => {
@@ -116,6 +126,76 @@ describe('the events of a subscription planned as its primary fetch alone', () =
     const event = { data: { answerStream: { response: 'A' } } };
     const result = await runnerOf(query, plain()).run(event);
     expect(result).toEqual({ data: { answerStream: { response: 'A' } } });
+    expect(result.data).not.toBe(event.data);
+  });
+});
+
+describe('the events of a subscription with entities fetched after each', () => {
+  // The bench's fan-out: the first piece carries the sources and the model, the later ones null.
+  const ASK = `subscription { answerStream(input: { query: "q" }) {
+    response finishReason sources { citation document { title } } model { id contextLength } } }`;
+  const executor = (event: { data: Record<string, unknown> }) =>
+    runnerOf(ASK, plain()).run(JSON.parse(JSON.stringify(event)) as typeof event);
+
+  it('hands on an event with nothing where the fetch selects otherwise (null, an empty list), as the executor would shape it', async () => {
+    const { plan, run } = runnerOf(ASK, inProcess());
+    expect([...plan.restSubgraphs].sort()).toEqual(['models', 'search']);
+    for (const event of [
+      { data: { answerStream: { response: 'Glaciers ', finishReason: null, sources: null, model: null } } },
+      { data: { answerStream: { response: '', finishReason: 'STOP', sources: [], model: null } } },
+    ]) {
+      const mine = await run(event);
+      expect(JSON.stringify(mine)).toBe(JSON.stringify(await executor(event)));
+      expect(mine.data).toBe(event.data);
+    }
+  });
+
+  it('runs the executor for an event with something there: entities to fetch, or a field to shape', async () => {
+    const { run } = runnerOf(ASK, inProcess());
+    const first = {
+      data: {
+        answerStream: {
+          response: 'A',
+          finishReason: null,
+          sources: [
+            { citation: 1, document: { __typename: 'Document', id: 'd1' } },
+            { citation: 2, document: { __typename: 'Document', id: 'd2' } },
+          ],
+          model: { __typename: 'Model', id: 'm1' },
+        },
+      },
+    };
+    const mine = await run(first);
+    expect(mine.data).not.toBe(first.data);
+    expect(mine).toEqual({
+      data: {
+        answerStream: {
+          response: 'A',
+          finishReason: null,
+          sources: [
+            { citation: 1, document: { title: 'Aspirin' } },
+            { citation: 2, document: { title: 'Ibuprofen' } },
+          ],
+          model: { id: 'm1', contextLength: 8192 },
+        },
+      },
+    });
+    expect(JSON.stringify(mine)).toBe(JSON.stringify(await executor(first)));
+    // Sources null, the model not: its contextLength is fetched.
+    const modelOnly = {
+      data: { answerStream: { response: 'b', finishReason: null, sources: null, model: { __typename: 'Model', id: 'm1' } } },
+    };
+    const shaped = await run(modelOnly);
+    expect(shaped.data).not.toBe(modelOnly.data);
+    expect(shaped).toEqual({
+      data: { answerStream: { response: 'b', finishReason: null, sources: null, model: { id: 'm1', contextLength: 8192 } } },
+    });
+  });
+
+  it('runs the executor when the subgraph is not in this process', async () => {
+    const event = { data: { answerStream: { response: 'x', finishReason: null, sources: null, model: null } } };
+    const result = await runnerOf(ASK, plain()).run(event);
+    expect(result).toEqual(event);
     expect(result.data).not.toBe(event.data);
   });
 });

@@ -5,7 +5,7 @@ import { NotFound } from '../../core/shared/errors';
 import { readSchemaFile } from '../../edge/graphql/sdl';
 import { buildSubgraph } from '../../edge/graphql/subgraph';
 import { apolloPlanner, type QueryPlanned } from '../../gateway/apollo-planner';
-import { directFetchOf, type SingleFetch } from '../../gateway/direct-fetch';
+import { differsWhereNull, directFetchOf, nothingAt, type SingleFetch } from '../../gateway/direct-fetch';
 import { InProcessDataSource } from '../../gateway/local-source';
 import { readSupergraph } from '../../gateway/supergraph';
 
@@ -111,6 +111,11 @@ describe('the shape test', () => {
     type T implements I { id: ID! n: Int }
     type Query { t: T! ts: [T!] e: E i: I s(x: Int = 1): String }`);
   const same = api;
+  const nested = buildSchema(`
+    type T { id: ID! n: Int }
+    type W { t: T! }
+    type V { ts: [T!]! }
+    type Query { w: W v: V! }`);
   const shaped = (sub: typeof api, text: string, fetched = text) => directFetchOf(fetchOf(fetched), client(text), api, sub);
 
   it('says the same selection on the same types needs no shaping', () => {
@@ -129,6 +134,32 @@ describe('the shape test', () => {
     expect(shaped(same, '{ t { ... on T { id } } }', '{ t { id } }')).toBe(true);
     expect(directFetchOf({ ...fetchOf('{ t { id } }'), outputRewrites: [{}] }, client('{ t { id } }'), api, same)).toBe(false);
     expect(directFetchOf({ ...fetchOf('{ t { id } }'), requires: [] }, client('{ t { id } }'), api, same)).toBe(false);
+  });
+
+  it('names where the selections differ when an event there is null or an empty list could be answered as it comes', () => {
+    const differs = (text: string, fetched: string) => differsWhereNull(fetchOf(fetched), client(text), api, same);
+    expect(differs('{ t { id n } }', '{ t { id n } }')).toEqual([]);
+    // A nullable field, or a list (even a non-null one: [] there), may differ below itself.
+    expect(differs('{ e ts { n } }', '{ e ts { __typename id } }')).toEqual([['ts']]);
+    expect(differs('{ x: ts { id } t { id } }', '{ x: ts { id } t { id } }')).toEqual([]);
+    expect(differsWhereNull(fetchOf('{ w { t { id } } }'), client('{ w { t { n } } }'), nested, nested)).toEqual([['w']]);
+    expect(differsWhereNull(fetchOf('{ v { ts { id } } }'), client('{ v { ts { n } } }'), nested, nested)).toEqual([['v', 'ts']]);
+    // A non-null object differing below, another field or another name: never.
+    expect(differs('{ t { n } }', '{ t { id } }')).toBeUndefined();
+    expect(differs('{ e }', '{ s }')).toBeUndefined();
+    expect(differs('{ a: ts { id } }', '{ b: ts { id } }')).toBeUndefined();
+    expect(differsWhereNull({ ...fetchOf('{ ts { id } }'), requires: [] }, client('{ ts { n } }'), api, same)).toBeUndefined();
+  });
+
+  it('finds nothing at a path through nulls and lists, and something anywhere else', () => {
+    expect(nothingAt({ a: { b: null } }, ['a', 'b'])).toBe(true);
+    expect(nothingAt({ a: null }, ['a', 'b'])).toBe(true);
+    expect(nothingAt({ a: [] }, ['a'])).toBe(true);
+    expect(nothingAt({ a: [{ b: null }, null, { b: [] }] }, ['a', 'b'])).toBe(true);
+    expect(nothingAt({ a: [{ b: null }, { b: [{ c: 1 }] }] }, ['a', 'b'])).toBe(false);
+    expect(nothingAt({ a: { b: 0 } }, ['a', 'b'])).toBe(false);
+    expect(nothingAt({ a: { b: '' } }, ['a', 'b'])).toBe(false);
+    expect(nothingAt({ a: { b: {} } }, ['a', 'b'])).toBe(false);
   });
 });
 
