@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { Request, RequestHandler, Response } from 'express';
+import { parse, validate, type GraphQLSchema } from 'graphql';
 import { BadRequest } from '../core/shared/errors';
 import { isPlainObject } from '../core/shared/validation';
 import { getExtensions, getParams, INVALID, rewriteGet, withQuery } from './operation-rewrite';
@@ -35,11 +36,28 @@ const notFound = (res: Response) => res.status(200).set('cache-control', 'no-sto
  *   one, the extension dropped), else `PersistedQueryNotFound` as Apollo Server answers it;
  * - a hash with its text: the hash must be the text's SHA-256 (else 400, Apollo's message), the
  *   request goes on as an ordinary one, and the text is kept for later requests once the document
- *   guard let it through (a write that fails is only logged by the store);
+ *   guard let it through and it validates (a write that fails is only logged by the store);
  * - another version, or an extension that is not an object: 400 `Unsupported persisted query version`.
  * The store is the one Apollo Server uses (gateway.db, Redis, or memory), so every path shares hashes.
+ * `valid` says whether a registered text parses and validates against the graph's schema: Apollo
+ * Server keeps a text only after validation, and so does this (a registration is rare: each client's
+ * first request of an operation).
  */
-export function persistedQueries(store: KeyValueCache<string>): { resolve: RequestHandler; register: RequestHandler } {
+/** Whether a text parses and validates against `schema` (the rules of the spec; the document guard applied the limits). */
+export const validAgainst =
+  (schema: GraphQLSchema) =>
+  (query: string): boolean => {
+    try {
+      return validate(schema, parse(query)).length === 0;
+    } catch {
+      return false;
+    }
+  };
+
+export function persistedQueries(
+  store: KeyValueCache<string>,
+  valid: (query: string) => boolean = () => true,
+): { resolve: RequestHandler; register: RequestHandler } {
   /** Registrations waiting for the document guard (the text is kept once it passed, as Apollo Server keeps it after validation). */
   const registering = new WeakMap<Response, { hash: string; query: string }>();
   /** The text to run, undefined when answered here; throws a BadRequest for what Apollo Server refuses. */
@@ -84,10 +102,10 @@ export function persistedQueries(store: KeyValueCache<string>): { resolve: Reque
         next();
       }, next);
     },
-    /** After the document guard: keeps the text of a registration that passed it. */
+    /** After the document guard: keeps the text of a registration that passed it and is a valid operation. */
     register: (_req, res, next) => {
       const r = registering.get(res);
-      if (r) void store.set(r.hash, r.query);
+      if (r && valid(r.query)) void store.set(r.hash, r.query);
       next();
     },
   };

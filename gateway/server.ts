@@ -35,7 +35,7 @@ import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
 import { operationTelemetry, type Transport } from './operation-telemetry';
-import { persistedQueries } from './apq';
+import { persistedQueries, validAgainst } from './apq';
 import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { responseStore, type ResponseCacheOptions } from './response-cache';
@@ -179,7 +179,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     : persisted;
   // Resolved before every HTTP transport (apq.ts); Apollo Server's own handling sees only what that leaves it.
   const apqStore = sharedPersisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes });
-  const apq = persistedQueries(apqStore);
+  const apq = persistedQueries(apqStore, validAgainst(federated.schema));
   const responses = opts.responseCache && responseStore(opts.responseCache, opts.log);
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatGraphQLError(formatted, error, opts.log);
   // The plugins whose request hooks the fast path runs too; Apollo Server runs them with the landing page's.

@@ -102,7 +102,7 @@ describe('automatic persisted queries beyond Apollo Server', () => {
     expect(await got.json()).toEqual({ data: { realm: { name: expect.any(String) } } });
   });
 
-  it("answers Apollo Server's errors on every transport: an unknown hash, a hash that is not the text's, another version; keeps no text the guard refused", async () => {
+  it("answers Apollo Server's errors on every transport: an unknown hash, a hash that is not the text's, another version; keeps no text the guard or validation refused", async () => {
     const deferred = '{ realm { name ... @defer { issuer } } }';
     const multipart = 'multipart/mixed;deferSpec=20220824, application/json';
     const unknown = await post({ extensions: persisted(sha256(deferred)) }, multipart);
@@ -134,6 +134,22 @@ describe('automatic persisted queries beyond Apollo Server', () => {
     expect(tooDeep.status).toBe(400);
     expect(((await tooDeep.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('TOO_MANY_ALIASES');
     expect(await (await post({ extensions: persisted(sha256(tooMany)) })).json()).toEqual(NOT_FOUND);
+
+    // Nor one that does not parse, or does not validate (as Apollo Server keeps a text only after
+    // validation): each answered with its error, then unknown by its hash.
+    for (const [text, code] of [
+      ['{ realm { name }', 'GRAPHQL_PARSE_FAILED'],
+      ['{ realm { nope } }', 'GRAPHQL_VALIDATION_FAILED'],
+    ]) {
+      const refused = await post({ query: text, extensions: persisted(sha256(text)) });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe(code);
+      expect(await (await post({ extensions: persisted(sha256(text)) })).json()).toEqual(NOT_FOUND);
+    }
+    // A valid one is kept, and runs by its hash alone.
+    const valid = '{ realm { name } }';
+    expect((await post({ query: valid, extensions: persisted(sha256(valid)) })).status).toBe(200);
+    expect(await (await post({ extensions: persisted(sha256(valid)) })).json()).toEqual({ data: { realm: { name: expect.any(String) } } });
 
     const v2 = await post({ query: deferred, extensions: { persistedQuery: { version: 2, sha256Hash: sha256(deferred) } } }, multipart);
     expect(v2.status).toBe(400);
