@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { Request, RequestHandler, Response } from 'express';
-import { parse, validate, type GraphQLSchema } from 'graphql';
 import { BadRequest } from '../core/shared/errors';
 import { isPlainObject } from '../core/shared/validation';
 import { getExtensions, getParams, INVALID, rewriteGet, withQuery } from './operation-rewrite';
@@ -43,20 +42,9 @@ const notFound = (res: Response) => res.status(200).set('cache-control', 'no-sto
  * Server keeps a text only after validation, and so does this (a registration is rare: each client's
  * first request of an operation).
  */
-/** Whether a text parses and validates against `schema` (the rules of the spec; the document guard applied the limits). */
-export const validAgainst =
-  (schema: GraphQLSchema) =>
-  (query: string): boolean => {
-    try {
-      return validate(schema, parse(query)).length === 0;
-    } catch {
-      return false;
-    }
-  };
-
 export function persistedQueries(
   store: KeyValueCache<string>,
-  valid: (query: string) => boolean = () => true,
+  valid: (query: string) => boolean,
 ): { resolve: RequestHandler; register: RequestHandler } {
   /** Registrations waiting for the document guard (the text is kept once it passed, as Apollo Server keeps it after validation). */
   const registering = new WeakMap<Response, { hash: string; query: string }>();

@@ -18,6 +18,7 @@ import { jsonBody } from '../edge/http/json-body';
 import { contextFrom, type GraphContext } from '../edge/graphql/context';
 import { formatGraphQLError, graphqlHttpErrors } from '../edge/graphql/errors';
 import { documentGuard, graphqlLimits, extraRules, type GraphqlLimits } from '../edge/graphql/limits';
+import { isRefusal, operationPreparer } from '../edge/graphql/prepare';
 import type { Subgraph } from '../edge/graphql/subgraph';
 import { introspectionCache, introspectionPlugin } from '../edge/graphql/introspection';
 import { recentErrorsPlugin, recordServerErrors } from '../edge/graphql/recent-errors';
@@ -35,7 +36,7 @@ import { subgraphFetches } from './fetch-telemetry';
 import { sandboxLandingPage } from './landing-page';
 import { InProcessDataSource } from './local-source';
 import { operationTelemetry, type Transport } from './operation-telemetry';
-import { persistedQueries, validAgainst } from './apq';
+import { persistedQueries } from './apq';
 import { redisPersistedQueries, sqlitePersistedQueries } from './persisted-queries';
 import { RemoteDataSource, subgraphAgent } from './remote-source';
 import { responseStore, type ResponseCacheOptions } from './response-cache';
@@ -179,7 +180,9 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     : persisted;
   // Resolved before every HTTP transport (apq.ts); Apollo Server's own handling sees only what that leaves it.
   const apqStore = sharedPersisted ?? new InMemoryLRUCache<string>({ maxSize: apqBytes });
-  const apq = persistedQueries(apqStore, validAgainst(federated.schema));
+  // A registration is kept once it parses and validates as the other transports' operations do (prepare.ts).
+  const prepared = operationPreparer(federated.schema, limits, opts.introspection !== false);
+  const apq = persistedQueries(apqStore, (query) => !isRefusal(prepared({ query })));
   const responses = opts.responseCache && responseStore(opts.responseCache, opts.log);
   const formatError = (formatted: GraphQLFormattedError, error: unknown) => formatGraphQLError(formatted, error, opts.log);
   // The plugins whose request hooks the fast path runs too; Apollo Server runs them with the landing page's.

@@ -146,6 +146,24 @@ describe('automatic persisted queries beyond Apollo Server', () => {
       expect(((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe(code);
       expect(await (await post({ extensions: persisted(sha256(text)) })).json()).toEqual(NOT_FOUND);
     }
+    // Sixty such registrations at once (a parse failure, an unknown field among 2,000, one too deep):
+    // each refused with its code, none kept.
+    const hostile = Array.from({ length: 60 }, (_, i) =>
+      i % 3 === 0
+        ? `{ ${Array.from({ length: 2000 }, (_, k) => `f${i}_${k}`).join(' ')} }`
+        : i % 3 === 1
+          ? `${'{ a'.repeat(200)}${' }'.repeat(200)} # ${i}`
+          : `{ realm { name } # ${i}`,
+    );
+    const flooded = await Promise.all(hostile.map((text) => post({ query: text, extensions: persisted(sha256(text)) })));
+    expect(flooded.map((r) => r.status)).toEqual(Array(60).fill(400));
+    const codes = new Set(
+      await Promise.all(
+        flooded.map(async (r) => ((await r.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code),
+      ),
+    );
+    expect([...codes].sort()).toEqual(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_DEEP']);
+    for (const text of hostile) expect(await (await post({ extensions: persisted(sha256(text)) })).json()).toEqual(NOT_FOUND);
     // A valid one is kept, and runs by its hash alone.
     const valid = '{ realm { name } }';
     expect((await post({ query: valid, extensions: persisted(sha256(valid)) })).status).toBe(200);
